@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+#include "child.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <nvtx3/nvToolsExt.h>
+
+#include "core/compare.h"
+#include "core/util.h"
+#include "env.h"
+#include "gpu.h"
+
+int rb_child_send(int fd, json_value *v)
+{
+    char *text = v ? json_write(v, 0) : NULL;
+    json_free(v);
+    if (!text)
+        return -1;
+    size_t len = strlen(text);
+    text[len] = '\n'; /* replaces the terminator: the line is sent with its newline */
+    size_t off = 0;
+    while (off < len + 1) {
+        ssize_t k = write(fd, text + off, len + 1 - off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            free(text);
+            return -1;
+        }
+        off += (size_t)k;
+    }
+    free(text);
+    return 0;
+}
+
+static json_value *record(const char *type)
+{
+    json_value *o = json_new_object();
+    if (o && json_set_string(o, "type", type)) {
+        json_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+static int send_reason(int fd, const char *type, const char *reason)
+{
+    json_value *o = record(type);
+    if (o && json_set_string(o, "reason", reason)) {
+        json_free(o);
+        o = NULL;
+    }
+    return rb_child_send(fd, o);
+}
+
+static int send_error(int fd, const char *what)
+{
+    char reason[400];
+    const char *first = rb_first_error();
+    rb_fmt(reason, sizeof reason, "%s%s%s", what, first[0] ? ": " : "", first);
+    send_reason(fd, "error", reason);
+    return 1;
+}
+
+/* Poisons the output, runs the variant once and compares with the reference. */
+static rb_status checked_run(const rb_pair *p, const rb_variant_def *v, void *ctx,
+                             cudaStream_t s, double *rel_err)
+{
+    void *out = NULL;
+    size_t bytes = 0;
+    p->output(ctx, &out, &bytes);
+    RB_CUDA(cudaMemsetAsync(out, 0xFF, bytes, s));
+    RB_TRY(v->run(ctx, s));
+    RB_CUDA(cudaStreamSynchronize(s));
+    RB_TRY(p->check(ctx, s, rel_err));
+    return RB_OK;
+}
+
+/* Validates, times and validates again; fills r. A failure of a CUDA call is returned (the
+ * context may be gone); a wrong result is not a failure: it leaves r invalid and untimed. */
+static rb_status run_variant(const rb_pair *p, const rb_variant_def *v, void *ctx,
+                             cudaStream_t s, const rb_child_opts *o, rb_variant_result *r)
+{
+    RB_TRY(checked_run(p, v, ctx, s, &r->rel_err_before));
+    if (!rb_within_tolerance(r->rel_err_before, v->tolerance)) {
+        rb_fmt(r->note, sizeof r->note, "wrong result before timing: rel_err %.3g > tol %.3g",
+               r->rel_err_before, v->tolerance);
+        return RB_OK;
+    }
+    if (o->check_only) {
+        /* A second independent run catches results that change between runs (races). */
+        RB_TRY(checked_run(p, v, ctx, s, &r->rel_err_after));
+    } else {
+        void *out = NULL;
+        size_t bytes = 0;
+        p->output(ctx, &out, &bytes);
+        /* Poisoned before the timed loop: what is checked after it was written by it. */
+        RB_CUDA(cudaMemsetAsync(out, 0xFF, bytes, s));
+        RB_TRY(rb_measure(v->run, ctx, s, &o->measure, &r->time_ms, &r->launches_per_sample));
+        r->timed = 1;
+        r->sm_clock_mhz = rb_env_sm_clock_mhz(0);
+        RB_TRY(p->check(ctx, s, &r->rel_err_after));
+    }
+    r->valid = rb_within_tolerance(r->rel_err_after, v->tolerance);
+    if (!r->valid)
+        rb_fmt(r->note, sizeof r->note, "wrong result after %s: rel_err %.3g > tol %.3g",
+               o->check_only ? "a second run" : "timing", r->rel_err_after, v->tolerance);
+    return RB_OK;
+}
+
+static int pair_header(int fd, const rb_pair *p, uint64_t size)
+{
+    json_value *o = record("pair");
+    if (!o || json_set_string(o, "name", p->name) || json_set_string(o, "pattern", p->pattern) ||
+        json_set_number(o, "size", (double)size) ||
+        json_set_number(o, "flops", p->flops(size)) ||
+        json_set_number(o, "bytes", p->bytes(size))) {
+        json_free(o);
+        return -1;
+    }
+    return rb_child_send(fd, o);
+}
+
+static int variant_record(int fd, const rb_variant_result *r)
+{
+    json_value *o = record("variant");
+    if (!o || json_object_set(o, "variant", rb_variant_to_json(r))) {
+        json_free(o);
+        return -1;
+    }
+    return rb_child_send(fd, o);
+}
+
+int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
+{
+    rb_device dev;
+    char why[200];
+    if (rb_env_device(0, &dev) != RB_OK)
+        return send_error(fd, "cannot read the device");
+    if (p->min_cc && dev.cc < p->min_cc) {
+        rb_fmt(why, sizeof why, "needs compute capability %d.%d, this GPU has %d.%d",
+               p->min_cc / 10, p->min_cc % 10, dev.cc / 10, dev.cc % 10);
+        send_reason(fd, "skip", why);
+        return 0;
+    }
+    if (pair_header(fd, p, o->size) != 0)
+        return 1;
+    cudaStream_t s = NULL;
+    void *ctx = NULL;
+    rb_child_opts opts = *o;
+    int status = 0;
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess)
+        return send_error(fd, "cannot create a stream");
+    if (o->measure.cold) {
+        opts.measure.flush_bytes = 2 * dev.l2_bytes;
+        if (cudaMalloc(&opts.measure.flush_buf, opts.measure.flush_bytes) != cudaSuccess)
+            return send_error(fd, "cannot allocate the L2 flush buffer");
+    }
+    if (o->nvtx)
+        nvtxRangePushA(p->name);
+    if (p->setup(&ctx, o->size, o->seed) != RB_OK) {
+        status = send_error(fd, "setup failed");
+    } else {
+        for (int k = 0; k < p->n_variants && status == 0; k++) {
+            const rb_variant_def *v = &p->variants[k];
+            rb_variant_result r;
+            rb_variant_result_init(&r, v->name, v->role, v->unit, v->tolerance);
+            if (o->nvtx) {
+                char label[128];
+                rb_fmt(label, sizeof label, "%s/%s", p->name, v->name);
+                nvtxRangePushA(label);
+            }
+            rb_status st = run_variant(p, v, ctx, s, &opts, &r);
+            if (o->nvtx)
+                nvtxRangePop();
+            if (st != RB_OK) {
+                rb_fmt(r.note, sizeof r.note, "%s", rb_first_error());
+                variant_record(fd, &r);
+                status = send_error(fd, v->name);
+            } else if (variant_record(fd, &r) != 0) {
+                status = 1;
+            }
+        }
+    }
+    if (o->nvtx)
+        nvtxRangePop();
+    p->teardown(ctx);
+    cudaFree(opts.measure.flush_buf);
+    cudaStreamDestroy(s);
+    return status;
+}
+
+int rb_child_probe(int fd)
+{
+    int count = 0;
+    char why[300];
+    if (rb_env_device_count(&count, why, sizeof why) != RB_OK) {
+        json_value *o = record("error");
+        if (o && (json_set_string(o, "reason", why) || json_set_bool(o, "no_device", 1))) {
+            json_free(o);
+            o = NULL;
+        }
+        rb_child_send(fd, o);
+        return 3;
+    }
+    cudaError_t e = rb_gpu_image_check();
+    if (e != cudaSuccess) {
+        rb_device dev;
+        int have = rb_env_device(0, &dev) == RB_OK;
+        rb_fmt(why, sizeof why,
+               "this build (%s) cannot run on this GPU (%s, sm_%d): %s; rebuild with "
+               "make ARCH=sm_%d",
+               rb_build_arch, have ? dev.name : "?", have ? dev.cc : 0, cudaGetErrorString(e),
+               have ? dev.cc : 0);
+        json_value *o = record("error");
+        if (o && (json_set_string(o, "reason", why) || json_set_bool(o, "no_device", 1))) {
+            json_free(o);
+            o = NULL;
+        }
+        rb_child_send(fd, o);
+        return 3;
+    }
+    json_value *env = rb_env_collect(0);
+    if (!env)
+        return send_error(fd, "cannot read the environment");
+    json_value *o = record("env");
+    if (!o || json_object_set(o, "env", env))
+        return 1;
+    return rb_child_send(fd, o) == 0 ? 0 : 1;
+}
+
+typedef struct ceiling_ctx {
+    void *a, *b;
+    size_t bytes;
+    int sms;
+    float *sink;
+    int fma_blocks, fma_iters;
+} ceiling_ctx;
+
+static rb_status run_memcpy(void *ctx, cudaStream_t s)
+{
+    ceiling_ctx *c = ctx;
+    RB_CUDA(cudaMemcpyAsync(c->b, c->a, c->bytes, cudaMemcpyDeviceToDevice, s));
+    return RB_OK;
+}
+
+static rb_status run_copy_kernel(void *ctx, cudaStream_t s)
+{
+    ceiling_ctx *c = ctx;
+    RB_CUDA(rb_ceiling_copy(c->a, c->b, c->bytes / 16, c->sms, s));
+    return RB_OK;
+}
+
+static rb_status run_fma(void *ctx, cudaStream_t s)
+{
+    ceiling_ctx *c = ctx;
+    RB_CUDA(rb_ceiling_fma(c->sink, c->fma_blocks, c->fma_iters, s));
+    return RB_OK;
+}
+
+static rb_status measure_ceilings(json_value *o)
+{
+    rb_device dev;
+    RB_TRY(rb_env_device(0, &dev));
+    ceiling_ctx c = {0};
+    c.sms = dev.sms;
+    /* 1 GiB per buffer, and at least 8x L2, so the copy streams from DRAM. */
+    c.bytes = (size_t)1 << 30;
+    if (c.bytes < 8 * dev.l2_bytes)
+        c.bytes = 8 * dev.l2_bytes;
+    c.fma_blocks = dev.sms * 8;
+    c.fma_iters = 1 << 14;
+    rb_measure_opts m = {.cap_s = 2.0, .noise_target = 0.01, .sample_ms = 2.0};
+    rb_stats t_memcpy, t_kernel, t_fma;
+    double k;
+    cudaStream_t s;
+    RB_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    RB_CUDA(cudaMalloc(&c.a, c.bytes));
+    RB_CUDA(cudaMalloc(&c.b, c.bytes));
+    RB_CUDA(cudaMalloc((void **)&c.sink, (size_t)c.fma_blocks * 256 * sizeof(float)));
+    RB_CUDA(rb_fill_uniform_f32(c.a, c.bytes / 4, 1, s));
+    RB_TRY(rb_measure(run_memcpy, &c, s, &m, &t_memcpy, &k));
+    RB_TRY(rb_measure(run_copy_kernel, &c, s, &m, &t_kernel, &k));
+    RB_TRY(rb_measure(run_fma, &c, s, &m, &t_fma, &k));
+    cudaFree(c.a);
+    cudaFree(c.b);
+    cudaFree(c.sink);
+    cudaStreamDestroy(s);
+    double memcpy_gbps = 2.0 * c.bytes / (t_memcpy.median * 1e-3) / 1e9;
+    double kernel_gbps = 2.0 * c.bytes / (t_kernel.median * 1e-3) / 1e9;
+    double flops = (double)c.fma_blocks * 256 * c.fma_iters * 8 * 2;
+    int bad = json_set_number(o, "dram_gbps", fmax(memcpy_gbps, kernel_gbps)) ||
+              json_set_number(o, "dram_memcpy_gbps", memcpy_gbps) ||
+              json_set_number(o, "dram_copy_kernel_gbps", kernel_gbps) ||
+              json_set_number(o, "fp32_tflops", flops / (t_fma.median * 1e-3) / 1e12) ||
+              json_set_number(o, "buffer_bytes", (double)c.bytes);
+    return bad ? RB_ERR_ALLOC : RB_OK;
+}
+
+int rb_child_ceilings(int fd)
+{
+    json_value *o = record("ceilings");
+    if (!o)
+        return 1;
+    if (measure_ceilings(o) != RB_OK) {
+        json_free(o);
+        return send_error(fd, "measuring the ceilings failed");
+    }
+    return rb_child_send(fd, o) == 0 ? 0 : 1;
+}

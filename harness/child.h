@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What runs inside the child process of one pair (or of a probe): all CUDA work happens in
+ * children, so a crash, an illegal address or a hang costs one pair, not the run. A child
+ * reports as JSON lines on a pipe:
+ *   {"type":"pair", ...}     after setup: size and work model
+ *   {"type":"variant", ...}  one per variant, as each finishes (rb_variant_to_json)
+ *   {"type":"skip","reason"} the GPU cannot run the pair
+ *   {"type":"error","reason"} a failure; the child then exits non-zero
+ *   {"type":"env", ...}      a probe's environment
+ */
+#ifndef RB_CHILD_H
+#define RB_CHILD_H
+
+#include "measure.h"
+
+typedef struct rb_child_opts {
+    uint64_t size;      /* resolved problem size */
+    uint64_t seed;
+    int check_only;     /* validate, do not time */
+    int nvtx;
+    rb_measure_opts measure;
+} rb_child_opts;
+
+/* Runs pair p in this (child) process, reporting on fd. Returns the exit status. */
+int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd);
+/* A probe: reports {"type":"env", ...} or {"type":"error", "no_device": true, ...}. */
+int rb_child_probe(int fd);
+/* Measures the ceilings: {"type":"ceilings","dram_gbps":..,"fp32_tflops":..}. */
+int rb_child_ceilings(int fd);
+
+/* Writes one JSON line to fd (takes ownership of v). */
+int rb_child_send(int fd, json_value *v);
+
+#endif

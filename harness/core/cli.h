@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* Command-line parsing: no CUDA, so every usage error is found before a GPU is touched. */
+#ifndef RB_CLI_H
+#define RB_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum rb_command {
+    RB_CMD_HELP,
+    RB_CMD_LIST,
+    RB_CMD_RUN,      /* validate, time, compare, write results */
+    RB_CMD_CHECK,    /* validate every variant, no timing (the GPU tests) */
+    RB_CMD_CEILINGS  /* measure the ceilings into the expectation file */
+} rb_command;
+
+typedef enum rb_size_kind { RB_SIZE_FULL, RB_SIZE_SMOKE, RB_SIZE_N } rb_size_kind;
+
+typedef struct rb_options {
+    rb_command command;
+    const char *filter;      /* POSIX extended regex on pair names; NULL: all */
+    rb_size_kind size_kind;
+    uint64_t size_n;         /* RB_SIZE_N */
+    uint64_t samples;        /* 0: adaptive (until noise < noise_target or the time cap) */
+    int cold;
+    const char *json_path;   /* NULL: results/<hardware-key>/<UTC>-<git>.json */
+    const char *expect_path; /* NULL: expectations/<hardware-key>.json */
+    int expect_none;
+    int update_expectations;
+    int nvtx;
+    double timeout_s;        /* watchdog per pair */
+    double cap_s;            /* time cap of the timed loop, per variant */
+    const char *results_dir;
+    uint64_t seed;
+} rb_options;
+
+/* Parses argv. Returns 0, or -1 with one line in err (exit 2). */
+int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_size);
+
+/* The help text. */
+const char *rb_cli_usage(void);
+
+#endif

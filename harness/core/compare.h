@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NaN-safe comparison of a result with its reference: normwise relative error
+ * ||out - ref||_2 / ||ref||_2, accumulated in double, judged as !(err <= tol), so NaN fails.
+ */
+#ifndef RB_COMPARE_H
+#define RB_COMPARE_H
+
+#include <stddef.h>
+
+/* err from the two sums of squares. A zero reference: 0 when the output is zero too, else +Inf.
+ * NaN sums give NaN. */
+double rb_relerr_from_sums(double sum_sq_diff, double sum_sq_ref);
+
+/* CPU reference comparisons. Any NaN in out or ref makes the error NaN. */
+double rb_relerr_f32(const float *out, const float *ref, size_t n);
+double rb_relerr_f64(const double *out, const double *ref, size_t n);
+
+/* 1 when err is within tol. NaN or Inf err: 0. */
+int rb_within_tolerance(double err, double tol);
+
+#endif

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: MIT */
+#include "expect.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util.h"
+
+/* ---- validation: every message names the path inside the document ---- */
+
+static int fail_at(char *err, size_t err_size, const char *where, const char *what)
+{
+    rb_fmt(err, err_size, "%s: %s", where, what);
+    return -1;
+}
+
+static int expect_type(const json_value *v, json_type t, const char *where, char *err,
+                       size_t err_size)
+{
+    if (v->type == t)
+        return 0;
+    char what[96];
+    rb_fmt(what, sizeof what, "expected %s, got %s",
+           t == JSON_OBJECT ? "an object" : t == JSON_NUMBER ? "a number" : json_type_name(t),
+           json_type_name(v->type));
+    return fail_at(err, err_size, where, what);
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int is_roof_key(const char *k)
+{
+    return has_suffix(k, "_gbps") || has_suffix(k, "_tflops") || has_suffix(k, "_us");
+}
+
+static int validate_roofs(const json_value *o, const char *name, char *err, size_t err_size)
+{
+    char where[160];
+    if (expect_type(o, JSON_OBJECT, name, err, err_size))
+        return -1;
+    for (size_t i = 0; i < o->count; i++) {
+        const json_value *x = o->items[i];
+        rb_fmt(where, sizeof where, "%s.%s", name, o->keys[i]);
+        if (is_roof_key(o->keys[i])) {
+            if (x->type == JSON_NULL)
+                continue;
+            if (expect_type(x, JSON_NUMBER, where, err, err_size))
+                return -1;
+            if (!(x->number > 0))
+                return fail_at(err, err_size, where, "must be positive (or null if unknown)");
+        } else if (expect_type(x, JSON_STRING, where, err, err_size)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int validate_positive(const json_value *o, const char *key, const char *parent,
+                             int allow_zero, char *err, size_t err_size)
+{
+    char where[200];
+    rb_fmt(where, sizeof where, "%s.%s", parent, key);
+    const json_value *x = json_get(o, key);
+    if (!x)
+        return fail_at(err, err_size, where, "missing");
+    if (expect_type(x, JSON_NUMBER, where, err, err_size))
+        return -1;
+    if (!(allow_zero ? x->number >= 0 : x->number > 0))
+        return fail_at(err, err_size, where, allow_zero ? "must be >= 0" : "must be positive");
+    return 0;
+}
+
+static int validate_pair(const json_value *p, const char *name, char *err, size_t err_size)
+{
+    char where[160], vwhere[200];
+    rb_fmt(where, sizeof where, "pairs.%s", name);
+    if (expect_type(p, JSON_OBJECT, where, err, err_size))
+        return -1;
+    for (size_t i = 0; i < p->count; i++)
+        if (strcmp(p->keys[i], "size") != 0 && strcmp(p->keys[i], "variants") != 0) {
+            rb_fmt(vwhere, sizeof vwhere, "%s.%s", where, p->keys[i]);
+            return fail_at(err, err_size, vwhere, "unknown key (expected size, variants)");
+        }
+    if (validate_positive(p, "size", where, 0, err, err_size))
+        return -1;
+    const json_value *vs = json_get(p, "variants");
+    rb_fmt(vwhere, sizeof vwhere, "%s.variants", where);
+    if (!vs)
+        return fail_at(err, err_size, vwhere, "missing");
+    if (expect_type(vs, JSON_OBJECT, vwhere, err, err_size))
+        return -1;
+    for (size_t i = 0; i < vs->count; i++) {
+        const json_value *v = vs->items[i];
+        char vw[240];
+        rb_fmt(vw, sizeof vw, "%s.%s", vwhere, vs->keys[i]);
+        if (expect_type(v, JSON_OBJECT, vw, err, err_size) ||
+            validate_positive(v, "median_ms", vw, 0, err, err_size) ||
+            validate_positive(v, "noise", vw, 1, err, err_size))
+            return -1;
+        for (size_t k = 0; k < v->count; k++) {
+            const char *key = v->keys[k];
+            if (strcmp(key, "median_ms") && strcmp(key, "noise") && strcmp(key, "gbps") &&
+                strcmp(key, "tflops")) {
+                char kw[280];
+                rb_fmt(kw, sizeof kw, "%s.%s", vw, key);
+                return fail_at(err, err_size, kw,
+                               "unknown key (expected median_ms, noise, gbps, tflops)");
+            }
+            if (v->items[k]->type != JSON_NUMBER && v->items[k]->type != JSON_NULL) {
+                char kw[280];
+                rb_fmt(kw, sizeof kw, "%s.%s", vw, key);
+                return expect_type(v->items[k], JSON_NUMBER, kw, err, err_size);
+            }
+        }
+    }
+    return 0;
+}
+
+int rb_expect_validate(const json_value *doc, char *err, size_t err_size)
+{
+    static const char *const known[] = {"schema",   "hardware",   "peaks",
+                                        "ceilings", "provenance", "pairs"};
+    if (expect_type(doc, JSON_OBJECT, "top level", err, err_size))
+        return -1;
+    for (size_t i = 0; i < doc->count; i++) {
+        int ok = 0;
+        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+            ok |= strcmp(doc->keys[i], known[k]) == 0;
+        if (!ok)
+            return fail_at(err, err_size, doc->keys[i],
+                           "unknown key (expected schema, hardware, peaks, ceilings, provenance, "
+                           "pairs)");
+    }
+    const json_value *schema = json_get(doc, "schema");
+    if (!schema)
+        return fail_at(err, err_size, "schema", "missing");
+    if (expect_type(schema, JSON_NUMBER, "schema", err, err_size))
+        return -1;
+    if (schema->number != 1)
+        return fail_at(err, err_size, "schema", "unsupported version (this build reads 1)");
+    const char *objects[] = {"hardware", "peaks", "ceilings", "pairs"};
+    for (size_t k = 0; k < 4; k++) {
+        const json_value *x = json_get(doc, objects[k]);
+        if (!x)
+            return fail_at(err, err_size, objects[k], "missing");
+        if (expect_type(x, JSON_OBJECT, objects[k], err, err_size))
+            return -1;
+    }
+    const json_value *hw = json_get(doc, "hardware"), *name = json_get(hw, "name");
+    if (!name)
+        return fail_at(err, err_size, "hardware.name", "missing");
+    if (expect_type(name, JSON_STRING, "hardware.name", err, err_size))
+        return -1;
+    const json_value *prov = json_get(doc, "provenance");
+    if (prov && expect_type(prov, JSON_OBJECT, "provenance", err, err_size))
+        return -1;
+    if (validate_roofs(json_get(doc, "peaks"), "peaks", err, err_size) ||
+        validate_roofs(json_get(doc, "ceilings"), "ceilings", err, err_size))
+        return -1;
+    const json_value *pairs = json_get(doc, "pairs");
+    for (size_t i = 0; i < pairs->count; i++)
+        if (validate_pair(pairs->items[i], pairs->keys[i], err, err_size))
+            return -1;
+    return 0;
+}
+
+void rb_expect_roofs(const json_value *o, rb_roofs *out)
+{
+    rb_roofs_unknown(out);
+    const json_value *d = json_get(o, "dram_gbps");
+    if (d && d->type == JSON_NUMBER)
+        out->dram_gbps = d->number;
+    for (int u = RB_UNIT_NONE + 1; u < RB_UNIT_COUNT; u++) {
+        char key[32];
+        rb_fmt(key, sizeof key, "%s_tflops", rb_unit_name((rb_unit)u));
+        const json_value *x = json_get(o, key);
+        if (x && x->type == JSON_NUMBER)
+            out->tflops[u] = x->number;
+    }
+}
+
+int rb_expect_load(const char *path, rb_expect *e, char *err, size_t err_size)
+{
+    char msg[512];
+    memset(e, 0, sizeof *e);
+    json_value *doc = json_parse_file(path, err, err_size);
+    if (!doc)
+        return -1;
+    if (rb_expect_validate(doc, msg, sizeof msg) != 0) {
+        rb_fmt(err, err_size, "%s: %s", path, msg);
+        json_free(doc);
+        return -1;
+    }
+    e->doc = doc;
+    rb_expect_roofs(json_get(doc, "peaks"), &e->peaks);
+    rb_expect_roofs(json_get(doc, "ceilings"), &e->ceilings);
+    return 0;
+}
+
+void rb_expect_free(rb_expect *e)
+{
+    json_free(e->doc);
+    e->doc = NULL;
+}
+
+/* ---- verdicts ---- */
+
+double rb_expect_threshold(double expected_noise, double measured_noise)
+{
+    double noise = fmax(isnan(expected_noise) ? 0 : expected_noise,
+                        isnan(measured_noise) ? 0 : measured_noise);
+    return fmax(0.03, 3.0 * noise);
+}
+
+rb_verdict rb_expect_judge(double expected_ms, double expected_noise, double ms, double noise)
+{
+    double thr = rb_expect_threshold(expected_noise, noise);
+    if (!(ms <= expected_ms * (1.0 + thr)))
+        return RB_VERDICT_REGRESSED;
+    if (ms < expected_ms * (1.0 - thr))
+        return RB_VERDICT_IMPROVED;
+    return RB_VERDICT_PASS;
+}
+
+static void judge_variant(const json_value *expected_variants, rb_variant_result *v)
+{
+    if (!v->valid) {
+        v->verdict = RB_VERDICT_INVALID;
+        return;
+    }
+    const json_value *x = json_get(expected_variants, v->name);
+    if (!x) {
+        v->verdict = RB_VERDICT_NEW;
+        return;
+    }
+    v->expected_ms = json_get(x, "median_ms")->number;
+    v->verdict = rb_expect_judge(v->expected_ms, json_get(x, "noise")->number, v->time_ms.median,
+                                 v->time_ms.noise);
+}
+
+int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n)
+{
+    int failing = 0;
+    for (int i = 0; i < n; i++) {
+        rb_pair_result *p = &pairs[i];
+        const json_value *ep = e ? json_get(json_get(e->doc, "pairs"), p->name) : NULL;
+        const json_value *size = json_get(ep, "size");
+        /* Expectations recorded at another size say nothing about this run. */
+        if (ep && (!size || size->number != (double)p->size))
+            ep = NULL;
+        const json_value *ev = json_get(ep, "variants");
+        for (int k = 0; k < p->n_variants; k++) {
+            rb_variant_result *v = &p->v[k];
+            if (p->status == RB_PAIR_SKIPPED)
+                v->verdict = RB_VERDICT_SKIPPED;
+            else
+                judge_variant(ev, v);
+        }
+        if (p->status == RB_PAIR_FAILED)
+            failing++;
+        for (size_t k = 0; ev && k < ev->count && p->n_variants < RB_MAX_VARIANTS; k++) {
+            int found = 0;
+            for (int j = 0; j < p->n_variants; j++)
+                found |= strcmp(p->v[j].name, ev->keys[k]) == 0;
+            if (found || p->status == RB_PAIR_SKIPPED)
+                continue;
+            rb_variant_result *m = &p->v[p->n_variants++];
+            rb_variant_result_init(m, ev->keys[k], RB_ROLE_STEP, RB_UNIT_NONE, NAN);
+            m->expected_ms = json_get(ev->items[k], "median_ms")->number;
+            m->verdict = RB_VERDICT_MISSING;
+            rb_fmt(m->note, sizeof m->note, "%s", "expected but not produced by this run");
+        }
+        for (int k = 0; k < p->n_variants; k++)
+            failing += p->v[k].verdict == RB_VERDICT_REGRESSED ||
+                       p->v[k].verdict == RB_VERDICT_INVALID;
+    }
+    return failing;
+}
+
+/* ---- recording ---- */
+
+static json_value *pair_entry(const rb_pair_result *p)
+{
+    json_value *entry = json_new_object(), *vs = json_new_object();
+    if (!entry || !vs || json_set_number(entry, "size", (double)p->size) ||
+        json_object_set(entry, "variants", vs)) {
+        json_free(entry);
+        return NULL;
+    }
+    for (int k = 0; k < p->n_variants; k++) {
+        const rb_variant_result *v = &p->v[k];
+        json_value *x = json_new_object();
+        if (!x || json_set_number(x, "median_ms", v->time_ms.median) ||
+            json_set_number(x, "noise", v->time_ms.noise) || json_object_set(vs, v->name, x)) {
+            json_free(entry);
+            return NULL;
+        }
+        if (p->bytes > 0 && json_set_number(x, "gbps", v->vs_ceiling.gbps)) {
+            json_free(entry);
+            return NULL;
+        }
+        if (p->flops > 0 && json_set_number(x, "tflops", v->vs_ceiling.tflops)) {
+            json_free(entry);
+            return NULL;
+        }
+    }
+    return entry;
+}
+
+int rb_expect_update(json_value **doc, const rb_pair_result *pairs, int n, json_value *hardware,
+                     json_value *peaks, json_value *provenance, char *err, size_t err_size)
+{
+    for (int i = 0; i < n; i++) {
+        const rb_pair_result *p = &pairs[i];
+        const char *bad = p->status == RB_PAIR_FAILED ? "failed" : NULL;
+        for (int k = 0; !bad && p->status == RB_PAIR_OK && k < p->n_variants; k++)
+            if (!p->v[k].valid || !p->v[k].timed)
+                bad = p->v[k].name;
+        if (bad) {
+            rb_fmt(err, err_size,
+                   "not recording expectations: %s/%s is not a valid timed result", p->name, bad);
+            json_free(hardware);
+            json_free(peaks);
+            json_free(provenance);
+            return -1;
+        }
+    }
+    json_value *d = *doc;
+    int oom = 0;
+    if (!d) {
+        d = json_new_object();
+        if (!d) {
+            json_free(hardware);
+            json_free(peaks);
+            json_free(provenance);
+            rb_fmt(err, err_size, "out of memory while recording expectations");
+            return -1;
+        }
+        oom |= json_set_number(d, "schema", 1) || json_object_set(d, "hardware", hardware) ||
+               json_object_set(d, "peaks", peaks ? peaks : json_new_object()) ||
+               json_object_set(d, "ceilings", json_new_object());
+        hardware = peaks = NULL;
+    }
+    json_free(hardware);
+    json_free(peaks);
+    oom |= json_object_set(d, "provenance", provenance);
+    json_value *all = json_get(d, "pairs");
+    if (!all) {
+        all = json_new_object();
+        oom |= json_object_set(d, "pairs", all);
+    }
+    for (int i = 0; !oom && i < n; i++)
+        if (pairs[i].status == RB_PAIR_OK)
+            oom |= json_object_set(all, pairs[i].name, pair_entry(&pairs[i]));
+    if (oom) {
+        rb_fmt(err, err_size, "out of memory while recording expectations");
+        if (!*doc)
+            json_free(d);
+        return -1;
+    }
+    *doc = d;
+    return 0;
+}
+
+/* ---- datasheet peaks ---- */
+
+typedef struct datasheet {
+    const char *key;
+    double dram_gbps, fp64, fp32, tf32, bf16, fp8;
+    const char *source;
+} datasheet;
+
+/* Dense tensor rates (no sparsity). DRAM = 2 x memory clock x bus width. */
+static const datasheet datasheets[] = {
+    {"nvidia-h100-80gb-hbm3", 3352, 33.5, 66.9, 494.7, 989.4, 1978.9,
+     "NVIDIA H100 SXM5 datasheet, dense tensor rates; DRAM 2 x 2619 MHz x 5120 bit"},
+    {"nvidia-h200", 4814, 33.5, 66.9, 494.7, 989.4, 1978.9,
+     "NVIDIA H200 SXM datasheet, dense tensor rates; DRAM 4.8 TB/s"},
+};
+
+json_value *rb_datasheet_peaks(const char *hardware_key)
+{
+    for (size_t i = 0; i < sizeof datasheets / sizeof datasheets[0]; i++) {
+        const datasheet *s = &datasheets[i];
+        if (strcmp(s->key, hardware_key) != 0)
+            continue;
+        json_value *o = json_new_object();
+        if (!o || json_set_number(o, "dram_gbps", s->dram_gbps) ||
+            json_set_number(o, "fp64_tflops", s->fp64) ||
+            json_set_number(o, "fp32_tflops", s->fp32) ||
+            json_set_number(o, "tf32_tflops", s->tf32) ||
+            json_set_number(o, "bf16_tflops", s->bf16) ||
+            json_set_number(o, "fp8_tflops", s->fp8) || json_set_string(o, "source", s->source)) {
+            json_free(o);
+            return NULL;
+        }
+        return o;
+    }
+    return NULL;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Seeded, counter-based random inputs: element i of a stream is a pure function of (seed, i),
+ * so the GPU fills large inputs in place and the CPU recomputes any element bit-exactly for a
+ * reference. The device twin lives in harness/gpu_kernels.cu and must stay identical.
+ */
+#ifndef RB_RANDOM_H
+#define RB_RANDOM_H
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define RB_HOST_DEVICE __host__ __device__
+#else
+#define RB_HOST_DEVICE
+#endif
+
+/* splitmix64's finalizer: a bijective 64-bit mix. */
+RB_HOST_DEVICE static inline uint64_t rb_mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* Uniform in [-1, 1), never exactly zero: 24 random bits, the odd half-step keeps it off 0. */
+RB_HOST_DEVICE static inline float rb_uniform_f32(uint64_t seed, uint64_t i)
+{
+    uint32_t bits = (uint32_t)(rb_mix64(seed ^ rb_mix64(i)) >> 40);
+    return ((float)bits + 0.5f) * (2.0f / 16777216.0f) - 1.0f;
+}
+
+#endif

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+#include "result.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util.h"
+
+static const char *const role_names[] = {"baseline", "step", "optimized", "library"};
+static const char *const verdict_names[] = {"-",   "pass",    "improved", "regressed",
+                                            "new", "missing", "invalid",  "skipped"};
+
+const char *rb_role_name(rb_role r)
+{
+    return (unsigned)r < 4 ? role_names[r] : "?";
+}
+
+const char *rb_verdict_name(rb_verdict v)
+{
+    return (unsigned)v < 8 ? verdict_names[v] : "?";
+}
+
+int rb_role_from_name(const char *s, rb_role *out)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, role_names[i]) == 0) {
+            *out = (rb_role)i;
+            return 0;
+        }
+    return -1;
+}
+
+int rb_unit_from_name(const char *s, rb_unit *out)
+{
+    for (int i = 0; i < RB_UNIT_COUNT; i++)
+        if (strcmp(s, rb_unit_name((rb_unit)i)) == 0) {
+            *out = (rb_unit)i;
+            return 0;
+        }
+    return -1;
+}
+
+void rb_variant_result_init(rb_variant_result *v, const char *name, rb_role role, rb_unit unit,
+                            double tolerance)
+{
+    memset(v, 0, sizeof *v);
+    rb_fmt(v->name, sizeof v->name, "%s", name);
+    v->role = role;
+    v->unit = unit;
+    v->tolerance = tolerance;
+    v->rel_err_before = v->rel_err_after = NAN;
+    v->time_ms.median = v->time_ms.min = v->time_ms.max = NAN;
+    v->time_ms.p10 = v->time_ms.p90 = v->time_ms.noise = NAN;
+    v->launches_per_sample = NAN;
+    v->sm_clock_mhz = NAN;
+    v->speedup = NAN;
+    v->expected_ms = NAN;
+    v->verdict = RB_VERDICT_NONE;
+}
+
+json_value *rb_variant_to_json(const rb_variant_result *v)
+{
+    json_value *o = json_new_object();
+    json_value *t = json_new_object();
+    if (!o || !t) {
+        json_free(o);
+        json_free(t);
+        return NULL;
+    }
+    int bad = json_set_string(o, "name", v->name) | json_set_string(o, "role", rb_role_name(v->role)) |
+              json_set_string(o, "unit", rb_unit_name(v->unit)) |
+              json_set_bool(o, "valid", v->valid) | json_set_bool(o, "timed", v->timed) |
+              json_set_number(o, "tolerance", v->tolerance) |
+              json_set_number(o, "rel_err_before", v->rel_err_before) |
+              json_set_number(o, "rel_err_after", v->rel_err_after) |
+              json_set_number(t, "median", v->time_ms.median) |
+              json_set_number(t, "min", v->time_ms.min) | json_set_number(t, "max", v->time_ms.max) |
+              json_set_number(t, "p10", v->time_ms.p10) | json_set_number(t, "p90", v->time_ms.p90) |
+              json_set_number(t, "noise", v->time_ms.noise) |
+              json_set_number(t, "samples", (double)v->time_ms.n) |
+              json_set_number(t, "launches_per_sample", v->launches_per_sample);
+    bad |= json_object_set(o, "time_ms", t);
+    bad |= json_set_number(o, "sm_clock_mhz", v->sm_clock_mhz);
+    bad |= json_set_string(o, "note", v->note);
+    if (bad) {
+        json_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Numbers that JSON could not hold arrive as null: read them back as NaN. */
+static double num_or_nan(const json_value *o, const char *key)
+{
+    const json_value *x = json_get(o, key);
+    return x && x->type == JSON_NUMBER ? x->number : NAN;
+}
+
+int rb_variant_from_json(const json_value *o, rb_variant_result *v, char *err, size_t err_size)
+{
+    const json_value *name = json_get(o, "name"), *role = json_get(o, "role");
+    const json_value *unit = json_get(o, "unit"), *t = json_get(o, "time_ms");
+    rb_role r;
+    rb_unit u;
+    if (!name || name->type != JSON_STRING || !role || role->type != JSON_STRING ||
+        rb_role_from_name(role->string, &r) != 0 || !unit || unit->type != JSON_STRING ||
+        rb_unit_from_name(unit->string, &u) != 0 || !t || t->type != JSON_OBJECT) {
+        rb_fmt(err, err_size, "variant record lacks name, role, unit or time_ms");
+        return -1;
+    }
+    rb_variant_result_init(v, name->string, r, u, num_or_nan(o, "tolerance"));
+    const json_value *valid = json_get(o, "valid"), *timed = json_get(o, "timed");
+    v->valid = valid && valid->type == JSON_BOOL && valid->boolean;
+    v->timed = timed && timed->type == JSON_BOOL && timed->boolean;
+    v->rel_err_before = num_or_nan(o, "rel_err_before");
+    v->rel_err_after = num_or_nan(o, "rel_err_after");
+    v->time_ms.median = num_or_nan(t, "median");
+    v->time_ms.min = num_or_nan(t, "min");
+    v->time_ms.max = num_or_nan(t, "max");
+    v->time_ms.p10 = num_or_nan(t, "p10");
+    v->time_ms.p90 = num_or_nan(t, "p90");
+    v->time_ms.noise = num_or_nan(t, "noise");
+    double n = num_or_nan(t, "samples");
+    v->time_ms.n = n >= 0 ? (size_t)n : 0;
+    v->launches_per_sample = num_or_nan(t, "launches_per_sample");
+    v->sm_clock_mhz = num_or_nan(o, "sm_clock_mhz");
+    const json_value *note = json_get(o, "note");
+    if (note && note->type == JSON_STRING)
+        rb_fmt(v->note, sizeof v->note, "%s", note->string);
+    return 0;
+}

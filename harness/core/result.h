@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What one run of a pair produced. A child process fills the measured fields and sends them to
+ * the parent as JSON lines (result_*_to_json / result_*_from_json); the parent adds the derived
+ * fields (roofline points, speedup, verdict) and writes the results file.
+ */
+#ifndef RB_RESULT_H
+#define RB_RESULT_H
+
+#include <stdint.h>
+
+#include "json.h"
+#include "roofline.h"
+#include "stats.h"
+
+#define RB_MAX_VARIANTS 12
+#define RB_NAME_MAX 48
+
+typedef enum rb_role {
+    RB_ROLE_BASELINE,  /* the naive but realistic first attempt */
+    RB_ROLE_STEP,      /* an intermediate step, in order */
+    RB_ROLE_OPTIMIZED, /* the pair's best hand-written kernel */
+    RB_ROLE_LIBRARY    /* what a user would call instead */
+} rb_role;
+
+typedef enum rb_verdict {
+    RB_VERDICT_NONE, /* not judged (no expectation comparison made) */
+    RB_VERDICT_PASS,
+    RB_VERDICT_IMPROVED,
+    RB_VERDICT_REGRESSED,
+    RB_VERDICT_NEW,
+    RB_VERDICT_MISSING,
+    RB_VERDICT_INVALID,
+    RB_VERDICT_SKIPPED
+} rb_verdict;
+
+typedef enum rb_pair_status { RB_PAIR_OK, RB_PAIR_FAILED, RB_PAIR_SKIPPED } rb_pair_status;
+
+const char *rb_role_name(rb_role r);
+const char *rb_verdict_name(rb_verdict v);
+int rb_role_from_name(const char *s, rb_role *out);
+int rb_unit_from_name(const char *s, rb_unit *out);
+
+typedef struct rb_variant_result {
+    char name[RB_NAME_MAX];
+    rb_role role;
+    rb_unit unit;
+    int valid;               /* passed the check before and after timing */
+    int timed;               /* time_ms holds samples */
+    double tolerance;
+    double rel_err_before;   /* NaN when not checked */
+    double rel_err_after;
+    rb_stats time_ms;        /* per launch */
+    double launches_per_sample;
+    double sm_clock_mhz;     /* read right after the timed loop; NaN when unknown */
+    char note[240];          /* why invalid, or anything the reader must know */
+    /* Derived by the parent. */
+    rb_point vs_ceiling, vs_peak;
+    double speedup;          /* baseline median / this median; NaN without a timed baseline */
+    double expected_ms;      /* NaN when no expectation */
+    rb_verdict verdict;
+} rb_variant_result;
+
+typedef struct rb_pair_result {
+    char name[RB_NAME_MAX];
+    char pattern[160];
+    uint64_t size;
+    uint64_t full_size;      /* the pair's full size: DRAM figures are judged only there */
+    double flops, bytes;     /* the work model at this size */
+    rb_pair_status status;
+    char reason[240];        /* why failed or skipped */
+    double wall_s;
+    int n_variants;
+    rb_variant_result v[RB_MAX_VARIANTS];
+} rb_pair_result;
+
+/* A variant with every number NaN, not valid, not timed. */
+void rb_variant_result_init(rb_variant_result *v, const char *name, rb_role role, rb_unit unit,
+                            double tolerance);
+
+/* The measured part of a variant, as one JSON object (child -> parent). NULL if out of memory. */
+json_value *rb_variant_to_json(const rb_variant_result *v);
+/* Reads a variant back; 0 or -1 with a message. Unknown fields are ignored. */
+int rb_variant_from_json(const json_value *o, rb_variant_result *v, char *err, size_t err_size);
+
+#endif

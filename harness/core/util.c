@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+void rb_fmt(char *buf, size_t size, const char *fmt, ...)
+{
+    if (!buf || size == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+}
+
+void rb_hardware_key(const char *device_name, char *out, size_t out_size)
+{
+    size_t n = 0;
+    int pending_dash = 0;
+    if (out_size == 0)
+        return;
+    for (const char *p = device_name ? device_name : ""; *p && n + 1 < out_size; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (isalnum(c)) {
+            if (pending_dash && n > 0 && n + 2 < out_size)
+                out[n++] = '-';
+            pending_dash = 0;
+            out[n++] = (char)tolower(c);
+        } else {
+            pending_dash = 1;
+        }
+    }
+    out[n] = '\0';
+    if (n == 0)
+        rb_fmt(out, out_size, "%s", "unknown-gpu");
+}
+
+int rb_parse_count(const char *s, uint64_t *out, char *err, size_t err_size)
+{
+    uint64_t v = 0;
+    const char *p = s;
+    if (!s || !isdigit((unsigned char)*s)) {
+        rb_fmt(err, err_size, "'%s' is not a count (digits with an optional K, M, G or T)",
+               s ? s : "");
+        return -1;
+    }
+    for (; isdigit((unsigned char)*p); p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10) {
+            rb_fmt(err, err_size, "'%s' is too large", s);
+            return -1;
+        }
+        v = v * 10 + d;
+    }
+    unsigned shift = 0;
+    switch (*p) {
+    case '\0': break;
+    case 'K': shift = 10; p++; break;
+    case 'M': shift = 20; p++; break;
+    case 'G': shift = 30; p++; break;
+    case 'T': shift = 40; p++; break;
+    default: break;
+    }
+    if (*p != '\0') {
+        rb_fmt(err, err_size, "'%s' is not a count (digits with an optional K, M, G or T)", s);
+        return -1;
+    }
+    if (shift && v > (UINT64_MAX >> shift)) {
+        rb_fmt(err, err_size, "'%s' is too large", s);
+        return -1;
+    }
+    v <<= shift;
+    if (v == 0) {
+        rb_fmt(err, err_size, "'%s' must be at least 1", s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int rb_parse_seconds(const char *s, double *out, char *err, size_t err_size)
+{
+    char *end = NULL;
+    if (!s || !(isdigit((unsigned char)*s) || *s == '.')) {
+        rb_fmt(err, err_size, "'%s' is not a number of seconds", s ? s : "");
+        return -1;
+    }
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno != 0 || *end != '\0' || !(v > 0) || !isfinite(v)) {
+        rb_fmt(err, err_size, "'%s' is not a positive number of seconds", s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int rb_mkdirs(const char *path, char *err, size_t err_size)
+{
+    char buf[4096];
+    size_t len = strlen(path);
+    if (len == 0 || len >= sizeof buf) {
+        rb_fmt(err, err_size, "%s: bad folder name", path);
+        return -1;
+    }
+    memcpy(buf, path, len + 1);
+    for (size_t i = 1; i <= len; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        char saved = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            rb_fmt(err, err_size, "%s: %s", buf, strerror(errno));
+            return -1;
+        }
+        buf[i] = saved;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        rb_fmt(err, err_size, "%s: not a folder", path);
+        return -1;
+    }
+    return 0;
+}
+
+int rb_dir_writable(const char *dir, char *err, size_t err_size)
+{
+    /* A folder that does not exist yet is writable when its nearest existing ancestor is:
+     * the check creates nothing that outlives it. */
+    char at[4096], probe[4200];
+    struct stat st;
+    rb_fmt(at, sizeof at, "%s", dir[0] ? dir : ".");
+    while (stat(at, &st) != 0) {
+        char *slash = strrchr(at, '/');
+        if (!slash) {
+            rb_fmt(at, sizeof at, ".");
+            break;
+        }
+        if (slash == at)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+    }
+    if (stat(at, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        rb_fmt(err, err_size, "%s: cannot write there: %s is not a folder", dir, at);
+        return -1;
+    }
+    rb_fmt(probe, sizeof probe, "%s/.rb-write-probe.%ld", at, (long)getpid());
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) {
+        rb_fmt(err, err_size, "%s: cannot write there: %s", dir, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    unlink(probe);
+    return 0;
+}
+
+int rb_write_file_atomic(const char *path, const char *text, char *err, size_t err_size)
+{
+    char tmp[4200];
+    rb_fmt(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        rb_fmt(err, err_size, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t len = strlen(text);
+    int ok = fwrite(text, 1, len, f) == len && fflush(f) == 0 && fsync(fileno(f)) == 0;
+    int saved = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        saved = errno;
+    }
+    if (!ok || rename(tmp, path) != 0) {
+        if (ok)
+            saved = errno;
+        unlink(tmp);
+        rb_fmt(err, err_size, "%s: %s", path, strerror(saved));
+        return -1;
+    }
+    return 0;
+}
+
+void rb_utc_stamp(char *out, size_t out_size)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, out_size, "%Y%m%dT%H%M%SZ", &tm);
+}
+
+void rb_utc_iso(char *out, size_t out_size)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, out_size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+double rb_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* Small helpers shared by the harness: hardware-key slugs, strict number parsing, files, time. */
+#ifndef RB_UTIL_H
+#define RB_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Formats into a fixed buffer, always NUL-terminated (truncates). */
+void rb_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* hardware-key: the device name lower-cased, each run of non-alphanumerics turned into one '-',
+ * no leading or trailing '-' ("NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3"). An empty
+ * result becomes "unknown-gpu". */
+void rb_hardware_key(const char *device_name, char *out, size_t out_size);
+
+/* Parses a count: decimal digits with an optional binary suffix K, M, G or T (x 1024^k),
+ * e.g. "256M" = 268435456. Refuses empty strings, signs, spaces, other suffixes, zero and
+ * values that overflow 64 bits. Returns 0 or -1 with a message in err. */
+int rb_parse_count(const char *s, uint64_t *out, char *err, size_t err_size);
+
+/* Parses a positive decimal number of seconds ("30", "2.5"); refuses garbage, NaN, <= 0. */
+int rb_parse_seconds(const char *s, double *out, char *err, size_t err_size);
+
+/* mkdir -p. Returns 0 or -1 with "PATH: reason" in err. */
+int rb_mkdirs(const char *path, char *err, size_t err_size);
+/* Checks that files can be created in dir, or in its nearest existing ancestor when dir does
+ * not exist yet (creates and removes a probe file; creates no folder). */
+int rb_dir_writable(const char *dir, char *err, size_t err_size);
+/* Writes text to path atomically (temporary file in the same folder, fsync, rename). */
+int rb_write_file_atomic(const char *path, const char *text, char *err, size_t err_size);
+
+/* "20261122T031502Z" (UTC, ISO 8601 basic). */
+void rb_utc_stamp(char *out, size_t out_size);
+/* "2026-11-22T03:15:02Z" */
+void rb_utc_iso(char *out, size_t out_size);
+/* Seconds since an arbitrary point, monotonic. */
+double rb_now_s(void);
+
+#endif

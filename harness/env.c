@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+#include "env.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/util.h"
+
+/* ---- NVML through dlopen: the few entry points we read, declared by hand ---- */
+
+typedef int nvml_ret;
+typedef struct nvml_device_st *nvml_device;
+
+typedef struct nvml_api {
+    int loaded;
+    char why[160];
+    nvml_ret (*init)(void);
+    nvml_ret (*by_pci)(const char *, nvml_device *);
+    nvml_ret (*clock)(nvml_device, int, unsigned *);
+    nvml_ret (*max_clock)(nvml_device, int, unsigned *);
+    nvml_ret (*temperature)(nvml_device, int, unsigned *);
+    nvml_ret (*power)(nvml_device, unsigned *);
+    nvml_ret (*power_limit)(nvml_device, unsigned *);
+    nvml_ret (*reasons)(nvml_device, unsigned long long *);
+    nvml_ret (*persistence)(nvml_device, int *);
+    nvml_ret (*pcie_gen)(nvml_device, unsigned *);
+    nvml_ret (*pcie_width)(nvml_device, unsigned *);
+    nvml_ret (*driver)(char *, unsigned);
+} nvml_api;
+
+enum { NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_TEMPERATURE_GPU = 0 };
+
+static nvml_api nvml;
+
+static void *nvml_sym(void *lib, const char *name, const char *fallback)
+{
+    void *f = dlsym(lib, name);
+    return f || !fallback ? f : dlsym(lib, fallback);
+}
+
+static nvml_api *nvml_load(void)
+{
+    if (nvml.loaded)
+        return nvml.loaded > 0 ? &nvml : NULL;
+    nvml.loaded = -1;
+    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        rb_fmt(nvml.why, sizeof nvml.why, "libnvidia-ml.so.1 not loadable: %s", dlerror());
+        return NULL;
+    }
+    *(void **)&nvml.init = nvml_sym(lib, "nvmlInit_v2", NULL);
+    *(void **)&nvml.by_pci = nvml_sym(lib, "nvmlDeviceGetHandleByPciBusId_v2", NULL);
+    *(void **)&nvml.clock = nvml_sym(lib, "nvmlDeviceGetClockInfo", NULL);
+    *(void **)&nvml.max_clock = nvml_sym(lib, "nvmlDeviceGetMaxClockInfo", NULL);
+    *(void **)&nvml.temperature = nvml_sym(lib, "nvmlDeviceGetTemperature", NULL);
+    *(void **)&nvml.power = nvml_sym(lib, "nvmlDeviceGetPowerUsage", NULL);
+    *(void **)&nvml.power_limit = nvml_sym(lib, "nvmlDeviceGetEnforcedPowerLimit", NULL);
+    *(void **)&nvml.reasons = nvml_sym(lib, "nvmlDeviceGetCurrentClocksEventReasons",
+                                       "nvmlDeviceGetCurrentClocksThrottleReasons");
+    *(void **)&nvml.persistence = nvml_sym(lib, "nvmlDeviceGetPersistenceMode", NULL);
+    *(void **)&nvml.pcie_gen = nvml_sym(lib, "nvmlDeviceGetCurrPcieLinkGeneration", NULL);
+    *(void **)&nvml.pcie_width = nvml_sym(lib, "nvmlDeviceGetCurrPcieLinkWidth", NULL);
+    *(void **)&nvml.driver = nvml_sym(lib, "nvmlSystemGetDriverVersion", NULL);
+    if (!nvml.init || !nvml.by_pci) {
+        rb_fmt(nvml.why, sizeof nvml.why, "%s", "libnvidia-ml.so.1 lacks nvmlInit_v2");
+        return NULL;
+    }
+    if (nvml.init() != 0) {
+        rb_fmt(nvml.why, sizeof nvml.why, "%s", "nvmlInit_v2 failed");
+        return NULL;
+    }
+    nvml.loaded = 1;
+    return &nvml;
+}
+
+static int nvml_handle(int device, nvml_device *h)
+{
+    char bus[64];
+    nvml_api *api = nvml_load();
+    if (!api || cudaDeviceGetPCIBusId(bus, sizeof bus, device) != cudaSuccess)
+        return -1;
+    return api->by_pci(bus, h) == 0 ? 0 : -1;
+}
+
+/* Sets key to the value read by ok ? x : null. */
+static int set_reading(json_value *o, const char *key, int ok, double x)
+{
+    return json_set_number(o, key, ok ? x : NAN);
+}
+
+static const char *const reason_names[] = {
+    "gpu_idle",        "applications_clocks", "sw_power_cap",     "hw_slowdown",
+    "sync_boost",      "sw_thermal",          "hw_thermal",       "hw_power_brake",
+    "display_clocks",
+};
+
+static json_value *nvml_state(int device)
+{
+    json_value *o = json_new_object();
+    nvml_device h;
+    if (!o)
+        return NULL;
+    if (nvml_handle(device, &h) != 0) {
+        json_set_string(o, "unavailable", nvml.why[0] ? nvml.why : "no NVML handle for device");
+        return o;
+    }
+    unsigned v = 0;
+    int bad = 0;
+    bad |= set_reading(o, "sm_clock_mhz", nvml.clock && !nvml.clock(h, NVML_CLOCK_SM, &v), v);
+    bad |= set_reading(o, "mem_clock_mhz", nvml.clock && !nvml.clock(h, NVML_CLOCK_MEM, &v), v);
+    bad |= set_reading(o, "sm_clock_max_mhz",
+                       nvml.max_clock && !nvml.max_clock(h, NVML_CLOCK_SM, &v), v);
+    bad |= set_reading(o, "temperature_c",
+                       nvml.temperature && !nvml.temperature(h, NVML_TEMPERATURE_GPU, &v), v);
+    bad |= set_reading(o, "power_w", nvml.power && !nvml.power(h, &v), v / 1000.0);
+    bad |= set_reading(o, "power_limit_w", nvml.power_limit && !nvml.power_limit(h, &v),
+                       v / 1000.0);
+    int pm = 0;
+    bad |= set_reading(o, "persistence_mode", nvml.persistence && !nvml.persistence(h, &pm), pm);
+    bad |= set_reading(o, "pcie_gen", nvml.pcie_gen && !nvml.pcie_gen(h, &v), v);
+    bad |= set_reading(o, "pcie_width", nvml.pcie_width && !nvml.pcie_width(h, &v), v);
+    unsigned long long r = 0;
+    if (nvml.reasons && !nvml.reasons(h, &r)) {
+        json_value *list = json_new_array();
+        for (unsigned b = 0; list && b < sizeof reason_names / sizeof reason_names[0]; b++)
+            if (r & (1ull << b))
+                bad |= json_array_push(list, json_new_string(reason_names[b]));
+        bad |= json_object_set(o, "clock_event_reasons", list);
+    }
+    if (bad) {
+        json_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+double rb_env_sm_clock_mhz(int device)
+{
+    nvml_device h;
+    unsigned v = 0;
+    if (nvml_handle(device, &h) != 0 || !nvml.clock || nvml.clock(h, NVML_CLOCK_SM, &v) != 0)
+        return NAN;
+    return v;
+}
+
+/* ---- CUDA ---- */
+
+rb_status rb_env_device_count(int *count, char *why, size_t why_size)
+{
+    cudaError_t e = cudaGetDeviceCount(count);
+    if (e != cudaSuccess) {
+        rb_fmt(why, why_size, "no usable CUDA device: cudaGetDeviceCount returned %d (%s)",
+               (int)e, cudaGetErrorString(e));
+        return RB_ERR_UNSUPPORTED;
+    }
+    if (*count == 0) {
+        rb_fmt(why, why_size, "%s", "no usable CUDA device: none visible");
+        return RB_ERR_UNSUPPORTED;
+    }
+    return RB_OK;
+}
+
+rb_status rb_env_device(int device, rb_device *d)
+{
+    struct cudaDeviceProp p;
+    RB_CUDA(cudaGetDeviceProperties(&p, device));
+    memset(d, 0, sizeof *d);
+    rb_fmt(d->name, sizeof d->name, "%s", p.name);
+    d->cc = p.major * 10 + p.minor;
+    d->sms = p.multiProcessorCount;
+    d->l2_bytes = (size_t)p.l2CacheSize;
+    d->persisting_l2_max_bytes = (size_t)p.persistingL2CacheMaxSize;
+    d->global_mem_bytes = p.totalGlobalMem;
+    return RB_OK;
+}
+
+static int attr(enum cudaDeviceAttr a, int device)
+{
+    int v = 0;
+    return cudaDeviceGetAttribute(&v, a, device) == cudaSuccess ? v : -1;
+}
+
+json_value *rb_env_collect(int device)
+{
+    struct cudaDeviceProp p;
+    int driver = 0, runtime = 0;
+    if (cudaGetDeviceProperties(&p, device) != cudaSuccess || cudaDriverGetVersion(&driver) ||
+        cudaRuntimeGetVersion(&runtime))
+        return NULL;
+    json_value *o = json_new_object();
+    char buf[64], key[300];
+    rb_hardware_key(p.name, key, sizeof key);
+    rb_fmt(buf, sizeof buf, "%d.%d", p.major, p.minor);
+    int bad = !o || json_set_string(o, "device", p.name) ||
+              json_set_string(o, "hardware_key", key) || json_set_string(o, "cc", buf);
+    bad |= json_set_number(o, "sms", p.multiProcessorCount);
+    bad |= json_set_number(o, "l2_bytes", p.l2CacheSize);
+    bad |= json_set_number(o, "persisting_l2_max_bytes", p.persistingL2CacheMaxSize);
+    bad |= json_set_number(o, "global_mem_bytes", (double)p.totalGlobalMem);
+    bad |= json_set_number(o, "smem_per_block_optin_bytes", (double)p.sharedMemPerBlockOptin);
+    /* The attribute API, not cudaDeviceProp's clock fields (removed in CUDA 13). */
+    int mem_khz = attr(cudaDevAttrMemoryClockRate, device);
+    int bus_bits = attr(cudaDevAttrGlobalMemoryBusWidth, device);
+    bad |= set_reading(o, "sm_clock_max_khz", attr(cudaDevAttrClockRate, device) > 0,
+                       attr(cudaDevAttrClockRate, device));
+    bad |= set_reading(o, "mem_clock_khz", mem_khz > 0, mem_khz);
+    bad |= set_reading(o, "mem_bus_bits", bus_bits > 0, bus_bits);
+    bad |= set_reading(o, "dram_theoretical_gbps", mem_khz > 0 && bus_bits > 0,
+                       2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9);
+    bad |= set_reading(o, "ecc", 1, p.ECCEnabled);
+    int count = 0;
+    cudaGetDeviceCount(&count);
+    bad |= json_set_number(o, "device_count", count);
+    rb_fmt(buf, sizeof buf, "%d.%d", driver / 1000, driver % 1000 / 10);
+    bad |= json_set_string(o, "cuda_driver", buf);
+    rb_fmt(buf, sizeof buf, "%d.%d", runtime / 1000, runtime % 1000 / 10);
+    bad |= json_set_string(o, "cuda_runtime", buf);
+    char drv[96] = "";
+    if (nvml_load() && nvml.driver && nvml.driver(drv, sizeof drv) == 0)
+        bad |= json_set_string(o, "driver", drv);
+    else
+        bad |= json_set_string(o, "driver", NULL);
+    bad |= json_object_set(o, "nvml", nvml_state(device));
+    bad |= json_set_string(o, "git", rb_git_rev);
+    bad |= json_set_string(o, "build_arch", rb_build_arch);
+    if (bad) {
+        json_free(o);
+        return NULL;
+    }
+    return o;
+}

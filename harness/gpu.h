@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The harness's own device code (harness/gpu_kernels.cu): input fills, the device-side
+ * comparison that checks large outputs, the L2 flush, and the ceiling kernels. Pairs use the
+ * first two from bench/<pair>.c.
+ */
+#ifndef RB_GPU_H
+#define RB_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* d[i] = rb_uniform_f32(seed, i) (harness/core/random.h), bit-exact with the CPU. */
+cudaError_t rb_fill_uniform_f32(float *d, size_t n, uint64_t seed, cudaStream_t stream);
+
+/* Normwise relative error ||out - ref|| / ||ref|| over n floats, accumulated in double on the
+ * device; NaN or Inf anywhere makes it NaN or Inf. Synchronizes the stream. */
+cudaError_t rb_relerr_f32_device(const float *out, const float *ref, size_t n,
+                                 cudaStream_t stream, double *rel_err);
+
+/* Writes every byte of buf (sized >= 2x L2) so that no line of the timed data stays in L2. */
+cudaError_t rb_flush_l2(void *buf, size_t bytes, cudaStream_t stream);
+
+/* Ceilings: a float4 streaming copy of n_vec4 16-byte elements, and `iters` rounds of 8
+ * independent FMA chains per thread over a grid of blocks x 256 threads (16 x iters flops each). */
+cudaError_t rb_ceiling_copy(const void *src, void *dst, size_t n_vec4, int sms,
+                            cudaStream_t stream);
+cudaError_t rb_ceiling_fma(float *out, int blocks, int iters, cudaStream_t stream);
+
+/* cudaSuccess when this binary has machine code (or PTX) that runs on the current device;
+ * cudaErrorNoKernelImageForDevice when it was built for another architecture. */
+cudaError_t rb_gpu_image_check(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,594 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * roofbench: the driver. Parses the command line, checks every input it can before touching a
+ * GPU (so a usage or file error costs nothing and writes nothing), then runs each pair in its
+ * own child process, judges the results against the expectation file and writes them.
+ */
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "child.h"
+#include "core/cli.h"
+#include "core/expect.h"
+#include "core/report.h"
+#include "core/util.h"
+#include "env.h"
+#include "pair.h"
+#include "runner.h"
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 3 };
+
+static int usage_error(const char *msg)
+{
+    fprintf(stderr, "roofbench: %s\n", msg);
+    return EXIT_USAGE;
+}
+
+/* ---- pair selection ---- */
+
+static int select_pairs(const rb_options *o, const rb_pair **out, int *n, char *err,
+                        size_t err_size)
+{
+    regex_t re;
+    if (o->filter && regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB) != 0) {
+        rb_fmt(err, err_size, "--filter '%s' is not a valid regular expression", o->filter);
+        return -1;
+    }
+    *n = 0;
+    for (int i = 0; rb_registry[i]; i++)
+        if (!o->filter || regexec(&re, rb_registry[i]->name, 0, NULL, 0) == 0)
+            out[(*n)++] = rb_registry[i];
+    if (o->filter)
+        regfree(&re);
+    if (*n == 0) {
+        rb_fmt(err, err_size, "no pair matches --filter '%s' (see: roofbench list)", o->filter);
+        return -1;
+    }
+    return 0;
+}
+
+static uint64_t pair_size(const rb_pair *p, const rb_options *o)
+{
+    return o->size_kind == RB_SIZE_SMOKE ? p->smoke_size
+           : o->size_kind == RB_SIZE_N   ? o->size_n
+                                         : p->full_size;
+}
+
+static int cmd_list(const rb_pair **pairs, int n)
+{
+    printf("%-18s %-6s %-12s %-12s %-16s %s\n", "pair", "min cc", "smoke size", "full size",
+           "size counts", "variants");
+    for (int i = 0; i < n; i++) {
+        const rb_pair *p = pairs[i];
+        char cc[16], variants[400] = "";
+        rb_fmt(cc, sizeof cc, p->min_cc ? "%d.%d" : "any", p->min_cc / 10, p->min_cc % 10);
+        for (int k = 0; k < p->n_variants; k++) {
+            size_t len = strlen(variants);
+            rb_fmt(variants + len, sizeof variants - len, "%s%s", k ? ", " : "",
+                   p->variants[k].name);
+        }
+        printf("%-18s %-6s %-12llu %-12llu %-16s %s\n", p->name, cc,
+               (unsigned long long)p->smoke_size, (unsigned long long)p->full_size,
+               p->size_unit, variants);
+        printf("%-18s   %s\n", "", p->pattern);
+    }
+    return EXIT_OK;
+}
+
+/* ---- children ---- */
+
+/* What the probe and ceilings children report. */
+typedef struct probe_state {
+    json_value *env;
+    json_value *ceilings;
+    char error[400];
+    int no_device;
+} probe_state;
+
+static void on_probe_line(void *arg, const json_value *line)
+{
+    probe_state *s = arg;
+    const json_value *type = json_get(line, "type"), *reason = json_get(line, "reason");
+    if (!type || type->type != JSON_STRING)
+        return;
+    if (!strcmp(type->string, "env")) {
+        json_free(s->env);
+        s->env = json_clone(json_get(line, "env"));
+    } else if (!strcmp(type->string, "ceilings")) {
+        json_free(s->ceilings);
+        s->ceilings = json_clone(line);
+    } else if (!strcmp(type->string, "error")) {
+        rb_fmt(s->error, sizeof s->error, "%s",
+               reason && reason->type == JSON_STRING ? reason->string : "unknown error");
+        const json_value *nd = json_get(line, "no_device");
+        s->no_device = nd && nd->type == JSON_BOOL && nd->boolean;
+    }
+}
+
+static int probe_child(void *arg, int fd)
+{
+    (void)arg;
+    return rb_child_probe(fd);
+}
+
+static int ceilings_child(void *arg, int fd)
+{
+    (void)arg;
+    return rb_child_ceilings(fd);
+}
+
+/* Runs the probe: 0 with s->env set, or the exit code to end with (message printed). */
+static int probe(probe_state *s, double timeout_s)
+{
+    char why[300];
+    memset(s, 0, sizeof *s);
+    int rc = rb_run_child(probe_child, NULL, timeout_s, on_probe_line, s, why, sizeof why);
+    if (s->no_device || rc == EXIT_NO_GPU) {
+        fprintf(stderr, "roofbench: %s\n", s->error[0] ? s->error : "no usable CUDA device");
+        return EXIT_NO_GPU;
+    }
+    if (rc != 0 || !s->env) {
+        fprintf(stderr, "roofbench: cannot read the GPU's environment: %s\n",
+                s->error[0] ? s->error : why[0] ? why : "no report");
+        return EXIT_NO_GPU;
+    }
+    return 0;
+}
+
+static const char *env_str(const json_value *env, const char *key)
+{
+    const json_value *x = json_get(env, key);
+    return x && x->type == JSON_STRING ? x->string : "?";
+}
+
+typedef struct pair_job {
+    const rb_pair *pair;
+    rb_child_opts opts;
+    rb_pair_result *result;
+    char error[300];
+} pair_job;
+
+static int pair_child(void *arg, int fd)
+{
+    pair_job *j = arg;
+    return rb_child_pair(j->pair, &j->opts, fd);
+}
+
+/* Collects a pair child's lines into its result, printing progress as variants finish. */
+static void on_pair_line(void *arg, const json_value *line)
+{
+    pair_job *j = arg;
+    rb_pair_result *r = j->result;
+    const json_value *type = json_get(line, "type"), *reason = json_get(line, "reason");
+    const char *why = reason && reason->type == JSON_STRING ? reason->string : "";
+    if (!type || type->type != JSON_STRING)
+        return;
+    if (!strcmp(type->string, "pair")) {
+        const json_value *f = json_get(line, "flops"), *b = json_get(line, "bytes");
+        r->flops = f && f->type == JSON_NUMBER ? f->number : NAN;
+        r->bytes = b && b->type == JSON_NUMBER ? b->number : NAN;
+    } else if (!strcmp(type->string, "variant") && r->n_variants < RB_MAX_VARIANTS) {
+        rb_variant_result *v = &r->v[r->n_variants];
+        char err[200];
+        if (rb_variant_from_json(json_get(line, "variant"), v, err, sizeof err) != 0) {
+            fprintf(stderr, "roofbench: %s: %s\n", r->name, err);
+            return;
+        }
+        r->n_variants++;
+        if (v->timed && v->valid)
+            printf("      %-12s %10.4f ms  noise %5.2f%%  %5.0f samples  valid (rel_err %.2g)\n",
+                   v->name, v->time_ms.median, 100 * v->time_ms.noise, (double)v->time_ms.n,
+                   v->rel_err_after);
+        else
+            printf("      %-12s %s\n", v->name,
+                   v->valid ? "valid" : v->note[0] ? v->note : "INVALID");
+        fflush(stdout);
+    } else if (!strcmp(type->string, "skip")) {
+        r->status = RB_PAIR_SKIPPED;
+        rb_fmt(r->reason, sizeof r->reason, "%s", why);
+    } else if (!strcmp(type->string, "error")) {
+        r->status = RB_PAIR_FAILED;
+        rb_fmt(r->reason, sizeof r->reason, "%s", why);
+    }
+}
+
+static void run_pairs(const rb_pair **pairs, int n, const rb_options *o, rb_pair_result *results)
+{
+    for (int i = 0; i < n; i++) {
+        const rb_pair *p = pairs[i];
+        rb_pair_result *r = &results[i];
+        memset(r, 0, sizeof *r);
+        rb_fmt(r->name, sizeof r->name, "%s", p->name);
+        rb_fmt(r->pattern, sizeof r->pattern, "%s", p->pattern);
+        r->size = pair_size(p, o);
+        r->full_size = p->full_size;
+        pair_job job = {.pair = p, .result = r};
+        job.opts.size = r->size;
+        job.opts.seed = o->seed;
+        job.opts.check_only = o->command == RB_CMD_CHECK;
+        job.opts.nvtx = o->nvtx;
+        job.opts.measure.samples = o->samples;
+        job.opts.measure.cap_s = o->cap_s;
+        job.opts.measure.noise_target = 0.01;
+        job.opts.measure.sample_ms = 1.0;
+        job.opts.measure.cold = o->cold;
+        printf("[%d/%d] %s: size %llu %s\n", i + 1, n, p->name, (unsigned long long)r->size,
+               p->size_unit);
+        fflush(stdout);
+        double t0 = rb_now_s();
+        char why[300];
+        int rc = rb_run_child(pair_child, &job, o->timeout_s, on_pair_line, &job, why, sizeof why);
+        r->wall_s = rb_now_s() - t0;
+        if (rc != 0 && r->status != RB_PAIR_FAILED) {
+            r->status = RB_PAIR_FAILED;
+            if (rc < 0)
+                rb_fmt(r->reason, sizeof r->reason, "%s", why);
+            else
+                rb_fmt(r->reason, sizeof r->reason, "child exited with status %d", rc);
+        }
+        if (r->status == RB_PAIR_FAILED)
+            printf("      FAILED: %s\n", r->reason);
+        else if (r->status == RB_PAIR_SKIPPED)
+            printf("      skipped: %s\n", r->reason);
+        printf("      (%.1f s)\n", r->wall_s);
+        fflush(stdout);
+    }
+}
+
+/* ---- check ---- */
+
+static int cmd_check(const rb_pair **pairs, int n, const rb_options *o, rb_pair_result *results)
+{
+    run_pairs(pairs, n, o, results);
+    int bad = 0;
+    printf("\n%-18s %-12s %12s %12s %10s  %s\n", "pair", "variant", "err before", "err after",
+           "tolerance", "result");
+    for (int i = 0; i < n; i++) {
+        const rb_pair_result *r = &results[i];
+        if (r->status == RB_PAIR_SKIPPED) {
+            printf("%-18s skipped: %s\n", r->name, r->reason);
+            continue;
+        }
+        bad += r->status == RB_PAIR_FAILED || r->n_variants != pairs[i]->n_variants;
+        for (int k = 0; k < r->n_variants; k++) {
+            const rb_variant_result *v = &r->v[k];
+            bad += !v->valid;
+            printf("%-18s %-12s %12.3g %12.3g %10.3g  %s\n", k ? "" : r->name, v->name,
+                   v->rel_err_before, v->rel_err_after, v->tolerance,
+                   v->valid ? "ok" : "INVALID");
+        }
+        if (r->status == RB_PAIR_FAILED)
+            printf("%-18s FAILED: %s\n", r->name, r->reason);
+    }
+    printf("%s\n", bad ? "check FAILED" : "check passed");
+    return bad ? EXIT_FAIL : EXIT_OK;
+}
+
+/* ---- run ---- */
+
+static json_value *run_meta(const rb_options *o, int argc, char **argv, const json_value *env,
+                            const char *expect_path)
+{
+    char command[2048] = "", date[32];
+    for (int i = 0; i < argc; i++) {
+        size_t len = strlen(command);
+        rb_fmt(command + len, sizeof command - len, "%s%s", i ? " " : "", argv[i]);
+    }
+    rb_utc_iso(date, sizeof date);
+    json_value *m = json_new_object(), *envs = json_new_object();
+    const char *size = o->size_kind == RB_SIZE_SMOKE ? "smoke"
+                       : o->size_kind == RB_SIZE_FULL ? "full"
+                                                      : "N";
+    if (!m || !envs || json_set_number(m, "schema", 1) || json_set_string(m, "tool", "roofbench") ||
+        json_set_string(m, "date", date) || json_set_string(m, "git", rb_git_rev) ||
+        json_set_string(m, "command", command) || json_set_number(m, "seed", (double)o->seed) ||
+        json_set_string(m, "size", size) || json_set_bool(m, "cold", o->cold) ||
+        json_set_string(m, "hardware_key", env_str(env, "hardware_key")) ||
+        json_set_string(m, "expectations", expect_path) ||
+        json_object_set(envs, "start", json_clone(env)) ||
+        json_object_set(m, "environment", envs)) {
+        json_free(m);
+        if (!m)
+            json_free(envs);
+        return NULL;
+    }
+    return m;
+}
+
+static json_value *provenance(const rb_options *o, const json_value *env)
+{
+    char date[32];
+    rb_utc_iso(date, sizeof date);
+    json_value *p = json_new_object();
+    if (!p || json_set_string(p, "git", rb_git_rev) ||
+        json_set_string(p, "driver", env_str(env, "driver")) ||
+        json_set_string(p, "cuda", env_str(env, "cuda_runtime")) ||
+        json_set_string(p, "date", date) ||
+        json_set_string(p, "size", o->size_kind == RB_SIZE_FULL ? "full" : "custom")) {
+        json_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static json_value *hardware(const json_value *env)
+{
+    json_value *h = json_new_object();
+    const json_value *sms = json_get(env, "sms");
+    if (!h || json_set_string(h, "name", env_str(env, "device")) ||
+        json_set_string(h, "sm", env_str(env, "cc")) ||
+        json_set_number(h, "sms", sms && sms->type == JSON_NUMBER ? sms->number : NAN)) {
+        json_free(h);
+        return NULL;
+    }
+    return h;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Writes the results file and its Markdown twin. */
+static int write_results(const char *json_path, json_value *doc, const rb_pair_result *results,
+                         int n)
+{
+    char err[600], md_path[4200];
+    if (json_write_file(json_path, doc, err, sizeof err) != 0) {
+        fprintf(stderr, "roofbench: %s\n", err);
+        return -1;
+    }
+    size_t len = strlen(json_path);
+    if (len > 5 && !strcmp(json_path + len - 5, ".json"))
+        rb_fmt(md_path, sizeof md_path, "%.*s.md", (int)(len - 5), json_path);
+    else
+        rb_fmt(md_path, sizeof md_path, "%s.md", json_path);
+    char *md = rb_report_markdown(results, n, doc);
+    if (!md || rb_write_file_atomic(md_path, md, err, sizeof err) != 0) {
+        fprintf(stderr, "roofbench: %s\n", md ? err : "out of memory");
+        free(md);
+        return -1;
+    }
+    free(md);
+    printf("results: %s (+ %s)\n", json_path, md_path);
+    return 0;
+}
+
+static int cmd_run(const rb_pair **pairs, int n, const rb_options *o, int argc, char **argv,
+                   rb_pair_result *results)
+{
+    char err[800];
+    rb_expect expect = {0};
+    int have_expect = 0;
+    /* Everything that can be checked without a GPU is checked first. */
+    if (o->expect_path && !o->expect_none && !(o->update_expectations && !file_exists(o->expect_path))) {
+        if (rb_expect_load(o->expect_path, &expect, err, sizeof err) != 0)
+            return usage_error(err);
+        have_expect = 1;
+    }
+    if (o->json_path) {
+        char dir[4096];
+        rb_fmt(dir, sizeof dir, "%s", o->json_path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        if (rb_dir_writable(slash ? dir : ".", err, sizeof err) != 0) {
+            rb_expect_free(&expect);
+            return usage_error(err);
+        }
+    } else if (rb_dir_writable(o->results_dir, err, sizeof err) != 0) {
+        rb_expect_free(&expect);
+        return usage_error(err);
+    }
+
+    probe_state ps;
+    int rc = probe(&ps, o->timeout_s);
+    if (rc != 0) {
+        rb_expect_free(&expect);
+        return rc;
+    }
+    const char *key = env_str(ps.env, "hardware_key");
+    char expect_path[600];
+    rb_fmt(expect_path, sizeof expect_path, "%s",
+           o->expect_path ? o->expect_path : "");
+    if (!o->expect_path) {
+        rb_fmt(expect_path, sizeof expect_path, "expectations/%s.json", key);
+        if (file_exists(expect_path)) {
+            if (rb_expect_load(expect_path, &expect, err, sizeof err) != 0) {
+                json_free(ps.env);
+                return usage_error(err);
+            }
+            have_expect = 1;
+        }
+    }
+    printf("roofbench %s on %s (compute capability %s), driver %s, CUDA runtime %s\n",
+           rb_git_rev, env_str(ps.env, "device"), env_str(ps.env, "cc"),
+           env_str(ps.env, "driver"), env_str(ps.env, "cuda_runtime"));
+    if (!have_expect && !o->expect_none)
+        printf("no expectation file %s: every verdict is 'new'. Record one with:\n"
+               "  build/<arch>/roofbench ceilings && build/<arch>/roofbench run "
+               "--update-expectations\n",
+               expect_path);
+
+    run_pairs(pairs, n, o, results);
+
+    probe_state end;
+    json_value *env_end = probe(&end, o->timeout_s) == 0 ? end.env : NULL;
+
+    rb_roofs ceilings, peaks;
+    rb_roofs_unknown(&ceilings);
+    rb_roofs_unknown(&peaks);
+    if (have_expect) {
+        ceilings = expect.ceilings;
+        peaks = expect.peaks;
+    } else {
+        json_value *sheet = rb_datasheet_peaks(key);
+        if (sheet)
+            rb_expect_roofs(sheet, &peaks);
+        json_free(sheet);
+    }
+    rb_report_derive(results, n, &ceilings, &peaks);
+    int failing = rb_expect_apply(have_expect ? &expect : NULL, results, n);
+    printf("\n");
+    rb_report_table(stdout, results, n);
+
+    json_value *meta = run_meta(o, argc, argv, ps.env,
+                                have_expect ? expect_path : NULL);
+    if (meta)
+        json_object_set(json_get(meta, "environment"), "end", env_end);
+    else
+        json_free(env_end);
+    json_value *doc = rb_report_json(results, n, meta);
+    char json_path[4200];
+    if (o->json_path) {
+        rb_fmt(json_path, sizeof json_path, "%s", o->json_path);
+    } else {
+        char dir[4096], stamp[32];
+        rb_fmt(dir, sizeof dir, "%s/%s", o->results_dir, key);
+        rb_utc_stamp(stamp, sizeof stamp);
+        rb_fmt(json_path, sizeof json_path, "%s/%s-%s.json", dir, stamp, rb_git_rev);
+        if (rb_mkdirs(dir, err, sizeof err) != 0) {
+            fprintf(stderr, "roofbench: %s\n", err);
+            failing++;
+        }
+    }
+    if (!doc || write_results(json_path, doc, results, n) != 0)
+        failing++;
+    json_free(doc);
+
+    if (o->update_expectations) {
+        json_value *d = have_expect ? expect.doc : NULL;
+        if (rb_expect_update(&d, results, n, hardware(ps.env), rb_datasheet_peaks(key),
+                             provenance(o, ps.env), err, sizeof err) != 0 ||
+            json_write_file(expect_path, d, err, sizeof err) != 0) {
+            fprintf(stderr, "roofbench: %s\n", err);
+            failing++;
+        } else {
+            printf("expectations: %s updated\n", expect_path);
+        }
+        if (!have_expect)
+            json_free(d);
+        else
+            expect.doc = d;
+    }
+    rb_expect_free(&expect);
+    json_free(ps.env);
+    if (failing)
+        printf("%d variant(s) regressed or invalid: exit 1\n", failing);
+    return failing ? EXIT_FAIL : EXIT_OK;
+}
+
+/* ---- ceilings ---- */
+
+static int cmd_ceilings(const rb_options *o)
+{
+    char err[800];
+    if (o->expect_path && !o->expect_none && file_exists(o->expect_path)) {
+        rb_expect e;
+        if (rb_expect_load(o->expect_path, &e, err, sizeof err) != 0)
+            return usage_error(err);
+        rb_expect_free(&e);
+    }
+    probe_state ps;
+    int rc = probe(&ps, o->timeout_s);
+    if (rc != 0)
+        return rc;
+    const char *key = env_str(ps.env, "hardware_key");
+    char path[600];
+    rb_fmt(path, sizeof path, "%s", o->expect_path ? o->expect_path : "");
+    if (!o->expect_path)
+        rb_fmt(path, sizeof path, "expectations/%s.json", key);
+    rb_expect e = {0};
+    if (file_exists(path) && rb_expect_load(path, &e, err, sizeof err) != 0) {
+        json_free(ps.env);
+        return usage_error(err);
+    }
+    probe_state cs;
+    memset(&cs, 0, sizeof cs);
+    char why[300];
+    printf("measuring ceilings on %s ...\n", env_str(ps.env, "device"));
+    fflush(stdout);
+    rc = rb_run_child(ceilings_child, NULL, o->timeout_s, on_probe_line, &cs, why, sizeof why);
+    if (rc != 0 || !cs.ceilings) {
+        fprintf(stderr, "roofbench: ceilings: %s\n", cs.error[0] ? cs.error : why);
+        rb_expect_free(&e);
+        json_free(ps.env);
+        return EXIT_FAIL;
+    }
+    json_value *doc = e.doc;
+    if (!doc) {
+        rb_pair_result none;
+        memset(&none, 0, sizeof none);
+        if (rb_expect_update(&doc, &none, 0, hardware(ps.env), rb_datasheet_peaks(key),
+                             provenance(o, ps.env), err, sizeof err) != 0) {
+            fprintf(stderr, "roofbench: %s\n", err);
+            json_free(ps.env);
+            json_free(cs.ceilings);
+            return EXIT_FAIL;
+        }
+    }
+    json_value *c = json_get(doc, "ceilings");
+    char date[32], source[200];
+    rb_utc_iso(date, sizeof date);
+    rb_fmt(source, sizeof source, "roofbench ceilings, git %s, %s", rb_git_rev, date);
+    const json_value *dram = json_get(cs.ceilings, "dram_gbps");
+    const json_value *fma = json_get(cs.ceilings, "fp32_tflops");
+    json_set_number(c, "dram_gbps", dram ? dram->number : NAN);
+    json_set_number(c, "fp32_tflops", fma ? fma->number : NAN);
+    json_set_string(c, "source", source);
+    printf("dram_gbps %.1f (cudaMemcpy %.1f, copy kernel %.1f), fp32_tflops %.2f\n",
+           dram ? dram->number : NAN, json_get(cs.ceilings, "dram_memcpy_gbps")->number,
+           json_get(cs.ceilings, "dram_copy_kernel_gbps")->number, fma ? fma->number : NAN);
+    json_free(cs.ceilings);
+    json_free(ps.env);
+    if (rb_expect_validate(doc, err, sizeof err) != 0 ||
+        json_write_file(path, doc, err, sizeof err) != 0) {
+        fprintf(stderr, "roofbench: %s\n", err);
+        json_free(doc);
+        return EXIT_FAIL;
+    }
+    printf("ceilings written to %s\n", path);
+    json_free(doc);
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    rb_options o;
+    char err[600];
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (rb_cli_parse(argc, argv, &o, err, sizeof err) != 0)
+        return usage_error(err);
+    if (o.command == RB_CMD_HELP) {
+        fputs(rb_cli_usage(), stdout);
+        return EXIT_OK;
+    }
+    if (o.command == RB_CMD_CEILINGS)
+        return cmd_ceilings(&o);
+    const rb_pair *pairs[256];
+    int n = 0;
+    if (select_pairs(&o, pairs, &n, err, sizeof err) != 0)
+        return usage_error(err);
+    if (o.command == RB_CMD_LIST)
+        return cmd_list(pairs, n);
+    rb_pair_result *results = calloc((size_t)n, sizeof *results);
+    if (!results)
+        return usage_error("out of memory");
+    int rc;
+    if (o.command == RB_CMD_CHECK) {
+        probe_state ps;
+        rc = probe(&ps, o.timeout_s);
+        json_free(ps.env);
+        if (rc == 0)
+            rc = cmd_check(pairs, n, &o, results);
+    } else {
+        rc = cmd_run(pairs, n, &o, argc, argv, results);
+    }
+    free(results);
+    return rc;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Timing with CUDA events. A sample is K back-to-back launches between two events, K chosen so
+ * that a sample lasts >= ~1 ms (launch latency would swamp a short kernel timed alone); samples
+ * are taken until the noise (p90 - p10) / median is under the target, or the time cap. --cold:
+ * each sample is one launch after an L2 flush and a reset of the persisting-L2 lines.
+ */
+#ifndef RB_MEASURE_H
+#define RB_MEASURE_H
+
+#include "pair.h"
+
+typedef struct rb_measure_opts {
+    uint64_t samples;      /* exactly this many; 0: adaptive */
+    double cap_s;          /* wall-clock cap of the sampling loop (adaptive) */
+    double noise_target;   /* 0.01 */
+    double sample_ms;      /* target duration of a sample, 1 ms */
+    int cold;
+    void *flush_buf;       /* cold: >= 2x L2 */
+    size_t flush_bytes;
+} rb_measure_opts;
+
+/* Times run(ctx, stream). On success, *out holds per-launch milliseconds. */
+rb_status rb_measure(rb_status (*run)(void *, cudaStream_t), void *ctx, cudaStream_t stream,
+                     const rb_measure_opts *o, rb_stats *out, double *launches_per_sample);
+
+#endif

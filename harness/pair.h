@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The contract between a pair and the harness. A pair is two files:
+ *   kernels/<pair>.cu  the kernels, baseline and optimized side by side, with extern "C"
+ *                      launchers that enqueue on a stream and return cudaGetLastError();
+ *   bench/<pair>.c     one `const rb_pair rb_pair_<pair>` describing it (this struct).
+ * The registry (build/<arch>/registry.c) is generated from the file names in bench/.
+ *
+ * Contracts:
+ * - run() only enqueues on the stream it is given: no sync, no allocation, no host copy (unless
+ *   host transfer is the pattern, and then the pair says so).
+ * - setup() allocates everything, fills inputs with seeded random values (never zeros) and
+ *   prepares the reference; teardown() frees whatever setup got to, also after a failed setup.
+ * - output() names the bytes the harness poisons (all 0xFF: NaN in fp32, bf16 and fp8) before
+ *   every checked run, so an element the kernel does not write fails the check.
+ * - check() compares the output with the reference: normwise relative error into *rel_err, NaN
+ *   when anything is NaN. The harness judges it against the variant's tolerance.
+ * - flops() and bytes() are the work model: bytes is the compulsory DRAM traffic (each input
+ *   read once, each output written once).
+ */
+#ifndef RB_PAIR_H
+#define RB_PAIR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/result.h"
+#include "rb_cuda.h"
+
+typedef struct rb_variant_def {
+    const char *name; /* "baseline", "optimized", "library" or a step's name */
+    rb_role role;
+    rb_unit unit;     /* the arithmetic unit whose roof applies */
+    double tolerance; /* normwise relative error allowed */
+    rb_status (*run)(void *ctx, cudaStream_t stream);
+} rb_variant_def;
+
+typedef struct rb_pair {
+    const char *name;
+    const char *pattern;   /* one line: what the pair teaches */
+    const char *size_unit; /* what --size N counts, e.g. "fp32 elements" */
+    uint64_t smoke_size, full_size;
+    int min_cc; /* compute capability x 10 the pair needs (90 for TMA); 0: any */
+    double (*flops)(uint64_t n);
+    double (*bytes)(uint64_t n);
+    rb_status (*setup)(void **ctx, uint64_t n, uint64_t seed);
+    void (*output)(void *ctx, void **dev_ptr, size_t *bytes);
+    rb_status (*check)(void *ctx, cudaStream_t stream, double *rel_err);
+    void (*teardown)(void *ctx);
+    /* The CPU reference against a hand-computed case: 0, or -1 with a reason. */
+    int (*selftest)(char *why, size_t why_size);
+    int n_variants;
+    rb_variant_def variants[RB_MAX_VARIANTS];
+} rb_pair;
+
+/* Generated from the files in bench/, NULL-terminated, in file-name order. */
+extern const rb_pair *const rb_registry[];
+
+#endif

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+#include "pair_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/compare.h"
+#include "core/util.h"
+#include "gpu.h"
+
+rb_status rb_copy_setup(void **ctx, uint64_t n, uint64_t seed)
+{
+    rb_copy_ctx *c = calloc(1, sizeof *c);
+    *ctx = c;
+    if (!c)
+        return RB_ERR_ALLOC;
+    c->n = n;
+    RB_CUDA(cudaMalloc((void **)&c->in, n * sizeof(float)));
+    RB_CUDA(cudaMalloc((void **)&c->out, n * sizeof(float)));
+    RB_CUDA(rb_fill_uniform_f32(c->in, n, seed, 0));
+    RB_CUDA(cudaDeviceSynchronize());
+    return RB_OK;
+}
+
+void rb_copy_output(void *ctx, void **dev_ptr, size_t *bytes)
+{
+    rb_copy_ctx *c = ctx;
+    *dev_ptr = c->out;
+    *bytes = c->n * sizeof(float);
+}
+
+rb_status rb_copy_check(void *ctx, cudaStream_t stream, double *rel_err)
+{
+    rb_copy_ctx *c = ctx;
+    RB_CUDA(rb_relerr_f32_device(c->out, c->in, c->n, stream, rel_err));
+    return RB_OK;
+}
+
+void rb_copy_teardown(void *ctx)
+{
+    rb_copy_ctx *c = ctx;
+    if (!c)
+        return;
+    cudaFree(c->in);
+    cudaFree(c->out);
+    free(c);
+}
+
+rb_status rb_copy_memcpy(void *ctx, cudaStream_t stream)
+{
+    rb_copy_ctx *c = ctx;
+    RB_CUDA(cudaMemcpyAsync(c->out, c->in, c->n * sizeof(float), cudaMemcpyDeviceToDevice,
+                            stream));
+    return RB_OK;
+}
+
+double rb_copy_flops(uint64_t n)
+{
+    (void)n;
+    return 0.0;
+}
+
+double rb_copy_bytes(uint64_t n)
+{
+    return 8.0 * (double)n;
+}
+
+int rb_copy_selftest(char *why, size_t why_size)
+{
+    const float in[5] = {1.5f, -2.0f, 3.25f, -0.0f, 1e-30f};
+    float out[5];
+    memcpy(out, in, sizeof out); /* the CPU reference of a copy */
+    if (rb_relerr_f32(out, in, 5) != 0.0 || rb_copy_bytes(5) != 40.0) {
+        rb_fmt(why, why_size, "copy reference or work model wrong on a 5-element case");
+        return -1;
+    }
+    return 0;
+}

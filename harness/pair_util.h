@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers for bench/<pair>.c files, so that a pair file holds only what is particular to it.
+ * The fp32 copy helpers serve every pair whose function is out = in over n floats.
+ */
+#ifndef RB_PAIR_UTIL_H
+#define RB_PAIR_UTIL_H
+
+#include "pair.h"
+
+/* Device buffers of a copy-shaped pair: in (seeded random), out (what variants write). */
+typedef struct rb_copy_ctx {
+    float *in, *out;
+    size_t n;
+} rb_copy_ctx;
+
+rb_status rb_copy_setup(void **ctx, uint64_t n, uint64_t seed);
+void rb_copy_output(void *ctx, void **dev_ptr, size_t *bytes);
+/* The reference of a copy is its input: compares out with in on the device. */
+rb_status rb_copy_check(void *ctx, cudaStream_t stream, double *rel_err);
+void rb_copy_teardown(void *ctx);
+/* The library variant: cudaMemcpyAsync device to device. */
+rb_status rb_copy_memcpy(void *ctx, cudaStream_t stream);
+/* Work model of a copy: 0 flops, 4n read + 4n written. */
+double rb_copy_flops(uint64_t n);
+double rb_copy_bytes(uint64_t n);
+/* The CPU reference (out = in) against a hand-computed case. */
+int rb_copy_selftest(char *why, size_t why_size);
+
+#endif

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+#include "runner.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+/* Splits what arrived into lines and parses each; an unparsable line is reported as such. */
+static void deliver_lines(char *buf, size_t *len, rb_line_fn on_line, void *line_arg)
+{
+    size_t start = 0;
+    for (size_t i = 0; i < *len; i++) {
+        if (buf[i] != '\n')
+            continue;
+        char err[200];
+        json_value *v = json_parse(buf + start, i - start, err, sizeof err);
+        if (v) {
+            on_line(line_arg, v);
+            json_free(v);
+        } else {
+            fprintf(stderr, "roofbench: unreadable report from a child: %s\n", err);
+        }
+        start = i + 1;
+    }
+    memmove(buf, buf + start, *len - start);
+    *len -= start;
+}
+
+int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_line,
+                 void *line_arg, char *why, size_t why_size)
+{
+    int fds[2];
+    why[0] = '\0';
+    fflush(stdout);
+    fflush(stderr);
+    if (pipe(fds) != 0) {
+        rb_fmt(why, why_size, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        rb_fmt(why, why_size, "fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        signal(SIGINT, SIG_DFL);
+        int rc = fn(fn_arg, fds[1]);
+        close(fds[1]);
+        fflush(stdout);
+        fflush(stderr);
+        _exit(rc);
+    }
+    close(fds[1]);
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    double deadline = rb_now_s() + timeout_s;
+    int timed_out = 0;
+    for (;;) {
+        double left = deadline - rb_now_s();
+        if (left <= 0) {
+            timed_out = 1;
+            break;
+        }
+        struct pollfd pfd = {fds[0], POLLIN, 0};
+        int rc = poll(&pfd, 1, (int)(left * 1000) + 1);
+        if (rc < 0 && errno == EINTR)
+            continue;
+        if (rc == 0)
+            continue;
+        if (len + 4096 > cap) {
+            char *bigger = buf ? realloc(buf, cap * 2) : NULL;
+            if (!bigger)
+                break;
+            buf = bigger;
+            cap *= 2;
+        }
+        ssize_t k = buf ? read(fds[0], buf + len, cap - len) : -1;
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        len += (size_t)k;
+        deliver_lines(buf, &len, on_line, line_arg);
+    }
+    if (timed_out)
+        kill(pid, SIGKILL);
+    close(fds[0]);
+    free(buf);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (timed_out) {
+        rb_fmt(why, why_size, "timed out after %g s (killed by the watchdog)", timeout_s);
+        return -1;
+    }
+    if (WIFSIGNALED(status)) {
+        rb_fmt(why, why_size, "crashed: %s", strsignal(WTERMSIG(status)));
+        return -1;
+    }
+    return WEXITSTATUS(status);
+}

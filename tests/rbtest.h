@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rbtest: the project's own tiny test runner (no third-party framework: the GPU nodes build with
+ * the CUDA Toolkit alone). A suite is a static table of {name, function}; RB_CHECK records a
+ * failure with file:line and the test goes on, so one run reports every broken assertion.
+ * tests/main.c runs every suite and ends with the line "N passed, N failed".
+ */
+#ifndef RB_TEST_H
+#define RB_TEST_H
+
+#include <stddef.h>
+
+typedef struct rbtest_case {
+    const char *name;
+    void (*fn)(void);
+} rbtest_case;
+
+typedef struct rbtest_suite {
+    const char *name;
+    const rbtest_case *cases;
+    size_t count;
+} rbtest_suite;
+
+/* Records a failed assertion of the running test. */
+void rbtest_fail(const char *file, int line, const char *what);
+/* Marks the running test as skipped (counted apart, not as passed), with a reason. */
+void rbtest_skip(const char *why);
+
+#define RB_CHECK(cond)                                                                             \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            rbtest_fail(__FILE__, __LINE__, #cond);                                                \
+    } while (0)
+
+/* Doubles equal within an absolute tolerance; NaN never passes. */
+#define RB_CHECK_NEAR(a, b, tol)                                                                   \
+    do {                                                                                           \
+        double rb_a_ = (a), rb_b_ = (b);                                                           \
+        if (!(rb_a_ - rb_b_ <= (tol) && rb_b_ - rb_a_ <= (tol)))                                   \
+            rbtest_fail(__FILE__, __LINE__, #a " ~= " #b);                                         \
+    } while (0)
+
+#define RB_SUITE(var, label, table)                                                                \
+    const rbtest_suite var = {label, table, sizeof(table) / sizeof(table[0])}
+
+#endif
