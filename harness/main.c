@@ -479,7 +479,9 @@ static int cmd_run(const rb_pair **pairs, int n, const rb_options *o, int argc, 
     rb_expect_free(&expect);
     json_free(ps.env);
     if (failing)
-        printf("%d variant(s) regressed or invalid: exit 1\n", failing);
+        printf("exit 1: %d failed pair(s), invalid or regressed variant(s), or unwritten "
+               "file(s)\n",
+               failing);
     return failing ? EXIT_FAIL : EXIT_OK;
 }
 

@@ -26,6 +26,18 @@ void rbtest_fail(const char *file, int line, const char *what);
 /* Marks the running test as skipped (counted apart, not as passed), with a reason. */
 void rbtest_skip(const char *why);
 
+/* Path of the roofbench binary under test (the runner's first argument). */
+extern const char *rbtest_binary;
+/* Number of usable CUDA devices (0 on a machine without a GPU). */
+int rbtest_gpu_count(void);
+
+/* Running the binary from a fresh temporary folder (tests/test_binary.c): rbtest_run returns its
+ * exit status (-1 when it did not exit normally) and keeps stdout+stderr for rbtest_output. */
+const char *rbtest_fresh_dir(void);
+void rbtest_remove_dir(void);
+int rbtest_run(const char *args);
+const char *rbtest_output(void);
+
 #define RB_CHECK(cond)                                                                             \
     do {                                                                                           \
         if (!(cond))                                                                               \

@@ -340,9 +340,11 @@ int rb_expect_update(json_value **doc, const rb_pair_result *pairs, int n, json_
             rb_fmt(err, err_size, "out of memory while recording expectations");
             return -1;
         }
-        oom |= json_set_number(d, "schema", 1) || json_object_set(d, "hardware", hardware) ||
-               json_object_set(d, "peaks", peaks ? peaks : json_new_object()) ||
-               json_object_set(d, "ceilings", json_new_object());
+        /* Each set takes ownership of its value, also when it fails: all four always run. */
+        oom |= json_set_number(d, "schema", 1);
+        oom |= json_object_set(d, "hardware", hardware);
+        oom |= json_object_set(d, "peaks", peaks ? peaks : json_new_object());
+        oom |= json_object_set(d, "ceilings", json_new_object());
         hardware = peaks = NULL;
     }
     json_free(hardware);

@@ -24,11 +24,13 @@ RB_HOST_DEVICE static inline uint64_t rb_mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
-/* Uniform in [-1, 1), never exactly zero: 24 random bits, the odd half-step keeps it off 0. */
+/* Uniform in (-1, 1), never exactly zero: the odd integers 2b + 1 - 2^24 for 24 random bits b,
+ * scaled by 2^-24. Every step is exact in float (|2b + 1 - 2^24| < 2^24), so the CPU and the GPU
+ * agree bit for bit and no rounding can land on 0 or 1. */
 RB_HOST_DEVICE static inline float rb_uniform_f32(uint64_t seed, uint64_t i)
 {
     uint32_t bits = (uint32_t)(rb_mix64(seed ^ rb_mix64(i)) >> 40);
-    return ((float)bits + 0.5f) * (2.0f / 16777216.0f) - 1.0f;
+    return (float)((int32_t)(2u * bits + 1u) - 16777216) * (1.0f / 16777216.0f);
 }
 
 #endif

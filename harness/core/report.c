@@ -13,10 +13,6 @@ void rb_report_derive(rb_pair_result *pairs, int n, const rb_roofs *ceilings,
 {
     for (int i = 0; i < n; i++) {
         rb_pair_result *p = &pairs[i];
-        double base_ms = NAN;
-        for (int k = 0; k < p->n_variants; k++)
-            if (p->v[k].role == RB_ROLE_BASELINE && p->v[k].valid && p->v[k].timed)
-                base_ms = p->v[k].time_ms.median;
         for (int k = 0; k < p->n_variants; k++) {
             rb_variant_result *v = &p->v[k];
             if (!v->timed)
@@ -24,7 +20,6 @@ void rb_report_derive(rb_pair_result *pairs, int n, const rb_roofs *ceilings,
             double ms = v->time_ms.median;
             rb_roofline_point(p->flops, p->bytes, ms, v->unit, ceilings, &v->vs_ceiling);
             rb_roofline_point(p->flops, p->bytes, ms, v->unit, peaks, &v->vs_peak);
-            v->speedup = v->valid ? base_ms / ms : NAN;
             if (v->valid && p->size >= p->full_size && p->bytes > 0 &&
                 v->vs_peak.gbps > peaks->dram_gbps) {
                 v->valid = 0;
@@ -34,6 +29,14 @@ void rb_report_derive(rb_pair_result *pairs, int n, const rb_roofs *ceilings,
                        v->vs_peak.gbps, peaks->dram_gbps);
             }
         }
+        /* Speedups only between valid results, once validity is settled. */
+        double base_ms = NAN;
+        for (int k = 0; k < p->n_variants; k++)
+            if (p->v[k].role == RB_ROLE_BASELINE && p->v[k].valid && p->v[k].timed)
+                base_ms = p->v[k].time_ms.median;
+        for (int k = 0; k < p->n_variants; k++)
+            p->v[k].speedup =
+                p->v[k].valid && p->v[k].timed ? base_ms / p->v[k].time_ms.median : NAN;
     }
 }
 
@@ -225,9 +228,11 @@ json_value *rb_report_json(const rb_pair_result *pairs, int n, json_value *meta)
     for (int i = 0; !bad && i < n; i++) {
         const rb_pair_result *p = &pairs[i];
         json_value *o = json_new_object(), *vs = json_new_array();
-        bad |= !o || !vs || json_array_push(list, o);
-        if (bad) {
+        if (!o || !vs || json_array_push(list, o)) { /* push frees o when it fails */
+            if (!vs || !o)
+                json_free(o);
             json_free(vs);
+            bad = 1;
             break;
         }
         bad |= json_set_string(o, "name", p->name) || json_set_string(o, "pattern", p->pattern) ||
@@ -239,7 +244,12 @@ json_value *rb_report_json(const rb_pair_result *pairs, int n, json_value *meta)
             bad |= json_array_push(vs, variant_json(&p->v[k]));
         bad |= json_object_set(o, "variants", vs);
     }
-    if (bad || json_object_set(meta, "pairs", list)) {
+    if (bad) {
+        json_free(list);
+        json_free(meta);
+        return NULL;
+    }
+    if (json_object_set(meta, "pairs", list)) { /* frees list when it fails */
         json_free(meta);
         return NULL;
     }

@@ -32,8 +32,11 @@ void rb_hardware_key(const char *device_name, char *out, size_t out_size)
     for (const char *p = device_name ? device_name : ""; *p && n + 1 < out_size; p++) {
         unsigned char c = (unsigned char)*p;
         if (isalnum(c)) {
-            if (pending_dash && n > 0 && n + 2 < out_size)
+            if (pending_dash && n > 0) {
+                if (n + 2 >= out_size)
+                    break; /* no room for "-x": stop at a word boundary */
                 out[n++] = '-';
+            }
             pending_dash = 0;
             out[n++] = (char)tolower(c);
         } else {
@@ -91,7 +94,8 @@ int rb_parse_count(const char *s, uint64_t *out, char *err, size_t err_size)
 int rb_parse_seconds(const char *s, double *out, char *err, size_t err_size)
 {
     char *end = NULL;
-    if (!s || !(isdigit((unsigned char)*s) || *s == '.')) {
+    /* Decimal only: strtod would also take hex ("0x10"), "inf" and "nan". */
+    if (!s || !(isdigit((unsigned char)*s) || *s == '.') || strspn(s, "0123456789.eE+-") != strlen(s)) {
         rb_fmt(err, err_size, "'%s' is not a number of seconds", s ? s : "");
         return -1;
     }

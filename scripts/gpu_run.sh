@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Everything a GPU machine session needs, in one go: build, GPU tests, and the suite; logs and
+# result files land in $OUT (default: ./gpu-out) as one archive plus a summary log.
+#
+#   scripts/gpu_run.sh [record]   record: measure ceilings and rewrite the expectation file from
+#                                 the first full run; without it the expectation file is only read
+# Each full run is timed without the build. Two back-to-back runs are made so their medians can
+# be compared. Extra arguments for `roofbench run` can be passed in RUN_ARGS.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-gpu-out}
+mkdir -p "$OUT"
+LOG=$OUT/summary.log
+: > "$LOG"
+say() { echo "== $*" | tee -a "$LOG"; }
+export NCCL_NVLS_ENABLE=0   # never NVLink multicast on shared machines
+
+ARCH=${ARCH:-sm_90}
+B=build/$ARCH/roofbench
+say "$(date -u +%FT%TZ) on $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader | head -n 1)"
+say "build"
+make -j"$(nproc)" ARCH="$ARCH" all "build/$ARCH/rbtest" > "$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; exit 1; }
+grep -ci warning "$OUT/build.log" | sed 's/^/warnings: /' | tee -a "$LOG"
+
+say "make test (GPU tier included)"
+make test ARCH="$ARCH" > "$OUT/test.log" 2>&1
+echo "test exit $?: $(tail -n 1 "$OUT/test.log")" | tee -a "$LOG"
+grep -E "FAIL|skipped" "$OUT/test.log" | tee -a "$LOG"
+
+if [ "${1:-}" = record ]; then
+    say "ceilings"
+    $B ceilings 2>&1 | tee -a "$LOG"
+    RECORD=--update-expectations
+fi
+
+for i in 1 2; do
+    say "full run $i"
+    start=$(date +%s.%N)
+    $B run ${RECORD:-} ${RUN_ARGS:-} > "$OUT/run$i.log" 2>&1
+    rc=$?
+    end=$(date +%s.%N)
+    echo "run $i exit $rc, $(awk "BEGIN{printf \"%.1f\", $end - $start}") s without the build" | tee -a "$LOG"
+    sed -n '/^pair /,$p' "$OUT/run$i.log" | tee -a "$LOG"
+    RECORD=
+done
+
+tar czf "$OUT/results.tgz" results expectations 2>/dev/null
+say "done: $OUT"

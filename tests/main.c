@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The test runner: tier 1 (CPU only: json, core, expect), tier 2 (nvcc-built, no GPU needed:
+ * registry, binary) and tier 3 (gpu: runs only where a GPU is usable, skipped elsewhere).
+ * Usage: rbtest ROOFBENCH_BINARY [SUITE...]. Last line: "N passed, N failed, N skipped".
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "rbtest.h"
+
+extern const rbtest_suite json_suite, core_suite, expect_suite, registry_suite, binary_suite,
+    gpu_suite;
+
+const char *rbtest_binary = "build/sm_90/roofbench";
+
+static int failed_asserts, skipped;
+static char skip_reason[200];
+
+void rbtest_fail(const char *file, int line, const char *what)
+{
+    failed_asserts++;
+    printf("    FAIL %s:%d: %s\n", file, line, what);
+}
+
+void rbtest_skip(const char *why)
+{
+    skipped = 1;
+    snprintf(skip_reason, sizeof skip_reason, "%s", why);
+}
+
+static int selected(const char *suite, int argc, char **argv)
+{
+    if (argc <= 2)
+        return 1;
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], suite))
+            return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const rbtest_suite *suites[] = {&json_suite,     &core_suite,   &expect_suite,
+                                    &registry_suite, &binary_suite, &gpu_suite};
+    int passed = 0, failed = 0, skips = 0;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc > 1)
+        rbtest_binary = argv[1];
+    for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) {
+        const rbtest_suite *suite = suites[s];
+        if (!selected(suite->name, argc, argv))
+            continue;
+        printf("%s (%zu tests)\n", suite->name, suite->count);
+        for (size_t i = 0; i < suite->count; i++) {
+            failed_asserts = 0;
+            skipped = 0;
+            suite->cases[i].fn();
+            if (failed_asserts) {
+                failed++;
+                printf("  FAILED  %s\n", suite->cases[i].name);
+            } else if (skipped) {
+                skips++;
+                printf("  skipped %s: %s\n", suite->cases[i].name, skip_reason);
+            } else {
+                passed++;
+                printf("  ok      %s\n", suite->cases[i].name);
+            }
+        }
+    }
+    printf("%d passed, %d failed, %d skipped\n", passed, failed, skips);
+    return failed ? 1 : 0;
+}

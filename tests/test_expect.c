@@ -1,0 +1,972 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests of expectation files, verdicts and reports (harness/core/expect.c, report.c). */
+#include "../harness/core/expect.h"
+#include "../harness/core/json.h"
+#include "../harness/core/report.h"
+#include "../harness/core/result.h"
+#include "../harness/core/roofline.h"
+#include "../harness/core/util.h"
+#include "rbtest.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern const rbtest_suite expect_suite;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Helpers                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+#define FULL_SIZE 268435456ull
+
+/* A complete, valid expectation document. */
+static const char valid_text[] =
+    "{\n"
+    "  \"schema\": 1,\n"
+    "  \"hardware\": {\"name\": \"NVIDIA H100 80GB HBM3\", \"sm\": \"9.0\"},\n"
+    "  \"peaks\": {\"dram_gbps\": 3352, \"fp32_tflops\": 66.9, \"tf32_tflops\": null,\n"
+    "            \"source\": \"datasheet\"},\n"
+    "  \"ceilings\": {\"dram_gbps\": 3000, \"fp32_tflops\": 60.6, \"source\": \"measured\"},\n"
+    "  \"provenance\": {\"git\": \"abc1234\", \"date\": \"2026-11-22T03:15:02Z\",\n"
+    "                 \"size\": \"full\"},\n"
+    "  \"pairs\": {\"copy_vectorized\": {\"size\": 268435456,\n"
+    "                                 \"variants\": {\"baseline\": {\"median_ms\": 0.95,\n"
+    "                                                            \"noise\": 0.004}}}}\n"
+    "}\n";
+
+/* Expectations used by the apply tests: three variants of copy_vectorized, one of gemm_tiled. */
+static const char apply_text[] =
+    "{\"schema\": 1, \"hardware\": {\"name\": \"NVIDIA H100 80GB HBM3\"},"
+    " \"peaks\": {\"dram_gbps\": 3352}, \"ceilings\": {\"dram_gbps\": 3000},"
+    " \"pairs\": {"
+    "  \"copy_vectorized\": {\"size\": 268435456, \"variants\": {"
+    "     \"baseline\": {\"median_ms\": 1.0, \"noise\": 0.001},"
+    "     \"optimized\": {\"median_ms\": 0.5, \"noise\": 0.001},"
+    "     \"library\": {\"median_ms\": 0.4, \"noise\": 0.002}}},"
+    "  \"gemm_tiled\": {\"size\": 4096, \"variants\": {"
+    "     \"baseline\": {\"median_ms\": 10.0, \"noise\": 0.01}}}}}";
+
+static json_value *parse_text(const char *text)
+{
+    char err[300];
+    json_value *v = json_parse(text, strlen(text), err, sizeof err);
+    if (!v)
+        printf("    (test document does not parse: %s)\n", err);
+    return v;
+}
+
+static json_value *valid_doc(void)
+{
+    return parse_text(valid_text);
+}
+
+/* The copy of obj without key (obj is freed). */
+static json_value *without(json_value *obj, const char *key)
+{
+    json_value *c = json_new_object();
+    for (size_t i = 0; obj && c && i < obj->count; i++)
+        if (strcmp(obj->keys[i], key) != 0)
+            json_object_set(c, obj->keys[i], json_clone(obj->items[i]));
+    json_free(obj);
+    return c;
+}
+
+static json_value *pair_in(json_value *doc)
+{
+    return json_get(json_get(doc, "pairs"), "copy_vectorized");
+}
+
+static json_value *variant_in(json_value *doc)
+{
+    return json_get(json_get(pair_in(doc), "variants"), "baseline");
+}
+
+/* Validates doc (then frees it); 1 when refused with a message that contains needle. */
+static int refused(json_value *doc, const char *needle)
+{
+    char err[400] = "";
+    if (!doc)
+        return 0;
+    int rc = rb_expect_validate(doc, err, sizeof err);
+    json_free(doc);
+    if (rc == 0)
+        return 0;
+    if (!strstr(err, needle)) {
+        printf("    (message \"%s\" lacks \"%s\")\n", err, needle);
+        return 0;
+    }
+    return rc == -1;
+}
+
+/* An rb_expect from a document text (validated). Returns 0 or -1. */
+static int expect_from_text(const char *text, rb_expect *e)
+{
+    char err[300];
+    memset(e, 0, sizeof *e);
+    e->doc = parse_text(text);
+    if (!e->doc || rb_expect_validate(e->doc, err, sizeof err) != 0) {
+        json_free(e->doc);
+        e->doc = NULL;
+        return -1;
+    }
+    rb_expect_roofs(json_get(e->doc, "peaks"), &e->peaks);
+    rb_expect_roofs(json_get(e->doc, "ceilings"), &e->ceilings);
+    return 0;
+}
+
+static void init_pair(rb_pair_result *p, const char *name, uint64_t size)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    snprintf(p->pattern, sizeof p->pattern, "%s", "dst[i] = src[i]");
+    p->size = size;
+    p->full_size = size;
+    p->bytes = 8.0 * (double)size; /* read and write 4 bytes each */
+    p->flops = 0.0;
+    p->status = RB_PAIR_OK;
+}
+
+static rb_variant_result *add_variant(rb_pair_result *p, const char *name, rb_role role, int valid,
+                                      double median_ms, double noise)
+{
+    rb_variant_result *v = &p->v[p->n_variants++];
+    rb_variant_result_init(v, name, role, RB_UNIT_NONE, 0.0);
+    v->valid = valid;
+    v->timed = 1;
+    v->rel_err_before = v->rel_err_after = 0.0;
+    v->time_ms.n = 10;
+    v->time_ms.median = v->time_ms.min = v->time_ms.max = median_ms;
+    v->time_ms.p10 = v->time_ms.p90 = median_ms;
+    v->time_ms.noise = noise;
+    v->launches_per_sample = 1;
+    if (!valid)
+        snprintf(v->note, sizeof v->note, "%s", "wrong result: rel_err 1 > tol 0");
+    return v;
+}
+
+static const json_value *path_get(const json_value *doc, const char *a, const char *b,
+                                  const char *c)
+{
+    const json_value *x = json_get(doc, a);
+    if (b)
+        x = json_get(x, b);
+    if (c)
+        x = json_get(x, c);
+    return x;
+}
+
+static double number_at(const json_value *doc, const char *a, const char *b, const char *c)
+{
+    const json_value *x = path_get(doc, a, b, c);
+    return x && x->type == JSON_NUMBER ? x->number : NAN;
+}
+
+static const char *string_at(const json_value *doc, const char *a, const char *b, const char *c)
+{
+    const json_value *x = path_get(doc, a, b, c);
+    return x && x->type == JSON_STRING ? x->string : "";
+}
+
+static int make_tmpdir(char *dir, size_t size)
+{
+    snprintf(dir, size, "/tmp/rbexpect.XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+/* Writes text to dir/name and puts the path into path. */
+static int write_in(const char *dir, const char *name, const char *text, char *path, size_t size)
+{
+    char err[300];
+    snprintf(path, size, "%s/%s", dir, name);
+    return rb_write_file_atomic(path, text, err, sizeof err);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* validation                                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+static void test_validate_accepts_full_document(void)
+{
+    char err[300] = "";
+    json_value *d = valid_doc();
+    RB_CHECK(d != NULL);
+    RB_CHECK(rb_expect_validate(d, err, sizeof err) == 0);
+    /* Optional parts: provenance may be absent; variants may carry gbps/tflops or null;
+     * pairs and variants may be empty. */
+    d = without(d, "provenance");
+    json_value *v = variant_in(d);
+    json_set_number(v, "gbps", 2900.5);
+    json_object_set(v, "tflops", json_new_null());
+    json_object_set(json_get(d, "pairs"), "empty_pair",
+                    parse_text("{\"size\": 1, \"variants\": {}}"));
+    json_set_number(json_get(d, "ceilings"), "launch_us", 2.5);
+    RB_CHECK(rb_expect_validate(d, err, sizeof err) == 0);
+    json_free(d);
+    d = parse_text("{\"schema\": 1, \"hardware\": {\"name\": \"x\"}, \"peaks\": {},"
+                   " \"ceilings\": {}, \"pairs\": {}}");
+    RB_CHECK(d && rb_expect_validate(d, err, sizeof err) == 0);
+    json_free(d);
+}
+
+static void test_validate_refuses_top_level(void)
+{
+    json_value *d = valid_doc();
+    json_set_number(d, "schema", 2);
+    RB_CHECK(refused(d, "schema: unsupported version"));
+
+    d = valid_doc();
+    json_set_string(d, "schema", "1");
+    RB_CHECK(refused(d, "schema: expected a number, got string"));
+
+    RB_CHECK(refused(without(valid_doc(), "schema"), "schema: missing"));
+    RB_CHECK(refused(without(valid_doc(), "pairs"), "pairs: missing"));
+    RB_CHECK(refused(without(valid_doc(), "ceilings"), "ceilings: missing"));
+
+    d = valid_doc();
+    json_set_number(d, "extra", 1);
+    RB_CHECK(refused(d, "extra: unknown key"));
+
+    d = valid_doc();
+    json_object_set(d, "pairs", json_new_array());
+    RB_CHECK(refused(d, "pairs: expected an object, got array"));
+
+    d = valid_doc();
+    json_object_set(d, "hardware", parse_text("{\"sm\": \"9.0\"}"));
+    RB_CHECK(refused(d, "hardware.name: missing"));
+
+    d = valid_doc();
+    json_set_number(json_get(d, "hardware"), "name", 100);
+    RB_CHECK(refused(d, "hardware.name: expected string, got number"));
+
+    d = valid_doc();
+    json_set_string(d, "provenance", "git abc");
+    RB_CHECK(refused(d, "provenance: expected an object, got string"));
+
+    RB_CHECK(refused(parse_text("[1, 2]"), "top level: expected an object, got array"));
+}
+
+static void test_validate_refuses_roofs(void)
+{
+    json_value *d = valid_doc();
+    json_set_string(json_get(d, "peaks"), "dram_gbps", "3352");
+    RB_CHECK(refused(d, "peaks.dram_gbps: expected a number, got string"));
+
+    d = valid_doc();
+    json_set_number(json_get(d, "peaks"), "dram_gbps", -3352);
+    RB_CHECK(refused(d, "peaks.dram_gbps: must be positive"));
+
+    d = valid_doc();
+    json_set_number(json_get(d, "ceilings"), "fp32_tflops", 0);
+    RB_CHECK(refused(d, "ceilings.fp32_tflops: must be positive"));
+
+    d = valid_doc();
+    json_set_number(json_get(d, "ceilings"), "launch_us", -1);
+    RB_CHECK(refused(d, "ceilings.launch_us: must be positive"));
+
+    /* A key that is not a roof must hold a string. */
+    d = valid_doc();
+    json_set_number(json_get(d, "ceilings"), "measured_on", 20261122);
+    RB_CHECK(refused(d, "ceilings.measured_on: expected string, got number"));
+
+    d = valid_doc();
+    json_object_set(json_get(d, "peaks"), "source", json_new_null());
+    RB_CHECK(refused(d, "peaks.source: expected string, got null"));
+
+    d = valid_doc();
+    json_object_set(d, "ceilings", json_new_array());
+    RB_CHECK(refused(d, "ceilings: expected an object, got array"));
+}
+
+static void test_validate_refuses_pairs(void)
+{
+    json_value *d = valid_doc();
+    json_object_set(json_get(d, "pairs"), "copy_vectorized",
+                    without(json_clone(pair_in(d)), "size"));
+    RB_CHECK(refused(d, "pairs.copy_vectorized.size: missing"));
+
+    d = valid_doc();
+    json_set_number(pair_in(d), "size", 0);
+    RB_CHECK(refused(d, "pairs.copy_vectorized.size: must be positive"));
+
+    d = valid_doc();
+    json_set_string(pair_in(d), "size", "256M");
+    RB_CHECK(refused(d, "pairs.copy_vectorized.size: expected a number, got string"));
+
+    d = valid_doc();
+    json_set_number(pair_in(d), "sizes", 1);
+    RB_CHECK(refused(d, "pairs.copy_vectorized.sizes: unknown key"));
+
+    d = valid_doc();
+    json_object_set(json_get(d, "pairs"), "copy_vectorized", json_new_number(3));
+    RB_CHECK(refused(d, "pairs.copy_vectorized: expected an object, got number"));
+
+    d = valid_doc();
+    json_object_set(json_get(d, "pairs"), "copy_vectorized",
+                    without(json_clone(pair_in(d)), "variants"));
+    RB_CHECK(refused(d, "pairs.copy_vectorized.variants: missing"));
+
+    d = valid_doc();
+    json_object_set(pair_in(d), "variants", parse_text("[{\"median_ms\": 1, \"noise\": 0}]"));
+    RB_CHECK(refused(d, "pairs.copy_vectorized.variants: expected an object, got array"));
+}
+
+static void test_validate_refuses_variants(void)
+{
+    const char *where = "pairs.copy_vectorized.variants.baseline";
+    char needle[200];
+
+    json_value *d = valid_doc();
+    json_set_number(variant_in(d), "median_ms", 0);
+    snprintf(needle, sizeof needle, "%s.median_ms: must be positive", where);
+    RB_CHECK(refused(d, needle));
+
+    d = valid_doc();
+    json_object_set(json_get(pair_in(d), "variants"), "baseline",
+                    without(json_clone(variant_in(d)), "noise"));
+    snprintf(needle, sizeof needle, "%s.noise: missing", where);
+    RB_CHECK(refused(d, needle));
+
+    d = valid_doc();
+    json_set_number(variant_in(d), "noise", -0.001);
+    snprintf(needle, sizeof needle, "%s.noise: must be >= 0", where);
+    RB_CHECK(refused(d, needle));
+
+    /* A noise of exactly 0 is fine (a single sample). */
+    d = valid_doc();
+    json_set_number(variant_in(d), "noise", 0);
+    char err[300];
+    RB_CHECK(rb_expect_validate(d, err, sizeof err) == 0);
+    json_free(d);
+
+    d = valid_doc();
+    json_set_number(variant_in(d), "p90", 1.0);
+    snprintf(needle, sizeof needle, "%s.p90: unknown key", where);
+    RB_CHECK(refused(d, needle));
+
+    d = valid_doc();
+    json_set_string(variant_in(d), "gbps", "fast");
+    snprintf(needle, sizeof needle, "%s.gbps: expected a number, got string", where);
+    RB_CHECK(refused(d, needle));
+
+    d = valid_doc();
+    json_object_set(json_get(pair_in(d), "variants"), "baseline", json_new_number(0.95));
+    snprintf(needle, sizeof needle, "%s: expected an object, got number", where);
+    RB_CHECK(refused(d, needle));
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* loading                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+static void test_load_errors(void)
+{
+    char dir[64], path[128], expected[300], err[500];
+    rb_expect e;
+    if (make_tmpdir(dir, sizeof dir) != 0) {
+        rbtest_skip("mkdtemp failed");
+        return;
+    }
+    RB_CHECK(write_in(dir, "comma.json", "{\n  \"schema\": 1,\n  \"pairs\": {},\n}\n", path,
+                      sizeof path) == 0);
+    memset(&e, 0x5A, sizeof e);
+    RB_CHECK(rb_expect_load(path, &e, err, sizeof err) == -1);
+    RB_CHECK(e.doc == NULL);
+    snprintf(expected, sizeof expected, "%s: line 3, column 14: ", path);
+    RB_CHECK(strncmp(err, expected, strlen(expected)) == 0);
+    RB_CHECK(strstr(err, "trailing comma") != NULL);
+    unlink(path);
+
+    RB_CHECK(write_in(dir, "dup.json",
+                      "{\"schema\": 1, \"pairs\": {\"p\": {\"size\": 1, \"variants\": "
+                      "{\"v\": {\"median_ms\": 1, \"noise\": 0, \"noise\": 0}}}}}",
+                      path, sizeof path) == 0);
+    RB_CHECK(rb_expect_load(path, &e, err, sizeof err) == -1);
+    RB_CHECK(strncmp(err, path, strlen(path)) == 0);
+    RB_CHECK(strstr(err, "duplicate key \"noise\"") != NULL);
+    RB_CHECK(strstr(err, "line 1, column ") != NULL);
+    unlink(path);
+
+    /* Valid JSON, invalid document: "PATH: where: what". */
+    RB_CHECK(write_in(dir, "schema.json",
+                      "{\"schema\": 2, \"hardware\": {\"name\": \"x\"}, \"peaks\": {},"
+                      " \"ceilings\": {}, \"pairs\": {}}",
+                      path, sizeof path) == 0);
+    RB_CHECK(rb_expect_load(path, &e, err, sizeof err) == -1);
+    snprintf(expected, sizeof expected, "%s: schema: unsupported version", path);
+    RB_CHECK(strncmp(err, expected, strlen(expected)) == 0);
+    RB_CHECK(e.doc == NULL);
+    unlink(path);
+
+    snprintf(path, sizeof path, "%s/absent.json", dir);
+    RB_CHECK(rb_expect_load(path, &e, err, sizeof err) == -1);
+    snprintf(expected, sizeof expected, "%s: No such file", path);
+    RB_CHECK(strncmp(err, expected, strlen(expected)) == 0);
+    RB_CHECK(rmdir(dir) == 0);
+}
+
+static void test_load_fills_roofs(void)
+{
+    char dir[64], path[128], err[500] = "";
+    rb_expect e;
+    if (make_tmpdir(dir, sizeof dir) != 0) {
+        rbtest_skip("mkdtemp failed");
+        return;
+    }
+    RB_CHECK(write_in(dir, "ok.json", valid_text, path, sizeof path) == 0);
+    RB_CHECK(rb_expect_load(path, &e, err, sizeof err) == 0);
+    RB_CHECK(e.doc != NULL);
+    RB_CHECK(e.peaks.dram_gbps == 3352.0);
+    RB_CHECK(e.peaks.tflops[RB_UNIT_FP32] == 66.9);
+    RB_CHECK(isnan(e.peaks.tflops[RB_UNIT_TF32])); /* null: unknown */
+    RB_CHECK(isnan(e.peaks.tflops[RB_UNIT_FP64])); /* absent: unknown */
+    RB_CHECK(e.ceilings.dram_gbps == 3000.0);
+    RB_CHECK(e.ceilings.tflops[RB_UNIT_FP32] == 60.6);
+    RB_CHECK(number_at(e.doc, "pairs", "copy_vectorized", "size") == 268435456.0);
+    rb_expect_free(&e);
+    RB_CHECK(e.doc == NULL);
+    unlink(path);
+    RB_CHECK(rmdir(dir) == 0);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* verdicts                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+static void test_threshold(void)
+{
+    RB_CHECK(rb_expect_threshold(0.001, 0.002) == 0.03);
+    RB_CHECK_NEAR(rb_expect_threshold(0.02, 0.001), 0.06, 1e-15);
+    RB_CHECK_NEAR(rb_expect_threshold(0.001, 0.02), 0.06, 1e-15);
+    RB_CHECK(rb_expect_threshold(NAN, 0.002) == 0.03);
+    RB_CHECK_NEAR(rb_expect_threshold(NAN, 0.05), 0.15, 1e-15);
+    RB_CHECK_NEAR(rb_expect_threshold(0.05, NAN), 0.15, 1e-15);
+    RB_CHECK(rb_expect_threshold(NAN, NAN) == 0.03);
+    RB_CHECK(rb_expect_threshold(0.0, 0.0) == 0.03);
+}
+
+static void test_judge(void)
+{
+    RB_CHECK(rb_expect_judge(1.0, 0.001, 1.02, 0.001) == RB_VERDICT_PASS);
+    RB_CHECK(rb_expect_judge(1.0, 0.001, 1.031, 0.001) == RB_VERDICT_REGRESSED);
+    RB_CHECK(rb_expect_judge(1.0, 0.001, 0.96, 0.001) == RB_VERDICT_IMPROVED);
+    RB_CHECK(rb_expect_judge(1.0, 0.001, 0.98, 0.001) == RB_VERDICT_PASS);
+    RB_CHECK(rb_expect_judge(1.0, 0.001, 1.0, 0.0) == RB_VERDICT_PASS);
+    /* A noisy measurement widens the band: 3 x 0.02 = 6%. */
+    RB_CHECK(rb_expect_judge(1.0, 0.001, 1.05, 0.02) == RB_VERDICT_PASS);
+    RB_CHECK(rb_expect_judge(1.0, 0.001, 1.061, 0.02) == RB_VERDICT_REGRESSED);
+    RB_CHECK(rb_expect_judge(1.0, 0.02, 0.95, 0.001) == RB_VERDICT_PASS);
+    RB_CHECK(rb_expect_judge(1.0, 0.02, 0.939, 0.001) == RB_VERDICT_IMPROVED);
+    /* NaN never passes. */
+    RB_CHECK(rb_expect_judge(1.0, 0.001, NAN, 0.001) == RB_VERDICT_REGRESSED);
+    RB_CHECK(rb_expect_judge(1.0, 0.001, NAN, NAN) == RB_VERDICT_REGRESSED);
+    RB_CHECK(rb_expect_judge(1.0, 0.001, INFINITY, 0.0) == RB_VERDICT_REGRESSED);
+}
+
+static void test_apply_pass_and_invalid(void)
+{
+    rb_expect e;
+    RB_CHECK(expect_from_text(apply_text, &e) == 0);
+    rb_pair_result p;
+    init_pair(&p, "copy_vectorized", FULL_SIZE);
+    add_variant(&p, "baseline", RB_ROLE_BASELINE, 1, 1.0, 0.001);
+    add_variant(&p, "optimized", RB_ROLE_OPTIMIZED, 0, 0.5, 0.001);
+    add_variant(&p, "library", RB_ROLE_LIBRARY, 1, 0.4, 0.002);
+    RB_CHECK(rb_expect_apply(&e, &p, 1) == 1);
+    RB_CHECK(p.n_variants == 3);
+    RB_CHECK(p.v[0].verdict == RB_VERDICT_PASS);
+    RB_CHECK(p.v[0].expected_ms == 1.0);
+    RB_CHECK(p.v[1].verdict == RB_VERDICT_INVALID);
+    RB_CHECK(p.v[2].verdict == RB_VERDICT_PASS);
+    RB_CHECK(p.v[2].expected_ms == 0.4);
+
+    /* The same run with a slow library: two variants make it fail. */
+    init_pair(&p, "copy_vectorized", FULL_SIZE);
+    add_variant(&p, "baseline", RB_ROLE_BASELINE, 1, 0.9, 0.001);
+    add_variant(&p, "optimized", RB_ROLE_OPTIMIZED, 0, 0.5, 0.001);
+    add_variant(&p, "library", RB_ROLE_LIBRARY, 1, 0.45, 0.002);
+    RB_CHECK(rb_expect_apply(&e, &p, 1) == 2);
+    RB_CHECK(p.v[0].verdict == RB_VERDICT_IMPROVED);
+    RB_CHECK(p.v[2].verdict == RB_VERDICT_REGRESSED);
+    rb_expect_free(&e);
+}
+
+static void test_apply_new(void)
+{
+    rb_expect e;
+    RB_CHECK(expect_from_text(apply_text, &e) == 0);
+    rb_pair_result p[2];
+    init_pair(&p[0], "brand_new", 1024);
+    add_variant(&p[0], "baseline", RB_ROLE_BASELINE, 1, 1.0, 0.001);
+    add_variant(&p[0], "optimized", RB_ROLE_OPTIMIZED, 1, 0.5, 0.001);
+    /* Recorded at size 4096, run at 2048: says nothing about this run. */
+    init_pair(&p[1], "gemm_tiled", 2048);
+    add_variant(&p[1], "baseline", RB_ROLE_BASELINE, 1, 99.0, 0.001);
+    RB_CHECK(rb_expect_apply(&e, p, 2) == 0);
+    RB_CHECK(p[0].n_variants == 2);
+    RB_CHECK(p[0].v[0].verdict == RB_VERDICT_NEW && p[0].v[1].verdict == RB_VERDICT_NEW);
+    RB_CHECK(isnan(p[0].v[0].expected_ms));
+    RB_CHECK(p[1].n_variants == 1);
+    RB_CHECK(p[1].v[0].verdict == RB_VERDICT_NEW);
+    RB_CHECK(isnan(p[1].v[0].expected_ms));
+    rb_expect_free(&e);
+
+    /* No expectation file at all: everything is new, an invalid variant still fails. */
+    init_pair(&p[0], "copy_vectorized", FULL_SIZE);
+    add_variant(&p[0], "baseline", RB_ROLE_BASELINE, 1, 1.0, 0.001);
+    RB_CHECK(rb_expect_apply(NULL, p, 1) == 0);
+    RB_CHECK(p[0].v[0].verdict == RB_VERDICT_NEW && p[0].n_variants == 1);
+    add_variant(&p[0], "optimized", RB_ROLE_OPTIMIZED, 0, 0.5, 0.001);
+    RB_CHECK(rb_expect_apply(NULL, p, 1) == 1);
+    RB_CHECK(p[0].v[1].verdict == RB_VERDICT_INVALID);
+}
+
+static void test_apply_missing_appended(void)
+{
+    rb_expect e;
+    RB_CHECK(expect_from_text(apply_text, &e) == 0);
+    rb_pair_result p;
+    init_pair(&p, "copy_vectorized", FULL_SIZE);
+    add_variant(&p, "baseline", RB_ROLE_BASELINE, 1, 1.0, 0.001);
+    RB_CHECK(rb_expect_apply(&e, &p, 1) == 0);
+    RB_CHECK(p.n_variants == 3);
+    RB_CHECK(p.v[0].verdict == RB_VERDICT_PASS);
+    RB_CHECK(strcmp(p.v[1].name, "optimized") == 0);
+    RB_CHECK(p.v[1].verdict == RB_VERDICT_MISSING);
+    RB_CHECK(p.v[1].expected_ms == 0.5);
+    RB_CHECK(p.v[1].valid == 0 && p.v[1].timed == 0);
+    RB_CHECK(strstr(p.v[1].note, "expected but not produced") != NULL);
+    RB_CHECK(strcmp(p.v[2].name, "library") == 0);
+    RB_CHECK(p.v[2].verdict == RB_VERDICT_MISSING);
+    RB_CHECK(p.v[2].expected_ms == 0.4);
+    rb_expect_free(&e);
+}
+
+static void test_apply_skipped_and_failed(void)
+{
+    rb_expect e;
+    RB_CHECK(expect_from_text(apply_text, &e) == 0);
+    rb_pair_result p;
+    init_pair(&p, "copy_vectorized", FULL_SIZE);
+    p.status = RB_PAIR_SKIPPED;
+    add_variant(&p, "baseline", RB_ROLE_BASELINE, 0, NAN, NAN);
+    RB_CHECK(rb_expect_apply(&e, &p, 1) == 0);
+    RB_CHECK(p.v[0].verdict == RB_VERDICT_SKIPPED);
+    RB_CHECK(p.n_variants == 1); /* a skipped pair misses nothing */
+
+    init_pair(&p, "gemm_tiled", 4096);
+    p.status = RB_PAIR_FAILED;
+    snprintf(p.reason, sizeof p.reason, "%s", "watchdog: timed out after 300 s");
+    RB_CHECK(rb_expect_apply(&e, &p, 1) == 1);
+
+    init_pair(&p, "brand_new", 4096);
+    p.status = RB_PAIR_FAILED;
+    add_variant(&p, "baseline", RB_ROLE_BASELINE, 1, 1.0, 0.001);
+    RB_CHECK(rb_expect_apply(&e, &p, 1) >= 1);
+    RB_CHECK(rb_expect_apply(NULL, &p, 1) >= 1);
+    rb_expect_free(&e);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* recording                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+static void test_update_creates_document(void)
+{
+    rb_pair_result p;
+    init_pair(&p, "copy_vectorized", FULL_SIZE);
+    add_variant(&p, "baseline", RB_ROLE_BASELINE, 1, 4.0, 0.002);
+    rb_variant_result *o = add_variant(&p, "optimized", RB_ROLE_OPTIMIZED, 1, 1.0, 0.004);
+    o->vs_ceiling.gbps = 2147.483648;
+    json_value *doc = NULL;
+    char err[300] = "";
+    RB_CHECK(rb_expect_update(&doc, &p, 1, parse_text("{\"name\": \"NVIDIA H100 80GB HBM3\"}"),
+                              rb_datasheet_peaks("nvidia-h100-80gb-hbm3"),
+                              parse_text("{\"git\": \"abc1234\"}"), err, sizeof err) == 0);
+    RB_CHECK(doc != NULL);
+    if (!doc)
+        return;
+    RB_CHECK(rb_expect_validate(doc, err, sizeof err) == 0);
+    RB_CHECK(number_at(doc, "schema", NULL, NULL) == 1.0);
+    RB_CHECK(strcmp(string_at(doc, "hardware", "name", NULL), "NVIDIA H100 80GB HBM3") == 0);
+    RB_CHECK(number_at(doc, "peaks", "dram_gbps", NULL) == 3352.0);
+    const json_value *ceilings = json_get(doc, "ceilings");
+    RB_CHECK(ceilings && ceilings->type == JSON_OBJECT && ceilings->count == 0);
+    RB_CHECK(strcmp(string_at(doc, "provenance", "git", NULL), "abc1234") == 0);
+    const json_value *pair = path_get(doc, "pairs", "copy_vectorized", NULL);
+    RB_CHECK(number_at(pair, "size", NULL, NULL) == 268435456.0);
+    RB_CHECK(number_at(pair, "variants", "baseline", "median_ms") == 4.0);
+    RB_CHECK(number_at(pair, "variants", "baseline", "noise") == 0.002);
+    RB_CHECK(number_at(pair, "variants", "optimized", "median_ms") == 1.0);
+    RB_CHECK(number_at(pair, "variants", "optimized", "gbps") == 2147.483648);
+    RB_CHECK(path_get(pair, "variants", "optimized", "tflops") == NULL); /* no flops */
+    json_free(doc);
+
+    /* Without datasheet peaks the document still validates (peaks is an empty object). */
+    doc = NULL;
+    RB_CHECK(rb_expect_update(&doc, &p, 1, parse_text("{\"name\": \"Mystery GPU\"}"), NULL,
+                              parse_text("{}"), err, sizeof err) == 0);
+    RB_CHECK(doc && rb_expect_validate(doc, err, sizeof err) == 0);
+    const json_value *peaks = json_get(doc, "peaks");
+    RB_CHECK(peaks && peaks->type == JSON_OBJECT && peaks->count == 0);
+    json_free(doc);
+}
+
+static void test_update_keeps_other_pairs(void)
+{
+    json_value *doc = parse_text(apply_text);
+    RB_CHECK(doc != NULL);
+    if (!doc)
+        return;
+    json_value *before = doc;
+    rb_pair_result p[2];
+    init_pair(&p[0], "copy_vectorized", FULL_SIZE);
+    add_variant(&p[0], "baseline", RB_ROLE_BASELINE, 1, 1.1, 0.003);
+    add_variant(&p[0], "optimized", RB_ROLE_OPTIMIZED, 1, 0.55, 0.005);
+    /* A skipped pair records nothing, even with an invalid variant. */
+    init_pair(&p[1], "gemm_tiled", 4096);
+    p[1].status = RB_PAIR_SKIPPED;
+    add_variant(&p[1], "baseline", RB_ROLE_BASELINE, 0, NAN, NAN);
+    char err[300] = "";
+    RB_CHECK(rb_expect_update(&doc, p, 2, parse_text("{\"name\": \"other\"}"),
+                              rb_datasheet_peaks("nvidia-h200"),
+                              parse_text("{\"git\": \"def5678\"}"), err, sizeof err) == 0);
+    RB_CHECK(doc == before);
+    RB_CHECK(rb_expect_validate(doc, err, sizeof err) == 0);
+    /* hardware and peaks of an existing file are kept. */
+    RB_CHECK(strcmp(string_at(doc, "hardware", "name", NULL), "NVIDIA H100 80GB HBM3") == 0);
+    RB_CHECK(number_at(doc, "peaks", "dram_gbps", NULL) == 3352.0);
+    RB_CHECK(strcmp(string_at(doc, "provenance", "git", NULL), "def5678") == 0);
+    /* The run's pair is replaced whole: "library" is gone. */
+    const json_value *vs = path_get(doc, "pairs", "copy_vectorized", "variants");
+    RB_CHECK(vs && vs->count == 2);
+    RB_CHECK(number_at(vs, "baseline", "median_ms", NULL) == 1.1);
+    RB_CHECK(number_at(vs, "optimized", "noise", NULL) == 0.005);
+    RB_CHECK(json_get(vs, "library") == NULL);
+    /* The other pair is kept as it was. */
+    RB_CHECK(number_at(doc, "pairs", "gemm_tiled", "size") == 4096.0);
+    RB_CHECK(number_at(path_get(doc, "pairs", "gemm_tiled", "variants"), "baseline", "median_ms",
+                       NULL) == 10.0);
+    json_free(doc);
+}
+
+static void test_update_refuses_invalid(void)
+{
+    rb_pair_result p;
+    init_pair(&p, "copy_vectorized", FULL_SIZE);
+    add_variant(&p, "baseline", RB_ROLE_BASELINE, 1, 1.0, 0.001);
+    add_variant(&p, "optimized", RB_ROLE_OPTIMIZED, 0, 0.5, 0.001);
+    json_value *doc = NULL;
+    char err[300] = "";
+    /* The hardware, peaks and provenance passed in are freed also here (valgrind). */
+    RB_CHECK(rb_expect_update(&doc, &p, 1, parse_text("{\"name\": \"x\"}"),
+                              rb_datasheet_peaks("nvidia-h100-80gb-hbm3"),
+                              parse_text("{\"git\": \"abc\"}"), err, sizeof err) == -1);
+    RB_CHECK(doc == NULL);
+    RB_CHECK(strstr(err, "copy_vectorized/optimized") != NULL);
+
+    /* Valid but not timed is refused too. */
+    p.v[1].valid = 1;
+    p.v[1].timed = 0;
+    RB_CHECK(rb_expect_update(&doc, &p, 1, NULL, NULL, NULL, err, sizeof err) == -1);
+    RB_CHECK(strstr(err, "copy_vectorized/optimized") != NULL);
+
+    /* A failed pair, against an existing document that stays as it was. */
+    json_value *existing = parse_text(apply_text);
+    doc = existing;
+    init_pair(&p, "gemm_tiled", 4096);
+    p.status = RB_PAIR_FAILED;
+    RB_CHECK(rb_expect_update(&doc, &p, 1, parse_text("{\"name\": \"x\"}"), NULL,
+                              parse_text("{\"git\": \"abc\"}"), err, sizeof err) == -1);
+    RB_CHECK(strstr(err, "gemm_tiled/failed") != NULL);
+    RB_CHECK(doc == existing);
+    RB_CHECK(strcmp(string_at(doc, "hardware", "name", NULL), "NVIDIA H100 80GB HBM3") == 0);
+    RB_CHECK(json_get(doc, "provenance") == NULL);
+    json_free(doc);
+}
+
+static void test_update_then_load_and_apply(void)
+{
+    char dir[64], path[128], err[500] = "";
+    if (make_tmpdir(dir, sizeof dir) != 0) {
+        rbtest_skip("mkdtemp failed");
+        return;
+    }
+    rb_pair_result p;
+    init_pair(&p, "copy_vectorized", FULL_SIZE);
+    add_variant(&p, "baseline", RB_ROLE_BASELINE, 1, 4.0, 0.002);
+    add_variant(&p, "optimized", RB_ROLE_OPTIMIZED, 1, 1.0, 0.004);
+    json_value *doc = NULL;
+    RB_CHECK(rb_expect_update(&doc, &p, 1, parse_text("{\"name\": \"NVIDIA H200\"}"),
+                              rb_datasheet_peaks("nvidia-h200"), parse_text("{}"), err,
+                              sizeof err) == 0);
+    snprintf(path, sizeof path, "%s/nvidia-h200.json", dir);
+    RB_CHECK(doc && json_write_file(path, doc, err, sizeof err) == 0);
+    json_free(doc);
+    rb_expect e;
+    RB_CHECK(rb_expect_load(path, &e, err, sizeof err) == 0);
+    RB_CHECK(e.peaks.dram_gbps == 4814.0);
+    RB_CHECK(isnan(e.ceilings.dram_gbps));
+    /* The recorded run judged against itself passes. */
+    p.v[0].verdict = p.v[1].verdict = RB_VERDICT_NONE;
+    RB_CHECK(rb_expect_apply(&e, &p, 1) == 0);
+    RB_CHECK(p.v[0].verdict == RB_VERDICT_PASS && p.v[1].verdict == RB_VERDICT_PASS);
+    RB_CHECK(p.v[1].expected_ms == 1.0);
+    rb_expect_free(&e);
+    unlink(path);
+    RB_CHECK(rmdir(dir) == 0);
+}
+
+static void test_datasheet_peaks(void)
+{
+    json_value *h100 = rb_datasheet_peaks("nvidia-h100-80gb-hbm3");
+    RB_CHECK(h100 != NULL);
+    RB_CHECK(number_at(h100, "dram_gbps", NULL, NULL) == 3352.0);
+    RB_CHECK(number_at(h100, "fp32_tflops", NULL, NULL) == 66.9);
+    RB_CHECK(strstr(string_at(h100, "source", NULL, NULL), "H100") != NULL);
+    rb_roofs r;
+    rb_expect_roofs(h100, &r);
+    RB_CHECK(r.dram_gbps == 3352.0);
+    RB_CHECK(r.tflops[RB_UNIT_FP64] == 33.5);
+    RB_CHECK(r.tflops[RB_UNIT_BF16] == 989.4);
+    RB_CHECK(isnan(r.tflops[RB_UNIT_NONE]));
+    json_free(h100);
+
+    json_value *h200 = rb_datasheet_peaks("nvidia-h200");
+    RB_CHECK(h200 && number_at(h200, "dram_gbps", NULL, NULL) == 4814.0);
+    RB_CHECK(h200 && string_at(h200, "source", NULL, NULL)[0] != '\0');
+    json_free(h200);
+
+    RB_CHECK(rb_datasheet_peaks("nvidia-a100-sxm4-80gb") == NULL);
+    RB_CHECK(rb_datasheet_peaks("NVIDIA H100 80GB HBM3") == NULL); /* a key, not a name */
+    RB_CHECK(rb_datasheet_peaks("") == NULL);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* reports                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/* A derived copy pair: baseline 4 ms, optimized 1 ms, "cached" 0.5 ms (4295 GB/s). */
+static void derived_copy_pair(rb_pair_result *p, uint64_t size)
+{
+    init_pair(p, "copy_vectorized", size);
+    p->full_size = FULL_SIZE;
+    p->bytes = 8.0 * (double)FULL_SIZE; /* 2147483648 */
+    add_variant(p, "baseline", RB_ROLE_BASELINE, 1, 4.0, 0.004);
+    add_variant(p, "optimized", RB_ROLE_OPTIMIZED, 1, 1.0, 0.002);
+    add_variant(p, "cached", RB_ROLE_STEP, 1, 0.5, 0.002);
+    rb_roofs ceilings, peaks;
+    rb_roofs_unknown(&ceilings);
+    ceilings.dram_gbps = 3000;
+    json_value *sheet = rb_datasheet_peaks("nvidia-h100-80gb-hbm3");
+    rb_expect_roofs(sheet, &peaks);
+    json_free(sheet);
+    rb_report_derive(p, 1, &ceilings, &peaks);
+}
+
+static void test_report_derive(void)
+{
+    rb_pair_result p;
+    derived_copy_pair(&p, FULL_SIZE);
+    RB_CHECK_NEAR(p.v[0].speedup, 1.0, 1e-12);
+    RB_CHECK_NEAR(p.v[1].speedup, 4.0, 1e-12);
+    RB_CHECK_NEAR(p.v[1].vs_ceiling.gbps, 2147.483648, 1e-9);
+    RB_CHECK_NEAR(p.v[1].vs_ceiling.efficiency, 2147483648.0 / 3e12 / 1e-3, 1e-12);
+    RB_CHECK_NEAR(p.v[1].vs_peak.efficiency, 2147483648.0 / 3352e9 / 1e-3, 1e-12);
+    RB_CHECK(p.v[1].vs_peak.memory_bound == 1);
+    RB_CHECK(p.v[1].valid == 1 && p.v[1].note[0] == '\0');
+    /* 4294.967296 GB/s > 3352 GB/s at full size: not from DRAM. */
+    RB_CHECK(p.v[2].valid == 0);
+    RB_CHECK(strstr(p.v[2].note, "4295 GB/s exceeds the DRAM peak 3352 GB/s") != NULL);
+
+    /* The same rates at a smaller size are plausible (the data fits in L2). */
+    derived_copy_pair(&p, 1048576);
+    RB_CHECK(p.v[2].valid == 1 && p.v[2].note[0] == '\0');
+    RB_CHECK_NEAR(p.v[2].speedup, 8.0, 1e-12);
+
+    /* No valid timed baseline: no speedups; an untimed variant is left alone. */
+    init_pair(&p, "copy_vectorized", FULL_SIZE);
+    add_variant(&p, "baseline", RB_ROLE_BASELINE, 0, 4.0, 0.004);
+    add_variant(&p, "optimized", RB_ROLE_OPTIMIZED, 1, 1.0, 0.002);
+    rb_variant_result *u = add_variant(&p, "library", RB_ROLE_LIBRARY, 1, NAN, NAN);
+    u->timed = 0;
+    rb_roofs unknown;
+    rb_roofs_unknown(&unknown);
+    rb_report_derive(&p, 1, &unknown, &unknown);
+    RB_CHECK(isnan(p.v[0].speedup) && isnan(p.v[1].speedup));
+    RB_CHECK(isnan(p.v[1].vs_ceiling.efficiency));
+    RB_CHECK_NEAR(p.v[1].vs_ceiling.gbps, 2147.483648, 1e-9);
+    RB_CHECK(p.v[1].valid == 1); /* unknown peak: nothing to exceed */
+    RB_CHECK(isnan(p.v[2].speedup) && p.v[2].vs_ceiling.gbps == 0.0);
+}
+
+static void test_report_table(void)
+{
+    rb_pair_result p[2];
+    derived_copy_pair(&p[0], FULL_SIZE);
+    p[0].v[0].verdict = RB_VERDICT_PASS;
+    p[0].v[1].verdict = RB_VERDICT_IMPROVED;
+    p[0].v[2].verdict = RB_VERDICT_INVALID;
+    init_pair(&p[1], "gemm_tiled", 4096);
+    p[1].status = RB_PAIR_FAILED;
+    snprintf(p[1].reason, sizeof p[1].reason, "%s", "watchdog: timed out");
+
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    RB_CHECK(f != NULL);
+    if (!f)
+        return;
+    rb_report_table(f, p, 2);
+    fclose(f);
+    RB_CHECK(strncmp(buf, "pair ", 5) == 0);
+    RB_CHECK(strstr(buf, "verdict\n") != NULL);
+    RB_CHECK(strstr(buf, "copy_vectorized") != NULL);
+    RB_CHECK(strstr(buf, "4.00x") != NULL);
+    RB_CHECK(strstr(buf, "1.00x") != NULL);
+    RB_CHECK(strstr(buf, "improved\n") != NULL);
+    RB_CHECK(strstr(buf, "pass\n") != NULL);
+    RB_CHECK(strstr(buf, "invalid\n") != NULL);
+    RB_CHECK(strstr(buf, "1.0000") != NULL && strstr(buf, "4.0000") != NULL);
+    RB_CHECK(strstr(buf, "2147.5 GB/s") != NULL);
+    RB_CHECK(strstr(buf, "71.6%") != NULL); /* of the 3000 GB/s ceiling */
+    RB_CHECK(strstr(buf, "64.1%") != NULL); /* of the 3352 GB/s peak */
+    RB_CHECK(strstr(buf, "0.4%") != NULL);  /* baseline noise */
+    RB_CHECK(strstr(buf, "gemm_tiled") != NULL && strstr(buf, "FAILED: watchdog: timed out"));
+    RB_CHECK(strstr(buf, "note: copy_vectorized/cached: 4295 GB/s exceeds the DRAM peak") != NULL);
+    free(buf);
+}
+
+static void test_report_markdown(void)
+{
+    rb_pair_result p;
+    derived_copy_pair(&p, FULL_SIZE);
+    p.v[0].verdict = RB_VERDICT_PASS;
+    json_value *meta = parse_text("{\"date\": \"2026-11-22T03:15:02Z\", \"git\": \"abc1234\","
+                                  " \"environment\": {\"start\": {\"device\": \"NVIDIA H100 80GB "
+                                  "HBM3\", \"driver\": \"560.35\"}}}");
+    char *md = rb_report_markdown(&p, 1, meta);
+    json_free(meta);
+    RB_CHECK(md != NULL);
+    if (!md)
+        return;
+    RB_CHECK(strncmp(md, "# roofbench results: NVIDIA H100 80GB HBM3\n", 43) == 0);
+    RB_CHECK(strstr(md, "git: abc1234") != NULL);
+    RB_CHECK(strstr(md, "- driver 560.35, CUDA runtime ?,") != NULL);
+    RB_CHECK(strstr(md,
+                    "\n| pair | variant | median ms | noise | rate | % ceiling | % peak | "
+                    "speedup | verdict |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n") != NULL);
+    RB_CHECK(strstr(md, "| copy_vectorized | baseline | 4.0000 | 0.4% | 536.9 GB/s |") != NULL);
+    RB_CHECK(strstr(md, "|  | optimized | 1.0000 |") != NULL);
+    RB_CHECK(strstr(md, "| 4.00x | - |\n") != NULL);
+    RB_CHECK(strstr(md, "| 1.00x | pass |\n") != NULL);
+    RB_CHECK(strstr(md, "- copy_vectorized/cached: 4295 GB/s exceeds") != NULL);
+    free(md);
+}
+
+static void test_report_json(void)
+{
+    rb_pair_result p[2];
+    derived_copy_pair(&p[0], FULL_SIZE);
+    p[0].v[0].verdict = RB_VERDICT_PASS;
+    p[0].v[1].verdict = RB_VERDICT_IMPROVED;
+    p[0].v[1].expected_ms = 1.1;
+    p[0].v[2].verdict = RB_VERDICT_INVALID;
+    init_pair(&p[1], "gemm_tiled", 4096);
+    p[1].status = RB_PAIR_SKIPPED;
+    snprintf(p[1].reason, sizeof p[1].reason, "%s", "needs sm_90");
+
+    json_value *doc = rb_report_json(p, 2, parse_text("{\"date\": \"2026-11-22\"}"));
+    RB_CHECK(doc != NULL);
+    if (!doc)
+        return;
+    RB_CHECK(strcmp(string_at(doc, "date", NULL, NULL), "2026-11-22") == 0);
+    const json_value *pairs = json_get(doc, "pairs");
+    RB_CHECK(pairs && pairs->type == JSON_ARRAY && pairs->count == 2);
+    if (pairs && pairs->type == JSON_ARRAY && pairs->count == 2) {
+        const json_value *p0 = pairs->items[0];
+        RB_CHECK(strcmp(string_at(p0, "name", NULL, NULL), "copy_vectorized") == 0);
+        RB_CHECK(strcmp(string_at(p0, "status", NULL, NULL), "ok") == 0);
+        RB_CHECK(number_at(p0, "size", NULL, NULL) == 268435456.0);
+        RB_CHECK(number_at(p0, "bytes", NULL, NULL) == 2147483648.0);
+        const json_value *vs = json_get(p0, "variants");
+        RB_CHECK(vs && vs->type == JSON_ARRAY && vs->count == 3);
+        if (vs && vs->type == JSON_ARRAY && vs->count == 3) {
+            const json_value *v0 = vs->items[0], *v1 = vs->items[1], *v2 = vs->items[2];
+            RB_CHECK(strcmp(string_at(v0, "verdict", NULL, NULL), "pass") == 0);
+            RB_CHECK(strcmp(string_at(v1, "verdict", NULL, NULL), "improved") == 0);
+            RB_CHECK(strcmp(string_at(v2, "verdict", NULL, NULL), "invalid") == 0);
+            RB_CHECK(number_at(v1, "speedup", NULL, NULL) == 4.0);
+            RB_CHECK(number_at(v1, "expected_ms", NULL, NULL) == 1.1);
+            const json_value *clock = json_get(v0, "sm_clock_mhz");
+            RB_CHECK(clock && clock->type == JSON_NUMBER && isnan(clock->number));
+            RB_CHECK(strcmp(string_at(v1, "vs_ceiling", "bound", NULL), "memory") == 0);
+            RB_CHECK_NEAR(number_at(v1, "vs_peak", "gbps", NULL), 2147.483648, 1e-9);
+            RB_CHECK(number_at(v1, "vs_ceiling", "ai", NULL) == 0.0);
+            RB_CHECK(v2->type == JSON_OBJECT &&
+                     strstr(string_at(v2, "note", NULL, NULL), "exceeds the DRAM peak") != NULL);
+        }
+        const json_value *p1 = pairs->items[1];
+        RB_CHECK(strcmp(string_at(p1, "status", NULL, NULL), "skipped") == 0);
+        RB_CHECK(strcmp(string_at(p1, "reason", NULL, NULL), "needs sm_90") == 0);
+        const json_value *vs1 = json_get(p1, "variants");
+        RB_CHECK(vs1 && vs1->type == JSON_ARRAY && vs1->count == 0);
+    }
+    char *text = json_write(doc, 2);
+    json_free(doc);
+    RB_CHECK(text != NULL);
+    if (!text)
+        return;
+    RB_CHECK(strstr(text, "null") != NULL);
+    RB_CHECK(strstr(text, "nan") == NULL && strstr(text, "NaN") == NULL);
+    RB_CHECK(strstr(text, "inf") == NULL && strstr(text, "Infinity") == NULL);
+    /* What we write, we can read; the NaNs come back as null. */
+    json_value *back = json_parse(text, strlen(text), NULL, 0);
+    RB_CHECK(back != NULL);
+    const json_value *bp = json_get(back, "pairs");
+    const json_value *bv =
+        bp && bp->type == JSON_ARRAY && bp->count == 2 ? json_get(bp->items[0], "variants") : NULL;
+    RB_CHECK(bv && bv->type == JSON_ARRAY && bv->count == 3);
+    if (bv && bv->type == JSON_ARRAY && bv->count == 3) {
+        const json_value *clock = json_get(bv->items[0], "sm_clock_mhz");
+        const json_value *exp0 = json_get(bv->items[0], "expected_ms");
+        const json_value *exp1 = json_get(bv->items[1], "expected_ms");
+        RB_CHECK(clock && clock->type == JSON_NULL);
+        RB_CHECK(exp0 && exp0->type == JSON_NULL);
+        RB_CHECK(exp1 && exp1->type == JSON_NUMBER && exp1->number == 1.1);
+        RB_CHECK(strcmp(string_at(bv->items[0], "verdict", NULL, NULL), "pass") == 0);
+    }
+    json_free(back);
+    free(text);
+}
+
+static const rbtest_case expect_cases[] = {
+    {"validate_accepts_full_document", test_validate_accepts_full_document},
+    {"validate_refuses_top_level", test_validate_refuses_top_level},
+    {"validate_refuses_roofs", test_validate_refuses_roofs},
+    {"validate_refuses_pairs", test_validate_refuses_pairs},
+    {"validate_refuses_variants", test_validate_refuses_variants},
+    {"load_errors", test_load_errors},
+    {"load_fills_roofs", test_load_fills_roofs},
+    {"threshold", test_threshold},
+    {"judge", test_judge},
+    {"apply_pass_and_invalid", test_apply_pass_and_invalid},
+    {"apply_new", test_apply_new},
+    {"apply_missing_appended", test_apply_missing_appended},
+    {"apply_skipped_and_failed", test_apply_skipped_and_failed},
+    {"update_creates_document", test_update_creates_document},
+    {"update_keeps_other_pairs", test_update_keeps_other_pairs},
+    {"update_refuses_invalid", test_update_refuses_invalid},
+    {"update_then_load_and_apply", test_update_then_load_and_apply},
+    {"datasheet_peaks", test_datasheet_peaks},
+    {"report_derive", test_report_derive},
+    {"report_table", test_report_table},
+    {"report_markdown", test_report_markdown},
+    {"report_json", test_report_json},
+};
+
+RB_SUITE(expect_suite, "expect", expect_cases);

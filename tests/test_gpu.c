@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tier 3: runs only where a GPU is usable (each test skips itself elsewhere). The harness's own
+ * device code against its CPU twins, the poison-then-check mechanism of every pair, and every
+ * variant of every pair validated at smoke size and at an odd size.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../harness/core/compare.h"
+#include "../harness/core/random.h"
+#include "../harness/gpu.h"
+#include "../harness/pair.h"
+#include "rbtest.h"
+
+extern const rbtest_suite gpu_suite;
+
+int rbtest_gpu_count(void)
+{
+    static int count = -1;
+    if (count < 0 && cudaGetDeviceCount(&count) != cudaSuccess)
+        count = 0;
+    return count;
+}
+
+static int need_gpu(void)
+{
+    if (rbtest_gpu_count() > 0)
+        return 1;
+    rbtest_skip("no usable CUDA device");
+    return 0;
+}
+
+static void test_fill_matches_cpu_bit_for_bit(void)
+{
+    if (!need_gpu())
+        return;
+    size_t n = 1000003;
+    float *d = NULL, *h = malloc(n * sizeof *h);
+    RB_CHECK(h && cudaMalloc((void **)&d, n * sizeof *d) == cudaSuccess);
+    if (!h || !d)
+        return;
+    RB_CHECK(rb_fill_uniform_f32(d, n, 42, 0) == cudaSuccess);
+    RB_CHECK(cudaMemcpy(h, d, n * sizeof *d, cudaMemcpyDeviceToHost) == cudaSuccess);
+    size_t mismatches = 0, zeros = 0;
+    for (size_t i = 0; i < n; i++) {
+        float want = rb_uniform_f32(42, i);
+        mismatches += memcmp(&h[i], &want, sizeof want) != 0;
+        zeros += h[i] == 0.0f;
+    }
+    RB_CHECK(mismatches == 0);
+    RB_CHECK(zeros == 0);
+    cudaFree(d);
+    free(h);
+}
+
+static void test_device_relerr_matches_cpu(void)
+{
+    if (!need_gpu())
+        return;
+    size_t n = 1 << 20;
+    float *ref = malloc(n * sizeof *ref), *out = malloc(n * sizeof *out);
+    float *d_ref = NULL, *d_out = NULL;
+    RB_CHECK(ref && out);
+    RB_CHECK(cudaMalloc((void **)&d_ref, n * sizeof(float)) == cudaSuccess);
+    RB_CHECK(cudaMalloc((void **)&d_out, n * sizeof(float)) == cudaSuccess);
+    if (!ref || !out || !d_ref || !d_out)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        ref[i] = rb_uniform_f32(7, i);
+        out[i] = ref[i] * (1.0f + 1e-4f * rb_uniform_f32(8, i));
+    }
+    cudaMemcpy(d_ref, ref, n * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemcpy(d_out, out, n * sizeof(float), cudaMemcpyHostToDevice);
+    double gpu = NAN, cpu = rb_relerr_f32(out, ref, n);
+    RB_CHECK(rb_relerr_f32_device(d_out, d_ref, n, 0, &gpu) == cudaSuccess);
+    RB_CHECK(cpu > 1e-6 && cpu < 1e-4);
+    RB_CHECK_NEAR(gpu / cpu, 1.0, 1e-9);
+    /* identical: exactly zero */
+    RB_CHECK(rb_relerr_f32_device(d_ref, d_ref, n, 0, &gpu) == cudaSuccess);
+    RB_CHECK(gpu == 0.0);
+    /* one NaN anywhere makes the error NaN, which no tolerance accepts */
+    out[n / 3] = NAN;
+    cudaMemcpy(d_out, out, n * sizeof(float), cudaMemcpyHostToDevice);
+    RB_CHECK(rb_relerr_f32_device(d_out, d_ref, n, 0, &gpu) == cudaSuccess);
+    RB_CHECK(isnan(gpu));
+    RB_CHECK(!rb_within_tolerance(gpu, 1e30));
+    cudaFree(d_ref);
+    cudaFree(d_out);
+    free(ref);
+    free(out);
+}
+
+/* Poisoned output, no kernel run: every pair's check must fail. This proves both that the
+ * poison is NaN to the check and that a variant which writes nothing cannot pass. */
+static void test_poison_alone_fails_every_check(void)
+{
+    if (!need_gpu())
+        return;
+    for (int i = 0; rb_registry[i]; i++) {
+        const rb_pair *p = rb_registry[i];
+        void *ctx = NULL, *out = NULL;
+        size_t bytes = 0;
+        double err = 0.0;
+        if (p->setup(&ctx, p->smoke_size, 1) != RB_OK) {
+            RB_CHECK(!"setup failed");
+            p->teardown(ctx);
+            continue;
+        }
+        p->output(ctx, &out, &bytes);
+        RB_CHECK(cudaMemset(out, 0xFF, bytes) == cudaSuccess);
+        RB_CHECK(p->check(ctx, 0, &err) == RB_OK);
+        if (rb_within_tolerance(err, 0.1))
+            printf("    %s: poisoned output passed its check (err %g)\n", p->name, err);
+        RB_CHECK(!rb_within_tolerance(err, 0.1));
+        /* and one real variant passes it, so the check is not simply always failing */
+        RB_CHECK(p->variants[0].run(ctx, 0) == RB_OK);
+        RB_CHECK(cudaDeviceSynchronize() == cudaSuccess);
+        RB_CHECK(p->check(ctx, 0, &err) == RB_OK);
+        RB_CHECK(rb_within_tolerance(err, p->variants[0].tolerance));
+        p->teardown(ctx);
+    }
+}
+
+static void check_all(const char *size)
+{
+    char args[200];
+    snprintf(args, sizeof args, "check --size %s", size);
+    rbtest_fresh_dir();
+    int rc = rbtest_run(args);
+    if (rc != 0)
+        printf("    roofbench %s -> %d:\n%s", args, rc, rbtest_output());
+    RB_CHECK(rc == 0);
+    RB_CHECK(strstr(rbtest_output(), "check passed") != NULL);
+    rbtest_remove_dir();
+}
+
+static void test_every_variant_valid_at_smoke_size(void)
+{
+    if (need_gpu())
+        check_all("smoke");
+}
+
+static void test_every_variant_valid_at_odd_size(void)
+{
+    if (need_gpu())
+        check_all("1000003");
+}
+
+static const rbtest_case gpu_cases[] = {
+    {"fill_matches_cpu_bit_for_bit", test_fill_matches_cpu_bit_for_bit},
+    {"device_relerr_matches_cpu", test_device_relerr_matches_cpu},
+    {"poison_alone_fails_every_check", test_poison_alone_fails_every_check},
+    {"every_variant_valid_at_smoke_size", test_every_variant_valid_at_smoke_size},
+    {"every_variant_valid_at_odd_size", test_every_variant_valid_at_odd_size},
+};
+
+RB_SUITE(gpu_suite, "gpu", gpu_cases);

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/* Tier 2: the registry of pairs is consistent (no GPU needed). */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../harness/pair.h"
+#include "rbtest.h"
+
+extern const rbtest_suite registry_suite;
+
+/* Largest L2 among the GPUs we measure on (H200: 60 MB): memory-bound full sizes must be >= 4x
+ * it so that no timed pass is served from cache. */
+#define LARGEST_L2_BYTES (60.0 * 1024 * 1024)
+
+static int count_pairs(void)
+{
+    int n = 0;
+    while (rb_registry[n])
+        n++;
+    return n;
+}
+
+static void test_registry_not_empty_and_names_unique(void)
+{
+    int n = count_pairs();
+    RB_CHECK(n >= 2);
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            RB_CHECK(strcmp(rb_registry[i]->name, rb_registry[j]->name) != 0);
+}
+
+static void test_names_are_identifiers(void)
+{
+    for (int i = 0; rb_registry[i]; i++) {
+        const char *s = rb_registry[i]->name;
+        RB_CHECK(s && islower((unsigned char)s[0]));
+        for (; s && *s; s++)
+            RB_CHECK(islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '_');
+        RB_CHECK(rb_registry[i]->pattern && strlen(rb_registry[i]->pattern) > 10);
+        RB_CHECK(rb_registry[i]->size_unit && rb_registry[i]->size_unit[0]);
+    }
+}
+
+static void test_no_null_callbacks(void)
+{
+    for (int i = 0; rb_registry[i]; i++) {
+        const rb_pair *p = rb_registry[i];
+        RB_CHECK(p->flops && p->bytes && p->setup && p->output && p->check && p->teardown &&
+                 p->selftest);
+        RB_CHECK(p->n_variants >= 2 && p->n_variants <= RB_MAX_VARIANTS);
+        for (int k = 0; k < p->n_variants && k < RB_MAX_VARIANTS; k++) {
+            RB_CHECK(p->variants[k].name && p->variants[k].name[0]);
+            RB_CHECK(p->variants[k].run != NULL);
+        }
+    }
+}
+
+static void test_variants_well_formed(void)
+{
+    for (int i = 0; rb_registry[i]; i++) {
+        const rb_pair *p = rb_registry[i];
+        int baselines = 0, optimized = 0;
+        for (int k = 0; k < p->n_variants; k++) {
+            const rb_variant_def *v = &p->variants[k];
+            baselines += v->role == RB_ROLE_BASELINE;
+            optimized += v->role == RB_ROLE_OPTIMIZED;
+            RB_CHECK(v->tolerance >= 0 && isfinite(v->tolerance) && v->tolerance < 0.2);
+            RB_CHECK((unsigned)v->unit < RB_UNIT_COUNT);
+            for (int j = k + 1; j < p->n_variants; j++)
+                RB_CHECK(strcmp(v->name, p->variants[j].name) != 0);
+        }
+        RB_CHECK(baselines == 1);
+        RB_CHECK(optimized == 1);
+        RB_CHECK(p->variants[0].role == RB_ROLE_BASELINE); /* the table reads in order */
+    }
+}
+
+static void test_work_model_positive_and_growing(void)
+{
+    for (int i = 0; rb_registry[i]; i++) {
+        const rb_pair *p = rb_registry[i];
+        RB_CHECK(p->smoke_size >= 1 && p->smoke_size < p->full_size);
+        RB_CHECK(p->bytes(p->smoke_size) > 0);
+        RB_CHECK(p->bytes(p->full_size) > p->bytes(p->smoke_size));
+        RB_CHECK(p->flops(p->smoke_size) >= 0);
+        RB_CHECK(p->flops(p->full_size) >= p->flops(p->smoke_size));
+        RB_CHECK(isfinite(p->flops(p->full_size)) && isfinite(p->bytes(p->full_size)));
+    }
+}
+
+static void test_memory_bound_sizes_exceed_l2(void)
+{
+    for (int i = 0; rb_registry[i]; i++) {
+        const rb_pair *p = rb_registry[i];
+        double ai = p->flops(p->full_size) / p->bytes(p->full_size);
+        if (ai < 10) { /* memory-bound on every GPU we know */
+            if (!(p->bytes(p->full_size) >= 4 * LARGEST_L2_BYTES))
+                printf("    %s: full size moves %.0f MB, under 4x L2\n", p->name,
+                       p->bytes(p->full_size) / 1e6);
+            RB_CHECK(p->bytes(p->full_size) >= 4 * LARGEST_L2_BYTES);
+        }
+    }
+}
+
+static void test_cpu_references_pass_hand_computed_cases(void)
+{
+    for (int i = 0; rb_registry[i]; i++) {
+        char why[200] = "";
+        int rc = rb_registry[i]->selftest(why, sizeof why);
+        if (rc != 0)
+            printf("    %s: %s\n", rb_registry[i]->name, why);
+        RB_CHECK(rc == 0);
+    }
+}
+
+static const rbtest_case registry_cases[] = {
+    {"registry_not_empty_and_names_unique", test_registry_not_empty_and_names_unique},
+    {"names_are_identifiers", test_names_are_identifiers},
+    {"no_null_callbacks", test_no_null_callbacks},
+    {"variants_well_formed", test_variants_well_formed},
+    {"work_model_positive_and_growing", test_work_model_positive_and_growing},
+    {"memory_bound_sizes_exceed_l2", test_memory_bound_sizes_exceed_l2},
+    {"cpu_references_pass_hand_computed_cases", test_cpu_references_pass_hand_computed_cases},
+};
+
+RB_SUITE(registry_suite, "registry", registry_cases);
