@@ -21,7 +21,7 @@ B=build/$ARCH/roofbench
 say "$(date -u +%FT%TZ) on $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader | head -n 1)"
 say "build"
 make -j"$(nproc)" ARCH="$ARCH" all "build/$ARCH/rbtest" > "$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; exit 1; }
-grep -ci warning "$OUT/build.log" | sed 's/^/warnings: /' | tee -a "$LOG"
+grep -c "warning:" "$OUT/build.log" | sed 's/^/warnings: /' | tee -a "$LOG"
 
 say "make test (GPU tier included)"
 make test ARCH="$ARCH" > "$OUT/test.log" 2>&1
