@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -135,6 +136,27 @@ static int variant_record(int fd, const rb_variant_result *r)
     return rb_child_send(fd, o);
 }
 
+/* Fault injection for the tests of crash and hang handling (tests/test_gpu.c):
+ * RB_TEST_FAULT=<pair>:segv|hang|illegal_address makes that pair's child fail that way. */
+static rb_status inject_fault(const char *pair, cudaStream_t s)
+{
+    const char *f = getenv("RB_TEST_FAULT");
+    size_t n = strlen(pair);
+    if (!f || strncmp(f, pair, n) != 0 || f[n] != ':')
+        return RB_OK;
+    f += n + 1;
+    if (!strcmp(f, "segv"))
+        raise(SIGSEGV);
+    if (!strcmp(f, "hang"))
+        for (;;)
+            pause();
+    if (!strcmp(f, "illegal_address")) {
+        RB_CUDA(rb_fault_illegal_address(s));
+        RB_CUDA(cudaStreamSynchronize(s));
+    }
+    return RB_OK;
+}
+
 int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
 {
     rb_device dev;
@@ -162,7 +184,9 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
     }
     if (o->nvtx)
         nvtxRangePushA(p->name);
-    if (p->setup(&ctx, o->size, o->seed) != RB_OK) {
+    if (inject_fault(p->name, s) != RB_OK) {
+        status = send_error(fd, "injected fault");
+    } else if (p->setup(&ctx, o->size, o->seed) != RB_OK) {
         status = send_error(fd, "setup failed");
     } else {
         for (int k = 0; k < p->n_variants && status == 0; k++) {

@@ -90,6 +90,13 @@ static int set_reading(json_value *o, const char *key, int ok, double x)
     return json_set_number(o, key, ok ? x : NAN);
 }
 
+/* One NVML reading: calls read, then records the value or null. Kept as a separate step so
+ * the value is never read before the call that fills it. */
+static int set_nvml(json_value *o, const char *key, nvml_ret rc, unsigned v, double scale)
+{
+    return set_reading(o, key, rc == 0, v * scale);
+}
+
 static const char *const reason_names[] = {
     "gpu_idle",        "applications_clocks", "sw_power_cap",     "hw_slowdown",
     "sync_boost",      "sw_thermal",          "hw_thermal",       "hw_power_brake",
@@ -108,19 +115,27 @@ static json_value *nvml_state(int device)
     }
     unsigned v = 0;
     int bad = 0;
-    bad |= set_reading(o, "sm_clock_mhz", nvml.clock && !nvml.clock(h, NVML_CLOCK_SM, &v), v);
-    bad |= set_reading(o, "mem_clock_mhz", nvml.clock && !nvml.clock(h, NVML_CLOCK_MEM, &v), v);
-    bad |= set_reading(o, "sm_clock_max_mhz",
-                       nvml.max_clock && !nvml.max_clock(h, NVML_CLOCK_SM, &v), v);
-    bad |= set_reading(o, "temperature_c",
-                       nvml.temperature && !nvml.temperature(h, NVML_TEMPERATURE_GPU, &v), v);
-    bad |= set_reading(o, "power_w", nvml.power && !nvml.power(h, &v), v / 1000.0);
-    bad |= set_reading(o, "power_limit_w", nvml.power_limit && !nvml.power_limit(h, &v),
-                       v / 1000.0);
+    nvml_ret rc;
+    const nvml_ret missing = -1;
+    rc = nvml.clock ? nvml.clock(h, NVML_CLOCK_SM, &v) : missing;
+    bad |= set_nvml(o, "sm_clock_mhz", rc, v, 1);
+    rc = nvml.clock ? nvml.clock(h, NVML_CLOCK_MEM, &v) : missing;
+    bad |= set_nvml(o, "mem_clock_mhz", rc, v, 1);
+    rc = nvml.max_clock ? nvml.max_clock(h, NVML_CLOCK_SM, &v) : missing;
+    bad |= set_nvml(o, "sm_clock_max_mhz", rc, v, 1);
+    rc = nvml.temperature ? nvml.temperature(h, NVML_TEMPERATURE_GPU, &v) : missing;
+    bad |= set_nvml(o, "temperature_c", rc, v, 1);
+    rc = nvml.power ? nvml.power(h, &v) : missing;
+    bad |= set_nvml(o, "power_w", rc, v, 1e-3);
+    rc = nvml.power_limit ? nvml.power_limit(h, &v) : missing;
+    bad |= set_nvml(o, "power_limit_w", rc, v, 1e-3);
     int pm = 0;
-    bad |= set_reading(o, "persistence_mode", nvml.persistence && !nvml.persistence(h, &pm), pm);
-    bad |= set_reading(o, "pcie_gen", nvml.pcie_gen && !nvml.pcie_gen(h, &v), v);
-    bad |= set_reading(o, "pcie_width", nvml.pcie_width && !nvml.pcie_width(h, &v), v);
+    rc = nvml.persistence ? nvml.persistence(h, &pm) : missing;
+    bad |= set_nvml(o, "persistence_mode", rc, (unsigned)pm, 1);
+    rc = nvml.pcie_gen ? nvml.pcie_gen(h, &v) : missing;
+    bad |= set_nvml(o, "pcie_gen", rc, v, 1);
+    rc = nvml.pcie_width ? nvml.pcie_width(h, &v) : missing;
+    bad |= set_nvml(o, "pcie_width", rc, v, 1);
     unsigned long long r = 0;
     if (nvml.reasons && !nvml.reasons(h, &r)) {
         json_value *list = json_new_array();
@@ -203,8 +218,8 @@ json_value *rb_env_collect(int device)
     /* The attribute API, not cudaDeviceProp's clock fields (removed in CUDA 13). */
     int mem_khz = attr(cudaDevAttrMemoryClockRate, device);
     int bus_bits = attr(cudaDevAttrGlobalMemoryBusWidth, device);
-    bad |= set_reading(o, "sm_clock_max_khz", attr(cudaDevAttrClockRate, device) > 0,
-                       attr(cudaDevAttrClockRate, device));
+    int sm_khz = attr(cudaDevAttrClockRate, device);
+    bad |= set_reading(o, "sm_clock_max_khz", sm_khz > 0, sm_khz);
     bad |= set_reading(o, "mem_clock_khz", mem_khz > 0, mem_khz);
     bad |= set_reading(o, "mem_bus_bits", bus_bits > 0, bus_bits);
     bad |= set_reading(o, "dram_theoretical_gbps", mem_khz > 0 && bus_bits > 0,

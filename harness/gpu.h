@@ -33,6 +33,9 @@ cudaError_t rb_ceiling_copy(const void *src, void *dst, size_t n_vec4, int sms,
                             cudaStream_t stream);
 cudaError_t rb_ceiling_fma(float *out, int blocks, int iters, cudaStream_t stream);
 
+/* Launches a kernel that stores to an invalid address (the watchdog tests' illegal address). */
+cudaError_t rb_fault_illegal_address(cudaStream_t stream);
+
 /* cudaSuccess when this binary has machine code (or PTX) that runs on the current device;
  * cudaErrorNoKernelImageForDevice when it was built for another architecture. */
 cudaError_t rb_gpu_image_check(void);

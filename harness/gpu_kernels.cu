@@ -151,3 +151,14 @@ extern "C" cudaError_t rb_gpu_image_check(void)
     struct cudaFuncAttributes a;
     return cudaFuncGetAttributes(&a, fill_uniform_f32_kernel);
 }
+
+static __global__ void illegal_address_kernel(int *p)
+{
+    p[threadIdx.x] = 1;
+}
+
+extern "C" cudaError_t rb_fault_illegal_address(cudaStream_t stream)
+{
+    illegal_address_kernel<<<1, 32, 0, stream>>>((int *)(uintptr_t)16);
+    return cudaGetLastError();
+}

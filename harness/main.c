@@ -334,6 +334,20 @@ static int file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
+/* Writes an expectation file, creating its folder (an empty expectations/ is not in git). */
+static int write_expectations(const char *path, const json_value *doc, char *err, size_t err_size)
+{
+    char dir[600];
+    rb_fmt(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        *slash = '\0';
+        if (rb_mkdirs(dir, err, err_size) != 0)
+            return -1;
+    }
+    return json_write_file(path, doc, err, err_size);
+}
+
 /* Writes the results file and its Markdown twin. */
 static int write_results(const char *json_path, json_value *doc, const rb_pair_result *results,
                          int n)
@@ -465,7 +479,7 @@ static int cmd_run(const rb_pair **pairs, int n, const rb_options *o, int argc, 
         json_value *d = have_expect ? expect.doc : NULL;
         if (rb_expect_update(&d, results, n, hardware(ps.env), rb_datasheet_peaks(key),
                              provenance(o, ps.env), err, sizeof err) != 0 ||
-            json_write_file(expect_path, d, err, sizeof err) != 0) {
+            write_expectations(expect_path, d, err, sizeof err) != 0) {
             fprintf(stderr, "roofbench: %s\n", err);
             failing++;
         } else {
@@ -549,7 +563,7 @@ static int cmd_ceilings(const rb_options *o)
     json_free(cs.ceilings);
     json_free(ps.env);
     if (rb_expect_validate(doc, err, sizeof err) != 0 ||
-        json_write_file(path, doc, err, sizeof err) != 0) {
+        write_expectations(path, doc, err, sizeof err) != 0) {
         fprintf(stderr, "roofbench: %s\n", err);
         json_free(doc);
         return EXIT_FAIL;

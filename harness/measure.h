@@ -2,7 +2,8 @@
 /*
  * Timing with CUDA events. A sample is K back-to-back launches between two events, K chosen so
  * that a sample lasts >= ~1 ms (launch latency would swamp a short kernel timed alone); samples
- * are taken until the noise (p90 - p10) / median is under the target, or the time cap. --cold:
+ * are taken until the noise (p90 - p10) / median is under the target (with at least 20 samples
+ * over at least 0.1 s), or the time cap. --cold:
  * each sample is one launch after an L2 flush and a reset of the persisting-L2 lines.
  */
 #ifndef RB_MEASURE_H

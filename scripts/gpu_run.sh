@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Everything a GPU machine session needs, in one go: build, GPU tests, and the suite; logs and
-# result files land in $OUT (default: ./gpu-out) as one archive plus a summary log.
+# result files land in $OUT (default: ./gpu-out) as one archive plus a summary log; then ncu's
+# measured DRAM bytes of every pair kernel (NCU=0 skips it) and a --cold --nvtx run.
 #
 #   scripts/gpu_run.sh [record]   record: measure ceilings and rewrite the expectation file from
 #                                 the first full run; without it the expectation file is only read
@@ -37,7 +38,7 @@ fi
 for i in 1 2; do
     say "full run $i"
     start=$(date +%s.%N)
-    $B run ${RECORD:-} ${RUN_ARGS:-} > "$OUT/run$i.log" 2>&1
+    make --no-print-directory bench ARCH="$ARCH" BENCH_ARGS="${RECORD:-} ${RUN_ARGS:-}" > "$OUT/run$i.log" 2>&1
     rc=$?
     end=$(date +%s.%N)
     echo "run $i exit $rc, $(awk "BEGIN{printf \"%.1f\", $end - $start}") s without the build" | tee -a "$LOG"
@@ -45,5 +46,14 @@ for i in 1 2; do
     RECORD=
 done
 
-tar czf "$OUT/results.tgz" results expectations 2>/dev/null
+if [ "${NCU:-1}" = 1 ]; then
+    say "ncu: measured DRAM bytes of every pair kernel"
+    scripts/ncu_bytes.sh | tee -a "$LOG"
+fi
+say "cold and nvtx paths"
+$B run --cold --nvtx --filter copy_vectorized --expect none --json "$OUT/cold.json" > "$OUT/cold.log" 2>&1
+echo "cold run exit $?" | tee -a "$LOG"
+sed -n '/^pair /,$p' "$OUT/cold.log" | tee -a "$LOG"
+
+tar czf "$OUT/results.tgz" results expectations "$OUT"/*.json "$OUT"/*.csv 2>/dev/null
 say "done: $OUT"

@@ -149,12 +149,61 @@ static void test_every_variant_valid_at_odd_size(void)
         check_all("1000003");
 }
 
+/* A pair whose child crashes, hangs or hits an illegal address is reported as failed with the
+ * reason, the run goes on to the next pair, and the exit code says the run failed. */
+static void fault_case(const char *fault, const char *options, const char *reason)
+{
+    char args[300];
+    snprintf(args, sizeof args,
+             "run --size smoke --samples 3 --expect none --json out.json --filter copy %s",
+             options);
+    setenv("RB_TEST_FAULT", fault, 1);
+    rbtest_fresh_dir();
+    int rc = rbtest_run(args);
+    unsetenv("RB_TEST_FAULT");
+    const char *out = rbtest_output();
+    int valid_lines = 0;
+    for (const char *s = out; (s = strstr(s, "valid (rel_err")) != NULL; s++)
+        valid_lines++;
+    if (rc != 1 || !strstr(out, reason) || valid_lines != 3)
+        printf("    %s -> %d, %d valid variants:\n%s", fault, rc, valid_lines, out);
+    RB_CHECK(rc == 1);
+    RB_CHECK(strstr(out, "FAILED") != NULL);
+    RB_CHECK(strstr(out, reason) != NULL);
+    RB_CHECK(strstr(out, "[2/2] copy_vectorized") != NULL);
+    RB_CHECK(valid_lines == 3); /* the next pair's three variants still ran */
+    RB_CHECK(strstr(out, "results: out.json") != NULL);
+    rbtest_remove_dir();
+}
+
+static void test_crashing_pair_is_reported_and_run_continues(void)
+{
+    if (need_gpu())
+        fault_case("copy_coalescing:segv", "", "crashed: Segmentation fault");
+}
+
+static void test_hanging_pair_is_killed_by_watchdog(void)
+{
+    if (need_gpu())
+        fault_case("copy_coalescing:hang", "--timeout 8", "timed out after 8 s");
+}
+
+static void test_illegal_address_is_reported(void)
+{
+    if (need_gpu())
+        fault_case("copy_coalescing:illegal_address", "", "illegal memory access");
+}
+
 static const rbtest_case gpu_cases[] = {
     {"fill_matches_cpu_bit_for_bit", test_fill_matches_cpu_bit_for_bit},
     {"device_relerr_matches_cpu", test_device_relerr_matches_cpu},
     {"poison_alone_fails_every_check", test_poison_alone_fails_every_check},
     {"every_variant_valid_at_smoke_size", test_every_variant_valid_at_smoke_size},
     {"every_variant_valid_at_odd_size", test_every_variant_valid_at_odd_size},
+    {"crashing_pair_is_reported_and_run_continues",
+     test_crashing_pair_is_reported_and_run_continues},
+    {"hanging_pair_is_killed_by_watchdog", test_hanging_pair_is_killed_by_watchdog},
+    {"illegal_address_is_reported", test_illegal_address_is_reported},
 };
 
 RB_SUITE(gpu_suite, "gpu", gpu_cases);
