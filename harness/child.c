@@ -260,7 +260,6 @@ int rb_child_probe(int fd)
 typedef struct ceiling_ctx {
     void *a, *b;
     size_t bytes;
-    int sms;
     float *sink;
     int fma_blocks, fma_iters;
 } ceiling_ctx;
@@ -275,7 +274,7 @@ static rb_status run_memcpy(void *ctx, cudaStream_t s)
 static rb_status run_copy_kernel(void *ctx, cudaStream_t s)
 {
     ceiling_ctx *c = ctx;
-    RB_CUDA(rb_ceiling_copy(c->a, c->b, c->bytes / 16, c->sms, s));
+    RB_CUDA(rb_ceiling_copy(c->a, c->b, c->bytes / 16, s));
     return RB_OK;
 }
 
@@ -291,7 +290,6 @@ static rb_status measure_ceilings(json_value *o)
     rb_device dev;
     RB_TRY(rb_env_device(0, &dev));
     ceiling_ctx c = {0};
-    c.sms = dev.sms;
     /* 1 GiB per buffer, and at least 8x L2, so the copy streams from DRAM. */
     c.bytes = (size_t)1 << 30;
     if (c.bytes < 8 * dev.l2_bytes)

@@ -29,8 +29,7 @@ cudaError_t rb_flush_l2(void *buf, size_t bytes, cudaStream_t stream);
 
 /* Ceilings: a float4 streaming copy of n_vec4 16-byte elements, and `iters` rounds of 8
  * independent FMA chains per thread over a grid of blocks x 256 threads (16 x iters flops each). */
-cudaError_t rb_ceiling_copy(const void *src, void *dst, size_t n_vec4, int sms,
-                            cudaStream_t stream);
+cudaError_t rb_ceiling_copy(const void *src, void *dst, size_t n_vec4, cudaStream_t stream);
 cudaError_t rb_ceiling_fma(float *out, int blocks, int iters, cudaStream_t stream);
 
 /* Launches a kernel that stores to an invalid address (the watchdog tests' illegal address). */

@@ -89,33 +89,23 @@ extern "C" cudaError_t rb_flush_l2(void *buf, size_t bytes, cudaStream_t stream)
     return cudaGetLastError();
 }
 
-/* Streaming copy: each thread keeps four independent 16-byte loads in flight before it
- * stores, and the evict-first hints (ld.global.cs / st.global.cs) keep the stream from
- * displacing anything in L2 for nothing. */
+/* Streaming copy, the fastest form measured on H100 and H200 (see kernels/copy_vectorized.cu):
+ * one 16-byte load and store per thread over a grid that covers the array in one pass, with
+ * evict-first hints; the loop only guards grids smaller than the array. */
 static __global__ void __launch_bounds__(256) ceiling_copy_kernel(const float4 *__restrict__ src,
                                                                   float4 *__restrict__ dst,
                                                                   size_t n)
 {
-    const int unroll = 4;
     size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    for (; i + (unroll - 1) * stride < n; i += unroll * stride) {
-        float4 v[unroll];
-#pragma unroll
-        for (int k = 0; k < unroll; k++)
-            v[k] = __ldcs(&src[i + k * stride]);
-#pragma unroll
-        for (int k = 0; k < unroll; k++)
-            __stcs(&dst[i + k * stride], v[k]);
-    }
-    for (; i < n; i += stride)
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
         __stcs(&dst[i], __ldcs(&src[i]));
 }
 
-extern "C" cudaError_t rb_ceiling_copy(const void *src, void *dst, size_t n_vec4, int sms,
+extern "C" cudaError_t rb_ceiling_copy(const void *src, void *dst, size_t n_vec4,
                                        cudaStream_t stream)
 {
-    ceiling_copy_kernel<<<sms * 8, 256, 0, stream>>>((const float4 *)src, (float4 *)dst, n_vec4);
+    size_t blocks = (n_vec4 + 255) / 256;
+    ceiling_copy_kernel<<<blocks, 256, 0, stream>>>((const float4 *)src, (float4 *)dst, n_vec4);
     return cudaGetLastError();
 }
 
