@@ -53,11 +53,11 @@ OBJ_TEST := $(patsubst %.c,$(B)/%.o,$(wildcard tests/*.c))
 .PHONY: all bench test clean FORCE
 all: $(B)/roofbench
 
-$(B)/roofbench: $(B)/harness/main.o $(OBJ_LIB)
-	$(CC) -o $@ $^ $(LDLIBS_ALL)
+$(B)/roofbench: $(B)/harness/main.o $(OBJ_LIB) $(B)/ldflags.stamp
+	$(CC) -o $@ $(filter %.o,$^) $(LDLIBS_ALL)
 
-$(B)/rbtest: $(OBJ_TEST) $(OBJ_LIB)
-	$(CC) -o $@ $^ $(LDLIBS_ALL)
+$(B)/rbtest: $(OBJ_TEST) $(OBJ_LIB) $(B)/ldflags.stamp
+	$(CC) -o $@ $(filter %.o,$^) $(LDLIBS_ALL)
 
 bench: $(B)/roofbench
 	$(B)/roofbench run $(BENCH_ARGS)
@@ -68,12 +68,18 @@ test: $(B)/roofbench $(B)/rbtest
 clean:
 	rm -rf build
 
-# A flag change rebuilds exactly what depends on flags: the stamp is rewritten only when the
-# flags differ from the last build's.
-FLAGS_TEXT := $(CC) $(CFLAGS_ALL) | $(NVCC) $(NVCCFLAGS_ALL) | $(LDLIBS_ALL)
-$(B)/flags.stamp: FORCE
+# A flag change rebuilds exactly what depends on those flags: one stamp per compiler and one
+# for the link, each rewritten only when its flags differ from the last build's.
+define stamp
 	@mkdir -p $(@D)
-	@echo '$(FLAGS_TEXT)' | cmp -s - $@ || echo '$(FLAGS_TEXT)' > $@
+	@echo '$(1)' | cmp -s - $@ || echo '$(1)' > $@
+endef
+$(B)/cflags.stamp: FORCE
+	$(call stamp,$(CC) $(CFLAGS_ALL))
+$(B)/nvccflags.stamp: FORCE
+	$(call stamp,$(NVCC) $(NVCCFLAGS_ALL))
+$(B)/ldflags.stamp: FORCE
+	$(call stamp,$(CC) $(LDLIBS_ALL))
 
 # Generated files are rewritten only when their text changes.
 $(B)/registry.c: FORCE
@@ -91,14 +97,14 @@ $(B)/version.c: FORCE
 	   '$(GIT_REV)' '$(ARCH)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
-$(B)/%.o: $(B)/%.c $(B)/flags.stamp
+$(B)/%.o: $(B)/%.c $(B)/cflags.stamp
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
-$(B)/%.o: %.c $(B)/flags.stamp
+$(B)/%.o: %.c $(B)/cflags.stamp
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
-$(B)/%.o: %.cu $(B)/flags.stamp
+$(B)/%.o: %.cu $(B)/nvccflags.stamp
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS_ALL) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
