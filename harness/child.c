@@ -113,11 +113,11 @@ static rb_status run_variant(const rb_pair *p, const rb_variant_def *v, void *ct
     return RB_OK;
 }
 
-static int pair_header(int fd, const rb_pair *p, uint64_t size)
+static int pair_header(int fd, const rb_pair *p, const rb_size *size)
 {
     json_value *o = record("pair");
     if (!o || json_set_string(o, "name", p->name) || json_set_string(o, "pattern", p->pattern) ||
-        json_set_number(o, "size", (double)size) ||
+        json_set_number(o, "size", (double)size->n) ||
         json_set_number(o, "flops", p->flops(size)) ||
         json_set_number(o, "bytes", p->bytes(size))) {
         json_free(o);
@@ -169,7 +169,7 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
         send_reason(fd, "skip", why);
         return 0;
     }
-    if (pair_header(fd, p, o->size) != 0)
+    if (pair_header(fd, p, &o->size) != 0)
         return 1;
     cudaStream_t s = NULL;
     void *ctx = NULL;
@@ -186,7 +186,7 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
         nvtxRangePushA(p->name);
     if (inject_fault(p->name, s) != RB_OK) {
         status = send_error(fd, "injected fault");
-    } else if (p->setup(&ctx, o->size, o->seed) != RB_OK) {
+    } else if (p->setup(&ctx, &o->size, o->seed, o->input) != RB_OK) {
         status = send_error(fd, "setup failed");
     } else {
         for (int k = 0; k < p->n_variants && status == 0; k++) {
@@ -194,8 +194,9 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
             rb_variant_result r;
             rb_variant_result_init(&r, v->name, v->role, v->unit, v->tolerance);
             if (o->nvtx) {
-                char label[128];
-                rb_fmt(label, sizeof label, "%s/%s", p->name, v->name);
+                char label[160];
+                rb_fmt(label, sizeof label, "%s%s%s/%s", p->name, p->n_inputs ? "." : "",
+                       p->n_inputs ? p->inputs[o->input] : "", v->name);
                 nvtxRangePushA(label);
             }
             rb_status st = run_variant(p, v, ctx, s, &opts, &r);

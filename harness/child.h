@@ -15,7 +15,8 @@
 #include "measure.h"
 
 typedef struct rb_child_opts {
-    uint64_t size;      /* resolved problem size */
+    rb_size size;       /* resolved problem size */
+    int input;          /* index into the pair's inputs */
     uint64_t seed;
     int check_only;     /* validate, do not time */
     int nvtx;

@@ -24,6 +24,10 @@ cudaError_t rb_fill_uniform_f32(float *d, size_t n, uint64_t seed, cudaStream_t 
 cudaError_t rb_relerr_f32_device(const float *out, const float *ref, size_t n,
                                  cudaStream_t stream, double *rel_err);
 
+/* The same for a bf16 output (raw __nv_bfloat16 bits) against an fp32 reference. */
+cudaError_t rb_relerr_bf16_device(const void *out_bf16, const float *ref, size_t n,
+                                  cudaStream_t stream, double *rel_err);
+
 /* Writes every byte of buf (sized >= 2x L2) so that no line of the timed data stays in L2. */
 cudaError_t rb_flush_l2(void *buf, size_t bytes, cudaStream_t stream);
 

@@ -3,6 +3,8 @@
  * baseline, but the ceiling kernels set the roofs every pair is judged against. */
 #include "gpu.h"
 
+#include <cuda_bf16.h>
+
 #include "core/random.h"
 
 static __device__ double rb_sums[2]; /* sum (out-ref)^2, sum ref^2 */
@@ -23,13 +25,14 @@ extern "C" cudaError_t rb_fill_uniform_f32(float *d, size_t n, uint64_t seed,
 
 /* One pass; each thread sums in double, then a block reduction and one atomic per block and
  * sum. NaN propagates through every addition, so it cannot be lost. */
-static __global__ void relerr_f32_kernel(const float *out, const float *ref, size_t n)
+template <typename T>
+static __global__ void relerr_kernel(const T *out, const float *ref, size_t n)
 {
     __shared__ double s_diff[256], s_ref[256];
     double diff2 = 0.0, ref2 = 0.0;
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double r = ref[i], d = (double)out[i] - r;
+        double r = ref[i], d = (double)(float)out[i] - r;
         diff2 += d * d;
         ref2 += r * r;
     }
@@ -49,15 +52,16 @@ static __global__ void relerr_f32_kernel(const float *out, const float *ref, siz
     }
 }
 
-extern "C" cudaError_t rb_relerr_f32_device(const float *out, const float *ref, size_t n,
-                                            cudaStream_t stream, double *rel_err)
+template <typename T>
+static cudaError_t relerr_device(const T *out, const float *ref, size_t n, cudaStream_t stream,
+                                 double *rel_err)
 {
     double sums[2] = {0.0, 0.0};
     cudaError_t e = cudaMemcpyToSymbolAsync(rb_sums, sums, sizeof sums, 0,
                                             cudaMemcpyHostToDevice, stream);
     if (e != cudaSuccess)
         return e;
-    relerr_f32_kernel<<<1024, 256, 0, stream>>>(out, ref, n);
+    relerr_kernel<T><<<1024, 256, 0, stream>>>(out, ref, n);
     if ((e = cudaGetLastError()) != cudaSuccess)
         return e;
     e = cudaMemcpyFromSymbolAsync(sums, rb_sums, sizeof sums, 0, cudaMemcpyDeviceToHost, stream);
@@ -73,6 +77,18 @@ extern "C" cudaError_t rb_relerr_f32_device(const float *out, const float *ref, 
     else
         *rel_err = sqrt(sums[0]) / sqrt(sums[1]);
     return cudaSuccess;
+}
+
+extern "C" cudaError_t rb_relerr_f32_device(const float *out, const float *ref, size_t n,
+                                            cudaStream_t stream, double *rel_err)
+{
+    return relerr_device(out, ref, n, stream, rel_err);
+}
+
+extern "C" cudaError_t rb_relerr_bf16_device(const void *out_bf16, const float *ref, size_t n,
+                                             cudaStream_t stream, double *rel_err)
+{
+    return relerr_device((const __nv_bfloat16 *)out_bf16, ref, n, stream, rel_err);
 }
 
 static __global__ void flush_kernel(uint4 *buf, size_t n, unsigned salt)

@@ -30,8 +30,28 @@ static int usage_error(const char *msg)
 
 /* ---- pair selection ---- */
 
-static int select_pairs(const rb_options *o, const rb_pair **out, int *n, char *err,
-                        size_t err_size)
+/* One row group of a run: a pair on one of its inputs, at a resolved size. */
+typedef struct rb_job {
+    const rb_pair *pair;
+    int input;
+    char name[RB_NAME_MAX]; /* "<pair>" or "<pair>.<input>" */
+    rb_size size;
+} rb_job;
+
+#define RB_MAX_JOBS 256
+
+static rb_size requested_size(const rb_pair *p, const rb_options *o)
+{
+    rb_size s = {0, 0, 0};
+    if (o->size_kind == RB_SIZE_N)
+        return o->size;
+    s.n = o->size_kind == RB_SIZE_SMOKE ? p->smoke_size : p->full_size;
+    return s;
+}
+
+/* The jobs whose names match --filter, with their sizes resolved; a size a pair cannot take
+ * is a usage error found before any GPU work. */
+static int select_jobs(const rb_options *o, rb_job *jobs, int *n, char *err, size_t err_size)
 {
     regex_t re;
     if (o->filter && regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB) != 0) {
@@ -39,31 +59,45 @@ static int select_pairs(const rb_options *o, const rb_pair **out, int *n, char *
         return -1;
     }
     *n = 0;
-    for (int i = 0; rb_registry[i]; i++)
-        if (!o->filter || regexec(&re, rb_registry[i]->name, 0, NULL, 0) == 0)
-            out[(*n)++] = rb_registry[i];
+    int rc = 0;
+    for (int i = 0; rb_registry[i] && rc == 0; i++) {
+        const rb_pair *p = rb_registry[i];
+        for (int k = 0; k < (p->n_inputs ? p->n_inputs : 1) && rc == 0; k++) {
+            rb_job *j = &jobs[*n];
+            j->pair = p;
+            j->input = k;
+            rb_fmt(j->name, sizeof j->name, "%s%s%s", p->name, p->n_inputs ? "." : "",
+                   p->n_inputs ? p->inputs[k] : "");
+            if (o->filter && regexec(&re, j->name, 0, NULL, 0) != 0)
+                continue;
+            char why[200];
+            rb_size want = requested_size(p, o);
+            if (rb_pair_resolve_size(p, &want, &j->size, why, sizeof why) != 0) {
+                rb_fmt(err, err_size, "%s: --size: %s", j->name, why);
+                rc = -1;
+            } else if (++*n == RB_MAX_JOBS) {
+                rb_fmt(err, err_size, "more than %d pairs and inputs selected", RB_MAX_JOBS);
+                rc = -1;
+            }
+        }
+    }
     if (o->filter)
         regfree(&re);
-    if (*n == 0) {
+    if (rc == 0 && *n == 0) {
         rb_fmt(err, err_size, "no pair matches --filter '%s' (see: roofbench list)", o->filter);
-        return -1;
+        rc = -1;
     }
-    return 0;
+    return rc;
 }
 
-static uint64_t pair_size(const rb_pair *p, const rb_options *o)
-{
-    return o->size_kind == RB_SIZE_SMOKE ? p->smoke_size
-           : o->size_kind == RB_SIZE_N   ? o->size_n
-                                         : p->full_size;
-}
-
-static int cmd_list(const rb_pair **pairs, int n)
+static int cmd_list(const rb_job *jobs, int n)
 {
     printf("%-18s %-6s %-12s %-12s %-16s %s\n", "pair", "min cc", "smoke size", "full size",
            "size counts", "variants");
     for (int i = 0; i < n; i++) {
-        const rb_pair *p = pairs[i];
+        const rb_pair *p = jobs[i].pair;
+        if (i > 0 && jobs[i - 1].pair == p)
+            continue;
         char cc[16], variants[400] = "";
         rb_fmt(cc, sizeof cc, p->min_cc ? "%d.%d" : "any", p->min_cc / 10, p->min_cc % 10);
         for (int k = 0; k < p->n_variants; k++) {
@@ -75,6 +109,14 @@ static int cmd_list(const rb_pair **pairs, int n)
                (unsigned long long)p->smoke_size, (unsigned long long)p->full_size,
                p->size_unit, variants);
         printf("%-18s   %s\n", "", p->pattern);
+        if (p->n_inputs) {
+            char inputs[200] = "";
+            for (int k = 0; k < p->n_inputs; k++) {
+                size_t len = strlen(inputs);
+                rb_fmt(inputs + len, sizeof inputs - len, "%s%s", k ? ", " : "", p->inputs[k]);
+            }
+            printf("%-18s   inputs: %s\n", "", inputs);
+        }
     }
     return EXIT_OK;
 }
@@ -147,6 +189,7 @@ static const char *env_str(const json_value *env, const char *key)
 
 typedef struct pair_job {
     const rb_pair *pair;
+    const char *name;
     rb_child_opts opts;
     rb_pair_result *result;
     char error[300];
@@ -196,18 +239,21 @@ static void on_pair_line(void *arg, const json_value *line)
     }
 }
 
-static void run_pairs(const rb_pair **pairs, int n, const rb_options *o, rb_pair_result *results)
+static void run_pairs(const rb_job *jobs, int n, const rb_options *o, rb_pair_result *results)
 {
     for (int i = 0; i < n; i++) {
-        const rb_pair *p = pairs[i];
+        const rb_pair *p = jobs[i].pair;
         rb_pair_result *r = &results[i];
         memset(r, 0, sizeof *r);
-        rb_fmt(r->name, sizeof r->name, "%s", p->name);
+        rb_fmt(r->name, sizeof r->name, "%s", jobs[i].name);
         rb_fmt(r->pattern, sizeof r->pattern, "%s", p->pattern);
-        r->size = pair_size(p, o);
+        r->size = jobs[i].size.n;
+        r->rows = jobs[i].size.rows;
+        r->cols = jobs[i].size.cols;
         r->full_size = p->full_size;
-        pair_job job = {.pair = p, .result = r};
-        job.opts.size = r->size;
+        pair_job job = {.pair = p, .name = jobs[i].name, .result = r};
+        job.opts.size = jobs[i].size;
+        job.opts.input = jobs[i].input;
         job.opts.seed = o->seed;
         job.opts.check_only = o->command == RB_CMD_CHECK;
         job.opts.nvtx = o->nvtx;
@@ -216,8 +262,12 @@ static void run_pairs(const rb_pair **pairs, int n, const rb_options *o, rb_pair
         job.opts.measure.noise_target = 0.01;
         job.opts.measure.sample_ms = 1.0;
         job.opts.measure.cold = o->cold;
-        printf("[%d/%d] %s: size %llu %s\n", i + 1, n, p->name, (unsigned long long)r->size,
-               p->size_unit);
+        if (r->rows > 1)
+            printf("[%d/%d] %s: %llu x %llu %s\n", i + 1, n, jobs[i].name,
+                   (unsigned long long)r->rows, (unsigned long long)r->cols, p->size_unit);
+        else
+            printf("[%d/%d] %s: %llu %s\n", i + 1, n, jobs[i].name,
+                   (unsigned long long)r->size, p->size_unit);
         fflush(stdout);
         double t0 = rb_now_s();
         char why[300];
@@ -241,9 +291,9 @@ static void run_pairs(const rb_pair **pairs, int n, const rb_options *o, rb_pair
 
 /* ---- check ---- */
 
-static int cmd_check(const rb_pair **pairs, int n, const rb_options *o, rb_pair_result *results)
+static int cmd_check(const rb_job *jobs, int n, const rb_options *o, rb_pair_result *results)
 {
-    run_pairs(pairs, n, o, results);
+    run_pairs(jobs, n, o, results);
     int bad = 0;
     printf("\n%-18s %-12s %12s %12s %10s  %s\n", "pair", "variant", "err before", "err after",
            "tolerance", "result");
@@ -253,7 +303,7 @@ static int cmd_check(const rb_pair **pairs, int n, const rb_options *o, rb_pair_
             printf("%-18s skipped: %s\n", r->name, r->reason);
             continue;
         }
-        bad += r->status == RB_PAIR_FAILED || r->n_variants != pairs[i]->n_variants;
+        bad += r->status == RB_PAIR_FAILED || r->n_variants != jobs[i].pair->n_variants;
         for (int k = 0; k < r->n_variants; k++) {
             const rb_variant_result *v = &r->v[k];
             bad += !v->valid;
@@ -373,7 +423,7 @@ static int write_results(const char *json_path, json_value *doc, const rb_pair_r
     return 0;
 }
 
-static int cmd_run(const rb_pair **pairs, int n, const rb_options *o, int argc, char **argv,
+static int cmd_run(const rb_job *jobs, int n, const rb_options *o, int argc, char **argv,
                    rb_pair_result *results)
 {
     char err[800];
@@ -429,7 +479,7 @@ static int cmd_run(const rb_pair **pairs, int n, const rb_options *o, int argc, 
                "--update-expectations\n",
                expect_path);
 
-    run_pairs(pairs, n, o, results);
+    run_pairs(jobs, n, o, results);
 
     probe_state end;
     json_value *env_end = probe(&end, o->timeout_s) == 0 ? end.env : NULL;
@@ -586,12 +636,12 @@ int main(int argc, char **argv)
     }
     if (o.command == RB_CMD_CEILINGS)
         return cmd_ceilings(&o);
-    const rb_pair *pairs[256];
+    static rb_job jobs[RB_MAX_JOBS];
     int n = 0;
-    if (select_pairs(&o, pairs, &n, err, sizeof err) != 0)
+    if (select_jobs(&o, jobs, &n, err, sizeof err) != 0)
         return usage_error(err);
     if (o.command == RB_CMD_LIST)
-        return cmd_list(pairs, n);
+        return cmd_list(jobs, n);
     rb_pair_result *results = calloc((size_t)n, sizeof *results);
     if (!results)
         return usage_error("out of memory");
@@ -601,9 +651,9 @@ int main(int argc, char **argv)
         rc = probe(&ps, o.timeout_s);
         json_free(ps.env);
         if (rc == 0)
-            rc = cmd_check(pairs, n, &o, results);
+            rc = cmd_check(jobs, n, &o, results);
     } else {
-        rc = cmd_run(pairs, n, &o, argc, argv, results);
+        rc = cmd_run(jobs, n, &o, argc, argv, results);
     }
     free(results);
     return rc;

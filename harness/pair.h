@@ -17,6 +17,12 @@
  *   when anything is NaN. The harness judges it against the variant's tolerance.
  * - flops() and bytes() are the work model: bytes is the compulsory DRAM traffic (each input
  *   read once, each output written once).
+ * - Sizes count elements (n). A two-dimensional pair also has a shape: its shape() callback
+ *   derives rows x cols from n when the user gave none (--size N), or checks the one given
+ *   (--size RxC); every other callback sees the resolved size. One-dimensional pairs have no
+ *   shape() and see rows = 1, cols = n.
+ * - A pair may run on several named inputs (histogram: uniform, skewed); each input is reported
+ *   as its own row group, "<pair>.<input>", with its own expectations.
  */
 #ifndef RB_PAIR_H
 #define RB_PAIR_H
@@ -25,7 +31,10 @@
 #include <stdint.h>
 
 #include "core/result.h"
+#include "core/util.h"
 #include "rb_cuda.h"
+
+#define RB_MAX_INPUTS 4
 
 typedef struct rb_variant_def {
     const char *name; /* "baseline", "optimized", "library" or a step's name */
@@ -39,19 +48,28 @@ typedef struct rb_pair {
     const char *name;
     const char *pattern;   /* one line: what the pair teaches */
     const char *size_unit; /* what --size N counts, e.g. "fp32 elements" */
-    uint64_t smoke_size, full_size;
+    uint64_t smoke_size, full_size; /* elements */
     int min_cc; /* compute capability x 10 the pair needs (90 for TMA); 0: any */
-    double (*flops)(uint64_t n);
-    double (*bytes)(uint64_t n);
-    rb_status (*setup)(void **ctx, uint64_t n, uint64_t seed);
+    /* Two-dimensional pairs: resolve the shape (see above). 0, or -1 with a reason. */
+    int (*shape)(rb_size *size, char *why, size_t why_size);
+    double (*flops)(const rb_size *size);
+    double (*bytes)(const rb_size *size);
+    /* input: index into inputs[] (0 when the pair has none). */
+    rb_status (*setup)(void **ctx, const rb_size *size, uint64_t seed, int input);
     void (*output)(void *ctx, void **dev_ptr, size_t *bytes);
     rb_status (*check)(void *ctx, cudaStream_t stream, double *rel_err);
     void (*teardown)(void *ctx);
     /* The CPU reference against a hand-computed case: 0, or -1 with a reason. */
     int (*selftest)(char *why, size_t why_size);
+    int n_inputs; /* 0: one unnamed input */
+    const char *inputs[RB_MAX_INPUTS];
     int n_variants;
     rb_variant_def variants[RB_MAX_VARIANTS];
 } rb_pair;
+
+/* Resolves a requested size for pair p (shape() or the 1D rule). 0, or -1 with a reason. */
+int rb_pair_resolve_size(const rb_pair *p, const rb_size *requested, rb_size *out, char *why,
+                         size_t why_size);
 
 /* Generated from the files in bench/, NULL-terminated, in file-name order. */
 extern const rb_pair *const rb_registry[];

@@ -8,8 +8,21 @@
 #include "core/util.h"
 #include "gpu.h"
 
-rb_status rb_copy_setup(void **ctx, uint64_t n, uint64_t seed)
+int rb_pair_resolve_size(const rb_pair *p, const rb_size *requested, rb_size *out, char *why,
+                         size_t why_size)
 {
+    *out = *requested;
+    if (p->shape)
+        return p->shape(out, why, why_size);
+    out->rows = 1;
+    out->cols = out->n;
+    return 0;
+}
+
+rb_status rb_copy_setup(void **ctx, const rb_size *size, uint64_t seed, int input)
+{
+    (void)input;
+    uint64_t n = size->n;
     rb_copy_ctx *c = calloc(1, sizeof *c);
     *ctx = c;
     if (!c)
@@ -54,15 +67,15 @@ rb_status rb_copy_memcpy(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
-double rb_copy_flops(uint64_t n)
+double rb_copy_flops(const rb_size *size)
 {
-    (void)n;
+    (void)size;
     return 0.0;
 }
 
-double rb_copy_bytes(uint64_t n)
+double rb_copy_bytes(const rb_size *size)
 {
-    return 8.0 * (double)n;
+    return 8.0 * (double)size->n;
 }
 
 int rb_copy_selftest(char *why, size_t why_size)
@@ -70,7 +83,8 @@ int rb_copy_selftest(char *why, size_t why_size)
     const float in[5] = {1.5f, -2.0f, 3.25f, -0.0f, 1e-30f};
     float out[5];
     memcpy(out, in, sizeof out); /* the CPU reference of a copy */
-    if (rb_relerr_f32(out, in, 5) != 0.0 || rb_copy_bytes(5) != 40.0) {
+    rb_size five = {5, 1, 5};
+    if (rb_relerr_f32(out, in, 5) != 0.0 || rb_copy_bytes(&five) != 40.0) {
         rb_fmt(why, why_size, "copy reference or work model wrong on a 5-element case");
         return -1;
     }

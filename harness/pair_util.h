@@ -14,7 +14,7 @@ typedef struct rb_copy_ctx {
     size_t n;
 } rb_copy_ctx;
 
-rb_status rb_copy_setup(void **ctx, uint64_t n, uint64_t seed);
+rb_status rb_copy_setup(void **ctx, const rb_size *size, uint64_t seed, int input);
 void rb_copy_output(void *ctx, void **dev_ptr, size_t *bytes);
 /* The reference of a copy is its input: compares out with in on the device. */
 rb_status rb_copy_check(void *ctx, cudaStream_t stream, double *rel_err);
@@ -22,8 +22,8 @@ void rb_copy_teardown(void *ctx);
 /* The library variant: cudaMemcpyAsync device to device. */
 rb_status rb_copy_memcpy(void *ctx, cudaStream_t stream);
 /* Work model of a copy: 0 flops, 4n read + 4n written. */
-double rb_copy_flops(uint64_t n);
-double rb_copy_bytes(uint64_t n);
+double rb_copy_flops(const rb_size *size);
+double rb_copy_bytes(const rb_size *size);
 /* The CPU reference (out = in) against a hand-computed case. */
 int rb_copy_selftest(char *why, size_t why_size);
 

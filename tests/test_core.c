@@ -598,7 +598,7 @@ static void test_cli_defaults_and_sizes(void)
     RB_CHECK(strcmp(o.results_dir, "results") == 0);
 
     RB_CHECK(parse_args(&o, err, sizeof err, "run", "--size", "256M", (char *)NULL) == 0);
-    RB_CHECK(o.size_kind == RB_SIZE_N && o.size_n == 268435456ull);
+    RB_CHECK(o.size_kind == RB_SIZE_N && o.size.n == 268435456ull && o.size.rows == 0);
     RB_CHECK(parse_args(&o, err, sizeof err, "check", "--size", "smoke", "--size", "full",
                         (char *)NULL) == 0);
     RB_CHECK(o.command == RB_CMD_CHECK && o.size_kind == RB_SIZE_FULL);
@@ -896,7 +896,26 @@ static void test_hardware_key_truncates_at_word_boundary(void)
     RB_CHECK(strcmp(out, "nvidia") == 0);
 }
 
+static void test_parse_size_shapes(void)
+{
+    rb_size z;
+    char err[200];
+    RB_CHECK(rb_parse_size("32768x4095", &z, err, sizeof err) == 0);
+    RB_CHECK(z.rows == 32768 && z.cols == 4095 && z.n == 32768ull * 4095);
+    RB_CHECK(rb_parse_size("8Kx16K", &z, err, sizeof err) == 0);
+    RB_CHECK(z.rows == 8192 && z.cols == 16384 && z.n == 134217728ull);
+    RB_CHECK(rb_parse_size("1000003", &z, err, sizeof err) == 0);
+    RB_CHECK(z.n == 1000003 && z.rows == 0 && z.cols == 0);
+    RB_CHECK(rb_parse_size("x5", &z, err, sizeof err) == -1);
+    RB_CHECK(rb_parse_size("5x", &z, err, sizeof err) == -1);
+    RB_CHECK(rb_parse_size("5x0", &z, err, sizeof err) == -1);
+    RB_CHECK(rb_parse_size("5x5x5", &z, err, sizeof err) == -1);
+    RB_CHECK(rb_parse_size("4Gx8G", &z, err, sizeof err) == -1); /* 2^65 elements */
+    RB_CHECK(strstr(err, "too large") != NULL);
+}
+
 static const rbtest_case core_cases[] = {
+    {"parse_size_shapes", test_parse_size_shapes},
     {"random_never_zero_or_one_at_rounding_edges", test_random_never_zero_or_one_at_rounding_edges},
     {"hardware_key_truncates_at_word_boundary", test_hardware_key_truncates_at_word_boundary},
     {"hardware_key_slugs", test_hardware_key_slugs},

@@ -104,7 +104,16 @@ static void test_poison_alone_fails_every_check(void)
         void *ctx = NULL, *out = NULL;
         size_t bytes = 0;
         double err = 0.0;
-        if (p->setup(&ctx, p->smoke_size, 1) != RB_OK) {
+        char why[200];
+        rb_size want = {p->smoke_size, 0, 0}, size;
+        RB_CHECK(rb_pair_resolve_size(p, &want, &size, why, sizeof why) == 0);
+        if (p->min_cc) {
+            int cc_major = 0;
+            cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, 0);
+            if (cc_major * 10 < p->min_cc)
+                continue;
+        }
+        if (p->setup(&ctx, &size, 1, 0) != RB_OK) {
             RB_CHECK(!"setup failed");
             p->teardown(ctx);
             continue;
@@ -147,6 +156,13 @@ static void test_every_variant_valid_at_odd_size(void)
 {
     if (need_gpu())
         check_all("1000003");
+}
+
+/* Two-dimensional pairs on a shape that is a multiple of nothing useful (1D pairs: 1019979). */
+static void test_every_variant_valid_at_odd_shape(void)
+{
+    if (need_gpu())
+        check_all("999x1021");
 }
 
 /* A pair whose child crashes, hangs or hits an illegal address is reported as failed with the
@@ -200,6 +216,7 @@ static const rbtest_case gpu_cases[] = {
     {"poison_alone_fails_every_check", test_poison_alone_fails_every_check},
     {"every_variant_valid_at_smoke_size", test_every_variant_valid_at_smoke_size},
     {"every_variant_valid_at_odd_size", test_every_variant_valid_at_odd_size},
+    {"every_variant_valid_at_odd_shape", test_every_variant_valid_at_odd_shape},
     {"crashing_pair_is_reported_and_run_continues",
      test_crashing_pair_is_reported_and_run_continues},
     {"hanging_pair_is_killed_by_watchdog", test_hanging_pair_is_killed_by_watchdog},

@@ -14,6 +14,16 @@ extern const rbtest_suite registry_suite;
  * it so that no timed pass is served from cache. */
 #define LARGEST_L2_BYTES (60.0 * 1024 * 1024)
 
+/* A pair's smoke or full size, resolved as the harness resolves it. */
+static rb_size resolved(const rb_pair *p, uint64_t n)
+{
+    rb_size want = {n, 0, 0}, got = {0, 0, 0};
+    char why[200];
+    if (rb_pair_resolve_size(p, &want, &got, why, sizeof why) != 0)
+        printf("    %s: size %llu refused: %s\n", p->name, (unsigned long long)n, why);
+    return got;
+}
+
 static int count_pairs(void)
 {
     int n = 0;
@@ -81,12 +91,15 @@ static void test_work_model_positive_and_growing(void)
 {
     for (int i = 0; rb_registry[i]; i++) {
         const rb_pair *p = rb_registry[i];
+        rb_size smoke = resolved(p, p->smoke_size), full = resolved(p, p->full_size);
         RB_CHECK(p->smoke_size >= 1 && p->smoke_size < p->full_size);
-        RB_CHECK(p->bytes(p->smoke_size) > 0);
-        RB_CHECK(p->bytes(p->full_size) > p->bytes(p->smoke_size));
-        RB_CHECK(p->flops(p->smoke_size) >= 0);
-        RB_CHECK(p->flops(p->full_size) >= p->flops(p->smoke_size));
-        RB_CHECK(isfinite(p->flops(p->full_size)) && isfinite(p->bytes(p->full_size)));
+        RB_CHECK(smoke.n >= 1 && smoke.n == smoke.rows * smoke.cols);
+        RB_CHECK(full.n > smoke.n && full.n == full.rows * full.cols);
+        RB_CHECK(p->bytes(&smoke) > 0);
+        RB_CHECK(p->bytes(&full) > p->bytes(&smoke));
+        RB_CHECK(p->flops(&smoke) >= 0);
+        RB_CHECK(p->flops(&full) >= p->flops(&smoke));
+        RB_CHECK(isfinite(p->flops(&full)) && isfinite(p->bytes(&full)));
     }
 }
 
@@ -94,12 +107,13 @@ static void test_memory_bound_sizes_exceed_l2(void)
 {
     for (int i = 0; rb_registry[i]; i++) {
         const rb_pair *p = rb_registry[i];
-        double ai = p->flops(p->full_size) / p->bytes(p->full_size);
+        rb_size full = resolved(p, p->full_size);
+        double ai = p->flops(&full) / p->bytes(&full);
         if (ai < 10) { /* memory-bound on every GPU we know */
-            if (!(p->bytes(p->full_size) >= 4 * LARGEST_L2_BYTES))
+            if (!(p->bytes(&full) >= 4 * LARGEST_L2_BYTES))
                 printf("    %s: full size moves %.0f MB, under 4x L2\n", p->name,
-                       p->bytes(p->full_size) / 1e6);
-            RB_CHECK(p->bytes(p->full_size) >= 4 * LARGEST_L2_BYTES);
+                       p->bytes(&full) / 1e6);
+            RB_CHECK(p->bytes(&full) >= 4 * LARGEST_L2_BYTES);
         }
     }
 }
@@ -115,7 +129,36 @@ static void test_cpu_references_pass_hand_computed_cases(void)
     }
 }
 
+static void test_inputs_named(void)
+{
+    for (int i = 0; rb_registry[i]; i++) {
+        const rb_pair *p = rb_registry[i];
+        RB_CHECK(p->n_inputs >= 0 && p->n_inputs <= RB_MAX_INPUTS);
+        for (int k = 0; k < p->n_inputs; k++) {
+            RB_CHECK(p->inputs[k] && p->inputs[k][0]);
+            for (int j = k + 1; j < p->n_inputs; j++)
+                RB_CHECK(strcmp(p->inputs[k], p->inputs[j]) != 0);
+        }
+    }
+}
+
+static void test_odd_sizes_resolve(void)
+{
+    /* Every pair takes the odd sizes the GPU tests use: 1000003 elements and 999 x 1021. */
+    rb_size odd = {1000003, 0, 0}, shaped = {999 * 1021, 999, 1021}, got;
+    char why[200];
+    for (int i = 0; rb_registry[i]; i++) {
+        const rb_pair *p = rb_registry[i];
+        RB_CHECK(rb_pair_resolve_size(p, &odd, &got, why, sizeof why) == 0);
+        RB_CHECK(got.n == got.rows * got.cols && got.n <= odd.n && got.n > 0);
+        RB_CHECK(rb_pair_resolve_size(p, &shaped, &got, why, sizeof why) == 0);
+        RB_CHECK(got.n == 999 * 1021);
+    }
+}
+
 static const rbtest_case registry_cases[] = {
+    {"inputs_named", test_inputs_named},
+    {"odd_sizes_resolve", test_odd_sizes_resolve},
     {"registry_not_empty_and_names_unique", test_registry_not_empty_and_names_unique},
     {"names_are_identifiers", test_names_are_identifiers},
     {"no_null_callbacks", test_no_null_callbacks},

@@ -20,8 +20,9 @@ const char *rb_cli_usage(void)
            "\n"
            "options (run, check; --filter and --size also for list):\n"
            "  --filter REGEX        only pairs whose name matches (POSIX extended regex)\n"
-           "  --size smoke|full|N   problem size; N is a count with an optional K, M, G, T\n"
-           "                        (binary) suffix, in the pair's unit (see list)\n"
+           "  --size smoke|full|N|RxC  problem size in elements: a count with an optional K,\n"
+           "                        M, G, T (binary) suffix, or a shape ROWSxCOLS for\n"
+           "                        two-dimensional pairs (see list)\n"
            "  --samples N           exactly N timed samples (default: adaptive, until the\n"
            "                        noise (p90-p10)/median is under 1% or the time cap)\n"
            "  --cap S               time cap of the timed loop per variant, seconds (default 1)\n"
@@ -108,7 +109,7 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
                 o->size_kind = RB_SIZE_SMOKE;
             } else if (!strcmp(v, "full")) {
                 o->size_kind = RB_SIZE_FULL;
-            } else if (rb_parse_count(v, &o->size_n, why, sizeof why) == 0) {
+            } else if (rb_parse_size(v, &o->size, why, sizeof why) == 0) {
                 o->size_kind = RB_SIZE_N;
             } else {
                 rb_fmt(err, err_size, "--size: %s; or smoke, full", why);

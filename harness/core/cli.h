@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util.h"
+
 typedef enum rb_command {
     RB_CMD_HELP,
     RB_CMD_LIST,
@@ -20,7 +22,7 @@ typedef struct rb_options {
     rb_command command;
     const char *filter;      /* POSIX extended regex on pair names; NULL: all */
     rb_size_kind size_kind;
-    uint64_t size_n;         /* RB_SIZE_N */
+    rb_size size;            /* RB_SIZE_N: n, or rows x cols */
     uint64_t samples;        /* 0: adaptive (until noise < noise_target or the time cap) */
     int cold;
     const char *json_path;   /* NULL: results/<hardware-key>/<UTC>-<git>.json */

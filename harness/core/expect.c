@@ -81,11 +81,16 @@ static int validate_pair(const json_value *p, const char *name, char *err, size_
     if (expect_type(p, JSON_OBJECT, where, err, err_size))
         return -1;
     for (size_t i = 0; i < p->count; i++)
-        if (strcmp(p->keys[i], "size") != 0 && strcmp(p->keys[i], "variants") != 0) {
+        if (strcmp(p->keys[i], "size") && strcmp(p->keys[i], "shape") &&
+            strcmp(p->keys[i], "variants")) {
             rb_fmt(vwhere, sizeof vwhere, "%s.%s", where, p->keys[i]);
-            return fail_at(err, err_size, vwhere, "unknown key (expected size, variants)");
+            return fail_at(err, err_size, vwhere, "unknown key (expected size, shape, variants)");
         }
     if (validate_positive(p, "size", where, 0, err, err_size))
+        return -1;
+    const json_value *shape = json_get(p, "shape");
+    rb_fmt(vwhere, sizeof vwhere, "%s.shape", where);
+    if (shape && expect_type(shape, JSON_STRING, vwhere, err, err_size))
         return -1;
     const json_value *vs = json_get(p, "variants");
     rb_fmt(vwhere, sizeof vwhere, "%s.variants", where);
@@ -207,6 +212,15 @@ void rb_expect_free(rb_expect *e)
     e->doc = NULL;
 }
 
+/* "RxC" for a two-dimensional pair, "" for a one-dimensional one. */
+static void shape_text(const rb_pair_result *p, char *buf, size_t size)
+{
+    if (p->rows > 1)
+        rb_fmt(buf, size, "%llux%llu", (unsigned long long)p->rows, (unsigned long long)p->cols);
+    else
+        rb_fmt(buf, size, "%s", "");
+}
+
 /* ---- verdicts ---- */
 
 double rb_expect_threshold(double expected_noise, double measured_noise)
@@ -248,9 +262,12 @@ int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n)
     for (int i = 0; i < n; i++) {
         rb_pair_result *p = &pairs[i];
         const json_value *ep = e ? json_get(json_get(e->doc, "pairs"), p->name) : NULL;
-        const json_value *size = json_get(ep, "size");
-        /* Expectations recorded at another size say nothing about this run. */
-        if (ep && (!size || size->number != (double)p->size))
+        const json_value *size = json_get(ep, "size"), *shape = json_get(ep, "shape");
+        char mine[64];
+        shape_text(p, mine, sizeof mine);
+        /* Expectations recorded at another size or shape say nothing about this run. */
+        if (ep && (!size || size->number != (double)p->size ||
+                   strcmp(shape ? shape->string : "", mine) != 0))
             ep = NULL;
         const json_value *ev = json_get(ep, "variants");
         for (int k = 0; k < p->n_variants; k++) {
@@ -286,8 +303,15 @@ int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n)
 static json_value *pair_entry(const rb_pair_result *p)
 {
     json_value *entry = json_new_object(), *vs = json_new_object();
+    char shape[64];
+    shape_text(p, shape, sizeof shape);
     if (!entry || !vs || json_set_number(entry, "size", (double)p->size) ||
-        json_object_set(entry, "variants", vs)) {
+        (shape[0] && json_set_string(entry, "shape", shape))) {
+        json_free(entry);
+        json_free(vs);
+        return NULL;
+    }
+    if (json_object_set(entry, "variants", vs)) { /* frees vs when it fails */
         json_free(entry);
         return NULL;
     }

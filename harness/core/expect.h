@@ -9,7 +9,7 @@
  *   "peaks":      {"dram_gbps": 3352, "fp32_tflops": 66.9, ..., "source": "..."},
  *   "ceilings":   {"dram_gbps": 2996, "fp32_tflops": 60.6, "source": "..."},
  *   "provenance": {"git": "...", "driver": "...", "cuda": "...", "date": "...", "size": "full"},
- *   "pairs": {"copy_vectorized": {"size": 268435456,
+ *   "pairs": {"copy_vectorized": {"size": 268435456,        (+ "shape": "RxC" for 2D pairs)
  *                                 "variants": {"baseline": {"median_ms": 0.95, "noise": 0.004}}}}
  * }
  *

@@ -237,6 +237,8 @@ json_value *rb_report_json(const rb_pair_result *pairs, int n, json_value *meta)
         }
         bad |= json_set_string(o, "name", p->name) || json_set_string(o, "pattern", p->pattern) ||
                json_set_number(o, "size", (double)p->size) ||
+               json_set_number(o, "rows", (double)p->rows) ||
+               json_set_number(o, "cols", (double)p->cols) ||
                json_set_number(o, "flops", p->flops) || json_set_number(o, "bytes", p->bytes) ||
                json_set_string(o, "status", status_names[p->status]) ||
                json_set_string(o, "reason", p->reason) || json_set_number(o, "wall_s", p->wall_s);

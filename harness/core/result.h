@@ -7,6 +7,7 @@
 #ifndef RB_RESULT_H
 #define RB_RESULT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "json.h"
@@ -64,7 +65,8 @@ typedef struct rb_variant_result {
 typedef struct rb_pair_result {
     char name[RB_NAME_MAX];
     char pattern[160];
-    uint64_t size;
+    uint64_t size;           /* elements */
+    uint64_t rows, cols;     /* the shape of two-dimensional pairs; rows = 1 for 1D pairs */
     uint64_t full_size;      /* the pair's full size: DRAM figures are judged only there */
     double flops, bytes;     /* the work model at this size */
     rb_pair_status status;

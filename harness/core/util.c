@@ -91,6 +91,31 @@ int rb_parse_count(const char *s, uint64_t *out, char *err, size_t err_size)
     return 0;
 }
 
+int rb_parse_size(const char *s, rb_size *out, char *err, size_t err_size)
+{
+    const char *x = s ? strchr(s, 'x') : NULL;
+    out->rows = out->cols = 0;
+    if (!x)
+        return rb_parse_count(s, &out->n, err, err_size);
+    char left[64];
+    size_t len = (size_t)(x - s);
+    if (len == 0 || len >= sizeof left) {
+        rb_fmt(err, err_size, "'%s' is not RxC (two counts)", s);
+        return -1;
+    }
+    memcpy(left, s, len);
+    left[len] = '\0';
+    if (rb_parse_count(left, &out->rows, err, err_size) != 0 ||
+        rb_parse_count(x + 1, &out->cols, err, err_size) != 0)
+        return -1;
+    if (out->rows > UINT64_MAX / out->cols) {
+        rb_fmt(err, err_size, "'%s' is too large", s);
+        return -1;
+    }
+    out->n = out->rows * out->cols;
+    return 0;
+}
+
 int rb_parse_seconds(const char *s, double *out, char *err, size_t err_size)
 {
     char *end = NULL;

@@ -19,6 +19,16 @@ void rb_hardware_key(const char *device_name, char *out, size_t out_size);
  * values that overflow 64 bits. Returns 0 or -1 with a message in err. */
 int rb_parse_count(const char *s, uint64_t *out, char *err, size_t err_size);
 
+/* A problem size: n elements, and for two-dimensional pairs the shape rows x cols
+ * (n = rows * cols). Zero rows and cols: no shape requested. */
+typedef struct rb_size {
+    uint64_t n, rows, cols;
+} rb_size;
+
+/* Parses "N" (a count as above) or "RxC" (two counts, e.g. "32768x4095"; n = R * C, refused
+ * when it overflows). Returns 0 or -1 with a message in err. */
+int rb_parse_size(const char *s, rb_size *out, char *err, size_t err_size);
+
 /* Parses a positive decimal number of seconds ("30", "2.5"); refuses garbage, NaN, <= 0. */
 int rb_parse_seconds(const char *s, double *out, char *err, size_t err_size);
 
