@@ -36,7 +36,8 @@ CFLAGS_ALL := -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g $(WARN) $(if $(WERROR),-
               -Iharness -I$(CUDA_HOME)/include $(CFLAGS)
 NVCCFLAGS_ALL := -std=c++17 -O3 -lineinfo $(GENCODE) -Xcompiler -Wall,-Wextra \
                  $(if $(WERROR),-Werror all-warnings) -Iharness $(NVCCFLAGS)
-LDLIBS_ALL := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lstdc++ -ldl -lm \
+LDLIBS_ALL := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcublas -lcudart \
+              -lstdc++ -ldl -lm \
               -lpthread $(LDLIBS)
 
 GIT_REV := $(shell git describe --always --dirty --abbrev=7 2>/dev/null || cat .rb-git 2>/dev/null || echo unknown)

@@ -19,6 +19,26 @@ int rb_pair_resolve_size(const rb_pair *p, const rb_size *requested, rb_size *ou
     return 0;
 }
 
+rb_status rb_crosscheck_reference(const char *pair, const float *d_ref, const float *h_ref,
+                                  size_t n, double tol)
+{
+    float *back = malloc(n * sizeof *back);
+    if (!back)
+        return RB_ERR_ALLOC;
+    cudaError_t e = cudaMemcpy(back, d_ref, n * sizeof *back, cudaMemcpyDeviceToHost);
+    double err = rb_relerr_f32(back, h_ref, n);
+    free(back);
+    RB_CUDA(e);
+    if (!rb_within_tolerance(err, tol)) {
+        char msg[200];
+        rb_fmt(msg, sizeof msg, "%s: GPU reference disagrees with the CPU reference: rel_err %.3g > %.3g",
+               pair, err, tol);
+        rb_error_at(__FILE__, __LINE__, "rb_crosscheck_reference", msg);
+        return RB_ERR_INPUT;
+    }
+    return RB_OK;
+}
+
 rb_status rb_copy_setup(void **ctx, const rb_size *size, uint64_t seed, int input)
 {
     (void)input;

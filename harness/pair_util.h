@@ -8,6 +8,15 @@
 
 #include "pair.h"
 
+/* Large references may come from a trusted GPU kernel (fp64 arithmetic); at sizes up to
+ * RB_CPU_REFERENCE_MAX elements, setup also computes the CPU reference and cross-checks the GPU
+ * one with this (so the smoke and odd-size GPU tests pin the GPU reference to the CPU one).
+ * d_ref: n floats on the device; h_ref: the CPU reference. RB_ERR_INPUT when they disagree
+ * beyond tol (the message names the pair and the error). */
+#define RB_CPU_REFERENCE_MAX (1u << 22)
+rb_status rb_crosscheck_reference(const char *pair, const float *d_ref, const float *h_ref,
+                                  size_t n, double tol);
+
 /* Device buffers of a copy-shaped pair: in (seeded random), out (what variants write). */
 typedef struct rb_copy_ctx {
     float *in, *out;
