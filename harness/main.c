@@ -94,6 +94,8 @@ static int cmd_list(const rb_job *jobs, int n)
 {
     printf("%-18s %-6s %-12s %-12s %-16s %s\n", "pair", "min cc", "smoke size", "full size",
            "size counts", "variants");
+    printf("%-18s   work at the selected size (default full): shape, GFLOP, GB of compulsory "
+           "DRAM traffic\n", "");
     for (int i = 0; i < n; i++) {
         const rb_pair *p = jobs[i].pair;
         if (i > 0 && jobs[i - 1].pair == p)
@@ -109,6 +111,9 @@ static int cmd_list(const rb_job *jobs, int n)
                (unsigned long long)p->smoke_size, (unsigned long long)p->full_size,
                p->size_unit, variants);
         printf("%-18s   %s\n", "", p->pattern);
+        printf("%-18s   work: %llux%llu, %.6g GFLOP, %.6g GB\n", "",
+               (unsigned long long)jobs[i].size.rows, (unsigned long long)jobs[i].size.cols,
+               p->flops(&jobs[i].size) * 1e-9, p->bytes(&jobs[i].size) * 1e-9);
         if (p->n_inputs) {
             char inputs[200] = "";
             for (int k = 0; k < p->n_inputs; k++) {

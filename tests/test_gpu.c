@@ -133,6 +133,52 @@ static void test_poison_alone_fails_every_check(void)
     }
 }
 
+/* For each pair and input at smoke size: the optimized variant passes its check; one planted
+ * NaN-bytes word in the middle of its output makes the check fail (0xFF bytes are NaN in fp32,
+ * bf16 and fp8 and an absurd count in integers); and after teardown no L2 is set aside for
+ * persisting lines, so the next pair starts with none (l2_persistence must reset what it set). */
+static void test_planted_nan_caught_and_persisting_l2_reset(void)
+{
+    if (!need_gpu())
+        return;
+    int cc_major = 0;
+    cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, 0);
+    for (int i = 0; rb_registry[i]; i++) {
+        const rb_pair *p = rb_registry[i];
+        if (p->min_cc && cc_major * 10 < p->min_cc)
+            continue;
+        const rb_variant_def *opt = NULL;
+        for (int k = 0; k < p->n_variants; k++)
+            if (p->variants[k].role == RB_ROLE_OPTIMIZED)
+                opt = &p->variants[k];
+        for (int input = 0; input < (p->n_inputs ? p->n_inputs : 1); input++) {
+            void *ctx = NULL, *out = NULL;
+            size_t bytes = 0, limit = 1;
+            double err = NAN;
+            char why[200];
+            rb_size want = {p->smoke_size, 0, 0}, size;
+            RB_CHECK(rb_pair_resolve_size(p, &want, &size, why, sizeof why) == 0);
+            RB_CHECK(p->setup(&ctx, &size, 3, input) == RB_OK);
+            RB_CHECK(opt && opt->run(ctx, 0) == RB_OK);
+            RB_CHECK(cudaDeviceSynchronize() == cudaSuccess);
+            RB_CHECK(p->check(ctx, 0, &err) == RB_OK && rb_within_tolerance(err, opt->tolerance));
+            p->output(ctx, &out, &bytes);
+            size_t at = bytes / 2 / 4 * 4;
+            RB_CHECK(cudaMemset((char *)out + at, 0xFF, 4) == cudaSuccess);
+            RB_CHECK(p->check(ctx, 0, &err) == RB_OK);
+            if (rb_within_tolerance(err, 0.1))
+                printf("    %s: a planted NaN passed its check (err %g)\n", p->name, err);
+            RB_CHECK(!rb_within_tolerance(err, 0.1));
+            p->teardown(ctx);
+            RB_CHECK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize) == cudaSuccess);
+            if (limit != 0)
+                printf("    %s: %zu bytes of L2 still set aside for persisting lines\n", p->name,
+                       limit);
+            RB_CHECK(limit == 0);
+        }
+    }
+}
+
 static void check_all(const char *size)
 {
     char args[200];
@@ -214,6 +260,8 @@ static const rbtest_case gpu_cases[] = {
     {"fill_matches_cpu_bit_for_bit", test_fill_matches_cpu_bit_for_bit},
     {"device_relerr_matches_cpu", test_device_relerr_matches_cpu},
     {"poison_alone_fails_every_check", test_poison_alone_fails_every_check},
+    {"planted_nan_caught_and_persisting_l2_reset",
+     test_planted_nan_caught_and_persisting_l2_reset},
     {"every_variant_valid_at_smoke_size", test_every_variant_valid_at_smoke_size},
     {"every_variant_valid_at_odd_size", test_every_variant_valid_at_odd_size},
     {"every_variant_valid_at_odd_shape", test_every_variant_valid_at_odd_shape},
