@@ -11,8 +11,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-out}
+FINAL=$OUT
+OUT=$FINAL/logs   # everything but the summary goes into one archive (the device tool returns 8 files)
 mkdir -p "$OUT"
-LOG=$OUT/summary.log
+LOG=$FINAL/summary.log
 : > "$LOG"
 say() { echo "== $*" | tee -a "$LOG"; }
 export NCCL_NVLS_ENABLE=0   # never NVLink multicast on shared machines
@@ -48,12 +50,13 @@ done
 
 if [ "${NCU:-1}" = 1 ]; then
     say "ncu: measured DRAM bytes of every pair kernel"
-    scripts/ncu_bytes.sh | tee -a "$LOG"
+    OUT=$OUT scripts/ncu_bytes.sh | tee -a "$LOG"
 fi
 say "cold and nvtx paths"
 $B run --cold --nvtx --filter copy_vectorized --expect none --json "$OUT/cold.json" > "$OUT/cold.log" 2>&1
 echo "cold run exit $?" | tee -a "$LOG"
 sed -n '/^pair /,$p' "$OUT/cold.log" | tee -a "$LOG"
 
-tar czf "$OUT/results.tgz" results expectations "$OUT"/*.json "$OUT"/*.csv 2>/dev/null
-say "done: $OUT"
+cp "$OUT/ncu_bytes.txt" "$FINAL/" 2>/dev/null
+tar czf "$FINAL/results.tgz" results expectations -C "$FINAL" logs 2>/dev/null
+say "done: $FINAL"
