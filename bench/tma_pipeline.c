@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/* tma_pipeline: the harness's view of kernels/tma_pipeline.cu (read that file first). The image,
+ * reference, check and the baseline's run come from bench/async_pipeline.c; this file adds the
+ * tensor map and the TMA variant. */
+#include <stdalign.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h> /* CUtensorMap (the type only: nothing here calls the driver API) */
+
+#include "pair_util.h"
+
+/* Defined extern "C" in kernels/tma_pipeline.cu. */
+cudaError_t tma_pipeline_upload_weights(void);
+cudaError_t tma_pipeline_encode_map(CUtensorMap *map, const float *in, int rows, int cols,
+                                    int pitch);
+cudaError_t tma_pipeline_optimized(const CUtensorMap *map, float *out, int rows, int cols,
+                                   cudaStream_t stream);
+
+/* Defined in bench/async_pipeline.c (see there). */
+int async_pipeline_shape(rb_size *size, char *why, size_t why_size);
+double async_pipeline_flops(const rb_size *size);
+double async_pipeline_bytes(const rb_size *size);
+rb_status async_pipeline_setup(void **ctx, const rb_size *size, uint64_t seed, int input);
+void async_pipeline_output(void *ctx, void **dev_ptr, size_t *bytes);
+rb_status async_pipeline_check(void *ctx, cudaStream_t stream, double *rel_err);
+void async_pipeline_teardown(void *ctx);
+int async_pipeline_selftest(char *why, size_t why_size);
+rb_status async_pipeline_run_optimized(void *ctx, cudaStream_t stream);
+void async_pipeline_image(void *ctx, const float **in, float **out, int *rows, int *cols,
+                          int *pitch);
+
+typedef struct tma_pipeline_ctx {
+    CUtensorMap map; /* first, in a 128-byte aligned allocation (the encoder wants 64) */
+    void *image;     /* async_pipeline's context: image, output, reference */
+    float *out;
+    int rows, cols;
+} tma_pipeline_ctx;
+
+static rb_status setup(void **ctx, const rb_size *size, uint64_t seed, int input)
+{
+    /* sizeof is a multiple of the alignment, as aligned_alloc requires */
+    tma_pipeline_ctx *t = aligned_alloc(alignof(tma_pipeline_ctx), sizeof *t);
+    *ctx = t;
+    if (!t)
+        return RB_ERR_ALLOC;
+    memset(t, 0, sizeof *t);
+    RB_TRY(async_pipeline_setup(&t->image, size, seed, input));
+    const float *in;
+    int pitch;
+    async_pipeline_image(t->image, &in, &t->out, &t->rows, &t->cols, &pitch);
+    RB_CUDA(tma_pipeline_upload_weights());
+    RB_CUDA(tma_pipeline_encode_map(&t->map, in, t->rows, t->cols, pitch));
+    return RB_OK;
+}
+
+static void output(void *ctx, void **dev_ptr, size_t *bytes)
+{
+    tma_pipeline_ctx *t = ctx;
+    async_pipeline_output(t->image, dev_ptr, bytes);
+}
+
+static rb_status check(void *ctx, cudaStream_t stream, double *rel_err)
+{
+    tma_pipeline_ctx *t = ctx;
+    return async_pipeline_check(t->image, stream, rel_err);
+}
+
+static void teardown(void *ctx)
+{
+    tma_pipeline_ctx *t = ctx;
+    if (!t)
+        return;
+    async_pipeline_teardown(t->image);
+    free(t);
+}
+
+static rb_status run_baseline(void *ctx, cudaStream_t stream)
+{
+    tma_pipeline_ctx *t = ctx;
+    return async_pipeline_run_optimized(t->image, stream);
+}
+
+static rb_status run_optimized(void *ctx, cudaStream_t stream)
+{
+    tma_pipeline_ctx *t = ctx;
+    RB_CUDA(tma_pipeline_optimized(&t->map, t->out, t->rows, t->cols, stream));
+    return RB_OK;
+}
+
+/* Tolerance: as async_pipeline (fp32 sums of 25 terms vs an fp64 reference). */
+const rb_pair rb_pair_tma_pipeline = {
+    .name = "tma_pipeline",
+    .pattern = "TMA tile loads (tensor map, mbarrier stages) vs per-thread cp.async (5x5 stencil)",
+    .size_unit = "fp32 pixels",
+    .smoke_size = 1u << 20,
+    .full_size = 1u << 28,
+    .min_cc = 90,
+    .shape = async_pipeline_shape,
+    .flops = async_pipeline_flops,
+    .bytes = async_pipeline_bytes,
+    .setup = setup,
+    .output = output,
+    .check = check,
+    .teardown = teardown,
+    .selftest = async_pipeline_selftest,
+    .n_variants = 2,
+    .variants = {
+        {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 1e-5, run_baseline},
+        {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 1e-5, run_optimized},
+    },
+};
