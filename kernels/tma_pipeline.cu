@@ -107,6 +107,10 @@ enum {
     TP_SMEM_BYTES = TP_STAGES * TP_STAGE_BYTES + 128   /* + slack to align the base */
 };
 
+#ifndef TMA_PIPELINE_PREFETCH
+#define TMA_PIPELINE_PREFETCH 1 /* prefetch the tensor map into the descriptor cache */
+#endif
+
 static_assert(TP_BOX_W * 4 % 16 == 0, "TMA: the box's inner dimension must be a multiple of 16 B");
 static_assert(TP_BOX_W <= 256 && TP_BOX_H <= 256, "TMA: box dimensions are at most 256");
 static_assert(TP_BOX_BYTES < (1 << 20), "mbarrier transaction counts are below 2^20");
@@ -251,7 +255,9 @@ static __global__ void __launch_bounds__(TP_THREADS, TMA_PIPELINE_BLOCKS_PER_SM)
     const int step = gridDim.x;
 
     if (producer) {
+#if TMA_PIPELINE_PREFETCH
         asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&map) : "memory");
+#endif
         for (int s = 0; s < TP_STAGES; s++)
             tma_pipeline_mbar_init(full + 8u * s, 1);
         tma_pipeline_fence_mbar_init();
