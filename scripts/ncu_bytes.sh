@@ -26,8 +26,8 @@ awk -v FS='","' '
     NR == FNR { declared[$0] = 1; split($0, d, " "); gb[d[1]] = d[2]; next }
     $13 == "dram__bytes_read.sum" || $13 == "dram__bytes_write.sum" || $13 == "gpu__time_duration.sum" {
         k = $5; sub(/\(.*/, "", k); sub(/^void /, "", k); sub(/<.*/, "", k)
-        # A kernel shared by two pairs (tma_pipeline reuses async_pipeline's) is profiled in each
-        # pair's process: keep the first process only.
+        # A kernel shared by two pairs (tma_pipeline reuses the async_pipeline kernel) is profiled in each
+        # process of a pair: keep the first process only.
         if (!(k in pid)) pid[k] = $2
         if (pid[k] != $2) next
         v = $15; gsub(/[",]/, "", v)
@@ -43,7 +43,7 @@ awk -v FS='","' '
             printf "%-44s %12.4f %12.4f %8.3f %10.1f%s\n", k, bytes[k] / 1e9, gb[best], ratio, t[k] / 1e3, mark
             if (k ~ /_optimized/) { opt[best] += bytes[k]; optt[best] += t[k] }
         }
-        # The acceptance figure: all kernels of a pair's optimized variant together.
+        # The acceptance figure: all kernels of the optimized variant of a pair together.
         for (p in opt) {
             ratio = opt[p] / 1e9 / gb[p]
             mark = (ratio < 0.9 || ratio > 1.1) ? "  <- off by >10%" : "  within 10%"
