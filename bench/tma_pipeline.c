@@ -12,6 +12,7 @@
 
 /* Defined extern "C" in kernels/tma_pipeline.cu. */
 cudaError_t tma_pipeline_upload_weights(void);
+int tma_pipeline_halo(void);
 cudaError_t tma_pipeline_encode_map(CUtensorMap *map, const float *in, int rows, int cols,
                                     int pitch);
 cudaError_t tma_pipeline_optimized(const CUtensorMap *map, float *out, int rows, int cols,
@@ -33,6 +34,7 @@ void async_pipeline_image(void *ctx, const float **in, float **out, int *rows, i
 typedef struct tma_pipeline_ctx {
     CUtensorMap map; /* first, in a 128-byte aligned allocation (the encoder wants 64) */
     void *image;     /* async_pipeline's context: image, output, reference */
+    float *bordered; /* the image with R zero rows and columns around it, for the TMA */
     float *out;
     int rows, cols;
 } tma_pipeline_ctx;
@@ -50,7 +52,17 @@ static rb_status setup(void **ctx, const rb_size *size, uint64_t seed, int input
     int pitch;
     async_pipeline_image(t->image, &in, &t->out, &t->rows, &t->cols, &pitch);
     RB_CUDA(tma_pipeline_upload_weights());
-    RB_CUDA(tma_pipeline_encode_map(&t->map, in, t->rows, t->cols, pitch));
+    /* TMA boxes may not start at negative coordinates (kernels/tma_pipeline.cu), so the top and
+     * left zero padding is stored: (rows + 2R) x (cols + 2R), pitch a multiple of 4 floats. */
+    int r = tma_pipeline_halo(), brows = t->rows + 2 * r, bcols = t->cols + 2 * r;
+    int bpitch = (bcols + 3) / 4 * 4;
+    size_t bbytes = (size_t)brows * bpitch * sizeof(float);
+    RB_CUDA(cudaMalloc((void **)&t->bordered, bbytes));
+    RB_CUDA(cudaMemset(t->bordered, 0, bbytes));
+    RB_CUDA(cudaMemcpy2D(t->bordered + (size_t)r * bpitch + r, (size_t)bpitch * sizeof(float), in,
+                         (size_t)pitch * sizeof(float), (size_t)t->cols * sizeof(float),
+                         (size_t)t->rows, cudaMemcpyDeviceToDevice));
+    RB_CUDA(tma_pipeline_encode_map(&t->map, t->bordered, brows, bcols, bpitch));
     return RB_OK;
 }
 
@@ -72,6 +84,7 @@ static void teardown(void *ctx)
     if (!t)
         return;
     async_pipeline_teardown(t->image);
+    cudaFree(t->bordered);
     free(t);
 }
 

@@ -17,11 +17,20 @@
  * Optimized: one thread describes the whole tile to the TMA with one instruction,
  *     cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
  *   and the TMA walks the box (68 x 68 floats = the tile + the 2-pixel halo) in hardware:
- *   address generation, the image bounds (out-of-image elements are written as zeros: exactly
- *   the stencil's zero padding, also for the negative coordinates c0 - 2, r0 - 2 of the first
- *   tiles) and the shared-memory writes. The threads only compute.
- *   - The tensor map (CUtensorMap) describes the image: fp32, 2 dims {cols, rows}, row stride
- *     pitch x 4 bytes, box {68, 68}, no swizzle, no interleave, out-of-bounds fill zero. It is
+ *   address generation, the bounds (elements past the right and bottom edges are written as
+ *   zeros: the stencil's zero padding there) and the shared-memory writes. The threads only
+ *   compute.
+ *   - Negative coordinates: a box that starts left of or above the tensor's origin faults. On
+ *     the H100 (driver 580.159.04) cp.async.bulk.tensor.2d in tile mode with a start of
+ *     (-2, -2) raised "an illegal instruction was encountered" for every box shape tried, with
+ *     the descriptor in param or in global memory, while the same boxes at (0, 0) ran
+ *     (scratch experiment, 2026-11-22). So the top and left zero padding cannot come from the
+ *     TMA's out-of-bounds fill: setup makes a zero-bordered copy of the image, R rows above and
+ *     R columns left of it (outside the timed region), and the box of the tile at image
+ *     (c0, r0) starts at bordered (c0, r0), which is image (c0 - R, r0 - R).
+ *   - The tensor map (CUtensorMap) describes the bordered image: fp32, 2 dims
+ *     {cols + 2R, rows + 2R}, row stride bordered pitch x 4 bytes, box {68, 68}, no swizzle, no
+ *     interleave, out-of-bounds fill zero. It is
  *     encoded on the host in setup with cuTensorMapEncodeTiled, fetched from the driver with
  *     cudaGetDriverEntryPointByVersion (so nothing links -lcuda; <cuda.h> and <cudaTypedefs.h>
  *     give the types only), and passed by value as a `const __grid_constant__ CUtensorMap`
@@ -30,8 +39,8 @@
  *     the row stride a multiple of 16 bytes: cols x 4 is not when cols % 4 != 0 (999 x 1021),
  *     which is why the image both pairs use is stored with a pitch rounded up to 4 floats (setup,
  *     outside the timed region; the cp.async baseline and the reference use the same pitched
- *     image). The map's dims are {cols, rows}, not {pitch, rows}, so the TMA zero-fills the pad
- *     columns itself. The box's inner dimension, 68 x 4 = 272 bytes, is a multiple of 16, and
+ *     image; the bordered copy has its own pitch, cols + 2R rounded up to 4). The map's inner dim
+ *     is cols + 2R, not the pitch, so the TMA zero-fills past it itself. The box's inner dimension, 68 x 4 = 272 bytes, is a multiple of 16, and
  *     both box dims are <= 256. Each stage's shared destination is 128-byte aligned (stages of
  *     18,560 bytes, 145 x 128, from a base rounded up at run time).
  *   - Completion: a "full" mbarrier per stage, initialized with an arrival count of 1. The
@@ -169,8 +178,9 @@ static __device__ __forceinline__ void tma_pipeline_mbar_wait(uint32_t bar, uint
     } while (!done);
 }
 
-/* The box whose first element is image (x, y) = (column, row), signed (out-of-image parts are
- * zero-filled), into shared memory at dst; completion is reported to the mbarrier bar. */
+/* The box whose first element is bordered-image (x, y) = (column, row), both >= 0 (parts past
+ * the right or bottom edge are zero-filled), into shared memory at dst; completion is reported
+ * to the mbarrier bar. */
 static __device__ __forceinline__ void tma_pipeline_load_box(uint32_t dst, const CUtensorMap *map,
                                                              int x, int y, uint32_t bar)
 {
@@ -195,8 +205,8 @@ static __device__ __forceinline__ void tma_pipeline_issue(const CUtensorMap *map
     int r0, c0;
     tma_pipeline_tile_origin(t, tiles_x, &r0, &c0);
     tma_pipeline_mbar_arrive_expect_tx(full + 8u * s, TP_BOX_BYTES);
-    tma_pipeline_load_box(stages + (uint32_t)s * TP_STAGE_BYTES, map, c0 - TP_R, r0 - TP_R,
-                          full + 8u * s);
+    /* Bordered (c0, r0) is image (c0 - R, r0 - R): the box's first row and column are halo. */
+    tma_pipeline_load_box(stages + (uint32_t)s * TP_STAGE_BYTES, map, c0, r0, full + 8u * s);
 }
 
 /* As async_pipeline_compute_tile, on the TMA's layout: rows of TP_BOX_W floats, shared column 0
@@ -290,6 +300,12 @@ static __global__ void __launch_bounds__(TP_THREADS, TMA_PIPELINE_BLOCKS_PER_SM)
 #else
     __trap(); /* sm_90 only; the harness never launches it below compute capability 9.0 */
 #endif
+}
+
+/* The halo width R: the border the zero-bordered image needs on each side. */
+extern "C" int tma_pipeline_halo(void)
+{
+    return TP_R;
 }
 
 /* Copies async_pipeline's weights into this file's __constant__ table (setup, host side). */
