@@ -89,10 +89,18 @@
 
 /* Tunables (sweep these). */
 #define REDUCTION_BASELINE_BLOCK 256 /* a power of two: the interleaved steps halve it */
+#ifndef REDUCTION_BLOCK
 #define REDUCTION_BLOCK 256          /* optimized: threads per block, a multiple of 32 */
+#endif
+#ifndef REDUCTION_ITEMS
 #define REDUCTION_ITEMS 8            /* optimized: float4 loads in flight per thread per tile */
+#endif
+#ifndef REDUCTION_MAX_BLOCKS
 #define REDUCTION_MAX_BLOCKS 0       /* optimized: 0 = one block per tile (one pass); else cap */
+#endif
+#ifndef REDUCTION_STREAMING_LOADS
 #define REDUCTION_STREAMING_LOADS 1  /* optimized: 1 = __ldcs (evict first), 0 = __ldg */
+#endif
 #define REDUCTION_FINISH_BLOCK 1024  /* the partials' kernel: threads of its single block */
 #define REDUCTION_REF_BLOCKS 1024    /* the reference kernel's grid, x 256 threads */
 /* optimized: resident blocks per SM asked of ptxas (__launch_bounds__). 8 x 256 threads is full
