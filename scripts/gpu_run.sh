@@ -52,6 +52,13 @@ if [ "${NCU:-1}" = 1 ]; then
     say "ncu: measured DRAM bytes of every pair kernel"
     OUT=$OUT scripts/ncu_bytes.sh | tee -a "$LOG"
 fi
+say "l2_persistence under ncu with application replay (the persisting-L2 state survives between passes)"
+timeout 300 ncu --csv --replay-mode application --clock-control none --cache-control none \
+    --kernel-id "::regex:^l2_persistence_(baseline|optimized)_kernel:2" \
+    --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum \
+    $B check --filter '^l2_persistence$' --size full > "$OUT/l2_app_replay.csv" 2> "$OUT/l2_app_replay.err"
+grep '"l2_persistence_' "$OUT/l2_app_replay.csv" | awk -F'","' '{k = $5; sub(/\(.*/, "", k); print k, $13, $15}' | tee -a "$LOG"
+
 say "cold and nvtx paths"
 $B run --cold --nvtx --filter copy_vectorized --expect none --json "$OUT/cold.json" > "$OUT/cold.log" 2>&1
 echo "cold run exit $?" | tee -a "$LOG"
