@@ -78,8 +78,7 @@ double async_pipeline_bytes(const rb_size *size)
 }
 
 /* The CPU reference: zero outside the image, fp64 accumulation; w[(dr + R)(2R+1) + dc + R]. */
-static void stencil_cpu(const float *in, float *out, int rows, int cols, int radius,
-                        const float *w)
+static void stencil_cpu(const float *in, float *out, int rows, int cols, int radius, const float *w)
 {
     const int taps = 2 * radius + 1;
     for (int r = 0; r < rows; r++)
@@ -195,9 +194,8 @@ int async_pipeline_selftest(char *why, size_t why_size)
     /* A 3 x 4 image with a single 1 at (1, 2): out[r][c] = w[3 - r][4 - c], the table read
      * backwards from its bottom right (a correlation; a convolution would read it forwards). */
     const float impulse[12] = {0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0};
-    const float want_impulse[12] = {1 / 64.f,  3 / 64.f,  8 / 64.f,  -4 / 64.f,
-                                    -2 / 64.f, 7 / 64.f,  16 / 64.f, 5 / 64.f,
-                                    1 / 64.f,  -3 / 64.f, 6 / 64.f,  4 / 64.f};
+    const float want_impulse[12] = {1 / 64.f,  3 / 64.f, 8 / 64.f, -4 / 64.f, -2 / 64.f, 7 / 64.f,
+                                    16 / 64.f, 5 / 64.f, 1 / 64.f, -3 / 64.f, 6 / 64.f,  4 / 64.f};
     /* A 2 x 2 image of ones: each output sums the 4 weights whose taps land inside the image,
      * e.g. out[0][0] = w[2][2] + w[2][3] + w[3][2] + w[3][3] = (16 + 7 + 8 + 3) / 64. */
     const float ones[4] = {1, 1, 1, 1};
@@ -214,8 +212,7 @@ int async_pipeline_selftest(char *why, size_t why_size)
         return fail(why, why_size, "work model wrong on a 3x4 image");
     rb_size full = {(uint64_t)1 << 28, 0, 0}, odd = {999 * 1021, 999, 1021};
     if (async_pipeline_shape(&full, why, why_size) != 0 || full.rows != 16384 ||
-        full.cols != 16384 || async_pipeline_shape(&odd, why, why_size) != 0 ||
-        odd.n != 999 * 1021)
+        full.cols != 16384 || async_pipeline_shape(&odd, why, why_size) != 0 || odd.n != 999 * 1021)
         return fail(why, why_size, "shape rule wrong for 2^28 or 999x1021");
     return 0;
 }
@@ -251,8 +248,9 @@ const rb_pair rb_pair_async_pipeline = {
     .teardown = async_pipeline_teardown,
     .selftest = async_pipeline_selftest,
     .n_variants = 2,
-    .variants = {
-        {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 1e-5, run_baseline},
-        {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 1e-5, async_pipeline_run_optimized},
-    },
+    .variants =
+        {
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 1e-5, run_baseline},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 1e-5, async_pipeline_run_optimized},
+        },
 };

@@ -33,9 +33,10 @@ const rb_pair rb_pair_copy_coalescing = {
     .teardown = rb_copy_teardown,
     .selftest = rb_copy_selftest,
     .n_variants = 3,
-    .variants = {
-        {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 0.0, run_baseline},
-        {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.0, run_optimized},
-        {"library", RB_ROLE_LIBRARY, RB_UNIT_NONE, 0.0, rb_copy_memcpy},
-    },
+    .variants =
+        {
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 0.0, run_baseline},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.0, run_optimized},
+            {"library", RB_ROLE_LIBRARY, RB_UNIT_NONE, 0.0, rb_copy_memcpy},
+        },
 };

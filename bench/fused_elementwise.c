@@ -189,13 +189,13 @@ static int fe_selftest(char *why, size_t why_size)
 {
     /* bf16 bits: 0.5 0x3F00, 0 0x0000, -1.5 0xBFC0, 3 0x4040, -1 0xBF80, 0.25 0x3E80, 1 0x3F80,
      * -0.5 0xBF00, 0.125 0x3E00. */
-    const uint16_t x[4] = {0x3F00, 0x0000, 0xBFC0, 0x4040};     /* 0.5, 0, -1.5, 3 */
-    const uint16_t bias[2] = {0x3F00, 0xBF80};                   /* 0.5, -1 */
+    const uint16_t x[4] = {0x3F00, 0x0000, 0xBFC0, 0x4040};        /* 0.5, 0, -1.5, 3 */
+    const uint16_t bias[2] = {0x3F00, 0xBF80};                     /* 0.5, -1 */
     const uint16_t residual[4] = {0x3E80, 0x3F80, 0xBF00, 0x3E00}; /* 0.25, 1, -0.5, 0.125 */
     const float want[4] = {
-        (float)(0.8413447460685429 + 0.25),   /* gelu(1) + 0.25 */
-        (float)(-0.15865525393145707 + 1.0),  /* gelu(-1) + 1 */
-        (float)(-0.15865525393145707 - 0.5),  /* gelu(-1) - 0.5 */
+        (float)(0.8413447460685429 + 0.25),  /* gelu(1) + 0.25 */
+        (float)(-0.15865525393145707 + 1.0), /* gelu(-1) + 1 */
+        (float)(-0.15865525393145707 - 0.5), /* gelu(-1) - 0.5 */
         (float)(1.9544997361036416 + 0.125), /* gelu(2) + 0.125 */
     };
     float out[4];
@@ -235,9 +235,10 @@ const rb_pair rb_pair_fused_elementwise = {
     .teardown = fe_teardown,
     .selftest = fe_selftest,
     .n_variants = 2,
-    .variants = {
-        /* bf16 outputs; the baseline rounds three times, the fused kernel once. */
-        {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 1e-2, run_baseline},
-        {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 1e-2, run_optimized},
-    },
+    .variants =
+        {
+            /* bf16 outputs; the baseline rounds three times, the fused kernel once. */
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 1e-2, run_baseline},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 1e-2, run_optimized},
+        },
 };

@@ -258,10 +258,11 @@ const rb_pair rb_pair_histogram = {
     .n_inputs = 2,
     .inputs = {"uniform", "skewed"},
     .n_variants = 3,
-    .variants = {
-        /* exact counts */
-        {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 0.0, run_baseline},
-        {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.0, run_optimized},
-        {"library", RB_ROLE_LIBRARY, RB_UNIT_NONE, 0.0, run_library},
-    },
+    .variants =
+        {
+            /* exact counts */
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 0.0, run_baseline},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.0, run_optimized},
+            {"library", RB_ROLE_LIBRARY, RB_UNIT_NONE, 0.0, run_library},
+        },
 };

@@ -223,9 +223,11 @@ const rb_pair rb_pair_l2_persistence = {
     .teardown = lp_teardown,
     .selftest = lp_selftest,
     .n_variants = 2,
-    .variants = {
-        /* Exact: both variants and the reference compute the same correctly rounded fp32 add. */
-        {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 0.0, run_baseline},
-        {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 0.0, run_optimized},
-    },
+    .variants =
+        {
+            /* Exact: both variants and the reference compute the same correctly rounded fp32 add.
+             */
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 0.0, run_baseline},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 0.0, run_optimized},
+        },
 };

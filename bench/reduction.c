@@ -258,10 +258,11 @@ const rb_pair rb_pair_reduction = {
     .teardown = reduction_teardown,
     .selftest = reduction_selftest,
     .n_variants = 3,
-    .variants = {
-        /* fp32 sums in three orders; worst-case bounds ~2e-6 at full size (see the .cu) */
-        {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 1e-5, run_baseline},
-        {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 1e-5, run_optimized},
-        {"library", RB_ROLE_LIBRARY, RB_UNIT_FP32, 1e-5, run_library},
-    },
+    .variants =
+        {
+            /* fp32 sums in three orders; worst-case bounds ~2e-6 at full size (see the .cu) */
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 1e-5, run_baseline},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 1e-5, run_optimized},
+            {"library", RB_ROLE_LIBRARY, RB_UNIT_FP32, 1e-5, run_library},
+        },
 };

@@ -197,8 +197,9 @@ const rb_pair rb_pair_softmax = {
     .teardown = softmax_teardown,
     .selftest = softmax_selftest,
     .n_variants = 2,
-    .variants = {
-        {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 1e-5, run_baseline},
-        {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 1e-5, run_optimized},
-    },
+    .variants =
+        {
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 1e-5, run_baseline},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 1e-5, run_optimized},
+        },
 };

@@ -118,8 +118,9 @@ const rb_pair rb_pair_tma_pipeline = {
     .teardown = teardown,
     .selftest = async_pipeline_selftest,
     .n_variants = 2,
-    .variants = {
-        {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 1e-5, run_baseline},
-        {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 1e-5, run_optimized},
-    },
+    .variants =
+        {
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 1e-5, run_baseline},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 1e-5, run_optimized},
+        },
 };

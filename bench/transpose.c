@@ -225,10 +225,11 @@ const rb_pair rb_pair_transpose = {
     .teardown = transpose_teardown,
     .selftest = transpose_selftest,
     .n_variants = 4,
-    .variants = {
-        {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 0.0, run_baseline},
-        {"tiled", RB_ROLE_STEP, RB_UNIT_NONE, 0.0, run_tiled},
-        {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.0, run_optimized},
-        {"library", RB_ROLE_LIBRARY, RB_UNIT_NONE, 0.0, run_library},
-    },
+    .variants =
+        {
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 0.0, run_baseline},
+            {"tiled", RB_ROLE_STEP, RB_UNIT_NONE, 0.0, run_tiled},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.0, run_optimized},
+            {"library", RB_ROLE_LIBRARY, RB_UNIT_NONE, 0.0, run_library},
+        },
 };

@@ -68,8 +68,8 @@ static int send_error(int fd, const char *what)
 }
 
 /* Poisons the output, runs the variant once and compares with the reference. */
-static rb_status checked_run(const rb_pair *p, const rb_variant_def *v, void *ctx,
-                             cudaStream_t s, double *rel_err)
+static rb_status checked_run(const rb_pair *p, const rb_variant_def *v, void *ctx, cudaStream_t s,
+                             double *rel_err)
 {
     void *out = NULL;
     size_t bytes = 0;
@@ -83,8 +83,8 @@ static rb_status checked_run(const rb_pair *p, const rb_variant_def *v, void *ct
 
 /* Validates, times and validates again; fills r. A failure of a CUDA call is returned (the
  * context may be gone); a wrong result is not a failure: it leaves r invalid and untimed. */
-static rb_status run_variant(const rb_pair *p, const rb_variant_def *v, void *ctx,
-                             cudaStream_t s, const rb_child_opts *o, rb_variant_result *r)
+static rb_status run_variant(const rb_pair *p, const rb_variant_def *v, void *ctx, cudaStream_t s,
+                             const rb_child_opts *o, rb_variant_result *r)
 {
     RB_TRY(checked_run(p, v, ctx, s, &r->rel_err_before));
     if (!rb_within_tolerance(r->rel_err_before, v->tolerance)) {

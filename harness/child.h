@@ -15,10 +15,10 @@
 #include "measure.h"
 
 typedef struct rb_child_opts {
-    rb_size size;       /* resolved problem size */
-    int input;          /* index into the pair's inputs */
+    rb_size size; /* resolved problem size */
+    int input;    /* index into the pair's inputs */
     uint64_t seed;
-    int check_only;     /* validate, do not time */
+    int check_only; /* validate, do not time */
     int nvtx;
     rb_measure_opts measure;
 } rb_child_opts;

@@ -98,9 +98,8 @@ static int set_nvml(json_value *o, const char *key, nvml_ret rc, unsigned v, dou
 }
 
 static const char *const reason_names[] = {
-    "gpu_idle",        "applications_clocks", "sw_power_cap",     "hw_slowdown",
-    "sync_boost",      "sw_thermal",          "hw_thermal",       "hw_power_brake",
-    "display_clocks",
+    "gpu_idle",   "applications_clocks", "sw_power_cap",   "hw_slowdown",    "sync_boost",
+    "sw_thermal", "hw_thermal",          "hw_power_brake", "display_clocks",
 };
 
 static json_value *nvml_state(int device)
@@ -166,8 +165,8 @@ rb_status rb_env_device_count(int *count, char *why, size_t why_size)
 {
     cudaError_t e = cudaGetDeviceCount(count);
     if (e != cudaSuccess) {
-        rb_fmt(why, why_size, "no usable CUDA device: cudaGetDeviceCount returned %d (%s)",
-               (int)e, cudaGetErrorString(e));
+        rb_fmt(why, why_size, "no usable CUDA device: cudaGetDeviceCount returned %d (%s)", (int)e,
+               cudaGetErrorString(e));
         return RB_ERR_UNSUPPORTED;
     }
     if (*count == 0) {

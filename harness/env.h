@@ -14,7 +14,7 @@
 /* Device facts used by the harness itself. */
 typedef struct rb_device {
     char name[256];
-    int cc;            /* compute capability x 10 */
+    int cc; /* compute capability x 10 */
     int sms;
     size_t l2_bytes;
     size_t persisting_l2_max_bytes;

@@ -21,8 +21,8 @@ cudaError_t rb_fill_uniform_f32(float *d, size_t n, uint64_t seed, cudaStream_t 
 
 /* Normwise relative error ||out - ref|| / ||ref|| over n floats, accumulated in double on the
  * device; NaN or Inf anywhere makes it NaN or Inf. Synchronizes the stream. */
-cudaError_t rb_relerr_f32_device(const float *out, const float *ref, size_t n,
-                                 cudaStream_t stream, double *rel_err);
+cudaError_t rb_relerr_f32_device(const float *out, const float *ref, size_t n, cudaStream_t stream,
+                                 double *rel_err);
 
 /* The same for a bf16 output (raw __nv_bfloat16 bits) against an fp32 reference. */
 cudaError_t rb_relerr_bf16_device(const void *out_bf16, const float *ref, size_t n,

@@ -16,8 +16,7 @@ static __global__ void fill_uniform_f32_kernel(float *d, size_t n, uint64_t seed
         d[i] = rb_uniform_f32(seed, i);
 }
 
-extern "C" cudaError_t rb_fill_uniform_f32(float *d, size_t n, uint64_t seed,
-                                           cudaStream_t stream)
+extern "C" cudaError_t rb_fill_uniform_f32(float *d, size_t n, uint64_t seed, cudaStream_t stream)
 {
     fill_uniform_f32_kernel<<<2048, 256, 0, stream>>>(d, n, seed);
     return cudaGetLastError();
@@ -25,8 +24,7 @@ extern "C" cudaError_t rb_fill_uniform_f32(float *d, size_t n, uint64_t seed,
 
 /* One pass; each thread sums in double, then a block reduction and one atomic per block and
  * sum. NaN propagates through every addition, so it cannot be lost. */
-template <typename T>
-static __global__ void relerr_kernel(const T *out, const float *ref, size_t n)
+template <typename T> static __global__ void relerr_kernel(const T *out, const float *ref, size_t n)
 {
     __shared__ double s_diff[256], s_ref[256];
     double diff2 = 0.0, ref2 = 0.0;
@@ -57,8 +55,8 @@ static cudaError_t relerr_device(const T *out, const float *ref, size_t n, cudaS
                                  double *rel_err)
 {
     double sums[2] = {0.0, 0.0};
-    cudaError_t e = cudaMemcpyToSymbolAsync(rb_sums, sums, sizeof sums, 0,
-                                            cudaMemcpyHostToDevice, stream);
+    cudaError_t e =
+        cudaMemcpyToSymbolAsync(rb_sums, sums, sizeof sums, 0, cudaMemcpyHostToDevice, stream);
     if (e != cudaSuccess)
         return e;
     relerr_kernel<T><<<1024, 256, 0, stream>>>(out, ref, n);
@@ -108,9 +106,8 @@ extern "C" cudaError_t rb_flush_l2(void *buf, size_t bytes, cudaStream_t stream)
 /* Streaming copy, the fastest form measured on H100 and H200 (see kernels/copy_vectorized.cu):
  * one 16-byte load and store per thread over a grid that covers the array in one pass, with
  * evict-first hints; the loop only guards grids smaller than the array. */
-static __global__ void __launch_bounds__(256) ceiling_copy_kernel(const float4 *__restrict__ src,
-                                                                  float4 *__restrict__ dst,
-                                                                  size_t n)
+static __global__ void __launch_bounds__(256)
+    ceiling_copy_kernel(const float4 *__restrict__ src, float4 *__restrict__ dst, size_t n)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)

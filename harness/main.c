@@ -95,7 +95,8 @@ static int cmd_list(const rb_job *jobs, int n)
     printf("%-18s %-6s %-12s %-12s %-16s %s\n", "pair", "min cc", "smoke size", "full size",
            "size counts", "variants");
     printf("%-18s   work at the selected size (default full): shape, GFLOP, GB of compulsory "
-           "DRAM traffic\n", "");
+           "DRAM traffic\n",
+           "");
     for (int i = 0; i < n; i++) {
         const rb_pair *p = jobs[i].pair;
         if (i > 0 && jobs[i - 1].pair == p)
@@ -108,8 +109,8 @@ static int cmd_list(const rb_job *jobs, int n)
                    p->variants[k].name);
         }
         printf("%-18s %-6s %-12llu %-12llu %-16s %s\n", p->name, cc,
-               (unsigned long long)p->smoke_size, (unsigned long long)p->full_size,
-               p->size_unit, variants);
+               (unsigned long long)p->smoke_size, (unsigned long long)p->full_size, p->size_unit,
+               variants);
         printf("%-18s   %s\n", "", p->pattern);
         printf("%-18s   work: %llux%llu, %.6g GFLOP, %.6g GB\n", "",
                (unsigned long long)jobs[i].size.rows, (unsigned long long)jobs[i].size.cols,
@@ -180,7 +181,9 @@ static int probe(probe_state *s, double timeout_s)
     }
     if (rc != 0 || !s->env) {
         fprintf(stderr, "roofbench: cannot read the GPU's environment: %s\n",
-                s->error[0] ? s->error : why[0] ? why : "no report");
+                s->error[0] ? s->error
+                : why[0]    ? why
+                            : "no report");
         return EXIT_NO_GPU;
     }
     return 0;
@@ -233,7 +236,9 @@ static void on_pair_line(void *arg, const json_value *line)
                    v->rel_err_after);
         else
             printf("      %-12s %s\n", v->name,
-                   v->valid ? "valid" : v->note[0] ? v->note : "INVALID");
+                   v->valid     ? "valid"
+                   : v->note[0] ? v->note
+                                : "INVALID");
         fflush(stdout);
     } else if (!strcmp(type->string, "skip")) {
         r->status = RB_PAIR_SKIPPED;
@@ -271,8 +276,8 @@ static void run_pairs(const rb_job *jobs, int n, const rb_options *o, rb_pair_re
             printf("[%d/%d] %s: %llu x %llu %s\n", i + 1, n, jobs[i].name,
                    (unsigned long long)r->rows, (unsigned long long)r->cols, p->size_unit);
         else
-            printf("[%d/%d] %s: %llu %s\n", i + 1, n, jobs[i].name,
-                   (unsigned long long)r->size, p->size_unit);
+            printf("[%d/%d] %s: %llu %s\n", i + 1, n, jobs[i].name, (unsigned long long)r->size,
+                   p->size_unit);
         fflush(stdout);
         double t0 = rb_now_s();
         char why[300];
@@ -313,8 +318,7 @@ static int cmd_check(const rb_job *jobs, int n, const rb_options *o, rb_pair_res
             const rb_variant_result *v = &r->v[k];
             bad += !v->valid;
             printf("%-18s %-12s %12.3g %12.3g %10.3g  %s\n", k ? "" : r->name, v->name,
-                   v->rel_err_before, v->rel_err_after, v->tolerance,
-                   v->valid ? "ok" : "INVALID");
+                   v->rel_err_before, v->rel_err_after, v->tolerance, v->valid ? "ok" : "INVALID");
         }
         if (r->status == RB_PAIR_FAILED)
             printf("%-18s FAILED: %s\n", r->name, r->reason);
@@ -335,7 +339,7 @@ static json_value *run_meta(const rb_options *o, int argc, char **argv, const js
     }
     rb_utc_iso(date, sizeof date);
     json_value *m = json_new_object(), *envs = json_new_object();
-    const char *size = o->size_kind == RB_SIZE_SMOKE ? "smoke"
+    const char *size = o->size_kind == RB_SIZE_SMOKE  ? "smoke"
                        : o->size_kind == RB_SIZE_FULL ? "full"
                                                       : "N";
     if (!m || !envs || json_set_number(m, "schema", 1) || json_set_string(m, "tool", "roofbench") ||
@@ -435,7 +439,8 @@ static int cmd_run(const rb_job *jobs, int n, const rb_options *o, int argc, cha
     rb_expect expect = {0};
     int have_expect = 0;
     /* Everything that can be checked without a GPU is checked first. */
-    if (o->expect_path && !o->expect_none && !(o->update_expectations && !file_exists(o->expect_path))) {
+    if (o->expect_path && !o->expect_none &&
+        !(o->update_expectations && !file_exists(o->expect_path))) {
         if (rb_expect_load(o->expect_path, &expect, err, sizeof err) != 0)
             return usage_error(err);
         have_expect = 1;
@@ -463,8 +468,7 @@ static int cmd_run(const rb_job *jobs, int n, const rb_options *o, int argc, cha
     }
     const char *key = env_str(ps.env, "hardware_key");
     char expect_path[600];
-    rb_fmt(expect_path, sizeof expect_path, "%s",
-           o->expect_path ? o->expect_path : "");
+    rb_fmt(expect_path, sizeof expect_path, "%s", o->expect_path ? o->expect_path : "");
     if (!o->expect_path) {
         rb_fmt(expect_path, sizeof expect_path, "expectations/%s.json", key);
         if (file_exists(expect_path)) {
@@ -475,9 +479,9 @@ static int cmd_run(const rb_job *jobs, int n, const rb_options *o, int argc, cha
             have_expect = 1;
         }
     }
-    printf("roofbench %s on %s (compute capability %s), driver %s, CUDA runtime %s\n",
-           rb_git_rev, env_str(ps.env, "device"), env_str(ps.env, "cc"),
-           env_str(ps.env, "driver"), env_str(ps.env, "cuda_runtime"));
+    printf("roofbench %s on %s (compute capability %s), driver %s, CUDA runtime %s\n", rb_git_rev,
+           env_str(ps.env, "device"), env_str(ps.env, "cc"), env_str(ps.env, "driver"),
+           env_str(ps.env, "cuda_runtime"));
     if (!have_expect && !o->expect_none)
         printf("no expectation file %s: every verdict is 'new'. Record one with:\n"
                "  build/<arch>/roofbench ceilings && build/<arch>/roofbench run "
@@ -506,8 +510,7 @@ static int cmd_run(const rb_job *jobs, int n, const rb_options *o, int argc, cha
     printf("\n");
     rb_report_table(stdout, results, n);
 
-    json_value *meta = run_meta(o, argc, argv, ps.env,
-                                have_expect ? expect_path : NULL);
+    json_value *meta = run_meta(o, argc, argv, ps.env, have_expect ? expect_path : NULL);
     if (meta)
         json_object_set(json_get(meta, "environment"), "end", env_end);
     else

@@ -17,9 +17,8 @@ typedef struct timer {
 } timer;
 
 /* Milliseconds per launch of `launches` back-to-back launches (after an optional L2 flush). */
-static rb_status time_sample(rb_status (*run)(void *, cudaStream_t), void *ctx,
-                             cudaStream_t stream, const rb_measure_opts *o, const timer *t,
-                             int launches, double *ms)
+static rb_status time_sample(rb_status (*run)(void *, cudaStream_t), void *ctx, cudaStream_t stream,
+                             const rb_measure_opts *o, const timer *t, int launches, double *ms)
 {
     if (o->cold) {
         RB_CUDA(rb_flush_l2(o->flush_buf, o->flush_bytes, stream));

@@ -12,12 +12,12 @@
 #include "pair.h"
 
 typedef struct rb_measure_opts {
-    uint64_t samples;      /* exactly this many; 0: adaptive */
-    double cap_s;          /* wall-clock cap of the sampling loop (adaptive) */
-    double noise_target;   /* 0.01 */
-    double sample_ms;      /* target duration of a sample, 1 ms */
+    uint64_t samples;    /* exactly this many; 0: adaptive */
+    double cap_s;        /* wall-clock cap of the sampling loop (adaptive) */
+    double noise_target; /* 0.01 */
+    double sample_ms;    /* target duration of a sample, 1 ms */
     int cold;
-    void *flush_buf;       /* cold: >= 2x L2 */
+    void *flush_buf; /* cold: >= 2x L2 */
     size_t flush_bytes;
 } rb_measure_opts;
 

@@ -46,8 +46,8 @@ typedef struct rb_variant_def {
 
 typedef struct rb_pair {
     const char *name;
-    const char *pattern;   /* one line: what the pair teaches */
-    const char *size_unit; /* what --size N counts, e.g. "fp32 elements" */
+    const char *pattern;            /* one line: what the pair teaches */
+    const char *size_unit;          /* what --size N counts, e.g. "fp32 elements" */
     uint64_t smoke_size, full_size; /* elements */
     int min_cc; /* compute capability x 10 the pair needs (90 for TMA); 0: any */
     /* Two-dimensional pairs: resolve the shape (see above). 0, or -1 with a reason. */

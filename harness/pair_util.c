@@ -31,8 +31,9 @@ rb_status rb_crosscheck_reference(const char *pair, const float *d_ref, const fl
     RB_CUDA(e);
     if (!rb_within_tolerance(err, tol)) {
         char msg[200];
-        rb_fmt(msg, sizeof msg, "%s: GPU reference disagrees with the CPU reference: rel_err %.3g > %.3g",
-               pair, err, tol);
+        rb_fmt(msg, sizeof msg,
+               "%s: GPU reference disagrees with the CPU reference: rel_err %.3g > %.3g", pair, err,
+               tol);
         rb_error_at(__FILE__, __LINE__, "rb_crosscheck_reference", msg);
         return RB_ERR_INPUT;
     }
@@ -82,8 +83,7 @@ void rb_copy_teardown(void *ctx)
 rb_status rb_copy_memcpy(void *ctx, cudaStream_t stream)
 {
     rb_copy_ctx *c = ctx;
-    RB_CUDA(cudaMemcpyAsync(c->out, c->in, c->n * sizeof(float), cudaMemcpyDeviceToDevice,
-                            stream));
+    RB_CUDA(cudaMemcpyAsync(c->out, c->in, c->n * sizeof(float), cudaMemcpyDeviceToDevice, stream));
     return RB_OK;
 }
 

@@ -26,7 +26,7 @@ const char *rb_first_error(void);
     do {                                                                                           \
         cudaError_t rb_e_ = (call);                                                                \
         if (rb_e_ != cudaSuccess) {                                                                \
-            rb_error_at(__FILE__, __LINE__, #call, cudaGetErrorString(rb_e_));                    \
+            rb_error_at(__FILE__, __LINE__, #call, cudaGetErrorString(rb_e_));                     \
             return RB_ERR_CUDA;                                                                    \
         }                                                                                          \
     } while (0)
@@ -35,7 +35,7 @@ const char *rb_first_error(void);
     do {                                                                                           \
         rb_status rb_s_ = (call);                                                                  \
         if (rb_s_ != RB_OK) {                                                                      \
-            rb_error_at(__FILE__, __LINE__, #call, "failed");                                     \
+            rb_error_at(__FILE__, __LINE__, #call, "failed");                                      \
             return rb_s_;                                                                          \
         }                                                                                          \
     } while (0)

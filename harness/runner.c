@@ -33,8 +33,8 @@ static void deliver_lines(char *buf, size_t *len, rb_line_fn on_line, void *line
     *len -= start;
 }
 
-int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_line,
-                 void *line_arg, char *why, size_t why_size)
+int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_line, void *line_arg,
+                 char *why, size_t why_size)
 {
     int fds[2];
     why[0] = '\0';

@@ -16,7 +16,7 @@ typedef void (*rb_line_fn)(void *arg, const json_value *line);
 
 /* Returns the child's exit status (0..255), or -1 when it was killed or crashed; then why holds
  * the reason ("timed out after 300 s (killed by the watchdog)", "crashed: Segmentation fault"). */
-int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_line,
-                 void *line_arg, char *why, size_t why_size);
+int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_line, void *line_arg,
+                 char *why, size_t why_size);
 
 #endif

@@ -54,8 +54,7 @@ static __global__ void copy_vectorized_baseline_kernel(const float *__restrict__
 static __global__ void copy_vectorized_optimized_kernel(const float4 *__restrict__ in,
                                                         float4 *__restrict__ out, size_t n4,
                                                         const float *__restrict__ tail_in,
-                                                        float *__restrict__ tail_out,
-                                                        size_t tail)
+                                                        float *__restrict__ tail_out, size_t tail)
 {
     const int unroll = COPY_VECTORIZED_UNROLL;
     size_t stride = (size_t)gridDim.x * blockDim.x;

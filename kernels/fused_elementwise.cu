@@ -71,10 +71,10 @@ static __device__ __forceinline__ float fused_elementwise_gelu(float v)
 
 /* ---- Baseline: three unfused ops, one thread per element, scalar bf16. ---- */
 
-static __global__ void fused_elementwise_baseline_bias_kernel(const __nv_bfloat16 *__restrict__ x,
-                                                             const __nv_bfloat16 *__restrict__ bias,
-                                                             __nv_bfloat16 *__restrict__ t1,
-                                                             size_t n, unsigned cols)
+static __global__ void
+fused_elementwise_baseline_bias_kernel(const __nv_bfloat16 *__restrict__ x,
+                                       const __nv_bfloat16 *__restrict__ bias,
+                                       __nv_bfloat16 *__restrict__ t1, size_t n, unsigned cols)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
@@ -83,8 +83,8 @@ static __global__ void fused_elementwise_baseline_bias_kernel(const __nv_bfloat1
 }
 
 static __global__ void fused_elementwise_baseline_gelu_kernel(const __nv_bfloat16 *__restrict__ t1,
-                                                             __nv_bfloat16 *__restrict__ t2,
-                                                             size_t n)
+                                                              __nv_bfloat16 *__restrict__ t2,
+                                                              size_t n)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
@@ -233,9 +233,8 @@ static unsigned fused_elementwise_blocks(size_t threads)
 
 /* The three baseline kernels, back to back on the stream. cols <= 2^31 (the shape checks it). */
 extern "C" cudaError_t fused_elementwise_baseline(const void *x, const void *bias,
-                                                  const void *residual, void *t1, void *t2,
-                                                  void *y, size_t n, size_t cols,
-                                                  cudaStream_t stream)
+                                                  const void *residual, void *t1, void *t2, void *y,
+                                                  size_t n, size_t cols, cudaStream_t stream)
 {
     unsigned blocks = fused_elementwise_blocks(n);
     fused_elementwise_baseline_bias_kernel<<<blocks, FUSED_ELEMENTWISE_BLOCK, 0, stream>>>(
@@ -261,8 +260,8 @@ extern "C" cudaError_t fused_elementwise_optimized(const void *x, const void *bi
                                                    size_t cols, cudaStream_t stream)
 {
     size_t n8 = n / 8;
-    unsigned blocks = fused_elementwise_blocks((n8 + FUSED_ELEMENTWISE_VECS - 1) /
-                                               FUSED_ELEMENTWISE_VECS);
+    unsigned blocks =
+        fused_elementwise_blocks((n8 + FUSED_ELEMENTWISE_VECS - 1) / FUSED_ELEMENTWISE_VECS);
     fused_elementwise_optimized_kernel<<<blocks, FUSED_ELEMENTWISE_BLOCK, 0, stream>>>(
         (const uint4 *)x, (const uint4 *)residual, (const unsigned short *)bias, (uint4 *)y, n8, n,
         (unsigned)cols);
@@ -270,11 +269,10 @@ extern "C" cudaError_t fused_elementwise_optimized(const void *x, const void *bi
 }
 
 /* out = bf16(scale * in): the seeded fp32 fill turned into bf16 inputs. */
-extern "C" cudaError_t fused_elementwise_to_bf16(const float *in, float scale, void *out,
-                                                 size_t n, cudaStream_t stream)
+extern "C" cudaError_t fused_elementwise_to_bf16(const float *in, float scale, void *out, size_t n,
+                                                 cudaStream_t stream)
 {
-    fused_elementwise_to_bf16_kernel<<<1024, 256, 0, stream>>>(in, scale, (__nv_bfloat16 *)out,
-                                                               n);
+    fused_elementwise_to_bf16_kernel<<<1024, 256, 0, stream>>>(in, scale, (__nv_bfloat16 *)out, n);
     return cudaGetLastError();
 }
 

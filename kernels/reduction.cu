@@ -90,7 +90,7 @@
 /* Tunables (sweep these). */
 #define REDUCTION_BASELINE_BLOCK 256 /* a power of two: the interleaved steps halve it */
 #ifndef REDUCTION_BLOCK
-#define REDUCTION_BLOCK 256          /* optimized: threads per block, a multiple of 32 */
+#define REDUCTION_BLOCK 256 /* optimized: threads per block, a multiple of 32 */
 #endif
 #ifndef REDUCTION_ITEMS
 /* optimized: float4 loads in flight per thread per tile. H100 sweep (GB/s read): 4: 3114,
@@ -98,13 +98,13 @@
 #define REDUCTION_ITEMS 4
 #endif
 #ifndef REDUCTION_MAX_BLOCKS
-#define REDUCTION_MAX_BLOCKS 0       /* optimized: 0 = one block per tile (one pass); else cap */
+#define REDUCTION_MAX_BLOCKS 0 /* optimized: 0 = one block per tile (one pass); else cap */
 #endif
 #ifndef REDUCTION_STREAMING_LOADS
-#define REDUCTION_STREAMING_LOADS 1  /* optimized: 1 = __ldcs (evict first), 0 = __ldg */
+#define REDUCTION_STREAMING_LOADS 1 /* optimized: 1 = __ldcs (evict first), 0 = __ldg */
 #endif
-#define REDUCTION_FINISH_BLOCK 1024  /* the partials' kernel: threads of its single block */
-#define REDUCTION_REF_BLOCKS 1024    /* the reference kernel's grid, x 256 threads */
+#define REDUCTION_FINISH_BLOCK 1024 /* the partials' kernel: threads of its single block */
+#define REDUCTION_REF_BLOCKS 1024   /* the reference kernel's grid, x 256 threads */
 /* optimized: resident blocks per SM asked of ptxas (__launch_bounds__). 8 x 256 threads is full
  * occupancy and caps registers at 32 (no spills; ptxas then issues 4 of the 8 loads before the
  * first add, the rest interleaved); 1 leaves ptxas free: 34 registers, 6 blocks per SM. */

@@ -40,9 +40,10 @@
  *     which is why the image both pairs use is stored with a pitch rounded up to 4 floats (setup,
  *     outside the timed region; the cp.async baseline and the reference use the same pitched
  *     image; the bordered copy has its own pitch, cols + 2R rounded up to 4). The map's inner dim
- *     is cols + 2R, not the pitch, so the TMA zero-fills past it itself. The box's inner dimension, 68 x 4 = 272 bytes, is a multiple of 16, and
- *     both box dims are <= 256. Each stage's shared destination is 128-byte aligned (stages of
- *     18,560 bytes, 145 x 128, from a base rounded up at run time).
+ *     is cols + 2R, not the pitch, so the TMA zero-fills past it itself. The box's inner dimension,
+ * 68 x 4 = 272 bytes, is a multiple of 16, and both box dims are <= 256. Each stage's shared
+ * destination is 128-byte aligned (stages of 18,560 bytes, 145 x 128, from a base rounded up at run
+ * time).
  *   - Completion: a "full" mbarrier per stage, initialized with an arrival count of 1. The
  *     producer thread does mbarrier.arrive.expect_tx(box bytes = 18,496) then issues the copy,
  *     whose completion subtracts the bytes it wrote; the phase completes when both the arrival

@@ -162,7 +162,8 @@ static void test_expectation_trailing_comma(void)
     write_file("e.json", "{\n  \"schema\": 1,\n}\n");
     int rc = rbtest_run("run --expect e.json");
     RB_CHECK(rc == 2 && count_lines(out) == 1);
-    RB_CHECK(strstr(out, "e.json: line 3, column 1") != NULL || strstr(out, "e.json: line 2") != NULL);
+    RB_CHECK(strstr(out, "e.json: line 3, column 1") != NULL ||
+             strstr(out, "e.json: line 2") != NULL);
     RB_CHECK(nothing_written());
     rbtest_remove_dir();
 }

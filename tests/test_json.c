@@ -145,22 +145,24 @@ static void remove_tmpdir(const char *dir)
 
 static void test_round_trip_nested(void)
 {
-    const char *doc = "{\n"
-                      "  \"name\": \"stream \\\"copy\\\" \\u00e9\\t\",\n"
-                      "  \"sizes\": [1, 2.5, -3e-5, 0, -0, 1e300],\n"
-                      "  \"nested\": {\"a\": [[], {}, [null, true, false]], \"b\": {\"c\": {\"d\": \"\"}}},\n"
-                      "  \"ok\": true\n"
-                      "}";
+    const char *doc =
+        "{\n"
+        "  \"name\": \"stream \\\"copy\\\" \\u00e9\\t\",\n"
+        "  \"sizes\": [1, 2.5, -3e-5, 0, -0, 1e300],\n"
+        "  \"nested\": {\"a\": [[], {}, [null, true, false]], \"b\": {\"c\": {\"d\": \"\"}}},\n"
+        "  \"ok\": true\n"
+        "}";
     char *first = rewrite(doc, 0);
     RB_CHECK(first != NULL);
     if (!first)
         return;
     char *second = rewrite(first, 0);
     RB_CHECK(second != NULL && strcmp(first, second) == 0);
-    RB_CHECK(strcmp(first, "{\"name\":\"stream \\\"copy\\\" \xC3\xA9\\t\","
-                           "\"sizes\":[1,2.5,-3e-05,0,-0,1e+300],"
-                           "\"nested\":{\"a\":[[],{},[null,true,false]],\"b\":{\"c\":{\"d\":\"\"}}},"
-                           "\"ok\":true}") == 0);
+    RB_CHECK(strcmp(first,
+                    "{\"name\":\"stream \\\"copy\\\" \xC3\xA9\\t\","
+                    "\"sizes\":[1,2.5,-3e-05,0,-0,1e+300],"
+                    "\"nested\":{\"a\":[[],{},[null,true,false]],\"b\":{\"c\":{\"d\":\"\"}}},"
+                    "\"ok\":true}") == 0);
     /* The pretty form reads back to the same document too. */
     char *pretty = rewrite(first, 2);
     char *third = pretty ? rewrite(pretty, 0) : NULL;
@@ -441,15 +443,15 @@ static void test_lone_surrogate(void)
 
 static void test_invalid_utf8_refused(void)
 {
-    RB_CHECK(refused_len("\"\xC0\x80\"", 4, "UTF-8"));             /* overlong NUL */
-    RB_CHECK(refused_len("\"\xE0\x9F\xBF\"", 5, "UTF-8"));         /* overlong 3-byte */
-    RB_CHECK(refused_len("\"\xF0\x8F\xBF\xBF\"", 6, "UTF-8"));     /* overlong 4-byte */
-    RB_CHECK(refused_len("\"\xED\xA0\x80\"", 5, "UTF-8"));         /* UTF-16 surrogate */
-    RB_CHECK(refused_len("\"\xF4\x90\x80\x80\"", 6, "UTF-8"));     /* > U+10FFFF */
+    RB_CHECK(refused_len("\"\xC0\x80\"", 4, "UTF-8"));         /* overlong NUL */
+    RB_CHECK(refused_len("\"\xE0\x9F\xBF\"", 5, "UTF-8"));     /* overlong 3-byte */
+    RB_CHECK(refused_len("\"\xF0\x8F\xBF\xBF\"", 6, "UTF-8")); /* overlong 4-byte */
+    RB_CHECK(refused_len("\"\xED\xA0\x80\"", 5, "UTF-8"));     /* UTF-16 surrogate */
+    RB_CHECK(refused_len("\"\xF4\x90\x80\x80\"", 6, "UTF-8")); /* > U+10FFFF */
     RB_CHECK(refused_len("\"\xF5\x80\x80\x80\"", 6, "UTF-8"));
-    RB_CHECK(refused_len("\"\xE2\x82\"", 4, "UTF-8"));             /* truncated */
-    RB_CHECK(refused_len("\"\xE2\x82", 3, "UTF-8"));               /* truncated at the end */
-    RB_CHECK(refused_len("\"\x80\"", 3, "UTF-8"));                 /* stray continuation */
+    RB_CHECK(refused_len("\"\xE2\x82\"", 4, "UTF-8")); /* truncated */
+    RB_CHECK(refused_len("\"\xE2\x82", 3, "UTF-8"));   /* truncated at the end */
+    RB_CHECK(refused_len("\"\x80\"", 3, "UTF-8"));     /* stray continuation */
     RB_CHECK(refused_len("\"\xFF\"", 3, "UTF-8"));
     char err[256];
     json_value *v = json_parse("[\"ab\xC3\"]", 7, err, sizeof err);
@@ -469,7 +471,8 @@ static void test_control_char_in_string(void)
 {
     char err[256];
     parse_error("{\"k\": \"a\tb\"}", err, sizeof err);
-    RB_CHECK(strcmp(err, "line 1, column 9: control character 0x09 in string (must be escaped)") == 0);
+    RB_CHECK(strcmp(err, "line 1, column 9: control character 0x09 in string (must be escaped)") ==
+             0);
     RB_CHECK(refused("\"a\nb\"", "control character"));
     RB_CHECK(refused("\"\x01\"", "control character"));
     RB_CHECK(refused("\"\x1F\"", "control character"));
@@ -567,18 +570,19 @@ static void test_pretty_print_exact(void)
     const char *text = "{\"a\":1,\"b\":[true,null],\"c\":{},\"d\":[],\"e\":{\"f\":\"g\"}}";
     json_value *v = json_parse(text, strlen(text), NULL, 0);
     RB_CHECK(v != NULL);
-    RB_CHECK(writes_as(v, 2, "{\n"
-                             "  \"a\": 1,\n"
-                             "  \"b\": [\n"
-                             "    true,\n"
-                             "    null\n"
-                             "  ],\n"
-                             "  \"c\": {},\n"
-                             "  \"d\": [],\n"
-                             "  \"e\": {\n"
-                             "    \"f\": \"g\"\n"
-                             "  }\n"
-                             "}\n"));
+    RB_CHECK(writes_as(v, 2,
+                       "{\n"
+                       "  \"a\": 1,\n"
+                       "  \"b\": [\n"
+                       "    true,\n"
+                       "    null\n"
+                       "  ],\n"
+                       "  \"c\": {},\n"
+                       "  \"d\": [],\n"
+                       "  \"e\": {\n"
+                       "    \"f\": \"g\"\n"
+                       "  }\n"
+                       "}\n"));
     RB_CHECK(writes_as(v, 0, "{\"a\":1,\"b\":[true,null],\"c\":{},\"d\":[],\"e\":{\"f\":\"g\"}}"));
     json_free(v);
 

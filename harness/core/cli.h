@@ -11,27 +11,27 @@
 typedef enum rb_command {
     RB_CMD_HELP,
     RB_CMD_LIST,
-    RB_CMD_RUN,      /* validate, time, compare, write results */
-    RB_CMD_CHECK,    /* validate every variant, no timing (the GPU tests) */
-    RB_CMD_CEILINGS  /* measure the ceilings into the expectation file */
+    RB_CMD_RUN,     /* validate, time, compare, write results */
+    RB_CMD_CHECK,   /* validate every variant, no timing (the GPU tests) */
+    RB_CMD_CEILINGS /* measure the ceilings into the expectation file */
 } rb_command;
 
 typedef enum rb_size_kind { RB_SIZE_FULL, RB_SIZE_SMOKE, RB_SIZE_N } rb_size_kind;
 
 typedef struct rb_options {
     rb_command command;
-    const char *filter;      /* POSIX extended regex on pair names; NULL: all */
+    const char *filter; /* POSIX extended regex on pair names; NULL: all */
     rb_size_kind size_kind;
-    rb_size size;            /* RB_SIZE_N: n, or rows x cols */
-    uint64_t samples;        /* 0: adaptive (until noise < noise_target or the time cap) */
+    rb_size size;     /* RB_SIZE_N: n, or rows x cols */
+    uint64_t samples; /* 0: adaptive (until noise < noise_target or the time cap) */
     int cold;
     const char *json_path;   /* NULL: results/<hardware-key>/<UTC>-<git>.json */
     const char *expect_path; /* NULL: expectations/<hardware-key>.json */
     int expect_none;
     int update_expectations;
     int nvtx;
-    double timeout_s;        /* watchdog per pair */
-    double cap_s;            /* time cap of the timed loop, per variant */
+    double timeout_s; /* watchdog per pair */
+    double cap_s;     /* time cap of the timed loop, per variant */
     const char *results_dir;
     uint64_t seed;
 } rb_options;

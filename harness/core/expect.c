@@ -21,7 +21,9 @@ static int expect_type(const json_value *v, json_type t, const char *where, char
         return 0;
     char what[96];
     rb_fmt(what, sizeof what, "expected %s, got %s",
-           t == JSON_OBJECT ? "an object" : t == JSON_NUMBER ? "a number" : json_type_name(t),
+           t == JSON_OBJECT   ? "an object"
+           : t == JSON_NUMBER ? "a number"
+                              : json_type_name(t),
            json_type_name(v->type));
     return fail_at(err, err_size, where, what);
 }
@@ -292,8 +294,8 @@ int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n)
             rb_fmt(m->note, sizeof m->note, "%s", "expected but not produced by this run");
         }
         for (int k = 0; k < p->n_variants; k++)
-            failing += p->v[k].verdict == RB_VERDICT_REGRESSED ||
-                       p->v[k].verdict == RB_VERDICT_INVALID;
+            failing +=
+                p->v[k].verdict == RB_VERDICT_REGRESSED || p->v[k].verdict == RB_VERDICT_INVALID;
     }
     return failing;
 }
@@ -345,8 +347,8 @@ int rb_expect_update(json_value **doc, const rb_pair_result *pairs, int n, json_
             if (!p->v[k].valid || !p->v[k].timed)
                 bad = p->v[k].name;
         if (bad) {
-            rb_fmt(err, err_size,
-                   "not recording expectations: %s/%s is not a valid timed result", p->name, bad);
+            rb_fmt(err, err_size, "not recording expectations: %s/%s is not a valid timed result",
+                   p->name, bad);
             json_free(hardware);
             json_free(peaks);
             json_free(provenance);

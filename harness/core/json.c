@@ -684,7 +684,8 @@ static int at_digit(const parser *p)
     return !at_end(p) && peek(p) >= '0' && peek(p) <= '9';
 }
 
-/* number = [ "-" ] ( "0" / [1-9] *DIGIT ) [ "." 1*DIGIT ] [ ( "e" / "E" ) [ "+" / "-" ] 1*DIGIT ] */
+/* number = [ "-" ] ( "0" / [1-9] *DIGIT ) [ "." 1*DIGIT ] [ ( "e" / "E" ) [ "+" / "-" ] 1*DIGIT ]
+ */
 static json_value *parse_number(parser *p)
 {
     size_t start = p->pos, line = p->line, col = p->col;
@@ -1059,25 +1060,17 @@ static void write_value(strbuf *sb, const json_value *v, int indent, size_t leve
         return;
     }
     switch (v->type) {
-    case JSON_NULL:
-        sb_puts(sb, "null");
-        break;
-    case JSON_BOOL:
-        sb_puts(sb, v->boolean ? "true" : "false");
-        break;
+    case JSON_NULL: sb_puts(sb, "null"); break;
+    case JSON_BOOL: sb_puts(sb, v->boolean ? "true" : "false"); break;
     case JSON_NUMBER: {
         char num[40];
         json_format_number(v->number, num, sizeof num);
         sb_puts(sb, num);
         break;
     }
-    case JSON_STRING:
-        sb_put_escaped(sb, v->string ? v->string : "");
-        break;
+    case JSON_STRING: sb_put_escaped(sb, v->string ? v->string : ""); break;
     case JSON_ARRAY:
-    case JSON_OBJECT:
-        write_container(sb, v, indent, level);
-        break;
+    case JSON_OBJECT: write_container(sb, v, indent, level); break;
     }
 }
 

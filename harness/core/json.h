@@ -44,7 +44,8 @@ struct json_value {
 
 /* Parses text[0..len). Returns NULL on error with "line L, column C: message" in err. */
 json_value *json_parse(const char *text, size_t len, char *err, size_t err_size);
-/* Reads and parses a whole file. Errors: "PATH: line L, column C: message" or "PATH: <strerror>". */
+/* Reads and parses a whole file. Errors: "PATH: line L, column C: message" or "PATH: <strerror>".
+ */
 json_value *json_parse_file(const char *path, char *err, size_t err_size);
 void json_free(json_value *v);
 
@@ -75,7 +76,8 @@ json_value *json_get(const json_value *obj, const char *key);
 const char *json_type_name(json_type t);
 
 /* Serializes v. indent 0: one line, no spaces; indent > 0: pretty-printed with that many spaces
- * per level and a final newline. Returns a malloc'd string (caller frees), NULL when out of memory. */
+ * per level and a final newline. Returns a malloc'd string (caller frees), NULL when out of memory.
+ */
 char *json_write(const json_value *v, int indent);
 /* Writes v (indent 2) to path atomically: a temporary file in the same folder, fsync, rename.
  * On failure nothing is left behind, and err holds "PATH: <reason>"; returns -1. */

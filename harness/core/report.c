@@ -8,8 +8,7 @@
 
 #include "util.h"
 
-void rb_report_derive(rb_pair_result *pairs, int n, const rb_roofs *ceilings,
-                      const rb_roofs *peaks)
+void rb_report_derive(rb_pair_result *pairs, int n, const rb_roofs *ceilings, const rb_roofs *peaks)
 {
     for (int i = 0; i < n; i++) {
         rb_pair_result *p = &pairs[i];
@@ -184,8 +183,7 @@ char *rb_report_markdown(const rb_pair_result *pairs, int n, const json_value *m
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++)
             if (pairs[i].v[k].note[0])
-                sb_add(&b, "- %s/%s: %s\n", pairs[i].name, pairs[i].v[k].name,
-                       pairs[i].v[k].note);
+                sb_add(&b, "- %s/%s: %s\n", pairs[i].name, pairs[i].v[k].name, pairs[i].v[k].note);
     if (b.oom) {
         free(b.s);
         return NULL;

@@ -67,18 +67,18 @@ json_value *rb_variant_to_json(const rb_variant_result *v)
         json_free(t);
         return NULL;
     }
-    int bad = json_set_string(o, "name", v->name) | json_set_string(o, "role", rb_role_name(v->role)) |
-              json_set_string(o, "unit", rb_unit_name(v->unit)) |
-              json_set_bool(o, "valid", v->valid) | json_set_bool(o, "timed", v->timed) |
-              json_set_number(o, "tolerance", v->tolerance) |
-              json_set_number(o, "rel_err_before", v->rel_err_before) |
-              json_set_number(o, "rel_err_after", v->rel_err_after) |
-              json_set_number(t, "median", v->time_ms.median) |
-              json_set_number(t, "min", v->time_ms.min) | json_set_number(t, "max", v->time_ms.max) |
-              json_set_number(t, "p10", v->time_ms.p10) | json_set_number(t, "p90", v->time_ms.p90) |
-              json_set_number(t, "noise", v->time_ms.noise) |
-              json_set_number(t, "samples", (double)v->time_ms.n) |
-              json_set_number(t, "launches_per_sample", v->launches_per_sample);
+    int bad =
+        json_set_string(o, "name", v->name) | json_set_string(o, "role", rb_role_name(v->role)) |
+        json_set_string(o, "unit", rb_unit_name(v->unit)) | json_set_bool(o, "valid", v->valid) |
+        json_set_bool(o, "timed", v->timed) | json_set_number(o, "tolerance", v->tolerance) |
+        json_set_number(o, "rel_err_before", v->rel_err_before) |
+        json_set_number(o, "rel_err_after", v->rel_err_after) |
+        json_set_number(t, "median", v->time_ms.median) |
+        json_set_number(t, "min", v->time_ms.min) | json_set_number(t, "max", v->time_ms.max) |
+        json_set_number(t, "p10", v->time_ms.p10) | json_set_number(t, "p90", v->time_ms.p90) |
+        json_set_number(t, "noise", v->time_ms.noise) |
+        json_set_number(t, "samples", (double)v->time_ms.n) |
+        json_set_number(t, "launches_per_sample", v->launches_per_sample);
     bad |= json_object_set(o, "time_ms", t);
     bad |= json_set_number(o, "sm_clock_mhz", v->sm_clock_mhz);
     bad |= json_set_string(o, "note", v->note);

@@ -46,31 +46,31 @@ typedef struct rb_variant_result {
     char name[RB_NAME_MAX];
     rb_role role;
     rb_unit unit;
-    int valid;               /* passed the check before and after timing */
-    int timed;               /* time_ms holds samples */
+    int valid; /* passed the check before and after timing */
+    int timed; /* time_ms holds samples */
     double tolerance;
-    double rel_err_before;   /* NaN when not checked */
+    double rel_err_before; /* NaN when not checked */
     double rel_err_after;
-    rb_stats time_ms;        /* per launch */
+    rb_stats time_ms; /* per launch */
     double launches_per_sample;
-    double sm_clock_mhz;     /* read right after the timed loop; NaN when unknown */
-    char note[240];          /* why invalid, or anything the reader must know */
+    double sm_clock_mhz; /* read right after the timed loop; NaN when unknown */
+    char note[240];      /* why invalid, or anything the reader must know */
     /* Derived by the parent. */
     rb_point vs_ceiling, vs_peak;
-    double speedup;          /* baseline median / this median; NaN without a timed baseline */
-    double expected_ms;      /* NaN when no expectation */
+    double speedup;     /* baseline median / this median; NaN without a timed baseline */
+    double expected_ms; /* NaN when no expectation */
     rb_verdict verdict;
 } rb_variant_result;
 
 typedef struct rb_pair_result {
     char name[RB_NAME_MAX];
     char pattern[160];
-    uint64_t size;           /* elements */
-    uint64_t rows, cols;     /* the shape of two-dimensional pairs; rows = 1 for 1D pairs */
-    uint64_t full_size;      /* the pair's full size: DRAM figures are judged only there */
-    double flops, bytes;     /* the work model at this size */
+    uint64_t size;       /* elements */
+    uint64_t rows, cols; /* the shape of two-dimensional pairs; rows = 1 for 1D pairs */
+    uint64_t full_size;  /* the pair's full size: DRAM figures are judged only there */
+    double flops, bytes; /* the work model at this size */
     rb_pair_status status;
-    char reason[240];        /* why failed or skipped */
+    char reason[240]; /* why failed or skipped */
     double wall_s;
     int n_variants;
     rb_variant_result v[RB_MAX_VARIANTS];

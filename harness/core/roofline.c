@@ -5,8 +5,7 @@
 
 const char *rb_unit_name(rb_unit u)
 {
-    static const char *const names[RB_UNIT_COUNT] = {"none", "fp32", "fp64",
-                                                     "tf32", "bf16", "fp8"};
+    static const char *const names[RB_UNIT_COUNT] = {"none", "fp32", "fp64", "tf32", "bf16", "fp8"};
     return (unsigned)u < RB_UNIT_COUNT ? names[u] : "?";
 }
 

@@ -68,10 +68,22 @@ int rb_parse_count(const char *s, uint64_t *out, char *err, size_t err_size)
     unsigned shift = 0;
     switch (*p) {
     case '\0': break;
-    case 'K': shift = 10; p++; break;
-    case 'M': shift = 20; p++; break;
-    case 'G': shift = 30; p++; break;
-    case 'T': shift = 40; p++; break;
+    case 'K':
+        shift = 10;
+        p++;
+        break;
+    case 'M':
+        shift = 20;
+        p++;
+        break;
+    case 'G':
+        shift = 30;
+        p++;
+        break;
+    case 'T':
+        shift = 40;
+        p++;
+        break;
     default: break;
     }
     if (*p != '\0') {
@@ -120,7 +132,8 @@ int rb_parse_seconds(const char *s, double *out, char *err, size_t err_size)
 {
     char *end = NULL;
     /* Decimal only: strtod would also take hex ("0x10"), "inf" and "nan". */
-    if (!s || !(isdigit((unsigned char)*s) || *s == '.') || strspn(s, "0123456789.eE+-") != strlen(s)) {
+    if (!s || !(isdigit((unsigned char)*s) || *s == '.') ||
+        strspn(s, "0123456789.eE+-") != strlen(s)) {
         rb_fmt(err, err_size, "'%s' is not a number of seconds", s ? s : "");
         return -1;
     }
