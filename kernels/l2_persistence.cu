@@ -69,9 +69,16 @@
 
 /* Tunables: table size (log2 of floats), streamed elements per gather (a power of two), threads
  * per block. */
+#ifndef L2_PERSISTENCE_TABLE_LOG2
 #define L2_PERSISTENCE_TABLE_LOG2 22
+#endif
+#ifndef L2_PERSISTENCE_GROUP
 #define L2_PERSISTENCE_GROUP 16
+#endif
 #define L2_PERSISTENCE_BLOCK 256
+#ifndef L2_PERSISTENCE_CONTROL
+#define L2_PERSISTENCE_CONTROL 0 /* 1: the window marks nothing persisting (control run) */
+#endif
 
 #define L2_PERSISTENCE_TABLE_LEN ((size_t)1 << L2_PERSISTENCE_TABLE_LOG2)
 
@@ -227,8 +234,14 @@ extern "C" cudaError_t l2_persistence_optimized(const float *x, const float *tab
     attr.val.accessPolicyWindow.base_ptr = (void *)table;
     attr.val.accessPolicyWindow.num_bytes = window_bytes;
     attr.val.accessPolicyWindow.hitRatio = hit_ratio;
+#if L2_PERSISTENCE_CONTROL
+    /* The control experiment: the same window and launch path, nothing marked persisting. */
+    attr.val.accessPolicyWindow.hitProp = cudaAccessPropertyNormal;
+    attr.val.accessPolicyWindow.missProp = cudaAccessPropertyNormal;
+#else
     attr.val.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
     attr.val.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(l2_persistence_blocks(n));
     config.blockDim = dim3(L2_PERSISTENCE_BLOCK);
