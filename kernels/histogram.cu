@@ -66,6 +66,17 @@
  *     conflicts but no same-word serialization; COPIES = 1 on both inputs will tell.)
  *   - CUB: near the optimized kernel on uniform bytes; slower on the skewed input, where its
  *     single sub-histogram per block serializes the lanes that hit 0x2A.
+ *
+ * Measured (H100, results/nvidia-h100-80gb-hbm3/20261122T042738Z-6bfc0b1.json; ncu:
+ *   ...-6bfc0b1-ncu-bytes.txt/.csv): baseline 3.9 GB/s (uniform) and 1.9 GB/s (skewed); optimized
+ *   2870 and 2876 GB/s (739x and 1494x); CUB 2067 and 2547 GB/s. The baseline is 10-40x under the
+ *   predicted 50-150 GB/s. ncu: the L2 at 2.8% of its peak throughput and DRAM at 0.1%, so neither
+ *   bandwidth limits it: 268M atomics on 256 addresses (1 KiB: eight 128-byte lines, so a handful
+ *   of L2 slices) are serialized per address at the L2's atomic units, about 3.9 G atomics/s in
+ *   all; skewed input puts half of them on one address and halves the rate again. (The per-slice
+ *   atomic rate is inferred from these figures, not measured directly.) The optimized kernel reads
+ *   the input at 86% of the DRAM peak, its declared bytes within 1%, and is as fast on skewed as on
+ *   uniform data: every lane has its own copy of the bins, so skew costs no conflicts.
  */
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>

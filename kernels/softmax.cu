@@ -67,6 +67,13 @@
  *   loads.
  *   baseline ~1.1-1.3 TB/s counted as 8n (~0.85-0.95 ms): 16n bytes at ~2.4-2.6 TB/s, the
  *   rate of scalar one-load-at-a-time loops (GPU.md scalar copy 2401 GB/s); speedup ~2.2-2.5x.
+ *
+ * Measured (H100, results/nvidia-h100-80gb-hbm3/20261122T042738Z-6bfc0b1.json; ncu:
+ *   ...-6bfc0b1-ncu-bytes.txt/.csv): baseline 1123 GB/s (of the declared 8 bytes per element; it
+ *   moves 16), optimized 2990 GB/s = 1.00x the cudaMemcpy 2999 GB/s of the same run, 2.66x. Better
+ *   than predicted (2.7-2.85 TB/s): ncu puts the optimized kernel at 89% of the DRAM peak with the
+ *   declared bytes within 2%; a read-once row in registers leaves the kernel a plain stream, and
+ *   with 4 loads per thread in flight it streams like the best copy.
  */
 #include <cuda_runtime.h>
 #include <limits.h>

@@ -77,6 +77,16 @@
  * Tunables (compile-time, overridable with -D): TMA_PIPELINE_STAGES (2..4),
  *   TMA_PIPELINE_BLOCKS_PER_SM, TMA_PIPELINE_TILE_W (multiple of 32, tile + 4 <= 256),
  *   TMA_PIPELINE_TILE_H (tile + 4 <= 256), TMA_PIPELINE_ROWS_PER_THREAD.
+ *
+ * Measured (H100, results/nvidia-h100-80gb-hbm3/20261122T042738Z-6bfc0b1.json; ncu:
+ *   ...-6bfc0b1-ncu-bytes.txt/.csv): cp.async baseline 2591 GB/s, TMA 2636 GB/s = 1.02x (the first
+ *   run of the same revision: 1.01x) and 0.88x the cudaMemcpy 2999 GB/s of the same run; declared
+ *   bytes within 2.1% (ncu). That is under the predicted 2.7-2.85 TB/s and the TMA's timing noise
+ *   is higher than the others' (1.7-2.3%). ncu has the single kernel at 84% of the DRAM peak (775
+ *   us) against ~815 us per launch back to back, so some of the gap is between launches of the
+ *   persistent grid; the per-tile __syncthreads of one 512-thread block per SM is the other
+ *   suspect. Neither is confirmed yet: the next step is TMA_PIPELINE_STAGES / BLOCKS_PER_SM sweeps
+ *   and a warp-specialized producer.
  */
 #include <cuda.h>
 #include <cudaTypedefs.h>
