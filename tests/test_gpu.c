@@ -211,6 +211,25 @@ static void test_every_variant_valid_at_odd_shape(void)
         check_all("999x1021");
 }
 
+/* A GPU with no expectation file: every verdict is new, the run says how to record one, and it
+ * exits 0 (the temporary folder has no expectations/). */
+static void test_no_expectation_file_all_new_exit_0(void)
+{
+    if (!need_gpu())
+        return;
+    rbtest_fresh_dir();
+    int rc = rbtest_run("run --size smoke --samples 3 --filter '^copy_' --results-dir r");
+    const char *out = rbtest_output();
+    if (rc != 0)
+        printf("    -> %d:\n%s", rc, out);
+    RB_CHECK(rc == 0);
+    RB_CHECK(strstr(out, "every verdict is 'new'") != NULL);
+    RB_CHECK(strstr(out, "--update-expectations") != NULL);
+    RB_CHECK(strstr(out, " pass") == NULL && strstr(out, "regressed") == NULL);
+    RB_CHECK(strstr(out, "results: r/") != NULL);
+    rbtest_remove_dir();
+}
+
 /* A pair whose child crashes, hangs or hits an illegal address is reported as failed with the
  * reason, the run goes on to the next pair, and the exit code says the run failed. */
 static void fault_case(const char *fault, const char *options, const char *reason)
@@ -264,6 +283,7 @@ static const rbtest_case gpu_cases[] = {
     {"every_variant_valid_at_smoke_size", test_every_variant_valid_at_smoke_size},
     {"every_variant_valid_at_odd_size", test_every_variant_valid_at_odd_size},
     {"every_variant_valid_at_odd_shape", test_every_variant_valid_at_odd_shape},
+    {"no_expectation_file_all_new_exit_0", test_no_expectation_file_all_new_exit_0},
     {"crashing_pair_is_reported_and_run_continues",
      test_crashing_pair_is_reported_and_run_continues},
     {"hanging_pair_is_killed_by_watchdog", test_hanging_pair_is_killed_by_watchdog},
