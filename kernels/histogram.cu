@@ -78,6 +78,7 @@
  *   the input at 86% of the DRAM peak, its declared bytes within 1%, and is as fast on skewed as on
  *   uniform data: every lane has its own copy of the bins, so skew costs no conflicts.
  */
+#include "device_limits.h"
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -177,7 +178,7 @@ static __device__ __forceinline__ void histogram_count_uint4(unsigned *sub, uint
 
 /* in16: the n16 whole uint4s; tail: the n % 16 bytes after them. hist: zeroed by the launcher;
  * each block adds its counts with one atomicAdd per bin. */
-static __global__ void __launch_bounds__(HISTOGRAM_BLOCK, 2048 / HISTOGRAM_BLOCK)
+static __global__ void __launch_bounds__(HISTOGRAM_BLOCK, RB_MAX_THREADS_PER_SM / HISTOGRAM_BLOCK)
     histogram_optimized_kernel(const uint4 *__restrict__ in16, size_t n16,
                                const unsigned char *__restrict__ tail, unsigned n_tail,
                                unsigned *__restrict__ hist)

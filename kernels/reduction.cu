@@ -90,6 +90,7 @@
  *   margin over the 0.92x target is small (about 0.6%), and it is the figure to watch after a
  *   driver upgrade.
  */
+#include "device_limits.h"
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -116,7 +117,7 @@
 /* optimized: resident blocks per SM asked of ptxas (__launch_bounds__). 8 x 256 threads is full
  * occupancy and caps registers at 32 (no spills; ptxas then issues 4 of the 8 loads before the
  * first add, the rest interleaved); 1 leaves ptxas free: 34 registers, 6 blocks per SM. */
-#define REDUCTION_MIN_BLOCKS_PER_SM (2048 / REDUCTION_BLOCK)
+#define REDUCTION_MIN_BLOCKS_PER_SM (RB_MAX_THREADS_PER_SM / REDUCTION_BLOCK)
 
 #define REDUCTION_TILE ((size_t)REDUCTION_BLOCK * REDUCTION_ITEMS) /* float4 per tile */
 
