@@ -219,19 +219,24 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
     return status;
 }
 
+/* Reports that no usable device is there (the parent then exits 3). */
+static int send_no_device(int fd, const char *why)
+{
+    json_value *o = record("error");
+    if (o && (json_set_string(o, "reason", why) || json_set_bool(o, "no_device", 1))) {
+        json_free(o);
+        o = NULL;
+    }
+    rb_child_send(fd, o);
+    return 3;
+}
+
 int rb_child_probe(int fd)
 {
     int count = 0;
     char why[300];
-    if (rb_env_device_count(&count, why, sizeof why) != RB_OK) {
-        json_value *o = record("error");
-        if (o && (json_set_string(o, "reason", why) || json_set_bool(o, "no_device", 1))) {
-            json_free(o);
-            o = NULL;
-        }
-        rb_child_send(fd, o);
-        return 3;
-    }
+    if (rb_env_device_count(&count, why, sizeof why) != RB_OK)
+        return send_no_device(fd, why);
     cudaError_t e = rb_gpu_image_check();
     if (e != cudaSuccess) {
         rb_device dev;
@@ -241,13 +246,7 @@ int rb_child_probe(int fd)
                "make ARCH=sm_%d",
                rb_build_arch, have ? dev.name : "?", have ? dev.cc : 0, cudaGetErrorString(e),
                have ? dev.cc : 0);
-        json_value *o = record("error");
-        if (o && (json_set_string(o, "reason", why) || json_set_bool(o, "no_device", 1))) {
-            json_free(o);
-            o = NULL;
-        }
-        rb_child_send(fd, o);
-        return 3;
+        return send_no_device(fd, why);
     }
     json_value *env = rb_env_collect(0);
     if (!env)
