@@ -247,6 +247,11 @@ const rb_pair rb_pair_async_pipeline = {
     .check = async_pipeline_check,
     .teardown = async_pipeline_teardown,
     .selftest = async_pipeline_selftest,
+    .codegen =
+        {
+            {"async_pipeline_optimized_kernel", "LDGSTS.E.BYPASS.128"},
+            {"async_pipeline_optimized_kernel", "LDGDEPBAR"},
+        },
     .n_variants = 2,
     .variants =
         {

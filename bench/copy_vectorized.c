@@ -32,6 +32,11 @@ const rb_pair rb_pair_copy_vectorized = {
     .check = rb_copy_check,
     .teardown = rb_copy_teardown,
     .selftest = rb_copy_selftest,
+    .codegen =
+        {
+            {"copy_vectorized_optimized_kernel", "LDG.E.EF.128"},
+            {"copy_vectorized_optimized_kernel", "STG.E.EF.128"},
+        },
     .n_variants = 3,
     .variants =
         {

@@ -234,6 +234,11 @@ const rb_pair rb_pair_fused_elementwise = {
     .check = fe_check,
     .teardown = fe_teardown,
     .selftest = fe_selftest,
+    .codegen =
+        {
+            {"fused_elementwise_optimized_kernel", "LDG.E.EF.128"},
+            {"fused_elementwise_optimized_kernel", "STG.E.EF.128"},
+        },
     .n_variants = 2,
     .variants =
         {

@@ -257,6 +257,11 @@ const rb_pair rb_pair_histogram = {
     .selftest = histogram_selftest,
     .n_inputs = 2,
     .inputs = {"uniform", "skewed"},
+    .codegen =
+        {
+            {"histogram_optimized_kernel", "LDG.E.EF.128"},
+            {"histogram_optimized_kernel", "ATOMS"},
+        },
     .n_variants = 3,
     .variants =
         {

@@ -222,6 +222,10 @@ const rb_pair rb_pair_l2_persistence = {
     .check = lp_check,
     .teardown = lp_teardown,
     .selftest = lp_selftest,
+    .codegen =
+        {
+            {"l2_persistence_optimized_kernel", "LDG.E.128"},
+        },
     .n_variants = 2,
     .variants =
         {

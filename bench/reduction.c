@@ -257,6 +257,11 @@ const rb_pair rb_pair_reduction = {
     .check = reduction_check,
     .teardown = reduction_teardown,
     .selftest = reduction_selftest,
+    .codegen =
+        {
+            {"reduction_optimized_kernel", "LDG.E.EF.128"},
+            {"reduction_optimized_kernel", "SHFL.DOWN"},
+        },
     .n_variants = 3,
     .variants =
         {

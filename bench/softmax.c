@@ -196,6 +196,12 @@ const rb_pair rb_pair_softmax = {
     .check = softmax_check,
     .teardown = softmax_teardown,
     .selftest = softmax_selftest,
+    .codegen =
+        {
+            {"softmax_optimized_kernelILi4ELi4E", "LDG.E.EF.128"},
+            {"softmax_optimized_kernelILi4ELi4E", "STG.E.EF.128"},
+            {"softmax_optimized_kernel", "SHFL.BFLY"},
+        },
     .n_variants = 2,
     .variants =
         {

@@ -117,6 +117,11 @@ const rb_pair rb_pair_tma_pipeline = {
     .check = check,
     .teardown = teardown,
     .selftest = async_pipeline_selftest,
+    .codegen =
+        {
+            {"tma_pipeline_optimized_kernel", "UTMALDG.2D"},
+            {"tma_pipeline_optimized_kernel", "SYNCS.ARRIVE.TRANS64"},
+        },
     .n_variants = 2,
     .variants =
         {

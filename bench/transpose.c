@@ -224,6 +224,11 @@ const rb_pair rb_pair_transpose = {
     .check = transpose_check,
     .teardown = transpose_teardown,
     .selftest = transpose_selftest,
+    .codegen =
+        {
+            {"transpose_optimized_kernel", "STS"},
+            {"transpose_optimized_kernel", "LDS"},
+        },
     .n_variants = 4,
     .variants =
         {

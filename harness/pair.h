@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/codegen.h"
 #include "core/result.h"
 #include "core/util.h"
 #include "rb_cuda.h"
@@ -61,6 +62,11 @@ typedef struct rb_pair {
     void (*teardown)(void *ctx);
     /* The CPU reference against a hand-computed case: 0, or -1 with a reason. */
     int (*selftest)(char *why, size_t why_size);
+    /* Codegen checks (tests/test_codegen.c, in CI): instructions the optimized kernels must
+     * contain, ended by a rule with kernel NULL. Kernels named <pair>_optimized... must not
+     * spill or use local memory unless spills_why says why. */
+    rb_codegen_rule codegen[RB_MAX_CODEGEN];
+    const char *spills_why;
     int n_inputs; /* 0: one unnamed input */
     const char *inputs[RB_MAX_INPUTS];
     int n_variants;

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Codegen checks: a compiler or CUDA upgrade can silently change generated code (a 16-byte load
+ * split into four, a TMA path gone, new spills). A pair declares the SASS instructions its
+ * optimized kernels must contain; the tests read `cuobjdump -sass` and `cuobjdump -res-usage`
+ * of the built objects and check them. These functions only parse text (no CUDA).
+ */
+#ifndef RB_CODEGEN_H
+#define RB_CODEGEN_H
+
+#include <stddef.h>
+
+#define RB_MAX_CODEGEN 6
+
+/* In some function whose (mangled) name contains `kernel`, an instruction whose opcode is
+ * `instruction` or starts with it followed by '.' ("UTMALDG" matches "UTMALDG.2D"). */
+typedef struct rb_codegen_rule {
+    const char *kernel;
+    const char *instruction;
+} rb_codegen_rule;
+
+/* 1 when the listing has the instruction in a matching function, 0 when a matching function
+ * lacks it, -1 when no function matches `kernel`. */
+int rb_sass_has(const char *sass, const char *kernel, const char *instruction);
+
+/* Functions of a `cuobjdump -res-usage` listing whose name contains `kernel` and that use a
+ * stack frame or local memory (spills, or arrays indexed at run time): their number, the first
+ * named in why; -1 when no function matches. */
+int rb_res_spills(const char *res_usage, const char *kernel, char *why, size_t why_size);
+
+#endif
