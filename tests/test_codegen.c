@@ -186,11 +186,16 @@ static void test_optimized_kernels_do_not_spill(void)
         char *r = dump("-res-usage", obj);
         RB_CHECK(r != NULL);
         int bad = r ? rb_res_spills(r, prefix, why, sizeof why) : -1;
-        if (bad < 0)
+        /* An optimized variant that is a library call (gemm_epilogue's fused cuBLASLt
+         * epilogue) runs no kernel of ours; then no codegen rule may name one either. */
+        int names_own = 0;
+        for (int k = 0; k < RB_MAX_CODEGEN && p->codegen[k].kernel; k++)
+            names_own |= strstr(p->codegen[k].kernel, prefix) != NULL;
+        if (bad < 0 && names_own)
             printf("    %s: no kernel named %s* in %s\n", p->name, prefix, obj);
         else if (bad > 0 && !p->spills_why)
             printf("    %s: %s\n", p->name, why);
-        RB_CHECK(bad == 0 || (bad > 0 && p->spills_why));
+        RB_CHECK(r != NULL && (bad == 0 || (bad < 0 && !names_own) || (bad > 0 && p->spills_why)));
         free(r);
     }
 }
