@@ -944,7 +944,42 @@ static void test_report_json(void)
     free(text);
 }
 
+static json_value *provenance_with_git(const char *git)
+{
+    json_value *o = json_new_object();
+    json_set_string(o, "git", git);
+    return o;
+}
+
+/* Each pair keeps the provenance of the run that recorded it; a later update of another pair
+ * (a filtered run) changes the file's provenance but not the earlier pair's. */
+static void test_update_records_provenance_per_pair(void)
+{
+    rb_pair_result a, b;
+    char err[300] = "";
+    json_value *doc = NULL, *hw = json_new_object();
+    json_set_string(hw, "name", "Test GPU");
+    init_pair(&a, "pair_a", 1024);
+    add_variant(&a, "baseline", RB_ROLE_BASELINE, 1, 2.0, 0.01);
+    init_pair(&b, "pair_b", 1024);
+    add_variant(&b, "baseline", RB_ROLE_BASELINE, 1, 3.0, 0.01);
+    RB_CHECK(rb_expect_update(&doc, &a, 1, hw, NULL, provenance_with_git("aaa1111"), err,
+                              sizeof err) == 0);
+    RB_CHECK(rb_expect_update(&doc, &b, 1, NULL, NULL, provenance_with_git("bbb2222"), err,
+                              sizeof err) == 0);
+    RB_CHECK(doc && rb_expect_validate(doc, err, sizeof err) == 0);
+    const json_value *pairs = json_get(doc, "pairs");
+    const json_value *ga = json_get(json_get(json_get(pairs, "pair_a"), "recorded"), "git");
+    const json_value *gb = json_get(json_get(json_get(pairs, "pair_b"), "recorded"), "git");
+    const json_value *top = json_get(json_get(doc, "provenance"), "git");
+    RB_CHECK(ga && ga->type == JSON_STRING && strcmp(ga->string, "aaa1111") == 0);
+    RB_CHECK(gb && gb->type == JSON_STRING && strcmp(gb->string, "bbb2222") == 0);
+    RB_CHECK(top && top->type == JSON_STRING && strcmp(top->string, "bbb2222") == 0);
+    json_free(doc);
+}
+
 static const rbtest_case expect_cases[] = {
+    {"update_records_provenance_per_pair", test_update_records_provenance_per_pair},
     {"validate_accepts_full_document", test_validate_accepts_full_document},
     {"validate_refuses_top_level", test_validate_refuses_top_level},
     {"validate_refuses_roofs", test_validate_refuses_roofs},

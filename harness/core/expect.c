@@ -84,10 +84,15 @@ static int validate_pair(const json_value *p, const char *name, char *err, size_
         return -1;
     for (size_t i = 0; i < p->count; i++)
         if (strcmp(p->keys[i], "size") && strcmp(p->keys[i], "shape") &&
-            strcmp(p->keys[i], "variants")) {
+            strcmp(p->keys[i], "recorded") && strcmp(p->keys[i], "variants")) {
             rb_fmt(vwhere, sizeof vwhere, "%s.%s", where, p->keys[i]);
-            return fail_at(err, err_size, vwhere, "unknown key (expected size, shape, variants)");
+            return fail_at(err, err_size, vwhere,
+                           "unknown key (expected size, shape, recorded, variants)");
         }
+    const json_value *recorded = json_get(p, "recorded");
+    rb_fmt(vwhere, sizeof vwhere, "%s.recorded", where);
+    if (recorded && expect_type(recorded, JSON_OBJECT, vwhere, err, err_size))
+        return -1;
     if (validate_positive(p, "size", where, 0, err, err_size))
         return -1;
     const json_value *shape = json_get(p, "shape");
@@ -302,13 +307,20 @@ int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n)
 
 /* ---- recording ---- */
 
-static json_value *pair_entry(const rb_pair_result *p)
+/* One pair's expectations, with the provenance of the run that recorded them (a filtered
+ * update leaves the other pairs as an earlier run recorded them). */
+static json_value *pair_entry(const rb_pair_result *p, const json_value *provenance)
 {
     json_value *entry = json_new_object(), *vs = json_new_object();
     char shape[64];
     shape_text(p, shape, sizeof shape);
     if (!entry || !vs || json_set_number(entry, "size", (double)p->size) ||
         (shape[0] && json_set_string(entry, "shape", shape))) {
+        json_free(entry);
+        json_free(vs);
+        return NULL;
+    }
+    if (provenance && json_object_set(entry, "recorded", json_clone(provenance))) {
         json_free(entry);
         json_free(vs);
         return NULL;
@@ -375,7 +387,7 @@ int rb_expect_update(json_value **doc, const rb_pair_result *pairs, int n, json_
     }
     json_free(hardware);
     json_free(peaks);
-    oom |= json_object_set(d, "provenance", provenance);
+    oom |= json_object_set(d, "provenance", provenance); /* the last update's */
     json_value *all = json_get(d, "pairs");
     if (!all) {
         all = json_new_object();
@@ -383,7 +395,8 @@ int rb_expect_update(json_value **doc, const rb_pair_result *pairs, int n, json_
     }
     for (int i = 0; !oom && i < n; i++)
         if (pairs[i].status == RB_PAIR_OK)
-            oom |= json_object_set(all, pairs[i].name, pair_entry(&pairs[i]));
+            oom |= json_object_set(all, pairs[i].name,
+                                   pair_entry(&pairs[i], json_get(d, "provenance")));
     if (oom) {
         rb_fmt(err, err_size, "out of memory while recording expectations");
         if (!*doc)

@@ -10,6 +10,7 @@
  *   "ceilings":   {"dram_gbps": 2996, "fp32_tflops": 60.6, "source": "..."},
  *   "provenance": {"git": "...", "driver": "...", "cuda": "...", "date": "...", "size": "full"},
  *   "pairs": {"copy_vectorized": {"size": 268435456,        (+ "shape": "RxC" for 2D pairs)
+ *                                 "recorded": {the provenance of the run that recorded it},
  *                                 "variants": {"baseline": {"median_ms": 0.95, "noise": 0.004}}}}
  * }
  *

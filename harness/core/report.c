@@ -65,7 +65,9 @@ static void format_row(const rb_pair_result *p, const rb_variant_result *v, row 
     }
     rb_fmt(r->ms, sizeof r->ms, "%.4f", v->time_ms.median);
     pct(r->noise, sizeof r->noise, v->time_ms.noise);
-    if (p->flops > 0 && !v->vs_ceiling.memory_bound)
+    /* Compute-bound by either set of roofs (a GPU may have no measured ceiling for a unit):
+     * the rate worth reading is TFLOP/s. */
+    if (p->flops > 0 && !(v->vs_ceiling.memory_bound && v->vs_peak.memory_bound))
         rb_fmt(r->rate, sizeof r->rate, "%.1f TFLOP/s", v->vs_ceiling.tflops);
     else
         rb_fmt(r->rate, sizeof r->rate, "%.1f GB/s", v->vs_ceiling.gbps);
