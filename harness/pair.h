@@ -33,9 +33,17 @@
 #include "core/codegen.h"
 #include "core/result.h"
 #include "core/util.h"
+#include "kernel_info.h"
 #include "rb_cuda.h"
 
 #define RB_MAX_INPUTS 4
+#define RB_MAX_EXTRAS 8
+
+/* A figure a pair reports beside the time (µs per kernel, bus bandwidth, wrong elements). */
+typedef struct rb_extra {
+    char name[32];  /* snake_case, e.g. "us_per_kernel" */
+    double value;   /* NaN when it could not be computed */
+} rb_extra;
 
 typedef struct rb_variant_def {
     const char *name; /* "baseline", "optimized", "library" or a step's name */
@@ -69,6 +77,16 @@ typedef struct rb_pair {
     const char *spills_why;
     int n_inputs; /* 0: one unnamed input */
     const char *inputs[RB_MAX_INPUTS];
+    /* Sizes a full run sweeps, each its own row group "<pair>[.<input>]@<size>"; 0-terminated,
+     * NULL for none. --size smoke and --size N run one size as usual. */
+    const uint64_t *sweep;
+    int min_gpus; /* GPUs the pair needs (p2p: 2); 0 or 1: one. Fewer visible: skipped. */
+    /* The kernels the variants launch, {0}-terminated (kernels/<pair>.cu defines the table):
+     * the results record each one's registers, shared and local memory and occupancy. */
+    const rb_kernel_info *kernels;
+    /* Figures beside the time, computed after every variant ran: median_ms[k] is variant k's
+     * median (NaN when it was not timed). Fills out[] and returns how many; NULL for none. */
+    int (*extras)(void *ctx, int variant, const double *median_ms, rb_extra out[RB_MAX_EXTRAS]);
     int n_variants;
     rb_variant_def variants[RB_MAX_VARIANTS];
 } rb_pair;
