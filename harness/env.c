@@ -150,6 +150,27 @@ static json_value *nvml_state(int device)
     return o;
 }
 
+int rb_env_pcie_link(int device, int *gen, int *width)
+{
+    nvml_device h;
+    unsigned g = 0, w = 0;
+    if (nvml_handle(device, &h) != 0 || !nvml.pcie_gen || !nvml.pcie_width ||
+        nvml.pcie_gen(h, &g) != 0 || nvml.pcie_width(h, &w) != 0 || g == 0 || w == 0)
+        return -1;
+    *gen = (int)g;
+    *width = (int)w;
+    return 0;
+}
+
+double rb_pcie_gbps(int gen, int width)
+{
+    static const double gt_per_s[] = {0, 2.5, 5, 8, 16, 32, 64};
+    if (gen < 1 || gen > 6 || width < 1)
+        return NAN;
+    double code = gen <= 2 ? 8.0 / 10.0 : 128.0 / 130.0;
+    return gt_per_s[gen] * code * width / 8.0;
+}
+
 double rb_env_sm_clock_mhz(int device)
 {
     nvml_device h;

@@ -28,6 +28,14 @@ rb_status rb_env_device(int device, rb_device *d);
 /* The whole environment of device as a JSON object (CUDA + NVML + build). NULL on failure. */
 json_value *rb_env_collect(int device);
 
+/* The device's host link as NVML reports it now: 0 with *gen (1..6) and *width (lanes), or -1
+ * (NVML absent, or the driver does not report the link, as in some virtual machines). */
+int rb_env_pcie_link(int device, int *gen, int *width);
+
+/* The theoretical rate of a PCIe link, one direction, GB/s (line code included: 8b/10b up to
+ * gen 2, 128b/130b from gen 3; gen 6's FLIT overhead is ignored). NaN for an unknown gen. */
+double rb_pcie_gbps(int gen, int width);
+
 /* SM clock in MHz now, NaN when NVML is unavailable. */
 double rb_env_sm_clock_mhz(int device);
 

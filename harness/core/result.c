@@ -6,13 +6,14 @@
 
 #include "util.h"
 
-static const char *const role_names[] = {"baseline", "step", "optimized", "library"};
+static const char *const role_names[] = {"baseline", "step", "optimized", "library",
+                                              "part"};
 static const char *const verdict_names[] = {"-",   "pass",    "improved", "regressed",
                                             "new", "missing", "invalid",  "skipped"};
 
 const char *rb_role_name(rb_role r)
 {
-    return (unsigned)r < 4 ? role_names[r] : "?";
+    return (unsigned)r < 5 ? role_names[r] : "?";
 }
 
 const char *rb_verdict_name(rb_verdict v)
@@ -22,7 +23,7 @@ const char *rb_verdict_name(rb_verdict v)
 
 int rb_role_from_name(const char *s, rb_role *out)
 {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (strcmp(s, role_names[i]) == 0) {
             *out = (rb_role)i;
             return 0;

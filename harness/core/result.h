@@ -21,7 +21,8 @@ typedef enum rb_role {
     RB_ROLE_BASELINE,  /* the naive but realistic first attempt */
     RB_ROLE_STEP,      /* an intermediate step, in order */
     RB_ROLE_OPTIMIZED, /* the pair's best hand-written kernel */
-    RB_ROLE_LIBRARY    /* what a user would call instead */
+    RB_ROLE_LIBRARY,   /* what a user would call instead */
+    RB_ROLE_PART       /* one stage of a variant timed alone (streams_overlap's bound) */
 } rb_role;
 
 typedef enum rb_verdict {
