@@ -67,14 +67,30 @@ static int send_error(int fd, const char *what)
     return 1;
 }
 
-/* Poisons the output, runs the variant once and compares with the reference. */
-static rb_status checked_run(const rb_pair *p, const rb_variant_def *v, void *ctx, cudaStream_t s,
-                             double *rel_err)
+/* Fills the pair's output with 0xFF bytes (NaN in fp32, bf16 and fp8). An output in host memory
+ * (the transfer pairs) is filled by the host once the stream has drained; device memory, and
+ * memory of another device (p2p), by the stream. */
+static rb_status poison_output(const rb_pair *p, void *ctx, cudaStream_t s)
 {
     void *out = NULL;
     size_t bytes = 0;
     p->output(ctx, &out, &bytes);
-    RB_CUDA(cudaMemsetAsync(out, 0xFF, bytes, s));
+    struct cudaPointerAttributes a;
+    RB_CUDA(cudaPointerGetAttributes(&a, out));
+    if (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) {
+        RB_CUDA(cudaMemsetAsync(out, 0xFF, bytes, s));
+    } else {
+        RB_CUDA(cudaStreamSynchronize(s));
+        memset(out, 0xFF, bytes);
+    }
+    return RB_OK;
+}
+
+/* Poisons the output, runs the variant once and compares with the reference. */
+static rb_status checked_run(const rb_pair *p, const rb_variant_def *v, void *ctx, cudaStream_t s,
+                             double *rel_err)
+{
+    RB_TRY(poison_output(p, ctx, s));
     RB_TRY(v->run(ctx, s));
     RB_CUDA(cudaStreamSynchronize(s));
     RB_TRY(p->check(ctx, s, rel_err));
@@ -96,11 +112,8 @@ static rb_status run_variant(const rb_pair *p, const rb_variant_def *v, void *ct
         /* A second independent run catches results that change between runs (races). */
         RB_TRY(checked_run(p, v, ctx, s, &r->rel_err_after));
     } else {
-        void *out = NULL;
-        size_t bytes = 0;
-        p->output(ctx, &out, &bytes);
         /* Poisoned before the timed loop: what is checked after it was written by it. */
-        RB_CUDA(cudaMemsetAsync(out, 0xFF, bytes, s));
+        RB_TRY(poison_output(p, ctx, s));
         RB_TRY(rb_measure(v->run, ctx, s, &o->measure, &r->time_ms, &r->launches_per_sample));
         r->timed = 1;
         r->sm_clock_mhz = rb_env_sm_clock_mhz(0);
@@ -136,6 +149,73 @@ static int variant_record(int fd, const rb_variant_result *r)
     return rb_child_send(fd, o);
 }
 
+/* The resources of the pair's kernels, as the runtime reports them (after setup: the pair may
+ * have raised a kernel's dynamic shared memory limit there). */
+static int kernels_record(int fd, const rb_pair *p)
+{
+    if (!p->kernels || !p->kernels[0].func)
+        return 0;
+    int dev = 0, max_threads = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev);
+    json_value *o = record("kernels"), *list = json_new_array();
+    int bad = !o || !list;
+    for (int i = 0; !bad && p->kernels[i].func && i < RB_MAX_KERNELS; i++) {
+        const rb_kernel_info *ki = &p->kernels[i];
+        rb_kernel_result k;
+        memset(&k, 0, sizeof k);
+        rb_fmt(k.variant, sizeof k.variant, "%s", ki->variant);
+        rb_fmt(k.name, sizeof k.name, "%s", ki->name);
+        k.block_threads = ki->block_threads;
+        k.dyn_smem = (double)ki->dyn_smem;
+        struct cudaFuncAttributes fa;
+        int blocks = 0;
+        if (cudaFuncGetAttributes(&fa, ki->func) != cudaSuccess) {
+            cudaGetLastError(); /* not sticky: clear it */
+            k.registers = k.blocks_per_sm = -1;
+            k.static_smem = k.local_bytes = k.occupancy = NAN;
+        } else {
+            k.registers = fa.numRegs;
+            k.static_smem = (double)fa.sharedSizeBytes;
+            k.local_bytes = (double)fa.localSizeBytes;
+            if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, ki->func, ki->block_threads,
+                                                              ki->dyn_smem) != cudaSuccess) {
+                cudaGetLastError();
+                blocks = -1;
+            }
+            k.blocks_per_sm = blocks;
+            k.occupancy = blocks >= 0 && max_threads > 0
+                              ? (double)blocks * ki->block_threads / max_threads
+                              : NAN;
+        }
+        bad |= json_array_push(list, rb_kernel_to_json(&k));
+    }
+    if (bad || json_object_set(o, "kernels", list)) {
+        json_free(o);
+        return -1;
+    }
+    return rb_child_send(fd, o);
+}
+
+/* The pair's figures beside the time, once every variant has run. */
+static int extras_records(int fd, const rb_pair *p, void *ctx, const double *median_ms, int n)
+{
+    if (!p->extras)
+        return 0;
+    for (int k = 0; k < n; k++) {
+        rb_extra x[RB_MAX_EXTRAS];
+        int m = p->extras(ctx, k, median_ms, x);
+        if (m <= 0)
+            continue;
+        json_value *o = record("extras");
+        if (!o || json_set_number(o, "index", k) ||
+            json_object_set(o, "extras", rb_extras_to_json(x, m < RB_MAX_EXTRAS ? m : RB_MAX_EXTRAS)) ||
+            rb_child_send(fd, o) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Fault injection for the tests of crash and hang handling (tests/test_gpu.c):
  * RB_TEST_FAULT=<pair>:segv|hang|illegal_address makes that pair's child fail that way. */
 static rb_status inject_fault(const char *pair, cudaStream_t s)
@@ -169,6 +249,12 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
         send_reason(fd, "skip", why);
         return 0;
     }
+    int gpus = 0;
+    if (p->min_gpus > 1 && (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < p->min_gpus)) {
+        rb_fmt(why, sizeof why, "needs %d GPUs, this machine has %d", p->min_gpus, gpus);
+        send_reason(fd, "skip", why);
+        return 0;
+    }
     if (pair_header(fd, p, &o->size) != 0)
         return 1;
     cudaStream_t s = NULL;
@@ -189,6 +275,7 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
     } else if (p->setup(&ctx, &o->size, o->seed, o->input) != RB_OK) {
         status = send_error(fd, "setup failed");
     } else {
+        double median_ms[RB_MAX_VARIANTS];
         for (int k = 0; k < p->n_variants && status == 0; k++) {
             const rb_variant_def *v = &p->variants[k];
             rb_variant_result r;
@@ -200,6 +287,7 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
                 nvtxRangePushA(label);
             }
             rb_status st = run_variant(p, v, ctx, s, &opts, &r);
+            median_ms[k] = r.timed && r.valid ? r.time_ms.median : NAN;
             if (o->nvtx)
                 nvtxRangePop();
             if (st != RB_OK) {
@@ -210,6 +298,9 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
                 status = 1;
             }
         }
+        if (status == 0 && (kernels_record(fd, p) != 0 ||
+                            extras_records(fd, p, ctx, median_ms, p->n_variants) != 0))
+            status = 1;
     }
     if (o->nvtx)
         nvtxRangePop();

@@ -226,7 +226,9 @@ json_value *rb_env_collect(int device)
         return NULL;
     json_value *o = json_new_object();
     char buf[64], key[300];
-    rb_hardware_key(p.name, key, sizeof key);
+    int count = 0;
+    cudaGetDeviceCount(&count);
+    rb_machine_key(p.name, count, key, sizeof key);
     rb_fmt(buf, sizeof buf, "%d.%d", p.major, p.minor);
     int bad = !o || json_set_string(o, "device", p.name) ||
               json_set_string(o, "hardware_key", key) || json_set_string(o, "cc", buf);
@@ -245,8 +247,6 @@ json_value *rb_env_collect(int device)
     bad |= set_reading(o, "dram_theoretical_gbps", mem_khz > 0 && bus_bits > 0,
                        2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9);
     bad |= set_reading(o, "ecc", 1, p.ECCEnabled);
-    int count = 0;
-    cudaGetDeviceCount(&count);
     bad |= json_set_number(o, "device_count", count);
     rb_fmt(buf, sizeof buf, "%d.%d", driver / 1000, driver % 1000 / 10);
     bad |= json_set_string(o, "cuda_driver", buf);

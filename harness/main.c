@@ -62,16 +62,28 @@ static int select_jobs(const rb_options *o, rb_job *jobs, int *n, char *err, siz
     int rc = 0;
     for (int i = 0; rb_registry[i] && rc == 0; i++) {
         const rb_pair *p = rb_registry[i];
-        for (int k = 0; k < (p->n_inputs ? p->n_inputs : 1) && rc == 0; k++) {
+        /* A full run of a pair with a sweep takes each size of it; any other run one size. */
+        int sweep = p->sweep && p->sweep[0] && o->size_kind == RB_SIZE_FULL;
+        int n_sizes = 1;
+        while (sweep && p->sweep[n_sizes])
+            n_sizes++;
+        for (int jk = 0; jk < (p->n_inputs ? p->n_inputs : 1) * n_sizes && rc == 0; jk++) {
+            int k = jk / n_sizes;
             rb_job *j = &jobs[*n];
             j->pair = p;
             j->input = k;
-            rb_fmt(j->name, sizeof j->name, "%s%s%s", p->name, p->n_inputs ? "." : "",
-                   p->n_inputs ? p->inputs[k] : "");
+            char at[32] = "";
+            rb_size want = requested_size(p, o);
+            if (sweep) {
+                want.n = p->sweep[jk % n_sizes];
+                at[0] = '@';
+                rb_format_count(want.n, at + 1, sizeof at - 1);
+            }
+            rb_fmt(j->name, sizeof j->name, "%s%s%s%s", p->name, p->n_inputs ? "." : "",
+                   p->n_inputs ? p->inputs[k] : "", at);
             if (o->filter && regexec(&re, j->name, 0, NULL, 0) != 0)
                 continue;
             char why[200];
-            rb_size want = requested_size(p, o);
             if (rb_pair_resolve_size(p, &want, &j->size, why, sizeof why) != 0) {
                 rb_fmt(err, err_size, "%s: --size: %s", j->name, why);
                 rc = -1;
@@ -240,6 +252,25 @@ static void on_pair_line(void *arg, const json_value *line)
                    : v->note[0] ? v->note
                                 : "INVALID");
         fflush(stdout);
+    } else if (!strcmp(type->string, "kernels")) {
+        const json_value *list = json_get(line, "kernels");
+        char err[200];
+        for (size_t i = 0; list && list->type == JSON_ARRAY && i < list->count &&
+                           r->n_kernels < RB_MAX_KERNELS;
+             i++)
+            if (rb_kernel_from_json(list->items[i], &r->kernels[r->n_kernels], err, sizeof err) ==
+                0)
+                r->n_kernels++;
+            else
+                fprintf(stderr, "roofbench: %s: %s\n", r->name, err);
+    } else if (!strcmp(type->string, "extras")) {
+        const json_value *index = json_get(line, "index"), *x = json_get(line, "extras");
+        char err[200];
+        int k = index && index->type == JSON_NUMBER ? (int)index->number : -1;
+        /* index is the variant's place in the pair, which is its place in r->v as well */
+        if (k < 0 || k >= r->n_variants || !x ||
+            rb_extras_from_json(x, r->v[k].extras, &r->v[k].n_extras, err, sizeof err) != 0)
+            fprintf(stderr, "roofbench: %s: a bad extras record\n", r->name);
     } else if (!strcmp(type->string, "skip")) {
         r->status = RB_PAIR_SKIPPED;
         rb_fmt(r->reason, sizeof r->reason, "%s", why);

@@ -37,13 +37,6 @@
 #include "rb_cuda.h"
 
 #define RB_MAX_INPUTS 4
-#define RB_MAX_EXTRAS 8
-
-/* A figure a pair reports beside the time (µs per kernel, bus bandwidth, wrong elements). */
-typedef struct rb_extra {
-    char name[32];  /* snake_case, e.g. "us_per_kernel" */
-    double value;   /* NaN when it could not be computed */
-} rb_extra;
 
 typedef struct rb_variant_def {
     const char *name; /* "baseline", "optimized", "library" or a step's name */

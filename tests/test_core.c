@@ -914,7 +914,76 @@ static void test_parse_size_shapes(void)
     RB_CHECK(strstr(err, "too large") != NULL);
 }
 
+static void test_machine_key_and_single(void)
+{
+    char out[64];
+    rb_machine_key("NVIDIA H200", 2, out, sizeof out);
+    RB_CHECK(strcmp(out, "nvidia-h200-x2") == 0);
+    rb_machine_key("NVIDIA H100 80GB HBM3", 1, out, sizeof out);
+    RB_CHECK(strcmp(out, "nvidia-h100-80gb-hbm3") == 0);
+    rb_machine_key("NVIDIA H100 80GB HBM3", 0, out, sizeof out);
+    RB_CHECK(strcmp(out, "nvidia-h100-80gb-hbm3") == 0);
+    rb_hardware_key_single("nvidia-h200-x2", out, sizeof out);
+    RB_CHECK(strcmp(out, "nvidia-h200") == 0);
+    rb_hardware_key_single("nvidia-h100-80gb-hbm3", out, sizeof out);
+    RB_CHECK(strcmp(out, "nvidia-h100-80gb-hbm3") == 0);
+    /* Only "-x" followed by digits alone is a GPU count. */
+    rb_hardware_key_single("acme-x", out, sizeof out);
+    RB_CHECK(strcmp(out, "acme-x") == 0);
+    rb_hardware_key_single("acme-x2a", out, sizeof out);
+    RB_CHECK(strcmp(out, "acme-x2a") == 0);
+}
+
+static void test_format_count_round_trips(void)
+{
+    char out[32];
+    rb_format_count(1073741824ull, out, sizeof out);
+    RB_CHECK(strcmp(out, "1G") == 0);
+    rb_format_count(1536, out, sizeof out);
+    RB_CHECK(strcmp(out, "1536") == 0);
+    rb_format_count(3072, out, sizeof out);
+    RB_CHECK(strcmp(out, "3K") == 0);
+    rb_format_count(8, out, sizeof out);
+    RB_CHECK(strcmp(out, "8") == 0);
+    rb_format_count(1ull << 50, out, sizeof out);
+    RB_CHECK(strcmp(out, "1024T") == 0);
+    static const uint64_t values[] = {1, 7, 1000003, 65536, 1ull << 33, 3ull << 40, UINT64_MAX};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        rb_format_count(values[i], out, sizeof out);
+        RB_CHECK(count_is(out, values[i]));
+    }
+}
+
+static void test_extras_and_kernel_json(void)
+{
+    rb_extra x[2] = {{"us_per_kernel", 0.75}, {"busbw_gbps", NAN}}, y[RB_MAX_EXTRAS];
+    int n = 0;
+    char err[200];
+    json_value *o = rb_extras_to_json(x, 2);
+    RB_CHECK(o != NULL);
+    RB_CHECK(rb_extras_from_json(o, y, &n, err, sizeof err) == 0);
+    RB_CHECK(n == 2 && strcmp(y[0].name, "us_per_kernel") == 0 && y[0].value == 0.75);
+    RB_CHECK(strcmp(y[1].name, "busbw_gbps") == 0 && isnan(y[1].value));
+    json_free(o);
+    json_value *bad = json_parse("{\"a\": \"text\"}", 13, err, sizeof err);
+    RB_CHECK(bad && rb_extras_from_json(bad, y, &n, err, sizeof err) == -1);
+    json_free(bad);
+
+    rb_kernel_result k = {"optimized", "sgemm_warptile", 128, 0, 32768, 0, 256, 2, 0.25}, back;
+    o = rb_kernel_to_json(&k);
+    RB_CHECK(o != NULL && rb_kernel_from_json(o, &back, err, sizeof err) == 0);
+    RB_CHECK(back.registers == 128 && back.dyn_smem == 32768 && back.blocks_per_sm == 2);
+    RB_CHECK(back.occupancy == 0.25 && strcmp(back.name, "sgemm_warptile") == 0);
+    json_free(o);
+    json_value *nameless = json_parse("{\"registers\": 3}", 16, err, sizeof err);
+    RB_CHECK(nameless && rb_kernel_from_json(nameless, &back, err, sizeof err) == -1);
+    json_free(nameless);
+}
+
 static const rbtest_case core_cases[] = {
+    {"machine_key_and_single", test_machine_key_and_single},
+    {"format_count_round_trips", test_format_count_round_trips},
+    {"extras_and_kernel_json", test_extras_and_kernel_json},
     {"parse_size_shapes", test_parse_size_shapes},
     {"random_never_zero_or_one_at_rounding_edges", test_random_never_zero_or_one_at_rounding_edges},
     {"hardware_key_truncates_at_word_boundary", test_hardware_key_truncates_at_word_boundary},

@@ -425,9 +425,11 @@ static const datasheet datasheets[] = {
 
 json_value *rb_datasheet_peaks(const char *hardware_key)
 {
+    char one[256]; /* a machine of several GPUs: each GPU's own peaks */
+    rb_hardware_key_single(hardware_key, one, sizeof one);
     for (size_t i = 0; i < sizeof datasheets / sizeof datasheets[0]; i++) {
         const datasheet *s = &datasheets[i];
-        if (strcmp(s->key, hardware_key) != 0)
+        if (strcmp(s->key, one) != 0)
             continue;
         json_value *o = json_new_object();
         if (!o || json_set_number(o, "dram_gbps", s->dram_gbps) ||

@@ -106,6 +106,16 @@ void rb_report_table(FILE *f, const rb_pair_result *pairs, int n)
             if (pairs[i].v[k].note[0])
                 fprintf(f, "note: %s/%s: %s\n", pairs[i].name, pairs[i].v[k].name,
                         pairs[i].v[k].note);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < pairs[i].n_variants; k++) {
+            const rb_variant_result *v = &pairs[i].v[k];
+            if (v->n_extras == 0)
+                continue;
+            fprintf(f, "extra: %s/%s:", pairs[i].name, v->name);
+            for (int x = 0; x < v->n_extras; x++)
+                fprintf(f, " %s %.4g", v->extras[x].name, v->extras[x].value);
+            fprintf(f, "\n");
+        }
 }
 
 /* A growing string. */
@@ -186,6 +196,33 @@ char *rb_report_markdown(const rb_pair_result *pairs, int n, const json_value *m
         for (int k = 0; k < pairs[i].n_variants; k++)
             if (pairs[i].v[k].note[0])
                 sb_add(&b, "- %s/%s: %s\n", pairs[i].name, pairs[i].v[k].name, pairs[i].v[k].note);
+    int header = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < pairs[i].n_variants; k++) {
+            const rb_variant_result *v = &pairs[i].v[k];
+            if (v->n_extras == 0)
+                continue;
+            if (!header++)
+                sb_add(&b, "\n## Figures beside the time\n\n");
+            sb_add(&b, "- %s/%s:", pairs[i].name, v->name);
+            for (int x = 0; x < v->n_extras; x++)
+                sb_add(&b, " %s %.4g%s", v->extras[x].name, v->extras[x].value,
+                       x + 1 < v->n_extras ? "," : "");
+            sb_add(&b, "\n");
+        }
+    header = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < pairs[i].n_kernels; k++) {
+            const rb_kernel_result *q = &pairs[i].kernels[k];
+            if (!header++)
+                sb_add(&b, "\n## Kernels\n\n| pair | variant | kernel | registers | static smem | "
+                           "dynamic smem | local bytes | block | blocks/SM | occupancy |\n"
+                           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+            sb_add(&b, "| %s | %s | `%s` | %d | %.0f | %.0f | %.0f | %d | %d | %.0f%% |\n",
+                   k == 0 ? pairs[i].name : "", q->variant, q->name, q->registers, q->static_smem,
+                   q->dyn_smem, q->local_bytes, q->block_threads, q->blocks_per_sm,
+                   100.0 * q->occupancy);
+        }
     if (b.oom) {
         free(b.s);
         return NULL;
@@ -245,6 +282,11 @@ json_value *rb_report_json(const rb_pair_result *pairs, int n, json_value *meta)
         for (int k = 0; !bad && k < p->n_variants; k++)
             bad |= json_array_push(vs, variant_json(&p->v[k]));
         bad |= json_object_set(o, "variants", vs);
+        json_value *ks = json_new_array();
+        bad |= !ks;
+        for (int k = 0; !bad && k < p->n_kernels; k++)
+            bad |= json_array_push(ks, rb_kernel_to_json(&p->kernels[k]));
+        bad |= json_object_set(o, "kernels", ks);
     }
     if (bad) {
         json_free(list);

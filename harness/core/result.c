@@ -83,6 +83,8 @@ json_value *rb_variant_to_json(const rb_variant_result *v)
     bad |= json_object_set(o, "time_ms", t);
     bad |= json_set_number(o, "sm_clock_mhz", v->sm_clock_mhz);
     bad |= json_set_string(o, "note", v->note);
+    if (v->n_extras > 0)
+        bad |= json_object_set(o, "extras", rb_extras_to_json(v->extras, v->n_extras));
     if (bad) {
         json_free(o);
         return NULL;
@@ -128,5 +130,82 @@ int rb_variant_from_json(const json_value *o, rb_variant_result *v, char *err, s
     const json_value *note = json_get(o, "note");
     if (note && note->type == JSON_STRING)
         rb_fmt(v->note, sizeof v->note, "%s", note->string);
+    const json_value *extras = json_get(o, "extras");
+    if (extras && rb_extras_from_json(extras, v->extras, &v->n_extras, err, err_size) != 0)
+        return -1;
+    return 0;
+}
+
+json_value *rb_extras_to_json(const rb_extra *x, int n)
+{
+    json_value *o = json_new_object();
+    for (int i = 0; o && i < n; i++)
+        if (json_set_number(o, x[i].name, x[i].value)) {
+            json_free(o);
+            return NULL;
+        }
+    return o;
+}
+
+int rb_extras_from_json(const json_value *o, rb_extra *x, int *n, char *err, size_t err_size)
+{
+    if (o->type != JSON_OBJECT || o->count > RB_MAX_EXTRAS) {
+        rb_fmt(err, err_size, "extras: an object of at most %d numbers expected", RB_MAX_EXTRAS);
+        return -1;
+    }
+    for (size_t i = 0; i < o->count; i++) {
+        const json_value *v = o->items[i];
+        if (v->type != JSON_NUMBER && v->type != JSON_NULL) {
+            rb_fmt(err, err_size, "extras: '%s' is not a number", o->keys[i]);
+            return -1;
+        }
+        rb_fmt(x[i].name, sizeof x[i].name, "%s", o->keys[i]);
+        x[i].value = v->type == JSON_NUMBER ? v->number : NAN;
+    }
+    *n = (int)o->count;
+    return 0;
+}
+
+json_value *rb_kernel_to_json(const rb_kernel_result *k)
+{
+    json_value *o = json_new_object();
+    if (!o || json_set_string(o, "variant", k->variant) || json_set_string(o, "name", k->name) ||
+        json_set_number(o, "registers", k->registers) ||
+        json_set_number(o, "static_smem_bytes", k->static_smem) ||
+        json_set_number(o, "dyn_smem_bytes", k->dyn_smem) ||
+        json_set_number(o, "local_bytes", k->local_bytes) ||
+        json_set_number(o, "block_threads", k->block_threads) ||
+        json_set_number(o, "blocks_per_sm", k->blocks_per_sm) ||
+        json_set_number(o, "occupancy", k->occupancy)) {
+        json_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* A count read back; -1 when absent or not a number. */
+static int int_or_minus_one(const json_value *o, const char *key)
+{
+    double x = num_or_nan(o, key);
+    return x >= -1 && x <= 1e9 ? (int)x : -1;
+}
+
+int rb_kernel_from_json(const json_value *o, rb_kernel_result *k, char *err, size_t err_size)
+{
+    const json_value *variant = json_get(o, "variant"), *name = json_get(o, "name");
+    if (!variant || variant->type != JSON_STRING || !name || name->type != JSON_STRING) {
+        rb_fmt(err, err_size, "kernel record lacks variant or name");
+        return -1;
+    }
+    memset(k, 0, sizeof *k);
+    rb_fmt(k->variant, sizeof k->variant, "%s", variant->string);
+    rb_fmt(k->name, sizeof k->name, "%s", name->string);
+    k->registers = int_or_minus_one(o, "registers");
+    k->static_smem = num_or_nan(o, "static_smem_bytes");
+    k->dyn_smem = num_or_nan(o, "dyn_smem_bytes");
+    k->local_bytes = num_or_nan(o, "local_bytes");
+    k->block_threads = int_or_minus_one(o, "block_threads");
+    k->blocks_per_sm = int_or_minus_one(o, "blocks_per_sm");
+    k->occupancy = num_or_nan(o, "occupancy");
     return 0;
 }

@@ -16,6 +16,27 @@
 
 #define RB_MAX_VARIANTS 12
 #define RB_NAME_MAX 48
+#define RB_MAX_EXTRAS 8
+#define RB_MAX_KERNELS 16
+
+/* A figure a pair reports beside the time (µs per kernel, bus bandwidth, wrong elements). */
+typedef struct rb_extra {
+    char name[32]; /* snake_case, e.g. "us_per_kernel" */
+    double value;  /* NaN when it could not be computed */
+} rb_extra;
+
+/* What the runtime says of one of a pair's kernels (see harness/kernel_info.h). */
+typedef struct rb_kernel_result {
+    char variant[RB_NAME_MAX];
+    char name[96];
+    int registers;          /* per thread */
+    double static_smem;     /* bytes per block */
+    double dyn_smem;        /* bytes per block, as launched */
+    double local_bytes;     /* per thread: spills and local arrays */
+    int block_threads;      /* as launched */
+    int blocks_per_sm;      /* theoretical, from the occupancy calculator */
+    double occupancy;       /* resident threads / the SM's maximum */
+} rb_kernel_result;
 
 typedef enum rb_role {
     RB_ROLE_BASELINE,  /* the naive but realistic first attempt */
@@ -56,6 +77,8 @@ typedef struct rb_variant_result {
     double launches_per_sample;
     double sm_clock_mhz; /* read right after the timed loop; NaN when unknown */
     char note[240];      /* why invalid, or anything the reader must know */
+    int n_extras;        /* the pair's figures beside the time */
+    rb_extra extras[RB_MAX_EXTRAS];
     /* Derived by the parent. */
     rb_point vs_ceiling, vs_peak;
     double speedup;     /* baseline median / this median; NaN without a timed baseline */
@@ -73,6 +96,8 @@ typedef struct rb_pair_result {
     rb_pair_status status;
     char reason[240]; /* why failed or skipped */
     double wall_s;
+    int n_kernels;
+    rb_kernel_result kernels[RB_MAX_KERNELS];
     int n_variants;
     rb_variant_result v[RB_MAX_VARIANTS];
 } rb_pair_result;
@@ -85,5 +110,12 @@ void rb_variant_result_init(rb_variant_result *v, const char *name, rb_role role
 json_value *rb_variant_to_json(const rb_variant_result *v);
 /* Reads a variant back; 0 or -1 with a message. Unknown fields are ignored. */
 int rb_variant_from_json(const json_value *o, rb_variant_result *v, char *err, size_t err_size);
+
+/* Extras as {name: value} (NaN -> null), and back; from_json: 0 or -1 with a message. */
+json_value *rb_extras_to_json(const rb_extra *x, int n);
+int rb_extras_from_json(const json_value *o, rb_extra *x, int *n, char *err, size_t err_size);
+/* A kernel's resources as one JSON object, and back (0 or -1 with a message). */
+json_value *rb_kernel_to_json(const rb_kernel_result *k);
+int rb_kernel_from_json(const json_value *o, rb_kernel_result *k, char *err, size_t err_size);
 
 #endif

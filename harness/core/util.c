@@ -48,6 +48,42 @@ void rb_hardware_key(const char *device_name, char *out, size_t out_size)
         rb_fmt(out, out_size, "%s", "unknown-gpu");
 }
 
+void rb_machine_key(const char *device_name, int gpus, char *out, size_t out_size)
+{
+    char key[256];
+    rb_hardware_key(device_name, key, sizeof key);
+    if (gpus > 1)
+        rb_fmt(out, out_size, "%s-x%d", key, gpus);
+    else
+        rb_fmt(out, out_size, "%s", key);
+}
+
+void rb_hardware_key_single(const char *key, char *out, size_t out_size)
+{
+    rb_fmt(out, out_size, "%s", key);
+    char *x = strrchr(out, '-');
+    if (!x || x[1] != 'x' || !x[2])
+        return;
+    for (const char *d = x + 2; *d; d++)
+        if (!isdigit((unsigned char)*d))
+            return;
+    *x = '\0';
+}
+
+void rb_format_count(uint64_t n, char *out, size_t out_size)
+{
+    static const char suffix[] = "KMGT";
+    int k = -1;
+    while (k < 3 && n >= 1024 && n % 1024 == 0) {
+        n /= 1024;
+        k++;
+    }
+    if (k < 0)
+        rb_fmt(out, out_size, "%llu", (unsigned long long)n);
+    else
+        rb_fmt(out, out_size, "%llu%c", (unsigned long long)n, suffix[k]);
+}
+
 int rb_parse_count(const char *s, uint64_t *out, char *err, size_t err_size)
 {
     uint64_t v = 0;

@@ -14,6 +14,16 @@ void rb_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(
  * result becomes "unknown-gpu". */
 void rb_hardware_key(const char *device_name, char *out, size_t out_size);
 
+/* The hardware key of a machine with gpus visible GPUs of that name: rb_hardware_key, plus
+ * "-x<gpus>" when there are several ("nvidia-h200-x2"), so a 2-GPU machine keeps its own
+ * expectations. rb_hardware_key_single() strips that suffix again (datasheet look-ups). */
+void rb_machine_key(const char *device_name, int gpus, char *out, size_t out_size);
+void rb_hardware_key_single(const char *key, char *out, size_t out_size);
+
+/* Formats a count the way rb_parse_count reads it, with the largest binary suffix that divides
+ * it exactly: 1073741824 -> "1G", 1536 -> "1536", 3072 -> "3K". */
+void rb_format_count(uint64_t n, char *out, size_t out_size);
+
 /* Parses a count: decimal digits with an optional binary suffix K, M, G or T (x 1024^k),
  * e.g. "256M" = 268435456. Refuses empty strings, signs, spaces, other suffixes, zero and
  * values that overflow 64 bits. Returns 0 or -1 with a message in err. */
