@@ -28,7 +28,7 @@
  *   written), silu 8d, softmax 8d, gate 12d, residual 12d: (52 LAYERS + 20) d = 8.6 MB at full
  *   size. None of it is DRAM traffic: the working set (41 gain vectors and 5 vectors of 16 KB,
  *   ~0.75 MB) stays in L2 from one step to the next. The roofline point of every variant is
- *   therefore far under any roof (~40 GB/s against ~3 TB/s): that is the point of the pair. Its
+ *   far under any roof (~10-45 GB/s against ~3 TB/s): that is the point of the pair. Its
  *   honest figure is the extra `us_per_kernel` = median time of a step / kernels per step.
  *
  * Baseline: the kernels launched one after the other on the stream, <<<...>>> each. Every launch
