@@ -103,10 +103,24 @@ static void test_work_model_positive_and_growing(void)
     }
 }
 
+/* Pairs whose point is a working set that stays in cache, so that what is timed is launch
+ * overhead, not memory traffic (cuda_graphs: ~200 kernels on 16 KB vectors). rb_pair has no
+ * field to say so yet; until it has, they are named here. */
+static int small_by_design(const char *pair)
+{
+    static const char *const pairs[] = {"cuda_graphs", NULL};
+    for (int i = 0; pairs[i]; i++)
+        if (!strcmp(pair, pairs[i]))
+            return 1;
+    return 0;
+}
+
 static void test_memory_bound_sizes_exceed_l2(void)
 {
     for (int i = 0; rb_registry[i]; i++) {
         const rb_pair *p = rb_registry[i];
+        if (small_by_design(p->name))
+            continue;
         rb_size full = resolved(p, p->full_size);
         double ai = p->flops(&full) / p->bytes(&full);
         if (ai < 10) { /* memory-bound on every GPU we know */

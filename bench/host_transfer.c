@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/* host_transfer: the harness's view of kernels/host_transfer.cu (read that file first). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/compare.h"
+#include "env.h"
+#include "gpu.h"
+#include "pair_util.h"
+
+cudaError_t host_transfer_h2d(float *dst_dev, const float *src_host, size_t n, cudaStream_t stream);
+cudaError_t host_transfer_d2h(float *dst_host, const float *src_dev, size_t n, cudaStream_t stream);
+extern const rb_kernel_info host_transfer_kernels[];
+
+enum { HT_H2D, HT_D2H };         /* inputs */
+enum { HT_PAGEABLE, HT_PINNED }; /* variants, in table order */
+#define HT_NONE (-1)             /* no variant ran yet */
+
+typedef struct ht_ctx {
+    int input;
+    size_t n;
+    float *dev;               /* h2d: the destination (output()); d2h: the source */
+    float *dev_ref;           /* h2d: the input, kept on the device for the check */
+    float *pageable;          /* h2d: a source; d2h: the baseline's destination (malloc) */
+    float *pinned;            /* h2d: a source; d2h: the optimized destination, output() */
+    float *host_ref;          /* d2h: the input, kept on the host for the check */
+    int last;                 /* the variant that ran last (HT_NONE before any) */
+    int link_gen, link_width; /* the fastest link reading so far; 0 when none */
+} ht_ctx;
+
+static double ht_flops(const rb_size *size)
+{
+    (void)size;
+    return 0.0;
+}
+
+/* Each byte crosses the link once. */
+static double ht_bytes(const rb_size *size)
+{
+    return 4.0 * (double)size->n;
+}
+
+/* Reads the link now and keeps the fastest reading: NVML reports the current generation, which
+ * an idle link may lower to save power, so readings are taken right after transfers (check())
+ * as well as in setup. */
+static void ht_read_link(ht_ctx *c)
+{
+    int device = 0, gen = 0, width = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || rb_env_pcie_link(device, &gen, &width) != 0)
+        return;
+    if (c->link_gen == 0 || rb_pcie_gbps(gen, width) > rb_pcie_gbps(c->link_gen, c->link_width)) {
+        c->link_gen = gen;
+        c->link_width = width;
+    }
+}
+
+static rb_status ht_setup(void **ctx, const rb_size *size, uint64_t seed, int input)
+{
+    ht_ctx *c = calloc(1, sizeof *c);
+    *ctx = c;
+    if (!c)
+        return RB_ERR_ALLOC;
+    c->input = input;
+    c->n = size->n;
+    c->last = HT_NONE;
+    size_t bytes = c->n * sizeof(float);
+    RB_CUDA(cudaMalloc((void **)&c->dev, bytes));
+    RB_CUDA(cudaMallocHost((void **)&c->pinned, bytes));
+    c->pageable = malloc(bytes);
+    if (!c->pageable)
+        return RB_ERR_ALLOC;
+    if (input == HT_H2D) {
+        /* The input is made on the device and copied into both host sources; writing every
+         * page of the pageable one now keeps first-touch page faults out of the timing. */
+        RB_CUDA(cudaMalloc((void **)&c->dev_ref, bytes));
+        RB_CUDA(rb_fill_uniform_f32(c->dev_ref, c->n, seed, 0));
+        RB_CUDA(cudaMemcpy(c->pinned, c->dev_ref, bytes, cudaMemcpyDeviceToHost));
+        memcpy(c->pageable, c->pinned, bytes);
+    } else {
+        /* Both destinations start poisoned (0xFF bytes: NaN), and touched. */
+        c->host_ref = malloc(bytes);
+        if (!c->host_ref)
+            return RB_ERR_ALLOC;
+        RB_CUDA(rb_fill_uniform_f32(c->dev, c->n, seed, 0));
+        RB_CUDA(cudaMemcpy(c->host_ref, c->dev, bytes, cudaMemcpyDeviceToHost));
+        memset(c->pageable, 0xFF, bytes);
+        memset(c->pinned, 0xFF, bytes);
+    }
+    RB_CUDA(cudaDeviceSynchronize());
+    ht_read_link(c);
+    return RB_OK;
+}
+
+/* h2d: the device buffer both variants write. d2h: the pinned destination; the pageable one,
+ * which the harness does not poison, is poisoned again by check() after the baseline ran. */
+static void ht_output(void *ctx, void **ptr, size_t *bytes)
+{
+    ht_ctx *c = ctx;
+    *ptr = c->input == HT_H2D ? (void *)c->dev : (void *)c->pinned;
+    *bytes = c->n * sizeof(float);
+}
+
+static rb_status ht_check(void *ctx, cudaStream_t stream, double *rel_err)
+{
+    ht_ctx *c = ctx;
+    RB_CUDA(cudaStreamSynchronize(stream));
+    ht_read_link(c);
+    if (c->input == HT_H2D) {
+        RB_CUDA(rb_relerr_f32_device(c->dev, c->dev_ref, c->n, stream, rel_err));
+        return RB_OK;
+    }
+    /* d2h: the destination of the variant that ran last (none yet: output()). */
+    int pageable = c->last == HT_PAGEABLE;
+    *rel_err = rb_relerr_f32(pageable ? c->pageable : c->pinned, c->host_ref, c->n);
+    if (pageable) /* every run must write it again to pass the next check */
+        memset(c->pageable, 0xFF, c->n * sizeof(float));
+    return RB_OK;
+}
+
+static void ht_teardown(void *ctx)
+{
+    ht_ctx *c = ctx;
+    if (!c)
+        return;
+    cudaFree(c->dev);
+    cudaFree(c->dev_ref);
+    cudaFreeHost(c->pinned);
+    free(c->pageable);
+    free(c->host_ref);
+    free(c);
+}
+
+static rb_status ht_copy(ht_ctx *c, float *host, cudaStream_t stream)
+{
+    if (c->input == HT_H2D)
+        RB_CUDA(host_transfer_h2d(c->dev, host, c->n, stream));
+    else
+        RB_CUDA(host_transfer_d2h(host, c->dev, c->n, stream));
+    return RB_OK;
+}
+
+static rb_status run_baseline(void *ctx, cudaStream_t stream)
+{
+    ht_ctx *c = ctx;
+    c->last = HT_PAGEABLE;
+    return ht_copy(c, c->pageable, stream);
+}
+
+static rb_status run_optimized(void *ctx, cudaStream_t stream)
+{
+    ht_ctx *c = ctx;
+    c->last = HT_PINNED;
+    return ht_copy(c, c->pinned, stream);
+}
+
+static void ht_extra(rb_extra *e, const char *name, double value)
+{
+    rb_fmt(e->name, sizeof e->name, "%s", name);
+    e->value = value;
+}
+
+/* link_gbps: the link's theoretical rate per direction (NaN when not reported); of_link: this
+ * variant's GB/s as a fraction of it. */
+static int ht_extras(void *ctx, int variant, const double *median_ms, rb_extra out[RB_MAX_EXTRAS])
+{
+    ht_ctx *c = ctx;
+    double gbps = 4.0 * (double)c->n / (median_ms[variant] * 1e-3) * 1e-9;
+    double link = c->link_gen > 0 ? rb_pcie_gbps(c->link_gen, c->link_width) : NAN;
+    ht_extra(&out[0], "link_gbps", link);
+    ht_extra(&out[1], "of_link", gbps / link);
+    return 2;
+}
+
+static int ht_selftest(char *why, size_t why_size)
+{
+    /* 1 GiB in 20 ms is 53.687 GB/s; on a gen 5 x16 link (63.015 GB/s) that is 0.852 of it. */
+    ht_ctx c = {.n = 1u << 28, .link_gen = 5, .link_width = 16};
+    double ms[2] = {NAN, 20.0};
+    rb_extra e[RB_MAX_EXTRAS];
+    rb_size full = {1u << 28, 1, 1u << 28};
+    int k = ht_extras(&c, HT_PINNED, ms, e);
+    if (k != 2 || strcmp(e[0].name, "link_gbps") || fabs(e[0].value - 63.0154) > 1e-3 ||
+        strcmp(e[1].name, "of_link") || fabs(e[1].value - 53.6871 / 63.0154) > 1e-4 ||
+        ht_bytes(&full) != 1073741824.0 || ht_flops(&full) != 0.0) {
+        rb_fmt(why, why_size, "host_transfer extras or work model wrong on 1 GiB in 20 ms");
+        return -1;
+    }
+    /* No link reported, or a variant not timed: NaN, never a number. */
+    c.link_gen = 0;
+    if (ht_extras(&c, HT_PINNED, ms, e) != 2 || !isnan(e[0].value) || !isnan(e[1].value)) {
+        rb_fmt(why, why_size, "host_transfer extras: an unreported link must give NaN");
+        return -1;
+    }
+    c.link_gen = 5;
+    if (ht_extras(&c, HT_PAGEABLE, ms, e) != 2 || !isnan(e[1].value)) {
+        rb_fmt(why, why_size, "host_transfer extras: an untimed variant must give NaN");
+        return -1;
+    }
+    return 0;
+}
+
+const rb_pair rb_pair_host_transfer = {
+    .name = "host_transfer",
+    .pattern = "pinned host memory: the copy engine DMAs it directly, pageable memory is staged",
+    .size_unit = "fp32 elements (4 bytes each cross the link)",
+    .smoke_size = 1u << 20,
+    .full_size = 1u << 28,
+    .flops = ht_flops,
+    .bytes = ht_bytes,
+    .setup = ht_setup,
+    .output = ht_output,
+    .check = ht_check,
+    .teardown = ht_teardown,
+    .selftest = ht_selftest,
+    .n_inputs = 2,
+    .inputs = {"h2d", "d2h"},
+    .kernels = host_transfer_kernels,
+    .extras = ht_extras,
+    .n_variants = 2,
+    .variants =
+        {
+            /* A copy is exact. */
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 0.0, run_baseline},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.0, run_optimized},
+        },
+};

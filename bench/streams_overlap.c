@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: MIT */
+/* streams_overlap: the harness's view of kernels/streams_overlap.cu (read that file first).
+ *
+ * Buffers: the variants write in_dev (H2D), out_dev (kernel) and a host output; the PART variants
+ * read fixed buffers instead (`kernel` reads src_dev, `d2h` reads ref_dev), so each part can be
+ * timed alone. check() validates what the variant that ran last produced, then poisons every
+ * buffer a variant writes except output() (which the harness poisons itself): so every checked
+ * run starts with all of them NaN, and a stage that was skipped cannot pass on stale data. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/compare.h"
+#include "core/random.h"
+#include "gpu.h"
+#include "pair_util.h"
+
+cudaError_t streams_overlap_process(const float *in_dev, float *out_dev, size_t n,
+                                    cudaStream_t stream);
+void streams_overlap_chunk(size_t n, int c, size_t *start, size_t *count);
+cudaError_t streams_overlap_serial(const float *in_host, float *in_dev, float *out_dev,
+                                   float *out_host, size_t n, cudaStream_t stream);
+cudaError_t streams_overlap_pipelined(const float *in_host, float *in_dev, float *out_dev,
+                                      float *out_host, size_t n, cudaStream_t stream,
+                                      const cudaStream_t *lanes, const cudaEvent_t *events);
+extern const int streams_overlap_iters, streams_overlap_lanes, streams_overlap_chunk_count;
+extern const float streams_overlap_a, streams_overlap_b;
+extern const rb_kernel_info streams_overlap_kernels[];
+
+/* Variants, in table order. */
+enum { SO_BASELINE, SO_OPTIMIZED, SO_H2D, SO_KERNEL, SO_D2H };
+#define SO_NONE (-1)
+
+/* K dependent fp32 FMAs x <- a x + b, each rounding by at most 2^-24 relative; an error is
+ * damped by a per step, so one element's error stays under 2^-24 max|x| / (1 - a) = 2^-24 K / 2
+ * (6e-5 at K = 2048). Normwise it is far smaller: 4.4e-7 at K = 2048 and 1.6e-6 at K = 8192 over
+ * 10^5 inputs (fmaf on the CPU rounds exactly as the GPU's FFMA; the selftest re-measures it). */
+#define SO_TOL 1e-5
+
+typedef struct so_ctx {
+    size_t n;
+    float *in_pageable, *out_pageable; /* the baseline's host buffers (malloc) */
+    float *in_pinned, *out_pinned;     /* everyone else's (cudaMallocHost); out_pinned: output() */
+    float *in_dev, *out_dev;           /* written by the variants on the device */
+    float *src_dev;  /* the input on the device: read by `kernel`, the reference of `h2d` */
+    float *ref_dev;  /* the reference result on the device: read by `d2h`, checks `kernel` */
+    float *ref_host; /* the reference result on the host */
+    cudaStream_t *lanes;
+    cudaEvent_t *events; /* fork, then one join event per lane */
+    int n_lanes;
+    int last; /* the variant that ran last (SO_NONE before any) */
+} so_ctx;
+
+/* K FMAs per element, 2 flops each. */
+static double so_flops(const rb_size *size)
+{
+    return 2.0 * streams_overlap_iters * (double)size->n;
+}
+
+/* Each element crosses the link twice: 4 bytes in, 4 bytes out. */
+static double so_bytes(const rb_size *size)
+{
+    return 8.0 * (double)size->n;
+}
+
+/* The reference, in double from the closed form of K steps x <- a x + b:
+ * x_K = c + a^K (x_0 - c), c = b / (1 - a). */
+static void so_reference(const float *in, float *out, size_t n, int iters, float a, float b)
+{
+    double ad = a, c = (double)b / (1.0 - ad), ak = 1.0;
+    for (int k = 0; k < iters; k++)
+        ak *= ad;
+    for (size_t i = 0; i < n; i++)
+        out[i] = (float)(c + ak * ((double)in[i] - c));
+}
+
+/* Poisons the device buffers the variants write (in_dev, out_dev). */
+static rb_status so_poison_device(so_ctx *c, cudaStream_t stream)
+{
+    RB_CUDA(cudaMemsetAsync(c->in_dev, 0xFF, c->n * sizeof(float), stream));
+    RB_CUDA(cudaMemsetAsync(c->out_dev, 0xFF, c->n * sizeof(float), stream));
+    RB_CUDA(cudaStreamSynchronize(stream));
+    return RB_OK;
+}
+
+static rb_status so_setup(void **ctx, const rb_size *size, uint64_t seed, int input)
+{
+    (void)input;
+    so_ctx *c = calloc(1, sizeof *c);
+    *ctx = c;
+    if (!c)
+        return RB_ERR_ALLOC;
+    c->n = size->n;
+    c->last = SO_NONE;
+    size_t bytes = c->n * sizeof(float);
+    RB_CUDA(cudaMalloc((void **)&c->in_dev, bytes));
+    RB_CUDA(cudaMalloc((void **)&c->out_dev, bytes));
+    RB_CUDA(cudaMalloc((void **)&c->src_dev, bytes));
+    RB_CUDA(cudaMalloc((void **)&c->ref_dev, bytes));
+    RB_CUDA(cudaMallocHost((void **)&c->in_pinned, bytes));
+    RB_CUDA(cudaMallocHost((void **)&c->out_pinned, bytes));
+    c->in_pageable = malloc(bytes);
+    c->out_pageable = malloc(bytes);
+    c->ref_host = malloc(bytes);
+    if (!c->in_pageable || !c->out_pageable || !c->ref_host)
+        return RB_ERR_ALLOC;
+
+    /* The input is made on the device and copied to both host inputs; every page of the
+     * pageable buffers is written here, so no first-touch page fault is timed. */
+    RB_CUDA(rb_fill_uniform_f32(c->src_dev, c->n, seed, 0));
+    RB_CUDA(cudaMemcpy(c->in_pinned, c->src_dev, bytes, cudaMemcpyDeviceToHost));
+    memcpy(c->in_pageable, c->in_pinned, bytes);
+    so_reference(c->in_pinned, c->ref_host, c->n, streams_overlap_iters, streams_overlap_a,
+                 streams_overlap_b);
+    RB_CUDA(cudaMemcpy(c->ref_dev, c->ref_host, bytes, cudaMemcpyHostToDevice));
+    memset(c->out_pageable, 0xFF, bytes);
+    memset(c->out_pinned, 0xFF, bytes);
+    RB_TRY(so_poison_device(c, 0));
+
+    c->n_lanes = streams_overlap_lanes;
+    c->lanes = calloc((size_t)c->n_lanes, sizeof *c->lanes);
+    c->events = calloc((size_t)c->n_lanes + 1, sizeof *c->events);
+    if (!c->lanes || !c->events)
+        return RB_ERR_ALLOC;
+    for (int l = 0; l < c->n_lanes; l++)
+        RB_CUDA(cudaStreamCreateWithFlags(&c->lanes[l], cudaStreamNonBlocking));
+    for (int e = 0; e <= c->n_lanes; e++)
+        RB_CUDA(cudaEventCreateWithFlags(&c->events[e], cudaEventDisableTiming));
+    RB_CUDA(cudaDeviceSynchronize());
+    return RB_OK;
+}
+
+/* The pinned host output (optimized, d2h). The other buffers variants write are poisoned by
+ * setup and check() (see the top of this file). */
+static void so_output(void *ctx, void **ptr, size_t *bytes)
+{
+    so_ctx *c = ctx;
+    *ptr = c->out_pinned;
+    *bytes = c->n * sizeof(float);
+}
+
+static rb_status so_check(void *ctx, cudaStream_t stream, double *rel_err)
+{
+    so_ctx *c = ctx;
+    RB_CUDA(cudaStreamSynchronize(stream));
+    switch (c->last) {
+    case SO_H2D: /* the device copy of the input */
+        RB_CUDA(rb_relerr_f32_device(c->in_dev, c->src_dev, c->n, stream, rel_err));
+        break;
+    case SO_KERNEL: /* the result on the device */
+        RB_CUDA(rb_relerr_f32_device(c->out_dev, c->ref_dev, c->n, stream, rel_err));
+        break;
+    case SO_BASELINE: /* the result in the pageable host buffer */
+        *rel_err = rb_relerr_f32(c->out_pageable, c->ref_host, c->n);
+        memset(c->out_pageable, 0xFF, c->n * sizeof(float));
+        break;
+    default: /* optimized and d2h (and nothing run yet): the pinned host output */
+        *rel_err = rb_relerr_f32(c->out_pinned, c->ref_host, c->n);
+        break;
+    }
+    RB_TRY(so_poison_device(c, stream));
+    return RB_OK;
+}
+
+static void so_teardown(void *ctx)
+{
+    so_ctx *c = ctx;
+    if (!c)
+        return;
+    for (int l = 0; c->lanes && l < c->n_lanes; l++)
+        if (c->lanes[l])
+            cudaStreamDestroy(c->lanes[l]);
+    for (int e = 0; c->events && e <= c->n_lanes; e++)
+        if (c->events[e])
+            cudaEventDestroy(c->events[e]);
+    free(c->lanes);
+    free(c->events);
+    cudaFree(c->in_dev);
+    cudaFree(c->out_dev);
+    cudaFree(c->src_dev);
+    cudaFree(c->ref_dev);
+    cudaFreeHost(c->in_pinned);
+    cudaFreeHost(c->out_pinned);
+    free(c->in_pageable);
+    free(c->out_pageable);
+    free(c->ref_host);
+    free(c);
+}
+
+static rb_status run_baseline(void *ctx, cudaStream_t stream)
+{
+    so_ctx *c = ctx;
+    c->last = SO_BASELINE;
+    RB_CUDA(streams_overlap_serial(c->in_pageable, c->in_dev, c->out_dev, c->out_pageable, c->n,
+                                   stream));
+    return RB_OK;
+}
+
+static rb_status run_optimized(void *ctx, cudaStream_t stream)
+{
+    so_ctx *c = ctx;
+    c->last = SO_OPTIMIZED;
+    RB_CUDA(streams_overlap_pipelined(c->in_pinned, c->in_dev, c->out_dev, c->out_pinned, c->n,
+                                      stream, c->lanes, c->events));
+    return RB_OK;
+}
+
+/* The stages alone, pinned, whole buffer: their medians give the bound of the pipeline. */
+static rb_status run_h2d(void *ctx, cudaStream_t stream)
+{
+    so_ctx *c = ctx;
+    c->last = SO_H2D;
+    RB_CUDA(cudaMemcpyAsync(c->in_dev, c->in_pinned, c->n * sizeof(float), cudaMemcpyHostToDevice,
+                            stream));
+    return RB_OK;
+}
+
+static rb_status run_kernel(void *ctx, cudaStream_t stream)
+{
+    so_ctx *c = ctx;
+    c->last = SO_KERNEL;
+    RB_CUDA(streams_overlap_process(c->src_dev, c->out_dev, c->n, stream));
+    return RB_OK;
+}
+
+static rb_status run_d2h(void *ctx, cudaStream_t stream)
+{
+    so_ctx *c = ctx;
+    c->last = SO_D2H;
+    RB_CUDA(cudaMemcpyAsync(c->out_pinned, c->ref_dev, c->n * sizeof(float), cudaMemcpyDeviceToHost,
+                            stream));
+    return RB_OK;
+}
+
+static void so_extra(rb_extra *e, const char *name, double value)
+{
+    rb_fmt(e->name, sizeof e->name, "%s", name);
+    e->value = value;
+}
+
+/* On the optimized variant: bound_ms = max(h2d, kernel, d2h), serial_ms = their sum (what the
+ * stages take one after the other, pinned), pipelined_over_bound = optimized / bound_ms. NaN when
+ * a stage was not timed. */
+static int so_extras(void *ctx, int variant, const double *median_ms, rb_extra out[RB_MAX_EXTRAS])
+{
+    (void)ctx;
+    if (variant != SO_OPTIMIZED)
+        return 0;
+    double h2d = median_ms[SO_H2D], kernel = median_ms[SO_KERNEL], d2h = median_ms[SO_D2H];
+    double bound = isnan(h2d) || isnan(kernel) || isnan(d2h) ? NAN : fmax(h2d, fmax(kernel, d2h));
+    so_extra(&out[0], "bound_ms", bound);
+    so_extra(&out[1], "serial_ms", h2d + kernel + d2h);
+    so_extra(&out[2], "pipelined_over_bound", median_ms[SO_OPTIMIZED] / bound);
+    return 3;
+}
+
+/* Chunks of n elements cover [0, n) in order, without gaps or overlap, at most CHUNKS of them,
+ * each but the last a multiple of 1024 elements. */
+static int so_chunks_ok(size_t n)
+{
+    size_t next = 0, s, k;
+    int used = 0;
+    for (int c = 0; c < streams_overlap_chunk_count; c++) {
+        streams_overlap_chunk(n, c, &s, &k);
+        if (k == 0)
+            continue;
+        if (s != next || (s + k < n && k % 1024 != 0))
+            return 0;
+        next = s + k;
+        used++;
+    }
+    streams_overlap_chunk(n, streams_overlap_chunk_count, &s, &k);
+    return next == n && used >= 1 && k == 0;
+}
+
+static int so_selftest(char *why, size_t why_size)
+{
+    /* The closed form against K steps in double, by hand: a = 0.5, b = 0.5 (c = 1), K = 3:
+     * x_0 = -1 -> 0 -> 0.5 -> 0.75; x_0 = 3 -> 2 -> 1.5 -> 1.25. */
+    const float in[2] = {-1.0f, 3.0f}, want[2] = {0.75f, 1.25f};
+    float out[2];
+    so_reference(in, out, 2, 3, 0.5f, 0.5f);
+    if (out[0] != want[0] || out[1] != want[1]) {
+        rb_fmt(why, why_size, "closed form wrong: %g %g, want 0.75 1.25", out[0], out[1]);
+        return -1;
+    }
+    /* The fp32 FMA chain the kernel runs (fmaf rounds exactly as the GPU's FFMA), on 4096
+     * inputs, against the reference: the tolerance must leave a wide margin. */
+    enum { N = 4096 };
+    static float x[N], chain[N], ref[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = rb_uniform_f32(11, (uint64_t)i);
+        float v = x[i];
+        for (int k = 0; k < streams_overlap_iters; k++)
+            v = fmaf(streams_overlap_a, v, streams_overlap_b);
+        chain[i] = v;
+    }
+    so_reference(x, ref, N, streams_overlap_iters, streams_overlap_a, streams_overlap_b);
+    double err = rb_relerr_f32(chain, ref, N);
+    if (!(err <= SO_TOL / 4)) {
+        rb_fmt(why, why_size, "fp32 chain vs reference: rel_err %.3g > tol / 4 = %.3g", err,
+               SO_TOL / 4);
+        return -1;
+    }
+    /* A kernel that skipped the chain (out = in) must fail by far. */
+    if (!(rb_relerr_f32(x, ref, N) > 100 * SO_TOL)) {
+        rb_fmt(why, why_size, "the reference barely depends on the chain: raise ITERS' effect");
+        return -1;
+    }
+    const size_t sizes[] = {1,       2,        1023,    1024, 1025, 31 * 1024, 32 * 1024 + 1,
+                            1000003, 1u << 20, 1u << 28};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (!so_chunks_ok(sizes[i])) {
+            rb_fmt(why, why_size, "chunks of %zu elements do not tile the buffer", sizes[i]);
+            return -1;
+        }
+    /* Extras: parts 20, 18, 19 ms and a pipelined 22 ms: bound 20, serial 57, ratio 1.1. */
+    double ms[5] = {120.0, 22.0, 20.0, 18.0, 19.0};
+    rb_extra e[RB_MAX_EXTRAS];
+    rb_size one = {1, 1, 1};
+    if (so_extras(NULL, SO_OPTIMIZED, ms, e) != 3 || strcmp(e[0].name, "bound_ms") ||
+        e[0].value != 20.0 || e[1].value != 57.0 || fabs(e[2].value - 1.1) > 1e-12 ||
+        so_extras(NULL, SO_BASELINE, ms, e) != 0 || so_bytes(&one) != 8.0 ||
+        so_flops(&one) != 2.0 * streams_overlap_iters) {
+        rb_fmt(why, why_size, "streams_overlap extras or work model wrong on a hand case");
+        return -1;
+    }
+    ms[SO_KERNEL] = NAN;
+    if (so_extras(NULL, SO_OPTIMIZED, ms, e) != 3 || !isnan(e[0].value) || !isnan(e[2].value)) {
+        rb_fmt(why, why_size, "streams_overlap extras: an untimed part must give NaN");
+        return -1;
+    }
+    return 0;
+}
+
+const rb_pair rb_pair_streams_overlap = {
+    .name = "streams_overlap",
+    .pattern = "pinned chunks over several streams overlap H2D, compute and D2H",
+    .size_unit = "fp32 elements (in host memory)",
+    .smoke_size = 1u << 20,
+    .full_size = 1u << 28,
+    .flops = so_flops,
+    .bytes = so_bytes,
+    .setup = so_setup,
+    .output = so_output,
+    .check = so_check,
+    .teardown = so_teardown,
+    .selftest = so_selftest,
+    /* The compute stage is a chain of FMAs (not a multiply and an add). */
+    .codegen = {{"streams_overlap_process_kernel", "FFMA"}},
+    .kernels = streams_overlap_kernels,
+    .extras = so_extras,
+    .n_variants = 5,
+    .variants =
+        {
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, SO_TOL, run_baseline},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, SO_TOL, run_optimized},
+            /* The stages alone, for bound_ms: copies are exact. */
+            {"h2d", RB_ROLE_PART, RB_UNIT_NONE, 0.0, run_h2d},
+            {"kernel", RB_ROLE_PART, RB_UNIT_FP32, SO_TOL, run_kernel},
+            {"d2h", RB_ROLE_PART, RB_UNIT_NONE, 0.0, run_d2h},
+        },
+};
