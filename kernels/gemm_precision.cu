@@ -35,12 +35,15 @@
  *   Hopper's FP8 GEMMs require, and it is also the layout in which wgmma reads both operands
  *   K-major from shared memory with no transposition (TF32 and FP8 wgmma accept only K-major
  *   operands), so all four steps use it and differ only in precision.
- * Padding: FP8 matmuls need 16-byte aligned operands and leading dimensions (16 elements of
- *   fp8), and the k and m extents must keep rows 16-byte aligned too. Every buffer therefore has
- *   kp = K rounded up to 16 columns, and B has np = N rounded up to 16 rows; the padding is
- *   zero, so cuBLASLt runs the problem m = np, n = M, k = kp and the padded products add exactly
- *   0. C's padding columns (np > N) are never compared. At 8192^3 (and every multiple of 16)
- *   there is no padding; the work model counts the logical M N K.
+ * Padding: cuBLASLt's FP8 kernels require 16-byte aligned matrices whose dimensions meet its
+ *   Tensor Core alignment rules (the cuBLAS documentation, cublasLtMatmul: 16 bytes for the
+ *   leading dimensions and for the contiguous extents, i.e. 16 fp8 elements). Every buffer
+ *   therefore has kp = K rounded up to 16 columns, and B has np = N rounded up to 16 rows, so
+ *   every extent cuBLASLt sees (m = np, k = kp, all leading dimensions) is a multiple of 16,
+ *   which satisfies those rules however strictly they are read. The padding is zero, so the
+ *   padded products add exactly 0; C's padding columns (np > N) are never compared. All four
+ *   steps run this same padded problem. At 8192^3 (any multiple of 16) there is no padding; the
+ *   work model counts the logical M N K.
  *
  * Baseline (FP32): cuBLASLt with CUBLAS_COMPUTE_32F on fp32 data: the SIMT FFMA path, what a
  *   GEMM written without thinking about precision gets. Its roof is the FP32 FMA peak (66.9
@@ -85,7 +88,7 @@
  * Predicted (H100 SXM, before measuring; GPU.md has cuBLAS at 8192^3: SGEMM 51.2, TF32 366,
  *   BF16 747-798, FP8 1385 TFLOP/s), medians over the sustained timed loop:
  *   baseline (fp32) ~50 TFLOP/s (21.9 ms): FFMA, 75% of the 66.9 datasheet peak;
- *   tf32 ~350-365 TFLOP/s (3.0-3.1 ms), ~7x the baseline;
+ *   tf32 ~350-365 TFLOP/s (3.0-3.15 ms), ~7x the baseline;
  *   bf16 ~700-760 TFLOP/s (1.45-1.57 ms): sustained bf16 GEMMs run power-capped (gemm_epilogue
  *     saw SM clocks of 1440-1575 MHz, GPU.md an H200 falling from ~780 to ~670), so the median
  *     sits below the first burst;
@@ -119,7 +122,8 @@ static __device__ __forceinline__ float gemm_precision_round_tf32(float x)
     return __uint_as_float(u);
 }
 
-/* Every setup kernel walks a rows x ld buffer with a grid-stride loop; (r, c) from the index. */
+/* The setup kernels are grid-stride loops over whole buffers; element i of a rows x ld buffer
+ * is (row i / ld, column i % ld). */
 
 /* out = quantize(in) in `format` over rows x ld elements; elements outside the valid
  * valid_rows x valid_cols corner are written as 0 (the padding the GEMM multiplies by). */
