@@ -1,0 +1,613 @@
+/* SPDX-License-Identifier: MIT */
+/* gemm_precision: the harness's view of kernels/gemm_precision.cu (read that file first: it
+ * explains the layout, the padding, the quantization and the tolerances). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cublasLt.h declares cublasLtLoggerForceDisable() without a prototype (CUDA 13.0), which
+ * -Wstrict-prototypes -Werror rejects: silence that one warning for the toolkit header only. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#include <cublasLt.h>
+#pragma GCC diagnostic pop
+#include <cublas_v2.h>
+
+#include "core/compare.h"
+#include "gpu.h"
+#include "pair_util.h"
+
+/* The precisions, in variant order (kernels/gemm_precision.cu numbers them the same way). */
+enum { GP_FP32, GP_TF32, GP_BF16, GP_FP8, GP_COUNT };
+
+cudaError_t gemm_precision_quantize(const float *in, void *out, int format, size_t rows, size_t ld,
+                                    size_t valid_rows, size_t valid_cols, float inv_scale,
+                                    cudaStream_t stream);
+cudaError_t gemm_precision_amax(const float *in, size_t rows, size_t ld, size_t valid_cols,
+                                float *amax, cudaStream_t stream);
+cudaError_t gemm_precision_to_f64(const void *in, int format, size_t n, float scale, double *out,
+                                  cudaStream_t stream);
+cudaError_t gemm_precision_to_f32(const double *in, float *out, size_t n, cudaStream_t stream);
+extern const rb_kernel_info gemm_precision_kernels[];
+
+/* Tunable (CFLAGS=-D...): cuBLASLt workspace, and FP8 fast accumulation (see the .cu). */
+#ifndef GEMM_PRECISION_WORKSPACE
+#define GEMM_PRECISION_WORKSPACE (32u << 20)
+#endif
+#ifndef GEMM_PRECISION_FP8_FAST_ACCUM
+#define GEMM_PRECISION_FP8_FAST_ACCUM 1
+#endif
+#define GEMM_PRECISION_FP8_TOL (GEMM_PRECISION_FP8_FAST_ACCUM ? 5e-2 : 1e-2)
+
+#define GEMM_PRECISION_PAD 16                  /* kp, np: multiples of 16 elements */
+#define GEMM_PRECISION_MAX_DIM (1u << 24)      /* M, N, K limit (int arguments of cublasDgemm) */
+#define GEMM_PRECISION_CPU_FULL_MAX (1u << 16) /* M N up to this: CPU checks every row */
+#define GEMM_PRECISION_E4M3_MAX 448.0f         /* largest finite E4M3 value */
+
+/* cublasStatus_t failures -> rb_error_at + RB_ERR_CUDA (cuBLASLt returns cublasStatus_t too). */
+#define GP_CUBLAS(call)                                                                            \
+    do {                                                                                           \
+        cublasStatus_t st_ = (call);                                                               \
+        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                        \
+            rb_error_at(__FILE__, __LINE__, #call, cublasGetStatusString(st_));                    \
+            return RB_ERR_CUDA;                                                                    \
+        }                                                                                          \
+    } while (0)
+
+/* What distinguishes the steps: types, compute mode, element sizes and the input rounding. */
+typedef struct gp_format {
+    const char *name;
+    cublasComputeType_t compute;
+    cudaDataType_t in_type, out_type;
+    size_t in_bytes, out_bytes; /* per element */
+    double unit_roundoff;       /* of the input quantization: its relative error bound */
+} gp_format;
+
+static const gp_format gp_formats[GP_COUNT] = {
+    {"fp32", CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, 4, 4, 0.0},
+    {"tf32", CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, CUDA_R_32F, 4, 4, 0x1p-11},
+    {"bf16", CUBLAS_COMPUTE_32F, CUDA_R_16BF, CUDA_R_16BF, 2, 2, 0x1p-8},
+    {"fp8", CUBLAS_COMPUTE_32F, CUDA_R_8F_E4M3, CUDA_R_16BF, 1, 2, 0x1p-4},
+};
+
+/* Device buffers. Inputs in each precision: A is M x kp, B is np x kp (row-major, zero padding);
+ * the output is M x np elements of the type of the step that ran last (fp32 buffer size). */
+typedef struct gp_ctx {
+    size_t m, n, k, np, kp;
+    void *a[GP_COUNT], *b[GP_COUNT];
+    float *scales; /* device: s_A, s_B of the fp8 step */
+    float scale_a, scale_b;
+    void *out;
+    void *packed; /* check(): the output without padding columns; NULL when np == N */
+    float *ref[GP_COUNT];
+    void *workspace;
+    /* The step that ran last: output() and check() refer to it. run() sets it (a host field,
+     * not GPU work); the variants run in the order fp32, tf32, bf16, fp8 and their output sizes
+     * never grow, so the bytes poisoned before a variant always cover what it writes. */
+    int last;
+    cublasLtHandle_t lt;
+    cublasLtMatmulDesc_t desc[GP_COUNT];
+    cublasLtMatrixLayout_t layout_a[GP_COUNT], layout_b[GP_COUNT], layout_d[GP_COUNT];
+    cublasLtMatmulAlgo_t algo[GP_COUNT];
+    /* Setup only (freed before setup returns; teardown frees them after a failed setup). */
+    cublasHandle_t blas;
+    float *stage, *amax;
+    double *a64, *b64, *c64;
+} gp_ctx;
+
+static size_t gp_round_up(size_t x, size_t to)
+{
+    return (x + to - 1) / to * to;
+}
+
+/* rows == 0: M = N = K = floor(sqrt(n)); else M = rows, N = K = cols. */
+static int gp_shape(rb_size *s, char *why, size_t why_size)
+{
+    if (s->rows == 0) {
+        uint64_t r = (uint64_t)sqrt((double)s->n);
+        while (r > 0 && r * r > s->n) /* exact floor(sqrt) whatever the double rounding */
+            r--;
+        while ((r + 1) * (r + 1) <= s->n)
+            r++;
+        s->rows = s->cols = r;
+        s->n = r * r;
+    }
+    if (s->rows == 0 || s->cols == 0 || s->rows > GEMM_PRECISION_MAX_DIM ||
+        s->cols > GEMM_PRECISION_MAX_DIM || s->n != s->rows * s->cols) {
+        rb_fmt(why, why_size, "gemm_precision needs 1 <= M, N <= 2^24 (M x N output elements)");
+        return -1;
+    }
+    return 0;
+}
+
+static double gp_flops(const rb_size *size)
+{
+    return 2.0 * (double)size->rows * (double)size->cols * (double)size->cols;
+}
+
+/* Step f's compulsory bytes: A and B in its input precision, C in its output type (+ the two
+ * fp8 scales). */
+static double gp_bytes_of(const rb_size *size, int f)
+{
+    double m = (double)size->rows, n = (double)size->cols, k = n;
+    const gp_format *g = &gp_formats[f];
+    return (double)g->in_bytes * (m * k + n * k) + (double)g->out_bytes * m * n +
+           (f == GP_FP8 ? 8.0 : 0.0);
+}
+
+/* The harness's work model is one per pair, not per variant (the bytes of each step are
+ * gp_bytes_of): it gets the baseline's. Every step is compute-bound by far, so its roofline
+ * floor does not depend on which bytes are declared; only the reported GB/s and AI of the
+ * tf32, bf16 and fp8 rows do. */
+static double gp_bytes(const rb_size *size)
+{
+    return gp_bytes_of(size, GP_FP32);
+}
+
+/* ---- CPU side: decoding the quantized inputs, and the reference. ---- */
+
+/* An E4M3 byte: sign, 4 exponent bits (bias 7), 3 mantissa bits; exponent 0 is subnormal
+ * (m x 2^-9); S.1111.111 is NaN; no infinities. */
+static float gp_e4m3_to_float(uint8_t b)
+{
+    int e = (b >> 3) & 0xF, m = b & 7;
+    float v;
+    if (e == 0xF && m == 7)
+        return NAN;
+    v = e == 0 ? ldexpf((float)m, -9) : ldexpf((float)(8 + m), e - 10);
+    return (b & 0x80) ? -v : v;
+}
+
+/* out[i] = the value of raw[i] in format f, without the fp8 scale: exact in float. */
+static void gp_decode(const void *raw, int f, size_t count, float *out)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (f == GP_FP32 || f == GP_TF32) {
+            out[i] = ((const float *)raw)[i];
+        } else if (f == GP_BF16) {
+            uint32_t u = (uint32_t)((const uint16_t *)raw)[i] << 16;
+            memcpy(&out[i], &u, sizeof u);
+        } else {
+            out[i] = gp_e4m3_to_float(((const uint8_t *)raw)[i]);
+        }
+    }
+}
+
+/* out (rows x n, compact) = scale * (a b^T) in double: a is rows x k, b is n x k, both with row
+ * stride ld. For fp8, scale = s_A s_B, applied to the exact sum of q_A q_B. */
+static void gp_cpu_reference(const float *a, const float *b, size_t rows, size_t n, size_t k,
+                             size_t ld, double scale, float *out)
+{
+    for (size_t r = 0; r < rows; r++)
+        for (size_t j = 0; j < n; j++) {
+            double s = 0.0;
+            for (size_t p = 0; p < k; p++)
+                s += (double)a[r * ld + p] * (double)b[j * ld + p];
+            out[r * n + j] = (float)(s * scale);
+        }
+}
+
+/* Setup's checks of step f against the CPU: its quantized inputs against the fp32 originals
+ * (a_orig: the rows checked, b_orig: all of B), then its GPU reference on those rows. */
+typedef struct gp_cross {
+    float *a_orig, *b_orig, *a_q, *b_q, *ref;
+    void *raw;
+    size_t rows[3], n_rows, per;
+} gp_cross;
+
+static rb_status gp_read(void *dst, const void *src, size_t bytes)
+{
+    cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) {
+        rb_error_at(__FILE__, __LINE__, "cudaMemcpy", cudaGetErrorString(e));
+        return RB_ERR_CUDA;
+    }
+    return RB_OK;
+}
+
+static rb_status gp_check_quantized(const gp_ctx *c, const gp_cross *x, int f)
+{
+    double diff2 = 0.0, ref2 = 0.0;
+    double sa = f == GP_FP8 ? c->scale_a : 1.0, sb = f == GP_FP8 ? c->scale_b : 1.0;
+    size_t low_bits_set = 0;
+    for (size_t i = 0; i < x->per; i++)
+        for (size_t p = 0; p < c->k; p++) {
+            size_t at = i * c->kp + p;
+            double d = sa * x->a_q[at] - x->a_orig[at];
+            diff2 += d * d;
+            ref2 += (double)x->a_orig[at] * x->a_orig[at];
+        }
+    for (size_t j = 0; j < c->n; j++)
+        for (size_t p = 0; p < c->k; p++) {
+            size_t at = j * c->kp + p;
+            double d = sb * x->b_q[at] - x->b_orig[at];
+            uint32_t u;
+            memcpy(&u, &x->b_q[at], sizeof u);
+            low_bits_set += f == GP_TF32 && (u & 0x1FFFu) != 0;
+            diff2 += d * d;
+            ref2 += (double)x->b_orig[at] * x->b_orig[at];
+        }
+    double err = rb_relerr_from_sums(diff2, ref2);
+    if (!rb_within_tolerance(err, gp_formats[f].unit_roundoff) || low_bits_set) {
+        char msg[200];
+        rb_fmt(msg, sizeof msg,
+               "gemm_precision: %s inputs wrongly quantized: rel_err %.3g (bound %.3g), %zu "
+               "values with low tf32 bits set",
+               gp_formats[f].name, err, gp_formats[f].unit_roundoff, low_bits_set);
+        rb_error_at(__FILE__, __LINE__, "gp_check_quantized", msg);
+        return RB_ERR_INPUT;
+    }
+    return RB_OK;
+}
+
+static rb_status gp_crosscheck_format(const gp_ctx *c, gp_cross *x, int f)
+{
+    size_t m = c->m, n = c->n, kp = c->kp, in = gp_formats[f].in_bytes;
+    double scale = f == GP_FP8 ? (double)c->scale_a * (double)c->scale_b : 1.0;
+    RB_TRY(gp_read(x->raw, c->b[f], n * kp * in));
+    gp_decode(x->raw, f, n * kp, x->b_q);
+    for (size_t i = 0; i < x->n_rows; i++) {
+        size_t r = x->per == m ? 0 : x->rows[i];
+        RB_TRY(gp_read(x->a_orig, (const float *)c->a[GP_FP32] + r * kp, x->per * kp * 4));
+        RB_TRY(gp_read(x->raw, (const char *)c->a[f] + r * kp * in, x->per * kp * in));
+        gp_decode(x->raw, f, x->per * kp, x->a_q);
+        if (i == 0)
+            RB_TRY(gp_check_quantized(c, x, f));
+        gp_cpu_reference(x->a_q, x->b_q, x->per, n, c->k, kp, scale, x->ref);
+        RB_TRY(
+            rb_crosscheck_reference("gemm_precision", c->ref[f] + r * n, x->ref, x->per * n, 1e-6));
+    }
+    return RB_OK;
+}
+
+/* Pins every step's GPU reference to the CPU: all rows when M N is small, else rows 0, M/2,
+ * M-1. Only the valid n x K part of B is read (the N padding rows are zero and unused). */
+static rb_status gp_crosscheck(const gp_ctx *c)
+{
+    size_t m = c->m, n = c->n, kp = c->kp;
+    int all = m * n <= GEMM_PRECISION_CPU_FULL_MAX;
+    gp_cross x = {.rows = {0, m / 2, m - 1}, .n_rows = all ? 1 : 3, .per = all ? m : 1};
+    size_t a_elems = x.per * kp, b_elems = n * kp;
+    x.a_orig = malloc(a_elems * sizeof(float));
+    x.a_q = malloc(a_elems * sizeof(float));
+    x.b_orig = malloc(b_elems * sizeof(float));
+    x.b_q = malloc(b_elems * sizeof(float));
+    x.ref = malloc(x.per * n * sizeof(float));
+    x.raw = malloc((a_elems > b_elems ? a_elems : b_elems) * sizeof(float));
+    rb_status st =
+        (x.a_orig && x.a_q && x.b_orig && x.b_q && x.ref && x.raw) ? RB_OK : RB_ERR_ALLOC;
+    if (st == RB_OK)
+        st = gp_read(x.b_orig, c->b[GP_FP32], b_elems * sizeof(float));
+    for (int f = 0; st == RB_OK && f < GP_COUNT; f++)
+        st = gp_crosscheck_format(c, &x, f);
+    free(x.a_orig);
+    free(x.a_q);
+    free(x.b_orig);
+    free(x.b_q);
+    free(x.ref);
+    free(x.raw);
+    return st;
+}
+
+/* ---- GPU side of setup. ---- */
+
+/* The inputs: seeded uniform (-1, 1) fp32 (A from seed, B from seed + 1), then each precision's
+ * copy with zero padding; the fp8 scales from amax. */
+static rb_status gp_inputs(gp_ctx *c, uint64_t seed)
+{
+    size_t m = c->m, np = c->np, kp = c->kp, stage_rows = m > np ? m : np;
+    RB_CUDA(cudaMalloc((void **)&c->stage, stage_rows * kp * sizeof(float)));
+    RB_CUDA(cudaMalloc((void **)&c->amax, sizeof(float)));
+    for (int side = 0; side < 2; side++) { /* side 0: A (M rows), 1: B (np rows, N valid) */
+        size_t rows = side == 0 ? m : np, valid_rows = side == 0 ? m : c->n;
+        void **dst = side == 0 ? c->a : c->b;
+        float amax = 0.0f;
+        RB_CUDA(rb_fill_uniform_f32(c->stage, rows * kp, seed + (uint64_t)side, 0));
+        RB_CUDA(gemm_precision_amax(c->stage, valid_rows, kp, c->k, c->amax, 0));
+        RB_CUDA(cudaMemcpy(&amax, c->amax, sizeof amax, cudaMemcpyDeviceToHost));
+        /* amax > 0: the fill never produces 0. x / s with s = amax / 448 maps amax to 448. */
+        float scale = amax / GEMM_PRECISION_E4M3_MAX, inv_scale = GEMM_PRECISION_E4M3_MAX / amax;
+        if (side == 0)
+            c->scale_a = scale;
+        else
+            c->scale_b = scale;
+        for (int f = 0; f < GP_COUNT; f++) {
+            RB_CUDA(cudaMalloc(&dst[f], rows * kp * gp_formats[f].in_bytes));
+            RB_CUDA(gemm_precision_quantize(c->stage, dst[f], f, rows, kp, valid_rows, c->k,
+                                            inv_scale, 0));
+        }
+        RB_CUDA(cudaDeviceSynchronize());
+    }
+    float scales[2] = {c->scale_a, c->scale_b};
+    RB_CUDA(cudaMalloc((void **)&c->scales, sizeof scales));
+    RB_CUDA(cudaMemcpy(c->scales, scales, sizeof scales, cudaMemcpyHostToDevice));
+    RB_CUDA(cudaFree(c->stage));
+    RB_CUDA(cudaFree(c->amax));
+    c->stage = c->amax = NULL;
+    return RB_OK;
+}
+
+/* The trusted references: per step, fp64 GEMM of its quantized inputs widened exactly. Column-
+ * major view as in the variants: C^T (N x M, ld N) = B' (op T of the kp x np buffer) A'; C^T
+ * column-major is the compact row-major M x N. */
+static rb_status gp_gpu_references(gp_ctx *c)
+{
+    size_t m = c->m, n = c->n, k = c->k, np = c->np, kp = c->kp;
+    const double one = 1.0, zero = 0.0;
+    RB_CUDA(cudaMalloc((void **)&c->a64, m * kp * sizeof(double)));
+    RB_CUDA(cudaMalloc((void **)&c->b64, np * kp * sizeof(double)));
+    RB_CUDA(cudaMalloc((void **)&c->c64, m * n * sizeof(double)));
+    GP_CUBLAS(cublasCreate(&c->blas));
+    for (int f = 0; f < GP_COUNT; f++) {
+        RB_CUDA(cudaMalloc((void **)&c->ref[f], m * n * sizeof(float)));
+        RB_CUDA(gemm_precision_to_f64(c->a[f], f, m * kp, c->scale_a, c->a64, 0));
+        RB_CUDA(gemm_precision_to_f64(c->b[f], f, np * kp, c->scale_b, c->b64, 0));
+        GP_CUBLAS(cublasDgemm(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one,
+                              c->b64, (int)kp, c->a64, (int)kp, &zero, c->c64, (int)n));
+        RB_CUDA(gemm_precision_to_f32(c->c64, c->ref[f], m * n, 0));
+    }
+    RB_CUDA(cudaDeviceSynchronize());
+    GP_CUBLAS(cublasDestroy(c->blas));
+    c->blas = NULL;
+    RB_CUDA(cudaFree(c->a64));
+    RB_CUDA(cudaFree(c->b64));
+    RB_CUDA(cudaFree(c->c64));
+    c->a64 = c->b64 = c->c64 = NULL;
+    return RB_OK;
+}
+
+/* Step f's descriptor, layouts and the heuristic's first algorithm. cuBLASLt's A is our B
+ * (kp x np column-major, op T), its B our A (kp x M, op N), its C = D our output (np x M). */
+static rb_status gp_make_op(gp_ctx *c, int f, cublasLtMatmulPreference_t pref)
+{
+    const gp_format *g = &gp_formats[f];
+    int32_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
+    GP_CUBLAS(cublasLtMatmulDescCreate(&c->desc[f], g->compute, CUDA_R_32F));
+    GP_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc[f], CUBLASLT_MATMUL_DESC_TRANSA, &trans_a,
+                                             sizeof trans_a));
+    GP_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc[f], CUBLASLT_MATMUL_DESC_TRANSB, &trans_b,
+                                             sizeof trans_b));
+    if (f == GP_FP8) {
+        const float *scale_a = c->scales + 1, *scale_b = c->scales; /* cuBLASLt's A is our B */
+        int8_t fast = GEMM_PRECISION_FP8_FAST_ACCUM;
+        GP_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc[f], CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                                 &scale_a, sizeof scale_a));
+        GP_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc[f], CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                                                 &scale_b, sizeof scale_b));
+        GP_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc[f], CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast,
+                                                 sizeof fast));
+    }
+    GP_CUBLAS(
+        cublasLtMatrixLayoutCreate(&c->layout_a[f], g->in_type, c->kp, c->np, (int64_t)c->kp));
+    GP_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_b[f], g->in_type, c->kp, c->m, (int64_t)c->kp));
+    GP_CUBLAS(
+        cublasLtMatrixLayoutCreate(&c->layout_d[f], g->out_type, c->np, c->m, (int64_t)c->np));
+    cublasLtMatmulHeuristicResult_t result;
+    int found = 0;
+    memset(&result, 0, sizeof result);
+    GP_CUBLAS(cublasLtMatmulAlgoGetHeuristic(c->lt, c->desc[f], c->layout_a[f], c->layout_b[f],
+                                             c->layout_d[f], c->layout_d[f], pref, 1, &result,
+                                             &found));
+    if (found < 1 || result.state != CUBLAS_STATUS_SUCCESS) {
+        char msg[200];
+        rb_fmt(msg, sizeof msg, "cuBLASLt heuristic found no %s algorithm for m=%zu n=%zu k=%zu",
+               g->name, c->np, c->m, c->kp);
+        rb_error_at(__FILE__, __LINE__, "cublasLtMatmulAlgoGetHeuristic", msg);
+        return RB_ERR_UNSUPPORTED;
+    }
+    c->algo[f] = result.algo;
+    return RB_OK;
+}
+
+static rb_status gp_setup(void **ctx, const rb_size *size, uint64_t seed, int input)
+{
+    (void)input;
+    gp_ctx *c = calloc(1, sizeof *c);
+    *ctx = c;
+    if (!c)
+        return RB_ERR_ALLOC;
+    c->m = size->rows;
+    c->n = size->cols;
+    c->k = size->cols;
+    c->np = gp_round_up(c->n, GEMM_PRECISION_PAD);
+    c->kp = gp_round_up(c->k, GEMM_PRECISION_PAD);
+    c->last = GP_FP32;
+    RB_CUDA(cudaMalloc(&c->out, c->m * c->np * sizeof(float)));
+    if (c->np != c->n)
+        RB_CUDA(cudaMalloc(&c->packed, c->m * c->n * sizeof(float)));
+    RB_CUDA(cudaMalloc(&c->workspace, GEMM_PRECISION_WORKSPACE));
+
+    RB_TRY(gp_inputs(c, seed));
+    RB_TRY(gp_gpu_references(c));
+    RB_TRY(gp_crosscheck(c));
+
+    GP_CUBLAS(cublasLtCreate(&c->lt));
+    cublasLtMatmulPreference_t pref = NULL;
+    GP_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
+    uint64_t workspace = GEMM_PRECISION_WORKSPACE;
+    rb_status st = RB_OK;
+    cublasStatus_t bs = cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace);
+    if (bs != CUBLAS_STATUS_SUCCESS) {
+        rb_error_at(__FILE__, __LINE__, "cublasLtMatmulPreferenceSetAttribute",
+                    cublasGetStatusString(bs));
+        st = RB_ERR_CUDA;
+    }
+    for (int f = 0; st == RB_OK && f < GP_COUNT; f++)
+        st = gp_make_op(c, f, pref);
+    cublasLtMatmulPreferenceDestroy(pref);
+    return st;
+}
+
+static void gp_output(void *ctx, void **dev_ptr, size_t *bytes)
+{
+    gp_ctx *c = ctx;
+    *dev_ptr = c->out;
+    *bytes = c->m * c->np * gp_formats[c->last].out_bytes;
+}
+
+/* Compares the last step's output with its own reference; padding columns (np != N) are
+ * dropped with a 2D copy first. */
+static rb_status gp_check(void *ctx, cudaStream_t stream, double *rel_err)
+{
+    gp_ctx *c = ctx;
+    size_t elem = gp_formats[c->last].out_bytes;
+    const void *d = c->out;
+    if (c->packed) {
+        RB_CUDA(cudaMemcpy2DAsync(c->packed, c->n * elem, c->out, c->np * elem, c->n * elem, c->m,
+                                  cudaMemcpyDeviceToDevice, stream));
+        d = c->packed;
+    }
+    if (elem == sizeof(float))
+        RB_CUDA(rb_relerr_f32_device(d, c->ref[c->last], c->m * c->n, stream, rel_err));
+    else
+        RB_CUDA(rb_relerr_bf16_device(d, c->ref[c->last], c->m * c->n, stream, rel_err));
+    return RB_OK;
+}
+
+static void gp_teardown(void *ctx)
+{
+    gp_ctx *c = ctx;
+    if (!c)
+        return;
+    for (int f = 0; f < GP_COUNT; f++) {
+        if (c->desc[f])
+            cublasLtMatmulDescDestroy(c->desc[f]);
+        if (c->layout_a[f])
+            cublasLtMatrixLayoutDestroy(c->layout_a[f]);
+        if (c->layout_b[f])
+            cublasLtMatrixLayoutDestroy(c->layout_b[f]);
+        if (c->layout_d[f])
+            cublasLtMatrixLayoutDestroy(c->layout_d[f]);
+        cudaFree(c->a[f]);
+        cudaFree(c->b[f]);
+        cudaFree(c->ref[f]);
+    }
+    if (c->lt)
+        cublasLtDestroy(c->lt);
+    if (c->blas)
+        cublasDestroy(c->blas);
+    cudaFree(c->scales);
+    cudaFree(c->out);
+    cudaFree(c->packed);
+    cudaFree(c->workspace);
+    cudaFree(c->stage);
+    cudaFree(c->amax);
+    cudaFree(c->a64);
+    cudaFree(c->b64);
+    cudaFree(c->c64);
+    free(c);
+}
+
+/* D = 1 * op(A') op(B') + 0 * C with C = D (cuBLASLt reads no C when beta == 0). */
+static rb_status gp_matmul(gp_ctx *c, int f, cudaStream_t stream)
+{
+    const float one = 1.0f, zero = 0.0f;
+    c->last = f;
+    GP_CUBLAS(cublasLtMatmul(c->lt, c->desc[f], &one, c->b[f], c->layout_a[f], c->a[f],
+                             c->layout_b[f], &zero, c->out, c->layout_d[f], c->out, c->layout_d[f],
+                             &c->algo[f], c->workspace, GEMM_PRECISION_WORKSPACE, stream));
+    return RB_OK;
+}
+
+static rb_status run_fp32(void *ctx, cudaStream_t stream)
+{
+    return gp_matmul(ctx, GP_FP32, stream);
+}
+
+static rb_status run_tf32(void *ctx, cudaStream_t stream)
+{
+    return gp_matmul(ctx, GP_TF32, stream);
+}
+
+static rb_status run_bf16(void *ctx, cudaStream_t stream)
+{
+    return gp_matmul(ctx, GP_BF16, stream);
+}
+
+static rb_status run_fp8(void *ctx, cudaStream_t stream)
+{
+    return gp_matmul(ctx, GP_FP8, stream);
+}
+
+/* A 2 x 2 x 3 case (row stride 4, a NaN in the padding that must not be read):
+ * A = [1 2 -1; 0.5 0 4], B = [1 1 1; -2 0.25 1]: A B^T = [2 -2.5; 4.5 3]; scaled by 0.5. */
+static int gp_selftest(char *why, size_t why_size)
+{
+    const float a[8] = {1, 2, -1, NAN, 0.5f, 0, 4, NAN};
+    const float b[8] = {1, 1, 1, NAN, -2, 0.25f, 1, NAN};
+    const float want[4] = {1.0f, -1.25f, 2.25f, 1.5f};
+    float out[4];
+    gp_cpu_reference(a, b, 2, 2, 3, 4, 0.5, out);
+    if (!(rb_relerr_f32(out, want, 4) == 0.0)) {
+        rb_fmt(why, why_size, "CPU reference wrong on the 2x2x3 case");
+        return -1;
+    }
+    /* E4M3: 0x38 = 1, 0xB8 = -1, 0x7E = 448 (largest), 0x08 = 2^-6 (smallest normal),
+     * 0x01 = 2^-9 (smallest subnormal), 0x07 = 7 x 2^-9, 0x4B = 1.375 x 2^2 = 5.5, 0x7F NaN. */
+    const uint8_t fp8[8] = {0x38, 0xB8, 0x7E, 0x08, 0x01, 0x07, 0x4B, 0x00};
+    const float fp8_want[8] = {1.0f, -1.0f, 448.0f, 0x1p-6f, 0x1p-9f, 7 * 0x1p-9f, 5.5f, 0.0f};
+    /* bf16 0x3FC0 = 1.5, 0xC100 = -8 */
+    const uint16_t bf16[2] = {0x3FC0, 0xC100};
+    float dec[8];
+    gp_decode(fp8, GP_FP8, 8, dec);
+    if (memcmp(dec, fp8_want, sizeof dec) != 0 || !isnan(gp_e4m3_to_float(0x7F)) ||
+        !isnan(gp_e4m3_to_float(0xFF))) {
+        rb_fmt(why, why_size, "E4M3 decoding wrong");
+        return -1;
+    }
+    gp_decode(bf16, GP_BF16, 2, dec);
+    if (dec[0] != 1.5f || dec[1] != -8.0f) {
+        rb_fmt(why, why_size, "bf16 decoding wrong");
+        return -1;
+    }
+    /* Work model at 2 x 2 (K = 2): 16 flops; fp32 4(4 + 4) + 4 x 4 = 48 bytes, bf16 24, fp8
+     * 8 + 8 + 8 = 24; at 8192^3, fp8 moves 268435464 bytes. */
+    rb_size two = {4, 2, 2}, full = {1u << 26, 0, 0}, odd = {1000003, 0, 0},
+            shaped = {999 * 1021, 999, 1021};
+    char sub[120];
+    if (gp_flops(&two) != 16.0 || gp_bytes(&two) != 48.0 || gp_bytes_of(&two, GP_TF32) != 48.0 ||
+        gp_bytes_of(&two, GP_BF16) != 24.0 || gp_bytes_of(&two, GP_FP8) != 24.0) {
+        rb_fmt(why, why_size, "work model wrong on 2x2x2");
+        return -1;
+    }
+    if (gp_shape(&full, sub, sizeof sub) != 0 || full.rows != 8192 || full.cols != 8192 ||
+        gp_bytes_of(&full, GP_FP8) != 268435464.0 || gp_shape(&odd, sub, sizeof sub) != 0 ||
+        odd.rows != 1000 || odd.n != 1000000 || gp_shape(&shaped, sub, sizeof sub) != 0 ||
+        shaped.rows != 999 || shaped.cols != 1021 || gp_round_up(1021, 16) != 1024 ||
+        gp_round_up(8192, 16) != 8192) {
+        rb_fmt(why, why_size, "shape rule, padding or fp8 bytes wrong at 2^26, 1000003, 999x1021");
+        return -1;
+    }
+    return 0;
+}
+
+const rb_pair rb_pair_gemm_precision = {
+    .name = "gemm_precision",
+    .pattern = "one GEMM in FP32 -> TF32 -> BF16 -> FP8 (cuBLASLt): each precision's "
+               "tensor-core roof, and its accuracy",
+    .size_unit = "output elements (M x N; K = N)",
+    .smoke_size = 1u << 16,
+    .full_size = 1u << 26,
+    .min_cc = 89, /* FP8 tensor cores (Ada, Hopper and later) */
+    .shape = gp_shape,
+    .flops = gp_flops,
+    .bytes = gp_bytes,
+    .setup = gp_setup,
+    .output = gp_output,
+    .check = gp_check,
+    .teardown = gp_teardown,
+    .selftest = gp_selftest,
+    /* No codegen rules: every variant is one cuBLASLt call, no kernel of ours (ours run in
+     * setup only). */
+    .kernels = gemm_precision_kernels,
+    .n_variants = 4,
+    .variants =
+        {
+            /* Tolerances: see "Validation" in kernels/gemm_precision.cu. */
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 2e-5, run_fp32},
+            {"tf32", RB_ROLE_STEP, RB_UNIT_TF32, 5e-4, run_tf32},
+            {"bf16", RB_ROLE_STEP, RB_UNIT_BF16, 1e-2, run_bf16},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP8, GEMM_PRECISION_FP8_TOL, run_fp8},
+        },
+};
