@@ -231,6 +231,9 @@ rb_status async_pipeline_run_optimized(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
+/* The kernels each variant launches (kernels/async_pipeline.cu). */
+extern const rb_kernel_info async_pipeline_kernels[];
+
 /* fp32 sums of 25 terms against an fp64 reference: ~1e-7 normwise; 1e-5 leaves room for the
  * order of the sums. */
 const rb_pair rb_pair_async_pipeline = {
@@ -252,6 +255,7 @@ const rb_pair rb_pair_async_pipeline = {
             {"async_pipeline_optimized_kernel", "LDGSTS.E.BYPASS.128"},
             {"async_pipeline_optimized_kernel", "LDGDEPBAR"},
         },
+    .kernels = async_pipeline_kernels,
     .n_variants = 2,
     .variants =
         {

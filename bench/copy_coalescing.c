@@ -19,6 +19,9 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
+/* The kernels each variant launches (kernels/copy_coalescing.cu). */
+extern const rb_kernel_info copy_coalescing_kernels[];
+
 const rb_pair rb_pair_copy_coalescing = {
     .name = "copy_coalescing",
     .pattern = "lanes of a warp on consecutive addresses: column walk vs row walk of an image",
@@ -32,6 +35,7 @@ const rb_pair rb_pair_copy_coalescing = {
     .check = rb_copy_check,
     .teardown = rb_copy_teardown,
     .selftest = rb_copy_selftest,
+    .kernels = copy_coalescing_kernels,
     .n_variants = 3,
     .variants =
         {

@@ -19,6 +19,9 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
+/* The kernels each variant launches (kernels/copy_vectorized.cu). */
+extern const rb_kernel_info copy_vectorized_kernels[];
+
 const rb_pair rb_pair_copy_vectorized = {
     .name = "copy_vectorized",
     .pattern = "16-byte loads and several requests in flight per thread vs one float per thread",
@@ -37,6 +40,7 @@ const rb_pair rb_pair_copy_vectorized = {
             {"copy_vectorized_optimized_kernel", "LDG.E.EF.128"},
             {"copy_vectorized_optimized_kernel", "STG.E.EF.128"},
         },
+    .kernels = copy_vectorized_kernels,
     .n_variants = 3,
     .variants =
         {

@@ -220,6 +220,9 @@ static int fe_selftest(char *why, size_t why_size)
     return 0;
 }
 
+/* The kernels each variant launches (kernels/fused_elementwise.cu). */
+extern const rb_kernel_info fused_elementwise_kernels[];
+
 const rb_pair rb_pair_fused_elementwise = {
     .name = "fused_elementwise",
     .pattern = "bias + GELU + residual in one pass with 16-byte bf16 vectors vs three unfused ops",
@@ -239,6 +242,7 @@ const rb_pair rb_pair_fused_elementwise = {
             {"fused_elementwise_optimized_kernel", "LDG.E.EF.128"},
             {"fused_elementwise_optimized_kernel", "STG.E.EF.128"},
         },
+    .kernels = fused_elementwise_kernels,
     .n_variants = 2,
     .variants =
         {

@@ -430,6 +430,9 @@ static int ge_selftest(char *why, size_t why_size)
     return 0;
 }
 
+/* The kernels each variant launches (kernels/gemm_epilogue.cu). */
+extern const rb_kernel_info gemm_epilogue_kernels[];
+
 const rb_pair rb_pair_gemm_epilogue = {
     .name = "gemm_epilogue",
     .pattern = "bias + GELU fused into the GEMM epilogue (cuBLASLt) vs a separate elementwise pass",
@@ -452,6 +455,7 @@ const rb_pair rb_pair_gemm_epilogue = {
             {"gemm_epilogue_baseline_bias_gelu_kernel", "LDG.E.128"},
             {"gemm_epilogue_baseline_bias_gelu_kernel", "STG.E.128"},
         },
+    .kernels = gemm_epilogue_kernels,
     .n_variants = 2,
     .variants =
         {

@@ -242,6 +242,9 @@ static int histogram_selftest(char *why, size_t why_size)
     return 0;
 }
 
+/* The kernels each variant launches (kernels/histogram.cu). */
+extern const rb_kernel_info histogram_kernels[];
+
 const rb_pair rb_pair_histogram = {
     .name = "histogram",
     .pattern = "256-bin byte histogram: global atomics vs per-lane shared sub-histograms",
@@ -262,6 +265,7 @@ const rb_pair rb_pair_histogram = {
             {"histogram_optimized_kernel", "LDG.E.EF.128"},
             {"histogram_optimized_kernel", "ATOMS"},
         },
+    .kernels = histogram_kernels,
     .n_variants = 3,
     .variants =
         {

@@ -208,6 +208,9 @@ static int lp_selftest(char *why, size_t why_size)
     return 0;
 }
 
+/* The kernels each variant launches (kernels/l2_persistence.cu). */
+extern const rb_kernel_info l2_persistence_kernels[];
+
 const rb_pair rb_pair_l2_persistence = {
     .name = "l2_persistence",
     .pattern = "a hot gather table pinned in L2 (access-policy window) against a streaming pass",
@@ -226,6 +229,7 @@ const rb_pair rb_pair_l2_persistence = {
         {
             {"l2_persistence_optimized_kernel", "LDG.E.128"},
         },
+    .kernels = l2_persistence_kernels,
     .n_variants = 2,
     .variants =
         {

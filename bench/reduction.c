@@ -244,6 +244,9 @@ static int reduction_selftest(char *why, size_t why_size)
     return 0;
 }
 
+/* The kernels each variant launches (kernels/reduction.cu). */
+extern const rb_kernel_info reduction_kernels[];
+
 const rb_pair rb_pair_reduction = {
     .name = "reduction",
     .pattern = "sum of n floats: interleaved shared-memory tree vs float4 loads + warp shuffles",
@@ -262,6 +265,7 @@ const rb_pair rb_pair_reduction = {
             {"reduction_optimized_kernel", "LDG.E.EF.128"},
             {"reduction_optimized_kernel", "SHFL.DOWN"},
         },
+    .kernels = reduction_kernels,
     .n_variants = 3,
     .variants =
         {

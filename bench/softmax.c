@@ -181,6 +181,9 @@ static int softmax_selftest(char *why, size_t why_size)
     return 0;
 }
 
+/* The kernels each variant launches (kernels/softmax.cu). */
+extern const rb_kernel_info softmax_kernels[];
+
 const rb_pair rb_pair_softmax = {
     .name = "softmax",
     .pattern =
@@ -202,6 +205,7 @@ const rb_pair rb_pair_softmax = {
             {"softmax_optimized_kernelILi4ELi4E", "STG.E.EF.128"},
             {"softmax_optimized_kernel", "SHFL.BFLY"},
         },
+    .kernels = softmax_kernels,
     .n_variants = 2,
     .variants =
         {

@@ -101,6 +101,9 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
+/* The kernels each variant launches (kernels/tma_pipeline.cu). */
+extern const rb_kernel_info tma_pipeline_kernels[];
+
 /* Tolerance: as async_pipeline (fp32 sums of 25 terms vs an fp64 reference). */
 const rb_pair rb_pair_tma_pipeline = {
     .name = "tma_pipeline",
@@ -122,6 +125,7 @@ const rb_pair rb_pair_tma_pipeline = {
             {"tma_pipeline_optimized_kernel", "UTMALDG.2D"},
             {"tma_pipeline_optimized_kernel", "SYNCS.ARRIVE.TRANS64"},
         },
+    .kernels = tma_pipeline_kernels,
     .n_variants = 2,
     .variants =
         {

@@ -210,6 +210,9 @@ static int transpose_selftest(char *why, size_t why_size)
     return 0;
 }
 
+/* The kernels each variant launches (kernels/transpose.cu). */
+extern const rb_kernel_info transpose_kernels[];
+
 const rb_pair rb_pair_transpose = {
     .name = "transpose",
     .pattern = "shared-memory tile makes both sides coalesced; a +1 pad removes bank conflicts",
@@ -229,6 +232,7 @@ const rb_pair rb_pair_transpose = {
             {"transpose_optimized_kernel", "STS"},
             {"transpose_optimized_kernel", "LDS"},
         },
+    .kernels = transpose_kernels,
     .n_variants = 4,
     .variants =
         {

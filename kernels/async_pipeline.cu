@@ -104,6 +104,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel_info.h"
+
 #define ASYNC_PIPELINE_R 2
 #ifndef ASYNC_PIPELINE_TILE_W
 #define ASYNC_PIPELINE_TILE_W 64
@@ -136,7 +138,8 @@ enum {
     AP_PIECES_PER_ROW = AP_SMEM_W / 4,
     AP_TILE_PIECES = AP_SMEM_H * AP_PIECES_PER_ROW, /* 16-byte pieces per tile */
     AP_LOAD_ITERS = (AP_TILE_PIECES + AP_THREADS - 1) / AP_THREADS,
-    AP_STAGE_BYTES = AP_TILE_PIECES * 16
+    AP_STAGE_BYTES = AP_TILE_PIECES * 16,
+    AP_SMEM_BYTES = AP_STAGES * AP_STAGE_BYTES /* the optimized kernel's ring (dynamic) */
 };
 
 static_assert(AP_R >= 1 && AP_R <= AP_HALO_X, "the halo must fit in one 16-byte piece per side");
@@ -403,16 +406,15 @@ extern "C" cudaError_t async_pipeline_optimized(const float *in, float *out, int
                                                 int pitch, cudaStream_t stream)
 {
     int tiles_x, n_tiles, blocks;
-    const int smem_bytes = AP_STAGES * AP_STAGE_BYTES;
     cudaError_t e = async_pipeline_grid(rows, cols, &tiles_x, &n_tiles, &blocks);
     /* Above 48 KB of dynamic shared memory a kernel must opt in (a host-side attribute, no
      * synchronization). */
     if (e == cudaSuccess)
         e = cudaFuncSetAttribute(async_pipeline_optimized_kernel,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, AP_SMEM_BYTES);
     if (e != cudaSuccess)
         return e;
-    async_pipeline_optimized_kernel<<<blocks, AP_THREADS, smem_bytes, stream>>>(
+    async_pipeline_optimized_kernel<<<blocks, AP_THREADS, AP_SMEM_BYTES, stream>>>(
         in, out, rows, cols, pitch, tiles_x, n_tiles);
     return cudaGetLastError();
 }
@@ -439,3 +441,13 @@ extern "C" cudaError_t async_pipeline_weights(int *radius, float *w)
             w[i * AP_TAPS + j] = async_pipeline_host_w[i][j];
     return cudaSuccess;
 }
+
+/* The kernels each variant launches, as launched (harness/kernel_info.h); the reference kernel
+ * runs in setup only. tma_pipeline's baseline is the optimized entry here (its table copies
+ * it). */
+extern "C" const rb_kernel_info async_pipeline_kernels[] = {
+    {"baseline", "async_pipeline_baseline_kernel", (const void *)async_pipeline_baseline_kernel,
+     AP_THREADS, 0},
+    {"optimized", "async_pipeline_optimized_kernel", (const void *)async_pipeline_optimized_kernel,
+     AP_THREADS, AP_SMEM_BYTES},
+    {}};

@@ -42,6 +42,8 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 
+#include "kernel_info.h"
+
 #define COPY_COALESCING_WIDTH 8192
 #define COPY_COALESCING_BLOCK 256
 
@@ -89,3 +91,11 @@ extern "C" cudaError_t copy_coalescing_optimized(const float *in, float *out, si
                                        stream>>>(in, out, n);
     return cudaGetLastError();
 }
+
+/* The kernels each variant launches, as launched (harness/kernel_info.h). */
+extern "C" const rb_kernel_info copy_coalescing_kernels[] = {
+    {"baseline", "copy_coalescing_baseline_kernel", (const void *)copy_coalescing_baseline_kernel,
+     COPY_COALESCING_BLOCK, 0},
+    {"optimized", "copy_coalescing_optimized_kernel",
+     (const void *)copy_coalescing_optimized_kernel, COPY_COALESCING_BLOCK, 0},
+    {}};

@@ -40,6 +40,8 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 
+#include "kernel_info.h"
+
 #define COPY_VECTORIZED_BLOCK 256
 #define COPY_VECTORIZED_UNROLL 1
 
@@ -94,3 +96,11 @@ extern "C" cudaError_t copy_vectorized_optimized(const float *in, float *out, si
         (const float4 *)in, (float4 *)out, n4, in + 4 * n4, out + 4 * n4, n % 4);
     return cudaGetLastError();
 }
+
+/* The kernels each variant launches, as launched (harness/kernel_info.h). */
+extern "C" const rb_kernel_info copy_vectorized_kernels[] = {
+    {"baseline", "copy_vectorized_baseline_kernel", (const void *)copy_vectorized_baseline_kernel,
+     COPY_VECTORIZED_BLOCK, 0},
+    {"optimized", "copy_vectorized_optimized_kernel",
+     (const void *)copy_vectorized_optimized_kernel, COPY_VECTORIZED_BLOCK, 0},
+    {}};

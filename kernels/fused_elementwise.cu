@@ -61,6 +61,8 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 
+#include "kernel_info.h"
+
 /* Tunables: threads per block, and 8-element vectors per thread per loop trip (their loads are
  * all issued before the first store). */
 #define FUSED_ELEMENTWISE_BLOCK 256
@@ -293,3 +295,16 @@ extern "C" cudaError_t fused_elementwise_reference(const void *x, const void *bi
         ref, n, cols);
     return cudaGetLastError();
 }
+
+/* The kernels each variant launches, as launched (harness/kernel_info.h); the conversion and
+ * reference kernels run in setup only. */
+extern "C" const rb_kernel_info fused_elementwise_kernels[] = {
+    {"baseline", "fused_elementwise_baseline_bias_kernel",
+     (const void *)fused_elementwise_baseline_bias_kernel, FUSED_ELEMENTWISE_BLOCK, 0},
+    {"baseline", "fused_elementwise_baseline_gelu_kernel",
+     (const void *)fused_elementwise_baseline_gelu_kernel, FUSED_ELEMENTWISE_BLOCK, 0},
+    {"baseline", "fused_elementwise_baseline_residual_kernel",
+     (const void *)fused_elementwise_baseline_residual_kernel, FUSED_ELEMENTWISE_BLOCK, 0},
+    {"optimized", "fused_elementwise_optimized_kernel",
+     (const void *)fused_elementwise_optimized_kernel, FUSED_ELEMENTWISE_BLOCK, 0},
+    {}};

@@ -85,6 +85,7 @@
 #include <stdint.h>
 
 #include "core/random.h"
+#include "kernel_info.h"
 
 #define HISTOGRAM_BINS 256
 #define HISTOGRAM_SKEW_VALUE 0x2A
@@ -317,3 +318,12 @@ extern "C" cudaError_t histogram_make_input(unsigned char *x, size_t n, uint64_t
     histogram_make_input_kernel<<<1024, 256, 0, stream>>>(x, n, seed, skewed);
     return cudaGetLastError();
 }
+
+/* The kernels each variant launches, as launched (harness/kernel_info.h); the library variant is
+ * CUB's, and the input kernel runs in setup only. */
+extern "C" const rb_kernel_info histogram_kernels[] = {
+    {"baseline", "histogram_baseline_kernel", (const void *)histogram_baseline_kernel,
+     HISTOGRAM_BASELINE_BLOCK, 0},
+    {"optimized", "histogram_optimized_kernel", (const void *)histogram_optimized_kernel,
+     HISTOGRAM_BLOCK, 0},
+    {}};

@@ -82,6 +82,8 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 
+#include "kernel_info.h"
+
 /* Tunables: table size (log2 of floats), streamed elements per gather (a power of two), threads
  * per block. */
 #ifndef L2_PERSISTENCE_TABLE_LOG2
@@ -275,3 +277,12 @@ extern "C" cudaError_t l2_persistence_reference(const float *x, const float *tab
     l2_persistence_reference_kernel<<<2048, 256, 0, stream>>>(x, table, ref, n);
     return cudaGetLastError();
 }
+
+/* The kernels each variant launches, as launched (harness/kernel_info.h); the reference kernel
+ * runs in setup only. */
+extern "C" const rb_kernel_info l2_persistence_kernels[] = {
+    {"baseline", "l2_persistence_baseline_kernel", (const void *)l2_persistence_baseline_kernel,
+     L2_PERSISTENCE_BLOCK, 0},
+    {"optimized", "l2_persistence_optimized_kernel", (const void *)l2_persistence_optimized_kernel,
+     L2_PERSISTENCE_BLOCK, 0},
+    {}};

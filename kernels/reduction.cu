@@ -96,6 +96,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel_info.h"
+
 /* Tunables (sweep these). */
 #define REDUCTION_BASELINE_BLOCK 256 /* a power of two: the interleaved steps halve it */
 #ifndef REDUCTION_BLOCK
@@ -381,3 +383,15 @@ extern "C" cudaError_t reduction_reference(const float *x, size_t n, unsigned lo
     reduction_reference_kernel<<<REDUCTION_REF_BLOCKS, 256, 0, stream>>>(x, n, acc);
     return cudaGetLastError();
 }
+
+/* The kernels each variant launches, as launched (harness/kernel_info.h): the baseline launches
+ * its kernel once per level; the library variant is CUB's; the input and reference kernels run
+ * in setup only. */
+extern "C" const rb_kernel_info reduction_kernels[] = {
+    {"baseline", "reduction_baseline_kernel", (const void *)reduction_baseline_kernel,
+     REDUCTION_BASELINE_BLOCK, 0},
+    {"optimized", "reduction_optimized_kernel", (const void *)reduction_optimized_kernel,
+     REDUCTION_BLOCK, 0},
+    {"optimized", "reduction_optimized_finish_kernel",
+     (const void *)reduction_optimized_finish_kernel, REDUCTION_FINISH_BLOCK, 0},
+    {}};

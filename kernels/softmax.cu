@@ -80,6 +80,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "kernel_info.h"
+
 /* Tunables: threads per row block of the optimized kernel (a multiple of 32) and of the
  * baseline and reference kernels (a power of two, for their tree reductions). The optimized
  * kernel keeps up to 8 float4 or 32 floats per thread in registers (see softmax_optimized). */
@@ -422,3 +424,32 @@ extern "C" cudaError_t softmax_scale(float *x, size_t n, float factor, cudaStrea
     softmax_scale_kernel<<<2048, 256, 0, stream>>>(x, n, factor);
     return cudaGetLastError();
 }
+
+/* The kernels each variant launches, as launched (harness/kernel_info.h); the reference and
+ * scale kernels run in setup only. softmax_pick chooses one optimized instantiation by the row
+ * length, so each is listed: the full and smoke sizes (4096 columns) run <4, 4>, the odd shape
+ * 999 x 1021 of the GPU tests <1, 4>. */
+/* clang-format off */
+#define SOFTMAX_OPTIMIZED_INFO(vec, items)                                  \
+    {"optimized", "softmax_optimized_kernel<" #vec ", " #items ">",         \
+     (const void *)softmax_optimized_kernel<vec, items>, SOFTMAX_BLOCK, 0}
+/* clang-format on */
+extern "C" const rb_kernel_info softmax_kernels[] = {
+    {"baseline", "softmax_baseline_max_kernel", (const void *)softmax_baseline_max_kernel,
+     SOFTMAX_BASELINE_BLOCK, 0},
+    {"baseline", "softmax_baseline_sum_kernel", (const void *)softmax_baseline_sum_kernel,
+     SOFTMAX_BASELINE_BLOCK, 0},
+    {"baseline", "softmax_baseline_normalize_kernel",
+     (const void *)softmax_baseline_normalize_kernel, SOFTMAX_BASELINE_BLOCK, 0},
+    SOFTMAX_OPTIMIZED_INFO(4, 1),
+    SOFTMAX_OPTIMIZED_INFO(4, 2),
+    SOFTMAX_OPTIMIZED_INFO(4, 4),
+    SOFTMAX_OPTIMIZED_INFO(4, 8),
+    SOFTMAX_OPTIMIZED_INFO(1, 1),
+    SOFTMAX_OPTIMIZED_INFO(1, 2),
+    SOFTMAX_OPTIMIZED_INFO(1, 4),
+    SOFTMAX_OPTIMIZED_INFO(1, 8),
+    SOFTMAX_OPTIMIZED_INFO(1, 16),
+    SOFTMAX_OPTIMIZED_INFO(1, 32),
+    SOFTMAX_OPTIMIZED_INFO(1, 0),
+    {}};

@@ -80,6 +80,8 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "kernel_info.h"
+
 /* Tunables: the tile edge (a multiple of 32) and the thread rows of a block (a divisor of the
  * tile); each thread moves TRANSPOSE_TILE / TRANSPOSE_BLOCK_ROWS elements. The baseline uses
  * the same TRANSPOSE_TILE x TRANSPOSE_BLOCK_ROWS block, one element per thread. */
@@ -198,3 +200,13 @@ extern "C" cudaError_t transpose_optimized(const float *in, float *out, size_t r
                                                                        tiles_x);
     return cudaGetLastError();
 }
+
+/* The kernels each variant launches, as launched (harness/kernel_info.h): all three use the
+ * TRANSPOSE_TILE x TRANSPOSE_BLOCK_ROWS block and static shared memory only. */
+extern "C" const rb_kernel_info transpose_kernels[] = {
+    {"baseline", "transpose_baseline_kernel", (const void *)transpose_baseline_kernel,
+     TRANSPOSE_THREADS, 0},
+    {"tiled", "transpose_tiled_kernel", (const void *)transpose_tiled_kernel, TRANSPOSE_THREADS, 0},
+    {"optimized", "transpose_optimized_kernel", (const void *)transpose_optimized_kernel,
+     TRANSPOSE_THREADS, 0},
+    {}};

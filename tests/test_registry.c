@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../harness/pair.h"
@@ -170,6 +171,355 @@ static void test_odd_sizes_resolve(void)
     }
 }
 
+/* ---- kernel resource tables (harness/kernel_info.h) ---- */
+
+#define KERNEL_NAME_MAX sizeof(((rb_kernel_result *)NULL)->name) /* as the results hold it */
+#define MAX_SOURCE_KERNELS 64
+#define MAX_TABLE_ENTRIES 64 /* a table longer than this lacks its terminator */
+
+typedef char kernel_name[KERNEL_NAME_MAX];
+
+static int is_ident(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+/* src with comments, string and character literals blanked out (malloc'd; NULL when out of
+ * memory), so that only code is searched. */
+static char *code_only(const char *src)
+{
+    size_t n = strlen(src);
+    char *out = malloc(n + 1);
+    if (!out)
+        return NULL;
+    memcpy(out, src, n + 1);
+    for (size_t i = 0; i < n; i++) {
+        size_t end = i;
+        if (src[i] == '/' && src[i + 1] == '*') {
+            const char *close = strstr(src + i + 2, "*/");
+            end = close ? (size_t)(close - src) + 2 : n;
+        } else if (src[i] == '/' && src[i + 1] == '/') {
+            const char *eol = strchr(src + i, '\n');
+            end = eol ? (size_t)(eol - src) : n;
+        } else if (src[i] == '"' || src[i] == '\'') {
+            for (end = i + 1; end < n && src[end] != src[i] && src[end] != '\n'; end++)
+                if (src[end] == '\\' && end + 1 < n)
+                    end++;
+            end = end < n ? end + 1 : n;
+        }
+        for (size_t k = i; k < end; k++)
+            if (out[k] != '\n')
+                out[k] = ' ';
+        if (end > i)
+            i = end - 1;
+    }
+    return out;
+}
+
+/* The __global__ functions of CUDA source text, in order: after each `__global__` keyword, the
+ * first identifier followed by '(' other than __launch_bounds__ (whose arguments are skipped).
+ * Returns how many names were stored in names[0 .. max-1]; -1 when out of memory. */
+static int source_kernels(const char *src, kernel_name *names, int max)
+{
+    char *code = code_only(src);
+    if (!code)
+        return -1;
+    int count = 0;
+    for (const char *p = strstr(code, "__global__"); p && count < max;
+         p = strstr(p, "__global__")) {
+        if (p > code && is_ident(p[-1])) {
+            p += 10;
+            continue;
+        }
+        p += 10;
+        if (is_ident(*p))
+            continue; /* a longer identifier */
+        while (*p) {
+            while (*p && !is_ident(*p))
+                p++;
+            const char *id = p;
+            while (is_ident(*p))
+                p++;
+            size_t len = (size_t)(p - id);
+            const char *q = p;
+            while (isspace((unsigned char)*q))
+                q++;
+            if (len == 17 && strncmp(id, "__launch_bounds__", 17) == 0 && *q == '(') {
+                int depth = 0; /* skip its parenthesized arguments */
+                for (; *q && !(*q == ')' && depth == 1); q++)
+                    depth += (*q == '(') - (*q == ')');
+                p = *q ? q + 1 : q;
+            } else if (len > 0 && *q == '(') {
+                snprintf(names[count++], KERNEL_NAME_MAX, "%.*s", (int)len, id);
+                break;
+            }
+        }
+    }
+    free(code);
+    return count;
+}
+
+/* The variant of p that a kernel is named after, <pair>_<variant> or <pair>_<variant>_...
+ * (the longest such variant), or NULL. */
+static const char *named_variant(const rb_pair *p, const char *kernel)
+{
+    size_t pn = strlen(p->name);
+    const char *best = NULL;
+    if (strncmp(kernel, p->name, pn) != 0 || kernel[pn] != '_')
+        return NULL;
+    const char *rest = kernel + pn + 1;
+    for (int k = 0; k < p->n_variants; k++) {
+        const char *v = p->variants[k].name;
+        size_t vn = strlen(v);
+        if (strncmp(rest, v, vn) == 0 && (rest[vn] == '\0' || rest[vn] == '_') &&
+            (!best || vn > strlen(best)))
+            best = v;
+    }
+    return best;
+}
+
+/* An entry's kernel name without template arguments: "softmax_optimized_kernel<4, 4>" names
+ * the kernel softmax_optimized_kernel. 1 when name is that kernel. */
+static int names_kernel(const char *name, const char *kernel)
+{
+    size_t n = strcspn(name, "<");
+    return strlen(kernel) == n && strncmp(name, kernel, n) == 0;
+}
+
+/* Problems of one pair's table alone: entries without a name or function, a block size out of
+ * 1..1024, dynamic shared memory beyond any GPU's 227 KB, a variant the pair does not have, the
+ * same function twice for one variant, too many entries for the results. The first is described
+ * in why; returns how many. */
+static int table_problems(const rb_pair *p, char *why, size_t why_size)
+{
+    int bad = 0, n = 0;
+    for (; p->kernels && n < MAX_TABLE_ENTRIES && p->kernels[n].func; n++) {
+        const rb_kernel_info *k = &p->kernels[n];
+        const char *problem = NULL;
+        int known = 0;
+        for (int v = 0; v < p->n_variants; v++)
+            known |= k->variant && strcmp(k->variant, p->variants[v].name) == 0;
+        if (!k->name || !k->name[0] || strlen(k->name) >= KERNEL_NAME_MAX)
+            problem = "no name, or one too long for the results";
+        else if (!(k->block_threads >= 1 && k->block_threads <= 1024))
+            problem = "block_threads out of 1..1024";
+        else if (k->dyn_smem > 227 * 1024)
+            problem = "dyn_smem above 227 KB";
+        else if (!known)
+            problem = "a variant the pair does not have";
+        for (int j = 0; !problem && j < n; j++)
+            if (p->kernels[j].func == k->func && p->kernels[j].variant &&
+                strcmp(p->kernels[j].variant, k->variant) == 0)
+                problem = "the same kernel twice for one variant";
+        if (problem && bad++ == 0)
+            rb_fmt(why, why_size, "%s: kernels[%d] (%s): %s", p->name, n,
+                   k->name ? k->name : "NULL", problem);
+    }
+    if (n >= MAX_TABLE_ENTRIES || n > RB_MAX_KERNELS) {
+        if (bad++ == 0)
+            rb_fmt(why, why_size, "%s: %d kernels (the results hold %d) or no {0} at the end",
+                   p->name, n, RB_MAX_KERNELS);
+    }
+    return bad;
+}
+
+/* Kernels of the pair's source named after one of its variants (<pair>_optimized_kernel,
+ * transpose_tiled_kernel, ...) that its table does not list under that variant. The first is
+ * described in why; returns how many, -1 when out of memory. */
+static int table_misses(const rb_pair *p, const char *src, char *why, size_t why_size)
+{
+    kernel_name names[MAX_SOURCE_KERNELS];
+    int count = source_kernels(src, names, MAX_SOURCE_KERNELS), misses = 0;
+    for (int i = 0; i < count; i++) {
+        const char *variant = named_variant(p, names[i]);
+        int listed = 0;
+        for (int k = 0; variant && p->kernels && k < MAX_TABLE_ENTRIES && p->kernels[k].func; k++)
+            listed |= p->kernels[k].name && p->kernels[k].variant &&
+                      names_kernel(p->kernels[k].name, names[i]) &&
+                      strcmp(p->kernels[k].variant, variant) == 0;
+        if (variant && !listed && misses++ == 0)
+            rb_fmt(why, why_size, "%s: %s is not in its kernels table under \"%s\"", p->name,
+                   names[i], variant);
+    }
+    return count < 0 ? -1 : misses;
+}
+
+/* The text of a file (malloc'd), NULL when it cannot be read. */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (size >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)size + 1)) != NULL) {
+        size_t got = fread(buf, 1, (size_t)size, f);
+        buf[got] = '\0';
+    }
+    fclose(f);
+    return buf;
+}
+
+/* kernels/<pair>.cu of the source tree: from the working folder (make test runs in the
+ * repository root), else two folders above the binary under test (build/<arch>/roofbench). */
+static char *read_pair_source(const char *pair)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "kernels/%s.cu", pair);
+    char *text = read_text(path);
+    const char *slash = strrchr(rbtest_binary, '/');
+    if (!text && slash) {
+        snprintf(path, sizeof path, "%.*s/../../kernels/%s.cu", (int)(slash - rbtest_binary),
+                 rbtest_binary, pair);
+        text = read_text(path);
+    }
+    if (!text)
+        printf("    %s: cannot read kernels/%s.cu (run the tests from the repository root)\n", pair,
+               pair);
+    return text;
+}
+
+/* Stand-ins for the tests of the checks themselves: any distinct non-NULL addresses. */
+static const char fake_kernel_a, fake_kernel_b;
+
+static const char fake_source[] =
+    "/* demo: a comment that names __global__ void demo_baseline_fake(int) */\n"
+    "static __global__ void __launch_bounds__(256, (2048 / 256))\n"
+    "    demo_optimized_kernel(const float *x) { (void)\"__global__ demo_tiled(\"; }\n"
+    "template <int V> static __global__ void demo_optimized_finish_kernel(float *y);\n"
+    "static __global__ void demo_reference_kernel(float *y) {} // __global__ demo_tiled_x(\n"
+    "__device__ void demo_baseline_helper(void);\n"
+    "static __global__\n"
+    "void demo_baseline_kernel(int n);\n";
+
+static void test_source_kernels_parsed(void)
+{
+    kernel_name names[8];
+    int n = source_kernels(fake_source, names, 8);
+    RB_CHECK(n == 4);
+    RB_CHECK(n >= 4 && strcmp(names[0], "demo_optimized_kernel") == 0);
+    RB_CHECK(n >= 4 && strcmp(names[1], "demo_optimized_finish_kernel") == 0);
+    RB_CHECK(n >= 4 && strcmp(names[2], "demo_reference_kernel") == 0);
+    RB_CHECK(n >= 4 && strcmp(names[3], "demo_baseline_kernel") == 0);
+    RB_CHECK(names_kernel("softmax_optimized_kernel<4, 4>", "softmax_optimized_kernel"));
+    RB_CHECK(!names_kernel("softmax_optimized_kernel", "softmax_optimized"));
+}
+
+/* The acceptance case: a table that misses a kernel named after a variant, or has a bad entry,
+ * fails the checks. */
+static void test_kernel_table_checks_can_fail(void)
+{
+    static const rb_kernel_info complete[] = {
+        {"baseline", "demo_baseline_kernel", &fake_kernel_a, 256, 0},
+        {"optimized", "demo_optimized_kernel", &fake_kernel_b, 256, 0},
+        {"optimized", "demo_optimized_finish_kernel<1>", &fake_kernel_a, 1024, 0},
+        {0}};
+    static const rb_kernel_info no_finish[] = {
+        {"baseline", "demo_baseline_kernel", &fake_kernel_a, 256, 0},
+        {"optimized", "demo_optimized_kernel", &fake_kernel_b, 256, 0},
+        {0}};
+    static const rb_kernel_info wrong_variant[] = {
+        {"baseline", "demo_baseline_kernel", &fake_kernel_a, 256, 0},
+        {"baseline", "demo_optimized_kernel", &fake_kernel_b, 256, 0},
+        {"optimized", "demo_optimized_finish_kernel", &fake_kernel_a, 1024, 0},
+        {0}};
+    static const rb_kernel_info bad_block[] = {
+        {"optimized", "demo_optimized_kernel", &fake_kernel_b, 2048, 0}, {0}};
+    static const rb_kernel_info bad_variant[] = {
+        {"reference", "demo_optimized_kernel", &fake_kernel_b, 256, 0}, {0}};
+    static const rb_kernel_info twice[] = {
+        {"optimized", "demo_optimized_kernel", &fake_kernel_b, 256, 0},
+        {"optimized", "demo_optimized_kernel", &fake_kernel_b, 256, 0},
+        {0}};
+    rb_pair p = {.name = "demo", .n_variants = 3};
+    p.variants[0].name = "baseline";
+    p.variants[1].name = "optimized";
+    p.variants[2].name = "library";
+    char why[300] = "";
+
+    p.kernels = complete;
+    RB_CHECK(table_problems(&p, why, sizeof why) == 0);
+    RB_CHECK(table_misses(&p, fake_source, why, sizeof why) == 0);
+    p.kernels = no_finish;
+    RB_CHECK(table_misses(&p, fake_source, why, sizeof why) == 1);
+    RB_CHECK(strstr(why, "demo_optimized_finish_kernel") != NULL);
+    p.kernels = wrong_variant;
+    RB_CHECK(table_misses(&p, fake_source, why, sizeof why) == 1);
+    p.kernels = NULL;
+    RB_CHECK(table_misses(&p, fake_source, why, sizeof why) == 3);
+    p.kernels = bad_block;
+    RB_CHECK(table_problems(&p, why, sizeof why) == 1 && strstr(why, "block_threads"));
+    p.kernels = bad_variant;
+    RB_CHECK(table_problems(&p, why, sizeof why) == 1 && strstr(why, "variant"));
+    p.kernels = twice;
+    RB_CHECK(table_problems(&p, why, sizeof why) == 1 && strstr(why, "twice"));
+    RB_CHECK(named_variant(&p, "demo_optimized_finish_kernel") == p.variants[1].name);
+    RB_CHECK(named_variant(&p, "demo_reference_kernel") == NULL);
+    RB_CHECK(named_variant(&p, "demos_baseline_kernel") == NULL);
+}
+
+static void test_kernel_tables_well_formed(void)
+{
+    for (int i = 0; rb_registry[i]; i++) {
+        char why[300] = "";
+        int bad = table_problems(rb_registry[i], why, sizeof why);
+        if (bad)
+            printf("    %s\n", why);
+        RB_CHECK(bad == 0);
+    }
+    /* One function, one name, across every pair's table. */
+    for (int i = 0; rb_registry[i]; i++)
+        for (int j = 0; rb_registry[i]->kernels && rb_registry[i]->kernels[j].func; j++)
+            for (int a = 0; rb_registry[a]; a++)
+                for (int b = 0; rb_registry[a]->kernels && rb_registry[a]->kernels[b].func; b++) {
+                    const rb_kernel_info *x = &rb_registry[i]->kernels[j],
+                                         *y = &rb_registry[a]->kernels[b];
+                    RB_CHECK(x->func != y->func ||
+                             (x->name && y->name && !strcmp(x->name, y->name)));
+                }
+}
+
+/* Every kernel of kernels/<pair>.cu named after a variant is listed under it (so every pair
+ * whose optimized variant is a kernel of ours lists it), and every listed kernel is a __global__
+ * function of its own pair's source or, as tma_pipeline's baseline, of another pair's. */
+static void test_kernel_tables_cover_sources(void)
+{
+    int n = count_pairs();
+    char **src = calloc((size_t)n, sizeof *src);
+    RB_CHECK(src != NULL);
+    if (!src)
+        return;
+    for (int i = 0; i < n; i++) {
+        src[i] = read_pair_source(rb_registry[i]->name);
+        RB_CHECK(src[i] != NULL);
+    }
+    for (int i = 0; i < n; i++) {
+        const rb_pair *p = rb_registry[i];
+        char why[300] = "";
+        int misses = src[i] ? table_misses(p, src[i], why, sizeof why) : 0;
+        if (misses)
+            printf("    %s\n", misses < 0 ? "out of memory" : why);
+        RB_CHECK(misses == 0);
+        for (int k = 0; p->kernels && k < MAX_TABLE_ENTRIES && p->kernels[k].func; k++) {
+            int found = 0;
+            for (int s = -1; s < n && !found; s++) { /* its own source first */
+                const char *text = src[s < 0 ? i : s];
+                kernel_name names[MAX_SOURCE_KERNELS];
+                int count = text ? source_kernels(text, names, MAX_SOURCE_KERNELS) : 0;
+                for (int m = 0; m < count && !found; m++)
+                    found = p->kernels[k].name && names_kernel(p->kernels[k].name, names[m]);
+            }
+            if (!found)
+                printf("    %s: kernels[%d] names %s, no __global__ function of kernels/*.cu\n",
+                       p->name, k, p->kernels[k].name ? p->kernels[k].name : "NULL");
+            RB_CHECK(found);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        free(src[i]);
+    free(src);
+}
+
 static const rbtest_case registry_cases[] = {
     {"inputs_named", test_inputs_named},
     {"odd_sizes_resolve", test_odd_sizes_resolve},
@@ -180,6 +530,10 @@ static const rbtest_case registry_cases[] = {
     {"work_model_positive_and_growing", test_work_model_positive_and_growing},
     {"memory_bound_sizes_exceed_l2", test_memory_bound_sizes_exceed_l2},
     {"cpu_references_pass_hand_computed_cases", test_cpu_references_pass_hand_computed_cases},
+    {"source_kernels_parsed", test_source_kernels_parsed},
+    {"kernel_table_checks_can_fail", test_kernel_table_checks_can_fail},
+    {"kernel_tables_well_formed", test_kernel_tables_well_formed},
+    {"kernel_tables_cover_sources", test_kernel_tables_cover_sources},
 };
 
 RB_SUITE(registry_suite, "registry", registry_cases);
