@@ -14,6 +14,7 @@
 #include "core/util.h"
 #include "env.h"
 #include "gpu.h"
+#include "pair_util.h"
 
 int rb_child_send(int fd, json_value *v)
 {
@@ -67,23 +68,12 @@ static int send_error(int fd, const char *what)
     return 1;
 }
 
-/* Fills the pair's output with 0xFF bytes (NaN in fp32, bf16 and fp8). An output in host memory
- * (the transfer pairs) is filled by the host once the stream has drained; device memory, and
- * memory of another device (p2p), by the stream. */
 static rb_status poison_output(const rb_pair *p, void *ctx, cudaStream_t s)
 {
     void *out = NULL;
     size_t bytes = 0;
     p->output(ctx, &out, &bytes);
-    struct cudaPointerAttributes a;
-    RB_CUDA(cudaPointerGetAttributes(&a, out));
-    if (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) {
-        RB_CUDA(cudaMemsetAsync(out, 0xFF, bytes, s));
-    } else {
-        RB_CUDA(cudaStreamSynchronize(s));
-        memset(out, 0xFF, bytes);
-    }
-    return RB_OK;
+    return rb_poison(out, bytes, s);
 }
 
 /* Poisons the output, runs the variant once and compares with the reference. */

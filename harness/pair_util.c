@@ -110,3 +110,16 @@ int rb_copy_selftest(char *why, size_t why_size)
     }
     return 0;
 }
+
+rb_status rb_poison(void *out, size_t bytes, cudaStream_t stream)
+{
+    struct cudaPointerAttributes a;
+    RB_CUDA(cudaPointerGetAttributes(&a, out));
+    if (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) {
+        RB_CUDA(cudaMemsetAsync(out, 0xFF, bytes, stream));
+    } else {
+        RB_CUDA(cudaStreamSynchronize(stream));
+        memset(out, 0xFF, bytes);
+    }
+    return RB_OK;
+}

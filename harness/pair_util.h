@@ -36,4 +36,9 @@ double rb_copy_bytes(const rb_size *size);
 /* The CPU reference (out = in) against a hand-computed case. */
 int rb_copy_selftest(char *why, size_t why_size);
 
+/* Fills bytes at out with 0xFF (NaN in fp32, bf16 and fp8). Host memory (the transfer pairs'
+ * outputs) is filled by the host once the stream has drained; device memory, also another
+ * device's (p2p), by the stream. */
+rb_status rb_poison(void *out, size_t bytes, cudaStream_t stream);
+
 #endif

@@ -7,7 +7,8 @@
 #   scripts/gpu_run.sh [record]   record: measure ceilings and rewrite the expectation file from
 #                                 the first full run; without it the expectation file is only read
 # Each full run is timed without the build. Two back-to-back runs are made so their medians can
-# be compared. Extra arguments for `roofbench run` can be passed in RUN_ARGS.
+# be compared. Extra arguments for `roofbench run` can be passed in RUN_ARGS; FILTER limits the
+# full runs to the pairs that match (a --filter regular expression); NCU=0 skips the ncu passes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-out}
@@ -40,7 +41,7 @@ fi
 for i in 1 2; do
     say "full run $i"
     start=$(date +%s.%N)
-    make --no-print-directory bench ARCH="$ARCH" BENCH_ARGS="${RECORD:-} ${RUN_ARGS:-}" > "$OUT/run$i.log" 2>&1
+    make --no-print-directory bench ARCH="$ARCH" BENCH_ARGS="${RECORD:-} ${FILTER:+--filter $FILTER} ${RUN_ARGS:-}" > "$OUT/run$i.log" 2>&1
     rc=$?
     end=$(date +%s.%N)
     echo "run $i exit $rc, $(awk "BEGIN{printf \"%.1f\", $end - $start}") s without the build" | tee -a "$LOG"
@@ -52,12 +53,14 @@ if [ "${NCU:-1}" = 1 ]; then
     say "ncu: measured DRAM bytes of every pair kernel"
     OUT=$OUT scripts/ncu_bytes.sh | tee -a "$LOG"
 fi
-say "l2_persistence under ncu with application replay (the persisting-L2 state survives between passes)"
-timeout 300 ncu --csv --replay-mode application --clock-control none --cache-control none \
-    --kernel-id "::regex:^l2_persistence_(baseline|optimized)_kernel:2" \
-    --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum \
-    $B check --filter '^l2_persistence$' --size full > "$OUT/l2_app_replay.csv" 2> "$OUT/l2_app_replay.err"
-grep '"l2_persistence_' "$OUT/l2_app_replay.csv" | awk -F'","' '{k = $5; sub(/\(.*/, "", k); print k, $13, $15}' | tee -a "$LOG"
+if [ "${NCU:-1}" = 1 ]; then
+    say "l2_persistence under ncu with application replay (the persisting-L2 state survives between passes)"
+    timeout 300 ncu --csv --replay-mode application --clock-control none --cache-control none \
+        --kernel-id "::regex:^l2_persistence_(baseline|optimized)_kernel:2" \
+        --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum \
+        $B check --filter '^l2_persistence$' --size full > "$OUT/l2_app_replay.csv" 2> "$OUT/l2_app_replay.err"
+    grep '"l2_persistence_' "$OUT/l2_app_replay.csv" | awk -F'","' '{k = $5; sub(/\(.*/, "", k); print k, $13, $15}' | tee -a "$LOG"
+fi
 
 say "cold and nvtx paths"
 $B run --cold --nvtx --filter copy_vectorized --expect none --json "$OUT/cold.json" > "$OUT/cold.log" 2>&1

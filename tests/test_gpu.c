@@ -13,6 +13,7 @@
 #include "../harness/core/random.h"
 #include "../harness/gpu.h"
 #include "../harness/pair.h"
+#include "../harness/pair_util.h"
 #include "rbtest.h"
 
 extern const rbtest_suite gpu_suite;
@@ -119,7 +120,7 @@ static void test_poison_alone_fails_every_check(void)
             continue;
         }
         p->output(ctx, &out, &bytes);
-        RB_CHECK(cudaMemset(out, 0xFF, bytes) == cudaSuccess);
+        RB_CHECK(rb_poison(out, bytes, 0) == RB_OK && cudaDeviceSynchronize() == cudaSuccess);
         RB_CHECK(p->check(ctx, 0, &err) == RB_OK);
         if (rb_within_tolerance(err, 0.1))
             printf("    %s: poisoned output passed its check (err %g)\n", p->name, err);
@@ -164,7 +165,8 @@ static void test_planted_nan_caught_and_persisting_l2_reset(void)
             RB_CHECK(p->check(ctx, 0, &err) == RB_OK && rb_within_tolerance(err, opt->tolerance));
             p->output(ctx, &out, &bytes);
             size_t at = bytes / 2 / 4 * 4;
-            RB_CHECK(cudaMemset((char *)out + at, 0xFF, 4) == cudaSuccess);
+            RB_CHECK(rb_poison((char *)out + at, 4, 0) == RB_OK);
+            RB_CHECK(cudaDeviceSynchronize() == cudaSuccess);
             RB_CHECK(p->check(ctx, 0, &err) == RB_OK);
             if (rb_within_tolerance(err, 0.1))
                 printf("    %s: a planted NaN passed its check (err %g)\n", p->name, err);
