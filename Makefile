@@ -47,8 +47,10 @@ endif
 endif
 NCCL_LIBDIR := $(if $(NCCL_HOME),$(call nccl_found,$(NCCL_HOME)))
 ifneq ($(NCCL_LIBDIR),)
-NCCL_CFLAGS := -DRB_HAVE_NCCL -I$(NCCL_HOME)/include
-NCCL_LDLIBS := -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) \
+# (the toolkit's folders are on the command lines anyway)
+NCCL_CFLAGS := -DRB_HAVE_NCCL $(if $(filter-out $(CUDA_HOME),$(NCCL_HOME)),-I$(NCCL_HOME)/include)
+comma := ,
+NCCL_LDLIBS := $(if $(filter-out $(CUDA_HOME)/lib64,$(NCCL_LIBDIR)),-L$(NCCL_LIBDIR) -Wl$(comma)-rpath$(comma)$(NCCL_LIBDIR)) \
                $(if $(wildcard $(NCCL_LIBDIR)/libnccl.so),-lnccl,-l:libnccl.so.2)
 else
 NCCL_MISSING := NCCL not found (include/nccl.h and libnccl.so[.2] in $(if $(NCCL_HOME),NCCL_HOME=$(NCCL_HOME),$(CUDA_HOME), pip's nvidia-nccl-cu13 or /usr)): build with NCCL_HOME=<folder>

@@ -472,7 +472,8 @@ static rb_status ar_setup(void **ctx, const rb_size *size, uint64_t seed, int in
         RB_CUDA(cudaMallocHost((void **)&c->host, (size_t)c->local * c->l.send * sizeof(float)));
     if (c->l.out <= AR_CPU_CHECK_MAX)
         RB_TRY(ar_crosscheck(c));
-    ar_print_environment(c, version);
+    if (!c->attached) /* the MPI driver records it once, in its results */
+        ar_print_environment(c, version);
     return RB_OK;
 }
 
