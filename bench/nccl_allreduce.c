@@ -139,6 +139,7 @@ typedef struct ar_gpu {
 typedef struct ar_ctx {
     int coll, ranks, local; /* local: GPUs of this process (ranks, or 1 under MPI) */
     int attached;           /* the communicator is the MPI driver's: not ours to destroy */
+    int nccl_version;       /* the library's, e.g. 22803 for 2.28.3 */
     uint64_t seed;
     ar_layout l;
     ar_gpu gpu[AR_MAX_GPUS];
@@ -413,8 +414,9 @@ static rb_status ar_setup_gpu(ar_ctx *c, int k)
 }
 
 /* The NCCL environment is the user's: it is listed, never changed. */
-static void ar_print_environment(const ar_ctx *c, int version)
+static void ar_print_environment(const ar_ctx *c)
 {
+    int version = c->nccl_version;
     extern char **environ;
     char vars[600] = "";
     for (char **e = environ; *e; e++)
@@ -438,8 +440,7 @@ static rb_status ar_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     c->last = -1;
     for (int i = 0; i < V_COUNT; i++)
         c->wrong[i] = NAN;
-    int version = 0;
-    AR_NCCL(ncclGetVersion(&version));
+    AR_NCCL(ncclGetVersion(&c->nccl_version));
     if (ar_attached.comm) {
         c->attached = 1;
         c->ranks = ar_attached.ranks;
@@ -473,7 +474,7 @@ static rb_status ar_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     if (c->l.out <= AR_CPU_CHECK_MAX)
         RB_TRY(ar_crosscheck(c));
     if (!c->attached) /* the MPI driver records it once, in its results */
-        ar_print_environment(c, version);
+        ar_print_environment(c);
     return RB_OK;
 }
 
@@ -529,12 +530,10 @@ static double ar_bytes(const rb_size *size)
 static int ar_extras(void *ctx, int variant, const double *median_ms, rb_extra out[RB_MAX_EXTRAS])
 {
     ar_ctx *c = ctx;
-    int version = 0;
     double algbw = c->l.size_bytes / (median_ms[variant] * 1e-3) / 1e9;
     const char *names[5] = {"algbw_gbps", "busbw_gbps", "wrong_elements", "gpus", "nccl_version"};
     double values[5] = {algbw, algbw * nccl_allreduce_bus_factor(c->coll, c->ranks),
-                        c->wrong[variant], c->ranks,
-                        ncclGetVersion(&version) == ncclSuccess ? version : NAN};
+                        c->wrong[variant], c->ranks, c->nccl_version};
     for (int i = 0; i < 5; i++) {
         rb_fmt(out[i].name, sizeof out[i].name, "%s", names[i]);
         out[i].value = values[i];
