@@ -49,9 +49,9 @@ void nccl_allreduce_attach(ncclComm_t comm, int rank, int ranks);
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 3 };
 
-#define MPI_MAX_SAMPLES 1000
-#define MPI_SAMPLE_MS 1.0 /* target duration of a sample */
-#define MPI_MAX_LAUNCHES 10000
+#define RB_MPI_MAX_SAMPLES 1000
+#define RB_MPI_SAMPLE_MS 1.0 /* target duration of a sample */
+#define RB_MPI_MAX_LAUNCHES 10000
 
 typedef struct mpi_opts {
     const char *input; /* NULL: all three */
@@ -109,8 +109,8 @@ static int parse_args(int argc, char **argv, mpi_opts *o, char *err, size_t err_
             return -1;
         }
     }
-    if (o->samples > MPI_MAX_SAMPLES) {
-        rb_fmt(err, err_size, "--samples: at most %d", MPI_MAX_SAMPLES);
+    if (o->samples > RB_MPI_MAX_SAMPLES) {
+        rb_fmt(err, err_size, "--samples: at most %d", RB_MPI_MAX_SAMPLES);
         return -1;
     }
     const rb_pair *p = &rb_pair_nccl_allreduce;
@@ -197,15 +197,15 @@ static void measure_variant(const rb_pair *p, int k, void *ctx, cudaStream_t s, 
     r->t.median = NAN;
     if (rb_within_tolerance(r->err_before, v->tolerance)) {
         /* warm-up, then K from the slowest rank's launch, so every rank agrees on it */
+        timed_sample(v, ctx, s, ev, 1);
         double one_ms = timed_sample(v, ctx, s, ev, 1);
-        one_ms = timed_sample(v, ctx, s, ev, 1);
-        r->launches = (int)fmin(MPI_MAX_LAUNCHES, fmax(1.0, ceil(MPI_SAMPLE_MS / one_ms)));
+        r->launches = (int)fmin(RB_MPI_MAX_LAUNCHES, fmax(1.0, ceil(RB_MPI_SAMPLE_MS / one_ms)));
         void *out = NULL;
         size_t bytes = 0;
         p->output(ctx, &out, &bytes);
         if (cudaMemsetAsync(out, 0xFF, bytes, s) != cudaSuccess)
             die("poisoning the output failed");
-        double samples[MPI_MAX_SAMPLES];
+        double samples[RB_MPI_MAX_SAMPLES];
         for (uint64_t i = 0; i < o->samples; i++)
             samples[i] = timed_sample(v, ctx, s, ev, r->launches);
         if (rb_stats_compute(samples, o->samples, &r->t) != 0)
@@ -339,8 +339,6 @@ static ncclComm_t init_nccl(void)
 static int run_all(const mpi_opts *o, json_value *rows)
 {
     const rb_pair *p = &rb_pair_nccl_allreduce;
-    static const uint64_t one[1] = {0};
-    const uint64_t *sizes = o->size ? one : p->sweep;
     int invalid = 0;
     cudaStream_t s;
     cudaEvent_t ev[2];
@@ -353,8 +351,8 @@ static int run_all(const mpi_opts *o, json_value *rows)
     for (int input = 0; input < p->n_inputs; input++) {
         if (o->input && strcmp(o->input, p->inputs[input]) != 0)
             continue;
-        for (int i = 0; o->size ? i == 0 : sizes[i] != 0; i++) {
-            rb_size size = {o->size ? o->size : sizes[i], 1, 0};
+        for (int i = 0; o->size ? i == 0 : p->sweep[i] != 0; i++) {
+            rb_size size = {o->size ? o->size : p->sweep[i], 1, 0};
             size.cols = size.n;
             void *ctx = NULL;
             if (p->setup(&ctx, &size, o->seed, input) != RB_OK)
