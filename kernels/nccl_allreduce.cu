@@ -53,10 +53,13 @@
  *   measuring): all-reduce busbw at 1 GiB ~320-340 GB/s (GPU.md: 327 GB/s measured with
  *   nccl-tests), in place within 2%; all-gather and reduce-scatter busbw ~330-370 GB/s (half
  *   the steps of an all-reduce per byte, the same link). Small sizes: ~10-20 us per all-reduce
- *   (NCCL's LL protocol; our fork/join events add ~2 us). host_staged at 1 GiB: ~0.35 s
- *   (1 GiB down from each GPU at ~25-50 GB/s when both share a PCIe switch, a one-thread sum
- *   of 2 GiB, 1 GiB up to each GPU), algbw ~3 GB/s: NCCL ~100x faster. On one GPU (H100 SXM):
- *   out of place is a 1 GiB device copy (algbw ~1.5 TB/s: S over a copy that moves 2S), busbw 0.
+ *   (NCCL's LL protocol, and the host work of launching one kernel per GPU in a group; our
+ *   fork/join events add ~2 us); host_staged ~50-80 us there (four copy latencies and a host
+ *   callback). host_staged at 1 GiB: ~0.35 s (1 GiB down from each GPU at ~25-50 GB/s when
+ *   both share a PCIe switch, a one-thread sum of 2 GiB, 1 GiB up to each GPU), algbw ~3 GB/s:
+ *   NCCL ~100x faster. On one GPU (H100 SXM): out of place is a 1 GiB device copy (algbw
+ *   ~1.5 TB/s: S over a copy that moves 2S), in place does nothing (a meaningless algbw), busbw
+ *   0 for both.
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
