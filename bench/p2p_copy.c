@@ -112,13 +112,16 @@ static rb_status p2p_check(void *ctx, cudaStream_t stream, double *rel_err)
     return RB_OK;
 }
 
-/* GPU 1's resources are released with GPU 1 current, GPU 0's with GPU 0 current. */
+/* GPU 1's resources are released with GPU 1 current, GPU 0's with GPU 0 current. GPU 1 is
+ * made current only when setup got that far (on one GPU, cudaSetDevice(1) would leave an error
+ * behind for the next cudaGetLastError). */
 static void p2p_teardown(void *ctx)
 {
     p2p_ctx *c = ctx;
     if (!c)
         return;
-    if (cudaSetDevice(1) == cudaSuccess) {
+    int on_gpu1 = c->out || c->ref || c->s1 || c->ev1 || c->enabled10;
+    if (on_gpu1 && cudaSetDevice(1) == cudaSuccess) {
         cudaFree(c->out);
         cudaFree(c->ref);
         if (c->ev1)
@@ -203,22 +206,22 @@ static double p2p_bytes(const rb_size *size)
     return 4.0 * (double)size->n;
 }
 
-/* The link beside the times: the peer-to-peer facts the runtime reports (performance rank:
- * lower is a faster link; native atomics: NVLink rather than PCIe, in practice) on the
- * optimized row, and GPU 0's PCIe link (NVML; NaN where it is not reported) on the baseline's,
- * whose copies cross it twice. */
+/* The link beside the times: GPU 0's PCIe link (NVML; NaN where it is not reported) on the
+ * baseline's row, whose copies cross it twice; the peer-to-peer facts the runtime reports on
+ * the optimized row (performance rank: lower is a faster link; native atomics: NVLink rather
+ * than PCIe, in practice). Rows: 0 baseline, 1 peer_read, 2 optimized. */
 static int p2p_extras(void *ctx, int variant, const double *median_ms, rb_extra out[RB_MAX_EXTRAS])
 {
     p2p_ctx *c = ctx;
     (void)median_ms;
-    int gen = 0, width = 0, have_pcie = rb_env_pcie_link(0, &gen, &width) == 0;
     if (variant == 0) {
+        int gen = 0, width = 0, have = rb_env_pcie_link(0, &gen, &width) == 0;
         rb_fmt(out[0].name, sizeof out[0].name, "pcie_gen");
-        out[0].value = have_pcie ? gen : NAN;
+        out[0].value = have ? gen : NAN;
         rb_fmt(out[1].name, sizeof out[1].name, "pcie_width");
-        out[1].value = have_pcie ? width : NAN;
+        out[1].value = have ? width : NAN;
         rb_fmt(out[2].name, sizeof out[2].name, "pcie_gbps_one_way");
-        out[2].value = have_pcie ? rb_pcie_gbps(gen, width) : NAN;
+        out[2].value = have ? rb_pcie_gbps(gen, width) : NAN;
         return 3;
     }
     if (variant == 2) {
