@@ -30,21 +30,47 @@ else
 GENCODE := -gencode=arch=compute_$(SM),code=[sm_$(SM),compute_$(SM)]
 endif
 
+# NCCL, for the pairs that need it (NCCL_PAIRS): $(NCCL_HOME) when given, else the CUDA Toolkit,
+# else pip's nvidia-nccl-cu13, else the system (/usr). A folder qualifies when it has
+# include/nccl.h and libnccl.so, or only libnccl.so.2 (the pip package), in lib64/, lib/ or
+# lib/<multiarch>/. Without NCCL those pairs are left out and `roofbench list` says why.
+NCCL_PAIRS := nccl_allreduce
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+nccl_libdir = $(firstword $(foreach d,lib64 lib lib/$(MULTIARCH),$(if $(wildcard $(1)/$(d)/libnccl.so $(1)/$(d)/libnccl.so.2),$(1)/$(d))))
+nccl_found = $(if $(wildcard $(1)/include/nccl.h),$(call nccl_libdir,$(1)))
+ifeq ($(origin NCCL_HOME),undefined)
+NCCL_HOME := $(if $(call nccl_found,$(CUDA_HOME)),$(CUDA_HOME))
+ifeq ($(NCCL_HOME),)
+NCCL_PIP := $(shell python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null)
+NCCL_HOME := $(firstword $(foreach d,$(NCCL_PIP) /usr,$(if $(call nccl_found,$(d)),$(d))))
+endif
+endif
+NCCL_LIBDIR := $(if $(NCCL_HOME),$(call nccl_found,$(NCCL_HOME)))
+ifneq ($(NCCL_LIBDIR),)
+# (the toolkit's folders are on the command lines anyway)
+NCCL_CFLAGS := -DRB_HAVE_NCCL $(if $(filter-out $(CUDA_HOME),$(NCCL_HOME)),-I$(NCCL_HOME)/include)
+comma := ,
+NCCL_LDLIBS := $(if $(filter-out $(CUDA_HOME)/lib64,$(NCCL_LIBDIR)),-L$(NCCL_LIBDIR) -Wl$(comma)-rpath$(comma)$(NCCL_LIBDIR)) \
+               $(if $(wildcard $(NCCL_LIBDIR)/libnccl.so),-lnccl,-l:libnccl.so.2)
+else
+NCCL_MISSING := NCCL not found (include/nccl.h and libnccl.so[.2] in $(if $(NCCL_HOME),NCCL_HOME=$(NCCL_HOME),$(CUDA_HOME), pip's nvidia-nccl-cu13 or /usr)): build with NCCL_HOME=<folder>
+endif
+
 B := build/$(ARCH)
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS_ALL := -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g $(WARN) $(if $(WERROR),-Werror) \
-              -Iharness -I$(CUDA_HOME)/include $(CFLAGS)
+              -Iharness -I$(CUDA_HOME)/include $(NCCL_CFLAGS) $(CFLAGS)
 NVCCFLAGS_ALL := -std=c++17 -O3 -lineinfo $(GENCODE) -Xcompiler -Wall,-Wextra \
                  $(if $(WERROR),-Werror all-warnings) -Iharness $(NVCCFLAGS)
 LDLIBS_ALL := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcublas -lcudart \
-              -lstdc++ -ldl -lm \
+              $(NCCL_LDLIBS) -lstdc++ -ldl -lm \
               -lpthread $(LDLIBS)
 
 GIT_REV := $(shell git describe --always --dirty --abbrev=7 2>/dev/null || cat .rb-git 2>/dev/null || echo unknown)
-PAIRS := $(sort $(basename $(notdir $(wildcard bench/*.c))))
+PAIRS := $(filter-out $(if $(NCCL_MISSING),$(NCCL_PAIRS)),$(sort $(basename $(notdir $(wildcard bench/*.c)))))
 
 CORE_SRC := $(wildcard harness/core/*.c)
-HARNESS_SRC := $(filter-out harness/main.c,$(wildcard harness/*.c))
+HARNESS_SRC := $(filter-out harness/main.c harness/mpi_main.c,$(wildcard harness/*.c))
 HARNESS_CU := $(wildcard harness/*.cu)
 OBJ_CORE := $(CORE_SRC:%.c=$(B)/%.o)
 OBJ_LIB := $(OBJ_CORE) $(HARNESS_SRC:%.c=$(B)/%.o) $(HARNESS_CU:%.cu=$(B)/%.o) \
@@ -59,6 +85,23 @@ $(B)/roofbench: $(B)/harness/main.o $(OBJ_LIB) $(B)/ldflags.stamp
 
 $(B)/rbtest: $(OBJ_TEST) $(OBJ_LIB) $(B)/ldflags.stamp
 	$(CC) -o $@ $(filter %.o,$^) $(LDLIBS_ALL)
+
+# make MPI=1 also builds $(B)/roofbench_mpi: the NCCL collectives with one process per GPU,
+# bootstrapped through MPI (harness/mpi_main.c), compiled and linked by MPICC.
+ifeq ($(MPI),1)
+ifneq ($(NCCL_MISSING),)
+$(error make MPI=1 needs NCCL: $(NCCL_MISSING))
+endif
+MPICC ?= mpicc
+all: $(B)/roofbench_mpi
+
+$(B)/roofbench_mpi: $(B)/harness/mpi_main.o $(OBJ_LIB) $(B)/ldflags.stamp
+	$(MPICC) -o $@ $(filter %.o,$^) $(LDLIBS_ALL)
+
+$(B)/harness/mpi_main.o: harness/mpi_main.c $(B)/cflags.stamp
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+endif
 
 bench: $(B)/roofbench
 	$(B)/roofbench run $(BENCH_ARGS)
@@ -89,6 +132,11 @@ $(B)/registry.c: FORCE
 	   for p in $(PAIRS); do echo "extern const rb_pair rb_pair_$$p;"; done; \
 	   echo 'const rb_pair *const rb_registry[] = {'; \
 	   for p in $(PAIRS); do echo "    &rb_pair_$$p,"; done; \
+	   echo '    NULL};'; \
+	   echo '/* pairs this build left out, as "<pair>: <why>" (roofbench list prints them) */'; \
+	   echo 'extern const char *const rb_registry_missing[];'; \
+	   echo 'const char *const rb_registry_missing[] = {'; \
+	   for p in $(if $(NCCL_MISSING),$(NCCL_PAIRS)); do echo "    \"$$p: $(NCCL_MISSING)\","; done; \
 	   echo '    NULL};'; } > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 

@@ -108,6 +108,8 @@ static void test_poison_alone_fails_every_check(void)
         char why[200];
         rb_size want = {p->smoke_size, 0, 0}, size;
         RB_CHECK(rb_pair_resolve_size(p, &want, &size, why, sizeof why) == 0);
+        if (p->min_gpus > rbtest_gpu_count())
+            continue;
         if (p->min_cc) {
             int cc_major = 0;
             cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, 0);
@@ -146,7 +148,7 @@ static void test_planted_nan_caught_and_persisting_l2_reset(void)
     cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, 0);
     for (int i = 0; rb_registry[i]; i++) {
         const rb_pair *p = rb_registry[i];
-        if (p->min_cc && cc_major * 10 < p->min_cc)
+        if ((p->min_cc && cc_major * 10 < p->min_cc) || p->min_gpus > rbtest_gpu_count())
             continue;
         const rb_variant_def *opt = NULL;
         for (int k = 0; k < p->n_variants; k++)

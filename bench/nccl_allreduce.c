@@ -1,0 +1,637 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nccl_allreduce: the harness's view of kernels/nccl_allreduce.cu (read that file first).
+ *
+ * One process drives every visible GPU: local GPU k is CUDA device k and NCCL rank k
+ * (ncclCommInitAll). run() gets a stream of GPU 0: it forks the other GPUs' streams from it with
+ * an event and joins them back, so the harness's events on that stream time the collective on
+ * all GPUs. The MPI driver (harness/mpi_main.c, `make MPI=1`) runs the same code with one GPU
+ * per process: nccl_allreduce_attach() hands setup a communicator made by ncclCommInitRank.
+ *
+ * Buffers of rank r: send (its input, never written after setup) and recv (what the variants
+ * write; output() is GPU 0's). Element counts, with c elements per chunk and n ranks:
+ *              send    recv    output at          in-place input at
+ *   allreduce  c       c       recv               recv
+ *   allgather  c       n c     recv               recv + r c
+ *   reduce_sc. n c     n c     recv + r c (c)     recv
+ *
+ * In place: the harness poisons the output before every checked run and before the timed loop,
+ *   which wipes an in-place input; so the in-place variant restores its input (a device copy
+ *   from send) on its first run after anything else touched recv, and only then. In the timed
+ *   loop that first run is the harness's first warm-up launch, never a timed one. Repeated in
+ *   place, an all-reduce multiplies the data by n each launch (a reduce-scatter adds the other
+ *   ranks' chunks again): on 2 GPUs the values overflow to +-Inf after ~128 launches and stay
+ *   there (every rank holds the same values, so Inf never meets -Inf: no NaN). That does not
+ *   change the speed of an fp32 sum, but the timed loop's output cannot be checked; so the
+ *   check after timing restores the input and runs the in-place collective once more, and
+ *   checks that. An average (ncclAvg) or a max would keep the values finite, but for fp32 NCCL
+ *   runs NVLS (NVLink SHARP) for the sum only, and the pair should measure what users run. An
+ *   in-place all-gather is idempotent (every chunk lands where it already is), one GPU's
+ *   in-place collectives do nothing: those are checked on the timed loop's output itself.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* nccl.h declares ncclGroupStart() and a few others without a prototype (NCCL 2.28), which
+ * -Wstrict-prototypes -Werror rejects: silence that one warning for NCCL's header only. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#include <nccl.h>
+#pragma GCC diagnostic pop
+
+#include "core/compare.h"
+#include "core/random.h"
+#include "gpu.h"
+#include "pair_util.h"
+
+cudaError_t nccl_allreduce_check(const float *out, size_t n, int coll, int rank, int ranks,
+                                 size_t chunk, uint64_t seed, double *acc, cudaStream_t stream);
+
+/* Exported for the MPI driver (harness/mpi_main.c) and the tests (tests/test_nccl.c). */
+void nccl_allreduce_attach(ncclComm_t comm, int rank, int ranks);
+double nccl_allreduce_bus_factor(int coll, int ranks);
+extern const uint64_t nccl_allreduce_sweep[];
+
+enum { AR = 0, AG = 1, RS = 2 }; /* the collectives, in the order of the pair's inputs */
+enum { V_HOST_STAGED, V_OUT_OF_PLACE, V_IN_PLACE, V_COUNT }; /* the variants, in order */
+
+#define AR_MAX_GPUS 64
+#define AR_CPU_CHECK_MAX (1u << 20) /* output elements per GPU up to which setup pins the check */
+
+/* ncclResult_t failures -> rb_error_at + RB_ERR_CUDA, with NCCL's own explanation. */
+#define AR_NCCL(call)                                                                              \
+    do {                                                                                           \
+        ncclResult_t nr_ = (call);                                                                 \
+        if (nr_ != ncclSuccess) {                                                                  \
+            char msg_[300];                                                                        \
+            rb_fmt(msg_, sizeof msg_, "%s (%s)", ncclGetErrorString(nr_), ncclGetLastError(NULL)); \
+            rb_error_at(__FILE__, __LINE__, #call, msg_);                                          \
+            return RB_ERR_CUDA;                                                                    \
+        }                                                                                          \
+    } while (0)
+
+const uint64_t nccl_allreduce_sweep[] = {8,       64,       512,       4096,       32768, 262144,
+                                         2097152, 16777216, 134217728, 1073741824, 0};
+
+/* Set by the MPI driver before setup: one GPU per process, the communicator already made. */
+static struct {
+    ncclComm_t comm;
+    int rank, ranks;
+} ar_attached;
+
+void nccl_allreduce_attach(ncclComm_t comm, int rank, int ranks)
+{
+    ar_attached.comm = comm;
+    ar_attached.rank = rank;
+    ar_attached.ranks = ranks;
+}
+
+/* nccl-tests' bus bandwidth factor: busbw = algbw x factor. 0 on one GPU. */
+double nccl_allreduce_bus_factor(int coll, int ranks)
+{
+    if (ranks < 1)
+        return NAN;
+    return (coll == AR ? 2.0 : 1.0) * (ranks - 1) / ranks;
+}
+
+/* Element counts of a collective of S bytes on n ranks (see the table above). */
+typedef struct ar_layout {
+    size_t chunk, send, recv, out; /* elements */
+    double size_bytes;             /* S after rounding down to whole elements and chunks */
+} ar_layout;
+
+static ar_layout ar_layout_of(int coll, uint64_t size_bytes, int ranks)
+{
+    ar_layout l;
+    uint64_t elems = size_bytes / 4, n = (uint64_t)ranks;
+    l.chunk = coll == AR ? elems : elems / n;
+    if (l.chunk == 0)
+        l.chunk = 1;
+    l.send = coll == RS ? n * l.chunk : l.chunk;
+    l.recv = coll == AR ? l.chunk : n * l.chunk;
+    l.out = coll == AG ? n * l.chunk : l.chunk;
+    l.size_bytes = 4.0 * (double)(coll == AR ? l.chunk : n * l.chunk);
+    return l;
+}
+
+/* Where rank r's output, and its in-place input, start inside its recv buffer. */
+static size_t ar_out_offset(int coll, int rank, size_t chunk)
+{
+    return coll == RS ? (size_t)rank * chunk : 0;
+}
+
+static size_t ar_in_place_offset(int coll, int rank, size_t chunk)
+{
+    return coll == AG ? (size_t)rank * chunk : 0;
+}
+
+typedef struct ar_gpu {
+    int dev, rank;
+    ncclComm_t comm;
+    cudaStream_t stream; /* GPUs 1..: its stream (GPU 0 uses the one run() gets) */
+    cudaEvent_t done;    /* GPUs 1..: the join */
+    float *send, *recv;
+    double *acc; /* the check's three sums */
+} ar_gpu;
+
+typedef struct ar_ctx {
+    int coll, ranks, local; /* local: GPUs of this process (ranks, or 1 under MPI) */
+    int attached;           /* the communicator is the MPI driver's: not ours to destroy */
+    int nccl_version;       /* the library's, e.g. 22803 for 2.28.3 */
+    uint64_t seed;
+    ar_layout l;
+    ar_gpu gpu[AR_MAX_GPUS];
+    cudaEvent_t fork;      /* on GPU 0 */
+    float *host;           /* pinned, local x send elements: host_staged's staging */
+    int last;              /* the variant that ran last; -1: none */
+    int in_place_ready;    /* recv holds the in-place input */
+    long in_place_runs;    /* in-place collectives since it was restored */
+    double wrong[V_COUNT]; /* wrong elements at the variant's last check; NaN: none yet */
+} ar_ctx;
+
+static cudaStream_t ar_stream(const ar_ctx *c, int k, cudaStream_t stream)
+{
+    return k == 0 ? stream : c->gpu[k].stream;
+}
+
+/* The other GPUs' streams wait for what `stream` has enqueued so far. */
+static rb_status ar_fork(ar_ctx *c, cudaStream_t stream)
+{
+    if (c->local == 1)
+        return RB_OK;
+    RB_CUDA(cudaEventRecord(c->fork, stream));
+    for (int k = 1; k < c->local; k++)
+        RB_CUDA(cudaStreamWaitEvent(c->gpu[k].stream, c->fork, 0));
+    return RB_OK;
+}
+
+/* `stream` waits for what the other GPUs' streams have enqueued so far. */
+static rb_status ar_join(ar_ctx *c, cudaStream_t stream)
+{
+    for (int k = 1; k < c->local; k++) {
+        RB_CUDA(cudaEventRecord(c->gpu[k].done, c->gpu[k].stream));
+        RB_CUDA(cudaStreamWaitEvent(stream, c->gpu[k].done, 0));
+    }
+    return RB_OK;
+}
+
+/* One rank's NCCL call, in place or not (buffers as in the table above). */
+static ncclResult_t ar_collective(const ar_ctx *c, int k, int in_place, cudaStream_t stream)
+{
+    const ar_gpu *g = &c->gpu[k];
+    size_t chunk = c->l.chunk;
+    const float *in = in_place ? g->recv + ar_in_place_offset(c->coll, g->rank, chunk) : g->send;
+    float *out = g->recv + ar_out_offset(c->coll, g->rank, chunk);
+    if (c->coll == AR)
+        return ncclAllReduce(in, out, chunk, ncclFloat, ncclSum, g->comm, stream);
+    if (c->coll == AG)
+        return ncclAllGather(in, out, chunk, ncclFloat, g->comm, stream);
+    return ncclReduceScatter(in, out, chunk, ncclFloat, ncclSum, g->comm, stream);
+}
+
+/* Every local GPU's call inside one group (NCCL launches them together: one thread may not
+ * wait for one GPU's collective before issuing the next GPU's), between a fork and a join. */
+static rb_status ar_run_nccl(ar_ctx *c, cudaStream_t stream, int in_place)
+{
+    RB_TRY(ar_fork(c, stream));
+    AR_NCCL(ncclGroupStart());
+    ncclResult_t r = ncclSuccess;
+    for (int k = 0; k < c->local && r == ncclSuccess; k++)
+        r = ar_collective(c, k, in_place, ar_stream(c, k, stream));
+    ncclResult_t end = ncclGroupEnd();
+    AR_NCCL(r);
+    AR_NCCL(end);
+    RB_TRY(ar_join(c, stream));
+    return RB_OK;
+}
+
+/* host_staged's reduction, run by the CUDA driver's thread in stream order once every
+ * download has landed: host[0..send) += host of GPU 1, 2, ... (fp32, in GPU order). */
+static void CUDART_CB ar_host_sum(void *arg)
+{
+    const ar_ctx *c = arg;
+    size_t n = c->l.send;
+    float *restrict sum = c->host;
+    for (int k = 1; k < c->local; k++) {
+        const float *restrict x = c->host + (size_t)k * n;
+        for (size_t i = 0; i < n; i++)
+            sum[i] += x[i];
+    }
+}
+
+/* Host transfer is this variant's pattern: down, (sum,) up. The all-gather needs no sum: the
+ * downloads land side by side and the whole block goes up. Enqueue only. */
+static rb_status run_host_staged(void *ctx, cudaStream_t stream)
+{
+    ar_ctx *c = ctx;
+    c->last = V_HOST_STAGED;
+    c->in_place_ready = 0;
+    if (c->local != c->ranks) {
+        rb_error_at(__FILE__, __LINE__, "run_host_staged", "needs every GPU in one process");
+        return RB_ERR_UNSUPPORTED;
+    }
+    size_t send_bytes = c->l.send * sizeof(float), out_bytes = c->l.out * sizeof(float);
+    RB_TRY(ar_fork(c, stream));
+    for (int k = 0; k < c->local; k++) {
+        RB_CUDA(cudaSetDevice(c->gpu[k].dev));
+        RB_CUDA(cudaMemcpyAsync(c->host + (size_t)k * c->l.send, c->gpu[k].send, send_bytes,
+                                cudaMemcpyDeviceToHost, ar_stream(c, k, stream)));
+    }
+    RB_CUDA(cudaSetDevice(c->gpu[0].dev));
+    RB_TRY(ar_join(c, stream));
+    if (c->coll != AG)
+        RB_CUDA(cudaLaunchHostFunc(stream, ar_host_sum, c));
+    RB_TRY(ar_fork(c, stream));
+    for (int k = 0; k < c->local; k++) {
+        size_t off = ar_out_offset(c->coll, c->gpu[k].rank, c->l.chunk);
+        RB_CUDA(cudaSetDevice(c->gpu[k].dev));
+        RB_CUDA(cudaMemcpyAsync(c->gpu[k].recv + off, c->host + off, out_bytes,
+                                cudaMemcpyHostToDevice, ar_stream(c, k, stream)));
+    }
+    RB_CUDA(cudaSetDevice(c->gpu[0].dev));
+    RB_TRY(ar_join(c, stream));
+    return RB_OK;
+}
+
+static rb_status run_out_of_place(void *ctx, cudaStream_t stream)
+{
+    ar_ctx *c = ctx;
+    c->last = V_OUT_OF_PLACE;
+    c->in_place_ready = 0;
+    return ar_run_nccl(c, stream, 0);
+}
+
+/* Restores the in-place input (send -> its place in recv) when anything else touched recv
+ * since the last in-place run; see the top of this file. */
+static rb_status run_in_place(void *ctx, cudaStream_t stream)
+{
+    ar_ctx *c = ctx;
+    c->last = V_IN_PLACE;
+    if (!c->in_place_ready) {
+        RB_TRY(ar_fork(c, stream));
+        for (int k = 0; k < c->local; k++) {
+            const ar_gpu *g = &c->gpu[k];
+            size_t off = ar_in_place_offset(c->coll, g->rank, c->l.chunk);
+            RB_CUDA(cudaSetDevice(g->dev));
+            RB_CUDA(cudaMemcpyAsync(g->recv + off, g->send, c->l.send * sizeof(float),
+                                    cudaMemcpyDeviceToDevice, ar_stream(c, k, stream)));
+        }
+        RB_CUDA(cudaSetDevice(c->gpu[0].dev));
+        c->in_place_ready = 1;
+        c->in_place_runs = 0;
+    }
+    RB_TRY(ar_run_nccl(c, stream, 1));
+    c->in_place_runs++;
+    return RB_OK;
+}
+
+/* Compares every local GPU's output with the seeds' sums (the check kernel), then poisons the
+ * outputs of GPUs 1.. for the next run (the harness poisons only GPU 0's, output()). sums: the
+ * three accumulators over all local GPUs. */
+static rb_status ar_check_sums(ar_ctx *c, cudaStream_t stream, double sums[3])
+{
+    sums[0] = sums[1] = sums[2] = 0.0;
+    for (int k = 0; k < c->local; k++) {
+        const ar_gpu *g = &c->gpu[k];
+        cudaStream_t s = ar_stream(c, k, stream);
+        double part[3];
+        RB_CUDA(cudaSetDevice(g->dev));
+        RB_CUDA(nccl_allreduce_check(g->recv + ar_out_offset(c->coll, g->rank, c->l.chunk),
+                                     c->l.out, c->coll, g->rank, c->ranks, c->l.chunk, c->seed,
+                                     g->acc, s));
+        RB_CUDA(cudaMemcpyAsync(part, g->acc, sizeof part, cudaMemcpyDeviceToHost, s));
+        RB_CUDA(cudaStreamSynchronize(s));
+        if (k > 0)
+            RB_CUDA(cudaMemsetAsync(g->recv, 0xFF, c->l.recv * sizeof(float), s));
+        for (int i = 0; i < 3; i++)
+            sums[i] += part[i];
+    }
+    RB_CUDA(cudaSetDevice(c->gpu[0].dev));
+    c->in_place_ready = 0;
+    return RB_OK;
+}
+
+static rb_status ar_check(void *ctx, cudaStream_t stream, double *rel_err)
+{
+    ar_ctx *c = ctx;
+    /* After a timed loop in place the data have been reduced over and over: check one fresh
+     * in-place collective instead (see the top of this file). */
+    if (c->last == V_IN_PLACE && c->in_place_runs > 1 && c->ranks > 1 && c->coll != AG) {
+        c->in_place_ready = 0;
+        RB_TRY(run_in_place(c, stream));
+        RB_CUDA(cudaStreamSynchronize(stream));
+    }
+    double sums[3];
+    RB_TRY(ar_check_sums(c, stream, sums));
+    *rel_err = rb_relerr_from_sums(sums[0], sums[1]);
+    if (c->last >= 0)
+        c->wrong[c->last] = sums[2];
+    return RB_OK;
+}
+
+/* The CPU reference: rank's output (see kernels/nccl_allreduce.cu, What), summed in double and
+ * rounded once. in[q] is rank q's input; NULL: the seeded streams rb_uniform_f32(seed + q, i). */
+static float ar_input(const float *const *in, uint64_t seed, int q, size_t i)
+{
+    return in ? in[q][i] : rb_uniform_f32(seed + (uint64_t)q, i);
+}
+
+static void ar_reference(int coll, int ranks, int rank, size_t chunk, uint64_t seed,
+                         const float *const *in, float *out)
+{
+    size_t n_out = coll == AG ? (size_t)ranks * chunk : chunk;
+    for (size_t j = 0; j < n_out; j++) {
+        double v = 0.0;
+        if (coll == AG) {
+            v = ar_input(in, seed, (int)(j / chunk), j % chunk);
+        } else {
+            size_t i = coll == RS ? (size_t)rank * chunk + j : j;
+            for (int q = 0; q < ranks; q++)
+                v += ar_input(in, seed, q, i);
+        }
+        out[j] = (float)v;
+    }
+}
+
+/* Pins the check kernel to the CPU reference: the CPU's outputs, written into every recv with
+ * GPU 0's middle element off by 1.0, must give exactly one wrong element and a squared error
+ * of 1 (the other elements differ by fp32 rounding only: ~1e-14 each). */
+static rb_status ar_crosscheck(ar_ctx *c)
+{
+    size_t n = c->l.out;
+    float *ref = malloc(n * sizeof *ref);
+    if (!ref)
+        return RB_ERR_ALLOC;
+    rb_status st = RB_OK;
+    for (int k = 0; k < c->local && st == RB_OK; k++) {
+        const ar_gpu *g = &c->gpu[k];
+        ar_reference(c->coll, c->ranks, g->rank, c->l.chunk, c->seed, NULL, ref);
+        if (k == 0)
+            ref[n / 2] += 1.0f;
+        float *out = g->recv + ar_out_offset(c->coll, g->rank, c->l.chunk);
+        if (cudaSetDevice(g->dev) != cudaSuccess ||
+            cudaMemcpy(out, ref, n * sizeof *ref, cudaMemcpyHostToDevice) != cudaSuccess) {
+            rb_error_at(__FILE__, __LINE__, "cudaMemcpy", "writing the CPU reference failed");
+            st = RB_ERR_CUDA;
+        }
+    }
+    free(ref);
+    RB_CUDA(cudaSetDevice(c->gpu[0].dev));
+    double sums[3];
+    if (st == RB_OK)
+        st = ar_check_sums(c, 0, sums);
+    if (st == RB_OK && (sums[2] != 1.0 || !(fabs(sums[0] - 1.0) <= 1e-5) || !(sums[1] > 0.0))) {
+        char msg[200];
+        rb_fmt(msg, sizeof msg,
+               "the check kernel disagrees with the CPU reference: %.0f wrong elements and a "
+               "squared error of %.9g where one planted error of 1.0 should give 1 and 1",
+               sums[2], sums[0]);
+        rb_error_at(__FILE__, __LINE__, "ar_crosscheck", msg);
+        st = RB_ERR_INPUT;
+    }
+    if (st == RB_OK)
+        RB_CUDA(cudaMemset(c->gpu[0].recv, 0xFF, c->l.recv * sizeof(float)));
+    return st;
+}
+
+/* GPU k's buffers, stream and events, with GPU k current; its input filled from seed + rank. */
+static rb_status ar_setup_gpu(ar_ctx *c, int k)
+{
+    ar_gpu *g = &c->gpu[k];
+    if (k > 0) {
+        RB_CUDA(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+        RB_CUDA(cudaEventCreateWithFlags(&g->done, cudaEventDisableTiming));
+    }
+    RB_CUDA(cudaMalloc((void **)&g->send, c->l.send * sizeof(float)));
+    RB_CUDA(cudaMalloc((void **)&g->recv, c->l.recv * sizeof(float)));
+    RB_CUDA(cudaMalloc((void **)&g->acc, 3 * sizeof(double)));
+    RB_CUDA(rb_fill_uniform_f32(g->send, c->l.send, c->seed + (uint64_t)g->rank, 0));
+    RB_CUDA(cudaMemset(g->recv, 0xFF, c->l.recv * sizeof(float)));
+    RB_CUDA(cudaDeviceSynchronize());
+    return RB_OK;
+}
+
+/* The NCCL environment is the user's: it is listed, never changed. */
+static void ar_print_environment(const ar_ctx *c)
+{
+    int version = c->nccl_version;
+    extern char **environ;
+    char vars[600] = "";
+    for (char **e = environ; *e; e++)
+        if (!strncmp(*e, "NCCL_", 5)) {
+            size_t len = strlen(vars);
+            rb_fmt(vars + len, sizeof vars - len, " %s", *e);
+        }
+    fprintf(stderr, "nccl_allreduce: NCCL %d.%d.%d, %d GPU%s;%s\n", version / 10000,
+            version / 100 % 100, version % 100, c->ranks, c->ranks == 1 ? "" : "s",
+            vars[0] ? vars : " no NCCL_* variable set");
+}
+
+static rb_status ar_setup(void **ctx, const rb_size *size, uint64_t seed, int input)
+{
+    ar_ctx *c = calloc(1, sizeof *c);
+    *ctx = c;
+    if (!c)
+        return RB_ERR_ALLOC;
+    c->coll = input;
+    c->seed = seed;
+    c->last = -1;
+    for (int i = 0; i < V_COUNT; i++)
+        c->wrong[i] = NAN;
+    AR_NCCL(ncclGetVersion(&c->nccl_version));
+    if (ar_attached.comm) {
+        c->attached = 1;
+        c->ranks = ar_attached.ranks;
+        c->local = 1;
+        c->gpu[0].rank = ar_attached.rank;
+        c->gpu[0].comm = ar_attached.comm;
+        RB_CUDA(cudaGetDevice(&c->gpu[0].dev));
+    } else {
+        RB_CUDA(cudaGetDeviceCount(&c->ranks));
+        if (c->ranks > AR_MAX_GPUS)
+            c->ranks = AR_MAX_GPUS;
+        c->local = c->ranks;
+        ncclComm_t comms[AR_MAX_GPUS];
+        AR_NCCL(ncclCommInitAll(comms, c->ranks, NULL)); /* devices 0 .. ranks-1 */
+        for (int k = 0; k < c->local; k++) {
+            c->gpu[k].dev = c->gpu[k].rank = k;
+            c->gpu[k].comm = comms[k];
+        }
+    }
+    c->l = ar_layout_of(c->coll, size->n, c->ranks);
+    for (int k = 0; k < c->local; k++) {
+        RB_CUDA(cudaSetDevice(c->gpu[k].dev));
+        rb_status st = ar_setup_gpu(c, k);
+        RB_CUDA(cudaSetDevice(c->gpu[0].dev));
+        if (st != RB_OK)
+            return st;
+    }
+    RB_CUDA(cudaEventCreateWithFlags(&c->fork, cudaEventDisableTiming));
+    if (c->local == c->ranks)
+        RB_CUDA(cudaMallocHost((void **)&c->host, (size_t)c->local * c->l.send * sizeof(float)));
+    if (c->l.out <= AR_CPU_CHECK_MAX)
+        RB_TRY(ar_crosscheck(c));
+    if (!c->attached) /* the MPI driver records it once, in its results */
+        ar_print_environment(c);
+    return RB_OK;
+}
+
+static void ar_output(void *ctx, void **dev_ptr, size_t *bytes)
+{
+    ar_ctx *c = ctx;
+    *dev_ptr = c->gpu[0].recv + ar_out_offset(c->coll, c->gpu[0].rank, c->l.chunk);
+    *bytes = c->l.out * sizeof(float);
+}
+
+static void ar_teardown(void *ctx)
+{
+    ar_ctx *c = ctx;
+    if (!c)
+        return;
+    for (int k = 0; k < c->local; k++) {
+        ar_gpu *g = &c->gpu[k];
+        if (cudaSetDevice(g->dev) != cudaSuccess)
+            continue;
+        if (g->comm && !c->attached)
+            ncclCommDestroy(g->comm);
+        cudaFree(g->send);
+        cudaFree(g->recv);
+        cudaFree(g->acc);
+        if (g->done)
+            cudaEventDestroy(g->done);
+        if (g->stream)
+            cudaStreamDestroy(g->stream);
+    }
+    cudaSetDevice(c->gpu[0].dev);
+    if (c->fork)
+        cudaEventDestroy(c->fork);
+    cudaFreeHost(c->host);
+    free(c);
+}
+
+static double ar_flops(const rb_size *size)
+{
+    (void)size;
+    return 0.0;
+}
+
+/* S, nccl-tests' size (see kernels/nccl_allreduce.cu, Work): the GB/s column is algbw. Not
+ * the bus bytes: those need the GPU count, and asking CUDA for it here would initialize CUDA
+ * in the parent process, which forks the pairs' children. */
+static double ar_bytes(const rb_size *size)
+{
+    return (double)size->n;
+}
+
+/* algbw and busbw from the variant's median (nccl-tests' definitions, with the exact S after
+ * rounding to whole elements), the wrong elements of its last check, the GPUs and NCCL. */
+static int ar_extras(void *ctx, int variant, const double *median_ms, rb_extra out[RB_MAX_EXTRAS])
+{
+    ar_ctx *c = ctx;
+    double algbw = c->l.size_bytes / (median_ms[variant] * 1e-3) / 1e9;
+    const char *names[5] = {"algbw_gbps", "busbw_gbps", "wrong_elements", "gpus", "nccl_version"};
+    double values[5] = {algbw, algbw * nccl_allreduce_bus_factor(c->coll, c->ranks),
+                        c->wrong[variant], c->ranks, c->nccl_version};
+    for (int i = 0; i < 5; i++) {
+        rb_fmt(out[i].name, sizeof out[i].name, "%s", names[i]);
+        out[i].value = values[i];
+    }
+    return 5;
+}
+
+/* Hand-computed cases of the CPU reference on 2 ranks, the bus factors, the layouts and the
+ * sweep. */
+static int ar_selftest(char *why, size_t why_size)
+{
+    const float x0[4] = {1.0f, 2.0f, 3.0f, 0.25f}, x1[4] = {0.5f, -2.0f, 4.0f, 8.0f};
+    const float *in[2] = {x0, x1};
+    float out[4];
+    /* all-reduce of 3: [1.5 0 7]; all-gather of 2: [1 2 0.5 -2]; reduce-scatter, chunk 2,
+     * rank 1: elements 2 and 3 of the sum: [7 8.25]. */
+    const float want_ar[3] = {1.5f, 0.0f, 7.0f}, want_ag[4] = {1.0f, 2.0f, 0.5f, -2.0f},
+                want_rs[2] = {7.0f, 8.25f};
+    ar_reference(AR, 2, 0, 3, 0, in, out);
+    int bad = memcmp(out, want_ar, sizeof want_ar) != 0;
+    ar_reference(AG, 2, 1, 2, 0, in, out);
+    bad |= memcmp(out, want_ag, sizeof want_ag) != 0;
+    ar_reference(RS, 2, 1, 2, 0, in, out);
+    bad |= memcmp(out, want_rs, sizeof want_rs) != 0;
+    /* the seeded path: rank 1's stream is seed + 1 */
+    ar_reference(AG, 2, 0, 2, 5, NULL, out);
+    bad |= out[3] != rb_uniform_f32(6, 1) || out[0] != rb_uniform_f32(5, 0);
+    if (bad) {
+        rb_fmt(why, why_size, "nccl_allreduce CPU reference wrong on a hand-computed 2-rank case");
+        return -1;
+    }
+    /* nccl-tests: all-reduce 2(n-1)/n, the others (n-1)/n; 0 on one GPU */
+    if (nccl_allreduce_bus_factor(AR, 1) != 0.0 || nccl_allreduce_bus_factor(AR, 2) != 1.0 ||
+        nccl_allreduce_bus_factor(AR, 8) != 1.75 || nccl_allreduce_bus_factor(AG, 2) != 0.5 ||
+        nccl_allreduce_bus_factor(RS, 8) != 0.875 || !isnan(nccl_allreduce_bus_factor(AR, 0))) {
+        rb_fmt(why, why_size, "nccl_allreduce bus bandwidth factors wrong");
+        return -1;
+    }
+    /* 1 GiB on 8 ranks: all-reduce 2^28 floats; the others 2^25 per chunk; 8 B on 8 ranks
+     * rounds the chunk up to 1 element (S = 32 B); 1000003 B all-reduce: 250000 floats. */
+    ar_layout a = ar_layout_of(AR, 1u << 30, 8), g = ar_layout_of(AG, 1u << 30, 8),
+              r = ar_layout_of(RS, 1u << 30, 8), t = ar_layout_of(RS, 8, 8),
+              o = ar_layout_of(AR, 1000003, 2);
+    if (a.chunk != 1u << 28 || a.send != a.chunk || a.recv != a.chunk || a.out != a.chunk ||
+        a.size_bytes != 1073741824.0 || g.chunk != 1u << 25 || g.send != g.chunk ||
+        g.recv != 1u << 28 || g.out != 1u << 28 || g.size_bytes != 1073741824.0 ||
+        r.send != 1u << 28 || r.recv != 1u << 28 || r.out != 1u << 25 || t.chunk != 1 ||
+        t.size_bytes != 32.0 || o.chunk != 250000 || o.size_bytes != 1000000.0 ||
+        ar_out_offset(RS, 3, 5) != 15 || ar_out_offset(AG, 3, 5) != 0 ||
+        ar_in_place_offset(AG, 3, 5) != 15 || ar_in_place_offset(RS, 3, 5) != 0) {
+        rb_fmt(why, why_size, "nccl_allreduce buffer layout wrong");
+        return -1;
+    }
+    /* the sweep: 8 B to 1 GiB by powers of 8, 0-terminated */
+    int i = 0;
+    for (uint64_t want = 8; want <= 1u << 30; want *= 8, i++)
+        if (nccl_allreduce_sweep[i] != want) {
+            rb_fmt(why, why_size, "nccl_allreduce sweep: entry %d is not %llu", i,
+                   (unsigned long long)want);
+            return -1;
+        }
+    if (nccl_allreduce_sweep[i] != 0) {
+        rb_fmt(why, why_size, "nccl_allreduce sweep is not 0-terminated after 1 GiB");
+        return -1;
+    }
+    return 0;
+}
+
+const rb_pair rb_pair_nccl_allreduce = {
+    .name = "nccl_allreduce",
+    .pattern = "NCCL collectives over NVLink vs staging every GPU's buffer through host memory",
+    .size_unit = "bytes (S)", /* nccl-tests' size, of fp32 data */
+    .smoke_size = 1u << 20,
+    /* A full run sweeps nccl_allreduce_sweep (8 B .. 1 GiB), so full_size only sets where the
+     * harness judges rates against the DRAM peak: above every swept size, because S counts
+     * link traffic, not DRAM traffic (and on one GPU NCCL's in-place collectives do nothing, so
+     * their S / t would trip that rule). --size 4G runs the 4 GiB point GPU.md quotes. */
+    .full_size = 1ull << 32,
+    .flops = ar_flops,
+    .bytes = ar_bytes,
+    .setup = ar_setup,
+    .output = ar_output,
+    .check = ar_check,
+    .teardown = ar_teardown,
+    .selftest = ar_selftest,
+    /* No kernel of ours runs in any variant (NCCL's kernels and copies only): no codegen rule,
+     * no kernel table. The check kernel is validation, not timed. */
+    .n_inputs = 3,
+    .inputs = {"allreduce", "allgather", "reduce_scatter"},
+    .sweep = nccl_allreduce_sweep,
+    .extras = ar_extras,
+    .n_variants = 3,
+    .variants =
+        {
+            /* fp32 sums in different orders: ~n 2^-24 relative; the all-gather is exact */
+            {"host_staged", RB_ROLE_BASELINE, RB_UNIT_NONE, 1e-5, run_host_staged},
+            {"nccl_out_of_place", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 1e-5, run_out_of_place},
+            /* what frameworks call: PyTorch's all_reduce works in place */
+            {"nccl_in_place", RB_ROLE_LIBRARY, RB_UNIT_NONE, 1e-5, run_in_place},
+        },
+};
