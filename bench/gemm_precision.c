@@ -135,13 +135,25 @@ static double gp_bytes_of(const rb_size *size, int f)
            (f == GP_FP8 ? 8.0 : 0.0);
 }
 
-/* The harness's work model is one per pair, not per variant (the bytes of each step are
- * gp_bytes_of): it gets the baseline's. Every step is compute-bound by far, so its roofline
- * floor does not depend on which bytes are declared; only the reported GB/s and AI of the
- * tf32, bf16 and fp8 rows do. */
+/* The pair's bytes are the baseline's; each step declares its own (rb_variant_def.bytes). */
 static double gp_bytes(const rb_size *size)
 {
     return gp_bytes_of(size, GP_FP32);
+}
+
+static double gp_bytes_tf32(const rb_size *size)
+{
+    return gp_bytes_of(size, GP_TF32);
+}
+
+static double gp_bytes_bf16(const rb_size *size)
+{
+    return gp_bytes_of(size, GP_BF16);
+}
+
+static double gp_bytes_fp8(const rb_size *size)
+{
+    return gp_bytes_of(size, GP_FP8);
 }
 
 /* ---- CPU side: decoding the quantized inputs, and the reference. ---- */
@@ -606,8 +618,9 @@ const rb_pair rb_pair_gemm_precision = {
         {
             /* Tolerances: see "Validation" in kernels/gemm_precision.cu. */
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 2e-5, run_fp32},
-            {"tf32", RB_ROLE_STEP, RB_UNIT_TF32, 5e-4, run_tf32},
-            {"bf16", RB_ROLE_STEP, RB_UNIT_BF16, 1e-2, run_bf16},
-            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP8, GEMM_PRECISION_FP8_TOL, run_fp8},
+            {"tf32", RB_ROLE_STEP, RB_UNIT_TF32, 5e-4, run_tf32, gp_bytes_tf32},
+            {"bf16", RB_ROLE_STEP, RB_UNIT_BF16, 1e-2, run_bf16, gp_bytes_bf16},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP8, GEMM_PRECISION_FP8_TOL, run_fp8,
+             gp_bytes_fp8},
         },
 };

@@ -208,6 +208,7 @@ const rb_pair rb_pair_host_transfer = {
     .full_size = 1u << 28,
     .flops = ht_flops,
     .bytes = ht_bytes,
+    .link_bytes = 1,
     .setup = ht_setup,
     .output = ht_output,
     .check = ht_check,

@@ -614,6 +614,7 @@ const rb_pair rb_pair_nccl_allreduce = {
     .full_size = 1ull << 32,
     .flops = ar_flops,
     .bytes = ar_bytes,
+    .link_bytes = 1,
     .setup = ar_setup,
     .output = ar_output,
     .check = ar_check,

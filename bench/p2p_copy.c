@@ -254,6 +254,7 @@ const rb_pair rb_pair_p2p_copy = {
     .full_size = 1u << 28,
     .flops = p2p_flops,
     .bytes = p2p_bytes,
+    .link_bytes = 1,
     .setup = p2p_setup,
     .output = p2p_output,
     .check = p2p_check,

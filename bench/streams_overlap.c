@@ -341,6 +341,7 @@ const rb_pair rb_pair_streams_overlap = {
     .full_size = 1u << 28,
     .flops = so_flops,
     .bytes = so_bytes,
+    .link_bytes = 1,
     .setup = so_setup,
     .output = so_output,
     .check = so_check,

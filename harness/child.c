@@ -116,13 +116,15 @@ static rb_status run_variant(const rb_pair *p, const rb_variant_def *v, void *ct
     return RB_OK;
 }
 
-static int pair_header(int fd, const rb_pair *p, const rb_size *size)
+static int pair_header(int fd, const rb_pair *p, const rb_size *size, int input)
 {
     json_value *o = record("pair");
+    double flops = p->flops(size), bytes = p->bytes(size);
+    if (p->input_work)
+        p->input_work(size, input, &flops, &bytes);
     if (!o || json_set_string(o, "name", p->name) || json_set_string(o, "pattern", p->pattern) ||
-        json_set_number(o, "size", (double)size->n) ||
-        json_set_number(o, "flops", p->flops(size)) ||
-        json_set_number(o, "bytes", p->bytes(size))) {
+        json_set_number(o, "size", (double)size->n) || json_set_number(o, "flops", flops) ||
+        json_set_number(o, "bytes", bytes) || json_set_bool(o, "link_bytes", p->link_bytes)) {
         json_free(o);
         return -1;
     }
@@ -245,12 +247,13 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
         send_reason(fd, "skip", why);
         return 0;
     }
-    if (pair_header(fd, p, &o->size) != 0)
+    if (pair_header(fd, p, &o->size, o->input) != 0)
         return 1;
     cudaStream_t s = NULL;
     void *ctx = NULL;
     rb_child_opts opts = *o;
     int status = 0;
+    rb_status st;
     if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess)
         return send_error(fd, "cannot create a stream");
     if (o->measure.cold) {
@@ -262,21 +265,27 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
         nvtxRangePushA(p->name);
     if (inject_fault(p->name, s) != RB_OK) {
         status = send_error(fd, "injected fault");
-    } else if (p->setup(&ctx, &o->size, o->seed, o->input) != RB_OK) {
-        status = send_error(fd, "setup failed");
+    } else if ((st = p->setup(&ctx, &o->size, o->seed, o->input)) != RB_OK) {
+        /* RB_ERR_UNSUPPORTED: this machine cannot run it (no peer access, say): a skip. */
+        if (st == RB_ERR_UNSUPPORTED)
+            send_reason(fd, "skip", rb_first_error());
+        else
+            status = send_error(fd, "setup failed");
     } else {
         double median_ms[RB_MAX_VARIANTS];
         for (int k = 0; k < p->n_variants && status == 0; k++) {
             const rb_variant_def *v = &p->variants[k];
             rb_variant_result r;
             rb_variant_result_init(&r, v->name, v->role, v->unit, v->tolerance);
+            if (v->bytes)
+                r.bytes = v->bytes(&o->size);
             if (o->nvtx) {
                 char label[160];
                 rb_fmt(label, sizeof label, "%s%s%s/%s", p->name, p->n_inputs ? "." : "",
                        p->n_inputs ? p->inputs[o->input] : "", v->name);
                 nvtxRangePushA(label);
             }
-            rb_status st = run_variant(p, v, ctx, s, &opts, &r);
+            st = run_variant(p, v, ctx, s, &opts, &r);
             median_ms[k] = r.timed && r.valid ? r.time_ms.median : NAN;
             if (o->nvtx)
                 nvtxRangePop();

@@ -217,6 +217,32 @@ static int attr(enum cudaDeviceAttr a, int device)
     return cudaDeviceGetAttribute(&v, a, device) == cudaSuccess ? v : -1;
 }
 
+/* The user's settings that change what is measured: NCCL_* (the collectives' algorithm,
+ * protocol, NVLink multicast), CUDA_* (visible devices, launch blocking, module loading),
+ * NVIDIA_TF32_OVERRIDE and CUBLAS_* (math modes). Recorded, never changed. */
+static json_value *env_variables(void)
+{
+    extern char **environ;
+    static const char *const prefixes[] = {"NCCL_", "CUDA_", "NVIDIA_TF32_OVERRIDE=", "CUBLAS",
+                                           "CUBLASLT_"};
+    json_value *o = json_new_object();
+    for (char **e = environ; o && e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        int wanted = 0;
+        for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+            wanted |= strncmp(*e, prefixes[i], strlen(prefixes[i])) == 0;
+        if (!wanted || !eq || eq - *e >= 128)
+            continue;
+        char name[128];
+        rb_fmt(name, sizeof name, "%.*s", (int)(eq - *e), *e);
+        if (json_set_string(o, name, eq + 1)) {
+            json_free(o);
+            return NULL;
+        }
+    }
+    return o;
+}
+
 json_value *rb_env_collect(int device)
 {
     struct cudaDeviceProp p;
@@ -258,6 +284,7 @@ json_value *rb_env_collect(int device)
     else
         bad |= json_set_string(o, "driver", NULL);
     bad |= json_object_set(o, "nvml", nvml_state(device));
+    bad |= json_object_set(o, "variables", env_variables());
     bad |= json_set_string(o, "git", rb_git_rev);
     bad |= json_set_string(o, "build_arch", rb_build_arch);
     if (bad) {

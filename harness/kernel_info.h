@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A kernel as the results report it: kernels/<pair>.cu lists the kernels its launchers use, with
- * the block size and dynamic shared memory they are launched with, in a {0}-terminated table
+ * the block size and dynamic shared memory they are launched with, in a table ended by an empty entry
  *
  *     extern "C" const rb_kernel_info transpose_kernels[] = {
  *         {"baseline", "transpose_naive", (const void *)transpose_naive, 256, 0},
  *         ...
- *         {0}};
+ *         {}};
  *
  * and bench/<pair>.c points rb_pair.kernels at it. The harness asks the runtime for each one's
  * registers, static shared and local memory and theoretical occupancy (cudaFuncGetAttributes,

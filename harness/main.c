@@ -124,9 +124,12 @@ static int cmd_list(const rb_job *jobs, int n)
                (unsigned long long)p->smoke_size, (unsigned long long)p->full_size, p->size_unit,
                variants);
         printf("%-18s   %s\n", "", p->pattern);
-        printf("%-18s   work: %llux%llu, %.6g GFLOP, %.6g GB\n", "",
+        double flops = p->flops(&jobs[i].size), bytes = p->bytes(&jobs[i].size);
+        if (p->input_work)
+            p->input_work(&jobs[i].size, jobs[i].input, &flops, &bytes);
+        printf("%-18s   work: %llux%llu, %.6g GFLOP, %.6g GB%s\n", "",
                (unsigned long long)jobs[i].size.rows, (unsigned long long)jobs[i].size.cols,
-               p->flops(&jobs[i].size) * 1e-9, p->bytes(&jobs[i].size) * 1e-9);
+               flops * 1e-9, bytes * 1e-9, p->link_bytes ? " over the link" : "");
         if (p->n_inputs) {
             char inputs[200] = "";
             for (int k = 0; k < p->n_inputs; k++) {
@@ -136,6 +139,8 @@ static int cmd_list(const rb_job *jobs, int n)
             printf("%-18s   inputs: %s\n", "", inputs);
         }
     }
+    for (int i = 0; rb_registry_missing[i]; i++)
+        printf("not built: %s\n", rb_registry_missing[i]);
     return EXIT_OK;
 }
 
@@ -234,6 +239,8 @@ static void on_pair_line(void *arg, const json_value *line)
         const json_value *f = json_get(line, "flops"), *b = json_get(line, "bytes");
         r->flops = f && f->type == JSON_NUMBER ? f->number : NAN;
         r->bytes = b && b->type == JSON_NUMBER ? b->number : NAN;
+        const json_value *link = json_get(line, "link_bytes");
+        r->link_bytes = link && link->type == JSON_BOOL && link->boolean;
     } else if (!strcmp(type->string, "variant") && r->n_variants < RB_MAX_VARIANTS) {
         rb_variant_result *v = &r->v[r->n_variants];
         char err[200];

@@ -44,6 +44,9 @@ typedef struct rb_variant_def {
     rb_unit unit;     /* the arithmetic unit whose roof applies */
     double tolerance; /* normwise relative error allowed */
     rb_status (*run)(void *ctx, cudaStream_t stream);
+    /* The bytes this variant must move when they differ from the pair's (gemm_precision: each
+     * precision reads its own element size); NULL: the pair's bytes(). */
+    double (*bytes)(const rb_size *size);
 } rb_variant_def;
 
 typedef struct rb_pair {
@@ -54,8 +57,14 @@ typedef struct rb_pair {
     int min_cc; /* compute capability x 10 the pair needs (90 for TMA); 0: any */
     /* Two-dimensional pairs: resolve the shape (see above). 0, or -1 with a reason. */
     int (*shape)(rb_size *size, char *why, size_t why_size);
+    /* The work model. Plain arithmetic on the size: no CUDA call (the parent, which forks the
+     * pairs' children, calls them too and must not initialise CUDA). */
     double (*flops)(const rb_size *size);
     double (*bytes)(const rb_size *size);
+    /* Inputs of different shapes (gemm_autotune): the work of one input; NULL: flops()/bytes(). */
+    void (*input_work)(const rb_size *size, int input, double *flops, double *bytes);
+    /* bytes() counts traffic over a link (PCIe, NVLink), not DRAM: no DRAM roof applies. */
+    int link_bytes;
     /* input: index into inputs[] (0 when the pair has none). */
     rb_status (*setup)(void **ctx, const rb_size *size, uint64_t seed, int input);
     void (*output)(void *ctx, void **dev_ptr, size_t *bytes);
@@ -90,5 +99,7 @@ int rb_pair_resolve_size(const rb_pair *p, const rb_size *requested, rb_size *ou
 
 /* Generated from the files in bench/, NULL-terminated, in file-name order. */
 extern const rb_pair *const rb_registry[];
+/* Pairs this build left out, as "<pair>: <why>" (no NCCL, say), NULL-terminated. */
+extern const char *const rb_registry_missing[];
 
 #endif

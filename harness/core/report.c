@@ -16,10 +16,14 @@ void rb_report_derive(rb_pair_result *pairs, int n, const rb_roofs *ceilings, co
             rb_variant_result *v = &p->v[k];
             if (!v->timed)
                 continue;
-            double ms = v->time_ms.median;
-            rb_roofline_point(p->flops, p->bytes, ms, v->unit, ceilings, &v->vs_ceiling);
-            rb_roofline_point(p->flops, p->bytes, ms, v->unit, peaks, &v->vs_peak);
-            if (v->valid && p->size >= p->full_size && p->bytes > 0 &&
+            double ms = v->time_ms.median, bytes = isnan(v->bytes) ? p->bytes : v->bytes;
+            /* Bytes over a link have no DRAM roof: only the compute roofs apply. */
+            rb_roofs c = *ceilings, pk = *peaks;
+            if (p->link_bytes)
+                c.dram_gbps = pk.dram_gbps = NAN;
+            rb_roofline_point(p->flops, bytes, ms, v->unit, &c, &v->vs_ceiling);
+            rb_roofline_point(p->flops, bytes, ms, v->unit, &pk, &v->vs_peak);
+            if (v->valid && !p->link_bytes && p->size >= p->full_size && bytes > 0 &&
                 v->vs_peak.gbps > peaks->dram_gbps) {
                 v->valid = 0;
                 rb_fmt(v->note, sizeof v->note,
@@ -33,9 +37,11 @@ void rb_report_derive(rb_pair_result *pairs, int n, const rb_roofs *ceilings, co
         for (int k = 0; k < p->n_variants; k++)
             if (p->v[k].role == RB_ROLE_BASELINE && p->v[k].valid && p->v[k].timed)
                 base_ms = p->v[k].time_ms.median;
+        /* A part (one stage timed alone) is not an alternative to the baseline: no speedup. */
         for (int k = 0; k < p->n_variants; k++)
-            p->v[k].speedup =
-                p->v[k].valid && p->v[k].timed ? base_ms / p->v[k].time_ms.median : NAN;
+            p->v[k].speedup = p->v[k].valid && p->v[k].timed && p->v[k].role != RB_ROLE_PART
+                                  ? base_ms / p->v[k].time_ms.median
+                                  : NAN;
     }
 }
 
@@ -272,6 +278,7 @@ json_value *rb_report_json(const rb_pair_result *pairs, int n, json_value *meta)
             bad = 1;
             break;
         }
+        bad |= json_set_bool(o, "link_bytes", p->link_bytes);
         bad |= json_set_string(o, "name", p->name) || json_set_string(o, "pattern", p->pattern) ||
                json_set_number(o, "size", (double)p->size) ||
                json_set_number(o, "rows", (double)p->rows) ||

@@ -54,6 +54,7 @@ void rb_variant_result_init(rb_variant_result *v, const char *name, rb_role role
     v->time_ms.p10 = v->time_ms.p90 = v->time_ms.noise = NAN;
     v->launches_per_sample = NAN;
     v->sm_clock_mhz = NAN;
+    v->bytes = NAN;
     v->speedup = NAN;
     v->expected_ms = NAN;
     v->verdict = RB_VERDICT_NONE;
@@ -82,6 +83,8 @@ json_value *rb_variant_to_json(const rb_variant_result *v)
         json_set_number(t, "launches_per_sample", v->launches_per_sample);
     bad |= json_object_set(o, "time_ms", t);
     bad |= json_set_number(o, "sm_clock_mhz", v->sm_clock_mhz);
+    if (!isnan(v->bytes))
+        bad |= json_set_number(o, "bytes", v->bytes);
     bad |= json_set_string(o, "note", v->note);
     if (v->n_extras > 0)
         bad |= json_object_set(o, "extras", rb_extras_to_json(v->extras, v->n_extras));
@@ -127,6 +130,7 @@ int rb_variant_from_json(const json_value *o, rb_variant_result *v, char *err, s
     v->time_ms.n = n >= 0 ? (size_t)n : 0;
     v->launches_per_sample = num_or_nan(t, "launches_per_sample");
     v->sm_clock_mhz = num_or_nan(o, "sm_clock_mhz");
+    v->bytes = num_or_nan(o, "bytes");
     const json_value *note = json_get(o, "note");
     if (note && note->type == JSON_STRING)
         rb_fmt(v->note, sizeof v->note, "%s", note->string);

@@ -77,6 +77,7 @@ typedef struct rb_variant_result {
     double launches_per_sample;
     double sm_clock_mhz; /* read right after the timed loop; NaN when unknown */
     char note[240];      /* why invalid, or anything the reader must know */
+    double bytes;        /* this variant's work-model bytes; NaN: the pair's */
     int n_extras;        /* the pair's figures beside the time */
     rb_extra extras[RB_MAX_EXTRAS];
     /* Derived by the parent. */
@@ -93,6 +94,7 @@ typedef struct rb_pair_result {
     uint64_t rows, cols; /* the shape of two-dimensional pairs; rows = 1 for 1D pairs */
     uint64_t full_size;  /* the pair's full size: DRAM figures are judged only there */
     double flops, bytes; /* the work model at this size */
+    int link_bytes;      /* bytes cross a link (PCIe, NVLink), not DRAM: no DRAM roof */
     rb_pair_status status;
     char reason[240]; /* why failed or skipped */
     double wall_s;
