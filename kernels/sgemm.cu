@@ -4,8 +4,9 @@
  * to a register- and warp-tiled, double-buffered kernel, against cuBLAS SGEMM.
  *
  * What: C = A B, row-major fp32: A is M x K, B is K x N, C is M x N, fp32 accumulation (FFMA).
- *   Any M, N, K >= 1: every kernel zero-fills the parts of its tiles that fall outside the
- *   matrices and stores only inside C, so no size has to be a multiple of a tile. Shape
+ *   Any M, N, K >= 1: what a kernel's tiles hold beyond the matrices is zeros (or, in the
+ *   optimized kernel, copies of the last row or column, feeding only outputs that are dropped),
+ *   and only elements inside C are stored, so no size has to be a multiple of a tile. Shape
  *   (bench/sgemm.c): --size n gives M = N = K = floor(sqrt(n)) (n = 2^24: 4096^3); --size RxC
  *   gives M = R, N = C and K = N (999x1021: K = 1021, a K that is not a multiple of 4 or of any
  *   tile, so the scalar edge paths are exercised too).
@@ -41,7 +42,7 @@
  *
  * Step reg_1d: register blocking in one dimension. A 64 x 64 block tile (BK = 8), 512 threads,
  *   each computing 8 outputs down one column: per k it loads one B value into a register and
- *   reuses it for 8 FMAs with 8 A values (broadcasts, merged into LDS.128 over k). About 3 FMAs
+ *   reuses it for 8 FMAs with 8 A values (broadcasts, merged into LDS.128 over k): 2.7 FMAs
  *   per shared-memory load instruction instead of 0.8.
  *
  * Step reg_2d_vec4: register blocking in two dimensions plus 16-byte accesses. A 128 x 128 block
@@ -69,12 +70,17 @@
  *     global latency hides behind BK x 64 FMAs;
  *   - the fragments of step k + 1 are loaded from shared memory while step k's FMAs run (two
  *     register sets), so the LDS latency hides too;
+ *   - edges cost nothing in the main loop: rows of A past M and columns of B past N are clamped
+ *     to the last row or column (they only feed outputs that are never stored), the loop runs
+ *     over the tiles wholly inside K, and a last partial tile (K % BK != 0) is handled once
+ *     after it with checked loads; the global pointers advance by a constant per tile;
+ *   - the tile loop is unrolled by two, so that the two shared buffers have constant addresses;
  *   - __launch_bounds__(256, 2): at most 128 registers, so two blocks (16 warps) share an SM.
- *   Per thread per tile: 512 FFMA against 32 LDS.128, 2 LDG.128, 4 STS + 1 STS.128, one barrier
- *   and a few address instructions: ~90% of issue slots are FFMA.
- *   Edges: a float4 of A or B is one 16-byte load when the row length is a multiple of 4 (then
- *   a float4 is entirely inside or outside the matrix) and four checked scalar loads otherwise;
- *   C likewise. Interior tiles of a 4096^3 problem take the 16-byte path only.
+ *   Per thread per tile: 512 FFMA, 32 LDS.128, 2 LDG.128, 4 STS + 1 STS.128, one barrier and
+ *   ~20 other instructions: 90% of the main loop's instructions are FFMA (cuobjdump, sm_90).
+ *   16-byte global loads need rows that start 16-byte aligned: K % 4 == 0 and N % 4 == 0 (the
+ *   VEC = true instantiation, all the sizes we time); other shapes run VEC = false, four checked
+ *   scalar loads per float4 (it needs ~150 registers, so it asks for one block per SM).
  *   Tunables (-D, see below): SGEMM_BM, SGEMM_BN, SGEMM_BK, SGEMM_WM, SGEMM_WN,
  *   SGEMM_MIN_BLOCKS; the lane grid is fixed at 8 x 4, so the micro-tile is (WM / 8) x (WN / 4).
  *
@@ -86,24 +92,30 @@
  *
  * Predicted (H100 SXM, before measuring). Sustained GEMMs run power-capped on our H100 (SM clock
  *   seen 1440-1575 MHz, gemm_epilogue's header), where the FFMA peak is 132 x 256 x ~1.5 GHz
- *   ~ 51 TFLOP/s; cuBLAS SGEMM ~45-55 TFLOP/s (GPU.md: 51.2 at 8192^3). The ratios of the same
- *   ladder on an RTX A6000 (siboehm's SGEMM worklog: naive 1.3%, coalesced 8.5%, shared-memory
- *   12.8%, 1D tiling 36%, 2D + float4 78%, warp tiling 94% of cuBLAS) are a sanity check for the
- *   numbers below, each derived from the bound named in its paragraph above:
+ *   ~ 51 TFLOP/s; cuBLAS SGEMM ~45-55 TFLOP/s (GPU.md: 51.2 at 8192^3). The share of FFMA among
+ *   the instructions of each kernel's inner loop (cuobjdump -sass, sm_90) is an upper bound on
+ *   its share of the FFMA peak: baseline and coalesced 18%, smem_tiled 31%, reg_1d 53%,
+ *   reg_2d_vec4 83%, optimized 90%. The ratios of the same ladder reported for an RTX A6000
+ *   (siboehm's SGEMM worklog: naive 1.3%, coalesced 8.5%, shared memory 12.8%, 1D tiling 36%,
+ *   2D + float4 78%, warp tiling 94% of cuBLAS) are a sanity check for the numbers below, each
+ *   derived from the bound named in its paragraph above:
  *     baseline     ~0.4 TFLOP/s: 64 flops per ~32 L1 clocks per SM = 2 flops/clk x 132 SMs x
  *                  ~1.6 GHz = 0.42 (the A6000 figure, 0.31, is that same bound for 84 SMs);
  *     coalesced    ~3 TFLOP/s: 2 L1 wavefronts per FFMA bound it at 32 flops/clk/SM = ~7,
  *                  and such kernels reach ~40% of that bound (A6000: 2.0 of 4.8);
  *     smem_tiled   ~5 TFLOP/s: 1.25 shared wavefronts per FFMA: bound ~11, ~40-45% of it;
- *     reg_1d       ~15 TFLOP/s: ~3 FMAs per load instruction, ~30% of the issue slots FFMA;
- *     reg_2d_vec4  ~30-35 TFLOP/s: 64 FMAs per 4 LDS.128, but bank conflicts, two barriers per
- *                  tile and exposed global latency (2 blocks per SM to hide it);
- *     optimized    ~43-48 TFLOP/s, 0.85-0.95x cuBLAS: ~90% FFMA issue, latencies hidden;
+ *     reg_1d       ~15-20 TFLOP/s: 24 shared wavefronts and 53% FFMA per 64 FMAs, two barriers
+ *                  per 8-deep tile in 512-thread blocks;
+ *     reg_2d_vec4  ~30-38 TFLOP/s: 83% FFMA, but 10 shared wavefronts per 64 FFMA (the bank
+ *                  conflicts), two barriers per tile and global latency exposed within a block
+ *                  (two blocks per SM overlap each other's);
+ *     optimized    ~43-48 TFLOP/s, 0.85-0.95x cuBLAS: 90% FFMA, latencies hidden;
  *     library      ~45-52 TFLOP/s.
  *   The acceptance test for the measurement: optimized >= 0.85x library at 4096^3, and every step
  *   faster than the one before it. Only the optimized kernel is expected near the roof; the
- *   others are bound by the memory pipes named above, not by DRAM (A and B are 128 MB at 4096^3
- *   and are re-read mostly from L2).
+ *   others are bound by the pipes named above, not by DRAM (A and B are 128 MB at 4096^3 and are
+ *   re-read mostly from L2: each 128 x 128 block reads 4 MB of A and B panels, 4.3 GB in all,
+ *   ~1.5 TB/s from L2 at 45 TFLOP/s, well under its bandwidth).
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
