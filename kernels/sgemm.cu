@@ -559,8 +559,8 @@ static __global__ void __launch_bounds__(SGEMM_THREADS, VEC ? SGEMM_MIN_BLOCKS :
     ld.bp = tid / (SGEMM_BN / 4);
     ld.bc = tid % (SGEMM_BN / 4) * 4;
     ld.b_col = n0 + ld.bc;
-    /* Tile 0's float4s, clamped as sgemm_fetch says. Pointers past B's last k-row are formed
-     * (for k-rows past K) but never dereferenced. */
+    /* Tile 0's float4s, clamped as sgemm_fetch says. The pointers step past the ends of A and B
+     * (k-rows of B past K, A after its last tile) but are never dereferenced there. */
 #pragma unroll
     for (int l = 0; l < SGEMM_A_LOADS; l++)
         ld.a_src[l] = a + (size_t)min(m0 + ld.ar + l * SGEMM_A_ROW_STEP, m - 1) * k + ld.ap;
