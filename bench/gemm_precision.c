@@ -2,6 +2,7 @@
 /* gemm_precision: the harness's view of kernels/gemm_precision.cu (read that file first: it
  * explains the layout, the padding, the quantization and the tolerances). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,7 @@ typedef struct gp_ctx {
      * not GPU work); the variants run in the order fp32, tf32, bf16, fp8 and their output sizes
      * never grow, so the bytes poisoned before a variant always cover what it writes. */
     int last;
+    int no_c[GP_COUNT]; /* pass C = NULL (beta is 0): see gp_make_op */
     cublasLtHandle_t lt;
     cublasLtMatmulDesc_t desc[GP_COUNT];
     cublasLtMatrixLayout_t layout_a[GP_COUNT], layout_b[GP_COUNT], layout_d[GP_COUNT];
@@ -368,7 +370,9 @@ static rb_status gp_gpu_references(gp_ctx *c)
     return RB_OK;
 }
 
-/* Step f's descriptor, layouts and the heuristic's first algorithm. cuBLASLt's A is our B
+#define GP_CANDIDATES 8 /* heuristic results tried in setup */
+
+/* Step f's descriptor, layouts and the heuristic's first algorithm that runs. cuBLASLt's A is our B
  * (kp x np column-major, op T), its B our A (kp x M, op N), its C = D our output (np x M). */
 static rb_status gp_make_op(gp_ctx *c, int f, cublasLtMatmulPreference_t pref)
 {
@@ -394,21 +398,41 @@ static rb_status gp_make_op(gp_ctx *c, int f, cublasLtMatmulPreference_t pref)
     GP_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_b[f], g->in_type, c->kp, c->m, (int64_t)c->kp));
     GP_CUBLAS(
         cublasLtMatrixLayoutCreate(&c->layout_d[f], g->out_type, c->np, c->m, (int64_t)c->np));
-    cublasLtMatmulHeuristicResult_t result;
+    cublasLtMatmulHeuristicResult_t result[GP_CANDIDATES];
     int found = 0;
-    memset(&result, 0, sizeof result);
+    memset(result, 0, sizeof result);
     GP_CUBLAS(cublasLtMatmulAlgoGetHeuristic(c->lt, c->desc[f], c->layout_a[f], c->layout_b[f],
-                                             c->layout_d[f], c->layout_d[f], pref, 1, &result,
-                                             &found));
-    if (found < 1 || result.state != CUBLAS_STATUS_SUCCESS) {
-        char msg[200];
-        rb_fmt(msg, sizeof msg, "cuBLASLt heuristic found no %s algorithm for m=%zu n=%zu k=%zu",
-               g->name, c->np, c->m, c->kp);
-        rb_error_at(__FILE__, __LINE__, "cublasLtMatmulAlgoGetHeuristic", msg);
-        return RB_ERR_UNSUPPORTED;
-    }
-    c->algo[f] = result.algo;
-    return RB_OK;
+                                             c->layout_d[f], c->layout_d[f], pref, GP_CANDIDATES,
+                                             result, &found));
+    /* The heuristic does not see the pointers: on the H100 (cuBLASLt 13.0) its first FP8 choice
+     * was refused by cublasLtMatmul itself ("not supported") with C = D. So each candidate, in
+     * the heuristic's order, is tried once here, first with C = D, then with no C (beta is 0,
+     * as NVIDIA's FP8 sample and PyTorch's scaled_mm call it); the first that runs is kept. */
+    for (int no_c = 0; no_c < 2; no_c++)
+        for (int i = 0; i < found; i++) {
+            if (result[i].state != CUBLAS_STATUS_SUCCESS)
+                continue;
+            const float one = 1.0f, zero = 0.0f;
+            cublasStatus_t st = cublasLtMatmul(
+                c->lt, c->desc[f], &one, c->b[f], c->layout_a[f], c->a[f], c->layout_b[f], &zero,
+                no_c ? NULL : c->out, c->layout_d[f], c->out, c->layout_d[f], &result[i].algo,
+                c->workspace, GEMM_PRECISION_WORKSPACE, 0);
+            if (st == CUBLAS_STATUS_SUCCESS) {
+                RB_CUDA(cudaDeviceSynchronize());
+                c->algo[f] = result[i].algo;
+                c->no_c[f] = no_c;
+                if (i > 0 || no_c)
+                    fprintf(stderr, "gemm_precision: %s runs the heuristic's candidate #%d%s\n",
+                            g->name, i, no_c ? " with no C" : "");
+                return RB_OK;
+            }
+        }
+    char msg[200];
+    rb_fmt(msg, sizeof msg,
+           "cuBLASLt has no %s algorithm that runs for m=%zu n=%zu k=%zu (%d candidates tried)",
+           g->name, c->np, c->m, c->kp, found);
+    rb_error_at(__FILE__, __LINE__, "cublasLtMatmul", msg);
+    return RB_ERR_CUDA;
 }
 
 static rb_status gp_setup(void **ctx, const rb_size *size, uint64_t seed, int input)
@@ -517,7 +541,8 @@ static rb_status gp_matmul(gp_ctx *c, int f, cudaStream_t stream)
     const float one = 1.0f, zero = 0.0f;
     c->last = f;
     GP_CUBLAS(cublasLtMatmul(c->lt, c->desc[f], &one, c->b[f], c->layout_a[f], c->a[f],
-                             c->layout_b[f], &zero, c->out, c->layout_d[f], c->out, c->layout_d[f],
+                             c->layout_b[f], &zero, c->no_c[f] ? NULL : c->out, c->layout_d[f],
+                             c->out, c->layout_d[f],
                              &c->algo[f], c->workspace, GEMM_PRECISION_WORKSPACE, stream));
     return RB_OK;
 }

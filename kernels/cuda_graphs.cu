@@ -128,13 +128,14 @@ static __device__ float cuda_graphs_block_sum(float v)
     return cuda_graphs_warp_sum(lane < (int)(blockDim.x / 32) ? partial[lane] : 0.0f);
 }
 
-/* Merges two (max, sum of exp(v - max)) pairs of softmax. An empty pair is (-inf, 0). */
+/* Merges two (max, sum of exp((v - max) t)) pairs of softmax, t = CUDA_GRAPHS_INV_TEMP: the
+ * sums are rescaled to the larger max with the same temperature. An empty pair is (-inf, 0). */
 static __device__ __forceinline__ void cuda_graphs_merge(float &m, float &s, float m2, float s2)
 {
     float top = fmaxf(m, m2);
     if (top == -INFINITY) /* both empty: exp(-inf - -inf) would be NaN */
         return;
-    s = s * expf(m - top) + s2 * expf(m2 - top);
+    s = s * expf((m - top) * CUDA_GRAPHS_INV_TEMP) + s2 * expf((m2 - top) * CUDA_GRAPHS_INV_TEMP);
     m = top;
 }
 

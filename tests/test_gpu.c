@@ -240,7 +240,7 @@ static void fault_case(const char *fault, const char *options, const char *reaso
 {
     char args[300];
     snprintf(args, sizeof args,
-             "run --size smoke --samples 3 --expect none --json out.json --filter copy %s",
+             "run --size smoke --samples 3 --expect none --json out.json --filter '^copy_' %s",
              options);
     setenv("RB_TEST_FAULT", fault, 1);
     rbtest_fresh_dir();
