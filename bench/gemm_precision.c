@@ -332,7 +332,9 @@ static rb_status gp_inputs(gp_ctx *c, uint64_t seed)
         }
         RB_CUDA(cudaDeviceSynchronize());
     }
-    float scales[2] = {c->scale_a, c->scale_b};
+    /* s_A at [0], s_B at [4]: each scale 16-byte aligned (cuBLASLt refused every FP8 algorithm
+     * on the H200 with s_B 4 bytes after s_A). */
+    float scales[8] = {c->scale_a, 0, 0, 0, c->scale_b, 0, 0, 0};
     RB_CUDA(cudaMalloc((void **)&c->scales, sizeof scales));
     RB_CUDA(cudaMemcpy(c->scales, scales, sizeof scales, cudaMemcpyHostToDevice));
     RB_CUDA(cudaFree(c->stage));
@@ -384,7 +386,7 @@ static rb_status gp_make_op(gp_ctx *c, int f, cublasLtMatmulPreference_t pref)
     GP_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc[f], CUBLASLT_MATMUL_DESC_TRANSB, &trans_b,
                                              sizeof trans_b));
     if (f == GP_FP8) {
-        const float *scale_a = c->scales + 1, *scale_b = c->scales; /* cuBLASLt's A is our B */
+        const float *scale_a = c->scales + 4, *scale_b = c->scales; /* cuBLASLt's A is our B */
         int8_t fast = GEMM_PRECISION_FP8_FAST_ACCUM;
         GP_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc[f], CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
                                                  &scale_a, sizeof scale_a));
@@ -408,6 +410,7 @@ static rb_status gp_make_op(gp_ctx *c, int f, cublasLtMatmulPreference_t pref)
      * was refused by cublasLtMatmul itself ("not supported") with C = D. So each candidate, in
      * the heuristic's order, is tried once here, first with C = D, then with no C (beta is 0,
      * as NVIDIA's FP8 sample and PyTorch's scaled_mm call it); the first that runs is kept. */
+    cublasStatus_t last = CUBLAS_STATUS_NOT_SUPPORTED;
     for (int no_c = 0; no_c < 2; no_c++)
         for (int i = 0; i < found; i++) {
             if (result[i].state != CUBLAS_STATUS_SUCCESS)
@@ -417,6 +420,7 @@ static rb_status gp_make_op(gp_ctx *c, int f, cublasLtMatmulPreference_t pref)
                 c->lt, c->desc[f], &one, c->b[f], c->layout_a[f], c->a[f], c->layout_b[f], &zero,
                 no_c ? NULL : c->out, c->layout_d[f], c->out, c->layout_d[f], &result[i].algo,
                 c->workspace, GEMM_PRECISION_WORKSPACE, 0);
+            last = st;
             if (st == CUBLAS_STATUS_SUCCESS) {
                 RB_CUDA(cudaDeviceSynchronize());
                 c->algo[f] = result[i].algo;
@@ -429,8 +433,9 @@ static rb_status gp_make_op(gp_ctx *c, int f, cublasLtMatmulPreference_t pref)
         }
     char msg[200];
     rb_fmt(msg, sizeof msg,
-           "cuBLASLt has no %s algorithm that runs for m=%zu n=%zu k=%zu (%d candidates tried)",
-           g->name, c->np, c->m, c->kp, found);
+           "cuBLASLt has no %s algorithm that runs for m=%zu n=%zu k=%zu (%d candidates tried, "
+           "last: %s)",
+           g->name, c->np, c->m, c->kp, found, cublasGetStatusString(last));
     rb_error_at(__FILE__, __LINE__, "cublasLtMatmul", msg);
     return RB_ERR_CUDA;
 }

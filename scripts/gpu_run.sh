@@ -8,7 +8,8 @@
 #                                 the first full run; without it the expectation file is only read
 # Each full run is timed without the build. Two back-to-back runs are made so their medians can
 # be compared. Extra arguments for `roofbench run` can be passed in RUN_ARGS; FILTER limits the
-# full runs to the pairs that match (a --filter regular expression); NCU=0 skips the ncu passes.
+# full runs to the pairs that match (a --filter regular expression), FILTER2 the second run
+# alone (the NCCL sweep alone takes two minutes on one GPU); NCU=0 skips the ncu passes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-out}
@@ -39,9 +40,11 @@ if [ "${1:-}" = record ]; then
 fi
 
 for i in 1 2; do
-    say "full run $i"
+    F=${FILTER:-}
+    [ $i = 2 ] && F=${FILTER2:-$F}
+    say "full run $i${F:+ (--filter $F)}"
     start=$(date +%s.%N)
-    make --no-print-directory bench ARCH="$ARCH" BENCH_ARGS="${RECORD:-} ${FILTER:+--filter $FILTER} ${RUN_ARGS:-}" > "$OUT/run$i.log" 2>&1
+    make --no-print-directory bench ARCH="$ARCH" BENCH_ARGS="${RECORD:-} ${F:+--filter $F} ${RUN_ARGS:-}" > "$OUT/run$i.log" 2>&1
     rc=$?
     end=$(date +%s.%N)
     echo "run $i exit $rc, $(awk "BEGIN{printf \"%.1f\", $end - $start}") s without the build" | tee -a "$LOG"
