@@ -7,12 +7,14 @@
 #   scripts/gpu_run.sh [record]   record: measure ceilings and rewrite the expectation file from
 #                                 the first full run; without it the expectation file is only read
 # Each full run is timed without the build. Two back-to-back runs are made so their medians can
-# be compared. Extra arguments for `roofbench run` can be passed in RUN_ARGS; FILTER limits the
-# full runs to the pairs that match (a --filter regular expression), FILTER2 the second run
-# alone (the NCCL sweep alone takes two minutes on one GPU); NCU=0 skips the ncu passes.
+# be compared (RUNS=1: one). Extra arguments for `roofbench run` can be passed in RUN_ARGS;
+# FILTER limits the full runs to the pairs that match (a --filter regular expression), FILTER2
+# the second run alone (the NCCL sweep alone takes two minutes on one GPU); NCU=0 skips the ncu
+# passes, TEST=0 the GPU tests, CEILINGS=0 the ceilings of a record run (the file's stay).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-out}
+case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
 FINAL=$OUT
 OUT=$FINAL/logs   # everything but the summary goes into one archive (the device tool returns 8 files)
 mkdir -p "$OUT"
@@ -20,26 +22,33 @@ LOG=$FINAL/summary.log
 : > "$LOG"
 say() { echo "== $*" | tee -a "$LOG"; }
 export NCCL_NVLS_ENABLE=0   # never NVLink multicast on shared machines
+# gemm_autotune's tuning cache goes into the archive: the second run shows it reused.
+export RB_AUTOTUNE_CACHE=${RB_AUTOTUNE_CACHE:-$OUT/gemm_autotune.json}
 
 ARCH=${ARCH:-sm_90}
 B=build/$ARCH/roofbench
 say "$(date -u +%FT%TZ) on $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader | head -n 1)"
+nvidia-smi -q -d CLOCK,POWER,PERFORMANCE,TEMPERATURE > "$OUT/smi-start.txt" 2>&1
 say "build"
 make -j"$(nproc)" ARCH="$ARCH" all "build/$ARCH/rbtest" > "$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; exit 1; }
 grep -c "warning:" "$OUT/build.log" | sed 's/^/warnings: /' | tee -a "$LOG"
 
-say "make test (GPU tier included)"
-make test ARCH="$ARCH" > "$OUT/test.log" 2>&1
-echo "test exit $?: $(tail -n 1 "$OUT/test.log")" | tee -a "$LOG"
-grep -E "FAIL|skipped" "$OUT/test.log" | tee -a "$LOG"
+if [ "${TEST:-1}" = 1 ]; then
+    say "make test (GPU tier included)"
+    make test ARCH="$ARCH" > "$OUT/test.log" 2>&1
+    echo "test exit $?: $(tail -n 1 "$OUT/test.log")" | tee -a "$LOG"
+    grep -E "FAIL|skipped" "$OUT/test.log" | tee -a "$LOG"
+fi
 
 if [ "${1:-}" = record ]; then
-    say "ceilings"
-    $B ceilings 2>&1 | tee -a "$LOG"
+    if [ "${CEILINGS:-1}" = 1 ]; then
+        say "ceilings"
+        $B ceilings 2>&1 | tee -a "$LOG"
+    fi
     RECORD=--update-expectations
 fi
 
-for i in 1 2; do
+for i in $(seq 1 "${RUNS:-2}"); do
     F=${FILTER:-}
     [ $i = 2 ] && F=${FILTER2:-$F}
     say "full run $i${F:+ (--filter $F)}"
@@ -70,6 +79,7 @@ $B run --cold --nvtx --filter copy_vectorized --expect none --json "$OUT/cold.js
 echo "cold run exit $?" | tee -a "$LOG"
 sed -n '/^pair /,$p' "$OUT/cold.log" | tee -a "$LOG"
 
+nvidia-smi -q -d CLOCK,POWER,PERFORMANCE,TEMPERATURE > "$OUT/smi-end.txt" 2>&1
 cp "$OUT/ncu_bytes.txt" "$FINAL/" 2>/dev/null
 tar czf "$FINAL/results.tgz" results expectations -C "$FINAL" logs 2>/dev/null
 say "done: $FINAL"
