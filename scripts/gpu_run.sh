@@ -53,7 +53,7 @@ for i in $(seq 1 "${RUNS:-2}"); do
     [ $i = 2 ] && F=${FILTER2:-$F}
     say "full run $i${F:+ (--filter $F)}"
     start=$(date +%s.%N)
-    make --no-print-directory bench ARCH="$ARCH" BENCH_ARGS="${RECORD:-} ${F:+--filter $F} ${RUN_ARGS:-}" > "$OUT/run$i.log" 2>&1
+    make --no-print-directory bench ARCH="$ARCH" BENCH_ARGS="${RECORD:-} ${F:+--filter '$F'} ${RUN_ARGS:-}" > "$OUT/run$i.log" 2>&1
     rc=$?
     end=$(date +%s.%N)
     echo "run $i exit $rc, $(awk "BEGIN{printf \"%.1f\", $end - $start}") s without the build" | tee -a "$LOG"
