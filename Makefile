@@ -66,7 +66,11 @@ LDLIBS_ALL := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcu
               $(NCCL_LDLIBS) -lstdc++ -ldl -lm \
               -lpthread $(LDLIBS)
 
+# The revision the results record. GIT_REV=<rev> overrides it: a copy of the tree whose .git is
+# not the one the tree was committed in (a GPU machine's) would otherwise name the wrong commit.
+ifeq ($(origin GIT_REV),undefined)
 GIT_REV := $(shell git describe --always --dirty --abbrev=7 2>/dev/null || cat .rb-git 2>/dev/null || echo unknown)
+endif
 PAIRS := $(filter-out $(if $(NCCL_MISSING),$(NCCL_PAIRS)),$(sort $(basename $(notdir $(wildcard bench/*.c)))))
 
 CORE_SRC := $(wildcard harness/core/*.c)

@@ -11,6 +11,8 @@
 # FILTER limits the full runs to the pairs that match (a --filter regular expression), FILTER2
 # the second run alone (the NCCL sweep alone takes two minutes on one GPU); NCU=0 skips the ncu
 # passes, TEST=0 the GPU tests, CEILINGS=0 the ceilings of a record run (the file's stay).
+# GIT_REV=<rev> names the commit the results record, where the copy of the tree on the GPU machine
+# carries a .git that is not the one it was committed in.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-out}
