@@ -13,8 +13,9 @@ cudaError_t cuda_graphs_stream_step(const float *in, float *x, float *h, float *
                                     const float *gains, float *out, float scale, size_t d,
                                     cudaStream_t stream);
 cudaError_t cuda_graphs_capture(const float *in, float *x, float *h, float *p, const float *gains,
-                                float *out, size_t d, cudaGraph_t *graph,
+                                float *out, size_t d, int pdl, cudaGraph_t *graph,
                                 cudaGraphNode_t *embed_node, cudaGraphNode_t *final_node);
+int cuda_graphs_pdl_supported(void);
 cudaError_t cuda_graphs_instantiate(cudaGraph_t graph, cudaGraphExec_t *exec);
 cudaError_t cuda_graphs_replay(cudaGraphExec_t exec, cudaStream_t stream);
 cudaError_t cuda_graphs_replay_updated(cudaGraphExec_t exec, cudaGraphNode_t embed_node,
@@ -27,7 +28,7 @@ extern const int cuda_graphs_rotate;
 extern const rb_kernel_info cuda_graphs_kernels[];
 
 /* Variants, in table order. */
-enum { CG_BASELINE, CG_OPTIMIZED, CG_UPDATE };
+enum { CG_BASELINE, CG_GRAPH, CG_OPTIMIZED, CG_UPDATE };
 
 /* The output scale of graph_update's even replays (odd ones use the captured 1). */
 #define CG_ALT_SCALE 0.5f
@@ -45,9 +46,10 @@ typedef struct cg_ctx {
     float *gains; /* LAYERS + 1 gain vectors */
     float *x, *h, *p, *out;
     float *ref[2]; /* device: the step on in[0] at scale 1, and on in[1] at CG_ALT_SCALE */
-    cudaGraph_t graph;
-    cudaGraphExec_t exec, exec_update; /* optimized; graph_update (its nodes get edited) */
-    cudaGraphNode_t embed_node, final_node;
+    int pdl;                    /* the optimized graph's kernels overlap (0: not supported here) */
+    cudaGraph_t graph, graph_pdl; /* captured without and with programmatic dependent launch */
+    cudaGraphExec_t exec, exec_pdl, exec_update; /* graph; optimized; graph_update (edited) */
+    cudaGraphNode_t embed_node, final_node;      /* graph_pdl's, which exec_update was made of */
     int last;         /* the variant that ran last (-1: none) */
     uint64_t replays; /* graph_update replays so far */
 } cg_ctx;
@@ -185,12 +187,17 @@ static rb_status cg_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     free(scratch);
     RB_TRY(st);
 
-    /* Capture once; instantiate twice: the optimized graph stays as captured, graph_update's
-     * copy gets its nodes edited between replays. */
-    RB_CUDA(cuda_graphs_capture(c->in[0], c->x, c->h, c->p, c->gains, c->out, d, &c->graph,
-                                &c->embed_node, &c->final_node));
+    /* The plain graph (step `graph`), and the one with programmatic edges, instantiated twice:
+     * the optimized one stays as captured, graph_update's copy gets its nodes edited between
+     * replays. Where the overlap is not supported both captures are plain. */
+    c->pdl = cuda_graphs_pdl_supported();
+    RB_CUDA(cuda_graphs_capture(c->in[0], c->x, c->h, c->p, c->gains, c->out, d, 0, &c->graph,
+                                NULL, NULL));
+    RB_CUDA(cuda_graphs_capture(c->in[0], c->x, c->h, c->p, c->gains, c->out, d, c->pdl,
+                                &c->graph_pdl, &c->embed_node, &c->final_node));
     RB_CUDA(cuda_graphs_instantiate(c->graph, &c->exec));
-    RB_CUDA(cuda_graphs_instantiate(c->graph, &c->exec_update));
+    RB_CUDA(cuda_graphs_instantiate(c->graph_pdl, &c->exec_pdl));
+    RB_CUDA(cuda_graphs_instantiate(c->graph_pdl, &c->exec_update));
     RB_CUDA(cudaDeviceSynchronize());
     return RB_OK;
 }
@@ -202,7 +209,7 @@ static void cg_output(void *ctx, void **ptr, size_t *bytes)
     *bytes = c->d * sizeof(float);
 }
 
-/* Baseline and optimized compute the step on input 0 at scale 1; graph_update's last replay r
+/* Baseline and the two graphs compute the step on input 0 at scale 1; graph_update's last replay r
  * used input 1 at CG_ALT_SCALE when r was even, input 0 at scale 1 when odd. */
 static rb_status cg_check(void *ctx, cudaStream_t stream, double *rel_err)
 {
@@ -219,10 +226,14 @@ static void cg_teardown(void *ctx)
         return;
     if (c->exec)
         cudaGraphExecDestroy(c->exec);
+    if (c->exec_pdl)
+        cudaGraphExecDestroy(c->exec_pdl);
     if (c->exec_update)
         cudaGraphExecDestroy(c->exec_update);
     if (c->graph)
         cudaGraphDestroy(c->graph);
+    if (c->graph_pdl)
+        cudaGraphDestroy(c->graph_pdl);
     cudaFree(c->in[0]);
     cudaFree(c->in[1]);
     cudaFree(c->gains);
@@ -244,11 +255,19 @@ static rb_status run_baseline(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
+static rb_status run_graph(void *ctx, cudaStream_t stream)
+{
+    cg_ctx *c = ctx;
+    c->last = CG_GRAPH;
+    RB_CUDA(cuda_graphs_replay(c->exec, stream));
+    return RB_OK;
+}
+
 static rb_status run_optimized(void *ctx, cudaStream_t stream)
 {
     cg_ctx *c = ctx;
     c->last = CG_OPTIMIZED;
-    RB_CUDA(cuda_graphs_replay(c->exec, stream));
+    RB_CUDA(cuda_graphs_replay(c->exec_pdl, stream));
     return RB_OK;
 }
 
@@ -267,13 +286,19 @@ static rb_status run_graph_update(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
-/* us_per_kernel: a step's median time over its kernels, for each variant. */
+/* us_per_kernel: a step's median time over its kernels, for each variant; the optimized graph
+ * and graph_update also say whether their kernels overlapped (pdl 1) or ran as plain graph
+ * nodes because this GPU or build cannot (pdl 0). */
 static int cg_extras(void *ctx, int variant, const double *median_ms, rb_extra out[RB_MAX_EXTRAS])
 {
-    (void)ctx;
+    const cg_ctx *c = ctx;
     rb_fmt(out[0].name, sizeof out[0].name, "us_per_kernel");
     out[0].value = median_ms[variant] * 1000.0 / cuda_graphs_kernels_per_step;
-    return 1;
+    if (variant < CG_OPTIMIZED || !c)
+        return 1;
+    rb_fmt(out[1].name, sizeof out[1].name, "pdl");
+    out[1].value = c->pdl;
+    return 2;
 }
 
 static int cg_selftest(char *why, size_t why_size)
@@ -337,7 +362,7 @@ static int cg_selftest(char *why, size_t why_size)
         rb_fmt(why, why_size, "cuda_graphs work model wrong at d = 4096, 40 layers");
         return -1;
     }
-    double ms[3] = {0.808, 0.202, NAN};
+    double ms[4] = {0.808, 0.404, 0.202, NAN};
     rb_extra e[RB_MAX_EXTRAS];
     if (cg_extras(NULL, CG_BASELINE, ms, e) != 1 || strcmp(e[0].name, "us_per_kernel") ||
         fabs(e[0].value - 808.0 / cuda_graphs_kernels_per_step) > 1e-9 ||
@@ -350,7 +375,8 @@ static int cg_selftest(char *why, size_t why_size)
 
 const rb_pair rb_pair_cuda_graphs = {
     .name = "cuda_graphs",
-    .pattern = "~200 tiny dependent kernels: one graph replay instead of one launch per kernel",
+    .pattern = "~200 tiny dependent kernels: one graph replay (kernels overlapping their launch) "
+               "instead of one launch per kernel",
     .size_unit = "fp32 elements per vector (the hidden size)",
     .smoke_size = 1024,
     .full_size = 4096,
@@ -361,20 +387,25 @@ const rb_pair rb_pair_cuda_graphs = {
     .check = cg_check,
     .teardown = cg_teardown,
     .selftest = cg_selftest,
-    /* The reductions stay warp-shuffle trees; exp and rsqrt stay on the special-function unit. */
+    /* The reductions stay warp-shuffle trees; exp and rsqrt stay on the special-function unit;
+     * from sm_90 on, every kernel opens with griddepcontrol.launch_dependents and .wait (SASS
+     * PREEXIT and ACQBULK), checked on two of them. */
     .codegen =
         {
-            {"cuda_graphs_rmsnorm_kernel", "SHFL.BFLY"},
-            {"cuda_graphs_rmsnorm_kernel", "MUFU.RSQ"},
-            {"cuda_graphs_softmax_kernel", "SHFL.BFLY"},
-            {"cuda_graphs_softmax_kernel", "MUFU.EX2"},
+            {"cuda_graphs_rmsnorm_kernel", "SHFL.BFLY", 0},
+            {"cuda_graphs_rmsnorm_kernel", "MUFU.RSQ", 0},
+            {"cuda_graphs_softmax_kernel", "SHFL.BFLY", 0},
+            {"cuda_graphs_softmax_kernel", "MUFU.EX2", 0},
+            {"cuda_graphs_silu_kernel", "PREEXIT", 90},
+            {"cuda_graphs_rmsnorm_kernel", "ACQBULK", 90},
         },
     .kernels = cuda_graphs_kernels,
     .extras = cg_extras,
-    .n_variants = 3,
+    .n_variants = 4,
     .variants =
         {
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, CG_TOL, run_baseline},
+            {"graph", RB_ROLE_STEP, RB_UNIT_NONE, CG_TOL, run_graph},
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, CG_TOL, run_optimized},
             {"graph_update", RB_ROLE_STEP, RB_UNIT_NONE, CG_TOL, run_graph_update},
         },

@@ -49,9 +49,9 @@ static void test_registered_as_described(void)
     RB_CHECK(g && s && h);
     if (!g || !s || !h)
         return;
-    const char *const gn[] = {"baseline", "optimized", "graph_update"};
-    const rb_role gr[] = {RB_ROLE_BASELINE, RB_ROLE_OPTIMIZED, RB_ROLE_STEP};
-    check_variants(g, gn, gr, 3);
+    const char *const gn[] = {"baseline", "graph", "optimized", "graph_update"};
+    const rb_role gr[] = {RB_ROLE_BASELINE, RB_ROLE_STEP, RB_ROLE_OPTIMIZED, RB_ROLE_STEP};
+    check_variants(g, gn, gr, 4);
     const char *const sn[] = {"baseline", "optimized", "h2d", "kernel", "d2h"};
     const rb_role sr[] = {RB_ROLE_BASELINE, RB_ROLE_OPTIMIZED, RB_ROLE_PART, RB_ROLE_PART,
                           RB_ROLE_PART};
@@ -101,8 +101,8 @@ static void test_kernel_tables(void)
     RB_CHECK(g && s && h);
     if (!g || !s || !h)
         return;
-    const char *const gv[] = {"baseline", "optimized", "graph_update", NULL};
-    check_kernel_table(g, 18, gv); /* six kernels, every variant */
+    const char *const gv[] = {"baseline", "graph", "optimized", "graph_update", NULL};
+    check_kernel_table(g, 24, gv); /* six kernels, every variant */
     const char *const sv[] = {"baseline", "optimized", "kernel", NULL};
     check_kernel_table(s, 3, sv); /* the copies run no kernel */
     check_kernel_table(h, 0, NULL);

@@ -13,10 +13,12 @@
 #define RB_MAX_CODEGEN 6
 
 /* In some function whose (mangled) name contains `kernel`, an instruction whose opcode is
- * `instruction` or starts with it followed by '.' ("UTMALDG" matches "UTMALDG.2D"). */
+ * `instruction` or starts with it followed by '.' ("UTMALDG" matches "UTMALDG.2D"); checked in
+ * builds for compute capability min_cc (x 10) and later only (0: every build). */
 typedef struct rb_codegen_rule {
     const char *kernel;
     const char *instruction;
+    int min_cc;
 } rb_codegen_rule;
 
 /* 1 when the listing has the instruction in a matching function, 0 when a matching function

@@ -17,7 +17,7 @@
 #define RB_MAX_VARIANTS 12
 #define RB_NAME_MAX 48
 #define RB_MAX_EXTRAS 8
-#define RB_MAX_KERNELS 24
+#define RB_MAX_KERNELS 32
 
 /* A figure a pair reports beside the time (µs per kernel, bus bandwidth, wrong elements). */
 typedef struct rb_extra {
