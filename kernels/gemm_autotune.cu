@@ -11,21 +11,27 @@
  *   inference GEMM today: fp32 accumulation costs nothing on Hopper's tensor cores (bf16 with an
  *   fp32 accumulator runs at the full 989 TFLOP/s dense rate; cuBLASLt offers no bf16
  *   accumulation at all), and the bf16 output halves the epilogue's stores.
- *   Three shapes, the pair's inputs, all with the same flops (M N K = 4096^3 at full size, so
- *   their times compare directly; K is chosen to make M N K equal the square's):
+ *   Three shapes, the pair's inputs, all with the same flops (M N K = 4096^3 at full size, within
+ *   0.1%, so their times compare directly; K is chosen to make M N K equal the square's):
  *     square:  4096 x 4096 x 4096, the easy case every heuristic is tuned on;
  *     skinny:  16384 x 16384 x 256 (large M and N, small K): a 512 MiB output for only 256
  *              multiply-adds per element: the store of C (537 MB, ~0.18 ms at 3 TB/s) is as
  *              long as the math (~0.18 ms at 750 TFLOP/s), so the tile shape and how well a
  *              kernel overlaps its epilogue with the next tile's main loop decide the time;
- *     awkward: 4000 x 3000 x 5727: no dimension a multiple of 128 (remainders 32, 56, 95) and K
- *              odd: partial tiles on every edge (with 128 x 256 tiles of cuBLASLt's m x n = 3000 x
- *              4000, the last tile row is 56/128 full and the last column 160/256), and wave
- *              quantization that depends on the tile (24 x 16 = 384 such tiles are 2.9 waves of
- *              132 SMs; 128 x 128 tiles, 24 x 32 = 768, are 5.8): the case where a model's
- *              estimate is most likely off.
+ *     awkward: 4000 x 3000 x 5728: no dimension a multiple of 128 (remainders 32, 56, 96):
+ *              partial tiles on every edge (with 128 x 256 tiles of cuBLASLt's m x n = 3000 x
+ *              4000, the last tile row is 56/128 full and the last column 160/256), a partial
+ *              last k-step, and wave quantization that depends on the tile (24 x 16 = 384 such
+ *              tiles are 2.9 waves of 132 SMs; 128 x 128 tiles, 24 x 32 = 768, are 5.8): the
+ *              case where a model's estimate is most likely off. K stays a multiple of 8 (16
+ *              bytes): the first run used K = 5727 (odd), and then the heuristic offered no
+ *              Hopper kernel at all: every candidate ran at ~113 TFLOP/s, 1.21 ms
+ *              (results/nvidia-h100-80gb-hbm3/20261125T045328Z-d0db59b-dirty.json), a 6x loss
+ *              that padding K to the next multiple of 8 with zeros removes and no choice among
+ *              the offered kernels can. That lesson is alignment, not tuning.
  *   --size n scales them: (rows, cols) = the square's M x N (floor(sqrt(n)) each, or --size RxC)
- *   with K = N; skinny is 4 rows x 4 cols x cols/16; awkward is rows*125/128 x cols*375/512.
+ *   with K = N; skinny is 4 rows x 4 cols x cols/16; awkward is rows*125/128 x cols*375/512;
+ *   both K rounded to a multiple of 8.
  *
  * Work: flops = 2 M N K = 137.4 GFLOP for every shape at full size. Compulsory bytes = 2 MK + 2 NK
  *   (A, B read once) + 2 MN (C written once): square 100.7 MB (AI 1365 flop/B), skinny 553.6 MB
