@@ -1002,6 +1002,10 @@ const rb_pair rb_pair_gemm_autotune = {
     .extras = ga_extras,
     .n_inputs = GA_SHAPES,
     .inputs = {"square", "skinny", "awkward"},
+    /* The two variants differ by a few percent at most (often they are the same algorithm),
+     * less than the power-capped GPU drifts in the seconds between two variants timed one after
+     * the other: they are timed in alternating samples (harness/measure.h). */
+    .interleave = 1,
     .n_variants = 2,
     .variants =
         {

@@ -116,6 +116,67 @@ static rb_status run_variant(const rb_pair *p, const rb_variant_def *v, void *ct
     return RB_OK;
 }
 
+/* Runs the variant `launches` times back to back on a poisoned output and checks the result. */
+static rb_status checked_launches(const rb_pair *p, const rb_variant_def *v, void *ctx,
+                                  cudaStream_t s, int launches, double *rel_err)
+{
+    RB_TRY(poison_output(p, ctx, s));
+    for (int l = 0; l < launches; l++)
+        RB_TRY(v->run(ctx, s));
+    RB_CUDA(cudaStreamSynchronize(s));
+    RB_TRY(p->check(ctx, s, rel_err));
+    return RB_OK;
+}
+
+/* run_variant for every variant of an interleaved pair: each is validated, the valid ones are
+ * timed together in rounds, and each then runs one more sample's launches on a poisoned output,
+ * which is checked (the output of its own timed samples was overwritten by the others'). */
+static rb_status run_interleaved(const rb_pair *p, void *ctx, cudaStream_t s,
+                                 const rb_child_opts *o, rb_variant_result *r)
+{
+    rb_timed timed[RB_MAX_VARIANTS];
+    int which[RB_MAX_VARIANTS], n = 0;
+    for (int k = 0; k < p->n_variants; k++) {
+        const rb_variant_def *v = &p->variants[k];
+        RB_TRY(checked_run(p, v, ctx, s, &r[k].rel_err_before));
+        if (!rb_within_tolerance(r[k].rel_err_before, v->tolerance)) {
+            rb_fmt(r[k].note, sizeof r[k].note, "wrong result before timing: rel_err %.3g > tol %.3g",
+                   r[k].rel_err_before, v->tolerance);
+            continue;
+        }
+        timed[n] = (rb_timed){v->run, ctx};
+        which[n++] = k;
+    }
+    if (n == 0)
+        return RB_OK;
+    rb_stats stats[RB_MAX_VARIANTS];
+    double launches[RB_MAX_VARIANTS];
+    if (o->nvtx) {
+        char label[160];
+        rb_fmt(label, sizeof label, "%s/interleaved", p->name);
+        nvtxRangePushA(label);
+    }
+    rb_status st = rb_measure_rounds(timed, n, s, &o->measure, stats, launches);
+    if (o->nvtx)
+        nvtxRangePop();
+    RB_TRY(st);
+    int clock = rb_env_sm_clock_mhz(0);
+    for (int i = 0; i < n; i++) {
+        rb_variant_result *ri = &r[which[i]];
+        const rb_variant_def *v = &p->variants[which[i]];
+        ri->time_ms = stats[i];
+        ri->launches_per_sample = launches[i];
+        ri->timed = 1;
+        ri->sm_clock_mhz = clock;
+        RB_TRY(checked_launches(p, v, ctx, s, (int)launches[i], &ri->rel_err_after));
+        ri->valid = rb_within_tolerance(ri->rel_err_after, v->tolerance);
+        if (!ri->valid)
+            rb_fmt(ri->note, sizeof ri->note, "wrong result after timing: rel_err %.3g > tol %.3g",
+                   ri->rel_err_after, v->tolerance);
+    }
+    return RB_OK;
+}
+
 static int pair_header(int fd, const rb_pair *p, const rb_size *size, int input)
 {
     json_value *o = record("pair");
@@ -208,6 +269,63 @@ static int extras_records(int fd, const rb_pair *p, void *ctx, const double *med
     return 0;
 }
 
+static void variant_init(const rb_pair *p, int k, const rb_size *size, rb_variant_result *r)
+{
+    const rb_variant_def *v = &p->variants[k];
+    rb_variant_result_init(r, v->name, v->role, v->unit, v->tolerance);
+    if (v->bytes)
+        r->bytes = v->bytes(size);
+}
+
+/* Every variant validated, timed and validated again, one after the other; each variant's
+ * record sent as it is done, its median into median_ms[k] (NaN when it was not timed). 0, or 1
+ * after an error (reported). */
+static int sequential_records(int fd, const rb_pair *p, void *ctx, cudaStream_t s,
+                              const rb_child_opts *o, double *median_ms)
+{
+    for (int k = 0; k < p->n_variants; k++) {
+        const rb_variant_def *v = &p->variants[k];
+        rb_variant_result r;
+        variant_init(p, k, &o->size, &r);
+        if (o->nvtx) {
+            char label[160];
+            rb_fmt(label, sizeof label, "%s%s%s/%s", p->name, p->n_inputs ? "." : "",
+                   p->n_inputs ? p->inputs[o->input] : "", v->name);
+            nvtxRangePushA(label);
+        }
+        rb_status st = run_variant(p, v, ctx, s, o, &r);
+        median_ms[k] = r.timed && r.valid ? r.time_ms.median : NAN;
+        if (o->nvtx)
+            nvtxRangePop();
+        if (st != RB_OK) {
+            rb_fmt(r.note, sizeof r.note, "%s", rb_first_error());
+            variant_record(fd, &r);
+            return send_error(fd, v->name);
+        }
+        if (variant_record(fd, &r) != 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The same for an interleaved pair (run_interleaved): the records are sent once all are done. */
+static int interleaved_records(int fd, const rb_pair *p, void *ctx, cudaStream_t s,
+                               const rb_child_opts *o, double *median_ms)
+{
+    rb_variant_result r[RB_MAX_VARIANTS];
+    for (int k = 0; k < p->n_variants; k++)
+        variant_init(p, k, &o->size, &r[k]);
+    rb_status st = run_interleaved(p, ctx, s, o, r);
+    for (int k = 0; k < p->n_variants; k++) {
+        median_ms[k] = r[k].timed && r[k].valid ? r[k].time_ms.median : NAN;
+        if (st != RB_OK && !r[k].note[0])
+            rb_fmt(r[k].note, sizeof r[k].note, "%s", rb_first_error());
+        if (variant_record(fd, &r[k]) != 0)
+            return 1;
+    }
+    return st != RB_OK ? send_error(fd, "interleaved timing") : 0;
+}
+
 /* Fault injection for the tests of crash and hang handling (tests/test_gpu.c):
  * RB_TEST_FAULT=<pair>:segv|hang|illegal_address makes that pair's child fail that way. */
 static rb_status inject_fault(const char *pair, cudaStream_t s)
@@ -273,30 +391,10 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
             status = send_error(fd, "setup failed");
     } else {
         double median_ms[RB_MAX_VARIANTS];
-        for (int k = 0; k < p->n_variants && status == 0; k++) {
-            const rb_variant_def *v = &p->variants[k];
-            rb_variant_result r;
-            rb_variant_result_init(&r, v->name, v->role, v->unit, v->tolerance);
-            if (v->bytes)
-                r.bytes = v->bytes(&o->size);
-            if (o->nvtx) {
-                char label[160];
-                rb_fmt(label, sizeof label, "%s%s%s/%s", p->name, p->n_inputs ? "." : "",
-                       p->n_inputs ? p->inputs[o->input] : "", v->name);
-                nvtxRangePushA(label);
-            }
-            st = run_variant(p, v, ctx, s, &opts, &r);
-            median_ms[k] = r.timed && r.valid ? r.time_ms.median : NAN;
-            if (o->nvtx)
-                nvtxRangePop();
-            if (st != RB_OK) {
-                rb_fmt(r.note, sizeof r.note, "%s", rb_first_error());
-                variant_record(fd, &r);
-                status = send_error(fd, v->name);
-            } else if (variant_record(fd, &r) != 0) {
-                status = 1;
-            }
-        }
+        if (p->interleave && !o->check_only)
+            status = interleaved_records(fd, p, ctx, s, &opts, median_ms);
+        else
+            status = sequential_records(fd, p, ctx, s, &opts, median_ms);
         if (status == 0 && (kernels_record(fd, p) != 0 ||
                             extras_records(fd, p, ctx, median_ms, p->n_variants) != 0))
             status = 1;

@@ -35,58 +35,78 @@ static rb_status time_sample(rb_status (*run)(void *, cudaStream_t), void *ctx, 
     return RB_OK;
 }
 
-static rb_status measure_with(rb_status (*run)(void *, cudaStream_t), void *ctx,
-                              cudaStream_t stream, const rb_measure_opts *o, const timer *t,
-                              double *samples, rb_stats *out, double *launches_per_sample)
+/* Warm-up of one variant: module load, first-touch and clocks settle outside the numbers; the
+ * last single launch also estimates the time of one, which sets the launches per sample. */
+static rb_status warm_up(const rb_timed *v, cudaStream_t stream, const rb_measure_opts *o,
+                         const timer *t, int *launches)
 {
-    /* Warm-up: module load, first-touch and clocks settle outside the numbers; the last
-     * warm-up launch also estimates the time of one launch. */
-    double one_ms = 0.0;
-    RB_TRY(time_sample(run, ctx, stream, o, t, 1, &one_ms));
-    RB_TRY(time_sample(run, ctx, stream, o, t, 1, &one_ms));
-    int launches = 1;
+    double one_ms = 0.0, warm_ms;
+    RB_TRY(time_sample(v->run, v->ctx, stream, o, t, 1, &one_ms));
+    RB_TRY(time_sample(v->run, v->ctx, stream, o, t, 1, &one_ms));
+    *launches = 1;
     if (!o->cold && one_ms > 0)
-        launches = (int)fmin(MAX_LAUNCHES_PER_SAMPLE, fmax(1.0, ceil(o->sample_ms / one_ms)));
-    double warm_ms;
-    RB_TRY(time_sample(run, ctx, stream, o, t, launches, &warm_ms));
-    *launches_per_sample = launches;
+        *launches = (int)fmin(MAX_LAUNCHES_PER_SAMPLE, fmax(1.0, ceil(o->sample_ms / one_ms)));
+    return time_sample(v->run, v->ctx, stream, o, t, *launches, &warm_ms);
+}
 
-    uint64_t want = o->samples ? o->samples : MAX_SAMPLES;
+/* samples[i * max_rounds + r]: variant i's sample in round r. */
+static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
+                                const rb_measure_opts *o, const timer *t, double *samples,
+                                uint64_t max_rounds, rb_stats *out, double *launches_per_sample)
+{
+    int launches[RB_MAX_VARIANTS];
+    for (int i = 0; i < n; i++) {
+        RB_TRY(warm_up(&v[i], stream, o, t, &launches[i]));
+        launches_per_sample[i] = launches[i];
+    }
     double t0 = rb_now_s();
-    size_t n = 0;
-    while (n < want) {
-        RB_TRY(time_sample(run, ctx, stream, o, t, launches, &samples[n]));
-        n++;
+    size_t rounds = 0;
+    while (rounds < max_rounds) {
+        for (int i = 0; i < n; i++)
+            RB_TRY(time_sample(v[i].run, v[i].ctx, stream, o, t, launches[i],
+                               &samples[(size_t)i * max_rounds + rounds]));
+        rounds++;
         if (o->samples)
             continue;
-        int enough = n >= MIN_SAMPLES && rb_now_s() - t0 >= MIN_SAMPLING_S;
-        if (enough && n % 5 == 0) {
-            rb_stats s;
-            if (rb_stats_compute(samples, n, &s) == 0 && s.noise <= o->noise_target)
+        int enough = rounds >= MIN_SAMPLES && rb_now_s() - t0 >= MIN_SAMPLING_S;
+        if (enough && rounds % 5 == 0) {
+            int quiet = 1;
+            for (int i = 0; i < n && quiet; i++) {
+                rb_stats s;
+                quiet = rb_stats_compute(&samples[(size_t)i * max_rounds], rounds, &s) == 0 &&
+                        s.noise <= o->noise_target;
+            }
+            if (quiet)
                 break;
         }
         /* The cap ends a noisy loop; a slow kernel still gets a minimum of 3 samples. */
-        if (rb_now_s() - t0 > o->cap_s && n >= 3)
+        if (rb_now_s() - t0 > o->cap_s * n && rounds >= 3)
             break;
     }
-    if (rb_stats_compute(samples, n, out) != 0) {
-        rb_error_at(__FILE__, __LINE__, "rb_stats_compute", "a timing sample is not finite");
-        return RB_ERR_CUDA;
+    for (int i = 0; i < n; i++) {
+        if (rb_stats_compute(&samples[(size_t)i * max_rounds], rounds, &out[i]) != 0) {
+            rb_error_at(__FILE__, __LINE__, "rb_stats_compute", "a timing sample is not finite");
+            return RB_ERR_CUDA;
+        }
     }
     return RB_OK;
 }
 
-rb_status rb_measure(rb_status (*run)(void *, cudaStream_t), void *ctx, cudaStream_t stream,
-                     const rb_measure_opts *o, rb_stats *out, double *launches_per_sample)
+rb_status rb_measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
+                            const rb_measure_opts *o, rb_stats *out, double *launches_per_sample)
 {
+    if (n < 1 || n > RB_MAX_VARIANTS) {
+        rb_error_at(__FILE__, __LINE__, "rb_measure_rounds", "1 to RB_MAX_VARIANTS variants");
+        return RB_ERR_INPUT;
+    }
     timer t = {0, 0};
-    uint64_t cap = o->samples ? o->samples : MAX_SAMPLES;
-    double *samples = malloc(cap * sizeof *samples);
+    uint64_t rounds = o->samples ? o->samples : MAX_SAMPLES;
+    double *samples = malloc((size_t)n * rounds * sizeof *samples);
     if (!samples)
         return RB_ERR_ALLOC;
     rb_status st = RB_ERR_CUDA;
     if (cudaEventCreate(&t.start) == cudaSuccess && cudaEventCreate(&t.stop) == cudaSuccess)
-        st = measure_with(run, ctx, stream, o, &t, samples, out, launches_per_sample);
+        st = measure_rounds(v, n, stream, o, &t, samples, rounds, out, launches_per_sample);
     else
         rb_error_at(__FILE__, __LINE__, "cudaEventCreate", "failed");
     if (t.start)
@@ -95,4 +115,11 @@ rb_status rb_measure(rb_status (*run)(void *, cudaStream_t), void *ctx, cudaStre
         cudaEventDestroy(t.stop);
     free(samples);
     return st;
+}
+
+rb_status rb_measure(rb_status (*run)(void *, cudaStream_t), void *ctx, cudaStream_t stream,
+                     const rb_measure_opts *o, rb_stats *out, double *launches_per_sample)
+{
+    const rb_timed v = {run, ctx};
+    return rb_measure_rounds(&v, 1, stream, o, out, launches_per_sample);
 }

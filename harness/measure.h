@@ -25,4 +25,19 @@ typedef struct rb_measure_opts {
 rb_status rb_measure(rb_status (*run)(void *, cudaStream_t), void *ctx, cudaStream_t stream,
                      const rb_measure_opts *o, rb_stats *out, double *launches_per_sample);
 
+/* One of the variants rb_measure_rounds times together. */
+typedef struct rb_timed {
+    rb_status (*run)(void *ctx, cudaStream_t stream);
+    void *ctx;
+} rb_timed;
+
+/* Times n variants in rounds: each round takes one sample of every variant in turn, so that
+ * all of them see the same clocks and temperature. A power-capped GPU slows down as it warms
+ * (seen on an H100: the SM clock fell from 1590 to 1500 MHz between two identical cuBLASLt GEMMs
+ * timed one after the other), which would make the later of two equal variants look slower.
+ * The stopping rules are rb_measure's, applied to every variant (the cap grows with n);
+ * out[i] and launches_per_sample[i] are variant i's. rb_measure is the case n = 1. */
+rb_status rb_measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
+                            const rb_measure_opts *o, rb_stats *out, double *launches_per_sample);
+
 #endif

@@ -83,6 +83,10 @@ typedef struct rb_pair {
      * NULL for none. --size smoke and --size N run one size as usual. */
     const uint64_t *sweep;
     int min_gpus; /* GPUs the pair needs (p2p: 2); 0 or 1: one. Fewer visible: skipped. */
+    /* Time the variants together, one sample of each in turn (rb_measure_rounds), instead of
+     * one variant after the other: for variants whose difference is a few percent on a GPU
+     * whose clocks drift under its power cap (the autotuned GEMM against the heuristic's). */
+    int interleave;
     /* The kernels the variants launch, {0}-terminated (kernels/<pair>.cu defines the table):
      * the results record each one's registers, shared and local memory and occupancy. */
     const rb_kernel_info *kernels;

@@ -53,6 +53,10 @@
  *   again; a stale or corrupt cache is reported in one line and rebuilt. The pair reports
  *   candidates, chosen_index, cache_hit and setup_gain (first / chosen, as measured in setup) as
  *   extras. No kernel of ours runs in either variant (the kernels below serve setup).
+ *   The harness times the two variants in alternating samples (.interleave): timed one after the
+ *   other, the first run saw the SM clock fall from 1590 to 1500 MHz between them under the
+ *   power cap, and the same algorithm chosen for both (chosen_index 0) measured 0.98x
+ *   (results/nvidia-h100-80gb-hbm3/20261125T045328Z-d0db59b-dirty.json): drift, not a choice.
  *
  * Predicted (H100 SXM, before measuring): square ~700-780 TFLOP/s for both (0.18-0.20 ms): the
  *   heuristic is well tuned for square powers of two, so the tuned variant most likely keeps

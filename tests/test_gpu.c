@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../harness/core/compare.h"
+#include "../harness/core/json.h"
 #include "../harness/core/random.h"
 #include "../harness/gpu.h"
 #include "../harness/pair.h"
@@ -234,6 +235,44 @@ static void test_no_expectation_file_all_new_exit_0(void)
     rbtest_remove_dir();
 }
 
+/* An interleaved pair (gemm_autotune: its variants timed in rounds, one sample of each in turn):
+ * with --samples 5 every variant of every input gets exactly 5 samples, is valid after timing,
+ * and has a median. */
+static void test_interleaved_pair_times_every_variant(void)
+{
+    if (!need_gpu())
+        return;
+    setenv("RB_AUTOTUNE_CACHE", "autotune.json", 1); /* inside the fresh folder */
+    rbtest_fresh_dir();
+    int rc = rbtest_run("run --size smoke --samples 5 --expect none --json out.json "
+                        "--filter '^gemm_autotune$'");
+    unsetenv("RB_AUTOTUNE_CACHE");
+    if (rc != 0)
+        printf("    -> %d:\n%s", rc, rbtest_output());
+    RB_CHECK(rc == 0);
+    char err[200];
+    json_value *doc = json_parse_file("out.json", err, sizeof err);
+    const json_value *pairs = doc ? json_get(doc, "pairs") : NULL;
+    int timed = 0;
+    RB_CHECK(pairs && pairs->type == JSON_ARRAY && pairs->count == 3); /* three inputs */
+    for (size_t i = 0; pairs && i < pairs->count; i++) {
+        const json_value *vs = json_get(pairs->items[i], "variants");
+        for (size_t k = 0; vs && k < vs->count; k++) {
+            const json_value *v = vs->items[k], *t = json_get(v, "time_ms");
+            const json_value *n = t ? json_get(t, "samples") : NULL;
+            const json_value *med = t ? json_get(t, "median") : NULL;
+            const json_value *valid = json_get(v, "valid");
+            RB_CHECK(n && n->type == JSON_NUMBER && n->number == 5);
+            RB_CHECK(med && med->type == JSON_NUMBER && med->number > 0);
+            RB_CHECK(valid && valid->type == JSON_BOOL && valid->boolean);
+            timed++;
+        }
+    }
+    RB_CHECK(timed == 6);
+    json_free(doc);
+    rbtest_remove_dir();
+}
+
 /* A pair whose child crashes, hangs or hits an illegal address is reported as failed with the
  * reason, the run goes on to the next pair, and the exit code says the run failed. */
 static void fault_case(const char *fault, const char *options, const char *reason)
@@ -288,6 +327,7 @@ static const rbtest_case gpu_cases[] = {
     {"every_variant_valid_at_odd_size", test_every_variant_valid_at_odd_size},
     {"every_variant_valid_at_odd_shape", test_every_variant_valid_at_odd_shape},
     {"no_expectation_file_all_new_exit_0", test_no_expectation_file_all_new_exit_0},
+    {"interleaved_pair_times_every_variant", test_interleaved_pair_times_every_variant},
     {"crashing_pair_is_reported_and_run_continues",
      test_crashing_pair_is_reported_and_run_continues},
     {"hanging_pair_is_killed_by_watchdog", test_hanging_pair_is_killed_by_watchdog},
