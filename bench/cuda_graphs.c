@@ -36,7 +36,7 @@ enum { CG_BASELINE, CG_GRAPH, CG_OPTIMIZED, CG_UPDATE };
 /* fp32 through ~200 dependent kernels vs a double reference. A CPU run that rounds every
  * operation to float and sums sequentially is off by 1.2e-6 (normwise) at d = 4096 (the selftest
  * re-measures it) and by 4e-5 at d = 2^18, where its float sums of 2^18 terms dominate; the
- * GPU sums d / 1024 terms per thread and then shuffle trees, far more accurately. Its exp and
+ * GPU sums d / 256 terms per thread and then shuffle trees, far more accurately. Its exp and
  * rsqrt (<= 2 ulp) add errors of the size of the float rounding. */
 #define CG_TOL 1e-4
 

@@ -70,10 +70,14 @@
  *   run) differs from what was captured, so an update that did not take would fail the check.
  *
  * Kernels: elementwise ones run one thread per element in blocks of CUDA_GRAPHS_BLOCK. The
- *   reductions run in one block of CUDA_GRAPHS_REDUCE_BLOCK threads: at batch 1 there is one
- *   vector, and one block avoids a second kernel or grid-wide synchronization; each thread
- *   strides over the vector, warps reduce with shuffles, and every warp then reduces the 32
- *   warp partials itself, so one barrier suffices.
+ *   reductions (rmsnorm, softmax) run in up to CUDA_GRAPHS_REDUCE_GRID blocks of the same size,
+ *   each of which reduces the whole vector by itself and writes only its own slice: at batch 1
+ *   there is one small vector, and the redundant reads (from L2) cost less than a second kernel
+ *   or a grid-wide synchronization. Within a block, each thread issues the loads of all its
+ *   elements before using any, warps reduce with shuffles, and every warp then reduces the
+ *   warp partials itself, so one barrier per reduction suffices. Every kernel here is a chain of
+ *   latencies (an L2 round trip, a shuffle tree, a barrier), not of bandwidth: the choices above
+ *   each shortened that chain, as the measurements below show.
  *
  * Predicted (H100 SXM, before measuring; GPU.md: back-to-back stream launches of empty kernels
  *   3.9-4.4 us each, a graph of 1000 empty kernels 0.79 us per node): baseline ~3-4.5 us per
@@ -104,20 +108,22 @@
 
 #include "kernel_info.h"
 
-/* Tunables (each overridable with -D): layers (5 kernels each), threads per block of the
- * elementwise kernels and of the single-block reductions (a multiple of 32, at most 1024). */
+/* Tunables (each overridable with -D): layers (5 kernels each), threads per block of every
+ * kernel (a multiple of 32, at most 1024), and the blocks of a reduction (each reduces the whole
+ * vector, see cuda_graphs_rmsnorm_kernel). */
 #ifndef CUDA_GRAPHS_LAYERS
 #define CUDA_GRAPHS_LAYERS 40
 #endif
 #ifndef CUDA_GRAPHS_BLOCK
 #define CUDA_GRAPHS_BLOCK 256
 #endif
-#ifndef CUDA_GRAPHS_REDUCE_BLOCK
-#define CUDA_GRAPHS_REDUCE_BLOCK 1024
+#ifndef CUDA_GRAPHS_REDUCE_GRID
+#define CUDA_GRAPHS_REDUCE_GRID 16
 #endif
-/* Elements a thread of a reduction loads at once (see cuda_graphs_rmsnorm_kernel). */
+/* Elements a thread of a reduction loads at once (see cuda_graphs_rmsnorm_kernel): at d = 4096
+ * and 256 threads, all of them. */
 #ifndef CUDA_GRAPHS_GROUP
-#define CUDA_GRAPHS_GROUP 4
+#define CUDA_GRAPHS_GROUP 16
 #endif
 #define CUDA_GRAPHS_KERNELS (5 * CUDA_GRAPHS_LAYERS + 2)
 #define CUDA_GRAPHS_EPS 1e-6f     /* rmsnorm's epsilon */
@@ -125,8 +131,9 @@
 #define CUDA_GRAPHS_ROTATE 97     /* the gate reads p at i + 97 (l + 1) in layer l, mod d */
 
 static_assert(CUDA_GRAPHS_LAYERS >= 1, "at least one layer");
-static_assert(CUDA_GRAPHS_REDUCE_BLOCK % 32 == 0 && CUDA_GRAPHS_REDUCE_BLOCK <= 1024,
+static_assert(CUDA_GRAPHS_BLOCK % 32 == 0 && CUDA_GRAPHS_BLOCK <= 1024,
               "whole warps, at most 32 of them");
+static_assert(CUDA_GRAPHS_REDUCE_GRID >= 1, "at least one block per reduction");
 
 /* What bench/cuda_graphs.c needs to know (its reference and its per-kernel figure). */
 extern "C" const int cuda_graphs_layers = CUDA_GRAPHS_LAYERS;
@@ -216,60 +223,37 @@ static __global__ void __launch_bounds__(CUDA_GRAPHS_BLOCK)
         x[i] = in[i];
 }
 
-/* y = x * scale / sqrt(mean(x^2) + eps) * g, one block. Each thread takes its elements in groups
- * of CUDA_GRAPHS_GROUP, i + j * blockDim for j < GROUP, all loads of a group issued before the
- * first use: one L2 round trip per group instead of one per element (a plain strided loop
- * compiles to a load, its FMA, the next load: measured ~2x slower per step). At d = 4096 and 1024
- * threads every thread has one group, which stays in registers between the two passes; g, which
- * no earlier kernel writes, is loaded before the wait, while the previous kernel still runs. */
-static __global__ void __launch_bounds__(CUDA_GRAPHS_REDUCE_BLOCK)
+/* y = x * scale / sqrt(mean(x^2) + eps) * g. Every block reduces the whole vector itself
+ * (redundantly: at d = 4096, 16 KB that the L2 serves 16 times) and then writes its own slice,
+ * grid-stride: no second kernel, no grid-wide synchronization, and the work spread over 16 SMs
+ * (one 1024-thread block doing it all was measured at 1.43 us per kernel in a PDL chain, a
+ * 16-block elementwise kernel at 0.75). A thread's elements are taken in groups of
+ * CUDA_GRAPHS_GROUP, i + j * blockDim for j < GROUP, all loads of a group issued before the
+ * first use: one L2 round trip per group (a plain strided loop compiles to a load, its FMA, the
+ * next load). g, which no earlier kernel writes, is loaded before the wait. */
+static __global__ void __launch_bounds__(CUDA_GRAPHS_BLOCK)
     cuda_graphs_rmsnorm_kernel(const float *__restrict__ x, const float *__restrict__ g,
                                float scale, float *__restrict__ y, size_t d)
 {
-    const size_t step = (size_t)blockDim.x * CUDA_GRAPHS_GROUP;
-    float xv[CUDA_GRAPHS_GROUP], gv[CUDA_GRAPHS_GROUP];
-#pragma unroll
-    for (int j = 0; j < CUDA_GRAPHS_GROUP; j++) { /* issued now, used after the wait */
-        size_t i = threadIdx.x + (size_t)j * blockDim.x;
-        gv[j] = i < d ? g[i] : 0.0f;
-    }
+    const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    float g0 = first < d ? g[first] : 0.0f; /* issued now, used after the wait */
     cuda_graphs_pdl_enter();
     float ss = 0.0f;
-    for (size_t base = threadIdx.x; base < d; base += step) {
+    for (size_t base = threadIdx.x; base < d; base += (size_t)blockDim.x * CUDA_GRAPHS_GROUP) {
+        float v[CUDA_GRAPHS_GROUP];
 #pragma unroll
         for (int j = 0; j < CUDA_GRAPHS_GROUP; j++) {
             size_t i = base + (size_t)j * blockDim.x;
-            xv[j] = i < d ? x[i] : 0.0f;
+            v[j] = i < d ? x[i] : 0.0f;
         }
 #pragma unroll
         for (int j = 0; j < CUDA_GRAPHS_GROUP; j++)
-            ss = fmaf(xv[j], xv[j], ss);
+            ss = fmaf(v[j], v[j], ss);
     }
-    ss = cuda_graphs_block_sum(ss);
-    float r = rsqrtf(__fdividef(ss, (float)d) + CUDA_GRAPHS_EPS) * scale;
-    if (d <= step) { /* one group: x and g are in registers */
-#pragma unroll
-        for (int j = 0; j < CUDA_GRAPHS_GROUP; j++) {
-            size_t i = threadIdx.x + (size_t)j * blockDim.x;
-            if (i < d)
-                y[i] = xv[j] * r * gv[j];
-        }
-        return;
-    }
-    for (size_t base = threadIdx.x; base < d; base += step) { /* x is in L1 from the first pass */
-#pragma unroll
-        for (int j = 0; j < CUDA_GRAPHS_GROUP; j++) {
-            size_t i = base + (size_t)j * blockDim.x;
-            xv[j] = i < d ? x[i] : 0.0f;
-            gv[j] = i < d ? g[i] : 0.0f;
-        }
-#pragma unroll
-        for (int j = 0; j < CUDA_GRAPHS_GROUP; j++) {
-            size_t i = base + (size_t)j * blockDim.x;
-            if (i < d)
-                y[i] = xv[j] * r * gv[j];
-        }
-    }
+    float r = rsqrtf(__fdividef(cuda_graphs_block_sum(ss), (float)d) + CUDA_GRAPHS_EPS) * scale;
+    for (size_t i = first; i < d; i += stride) /* x[i] is in L1 from the first pass */
+        y[i] = x[i] * r * (i == first ? g0 : g[i]);
 }
 
 /* h = silu(h) = h / (1 + exp(-h)), in place, with the fast intrinsics (__expf, __fdividef:
@@ -284,52 +268,41 @@ static __global__ void __launch_bounds__(CUDA_GRAPHS_BLOCK)
         h[i] = __fdividef(h[i], 1.0f + __expf(-h[i]));
 }
 
-/* p = softmax(h / 2), one block, with the elements grouped as in rmsnorm: the block's max (a
- * shuffle tree of fmaxf), then the sum of exp((v - max) / 2) (a tree of adds), then p. With one
- * group per thread (d <= GROUP x threads) the values and their exponentials stay in registers:
- * one L2 round trip and GROUP exponentials per thread. (An online (max, sum) merge would save a
- * pass over memory, but its tree does two exponentials per step, in series: measured 3.5 us per
- * kernel against ~1.4 for this one.) */
-static __global__ void __launch_bounds__(CUDA_GRAPHS_REDUCE_BLOCK)
+/* p = softmax(h / 2), every block over the whole vector as in rmsnorm: the max (a shuffle
+ * tree of fmaxf), then the sum of exp((v - max) / 2) (a tree of adds; the second pass re-reads
+ * h from L1), then the block's slice of p. (An online (max, sum) merge would save that pass, but
+ * its tree does two exponentials per step, in series: measured 3.5 us per kernel.) */
+static __global__ void __launch_bounds__(CUDA_GRAPHS_BLOCK)
     cuda_graphs_softmax_kernel(const float *__restrict__ h, float *__restrict__ p, size_t d)
 {
     cuda_graphs_pdl_enter();
-    const size_t step = (size_t)blockDim.x * CUDA_GRAPHS_GROUP;
-    const bool one = d <= step;
-    float hv[CUDA_GRAPHS_GROUP];
-    float m = -INFINITY;
-    for (size_t base = threadIdx.x; base < d; base += step) {
+    const size_t group = (size_t)blockDim.x * CUDA_GRAPHS_GROUP;
+    float m = -INFINITY, s = 0.0f, v[CUDA_GRAPHS_GROUP];
+    for (size_t base = threadIdx.x; base < d; base += group) {
 #pragma unroll
         for (int j = 0; j < CUDA_GRAPHS_GROUP; j++) {
             size_t i = base + (size_t)j * blockDim.x;
-            hv[j] = i < d ? h[i] : -INFINITY;
+            v[j] = i < d ? h[i] : -INFINITY;
         }
 #pragma unroll
         for (int j = 0; j < CUDA_GRAPHS_GROUP; j++)
-            m = fmaxf(m, hv[j]);
+            m = fmaxf(m, v[j]);
     }
     m = cuda_graphs_block_max(m);
-    float s = 0.0f;
-    for (size_t base = threadIdx.x; base < d; base += step) {
+    for (size_t base = threadIdx.x; base < d; base += group) {
 #pragma unroll
         for (int j = 0; j < CUDA_GRAPHS_GROUP; j++) {
             size_t i = base + (size_t)j * blockDim.x;
-            float v = one ? hv[j] : i < d ? h[i] : -INFINITY; /* re-read from L1 */
-            hv[j] = __expf((v - m) * CUDA_GRAPHS_INV_TEMP);  /* 0 past d */
+            v[j] = i < d ? h[i] : -INFINITY;
         }
 #pragma unroll
         for (int j = 0; j < CUDA_GRAPHS_GROUP; j++)
-            s += hv[j];
+            s += __expf((v[j] - m) * CUDA_GRAPHS_INV_TEMP); /* 0 past d */
     }
     float inv = __fdividef(1.0f, cuda_graphs_block_sum(s));
-    for (size_t base = threadIdx.x; base < d; base += step) {
-#pragma unroll
-        for (int j = 0; j < CUDA_GRAPHS_GROUP; j++) {
-            size_t i = base + (size_t)j * blockDim.x;
-            if (i < d)
-                p[i] = (one ? hv[j] : __expf((h[i] - m) * CUDA_GRAPHS_INV_TEMP)) * inv;
-        }
-    }
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < d;
+         i += (size_t)gridDim.x * blockDim.x)
+        p[i] = __expf((h[i] - m) * CUDA_GRAPHS_INV_TEMP) * inv;
 }
 
 /* h = h * p[(i + rotate) mod d] * d, in place (p * d averages 1; rotate < d). */
@@ -360,11 +333,11 @@ static __global__ void __launch_bounds__(CUDA_GRAPHS_BLOCK)
     {variant, "cuda_graphs_embed_kernel", (const void *)cuda_graphs_embed_kernel,                  \
      CUDA_GRAPHS_BLOCK, 0},                                                                        \
         {variant, "cuda_graphs_rmsnorm_kernel", (const void *)cuda_graphs_rmsnorm_kernel,          \
-         CUDA_GRAPHS_REDUCE_BLOCK, 0},                                                             \
+         CUDA_GRAPHS_BLOCK, 0},                                                                    \
         {variant, "cuda_graphs_silu_kernel", (const void *)cuda_graphs_silu_kernel,                \
          CUDA_GRAPHS_BLOCK, 0},                                                                    \
         {variant, "cuda_graphs_softmax_kernel", (const void *)cuda_graphs_softmax_kernel,          \
-         CUDA_GRAPHS_REDUCE_BLOCK, 0},                                                             \
+         CUDA_GRAPHS_BLOCK, 0},                                                                    \
         {variant, "cuda_graphs_gate_kernel", (const void *)cuda_graphs_gate_kernel,                \
          CUDA_GRAPHS_BLOCK, 0},                                                                    \
     {                                                                                              \
@@ -391,6 +364,14 @@ extern "C" const rb_kernel_info cuda_graphs_kernels[] = {CUDA_GRAPHS_ROWS("basel
 static unsigned cg_blocks(size_t d)
 {
     return (unsigned)((d + CUDA_GRAPHS_BLOCK - 1) / CUDA_GRAPHS_BLOCK);
+}
+
+/* Blocks of a reduction kernel: one per slice of the output, at most CUDA_GRAPHS_REDUCE_GRID
+ * (each block reads the whole vector; more would only multiply that). */
+static unsigned cg_reduce_blocks(size_t d)
+{
+    unsigned b = cg_blocks(d);
+    return b < CUDA_GRAPHS_REDUCE_GRID ? b : CUDA_GRAPHS_REDUCE_GRID;
 }
 
 /* During capture: the node the stream's last launch became (the one the next would depend on). */
@@ -434,7 +415,7 @@ static cudaError_t cg_step(const float *in, float *x, float *h, float *p, const 
 {
     cudaLaunchAttribute attr;
     cudaLaunchConfig_t ew = cg_config(cg_blocks(d), CUDA_GRAPHS_BLOCK, s, pdl, &attr);
-    cudaLaunchConfig_t red = cg_config(1, CUDA_GRAPHS_REDUCE_BLOCK, s, pdl, &attr);
+    cudaLaunchConfig_t red = cg_config(cg_reduce_blocks(d), CUDA_GRAPHS_BLOCK, s, pdl, &attr);
     /* The first kernel waits for whatever came before the step (the previous step) in full. */
     cudaLaunchConfig_t first = cg_config(cg_blocks(d), CUDA_GRAPHS_BLOCK, s, 0, &attr);
     const float c = 1.0f / CUDA_GRAPHS_LAYERS;
@@ -542,8 +523,8 @@ extern "C" cudaError_t cuda_graphs_replay_updated(cudaGraphExec_t exec, cudaGrap
     void *final_args[] = {(void *)&xc, (void *)&g_final, (void *)&scale, (void *)&out, (void *)&d};
     cudaKernelNodeParams fin = {};
     fin.func = (void *)cuda_graphs_rmsnorm_kernel;
-    fin.gridDim = dim3(1);
-    fin.blockDim = dim3(CUDA_GRAPHS_REDUCE_BLOCK);
+    fin.gridDim = dim3(cg_reduce_blocks(d));
+    fin.blockDim = dim3(CUDA_GRAPHS_BLOCK);
     fin.sharedMemBytes = 0;
     fin.kernelParams = final_args;
     CG_TRY(cudaGraphExecKernelNodeSetParams(exec, final_node, &fin));
