@@ -169,46 +169,67 @@ static __device__ __forceinline__ void cuda_graphs_pdl_enter(void)
 
 /* ---- reductions within one block ---- */
 
-static __device__ __forceinline__ float cuda_graphs_warp_sum(float v)
+#define CG_WARPS (CUDA_GRAPHS_BLOCK / 32)
+static_assert((CG_WARPS & (CG_WARPS - 1)) == 0, "a power-of-two number of warps per block");
+
+/* Sum or max over the first `lanes` lanes of a warp (a power of two), returned to all of them:
+ * log2(lanes) shuffle steps. */
+template <int LANES> static __device__ __forceinline__ float cuda_graphs_warp_sum(float v)
 {
-    for (int o = 16; o > 0; o >>= 1)
+#pragma unroll
+    for (int o = LANES / 2; o > 0; o >>= 1)
         v += __shfl_xor_sync(0xFFFFFFFFu, v, o);
     return v;
 }
 
-static __device__ __forceinline__ float cuda_graphs_warp_max(float v)
+template <int LANES> static __device__ __forceinline__ float cuda_graphs_warp_max(float v)
 {
-    for (int o = 16; o > 0; o >>= 1)
+#pragma unroll
+    for (int o = LANES / 2; o > 0; o >>= 1)
         v = fmaxf(v, __shfl_xor_sync(0xFFFFFFFFu, v, o));
     return v;
 }
 
 /* The block's sum, returned to every thread. Each warp reduces its lanes, lane 0 posts the
- * warp's partial, and after one barrier every warp sums the partials itself (instead of one
- * warp summing them and a second barrier to broadcast the result). At most once per kernel:
- * a second call could overwrite partials a slow warp has not read yet (cuda_graphs_block_max
- * has its own). */
+ * warp's partial, and after one barrier every warp sums the CG_WARPS partials itself (instead
+ * of one warp summing them and a second barrier to broadcast the result). Once per kernel: a
+ * second call could overwrite partials a slow warp has not read yet. */
 static __device__ float cuda_graphs_block_sum(float v)
 {
-    __shared__ float partial[32];
+    __shared__ float partial[CG_WARPS];
     int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = cuda_graphs_warp_sum(v);
+    v = cuda_graphs_warp_sum<32>(v);
     if (lane == 0)
         partial[warp] = v;
     __syncthreads();
-    return cuda_graphs_warp_sum(lane < (int)(blockDim.x / 32) ? partial[lane] : 0.0f);
+    return cuda_graphs_warp_sum<CG_WARPS>(partial[lane % CG_WARPS]);
 }
 
-/* The block's maximum, the same way. */
-static __device__ float cuda_graphs_block_max(float v)
+/* exp((v - top) t), t = CUDA_GRAPHS_INV_TEMP: the factor that rescales a softmax sum taken
+ * relative to the maximum v to one relative to the larger maximum top. 0 for an empty part
+ * (v = -inf), also when top is -inf too (where the formula would give NaN). */
+static __device__ __forceinline__ float cuda_graphs_rescale(float v, float top)
 {
-    __shared__ float partial[32];
+    return v == -INFINITY ? 0.0f : __expf((v - top) * CUDA_GRAPHS_INV_TEMP);
+}
+
+/* The block's softmax (max, sum of exp((v - max) t)) from every thread's own (m, s), returned
+ * to every thread, in one barrier: each warp finds its max and rescales its lanes' sums to it,
+ * then every warp does the same over the CG_WARPS warp pairs. Two exponentials per thread. */
+static __device__ void cuda_graphs_block_max_sum(float &m, float &s)
+{
+    __shared__ float part_m[CG_WARPS], part_s[CG_WARPS];
     int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = cuda_graphs_warp_max(v);
-    if (lane == 0)
-        partial[warp] = v;
+    float top = cuda_graphs_warp_max<32>(m);
+    s = cuda_graphs_warp_sum<32>(s * cuda_graphs_rescale(m, top));
+    if (lane == 0) {
+        part_m[warp] = top;
+        part_s[warp] = s;
+    }
     __syncthreads();
-    return cuda_graphs_warp_max(lane < (int)(blockDim.x / 32) ? partial[lane] : -INFINITY);
+    float wm = part_m[lane % CG_WARPS], ws = part_s[lane % CG_WARPS];
+    m = cuda_graphs_warp_max<CG_WARPS>(wm);
+    s = cuda_graphs_warp_sum<CG_WARPS>(ws * cuda_graphs_rescale(wm, m));
 }
 
 /* ---- the kernels of a step ---- */
@@ -268,17 +289,18 @@ static __global__ void __launch_bounds__(CUDA_GRAPHS_BLOCK)
         h[i] = __fdividef(h[i], 1.0f + __expf(-h[i]));
 }
 
-/* p = softmax(h / 2), every block over the whole vector as in rmsnorm: the max (a shuffle
- * tree of fmaxf), then the sum of exp((v - max) / 2) (a tree of adds; the second pass re-reads
- * h from L1), then the block's slice of p. (An online (max, sum) merge would save that pass, but
- * its tree does two exponentials per step, in series: measured 3.5 us per kernel.) */
+/* p = softmax(h / 2), every block over the whole vector as in rmsnorm, in one pass: each thread
+ * keeps the (max, sum of exp((v - max) / 2)) of its elements, a group at a time, and one merge
+ * (cuda_graphs_block_max_sum) combines them; then the block writes its slice of p. (The first
+ * version merged (max, sum) pairs with two exponentials at every step of both shuffle trees, in
+ * series: 3.5 us per kernel, measured; a max tree, a second pass and a sum tree: 1.96 us.) */
 static __global__ void __launch_bounds__(CUDA_GRAPHS_BLOCK)
     cuda_graphs_softmax_kernel(const float *__restrict__ h, float *__restrict__ p, size_t d)
 {
     cuda_graphs_pdl_enter();
-    const size_t group = (size_t)blockDim.x * CUDA_GRAPHS_GROUP;
-    float m = -INFINITY, s = 0.0f, v[CUDA_GRAPHS_GROUP];
-    for (size_t base = threadIdx.x; base < d; base += group) {
+    float m = -INFINITY, s = 0.0f;
+    for (size_t base = threadIdx.x; base < d; base += (size_t)blockDim.x * CUDA_GRAPHS_GROUP) {
+        float v[CUDA_GRAPHS_GROUP], gm = m, gs = 0.0f;
 #pragma unroll
         for (int j = 0; j < CUDA_GRAPHS_GROUP; j++) {
             size_t i = base + (size_t)j * blockDim.x;
@@ -286,22 +308,17 @@ static __global__ void __launch_bounds__(CUDA_GRAPHS_BLOCK)
         }
 #pragma unroll
         for (int j = 0; j < CUDA_GRAPHS_GROUP; j++)
-            m = fmaxf(m, v[j]);
-    }
-    m = cuda_graphs_block_max(m);
-    for (size_t base = threadIdx.x; base < d; base += group) {
-#pragma unroll
-        for (int j = 0; j < CUDA_GRAPHS_GROUP; j++) {
-            size_t i = base + (size_t)j * blockDim.x;
-            v[j] = i < d ? h[i] : -INFINITY;
-        }
+            gm = fmaxf(gm, v[j]);
 #pragma unroll
         for (int j = 0; j < CUDA_GRAPHS_GROUP; j++)
-            s += __expf((v[j] - m) * CUDA_GRAPHS_INV_TEMP); /* 0 past d */
+            gs += __expf((v[j] - gm) * CUDA_GRAPHS_INV_TEMP); /* 0 past d */
+        s = s * cuda_graphs_rescale(m, gm) + gs;
+        m = gm;
     }
-    float inv = __fdividef(1.0f, cuda_graphs_block_sum(s));
+    cuda_graphs_block_max_sum(m, s);
+    float inv = __fdividef(1.0f, s);
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < d;
-         i += (size_t)gridDim.x * blockDim.x)
+         i += (size_t)gridDim.x * blockDim.x) /* h[i] is in L1 */
         p[i] = __expf((h[i] - m) * CUDA_GRAPHS_INV_TEMP) * inv;
 }
 
