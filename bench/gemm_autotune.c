@@ -732,9 +732,14 @@ static rb_status ga_tune(ga_ctx *c, const cublasLtMatmulHeuristicResult_t *h, in
         double l = ceil(GEMM_AUTOTUNE_SAMPLE_MS / t);
         launches = l < 1 ? 1 : l > 1000 ? 1000 : (int)l;
     }
-    for (int r = 0; r < reps; r++) /* round-robin: every candidate once per round */
-        for (int i = 0; i < n; i++)
+    /* Round-robin: every candidate once per round, each round starting one candidate later, so
+     * that no candidate always follows the same one (under a power cap, a sample's clock depends
+     * on what ran just before it). */
+    for (int r = 0; r < reps; r++)
+        for (int k = 0; k < n; k++) {
+            int i = (k + r) % n;
             RB_TRY(ga_sample(c, &h[i].algo, launches, &c->times[(size_t)i * reps + r]));
+        }
     for (int i = 0; i < n; i++) {
         rb_stats s;
         median_ms[i] = rb_stats_compute(&c->times[(size_t)i * reps], (size_t)reps, &s) == 0
@@ -987,7 +992,7 @@ const rb_pair rb_pair_gemm_autotune = {
                "once and cached",
     .size_unit = "square output elements (M x N; K = N; skinny, awkward: same flops)",
     .smoke_size = 1u << 16,
-    .full_size = 1u << 24,
+    .full_size = 1u << 26, /* square 8192^3: at 4096^3 the first choice won every shape */
     .shape = ga_shape,
     .flops = ga_flops,
     .bytes = ga_bytes,

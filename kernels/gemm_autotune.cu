@@ -11,31 +11,36 @@
  *   inference GEMM today: fp32 accumulation costs nothing on Hopper's tensor cores (bf16 with an
  *   fp32 accumulator runs at the full 989 TFLOP/s dense rate; cuBLASLt offers no bf16
  *   accumulation at all), and the bf16 output halves the epilogue's stores.
- *   Three shapes, the pair's inputs, all with the same flops (M N K = 4096^3 at full size, within
+ *   Three shapes, the pair's inputs, all with the same flops (M N K = 8192^3 at full size, within
  *   0.1%, so their times compare directly; K is chosen to make M N K equal the square's):
- *     square:  4096 x 4096 x 4096, the easy case every heuristic is tuned on;
- *     skinny:  16384 x 16384 x 256 (large M and N, small K): a 512 MiB output for only 256
- *              multiply-adds per element: the store of C (537 MB, ~0.18 ms at 3 TB/s) is as
- *              long as the math (~0.18 ms at 750 TFLOP/s), so the tile shape and how well a
+ *     square:  8192 x 8192 x 8192, the easy case every heuristic is tuned on;
+ *     skinny:  32768 x 32768 x 512 (large M and N, small K): a 2 GiB output for only 512
+ *              multiply-adds per element: the store of C (2.1 GB, ~0.7 ms at 3 TB/s) is a large
+ *              share of the math (~1.5 ms at 700 TFLOP/s), so the tile shape and how well a
  *              kernel overlaps its epilogue with the next tile's main loop decide the time;
- *     awkward: 4000 x 3000 x 5728: no dimension a multiple of 128 (remainders 32, 56, 96):
- *              partial tiles on every edge (with 128 x 256 tiles of cuBLASLt's m x n = 3000 x
- *              4000, the last tile row is 56/128 full and the last column 160/256), a partial
- *              last k-step, and wave quantization that depends on the tile (24 x 16 = 384 such
- *              tiles are 2.9 waves of 132 SMs; 128 x 128 tiles, 24 x 32 = 768, are 5.8): the
- *              case where a model's estimate is most likely off. K stays a multiple of 8 (16
- *              bytes): the first run used K = 5727 (odd), and then the heuristic offered no
- *              Hopper kernel at all: every candidate ran at ~113 TFLOP/s, 1.21 ms
- *              (results/nvidia-h100-80gb-hbm3/20261125T045328Z-d0db59b-dirty.json), a 6x loss
- *              that padding K to the next multiple of 8 with zeros removes and no choice among
- *              the offered kernels can. That lesson is alignment, not tuning.
+ *     awkward: 8000 x 6000 x 11456: no dimension a multiple of 128 (remainders 64, 112, 64):
+ *              partial tiles on every edge (with 128 x 256 tiles of cuBLASLt's m x n = 6000 x
+ *              8000, the last tile row is 112/128 full and the last column 64/256), and wave
+ *              quantization that depends on the tile (47 x 32 = 1504 such tiles are 11.4 waves
+ *              of 132 SMs; 128 x 128 tiles, 47 x 63 = 2961, are 22.4): the case where a model's
+ *              estimate is most likely off. K stays a multiple of 8 (16 bytes): the first run
+ *              (4096 scale) used K = 5727 (odd), and then the heuristic offered no Hopper kernel
+ *              at all: every candidate ran at ~113 TFLOP/s, 1.21 ms
+ *              (results/nvidia-h100-80gb-hbm3/20261125T045328Z-d0db59b-dirty.json), against
+ *              634 TFLOP/s once K was 5728 (20261125T051018Z-4bb75ee.json): a 5.6x loss that
+ *              padding K with zeros removes and no choice among the offered kernels can. That
+ *              lesson is alignment, not tuning.
+ *   The full size was 4096^3 at first; there the heuristic's first choice won all three shapes
+ *   (chosen_index 0, gain 1.00: 20261125T051018Z-4bb75ee.json), which shows only that tuning
+ *   costs nothing when the model is right. At 8192^3 the skinny shape's choice matters.
  *   --size n scales them: (rows, cols) = the square's M x N (floor(sqrt(n)) each, or --size RxC)
  *   with K = N; skinny is 4 rows x 4 cols x cols/16; awkward is rows*125/128 x cols*375/512;
  *   both K rounded to a multiple of 8.
  *
- * Work: flops = 2 M N K = 137.4 GFLOP for every shape at full size. Compulsory bytes = 2 MK + 2 NK
- *   (A, B read once) + 2 MN (C written once): square 100.7 MB (AI 1365 flop/B), skinny 553.6 MB
- *   (AI 248: at the bf16 ridge, ~989 T / 3.35 TB/s = 295), awkward 104.2 MB (AI 1319).
+ * Work: flops = 2 M N K = 1.10 TFLOP for every shape at full size. Compulsory bytes = 2 MK +
+ *   2 NK (A, B read once) + 2 MN (C written once): square 403 MB (AI 2731 flop/B), skinny
+ *   2215 MB (AI 496: above the bf16 ridge, ~989 T / 3.35 TB/s = 295, but C's store is a third
+ *   of the time at the achievable rates), awkward 417 MB (AI 2639).
  *
  * Baseline: the heuristic's first choice (cublasLtMatmulAlgoGetHeuristic, 32 MiB workspace):
  *   what cublasLtMatmul users and cuBLAS's own cublasGemmEx get.
@@ -58,13 +63,23 @@
  *   power cap, and the same algorithm chosen for both (chosen_index 0) measured 0.98x
  *   (results/nvidia-h100-80gb-hbm3/20261125T045328Z-d0db59b-dirty.json): drift, not a choice.
  *
- * Predicted (H100 SXM, before measuring): square ~700-780 TFLOP/s for both (0.18-0.20 ms): the
- *   heuristic is well tuned for square powers of two, so the tuned variant most likely keeps
- *   candidate 0 or wins by a few % (speedup 1.00-1.03x). skinny: ~450-650 TFLOP/s; the
+ * Predicted (H100 SXM, before measuring, at 4096^3): square ~700-780 TFLOP/s for both (0.18-0.20
+ *   ms): the heuristic is well tuned for square powers of two, so the tuned variant most likely
+ *   keeps candidate 0 or wins by a few % (speedup 1.00-1.03x). skinny: ~450-650 TFLOP/s; the
  *   candidates differ most here (epilogue-heavy; some tile shapes store C with less overlap),
  *   a plausible 1.0-1.15x. awkward: ~550-700 TFLOP/s; wave quantization makes 5-10% differences
  *   between tile shapes likely, 1.0-1.10x. The setup cost of tuning: 16 candidates x (2 warm-up
  *   launches + 9 samples of ~2 ms) ~ 0.3 s per shape, paid once per cache.
+ * Measured at 4096^3 (20261125T051018Z-4bb75ee.json, interleaved): the heuristic returned 8
+ *   candidates (not 16) for each shape, and its first choice won all three: square 713.7 TFLOP/s,
+ *   skinny 0.284 ms, awkward 634.7 TFLOP/s, speedups 1.00x. The skinny guess (1.0-1.15x) was
+ *   wrong at that size: its C is a quarter of the 8192-scale one.
+ * Measured at 8192^3 (20261125T051038Z-4bb75ee.json, before the rounds rotated): square 1.00x
+ *   (chosen_index 0, 667 TFLOP/s); skinny chosen_index 7, 2.077 -> 1.628 ms, 1.28x (the
+ *   setup's paired rounds said 1.22x); awkward chosen_index 4 with a setup gain of 1.10x that the
+ *   harness's interleaved timing did not see (1.672 vs 1.668 ms). Each round of the setup then
+ *   began with candidate 0, always right after the last candidate: under the power cap a sample's
+ *   clock depends on what ran before it, so the rounds now rotate their starting candidate.
  */
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

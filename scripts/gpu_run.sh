@@ -10,7 +10,8 @@
 # be compared (RUNS=1: one). Extra arguments for `roofbench run` can be passed in RUN_ARGS;
 # FILTER limits the full runs to the pairs that match (a --filter regular expression), FILTER2
 # the second run alone (the NCCL sweep alone takes two minutes on one GPU); NCU=0 skips the ncu
-# passes, TEST=0 the GPU tests, CEILINGS=0 the ceilings of a record run (the file's stay).
+# passes, TEST=0 the GPU tests, CEILINGS=0 the ceilings of a record run (the file's stay), CHAIN=0
+# the cuda_graphs chain diagnostic (Hopper only).
 # GIT_REV=<rev> names the commit the results record, where the copy of the tree on the GPU machine
 # carries a .git that is not the one it was committed in.
 set -uo pipefail
@@ -40,6 +41,15 @@ if [ "${TEST:-1}" = 1 ]; then
     make test ARCH="$ARCH" > "$OUT/test.log" 2>&1
     echo "test exit $?: $(tail -n 1 "$OUT/test.log")" | tee -a "$LOG"
     grep -E "FAIL|skipped" "$OUT/test.log" | tee -a "$LOG"
+fi
+
+if [ "${CHAIN:-1}" = 1 ]; then
+    say "cuda_graphs: per-kernel cost in 1000-node chains (scripts/cuda_graphs_chain.cu)"
+    "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -O3 -Iharness \
+        -gencode=arch=compute_90a,code=sm_90a -o "build/$ARCH/cuda_graphs_chain" \
+        scripts/cuda_graphs_chain.cu > "$OUT/chain.log" 2>&1 &&
+        "build/$ARCH/cuda_graphs_chain" >> "$OUT/chain.log" 2>&1
+    tee -a "$LOG" < "$OUT/chain.log"
 fi
 
 if [ "${1:-}" = record ]; then
