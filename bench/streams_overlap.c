@@ -23,12 +23,15 @@ cudaError_t streams_overlap_serial(const float *in_host, float *in_dev, float *o
 cudaError_t streams_overlap_pipelined(const float *in_host, float *in_dev, float *out_dev,
                                       float *out_host, size_t n, cudaStream_t stream,
                                       const cudaStream_t *lanes, const cudaEvent_t *events);
+cudaError_t streams_overlap_duplex(const float *in_host, float *in_dev, const float *result_dev,
+                                   float *out_host, size_t n, cudaStream_t stream,
+                                   const cudaStream_t *lanes, const cudaEvent_t *events);
 extern const int streams_overlap_iters, streams_overlap_lanes, streams_overlap_chunk_count;
 extern const float streams_overlap_a, streams_overlap_b;
 extern const rb_kernel_info streams_overlap_kernels[];
 
 /* Variants, in table order. */
-enum { SO_BASELINE, SO_OPTIMIZED, SO_H2D, SO_KERNEL, SO_D2H };
+enum { SO_BASELINE, SO_OPTIMIZED, SO_H2D, SO_KERNEL, SO_D2H, SO_DUPLEX };
 #define SO_NONE (-1)
 
 /* K dependent fp32 FMAs x <- a x + b, each rounding by at most 2^-24 relative; an error is
@@ -61,6 +64,12 @@ static double so_flops(const rb_size *size)
 static double so_bytes(const rb_size *size)
 {
     return 8.0 * (double)size->n;
+}
+
+/* A copy part moves each element across the link once (duplex: twice, as the pair). */
+static double so_bytes_one_way(const rb_size *size)
+{
+    return 4.0 * (double)size->n;
 }
 
 /* The reference, in double from the closed form of K steps x <- a x + b:
@@ -150,6 +159,12 @@ static rb_status so_check(void *ctx, cudaStream_t stream, double *rel_err)
     case SO_KERNEL: /* the result on the device */
         RB_CUDA(rb_relerr_f32_device(c->out_dev, c->ref_dev, c->n, stream, rel_err));
         break;
+    case SO_DUPLEX: { /* both copies: the device input and the pinned host output */
+        double in_err, out_err = rb_relerr_f32(c->out_pinned, c->ref_host, c->n);
+        RB_CUDA(rb_relerr_f32_device(c->in_dev, c->src_dev, c->n, stream, &in_err));
+        *rel_err = isnan(in_err) || isnan(out_err) ? NAN : fmax(in_err, out_err);
+        break;
+    }
     case SO_BASELINE: /* the result in the pageable host buffer */
         *rel_err = rb_relerr_f32(c->out_pageable, c->ref_host, c->n);
         memset(c->out_pageable, 0xFF, c->n * sizeof(float));
@@ -232,6 +247,16 @@ static rb_status run_d2h(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
+/* Both directions at once, pinned, whole buffer: what the link allows the pipeline. */
+static rb_status run_duplex(void *ctx, cudaStream_t stream)
+{
+    so_ctx *c = ctx;
+    c->last = SO_DUPLEX;
+    RB_CUDA(streams_overlap_duplex(c->in_pinned, c->in_dev, c->ref_dev, c->out_pinned, c->n,
+                                   stream, c->lanes, c->events));
+    return RB_OK;
+}
+
 static void so_extra(rb_extra *e, const char *name, double value)
 {
     rb_fmt(e->name, sizeof e->name, "%s", name);
@@ -251,7 +276,9 @@ static int so_extras(void *ctx, int variant, const double *median_ms, rb_extra o
     so_extra(&out[0], "bound_ms", bound);
     so_extra(&out[1], "serial_ms", h2d + kernel + d2h);
     so_extra(&out[2], "pipelined_over_bound", median_ms[SO_OPTIMIZED] / bound);
-    return 3;
+    so_extra(&out[3], "duplex_ms", median_ms[SO_DUPLEX]);
+    so_extra(&out[4], "pipelined_over_duplex", median_ms[SO_OPTIMIZED] / median_ms[SO_DUPLEX]);
+    return 5;
 }
 
 /* Chunks of n elements cover [0, n) in order, without gaps or overlap, at most CHUNKS of them,
@@ -314,19 +341,21 @@ static int so_selftest(char *why, size_t why_size)
             rb_fmt(why, why_size, "chunks of %zu elements do not tile the buffer", sizes[i]);
             return -1;
         }
-    /* Extras: parts 20, 18, 19 ms and a pipelined 22 ms: bound 20, serial 57, ratio 1.1. */
-    double ms[5] = {120.0, 22.0, 20.0, 18.0, 19.0};
+    /* Extras: parts 20, 18, 19 ms, duplex 25 ms and a pipelined 22 ms: bound 20, serial 57,
+     * ratio 1.1, duplex ratio 0.88. */
+    double ms[6] = {120.0, 22.0, 20.0, 18.0, 19.0, 25.0};
     rb_extra e[RB_MAX_EXTRAS];
     rb_size one = {1, 1, 1};
-    if (so_extras(NULL, SO_OPTIMIZED, ms, e) != 3 || strcmp(e[0].name, "bound_ms") ||
+    if (so_extras(NULL, SO_OPTIMIZED, ms, e) != 5 || strcmp(e[0].name, "bound_ms") ||
         e[0].value != 20.0 || e[1].value != 57.0 || fabs(e[2].value - 1.1) > 1e-12 ||
+        e[3].value != 25.0 || fabs(e[4].value - 0.88) > 1e-12 ||
         so_extras(NULL, SO_BASELINE, ms, e) != 0 || so_bytes(&one) != 8.0 ||
         so_flops(&one) != 2.0 * streams_overlap_iters) {
         rb_fmt(why, why_size, "streams_overlap extras or work model wrong on a hand case");
         return -1;
     }
     ms[SO_KERNEL] = NAN;
-    if (so_extras(NULL, SO_OPTIMIZED, ms, e) != 3 || !isnan(e[0].value) || !isnan(e[2].value)) {
+    if (so_extras(NULL, SO_OPTIMIZED, ms, e) != 5 || !isnan(e[0].value) || !isnan(e[2].value)) {
         rb_fmt(why, why_size, "streams_overlap extras: an untimed part must give NaN");
         return -1;
     }
@@ -356,14 +385,16 @@ const rb_pair rb_pair_streams_overlap = {
      * pipelines of 22.7 to 27.0 ms in runs minutes apart), so all five are timed in alternating
      * samples (harness/measure.h) and see the same link. */
     .interleave = 1,
-    .n_variants = 5,
+    .n_variants = 6,
     .variants =
         {
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, SO_TOL, run_baseline},
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, SO_TOL, run_optimized},
             /* The stages alone, for bound_ms: copies are exact. */
-            {"h2d", RB_ROLE_PART, RB_UNIT_NONE, 0.0, run_h2d},
+            {"h2d", RB_ROLE_PART, RB_UNIT_NONE, 0.0, run_h2d, so_bytes_one_way},
             {"kernel", RB_ROLE_PART, RB_UNIT_FP32, SO_TOL, run_kernel},
-            {"d2h", RB_ROLE_PART, RB_UNIT_NONE, 0.0, run_d2h},
+            {"d2h", RB_ROLE_PART, RB_UNIT_NONE, 0.0, run_d2h, so_bytes_one_way},
+            /* Both copies at once: duplex_ms, what the link allows when both directions run. */
+            {"duplex", RB_ROLE_PART, RB_UNIT_NONE, 0.0, run_duplex},
         },
 };

@@ -52,10 +52,10 @@ static void test_registered_as_described(void)
     const char *const gn[] = {"baseline", "graph", "optimized", "graph_update"};
     const rb_role gr[] = {RB_ROLE_BASELINE, RB_ROLE_STEP, RB_ROLE_OPTIMIZED, RB_ROLE_STEP};
     check_variants(g, gn, gr, 4);
-    const char *const sn[] = {"baseline", "optimized", "h2d", "kernel", "d2h"};
+    const char *const sn[] = {"baseline", "optimized", "h2d", "kernel", "d2h", "duplex"};
     const rb_role sr[] = {RB_ROLE_BASELINE, RB_ROLE_OPTIMIZED, RB_ROLE_PART, RB_ROLE_PART,
-                          RB_ROLE_PART};
-    check_variants(s, sn, sr, 5);
+                          RB_ROLE_PART, RB_ROLE_PART};
+    check_variants(s, sn, sr, 6);
     const char *const hn[] = {"baseline", "optimized"};
     const rb_role hr[] = {RB_ROLE_BASELINE, RB_ROLE_OPTIMIZED};
     check_variants(h, hn, hr, 2);
@@ -64,7 +64,8 @@ static void test_registered_as_described(void)
     RB_CHECK(g->extras && s->extras && h->extras);
     /* The copies are exact; the pipeline's copies too. */
     RB_CHECK(h->variants[0].tolerance == 0.0 && h->variants[1].tolerance == 0.0);
-    RB_CHECK(s->variants[2].tolerance == 0.0 && s->variants[4].tolerance == 0.0);
+    RB_CHECK(s->variants[2].tolerance == 0.0 && s->variants[4].tolerance == 0.0 &&
+             s->variants[5].tolerance == 0.0);
 }
 
 /* {0}-terminated; every row names a variant of the pair, a kernel of the pair (<pair>_..._kernel)
