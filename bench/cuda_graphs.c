@@ -24,7 +24,7 @@ cudaError_t cuda_graphs_replay_updated(cudaGraphExec_t exec, cudaGraphNode_t emb
                                        cudaStream_t stream);
 extern const int cuda_graphs_layers, cuda_graphs_kernels_per_step;
 extern const float cuda_graphs_eps, cuda_graphs_inv_temp;
-extern const int cuda_graphs_rotate;
+extern const int cuda_graphs_rotate, cuda_graphs_row;
 extern const rb_kernel_info cuda_graphs_kernels[];
 
 /* Variants, in table order. */
@@ -56,7 +56,7 @@ typedef struct cg_ctx {
 
 static double cg_flops_d(double d, int layers)
 {
-    return (21.0 * layers + 4.0) * d;
+    return (18.0 * layers + 4.0) * d;
 }
 
 static double cg_bytes_d(double d, int layers)
@@ -94,6 +94,25 @@ static void cg_rmsnorm(const double *x, const float *g, double scale, double *y,
         y[i] = cg_round(cg_round(x[i] * r, f32) * g[i], f32);
 }
 
+/* p = softmax(h / 2) within each row of cuda_graphs_row elements (the last may be shorter). */
+static void cg_softmax_rows(const double *h, double *p, size_t d, int f32)
+{
+    const double t = cuda_graphs_inv_temp;
+    for (size_t start = 0; start < d; start += (size_t)cuda_graphs_row) {
+        size_t end = d - start < (size_t)cuda_graphs_row ? d : start + (size_t)cuda_graphs_row;
+        double m = -INFINITY, s = 0.0;
+        for (size_t i = start; i < end; i++)
+            m = fmax(m, h[i]);
+        for (size_t i = start; i < end; i++) {
+            p[i] = cg_round(exp(cg_round(cg_round(h[i] - m, f32) * t, f32)), f32);
+            s = cg_round(s + p[i], f32);
+        }
+        double inv = cg_round(1.0 / s, f32);
+        for (size_t i = start; i < end; i++)
+            p[i] = cg_round(p[i] * inv, f32);
+    }
+}
+
 /* One decode step (see the .cu) on the CPU, in double, or rounding every operation to float
  * when f32. x, h, p: scratch vectors of d doubles. */
 static void cg_reference(const float *in, const float *gains, double scale, size_t d, int layers,
@@ -106,18 +125,11 @@ static void cg_reference(const float *in, const float *gains, double scale, size
         cg_rmsnorm(x, gains + (size_t)l * d, 1.0, h, d, f32);
         for (size_t i = 0; i < d; i++) /* silu */
             h[i] = cg_round(h[i] / cg_round(1.0 + cg_round(exp(-h[i]), f32), f32), f32);
-        double m = -INFINITY, s = 0.0, t = cuda_graphs_inv_temp; /* softmax(h / 2) */
-        for (size_t i = 0; i < d; i++)
-            m = fmax(m, h[i]);
-        for (size_t i = 0; i < d; i++)
-            s = cg_round(s + cg_round(exp(cg_round(cg_round(h[i] - m, f32) * t, f32)), f32), f32);
-        double inv = cg_round(1.0 / s, f32);
-        for (size_t i = 0; i < d; i++)
-            p[i] =
-                cg_round(cg_round(exp(cg_round(cg_round(h[i] - m, f32) * t, f32)), f32) * inv, f32);
+        cg_softmax_rows(h, p, d, f32);
         size_t rotate = (size_t)cuda_graphs_rotate * (size_t)(l + 1) % d;
+        double w = (double)(d < (size_t)cuda_graphs_row ? d : (size_t)cuda_graphs_row);
         for (size_t i = 0; i < d; i++) /* gate, residual */
-            h[i] = cg_round(cg_round(h[i] * p[(i + rotate) % d], f32) * (double)d, f32);
+            h[i] = cg_round(cg_round(h[i] * p[(i + rotate) % d], f32) * w, f32);
         for (size_t i = 0; i < d; i++)
             x[i] = cg_round(x[i] + c * h[i], f32);
     }
@@ -357,8 +369,8 @@ static int cg_selftest(char *why, size_t why_size)
     free(s);
     if (rc != 0)
         return rc;
-    /* Work model at d = 4096, 40 layers: 844 d flops, 2100 d bytes. */
-    if (cg_flops_d(4096, 40) != 844.0 * 4096 || cg_bytes_d(4096, 40) != 2100.0 * 4096) {
+    /* Work model at d = 4096, 40 layers: 724 d flops, 2100 d bytes. */
+    if (cg_flops_d(4096, 40) != 724.0 * 4096 || cg_bytes_d(4096, 40) != 2100.0 * 4096) {
         rb_fmt(why, why_size, "cuda_graphs work model wrong at d = 4096, 40 layers");
         return -1;
     }

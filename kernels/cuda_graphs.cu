@@ -8,22 +8,25 @@
  *   kernels over vectors of d fp32 values (the hidden size; d = 4096 at full size), each kernel
  *   reading what the previous one wrote. An embedding lookup copies the token's input vector into
  *   the residual stream x; then each of CUDA_GRAPHS_LAYERS layers runs
- *     h = rmsnorm(x) * g_l        a single-block reduction (sum of squares), then a scale
+ *     h = rmsnorm(x) * g_l        a reduction over the whole vector (sum of squares), a scale
  *     h = silu(h)                 elementwise
- *     p = softmax(h / 2)          a single-block reduction (max and sum of exponentials)
- *     h = h * p' * d              elementwise (a gate; p * d averages 1; p' is p rotated)
+ *     p = softmax(h / 2)          per row of CUDA_GRAPHS_ROW = 128 elements: the attention
+ *                                 scores of d / 128 heads over 128 positions, each row reduced
+ *                                 by one warp (max, then sum of exponentials)
+ *     h = h * p' * 128            elementwise (a gate; p * 128 averages 1; p' is p rotated)
  *     x = x + h / LAYERS          elementwise (the residual add)
  *   and a final out = rmsnorm(x) * g_final * scale. 5 x LAYERS + 2 = 202 kernels at 40 layers.
  *   The matmuls a real decode step has between these are left out: they would hide what this
  *   pair measures, the cost of launching many kernels that each do almost nothing. Without them
  *   nothing mixes positions, and the largest elements would feed back on themselves layer after
  *   layer (a few spikes would hold the whole output); so the gate reads p at a rotated position,
- *   p'[i] = p[(i + 97 (l + 1)) mod d] in layer l, and the softmax's temperature of 2 keeps p * d
- *   within a small range. The output then stays spread (median |out| ~0.65, max ~4 at d = 4096).
- *
+ *   p'[i] = p[(i + 97 (l + 1)) mod d] in layer l, which crosses rows, and the softmax's
+ *   temperature of 2 keeps p * 128 within a small range. (Below d = 128 the one row is d long
+ *   and the gate's factor is d.) The output then stays spread (median |out| ~0.65, max ~3.9 at
+ *   d = 4096, from the CPU reference).
  * Work (per step, counting 1 flop per add, multiply, divide, exp or compare; an FMA is 2):
- *   rmsnorm 4d (x^2 summed, then x r g), silu 4d, softmax 9d (max; exp and sum; exp and scale),
- *   gate 2d, residual 2d: flops = (21 LAYERS + 4) d = 3.5 MFLOP at full size. bytes = what the
+ *   rmsnorm 4d (x^2 summed, then x r g), silu 4d, softmax 6d (max; exp and sum; scale), gate
+ *   2d, residual 2d: flops = (18 LAYERS + 4) d = 3.0 MFLOP at full size. bytes = what the
  *   kernels read and write, 4 bytes per element: embed 8d, rmsnorm 12d (x and g read, y
  *   written), silu 8d, softmax 8d, gate 12d, residual 12d: (52 LAYERS + 20) d = 8.6 MB at full
  *   size. None of it is DRAM traffic: the working set (41 gain vectors and 5 vectors of 16 KB,
@@ -69,15 +72,16 @@
  *   is even, input 0 and scale 1 when r is odd: the first replay (the harness's first checked
  *   run) differs from what was captured, so an update that did not take would fail the check.
  *
- * Kernels: elementwise ones run one thread per element in blocks of CUDA_GRAPHS_BLOCK. The
- *   reductions (rmsnorm, softmax) run in up to CUDA_GRAPHS_REDUCE_GRID blocks of the same size,
- *   each of which reduces the whole vector by itself and writes only its own slice: at batch 1
- *   there is one small vector, and the redundant reads (from L2) cost less than a second kernel
- *   or a grid-wide synchronization. Within a block, each thread issues the loads of all its
- *   elements before using any, warps reduce with shuffles, and every warp then reduces the
- *   warp partials itself, so one barrier per reduction suffices. Every kernel here is a chain of
- *   latencies (an L2 round trip, a shuffle tree, a barrier), not of bandwidth: the choices above
- *   each shortened that chain, as the measurements below show.
+ * Kernels: elementwise ones run one thread per element in blocks of CUDA_GRAPHS_BLOCK. rmsnorm
+ *   runs in up to CUDA_GRAPHS_REDUCE_GRID blocks of the same size, each of which reduces the
+ *   whole vector by itself and writes only its own slice: at batch 1 there is one small vector,
+ *   and the redundant reads (from L2) cost less than a second kernel or a grid-wide
+ *   synchronization. Within a block, each thread issues the loads of all its elements before
+ *   using any, warps reduce with shuffles, and every warp then reduces the warp partials itself,
+ *   so one barrier per reduction suffices. The softmax's rows are independent: one warp per row,
+ *   two shuffle trees, no shared memory, no barrier. Every kernel here is a chain of latencies
+ *   (an L2 round trip, a shuffle tree, a barrier), not of bandwidth: the choices above each
+ *   shortened that chain, as the measurements below show.
  *
  * Predicted (H100 SXM, before measuring; GPU.md: back-to-back stream launches of empty kernels
  *   3.9-4.4 us each, a graph of 1000 empty kernels 0.79 us per node): baseline ~3-4.5 us per
@@ -101,6 +105,14 @@
  *   previous kernel, leaving the hand-over at the wait (a completion and memory flush, ~0.3 us)
  *   plus each kernel's own work after it (~0.3-0.6 us): ~0.7-1.1 us per kernel, ~0.15-0.22 ms
  *   per step, 0.2-0.3x the stream cost.
+ * Measured (H100, 20261125T052913Z-4bd6aa9.json, the softmax then over the whole vector, each of
+ *   16 blocks reducing all of it): 1.096 us per kernel, 0.26x the stream's 4.249. Per kernel in
+ *   1000-node PDL chains (20261125T0520Z-cuda-graphs-chains.txt): embed 0.67, rmsnorm 1.29, silu
+ *   0.77, softmax 1.79, gate 0.76, residual 0.75 us: the whole-vector softmax, a reduction no
+ *   decode step makes (its softmax is over each head's attention scores), cost the most.
+ * Predicted for the per-row softmax (before measuring it): an elementwise kernel's ~0.75 us in a
+ *   PDL chain plus two 5-step shuffle trees and an exponential (~0.1-0.15 us): ~0.85-0.9 us, so
+ *   a layer ~4.4-4.5 us and the step ~0.89-0.92 us per kernel, ~0.18 ms.
  */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -125,6 +137,11 @@
 #ifndef CUDA_GRAPHS_GROUP
 #define CUDA_GRAPHS_GROUP 16
 #endif
+/* The softmax's row: the attention scores of one head (a multiple of 32: one warp per row). */
+#ifndef CUDA_GRAPHS_ROW
+#define CUDA_GRAPHS_ROW 128
+#endif
+#define CG_PER_LANE (CUDA_GRAPHS_ROW / 32)
 #define CUDA_GRAPHS_KERNELS (5 * CUDA_GRAPHS_LAYERS + 2)
 #define CUDA_GRAPHS_EPS 1e-6f     /* rmsnorm's epsilon */
 #define CUDA_GRAPHS_INV_TEMP 0.5f /* softmax(h / 2) */
@@ -134,6 +151,7 @@ static_assert(CUDA_GRAPHS_LAYERS >= 1, "at least one layer");
 static_assert(CUDA_GRAPHS_BLOCK % 32 == 0 && CUDA_GRAPHS_BLOCK <= 1024,
               "whole warps, at most 32 of them");
 static_assert(CUDA_GRAPHS_REDUCE_GRID >= 1, "at least one block per reduction");
+static_assert(CUDA_GRAPHS_ROW % 32 == 0 && CUDA_GRAPHS_ROW >= 32, "a softmax row is whole warps");
 
 /* What bench/cuda_graphs.c needs to know (its reference and its per-kernel figure). */
 extern "C" const int cuda_graphs_layers = CUDA_GRAPHS_LAYERS;
@@ -141,6 +159,7 @@ extern "C" const int cuda_graphs_kernels_per_step = CUDA_GRAPHS_KERNELS;
 extern "C" const float cuda_graphs_eps = CUDA_GRAPHS_EPS;
 extern "C" const float cuda_graphs_inv_temp = CUDA_GRAPHS_INV_TEMP;
 extern "C" const int cuda_graphs_rotate = CUDA_GRAPHS_ROTATE;
+extern "C" const int cuda_graphs_row = CUDA_GRAPHS_ROW;
 
 /* ---- programmatic dependent launch (Hopper) ----
  * Every kernel calls this first thing (rmsnorm first issues the loads of its gain vector, which
@@ -205,33 +224,6 @@ static __device__ float cuda_graphs_block_sum(float v)
     return cuda_graphs_warp_sum<CG_WARPS>(partial[lane % CG_WARPS]);
 }
 
-/* exp((v - top) t), t = CUDA_GRAPHS_INV_TEMP: the factor that rescales a softmax sum taken
- * relative to the maximum v to one relative to the larger maximum top. 0 for an empty part
- * (v = -inf), also when top is -inf too (where the formula would give NaN). */
-static __device__ __forceinline__ float cuda_graphs_rescale(float v, float top)
-{
-    return v == -INFINITY ? 0.0f : __expf((v - top) * CUDA_GRAPHS_INV_TEMP);
-}
-
-/* The block's softmax (max, sum of exp((v - max) t)) from every thread's own (m, s), returned
- * to every thread, in one barrier: each warp finds its max and rescales its lanes' sums to it,
- * then every warp does the same over the CG_WARPS warp pairs. Two exponentials per thread. */
-static __device__ void cuda_graphs_block_max_sum(float &m, float &s)
-{
-    __shared__ float part_m[CG_WARPS], part_s[CG_WARPS];
-    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    float top = cuda_graphs_warp_max<32>(m);
-    s = cuda_graphs_warp_sum<32>(s * cuda_graphs_rescale(m, top));
-    if (lane == 0) {
-        part_m[warp] = top;
-        part_s[warp] = s;
-    }
-    __syncthreads();
-    float wm = part_m[lane % CG_WARPS], ws = part_s[lane % CG_WARPS];
-    m = cuda_graphs_warp_max<CG_WARPS>(wm);
-    s = cuda_graphs_warp_sum<CG_WARPS>(ws * cuda_graphs_rescale(wm, m));
-}
-
 /* ---- the kernels of a step ---- */
 
 /* x = in: the token's input vector into the residual stream (an embedding lookup). */
@@ -289,49 +281,56 @@ static __global__ void __launch_bounds__(CUDA_GRAPHS_BLOCK)
         h[i] = __fdividef(h[i], 1.0f + __expf(-h[i]));
 }
 
-/* p = softmax(h / 2), every block over the whole vector as in rmsnorm, in one pass: each thread
- * keeps the (max, sum of exp((v - max) / 2)) of its elements, a group at a time, and one merge
- * (cuda_graphs_block_max_sum) combines them; then the block writes its slice of p. (The first
- * version merged (max, sum) pairs with two exponentials at every step of both shuffle trees, in
- * series: 3.5 us per kernel, measured; a max tree, a second pass and a sum tree: 1.96 us.) */
+/* p = softmax(h / 2) within each row of CUDA_GRAPHS_ROW elements (the last one shorter when
+ * CUDA_GRAPHS_ROW does not divide d): one warp per row. Each lane loads its CG_PER_LANE elements
+ * of the row at once (coalesced: lane + 32 j), the warp takes the row's max with one shuffle
+ * tree and the sum of the exponentials, which stay in registers, with a second; no shared
+ * memory, no barrier. A warp past the last row returns whole, so the shuffles' full mask
+ * holds. */
 static __global__ void __launch_bounds__(CUDA_GRAPHS_BLOCK)
     cuda_graphs_softmax_kernel(const float *__restrict__ h, float *__restrict__ p, size_t d)
 {
     cuda_graphs_pdl_enter();
-    float m = -INFINITY, s = 0.0f;
-    for (size_t base = threadIdx.x; base < d; base += (size_t)blockDim.x * CUDA_GRAPHS_GROUP) {
-        float v[CUDA_GRAPHS_GROUP], gm = m, gs = 0.0f;
+    const size_t start = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32 * CUDA_GRAPHS_ROW;
+    const int lane = threadIdx.x % 32;
+    if (start >= d)
+        return;
+    float v[CG_PER_LANE], m = -INFINITY, s = 0.0f;
 #pragma unroll
-        for (int j = 0; j < CUDA_GRAPHS_GROUP; j++) {
-            size_t i = base + (size_t)j * blockDim.x;
-            v[j] = i < d ? h[i] : -INFINITY;
-        }
-#pragma unroll
-        for (int j = 0; j < CUDA_GRAPHS_GROUP; j++)
-            gm = fmaxf(gm, v[j]);
-#pragma unroll
-        for (int j = 0; j < CUDA_GRAPHS_GROUP; j++)
-            gs += __expf((v[j] - gm) * CUDA_GRAPHS_INV_TEMP); /* 0 past d */
-        s = s * cuda_graphs_rescale(m, gm) + gs;
-        m = gm;
+    for (int j = 0; j < CG_PER_LANE; j++) {
+        size_t i = start + lane + 32 * j;
+        v[j] = i < d ? h[i] : -INFINITY;
     }
-    cuda_graphs_block_max_sum(m, s);
-    float inv = __fdividef(1.0f, s);
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < d;
-         i += (size_t)gridDim.x * blockDim.x) /* h[i] is in L1 */
-        p[i] = __expf((h[i] - m) * CUDA_GRAPHS_INV_TEMP) * inv;
+#pragma unroll
+    for (int j = 0; j < CG_PER_LANE; j++)
+        m = fmaxf(m, v[j]);
+    m = cuda_graphs_warp_max<32>(m); /* finite: the row's first element exists */
+#pragma unroll
+    for (int j = 0; j < CG_PER_LANE; j++) {
+        v[j] = __expf((v[j] - m) * CUDA_GRAPHS_INV_TEMP); /* 0 past d */
+        s += v[j];
+    }
+    const float inv = __fdividef(1.0f, cuda_graphs_warp_sum<32>(s));
+#pragma unroll
+    for (int j = 0; j < CG_PER_LANE; j++) {
+        size_t i = start + lane + 32 * j;
+        if (i < d)
+            p[i] = v[j] * inv;
+    }
 }
 
-/* h = h * p[(i + rotate) mod d] * d, in place (p * d averages 1; rotate < d). */
+/* h = h * p[(i + rotate) mod d] * w, in place, w = min(d, CUDA_GRAPHS_ROW): p * w averages 1
+ * over a full row. rotate < d. */
 static __global__ void __launch_bounds__(CUDA_GRAPHS_BLOCK)
     cuda_graphs_gate_kernel(float *__restrict__ h, const float *__restrict__ p, size_t rotate,
                             size_t d)
 {
     cuda_graphs_pdl_enter();
+    const float w = (float)(d < CUDA_GRAPHS_ROW ? d : CUDA_GRAPHS_ROW);
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t j = i + rotate < d ? i + rotate : i + rotate - d;
     if (i < d)
-        h[i] = h[i] * p[j] * (float)d;
+        h[i] = h[i] * p[j] * w;
 }
 
 /* x = x + c h, in place (c = 1 / LAYERS). */
@@ -391,6 +390,13 @@ static unsigned cg_reduce_blocks(size_t d)
     return b < CUDA_GRAPHS_REDUCE_GRID ? b : CUDA_GRAPHS_REDUCE_GRID;
 }
 
+/* Blocks of the softmax: one warp per row of CUDA_GRAPHS_ROW elements. */
+static unsigned cg_softmax_blocks(size_t d)
+{
+    size_t rows = (d + CUDA_GRAPHS_ROW - 1) / CUDA_GRAPHS_ROW;
+    return (unsigned)((rows * 32 + CUDA_GRAPHS_BLOCK - 1) / CUDA_GRAPHS_BLOCK);
+}
+
 /* During capture: the node the stream's last launch became (the one the next would depend on). */
 static cudaError_t cg_last_node(cudaStream_t stream, cudaGraphNode_t *node)
 {
@@ -433,6 +439,7 @@ static cudaError_t cg_step(const float *in, float *x, float *h, float *p, const 
     cudaLaunchAttribute attr;
     cudaLaunchConfig_t ew = cg_config(cg_blocks(d), CUDA_GRAPHS_BLOCK, s, pdl, &attr);
     cudaLaunchConfig_t red = cg_config(cg_reduce_blocks(d), CUDA_GRAPHS_BLOCK, s, pdl, &attr);
+    cudaLaunchConfig_t rows = cg_config(cg_softmax_blocks(d), CUDA_GRAPHS_BLOCK, s, pdl, &attr);
     /* The first kernel waits for whatever came before the step (the previous step) in full. */
     cudaLaunchConfig_t first = cg_config(cg_blocks(d), CUDA_GRAPHS_BLOCK, s, 0, &attr);
     const float c = 1.0f / CUDA_GRAPHS_LAYERS;
@@ -445,7 +452,7 @@ static cudaError_t cg_step(const float *in, float *x, float *h, float *p, const 
         CG_TRY(cudaLaunchKernelEx(&red, cuda_graphs_rmsnorm_kernel, (const float *)x, g, 1.0f, h,
                                   d));
         CG_TRY(cudaLaunchKernelEx(&ew, cuda_graphs_silu_kernel, h, d));
-        CG_TRY(cudaLaunchKernelEx(&red, cuda_graphs_softmax_kernel, (const float *)h, p, d));
+        CG_TRY(cudaLaunchKernelEx(&rows, cuda_graphs_softmax_kernel, (const float *)h, p, d));
         CG_TRY(cudaLaunchKernelEx(&ew, cuda_graphs_gate_kernel, h, (const float *)p, rotate, d));
         CG_TRY(cudaLaunchKernelEx(&ew, cuda_graphs_residual_kernel, x, (const float *)h, c, d));
     }

@@ -41,6 +41,8 @@ static int chain(int kind, int pdl, float *x, const float *g, float *h, float *p
         cudaLaunchConfig_t ew = cg_config(cg_blocks(d), CUDA_GRAPHS_BLOCK, s, pdl && k > 0, &a);
         cudaLaunchConfig_t red =
             cg_config(cg_reduce_blocks(d), CUDA_GRAPHS_BLOCK, s, pdl && k > 0, &a);
+        cudaLaunchConfig_t rows =
+            cg_config(cg_softmax_blocks(d), CUDA_GRAPHS_BLOCK, s, pdl && k > 0, &a);
         switch (kind) {
         case 0:
             CHAIN_CHECK(cudaLaunchKernelEx(&ew, cuda_graphs_embed_kernel, (const float *)x, h, d));
@@ -54,7 +56,7 @@ static int chain(int kind, int pdl, float *x, const float *g, float *h, float *p
             break;
         case 3:
             CHAIN_CHECK(
-                cudaLaunchKernelEx(&red, cuda_graphs_softmax_kernel, (const float *)h, p, d));
+                cudaLaunchKernelEx(&rows, cuda_graphs_softmax_kernel, (const float *)h, p, d));
             break;
         case 4:
             CHAIN_CHECK(cudaLaunchKernelEx(&ew, cuda_graphs_gate_kernel, h, (const float *)p,

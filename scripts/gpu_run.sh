@@ -11,7 +11,8 @@
 # FILTER limits the full runs to the pairs that match (a --filter regular expression), FILTER2
 # the second run alone (the NCCL sweep alone takes two minutes on one GPU); NCU=0 skips the ncu
 # passes, TEST=0 the GPU tests, CEILINGS=0 the ceilings of a record run (the file's stay), CHAIN=0
-# the cuda_graphs chain diagnostic (Hopper only).
+# the cuda_graphs chain diagnostic (Hopper only); BF16=1 adds the sustained sweep of cuBLASLt's
+# bf16 candidates (scripts/gemm_bf16_sustained.c, about a minute) after everything else.
 # GIT_REV=<rev> names the commit the results record, where the copy of the tree on the GPU machine
 # carries a .git that is not the one it was committed in.
 set -uo pipefail
@@ -90,6 +91,16 @@ say "cold and nvtx paths"
 $B run --cold --nvtx --filter copy_vectorized --expect none --json "$OUT/cold.json" > "$OUT/cold.log" 2>&1
 echo "cold run exit $?" | tee -a "$LOG"
 sed -n '/^pair /,$p' "$OUT/cold.log" | tee -a "$LOG"
+
+if [ "${BF16:-0}" = 1 ]; then
+    say "gemm_precision's BF16 problem: cuBLASLt's candidates sustained (scripts/gemm_bf16_sustained.c)"
+    CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+    gcc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Iharness -I"$CUDA_HOME/include" \
+        -o "build/$ARCH/gemm_bf16_sustained" scripts/gemm_bf16_sustained.c \
+        -L"$CUDA_HOME/lib64" -lcublasLt -lcudart -ldl -lm > "$OUT/bf16.log" 2>&1 &&
+        "build/$ARCH/gemm_bf16_sustained" 16 >> "$OUT/bf16.log" 2>&1
+    tee -a "$LOG" < "$OUT/bf16.log"
+fi
 
 nvidia-smi -q -d CLOCK,POWER,PERFORMANCE,TEMPERATURE > "$OUT/smi-end.txt" 2>&1
 cp "$OUT/ncu_bytes.txt" "$FINAL/" 2>/dev/null
