@@ -811,6 +811,7 @@ static void test_report_table(void)
     p[0].v[0].verdict = RB_VERDICT_PASS;
     p[0].v[1].verdict = RB_VERDICT_IMPROVED;
     p[0].v[2].verdict = RB_VERDICT_INVALID;
+    p[0].v[0].vs_ceiling.floor_ms = NAN; /* as when the unit's ceiling is unknown */
     init_pair(&p[1], "gemm_tiled", 4096);
     p[1].status = RB_PAIR_FAILED;
     snprintf(p[1].reason, sizeof p[1].reason, "%s", "watchdog: timed out");
@@ -876,6 +877,7 @@ static void test_report_json(void)
     p[0].v[1].verdict = RB_VERDICT_IMPROVED;
     p[0].v[1].expected_ms = 1.1;
     p[0].v[2].verdict = RB_VERDICT_INVALID;
+    p[0].v[0].vs_ceiling.floor_ms = NAN; /* as when the unit's ceiling is unknown */
     init_pair(&p[1], "gemm_tiled", 4096);
     p[1].status = RB_PAIR_SKIPPED;
     snprintf(p[1].reason, sizeof p[1].reason, "%s", "needs sm_90");
@@ -905,6 +907,7 @@ static void test_report_json(void)
             const json_value *clock = json_get(v0, "sm_clock_mhz");
             RB_CHECK(clock && clock->type == JSON_NUMBER && isnan(clock->number));
             RB_CHECK(strcmp(string_at(v1, "vs_ceiling", "bound", NULL), "memory") == 0);
+            RB_CHECK(strcmp(string_at(v0, "vs_ceiling", "bound", NULL), "unknown") == 0);
             RB_CHECK_NEAR(number_at(v1, "vs_peak", "gbps", NULL), 2147.483648, 1e-9);
             RB_CHECK(number_at(v1, "vs_ceiling", "ai", NULL) == 0.0);
             RB_CHECK(v2->type == JSON_OBJECT &&

@@ -243,7 +243,9 @@ static void test_interleaved_pair_times_every_variant(void)
     if (!need_gpu())
         return;
     setenv("RB_AUTOTUNE_CACHE", "autotune.json", 1); /* inside the fresh folder */
-    rbtest_fresh_dir();
+    const char *dir = rbtest_fresh_dir();
+    char path[400];
+    snprintf(path, sizeof path, "%s/out.json", dir); /* the binary runs inside dir */
     int rc = rbtest_run("run --size smoke --samples 5 --expect none --json out.json "
                         "--filter '^gemm_autotune[.]'");
     unsetenv("RB_AUTOTUNE_CACHE");
@@ -251,7 +253,9 @@ static void test_interleaved_pair_times_every_variant(void)
         printf("    -> %d:\n%s", rc, rbtest_output());
     RB_CHECK(rc == 0);
     char err[200];
-    json_value *doc = json_parse_file("out.json", err, sizeof err);
+    json_value *doc = json_parse_file(path, err, sizeof err);
+    if (!doc)
+        printf("    -> %s: %s\n", path, err);
     const json_value *pairs = doc ? json_get(doc, "pairs") : NULL;
     int timed = 0;
     RB_CHECK(pairs && pairs->type == JSON_ARRAY && pairs->count == 3); /* three inputs */

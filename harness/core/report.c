@@ -236,13 +236,16 @@ char *rb_report_markdown(const rb_pair_result *pairs, int n, const json_value *m
     return b.s;
 }
 
+/* bound: which term of the floor is the larger; "unknown" when a roof it needs is unknown (a
+ * tensor-core unit with no measured ceiling), where memory_bound alone would say "memory". */
 static json_value *point_json(const rb_point *pt)
 {
+    const char *bound = isnan(pt->floor_ms) ? "unknown" : pt->memory_bound ? "memory" : "compute";
     json_value *o = json_new_object();
     if (!o || json_set_number(o, "ai", pt->ai) || json_set_number(o, "gbps", pt->gbps) ||
         json_set_number(o, "tflops", pt->tflops) || json_set_number(o, "floor_ms", pt->floor_ms) ||
         json_set_number(o, "efficiency", pt->efficiency) ||
-        json_set_string(o, "bound", pt->memory_bound ? "memory" : "compute")) {
+        json_set_string(o, "bound", bound)) {
         json_free(o);
         return NULL;
     }
