@@ -36,7 +36,9 @@
  *   is full duplex. The lanes fork from the stream run() is given (an event recorded there, which
  *   every lane waits for) and join back into it (an event recorded on each lane, which that stream
  *   waits for), so the harness's two events on its stream time the whole pipeline. Three lanes
- *   are the minimum for three stages in flight; one more absorbs jitter. Time = the slowest stage
+ *   are the minimum for three stages in flight; eight keep the copies of several chunks in
+ *   flight in each direction, which this machine's link needed once both directions run (see
+ *   Measured: 2, 4 and 8 lanes). Time = the slowest stage
  *   over the whole buffer, plus filling and draining the pipeline: about
  *   max(T_h2d, T_k, T_d2h) + (the other two) / CHUNKS.
  *
@@ -63,6 +65,17 @@
  *   link gives then, and pipelined_over_duplex says how close the pipeline comes to it.
  *   Predicted for it (before measuring): duplex ~21-26 ms, pipelined_over_duplex ~1.02-1.08
  *   (only the fill and drain, ~0.6 ms with 64 chunks, and the kernel's share of the chunks).
+ * Measured with the duplex part (4 lanes): duplex 25.45 ms and the pipeline 23.68 (1.212x the
+ *   bound, 20261125T080411Z-e8e015a), then 23.77 and 23.49 (1.204x, 20261125T081152Z-317bbe9):
+ *   both directions at once cost 4-6 ms more than one, as suspected, but the pipeline matched
+ *   or beat two plain concurrent copies (pipelined_over_duplex 0.93-0.99), against the 1.02-1.08
+ *   predicted. The pipeline differs from the duplex part in having several copies of each
+ *   direction in flight at once (up to one per lane), the duplex part one. So the lanes were
+ *   varied (-DSTREAMS_OVERLAP_LANES, each build run twice, interleaved, in one session:
+ *   20261125T0807Z-317bbe9-streams-lanes.txt): 2 lanes 1.625x and 1.614x the bound, 4 lanes
+ *   1.243x and 1.267x, 8 lanes 1.192x and 1.191x, the duplex part 24.0-24.3 ms throughout.
+ *   More copies in flight per direction help while both directions share the link; 8 lanes
+ *   is the default since.
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -79,7 +92,7 @@
 #define STREAMS_OVERLAP_CHUNKS 64
 #endif
 #ifndef STREAMS_OVERLAP_LANES
-#define STREAMS_OVERLAP_LANES 4
+#define STREAMS_OVERLAP_LANES 8
 #endif
 #ifndef STREAMS_OVERLAP_BLOCK
 #define STREAMS_OVERLAP_BLOCK 256
