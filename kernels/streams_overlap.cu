@@ -75,7 +75,13 @@
  *   20261125T0807Z-317bbe9-streams-lanes.txt): 2 lanes 1.625x and 1.614x the bound, 4 lanes
  *   1.243x and 1.267x, 8 lanes 1.192x and 1.191x, the duplex part 24.0-24.3 ms throughout.
  *   More copies in flight per direction help while both directions share the link; 8 lanes
- *   is the default since.
+ *   is the default since. Its record run (20261125T081618Z-cf7bcdd) came on another machine of
+ *   the same kind, whose link was slower and noisier (H2D alone 22.8 ms median, noise 7.7%,
+ *   against 19.5 and 0.4-0.7%; duplex 27.9 ms; the pageable baseline 378 ms against 216-267):
+ *   the pipeline 28.8 ms, 1.267x the bound; 16 lanes there 1.306x and 1.326x, 8 lanes again
+ *   1.267x and 1.264x (20261125T0816Z-cf7bcdd-streams-lanes.txt). So 1.2x the bound is reached
+ *   on neither machine: the one-way parts do not add up to what the host gives both directions
+ *   at once, and the duplex part, measured in every run, shows it.
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
