@@ -24,6 +24,7 @@
  *   temperature of 2 keeps p * 128 within a small range. (Below d = 128 the one row is d long
  *   and the gate's factor is d.) The output then stays spread (median |out| ~0.65, max ~3.9 at
  *   d = 4096, from the CPU reference).
+ *
  * Work (per step, counting 1 flop per add, multiply, divide, exp or compare; an FMA is 2):
  *   rmsnorm 4d (x^2 summed, then x r g), silu 4d, softmax 6d (max; exp and sum; scale), gate
  *   2d, residual 2d: flops = (18 LAYERS + 4) d = 3.0 MFLOP at full size. bytes = what the
@@ -120,8 +121,9 @@
  *   was predicted: its chain after the loads is ~450 dependent cycles (ten shuffle steps of
  *   ~25-30 cycles each, the exponentials, a reciprocal), which the prediction counted at half
  *   that. The layer in chains sums to 4.57 us (0.91 per kernel); the step runs 7% slower than
- *   that because its neighbours differ (16-, 4- and 16-block grids in turn; the chains repeat
- *   one kernel).
+ *   that, not explained yet: the chains repeat one kernel, while the step hands over between
+ *   different kernels and grids (16, 16, 4, 16, 16 blocks), and the hand-over cost may depend
+ *   on both sides.
  */
 #include <cuda_runtime.h>
 #include <math.h>

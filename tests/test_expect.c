@@ -811,7 +811,6 @@ static void test_report_table(void)
     p[0].v[0].verdict = RB_VERDICT_PASS;
     p[0].v[1].verdict = RB_VERDICT_IMPROVED;
     p[0].v[2].verdict = RB_VERDICT_INVALID;
-    p[0].v[0].vs_ceiling.floor_ms = NAN; /* as when the unit's ceiling is unknown */
     init_pair(&p[1], "gemm_tiled", 4096);
     p[1].status = RB_PAIR_FAILED;
     snprintf(p[1].reason, sizeof p[1].reason, "%s", "watchdog: timed out");
