@@ -132,7 +132,7 @@
 #include "kernel_info.h"
 
 /* Tunables (each overridable with -D): layers (5 kernels each), threads per block of every
- * kernel (a multiple of 32, at most 1024), and the blocks of a reduction (each reduces the whole
+ * kernel (a multiple of 32, at most 1024), and the blocks of rmsnorm (each reduces the whole
  * vector, see cuda_graphs_rmsnorm_kernel). */
 #ifndef CUDA_GRAPHS_LAYERS
 #define CUDA_GRAPHS_LAYERS 40
@@ -143,7 +143,7 @@
 #ifndef CUDA_GRAPHS_REDUCE_GRID
 #define CUDA_GRAPHS_REDUCE_GRID 16
 #endif
-/* Elements a thread of a reduction loads at once (see cuda_graphs_rmsnorm_kernel): at d = 4096
+/* Elements a thread of rmsnorm loads at once (see cuda_graphs_rmsnorm_kernel): at d = 4096
  * and 256 threads, all of them. */
 #ifndef CUDA_GRAPHS_GROUP
 #define CUDA_GRAPHS_GROUP 16
@@ -393,7 +393,7 @@ static unsigned cg_blocks(size_t d)
     return (unsigned)((d + CUDA_GRAPHS_BLOCK - 1) / CUDA_GRAPHS_BLOCK);
 }
 
-/* Blocks of a reduction kernel: one per slice of the output, at most CUDA_GRAPHS_REDUCE_GRID
+/* Blocks of rmsnorm: one per slice of the output, at most CUDA_GRAPHS_REDUCE_GRID
  * (each block reads the whole vector; more would only multiply that). */
 static unsigned cg_reduce_blocks(size_t d)
 {
