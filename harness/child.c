@@ -376,7 +376,8 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
         return send_error(fd, "cannot create a stream");
     if (o->measure.cold) {
         opts.measure.flush_bytes = 2 * dev.l2_bytes;
-        if (cudaMalloc(&opts.measure.flush_buf, opts.measure.flush_bytes) != cudaSuccess)
+        if (cudaMalloc(&opts.measure.flush_buf, opts.measure.flush_bytes) != cudaSuccess ||
+            cudaMemset(opts.measure.flush_buf, 0, opts.measure.flush_bytes) != cudaSuccess)
             return send_error(fd, "cannot allocate the L2 flush buffer");
     }
     if (o->nvtx)

@@ -28,7 +28,8 @@ cudaError_t rb_relerr_f32_device(const float *out, const float *ref, size_t n, c
 cudaError_t rb_relerr_bf16_device(const void *out_bf16, const float *ref, size_t n,
                                   cudaStream_t stream, double *rel_err);
 
-/* Writes every byte of buf (sized >= 2x L2) so that no line of the timed data stays in L2. */
+/* Reads every byte of buf (sized >= 2x L2, zero-filled once by its owner) so that no line of the
+ * timed data stays in L2 and every line left there is clean. */
 cudaError_t rb_flush_l2(void *buf, size_t bytes, cudaStream_t stream);
 
 /* Ceilings: a float4 streaming copy of n_vec4 16-byte elements, and `iters` rounds of 8

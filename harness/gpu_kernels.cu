@@ -89,17 +89,29 @@ extern "C" cudaError_t rb_relerr_bf16_device(const void *out_bf16, const float *
     return relerr_device((const __nv_bfloat16 *)out_bf16, ref, n, stream, rel_err);
 }
 
-static __global__ void flush_kernel(uint4 *buf, size_t n, unsigned salt)
+/* --cold's L2 flush reads, it does not write: every line it leaves in L2 is clean, so the timed
+ * launch that follows starts cold and pays for no write-back. (A flush that wrote left ~2x L2 of
+ * dirty lines for the timed kernel to evict: memory-bound cold rates came out 3-9% low on an
+ * H200.) The dirty lines the previous launch left are written back while the flush runs, before
+ * the timed region. Loads are .cg (L2 only); the xor is stored only in the impossible case that
+ * it equals `never`, which keeps the loads alive. */
+static __global__ void flush_kernel(const uint4 *buf, size_t n, unsigned never, unsigned *sink)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        buf[i] = make_uint4((unsigned)i, salt, (unsigned)i ^ salt, salt);
+    unsigned acc = 0;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        uint4 v = __ldcg(&buf[i]);
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == never)
+        *sink = acc;
 }
 
 extern "C" cudaError_t rb_flush_l2(void *buf, size_t bytes, cudaStream_t stream)
 {
-    static unsigned salt;
-    flush_kernel<<<1024, 256, 0, stream>>>((uint4 *)buf, bytes / sizeof(uint4), ++salt);
+    /* buf is zero-filled by its owner, so acc is 0 and never 0xFFFFFFFF. */
+    flush_kernel<<<1024, 256, 0, stream>>>((const uint4 *)buf, bytes / sizeof(uint4), 0xFFFFFFFFu,
+                                           (unsigned *)buf);
     return cudaGetLastError();
 }
 
