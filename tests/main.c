@@ -42,10 +42,9 @@ static int selected(const char *suite, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    const rbtest_suite *suites[] = {&json_suite,     &core_suite,     &expect_suite,
-                                    &autotune_suite, &registry_suite, &codegen_suite,
-                                    &launch_suite,   &nccl_suite,     &binary_suite,
-                                    &gpu_suite};
+    const rbtest_suite *suites[] = {&json_suite,     &core_suite,    &expect_suite, &autotune_suite,
+                                    &registry_suite, &codegen_suite, &launch_suite, &nccl_suite,
+                                    &binary_suite,   &gpu_suite};
     int passed = 0, failed = 0, skips = 0, codegen_skips = 0, gpu_skips = 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc > 1)
@@ -64,7 +63,8 @@ int main(int argc, char **argv)
                 printf("  FAILED  %s\n", suite->cases[i].name);
             } else if (skipped) {
                 skips++;
-                codegen_skips += !strcmp(suite->name, "codegen") && strstr(skip_reason, "cuobjdump");
+                codegen_skips +=
+                    !strcmp(suite->name, "codegen") && strstr(skip_reason, "cuobjdump");
                 gpu_skips += !strcmp(suite->name, "gpu");
                 printf("  skipped %s: %s\n", suite->cases[i].name, skip_reason);
             } else {

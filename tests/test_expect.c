@@ -980,7 +980,6 @@ static void test_update_records_provenance_per_pair(void)
     json_free(doc);
 }
 
-
 /* ------------------------------------------------------------------------------------------ */
 /* hostile use (issue 10)                                                                     */
 /* ------------------------------------------------------------------------------------------ */
@@ -1024,8 +1023,7 @@ static void test_same_device(void)
     RB_CHECK(rb_expect_same_device(d, "NVIDIA H100 80GB HBM3", err, sizeof err) == 0);
     RB_CHECK(rb_expect_same_device(d, "nvidia h100-80gb hbm3", err, sizeof err) == 0);
     RB_CHECK(rb_expect_same_device(d, "NVIDIA H200", err, sizeof err) == -1);
-    RB_CHECK(strstr(err, "recorded on NVIDIA H100 80GB HBM3, but this GPU is NVIDIA H200") !=
-             NULL);
+    RB_CHECK(strstr(err, "recorded on NVIDIA H100 80GB HBM3, but this GPU is NVIDIA H200") != NULL);
     RB_CHECK(strstr(err, "--expect-any-device") != NULL);
     RB_CHECK(rb_expect_same_device(d, "NVIDIA H100 PCIe", err, sizeof err) == -1);
     json_free(d);
