@@ -26,8 +26,9 @@
  *   check after timing restores the input and runs the in-place collective once more, and
  *   checks that. An average (ncclAvg) or a max would keep the values finite, but for fp32 NCCL
  *   runs NVLS (NVLink SHARP) for the sum only, and the pair should measure what users run. An
- *   in-place all-gather is idempotent (every chunk lands where it already is), one GPU's
- *   in-place collectives do nothing: those are checked on the timed loop's output itself.
+ *   in-place all-gather is idempotent (every chunk lands where it already is): it is checked
+ *   on the timed loop's output itself. One GPU's in-place collectives do nothing at all: the
+ *   variant is skipped there (run() returns RB_ERR_UNSUPPORTED, the harness reports why).
  */
 #include <math.h>
 #include <stdio.h>
@@ -268,6 +269,13 @@ static rb_status run_out_of_place(void *ctx, cudaStream_t stream)
 static rb_status run_in_place(void *ctx, cudaStream_t stream)
 {
     ar_ctx *c = ctx;
+    /* One GPU's in-place collective has nothing to move: NCCL returns at once, and a rate from
+     * it (millions of GB/s) means nothing. The out-of-place ones still copy or reduce locally. */
+    if (c->ranks == 1) {
+        rb_error_at(__FILE__, __LINE__, "run_in_place",
+                    "one GPU: an in-place collective moves no data");
+        return RB_ERR_UNSUPPORTED;
+    }
     c->last = V_IN_PLACE;
     if (!c->in_place_ready) {
         RB_TRY(ar_fork(c, stream));
@@ -609,8 +617,7 @@ const rb_pair rb_pair_nccl_allreduce = {
     .smoke_size = 1u << 20,
     /* A full run sweeps nccl_allreduce_sweep (8 B .. 1 GiB), so full_size only sets where the
      * harness judges rates against the DRAM peak: above every swept size, because S counts
-     * link traffic, not DRAM traffic (and on one GPU NCCL's in-place collectives do nothing, so
-     * their S / t would trip that rule). --size 4G runs the 4 GiB point GPU.md quotes. */
+     * link traffic, not DRAM traffic. --size 4G runs the 4 GiB point GPU.md quotes. */
     .full_size = 1ull << 32,
     .flops = ar_flops,
     .bytes = ar_bytes,

@@ -185,6 +185,24 @@ double rb_env_sm_clock_mhz(int device)
 rb_status rb_env_device_count(int *count, char *why, size_t why_size)
 {
     cudaError_t e = cudaGetDeviceCount(count);
+    /* Without a driver the runtime says "driver version is insufficient" (error 35), which sends
+     * a user looking for a driver upgrade on a machine that has no driver or GPU at all: only a
+     * driver that loads is too old. */
+    void *driver = e == cudaErrorInsufficientDriver ? dlopen("libcuda.so.1", RTLD_LAZY) : NULL;
+    if (e == cudaErrorInsufficientDriver && !driver) {
+        rb_fmt(why, why_size,
+               "no usable CUDA device: no NVIDIA driver or GPU was found (libcuda.so.1 does "
+               "not load; cudaGetDeviceCount returned %d)",
+               (int)e);
+        return RB_ERR_UNSUPPORTED;
+    }
+    if (driver)
+        dlclose(driver);
+    if (e == cudaErrorNoDevice) {
+        rb_fmt(why, why_size, "no usable CUDA device: the NVIDIA driver sees no GPU (%s)",
+               cudaGetErrorString(e));
+        return RB_ERR_UNSUPPORTED;
+    }
     if (e != cudaSuccess) {
         rb_fmt(why, why_size, "no usable CUDA device: cudaGetDeviceCount returned %d (%s)", (int)e,
                cudaGetErrorString(e));

@@ -322,6 +322,76 @@ static void test_illegal_address_is_reported(void)
         fault_case("copy_coalescing:illegal_address", "", "illegal memory access");
 }
 
+
+/* An expectation file recorded on another GPU model is refused after the probe, naming both
+ * devices, with nothing written; --expect-any-device uses it. */
+static void test_expectation_of_another_gpu_refused(void)
+{
+    if (!need_gpu())
+        return;
+    const char *dir = rbtest_fresh_dir();
+    char path[400];
+    snprintf(path, sizeof path, "%s/e.json", dir);
+    FILE *f = fopen(path, "w");
+    RB_CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("{\"schema\": 1, \"hardware\": {\"name\": \"NVIDIA Imaginary GPU\"}, \"peaks\": {},"
+          " \"ceilings\": {}, \"pairs\": {}}\n",
+          f);
+    fclose(f);
+    int rc = rbtest_run("run --size smoke --samples 3 --filter '^copy_vectorized$' "
+                        "--expect e.json --json out.json");
+    const char *out = rbtest_output();
+    if (rc != 2)
+        printf("    -> %d:\n%s", rc, out);
+    RB_CHECK(rc == 2);
+    RB_CHECK(strstr(out, "e.json: recorded on NVIDIA Imaginary GPU, but this GPU is") != NULL);
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    FILE *written = fopen(path, "r");
+    RB_CHECK(written == NULL);
+    if (written)
+        fclose(written);
+    rc = rbtest_run("run --size smoke --samples 3 --filter '^copy_vectorized$' "
+                    "--expect e.json --expect-any-device --json out.json");
+    if (rc != 0)
+        printf("    -> %d:\n%s", rc, rbtest_output());
+    RB_CHECK(rc == 0);
+    rbtest_remove_dir();
+}
+
+/* On one GPU NCCL's in-place collectives move nothing: that variant is skipped with the reason,
+ * the pair's other variants still run and validate, and the check passes. */
+static void test_nccl_in_place_skipped_on_one_gpu(void)
+{
+    if (!need_gpu())
+        return;
+    int have_nccl = 0;
+    for (int i = 0; rb_registry[i]; i++)
+        have_nccl |= !strcmp(rb_registry[i]->name, "nccl_allreduce");
+    if (!have_nccl || rbtest_gpu_count() != 1) {
+        rbtest_skip(have_nccl ? "more than one GPU" : "nccl_allreduce is not in this build");
+        return;
+    }
+    rbtest_fresh_dir();
+    int rc = rbtest_run("run --size smoke --samples 3 --expect none --json out.json "
+                        "--filter '^nccl_allreduce$'");
+    const char *out = rbtest_output();
+    int skips = 0, valid = 0;
+    for (const char *s = out; (s = strstr(s, "nccl_in_place: skipped on this machine")) != NULL;
+         s++)
+        skips++;
+    for (const char *s = out; (s = strstr(s, "valid (rel_err")) != NULL; s++)
+        valid++;
+    if (rc != 0 || skips != 3 || valid != 6)
+        printf("    -> %d, %d skipped, %d valid:\n%s", rc, skips, valid, out);
+    RB_CHECK(rc == 0);
+    RB_CHECK(skips == 3); /* one per collective, in the notes under the table */
+    RB_CHECK(valid == 6); /* host_staged and nccl_out_of_place of each collective */
+    RB_CHECK(strstr(out, "GB/s") != NULL);
+    rbtest_remove_dir();
+}
+
 static const rbtest_case gpu_cases[] = {
     {"fill_matches_cpu_bit_for_bit", test_fill_matches_cpu_bit_for_bit},
     {"device_relerr_matches_cpu", test_device_relerr_matches_cpu},
@@ -336,6 +406,8 @@ static const rbtest_case gpu_cases[] = {
      test_crashing_pair_is_reported_and_run_continues},
     {"hanging_pair_is_killed_by_watchdog", test_hanging_pair_is_killed_by_watchdog},
     {"illegal_address_is_reported", test_illegal_address_is_reported},
+    {"expectation_of_another_gpu_refused", test_expectation_of_another_gpu_refused},
+    {"nccl_in_place_skipped_on_one_gpu", test_nccl_in_place_skipped_on_one_gpu},
 };
 
 RB_SUITE(gpu_suite, "gpu", gpu_cases);

@@ -70,6 +70,8 @@ typedef struct rb_variant_result {
     rb_unit unit;
     int valid; /* passed the check before and after timing */
     int timed; /* time_ms holds samples */
+    int skipped; /* cannot be measured meaningfully on this machine (note says why): never
+                    timed, not invalid, verdict skipped; the pair's other variants still run */
     double tolerance;
     double rel_err_before; /* NaN when not checked */
     double rel_err_after;
