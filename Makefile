@@ -57,11 +57,14 @@ NCCL_MISSING := NCCL not found (include/nccl.h and libnccl.so[.2] in $(if $(NCCL
 endif
 
 B := build/$(ARCH)
+# Include paths: -Iharness for the harness's headers ("pair.h", "core/json.h"), and -I. (the
+# repository root) for the pair seams, named by their folder: #include "kernels/<pair>.h".
+INC := -Iharness -I.
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS_ALL := -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g $(WARN) $(if $(WERROR),-Werror) \
-              -Iharness -I$(CUDA_HOME)/include $(NCCL_CFLAGS) $(CFLAGS)
+              $(INC) -I$(CUDA_HOME)/include $(NCCL_CFLAGS) $(CFLAGS)
 NVCCFLAGS_ALL := -std=c++17 -O3 -lineinfo $(GENCODE) -Xcompiler -Wall,-Wextra \
-                 $(if $(WERROR),-Werror all-warnings) -Iharness $(NVCCFLAGS)
+                 $(if $(WERROR),-Werror all-warnings) $(INC) $(NVCCFLAGS)
 LDLIBS_ALL := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcublas -lcudart \
               $(NCCL_LDLIBS) -lstdc++ -ldl -lm \
               -lpthread $(LDLIBS)

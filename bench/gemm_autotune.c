@@ -24,11 +24,7 @@
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t gemm_autotune_to_bf16(const float *in, void *out, size_t rows, size_t ld,
-                                  size_t valid_cols, cudaStream_t stream);
-cudaError_t gemm_autotune_to_f64(const void *in, double *out, size_t n, cudaStream_t stream);
-cudaError_t gemm_autotune_to_f32(const double *in, float *out, size_t n, cudaStream_t stream);
-extern const rb_kernel_info gemm_autotune_kernels[];
+#include "kernels/gemm_autotune.h"
 
 /* Tunable (CFLAGS=-D...). */
 #ifndef GEMM_AUTOTUNE_CANDIDATES

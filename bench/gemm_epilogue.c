@@ -17,13 +17,7 @@
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t gemm_epilogue_baseline_bias_gelu(void *d, const void *bias, size_t rows, size_t ldn,
-                                             cudaStream_t stream);
-cudaError_t gemm_epilogue_to_bf16(const float *in, float scale, void *out, size_t n,
-                                  cudaStream_t stream);
-cudaError_t gemm_epilogue_to_f64(const void *in, double *out, size_t n, cudaStream_t stream);
-cudaError_t gemm_epilogue_reference(const double *c, const void *bias, float *ref, size_t n,
-                                    size_t cols, cudaStream_t stream);
+#include "kernels/gemm_epilogue.h"
 
 #define GEMM_EPILOGUE_K 1024                  /* the inner dimension, fixed */
 #define GEMM_EPILOGUE_WORKSPACE (32u << 20)   /* cuBLASLt workspace, bytes */
@@ -429,9 +423,6 @@ static int ge_selftest(char *why, size_t why_size)
     }
     return 0;
 }
-
-/* The kernels each variant launches (kernels/gemm_epilogue.cu). */
-extern const rb_kernel_info gemm_epilogue_kernels[];
 
 const rb_pair rb_pair_gemm_epilogue = {
     .name = "gemm_epilogue",

@@ -18,18 +18,10 @@
 #include "gpu.h"
 #include "pair_util.h"
 
+#include "kernels/gemm_precision.h"
+
 /* The precisions, in variant order (kernels/gemm_precision.cu numbers them the same way). */
 enum { GP_FP32, GP_TF32, GP_BF16, GP_FP8, GP_COUNT };
-
-cudaError_t gemm_precision_quantize(const float *in, void *out, int format, size_t rows, size_t ld,
-                                    size_t valid_rows, size_t valid_cols, float inv_scale,
-                                    cudaStream_t stream);
-cudaError_t gemm_precision_amax(const float *in, size_t rows, size_t ld, size_t valid_cols,
-                                float *amax, cudaStream_t stream);
-cudaError_t gemm_precision_to_f64(const void *in, int format, size_t n, float scale, double *out,
-                                  cudaStream_t stream);
-cudaError_t gemm_precision_to_f32(const double *in, float *out, size_t n, cudaStream_t stream);
-extern const rb_kernel_info gemm_precision_kernels[];
 
 /* Tunable (CFLAGS=-D...): cuBLASLt workspace, and FP8 fast accumulation (see the .cu). */
 #ifndef GEMM_PRECISION_WORKSPACE
@@ -211,11 +203,7 @@ typedef struct gp_cross {
 
 static rb_status gp_read(void *dst, const void *src, size_t bytes)
 {
-    cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
-    if (e != cudaSuccess) {
-        rb_error_at(__FILE__, __LINE__, "cudaMemcpy", cudaGetErrorString(e));
-        return RB_ERR_CUDA;
-    }
+    RB_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
     return RB_OK;
 }
 

@@ -9,16 +9,7 @@
 #include "core/random.h"
 #include "pair_util.h"
 
-cudaError_t histogram_baseline(const unsigned char *in, size_t n, unsigned *hist,
-                               cudaStream_t stream);
-cudaError_t histogram_optimized_grid(size_t n, int *blocks);
-cudaError_t histogram_optimized(const unsigned char *in, size_t n, unsigned *hist, int blocks,
-                                cudaStream_t stream);
-cudaError_t histogram_library_temp_bytes(size_t n, size_t *bytes);
-cudaError_t histogram_library(const unsigned char *in, size_t n, unsigned *hist, void *temp,
-                              size_t temp_bytes, cudaStream_t stream);
-cudaError_t histogram_make_input(unsigned char *x, size_t n, uint64_t seed, int skewed,
-                                 cudaStream_t stream);
+#include "kernels/histogram.h"
 
 #define HISTOGRAM_BINS 256
 #define HISTOGRAM_SKEW_VALUE 0x2A
@@ -241,9 +232,6 @@ static int histogram_selftest(char *why, size_t why_size)
     }
     return 0;
 }
-
-/* The kernels each variant launches (kernels/histogram.cu). */
-extern const rb_kernel_info histogram_kernels[];
 
 const rb_pair rb_pair_histogram = {
     .name = "histogram",

@@ -9,9 +9,7 @@
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t host_transfer_h2d(float *dst_dev, const float *src_host, size_t n, cudaStream_t stream);
-cudaError_t host_transfer_d2h(float *dst_host, const float *src_dev, size_t n, cudaStream_t stream);
-extern const rb_kernel_info host_transfer_kernels[];
+#include "kernels/host_transfer.h"
 
 enum { HT_H2D, HT_D2H };         /* inputs */
 enum { HT_PAGEABLE, HT_PINNED }; /* variants, in table order */

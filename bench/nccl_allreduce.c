@@ -43,16 +43,15 @@
 
 #include "core/compare.h"
 #include "core/random.h"
+#include "env.h"
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t nccl_allreduce_check(const float *out, size_t n, int coll, int rank, int ranks,
-                                 size_t chunk, uint64_t seed, double *acc, cudaStream_t stream);
+#include "kernels/nccl_allreduce.h"
 
 /* Exported for the MPI driver (harness/mpi_main.c) and the tests (tests/test_nccl.c). */
 void nccl_allreduce_attach(ncclComm_t comm, int rank, int ranks);
 double nccl_allreduce_bus_factor(int coll, int ranks);
-extern const uint64_t nccl_allreduce_sweep[];
 
 enum { AR = 0, AG = 1, RS = 2 }; /* the collectives, in the order of the pair's inputs */
 enum { V_HOST_STAGED, V_OUT_OF_PLACE, V_IN_PLACE, V_COUNT }; /* the variants, in order */
@@ -72,7 +71,7 @@ enum { V_HOST_STAGED, V_OUT_OF_PLACE, V_IN_PLACE, V_COUNT }; /* the variants, in
         }                                                                                          \
     } while (0)
 
-const uint64_t nccl_allreduce_sweep[] = {8,       64,       512,       4096,       32768, 262144,
+static const uint64_t nccl_allreduce_sweep[] = {8,       64,       512,       4096,       32768, 262144,
                                          2097152, 16777216, 134217728, 1073741824, 0};
 
 /* Set by the MPI driver before setup: one GPU per process, the communicator already made. */
@@ -417,13 +416,8 @@ static rb_status ar_setup_gpu(ar_ctx *c, int k)
 static void ar_print_environment(const ar_ctx *c)
 {
     int version = c->nccl_version;
-    extern char **environ;
-    char vars[600] = "";
-    for (char **e = environ; *e; e++)
-        if (!strncmp(*e, "NCCL_", 5)) {
-            size_t len = strlen(vars);
-            rb_fmt(vars + len, sizeof vars - len, " %s", *e);
-        }
+    char vars[600];
+    rb_env_list("NCCL_", vars, sizeof vars);
     fprintf(stderr, "nccl_allreduce: NCCL %d.%d.%d, %d GPU%s;%s\n", version / 10000,
             version / 100 % 100, version % 100, c->ranks, c->ranks == 1 ? "" : "s",
             vars[0] ? vars : " no NCCL_* variable set");

@@ -10,23 +10,7 @@
 #include "gpu.h"
 #include "pair_util.h"
 
-/* Defined extern "C" in kernels/sgemm.cu: C = A B, row-major, 1 <= m, n, k <= SGEMM_MAX_DIM,
- * pointers 16-byte aligned. */
-cudaError_t sgemm_baseline(const float *a, const float *b, float *c, int m, int n, int k,
-                           cudaStream_t stream);
-cudaError_t sgemm_coalesced(const float *a, const float *b, float *c, int m, int n, int k,
-                            cudaStream_t stream);
-cudaError_t sgemm_smem_tiled(const float *a, const float *b, float *c, int m, int n, int k,
-                             cudaStream_t stream);
-cudaError_t sgemm_reg_1d(const float *a, const float *b, float *c, int m, int n, int k,
-                         cudaStream_t stream);
-cudaError_t sgemm_reg_2d_vec4(const float *a, const float *b, float *c, int m, int n, int k,
-                              cudaStream_t stream);
-cudaError_t sgemm_optimized(const float *a, const float *b, float *c, int m, int n, int k,
-                            cudaStream_t stream);
-cudaError_t sgemm_to_f64(const float *in, double *out, size_t n, cudaStream_t stream);
-cudaError_t sgemm_to_f32(const double *in, float *out, size_t n, cudaStream_t stream);
-extern const rb_kernel_info sgemm_kernels[];
+#include "kernels/sgemm.h"
 
 #define SGEMM_MAX_DIM (1u << 20)        /* M, N, K limit: int indexing, grid y <= 65535 */
 #define SGEMM_CPU_FULL_MAX (1ull << 27) /* M N K up to this: the CPU checks every row */

@@ -15,20 +15,7 @@
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t streams_overlap_process(const float *in_dev, float *out_dev, size_t n,
-                                    cudaStream_t stream);
-void streams_overlap_chunk(size_t n, int c, size_t *start, size_t *count);
-cudaError_t streams_overlap_serial(const float *in_host, float *in_dev, float *out_dev,
-                                   float *out_host, size_t n, cudaStream_t stream);
-cudaError_t streams_overlap_pipelined(const float *in_host, float *in_dev, float *out_dev,
-                                      float *out_host, size_t n, cudaStream_t stream,
-                                      const cudaStream_t *lanes, const cudaEvent_t *events);
-cudaError_t streams_overlap_duplex(const float *in_host, float *in_dev, const float *result_dev,
-                                   float *out_host, size_t n, cudaStream_t stream,
-                                   const cudaStream_t *lanes, const cudaEvent_t *events);
-extern const int streams_overlap_iters, streams_overlap_lanes, streams_overlap_chunk_count;
-extern const float streams_overlap_a, streams_overlap_b;
-extern const rb_kernel_info streams_overlap_kernels[];
+#include "kernels/streams_overlap.h"
 
 /* Variants, in table order. */
 enum { SO_BASELINE, SO_OPTIMIZED, SO_H2D, SO_KERNEL, SO_D2H, SO_DUPLEX };

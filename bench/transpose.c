@@ -11,12 +11,7 @@
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t transpose_baseline(const float *in, float *out, size_t rows, size_t cols,
-                               cudaStream_t stream);
-cudaError_t transpose_tiled(const float *in, float *out, size_t rows, size_t cols,
-                            cudaStream_t stream);
-cudaError_t transpose_optimized(const float *in, float *out, size_t rows, size_t cols,
-                                cudaStream_t stream);
+#include "kernels/transpose.h"
 
 #define TRANSPOSE_CUBLAS(call)                                                                     \
     do {                                                                                           \
@@ -104,7 +99,7 @@ static rb_status transpose_setup(void **ctx, const rb_size *size, uint64_t seed,
     if (!h_ref)
         return RB_ERR_ALLOC;
     transpose_reference(NULL, seed, c->rows, c->cols, h_ref);
-    cudaError_t e = cudaMemcpy(c->ref, h_ref, bytes, cudaMemcpyHostToDevice);
+    const cudaError_t e = cudaMemcpy(c->ref, h_ref, bytes, cudaMemcpyHostToDevice);
     free(h_ref);
     RB_CUDA(e);
 
@@ -209,9 +204,6 @@ static int transpose_selftest(char *why, size_t why_size)
     }
     return 0;
 }
-
-/* The kernels each variant launches (kernels/transpose.cu). */
-extern const rb_kernel_info transpose_kernels[];
 
 const rb_pair rb_pair_transpose = {
     .name = "transpose",

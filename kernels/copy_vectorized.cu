@@ -41,6 +41,7 @@
 #include <stddef.h>
 
 #include "kernel_info.h"
+#include "kernels/copy_vectorized.h"
 
 #define COPY_VECTORIZED_BLOCK 256
 #define COPY_VECTORIZED_UNROLL 1

@@ -86,6 +86,7 @@
 #include <stddef.h>
 
 #include "kernel_info.h"
+#include "kernels/gemm_autotune.h"
 
 #define GEMM_AUTOTUNE_BLOCK 256 /* threads per block of the setup kernels */
 

@@ -74,6 +74,7 @@
 #include <stddef.h>
 
 #include "kernel_info.h"
+#include "kernels/gemm_epilogue.h"
 
 /* Tunable: threads per block of the baseline's elementwise kernel (one 8-element vector each). */
 #define GEMM_EPILOGUE_BLOCK 256

@@ -116,6 +116,7 @@
 #include <stddef.h>
 
 #include "kernel_info.h"
+#include "kernels/gemm_precision.h"
 
 /* The precisions, numbered as the variants (bench/gemm_precision.c uses the same numbers). */
 enum { GP_FP32 = 0, GP_TF32 = 1, GP_BF16 = 2, GP_FP8 = 3 };

@@ -122,6 +122,7 @@
 #include <stdint.h>
 
 #include "kernel_info.h"
+#include "kernels/sgemm.h"
 
 /* ---- Tunables. Steps are fixed (they show one idea each); the optimized kernel's tile
  * shape can be swept with -D (NVCCFLAGS=-DSGEMM_BK=16 ...). ---- */
