@@ -124,16 +124,18 @@ rb_status async_pipeline_setup(void **ctx, const rb_size *size, uint64_t seed, i
     return RB_OK;
 }
 
-void async_pipeline_output(void *ctx, void **dev_ptr, size_t *bytes)
+void async_pipeline_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     async_pipeline_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->out;
     *bytes = c->n * sizeof(float);
 }
 
-rb_status async_pipeline_check(void *ctx, cudaStream_t stream, double *rel_err)
+rb_status async_pipeline_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     async_pipeline_ctx *c = ctx;
+    (void)variant;
     RB_CUDA(rb_relerr_f32_device(c->out, c->ref, c->n, stream, rel_err));
     return RB_OK;
 }

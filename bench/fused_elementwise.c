@@ -130,16 +130,18 @@ static rb_status fe_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     return RB_OK;
 }
 
-static void fe_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void fe_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     fe_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->y;
     *bytes = c->n * sizeof(uint16_t);
 }
 
-static rb_status fe_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status fe_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     fe_ctx *c = ctx;
+    (void)variant;
     RB_CUDA(rb_relerr_bf16_device(c->y, c->ref, c->n, stream, rel_err));
     return RB_OK;
 }

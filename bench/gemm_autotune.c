@@ -873,17 +873,19 @@ static rb_status ga_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     return RB_OK;
 }
 
-static void ga_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void ga_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     ga_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->c;
     *bytes = c->d.m * c->d.ldn * sizeof(uint16_t);
 }
 
 /* C's padding columns (ldn != N) are dropped with a 2D copy before the comparison. */
-static rb_status ga_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status ga_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     ga_ctx *c = ctx;
+    (void)variant;
     const ga_dims *d = &c->d;
     const void *out = c->c;
     if (c->packed) {

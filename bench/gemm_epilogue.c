@@ -295,17 +295,19 @@ static rb_status ge_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     return st;
 }
 
-static void ge_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void ge_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     ge_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->d;
     *bytes = c->m * c->ldn * sizeof(uint16_t);
 }
 
 /* D's padding columns (ldn != N) are dropped with a 2D copy before the comparison. */
-static rb_status ge_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status ge_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     ge_ctx *c = ctx;
+    (void)variant;
     const void *d = c->d;
     if (c->packed) {
         RB_CUDA(cudaMemcpy2DAsync(c->packed, c->n * sizeof(uint16_t), c->d,

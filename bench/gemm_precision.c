@@ -64,7 +64,7 @@ static const gp_format gp_formats[GP_COUNT] = {
 };
 
 /* Device buffers. Inputs in each precision: A is M x kp, B is np x kp (row-major, zero padding);
- * the output is M x np elements of the type of the step that ran last (fp32 buffer size). */
+ * the output is M x np elements of the type of the step that wrote it (fp32 buffer size). */
 typedef struct gp_ctx {
     size_t m, n, k, np, kp;
     void *a[GP_COUNT], *b[GP_COUNT];
@@ -74,10 +74,6 @@ typedef struct gp_ctx {
     void *packed; /* check(): the output without padding columns; NULL when np == N */
     float *ref[GP_COUNT];
     void *workspace;
-    /* The step that ran last: output() and check() refer to it. run() sets it (a host field,
-     * not GPU work); the variants run in the order fp32, tf32, bf16, fp8 and their output sizes
-     * never grow, so the bytes poisoned before a variant always cover what it writes. */
-    int last;
     int no_c[GP_COUNT]; /* pass C = NULL (beta is 0): see gp_make_op */
     cublasLtHandle_t lt;
     cublasLtMatmulDesc_t desc[GP_COUNT];
@@ -440,7 +436,6 @@ static rb_status gp_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     c->k = size->cols;
     c->np = gp_round_up(c->n, GEMM_PRECISION_PAD);
     c->kp = gp_round_up(c->k, GEMM_PRECISION_PAD);
-    c->last = GP_FP32;
     RB_CUDA(cudaMalloc(&c->out, c->m * c->np * sizeof(float)));
     if (c->np != c->n)
         RB_CUDA(cudaMalloc(&c->packed, c->m * c->n * sizeof(float)));
@@ -468,19 +463,20 @@ static rb_status gp_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     return st;
 }
 
-static void gp_output(void *ctx, void **dev_ptr, size_t *bytes)
+/* The variants are the steps, in the order of gp_formats. */
+static void gp_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     gp_ctx *c = ctx;
     *dev_ptr = c->out;
-    *bytes = c->m * c->np * gp_formats[c->last].out_bytes;
+    *bytes = c->m * c->np * gp_formats[variant].out_bytes;
 }
 
-/* Compares the last step's output with its own reference; padding columns (np != N) are
- * dropped with a 2D copy first. */
-static rb_status gp_check(void *ctx, cudaStream_t stream, double *rel_err)
+/* Compares the step's output with its own reference; padding columns (np != N) are dropped with
+ * a 2D copy first. */
+static rb_status gp_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     gp_ctx *c = ctx;
-    size_t elem = gp_formats[c->last].out_bytes;
+    size_t elem = gp_formats[variant].out_bytes;
     const void *d = c->out;
     if (c->packed) {
         RB_CUDA(cudaMemcpy2DAsync(c->packed, c->n * elem, c->out, c->np * elem, c->n * elem, c->m,
@@ -488,9 +484,9 @@ static rb_status gp_check(void *ctx, cudaStream_t stream, double *rel_err)
         d = c->packed;
     }
     if (elem == sizeof(float))
-        RB_CUDA(rb_relerr_f32_device(d, c->ref[c->last], c->m * c->n, stream, rel_err));
+        RB_CUDA(rb_relerr_f32_device(d, c->ref[variant], c->m * c->n, stream, rel_err));
     else
-        RB_CUDA(rb_relerr_bf16_device(d, c->ref[c->last], c->m * c->n, stream, rel_err));
+        RB_CUDA(rb_relerr_bf16_device(d, c->ref[variant], c->m * c->n, stream, rel_err));
     return RB_OK;
 }
 
@@ -532,7 +528,6 @@ static void gp_teardown(void *ctx)
 static rb_status gp_matmul(gp_ctx *c, int f, cudaStream_t stream)
 {
     const float one = 1.0f, zero = 0.0f;
-    c->last = f;
     GP_CUBLAS(cublasLtMatmul(c->lt, c->desc[f], &one, c->b[f], c->layout_a[f], c->a[f],
                              c->layout_b[f], &zero, c->no_c[f] ? NULL : c->out, c->layout_d[f],
                              c->out, c->layout_d[f],

@@ -119,18 +119,20 @@ static rb_status histogram_setup(void **ctx, const rb_size *size, uint64_t seed,
     return RB_OK;
 }
 
-static void histogram_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void histogram_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     histogram_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->out;
     *bytes = HISTOGRAM_BINS * sizeof *c->out;
 }
 
 /* Exact counts: normwise error of the counts as doubles, 0 only on an exact match; a poisoned
  * count (0xFFFFFFFF) gives an error of ~1e3 or more. */
-static rb_status histogram_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status histogram_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     histogram_ctx *c = ctx;
+    (void)variant;
     unsigned out[HISTOGRAM_BINS];
     double got[HISTOGRAM_BINS];
     RB_CUDA(cudaMemcpyAsync(out, c->out, sizeof out, cudaMemcpyDeviceToHost, stream));

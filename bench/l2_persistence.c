@@ -103,7 +103,8 @@ static rb_status lp_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     RB_CUDA(rb_fill_uniform_f32(c->x, n, seed, 0));
     RB_CUDA(rb_fill_uniform_f32(c->table, t, seed + 1, 0));
     /* The persisting set-aside is device state: teardown gives it back. */
-    const cudaError_t e = l2_persistence_set_aside(t * sizeof(float), &c->window_bytes, &c->hit_ratio);
+    const cudaError_t e =
+        l2_persistence_set_aside(t * sizeof(float), &c->window_bytes, &c->hit_ratio);
     if (e == cudaErrorNotSupported) {
         rb_error_at(__FILE__, __LINE__, "l2_persistence_set_aside",
                     "this device has no persisting L2 (persistingL2CacheMaxSize is 0)");
@@ -117,16 +118,18 @@ static rb_status lp_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     return RB_OK;
 }
 
-static void lp_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void lp_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     lp_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->y;
     *bytes = c->n * sizeof(float);
 }
 
-static rb_status lp_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status lp_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     lp_ctx *c = ctx;
+    (void)variant;
     RB_CUDA(rb_relerr_f32_device(c->y, c->ref, c->n, stream, rel_err));
     return RB_OK;
 }

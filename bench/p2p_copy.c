@@ -91,18 +91,20 @@ static rb_status p2p_setup(void **ctx, const rb_size *size, uint64_t seed, int i
     return RB_OK;
 }
 
-static void p2p_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void p2p_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     p2p_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->out;
     *bytes = c->n * sizeof(float);
 }
 
 /* Compared on GPU 1, where out and ref live. The harness has synchronized the stream that
  * joined every variant's work, so GPU 1's part is done too. */
-static rb_status p2p_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status p2p_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     p2p_ctx *c = ctx;
+    (void)variant;
     (void)stream;
     RB_CUDA(cudaSetDevice(1));
     const cudaError_t e = rb_relerr_f32_device(c->out, c->ref, c->n, c->s1, rel_err);

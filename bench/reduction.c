@@ -121,16 +121,18 @@ static rb_status reduction_setup(void **ctx, const rb_size *size, uint64_t seed,
     return RB_OK;
 }
 
-static void reduction_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void reduction_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     reduction_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->out;
     *bytes = sizeof(float);
 }
 
-static rb_status reduction_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status reduction_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     reduction_ctx *c = ctx;
+    (void)variant;
     float out;
     RB_CUDA(cudaMemcpyAsync(&out, c->out, sizeof out, cudaMemcpyDeviceToHost, stream));
     RB_CUDA(cudaStreamSynchronize(stream));

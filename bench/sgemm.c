@@ -202,16 +202,18 @@ static rb_status sgemm_setup(void **ctx, const rb_size *size, uint64_t seed, int
     return RB_OK;
 }
 
-static void sgemm_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void sgemm_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     sgemm_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->c;
     *bytes = (size_t)c->m * (size_t)c->n * sizeof(float);
 }
 
-static rb_status sgemm_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status sgemm_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     sgemm_ctx *c = ctx;
+    (void)variant;
     RB_CUDA(rb_relerr_f32_device(c->c, c->ref, (size_t)c->m * (size_t)c->n, stream, rel_err));
     return RB_OK;
 }

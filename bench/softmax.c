@@ -107,16 +107,18 @@ static rb_status softmax_setup(void **ctx, const rb_size *size, uint64_t seed, i
     return RB_OK;
 }
 
-static void softmax_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void softmax_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     softmax_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->y;
     *bytes = c->n * sizeof(float);
 }
 
-static rb_status softmax_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status softmax_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     softmax_ctx *c = ctx;
+    (void)variant;
     RB_CUDA(rb_relerr_f32_device(c->y, c->ref, c->n, stream, rel_err));
     return RB_OK;
 }

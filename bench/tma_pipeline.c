@@ -48,16 +48,16 @@ static rb_status setup(void **ctx, const rb_size *size, uint64_t seed, int input
     return RB_OK;
 }
 
-static void output(void *ctx, void **dev_ptr, size_t *bytes)
+static void output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     tma_pipeline_ctx *t = ctx;
-    async_pipeline_output(t->image, dev_ptr, bytes);
+    async_pipeline_output(t->image, variant, dev_ptr, bytes);
 }
 
-static rb_status check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     tma_pipeline_ctx *t = ctx;
-    return async_pipeline_check(t->image, stream, rel_err);
+    return async_pipeline_check(t->image, variant, stream, rel_err);
 }
 
 static void teardown(void *ctx)

@@ -108,16 +108,18 @@ static rb_status transpose_setup(void **ctx, const rb_size *size, uint64_t seed,
     return RB_OK;
 }
 
-static void transpose_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void transpose_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     transpose_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->out;
     *bytes = c->n * sizeof(float);
 }
 
-static rb_status transpose_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status transpose_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     transpose_ctx *c = ctx;
+    (void)variant;
     RB_CUDA(rb_relerr_f32_device(c->out, c->ref, c->n, stream, rel_err));
     return RB_OK;
 }
