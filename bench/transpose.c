@@ -8,19 +8,11 @@
 
 #include "core/compare.h"
 #include "core/random.h"
+#include "gemm_ref.h"
 #include "gpu.h"
 #include "pair_util.h"
 
 #include "kernels/transpose.h"
-
-#define TRANSPOSE_CUBLAS(call)                                                                     \
-    do {                                                                                           \
-        cublasStatus_t st_ = (call);                                                               \
-        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                        \
-            rb_error_at(__FILE__, __LINE__, #call, cublasGetStatusString(st_));                    \
-            return RB_ERR_CUDA;                                                                    \
-        }                                                                                          \
-    } while (0)
 
 typedef struct transpose_ctx {
     float *in, *out, *ref; /* device: rows x cols input, cols x rows output and reference */
@@ -103,7 +95,7 @@ static rb_status transpose_setup(void **ctx, const rb_size *size, uint64_t seed,
     free(h_ref);
     RB_CUDA(e);
 
-    TRANSPOSE_CUBLAS(cublasCreate(&c->handle));
+    RB_CUBLAS(cublasCreate(&c->handle));
     RB_CUDA(cudaDeviceSynchronize());
     return RB_OK;
 }
@@ -167,8 +159,8 @@ static rb_status run_library(void *ctx, cudaStream_t stream)
     transpose_ctx *c = ctx;
     const float one = 1.0f, zero = 0.0f;
     int64_t m = (int64_t)c->rows, n = (int64_t)c->cols;
-    TRANSPOSE_CUBLAS(cublasSetStream(c->handle, stream));
-    TRANSPOSE_CUBLAS(cublasSgeam_64(c->handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, c->in, n,
+    RB_CUBLAS(cublasSetStream(c->handle, stream));
+    RB_CUBLAS(cublasSgeam_64(c->handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, c->in, n,
                                     &zero, NULL, m, c->out, m));
     return RB_OK;
 }
