@@ -586,11 +586,11 @@ static rb_status ga_inputs_and_reference(ga_ctx *c, uint64_t seed)
 
     rb_gemm_ref *g = &c->ref64;
     RB_TRY(rb_gemm_ref_alloc(g, d->m * d->ldk, d->n * d->ldk, d->m * d->n));
-    RB_CUDA(gemm_autotune_to_f64(c->a, g->a, d->m * d->ldk, 0));
-    RB_CUDA(gemm_autotune_to_f64(c->b, g->b, d->n * d->ldk, 0));
+    RB_CUDA(rb_bf16_to_f64(c->a, g->a, d->m * d->ldk, 0));
+    RB_CUDA(rb_bf16_to_f64(c->b, g->b, d->n * d->ldk, 0));
     RB_CUBLAS(cublasCreate(&c->blas));
     RB_TRY(rb_gemm_ref_dgemm(g, c->blas, 1, d->m, d->n, d->k, d->ldk, d->ldk));
-    RB_CUDA(gemm_autotune_to_f32(g->c, c->ref, d->m * d->n, 0));
+    RB_CUDA(rb_f64_to_f32(g->c, c->ref, d->m * d->n, 0));
     RB_CUDA(cudaDeviceSynchronize());
     RB_CUBLAS(cublasDestroy(c->blas));
     c->blas = NULL;

@@ -193,8 +193,8 @@ static rb_status ge_gpu_reference(ge_ctx *c)
     size_t m = c->m, n = c->n, k = c->k, ldn = c->ldn;
     rb_gemm_ref *g = &c->ref64;
     RB_TRY(rb_gemm_ref_alloc(g, m * k, k * ldn, m * n));
-    RB_CUDA(gemm_epilogue_to_f64(c->a, g->a, m * k, 0));
-    RB_CUDA(gemm_epilogue_to_f64(c->b, g->b, k * ldn, 0));
+    RB_CUDA(rb_bf16_to_f64(c->a, g->a, m * k, 0));
+    RB_CUDA(rb_bf16_to_f64(c->b, g->b, k * ldn, 0));
     RB_CUBLAS(cublasCreate(&c->blas));
     RB_TRY(rb_gemm_ref_dgemm(g, c->blas, 0, m, n, k, k, ldn));
     RB_CUDA(gemm_epilogue_reference(g->c, c->bias, c->ref, m * n, n, 0));

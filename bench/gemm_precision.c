@@ -320,7 +320,7 @@ static rb_status gp_gpu_references(gp_ctx *c)
         RB_CUDA(gemm_precision_to_f64(c->a[f], f, m * kp, c->scale_a, g->a, 0));
         RB_CUDA(gemm_precision_to_f64(c->b[f], f, np * kp, c->scale_b, g->b, 0));
         RB_TRY(rb_gemm_ref_dgemm(g, c->blas, 1, m, n, k, kp, kp));
-        RB_CUDA(gemm_precision_to_f32(g->c, c->ref[f], m * n, 0));
+        RB_CUDA(rb_f64_to_f32(g->c, c->ref[f], m * n, 0));
     }
     RB_CUDA(cudaDeviceSynchronize());
     RB_CUBLAS(cublasDestroy(c->blas));

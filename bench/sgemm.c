@@ -136,11 +136,11 @@ static rb_status sgemm_gpu_reference(sgemm_ctx *c)
     size_t m = (size_t)c->m, n = (size_t)c->n, k = (size_t)c->k;
     rb_gemm_ref *g = &c->ref64;
     RB_TRY(rb_gemm_ref_alloc(g, m * k, k * n, m * n));
-    RB_CUDA(sgemm_to_f64(c->a, g->a, m * k, 0));
-    RB_CUDA(sgemm_to_f64(c->b, g->b, k * n, 0));
+    RB_CUDA(rb_f32_to_f64(c->a, g->a, m * k, 0));
+    RB_CUDA(rb_f32_to_f64(c->b, g->b, k * n, 0));
     RB_CUBLAS(cublasSetMathMode(c->blas, CUBLAS_PEDANTIC_MATH));
     RB_TRY(rb_gemm_ref_dgemm(g, c->blas, 0, m, n, k, k, n));
-    RB_CUDA(sgemm_to_f32(g->c, c->ref, m * n, 0));
+    RB_CUDA(rb_f64_to_f32(g->c, c->ref, m * n, 0));
     RB_CUDA(cudaDeviceSynchronize());
     return rb_gemm_ref_free(g);
 }

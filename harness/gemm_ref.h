@@ -35,8 +35,9 @@ int rb_gemm_square_shape(rb_size *s, uint64_t max_dim, const char *rule, char *w
 double rb_bf16_to_double(uint16_t bits);
 
 /* The fp64 operands of the reference GEMM, on the device: a pair widens its inputs into a and b
- * exactly (its own kernels: the element types differ), rb_gemm_ref_dgemm computes c, and the
- * pair rounds c into its reference. Setup only: rb_gemm_ref_free releases them before setup
+ * exactly (rb_f32_to_f64 or rb_bf16_to_f64 in harness/gpu.h; gemm_precision's own kernel for its
+ * scaled formats), rb_gemm_ref_dgemm computes c, and the pair rounds c into its reference
+ * (rb_f64_to_f32, or gemm_epilogue's epilogue kernel). Setup only: rb_gemm_ref_free releases them before setup
  * returns, and teardown calls it again after a failed setup. */
 typedef struct rb_gemm_ref {
     double *a, *b, *c;

@@ -14,8 +14,6 @@ extern "C" {
 
 cudaError_t gemm_autotune_to_bf16(const float *in, void *out, size_t rows, size_t ld,
                                   size_t valid_cols, cudaStream_t stream);
-cudaError_t gemm_autotune_to_f64(const void *in, double *out, size_t n, cudaStream_t stream);
-cudaError_t gemm_autotune_to_f32(const double *in, float *out, size_t n, cudaStream_t stream);
 
 /* The kernels each variant launches, {0}-terminated (rb_pair.kernels). */
 extern const rb_kernel_info gemm_autotune_kernels[];

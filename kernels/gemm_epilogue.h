@@ -16,7 +16,6 @@ cudaError_t gemm_epilogue_baseline_bias_gelu(void *d, const void *bias, size_t r
                                              cudaStream_t stream);
 cudaError_t gemm_epilogue_to_bf16(const float *in, float scale, void *out, size_t n,
                                   cudaStream_t stream);
-cudaError_t gemm_epilogue_to_f64(const void *in, double *out, size_t n, cudaStream_t stream);
 cudaError_t gemm_epilogue_reference(const double *c, const void *bias, float *ref, size_t n,
                                     size_t cols, cudaStream_t stream);
 

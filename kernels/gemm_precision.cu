@@ -200,14 +200,6 @@ static __global__ void gemm_precision_to_f64_kernel(const void *in, int format, 
     }
 }
 
-static __global__ void gemm_precision_to_f32_kernel(const double *__restrict__ in,
-                                                    float *__restrict__ out, size_t n)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        out[i] = (float)in[i];
-}
-
 /* ---- Launchers (setup only: no variant launches a kernel of ours). ---- */
 
 static unsigned gemm_precision_blocks(size_t n)
@@ -243,14 +235,6 @@ extern "C" cudaError_t gemm_precision_to_f64(const void *in, int format, size_t 
 {
     gemm_precision_to_f64_kernel<<<gemm_precision_blocks(n), GEMM_PRECISION_BLOCK, 0, stream>>>(
         in, format, n, scale, out);
-    return cudaGetLastError();
-}
-
-extern "C" cudaError_t gemm_precision_to_f32(const double *in, float *out, size_t n,
-                                             cudaStream_t stream)
-{
-    gemm_precision_to_f32_kernel<<<gemm_precision_blocks(n), GEMM_PRECISION_BLOCK, 0, stream>>>(
-        in, out, n);
     return cudaGetLastError();
 }
 

@@ -19,7 +19,6 @@ cudaError_t gemm_precision_amax(const float *in, size_t rows, size_t ld, size_t 
                                 float *amax, cudaStream_t stream);
 cudaError_t gemm_precision_to_f64(const void *in, int format, size_t n, float scale, double *out,
                                   cudaStream_t stream);
-cudaError_t gemm_precision_to_f32(const double *in, float *out, size_t n, cudaStream_t stream);
 
 /* The kernels each variant launches, {0}-terminated (rb_pair.kernels). */
 extern const rb_kernel_info gemm_precision_kernels[];

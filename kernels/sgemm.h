@@ -25,8 +25,6 @@ cudaError_t sgemm_reg_2d_vec4(const float *a, const float *b, float *c, int m, i
                               cudaStream_t stream);
 cudaError_t sgemm_optimized(const float *a, const float *b, float *c, int m, int n, int k,
                             cudaStream_t stream);
-cudaError_t sgemm_to_f64(const float *in, double *out, size_t n, cudaStream_t stream);
-cudaError_t sgemm_to_f32(const double *in, float *out, size_t n, cudaStream_t stream);
 
 /* The kernels each variant launches, {0}-terminated (rb_pair.kernels). */
 extern const rb_kernel_info sgemm_kernels[];
