@@ -847,15 +847,8 @@ static rb_status ga_check(void *ctx, int variant, cudaStream_t stream, double *r
     ga_ctx *c = ctx;
     (void)variant;
     const ga_dims *d = &c->d;
-    const void *out = c->c;
-    if (c->packed) {
-        RB_CUDA(cudaMemcpy2DAsync(c->packed, d->n * sizeof(uint16_t), c->c,
-                                  d->ldn * sizeof(uint16_t), d->n * sizeof(uint16_t), d->m,
-                                  cudaMemcpyDeviceToDevice, stream));
-        out = c->packed;
-    }
-    RB_CUDA(rb_relerr_bf16_device(out, c->ref, d->m * d->n, stream, rel_err));
-    return RB_OK;
+    return rb_gemm_relerr_padded(c->c, c->packed, d->m, d->n, d->ldn, sizeof(uint16_t), c->ref,
+                                 stream, rel_err);
 }
 
 static void ga_teardown(void *ctx)

@@ -281,15 +281,8 @@ static rb_status ge_check(void *ctx, int variant, cudaStream_t stream, double *r
 {
     ge_ctx *c = ctx;
     (void)variant;
-    const void *d = c->d;
-    if (c->packed) {
-        RB_CUDA(cudaMemcpy2DAsync(c->packed, c->n * sizeof(uint16_t), c->d,
-                                  c->ldn * sizeof(uint16_t), c->n * sizeof(uint16_t), c->m,
-                                  cudaMemcpyDeviceToDevice, stream));
-        d = c->packed;
-    }
-    RB_CUDA(rb_relerr_bf16_device(d, c->ref, c->m * c->n, stream, rel_err));
-    return RB_OK;
+    return rb_gemm_relerr_padded(c->d, c->packed, c->m, c->n, c->ldn, sizeof(uint16_t), c->ref,
+                                 stream, rel_err);
 }
 
 static void ge_teardown(void *ctx)

@@ -448,18 +448,8 @@ static void gp_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 static rb_status gp_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     gp_ctx *c = ctx;
-    size_t elem = gp_formats[variant].out_bytes;
-    const void *d = c->out;
-    if (c->packed) {
-        RB_CUDA(cudaMemcpy2DAsync(c->packed, c->n * elem, c->out, c->np * elem, c->n * elem, c->m,
-                                  cudaMemcpyDeviceToDevice, stream));
-        d = c->packed;
-    }
-    if (elem == sizeof(float))
-        RB_CUDA(rb_relerr_f32_device(d, c->ref[variant], c->m * c->n, stream, rel_err));
-    else
-        RB_CUDA(rb_relerr_bf16_device(d, c->ref[variant], c->m * c->n, stream, rel_err));
-    return RB_OK;
+    return rb_gemm_relerr_padded(c->out, c->packed, c->m, c->n, c->np,
+                                 gp_formats[variant].out_bytes, c->ref[variant], stream, rel_err);
 }
 
 static void gp_teardown(void *ctx)

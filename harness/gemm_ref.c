@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu.h"
 #include "pair_util.h"
 
 int rb_gemm_square_shape(rb_size *s, uint64_t max_dim, const char *rule, char *why,
@@ -59,6 +60,22 @@ rb_status rb_gemm_ref_free(rb_gemm_ref *g)
     RB_CUDA(ea);
     RB_CUDA(eb);
     RB_CUDA(ec);
+    return RB_OK;
+}
+
+rb_status rb_gemm_relerr_padded(const void *out, void *packed, size_t rows, size_t cols, size_t ld,
+                                size_t elem, const float *ref, cudaStream_t stream,
+                                double *rel_err)
+{
+    if (packed) {
+        RB_CUDA(cudaMemcpy2DAsync(packed, cols * elem, out, ld * elem, cols * elem, rows,
+                                  cudaMemcpyDeviceToDevice, stream));
+        out = packed;
+    }
+    if (elem == sizeof(float))
+        RB_CUDA(rb_relerr_f32_device(out, ref, rows * cols, stream, rel_err));
+    else
+        RB_CUDA(rb_relerr_bf16_device(out, ref, rows * cols, stream, rel_err));
     return RB_OK;
 }
 

@@ -53,6 +53,14 @@ rb_status rb_gemm_ref_dgemm(const rb_gemm_ref *g, cublasHandle_t blas, int b_n_b
 /* Frees the buffers (NULL ones too) and sets them NULL. */
 rb_status rb_gemm_ref_free(rb_gemm_ref *g);
 
+/* The check of a padded GEMM output: out is rows x cols elements of elem bytes (4: fp32, 2: bf16)
+ * stored with a row stride of ld elements; the padding columns are dropped into packed (rows x
+ * cols, on the device; NULL when ld == cols) first, then the normwise error against ref (rows x
+ * cols fp32) is computed on the device (harness/gpu.h). */
+rb_status rb_gemm_relerr_padded(const void *out, void *packed, size_t rows, size_t cols, size_t ld,
+                                size_t elem, const float *ref, cudaStream_t stream,
+                                double *rel_err);
+
 /* The rows the CPU checks: every row (one block of per = m rows) when the problem is small,
  * else rows 0, M/2 and M-1 one at a time (each covers every column, so the right-edge tiles
  * too; row M-1 lies in the bottom-edge tiles). */
