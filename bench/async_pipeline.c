@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* async_pipeline: the harness's view of kernels/async_pipeline.cu (read that file first).
  * bench/tma_pipeline.c shares this pair's image, reference and check: the functions below named
- * async_pipeline_* (not static) are that interface, declared again at the top of that file. */
+ * async_pipeline_* (not static) are that interface, declared in bench/async_pipeline.h. */
 #include <stdlib.h>
 
 #include "core/compare.h"
@@ -9,27 +9,8 @@
 #include "gpu.h"
 #include "pair_util.h"
 
-/* Defined extern "C" in kernels/async_pipeline.cu. in: rows x pitch floats, out: rows x cols. */
-cudaError_t async_pipeline_baseline(const float *in, float *out, int rows, int cols, int pitch,
-                                    cudaStream_t stream);
-cudaError_t async_pipeline_optimized(const float *in, float *out, int rows, int cols, int pitch,
-                                     cudaStream_t stream);
-cudaError_t async_pipeline_reference(const float *in, float *ref, int rows, int cols, int pitch,
-                                     cudaStream_t stream);
-cudaError_t async_pipeline_weights(int *radius, float *w);
-
-/* Shared with bench/tma_pipeline.c. */
-int async_pipeline_shape(rb_size *size, char *why, size_t why_size);
-double async_pipeline_flops(const rb_size *size);
-double async_pipeline_bytes(const rb_size *size);
-rb_status async_pipeline_setup(void **ctx, const rb_size *size, uint64_t seed, int input);
-void async_pipeline_output(void *ctx, void **dev_ptr, size_t *bytes);
-rb_status async_pipeline_check(void *ctx, cudaStream_t stream, double *rel_err);
-void async_pipeline_teardown(void *ctx);
-int async_pipeline_selftest(char *why, size_t why_size);
-rb_status async_pipeline_run_optimized(void *ctx, cudaStream_t stream);
-void async_pipeline_image(void *ctx, const float **in, float **out, int *rows, int *cols,
-                          int *pitch);
+#include "bench/async_pipeline.h"
+#include "kernels/async_pipeline.h"
 
 typedef struct async_pipeline_ctx {
     float *in;  /* rows x pitch; pitch = cols rounded up to 4 floats, the pad floats zero */
@@ -143,16 +124,18 @@ rb_status async_pipeline_setup(void **ctx, const rb_size *size, uint64_t seed, i
     return RB_OK;
 }
 
-void async_pipeline_output(void *ctx, void **dev_ptr, size_t *bytes)
+void async_pipeline_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     async_pipeline_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->out;
     *bytes = c->n * sizeof(float);
 }
 
-rb_status async_pipeline_check(void *ctx, cudaStream_t stream, double *rel_err)
+rb_status async_pipeline_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     async_pipeline_ctx *c = ctx;
+    (void)variant;
     RB_CUDA(rb_relerr_f32_device(c->out, c->ref, c->n, stream, rel_err));
     return RB_OK;
 }
@@ -230,9 +213,6 @@ rb_status async_pipeline_run_optimized(void *ctx, cudaStream_t stream)
     RB_CUDA(async_pipeline_optimized(c->in, c->out, c->rows, c->cols, c->pitch, stream));
     return RB_OK;
 }
-
-/* The kernels each variant launches (kernels/async_pipeline.cu). */
-extern const rb_kernel_info async_pipeline_kernels[];
 
 /* fp32 sums of 25 terms against an fp64 reference: ~1e-7 normwise; 1e-5 leaves room for the
  * order of the sums. */

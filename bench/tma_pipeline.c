@@ -10,26 +10,8 @@
 
 #include "pair_util.h"
 
-/* Defined extern "C" in kernels/tma_pipeline.cu. */
-cudaError_t tma_pipeline_upload_weights(void);
-int tma_pipeline_halo(void);
-cudaError_t tma_pipeline_encode_map(CUtensorMap *map, const float *in, int rows, int cols,
-                                    int pitch);
-cudaError_t tma_pipeline_optimized(const CUtensorMap *map, float *out, int rows, int cols,
-                                   cudaStream_t stream);
-
-/* Defined in bench/async_pipeline.c (see there). */
-int async_pipeline_shape(rb_size *size, char *why, size_t why_size);
-double async_pipeline_flops(const rb_size *size);
-double async_pipeline_bytes(const rb_size *size);
-rb_status async_pipeline_setup(void **ctx, const rb_size *size, uint64_t seed, int input);
-void async_pipeline_output(void *ctx, void **dev_ptr, size_t *bytes);
-rb_status async_pipeline_check(void *ctx, cudaStream_t stream, double *rel_err);
-void async_pipeline_teardown(void *ctx);
-int async_pipeline_selftest(char *why, size_t why_size);
-rb_status async_pipeline_run_optimized(void *ctx, cudaStream_t stream);
-void async_pipeline_image(void *ctx, const float **in, float **out, int *rows, int *cols,
-                          int *pitch);
+#include "bench/async_pipeline.h"
+#include "kernels/tma_pipeline.h"
 
 typedef struct tma_pipeline_ctx {
     CUtensorMap map; /* first, in a 128-byte aligned allocation (the encoder wants 64) */
@@ -66,16 +48,16 @@ static rb_status setup(void **ctx, const rb_size *size, uint64_t seed, int input
     return RB_OK;
 }
 
-static void output(void *ctx, void **dev_ptr, size_t *bytes)
+static void output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     tma_pipeline_ctx *t = ctx;
-    async_pipeline_output(t->image, dev_ptr, bytes);
+    async_pipeline_output(t->image, variant, dev_ptr, bytes);
 }
 
-static rb_status check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     tma_pipeline_ctx *t = ctx;
-    return async_pipeline_check(t->image, stream, rel_err);
+    return async_pipeline_check(t->image, variant, stream, rel_err);
 }
 
 static void teardown(void *ctx)
@@ -100,9 +82,6 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
     RB_CUDA(tma_pipeline_optimized(&t->map, t->out, t->rows, t->cols, stream));
     return RB_OK;
 }
-
-/* The kernels each variant launches (kernels/tma_pipeline.cu). */
-extern const rb_kernel_info tma_pipeline_kernels[];
 
 /* Tolerance: as async_pipeline (fp32 sums of 25 terms vs an fp64 reference). */
 const rb_pair rb_pair_tma_pipeline = {

@@ -68,11 +68,18 @@ static int send_error(int fd, const char *what)
     return 1;
 }
 
-static rb_status poison_output(const rb_pair *p, void *ctx, cudaStream_t s)
+/* v's index in p->variants: what output() and check() are told. */
+static int variant_index(const rb_pair *p, const rb_variant_def *v)
+{
+    return (int)(v - p->variants);
+}
+
+static rb_status poison_output(const rb_pair *p, const rb_variant_def *v, void *ctx,
+                               cudaStream_t s)
 {
     void *out = NULL;
     size_t bytes = 0;
-    p->output(ctx, &out, &bytes);
+    p->output(ctx, variant_index(p, v), &out, &bytes);
     return rb_poison(out, bytes, s);
 }
 
@@ -80,10 +87,10 @@ static rb_status poison_output(const rb_pair *p, void *ctx, cudaStream_t s)
 static rb_status checked_run(const rb_pair *p, const rb_variant_def *v, void *ctx, cudaStream_t s,
                              double *rel_err)
 {
-    RB_TRY(poison_output(p, ctx, s));
+    RB_TRY(poison_output(p, v, ctx, s));
     RB_TRY(v->run(ctx, s));
     RB_CUDA(cudaStreamSynchronize(s));
-    RB_TRY(p->check(ctx, s, rel_err));
+    RB_TRY(p->check(ctx, variant_index(p, v), s, rel_err));
     return RB_OK;
 }
 
@@ -120,11 +127,11 @@ static rb_status run_variant(const rb_pair *p, const rb_variant_def *v, void *ct
         RB_TRY(checked_run(p, v, ctx, s, &r->rel_err_after));
     } else {
         /* Poisoned before the timed loop: what is checked after it was written by it. */
-        RB_TRY(poison_output(p, ctx, s));
+        RB_TRY(poison_output(p, v, ctx, s));
         RB_TRY(rb_measure(v->run, ctx, s, &o->measure, &r->time_ms, &r->launches_per_sample));
         r->timed = 1;
         r->sm_clock_mhz = rb_env_sm_clock_mhz(0);
-        RB_TRY(p->check(ctx, s, &r->rel_err_after));
+        RB_TRY(p->check(ctx, variant_index(p, v), s, &r->rel_err_after));
     }
     r->valid = rb_within_tolerance(r->rel_err_after, v->tolerance);
     if (!r->valid)
@@ -137,11 +144,11 @@ static rb_status run_variant(const rb_pair *p, const rb_variant_def *v, void *ct
 static rb_status checked_launches(const rb_pair *p, const rb_variant_def *v, void *ctx,
                                   cudaStream_t s, int launches, double *rel_err)
 {
-    RB_TRY(poison_output(p, ctx, s));
+    RB_TRY(poison_output(p, v, ctx, s));
     for (int l = 0; l < launches; l++)
         RB_TRY(v->run(ctx, s));
     RB_CUDA(cudaStreamSynchronize(s));
-    RB_TRY(p->check(ctx, s, rel_err));
+    RB_TRY(p->check(ctx, variant_index(p, v), s, rel_err));
     return RB_OK;
 }
 

@@ -235,6 +235,18 @@ static int attr(enum cudaDeviceAttr a, int device)
     return cudaDeviceGetAttribute(&v, a, device) == cudaSuccess ? v : -1;
 }
 
+void rb_env_list(const char *prefix, char *out, size_t out_size)
+{
+    extern char **environ;
+    size_t prefix_len = strlen(prefix);
+    out[0] = '\0';
+    for (char **e = environ; e && *e; e++)
+        if (!strncmp(*e, prefix, prefix_len)) {
+            size_t len = strlen(out);
+            rb_fmt(out + len, out_size - len, " %s", *e);
+        }
+}
+
 /* The user's settings that change what is measured: NCCL_* (the collectives' algorithm,
  * protocol, NVLink multicast), CUDA_* (visible devices, launch blocking, module loading),
  * NVIDIA_TF32_OVERRIDE and CUBLAS_* (math modes). Recorded, never changed. */

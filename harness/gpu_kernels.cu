@@ -22,6 +22,50 @@ extern "C" cudaError_t rb_fill_uniform_f32(float *d, size_t n, uint64_t seed, cu
     return cudaGetLastError();
 }
 
+/* The GEMM references' conversions: exact widening to fp64, one rounding back to fp32. */
+static __device__ double to_f64(float x)
+{
+    return (double)x;
+}
+
+static __device__ double to_f64(__nv_bfloat16 x)
+{
+    return (double)__bfloat162float(x);
+}
+
+template <typename T> static __global__ void widen_kernel(const T *in, double *out, size_t n)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = to_f64(in[i]);
+}
+
+static __global__ void round_f32_kernel(const double *in, float *out, size_t n)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = (float)in[i];
+}
+
+extern "C" cudaError_t rb_f32_to_f64(const float *in, double *out, size_t n, cudaStream_t stream)
+{
+    widen_kernel<<<1024, 256, 0, stream>>>(in, out, n);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t rb_bf16_to_f64(const void *in_bf16, double *out, size_t n,
+                                      cudaStream_t stream)
+{
+    widen_kernel<<<1024, 256, 0, stream>>>((const __nv_bfloat16 *)in_bf16, out, n);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t rb_f64_to_f32(const double *in, float *out, size_t n, cudaStream_t stream)
+{
+    round_f32_kernel<<<1024, 256, 0, stream>>>(in, out, n);
+    return cudaGetLastError();
+}
+
 /* One pass; each thread sums in double, then a block reduction and one atomic per block and
  * sum. NaN propagates through every addition, so it cannot be lost. */
 template <typename T> static __global__ void relerr_kernel(const T *out, const float *ref, size_t n)

@@ -105,6 +105,7 @@
 #include <stdint.h>
 
 #include "kernel_info.h"
+#include "kernels/async_pipeline.h"
 
 #define ASYNC_PIPELINE_R 2
 #ifndef ASYNC_PIPELINE_TILE_W

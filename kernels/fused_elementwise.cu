@@ -62,6 +62,7 @@
 #include <stddef.h>
 
 #include "kernel_info.h"
+#include "kernels/fused_elementwise.h"
 
 /* Tunables: threads per block, and 8-element vectors per thread per loop trip (their loads are
  * all issued before the first store). */

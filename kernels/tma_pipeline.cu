@@ -96,6 +96,8 @@
 #include <string.h>
 
 #include "kernel_info.h"
+#include "kernels/async_pipeline.h"
+#include "kernels/tma_pipeline.h"
 
 /* Must equal async_pipeline's R: tma_pipeline_upload_weights checks it. */
 #define TMA_PIPELINE_R 2
@@ -144,9 +146,6 @@ static_assert(TP_STAGES >= 2 && TP_STAGES <= 8, "the ring needs 2 or more stages
 
 /* Filled from async_pipeline's table by tma_pipeline_upload_weights (setup). */
 static __constant__ float tma_pipeline_w[TP_TAPS][TP_TAPS];
-
-/* Defined in kernels/async_pipeline.cu. */
-extern "C" cudaError_t async_pipeline_weights(int *radius, float *w);
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 
@@ -382,9 +381,6 @@ extern "C" cudaError_t tma_pipeline_optimized(const CUtensorMap *map, float *out
         *map, out, rows, cols, tiles_x, n_tiles);
     return cudaGetLastError();
 }
-
-/* Defined in kernels/async_pipeline.cu. */
-extern "C" const rb_kernel_info async_pipeline_kernels[];
 
 /* The baseline runs async_pipeline's optimized kernel, which is static in its file: its entry
  * in that file's table, relabelled. Another file's data is no compile-time constant, so this

@@ -122,16 +122,16 @@ static void test_poison_alone_fails_every_check(void)
             p->teardown(ctx);
             continue;
         }
-        p->output(ctx, &out, &bytes);
+        p->output(ctx, 0, &out, &bytes);
         RB_CHECK(rb_poison(out, bytes, 0) == RB_OK && cudaDeviceSynchronize() == cudaSuccess);
-        RB_CHECK(p->check(ctx, 0, &err) == RB_OK);
+        RB_CHECK(p->check(ctx, 0, 0, &err) == RB_OK);
         if (rb_within_tolerance(err, 0.1))
             printf("    %s: poisoned output passed its check (err %g)\n", p->name, err);
         RB_CHECK(!rb_within_tolerance(err, 0.1));
         /* and one real variant passes it, so the check is not simply always failing */
         RB_CHECK(p->variants[0].run(ctx, 0) == RB_OK);
         RB_CHECK(cudaDeviceSynchronize() == cudaSuccess);
-        RB_CHECK(p->check(ctx, 0, &err) == RB_OK);
+        RB_CHECK(p->check(ctx, 0, 0, &err) == RB_OK);
         RB_CHECK(rb_within_tolerance(err, p->variants[0].tolerance));
         p->teardown(ctx);
     }
@@ -152,9 +152,12 @@ static void test_planted_nan_caught_and_persisting_l2_reset(void)
         if ((p->min_cc && cc_major * 10 < p->min_cc) || p->min_gpus > rbtest_gpu_count())
             continue;
         const rb_variant_def *opt = NULL;
+        int opt_k = 0;
         for (int k = 0; k < p->n_variants; k++)
-            if (p->variants[k].role == RB_ROLE_OPTIMIZED)
+            if (p->variants[k].role == RB_ROLE_OPTIMIZED) {
                 opt = &p->variants[k];
+                opt_k = k;
+            }
         for (int input = 0; input < (p->n_inputs ? p->n_inputs : 1); input++) {
             void *ctx = NULL, *out = NULL;
             size_t bytes = 0, limit = 1;
@@ -165,12 +168,13 @@ static void test_planted_nan_caught_and_persisting_l2_reset(void)
             RB_CHECK(p->setup(&ctx, &size, 3, input) == RB_OK);
             RB_CHECK(opt && opt->run(ctx, 0) == RB_OK);
             RB_CHECK(cudaDeviceSynchronize() == cudaSuccess);
-            RB_CHECK(p->check(ctx, 0, &err) == RB_OK && rb_within_tolerance(err, opt->tolerance));
-            p->output(ctx, &out, &bytes);
+            RB_CHECK(p->check(ctx, opt_k, 0, &err) == RB_OK &&
+                     rb_within_tolerance(err, opt->tolerance));
+            p->output(ctx, opt_k, &out, &bytes);
             size_t at = bytes / 2 / 4 * 4;
             RB_CHECK(rb_poison((char *)out + at, 4, 0) == RB_OK);
             RB_CHECK(cudaDeviceSynchronize() == cudaSuccess);
-            RB_CHECK(p->check(ctx, 0, &err) == RB_OK);
+            RB_CHECK(p->check(ctx, opt_k, 0, &err) == RB_OK);
             if (rb_within_tolerance(err, 0.1))
                 printf("    %s: a planted NaN passed its check (err %g)\n", p->name, err);
             RB_CHECK(!rb_within_tolerance(err, 0.1));
