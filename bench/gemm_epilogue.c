@@ -42,6 +42,7 @@ typedef struct ge_ctx {
     cublasLtHandle_t lt;
     cublasLtMatrixLayout_t layout_a, layout_b, layout_d; /* cuBLASLt's A, B and C = D */
     ge_op plain, fused;                                  /* default and GELU_BIAS epilogues */
+    ge_op no_bias; /* GELU without the bias: the planted defect's (run_defect_no_bias) */
     /* Setup only (freed before setup returns; teardown frees them after a failed setup). */
     cublasHandle_t blas;
     float *stage;
@@ -264,6 +265,8 @@ static rb_status ge_setup(void **ctx, const rb_size *size, uint64_t seed, int in
         st = ge_make_op(c, &c->plain, CUBLASLT_EPILOGUE_DEFAULT, pref, "plain");
     if (st == RB_OK)
         st = ge_make_op(c, &c->fused, CUBLASLT_EPILOGUE_GELU_BIAS, pref, "GELU_BIAS");
+    if (st == RB_OK)
+        st = ge_make_op(c, &c->no_bias, CUBLASLT_EPILOGUE_GELU, pref, "GELU");
     cublasLtMatmulPreferenceDestroy(pref);
     return st;
 }
@@ -294,6 +297,8 @@ static void ge_teardown(void *ctx)
         cublasLtMatmulDescDestroy(c->plain.desc);
     if (c->fused.desc)
         cublasLtMatmulDescDestroy(c->fused.desc);
+    if (c->no_bias.desc)
+        cublasLtMatmulDescDestroy(c->no_bias.desc);
     if (c->layout_a)
         cublasLtMatrixLayoutDestroy(c->layout_a);
     if (c->layout_b)
@@ -338,6 +343,17 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
 {
     ge_ctx *c = ctx;
     RB_TRY(ge_matmul(c, &c->fused, stream));
+    return RB_OK;
+}
+
+/* Planted defect (tests/test_gpu.c): the fused GEMM with the bias term missing (epilogue GELU
+ * instead of GELU_BIAS, a one-word slip). With x = A B of standard deviation 2.7 and the bias
+ * uniform in (-1, 1), ||gelu(x) - gelu(x + bias)|| / ||gelu(x + bias)|| = 0.21 (a 400000-sample
+ * simulation of these distributions), 43x the optimized variant's 5e-3 tolerance. */
+static rb_status run_defect_no_bias(void *ctx, cudaStream_t stream)
+{
+    ge_ctx *c = ctx;
+    RB_TRY(ge_matmul(c, &c->no_bias, stream));
     return RB_OK;
 }
 
@@ -416,8 +432,16 @@ const rb_pair rb_pair_gemm_epilogue = {
     .n_variants = 2,
     .variants =
         {
-            /* bf16 output: the baseline rounds twice (GEMM out, GELU out), the fused path once. */
-            {"baseline", RB_ROLE_BASELINE, RB_UNIT_BF16, 1e-2, run_baseline},
-            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_BF16, 1e-2, run_optimized},
+            /* Error model: bf16 inputs (products exact), fp32 accumulation over K = 1024
+             * (~0.3 u_32 sqrt(K) = 6e-7: negligible), then bf16 roundings (u = 2^-8: ~1.6e-3
+             * normwise each for random values, whatever the shape): the fused path rounds once
+             * (GELU of the fp32 sum), the baseline twice (the GEMM's bf16 output, then its
+             * GELU's), so ~sqrt(2) more. Measured (H100, 8192 x 8192, identical in every
+             * committed run, e.g. results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json):
+             * baseline 2.35e-3, optimized 1.66e-3. Tolerances 3x those; the bias dropped (the
+             * planted defect) gives 0.21. */
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_BF16, 7e-3, run_baseline},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_BF16, 5e-3, run_optimized},
         },
+    .defects = {{"bias_dropped", 1, run_defect_no_bias}},
 };

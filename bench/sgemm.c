@@ -15,6 +15,7 @@
 
 #define SGEMM_MAX_DIM (1u << 20)        /* M, N, K limit: int indexing, grid y <= 65535 */
 #define SGEMM_CPU_FULL_MAX (1ull << 27) /* M N K up to this: the CPU checks every row */
+#define SGEMM_TOL 5e-6                  /* every variant's; the error model is at the table */
 /* K: 0 follows N (K = N, the default); a positive value fixes it (CFLAGS=-DSGEMM_FIXED_K=1024). */
 #ifndef SGEMM_FIXED_K
 #define SGEMM_FIXED_K 0
@@ -22,7 +23,7 @@
 /* The library variant's math mode. CUBLAS_DEFAULT_MATH lets cublasSgemm use fp32 FMA only: TF32
  * tensor cores need CUBLAS_TF32_TENSOR_OP_MATH (or a _FAST_TF32 compute type), and
  * NVIDIA_TF32_OVERRIDE can only switch TF32 off, never on, so it cannot change this variant
- * (=0 would matter only to code that asks for TF32). A TF32 result would fail the 1e-5
+ * (=0 would matter only to code that asks for TF32). A TF32 result would fail the 5e-6
  * tolerance anyway (~1e-3 error) and be reported invalid, never timed as fp32.
  * -DSGEMM_CUBLAS_MATH=CUBLAS_PEDANTIC_MATH compares with the pedantic mode. */
 #ifndef SGEMM_CUBLAS_MATH
@@ -256,6 +257,23 @@ static rb_status run_library(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
+/* Planted defect (tests/test_gpu.c): the last partial tile of K skipped, the bug of a tiled
+ * kernel whose main loop runs over whole BK = 8 tiles and whose tail path is missing. cuBLAS
+ * computes it: K rounded down to a multiple of 8, the leading dimension of A still K, so each
+ * dot product simply stops early. At 999 x 1021 (K = 1021) it drops 5 of 1021 terms; the terms
+ * are independent and zero-mean, so the normwise error is sqrt(5 / 1021) = 0.070, 14000x the
+ * 5e-6 tolerance. */
+static rb_status run_defect_k_tail(void *ctx, cudaStream_t stream)
+{
+    sgemm_ctx *c = ctx;
+    const float one = 1.0f, zero = 0.0f;
+    int k_tiles = c->k / 8 * 8;
+    RB_CUBLAS(cublasSetStream(c->blas, stream));
+    RB_CUBLAS(cublasSgemm(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, c->n, c->m, k_tiles, &one, c->b, c->n,
+                             c->a, c->k, &zero, c->c, c->n));
+    return RB_OK;
+}
+
 static int sgemm_selftest(char *why, size_t why_size)
 {
     /* [1 2 3; 4 5 6] [7 8; 9 10; 11 12] = [58 64; 139 154], by hand. */
@@ -338,19 +356,26 @@ const rb_pair rb_pair_sgemm = {
     .n_variants = 7,
     .variants =
         {
-            /* Every variant accumulates a dot product of K terms in fp32. Rounding errors of
-             * a running sum s_j are ~0.3 u |s_j| each (u = 2^-24) and |s_j| grows as sqrt(j)
-             * for these random inputs, so the normwise error is ~0.3 u sqrt(K) (a CPU simulation
-             * of sequential fp32 FMA sums agrees within 5% for K = 512 .. 45000): 1.1e-6 at K =
-             * 4096, 3.7e-6 at K = 45000 (the largest square problem whose fp64 reference fits
-             * in 80 GB). 1e-5 keeps a 2.7x margin there and still fails a TF32 result (~1e-3) or
-             * one lost tile of k (~sqrt(BK / K) = 0.04 at 4096^3). */
-            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 1e-5, run_baseline},
-            {"coalesced", RB_ROLE_STEP, RB_UNIT_FP32, 1e-5, run_coalesced},
-            {"smem_tiled", RB_ROLE_STEP, RB_UNIT_FP32, 1e-5, run_smem_tiled},
-            {"reg_1d", RB_ROLE_STEP, RB_UNIT_FP32, 1e-5, run_reg_1d},
-            {"reg_2d_vec4", RB_ROLE_STEP, RB_UNIT_FP32, 1e-5, run_reg_2d_vec4},
-            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 1e-5, run_optimized},
-            {"library", RB_ROLE_LIBRARY, RB_UNIT_FP32, 1e-5, run_library},
+            /* Error model: every variant accumulates a dot product of K terms in fp32, one FMA
+             * per term, k in order (the tiles change which thread does it, not the order;
+             * the measured errors of all seven, cuBLAS included, agree to 15 digits).
+             * Rounding errors of a running sum s_j are ~0.3 u |s_j| each (u = 2^-24) and |s_j|
+             * grows as sqrt(j) for these random inputs, so the normwise error is ~0.3 u sqrt(K)
+             * (a CPU simulation of sequential fp32 FMA sums agrees within 5% for K = 512 ..
+             * 45000): 5.7e-7 at K = 1000, 1.14e-6 at K = 4096. Measured (H100,
+             * results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json), every variant alike:
+             * 5.75e-7 at 1024^3, 8.11e-7 at 2048^3, 1.146e-6 at 4096^3 (the full size, the
+             * largest measured). 5e-6 is 4.4x that and covers the model up to K = 78000 (the
+             * largest square problem whose fp64 reference fits in 80 GB has K = 45000: 3.7e-6);
+             * it fails a TF32 result (~1e-3) and one skipped tile of k (the planted defect: 0.07
+             * at 999 x 1021, ~sqrt(BK / K) = 0.044 at 4096^3). */
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, SGEMM_TOL, run_baseline},
+            {"coalesced", RB_ROLE_STEP, RB_UNIT_FP32, SGEMM_TOL, run_coalesced},
+            {"smem_tiled", RB_ROLE_STEP, RB_UNIT_FP32, SGEMM_TOL, run_smem_tiled},
+            {"reg_1d", RB_ROLE_STEP, RB_UNIT_FP32, SGEMM_TOL, run_reg_1d},
+            {"reg_2d_vec4", RB_ROLE_STEP, RB_UNIT_FP32, SGEMM_TOL, run_reg_2d_vec4},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, SGEMM_TOL, run_optimized},
+            {"library", RB_ROLE_LIBRARY, RB_UNIT_FP32, SGEMM_TOL, run_library},
         },
+    .defects = {{"k_tail_tile_skipped", 6, run_defect_k_tail}},
 };

@@ -60,7 +60,7 @@
  *   does not, which is faster and less accurate, growing with K. It is what FP8 inference GEMMs
  *   and the forward pass of FP8 training use, and what the >= 1250 TFLOP/s target assumes; the
  *   tolerance below is set for it, and -DGEMM_PRECISION_FP8_FAST_ACCUM=0 (CFLAGS) measures the
- *   accurate mode (tolerance 1e-2).
+ *   accurate mode (same tolerance).
  * What helps cuBLASLt reach its peak here (bench/gemm_precision.c): a 32 MiB workspace
  *   (GEMM_PRECISION_WORKSPACE; Hopper kernels use it for split-K / stream-K partials, and without
  *   it the heuristic drops those configurations), 256-byte aligned buffers (cudaMalloc) and
@@ -72,18 +72,24 @@
  *   counted, only accumulation and output rounding; the CPU (double) pins each GPU reference
  *   (every row when M N <= 2^16, else rows 0, M/2, M-1), and setup also checks each quantized
  *   input against the fp32 original (normwise error <= the format's unit roundoff; tf32 values
- *   have their 13 low mantissa bits clear). Tolerances (normwise relative error):
- *     fp32 2e-5: IEEE fp32 FMA chains over K; a sequential sum's error is ~0.4 u sqrt(K) =
- *       2e-6 at K = 8192 (u = 2^-24), so 2e-5 has a 10x margin and still rejects a silent TF32
- *       path (~3e-4);
- *     tf32 5e-4: the inputs are exactly tf32 already, so the products are exact; the tensor
- *       core's fp32 accumulation truncates instead of rounding (biased, adds linearly): at most
- *       ~(K/8) 2^-23 ~ 1e-4 at K = 8192. 5e-4 still rejects bf16-precision inputs (~2e-3);
- *     bf16 1e-2: products exact, fp32 accumulation as tf32, then the bf16 output rounding
- *       (u = 2^-8, ~1.5e-3 normwise for random values): 1e-2 leaves a 5x margin;
- *     fp8 5e-2 with fast accumulation (about 14 bits kept in the running sum: DeepSeek-V3
- *       reports up to ~2% error at K = 4096 from it), 1e-2 without (then only the bf16 output
- *       rounding remains, as bf16). A missing or wrong scale gives errors of order 1.
+ *   have their 13 low mantissa bits clear). Tolerances (normwise relative error), each a small
+ *   multiple of the largest error measured (H100, 8192^3, the full size, identical in every
+ *   committed run: results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json) and tight
+ *   enough that a realistic defect fails:
+ *     fp32 5e-6: IEEE fp32 FMA chains over K; a sequential sum's error is ~0.3 u sqrt(K) (u =
+ *       2^-24): 1.6e-6 at K = 8192, 5.7e-7 at 1021. Measured 1.62e-6: 3.1x. Rejects a silent
+ *       TF32 path (~2e-5 here) and one skipped k tile;
+ *     tf32 5e-5: the inputs are exactly tf32 already, so the products are exact; the tensor
+ *       core's fp32 accumulation truncates instead of rounding (biased, adds linearly with K).
+ *       Measured 1.92e-5: 2.6x. Rejects bf16-precision inputs (~2e-3);
+ *     bf16 5e-3: products exact, fp32 accumulation, then the bf16 output rounding (u = 2^-8:
+ *       ~1.6e-3 normwise for random values, whatever K). Measured 1.66e-3: 3.0x;
+ *     fp8 5e-3, with or without fast accumulation: the bf16 output rounding (1.66e-3) plus the
+ *       error of the ~14-bit running sum inside the MMA, which grows with K: measured 2.49e-3
+ *       with fast accumulation at K = 8192 (2.0x; about 1.9e-3 of it from the accumulation), so
+ *       far below the "up to ~2% at K = 4096" DeepSeek-V3 reports for other data that the old
+ *       5e-2 allowed. A per-tensor scale 5% off gives 0.05 whatever the size: the planted
+ *       defect (bench/gemm_precision.c) fails by 10x, where 5e-2 passed it.
  *
  * Predicted (H100 SXM, before measuring; GPU.md has cuBLAS at 8192^3: SGEMM 51.2, TF32 366,
  *   BF16 747-798, FP8 1385 TFLOP/s), medians over the sustained timed loop:
