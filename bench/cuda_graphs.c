@@ -17,12 +17,16 @@ enum { CG_BASELINE, CG_GRAPH, CG_OPTIMIZED, CG_UPDATE };
 /* The output scale of graph_update's even replays (odd ones use the captured 1). */
 #define CG_ALT_SCALE 0.5f
 
-/* fp32 through ~200 dependent kernels vs a double reference. A CPU run that rounds every
- * operation to float and sums sequentially is off by 1.2e-6 (normwise) at d = 4096 (the selftest
- * re-measures it) and by 4e-5 at d = 2^18, where its float sums of 2^18 terms dominate; the
- * GPU sums d / 256 terms per thread and then shuffle trees, far more accurately. Its exp and
- * rsqrt (<= 2 ulp) add errors of the size of the float rounding. */
-#define CG_TOL 1e-4
+/* Error model: fp32 through ~200 dependent kernels, each element a few roundings (and exp or
+ * rsqrt, <= 2 ulp) per kernel, vs a double reference; the sums of squares are short per thread
+ * and combined by trees, so the error does not grow with d. A CPU run that rounds every
+ * operation to float in the GPU's order (cg_reference with f32; the selftest re-measures it at
+ * d = 4096) is off by 2.9e-7 at d = 4096 and 1.9e-7 at d = 1000003 (normwise). Measured on the
+ * GPU (H100, d = 4096, every variant): 1.83e-7 to 1.94e-7 in the committed runs
+ * (results/nvidia-h100-80gb-hbm3/20261125T050524Z-dee9596.json the largest,
+ * 20261125T081152Z-317bbe9.json 1.85e-7). 1e-6 is 3.4x the largest of those; a stale graph
+ * parameter (the planted defects) gives 1.4-2.2. */
+#define CG_TOL 1e-6
 
 typedef struct cg_ctx {
     size_t d;
@@ -64,12 +68,21 @@ static double cg_round(double v, int f32)
     return f32 ? (double)(float)v : v;
 }
 
-/* y = x scale / sqrt(mean(x^2) + eps) g, in the GPU's order of operations. */
+/* The threads of a GPU rmsnorm block (CUDA_GRAPHS_BLOCK in the .cu): each sums every 256th
+ * square, then the block adds the 256 partial sums. */
+#define CG_GPU_THREADS 256
+
+/* y = x scale / sqrt(mean(x^2) + eps) g, in the GPU's order of operations (when f32, the sum of
+ * squares too: one running fp32 sum per thread of a block, then the partials). */
 static void cg_rmsnorm(const double *x, const float *g, double scale, double *y, size_t d, int f32)
 {
-    double ss = 0.0;
-    for (size_t i = 0; i < d; i++)
-        ss = cg_round(ss + x[i] * x[i], f32);
+    double ss = 0.0, part[CG_GPU_THREADS] = {0.0};
+    for (size_t i = 0; i < d; i++) {
+        double *acc = f32 ? &part[i % CG_GPU_THREADS] : &ss;
+        *acc = cg_round(*acc + x[i] * x[i], f32);
+    }
+    for (int t = 0; f32 && t < CG_GPU_THREADS; t++)
+        ss = cg_round(ss + part[t], f32);
     double r =
         cg_round(1.0 / sqrt(cg_round(cg_round(ss / (double)d, f32) + cuda_graphs_eps, f32)), f32);
     r = cg_round(r * scale, f32);
@@ -277,6 +290,31 @@ static rb_status run_graph_update(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
+/* Planted defects (tests/test_gpu.c), each a graph_update replay whose update did not take, as
+ * when a node handle is stale or an update call's error is ignored; the replay counts as
+ * graph_update's, so check() expects input 1 at CG_ALT_SCALE. The errors beside them are the
+ * double CPU reference's (setup's computation) at d = 1000003, 4096 within 1%. */
+
+/* No update at all: the captured input 0 at scale 1, normwise 2.2 from input 1 at 0.5. */
+static rb_status run_defect_stale_graph(void *ctx, cudaStream_t stream)
+{
+    cg_ctx *c = ctx;
+    c->replays++;
+    RB_CUDA(cuda_graphs_replay(c->exec_update, stream));
+    return RB_OK;
+}
+
+/* The scale updated, the embedding node still reading input 0: 1.4 (other token, same scale). */
+static rb_status run_defect_stale_input(void *ctx, cudaStream_t stream)
+{
+    cg_ctx *c = ctx;
+    c->replays++;
+    RB_CUDA(cuda_graphs_replay_updated(c->exec_update, c->embed_node, c->final_node, c->in[0],
+                                       c->x, c->gains + (size_t)cuda_graphs_layers * c->d,
+                                       CG_ALT_SCALE, c->out, c->d, stream));
+    return RB_OK;
+}
+
 /* us_per_kernel: a step's median time over its kernels, for each variant; the optimized graph
  * and graph_update also say whether their kernels overlapped (pdl 1) or ran as plain graph
  * nodes because this GPU or build cannot (pdl 0). */
@@ -329,8 +367,8 @@ static int cg_selftest(char *why, size_t why_size)
         cg_reference(x0, g, 1.0, D, layers, 0, s, s + D, s + 2 * D, ref);
         cg_reference(x0, g, 1.0, D, layers, 1, s, s + D, s + 2 * D, f32);
         err = rb_relerr_f32(f32, ref, D);
-        if (!(err <= CG_TOL / 10)) {
-            rb_fmt(why, why_size, "fp32 step vs reference: rel_err %.3g > tol / 10", err);
+        if (!(err <= CG_TOL / 2)) {
+            rb_fmt(why, why_size, "fp32 step vs reference: rel_err %.3g > tol / 2", err);
             rc = -1;
         }
         /* Input 1 at the other scale must differ from it by far more than the tolerance. */
@@ -400,4 +438,6 @@ const rb_pair rb_pair_cuda_graphs = {
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, CG_TOL, run_optimized},
             {"graph_update", RB_ROLE_STEP, RB_UNIT_NONE, CG_TOL, run_graph_update},
         },
+    .defects = {{"graph_not_updated", CG_UPDATE, run_defect_stale_graph},
+                {"stale_input_pointer", CG_UPDATE, run_defect_stale_input}},
 };
