@@ -3,6 +3,7 @@
  * harness's device (its stream is the one run() gets); GPU 1 holds the output. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "env.h"
 #include "gpu.h"
@@ -86,6 +87,7 @@ static rb_status p2p_setup(void **ctx, const rb_size *size, uint64_t seed, int i
     RB_CUDA(cudaEventCreateWithFlags(&c->ev0, cudaEventDisableTiming));
     RB_CUDA(cudaMalloc((void **)&c->in, c->n * sizeof(float)));
     RB_CUDA(cudaMallocHost((void **)&c->host, c->n * sizeof(float)));
+    memset(c->host, 0xFF, c->n * sizeof(float)); /* NaN until the baseline's download lands */
     RB_CUDA(rb_fill_uniform_f32(c->in, c->n, seed, 0));
     RB_CUDA(cudaDeviceSynchronize());
     return RB_OK;
@@ -100,16 +102,19 @@ static void p2p_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 }
 
 /* Compared on GPU 1, where out and ref live. The harness has synchronized the stream that
- * joined every variant's work, so GPU 1's part is done too. */
+ * joined every variant's work, so GPU 1's part is done too. After the baseline, its pinned
+ * staging buffer is poisoned too: the input never changes, so a later run whose download did
+ * not happen would otherwise upload the last run's copy and pass. */
 static rb_status p2p_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     p2p_ctx *c = ctx;
-    (void)variant;
     (void)stream;
     RB_CUDA(cudaSetDevice(1));
     const cudaError_t e = rb_relerr_f32_device(c->out, c->ref, c->n, c->s1, rel_err);
     RB_CUDA(cudaSetDevice(0));
     RB_CUDA(e);
+    if (variant == 0)
+        memset(c->host, 0xFF, c->n * sizeof(float));
     return RB_OK;
 }
 
@@ -195,6 +200,20 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
+/* Planted defect (tests/test_gpu.c): the peer copy in two pieces whose offsets are swapped (a
+ * chunked copy with its chunk offsets off by one chunk): out [0, n - h) gets in [h, n), out
+ * [n - h, n) gets in [0, h), h = n / 2. Every element is written, each with another element's
+ * value: for independent inputs uniform in (-1, 1) the normwise error is sqrt(2) = 1.41; the
+ * tolerance is 0 (a copy is exact). Needs 2 GPUs, like the pair. */
+static rb_status run_defect_swapped_chunks(void *ctx, cudaStream_t stream)
+{
+    p2p_ctx *c = ctx;
+    size_t n = c->n, h = n / 2;
+    RB_CUDA(cudaMemcpyPeerAsync(c->out, 1, c->in + h, 0, (n - h) * sizeof(float), stream));
+    RB_CUDA(cudaMemcpyPeerAsync(c->out + (n - h), 1, c->in, 0, h * sizeof(float), stream));
+    return RB_OK;
+}
+
 static double p2p_flops(const rb_size *size)
 {
     (void)size;
@@ -272,9 +291,12 @@ const rb_pair rb_pair_p2p_copy = {
     .n_variants = 3,
     .variants =
         {
-            /* Host transfer is the baseline's pattern (see kernels/p2p_copy.cu). */
+            /* Host transfer is the baseline's pattern (see kernels/p2p_copy.cu). Error model:
+             * every variant copies, exactly, so the tolerance is 0 (any changed bit fails). No
+             * committed run has two GPUs yet: the lead's 2-GPU test run measures it. */
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 0.0, run_baseline},
             {"peer_read", RB_ROLE_STEP, RB_UNIT_NONE, 0.0, run_peer_read},
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.0, run_optimized},
         },
+    .defects = {{"chunk_offsets_swapped", 2, run_defect_swapped_chunks}},
 };

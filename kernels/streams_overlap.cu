@@ -197,12 +197,16 @@ extern "C" cudaError_t streams_overlap_serial(const float *in_host, float *in_de
 
 /* Optimized: the chunked pipeline over LANES streams (host buffers pinned). lanes[LANES] are
  * non-blocking streams; events[0] is the fork event and events[1 + l] lane l's join event, all
- * created without timing. Enqueue only: the caller's stream ends up waiting for every lane. */
+ * created without timing. Enqueue only: the caller's stream ends up waiting for every lane.
+ * defect: 0 in every variant; STREAMS_OVERLAP_DEFECT_COPY_INPUT is a planted defect for the
+ * tests (bench/streams_overlap.c): each chunk's D2H copies the chunk's input (in_dev) instead
+ * of its result, the copy-paste slip of a pipeline written by hand. */
 extern "C" cudaError_t streams_overlap_pipelined(const float *in_host, float *in_dev,
                                                  float *out_dev, float *out_host, size_t n,
                                                  cudaStream_t stream, const cudaStream_t *lanes,
-                                                 const cudaEvent_t *events)
+                                                 const cudaEvent_t *events, int defect)
 {
+    const float *result = defect == STREAMS_OVERLAP_DEFECT_COPY_INPUT ? in_dev : out_dev;
     /* Fork: no lane starts before the work queued on `stream` so far (the harness's start event,
      * the output poison) is done. */
     SO_TRY(cudaEventRecord(events[0], stream));
@@ -221,7 +225,7 @@ extern "C" cudaError_t streams_overlap_pipelined(const float *in_host, float *in
         SO_TRY(cudaMemcpyAsync(in_dev + s, in_host + s, k * sizeof(float), cudaMemcpyHostToDevice,
                                lane));
         SO_TRY(streams_overlap_process(in_dev + s, out_dev + s, k, lane));
-        SO_TRY(cudaMemcpyAsync(out_host + s, out_dev + s, k * sizeof(float), cudaMemcpyDeviceToHost,
+        SO_TRY(cudaMemcpyAsync(out_host + s, result + s, k * sizeof(float), cudaMemcpyDeviceToHost,
                                lane));
     }
 

@@ -17,9 +17,13 @@ cudaError_t streams_overlap_process(const float *in_dev, float *out_dev, size_t 
 void streams_overlap_chunk(size_t n, int c, size_t *start, size_t *count);
 cudaError_t streams_overlap_serial(const float *in_host, float *in_dev, float *out_dev,
                                    float *out_host, size_t n, cudaStream_t stream);
+/* defect: STREAMS_OVERLAP_DEFECT_NONE, or a planted defect for the tests (see the .cu). */
+#define STREAMS_OVERLAP_DEFECT_NONE 0
+#define STREAMS_OVERLAP_DEFECT_COPY_INPUT 1
 cudaError_t streams_overlap_pipelined(const float *in_host, float *in_dev, float *out_dev,
                                       float *out_host, size_t n, cudaStream_t stream,
-                                      const cudaStream_t *lanes, const cudaEvent_t *events);
+                                      const cudaStream_t *lanes, const cudaEvent_t *events,
+                                      int defect);
 cudaError_t streams_overlap_duplex(const float *in_host, float *in_dev, const float *result_dev,
                                    float *out_host, size_t n, cudaStream_t stream,
                                    const cudaStream_t *lanes, const cudaEvent_t *events);
