@@ -681,9 +681,10 @@ const rb_pair rb_pair_nccl_allreduce = {
              * partial sums, at most (n - 1) 2^-24 sum|x_q| per element, normwise at most (n -
              * 1) 2^-24 sqrt(3 n) for inputs uniform in (-1, 1): 2.0e-6 on 8 GPUs, 5e-5 on 64 if
              * every rounding were maximal and aligned (random ones give ~30x less). Measured
-             * (H100, one GPU, every size and collective:
-             * results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json): 0. 1e-5 is 5x
-             * the 8-GPU bound; the planted defect gives 1.41. */
+             * (every size and collective): 0 on one GPU (H100,
+             * results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json) and on two (2 x
+             * H200, results/nvidia-h200-x2/20261123T024453Z-ef68b16.json). 1e-5 is 5x the
+             * 8-GPU bound; the planted defect gives 1.41. */
             {"host_staged", RB_ROLE_BASELINE, RB_UNIT_NONE, 1e-5, run_host_staged},
             {"nccl_out_of_place", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 1e-5, run_out_of_place},
             /* what frameworks call: PyTorch's all_reduce works in place */

@@ -82,48 +82,48 @@
  *   so one barrier per reduction suffices. The softmax's rows are independent: one warp per row,
  *   two shuffle trees, no shared memory, no barrier. Every kernel here is a chain of latencies
  *   (an L2 round trip, a shuffle tree, a barrier), not of bandwidth: the choices above each
- *   shortened that chain, as the measurements below show.
+ *   shortened that chain (the per-kernel chain figures under Measured).
  *
  * Predicted (H100 SXM, before measuring; GPU.md: back-to-back stream launches of empty kernels
  *   3.9-4.4 us each, a graph of 1000 empty kernels 0.79 us per node): baseline ~3-4.5 us per
- *   kernel (CPU launch cost; our kernels' own ~1 us of GPU time hides under it), ~0.6-0.9 ms
- *   per step. Graph: the empty-kernel node cost plus each kernel's own latency: an L2 round trip
- *   of the data the previous kernel just wrote (~0.15-0.3 us) and, for the reductions, a barrier
- *   and two shuffle trees (~0.1-0.2 us): ~0.95-1.2 us per kernel, ~0.2-0.24 ms per step, 0.25-0.35x
- *   the stream cost. graph_update the same within ~2%: the two updates cost the CPU ~1-2 us per
- *   replay, hidden while the GPU runs the previous replay's ~200 us.
- * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T045328Z-d0db59b-dirty.json, before the
- *   optimized graph overlapped its launches; the plain graph was then the optimized variant):
- *   baseline 3.76 us per kernel (0.759 ms per step), graph 1.98 us (0.401 ms), 0.53x: the graph
- *   removed the CPU's launch cost, but each node still cost twice the prediction. The 0.79 us of
- *   an empty node and the ~0.3-0.5 us of our kernels' loads and reductions do not add up to
- *   1.98: in a plain graph the GPU dispatches a kernel only after the one before has drained,
- *   and that set-up (grid launch, 16 blocks or one 1024-thread block placed, parameters loaded)
- *   is longer for real grids than for the one-block empty kernel. The acceptance asked for
- *   <= 1.0 us per kernel and <= 0.3x the stream cost, so the launch has to leave the critical
- *   path: hence the optimized graph above.
- * Predicted for the optimized graph (before measuring it): the launch and dispatch overlap the
- *   previous kernel, leaving the hand-over at the wait (a completion and memory flush, ~0.3 us)
- *   plus each kernel's own work after it (~0.3-0.6 us): ~0.7-1.1 us per kernel, ~0.15-0.22 ms
- *   per step, 0.2-0.3x the stream cost.
- * Measured (H100, 20261125T052913Z-4bd6aa9.json, the softmax then over the whole vector, each of
- *   16 blocks reducing all of it): 1.096 us per kernel, 0.26x the stream's 4.249. Per kernel in
- *   1000-node PDL chains (20261125T0520Z-cuda-graphs-chains.txt): embed 0.67, rmsnorm 1.29, silu
- *   0.77, softmax 1.79, gate 0.76, residual 0.75 us: the whole-vector softmax, a reduction no
- *   decode step makes (its softmax is over each head's attention scores), cost the most.
- * Predicted for the per-row softmax (before measuring it): an elementwise kernel's ~0.75 us in a
- *   PDL chain plus two 5-step shuffle trees and an exponential (~0.1-0.15 us): ~0.85-0.9 us, so
- *   a layer ~4.4-4.5 us and the step ~0.89-0.92 us per kernel, ~0.18 ms.
- * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T080411Z-e8e015a.json): the optimized
- *   graph 0.976 us per kernel (0.197 ms per step), 0.22x the stream's 4.47 us; graph_update
- *   0.989; the plain graph 1.232. In 1000-node PDL chains (20261125T0759Z-e8e015a-cuda-graphs-
- *   chains.txt) the softmax costs 1.013 us, 0.26 us over an elementwise kernel where 0.1-0.15
- *   was predicted: its chain after the loads is ~450 dependent cycles (ten shuffle steps of
- *   ~25-30 cycles each, the exponentials, a reciprocal), which the prediction counted at half
- *   that. The layer in chains sums to 4.57 us (0.91 per kernel); the step runs 7% slower than
- *   that, not explained yet: the chains repeat one kernel, while the step hands over between
- *   different kernels and grids (16, 16, 4, 16, 16 blocks), and the hand-over cost may depend
- *   on both sides.
+ *   kernel, ~0.6-0.9 ms per step: the CPU's launch cost, under which each kernel's ~1 us of GPU
+ *   time hides. Plain graph: the empty node's cost plus each kernel's own latency (an L2 round
+ *   trip of what the previous kernel wrote, ~0.15-0.3 us; for the reductions a barrier and two
+ *   shuffle trees, ~0.1-0.2 us): ~0.95-1.2 us per kernel. Optimized (PDL): what is left in series
+ *   per kernel is the hand-over at the wait plus the kernel's own dependent work: an elementwise
+ *   kernel ~0.75 us, the per-row softmax ~0.85-0.9 (two 5-step shuffle trees and an exponential
+ *   on top), rmsnorm ~1.3 (a whole-vector reduction): ~4.4-4.5 us per layer, ~0.89-0.92 us per
+ *   kernel, ~0.18 ms per step, ~0.2x the stream. graph_update within ~2% of it: the two node
+ *   updates cost the CPU ~1-2 us per replay, hidden while the GPU runs the previous replay.
+ *   Acceptance: the optimized graph <= 1.0 us per kernel and <= 0.3x the stream's cost.
+ * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T080411Z-e8e015a.json, the record run):
+ *   stream 4.47 us per kernel (0.903 ms per step), plain graph 1.232, optimized 0.976 (0.197 ms
+ *   per step, 0.22x the stream), graph_update 0.989; the full run 20261125T081152Z-317bbe9.json
+ *   agrees (4.20, 1.231, 0.973, 0.986). Each kernel alone, in 1000-node chains of copies of it
+ *   (scripts/cuda_graphs_chain.cu, 20261125T0759Z-e8e015a-cuda-graphs-chains.txt), plain / PDL:
+ *   embed 0.99 / 0.67, rmsnorm 1.53 / 1.28, silu 1.02 / 0.77, softmax 1.31 / 1.01, gate 1.02 /
+ *   0.76, residual 1.00 / 0.75 us. Where that differs from the prediction:
+ *   - the plain graph's nodes cost 1.0-1.5 us, above the empty kernel's 0.79: in a plain graph
+ *     the GPU dispatches a kernel only after the one before has drained, and that set-up (grid
+ *     launch, 16 blocks placed, parameters loaded) is longer for real grids than for one empty
+ *     block; PDL moves it off the critical path (0.25-0.32 us saved per kernel);
+ *   - the softmax costs 1.01 us in a PDL chain, 0.26 over an elementwise kernel where 0.1-0.15
+ *     was predicted: its chain after the loads is ~450 dependent cycles (ten shuffle steps of
+ *     ~25-30 cycles, the exponentials, a reciprocal), which the prediction counted at half that;
+ *   - the layer in chains sums to 4.57 us (0.91 per kernel), and the step runs 7% slower than
+ *     that: not explained. The chains repeat one kernel, while the step hands over between
+ *     different kernels and grids (16, 16, 4, 16, 16 blocks), and the hand-over cost may depend
+ *     on both sides.
+ *
+ * Is the baseline what a competent engineer would write before knowing this pattern? Yes: one
+ *   launch per operation on one stream is what an eager framework does for a decode step
+ *   (PyTorch eager launches each op; its remedy is the same CUDA graph capture, through
+ *   torch.cuda.graphs or torch.compile's "reduce-overhead" mode). The kernels are identical in
+ *   every variant and each is already written for latency (loads issued together, shuffle
+ *   reductions, one barrier, 16-block grids so a kernel spreads over SMs), so the speedups are
+ *   launch cost and nothing else; a slower kernel would only hide under the stream's launch
+ *   cost and flatter the graphs less, not more. The work is tiny by design (d = 4096 values):
+ *   occupancy and bandwidth are not what is measured.
  */
 #include <cuda_runtime.h>
 #include <math.h>

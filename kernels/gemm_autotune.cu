@@ -80,6 +80,19 @@
  *   harness's interleaved timing did not see (1.672 vs 1.668 ms). Each round of the setup then
  *   began with candidate 0, always right after the last candidate: under the power cap a sample's
  *   clock depends on what ran before it, so the rounds now rotate their starting candidate.
+ * Measured at 8192^3 with rotating rounds (H100, results/nvidia-h100-80gb-hbm3/
+ *   20261125T081152Z-317bbe9.json, interleaved, SM clocks 1470-1545 MHz): square 668.6 -> 704.8
+ *   TFLOP/s (chosen_index 7, 1.05x; setup's rounds said 1.06x), skinny 2.075 -> 1.631 ms
+ *   (chosen_index 7, 1.27x; setup 1.22x), awkward 1.00x (chosen_index 0: no candidate passed
+ *   the 2% rule). Against the prediction (made at 4096^3): skinny inside 1.0-1.15x only at the
+ *   smaller size; at 8192^3 its 2 GiB output makes the tile choice worth more than predicted.
+ *
+ * Is the baseline what a competent engineer would write before knowing this pattern? Yes: it is
+ *   exactly the call a framework makes by default: cuBLASLt's first heuristic result with a
+ *   32 MiB workspace, the algorithm PyTorch's cuBLASLt path and cublasGemmEx run; a framework
+ *   times candidates only when asked (a "benchmark" or "max-autotune" mode). The inputs,
+ *   layout and alignment are the same for both variants (K padded to 16 bytes: the alignment
+ *   lesson is not counted as tuning), so the speedup is the choice of algorithm alone.
  */
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

@@ -33,6 +33,20 @@
  *   peer_read ~360-400 GB/s (remote loads carry request and response packets; ~80-90% of the
  *   link); optimized ~390 GB/s (GPU.md measured 394 GB/s one way on 2 x H200: 88% of 450), so
  *   ~15x over the baseline. Acceptance on 2 x H200: optimized >= 370 GB/s.
+ * Measured (2 x H200, NVLink, results/nvidia-h200-x2/20261123T024453Z-ef68b16.json; a second run
+ *   20261123T024457Z-ef68b16.json within 0.1%): baseline 27.7 GB/s (38.74 ms), peer_read 373.2
+ *   (2.877 ms), optimized 396.6 (2.707 ms): 14.3x over the baseline, every figure inside its
+ *   prediction and the acceptance (>= 370) met. No H100 figure: our H100 machine has one GPU
+ *   (the pair is skipped there).
+ *
+ * Is the baseline what a competent engineer would write before knowing this pattern? Partly. Two
+ *   whole-buffer copies through pinned memory are what one writes without peer access (and what
+ *   cudaMemcpyPeer does by itself when peer access is off), but the two PCIe crossings run one
+ *   after the other. An engineer who knows streams_overlap's lesson would pipeline them in chunks
+ *   (GPU 0's download of chunk c + 1 under GPU 1's upload of chunk c), which at ~53 GB/s per
+ *   crossing would take ~20 ms instead of 38.7: the staged path at its best is ~2x faster than
+ *   this baseline, and peer copy's gain over it ~7.5x rather than 14.3x. The baseline is kept
+ *   as the unpipelined path; the chunked one is not a variant yet.
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
