@@ -49,6 +49,24 @@ static rb_status warm_up(const rb_timed *v, cudaStream_t stream, const rb_measur
     return time_sample(v->run, v->ctx, stream, o, t, *launches, &warm_ms);
 }
 
+/* Does this run know every variant's median to within `target` of it? The distribution-free 95%
+ * confidence interval of each median (rb_stats: order statistics) spans at most target x median.
+ * This judges the figure reported, the median: a variant whose samples spread by 10% (launch
+ * jitter, a bimodal copy) is still measured to 1% once it has enough samples, and a quiet one
+ * stops at the minimum. (The rule before, (p90 - p10) / median <= target, judged the spread of
+ * single samples, which more samples never narrow: such variants ran to the time cap.) */
+static int medians_precise(const double *samples, int n, size_t stride, size_t rounds,
+                           double target)
+{
+    for (int i = 0; i < n; i++) {
+        rb_stats s;
+        if (rb_stats_compute(&samples[(size_t)i * stride], rounds, &s) != 0 ||
+            !(s.ci_width <= target))
+            return 0;
+    }
+    return 1;
+}
+
 /* samples[i * max_rounds + r]: variant i's sample in round r. */
 static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
                                 const rb_measure_opts *o, const timer *t, double *samples,
@@ -68,17 +86,10 @@ static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
         rounds++;
         if (o->samples)
             continue;
-        int enough = rounds >= MIN_SAMPLES && rb_now_s() - t0 >= MIN_SAMPLING_S;
-        if (enough && rounds % 5 == 0) {
-            int quiet = 1;
-            for (int i = 0; i < n && quiet; i++) {
-                rb_stats s;
-                quiet = rb_stats_compute(&samples[(size_t)i * max_rounds], rounds, &s) == 0 &&
-                        s.noise <= o->noise_target;
-            }
-            if (quiet)
-                break;
-        }
+        if (rounds >= MIN_SAMPLES && rb_now_s() - t0 >= MIN_SAMPLING_S &&
+            (rounds < 100 || rounds % 10 == 0) &&
+            medians_precise(samples, n, max_rounds, rounds, o->noise_target))
+            break;
         /* The cap ends a noisy loop; a slow kernel still gets a minimum of 3 samples. */
         if (rb_now_s() - t0 > o->cap_s * n && rounds >= 3)
             break;
