@@ -19,6 +19,16 @@ int rb_pair_resolve_size(const rb_pair *p, const rb_size *requested, rb_size *ou
     return 0;
 }
 
+int rb_pair_sweeps_size(const rb_pair *p, uint64_t size, int gpus)
+{
+    if (gpus != 1 || !p->sweep_one_gpu)
+        return 1;
+    for (int i = 0; p->sweep_one_gpu[i]; i++)
+        if (p->sweep_one_gpu[i] == size)
+            return 1;
+    return 0;
+}
+
 rb_status rb_crosscheck_reference(const char *pair, const float *d_ref, const float *h_ref,
                                   size_t n, double tol)
 {
