@@ -36,7 +36,9 @@ static rb_status time_sample(rb_status (*run)(void *, cudaStream_t), void *ctx, 
 }
 
 /* Warm-up of one variant: module load, first-touch and clocks settle outside the numbers; the
- * last single launch also estimates the time of one, which sets the launches per sample. */
+ * last single launch also estimates the time of one, which sets the launches per sample. Then
+ * one sample of that many launches, unless that is one launch: the second single launch was
+ * already one (a slow variant, 20-280 ms a launch, would pay a third for nothing). */
 static rb_status warm_up(const rb_timed *v, cudaStream_t stream, const rb_measure_opts *o,
                          const timer *t, int *launches)
 {
@@ -46,6 +48,8 @@ static rb_status warm_up(const rb_timed *v, cudaStream_t stream, const rb_measur
     *launches = 1;
     if (!o->cold && one_ms > 0)
         *launches = (int)fmin(MAX_LAUNCHES_PER_SAMPLE, fmax(1.0, ceil(o->sample_ms / one_ms)));
+    if (*launches == 1)
+        return RB_OK;
     return time_sample(v->run, v->ctx, stream, o, t, *launches, &warm_ms);
 }
 
