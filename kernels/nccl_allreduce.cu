@@ -69,6 +69,14 @@
  *   NCCL ~100x faster. On one GPU (H100 SXM): out of place is a 1 GiB device copy (algbw
  *   ~1.5 TB/s: S over a copy that moves 2S), in place does nothing (a meaningless algbw), busbw
  *   0 for both.
+ * Reproducibility on one GPU: the 8 B and 2 MiB rows are latency-bound: NCCL's ~5 us is the host
+ *   work of one collective call (nothing crosses a link), and host_staged's ~40-60 us is two
+ *   copy latencies and a host callback, whose thread the OS wakes. Both follow the CPU and the
+ *   scheduler, not the GPU: across the committed H100 runs NCCL's 8 B all-reduce measured 5.7-6.6
+ *   us and host_staged 40-58 us, with noise 10-40% inside a run, so these rows do not reproduce
+ *   to 2% (rows at these sizes moved up to 35% between runs 7 min apart) and are not meant to: they show the order
+ *   of a collective's fixed cost. The 128 MiB row is bandwidth-bound and agrees within 1% (NCCL's
+ *   copy, DRAM) and 1-3% (host_staged, PCIe through pinned memory).
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
