@@ -155,8 +155,14 @@ static void list_work(const rb_job *jobs, int n, int i)
         return;
     }
     job_work(&jobs[last], last_work, sizeof last_work);
-    printf("%-18s   work: a sweep of %d sizes, each its own row, from %s%s\n", "", last - i + 1,
-           first_work, link);
+    int one_gpu = 0;
+    while (p->sweep_one_gpu && p->sweep_one_gpu[one_gpu])
+        one_gpu++;
+    char on_one[48] = "";
+    if (one_gpu)
+        rb_fmt(on_one, sizeof on_one, " (%d of them on one GPU)", one_gpu);
+    printf("%-18s   work: a sweep of %d sizes%s, each its own row, from %s%s\n", "",
+           last - i + 1, on_one, first_work, link);
     printf("%-18s         to %s%s\n", "", last_work, link);
 }
 
