@@ -27,7 +27,7 @@
  *   seven repeat their neighbours (H100, 20261125T081152Z-317bbe9.json, every size timed):
  *   8 B, latency-bound: NCCL's call ~5-6 us (the same from 8 B to 256 KiB), host_staged
  *   ~42-50 us (two copy latencies and a host callback; the all-gather, which has no host sum,
- *   ~6 us); 2 MiB, the knee: host_staged at 16-23 GB/s, half its plateau, NCCL's copy still
+ *   ~6 us); 2 MiB, the knee: host_staged at 16-23 GB/s, 60-85% of its plateau, NCCL's copy still
  *   latency-bound (~5 us); 128 MiB, bandwidth-bound: host_staged on its PCIe plateau (26.6
  *   GB/s, 27.3 at 1 GiB) and NCCL's copy at DRAM speed (algbw 1454 GB/s, 1492 at 1 GiB; 16 MiB
  *   would still sit in the 50 MB L2). Several GPUs take the whole sweep: there every size
