@@ -35,22 +35,34 @@ static rb_status time_sample(rb_status (*run)(void *, cudaStream_t), void *ctx, 
     return RB_OK;
 }
 
-/* Warm-up of one variant: module load, first-touch and clocks settle outside the numbers; the
- * last single launch also estimates the time of one, which sets the launches per sample. Then
- * one sample of that many launches, unless that is one launch: the second single launch was
- * already one (a slow variant, 20-280 ms a launch, would pay a third for nothing). */
+/* Launches per sample so that a sample lasts sample_ms, given the time of one launch. */
+static int launches_for(const rb_measure_opts *o, double per_launch_ms)
+{
+    if (o->cold || !(per_launch_ms > 0))
+        return 1;
+    return (int)fmin(MAX_LAUNCHES_PER_SAMPLE, fmax(1.0, ceil(o->sample_ms / per_launch_ms)));
+}
+
+/* Warm-up of one variant: module load, first-touch and clocks settle outside the numbers. The
+ * second single launch estimates the time of one, which sets the launches per sample; then one
+ * sample of that many launches, unless that is one launch (the second single launch was
+ * already one: a slow variant, 20-280 ms a launch, would pay a third for nothing). A launch
+ * timed alone measures its latency, not its rate in a batch: for a launch-bound call (NCCL on
+ * one GPU: ~10 us alone, ~5 us each in a batch) the count it gives made samples of 0.35-1.9 ms
+ * that varied 2x between runs. So the count is set again from that warm sample's per-launch
+ * time, and every sample lasts about sample_ms in every run. */
 static rb_status warm_up(const rb_timed *v, cudaStream_t stream, const rb_measure_opts *o,
                          const timer *t, int *launches)
 {
-    double one_ms = 0.0, warm_ms;
+    double one_ms = 0.0, warm_ms = 0.0;
     RB_TRY(time_sample(v->run, v->ctx, stream, o, t, 1, &one_ms));
     RB_TRY(time_sample(v->run, v->ctx, stream, o, t, 1, &one_ms));
-    *launches = 1;
-    if (!o->cold && one_ms > 0)
-        *launches = (int)fmin(MAX_LAUNCHES_PER_SAMPLE, fmax(1.0, ceil(o->sample_ms / one_ms)));
+    *launches = launches_for(o, one_ms);
     if (*launches == 1)
         return RB_OK;
-    return time_sample(v->run, v->ctx, stream, o, t, *launches, &warm_ms);
+    RB_TRY(time_sample(v->run, v->ctx, stream, o, t, *launches, &warm_ms));
+    *launches = launches_for(o, warm_ms);
+    return RB_OK;
 }
 
 /* Does this run know every variant's median to within `target` of it? The distribution-free 95%

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Timing with CUDA events. A sample is K back-to-back launches between two events, K chosen so
- * that a sample lasts >= ~1 ms (launch latency would swamp a short kernel timed alone); samples
+ * that a sample lasts ~1 ms (launch latency would swamp a short kernel timed alone; K comes from
+ * a warm batch of launches, not from one launch alone); samples
  * are taken until the 95% confidence interval of the median spans at most the target (1%) of
  * the median (with at least 20 samples over at least 0.1 s), or the time cap. --cold:
  * each sample is one launch after an L2 flush and a reset of the persisting-L2 lines.
