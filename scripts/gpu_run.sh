@@ -7,9 +7,10 @@
 #   scripts/gpu_run.sh [record]   record: measure ceilings and rewrite the expectation file from
 #                                 the first full run; without it the expectation file is only read
 # Each full run is timed without the build. Two back-to-back runs are made and their medians
-# compared by scripts/agree.py (RUNS=1: one). Extra arguments for `roofbench run` can be passed in RUN_ARGS;
-# FILTER limits the full runs to the pairs that match (a --filter regular expression), FILTER2
-# the second run alone (the NCCL sweep alone takes two minutes on one GPU); NCU=0 skips the ncu
+# compared by scripts/agree.py (RUNS=1: one). Extra arguments for `roofbench run` can be passed
+# in RUN_ARGS; FILTER limits the full runs to the pairs that match (a --filter regular
+# expression), FILTER2 the second run alone (the NCCL sweep: three sizes on one GPU, ten on
+# several); NCU=0 skips the ncu
 # passes, TEST=0 the GPU tests, CEILINGS=0 the ceilings of a record run (the file's stay), CHAIN=0
 # the cuda_graphs chain diagnostic (Hopper only); BF16=1 adds the sustained sweep of cuBLASLt's
 # bf16 candidates (scripts/gemm_bf16_sustained.c, about a minute) after everything else.
