@@ -36,6 +36,13 @@ double rb_copy_bytes(const rb_size *size);
 /* The CPU reference (out = in) against a hand-computed case. */
 int rb_copy_selftest(char *why, size_t why_size);
 
+/* A diagnostic timing for a pair's extras() (an occupancy sweep, say), not the harness's
+ * measurement of a variant: one warm-up call of launch(arg, stream), then `samples` samples of
+ * `reps` back-to-back calls between two events; *median_ms is the median per call. The launch
+ * only enqueues, as a variant's run() does. */
+rb_status rb_time_launches_ms(rb_status (*launch)(void *arg, cudaStream_t stream), void *arg,
+                              cudaStream_t stream, int reps, int samples, double *median_ms);
+
 /* Fills bytes at out with 0xFF (NaN in fp32, bf16 and fp8). Host memory (the transfer pairs'
  * outputs) is filled by the host once the stream has drained; device memory, also another
  * device's (p2p), by the stream. */
