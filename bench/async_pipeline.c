@@ -20,6 +20,7 @@ cudaError_t async_pipeline_reference(const float *in, const float *w, float *ref
                                      cudaStream_t stream);
 cudaError_t async_pipeline_max_blocks_per_sm(int variant, int *blocks_per_sm);
 void async_pipeline_dims(int *k, int *n);
+int async_pipeline_smem_bytes(int variant);
 
 #define AP_K 1024
 #define AP_N 32
@@ -81,6 +82,24 @@ static rb_status async_pipeline_crosscheck(const async_pipeline_ctx *c, uint64_t
     return st;
 }
 
+/* W (128 KB) and the ring must fit one block's shared memory: 224 KB, which Hopper's 227 KB
+ * allows and earlier GPUs' (A100: 163 KB) do not. Not fitting is a skip, with the reason. */
+static rb_status async_pipeline_fits(void)
+{
+    int dev = 0, optin = 0;
+    RB_CUDA(cudaGetDevice(&dev));
+    RB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    for (int v = 0; v < 2; v++)
+        if (async_pipeline_smem_bytes(v) > optin) {
+            char msg[160];
+            rb_fmt(msg, sizeof msg, "needs %d bytes of shared memory per block, this GPU allows %d",
+                   async_pipeline_smem_bytes(v), optin);
+            rb_error_at(__FILE__, __LINE__, "async_pipeline_fits", msg);
+            return RB_ERR_UNSUPPORTED;
+        }
+    return RB_OK;
+}
+
 static rb_status async_pipeline_setup(void **ctx, const rb_size *size, uint64_t seed, int input)
 {
     (void)input;
@@ -95,6 +114,7 @@ static rb_status async_pipeline_setup(void **ctx, const rb_size *size, uint64_t 
                     "rows must be 1 .. 2^22, and the kernels built for K = 1024, N = 32");
         return RB_ERR_INPUT;
     }
+    RB_TRY(async_pipeline_fits());
     c->m = (int)size->n;
     size_t in_n = (size_t)c->m * AP_K, out_n = (size_t)c->m * AP_N;
     RB_CUDA(cudaMalloc((void **)&c->in, in_n * sizeof(float)));

@@ -97,7 +97,10 @@
  *   2048 loads under load (~0.7-1 us) plus its transfer; other SMs are computing meanwhile, so
  *   the SM is limited by its own 32 KB in flight rather than by a 1/132 share: ~0.9-1.4 us. Per
  *   chunk 2.5-3.2 us -> 0.64-0.82 ms, 1.4-1.8 TB/s. Speedup 1.3-1.9x, central ~1.5x. The
- *   loaded latency and how well the SMs desynchronize are the uncertain terms.
+ *   loaded latency and how well the SMs desynchronize are the uncertain terms; a third is the
+ *   DRAM's efficiency on this pattern (each chunk takes 64 bytes from each of 512 rows 4 KB
+ *   apart, as a GEMM's K loop does): if it falls well under a copy's, both variants slow and
+ *   the pipeline's share of the gain shrinks.
  *
  * Tunables (compile-time; -D, e.g. make NVCCFLAGS=-DASYNC_PIPELINE_STAGES=2): the ring's stage
  *   count, 2 or 3 (a 4th does not fit beside W).
@@ -459,6 +462,12 @@ extern "C" cudaError_t async_pipeline_reference(const float *in, const float *w,
         blocks = 8192; /* the kernel strides over the rest */
     async_pipeline_reference_kernel<<<(unsigned)blocks, 256, 0, stream>>>(in, w, ref, m);
     return cudaGetLastError();
+}
+
+/* The dynamic shared memory each variant's kernel needs per block (variant 0: baseline). */
+extern "C" int async_pipeline_smem_bytes(int variant)
+{
+    return async_pipeline_variant(variant).smem_bytes;
 }
 
 /* The shape the kernels are built for: *k = K, *n = N. */
