@@ -94,13 +94,15 @@
  *   32 KB / 22.7 GB/s = 1.45 us. Optimized: max of the two, ~1.65-1.9 us per chunk -> 0.42-0.49
  *   ms, 2.35-2.7 TB/s, 36-42 TFLOP/s (both pipes busy; 0.8-0.9 of the memory roof).
  *   Baseline: load phase + compute per chunk. The load phase is the latency of its slowest of
- *   2048 loads under load (~0.7-1 us) plus its transfer; other SMs are computing meanwhile, so
- *   the SM is limited by its own 32 KB in flight rather than by a 1/132 share: ~0.9-1.4 us. Per
- *   chunk 2.5-3.2 us -> 0.64-0.82 ms, 1.4-1.8 TB/s. Speedup 1.3-1.9x, central ~1.5x. The
- *   loaded latency and how well the SMs desynchronize are the uncertain terms; a third is the
- *   DRAM's efficiency on this pattern (each chunk takes 64 bytes from each of 512 rows 4 KB
- *   apart, as a GEMM's K loop does): if it falls well under a copy's, both variants slow and
- *   the pipeline's share of the gain shrinks.
+ *   2048 loads under load (~0.7-1 us) plus its transfer. Two limits: if the SMs stay in step (all
+ *   start together and do the same work, so their load phases tend to coincide), the DRAM is
+ *   shared 132 ways: ~0.8 + 1.45 us; if they drift apart, an SM loads while others compute and
+ *   is limited by its own 32 KB in flight: ~0.9-1.2 us. Per chunk 2.6-3.9 us -> 0.66-1.0 ms,
+ *   1.15-1.7 TB/s. Speedup 1.35-2.4x, central ~1.6x. The loaded latency and how far the SMs
+ *   drift apart are the uncertain terms; a third is the DRAM's efficiency on this pattern (each
+ *   chunk takes 64 bytes from each of 512 rows 4 KB apart, as a GEMM's K loop does): if it
+ *   falls well under a copy's, both variants slow and the pipeline's share of the gain
+ *   shrinks.
  *
  * Tunables (compile-time; -D, e.g. make NVCCFLAGS=-DASYNC_PIPELINE_STAGES=2): the ring's stage
  *   count, 2 or 3 (a 4th does not fit beside W).
