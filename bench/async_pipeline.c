@@ -2,7 +2,6 @@
 /* async_pipeline: the harness's view of kernels/async_pipeline.cu (read that file first): the
  * skinny GEMM out = in W (in m x 1024, W 1024 x 32, fp32), its references and check, and the
  * occupancy figures each variant's extras record. The size is m, the rows of in. */
-#include <math.h>
 #include <stdlib.h>
 
 #include "core/compare.h"
@@ -182,24 +181,9 @@ static int async_pipeline_extras(void *ctx, int variant, const double *median_ms
     if (!c || variant < 0 || variant > 1 || !(median_ms[variant] > 0.0) ||
         async_pipeline_max_blocks_per_sm(variant, &max_bps) != cudaSuccess)
         return 0;
-    rb_status (*run)(void *, cudaStream_t) =
-        variant == 0 ? async_pipeline_run_baseline : async_pipeline_run_optimized;
-    int n = 0;
-    rb_fmt(out[n].name, sizeof out[n].name, "max_blocks_per_sm");
-    out[n++].value = max_bps;
-    /* Samples of >= ~1 ms, as the harness's. */
-    double want = ceil(1.0 / median_ms[variant]);
-    int reps = want < 3 ? 3 : want > 1000 ? 1000 : (int)want;
-    for (int bps = 1; bps <= max_bps && n < RB_MAX_EXTRAS; bps++) {
-        double ms = NAN;
-        c->sweep_bps = bps;
-        if (rb_time_launches_ms(run, c, 0, reps, 11, &ms) != RB_OK)
-            ms = NAN;
-        rb_fmt(out[n].name, sizeof out[n].name, "ms_bps_%d", bps);
-        out[n++].value = ms;
-    }
-    c->sweep_bps = 0;
-    return n;
+    return rb_occupancy_sweep(variant == 0 ? async_pipeline_run_baseline
+                                           : async_pipeline_run_optimized,
+                              c, &c->sweep_bps, max_bps, median_ms[variant], out);
 }
 
 static int async_pipeline_fail(char *why, size_t why_size, const char *msg)

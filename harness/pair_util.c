@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "pair_util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,8 +130,8 @@ enum { RB_TIME_MAX_SAMPLES = 64 };
 
 /* One sample: reps calls between the two events, ms per call into *ms. */
 static rb_status rb_time_sample(rb_status (*launch)(void *arg, cudaStream_t stream), void *arg,
-                                cudaStream_t stream, int reps, cudaEvent_t start,
-                                cudaEvent_t stop, double *ms)
+                                cudaStream_t stream, int reps, cudaEvent_t start, cudaEvent_t stop,
+                                double *ms)
 {
     RB_CUDA(cudaEventRecord(start, stream));
     for (int r = 0; r < reps; r++)
@@ -169,4 +170,24 @@ rb_status rb_time_launches_ms(rb_status (*launch)(void *arg, cudaStream_t stream
     if (stop)
         cudaEventDestroy(stop);
     return st;
+}
+
+int rb_occupancy_sweep(rb_status (*run)(void *ctx, cudaStream_t stream), void *ctx, int *sweep_bps,
+                       int max_bps, double median_ms, rb_extra out[RB_MAX_EXTRAS])
+{
+    int n = 0;
+    rb_fmt(out[n].name, sizeof out[n].name, "max_blocks_per_sm");
+    out[n++].value = max_bps;
+    double want = ceil(1.0 / median_ms);
+    int reps = !(want >= 3) ? 3 : want > 1000 ? 1000 : (int)want;
+    for (int bps = 1; bps <= max_bps && n < RB_MAX_EXTRAS; bps++) {
+        double ms = NAN;
+        *sweep_bps = bps;
+        if (rb_time_launches_ms(run, ctx, 0, reps, 11, &ms) != RB_OK)
+            ms = NAN;
+        rb_fmt(out[n].name, sizeof out[n].name, "ms_bps_%d", bps);
+        out[n++].value = ms;
+    }
+    *sweep_bps = 0;
+    return n;
 }

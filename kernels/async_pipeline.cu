@@ -281,8 +281,10 @@ static __global__ void __launch_bounds__(AP_THREADS, 1)
 
 /* ---- Optimized: the same chunks through a ring of STAGES stages, filled STAGES-1 ahead. ---- */
 
-/* cp.async.cg: 16 bytes global -> shared, cached in L2 only, without passing through registers
- * and without stalling the thread. src_bytes = 0 reads nothing and writes 16 zero bytes. */
+/* The three cp.async wrappers below are repeated in kernels/tma_pipeline.cu on purpose: each kernel
+ * file reads alone. cp.async.cg: 16 bytes global -> shared, cached in L2 only, without passing
+ * through registers and without stalling the thread. src_bytes = 0 reads nothing and writes 16 zero
+ * bytes. */
 static __device__ __forceinline__ void async_pipeline_cp_async16(uint32_t dst, const float *src,
                                                                  uint32_t src_bytes)
 {

@@ -291,8 +291,9 @@ static __device__ __forceinline__ tma_pipeline_piece tma_pipeline_locate(int i, 
     return p;
 }
 
-/* cp.async.cg: 16 bytes global -> shared, cached in L2 only. src_bytes = 0 reads nothing and
- * writes 16 zero bytes (the zero-fill form). */
+/* The three cp.async wrappers below are repeated in kernels/async_pipeline.cu on purpose: each
+ * kernel file reads alone. cp.async.cg: 16 bytes global -> shared, cached in L2 only. src_bytes = 0
+ * reads nothing and writes 16 zero bytes (the zero-fill form). */
 static __device__ __forceinline__ void tma_pipeline_cp_async16(uint32_t dst, const float *src,
                                                                uint32_t src_bytes)
 {
