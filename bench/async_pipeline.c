@@ -247,9 +247,9 @@ const rb_pair rb_pair_async_pipeline = {
              * reference rounded once to fp32. Inputs uniform in (-1, 1). Emulated on the CPU in
              * the kernels' order at m = 999, 4096 and 20000: 5.7e-7 normwise at all three
              * (~sqrt(K) roundings of 2^-24 on partial sums of size ~sqrt(k/9)). The tolerance
-             * is ~3.5x that. A chunk skipped (16 of the 1024 k: the last one dropped) is off by
-             * 0.124, a chunk computed from a stale stage (a missing wait) by 0.17, and a row
-             * or tile never stored is NaN: each fails by 10^4 or more. */
+             * is ~3.5x that. A chunk skipped (32 of the 1024 k: the last one dropped) is off by
+             * 0.174, a chunk computed from a stale stage (a missing wait) by 0.25, and a row or
+             * tile never stored is NaN: each fails by 10^4 or more. */
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 2e-6, async_pipeline_run_baseline},
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 2e-6, async_pipeline_run_optimized},
         },

@@ -12,7 +12,7 @@
  *   row, + 4 K N (W, once). AI = 65536 / 4224 = 15.5 flop/byte, just under the H100's balance
  *   (60.6 TFLOP/s FP32 FMA / 3.0 TB/s = 20), and this kernel's FMA pipe is only ~75% of its
  *   instructions (below): the memory and the FP32 pipe both need nearly the whole run. Full size
- *   m = 270336 = 528 tiles of 512 rows = 4 per SM on a 132-SM H100 or H200 (no partial wave):
+ *   m = 270336 = 1056 tiles of 256 rows = 8 per SM on a 132-SM H100 or H200 (no partial wave):
  *   in is 1.107 GB, out 34.6 MB, 1.142 GB compulsory (> 4x L2), 17.7 GFLOP; 0.38 ms at a
  *   3.0 TB/s roof, 0.29 ms at 60.6 TFLOP/s.
  *
@@ -33,17 +33,18 @@
  *   the pipeline's is max(load, compute), so the gain is largest when the two are equal (up to
  *   2x, plus the exposed latency).
  *
- * The tile, both kernels: a tile is 512 rows of in (all K) -> 512 x 32 of out; 256 threads; the
- *   thread (rg, cg) = (t / 4, t % 4) owns rows rg + 64 i (i < 8) and columns 8 cg .. 8 cg + 7:
- *   64 accumulators in registers for the whole tile. The K loop is 64 chunks of 16 columns: a
- *   chunk is 512 rows x 64 bytes = 32 KB of `in` (2048 16-byte pieces, 8 per thread; a warp's 32
- *   pieces are 8 rows x 64 contiguous bytes). Per 4 k a thread does 8 LDS.128 of in (4 k of each
- *   of its rows) and 8 of W (8 columns for each k) for 256 FFMA: shared memory is not the limit.
- *   The chunk's rows are 64 bytes, so the 8 rows a warp reads at once would hit 2 of the 8
- *   16-byte bank groups (4-way conflicts): the piece index is XOR-swizzled by bits 1-2 of the row
- *   (async_pipeline_slot). Rows past m are zero-filled and never stored (the tail tile). A
- *   persistent grid (blocks per SM the kernel fits x SMs, all 1 here: see the sweep below) takes
- *   tiles b, b + grid, ...; W is loaded once per block (128 KB from L2: ~1% of the run).
+ * The tile, both kernels: a tile is 256 rows of in (all K) -> 256 x 32 of out; 256 threads; the
+ *   thread (rg, cg) = (t / 4, t % 4) owns rows rg + 64 i (i < 4) and columns 8 cg .. 8 cg + 7:
+ *   32 accumulators in registers for the whole tile. The K loop is 32 chunks of 32 columns: a
+ *   chunk is 256 rows x 128 bytes (one whole line of each row) = 32 KB of `in` (2048 16-byte
+ *   pieces, 8 per thread; a warp's 32 pieces are 4 whole lines). Per 4 k a thread does 4 LDS.128
+ *   of in (4 k of each of its rows) and 8 of W (8 columns for each k) for 128 FFMA: shared
+ *   memory is not the limit. A chunk row is 128 bytes, so the 8 rows a warp reads at once would
+ *   all hit one 16-byte bank group (8-way conflicts): the piece index is XOR-swizzled by the low
+ *   3 bits of the row (async_pipeline_slot). Rows past m are zero-filled and never stored (the
+ *   tail tile). A persistent grid (blocks per SM the kernel fits x SMs, all 1 here: see the
+ *   sweep below) takes tiles b, b + grid, ...; W is loaded once per block (128 KB from L2: ~1%
+ *   of the run).
  *
  * Baseline: a good synchronous GEMM loop. Per chunk every thread issues its 8 16-byte loads
  *   (ld.global.cg, all before the first shared store: 32 KB per SM in flight at once, above the
@@ -86,23 +87,22 @@
  *   is the loop structure, and cuBLAS's kernel for an m x 32 x 1024 shape is its own choice
  *   (gemm_autotune times such skinny shapes).
  *
- * Predicted (H100 SXM, before measuring; m = 270336, 256 chunks per SM):
- *   Compute per chunk: the loop is ~1370 instructions per thread per chunk (1024 FFMA, 64 LDS,
- *   ~130 for the 8 copies' addresses, the rest indexing; cuobjdump), 8 warps x 1370 / 4
- *   schedulers = 2740 issue cycles = 1.4 us at 1.98 GHz, ~1.6-1.8 us with 2 warps per scheduler
- *   to hide the FFMA and LDS latencies. Memory per chunk at the SM's share of 3.0 TB/s:
- *   32 KB / 22.7 GB/s = 1.45 us. Optimized: max of the two, ~1.65-1.9 us per chunk -> 0.42-0.49
- *   ms, 2.35-2.7 TB/s, 36-42 TFLOP/s (both pipes busy; 0.8-0.9 of the memory roof).
+ * Predicted (H100 SXM, before measuring; m = 270336, 256 chunks of 32 KB per SM):
+ *   Compute per chunk: the optimized loop is ~1270 instructions per thread per chunk (1024 FFMA,
+ *   ~100 LDS, ~130 for the 8 copies' addresses, the rest indexing; cuobjdump), the baseline's
+ *   ~1370 (its loads and shared stores each compute their address). 8 warps x 1270 / 4
+ *   schedulers = 2540 issue cycles = 1.3 us at 1.98 GHz; ~1.45-1.7 us with only 2 warps per
+ *   scheduler to hide the FFMA and LDS latencies. Memory per chunk at the SM's share of 3.0
+ *   TB/s: 32 KB / 22.7 GB/s = 1.45 us. Optimized: the larger of the two, ~1.55-1.85 us per chunk
+ *   -> 0.40-0.47 ms, 2.45-2.85 TB/s, 38-44 TFLOP/s (both pipes busy; 0.8-0.95 of the memory
+ *   roof).
  *   Baseline: load phase + compute per chunk. The load phase is the latency of its slowest of
  *   2048 loads under load (~0.7-1 us) plus its transfer. Two limits: if the SMs stay in step (all
  *   start together and do the same work, so their load phases tend to coincide), the DRAM is
  *   shared 132 ways: ~0.8 + 1.45 us; if they drift apart, an SM loads while others compute and
- *   is limited by its own 32 KB in flight: ~0.9-1.2 us. Per chunk 2.6-3.9 us -> 0.66-1.0 ms,
- *   1.15-1.7 TB/s. Speedup 1.35-2.4x, central ~1.6x. The loaded latency and how far the SMs
- *   drift apart are the uncertain terms; a third is the DRAM's efficiency on this pattern (each
- *   chunk takes 64 bytes from each of 512 rows 4 KB apart, as a GEMM's K loop does): if it
- *   falls well under a copy's, both variants slow and the pipeline's share of the gain
- *   shrinks.
+ *   is limited by its own 32 KB in flight: ~0.9-1.2 us. With ~1.6-1.8 us of compute: 2.6-3.9 us
+ *   per chunk -> 0.66-1.0 ms, 1.15-1.7 TB/s. Speedup 1.4-2.5x, central ~1.7x. The loaded latency
+ *   and how far the SMs drift apart are the uncertain terms.
  *
  * Tunables (compile-time; -D, e.g. make NVCCFLAGS=-DASYNC_PIPELINE_STAGES=2): the ring's stage
  *   count, 2 or 3 (a 4th does not fit beside W).
@@ -123,15 +123,15 @@
 enum {
     AP_K = 1024, /* in's columns = W's rows */
     AP_N = 32,   /* W's columns = out's columns */
-    AP_BK = 16,  /* the K columns of one chunk: 64 bytes of each row */
+    AP_BK = 32,  /* the K columns of one chunk: one 128-byte line of each row */
     AP_THREADS = 256,
-    AP_TR = 8,                                  /* rows per thread */
+    AP_TR = 4,                                  /* rows per thread */
     AP_TC = 8,                                  /* columns per thread */
     AP_COL_GROUPS = AP_N / AP_TC,               /* 4 */
     AP_ROW_GROUPS = AP_THREADS / AP_COL_GROUPS, /* 64 */
-    AP_TM = AP_ROW_GROUPS * AP_TR,              /* 512 rows per tile */
-    AP_CHUNKS = AP_K / AP_BK,                   /* 64 chunks per tile */
-    AP_PIECES_PER_ROW = AP_BK / 4,              /* 16-byte pieces of a row's chunk: 4 */
+    AP_TM = AP_ROW_GROUPS * AP_TR,              /* 256 rows per tile */
+    AP_CHUNKS = AP_K / AP_BK,                   /* 32 chunks per tile */
+    AP_PIECES_PER_ROW = AP_BK / 4,              /* 16-byte pieces of a row's chunk: 8 */
     AP_CHUNK_PIECES = AP_TM * AP_PIECES_PER_ROW,
     AP_PIECES_PER_THREAD = AP_CHUNK_PIECES / AP_THREADS, /* 8 */
     AP_CHUNK_BYTES = AP_CHUNK_PIECES * 16,               /* 32 KB */
@@ -141,10 +141,11 @@ enum {
     AP_OPTIMIZED_SMEM = AP_W_BYTES + AP_STAGES * AP_CHUNK_BYTES /* 224 KB at 3 stages */
 };
 
-static_assert(AP_PIECES_PER_ROW == 4, "the swizzle below is for 4 pieces per row (BK = 16)");
+static_assert(AP_PIECES_PER_ROW == 8, "the swizzle below is for 8 pieces per row (BK = 32)");
 static_assert(AP_CHUNK_PIECES % AP_THREADS == 0, "every thread copies the same number of pieces");
 static_assert(AP_K % AP_BK == 0 && AP_N % AP_TC == 0, "tiles divide K and N");
-static_assert(AP_TC == 8 && AP_ROW_GROUPS % 8 == 0, "a warp: 8 row groups x 4 column groups");
+static_assert(AP_COL_GROUPS == 4, "a warp: 8 row groups x 4 column groups");
+static_assert(AP_ROW_GROUPS % 8 == 0, "row rg + ROW_GROUPS i keeps rg's low 3 bits (the swizzle)");
 static_assert(AP_STAGES >= 2 && AP_OPTIMIZED_SMEM <= 227 * 1024,
               "the ring needs 2 or more stages, and W + the ring must fit 227 KB");
 
@@ -156,12 +157,12 @@ static __device__ __forceinline__ uint32_t async_pipeline_smem_u32(const void *p
 /* ---- Shared by both kernels: W in shared memory, the chunk layout, the compute. ---- */
 
 /* Shared slot (16-byte unit) of piece p (k columns 4p .. 4p+3 of the chunk) of tile row r. Rows
- * are 64 bytes, so the 8 rows a warp reads at once (r = 8j .. 8j+7, the same p) would fall on
- * only 2 of the 8 16-byte bank groups: 4-way conflicts. XOR-ing p with bits 1-2 of r spreads
- * them over all 8 (rows 2i and 2i+1 differ by 64 bytes, the other 4 by the XOR). */
+ * are 128 bytes, so the 8 rows a warp reads at once (r = 8j .. 8j+7, the same p) would all fall
+ * on the same 16-byte bank group: 8-way conflicts. XOR-ing p with the low 3 bits of r puts each
+ * of the 8 rows on its own group (the classic XOR swizzle; a 16-byte copy can land anywhere). */
 static __device__ __forceinline__ int async_pipeline_slot(int r, int p)
 {
-    return r * AP_PIECES_PER_ROW + (p ^ ((r >> 1) & 3));
+    return r * AP_PIECES_PER_ROW + (p ^ (r & 7));
 }
 
 /* The whole of W (K x N, row-major, 16-byte aligned) into shared memory, by every thread. W is
@@ -175,7 +176,7 @@ static __device__ __forceinline__ void async_pipeline_load_w(float4 *w_s,
 }
 
 /* Where piece q (0 .. CHUNK_PIECES-1) of chunk kc of the tile starting at row0 comes from and
- * goes to: a warp's 32 pieces are 8 rows x 64 contiguous bytes. */
+ * goes to: a warp's 32 pieces are 4 rows x 128 contiguous bytes (4 whole lines). */
 typedef struct async_pipeline_piece {
     size_t src; /* into `in`, in floats */
     int slot;   /* shared 16-byte slot in the stage */
@@ -193,16 +194,16 @@ static __device__ __forceinline__ async_pipeline_piece async_pipeline_locate(int
     return x;
 }
 
-/* acc[i][j] += sum over the chunk's 16 k of in[row i][k] W[k][col j], for this thread's rows
- * rg + 64 i (i < 8) and columns 8 cg + j (j < 8). Per 4 k: 8 LDS.128 of in (one per row, four k
- * each) and 8 of W (two per k) feed 256 FFMA, so the FMA pipe, not shared memory, sets the pace.
+/* acc[i][j] += sum over the chunk's 32 k of in[row i][k] W[k][col j], for this thread's rows
+ * rg + 64 i (i < 4) and columns 8 cg + j (j < 8). Per 4 k: 4 LDS.128 of in (one per row, four k
+ * each) and 8 of W (two per k) feed 128 FFMA, so the FMA pipe, not shared memory, sets the pace.
  * A warp's in-loads read 8 distinct rows (conflict-free by the swizzle), each row broadcast to
  * the 4 column groups; its W loads read 128 contiguous bytes of one W row. */
 static __device__ __forceinline__ void
 async_pipeline_compute_chunk(const float4 *a_s, const float4 *w_s, int kc, float acc[AP_TR][AP_TC])
 {
     const int cg = threadIdx.x % AP_COL_GROUPS, rg = threadIdx.x / AP_COL_GROUPS;
-    const int swz = (rg >> 1) & 3; /* rg + 64 i has the same bits 1-2 as rg */
+    const int swz = rg & 7; /* rg + 64 i has the same low 3 bits as rg */
 #pragma unroll
     for (int kq = 0; kq < AP_PIECES_PER_ROW; kq++) {
         float4 a[AP_TR];
@@ -225,8 +226,8 @@ async_pipeline_compute_chunk(const float4 *a_s, const float4 *w_s, int kc, float
     }
 }
 
-/* Stores this thread's 8 x 8 outputs of the tile at row0 (two 16-byte stores per row; a warp
- * writes 8 whole 128-byte rows) and zeroes the accumulators for the next tile. */
+/* Stores this thread's 4 x 8 outputs of the tile at row0 (two 16-byte stores per row; a warp
+ * writes 8 whole 128-byte rows per i) and zeroes the accumulators for the next tile. */
 static __device__ __forceinline__ void async_pipeline_store_tile(float *__restrict__ out, int row0,
                                                                  int m, float acc[AP_TR][AP_TC])
 {
@@ -304,8 +305,8 @@ template <int n> static __device__ __forceinline__ void async_pipeline_cp_async_
     asm volatile("cp.async.wait_group %0;\n" ::"n"(n) : "memory");
 }
 
-/* This block's chunk c (its tiles in order, 64 chunks each: tile blockIdx.x + (c / 64) grid,
- * chunk c % 64) into the stage at shared address `stage`: this thread's 8 pieces. */
+/* This block's chunk c (its tiles in order, 32 chunks each: tile blockIdx.x + (c / 32) grid,
+ * chunk c % 32) into the stage at shared address `stage`: this thread's 8 pieces. */
 static __device__ __forceinline__ void
 async_pipeline_issue_chunk(uint32_t stage, const float *__restrict__ in, int c, int m)
 {
