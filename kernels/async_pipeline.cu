@@ -10,7 +10,7 @@
  *
  * Work: 2 K N = 65536 flops per row; compulsory DRAM traffic 4 K (in) + 4 N (out) = 4224 bytes per
  *   row, + 4 K N (W, once). AI = 65536 / 4224 = 15.5 flop/byte, just under the H100's balance
- *   (60.6 TFLOP/s FP32 FMA / 3.0 TB/s = 20), and this kernel's FMA pipe is only ~75% of its
+ *   (60.6 TFLOP/s FP32 FMA / 3.0 TB/s = 20), and FFMA is only ~80% of this kernel's
  *   instructions (below): the memory and the FP32 pipe both need nearly the whole run. Full size
  *   m = 270336 = 1056 tiles of 256 rows = 8 per SM on a 132-SM H100 or H200 (no partial wave):
  *   in is 1.107 GB, out 34.6 MB, 1.142 GB compulsory (> 4x L2), 17.7 GFLOP; 0.38 ms at a

@@ -29,8 +29,9 @@
  *   the gelu kernel has 16 bytes of loads in flight, and 8 blocks of 256 threads per SM (the
  *   registers allow it: see -Xptxas -v, <= 32 registers) hold 32 KB; the residual kernel holds
  *   32 bytes per thread. Is this what a competent engineer writes before knowing fusion? Yes:
- *   it is the library-quality unfused version (PyTorch's own vectorized elementwise kernels are
- *   of this kind), so the measured speedup is what fusion buys and nothing else.
+ *   it is the library-quality unfused version (a framework's elementwise kernels vectorize
+ *   contiguous, aligned operands the same way), so the measured speedup is what fusion buys and
+ *   nothing else. SASS: the gelu kernel's loop is ~238 instructions per 8 elements.
  *   DRAM traffic, pass by pass (2 bytes an element):
  *     pass 1 reads x, writes t1                      4n
  *     pass 2 reads t1, writes t2                     4n

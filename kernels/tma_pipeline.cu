@@ -78,21 +78,21 @@
  *     R columns left of it (outside the timed region), and the box of the tile at image
  *     (c0, r0) starts at bordered (c0, r0), which is image (c0 - R, r0 - R).
  *   - The tensor map (CUtensorMap) describes the bordered image: fp32, 2 dims
- *     {cols + 2R, rows + 2R}, row stride bordered pitch x 4 bytes, box {68, 68}, no swizzle, no
- *     interleave, out-of-bounds fill zero. It is
- *     encoded on the host in setup with cuTensorMapEncodeTiled, fetched from the driver with
- *     cudaGetDriverEntryPointByVersion (so nothing links -lcuda; <cuda.h> and <cudaTypedefs.h>
- *     give the types only), and passed by value as a `const __grid_constant__ CUtensorMap`
- *     kernel parameter, the form the TMA reads it from.
+ *     {cols + 2R, rows + 2R}, row stride bordered pitch x 4 bytes, box {68, 68}, no swizzle,
+ *     no interleave, out-of-bounds fill zero. It is encoded on the host in setup with
+ *     cuTensorMapEncodeTiled, fetched from the driver with cudaGetDriverEntryPointByVersion
+ *     (so nothing links -lcuda; <cuda.h> and <cudaTypedefs.h> give the types only), and passed
+ *     by value as a `const __grid_constant__ CUtensorMap` kernel parameter, the form the TMA
+ *     reads it from.
  *   - TMA constraints and how they are met: the global base 16-byte aligned (cudaMalloc: 256);
  *     the row stride a multiple of 16 bytes: cols x 4 is not when cols % 4 != 0 (999 x 1021),
- *     which is why the image both pairs use is stored with a pitch rounded up to 4 floats (setup,
- *     outside the timed region; the cp.async baseline and the reference use the same pitched
- *     image; the bordered copy has its own pitch, cols + 2R rounded up to 4). The map's inner dim
- *     is cols + 2R, not the pitch, so the TMA zero-fills past it itself. The box's inner dimension,
- * 68 x 4 = 272 bytes, is a multiple of 16, and both box dims are <= 256. Each stage's shared
- * destination is 128-byte aligned (stages of 18,560 bytes, 145 x 128, from a base rounded up at run
- * time).
+ *     which is why the image both variants use is stored with a pitch rounded up to 4 floats
+ *     (setup, outside the timed region; the cp.async baseline and the reference use the same
+ *     pitched image; the bordered copy has its own pitch, cols + 2R rounded up to 4). The
+ *     map's inner dim is cols + 2R, not the pitch, so the TMA zero-fills past it itself. The
+ *     box's inner dimension, 68 x 4 = 272 bytes, is a multiple of 16, and both box dims are
+ *     <= 256. Each stage's shared destination is 128-byte aligned (stages of 18,560 bytes,
+ *     145 x 128, from a base rounded up at run time).
  *   - Completion: a "full" mbarrier per stage, initialized with an arrival count of 1. The
  *     producer thread does mbarrier.arrive.expect_tx(box bytes = 18,496) then issues the copy,
  *     whose completion subtracts the bytes it wrote; the phase completes when both the arrival
