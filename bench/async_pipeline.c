@@ -220,7 +220,7 @@ extern const rb_kernel_info async_pipeline_kernels[];
 const rb_pair rb_pair_async_pipeline = {
     .name = "async_pipeline",
     .pattern = "cp.async ring loading ahead vs synchronous chunk loads (skinny GEMM, W on chip)",
-    .size_unit = "rows (in: rows x 1024 fp32, out: rows x 32)",
+    .size_unit = "rows of 1024 fp32",
     .smoke_size = 4096,
     .full_size = 270336,
     .flops = async_pipeline_flops,
