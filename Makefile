@@ -3,6 +3,7 @@
 #   make                      build build/$(ARCH)/roofbench
 #   make bench ARCH=sm_90     build, run the full suite, compare with expectations, write results
 #   make test                 unit tests + every pair compiled (+ GPU validation where a GPU is)
+#   make diagnostics          build the diagnostics in scripts/ into build/$(ARCH)/
 # ARCH defaults to the GPU's compute capability (nvidia-smi), else sm_90.
 
 CUDA_HOME ?= /usr/local/cuda
@@ -57,11 +58,14 @@ NCCL_MISSING := NCCL not found (include/nccl.h and libnccl.so[.2] in $(if $(NCCL
 endif
 
 B := build/$(ARCH)
+# Include paths: -Iharness for the harness's headers ("pair.h", "core/json.h"), and -I. (the
+# repository root) for the pair seams, named by their folder: #include "kernels/<pair>.h".
+INC := -Iharness -I.
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS_ALL := -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g $(WARN) $(if $(WERROR),-Werror) \
-              -Iharness -I$(CUDA_HOME)/include $(NCCL_CFLAGS) $(CFLAGS)
+              $(INC) -I$(CUDA_HOME)/include $(NCCL_CFLAGS) $(CFLAGS)
 NVCCFLAGS_ALL := -std=c++17 -O3 -lineinfo $(GENCODE) -Xcompiler -Wall,-Wextra \
-                 $(if $(WERROR),-Werror all-warnings) -Iharness $(NVCCFLAGS)
+                 $(if $(WERROR),-Werror all-warnings) $(INC) $(NVCCFLAGS)
 LDLIBS_ALL := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcublas -lcudart \
               $(NCCL_LDLIBS) -lstdc++ -ldl -lm \
               -lpthread $(LDLIBS)
@@ -81,7 +85,7 @@ OBJ_LIB := $(OBJ_CORE) $(HARNESS_SRC:%.c=$(B)/%.o) $(HARNESS_CU:%.cu=$(B)/%.o) \
            $(PAIRS:%=$(B)/bench/%.o) $(PAIRS:%=$(B)/kernels/%.o) $(B)/registry.o $(B)/version.o
 OBJ_TEST := $(patsubst %.c,$(B)/%.o,$(wildcard tests/*.c))
 
-.PHONY: all bench test clean FORCE
+.PHONY: all bench test diagnostics clean FORCE
 all: $(B)/roofbench
 
 $(B)/roofbench: $(B)/harness/main.o $(OBJ_LIB) $(B)/ldflags.stamp
@@ -106,6 +110,19 @@ $(B)/harness/mpi_main.o: harness/mpi_main.c $(B)/cflags.stamp
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 endif
+
+# Diagnostics behind two pairs' headers, not part of the suite (scripts/gpu_run.sh runs them on
+# a GPU machine), built with the suite's flags: cuda_graphs_chain.cu includes
+# kernels/cuda_graphs.cu; gemm_bf16_sustained.c is plain C on cuBLASLt.
+diagnostics: $(B)/cuda_graphs_chain $(B)/gemm_bf16_sustained
+
+$(B)/cuda_graphs_chain: scripts/cuda_graphs_chain.cu $(B)/nvccflags.stamp
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS_ALL) -MMD -MP -MF $@.d -o $@ $<
+
+$(B)/gemm_bf16_sustained: scripts/gemm_bf16_sustained.c $(B)/cflags.stamp $(B)/ldflags.stamp
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -MF $@.d -o $@ $< $(LDLIBS_ALL)
 
 bench: $(B)/roofbench
 	$(B)/roofbench run $(BENCH_ARGS)

@@ -7,19 +7,8 @@
 #include "core/compare.h"
 #include "core/random.h"
 #include "gpu.h"
+#include "kernels/async_pipeline.h"
 #include "pair_util.h"
-
-/* Defined extern "C" in kernels/async_pipeline.cu. in: m x K, w: K x N, out: m x N; blocks_per_sm
- * 0: all the kernel fits. */
-cudaError_t async_pipeline_baseline(const float *in, const float *w, float *out, int m,
-                                    int blocks_per_sm, cudaStream_t stream);
-cudaError_t async_pipeline_optimized(const float *in, const float *w, float *out, int m,
-                                     int blocks_per_sm, cudaStream_t stream);
-cudaError_t async_pipeline_reference(const float *in, const float *w, float *ref, int m,
-                                     cudaStream_t stream);
-cudaError_t async_pipeline_max_blocks_per_sm(int variant, int *blocks_per_sm);
-void async_pipeline_dims(int *k, int *n);
-int async_pipeline_smem_bytes(int variant);
 
 #define AP_K 1024
 #define AP_N 32
@@ -129,16 +118,18 @@ static rb_status async_pipeline_setup(void **ctx, const rb_size *size, uint64_t 
     return RB_OK;
 }
 
-static void async_pipeline_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void async_pipeline_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     async_pipeline_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->out;
     *bytes = (size_t)c->m * AP_N * sizeof(float);
 }
 
-static rb_status async_pipeline_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status async_pipeline_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     async_pipeline_ctx *c = ctx;
+    (void)variant;
     RB_CUDA(rb_relerr_f32_device(c->out, c->ref, (size_t)c->m * AP_N, stream, rel_err));
     return RB_OK;
 }
@@ -213,9 +204,6 @@ static int async_pipeline_selftest(char *why, size_t why_size)
         return async_pipeline_fail(why, why_size, "kernels built for another K x N");
     return 0;
 }
-
-/* The kernels each variant launches (kernels/async_pipeline.cu). */
-extern const rb_kernel_info async_pipeline_kernels[];
 
 const rb_pair rb_pair_async_pipeline = {
     .name = "async_pipeline",

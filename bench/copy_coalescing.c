@@ -2,8 +2,7 @@
 /* copy_coalescing: the harness's view of kernels/copy_coalescing.cu (read that file first). */
 #include "pair_util.h"
 
-cudaError_t copy_coalescing_baseline(const float *in, float *out, size_t n, cudaStream_t stream);
-cudaError_t copy_coalescing_optimized(const float *in, float *out, size_t n, cudaStream_t stream);
+#include "kernels/copy_coalescing.h"
 
 static rb_status run_baseline(void *ctx, cudaStream_t stream)
 {
@@ -18,9 +17,6 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
     RB_CUDA(copy_coalescing_optimized(c->in, c->out, c->n, stream));
     return RB_OK;
 }
-
-/* The kernels each variant launches (kernels/copy_coalescing.cu). */
-extern const rb_kernel_info copy_coalescing_kernels[];
 
 const rb_pair rb_pair_copy_coalescing = {
     .name = "copy_coalescing",

@@ -9,23 +9,7 @@
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t cuda_graphs_stream_step(const float *in, float *x, float *h, float *p,
-                                    const float *gains, float *out, float scale, size_t d,
-                                    cudaStream_t stream);
-cudaError_t cuda_graphs_capture(const float *in, float *x, float *h, float *p, const float *gains,
-                                float *out, size_t d, int pdl, cudaGraph_t *graph,
-                                cudaGraphNode_t *embed_node, cudaGraphNode_t *final_node);
-int cuda_graphs_pdl_supported(void);
-cudaError_t cuda_graphs_instantiate(cudaGraph_t graph, cudaGraphExec_t *exec);
-cudaError_t cuda_graphs_replay(cudaGraphExec_t exec, cudaStream_t stream);
-cudaError_t cuda_graphs_replay_updated(cudaGraphExec_t exec, cudaGraphNode_t embed_node,
-                                       cudaGraphNode_t final_node, const float *in, float *x,
-                                       const float *g_final, float scale, float *out, size_t d,
-                                       cudaStream_t stream);
-extern const int cuda_graphs_layers, cuda_graphs_kernels_per_step;
-extern const float cuda_graphs_eps, cuda_graphs_inv_temp;
-extern const int cuda_graphs_rotate, cuda_graphs_row;
-extern const rb_kernel_info cuda_graphs_kernels[];
+#include "kernels/cuda_graphs.h"
 
 /* Variants, in table order. */
 enum { CG_BASELINE, CG_GRAPH, CG_OPTIMIZED, CG_UPDATE };
@@ -50,7 +34,6 @@ typedef struct cg_ctx {
     cudaGraph_t graph, graph_pdl; /* captured without and with programmatic dependent launch */
     cudaGraphExec_t exec, exec_pdl, exec_update; /* graph; optimized; graph_update (edited) */
     cudaGraphNode_t embed_node, final_node;      /* graph_pdl's, which exec_update was made of */
-    int last;         /* the variant that ran last (-1: none) */
     uint64_t replays; /* graph_update replays so far */
 } cg_ctx;
 
@@ -159,7 +142,6 @@ static rb_status cg_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     size_t d = size->n, vec = d * sizeof(float);
     size_t n_gains = (size_t)(cuda_graphs_layers + 1) * d;
     c->d = d;
-    c->last = -1;
     RB_CUDA(cudaMalloc((void **)&c->in[0], vec));
     RB_CUDA(cudaMalloc((void **)&c->in[1], vec));
     RB_CUDA(cudaMalloc((void **)&c->gains, n_gains * sizeof(float)));
@@ -214,19 +196,20 @@ static rb_status cg_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     return RB_OK;
 }
 
-static void cg_output(void *ctx, void **ptr, size_t *bytes)
+static void cg_output(void *ctx, int variant, void **ptr, size_t *bytes)
 {
     cg_ctx *c = ctx;
+    (void)variant;
     *ptr = c->out;
     *bytes = c->d * sizeof(float);
 }
 
 /* Baseline and the two graphs compute the step on input 0 at scale 1; graph_update's last replay r
  * used input 1 at CG_ALT_SCALE when r was even, input 0 at scale 1 when odd. */
-static rb_status cg_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status cg_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     cg_ctx *c = ctx;
-    int which = c->last == CG_UPDATE && c->replays % 2 == 1; /* replay replays-1 was even */
+    int which = variant == CG_UPDATE && c->replays % 2 == 1; /* replay replays-1 was even */
     RB_CUDA(rb_relerr_f32_device(c->out, c->ref[which], c->d, stream, rel_err));
     return RB_OK;
 }
@@ -261,7 +244,6 @@ static void cg_teardown(void *ctx)
 static rb_status run_baseline(void *ctx, cudaStream_t stream)
 {
     cg_ctx *c = ctx;
-    c->last = CG_BASELINE;
     RB_CUDA(
         cuda_graphs_stream_step(c->in[0], c->x, c->h, c->p, c->gains, c->out, 1.0f, c->d, stream));
     return RB_OK;
@@ -270,7 +252,6 @@ static rb_status run_baseline(void *ctx, cudaStream_t stream)
 static rb_status run_graph(void *ctx, cudaStream_t stream)
 {
     cg_ctx *c = ctx;
-    c->last = CG_GRAPH;
     RB_CUDA(cuda_graphs_replay(c->exec, stream));
     return RB_OK;
 }
@@ -278,7 +259,6 @@ static rb_status run_graph(void *ctx, cudaStream_t stream)
 static rb_status run_optimized(void *ctx, cudaStream_t stream)
 {
     cg_ctx *c = ctx;
-    c->last = CG_OPTIMIZED;
     RB_CUDA(cuda_graphs_replay(c->exec_pdl, stream));
     return RB_OK;
 }
@@ -289,7 +269,6 @@ static rb_status run_graph_update(void *ctx, cudaStream_t stream)
 {
     cg_ctx *c = ctx;
     int even = c->replays % 2 == 0;
-    c->last = CG_UPDATE;
     c->replays++;
     RB_CUDA(cuda_graphs_replay_updated(c->exec_update, c->embed_node, c->final_node,
                                        c->in[even ? 1 : 0], c->x,

@@ -8,15 +8,7 @@
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t fused_elementwise_baseline(const void *x, const void *bias, const void *residual,
-                                       void *t1, void *t2, void *y, size_t n, size_t cols,
-                                       cudaStream_t stream);
-cudaError_t fused_elementwise_optimized(const void *x, const void *bias, const void *residual,
-                                        void *y, size_t n, size_t cols, cudaStream_t stream);
-cudaError_t fused_elementwise_to_bf16(const float *in, float scale, void *out, size_t n,
-                                      cudaStream_t stream);
-cudaError_t fused_elementwise_reference(const void *x, const void *bias, const void *residual,
-                                        float *ref, size_t n, size_t cols, cudaStream_t stream);
+#include "kernels/fused_elementwise.h"
 
 #define FE_DEFAULT_COLS 4096 /* a transformer hidden size */
 #define FE_MAX_COLS (1ull << 31)
@@ -138,16 +130,18 @@ static rb_status fe_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     return RB_OK;
 }
 
-static void fe_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void fe_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     fe_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->y;
     *bytes = c->n * sizeof(uint16_t);
 }
 
-static rb_status fe_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status fe_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     fe_ctx *c = ctx;
+    (void)variant;
     RB_CUDA(rb_relerr_bf16_device(c->y, c->ref, c->n, stream, rel_err));
     return RB_OK;
 }
@@ -219,9 +213,6 @@ static int fe_selftest(char *why, size_t why_size)
     }
     return 0;
 }
-
-/* The kernels each variant launches (kernels/fused_elementwise.cu). */
-extern const rb_kernel_info fused_elementwise_kernels[];
 
 const rb_pair rb_pair_fused_elementwise = {
     .name = "fused_elementwise",

@@ -21,14 +21,11 @@
 #include "core/compare.h"
 #include "core/json.h"
 #include "core/stats.h"
+#include "gemm_ref.h"
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t gemm_autotune_to_bf16(const float *in, void *out, size_t rows, size_t ld,
-                                  size_t valid_cols, cudaStream_t stream);
-cudaError_t gemm_autotune_to_f64(const void *in, double *out, size_t n, cudaStream_t stream);
-cudaError_t gemm_autotune_to_f32(const double *in, float *out, size_t n, cudaStream_t stream);
-extern const rb_kernel_info gemm_autotune_kernels[];
+#include "kernels/gemm_autotune.h"
 
 /* Tunable (CFLAGS=-D...). */
 #ifndef GEMM_AUTOTUNE_CANDIDATES
@@ -429,16 +426,6 @@ int gemm_autotune_select(const double *times_ms, int n, int reps, double min_gai
 /* The pair.                                                                                */
 /* ======================================================================================== */
 
-/* cublasStatus_t failures -> rb_error_at + RB_ERR_CUDA (cuBLASLt returns cublasStatus_t too). */
-#define GA_CUBLAS(call)                                                                            \
-    do {                                                                                           \
-        cublasStatus_t st_ = (call);                                                               \
-        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                        \
-            rb_error_at(__FILE__, __LINE__, #call, cublasGetStatusString(st_));                    \
-            return RB_ERR_CUDA;                                                                    \
-        }                                                                                          \
-    } while (0)
-
 enum { GA_SQUARE, GA_SKINNY, GA_AWKWARD, GA_SHAPES };
 
 /* One shape: C (M x N) = A (M x K) B^T (B is N x K); row strides ldk (A, B) and ldn (C). */
@@ -480,21 +467,9 @@ static ga_dims ga_shape_of(const rb_size *size, int input)
 /* rows == 0: rows = cols = floor(sqrt(n)); else as given. */
 static int ga_shape(rb_size *s, char *why, size_t why_size)
 {
-    if (s->rows == 0) {
-        uint64_t r = (uint64_t)sqrt((double)s->n);
-        while (r > 0 && r * r > s->n) /* exact floor(sqrt) whatever the double rounding */
-            r--;
-        while ((r + 1) * (r + 1) <= s->n)
-            r++;
-        s->rows = s->cols = r;
-        s->n = r * r;
-    }
-    if (s->rows == 0 || s->cols == 0 || s->rows > GEMM_AUTOTUNE_MAX_DIM ||
-        s->cols > GEMM_AUTOTUNE_MAX_DIM || s->n != s->rows * s->cols) {
-        rb_fmt(why, why_size, "gemm_autotune needs 1 <= rows, cols <= 2^22 (the square's M x N)");
-        return -1;
-    }
-    return 0;
+    return rb_gemm_square_shape(s, GEMM_AUTOTUNE_MAX_DIM,
+                                "gemm_autotune needs 1 <= rows, cols <= 2^22 (the square's M x N)",
+                                why, why_size);
 }
 
 static double ga_flops_of(const ga_dims *d)
@@ -547,20 +522,12 @@ typedef struct ga_ctx {
     /* Setup only (freed before setup returns; teardown frees them after a failed setup). */
     cublasHandle_t blas;
     float *stage;
-    double *a64, *b64, *c64;
+    rb_gemm_ref ref64;
     cudaEvent_t ev[2];
     double *times;
 } ga_ctx;
 
 /* ---- The reference. ---- */
-
-static double ga_bf16_to_double(uint16_t b)
-{
-    uint32_t u = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
 
 /* out (rows x n, compact) = a b^T in double from bf16: a is rows x k, b is n x k, row stride ld. */
 static void ga_cpu_reference(const uint16_t *a, const uint16_t *b, size_t rows, size_t n, size_t k,
@@ -570,40 +537,36 @@ static void ga_cpu_reference(const uint16_t *a, const uint16_t *b, size_t rows, 
         for (size_t j = 0; j < n; j++) {
             double s = 0.0;
             for (size_t p = 0; p < k; p++)
-                s += ga_bf16_to_double(a[r * ld + p]) * ga_bf16_to_double(b[j * ld + p]);
+                s += rb_bf16_to_double(a[r * ld + p]) * rb_bf16_to_double(b[j * ld + p]);
             out[r * n + j] = (float)s;
         }
+}
+
+/* rb_gemm_crosscheck's view of ga_cpu_reference; arg: the ga_dims. */
+static void ga_cpu_rows(const void *a, const void *b, size_t rows, const void *arg, float *out)
+{
+    const ga_dims *d = arg;
+    ga_cpu_reference(a, b, rows, d->n, d->k, d->ldk, out);
 }
 
 /* Pins the GPU reference to the CPU: all rows when M N is small, else rows 0, M/2, M-1. */
 static rb_status ga_crosscheck(const ga_ctx *c)
 {
     const ga_dims *d = &c->d;
-    int all = d->m * d->n <= GEMM_AUTOTUNE_CPU_FULL_MAX;
-    size_t rows[3] = {0, d->m / 2, d->m - 1}, n_rows = all ? 1 : 3, per = all ? d->m : 1;
-    uint16_t *a = malloc(per * d->ldk * sizeof *a), *b = malloc(d->n * d->ldk * sizeof *b);
-    float *ref = malloc(per * d->n * sizeof *ref);
-    rb_status st = (a && b && ref) ? RB_OK : RB_ERR_ALLOC;
-    if (st == RB_OK &&
-        cudaMemcpy(b, c->b, d->n * d->ldk * sizeof *b, cudaMemcpyDeviceToHost) != cudaSuccess) {
-        rb_error_at(__FILE__, __LINE__, "cudaMemcpy", "reading B back failed");
-        st = RB_ERR_CUDA;
-    }
-    for (size_t i = 0; st == RB_OK && i < n_rows; i++) {
-        size_t r = all ? 0 : rows[i];
-        if (cudaMemcpy(a, c->a + r * d->ldk, per * d->ldk * sizeof *a, cudaMemcpyDeviceToHost) !=
-            cudaSuccess) {
-            rb_error_at(__FILE__, __LINE__, "cudaMemcpy", "reading A back failed");
-            st = RB_ERR_CUDA;
-            break;
-        }
-        ga_cpu_reference(a, b, per, d->n, d->k, d->ldk, ref);
-        st = rb_crosscheck_reference("gemm_autotune", c->ref + r * d->n, ref, per * d->n, 1e-6);
-    }
-    free(a);
-    free(b);
-    free(ref);
-    return st;
+    rb_gemm_check x = {
+        .pair = "gemm_autotune",
+        .a = c->a,
+        .b = c->b,
+        .a_row_bytes = d->ldk * sizeof(uint16_t),
+        .b_bytes = d->n * d->ldk * sizeof(uint16_t),
+        .ref = c->ref,
+        .m = d->m,
+        .n = d->n,
+        .all = d->m * d->n <= GEMM_AUTOTUNE_CPU_FULL_MAX,
+        .cpu = ga_cpu_rows,
+        .arg = d,
+    };
+    return rb_gemm_crosscheck(&x);
 }
 
 /* Inputs (seeded uniform (-1, 1) in bf16, zero padding), then the trusted reference: fp64 GEMM
@@ -612,7 +575,6 @@ static rb_status ga_inputs_and_reference(ga_ctx *c, uint64_t seed)
 {
     const ga_dims *d = &c->d;
     size_t rows = d->m > d->n ? d->m : d->n;
-    const double one = 1.0, zero = 0.0;
     RB_CUDA(cudaMalloc((void **)&c->stage, rows * d->ldk * sizeof(float)));
     RB_CUDA(rb_fill_uniform_f32(c->stage, d->m * d->ldk, seed, 0));
     RB_CUDA(gemm_autotune_to_bf16(c->stage, c->a, d->m, d->ldk, d->k, 0));
@@ -622,23 +584,17 @@ static rb_status ga_inputs_and_reference(ga_ctx *c, uint64_t seed)
     RB_CUDA(cudaFree(c->stage));
     c->stage = NULL;
 
-    RB_CUDA(cudaMalloc((void **)&c->a64, d->m * d->ldk * sizeof(double)));
-    RB_CUDA(cudaMalloc((void **)&c->b64, d->n * d->ldk * sizeof(double)));
-    RB_CUDA(cudaMalloc((void **)&c->c64, d->m * d->n * sizeof(double)));
-    RB_CUDA(gemm_autotune_to_f64(c->a, c->a64, d->m * d->ldk, 0));
-    RB_CUDA(gemm_autotune_to_f64(c->b, c->b64, d->n * d->ldk, 0));
-    GA_CUBLAS(cublasCreate(&c->blas));
-    GA_CUBLAS(cublasDgemm(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)d->n, (int)d->m, (int)d->k, &one,
-                          c->b64, (int)d->ldk, c->a64, (int)d->ldk, &zero, c->c64, (int)d->n));
-    RB_CUDA(gemm_autotune_to_f32(c->c64, c->ref, d->m * d->n, 0));
+    rb_gemm_ref *g = &c->ref64;
+    RB_TRY(rb_gemm_ref_alloc(g, d->m * d->ldk, d->n * d->ldk, d->m * d->n));
+    RB_CUDA(rb_bf16_to_f64(c->a, g->a, d->m * d->ldk, 0));
+    RB_CUDA(rb_bf16_to_f64(c->b, g->b, d->n * d->ldk, 0));
+    RB_CUBLAS(cublasCreate(&c->blas));
+    RB_TRY(rb_gemm_ref_dgemm(g, c->blas, 1, d->m, d->n, d->k, d->ldk, d->ldk));
+    RB_CUDA(rb_f64_to_f32(g->c, c->ref, d->m * d->n, 0));
     RB_CUDA(cudaDeviceSynchronize());
-    GA_CUBLAS(cublasDestroy(c->blas));
+    RB_CUBLAS(cublasDestroy(c->blas));
     c->blas = NULL;
-    RB_CUDA(cudaFree(c->a64));
-    RB_CUDA(cudaFree(c->b64));
-    RB_CUDA(cudaFree(c->c64));
-    c->a64 = c->b64 = c->c64 = NULL;
-    return RB_OK;
+    return rb_gemm_ref_free(g);
 }
 
 /* ---- cuBLASLt: the problem, the heuristic, the timing, the cache. ---- */
@@ -659,15 +615,15 @@ static rb_status ga_problem(ga_ctx *c)
 {
     const ga_dims *d = &c->d;
     int32_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
-    GA_CUBLAS(cublasLtCreate(&c->lt));
-    GA_CUBLAS(cublasLtMatmulDescCreate(&c->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    GA_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a,
+    RB_CUBLAS(cublasLtCreate(&c->lt));
+    RB_CUBLAS(cublasLtMatmulDescCreate(&c->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    RB_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a,
                                              sizeof trans_a));
-    GA_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b,
+    RB_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b,
                                              sizeof trans_b));
-    GA_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_a, CUDA_R_16BF, d->k, d->n, (int64_t)d->ldk));
-    GA_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_b, CUDA_R_16BF, d->k, d->m, (int64_t)d->ldk));
-    GA_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_c, CUDA_R_16BF, d->n, d->m, (int64_t)d->ldn));
+    RB_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_a, CUDA_R_16BF, d->k, d->n, (int64_t)d->ldk));
+    RB_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_b, CUDA_R_16BF, d->k, d->m, (int64_t)d->ldk));
+    RB_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_c, CUDA_R_16BF, d->n, d->m, (int64_t)d->ldn));
     return RB_OK;
 }
 
@@ -677,14 +633,14 @@ static rb_status ga_heuristic(ga_ctx *c, cublasLtMatmulHeuristicResult_t *h, int
     cublasLtMatmulPreference_t pref = NULL;
     uint64_t workspace = GEMM_AUTOTUNE_WORKSPACE;
     int n = 0;
-    GA_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
+    RB_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
     cublasStatus_t s = cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace);
     if (s == CUBLAS_STATUS_SUCCESS)
         s = cublasLtMatmulAlgoGetHeuristic(c->lt, c->desc, c->layout_a, c->layout_b, c->layout_c,
                                            c->layout_c, pref, GEMM_AUTOTUNE_CANDIDATES, h, &n);
     cublasLtMatmulPreferenceDestroy(pref);
-    GA_CUBLAS(s);
+    RB_CUBLAS(s);
     /* Results come best-first; keep the leading ones whose state is success. */
     *found = 0;
     while (*found < n && h[*found].state == CUBLAS_STATUS_SUCCESS)
@@ -877,27 +833,22 @@ static rb_status ga_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     return RB_OK;
 }
 
-static void ga_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void ga_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     ga_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->c;
     *bytes = c->d.m * c->d.ldn * sizeof(uint16_t);
 }
 
 /* C's padding columns (ldn != N) are dropped with a 2D copy before the comparison. */
-static rb_status ga_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status ga_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     ga_ctx *c = ctx;
+    (void)variant;
     const ga_dims *d = &c->d;
-    const void *out = c->c;
-    if (c->packed) {
-        RB_CUDA(cudaMemcpy2DAsync(c->packed, d->n * sizeof(uint16_t), c->c,
-                                  d->ldn * sizeof(uint16_t), d->n * sizeof(uint16_t), d->m,
-                                  cudaMemcpyDeviceToDevice, stream));
-        out = c->packed;
-    }
-    RB_CUDA(rb_relerr_bf16_device(out, c->ref, d->m * d->n, stream, rel_err));
-    return RB_OK;
+    return rb_gemm_relerr_padded(c->c, c->packed, d->m, d->n, d->ldn, sizeof(uint16_t), c->ref,
+                                 stream, rel_err);
 }
 
 static void ga_teardown(void *ctx)
@@ -928,9 +879,7 @@ static void ga_teardown(void *ctx)
     cudaFree(c->ref);
     cudaFree(c->workspace);
     cudaFree(c->stage);
-    cudaFree(c->a64);
-    cudaFree(c->b64);
-    cudaFree(c->c64);
+    rb_gemm_ref_free(&c->ref64);
     free(c->times);
     free(c);
 }
@@ -938,14 +887,14 @@ static void ga_teardown(void *ctx)
 static rb_status run_first(void *ctx, cudaStream_t stream)
 {
     ga_ctx *c = ctx;
-    GA_CUBLAS(ga_matmul(c, &c->first, stream));
+    RB_CUBLAS(ga_matmul(c, &c->first, stream));
     return RB_OK;
 }
 
 static rb_status run_tuned(void *ctx, cudaStream_t stream)
 {
     ga_ctx *c = ctx;
-    GA_CUBLAS(ga_matmul(c, &c->tuned, stream));
+    RB_CUBLAS(ga_matmul(c, &c->tuned, stream));
     return RB_OK;
 }
 

@@ -14,31 +14,16 @@
 #include <cublas_v2.h>
 
 #include "core/compare.h"
+#include "gemm_ref.h"
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t gemm_epilogue_baseline_bias_gelu(void *d, const void *bias, size_t rows, size_t ldn,
-                                             cudaStream_t stream);
-cudaError_t gemm_epilogue_to_bf16(const float *in, float scale, void *out, size_t n,
-                                  cudaStream_t stream);
-cudaError_t gemm_epilogue_to_f64(const void *in, double *out, size_t n, cudaStream_t stream);
-cudaError_t gemm_epilogue_reference(const double *c, const void *bias, float *ref, size_t n,
-                                    size_t cols, cudaStream_t stream);
+#include "kernels/gemm_epilogue.h"
 
 #define GEMM_EPILOGUE_K 1024                  /* the inner dimension, fixed */
 #define GEMM_EPILOGUE_WORKSPACE (32u << 20)   /* cuBLASLt workspace, bytes */
 #define GEMM_EPILOGUE_MAX_DIM (1u << 24)      /* M, N limit (int arguments of cublasDgemm) */
 #define GEMM_EPILOGUE_CPU_FULL_MAX (1u << 16) /* M N up to this: CPU checks every row */
-
-/* cublasStatus_t failures -> rb_error_at + RB_ERR_CUDA (cuBLASLt returns cublasStatus_t too). */
-#define GE_CUBLAS(call)                                                                            \
-    do {                                                                                           \
-        cublasStatus_t st_ = (call);                                                               \
-        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                        \
-            rb_error_at(__FILE__, __LINE__, #call, cublasGetStatusString(st_));                    \
-            return RB_ERR_CUDA;                                                                    \
-        }                                                                                          \
-    } while (0)
 
 /* One cuBLASLt operation: descriptor + the algorithm the heuristic chose for it in setup. */
 typedef struct ge_op {
@@ -60,27 +45,15 @@ typedef struct ge_ctx {
     /* Setup only (freed before setup returns; teardown frees them after a failed setup). */
     cublasHandle_t blas;
     float *stage;
-    double *a64, *b64, *c64;
+    rb_gemm_ref ref64;
 } ge_ctx;
 
 /* rows == 0: M = N = floor(sqrt(n)); else M = rows, N = cols. */
 static int ge_shape(rb_size *s, char *why, size_t why_size)
 {
-    if (s->rows == 0) {
-        uint64_t r = (uint64_t)sqrt((double)s->n);
-        while (r > 0 && r * r > s->n) /* exact floor(sqrt) whatever the double rounding */
-            r--;
-        while ((r + 1) * (r + 1) <= s->n)
-            r++;
-        s->rows = s->cols = r;
-        s->n = r * r;
-    }
-    if (s->rows == 0 || s->cols == 0 || s->rows > GEMM_EPILOGUE_MAX_DIM ||
-        s->cols > GEMM_EPILOGUE_MAX_DIM || s->n != s->rows * s->cols) {
-        rb_fmt(why, why_size, "gemm_epilogue needs 1 <= M, N <= 2^24 (M x N output elements)");
-        return -1;
-    }
-    return 0;
+    return rb_gemm_square_shape(s, GEMM_EPILOGUE_MAX_DIM,
+                                "gemm_epilogue needs 1 <= M, N <= 2^24 (M x N output elements)",
+                                why, why_size);
 }
 
 static double ge_flops_k(double m, double n, double k)
@@ -105,14 +78,6 @@ static double ge_bytes(const rb_size *size)
     return ge_bytes_k((double)size->rows, (double)size->cols, GEMM_EPILOGUE_K);
 }
 
-static double ge_bf16_to_double(uint16_t b)
-{
-    uint32_t u = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return (double)f;
-}
-
 static double ge_gelu(double v)
 {
     return 0.5 * v * (1.0 + tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v)));
@@ -133,47 +98,56 @@ static void ge_cpu_reference(const uint16_t *a, const uint16_t *b, size_t ldb, c
         for (size_t c = 0; c < n; c++)
             acc[c] = 0.0;
         for (size_t p = 0; p < k; p++) { /* i-k-j order: b is read row by row */
-            double av = ge_bf16_to_double(a[r * k + p]);
+            double av = rb_bf16_to_double(a[r * k + p]);
             for (size_t c = 0; c < n; c++)
-                acc[c] += av * ge_bf16_to_double(b[p * ldb + c]);
+                acc[c] += av * rb_bf16_to_double(b[p * ldb + c]);
         }
         for (size_t c = 0; c < n; c++)
-            out[r * n + c] = (float)ge_gelu(acc[c] + ge_bf16_to_double(bias[c]));
+            out[r * n + c] = (float)ge_gelu(acc[c] + rb_bf16_to_double(bias[c]));
     }
     free(acc);
+}
+
+/* What ge_cpu_rows needs beyond the rows of A and B. */
+typedef struct ge_cpu_args {
+    const uint16_t *bias; /* host copy */
+    size_t n, k, ldn;
+} ge_cpu_args;
+
+static void ge_cpu_rows(const void *a, const void *b, size_t rows, const void *arg, float *out)
+{
+    const ge_cpu_args *g = arg;
+    ge_cpu_reference(a, b, g->ldn, g->bias, rows, g->n, g->k, out);
 }
 
 /* Pins the GPU reference to the CPU: all rows when M N is small, else rows 0, M/2, M-1. */
 static rb_status ge_crosscheck(const ge_ctx *c)
 {
     size_t m = c->m, n = c->n, k = c->k, ldn = c->ldn;
-    size_t all = m * n <= GEMM_EPILOGUE_CPU_FULL_MAX;
-    size_t rows[3] = {0, m / 2, m - 1}, n_rows = all ? 1 : 3, per = all ? m : 1;
-    uint16_t *a = malloc(per * k * sizeof *a), *b = malloc(k * ldn * sizeof *b),
-             *bias = malloc(n * sizeof *bias);
-    float *ref = malloc(per * n * sizeof *ref);
-    rb_status st = (a && b && bias && ref) ? RB_OK : RB_ERR_ALLOC;
+    uint16_t *bias = malloc(n * sizeof *bias);
+    rb_status st = bias ? RB_OK : RB_ERR_ALLOC;
     if (st == RB_OK &&
-        (cudaMemcpy(b, c->b, k * ldn * sizeof *b, cudaMemcpyDeviceToHost) != cudaSuccess ||
-         cudaMemcpy(bias, c->bias, n * sizeof *bias, cudaMemcpyDeviceToHost) != cudaSuccess)) {
-        rb_error_at(__FILE__, __LINE__, "cudaMemcpy", "reading B or bias back failed");
+        cudaMemcpy(bias, c->bias, n * sizeof *bias, cudaMemcpyDeviceToHost) != cudaSuccess) {
+        rb_error_at(__FILE__, __LINE__, "cudaMemcpy", "reading the bias back failed");
         st = RB_ERR_CUDA;
     }
-    for (size_t i = 0; st == RB_OK && i < n_rows; i++) {
-        size_t r = all ? 0 : rows[i];
-        if (cudaMemcpy(a, c->a + r * k, per * k * sizeof *a, cudaMemcpyDeviceToHost) !=
-            cudaSuccess) {
-            rb_error_at(__FILE__, __LINE__, "cudaMemcpy", "reading A back failed");
-            st = RB_ERR_CUDA;
-            break;
-        }
-        ge_cpu_reference(a, b, ldn, bias, per, n, k, ref);
-        st = rb_crosscheck_reference("gemm_epilogue", c->ref + r * n, ref, per * n, 1e-6);
-    }
-    free(a);
-    free(b);
+    ge_cpu_args args = {bias, n, k, ldn};
+    rb_gemm_check x = {
+        .pair = "gemm_epilogue",
+        .a = c->a,
+        .b = c->b,
+        .a_row_bytes = k * sizeof(uint16_t),
+        .b_bytes = k * ldn * sizeof(uint16_t),
+        .ref = c->ref,
+        .m = m,
+        .n = n,
+        .all = m * n <= GEMM_EPILOGUE_CPU_FULL_MAX,
+        .cpu = ge_cpu_rows,
+        .arg = &args,
+    };
+    if (st == RB_OK)
+        st = rb_gemm_crosscheck(&x);
     free(bias);
-    free(ref);
     return st;
 }
 
@@ -182,22 +156,22 @@ static rb_status ge_crosscheck(const ge_ctx *c)
 static rb_status ge_make_op(ge_ctx *c, ge_op *op, cublasLtEpilogue_t epilogue,
                             cublasLtMatmulPreference_t pref, const char *what)
 {
-    GE_CUBLAS(cublasLtMatmulDescCreate(&op->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    GE_CUBLAS(cublasLtMatmulDescSetAttribute(op->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+    RB_CUBLAS(cublasLtMatmulDescCreate(&op->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    RB_CUBLAS(cublasLtMatmulDescSetAttribute(op->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
                                              sizeof epilogue));
     if (epilogue == CUBLASLT_EPILOGUE_GELU_BIAS) {
         /* Set before the heuristic: it reads the pointer's alignment. */
         const void *bias = c->bias;
         int32_t bias_type = CUDA_R_16BF;
-        GE_CUBLAS(cublasLtMatmulDescSetAttribute(op->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+        RB_CUBLAS(cublasLtMatmulDescSetAttribute(op->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
                                                  sizeof bias));
-        GE_CUBLAS(cublasLtMatmulDescSetAttribute(op->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
+        RB_CUBLAS(cublasLtMatmulDescSetAttribute(op->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
                                                  &bias_type, sizeof bias_type));
     }
     cublasLtMatmulHeuristicResult_t result;
     int found = 0;
     memset(&result, 0, sizeof result);
-    GE_CUBLAS(cublasLtMatmulAlgoGetHeuristic(c->lt, op->desc, c->layout_a, c->layout_b, c->layout_d,
+    RB_CUBLAS(cublasLtMatmulAlgoGetHeuristic(c->lt, op->desc, c->layout_a, c->layout_b, c->layout_d,
                                              c->layout_d, pref, 1, &result, &found));
     if (found < 1 || result.state != CUBLAS_STATUS_SUCCESS) {
         char msg[200];
@@ -217,24 +191,17 @@ static rb_status ge_make_op(ge_ctx *c, ge_op *op, cublasLtEpilogue_t epilogue,
 static rb_status ge_gpu_reference(ge_ctx *c)
 {
     size_t m = c->m, n = c->n, k = c->k, ldn = c->ldn;
-    const double one = 1.0, zero = 0.0;
-    RB_CUDA(cudaMalloc((void **)&c->a64, m * k * sizeof(double)));
-    RB_CUDA(cudaMalloc((void **)&c->b64, k * ldn * sizeof(double)));
-    RB_CUDA(cudaMalloc((void **)&c->c64, m * n * sizeof(double)));
-    RB_CUDA(gemm_epilogue_to_f64(c->a, c->a64, m * k, 0));
-    RB_CUDA(gemm_epilogue_to_f64(c->b, c->b64, k * ldn, 0));
-    GE_CUBLAS(cublasCreate(&c->blas));
-    GE_CUBLAS(cublasDgemm(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, c->b64,
-                          (int)ldn, c->a64, (int)k, &zero, c->c64, (int)n));
-    RB_CUDA(gemm_epilogue_reference(c->c64, c->bias, c->ref, m * n, n, 0));
+    rb_gemm_ref *g = &c->ref64;
+    RB_TRY(rb_gemm_ref_alloc(g, m * k, k * ldn, m * n));
+    RB_CUDA(rb_bf16_to_f64(c->a, g->a, m * k, 0));
+    RB_CUDA(rb_bf16_to_f64(c->b, g->b, k * ldn, 0));
+    RB_CUBLAS(cublasCreate(&c->blas));
+    RB_TRY(rb_gemm_ref_dgemm(g, c->blas, 0, m, n, k, k, ldn));
+    RB_CUDA(gemm_epilogue_reference(g->c, c->bias, c->ref, m * n, n, 0));
     RB_CUDA(cudaDeviceSynchronize());
-    GE_CUBLAS(cublasDestroy(c->blas));
+    RB_CUBLAS(cublasDestroy(c->blas));
     c->blas = NULL;
-    RB_CUDA(cudaFree(c->a64));
-    RB_CUDA(cudaFree(c->b64));
-    RB_CUDA(cudaFree(c->c64));
-    c->a64 = c->b64 = c->c64 = NULL;
-    return RB_OK;
+    return rb_gemm_ref_free(g);
 }
 
 static rb_status ge_setup(void **ctx, const rb_size *size, uint64_t seed, int input)
@@ -278,12 +245,12 @@ static rb_status ge_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     RB_TRY(ge_crosscheck(c));
 
     /* cuBLASLt: D^T (N x M) = B^T (N x K) A^T (K x M), all column-major, no transposes. */
-    GE_CUBLAS(cublasLtCreate(&c->lt));
-    GE_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_a, CUDA_R_16BF, n, k, (int64_t)ldn));
-    GE_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_b, CUDA_R_16BF, k, m, (int64_t)k));
-    GE_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_d, CUDA_R_16BF, n, m, (int64_t)ldn));
+    RB_CUBLAS(cublasLtCreate(&c->lt));
+    RB_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_a, CUDA_R_16BF, n, k, (int64_t)ldn));
+    RB_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_b, CUDA_R_16BF, k, m, (int64_t)k));
+    RB_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_d, CUDA_R_16BF, n, m, (int64_t)ldn));
     cublasLtMatmulPreference_t pref = NULL;
-    GE_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
+    RB_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
     uint64_t workspace = GEMM_EPILOGUE_WORKSPACE;
     rb_status st = RB_OK;
     cublasStatus_t bs = cublasLtMatmulPreferenceSetAttribute(
@@ -301,26 +268,21 @@ static rb_status ge_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     return st;
 }
 
-static void ge_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void ge_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     ge_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->d;
     *bytes = c->m * c->ldn * sizeof(uint16_t);
 }
 
 /* D's padding columns (ldn != N) are dropped with a 2D copy before the comparison. */
-static rb_status ge_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status ge_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     ge_ctx *c = ctx;
-    const void *d = c->d;
-    if (c->packed) {
-        RB_CUDA(cudaMemcpy2DAsync(c->packed, c->n * sizeof(uint16_t), c->d,
-                                  c->ldn * sizeof(uint16_t), c->n * sizeof(uint16_t), c->m,
-                                  cudaMemcpyDeviceToDevice, stream));
-        d = c->packed;
-    }
-    RB_CUDA(rb_relerr_bf16_device(d, c->ref, c->m * c->n, stream, rel_err));
-    return RB_OK;
+    (void)variant;
+    return rb_gemm_relerr_padded(c->d, c->packed, c->m, c->n, c->ldn, sizeof(uint16_t), c->ref,
+                                 stream, rel_err);
 }
 
 static void ge_teardown(void *ctx)
@@ -350,9 +312,7 @@ static void ge_teardown(void *ctx)
     cudaFree(c->ref);
     cudaFree(c->workspace);
     cudaFree(c->stage);
-    cudaFree(c->a64);
-    cudaFree(c->b64);
-    cudaFree(c->c64);
+    rb_gemm_ref_free(&c->ref64);
     free(c);
 }
 
@@ -360,7 +320,7 @@ static void ge_teardown(void *ctx)
 static rb_status ge_matmul(ge_ctx *c, const ge_op *op, cudaStream_t stream)
 {
     const float one = 1.0f, zero = 0.0f;
-    GE_CUBLAS(cublasLtMatmul(c->lt, op->desc, &one, c->b, c->layout_a, c->a, c->layout_b, &zero,
+    RB_CUBLAS(cublasLtMatmul(c->lt, op->desc, &one, c->b, c->layout_a, c->a, c->layout_b, &zero,
                              c->d, c->layout_d, c->d, c->layout_d, &op->algo, c->workspace,
                              GEMM_EPILOGUE_WORKSPACE, stream));
     return RB_OK;
@@ -429,9 +389,6 @@ static int ge_selftest(char *why, size_t why_size)
     }
     return 0;
 }
-
-/* The kernels each variant launches (kernels/gemm_epilogue.cu). */
-extern const rb_kernel_info gemm_epilogue_kernels[];
 
 const rb_pair rb_pair_gemm_epilogue = {
     .name = "gemm_epilogue",

@@ -15,21 +15,14 @@
 #include <cublas_v2.h>
 
 #include "core/compare.h"
+#include "gemm_ref.h"
 #include "gpu.h"
 #include "pair_util.h"
 
+#include "kernels/gemm_precision.h"
+
 /* The precisions, in variant order (kernels/gemm_precision.cu numbers them the same way). */
 enum { GP_FP32, GP_TF32, GP_BF16, GP_FP8, GP_COUNT };
-
-cudaError_t gemm_precision_quantize(const float *in, void *out, int format, size_t rows, size_t ld,
-                                    size_t valid_rows, size_t valid_cols, float inv_scale,
-                                    cudaStream_t stream);
-cudaError_t gemm_precision_amax(const float *in, size_t rows, size_t ld, size_t valid_cols,
-                                float *amax, cudaStream_t stream);
-cudaError_t gemm_precision_to_f64(const void *in, int format, size_t n, float scale, double *out,
-                                  cudaStream_t stream);
-cudaError_t gemm_precision_to_f32(const double *in, float *out, size_t n, cudaStream_t stream);
-extern const rb_kernel_info gemm_precision_kernels[];
 
 /* Tunable (CFLAGS=-D...): cuBLASLt workspace, and FP8 fast accumulation (see the .cu). */
 #ifndef GEMM_PRECISION_WORKSPACE
@@ -44,16 +37,6 @@ extern const rb_kernel_info gemm_precision_kernels[];
 #define GEMM_PRECISION_MAX_DIM (1u << 24)      /* M, N, K limit (int arguments of cublasDgemm) */
 #define GEMM_PRECISION_CPU_FULL_MAX (1u << 16) /* M N up to this: CPU checks every row */
 #define GEMM_PRECISION_E4M3_MAX 448.0f         /* largest finite E4M3 value */
-
-/* cublasStatus_t failures -> rb_error_at + RB_ERR_CUDA (cuBLASLt returns cublasStatus_t too). */
-#define GP_CUBLAS(call)                                                                            \
-    do {                                                                                           \
-        cublasStatus_t st_ = (call);                                                               \
-        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                        \
-            rb_error_at(__FILE__, __LINE__, #call, cublasGetStatusString(st_));                    \
-            return RB_ERR_CUDA;                                                                    \
-        }                                                                                          \
-    } while (0)
 
 /* What distinguishes the steps: types, compute mode, element sizes and the input rounding. */
 typedef struct gp_format {
@@ -72,7 +55,7 @@ static const gp_format gp_formats[GP_COUNT] = {
 };
 
 /* Device buffers. Inputs in each precision: A is M x kp, B is np x kp (row-major, zero padding);
- * the output is M x np elements of the type of the step that ran last (fp32 buffer size). */
+ * the output is M x np elements of the type of the step that wrote it (fp32 buffer size). */
 typedef struct gp_ctx {
     size_t m, n, k, np, kp;
     void *a[GP_COUNT], *b[GP_COUNT];
@@ -82,10 +65,6 @@ typedef struct gp_ctx {
     void *packed; /* check(): the output without padding columns; NULL when np == N */
     float *ref[GP_COUNT];
     void *workspace;
-    /* The step that ran last: output() and check() refer to it. run() sets it (a host field,
-     * not GPU work); the variants run in the order fp32, tf32, bf16, fp8 and their output sizes
-     * never grow, so the bytes poisoned before a variant always cover what it writes. */
-    int last;
     int no_c[GP_COUNT]; /* pass C = NULL (beta is 0): see gp_make_op */
     cublasLtHandle_t lt;
     cublasLtMatmulDesc_t desc[GP_COUNT];
@@ -94,7 +73,7 @@ typedef struct gp_ctx {
     /* Setup only (freed before setup returns; teardown frees them after a failed setup). */
     cublasHandle_t blas;
     float *stage, *amax;
-    double *a64, *b64, *c64;
+    rb_gemm_ref ref64;
 } gp_ctx;
 
 static size_t gp_round_up(size_t x, size_t to)
@@ -105,21 +84,9 @@ static size_t gp_round_up(size_t x, size_t to)
 /* rows == 0: M = N = K = floor(sqrt(n)); else M = rows, N = K = cols. */
 static int gp_shape(rb_size *s, char *why, size_t why_size)
 {
-    if (s->rows == 0) {
-        uint64_t r = (uint64_t)sqrt((double)s->n);
-        while (r > 0 && r * r > s->n) /* exact floor(sqrt) whatever the double rounding */
-            r--;
-        while ((r + 1) * (r + 1) <= s->n)
-            r++;
-        s->rows = s->cols = r;
-        s->n = r * r;
-    }
-    if (s->rows == 0 || s->cols == 0 || s->rows > GEMM_PRECISION_MAX_DIM ||
-        s->cols > GEMM_PRECISION_MAX_DIM || s->n != s->rows * s->cols) {
-        rb_fmt(why, why_size, "gemm_precision needs 1 <= M, N <= 2^24 (M x N output elements)");
-        return -1;
-    }
-    return 0;
+    return rb_gemm_square_shape(s, GEMM_PRECISION_MAX_DIM,
+                                "gemm_precision needs 1 <= M, N <= 2^24 (M x N output elements)",
+                                why, why_size);
 }
 
 static double gp_flops(const rb_size *size)
@@ -206,16 +173,12 @@ static void gp_cpu_reference(const float *a, const float *b, size_t rows, size_t
 typedef struct gp_cross {
     float *a_orig, *b_orig, *a_q, *b_q, *ref;
     void *raw;
-    size_t rows[3], n_rows, per;
+    rb_gemm_rows rows;
 } gp_cross;
 
 static rb_status gp_read(void *dst, const void *src, size_t bytes)
 {
-    cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
-    if (e != cudaSuccess) {
-        rb_error_at(__FILE__, __LINE__, "cudaMemcpy", cudaGetErrorString(e));
-        return RB_ERR_CUDA;
-    }
+    RB_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
     return RB_OK;
 }
 
@@ -224,7 +187,7 @@ static rb_status gp_check_quantized(const gp_ctx *c, const gp_cross *x, int f)
     double diff2 = 0.0, ref2 = 0.0;
     double sa = f == GP_FP8 ? c->scale_a : 1.0, sb = f == GP_FP8 ? c->scale_b : 1.0;
     size_t low_bits_set = 0;
-    for (size_t i = 0; i < x->per; i++)
+    for (size_t i = 0; i < x->rows.per; i++)
         for (size_t p = 0; p < c->k; p++) {
             size_t at = i * c->kp + p;
             double d = sa * x->a_q[at] - x->a_orig[at];
@@ -256,20 +219,20 @@ static rb_status gp_check_quantized(const gp_ctx *c, const gp_cross *x, int f)
 
 static rb_status gp_crosscheck_format(const gp_ctx *c, gp_cross *x, int f)
 {
-    size_t m = c->m, n = c->n, kp = c->kp, in = gp_formats[f].in_bytes;
+    size_t n = c->n, kp = c->kp, in = gp_formats[f].in_bytes;
     double scale = f == GP_FP8 ? (double)c->scale_a * (double)c->scale_b : 1.0;
     RB_TRY(gp_read(x->raw, c->b[f], n * kp * in));
     gp_decode(x->raw, f, n * kp, x->b_q);
-    for (size_t i = 0; i < x->n_rows; i++) {
-        size_t r = x->per == m ? 0 : x->rows[i];
-        RB_TRY(gp_read(x->a_orig, (const float *)c->a[GP_FP32] + r * kp, x->per * kp * 4));
-        RB_TRY(gp_read(x->raw, (const char *)c->a[f] + r * kp * in, x->per * kp * in));
-        gp_decode(x->raw, f, x->per * kp, x->a_q);
+    for (size_t i = 0; i < x->rows.n_blocks; i++) {
+        size_t r = x->rows.first[i];
+        RB_TRY(gp_read(x->a_orig, (const float *)c->a[GP_FP32] + r * kp, x->rows.per * kp * 4));
+        RB_TRY(gp_read(x->raw, (const char *)c->a[f] + r * kp * in, x->rows.per * kp * in));
+        gp_decode(x->raw, f, x->rows.per * kp, x->a_q);
         if (i == 0)
             RB_TRY(gp_check_quantized(c, x, f));
-        gp_cpu_reference(x->a_q, x->b_q, x->per, n, c->k, kp, scale, x->ref);
+        gp_cpu_reference(x->a_q, x->b_q, x->rows.per, n, c->k, kp, scale, x->ref);
         RB_TRY(
-            rb_crosscheck_reference("gemm_precision", c->ref[f] + r * n, x->ref, x->per * n, 1e-6));
+            rb_crosscheck_reference("gemm_precision", c->ref[f] + r * n, x->ref, x->rows.per * n, 1e-6));
     }
     return RB_OK;
 }
@@ -280,13 +243,13 @@ static rb_status gp_crosscheck(const gp_ctx *c)
 {
     size_t m = c->m, n = c->n, kp = c->kp;
     int all = m * n <= GEMM_PRECISION_CPU_FULL_MAX;
-    gp_cross x = {.rows = {0, m / 2, m - 1}, .n_rows = all ? 1 : 3, .per = all ? m : 1};
-    size_t a_elems = x.per * kp, b_elems = n * kp;
+    gp_cross x = {.rows = rb_gemm_rows_to_check(m, all)};
+    size_t a_elems = x.rows.per * kp, b_elems = n * kp;
     x.a_orig = malloc(a_elems * sizeof(float));
     x.a_q = malloc(a_elems * sizeof(float));
     x.b_orig = malloc(b_elems * sizeof(float));
     x.b_q = malloc(b_elems * sizeof(float));
-    x.ref = malloc(x.per * n * sizeof(float));
+    x.ref = malloc(x.rows.per * n * sizeof(float));
     x.raw = malloc((a_elems > b_elems ? a_elems : b_elems) * sizeof(float));
     rb_status st =
         (x.a_orig && x.a_q && x.b_orig && x.b_q && x.ref && x.raw) ? RB_OK : RB_ERR_ALLOC;
@@ -349,27 +312,20 @@ static rb_status gp_inputs(gp_ctx *c, uint64_t seed)
 static rb_status gp_gpu_references(gp_ctx *c)
 {
     size_t m = c->m, n = c->n, k = c->k, np = c->np, kp = c->kp;
-    const double one = 1.0, zero = 0.0;
-    RB_CUDA(cudaMalloc((void **)&c->a64, m * kp * sizeof(double)));
-    RB_CUDA(cudaMalloc((void **)&c->b64, np * kp * sizeof(double)));
-    RB_CUDA(cudaMalloc((void **)&c->c64, m * n * sizeof(double)));
-    GP_CUBLAS(cublasCreate(&c->blas));
+    rb_gemm_ref *g = &c->ref64;
+    RB_TRY(rb_gemm_ref_alloc(g, m * kp, np * kp, m * n));
+    RB_CUBLAS(cublasCreate(&c->blas));
     for (int f = 0; f < GP_COUNT; f++) {
         RB_CUDA(cudaMalloc((void **)&c->ref[f], m * n * sizeof(float)));
-        RB_CUDA(gemm_precision_to_f64(c->a[f], f, m * kp, c->scale_a, c->a64, 0));
-        RB_CUDA(gemm_precision_to_f64(c->b[f], f, np * kp, c->scale_b, c->b64, 0));
-        GP_CUBLAS(cublasDgemm(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one,
-                              c->b64, (int)kp, c->a64, (int)kp, &zero, c->c64, (int)n));
-        RB_CUDA(gemm_precision_to_f32(c->c64, c->ref[f], m * n, 0));
+        RB_CUDA(gemm_precision_to_f64(c->a[f], f, m * kp, c->scale_a, g->a, 0));
+        RB_CUDA(gemm_precision_to_f64(c->b[f], f, np * kp, c->scale_b, g->b, 0));
+        RB_TRY(rb_gemm_ref_dgemm(g, c->blas, 1, m, n, k, kp, kp));
+        RB_CUDA(rb_f64_to_f32(g->c, c->ref[f], m * n, 0));
     }
     RB_CUDA(cudaDeviceSynchronize());
-    GP_CUBLAS(cublasDestroy(c->blas));
+    RB_CUBLAS(cublasDestroy(c->blas));
     c->blas = NULL;
-    RB_CUDA(cudaFree(c->a64));
-    RB_CUDA(cudaFree(c->b64));
-    RB_CUDA(cudaFree(c->c64));
-    c->a64 = c->b64 = c->c64 = NULL;
-    return RB_OK;
+    return rb_gemm_ref_free(g);
 }
 
 #define GP_CANDIDATES 8 /* heuristic results tried in setup */
@@ -380,30 +336,30 @@ static rb_status gp_make_op(gp_ctx *c, int f, cublasLtMatmulPreference_t pref)
 {
     const gp_format *g = &gp_formats[f];
     int32_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
-    GP_CUBLAS(cublasLtMatmulDescCreate(&c->desc[f], g->compute, CUDA_R_32F));
-    GP_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc[f], CUBLASLT_MATMUL_DESC_TRANSA, &trans_a,
+    RB_CUBLAS(cublasLtMatmulDescCreate(&c->desc[f], g->compute, CUDA_R_32F));
+    RB_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc[f], CUBLASLT_MATMUL_DESC_TRANSA, &trans_a,
                                              sizeof trans_a));
-    GP_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc[f], CUBLASLT_MATMUL_DESC_TRANSB, &trans_b,
+    RB_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc[f], CUBLASLT_MATMUL_DESC_TRANSB, &trans_b,
                                              sizeof trans_b));
     if (f == GP_FP8) {
         const float *scale_a = c->scales + 4, *scale_b = c->scales; /* cuBLASLt's A is our B */
         int8_t fast = GEMM_PRECISION_FP8_FAST_ACCUM;
-        GP_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc[f], CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+        RB_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc[f], CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
                                                  &scale_a, sizeof scale_a));
-        GP_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc[f], CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+        RB_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc[f], CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
                                                  &scale_b, sizeof scale_b));
-        GP_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc[f], CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast,
+        RB_CUBLAS(cublasLtMatmulDescSetAttribute(c->desc[f], CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast,
                                                  sizeof fast));
     }
-    GP_CUBLAS(
+    RB_CUBLAS(
         cublasLtMatrixLayoutCreate(&c->layout_a[f], g->in_type, c->kp, c->np, (int64_t)c->kp));
-    GP_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_b[f], g->in_type, c->kp, c->m, (int64_t)c->kp));
-    GP_CUBLAS(
+    RB_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_b[f], g->in_type, c->kp, c->m, (int64_t)c->kp));
+    RB_CUBLAS(
         cublasLtMatrixLayoutCreate(&c->layout_d[f], g->out_type, c->np, c->m, (int64_t)c->np));
     cublasLtMatmulHeuristicResult_t result[GP_CANDIDATES];
     int found = 0;
     memset(result, 0, sizeof result);
-    GP_CUBLAS(cublasLtMatmulAlgoGetHeuristic(c->lt, c->desc[f], c->layout_a[f], c->layout_b[f],
+    RB_CUBLAS(cublasLtMatmulAlgoGetHeuristic(c->lt, c->desc[f], c->layout_a[f], c->layout_b[f],
                                              c->layout_d[f], c->layout_d[f], pref, GP_CANDIDATES,
                                              result, &found));
     /* The heuristic does not see the pointers: on the H100 (cuBLASLt 13.0) its first FP8 choice
@@ -452,7 +408,6 @@ static rb_status gp_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     c->k = size->cols;
     c->np = gp_round_up(c->n, GEMM_PRECISION_PAD);
     c->kp = gp_round_up(c->k, GEMM_PRECISION_PAD);
-    c->last = GP_FP32;
     RB_CUDA(cudaMalloc(&c->out, c->m * c->np * sizeof(float)));
     if (c->np != c->n)
         RB_CUDA(cudaMalloc(&c->packed, c->m * c->n * sizeof(float)));
@@ -462,9 +417,9 @@ static rb_status gp_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     RB_TRY(gp_gpu_references(c));
     RB_TRY(gp_crosscheck(c));
 
-    GP_CUBLAS(cublasLtCreate(&c->lt));
+    RB_CUBLAS(cublasLtCreate(&c->lt));
     cublasLtMatmulPreference_t pref = NULL;
-    GP_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
+    RB_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
     uint64_t workspace = GEMM_PRECISION_WORKSPACE;
     rb_status st = RB_OK;
     cublasStatus_t bs = cublasLtMatmulPreferenceSetAttribute(
@@ -480,30 +435,21 @@ static rb_status gp_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     return st;
 }
 
-static void gp_output(void *ctx, void **dev_ptr, size_t *bytes)
+/* The variants are the steps, in the order of gp_formats. */
+static void gp_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     gp_ctx *c = ctx;
     *dev_ptr = c->out;
-    *bytes = c->m * c->np * gp_formats[c->last].out_bytes;
+    *bytes = c->m * c->np * gp_formats[variant].out_bytes;
 }
 
-/* Compares the last step's output with its own reference; padding columns (np != N) are
- * dropped with a 2D copy first. */
-static rb_status gp_check(void *ctx, cudaStream_t stream, double *rel_err)
+/* Compares the step's output with its own reference; padding columns (np != N) are dropped with
+ * a 2D copy first. */
+static rb_status gp_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     gp_ctx *c = ctx;
-    size_t elem = gp_formats[c->last].out_bytes;
-    const void *d = c->out;
-    if (c->packed) {
-        RB_CUDA(cudaMemcpy2DAsync(c->packed, c->n * elem, c->out, c->np * elem, c->n * elem, c->m,
-                                  cudaMemcpyDeviceToDevice, stream));
-        d = c->packed;
-    }
-    if (elem == sizeof(float))
-        RB_CUDA(rb_relerr_f32_device(d, c->ref[c->last], c->m * c->n, stream, rel_err));
-    else
-        RB_CUDA(rb_relerr_bf16_device(d, c->ref[c->last], c->m * c->n, stream, rel_err));
-    return RB_OK;
+    return rb_gemm_relerr_padded(c->out, c->packed, c->m, c->n, c->np,
+                                 gp_formats[variant].out_bytes, c->ref[variant], stream, rel_err);
 }
 
 static void gp_teardown(void *ctx)
@@ -534,9 +480,7 @@ static void gp_teardown(void *ctx)
     cudaFree(c->workspace);
     cudaFree(c->stage);
     cudaFree(c->amax);
-    cudaFree(c->a64);
-    cudaFree(c->b64);
-    cudaFree(c->c64);
+    rb_gemm_ref_free(&c->ref64);
     free(c);
 }
 
@@ -544,8 +488,7 @@ static void gp_teardown(void *ctx)
 static rb_status gp_matmul(gp_ctx *c, int f, cudaStream_t stream)
 {
     const float one = 1.0f, zero = 0.0f;
-    c->last = f;
-    GP_CUBLAS(cublasLtMatmul(c->lt, c->desc[f], &one, c->b[f], c->layout_a[f], c->a[f],
+    RB_CUBLAS(cublasLtMatmul(c->lt, c->desc[f], &one, c->b[f], c->layout_a[f], c->a[f],
                              c->layout_b[f], &zero, c->no_c[f] ? NULL : c->out, c->layout_d[f],
                              c->out, c->layout_d[f],
                              &c->algo[f], c->workspace, GEMM_PRECISION_WORKSPACE, stream));

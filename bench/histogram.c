@@ -9,16 +9,7 @@
 #include "core/random.h"
 #include "pair_util.h"
 
-cudaError_t histogram_baseline(const unsigned char *in, size_t n, unsigned *hist,
-                               cudaStream_t stream);
-cudaError_t histogram_optimized_grid(size_t n, int *blocks);
-cudaError_t histogram_optimized(const unsigned char *in, size_t n, unsigned *hist, int blocks,
-                                cudaStream_t stream);
-cudaError_t histogram_library_temp_bytes(size_t n, size_t *bytes);
-cudaError_t histogram_library(const unsigned char *in, size_t n, unsigned *hist, void *temp,
-                              size_t temp_bytes, cudaStream_t stream);
-cudaError_t histogram_make_input(unsigned char *x, size_t n, uint64_t seed, int skewed,
-                                 cudaStream_t stream);
+#include "kernels/histogram.h"
 
 #define HISTOGRAM_BINS 256
 #define HISTOGRAM_SKEW_VALUE 0x2A
@@ -128,18 +119,20 @@ static rb_status histogram_setup(void **ctx, const rb_size *size, uint64_t seed,
     return RB_OK;
 }
 
-static void histogram_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void histogram_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     histogram_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->out;
     *bytes = HISTOGRAM_BINS * sizeof *c->out;
 }
 
 /* Exact counts: normwise error of the counts as doubles, 0 only on an exact match; a poisoned
  * count (0xFFFFFFFF) gives an error of ~1e3 or more. */
-static rb_status histogram_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status histogram_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     histogram_ctx *c = ctx;
+    (void)variant;
     unsigned out[HISTOGRAM_BINS];
     double got[HISTOGRAM_BINS];
     RB_CUDA(cudaMemcpyAsync(out, c->out, sizeof out, cudaMemcpyDeviceToHost, stream));
@@ -241,9 +234,6 @@ static int histogram_selftest(char *why, size_t why_size)
     }
     return 0;
 }
-
-/* The kernels each variant launches (kernels/histogram.cu). */
-extern const rb_kernel_info histogram_kernels[];
 
 const rb_pair rb_pair_histogram = {
     .name = "histogram",

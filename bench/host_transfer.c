@@ -9,13 +9,10 @@
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t host_transfer_h2d(float *dst_dev, const float *src_host, size_t n, cudaStream_t stream);
-cudaError_t host_transfer_d2h(float *dst_host, const float *src_dev, size_t n, cudaStream_t stream);
-extern const rb_kernel_info host_transfer_kernels[];
+#include "kernels/host_transfer.h"
 
 enum { HT_H2D, HT_D2H };         /* inputs */
 enum { HT_PAGEABLE, HT_PINNED }; /* variants, in table order */
-#define HT_NONE (-1)             /* no variant ran yet */
 
 typedef struct ht_ctx {
     int input;
@@ -25,7 +22,6 @@ typedef struct ht_ctx {
     float *pageable;          /* h2d: a source; d2h: the baseline's destination (malloc) */
     float *pinned;            /* h2d: a source; d2h: the optimized destination, output() */
     float *host_ref;          /* d2h: the input, kept on the host for the check */
-    int last;                 /* the variant that ran last (HT_NONE before any) */
     int link_gen, link_width; /* the fastest link reading so far; 0 when none */
 } ht_ctx;
 
@@ -63,7 +59,6 @@ static rb_status ht_setup(void **ctx, const rb_size *size, uint64_t seed, int in
         return RB_ERR_ALLOC;
     c->input = input;
     c->n = size->n;
-    c->last = HT_NONE;
     size_t bytes = c->n * sizeof(float);
     RB_CUDA(cudaMalloc((void **)&c->dev, bytes));
     RB_CUDA(cudaMallocHost((void **)&c->pinned, bytes));
@@ -94,14 +89,15 @@ static rb_status ht_setup(void **ctx, const rb_size *size, uint64_t seed, int in
 
 /* h2d: the device buffer both variants write. d2h: the pinned destination; the pageable one,
  * which the harness does not poison, is poisoned again by check() after the baseline ran. */
-static void ht_output(void *ctx, void **ptr, size_t *bytes)
+static void ht_output(void *ctx, int variant, void **ptr, size_t *bytes)
 {
     ht_ctx *c = ctx;
+    (void)variant;
     *ptr = c->input == HT_H2D ? (void *)c->dev : (void *)c->pinned;
     *bytes = c->n * sizeof(float);
 }
 
-static rb_status ht_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status ht_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     ht_ctx *c = ctx;
     RB_CUDA(cudaStreamSynchronize(stream));
@@ -110,8 +106,8 @@ static rb_status ht_check(void *ctx, cudaStream_t stream, double *rel_err)
         RB_CUDA(rb_relerr_f32_device(c->dev, c->dev_ref, c->n, stream, rel_err));
         return RB_OK;
     }
-    /* d2h: the destination of the variant that ran last (none yet: output()). */
-    int pageable = c->last == HT_PAGEABLE;
+    /* d2h: the variant's destination. */
+    int pageable = variant == HT_PAGEABLE;
     *rel_err = rb_relerr_f32(pageable ? c->pageable : c->pinned, c->host_ref, c->n);
     if (pageable) /* every run must write it again to pass the next check */
         memset(c->pageable, 0xFF, c->n * sizeof(float));
@@ -143,14 +139,12 @@ static rb_status ht_copy(ht_ctx *c, float *host, cudaStream_t stream)
 static rb_status run_baseline(void *ctx, cudaStream_t stream)
 {
     ht_ctx *c = ctx;
-    c->last = HT_PAGEABLE;
     return ht_copy(c, c->pageable, stream);
 }
 
 static rb_status run_optimized(void *ctx, cudaStream_t stream)
 {
     ht_ctx *c = ctx;
-    c->last = HT_PINNED;
     return ht_copy(c, c->pinned, stream);
 }
 

@@ -9,15 +9,7 @@
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t l2_persistence_config(size_t *table_len, size_t *group);
-cudaError_t l2_persistence_set_aside(size_t table_bytes, size_t *window_bytes, float *hit_ratio);
-cudaError_t l2_persistence_reset(void);
-cudaError_t l2_persistence_baseline(const float *x, const float *table, float *y, size_t n,
-                                    cudaStream_t stream);
-cudaError_t l2_persistence_optimized(const float *x, const float *table, float *y, size_t n,
-                                     size_t window_bytes, float hit_ratio, cudaStream_t stream);
-cudaError_t l2_persistence_reference(const float *x, const float *table, float *ref, size_t n,
-                                     cudaStream_t stream);
+#include "kernels/l2_persistence.h"
 
 typedef struct lp_ctx {
     float *x, *table, *y, *ref; /* device: n, T, n, n floats */
@@ -111,7 +103,8 @@ static rb_status lp_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     RB_CUDA(rb_fill_uniform_f32(c->x, n, seed, 0));
     RB_CUDA(rb_fill_uniform_f32(c->table, t, seed + 1, 0));
     /* The persisting set-aside is device state: teardown gives it back. */
-    cudaError_t e = l2_persistence_set_aside(t * sizeof(float), &c->window_bytes, &c->hit_ratio);
+    const cudaError_t e =
+        l2_persistence_set_aside(t * sizeof(float), &c->window_bytes, &c->hit_ratio);
     if (e == cudaErrorNotSupported) {
         rb_error_at(__FILE__, __LINE__, "l2_persistence_set_aside",
                     "this device has no persisting L2 (persistingL2CacheMaxSize is 0)");
@@ -125,16 +118,18 @@ static rb_status lp_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     return RB_OK;
 }
 
-static void lp_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void lp_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     lp_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->y;
     *bytes = c->n * sizeof(float);
 }
 
-static rb_status lp_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status lp_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     lp_ctx *c = ctx;
+    (void)variant;
     RB_CUDA(rb_relerr_f32_device(c->y, c->ref, c->n, stream, rel_err));
     return RB_OK;
 }
@@ -207,9 +202,6 @@ static int lp_selftest(char *why, size_t why_size)
     }
     return 0;
 }
-
-/* The kernels each variant launches (kernels/l2_persistence.cu). */
-extern const rb_kernel_info l2_persistence_kernels[];
 
 const rb_pair rb_pair_l2_persistence = {
     .name = "l2_persistence",

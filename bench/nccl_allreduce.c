@@ -26,8 +26,9 @@
  *   check after timing restores the input and runs the in-place collective once more, and
  *   checks that. An average (ncclAvg) or a max would keep the values finite, but for fp32 NCCL
  *   runs NVLS (NVLink SHARP) for the sum only, and the pair should measure what users run. An
- *   in-place all-gather is idempotent (every chunk lands where it already is), one GPU's
- *   in-place collectives do nothing: those are checked on the timed loop's output itself.
+ *   in-place all-gather is idempotent (every chunk lands where it already is): it is checked
+ *   on the timed loop's output itself. One GPU's in-place collectives do nothing at all: the
+ *   variant is skipped there (run() returns RB_ERR_UNSUPPORTED, the harness reports why).
  */
 #include <math.h>
 #include <stdio.h>
@@ -43,16 +44,15 @@
 
 #include "core/compare.h"
 #include "core/random.h"
+#include "env.h"
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t nccl_allreduce_check(const float *out, size_t n, int coll, int rank, int ranks,
-                                 size_t chunk, uint64_t seed, double *acc, cudaStream_t stream);
+#include "kernels/nccl_allreduce.h"
 
 /* Exported for the MPI driver (harness/mpi_main.c) and the tests (tests/test_nccl.c). */
 void nccl_allreduce_attach(ncclComm_t comm, int rank, int ranks);
 double nccl_allreduce_bus_factor(int coll, int ranks);
-extern const uint64_t nccl_allreduce_sweep[];
 
 enum { AR = 0, AG = 1, RS = 2 }; /* the collectives, in the order of the pair's inputs */
 enum { V_HOST_STAGED, V_OUT_OF_PLACE, V_IN_PLACE, V_COUNT }; /* the variants, in order */
@@ -72,8 +72,8 @@ enum { V_HOST_STAGED, V_OUT_OF_PLACE, V_IN_PLACE, V_COUNT }; /* the variants, in
         }                                                                                          \
     } while (0)
 
-const uint64_t nccl_allreduce_sweep[] = {8,       64,       512,       4096,       32768, 262144,
-                                         2097152, 16777216, 134217728, 1073741824, 0};
+static const uint64_t nccl_allreduce_sweep[] = {
+    8, 64, 512, 4096, 32768, 262144, 2097152, 16777216, 134217728, 1073741824, 0};
 
 /* Set by the MPI driver before setup: one GPU per process, the communicator already made. */
 static struct {
@@ -145,7 +145,6 @@ typedef struct ar_ctx {
     ar_gpu gpu[AR_MAX_GPUS];
     cudaEvent_t fork;      /* on GPU 0 */
     float *host;           /* pinned, local x send elements: host_staged's staging */
-    int last;              /* the variant that ran last; -1: none */
     int in_place_ready;    /* recv holds the in-place input */
     long in_place_runs;    /* in-place collectives since it was restored */
     double wrong[V_COUNT]; /* wrong elements at the variant's last check; NaN: none yet */
@@ -226,7 +225,6 @@ static void CUDART_CB ar_host_sum(void *arg)
 static rb_status run_host_staged(void *ctx, cudaStream_t stream)
 {
     ar_ctx *c = ctx;
-    c->last = V_HOST_STAGED;
     c->in_place_ready = 0;
     if (c->local != c->ranks) {
         rb_error_at(__FILE__, __LINE__, "run_host_staged", "needs every GPU in one process");
@@ -258,7 +256,6 @@ static rb_status run_host_staged(void *ctx, cudaStream_t stream)
 static rb_status run_out_of_place(void *ctx, cudaStream_t stream)
 {
     ar_ctx *c = ctx;
-    c->last = V_OUT_OF_PLACE;
     c->in_place_ready = 0;
     return ar_run_nccl(c, stream, 0);
 }
@@ -268,7 +265,13 @@ static rb_status run_out_of_place(void *ctx, cudaStream_t stream)
 static rb_status run_in_place(void *ctx, cudaStream_t stream)
 {
     ar_ctx *c = ctx;
-    c->last = V_IN_PLACE;
+    /* One GPU's in-place collective has nothing to move: NCCL returns at once, and a rate from
+     * it (millions of GB/s) means nothing. The out-of-place ones still copy or reduce locally. */
+    if (c->ranks == 1) {
+        rb_error_at(__FILE__, __LINE__, "run_in_place",
+                    "one GPU: an in-place collective moves no data");
+        return RB_ERR_UNSUPPORTED;
+    }
     if (!c->in_place_ready) {
         RB_TRY(ar_fork(c, stream));
         for (int k = 0; k < c->local; k++) {
@@ -313,12 +316,12 @@ static rb_status ar_check_sums(ar_ctx *c, cudaStream_t stream, double sums[3])
     return RB_OK;
 }
 
-static rb_status ar_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status ar_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     ar_ctx *c = ctx;
     /* After a timed loop in place the data have been reduced over and over: check one fresh
      * in-place collective instead (see the top of this file). */
-    if (c->last == V_IN_PLACE && c->in_place_runs > 1 && c->ranks > 1 && c->coll != AG) {
+    if (variant == V_IN_PLACE && c->in_place_runs > 1 && c->ranks > 1 && c->coll != AG) {
         c->in_place_ready = 0;
         RB_TRY(run_in_place(c, stream));
         RB_CUDA(cudaStreamSynchronize(stream));
@@ -326,8 +329,8 @@ static rb_status ar_check(void *ctx, cudaStream_t stream, double *rel_err)
     double sums[3];
     RB_TRY(ar_check_sums(c, stream, sums));
     *rel_err = rb_relerr_from_sums(sums[0], sums[1]);
-    if (c->last >= 0)
-        c->wrong[c->last] = sums[2];
+    if (variant >= 0 && variant < V_COUNT)
+        c->wrong[variant] = sums[2];
     return RB_OK;
 }
 
@@ -417,13 +420,8 @@ static rb_status ar_setup_gpu(ar_ctx *c, int k)
 static void ar_print_environment(const ar_ctx *c)
 {
     int version = c->nccl_version;
-    extern char **environ;
-    char vars[600] = "";
-    for (char **e = environ; *e; e++)
-        if (!strncmp(*e, "NCCL_", 5)) {
-            size_t len = strlen(vars);
-            rb_fmt(vars + len, sizeof vars - len, " %s", *e);
-        }
+    char vars[600];
+    rb_env_list("NCCL_", vars, sizeof vars);
     fprintf(stderr, "nccl_allreduce: NCCL %d.%d.%d, %d GPU%s;%s\n", version / 10000,
             version / 100 % 100, version % 100, c->ranks, c->ranks == 1 ? "" : "s",
             vars[0] ? vars : " no NCCL_* variable set");
@@ -437,7 +435,6 @@ static rb_status ar_setup(void **ctx, const rb_size *size, uint64_t seed, int in
         return RB_ERR_ALLOC;
     c->coll = input;
     c->seed = seed;
-    c->last = -1;
     for (int i = 0; i < V_COUNT; i++)
         c->wrong[i] = NAN;
     AR_NCCL(ncclGetVersion(&c->nccl_version));
@@ -478,9 +475,10 @@ static rb_status ar_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     return RB_OK;
 }
 
-static void ar_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void ar_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     ar_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->gpu[0].recv + ar_out_offset(c->coll, c->gpu[0].rank, c->l.chunk);
     *bytes = c->l.out * sizeof(float);
 }
@@ -609,8 +607,7 @@ const rb_pair rb_pair_nccl_allreduce = {
     .smoke_size = 1u << 20,
     /* A full run sweeps nccl_allreduce_sweep (8 B .. 1 GiB), so full_size only sets where the
      * harness judges rates against the DRAM peak: above every swept size, because S counts
-     * link traffic, not DRAM traffic (and on one GPU NCCL's in-place collectives do nothing, so
-     * their S / t would trip that rule). --size 4G runs the 4 GiB point GPU.md quotes. */
+     * link traffic, not DRAM traffic. --size 4G runs the 4 GiB point GPU.md quotes. */
     .full_size = 1ull << 32,
     .flops = ar_flops,
     .bytes = ar_bytes,

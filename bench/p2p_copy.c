@@ -8,8 +8,7 @@
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t p2p_copy_peer_read(const float *peer_in, float *out, size_t n, cudaStream_t stream);
-extern const rb_kernel_info p2p_copy_kernels[];
+#include "kernels/p2p_copy.h"
 
 typedef struct p2p_ctx {
     float *in;        /* GPU 0: seeded input */
@@ -26,7 +25,7 @@ typedef struct p2p_ctx {
  * (0 when it was already on: the error that says so is cleared, it is not sticky). */
 static rb_status p2p_enable_peer(int peer, int *enabled)
 {
-    cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
+    const cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
     if (e == cudaErrorPeerAccessAlreadyEnabled) {
         cudaGetLastError();
         return RB_OK;
@@ -92,21 +91,23 @@ static rb_status p2p_setup(void **ctx, const rb_size *size, uint64_t seed, int i
     return RB_OK;
 }
 
-static void p2p_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void p2p_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     p2p_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->out;
     *bytes = c->n * sizeof(float);
 }
 
 /* Compared on GPU 1, where out and ref live. The harness has synchronized the stream that
  * joined every variant's work, so GPU 1's part is done too. */
-static rb_status p2p_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status p2p_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     p2p_ctx *c = ctx;
+    (void)variant;
     (void)stream;
     RB_CUDA(cudaSetDevice(1));
-    cudaError_t e = rb_relerr_f32_device(c->out, c->ref, c->n, c->s1, rel_err);
+    const cudaError_t e = rb_relerr_f32_device(c->out, c->ref, c->n, c->s1, rel_err);
     RB_CUDA(cudaSetDevice(0));
     RB_CUDA(e);
     return RB_OK;
@@ -167,7 +168,7 @@ static rb_status run_baseline(void *ctx, cudaStream_t stream)
     RB_CUDA(cudaMemcpyAsync(c->host, c->in, bytes, cudaMemcpyDeviceToHost, stream));
     RB_TRY(p2p_fork(c, stream));
     RB_CUDA(cudaSetDevice(1));
-    cudaError_t e = cudaMemcpyAsync(c->out, c->host, bytes, cudaMemcpyHostToDevice, c->s1);
+    const cudaError_t e = cudaMemcpyAsync(c->out, c->host, bytes, cudaMemcpyHostToDevice, c->s1);
     RB_CUDA(cudaSetDevice(0));
     RB_CUDA(e);
     RB_TRY(p2p_join(c, stream));
@@ -179,7 +180,7 @@ static rb_status run_peer_read(void *ctx, cudaStream_t stream)
     p2p_ctx *c = ctx;
     RB_TRY(p2p_fork(c, stream));
     RB_CUDA(cudaSetDevice(1));
-    cudaError_t e = p2p_copy_peer_read(c->in, c->out, c->n, c->s1);
+    const cudaError_t e = p2p_copy_peer_read(c->in, c->out, c->n, c->s1);
     RB_CUDA(cudaSetDevice(0));
     RB_CUDA(e);
     RB_TRY(p2p_join(c, stream));

@@ -8,18 +8,7 @@
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t reduction_baseline_scratch(size_t n, size_t *floats);
-cudaError_t reduction_baseline(const float *in, size_t n, float *out, float *scratch,
-                               cudaStream_t stream);
-cudaError_t reduction_optimized_scratch(size_t n, size_t *floats);
-cudaError_t reduction_optimized(const float *in, size_t n, float *out, float *partials,
-                                cudaStream_t stream);
-cudaError_t reduction_library_temp_bytes(size_t n, size_t *bytes);
-cudaError_t reduction_library(const float *in, size_t n, float *out, void *temp, size_t temp_bytes,
-                              cudaStream_t stream);
-cudaError_t reduction_map_input(float *x, size_t n, cudaStream_t stream);
-cudaError_t reduction_reference(const float *x, size_t n, unsigned long long *acc,
-                                cudaStream_t stream);
+#include "kernels/reduction.h"
 
 /* The GPU reference is exact (an integer sum); the CPU one too: they must agree to the last
  * bit, and 1e-12 leaves room only for a wrong conversion, not for a wrong sum. */
@@ -132,16 +121,18 @@ static rb_status reduction_setup(void **ctx, const rb_size *size, uint64_t seed,
     return RB_OK;
 }
 
-static void reduction_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void reduction_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     reduction_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->out;
     *bytes = sizeof(float);
 }
 
-static rb_status reduction_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status reduction_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     reduction_ctx *c = ctx;
+    (void)variant;
     float out;
     RB_CUDA(cudaMemcpyAsync(&out, c->out, sizeof out, cudaMemcpyDeviceToHost, stream));
     RB_CUDA(cudaStreamSynchronize(stream));
@@ -243,9 +234,6 @@ static int reduction_selftest(char *why, size_t why_size)
     }
     return 0;
 }
-
-/* The kernels each variant launches (kernels/reduction.cu). */
-extern const rb_kernel_info reduction_kernels[];
 
 const rb_pair rb_pair_reduction = {
     .name = "reduction",

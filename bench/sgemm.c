@@ -7,26 +7,11 @@
 #include <cublas_v2.h>
 
 #include "core/compare.h"
+#include "gemm_ref.h"
 #include "gpu.h"
 #include "pair_util.h"
 
-/* Defined extern "C" in kernels/sgemm.cu: C = A B, row-major, 1 <= m, n, k <= SGEMM_MAX_DIM,
- * pointers 16-byte aligned. */
-cudaError_t sgemm_baseline(const float *a, const float *b, float *c, int m, int n, int k,
-                           cudaStream_t stream);
-cudaError_t sgemm_coalesced(const float *a, const float *b, float *c, int m, int n, int k,
-                            cudaStream_t stream);
-cudaError_t sgemm_smem_tiled(const float *a, const float *b, float *c, int m, int n, int k,
-                             cudaStream_t stream);
-cudaError_t sgemm_reg_1d(const float *a, const float *b, float *c, int m, int n, int k,
-                         cudaStream_t stream);
-cudaError_t sgemm_reg_2d_vec4(const float *a, const float *b, float *c, int m, int n, int k,
-                              cudaStream_t stream);
-cudaError_t sgemm_optimized(const float *a, const float *b, float *c, int m, int n, int k,
-                            cudaStream_t stream);
-cudaError_t sgemm_to_f64(const float *in, double *out, size_t n, cudaStream_t stream);
-cudaError_t sgemm_to_f32(const double *in, float *out, size_t n, cudaStream_t stream);
-extern const rb_kernel_info sgemm_kernels[];
+#include "kernels/sgemm.h"
 
 #define SGEMM_MAX_DIM (1u << 20)        /* M, N, K limit: int indexing, grid y <= 65535 */
 #define SGEMM_CPU_FULL_MAX (1ull << 27) /* M N K up to this: the CPU checks every row */
@@ -44,22 +29,11 @@ extern const rb_kernel_info sgemm_kernels[];
 #define SGEMM_CUBLAS_MATH CUBLAS_DEFAULT_MATH
 #endif
 
-/* cublasStatus_t failures -> rb_error_at + RB_ERR_CUDA. */
-#define SGEMM_CUBLAS(call)                                                                         \
-    do {                                                                                           \
-        cublasStatus_t st_ = (call);                                                               \
-        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                        \
-            rb_error_at(__FILE__, __LINE__, #call, cublasGetStatusString(st_));                    \
-            return RB_ERR_CUDA;                                                                    \
-        }                                                                                          \
-    } while (0)
-
 typedef struct sgemm_ctx {
     float *a, *b, *c, *ref; /* device: A (M x K), B (K x N), C and its reference (M x N) */
     int m, n, k;
     cublasHandle_t blas; /* the library variant's, and setup's fp64 reference GEMM */
-    /* Setup only (freed before setup returns; teardown frees them after a failed setup). */
-    double *a64, *b64, *c64;
+    rb_gemm_ref ref64;   /* setup only (see harness/gemm_ref.h) */
 } sgemm_ctx;
 
 /* K for a resolved shape (M x N). */
@@ -71,18 +45,11 @@ static uint64_t sgemm_k(const rb_size *s)
 /* --size n: M = N = K = floor(sqrt(n)); --size RxC: M = R, N = C, K = N. */
 static int sgemm_shape(rb_size *s, char *why, size_t why_size)
 {
-    if (s->rows == 0) {
-        uint64_t r = (uint64_t)sqrt((double)s->n);
-        while (r > 0 && r * r > s->n) /* exact floor(sqrt) whatever the double rounding */
-            r--;
-        while ((r + 1) * (r + 1) <= s->n)
-            r++;
-        s->rows = s->cols = r;
-        s->n = r * r;
-    }
-    if (s->rows == 0 || s->cols == 0 || s->rows > SGEMM_MAX_DIM || s->cols > SGEMM_MAX_DIM ||
-        sgemm_k(s) > SGEMM_MAX_DIM || s->n != s->rows * s->cols) {
-        rb_fmt(why, why_size, "sgemm needs 1 <= M, N, K <= 2^20 (M x N output elements, K = N)");
+    static const char rule[] = "sgemm needs 1 <= M, N, K <= 2^20 (M x N output elements, K = N)";
+    if (rb_gemm_square_shape(s, SGEMM_MAX_DIM, rule, why, why_size) != 0)
+        return -1;
+    if (sgemm_k(s) > SGEMM_MAX_DIM) {
+        rb_fmt(why, why_size, "%s", rule);
         return -1;
     }
     return 0;
@@ -135,61 +102,47 @@ static void sgemm_cpu_reference(const float *a, const float *b, size_t rows, siz
     free(acc);
 }
 
-/* Pins the GPU reference to the CPU: every row when M N K is small, else rows 0, M/2, M-1 (each
- * covers every column, so the right-edge tiles too; row M-1 is in the bottom-edge tiles). */
+/* rb_gemm_crosscheck's view of sgemm_cpu_reference; arg: the sgemm_ctx. */
+static void sgemm_cpu_rows(const void *a, const void *b, size_t rows, const void *arg, float *out)
+{
+    const sgemm_ctx *c = arg;
+    sgemm_cpu_reference(a, b, rows, (size_t)c->n, (size_t)c->k, out);
+}
+
+/* Pins the GPU reference to the CPU: every row when M N K is small, else rows 0, M/2, M-1. */
 static rb_status sgemm_crosscheck(const sgemm_ctx *c)
 {
     size_t m = (size_t)c->m, n = (size_t)c->n, k = (size_t)c->k;
-    int all = (double)m * (double)n * (double)k <= (double)SGEMM_CPU_FULL_MAX;
-    size_t rows[3] = {0, m / 2, m - 1}, n_rows = all ? 1 : 3, per = all ? m : 1;
-    float *a = malloc(per * k * sizeof *a), *b = malloc(k * n * sizeof *b),
-          *ref = malloc(per * n * sizeof *ref);
-    rb_status st = (a && b && ref) ? RB_OK : RB_ERR_ALLOC;
-    if (st == RB_OK &&
-        cudaMemcpy(b, c->b, k * n * sizeof *b, cudaMemcpyDeviceToHost) != cudaSuccess) {
-        rb_error_at(__FILE__, __LINE__, "cudaMemcpy", "reading B back failed");
-        st = RB_ERR_CUDA;
-    }
-    for (size_t i = 0; st == RB_OK && i < n_rows; i++) {
-        size_t r = all ? 0 : rows[i];
-        if (cudaMemcpy(a, c->a + r * k, per * k * sizeof *a, cudaMemcpyDeviceToHost) !=
-            cudaSuccess) {
-            rb_error_at(__FILE__, __LINE__, "cudaMemcpy", "reading A back failed");
-            st = RB_ERR_CUDA;
-            break;
-        }
-        sgemm_cpu_reference(a, b, per, n, k, ref);
-        st = rb_crosscheck_reference("sgemm", c->ref + r * n, ref, per * n, 1e-6);
-    }
-    free(a);
-    free(b);
-    free(ref);
-    return st;
+    rb_gemm_check x = {
+        .pair = "sgemm",
+        .a = c->a,
+        .b = c->b,
+        .a_row_bytes = k * sizeof(float),
+        .b_bytes = k * n * sizeof(float),
+        .ref = c->ref,
+        .m = m,
+        .n = n,
+        .all = (double)m * (double)n * (double)k <= (double)SGEMM_CPU_FULL_MAX,
+        .cpu = sgemm_cpu_rows,
+        .arg = c,
+    };
+    return rb_gemm_crosscheck(&x);
 }
 
 /* The trusted reference: cublasDgemm on the inputs widened to fp64 (exact), rounded to fp32,
- * into c->ref. Pedantic math: plain IEEE fp64 arithmetic, no emulation. cuBLAS is column-major,
- * so the row-major C = A B is computed as C^T = B^T A^T: a row-major R x C buffer is a
- * column-major C x R matrix (its transpose) with leading dimension C. */
+ * into c->ref. Pedantic math: plain IEEE fp64 arithmetic, no emulation. */
 static rb_status sgemm_gpu_reference(sgemm_ctx *c)
 {
     size_t m = (size_t)c->m, n = (size_t)c->n, k = (size_t)c->k;
-    const double one = 1.0, zero = 0.0;
-    RB_CUDA(cudaMalloc((void **)&c->a64, m * k * sizeof(double)));
-    RB_CUDA(cudaMalloc((void **)&c->b64, k * n * sizeof(double)));
-    RB_CUDA(cudaMalloc((void **)&c->c64, m * n * sizeof(double)));
-    RB_CUDA(sgemm_to_f64(c->a, c->a64, m * k, 0));
-    RB_CUDA(sgemm_to_f64(c->b, c->b64, k * n, 0));
-    SGEMM_CUBLAS(cublasSetMathMode(c->blas, CUBLAS_PEDANTIC_MATH));
-    SGEMM_CUBLAS(cublasDgemm(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, c->n, c->m, c->k, &one, c->b64,
-                             c->n, c->a64, c->k, &zero, c->c64, c->n));
-    RB_CUDA(sgemm_to_f32(c->c64, c->ref, m * n, 0));
+    rb_gemm_ref *g = &c->ref64;
+    RB_TRY(rb_gemm_ref_alloc(g, m * k, k * n, m * n));
+    RB_CUDA(rb_f32_to_f64(c->a, g->a, m * k, 0));
+    RB_CUDA(rb_f32_to_f64(c->b, g->b, k * n, 0));
+    RB_CUBLAS(cublasSetMathMode(c->blas, CUBLAS_PEDANTIC_MATH));
+    RB_TRY(rb_gemm_ref_dgemm(g, c->blas, 0, m, n, k, k, n));
+    RB_CUDA(rb_f64_to_f32(g->c, c->ref, m * n, 0));
     RB_CUDA(cudaDeviceSynchronize());
-    RB_CUDA(cudaFree(c->a64));
-    RB_CUDA(cudaFree(c->b64));
-    RB_CUDA(cudaFree(c->c64));
-    c->a64 = c->b64 = c->c64 = NULL;
-    return RB_OK;
+    return rb_gemm_ref_free(g);
 }
 
 static rb_status sgemm_setup(void **ctx, const rb_size *size, uint64_t seed, int input)
@@ -210,24 +163,26 @@ static rb_status sgemm_setup(void **ctx, const rb_size *size, uint64_t seed, int
     /* Uniform in (-1, 1), never zero; outputs have a standard deviation of sqrt(K) / 3. */
     RB_CUDA(rb_fill_uniform_f32(c->a, m * k, seed, 0));
     RB_CUDA(rb_fill_uniform_f32(c->b, k * n, seed + 1, 0));
-    SGEMM_CUBLAS(cublasCreate(&c->blas));
+    RB_CUBLAS(cublasCreate(&c->blas));
     RB_TRY(sgemm_gpu_reference(c));
     RB_TRY(sgemm_crosscheck(c));
-    SGEMM_CUBLAS(cublasSetMathMode(c->blas, SGEMM_CUBLAS_MATH));
+    RB_CUBLAS(cublasSetMathMode(c->blas, SGEMM_CUBLAS_MATH));
     RB_CUDA(cudaDeviceSynchronize());
     return RB_OK;
 }
 
-static void sgemm_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void sgemm_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     sgemm_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->c;
     *bytes = (size_t)c->m * (size_t)c->n * sizeof(float);
 }
 
-static rb_status sgemm_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status sgemm_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     sgemm_ctx *c = ctx;
+    (void)variant;
     RB_CUDA(rb_relerr_f32_device(c->c, c->ref, (size_t)c->m * (size_t)c->n, stream, rel_err));
     return RB_OK;
 }
@@ -243,9 +198,7 @@ static void sgemm_teardown(void *ctx)
     cudaFree(c->b);
     cudaFree(c->c);
     cudaFree(c->ref);
-    cudaFree(c->a64);
-    cudaFree(c->b64);
-    cudaFree(c->c64);
+    rb_gemm_ref_free(&c->ref64);
     free(c);
 }
 
@@ -297,8 +250,8 @@ static rb_status run_library(void *ctx, cudaStream_t stream)
 {
     sgemm_ctx *c = ctx;
     const float one = 1.0f, zero = 0.0f;
-    SGEMM_CUBLAS(cublasSetStream(c->blas, stream));
-    SGEMM_CUBLAS(cublasSgemm(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, c->n, c->m, c->k, &one, c->b, c->n,
+    RB_CUBLAS(cublasSetStream(c->blas, stream));
+    RB_CUBLAS(cublasSgemm(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, c->n, c->m, c->k, &one, c->b, c->n,
                              c->a, c->k, &zero, c->c, c->n));
     return RB_OK;
 }

@@ -8,13 +8,7 @@
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t softmax_baseline(const float *x, float *y, float *row_max, float *row_sum, size_t rows,
-                             size_t cols, cudaStream_t stream);
-cudaError_t softmax_optimized(const float *x, float *y, size_t rows, size_t cols,
-                              cudaStream_t stream);
-cudaError_t softmax_reference(const float *x, float *ref, size_t rows, size_t cols,
-                              cudaStream_t stream);
-cudaError_t softmax_scale(float *x, size_t n, float factor, cudaStream_t stream);
+#include "kernels/softmax.h"
 
 /* Inputs are uniform in (-8, 8): exp(x - max) then spans e^-16 .. 1, so the max subtraction
  * and the scaling of the sum matter. 8 is a power of two: the scaled values stay exact, and the
@@ -113,16 +107,18 @@ static rb_status softmax_setup(void **ctx, const rb_size *size, uint64_t seed, i
     return RB_OK;
 }
 
-static void softmax_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void softmax_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     softmax_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->y;
     *bytes = c->n * sizeof(float);
 }
 
-static rb_status softmax_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status softmax_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     softmax_ctx *c = ctx;
+    (void)variant;
     RB_CUDA(rb_relerr_f32_device(c->y, c->ref, c->n, stream, rel_err));
     return RB_OK;
 }
@@ -180,9 +176,6 @@ static int softmax_selftest(char *why, size_t why_size)
     }
     return 0;
 }
-
-/* The kernels each variant launches (kernels/softmax.cu). */
-extern const rb_kernel_info softmax_kernels[];
 
 const rb_pair rb_pair_softmax = {
     .name = "softmax",

@@ -3,7 +3,7 @@
  *
  * Buffers: the variants write in_dev (H2D), out_dev (kernel) and a host output; the PART variants
  * read fixed buffers instead (`kernel` reads src_dev, `d2h` reads ref_dev), so each part can be
- * timed alone. check() validates what the variant that ran last produced, then poisons every
+ * timed alone. check() validates what the variant it is given produced, then poisons every
  * buffer a variant writes except output() (which the harness poisons itself): so every checked
  * run starts with all of them NaN, and a stage that was skipped cannot pass on stale data. */
 #include <math.h>
@@ -15,24 +15,10 @@
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t streams_overlap_process(const float *in_dev, float *out_dev, size_t n,
-                                    cudaStream_t stream);
-void streams_overlap_chunk(size_t n, int c, size_t *start, size_t *count);
-cudaError_t streams_overlap_serial(const float *in_host, float *in_dev, float *out_dev,
-                                   float *out_host, size_t n, cudaStream_t stream);
-cudaError_t streams_overlap_pipelined(const float *in_host, float *in_dev, float *out_dev,
-                                      float *out_host, size_t n, cudaStream_t stream,
-                                      const cudaStream_t *lanes, const cudaEvent_t *events);
-cudaError_t streams_overlap_duplex(const float *in_host, float *in_dev, const float *result_dev,
-                                   float *out_host, size_t n, cudaStream_t stream,
-                                   const cudaStream_t *lanes, const cudaEvent_t *events);
-extern const int streams_overlap_iters, streams_overlap_lanes, streams_overlap_chunk_count;
-extern const float streams_overlap_a, streams_overlap_b;
-extern const rb_kernel_info streams_overlap_kernels[];
+#include "kernels/streams_overlap.h"
 
 /* Variants, in table order. */
 enum { SO_BASELINE, SO_OPTIMIZED, SO_H2D, SO_KERNEL, SO_D2H, SO_DUPLEX };
-#define SO_NONE (-1)
 
 /* K dependent fp32 FMAs x <- a x + b, each rounding by at most 2^-24 relative; an error is
  * damped by a per step, so one element's error stays under 2^-24 max|x| / (1 - a) = 2^-24 K / 2
@@ -51,7 +37,6 @@ typedef struct so_ctx {
     cudaStream_t *lanes;
     cudaEvent_t *events; /* fork, then one join event per lane */
     int n_lanes;
-    int last; /* the variant that ran last (SO_NONE before any) */
 } so_ctx;
 
 /* K FMAs per element, 2 flops each. */
@@ -100,7 +85,6 @@ static rb_status so_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     if (!c)
         return RB_ERR_ALLOC;
     c->n = size->n;
-    c->last = SO_NONE;
     size_t bytes = c->n * sizeof(float);
     RB_CUDA(cudaMalloc((void **)&c->in_dev, bytes));
     RB_CUDA(cudaMalloc((void **)&c->out_dev, bytes));
@@ -141,18 +125,19 @@ static rb_status so_setup(void **ctx, const rb_size *size, uint64_t seed, int in
 
 /* The pinned host output (optimized, d2h). The other buffers variants write are poisoned by
  * setup and check() (see the top of this file). */
-static void so_output(void *ctx, void **ptr, size_t *bytes)
+static void so_output(void *ctx, int variant, void **ptr, size_t *bytes)
 {
     so_ctx *c = ctx;
+    (void)variant;
     *ptr = c->out_pinned;
     *bytes = c->n * sizeof(float);
 }
 
-static rb_status so_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status so_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     so_ctx *c = ctx;
     RB_CUDA(cudaStreamSynchronize(stream));
-    switch (c->last) {
+    switch (variant) {
     case SO_H2D: /* the device copy of the input */
         RB_CUDA(rb_relerr_f32_device(c->in_dev, c->src_dev, c->n, stream, rel_err));
         break;
@@ -169,7 +154,7 @@ static rb_status so_check(void *ctx, cudaStream_t stream, double *rel_err)
         *rel_err = rb_relerr_f32(c->out_pageable, c->ref_host, c->n);
         memset(c->out_pageable, 0xFF, c->n * sizeof(float));
         break;
-    default: /* optimized and d2h (and nothing run yet): the pinned host output */
+    default: /* optimized and d2h: the pinned host output */
         *rel_err = rb_relerr_f32(c->out_pinned, c->ref_host, c->n);
         break;
     }
@@ -205,7 +190,6 @@ static void so_teardown(void *ctx)
 static rb_status run_baseline(void *ctx, cudaStream_t stream)
 {
     so_ctx *c = ctx;
-    c->last = SO_BASELINE;
     RB_CUDA(streams_overlap_serial(c->in_pageable, c->in_dev, c->out_dev, c->out_pageable, c->n,
                                    stream));
     return RB_OK;
@@ -214,7 +198,6 @@ static rb_status run_baseline(void *ctx, cudaStream_t stream)
 static rb_status run_optimized(void *ctx, cudaStream_t stream)
 {
     so_ctx *c = ctx;
-    c->last = SO_OPTIMIZED;
     RB_CUDA(streams_overlap_pipelined(c->in_pinned, c->in_dev, c->out_dev, c->out_pinned, c->n,
                                       stream, c->lanes, c->events));
     return RB_OK;
@@ -224,7 +207,6 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
 static rb_status run_h2d(void *ctx, cudaStream_t stream)
 {
     so_ctx *c = ctx;
-    c->last = SO_H2D;
     RB_CUDA(cudaMemcpyAsync(c->in_dev, c->in_pinned, c->n * sizeof(float), cudaMemcpyHostToDevice,
                             stream));
     return RB_OK;
@@ -233,7 +215,6 @@ static rb_status run_h2d(void *ctx, cudaStream_t stream)
 static rb_status run_kernel(void *ctx, cudaStream_t stream)
 {
     so_ctx *c = ctx;
-    c->last = SO_KERNEL;
     RB_CUDA(streams_overlap_process(c->src_dev, c->out_dev, c->n, stream));
     return RB_OK;
 }
@@ -241,7 +222,6 @@ static rb_status run_kernel(void *ctx, cudaStream_t stream)
 static rb_status run_d2h(void *ctx, cudaStream_t stream)
 {
     so_ctx *c = ctx;
-    c->last = SO_D2H;
     RB_CUDA(cudaMemcpyAsync(c->out_pinned, c->ref_dev, c->n * sizeof(float), cudaMemcpyDeviceToHost,
                             stream));
     return RB_OK;
@@ -251,7 +231,6 @@ static rb_status run_d2h(void *ctx, cudaStream_t stream)
 static rb_status run_duplex(void *ctx, cudaStream_t stream)
 {
     so_ctx *c = ctx;
-    c->last = SO_DUPLEX;
     RB_CUDA(streams_overlap_duplex(c->in_pinned, c->in_dev, c->ref_dev, c->out_pinned, c->n,
                                    stream, c->lanes, c->events));
     return RB_OK;

@@ -6,26 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cuda.h> /* CUtensorMap (the type only: nothing here calls the driver API) */
-
 #include "core/compare.h"
 #include "core/random.h"
 #include "gpu.h"
+#include "kernels/tma_pipeline.h"
 #include "pair_util.h"
-
-/* Defined extern "C" in kernels/tma_pipeline.cu. in: rows x pitch floats, out: rows x cols;
- * blocks_per_sm 0: the default grid. */
-cudaError_t tma_pipeline_baseline(const float *in, float *out, int rows, int cols, int pitch,
-                                  int blocks_per_sm, cudaStream_t stream);
-cudaError_t tma_pipeline_optimized(const CUtensorMap *map, float *out, int rows, int cols,
-                                   int blocks_per_sm, cudaStream_t stream);
-cudaError_t tma_pipeline_reference(const float *in, float *ref, int rows, int cols, int pitch,
-                                   cudaStream_t stream);
-cudaError_t tma_pipeline_weights(int *radius, float *w);
-int tma_pipeline_halo(void);
-cudaError_t tma_pipeline_encode_map(CUtensorMap *map, const float *in, int rows, int cols,
-                                    int pitch);
-cudaError_t tma_pipeline_max_blocks_per_sm(int variant, int *blocks_per_sm);
 
 typedef struct tma_pipeline_ctx {
     CUtensorMap map; /* first, in a 128-byte aligned allocation (the encoder wants 64) */
@@ -163,16 +148,18 @@ static rb_status tma_pipeline_setup(void **ctx, const rb_size *size, uint64_t se
     return RB_OK;
 }
 
-static void tma_pipeline_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void tma_pipeline_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     tma_pipeline_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->out;
     *bytes = c->n * sizeof(float);
 }
 
-static rb_status tma_pipeline_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status tma_pipeline_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     tma_pipeline_ctx *c = ctx;
+    (void)variant;
     RB_CUDA(rb_relerr_f32_device(c->out, c->ref, c->n, stream, rel_err));
     return RB_OK;
 }
@@ -257,9 +244,6 @@ static int tma_pipeline_selftest(char *why, size_t why_size)
         return tma_pipeline_fail(why, why_size, "shape rule wrong for 2^28 or 999x1021");
     return 0;
 }
-
-/* The kernels each variant launches (kernels/tma_pipeline.cu). */
-extern const rb_kernel_info tma_pipeline_kernels[];
 
 /* Tolerance: each output is 25 fused multiply-adds in fp32 (each rounds once, to 2^-24 relative
  * of the running sum), against an fp64 reference rounded to fp32 once: measured 9.40e-8

@@ -8,24 +8,11 @@
 
 #include "core/compare.h"
 #include "core/random.h"
+#include "gemm_ref.h"
 #include "gpu.h"
 #include "pair_util.h"
 
-cudaError_t transpose_baseline(const float *in, float *out, size_t rows, size_t cols,
-                               cudaStream_t stream);
-cudaError_t transpose_tiled(const float *in, float *out, size_t rows, size_t cols,
-                            cudaStream_t stream);
-cudaError_t transpose_optimized(const float *in, float *out, size_t rows, size_t cols,
-                                cudaStream_t stream);
-
-#define TRANSPOSE_CUBLAS(call)                                                                     \
-    do {                                                                                           \
-        cublasStatus_t st_ = (call);                                                               \
-        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                        \
-            rb_error_at(__FILE__, __LINE__, #call, cublasGetStatusString(st_));                    \
-            return RB_ERR_CUDA;                                                                    \
-        }                                                                                          \
-    } while (0)
+#include "kernels/transpose.h"
 
 typedef struct transpose_ctx {
     float *in, *out, *ref; /* device: rows x cols input, cols x rows output and reference */
@@ -104,25 +91,27 @@ static rb_status transpose_setup(void **ctx, const rb_size *size, uint64_t seed,
     if (!h_ref)
         return RB_ERR_ALLOC;
     transpose_reference(NULL, seed, c->rows, c->cols, h_ref);
-    cudaError_t e = cudaMemcpy(c->ref, h_ref, bytes, cudaMemcpyHostToDevice);
+    const cudaError_t e = cudaMemcpy(c->ref, h_ref, bytes, cudaMemcpyHostToDevice);
     free(h_ref);
     RB_CUDA(e);
 
-    TRANSPOSE_CUBLAS(cublasCreate(&c->handle));
+    RB_CUBLAS(cublasCreate(&c->handle));
     RB_CUDA(cudaDeviceSynchronize());
     return RB_OK;
 }
 
-static void transpose_output(void *ctx, void **dev_ptr, size_t *bytes)
+static void transpose_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     transpose_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->out;
     *bytes = c->n * sizeof(float);
 }
 
-static rb_status transpose_check(void *ctx, cudaStream_t stream, double *rel_err)
+static rb_status transpose_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     transpose_ctx *c = ctx;
+    (void)variant;
     RB_CUDA(rb_relerr_f32_device(c->out, c->ref, c->n, stream, rel_err));
     return RB_OK;
 }
@@ -170,8 +159,8 @@ static rb_status run_library(void *ctx, cudaStream_t stream)
     transpose_ctx *c = ctx;
     const float one = 1.0f, zero = 0.0f;
     int64_t m = (int64_t)c->rows, n = (int64_t)c->cols;
-    TRANSPOSE_CUBLAS(cublasSetStream(c->handle, stream));
-    TRANSPOSE_CUBLAS(cublasSgeam_64(c->handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, c->in, n,
+    RB_CUBLAS(cublasSetStream(c->handle, stream));
+    RB_CUBLAS(cublasSgeam_64(c->handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, c->in, n,
                                     &zero, NULL, m, c->out, m));
     return RB_OK;
 }
@@ -209,9 +198,6 @@ static int transpose_selftest(char *why, size_t why_size)
     }
     return 0;
 }
-
-/* The kernels each variant launches (kernels/transpose.cu). */
-extern const rb_kernel_info transpose_kernels[];
 
 const rb_pair rb_pair_transpose = {
     .name = "transpose",

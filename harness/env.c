@@ -185,6 +185,24 @@ double rb_env_sm_clock_mhz(int device)
 rb_status rb_env_device_count(int *count, char *why, size_t why_size)
 {
     cudaError_t e = cudaGetDeviceCount(count);
+    /* Without a driver the runtime says "driver version is insufficient" (error 35), which sends
+     * a user looking for a driver upgrade on a machine that has no driver or GPU at all: only a
+     * driver that loads is too old. */
+    void *driver = e == cudaErrorInsufficientDriver ? dlopen("libcuda.so.1", RTLD_LAZY) : NULL;
+    if (e == cudaErrorInsufficientDriver && !driver) {
+        rb_fmt(why, why_size,
+               "no usable CUDA device: no NVIDIA driver or GPU was found (libcuda.so.1 does "
+               "not load; cudaGetDeviceCount returned %d)",
+               (int)e);
+        return RB_ERR_UNSUPPORTED;
+    }
+    if (driver)
+        dlclose(driver);
+    if (e == cudaErrorNoDevice) {
+        rb_fmt(why, why_size, "no usable CUDA device: the NVIDIA driver sees no GPU (%s)",
+               cudaGetErrorString(e));
+        return RB_ERR_UNSUPPORTED;
+    }
     if (e != cudaSuccess) {
         rb_fmt(why, why_size, "no usable CUDA device: cudaGetDeviceCount returned %d (%s)", (int)e,
                cudaGetErrorString(e));
@@ -215,6 +233,18 @@ static int attr(enum cudaDeviceAttr a, int device)
 {
     int v = 0;
     return cudaDeviceGetAttribute(&v, a, device) == cudaSuccess ? v : -1;
+}
+
+void rb_env_list(const char *prefix, char *out, size_t out_size)
+{
+    extern char **environ;
+    size_t prefix_len = strlen(prefix);
+    out[0] = '\0';
+    for (char **e = environ; e && *e; e++)
+        if (!strncmp(*e, prefix, prefix_len)) {
+            size_t len = strlen(out);
+            rb_fmt(out + len, out_size - len, " %s", *e);
+        }
 }
 
 /* The user's settings that change what is measured: NCCL_* (the collectives' algorithm,

@@ -36,6 +36,10 @@ int rb_env_pcie_link(int device, int *gen, int *width);
  * gen 2, 128b/130b from gen 3; gen 6's FLIT overhead is ignored). NaN for an unknown gen. */
 double rb_pcie_gbps(int gen, int width);
 
+/* " NAME=value" for each environment variable whose name starts with prefix, in environment
+ * order, into out (truncated to out_size); "" when none. */
+void rb_env_list(const char *prefix, char *out, size_t out_size);
+
 /* SM clock in MHz now, NaN when NVML is unavailable. */
 double rb_env_sm_clock_mhz(int device);
 

@@ -17,3 +17,8 @@ const char *rb_first_error(void)
 {
     return first_error;
 }
+
+void rb_error_clear(void)
+{
+    first_error[0] = '\0';
+}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The harness's own device code (harness/gpu_kernels.cu): input fills, the device-side
- * comparison that checks large outputs, the L2 flush, and the ceiling kernels. Pairs use the
- * first two from bench/<pair>.c.
+ * comparison that checks large outputs, the conversions of the GEMM references
+ * (harness/gemm_ref.h), the L2 flush, and the ceiling kernels. Pairs use the first three from
+ * bench/<pair>.c.
  */
 #ifndef RB_GPU_H
 #define RB_GPU_H
@@ -28,7 +29,14 @@ cudaError_t rb_relerr_f32_device(const float *out, const float *ref, size_t n, c
 cudaError_t rb_relerr_bf16_device(const void *out_bf16, const float *ref, size_t n,
                                   cudaStream_t stream, double *rel_err);
 
-/* Writes every byte of buf (sized >= 2x L2) so that no line of the timed data stays in L2. */
+/* The fp64 reference GEMM's operands and result (harness/gemm_ref.h): out[i] = in[i] widened
+ * exactly from fp32 or bf16 (raw bits), or rounded once (to nearest) from fp64 to fp32. */
+cudaError_t rb_f32_to_f64(const float *in, double *out, size_t n, cudaStream_t stream);
+cudaError_t rb_bf16_to_f64(const void *in_bf16, double *out, size_t n, cudaStream_t stream);
+cudaError_t rb_f64_to_f32(const double *in, float *out, size_t n, cudaStream_t stream);
+
+/* Reads every byte of buf (sized >= 2x L2, zero-filled once by its owner) so that no line of the
+ * timed data stays in L2 and every line left there is clean. */
 cudaError_t rb_flush_l2(void *buf, size_t bytes, cudaStream_t stream);
 
 /* Ceilings: a float4 streaming copy of n_vec4 16-byte elements, and `iters` rounds of 8

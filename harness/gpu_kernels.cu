@@ -22,6 +22,50 @@ extern "C" cudaError_t rb_fill_uniform_f32(float *d, size_t n, uint64_t seed, cu
     return cudaGetLastError();
 }
 
+/* The GEMM references' conversions: exact widening to fp64, one rounding back to fp32. */
+static __device__ double to_f64(float x)
+{
+    return (double)x;
+}
+
+static __device__ double to_f64(__nv_bfloat16 x)
+{
+    return (double)__bfloat162float(x);
+}
+
+template <typename T> static __global__ void widen_kernel(const T *in, double *out, size_t n)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = to_f64(in[i]);
+}
+
+static __global__ void round_f32_kernel(const double *in, float *out, size_t n)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = (float)in[i];
+}
+
+extern "C" cudaError_t rb_f32_to_f64(const float *in, double *out, size_t n, cudaStream_t stream)
+{
+    widen_kernel<<<1024, 256, 0, stream>>>(in, out, n);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t rb_bf16_to_f64(const void *in_bf16, double *out, size_t n,
+                                      cudaStream_t stream)
+{
+    widen_kernel<<<1024, 256, 0, stream>>>((const __nv_bfloat16 *)in_bf16, out, n);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t rb_f64_to_f32(const double *in, float *out, size_t n, cudaStream_t stream)
+{
+    round_f32_kernel<<<1024, 256, 0, stream>>>(in, out, n);
+    return cudaGetLastError();
+}
+
 /* One pass; each thread sums in double, then a block reduction and one atomic per block and
  * sum. NaN propagates through every addition, so it cannot be lost. */
 template <typename T> static __global__ void relerr_kernel(const T *out, const float *ref, size_t n)
@@ -89,17 +133,29 @@ extern "C" cudaError_t rb_relerr_bf16_device(const void *out_bf16, const float *
     return relerr_device((const __nv_bfloat16 *)out_bf16, ref, n, stream, rel_err);
 }
 
-static __global__ void flush_kernel(uint4 *buf, size_t n, unsigned salt)
+/* --cold's L2 flush reads, it does not write: every line it leaves in L2 is clean, so the timed
+ * launch that follows starts cold and pays for no write-back. (A flush that wrote left ~2x L2 of
+ * dirty lines for the timed kernel to evict: memory-bound cold rates came out 3-9% low on an
+ * H200.) The dirty lines the previous launch left are written back while the flush runs, before
+ * the timed region. Loads are .cg (L2 only); the xor is stored only in the impossible case that
+ * it equals `never`, which keeps the loads alive. */
+static __global__ void flush_kernel(const uint4 *buf, size_t n, unsigned never, unsigned *sink)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        buf[i] = make_uint4((unsigned)i, salt, (unsigned)i ^ salt, salt);
+    unsigned acc = 0;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        uint4 v = __ldcg(&buf[i]);
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == never)
+        *sink = acc;
 }
 
 extern "C" cudaError_t rb_flush_l2(void *buf, size_t bytes, cudaStream_t stream)
 {
-    static unsigned salt;
-    flush_kernel<<<1024, 256, 0, stream>>>((uint4 *)buf, bytes / sizeof(uint4), ++salt);
+    /* buf is zero-filled by its owner, so acc is 0 and never 0xFFFFFFFF. */
+    flush_kernel<<<1024, 256, 0, stream>>>((const uint4 *)buf, bytes / sizeof(uint4), 0xFFFFFFFFu,
+                                           (unsigned *)buf);
     return cudaGetLastError();
 }
 

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A kernel as the results report it: kernels/<pair>.cu lists the kernels its launchers use, with
- * the block size and dynamic shared memory they are launched with, in a table ended by an empty entry
+ * the block size and dynamic shared memory they are launched with, in a table ended by an empty
+ * entry
  *
  *     extern "C" const rb_kernel_info transpose_kernels[] = {
- *         {"baseline", "transpose_naive", (const void *)transpose_naive, 256, 0},
+ *         {"baseline", "transpose_baseline_kernel", (const void *)transpose_baseline_kernel,
+ *          TRANSPOSE_THREADS, 0},
  *         ...
  *         {}};
  *
- * and bench/<pair>.c points rb_pair.kernels at it. The harness asks the runtime for each one's
- * registers, static shared and local memory and theoretical occupancy (cudaFuncGetAttributes,
- * cudaOccupancyMaxActiveBlocksPerMultiprocessor). Plain C: included by .c and .cu files.
+ * kernels/<pair>.h declares it, and bench/<pair>.c points rb_pair.kernels at it. The harness asks
+ * the runtime for each one's registers, static shared and local memory and theoretical occupancy
+ * (cudaFuncGetAttributes, cudaOccupancyMaxActiveBlocksPerMultiprocessor). Plain C: included by
+ * .c and .cu files.
  */
 #ifndef RB_KERNEL_INFO_H
 #define RB_KERNEL_INFO_H

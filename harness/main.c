@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <regex.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,20 @@ static int usage_error(const char *msg)
 {
     fprintf(stderr, "roofbench: %s\n", msg);
     return EXIT_USAGE;
+}
+
+/* After SIGINT or SIGTERM (the runner ended the running child): one line, exit 128 + signal,
+ * as a shell reports a command a signal ended. Said once, however many callers return it. */
+static int interrupted_exit(void)
+{
+    static int said;
+    int sig = rb_runner_interrupted();
+    if (!said++)
+        fprintf(stderr,
+                "roofbench: interrupted by %s: the running child was ended, no file "
+                "was written\n",
+                sig == SIGINT ? "SIGINT" : "SIGTERM");
+    return 128 + sig;
 }
 
 /* ---- pair selection ---- */
@@ -81,7 +96,9 @@ static int select_jobs(const rb_options *o, rb_job *jobs, int *n, char *err, siz
             }
             rb_fmt(j->name, sizeof j->name, "%s%s%s%s", p->name, p->n_inputs ? "." : "",
                    p->n_inputs ? p->inputs[k] : "", at);
-            if (o->filter && regexec(&re, j->name, 0, NULL, 0) != 0)
+            /* A pair's own name selects all its rows: '^sgemm$' is every size of sgemm. */
+            if (o->filter && regexec(&re, j->name, 0, NULL, 0) != 0 &&
+                regexec(&re, p->name, 0, NULL, 0) != 0)
                 continue;
             char why[200];
             if (rb_pair_resolve_size(p, &want, &j->size, why, sizeof why) != 0) {
@@ -102,12 +119,51 @@ static int select_jobs(const rb_options *o, rb_job *jobs, int *n, char *err, siz
     return rc;
 }
 
+/* "1024x1024, 2.14748 GFLOP, 0.0125829 GB" for one job. */
+static void job_work(const rb_job *j, char *buf, size_t size)
+{
+    const rb_pair *p = j->pair;
+    double flops = p->flops(&j->size), bytes = p->bytes(&j->size);
+    if (p->input_work)
+        p->input_work(&j->size, j->input, &flops, &bytes);
+    /* bytes in the unit that shows them: 8 B, not 8e-09 GB */
+    double scale = bytes >= 1e9 ? 1e-9 : bytes >= 1e6 ? 1e-6 : bytes >= 1e3 ? 1e-3 : 1;
+    const char *unit = bytes >= 1e9 ? "GB" : bytes >= 1e6 ? "MB" : bytes >= 1e3 ? "kB" : "B";
+    if (j->size.rows > 1)
+        rb_fmt(buf, size, "%llux%llu, %.6g GFLOP, %.6g %s", (unsigned long long)j->size.rows,
+               (unsigned long long)j->size.cols, flops * 1e-9, bytes * scale, unit);
+    else
+        rb_fmt(buf, size, "%llu %s, %.6g GFLOP, %.6g %s", (unsigned long long)j->size.n,
+               p->size_unit, flops * 1e-9, bytes * scale, unit);
+}
+
+/* The work of what a run at the selected size does with jobs[i]'s pair (its first input): one
+ * size, or the first and last points of a sweep, each its own row group. */
+static void list_work(const rb_job *jobs, int n, int i)
+{
+    const rb_pair *p = jobs[i].pair;
+    int last = i;
+    while (last + 1 < n && jobs[last + 1].pair == p && jobs[last + 1].input == jobs[i].input)
+        last++;
+    char first_work[300], last_work[300];
+    job_work(&jobs[i], first_work, sizeof first_work);
+    const char *link = p->link_bytes ? " over the link" : "";
+    if (last == i) {
+        printf("%-18s   work: %s%s\n", "", first_work, link);
+        return;
+    }
+    job_work(&jobs[last], last_work, sizeof last_work);
+    printf("%-18s   work: a sweep of %d sizes, each its own row, from %s%s\n", "", last - i + 1,
+           first_work, link);
+    printf("%-18s         to %s%s\n", "", last_work, link);
+}
+
 static int cmd_list(const rb_job *jobs, int n)
 {
     printf("%-18s %-6s %-12s %-12s %-16s %s\n", "pair", "min cc", "smoke size", "full size",
            "size counts", "variants");
-    printf("%-18s   work at the selected size (default full): shape, GFLOP, GB of compulsory "
-           "DRAM traffic\n",
+    printf("%-18s   work of a run at the selected size (default full; a sweep when full size "
+           "says so): size or shape, GFLOP, bytes of compulsory DRAM traffic\n",
            "");
     for (int i = 0; i < n; i++) {
         const rb_pair *p = jobs[i].pair;
@@ -120,16 +176,15 @@ static int cmd_list(const rb_job *jobs, int n)
             rb_fmt(variants + len, sizeof variants - len, "%s%s", k ? ", " : "",
                    p->variants[k].name);
         }
-        printf("%-18s %-6s %-12llu %-12llu %-16s %s\n", p->name, cc,
-               (unsigned long long)p->smoke_size, (unsigned long long)p->full_size, p->size_unit,
-               variants);
+        char full[32];
+        if (p->sweep && p->sweep[0])
+            rb_fmt(full, sizeof full, "sweep");
+        else
+            rb_fmt(full, sizeof full, "%llu", (unsigned long long)p->full_size);
+        printf("%-18s %-6s %-12llu %-12s %-16s %s\n", p->name, cc,
+               (unsigned long long)p->smoke_size, full, p->size_unit, variants);
         printf("%-18s   %s\n", "", p->pattern);
-        double flops = p->flops(&jobs[i].size), bytes = p->bytes(&jobs[i].size);
-        if (p->input_work)
-            p->input_work(&jobs[i].size, jobs[i].input, &flops, &bytes);
-        printf("%-18s   work: %llux%llu, %.6g GFLOP, %.6g GB%s\n", "",
-               (unsigned long long)jobs[i].size.rows, (unsigned long long)jobs[i].size.cols,
-               flops * 1e-9, bytes * 1e-9, p->link_bytes ? " over the link" : "");
+        list_work(jobs, n, i);
         if (p->n_inputs) {
             char inputs[200] = "";
             for (int k = 0; k < p->n_inputs; k++) {
@@ -192,6 +247,11 @@ static int probe(probe_state *s, double timeout_s)
     char why[300];
     memset(s, 0, sizeof *s);
     int rc = rb_run_child(probe_child, NULL, timeout_s, on_probe_line, s, why, sizeof why);
+    if (rb_runner_interrupted()) {
+        json_free(s->env);
+        s->env = NULL;
+        return interrupted_exit();
+    }
     if (s->no_device || rc == EXIT_NO_GPU) {
         fprintf(stderr, "roofbench: %s\n", s->error[0] ? s->error : "no usable CUDA device");
         return EXIT_NO_GPU;
@@ -262,8 +322,8 @@ static void on_pair_line(void *arg, const json_value *line)
     } else if (!strcmp(type->string, "kernels")) {
         const json_value *list = json_get(line, "kernels");
         char err[200];
-        for (size_t i = 0; list && list->type == JSON_ARRAY && i < list->count &&
-                           r->n_kernels < RB_MAX_KERNELS;
+        for (size_t i = 0;
+             list && list->type == JSON_ARRAY && i < list->count && r->n_kernels < RB_MAX_KERNELS;
              i++)
             if (rb_kernel_from_json(list->items[i], &r->kernels[r->n_kernels], err, sizeof err) ==
                 0)
@@ -321,6 +381,8 @@ static void run_pairs(const rb_job *jobs, int n, const rb_options *o, rb_pair_re
         char why[300];
         int rc = rb_run_child(pair_child, &job, o->timeout_s, on_pair_line, &job, why, sizeof why);
         r->wall_s = rb_now_s() - t0;
+        if (rb_runner_interrupted())
+            return;
         if (rc != 0 && r->status != RB_PAIR_FAILED) {
             r->status = RB_PAIR_FAILED;
             if (rc < 0)
@@ -342,6 +404,8 @@ static void run_pairs(const rb_job *jobs, int n, const rb_options *o, rb_pair_re
 static int cmd_check(const rb_job *jobs, int n, const rb_options *o, rb_pair_result *results)
 {
     run_pairs(jobs, n, o, results);
+    if (rb_runner_interrupted())
+        return interrupted_exit();
     int bad = 0;
     printf("\n%-18s %-12s %12s %12s %10s  %s\n", "pair", "variant", "err before", "err after",
            "tolerance", "result");
@@ -354,9 +418,12 @@ static int cmd_check(const rb_job *jobs, int n, const rb_options *o, rb_pair_res
         bad += r->status == RB_PAIR_FAILED || r->n_variants != jobs[i].pair->n_variants;
         for (int k = 0; k < r->n_variants; k++) {
             const rb_variant_result *v = &r->v[k];
-            bad += !v->valid;
+            bad += !v->valid && !v->skipped;
             printf("%-18s %-12s %12.3g %12.3g %10.3g  %s\n", k ? "" : r->name, v->name,
-                   v->rel_err_before, v->rel_err_after, v->tolerance, v->valid ? "ok" : "INVALID");
+                   v->rel_err_before, v->rel_err_after, v->tolerance,
+                   v->skipped ? v->note
+                   : v->valid ? "ok"
+                              : "INVALID");
         }
         if (r->status == RB_PAIR_FAILED)
             printf("%-18s FAILED: %s\n", r->name, r->reason);
@@ -434,8 +501,11 @@ static int file_exists(const char *path)
 /* Writes an expectation file, creating its folder (an empty expectations/ is not in git). */
 static int write_expectations(const char *path, const json_value *doc, char *err, size_t err_size)
 {
-    char dir[600];
-    rb_fmt(dir, sizeof dir, "%s", path);
+    char dir[RB_PATH_BUF];
+    if (rb_fmt_fits(dir, sizeof dir, "%s", path) != 0) {
+        rb_fmt(err, err_size, "%.60s...: path too long", path);
+        return -1;
+    }
     char *slash = strrchr(dir, '/');
     if (slash) {
         *slash = '\0';
@@ -445,67 +515,113 @@ static int write_expectations(const char *path, const json_value *doc, char *err
     return json_write_file(path, doc, err, err_size);
 }
 
-/* Writes the results file and its Markdown twin. */
-static int write_results(const char *json_path, json_value *doc, const rb_pair_result *results,
-                         int n)
+/* Writes the results file and its Markdown twin. An explicit --json FILE is replaced; the
+ * default name never is (numbered 1): a second run in the same second writes
+ * <UTC>-<git>-2.json (rb_write_results_new). */
+static int write_results(const char *json_path, int numbered, json_value *doc,
+                         const rb_pair_result *results, int n)
 {
-    char err[600], md_path[4200];
-    if (json_write_file(json_path, doc, err, sizeof err) != 0) {
+    char err[RB_PATH_BUF + 200], base[RB_PATH_BUF], path[RB_PATH_BUF + 16],
+        md_path[RB_PATH_BUF + 16];
+    size_t len = strlen(json_path);
+    int has_json = len > 5 && !strcmp(json_path + len - 5, ".json");
+    rb_fmt(base, sizeof base, "%.*s", (int)(has_json ? len - 5 : len), json_path);
+    char *text = json_write(doc, 2), *md = rb_report_markdown(results, n, doc);
+    int rc = -1;
+    rb_fmt(err, sizeof err, "%s: out of memory", json_path);
+    if (text && md && numbered) {
+        rc = rb_write_results_new(base, text, md, path, sizeof path, err, sizeof err);
+        rb_fmt(md_path, sizeof md_path, "%.*s.md", (int)(strlen(path) - 5), path);
+    } else if (text && md) {
+        rb_fmt(path, sizeof path, "%s", json_path);
+        rb_fmt(md_path, sizeof md_path, "%s.md", base);
+        rc = rb_write_file_atomic(path, text, err, sizeof err) == 0 &&
+                     rb_write_file_atomic(md_path, md, err, sizeof err) == 0
+                 ? 0
+                 : -1;
+    }
+    free(text);
+    free(md);
+    if (rc != 0) {
         fprintf(stderr, "roofbench: %s\n", err);
         return -1;
     }
-    size_t len = strlen(json_path);
-    if (len > 5 && !strcmp(json_path + len - 5, ".json"))
-        rb_fmt(md_path, sizeof md_path, "%.*s.md", (int)(len - 5), json_path);
-    else
-        rb_fmt(md_path, sizeof md_path, "%s.md", json_path);
-    char *md = rb_report_markdown(results, n, doc);
-    if (!md || rb_write_file_atomic(md_path, md, err, sizeof err) != 0) {
-        fprintf(stderr, "roofbench: %s\n", md ? err : "out of memory");
-        free(md);
-        return -1;
-    }
-    free(md);
-    printf("results: %s (+ %s)\n", json_path, md_path);
+    printf("results: %s (+ %s)\n", path, md_path);
     return 0;
+}
+
+/* An expectation file of another GPU model is refused unless --expect-any-device: 0, or the
+ * exit code with the line printed. */
+static int check_expect_device(const rb_options *o, const rb_expect *e, const char *path,
+                               const json_value *env)
+{
+    char err[400];
+    if (o->expect_any_device ||
+        rb_expect_same_device(e->doc, env_str(env, "device"), err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "roofbench: %s: %s\n", path, err);
+    return EXIT_USAGE;
+}
+
+/* What the run can check before touching a GPU: the expectation file, and that every file it
+ * will write can be written (a full GPU run must not end with its results lost). 0, or the
+ * line printed and the exit code. */
+static int run_prechecks(const rb_options *o, rb_expect *expect, int *have_expect)
+{
+    char err[RB_PATH_BUF + 200];
+    if (o->expect_path && !o->expect_none &&
+        !(o->update_expectations && !file_exists(o->expect_path))) {
+        if (rb_expect_load(o->expect_path, expect, err, sizeof err) != 0)
+            return usage_error(err);
+        *have_expect = 1;
+    }
+    int bad = o->json_path ? rb_output_file_ok(o->json_path, 0, err, sizeof err)
+                           : rb_dir_writable(o->results_dir, err, sizeof err);
+    if (!bad && o->update_expectations)
+        bad = o->expect_path ? rb_output_file_ok(o->expect_path, 1, err, sizeof err)
+                             : rb_dir_writable("expectations", err, sizeof err);
+    if (bad) {
+        rb_expect_free(expect);
+        *have_expect = 0;
+        return usage_error(err);
+    }
+    return 0;
+}
+
+/* Says which variants recording left out (rb_expect_dropped), so a removed or renamed variant
+ * leaves the file visibly, not silently. */
+static void report_dropped(const rb_pair_result *results, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = 0; results[i].status == RB_PAIR_OK && k < results[i].n_variants; k++) {
+            const rb_variant_result *v = &results[i].v[k];
+            if (rb_expect_dropped(v))
+                printf("expectations: %s/%s %s\n", results[i].name, v->name,
+                       v->verdict == RB_VERDICT_MISSING
+                           ? "dropped: the run no longer produces it (removed or renamed)"
+                           : "not recorded: skipped on this machine");
+        }
 }
 
 static int cmd_run(const rb_job *jobs, int n, const rb_options *o, int argc, char **argv,
                    rb_pair_result *results)
 {
-    char err[800];
+    char err[RB_PATH_BUF + 200];
     rb_expect expect = {0};
     int have_expect = 0;
     /* Everything that can be checked without a GPU is checked first. */
-    if (o->expect_path && !o->expect_none &&
-        !(o->update_expectations && !file_exists(o->expect_path))) {
-        if (rb_expect_load(o->expect_path, &expect, err, sizeof err) != 0)
-            return usage_error(err);
-        have_expect = 1;
-    }
-    if (o->json_path) {
-        char dir[4096];
-        rb_fmt(dir, sizeof dir, "%s", o->json_path);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-        if (rb_dir_writable(slash ? dir : ".", err, sizeof err) != 0) {
-            rb_expect_free(&expect);
-            return usage_error(err);
-        }
-    } else if (rb_dir_writable(o->results_dir, err, sizeof err) != 0) {
-        rb_expect_free(&expect);
-        return usage_error(err);
-    }
+    int rc = run_prechecks(o, &expect, &have_expect);
+    if (rc != 0)
+        return rc;
 
     probe_state ps;
-    int rc = probe(&ps, o->timeout_s);
+    rc = probe(&ps, o->timeout_s);
     if (rc != 0) {
         rb_expect_free(&expect);
         return rc;
     }
     const char *key = env_str(ps.env, "hardware_key");
-    char expect_path[600];
+    char expect_path[RB_PATH_BUF];
     rb_fmt(expect_path, sizeof expect_path, "%s", o->expect_path ? o->expect_path : "");
     if (!o->expect_path) {
         rb_fmt(expect_path, sizeof expect_path, "expectations/%s.json", key);
@@ -516,6 +632,11 @@ static int cmd_run(const rb_job *jobs, int n, const rb_options *o, int argc, cha
             }
             have_expect = 1;
         }
+    }
+    if (have_expect && (rc = check_expect_device(o, &expect, expect_path, ps.env)) != 0) {
+        rb_expect_free(&expect);
+        json_free(ps.env);
+        return rc;
     }
     printf("roofbench %s on %s (compute capability %s), driver %s, CUDA runtime %s\n", rb_git_rev,
            env_str(ps.env, "device"), env_str(ps.env, "cc"), env_str(ps.env, "driver"),
@@ -529,7 +650,14 @@ static int cmd_run(const rb_job *jobs, int n, const rb_options *o, int argc, cha
     run_pairs(jobs, n, o, results);
 
     probe_state end;
-    json_value *env_end = probe(&end, o->timeout_s) == 0 ? end.env : NULL;
+    json_value *env_end =
+        rb_runner_interrupted() || probe(&end, o->timeout_s) != 0 ? NULL : end.env;
+    if (rb_runner_interrupted()) {
+        json_free(env_end);
+        rb_expect_free(&expect);
+        json_free(ps.env);
+        return interrupted_exit();
+    }
 
     rb_roofs ceilings, peaks;
     rb_roofs_unknown(&ceilings);
@@ -554,20 +682,21 @@ static int cmd_run(const rb_job *jobs, int n, const rb_options *o, int argc, cha
     else
         json_free(env_end);
     json_value *doc = rb_report_json(results, n, meta);
-    char json_path[4200];
+    char json_path[RB_PATH_BUF];
     if (o->json_path) {
         rb_fmt(json_path, sizeof json_path, "%s", o->json_path);
     } else {
-        char dir[4096], stamp[32];
-        rb_fmt(dir, sizeof dir, "%s/%s", o->results_dir, key);
+        char dir[RB_PATH_BUF], stamp[32];
         rb_utc_stamp(stamp, sizeof stamp);
+        /* results_dir is at most RB_PATH_MAX, the key and the stamp short: these fit */
+        rb_fmt(dir, sizeof dir, "%s/%s", o->results_dir, key);
         rb_fmt(json_path, sizeof json_path, "%s/%s-%s.json", dir, stamp, rb_git_rev);
         if (rb_mkdirs(dir, err, sizeof err) != 0) {
             fprintf(stderr, "roofbench: %s\n", err);
             failing++;
         }
     }
-    if (!doc || write_results(json_path, doc, results, n) != 0)
+    if (!doc || write_results(json_path, !o->json_path, doc, results, n) != 0)
         failing++;
     json_free(doc);
 
@@ -579,6 +708,7 @@ static int cmd_run(const rb_job *jobs, int n, const rb_options *o, int argc, cha
             fprintf(stderr, "roofbench: %s\n", err);
             failing++;
         } else {
+            report_dropped(results, n);
             printf("expectations: %s updated\n", expect_path);
         }
         if (!have_expect)
@@ -599,19 +729,24 @@ static int cmd_run(const rb_job *jobs, int n, const rb_options *o, int argc, cha
 
 static int cmd_ceilings(const rb_options *o)
 {
-    char err[800];
-    if (o->expect_path && !o->expect_none && file_exists(o->expect_path)) {
+    char err[RB_PATH_BUF + 200];
+    if (o->expect_none)
+        return usage_error("ceilings writes into an expectation file: not --expect none");
+    if (o->expect_path && file_exists(o->expect_path)) {
         rb_expect e;
         if (rb_expect_load(o->expect_path, &e, err, sizeof err) != 0)
             return usage_error(err);
         rb_expect_free(&e);
     }
+    if (o->expect_path ? rb_output_file_ok(o->expect_path, 1, err, sizeof err)
+                       : rb_dir_writable("expectations", err, sizeof err))
+        return usage_error(err);
     probe_state ps;
     int rc = probe(&ps, o->timeout_s);
     if (rc != 0)
         return rc;
     const char *key = env_str(ps.env, "hardware_key");
-    char path[600];
+    char path[RB_PATH_BUF];
     rb_fmt(path, sizeof path, "%s", o->expect_path ? o->expect_path : "");
     if (!o->expect_path)
         rb_fmt(path, sizeof path, "expectations/%s.json", key);
@@ -620,12 +755,23 @@ static int cmd_ceilings(const rb_options *o)
         json_free(ps.env);
         return usage_error(err);
     }
+    if (e.doc && (rc = check_expect_device(o, &e, path, ps.env)) != 0) {
+        rb_expect_free(&e);
+        json_free(ps.env);
+        return rc;
+    }
     probe_state cs;
     memset(&cs, 0, sizeof cs);
     char why[300];
     printf("measuring ceilings on %s ...\n", env_str(ps.env, "device"));
     fflush(stdout);
     rc = rb_run_child(ceilings_child, NULL, o->timeout_s, on_probe_line, &cs, why, sizeof why);
+    if (rb_runner_interrupted()) {
+        json_free(cs.ceilings);
+        rb_expect_free(&e);
+        json_free(ps.env);
+        return interrupted_exit();
+    }
     if (rc != 0 || !cs.ceilings) {
         fprintf(stderr, "roofbench: ceilings: %s\n", cs.error[0] ? cs.error : why);
         rb_expect_free(&e);
@@ -680,6 +826,9 @@ int main(int argc, char **argv)
         fputs(rb_cli_usage(), stdout);
         return EXIT_OK;
     }
+    /* From here on a child may run: Ctrl-C or SIGTERM ends it and the run (interrupted_exit). */
+    if (o.command != RB_CMD_LIST)
+        rb_runner_catch_interrupts();
     if (o.command == RB_CMD_CEILINGS)
         return cmd_ceilings(&o);
     static rb_job jobs[RB_MAX_JOBS];

@@ -142,14 +142,15 @@ static double sum_over_ranks(double x)
 
 /* Poisons the output (as roofbench does), runs the variant once, checks: the largest error of
  * any rank. */
-static double checked_run(const rb_pair *p, const rb_variant_def *v, void *ctx, cudaStream_t s)
+static double checked_run(const rb_pair *p, int k, void *ctx, cudaStream_t s)
 {
     void *out = NULL;
     size_t bytes = 0;
     double err = NAN;
-    p->output(ctx, &out, &bytes);
-    if (cudaMemsetAsync(out, 0xFF, bytes, s) != cudaSuccess || v->run(ctx, s) != RB_OK ||
-        cudaStreamSynchronize(s) != cudaSuccess || p->check(ctx, s, &err) != RB_OK)
+    p->output(ctx, k, &out, &bytes);
+    if (cudaMemsetAsync(out, 0xFF, bytes, s) != cudaSuccess ||
+        p->variants[k].run(ctx, s) != RB_OK || cudaStreamSynchronize(s) != cudaSuccess ||
+        p->check(ctx, k, s, &err) != RB_OK)
         die("a checked run failed");
     return max_over_ranks(err);
 }
@@ -190,7 +191,7 @@ static void measure_variant(const rb_pair *p, int k, void *ctx, cudaStream_t s, 
         median_ms[i] = NAN;
     r->variant = v->name;
     r->tolerance = v->tolerance;
-    r->err_before = checked_run(p, v, ctx, s);
+    r->err_before = checked_run(p, k, ctx, s);
     r->err_after = NAN;
     r->valid = 0;
     memset(&r->t, 0, sizeof r->t);
@@ -202,7 +203,7 @@ static void measure_variant(const rb_pair *p, int k, void *ctx, cudaStream_t s, 
         r->launches = (int)fmin(RB_MPI_MAX_LAUNCHES, fmax(1.0, ceil(RB_MPI_SAMPLE_MS / one_ms)));
         void *out = NULL;
         size_t bytes = 0;
-        p->output(ctx, &out, &bytes);
+        p->output(ctx, k, &out, &bytes);
         if (cudaMemsetAsync(out, 0xFF, bytes, s) != cudaSuccess)
             die("poisoning the output failed");
         double samples[RB_MPI_MAX_SAMPLES];
@@ -211,7 +212,7 @@ static void measure_variant(const rb_pair *p, int k, void *ctx, cudaStream_t s, 
         if (rb_stats_compute(samples, o->samples, &r->t) != 0)
             die("a timing sample is not finite");
         double err = NAN;
-        if (p->check(ctx, s, &err) != RB_OK)
+        if (p->check(ctx, k, s, &err) != RB_OK)
             die("the check after timing failed");
         r->err_after = max_over_ranks(err);
         r->valid = rb_within_tolerance(r->err_after, v->tolerance);

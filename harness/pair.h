@@ -15,6 +15,9 @@
  *   every checked run, so an element the kernel does not write fails the check.
  * - check() compares the output with the reference: normwise relative error into *rel_err, NaN
  *   when anything is NaN. The harness judges it against the variant's tolerance.
+ * - output(), check() and extras() get the variant's index in variants[]: output() names what
+ *   that variant writes, check() checks what it wrote (the harness calls check() right after
+ *   that variant ran), so a pair need not remember which variant ran last.
  * - flops() and bytes() are the work model: bytes is the compulsory DRAM traffic (each input
  *   read once, each output written once).
  * - Sizes count elements (n). A two-dimensional pair also has a shape: its shape() callback
@@ -67,8 +70,9 @@ typedef struct rb_pair {
     int link_bytes;
     /* input: index into inputs[] (0 when the pair has none). */
     rb_status (*setup)(void **ctx, const rb_size *size, uint64_t seed, int input);
-    void (*output)(void *ctx, void **dev_ptr, size_t *bytes);
-    rb_status (*check)(void *ctx, cudaStream_t stream, double *rel_err);
+    /* variant: index into variants[] (see above). */
+    void (*output)(void *ctx, int variant, void **dev_ptr, size_t *bytes);
+    rb_status (*check)(void *ctx, int variant, cudaStream_t stream, double *rel_err);
     void (*teardown)(void *ctx);
     /* The CPU reference against a hand-computed case: 0, or -1 with a reason. */
     int (*selftest)(char *why, size_t why_size);

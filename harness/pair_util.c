@@ -58,16 +58,18 @@ rb_status rb_copy_setup(void **ctx, const rb_size *size, uint64_t seed, int inpu
     return RB_OK;
 }
 
-void rb_copy_output(void *ctx, void **dev_ptr, size_t *bytes)
+void rb_copy_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     rb_copy_ctx *c = ctx;
+    (void)variant;
     *dev_ptr = c->out;
     *bytes = c->n * sizeof(float);
 }
 
-rb_status rb_copy_check(void *ctx, cudaStream_t stream, double *rel_err)
+rb_status rb_copy_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     rb_copy_ctx *c = ctx;
+    (void)variant;
     RB_CUDA(rb_relerr_f32_device(c->out, c->in, c->n, stream, rel_err));
     return RB_OK;
 }

@@ -24,9 +24,9 @@ typedef struct rb_copy_ctx {
 } rb_copy_ctx;
 
 rb_status rb_copy_setup(void **ctx, const rb_size *size, uint64_t seed, int input);
-void rb_copy_output(void *ctx, void **dev_ptr, size_t *bytes);
+void rb_copy_output(void *ctx, int variant, void **dev_ptr, size_t *bytes);
 /* The reference of a copy is its input: compares out with in on the device. */
-rb_status rb_copy_check(void *ctx, cudaStream_t stream, double *rel_err);
+rb_status rb_copy_check(void *ctx, int variant, cudaStream_t stream, double *rel_err);
 void rb_copy_teardown(void *ctx);
 /* The library variant: cudaMemcpyAsync device to device. */
 rb_status rb_copy_memcpy(void *ctx, cudaStream_t stream);

@@ -21,6 +21,9 @@ typedef enum rb_status {
 void rb_error_at(const char *file, int line, const char *expr, const char *msg);
 /* The first message recorded by rb_error_at ("" if none). */
 const char *rb_first_error(void);
+/* Forgets the recorded message: after a variant was skipped (RB_ERR_UNSUPPORTED), which is not
+ * an error, so a later failure reports its own message. */
+void rb_error_clear(void);
 
 #define RB_CUDA(call)                                                                              \
     do {                                                                                           \

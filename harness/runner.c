@@ -12,6 +12,28 @@
 
 #include "core/util.h"
 
+static volatile sig_atomic_t interrupt_signal;
+
+static void on_interrupt(int sig)
+{
+    interrupt_signal = sig;
+}
+
+void rb_runner_catch_interrupts(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt; /* no SA_RESTART: poll and waitpid return EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int rb_runner_interrupted(void)
+{
+    return interrupt_signal;
+}
+
 /* Splits what arrived into lines and parses each; an unparsable line is reported as such. */
 static void deliver_lines(char *buf, size_t *len, rb_line_fn on_line, void *line_arg)
 {
@@ -38,6 +60,10 @@ int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_l
 {
     int fds[2];
     why[0] = '\0';
+    if (interrupt_signal) {
+        rb_fmt(why, why_size, "interrupted by %s", strsignal(interrupt_signal));
+        return -2;
+    }
     fflush(stdout);
     fflush(stderr);
     if (pipe(fds) != 0) {
@@ -53,7 +79,8 @@ int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_l
     }
     if (pid == 0) {
         close(fds[0]);
-        signal(SIGINT, SIG_DFL);
+        signal(SIGINT, SIG_DFL); /* a terminal's Ctrl-C ends the child with the parent */
+        signal(SIGTERM, SIG_DFL);
         int rc = fn(fn_arg, fds[1]);
         close(fds[1]);
         fflush(stdout);
@@ -67,12 +94,15 @@ int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_l
     int timed_out = 0;
     for (;;) {
         double left = deadline - rb_now_s();
+        if (interrupt_signal)
+            break;
         if (left <= 0) {
             timed_out = 1;
             break;
         }
+        /* At most 100 ms per wait: a signal that lands just before poll is seen in time. */
         struct pollfd pfd = {fds[0], POLLIN, 0};
-        int rc = poll(&pfd, 1, (int)(left * 1000) + 1);
+        int rc = poll(&pfd, 1, left < 0.1 ? (int)(left * 1000) + 1 : 100);
         if (rc < 0 && errno == EINTR)
             continue;
         if (rc == 0)
@@ -92,13 +122,18 @@ int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_l
         len += (size_t)k;
         deliver_lines(buf, &len, on_line, line_arg);
     }
-    if (timed_out)
+    int interrupted = interrupt_signal;
+    if (timed_out || interrupted)
         kill(pid, SIGKILL);
     close(fds[0]);
     free(buf);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
+    if (interrupted) {
+        rb_fmt(why, why_size, "interrupted by %s", strsignal(interrupted));
+        return -2;
+    }
     if (timed_out) {
         rb_fmt(why, why_size, "timed out after %g s (killed by the watchdog)", timeout_s);
         return -1;

@@ -15,8 +15,17 @@ typedef int (*rb_child_fn)(void *arg, int fd);
 typedef void (*rb_line_fn)(void *arg, const json_value *line);
 
 /* Returns the child's exit status (0..255), or -1 when it was killed or crashed; then why holds
- * the reason ("timed out after 300 s (killed by the watchdog)", "crashed: Segmentation fault"). */
+ * the reason ("timed out after 300 s (killed by the watchdog)", "crashed: Segmentation fault").
+ * After SIGINT or SIGTERM (rb_runner_catch_interrupts), the child is killed at once (within
+ * 100 ms) and waited for, and -2 is returned ("interrupted by Interrupt"); no child is started
+ * once a signal has arrived. */
 int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_line, void *line_arg,
                  char *why, size_t why_size);
+
+/* Catches SIGINT and SIGTERM: they no longer end the parent but are recorded, and end the
+ * running child; the caller asks rb_runner_interrupted() after each child and stops. */
+void rb_runner_catch_interrupts(void);
+/* The signal that arrived (SIGINT, SIGTERM), or 0. */
+int rb_runner_interrupted(void);
 
 #endif

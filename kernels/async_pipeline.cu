@@ -115,6 +115,7 @@
 #include <stdint.h>
 
 #include "kernel_info.h"
+#include "kernels/async_pipeline.h"
 
 #ifndef ASYNC_PIPELINE_STAGES
 #define ASYNC_PIPELINE_STAGES 3

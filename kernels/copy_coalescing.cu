@@ -43,6 +43,7 @@
 #include <stddef.h>
 
 #include "kernel_info.h"
+#include "kernels/copy_coalescing.h"
 
 #define COPY_COALESCING_WIDTH 8192
 #define COPY_COALESCING_BLOCK 256

@@ -130,6 +130,7 @@
 #include <stddef.h>
 
 #include "kernel_info.h"
+#include "kernels/cuda_graphs.h"
 
 /* Tunables (each overridable with -D): layers (5 kernels each), threads per block of every
  * kernel (a multiple of 32, at most 1024), and the blocks of rmsnorm (each reduces the whole

@@ -80,6 +80,7 @@
 #include <stddef.h>
 
 #include "kernel_info.h"
+#include "kernels/fused_elementwise.h"
 
 /* Threads per block of every kernel of the pair. Each thread moves one 8-element vector. */
 #define FUSED_ELEMENTWISE_BLOCK 256

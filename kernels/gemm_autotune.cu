@@ -86,6 +86,7 @@
 #include <stddef.h>
 
 #include "kernel_info.h"
+#include "kernels/gemm_autotune.h"
 
 #define GEMM_AUTOTUNE_BLOCK 256 /* threads per block of the setup kernels */
 
@@ -97,23 +98,6 @@ static __global__ void gemm_autotune_to_bf16_kernel(const float *__restrict__ in
     size_t n = rows * ld, stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
         out[i] = __float2bfloat16_rn(i % ld < valid_cols ? in[i] : 0.0f);
-}
-
-/* bf16 -> double, exact: the reference GEMM's inputs are exactly the variants' inputs. */
-static __global__ void gemm_autotune_to_f64_kernel(const __nv_bfloat16 *__restrict__ in,
-                                                   double *__restrict__ out, size_t n)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        out[i] = (double)__bfloat162float(in[i]);
-}
-
-static __global__ void gemm_autotune_to_f32_kernel(const double *__restrict__ in,
-                                                   float *__restrict__ out, size_t n)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        out[i] = (float)in[i];
 }
 
 /* ---- Launchers (setup only). ---- */
@@ -129,22 +113,6 @@ extern "C" cudaError_t gemm_autotune_to_bf16(const float *in, void *out, size_t 
 {
     gemm_autotune_to_bf16_kernel<<<gemm_autotune_blocks(rows * ld), GEMM_AUTOTUNE_BLOCK, 0,
                                    stream>>>(in, (__nv_bfloat16 *)out, rows, ld, valid_cols);
-    return cudaGetLastError();
-}
-
-extern "C" cudaError_t gemm_autotune_to_f64(const void *in, double *out, size_t n,
-                                            cudaStream_t stream)
-{
-    gemm_autotune_to_f64_kernel<<<gemm_autotune_blocks(n), GEMM_AUTOTUNE_BLOCK, 0, stream>>>(
-        (const __nv_bfloat16 *)in, out, n);
-    return cudaGetLastError();
-}
-
-extern "C" cudaError_t gemm_autotune_to_f32(const double *in, float *out, size_t n,
-                                            cudaStream_t stream)
-{
-    gemm_autotune_to_f32_kernel<<<gemm_autotune_blocks(n), GEMM_AUTOTUNE_BLOCK, 0, stream>>>(
-        in, out, n);
     return cudaGetLastError();
 }
 

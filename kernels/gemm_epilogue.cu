@@ -74,6 +74,7 @@
 #include <stddef.h>
 
 #include "kernel_info.h"
+#include "kernels/gemm_epilogue.h"
 
 /* Tunable: threads per block of the baseline's elementwise kernel (one 8-element vector each). */
 #define GEMM_EPILOGUE_BLOCK 256
@@ -143,15 +144,6 @@ static __global__ void gemm_epilogue_to_bf16_kernel(const float *__restrict__ in
         out[i] = __float2bfloat16_rn(scale * in[i]);
 }
 
-/* bf16 -> double, exact: the reference GEMM's inputs are exactly the variants' inputs. */
-static __global__ void gemm_epilogue_to_f64_kernel(const unsigned short *__restrict__ in,
-                                                   double *__restrict__ out, size_t n)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        out[i] = (double)__uint_as_float((unsigned)in[i] << 16);
-}
-
 /* ref[i] = fp32(gelu(c[i] + bias[i % cols])) in double; c is the fp64 GEMM, row-major M x cols. */
 static __global__ void gemm_epilogue_reference_kernel(const double *__restrict__ c,
                                                       const unsigned short *__restrict__ bias,
@@ -186,13 +178,6 @@ extern "C" cudaError_t gemm_epilogue_to_bf16(const float *in, float scale, void 
                                              cudaStream_t stream)
 {
     gemm_epilogue_to_bf16_kernel<<<1024, 256, 0, stream>>>(in, scale, (__nv_bfloat16 *)out, n);
-    return cudaGetLastError();
-}
-
-extern "C" cudaError_t gemm_epilogue_to_f64(const void *in, double *out, size_t n,
-                                            cudaStream_t stream)
-{
-    gemm_epilogue_to_f64_kernel<<<1024, 256, 0, stream>>>((const unsigned short *)in, out, n);
     return cudaGetLastError();
 }
 

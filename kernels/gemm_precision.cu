@@ -116,6 +116,7 @@
 #include <stddef.h>
 
 #include "kernel_info.h"
+#include "kernels/gemm_precision.h"
 
 /* The precisions, numbered as the variants (bench/gemm_precision.c uses the same numbers). */
 enum { GP_FP32 = 0, GP_TF32 = 1, GP_BF16 = 2, GP_FP8 = 3 };
@@ -199,14 +200,6 @@ static __global__ void gemm_precision_to_f64_kernel(const void *in, int format, 
     }
 }
 
-static __global__ void gemm_precision_to_f32_kernel(const double *__restrict__ in,
-                                                    float *__restrict__ out, size_t n)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        out[i] = (float)in[i];
-}
-
 /* ---- Launchers (setup only: no variant launches a kernel of ours). ---- */
 
 static unsigned gemm_precision_blocks(size_t n)
@@ -242,14 +235,6 @@ extern "C" cudaError_t gemm_precision_to_f64(const void *in, int format, size_t 
 {
     gemm_precision_to_f64_kernel<<<gemm_precision_blocks(n), GEMM_PRECISION_BLOCK, 0, stream>>>(
         in, format, n, scale, out);
-    return cudaGetLastError();
-}
-
-extern "C" cudaError_t gemm_precision_to_f32(const double *in, float *out, size_t n,
-                                             cudaStream_t stream)
-{
-    gemm_precision_to_f32_kernel<<<gemm_precision_blocks(n), GEMM_PRECISION_BLOCK, 0, stream>>>(
-        in, out, n);
     return cudaGetLastError();
 }
 

@@ -86,6 +86,7 @@
 
 #include "core/random.h"
 #include "kernel_info.h"
+#include "kernels/histogram.h"
 
 #define HISTOGRAM_BINS 256
 #define HISTOGRAM_SKEW_VALUE 0x2A

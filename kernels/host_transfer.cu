@@ -42,6 +42,7 @@
 #include <stddef.h>
 
 #include "kernel_info.h"
+#include "kernels/host_transfer.h"
 
 /* No kernel of ours: the pair's variants run copy engines only. The table is empty. */
 extern "C" const rb_kernel_info host_transfer_kernels[] = {{NULL, NULL, NULL, 0, 0}};

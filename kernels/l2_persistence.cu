@@ -83,6 +83,7 @@
 #include <stddef.h>
 
 #include "kernel_info.h"
+#include "kernels/l2_persistence.h"
 
 /* Tunables: table size (log2 of floats), streamed elements per gather (a power of two), threads
  * per block. */

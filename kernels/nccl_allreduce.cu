@@ -66,6 +66,7 @@
 #include <stdint.h>
 
 #include "core/random.h"
+#include "kernels/nccl_allreduce.h"
 
 /* The collectives, in the order of the pair's inputs. */
 enum { NCCL_ALLREDUCE_AR = 0, NCCL_ALLREDUCE_AG = 1, NCCL_ALLREDUCE_RS = 2 };

@@ -38,6 +38,7 @@
 #include <stddef.h>
 
 #include "kernel_info.h"
+#include "kernels/p2p_copy.h"
 
 /* Tunable: threads per block of the peer_read kernel (one 16-byte element each). */
 #ifndef P2P_COPY_BLOCK

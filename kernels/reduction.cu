@@ -97,6 +97,7 @@
 #include <stdint.h>
 
 #include "kernel_info.h"
+#include "kernels/reduction.h"
 
 /* Tunables (sweep these). */
 #define REDUCTION_BASELINE_BLOCK 256 /* a power of two: the interleaved steps halve it */

@@ -122,6 +122,7 @@
 #include <stdint.h>
 
 #include "kernel_info.h"
+#include "kernels/sgemm.h"
 
 /* ---- Tunables. Steps are fixed (they show one idea each); the optimized kernel's tile
  * shape can be swept with -D (NVCCFLAGS=-DSGEMM_BK=16 ...). ---- */
@@ -611,24 +612,6 @@ static __global__ void __launch_bounds__(SGEMM_THREADS, VEC ? SGEMM_MIN_BLOCKS :
     }
 }
 
-/* ---- Setup helpers: the reference's fp64 inputs and its rounding back to fp32. ---- */
-
-static __global__ void sgemm_to_f64_kernel(const float *__restrict__ in, double *__restrict__ out,
-                                           size_t n)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        out[i] = (double)in[i];
-}
-
-static __global__ void sgemm_to_f32_kernel(const double *__restrict__ in, float *__restrict__ out,
-                                           size_t n)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        out[i] = (float)in[i];
-}
-
 /* ---- Launchers: a, b, c 16-byte aligned (cudaMalloc), 1 <= m, n, k <= 2^20. ---- */
 
 /* A grid of ceil(cols / bx) x ceil(rows / by) blocks; 0 when gridDim.y would pass 65535 or a
@@ -704,18 +687,6 @@ extern "C" cudaError_t sgemm_optimized(const float *a, const float *b, float *c,
         sgemm_optimized_kernel<true><<<grid, SGEMM_THREADS, 0, stream>>>(a, b, c, m, n, k);
     else
         sgemm_optimized_kernel<false><<<grid, SGEMM_THREADS, 0, stream>>>(a, b, c, m, n, k);
-    return cudaGetLastError();
-}
-
-extern "C" cudaError_t sgemm_to_f64(const float *in, double *out, size_t n, cudaStream_t stream)
-{
-    sgemm_to_f64_kernel<<<1024, 256, 0, stream>>>(in, out, n);
-    return cudaGetLastError();
-}
-
-extern "C" cudaError_t sgemm_to_f32(const double *in, float *out, size_t n, cudaStream_t stream)
-{
-    sgemm_to_f32_kernel<<<1024, 256, 0, stream>>>(in, out, n);
     return cudaGetLastError();
 }
 

@@ -81,6 +81,7 @@
 #include <stddef.h>
 
 #include "kernel_info.h"
+#include "kernels/softmax.h"
 
 /* Tunables: threads per row block of the optimized kernel (a multiple of 32) and of the
  * baseline and reference kernels (a power of two, for their tree reductions). The optimized

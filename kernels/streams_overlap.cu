@@ -87,6 +87,7 @@
 #include <stddef.h>
 
 #include "kernel_info.h"
+#include "kernels/streams_overlap.h"
 
 /* Tunables (each overridable with -D, e.g. make NVCCFLAGS=-DSTREAMS_OVERLAP_CHUNKS=64):
  * dependent FMA steps per element (sets the kernel's time), chunks of the buffer, streams the

@@ -147,6 +147,7 @@
 #include <stdint.h>
 
 #include "kernel_info.h"
+#include "kernels/tma_pipeline.h"
 
 #define TMA_PIPELINE_R 2
 #ifndef TMA_PIPELINE_TILE_W

@@ -81,6 +81,7 @@
 #include <stddef.h>
 
 #include "kernel_info.h"
+#include "kernels/transpose.h"
 
 /* Tunables: the tile edge (a multiple of 32) and the thread rows of a block (a divisor of the
  * tile); each thread moves TRANSPOSE_TILE / TRANSPOSE_BLOCK_ROWS elements. The baseline uses

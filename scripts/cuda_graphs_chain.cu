@@ -4,8 +4,7 @@
  * of 1000 dependent copies of one of the pair's kernels, with plain edges and with programmatic
  * dependent launch. It says which kernel of a decode step costs what once launches are cheap,
  * which the step's total cannot. Build and run on the GPU machine from the repository root:
- *   nvcc -O3 -Iharness -gencode=arch=compute_90a,code=sm_90a -o build/cuda_graphs_chain \
- *       scripts/cuda_graphs_chain.cu && build/cuda_graphs_chain
+ *   make diagnostics ARCH=sm_90 && build/sm_90/cuda_graphs_chain
  * The pair's tunables (-DCUDA_GRAPHS_BLOCK=512, ...) apply. Recorded output:
  * results/nvidia-h100-80gb-hbm3/20261125T0520Z-cuda-graphs-chains.txt.
  */

@@ -8,9 +8,7 @@
  * launches between two events; the median sample is reported with the SM clock and board power
  * read through NVML (dlopen) after every sample. Build and run on the GPU machine from the
  * repository root:
- *   gcc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Iharness -I$CUDA_HOME/include -o build/gemm_bf16_sustained \
- *       scripts/gemm_bf16_sustained.c -L$CUDA_HOME/lib64 -lcublasLt -lcudart -ldl -lm
- *   build/gemm_bf16_sustained [candidates]
+ *   make diagnostics ARCH=sm_90 && build/sm_90/gemm_bf16_sustained [candidates]
  */
 /* cublasLt.h declares cublasLtLoggerForceDisable() without a prototype (CUDA 13.0). */
 #pragma GCC diagnostic push

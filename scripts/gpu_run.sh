@@ -46,9 +46,7 @@ fi
 
 if [ "${CHAIN:-1}" = 1 ]; then
     say "cuda_graphs: per-kernel cost in 1000-node chains (scripts/cuda_graphs_chain.cu)"
-    "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -O3 -Iharness \
-        -gencode=arch=compute_90a,code=sm_90a -o "build/$ARCH/cuda_graphs_chain" \
-        scripts/cuda_graphs_chain.cu > "$OUT/chain.log" 2>&1 &&
+    make --no-print-directory ARCH="$ARCH" diagnostics > "$OUT/chain.log" 2>&1 &&
         "build/$ARCH/cuda_graphs_chain" >> "$OUT/chain.log" 2>&1
     tee -a "$LOG" < "$OUT/chain.log"
 fi
@@ -94,10 +92,7 @@ sed -n '/^pair /,$p' "$OUT/cold.log" | tee -a "$LOG"
 
 if [ "${BF16:-0}" = 1 ]; then
     say "gemm_precision's BF16 problem: cuBLASLt's candidates sustained (scripts/gemm_bf16_sustained.c)"
-    CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-    gcc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Iharness -I"$CUDA_HOME/include" \
-        -o "build/$ARCH/gemm_bf16_sustained" scripts/gemm_bf16_sustained.c \
-        -L"$CUDA_HOME/lib64" -lcublasLt -lcudart -ldl -lm > "$OUT/bf16.log" 2>&1 &&
+    make --no-print-directory ARCH="$ARCH" diagnostics > "$OUT/bf16.log" 2>&1 &&
         "build/$ARCH/gemm_bf16_sustained" 16 >> "$OUT/bf16.log" 2>&1
     tee -a "$LOG" < "$OUT/bf16.log"
 fi

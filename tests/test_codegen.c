@@ -219,6 +219,44 @@ static void test_real_object_missing_instruction_fails(void)
     free(s);
 }
 
+/* Without cuobjdump the codegen checks skip, and the summary says so, with where to get it (the
+ * README lists these checks: a reader of "N passed, 0 failed" alone must not take them as run).
+ * Runs this test binary again on the codegen suite with cuobjdump out of reach. */
+static void test_summary_names_skipped_codegen_checks(void)
+{
+    if (getenv("RB_TEST_INNER"))
+        return; /* the inner run: nothing to do here */
+    if (system("PATH=/usr/bin:/bin command -v cuobjdump > /dev/null 2>&1") == 0) {
+        rbtest_skip("cuobjdump is in /usr/bin or /bin: it cannot be put out of reach");
+        return;
+    }
+    char self[1024], cmd[3000], text[8192] = "";
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    RB_CHECK(n > 0);
+    if (n <= 0)
+        return;
+    self[n] = '\0';
+    snprintf(cmd, sizeof cmd,
+             "env -u RB_CUOBJDUMP -u RB_REQUIRE_CODEGEN RB_TEST_INNER=1 CUDA_HOME=/nonexistent "
+             "PATH=/usr/bin:/bin '%s' '%s' codegen 2>&1",
+             self, rbtest_binary);
+    FILE *f = popen(cmd, "r");
+    RB_CHECK(f != NULL);
+    if (!f)
+        return;
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    text[len] = '\0';
+    pclose(f);
+    const char *last = text + (len > 1 ? len - 2 : 0);
+    while (last > text && last[-1] != '\n')
+        last--;
+    if (!strstr(last, "skipped (3 codegen checks: no cuobjdump)"))
+        printf("    the inner run ended with: %s", last);
+    RB_CHECK(strstr(last, " passed, 0 failed, 3 skipped (3 codegen checks: no cuobjdump)") != NULL);
+    RB_CHECK(strstr(text, "codegen checks skipped: cuobjdump not found") != NULL);
+    RB_CHECK(strstr(text, "cuda-cuobjdump-") != NULL && strstr(text, "RB_CUOBJDUMP") != NULL);
+}
+
 static const rbtest_case codegen_cases[] = {
     {"sass_rule_found", test_sass_rule_found},
     {"sass_rule_missing_fails", test_sass_rule_missing_fails},
@@ -227,6 +265,7 @@ static const rbtest_case codegen_cases[] = {
     {"every_pair_has_its_instructions", test_every_pair_has_its_instructions},
     {"optimized_kernels_do_not_spill", test_optimized_kernels_do_not_spill},
     {"real_object_missing_instruction_fails", test_real_object_missing_instruction_fails},
+    {"summary_names_skipped_codegen_checks", test_summary_names_skipped_codegen_checks},
 };
 
 RB_SUITE(codegen_suite, "codegen", codegen_cases);

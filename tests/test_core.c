@@ -980,7 +980,157 @@ static void test_extras_and_kernel_json(void)
     json_free(nameless);
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* hostile use (issue 10)                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Options a command does not use are refused, naming the option and the command. */
+static void test_cli_option_not_for_command(void)
+{
+    RB_CHECK(cli_refused("--json does not go with list", "list", "--json", "x.json", (char *)NULL));
+    RB_CHECK(cli_refused("--cold does not go with list", "list", "--cold", (char *)NULL));
+    RB_CHECK(cli_refused("--expect does not go with check", "check", "--expect", "e.json",
+                         (char *)NULL));
+    RB_CHECK(cli_refused("--filter does not go with ceilings", "ceilings", "--filter", "copy",
+                         (char *)NULL));
+    RB_CHECK(cli_refused("--cap does not go with check", "check", "--cap", "1", (char *)NULL));
+    RB_CHECK(cli_refused("--samples does not go with ceilings", "ceilings", "--samples", "3",
+                         (char *)NULL));
+    RB_CHECK(
+        cli_refused("(it goes with run, ceilings)", "list", "--expect-any-device", (char *)NULL));
+    rb_options o;
+    char err[300];
+    RB_CHECK(parse_args(&o, err, sizeof err, "run", "--expect", "e.json", "--expect-any-device",
+                        (char *)NULL) == 0);
+    RB_CHECK(o.expect_any_device == 1);
+    RB_CHECK(parse_args(&o, err, sizeof err, "check", "--filter", "x", "--size", "smoke", "--seed",
+                        "3", "--timeout", "60", "--nvtx", (char *)NULL) == 0);
+    RB_CHECK(parse_args(&o, err, sizeof err, "ceilings", "--expect", "e.json", "--timeout", "60",
+                        (char *)NULL) == 0);
+    RB_CHECK(parse_args(&o, err, sizeof err, "list", "--filter", "x", "--size", "smoke",
+                        (char *)NULL) == 0);
+}
+
+/* --timeout and --cap in a stated range: 1e300 was undefined behaviour (double to int), a
+ * microsecond's watchdog reported a sound GPU as broken. */
+static void test_cli_seconds_bounds(void)
+{
+    RB_CHECK(cli_refused("--timeout: '1e300' is out of range (5 to 86400 seconds)", "run",
+                         "--timeout", "1e300", (char *)NULL));
+    RB_CHECK(cli_refused("--timeout: '0.000001' is out of range", "run", "--timeout", "0.000001",
+                         (char *)NULL));
+    RB_CHECK(cli_refused("--timeout: '86401' is out of range", "check", "--timeout", "86401",
+                         (char *)NULL));
+    RB_CHECK(cli_refused("--cap: '1e300' is out of range (0.01 to 3600 seconds)", "run", "--cap",
+                         "1e300", (char *)NULL));
+    RB_CHECK(
+        cli_refused("--cap: '0.000001' is out of range", "run", "--cap", "0.000001", (char *)NULL));
+    rb_options o;
+    char err[300];
+    RB_CHECK(parse_args(&o, err, sizeof err, "run", "--timeout", "5", "--cap", "0.01",
+                        (char *)NULL) == 0);
+    RB_CHECK(o.timeout_s == 5 && o.cap_s == 0.01);
+    RB_CHECK(parse_args(&o, err, sizeof err, "run", "--timeout", "86400", "--cap", "3600",
+                        (char *)NULL) == 0);
+}
+
+/* Paths longer than RB_PATH_MAX are refused up front (they were truncated at 599 bytes). */
+static void test_cli_long_paths(void)
+{
+    char longest[RB_PATH_MAX + 1], too_long[RB_PATH_MAX + 2];
+    memset(longest, 'a', RB_PATH_MAX);
+    longest[RB_PATH_MAX] = '\0';
+    memset(too_long, 'a', RB_PATH_MAX + 1);
+    too_long[RB_PATH_MAX + 1] = '\0';
+    RB_CHECK(cli_refused("--json: the path is 1025 bytes long; at most 1024", "run", "--json",
+                         too_long, (char *)NULL));
+    RB_CHECK(
+        cli_refused("--expect: the path is 1025", "ceilings", "--expect", too_long, (char *)NULL));
+    RB_CHECK(cli_refused("--results-dir: the path is 1025", "run", "--results-dir", too_long,
+                         (char *)NULL));
+    rb_options o;
+    char err[300];
+    RB_CHECK(parse_args(&o, err, sizeof err, "run", "--json", longest, "--expect", longest,
+                        "--results-dir", longest, (char *)NULL) == 0);
+    char buf[8];
+    RB_CHECK(rb_fmt_fits(buf, sizeof buf, "%s", "1234567") == 0 && !strcmp(buf, "1234567"));
+    RB_CHECK(rb_fmt_fits(buf, sizeof buf, "%s", "12345678") == -1 && buf[0] == '\0');
+}
+
+/* The output pre-checks: a missing folder, a folder given as the file, an unwritable folder
+ * ("/x.json" checks "/": /proc refuses even root), a path under a regular file. */
+static void test_output_file_ok(void)
+{
+    char dir[64], path[200], err[400] = "";
+    if (make_tmpdir(dir, sizeof dir) != 0) {
+        rbtest_skip("mkdtemp failed");
+        return;
+    }
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    RB_CHECK(rb_output_file_ok(path, 0, err, sizeof err) == 0);
+    RB_CHECK(count_entries(dir) == 0);
+    snprintf(path, sizeof path, "%s/nodir/out.json", dir);
+    RB_CHECK(rb_output_file_ok(path, 0, err, sizeof err) == -1);
+    RB_CHECK(strstr(err, "does not exist") != NULL);
+    RB_CHECK(rb_output_file_ok(path, 1, err, sizeof err) == 0); /* folders made later */
+    RB_CHECK(rb_output_file_ok(dir, 0, err, sizeof err) == -1);
+    RB_CHECK(strstr(err, "is a folder") != NULL);
+    snprintf(path, sizeof path, "%s/", dir);
+    RB_CHECK(rb_output_file_ok(path, 1, err, sizeof err) == -1);
+    RB_CHECK(rb_output_file_ok("/proc/x.json", 0, err, sizeof err) == -1);
+    RB_CHECK(strstr(err, "/proc/x.json: cannot write there") != NULL ||
+             strstr(err, "/proc: cannot write there") != NULL);
+    RB_CHECK(rb_output_file_ok("/proc/x.json", 1, err, sizeof err) == -1);
+    snprintf(path, sizeof path, "%s/plain", dir);
+    RB_CHECK(rb_write_file_atomic(path, "x", err, sizeof err) == 0);
+    snprintf(path, sizeof path, "%s/plain/out.json", dir);
+    RB_CHECK(rb_output_file_ok(path, 0, err, sizeof err) == -1);
+    RB_CHECK(strstr(err, "is not a folder") != NULL);
+    RB_CHECK(rb_output_file_ok(path, 1, err, sizeof err) == -1);
+    snprintf(path, sizeof path, "%s/plain", dir);
+    unlink(path);
+    RB_CHECK(rmdir(dir) == 0);
+}
+
+/* Two runs in the same second: the second gets <base>-2, never the first one's file. */
+static void test_results_never_overwritten(void)
+{
+    char dir[64], base[128], path[256], buf[64], err[400] = "";
+    if (make_tmpdir(dir, sizeof dir) != 0) {
+        rbtest_skip("mkdtemp failed");
+        return;
+    }
+    snprintf(base, sizeof base, "%s/20261125T103000Z-abc1234", dir);
+    RB_CHECK(rb_write_results_new(base, "first", "# first", path, sizeof path, err, sizeof err) ==
+             0);
+    RB_CHECK(strstr(path, "20261125T103000Z-abc1234.json") != NULL);
+    RB_CHECK(rb_write_results_new(base, "second", "# second", path, sizeof path, err, sizeof err) ==
+             0);
+    RB_CHECK(strstr(path, "20261125T103000Z-abc1234-2.json") != NULL);
+    RB_CHECK(rb_write_results_new(base, "third", "# third", path, sizeof path, err, sizeof err) ==
+             0);
+    RB_CHECK(strstr(path, "-3.json") != NULL);
+    snprintf(path, sizeof path, "%s.json", base);
+    RB_CHECK(read_small_file(path, buf, sizeof buf) == 0 && !strcmp(buf, "first"));
+    snprintf(path, sizeof path, "%s-2.md", base);
+    RB_CHECK(read_small_file(path, buf, sizeof buf) == 0 && !strcmp(buf, "# second"));
+    RB_CHECK(count_entries(dir) == 6); /* no temporary file left */
+    /* rb_write_file_new itself: an existing name is left alone */
+    snprintf(path, sizeof path, "%s.json", base);
+    RB_CHECK(rb_write_file_new(path, "again", err, sizeof err) == 1);
+    RB_CHECK(read_small_file(path, buf, sizeof buf) == 0 && !strcmp(buf, "first"));
+    RB_CHECK(count_entries(dir) == 6);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    RB_CHECK(system(cmd) == 0);
+}
+
 static const rbtest_case core_cases[] = {
+    {"cli_option_not_for_command", test_cli_option_not_for_command},
+    {"cli_seconds_bounds", test_cli_seconds_bounds},
+    {"cli_long_paths", test_cli_long_paths},
+    {"output_file_ok", test_output_file_ok},
+    {"results_never_overwritten", test_results_never_overwritten},
     {"machine_key_and_single", test_machine_key_and_single},
     {"format_count_round_trips", test_format_count_round_trips},
     {"extras_and_kernel_json", test_extras_and_kernel_json},

@@ -980,7 +980,134 @@ static void test_update_records_provenance_per_pair(void)
     json_free(doc);
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* hostile use (issue 10)                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/* A measured ceiling more than 5% above its datasheet peak is refused with the key's path;
+ * within 5% it is accepted (a boost clock); zero and negative roofs are refused too. */
+static void test_validate_refuses_implausible_ceilings(void)
+{
+    json_value *d = valid_doc(); /* peaks.dram_gbps 3352 */
+    json_set_number(json_get(d, "ceilings"), "dram_gbps", 3352 * 1.06);
+    RB_CHECK(refused(d, "ceilings.dram_gbps: 3553.12 is above the datasheet peak"));
+
+    d = valid_doc(); /* peaks.fp32_tflops 66.9 */
+    json_set_number(json_get(d, "ceilings"), "fp32_tflops", 606);
+    RB_CHECK(refused(d, "ceilings.fp32_tflops"));
+
+    d = valid_doc();
+    json_set_number(json_get(d, "ceilings"), "dram_gbps", 3352 * 1.04);
+    char err[300];
+    RB_CHECK(rb_expect_validate(d, err, sizeof err) == 0);
+    /* a ceiling whose peak is unknown (null or absent) has nothing to be compared with */
+    json_set_number(json_get(d, "ceilings"), "tf32_tflops", 9999);
+    json_set_number(json_get(d, "ceilings"), "fp8_tflops", 9999);
+    RB_CHECK(rb_expect_validate(d, err, sizeof err) == 0);
+    json_free(d);
+
+    d = valid_doc();
+    json_set_number(json_get(d, "peaks"), "dram_gbps", 0);
+    RB_CHECK(refused(d, "peaks.dram_gbps: must be positive"));
+    d = valid_doc();
+    json_set_number(json_get(d, "ceilings"), "dram_gbps", -1);
+    RB_CHECK(refused(d, "ceilings.dram_gbps: must be positive"));
+}
+
+/* The device comparison the run makes after its probe: a file of another GPU model is
+ * refused, naming both; case and punctuation of the name do not matter. */
+static void test_same_device(void)
+{
+    json_value *d = valid_doc(); /* hardware.name "NVIDIA H100 80GB HBM3" */
+    char err[400] = "";
+    RB_CHECK(rb_expect_same_device(d, "NVIDIA H100 80GB HBM3", err, sizeof err) == 0);
+    RB_CHECK(rb_expect_same_device(d, "nvidia h100-80gb hbm3", err, sizeof err) == 0);
+    RB_CHECK(rb_expect_same_device(d, "NVIDIA H200", err, sizeof err) == -1);
+    RB_CHECK(strstr(err, "recorded on NVIDIA H100 80GB HBM3, but this GPU is NVIDIA H200") != NULL);
+    RB_CHECK(strstr(err, "--expect-any-device") != NULL);
+    RB_CHECK(rb_expect_same_device(d, "NVIDIA H100 PCIe", err, sizeof err) == -1);
+    json_free(d);
+}
+
+/* A variant removed or renamed since the file was recorded comes back from apply as missing;
+ * recording drops it (rb_expect_dropped) instead of refusing for good. */
+static void test_update_drops_removed_variant(void)
+{
+    rb_expect e;
+    RB_CHECK(expect_from_text(apply_text, &e) == 0);
+    rb_pair_result p;
+    init_pair(&p, "copy_vectorized", FULL_SIZE);
+    add_variant(&p, "baseline", RB_ROLE_BASELINE, 1, 1.0, 0.001);
+    add_variant(&p, "optimized_v2", RB_ROLE_OPTIMIZED, 1, 0.5, 0.001); /* renamed */
+    RB_CHECK(rb_expect_apply(&e, &p, 1) == 0);
+    RB_CHECK(p.n_variants == 4); /* optimized and library appended as missing */
+    RB_CHECK(rb_expect_dropped(&p.v[2]) && rb_expect_dropped(&p.v[3]));
+    RB_CHECK(!rb_expect_dropped(&p.v[0]) && !rb_expect_dropped(&p.v[1]));
+    char err[300] = "";
+    json_value *doc = e.doc;
+    RB_CHECK(rb_expect_update(&doc, &p, 1, NULL, NULL, parse_text("{\"git\": \"abc\"}"), err,
+                              sizeof err) == 0);
+    const json_value *vs = path_get(doc, "pairs", "copy_vectorized", "variants");
+    RB_CHECK(vs && vs->count == 2);
+    RB_CHECK(json_get(vs, "baseline") && json_get(vs, "optimized_v2"));
+    RB_CHECK(!json_get(vs, "optimized") && !json_get(vs, "library"));
+    RB_CHECK(rb_expect_validate(doc, err, sizeof err) == 0);
+    e.doc = doc;
+    rb_expect_free(&e);
+}
+
+/* A variant the child skipped (its run() said RB_ERR_UNSUPPORTED) is judged skipped, does not
+ * fail the run, is not recorded, and survives the trip from child to parent. */
+static void test_skipped_variant(void)
+{
+    rb_expect e;
+    RB_CHECK(expect_from_text(apply_text, &e) == 0);
+    rb_pair_result p;
+    init_pair(&p, "copy_vectorized", FULL_SIZE);
+    add_variant(&p, "baseline", RB_ROLE_BASELINE, 1, 1.0, 0.001);
+    rb_variant_result *s = &p.v[p.n_variants++];
+    rb_variant_result_init(s, "optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.0);
+    s->skipped = 1;
+    snprintf(s->note, sizeof s->note, "%s", "skipped on this machine: one GPU");
+    add_variant(&p, "library", RB_ROLE_LIBRARY, 1, 0.4, 0.002);
+
+    json_value *j = rb_variant_to_json(s);
+    rb_variant_result back;
+    char err[300] = "";
+    RB_CHECK(j && rb_variant_from_json(j, &back, err, sizeof err) == 0);
+    RB_CHECK(back.skipped == 1 && back.valid == 0 && back.timed == 0);
+    RB_CHECK(strcmp(back.note, s->note) == 0);
+    json_free(j);
+
+    RB_CHECK(rb_expect_apply(&e, &p, 1) == 0);
+    RB_CHECK(p.n_variants == 3); /* not missing: it is there, skipped */
+    RB_CHECK(p.v[1].verdict == RB_VERDICT_SKIPPED);
+    RB_CHECK(p.v[0].verdict == RB_VERDICT_PASS && p.v[2].verdict == RB_VERDICT_PASS);
+
+    char table[4096] = "";
+    FILE *f = fmemopen(table, sizeof table - 1, "w");
+    rb_report_table(f, &p, 1);
+    fclose(f);
+    RB_CHECK(strstr(table, "skipped") != NULL);
+    RB_CHECK(strstr(table, "copy_vectorized/optimized: skipped on this machine: one GPU") != NULL);
+    char *md = rb_report_markdown(&p, 1, NULL);
+    RB_CHECK(md && strstr(md, "skipped on this machine: one GPU") != NULL);
+    free(md);
+
+    json_value *doc = e.doc;
+    RB_CHECK(rb_expect_update(&doc, &p, 1, NULL, NULL, parse_text("{\"git\": \"abc\"}"), err,
+                              sizeof err) == 0);
+    const json_value *vs = path_get(doc, "pairs", "copy_vectorized", "variants");
+    RB_CHECK(vs && vs->count == 2 && !json_get(vs, "optimized"));
+    e.doc = doc;
+    rb_expect_free(&e);
+}
+
 static const rbtest_case expect_cases[] = {
+    {"validate_refuses_implausible_ceilings", test_validate_refuses_implausible_ceilings},
+    {"same_device", test_same_device},
+    {"update_drops_removed_variant", test_update_drops_removed_variant},
+    {"skipped_variant", test_skipped_variant},
     {"update_records_provenance_per_pair", test_update_records_provenance_per_pair},
     {"validate_accepts_full_document", test_validate_accepts_full_document},
     {"validate_refuses_top_level", test_validate_refuses_top_level},

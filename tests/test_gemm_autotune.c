@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Tier 1 (no GPU): gemm_autotune's tuning cache and selection rule (bench/gemm_autotune.c):
  * the path rules, a round trip, a missing file, a corrupt file, a wrong schema, a stale
- * cuBLASLt version, and a noisy win that must not replace the heuristic's first choice. */
+ * cuBLASLt version, and a noisy win that must not replace the heuristic's first choice; and the
+ * GEMM pairs' shared rules (harness/gemm_ref.h): the square shape, the rows the CPU checks, the
+ * bf16 widening. */
 #include <dirent.h>
 #include <math.h>
 #include <stdint.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "../harness/core/json.h"
+#include "../harness/gemm_ref.h"
 #include "rbtest.h"
 
 extern const rbtest_suite autotune_suite;
@@ -329,6 +332,43 @@ static void test_selection_rule(void)
     RB_CHECK(gemm_autotune_select(clear, 3, 0, 0.02, &gain) == 0);
 }
 
+/* --size N gives the largest square within N (floor(sqrt) exact, also where the double square root
+ * rounds up); RxC is kept; anything out of 1 .. max_dim or inconsistent is refused with the rule. */
+static void test_gemm_square_shape_rule(void)
+{
+    const char *rule = "needs 1 <= M, N <= 2^30";
+    char why[64] = "";
+    rb_size s = {1000001, 0, 0};
+    RB_CHECK(rb_gemm_square_shape(&s, 1u << 30, rule, why, sizeof why) == 0);
+    RB_CHECK(s.rows == 1000 && s.cols == 1000 && s.n == 1000000);
+    uint64_t r = (1ull << 27) + 2; /* r^2 - 1 (> 2^54) as a double rounds to r^2: sqrt gives r */
+    s = (rb_size){r * r - 1, 0, 0};
+    RB_CHECK(rb_gemm_square_shape(&s, 1u << 30, rule, why, sizeof why) == 0);
+    RB_CHECK(s.rows == r - 1 && s.cols == r - 1 && s.n == (r - 1) * (r - 1));
+    s = (rb_size){15, 3, 5};
+    RB_CHECK(rb_gemm_square_shape(&s, 1u << 30, rule, why, sizeof why) == 0);
+    RB_CHECK(s.rows == 3 && s.cols == 5 && s.n == 15);
+    s = (rb_size){0, 0, 0};
+    RB_CHECK(rb_gemm_square_shape(&s, 1u << 30, rule, why, sizeof why) == -1);
+    RB_CHECK(strcmp(why, rule) == 0);
+    s = (rb_size){32, 2, 16};
+    RB_CHECK(rb_gemm_square_shape(&s, 8, rule, why, sizeof why) == -1);
+    s = (rb_size){16, 2, 5};
+    RB_CHECK(rb_gemm_square_shape(&s, 1u << 30, rule, why, sizeof why) == -1);
+}
+
+/* Every row in one block when small, else rows 0, M/2, M-1 one at a time; bf16 widening exact. */
+static void test_gemm_rows_and_bf16(void)
+{
+    rb_gemm_rows all = rb_gemm_rows_to_check(10, 1), few = rb_gemm_rows_to_check(10, 0);
+    RB_CHECK(all.n_blocks == 1 && all.per == 10 && all.first[0] == 0);
+    RB_CHECK(few.n_blocks == 3 && few.per == 1);
+    RB_CHECK(few.first[0] == 0 && few.first[1] == 5 && few.first[2] == 9);
+    RB_CHECK(rb_bf16_to_double(0x3F80) == 1.0 && rb_bf16_to_double(0xC040) == -3.0);
+    RB_CHECK(rb_bf16_to_double(0x3F81) == 1.0 + 0x1p-7);
+    RB_CHECK(isnan(rb_bf16_to_double(0xFFFF)));
+}
+
 static const rbtest_case autotune_cases[] = {
     {"path_rules", test_path_rules},
     {"key_names_everything", test_key_names_everything},
@@ -339,6 +379,8 @@ static const rbtest_case autotune_cases[] = {
     {"stale_version_detected_and_replaced", test_stale_version_detected_and_replaced},
     {"unwritable_cache_is_an_error_not_a_crash", test_unwritable_cache_is_an_error_not_a_crash},
     {"selection_rule", test_selection_rule},
+    {"gemm_square_shape_rule", test_gemm_square_shape_rule},
+    {"gemm_rows_and_bf16", test_gemm_rows_and_bf16},
 };
 
 RB_SUITE(autotune_suite, "autotune", autotune_cases);

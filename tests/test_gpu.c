@@ -122,16 +122,16 @@ static void test_poison_alone_fails_every_check(void)
             p->teardown(ctx);
             continue;
         }
-        p->output(ctx, &out, &bytes);
+        p->output(ctx, 0, &out, &bytes);
         RB_CHECK(rb_poison(out, bytes, 0) == RB_OK && cudaDeviceSynchronize() == cudaSuccess);
-        RB_CHECK(p->check(ctx, 0, &err) == RB_OK);
+        RB_CHECK(p->check(ctx, 0, 0, &err) == RB_OK);
         if (rb_within_tolerance(err, 0.1))
             printf("    %s: poisoned output passed its check (err %g)\n", p->name, err);
         RB_CHECK(!rb_within_tolerance(err, 0.1));
         /* and one real variant passes it, so the check is not simply always failing */
         RB_CHECK(p->variants[0].run(ctx, 0) == RB_OK);
         RB_CHECK(cudaDeviceSynchronize() == cudaSuccess);
-        RB_CHECK(p->check(ctx, 0, &err) == RB_OK);
+        RB_CHECK(p->check(ctx, 0, 0, &err) == RB_OK);
         RB_CHECK(rb_within_tolerance(err, p->variants[0].tolerance));
         p->teardown(ctx);
     }
@@ -152,9 +152,12 @@ static void test_planted_nan_caught_and_persisting_l2_reset(void)
         if ((p->min_cc && cc_major * 10 < p->min_cc) || p->min_gpus > rbtest_gpu_count())
             continue;
         const rb_variant_def *opt = NULL;
+        int opt_k = 0;
         for (int k = 0; k < p->n_variants; k++)
-            if (p->variants[k].role == RB_ROLE_OPTIMIZED)
+            if (p->variants[k].role == RB_ROLE_OPTIMIZED) {
                 opt = &p->variants[k];
+                opt_k = k;
+            }
         for (int input = 0; input < (p->n_inputs ? p->n_inputs : 1); input++) {
             void *ctx = NULL, *out = NULL;
             size_t bytes = 0, limit = 1;
@@ -165,12 +168,13 @@ static void test_planted_nan_caught_and_persisting_l2_reset(void)
             RB_CHECK(p->setup(&ctx, &size, 3, input) == RB_OK);
             RB_CHECK(opt && opt->run(ctx, 0) == RB_OK);
             RB_CHECK(cudaDeviceSynchronize() == cudaSuccess);
-            RB_CHECK(p->check(ctx, 0, &err) == RB_OK && rb_within_tolerance(err, opt->tolerance));
-            p->output(ctx, &out, &bytes);
+            RB_CHECK(p->check(ctx, opt_k, 0, &err) == RB_OK &&
+                     rb_within_tolerance(err, opt->tolerance));
+            p->output(ctx, opt_k, &out, &bytes);
             size_t at = bytes / 2 / 4 * 4;
             RB_CHECK(rb_poison((char *)out + at, 4, 0) == RB_OK);
             RB_CHECK(cudaDeviceSynchronize() == cudaSuccess);
-            RB_CHECK(p->check(ctx, 0, &err) == RB_OK);
+            RB_CHECK(p->check(ctx, opt_k, 0, &err) == RB_OK);
             if (rb_within_tolerance(err, 0.1))
                 printf("    %s: a planted NaN passed its check (err %g)\n", p->name, err);
             RB_CHECK(!rb_within_tolerance(err, 0.1));
@@ -322,6 +326,76 @@ static void test_illegal_address_is_reported(void)
         fault_case("copy_coalescing:illegal_address", "", "illegal memory access");
 }
 
+
+/* An expectation file recorded on another GPU model is refused after the probe, naming both
+ * devices, with nothing written; --expect-any-device uses it. */
+static void test_expectation_of_another_gpu_refused(void)
+{
+    if (!need_gpu())
+        return;
+    const char *dir = rbtest_fresh_dir();
+    char path[400];
+    snprintf(path, sizeof path, "%s/e.json", dir);
+    FILE *f = fopen(path, "w");
+    RB_CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("{\"schema\": 1, \"hardware\": {\"name\": \"NVIDIA Imaginary GPU\"}, \"peaks\": {},"
+          " \"ceilings\": {}, \"pairs\": {}}\n",
+          f);
+    fclose(f);
+    int rc = rbtest_run("run --size smoke --samples 3 --filter '^copy_vectorized$' "
+                        "--expect e.json --json out.json");
+    const char *out = rbtest_output();
+    if (rc != 2)
+        printf("    -> %d:\n%s", rc, out);
+    RB_CHECK(rc == 2);
+    RB_CHECK(strstr(out, "e.json: recorded on NVIDIA Imaginary GPU, but this GPU is") != NULL);
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    FILE *written = fopen(path, "r");
+    RB_CHECK(written == NULL);
+    if (written)
+        fclose(written);
+    rc = rbtest_run("run --size smoke --samples 3 --filter '^copy_vectorized$' "
+                    "--expect e.json --expect-any-device --json out.json");
+    if (rc != 0)
+        printf("    -> %d:\n%s", rc, rbtest_output());
+    RB_CHECK(rc == 0);
+    rbtest_remove_dir();
+}
+
+/* On one GPU NCCL's in-place collectives move nothing: that variant is skipped with the reason,
+ * the pair's other variants still run and validate, and the check passes. */
+static void test_nccl_in_place_skipped_on_one_gpu(void)
+{
+    if (!need_gpu())
+        return;
+    int have_nccl = 0;
+    for (int i = 0; rb_registry[i]; i++)
+        have_nccl |= !strcmp(rb_registry[i]->name, "nccl_allreduce");
+    if (!have_nccl || rbtest_gpu_count() != 1) {
+        rbtest_skip(have_nccl ? "more than one GPU" : "nccl_allreduce is not in this build");
+        return;
+    }
+    rbtest_fresh_dir();
+    int rc = rbtest_run("run --size smoke --samples 3 --expect none --json out.json "
+                        "--filter '^nccl_allreduce$'");
+    const char *out = rbtest_output();
+    int skips = 0, valid = 0;
+    for (const char *s = out; (s = strstr(s, "nccl_in_place: skipped on this machine")) != NULL;
+         s++)
+        skips++;
+    for (const char *s = out; (s = strstr(s, "valid (rel_err")) != NULL; s++)
+        valid++;
+    if (rc != 0 || skips != 3 || valid != 6)
+        printf("    -> %d, %d skipped, %d valid:\n%s", rc, skips, valid, out);
+    RB_CHECK(rc == 0);
+    RB_CHECK(skips == 3); /* one per collective, in the notes under the table */
+    RB_CHECK(valid == 6); /* host_staged and nccl_out_of_place of each collective */
+    RB_CHECK(strstr(out, "GB/s") != NULL);
+    rbtest_remove_dir();
+}
+
 static const rbtest_case gpu_cases[] = {
     {"fill_matches_cpu_bit_for_bit", test_fill_matches_cpu_bit_for_bit},
     {"device_relerr_matches_cpu", test_device_relerr_matches_cpu},
@@ -336,6 +410,8 @@ static const rbtest_case gpu_cases[] = {
      test_crashing_pair_is_reported_and_run_continues},
     {"hanging_pair_is_killed_by_watchdog", test_hanging_pair_is_killed_by_watchdog},
     {"illegal_address_is_reported", test_illegal_address_is_reported},
+    {"expectation_of_another_gpu_refused", test_expectation_of_another_gpu_refused},
+    {"nccl_in_place_skipped_on_one_gpu", test_nccl_in_place_skipped_on_one_gpu},
 };
 
 RB_SUITE(gpu_suite, "gpu", gpu_cases);

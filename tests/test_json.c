@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 extern const rbtest_suite json_suite;
@@ -730,7 +731,90 @@ static void test_error_buffer_truncation(void)
     json_free(v);
 }
 
+
+/* Issue 10: an object of 100,000 keys took 16 s (a linear search per key for duplicates). Now
+ * expected constant time per key: the whole parse, under a second with a wide margin (it takes
+ * a few tens of ms), and a duplicate at the very end is still found. */
+static void test_many_keys_parse_fast(void)
+{
+    const int n = 100000;
+    char *text = malloc((size_t)n * 24 + 16);
+    RB_CHECK(text != NULL);
+    if (!text)
+        return;
+    size_t len = 0;
+    text[len++] = '{';
+    for (int i = 0; i < n; i++)
+        len += (size_t)sprintf(text + len, "%s\"key%07d\": %d", i ? ", " : "", i, i);
+    size_t open_len = len;
+    text[len++] = '}';
+    char err[256];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    json_value *v = json_parse(text, len, err, sizeof err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    printf("    100000 keys parsed in %.3f s\n", s);
+    RB_CHECK(v && v->count == (size_t)n);
+    RB_CHECK(s < 1.0);
+    json_value *key = json_get(v, "key0099999");
+    RB_CHECK(key && key->number == 99999);
+    json_value *c = json_clone(v);
+    RB_CHECK(c && c->count == (size_t)n);
+    json_free(c);
+    json_free(v);
+    len = open_len + (size_t)sprintf(text + open_len, ", \"key0000000\": 1}");
+    RB_CHECK(refused_len(text, len, "duplicate key \"key0000000\""));
+    free(text);
+}
+
+/* A UTF-8 byte-order mark is named as such, not "expected a value". */
+static void test_byte_order_mark_named(void)
+{
+    RB_CHECK(refused("\xEF\xBB\xBF{\"a\": 1}", "line 1, column 1: a UTF-8 byte-order mark"));
+    RB_CHECK(refused("\xEF\xBB\xBF", "byte-order mark"));
+    RB_CHECK(accepted("{\"bom\": \"\xEF\xBB\xBF\"}")); /* inside a string it is a character */
+}
+
+/* json_parse_file reads at most JSON_MAX_FILE_BYTES: /dev/zero is refused, not read until
+ * memory runs out; a file one byte over the cap is refused, one at the cap is read. */
+static void test_parse_file_size_cap(void)
+{
+    char err[512];
+    RB_CHECK(json_parse_file("/dev/zero", err, sizeof err) == NULL);
+    RB_CHECK(strstr(err, "/dev/zero: larger than 64 MiB") != NULL);
+    char dir[64], path[128];
+    RB_CHECK(make_tmpdir(dir, sizeof dir) == 0);
+    snprintf(path, sizeof path, "%s/big.json", dir);
+    FILE *f = fopen(path, "wb");
+    RB_CHECK(f != NULL);
+    if (!f)
+        return;
+    /* ["aaa...a"] of exactly JSON_MAX_FILE_BYTES bytes (one value: little memory), then one
+     * byte more */
+    fputs("[\"", f);
+    for (long i = 0; i < JSON_MAX_FILE_BYTES - 4; i++)
+        fputc('a', f);
+    fputs("\"]", f);
+    fclose(f);
+    json_value *v = json_parse_file(path, err, sizeof err);
+    RB_CHECK(v != NULL);
+    json_free(v);
+    f = fopen(path, "ab");
+    if (f) {
+        fputc('\n', f);
+        fclose(f);
+    }
+    RB_CHECK(json_parse_file(path, err, sizeof err) == NULL);
+    RB_CHECK(strstr(err, "larger than 64 MiB") != NULL);
+    unlink(path);
+    remove_tmpdir(dir);
+}
+
 static const rbtest_case json_cases[] = {
+    {"many_keys_parse_fast", test_many_keys_parse_fast},
+    {"byte_order_mark_named", test_byte_order_mark_named},
+    {"parse_file_size_cap", test_parse_file_size_cap},
     {"round_trip_nested", test_round_trip_nested},
     {"doubles_round_trip", test_doubles_round_trip},
     {"format_number_shortest", test_format_number_shortest},

@@ -8,13 +8,10 @@
 #include <string.h>
 
 #include "../harness/pair.h"
+#include "kernels/streams_overlap.h"
 #include "rbtest.h"
 
 extern const rbtest_suite launch_suite;
-
-/* kernels/streams_overlap.cu */
-void streams_overlap_chunk(size_t n, int c, size_t *start, size_t *count);
-extern const int streams_overlap_chunk_count, streams_overlap_lanes;
 
 static const rb_pair *find_pair(const char *name)
 {

@@ -18,28 +18,40 @@ const char *rb_cli_usage(void)
            "  ceilings              measure DRAM copy bandwidth and FP32 FMA rate and write them\n"
            "                        into the expectation file's ceilings\n"
            "\n"
-           "options (run, check; --filter and --size also for list):\n"
-           "  --filter REGEX        only pairs whose name matches (POSIX extended regex)\n"
-           "  --size smoke|full|N|RxC  problem size in elements: a count with an optional K,\n"
-           "                        M, G, T (binary) suffix, or a shape ROWSxCOLS for\n"
-           "                        two-dimensional pairs (see list)\n"
-           "  --samples N           exactly N timed samples (default: adaptive, until the\n"
-           "                        noise (p90-p10)/median is under 1% or the time cap)\n"
-           "  --cap S               time cap of the timed loop per variant, seconds (default 1)\n"
-           "  --cold                flush L2 and reset persisting L2 before each single-launch\n"
-           "                        sample\n"
-           "  --json FILE           results file (default "
-           "results/<hardware-key>/<UTC>-<git>.json)\n"
-           "  --results-dir DIR     folder for the default results file (default results)\n"
-           "  --expect FILE|none    expectation file (default expectations/<hardware-key>.json)\n"
-           "  --update-expectations rewrite the expectation file from this run\n"
-           "  --nvtx                NVTX ranges around each pair and variant (for nsys, ncu)\n"
-           "  --timeout S           watchdog: a pair running longer fails (default 300)\n"
-           "  --seed N              seed of the random inputs (default 20261122)\n"
+           "options (the commands each one goes with in brackets; any other use is refused):\n"
+           "  --filter REGEX        [list run check] only pairs whose name, or whose\n"
+           "                        <pair>.<input>@<size> row name, matches (POSIX extended\n"
+           "                        regex): '^sgemm$' selects every size of sgemm\n"
+           "  --size smoke|full|N|RxC  [list run check] problem size in elements: a count with\n"
+           "                        an optional K, M, G, T (binary) suffix, or a shape ROWSxCOLS\n"
+           "                        for two-dimensional pairs (see list)\n"
+           "  --samples N           [run] exactly N timed samples, 1..100000 (default:\n"
+           "                        adaptive, until the noise (p90-p10)/median is under 1% or\n"
+           "                        the time cap)\n"
+           "  --cap S               [run] time cap of the timed loop per variant, 0.01..3600\n"
+           "                        seconds (default 1)\n"
+           "  --cold                [run] flush L2 and reset persisting L2 before each\n"
+           "                        single-launch sample\n"
+           "  --json FILE           [run] results file, replaced if it exists (default\n"
+           "                        results/<hardware-key>/<UTC>-<git>.json, never replaced:\n"
+           "                        a second run in the same second writes <...>-2.json)\n"
+           "  --results-dir DIR     [run] folder for the default results file (default results)\n"
+           "  --expect FILE|none    [run ceilings] expectation file (default\n"
+           "                        expectations/<hardware-key>.json)\n"
+           "  --expect-any-device   [run ceilings] use an expectation file recorded on another\n"
+           "                        GPU model (refused by default: its times and roofs are not\n"
+           "                        this GPU's)\n"
+           "  --update-expectations [run] rewrite the expectation file from this run\n"
+           "  --nvtx                [run check] NVTX ranges around each pair and variant\n"
+           "  --timeout S           [run check ceilings] watchdog: a pair running longer fails,\n"
+           "                        5..86400 seconds (default 300)\n"
+           "  --seed N              [run check] seed of the random inputs (default 20261122)\n"
+           "  paths (FILE, DIR) are at most 1024 bytes long\n"
            "  -h, --help            this text\n"
            "\n"
            "exit codes: 0 ok; 1 invalid result or regression; 2 usage, configuration or input\n"
-           "error; 3 no usable CUDA device\n";
+           "error; 3 no usable CUDA device; 130 / 143 interrupted by SIGINT (Ctrl-C) /\n"
+           "SIGTERM (the running pair is ended, nothing is written)\n";
 }
 
 static int need_value(int argc, char **argv, int i, char *err, size_t err_size)
@@ -49,6 +61,181 @@ static int need_value(int argc, char **argv, int i, char *err, size_t err_size)
         return -1;
     }
     return 0;
+}
+
+/* Which commands take which option: an option a command does not use is refused, so a user
+ * who writes `list --cold` or `check --expect e.json` learns that it does nothing there. */
+enum { ON_LIST = 1, ON_RUN = 2, ON_CHECK = 4, ON_CEILINGS = 8 };
+typedef struct cli_option {
+    const char *name;
+    unsigned commands;
+    int takes_value;
+} cli_option;
+
+static const cli_option cli_options[] = {
+    {"--filter", ON_LIST | ON_RUN | ON_CHECK, 1},
+    {"--size", ON_LIST | ON_RUN | ON_CHECK, 1},
+    {"--samples", ON_RUN, 1},
+    {"--cap", ON_RUN, 1},
+    {"--cold", ON_RUN, 0},
+    {"--json", ON_RUN, 1},
+    {"--results-dir", ON_RUN, 1},
+    {"--expect", ON_RUN | ON_CEILINGS, 1},
+    {"--expect-any-device", ON_RUN | ON_CEILINGS, 0},
+    {"--update-expectations", ON_RUN, 0},
+    {"--nvtx", ON_RUN | ON_CHECK, 0},
+    {"--timeout", ON_RUN | ON_CHECK | ON_CEILINGS, 1},
+    {"--seed", ON_RUN | ON_CHECK, 1},
+};
+
+static const char *const command_names[] = {"help", "list", "run", "check", "ceilings"};
+
+static unsigned command_bit(rb_command c)
+{
+    return c == RB_CMD_LIST       ? ON_LIST
+           : c == RB_CMD_RUN      ? ON_RUN
+           : c == RB_CMD_CHECK    ? ON_CHECK
+           : c == RB_CMD_CEILINGS ? ON_CEILINGS
+                                  : 0;
+}
+
+/* The option named a, or NULL with the refusal in err (unknown, or not for this command). */
+static const cli_option *find_option(const char *a, rb_command cmd, char *err, size_t err_size)
+{
+    for (size_t k = 0; k < sizeof cli_options / sizeof cli_options[0]; k++) {
+        const cli_option *opt = &cli_options[k];
+        if (strcmp(a, opt->name) != 0)
+            continue;
+        if (opt->commands & command_bit(cmd))
+            return opt;
+        char with[64] = "";
+        for (int c = RB_CMD_LIST; c <= RB_CMD_CEILINGS; c++)
+            if (opt->commands & command_bit((rb_command)c)) {
+                size_t len = strlen(with);
+                rb_fmt(with + len, sizeof with - len, "%s%s", len ? ", " : "", command_names[c]);
+            }
+        rb_fmt(err, err_size, "%s does not go with %s: %s does nothing there (it goes with %s)", a,
+               command_names[cmd], a, with);
+        return NULL;
+    }
+    rb_fmt(err, err_size, "unknown option '%s' (try: roofbench --help)", a);
+    return NULL;
+}
+
+static int parse_command(const char *cmd, rb_options *o, char *err, size_t err_size)
+{
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help"))
+        o->command = RB_CMD_HELP;
+    else if (!strcmp(cmd, "list"))
+        o->command = RB_CMD_LIST;
+    else if (!strcmp(cmd, "run"))
+        o->command = RB_CMD_RUN;
+    else if (!strcmp(cmd, "check"))
+        o->command = RB_CMD_CHECK;
+    else if (!strcmp(cmd, "ceilings"))
+        o->command = RB_CMD_CEILINGS;
+    else {
+        rb_fmt(err, err_size, "unknown command '%s' (try: roofbench --help)", cmd);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_path(const char *a, const char *v, const char **dst, char *err, size_t err_size)
+{
+    size_t len = strlen(v);
+    if (len > RB_PATH_MAX) {
+        rb_fmt(err, err_size, "%s: the path is %zu bytes long; at most %d", a, len, RB_PATH_MAX);
+        return -1;
+    }
+    *dst = v;
+    return 0;
+}
+
+/* Seconds within [lo, hi]: --timeout and --cap (a double converted to an int or a poll timeout
+ * must be in range, and a watchdog of a microsecond would report a sound GPU as broken). */
+static int parse_bounded_seconds(const char *a, const char *v, double lo, double hi, double *dst,
+                                 char *err, size_t err_size)
+{
+    char why[200];
+    if (rb_parse_seconds(v, dst, why, sizeof why) != 0) {
+        rb_fmt(err, err_size, "%s: %s", a, why);
+        return -1;
+    }
+    if (!(*dst >= lo && *dst <= hi)) {
+        rb_fmt(err, err_size, "%s: '%s' is out of range (%g to %g seconds)", a, v, lo, hi);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_size_option(const char *v, rb_options *o, char *err, size_t err_size)
+{
+    char why[200];
+    if (!strcmp(v, "smoke")) {
+        o->size_kind = RB_SIZE_SMOKE;
+    } else if (!strcmp(v, "full")) {
+        o->size_kind = RB_SIZE_FULL;
+    } else if (rb_parse_size(v, &o->size, why, sizeof why) == 0) {
+        o->size_kind = RB_SIZE_N;
+    } else {
+        rb_fmt(err, err_size, "--size: %s; or smoke, full", why);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_filter(const char *v, rb_options *o, char *err, size_t err_size)
+{
+    char why[200];
+    regex_t re;
+    o->filter = v;
+    int rc = regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        regerror(rc, &re, why, sizeof why);
+        rb_fmt(err, err_size, "--filter '%s': %s", o->filter, why);
+        return -1;
+    }
+    regfree(&re);
+    return 0;
+}
+
+static int parse_count_option(const char *a, const char *v, rb_options *o, char *err,
+                              size_t err_size)
+{
+    char why[200];
+    uint64_t *dst = !strcmp(a, "--samples") ? &o->samples : &o->seed;
+    if (rb_parse_count(v, dst, why, sizeof why) != 0) {
+        rb_fmt(err, err_size, "%s: %s", a, why);
+        return -1;
+    }
+    if (dst == &o->samples && o->samples > 100000) {
+        rb_fmt(err, err_size, "--samples: at most 100000");
+        return -1;
+    }
+    return 0;
+}
+
+/* One option that takes a value v. */
+static int parse_value(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    if (!strcmp(a, "--filter"))
+        return parse_filter(v, o, err, err_size);
+    if (!strcmp(a, "--size"))
+        return parse_size_option(v, o, err, err_size);
+    if (!strcmp(a, "--samples") || !strcmp(a, "--seed"))
+        return parse_count_option(a, v, o, err, err_size);
+    if (!strcmp(a, "--timeout"))
+        return parse_bounded_seconds(a, v, RB_TIMEOUT_MIN_S, RB_TIMEOUT_MAX_S, &o->timeout_s, err,
+                                     err_size);
+    if (!strcmp(a, "--cap"))
+        return parse_bounded_seconds(a, v, RB_CAP_MIN_S, RB_CAP_MAX_S, &o->cap_s, err, err_size);
+    if (!strcmp(a, "--json"))
+        return parse_path(a, v, &o->json_path, err, err_size);
+    if (!strcmp(a, "--results-dir"))
+        return parse_path(a, v, &o->results_dir, err, err_size);
+    o->expect_none = !strcmp(v, "none");
+    return parse_path(a, v, &o->expect_path, err, err_size); /* --expect */
 }
 
 int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_size)
@@ -62,104 +249,34 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
         rb_fmt(err, err_size, "no command given (try: roofbench --help)");
         return -1;
     }
-    const char *cmd = argv[1];
-    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-        o->command = RB_CMD_HELP;
-        return 0;
-    } else if (!strcmp(cmd, "list")) {
-        o->command = RB_CMD_LIST;
-    } else if (!strcmp(cmd, "run")) {
-        o->command = RB_CMD_RUN;
-    } else if (!strcmp(cmd, "check")) {
-        o->command = RB_CMD_CHECK;
-    } else if (!strcmp(cmd, "ceilings")) {
-        o->command = RB_CMD_CEILINGS;
-    } else {
-        rb_fmt(err, err_size, "unknown command '%s' (try: roofbench --help)", cmd);
+    if (parse_command(argv[1], o, err, err_size) != 0)
         return -1;
-    }
-    for (int i = 2; i < argc; i++) {
+    for (int i = 2; i < argc && o->command != RB_CMD_HELP; i++) {
         const char *a = argv[i];
-        char why[200];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             o->command = RB_CMD_HELP;
             return 0;
+        }
+        const cli_option *opt = find_option(a, o->command, err, err_size);
+        if (!opt)
+            return -1;
+        if (opt->takes_value) {
+            if (need_value(argc, argv, i, err, err_size) ||
+                parse_value(a, argv[i + 1], o, err, err_size))
+                return -1;
+            i++;
         } else if (!strcmp(a, "--cold")) {
             o->cold = 1;
         } else if (!strcmp(a, "--nvtx")) {
             o->nvtx = 1;
-        } else if (!strcmp(a, "--update-expectations")) {
-            o->update_expectations = 1;
-        } else if (!strcmp(a, "--filter")) {
-            if (need_value(argc, argv, i, err, err_size))
-                return -1;
-            o->filter = argv[++i];
-            regex_t re;
-            int rc = regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB);
-            if (rc != 0) {
-                regerror(rc, &re, why, sizeof why);
-                rb_fmt(err, err_size, "--filter '%s': %s", o->filter, why);
-                return -1;
-            }
-            regfree(&re);
-        } else if (!strcmp(a, "--size")) {
-            if (need_value(argc, argv, i, err, err_size))
-                return -1;
-            const char *v = argv[++i];
-            if (!strcmp(v, "smoke")) {
-                o->size_kind = RB_SIZE_SMOKE;
-            } else if (!strcmp(v, "full")) {
-                o->size_kind = RB_SIZE_FULL;
-            } else if (rb_parse_size(v, &o->size, why, sizeof why) == 0) {
-                o->size_kind = RB_SIZE_N;
-            } else {
-                rb_fmt(err, err_size, "--size: %s; or smoke, full", why);
-                return -1;
-            }
-        } else if (!strcmp(a, "--samples") || !strcmp(a, "--seed")) {
-            if (need_value(argc, argv, i, err, err_size))
-                return -1;
-            uint64_t *dst = !strcmp(a, "--samples") ? &o->samples : &o->seed;
-            if (rb_parse_count(argv[++i], dst, why, sizeof why) != 0) {
-                rb_fmt(err, err_size, "%s: %s", a, why);
-                return -1;
-            }
-            if (dst == &o->samples && o->samples > 100000) {
-                rb_fmt(err, err_size, "--samples: at most 100000");
-                return -1;
-            }
-        } else if (!strcmp(a, "--timeout") || !strcmp(a, "--cap")) {
-            if (need_value(argc, argv, i, err, err_size))
-                return -1;
-            double *dst = !strcmp(a, "--timeout") ? &o->timeout_s : &o->cap_s;
-            if (rb_parse_seconds(argv[++i], dst, why, sizeof why) != 0) {
-                rb_fmt(err, err_size, "%s: %s", a, why);
-                return -1;
-            }
-        } else if (!strcmp(a, "--json")) {
-            if (need_value(argc, argv, i, err, err_size))
-                return -1;
-            o->json_path = argv[++i];
-        } else if (!strcmp(a, "--results-dir")) {
-            if (need_value(argc, argv, i, err, err_size))
-                return -1;
-            o->results_dir = argv[++i];
-        } else if (!strcmp(a, "--expect")) {
-            if (need_value(argc, argv, i, err, err_size))
-                return -1;
-            o->expect_path = argv[++i];
-            o->expect_none = !strcmp(o->expect_path, "none");
+        } else if (!strcmp(a, "--expect-any-device")) {
+            o->expect_any_device = 1;
         } else {
-            rb_fmt(err, err_size, "unknown option '%s' (try: roofbench --help)", a);
-            return -1;
+            o->update_expectations = 1;
         }
     }
     if (o->update_expectations && o->expect_none) {
         rb_fmt(err, err_size, "--update-expectations needs an expectation file, not --expect none");
-        return -1;
-    }
-    if (o->update_expectations && o->command != RB_CMD_RUN) {
-        rb_fmt(err, err_size, "--update-expectations goes with run");
         return -1;
     }
     return 0;

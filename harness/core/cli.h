@@ -29,6 +29,7 @@ typedef struct rb_options {
     const char *expect_path; /* NULL: expectations/<hardware-key>.json */
     int expect_none;
     int update_expectations;
+    int expect_any_device; /* use an expectation file recorded on another GPU model */
     int nvtx;
     double timeout_s; /* watchdog per pair */
     double cap_s;     /* time cap of the timed loop, per variant */
@@ -36,7 +37,14 @@ typedef struct rb_options {
     uint64_t seed;
 } rb_options;
 
-/* Parses argv. Returns 0, or -1 with one line in err (exit 2). */
+/* The ranges --timeout and --cap accept, in seconds. */
+#define RB_TIMEOUT_MIN_S 5.0
+#define RB_TIMEOUT_MAX_S 86400.0
+#define RB_CAP_MIN_S 0.01
+#define RB_CAP_MAX_S 3600.0
+
+/* Parses argv. Refuses an option the command does not use, a path longer than RB_PATH_MAX,
+ * and --timeout or --cap out of range. Returns 0, or -1 with one line in err (exit 2). */
 int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_size);
 
 /* The help text. */

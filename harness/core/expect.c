@@ -61,6 +61,30 @@ static int validate_roofs(const json_value *o, const char *name, char *err, size
     return 0;
 }
 
+/* A measured ceiling more than RB_CEILING_OVER_PEAK above its datasheet peak is not a roof:
+ * the measurement hit a cache or the number was mistyped, and every efficiency against it would
+ * be understated. (Boost clocks and rounding put a sound ceiling within a few % of the peak.) */
+#define RB_CEILING_OVER_PEAK 0.05
+
+static int validate_ceilings_below_peaks(const json_value *ceilings, const json_value *peaks,
+                                         char *err, size_t err_size)
+{
+    for (size_t i = 0; i < ceilings->count; i++) {
+        const json_value *c = ceilings->items[i], *pk = json_get(peaks, ceilings->keys[i]);
+        if (!is_roof_key(ceilings->keys[i]) || c->type != JSON_NUMBER || !pk ||
+            pk->type != JSON_NUMBER || c->number <= pk->number * (1 + RB_CEILING_OVER_PEAK))
+            continue;
+        char where[160], what[240];
+        rb_fmt(where, sizeof where, "ceilings.%s", ceilings->keys[i]);
+        rb_fmt(what, sizeof what,
+               "%.6g is above the datasheet peak peaks.%s = %.6g by more than %.0f%%: not a "
+               "plausible measurement",
+               c->number, ceilings->keys[i], pk->number, 100 * RB_CEILING_OVER_PEAK);
+        return fail_at(err, err_size, where, what);
+    }
+    return 0;
+}
+
 static int validate_positive(const json_value *o, const char *key, const char *parent,
                              int allow_zero, char *err, size_t err_size)
 {
@@ -171,7 +195,9 @@ int rb_expect_validate(const json_value *doc, char *err, size_t err_size)
     if (prov && expect_type(prov, JSON_OBJECT, "provenance", err, err_size))
         return -1;
     if (validate_roofs(json_get(doc, "peaks"), "peaks", err, err_size) ||
-        validate_roofs(json_get(doc, "ceilings"), "ceilings", err, err_size))
+        validate_roofs(json_get(doc, "ceilings"), "ceilings", err, err_size) ||
+        validate_ceilings_below_peaks(json_get(doc, "ceilings"), json_get(doc, "peaks"), err,
+                                      err_size))
         return -1;
     const json_value *pairs = json_get(doc, "pairs");
     for (size_t i = 0; i < pairs->count; i++)
@@ -213,6 +239,23 @@ int rb_expect_load(const char *path, rb_expect *e, char *err, size_t err_size)
     return 0;
 }
 
+int rb_expect_same_device(const json_value *doc, const char *device_name, char *err,
+                          size_t err_size)
+{
+    const json_value *name = json_get(json_get(doc, "hardware"), "name");
+    const char *recorded = name && name->type == JSON_STRING ? name->string : "";
+    char a[256], b[256];
+    rb_hardware_key(recorded, a, sizeof a);
+    rb_hardware_key(device_name, b, sizeof b);
+    if (strcmp(a, b) == 0)
+        return 0;
+    rb_fmt(err, err_size,
+           "recorded on %s, but this GPU is %s: its times and roofs are not this GPU's (pass "
+           "--expect-any-device to use it anyway, or --expect none)",
+           recorded[0] ? recorded : "an unnamed GPU", device_name);
+    return -1;
+}
+
 void rb_expect_free(rb_expect *e)
 {
     json_free(e->doc);
@@ -249,6 +292,10 @@ rb_verdict rb_expect_judge(double expected_ms, double expected_noise, double ms,
 
 static void judge_variant(const json_value *expected_variants, rb_variant_result *v)
 {
+    if (v->skipped) {
+        v->verdict = RB_VERDICT_SKIPPED;
+        return;
+    }
     if (!v->valid) {
         v->verdict = RB_VERDICT_INVALID;
         return;
@@ -307,6 +354,11 @@ int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n)
 
 /* ---- recording ---- */
 
+int rb_expect_dropped(const rb_variant_result *v)
+{
+    return v->verdict == RB_VERDICT_MISSING || v->skipped;
+}
+
 /* One pair's expectations, with the provenance of the run that recorded them (a filtered
  * update leaves the other pairs as an earlier run recorded them). */
 static json_value *pair_entry(const rb_pair_result *p, const json_value *provenance)
@@ -331,6 +383,8 @@ static json_value *pair_entry(const rb_pair_result *p, const json_value *provena
     }
     for (int k = 0; k < p->n_variants; k++) {
         const rb_variant_result *v = &p->v[k];
+        if (rb_expect_dropped(v))
+            continue;
         json_value *x = json_new_object();
         if (!x || json_set_number(x, "median_ms", v->time_ms.median) ||
             json_set_number(x, "noise", v->time_ms.noise) || json_object_set(vs, v->name, x)) {
@@ -356,7 +410,7 @@ int rb_expect_update(json_value **doc, const rb_pair_result *pairs, int n, json_
         const rb_pair_result *p = &pairs[i];
         const char *bad = p->status == RB_PAIR_FAILED ? "failed" : NULL;
         for (int k = 0; !bad && p->status == RB_PAIR_OK && k < p->n_variants; k++)
-            if (!p->v[k].valid || !p->v[k].timed)
+            if (!rb_expect_dropped(&p->v[k]) && (!p->v[k].valid || !p->v[k].timed))
                 bad = p->v[k].name;
         if (bad) {
             rb_fmt(err, err_size, "not recording expectations: %s/%s is not a valid timed result",

@@ -34,6 +34,11 @@ int rb_expect_load(const char *path, rb_expect *e, char *err, size_t err_size);
 /* Validates a parsed document (used by load; exposed for tests). */
 int rb_expect_validate(const json_value *doc, char *err, size_t err_size);
 void rb_expect_free(rb_expect *e);
+/* 0 when the validated document was recorded on a GPU of this model (hardware.name and
+ * device_name give the same hardware key: case and punctuation aside), else -1 with "recorded
+ * on X, but this GPU is Y ..." in err. A file of another GPU is used only when the user asks. */
+int rb_expect_same_device(const json_value *doc, const char *device_name, char *err,
+                          size_t err_size);
 /* Roofs from a validated document's "peaks" or "ceilings" object (unknown: NaN). */
 void rb_expect_roofs(const json_value *roofs_obj, rb_roofs *out);
 
@@ -47,9 +52,14 @@ rb_verdict rb_expect_judge(double expected_ms, double expected_noise, double ms,
  * number of variants that make the run fail (regressed or invalid). */
 int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n);
 
+/* A variant that recording leaves out instead of refusing: one the run no longer produces
+ * (verdict missing: removed or renamed) or one skipped on this machine. */
+int rb_expect_dropped(const rb_variant_result *v);
+
 /* Rewrites *doc (NULL: a new document with hardware and peaks) from the run: provenance is
- * replaced, each pair of the run replaced by its valid variants; other pairs are kept.
- * Refuses (returns -1, err) when a variant of the run is invalid or a pair failed. */
+ * replaced, each pair of the run replaced by its valid variants (rb_expect_dropped ones left
+ * out); other pairs are kept. Refuses (returns -1, err) when a variant of the run is invalid or
+ * a pair failed. */
 int rb_expect_update(json_value **doc, const rb_pair_result *pairs, int n, json_value *hardware,
                      json_value *peaks, json_value *provenance, char *err, size_t err_size);
 

@@ -2,7 +2,8 @@
 /*
  * A small strict JSON reader and writer (RFC 8259), no third-party library.
  *
- * Reading is strict: trailing commas, duplicate object keys, leading zeros, control characters
+ * Reading is strict: a UTF-8 byte-order mark, trailing commas, duplicate object keys (found in
+ * constant expected time per key), leading zeros, control characters
  * in strings, lone surrogates, numbers out of double range, nesting deeper than JSON_MAX_DEPTH
  * and anything after the top-level value are refused. Every parse error names line and column
  * (both 1-based) of the offending character: "line 3, column 14: duplicate key \"noise\"".
@@ -20,6 +21,9 @@
 #include <stddef.h>
 
 #define JSON_MAX_DEPTH 256
+/* json_parse_file refuses a file larger than this (64 MiB): results and expectation files are
+ * a few hundred kB, and /dev/zero must not read until memory runs out. */
+#define JSON_MAX_FILE_BYTES (64 << 20)
 
 typedef enum json_type {
     JSON_NULL,

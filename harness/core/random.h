@@ -2,7 +2,9 @@
 /*
  * Seeded, counter-based random inputs: element i of a stream is a pure function of (seed, i),
  * so the GPU fills large inputs in place and the CPU recomputes any element bit-exactly for a
- * reference. The device twin lives in harness/gpu_kernels.cu and must stay identical.
+ * reference. Under nvcc the functions are __host__ __device__ (RB_HOST_DEVICE): the GPU fill
+ * (harness/gpu_kernels.cu) and the kernels that regenerate inputs run this same code, so there is
+ * no device copy to keep in step.
  */
 #ifndef RB_RANDOM_H
 #define RB_RANDOM_H

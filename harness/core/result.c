@@ -86,6 +86,8 @@ json_value *rb_variant_to_json(const rb_variant_result *v)
     if (!isnan(v->bytes))
         bad |= json_set_number(o, "bytes", v->bytes);
     bad |= json_set_string(o, "note", v->note);
+    if (v->skipped)
+        bad |= json_set_bool(o, "skipped", 1);
     if (v->n_extras > 0)
         bad |= json_object_set(o, "extras", rb_extras_to_json(v->extras, v->n_extras));
     if (bad) {
@@ -118,6 +120,8 @@ int rb_variant_from_json(const json_value *o, rb_variant_result *v, char *err, s
     const json_value *valid = json_get(o, "valid"), *timed = json_get(o, "timed");
     v->valid = valid && valid->type == JSON_BOOL && valid->boolean;
     v->timed = timed && timed->type == JSON_BOOL && timed->boolean;
+    const json_value *skipped = json_get(o, "skipped");
+    v->skipped = skipped && skipped->type == JSON_BOOL && skipped->boolean;
     v->rel_err_before = num_or_nan(o, "rel_err_before");
     v->rel_err_after = num_or_nan(o, "rel_err_after");
     v->time_ms.median = num_or_nan(t, "median");

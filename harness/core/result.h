@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What one run of a pair produced. A child process fills the measured fields and sends them to
- * the parent as JSON lines (result_*_to_json / result_*_from_json); the parent adds the derived
- * fields (roofline points, speedup, verdict) and writes the results file.
+ * the parent as JSON lines (rb_variant_to_json / rb_variant_from_json, rb_extras_* and
+ * rb_kernel_* for its extras and kernels); the parent adds the derived fields (roofline points,
+ * speedup, verdict) and writes the results file.
  */
 #ifndef RB_RESULT_H
 #define RB_RESULT_H
@@ -70,6 +71,8 @@ typedef struct rb_variant_result {
     rb_unit unit;
     int valid; /* passed the check before and after timing */
     int timed; /* time_ms holds samples */
+    int skipped; /* cannot be measured meaningfully on this machine (note says why): never
+                    timed, not invalid, verdict skipped; the pair's other variants still run */
     double tolerance;
     double rel_err_before; /* NaN when not checked */
     double rel_err_after;

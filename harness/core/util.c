@@ -23,6 +23,21 @@ void rb_fmt(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
+int rb_fmt_fits(char *buf, size_t size, const char *fmt, ...)
+{
+    if (!buf || size == 0)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= size) {
+        buf[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
 void rb_hardware_key(const char *device_name, char *out, size_t out_size)
 {
     size_t n = 0;
@@ -242,6 +257,84 @@ int rb_dir_writable(const char *dir, char *err, size_t err_size)
     close(fd);
     unlink(probe);
     return 0;
+}
+
+int rb_output_file_ok(const char *path, int make_dirs, char *err, size_t err_size)
+{
+    char dir[RB_PATH_BUF];
+    struct stat st;
+    if (strlen(path) > RB_PATH_MAX) {
+        rb_fmt(err, err_size, "%.60s...: the path is %zu bytes long; at most %d", path,
+               strlen(path), RB_PATH_MAX);
+        return -1;
+    }
+    if (path[0] == '\0' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) ||
+        path[strlen(path) - 1] == '/') {
+        rb_fmt(err, err_size, "%s: is a folder, not a file name", path);
+        return -1;
+    }
+    rb_fmt(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        rb_fmt(dir, sizeof dir, ".");
+    else
+        slash[slash == dir ? 1 : 0] = '\0'; /* "/x.json": the folder is "/" */
+    if (!make_dirs && stat(dir, &st) != 0) {
+        rb_fmt(err, err_size, "%s: cannot write there: the folder %s does not exist", path, dir);
+        return -1;
+    }
+    if (!make_dirs && !S_ISDIR(st.st_mode)) {
+        rb_fmt(err, err_size, "%s: cannot write there: %s is not a folder", path, dir);
+        return -1;
+    }
+    return rb_dir_writable(dir, err, err_size);
+}
+
+int rb_write_file_new(const char *path, const char *text, char *err, size_t err_size)
+{
+    char tmp[RB_PATH_BUF + 64];
+    if (rb_fmt_fits(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) != 0) {
+        rb_fmt(err, err_size, "%.60s...: path too long", path);
+        return -1;
+    }
+    if (rb_write_file_atomic(tmp, text, err, err_size) != 0)
+        return -1;
+    int rc = link(tmp, path) == 0 ? 0 : errno == EEXIST ? 1 : -1;
+    int saved = errno;
+    unlink(tmp);
+    if (rc < 0)
+        rb_fmt(err, err_size, "%s: %s", path, strerror(saved));
+    return rc;
+}
+
+int rb_write_results_new(const char *base, const char *json_text, const char *md_text,
+                         char *json_path, size_t path_size, char *err, size_t err_size)
+{
+    char md_path[RB_PATH_BUF + 16];
+    struct stat st;
+    for (int k = 1; k <= 1000; k++) {
+        char suffix[16] = "";
+        if (k > 1)
+            rb_fmt(suffix, sizeof suffix, "-%d", k);
+        if (rb_fmt_fits(json_path, path_size, "%s%s.json", base, suffix) != 0 ||
+            rb_fmt_fits(md_path, sizeof md_path, "%s%s.md", base, suffix) != 0) {
+            rb_fmt(err, err_size, "%.60s...: path too long", base);
+            return -1;
+        }
+        if (stat(md_path, &st) == 0)
+            continue;
+        int rc = rb_write_file_new(json_path, json_text, err, err_size);
+        if (rc == 1)
+            continue;
+        if (rc < 0)
+            return -1;
+        rc = rb_write_file_new(md_path, md_text, err, err_size);
+        if (rc == 1)
+            rb_fmt(err, err_size, "%s: appeared while writing; not replaced", md_path);
+        return rc == 0 ? 0 : -1;
+    }
+    rb_fmt(err, err_size, "%s.json: 1000 results files of that name exist", base);
+    return -1;
 }
 
 int rb_write_file_atomic(const char *path, const char *text, char *err, size_t err_size)

@@ -6,8 +6,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The longest path (bytes) the command line accepts; every buffer that holds a path built from
+ * one has room for RB_PATH_MAX plus what is appended to it (RB_PATH_BUF), and a path that would
+ * not fit is refused, never truncated. */
+#define RB_PATH_MAX 1024
+#define RB_PATH_BUF (RB_PATH_MAX + 512)
+
 /* Formats into a fixed buffer, always NUL-terminated (truncates). */
 void rb_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* rb_fmt that refuses to truncate: 0, or -1 when the text did not fit (buf then holds "").
+ * For paths: a truncated path names another file. */
+int rb_fmt_fits(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* hardware-key: the device name lower-cased, each run of non-alphanumerics turned into one '-',
  * no leading or trailing '-' ("NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3"). An empty
@@ -47,8 +57,25 @@ int rb_mkdirs(const char *path, char *err, size_t err_size);
 /* Checks that files can be created in dir, or in its nearest existing ancestor when dir does
  * not exist yet (creates and removes a probe file; creates no folder). */
 int rb_dir_writable(const char *dir, char *err, size_t err_size);
-/* Writes text to path atomically (temporary file in the same folder, fsync, rename). */
+/* Checks, before any work, that a file can be written at path: not longer than RB_PATH_MAX,
+ * not an existing folder, and its folder writable. make_dirs 0: the folder must exist;
+ * make_dirs 1: the folder may be made later, so its nearest existing ancestor must be writable.
+ * "/x.json" checks "/", "x.json" checks ".". Returns 0 or -1 with one line in err. */
+int rb_output_file_ok(const char *path, int make_dirs, char *err, size_t err_size);
+/* Writes text to path atomically (temporary file in the same folder, fsync, rename). (temporary file in the same folder, fsync, rename). */
 int rb_write_file_atomic(const char *path, const char *text, char *err, size_t err_size);
+
+/* Writes text to path only if no file of that name exists, atomically (a temporary file linked
+ * to the name: two writers racing for one name cannot both win). 0 written, 1 path exists
+ * (nothing written), -1 error with "PATH: reason" in err (nothing left behind). */
+int rb_write_file_new(const char *path, const char *text, char *err, size_t err_size);
+
+/* Writes a results file and its Markdown twin under a name no file has: <base>.json and
+ * <base>.md, else <base>-2.*, <base>-3.*, ... (up to -1000), the .json name claimed atomically
+ * (rb_write_file_new), so two runs in the same second never overwrite each other. The chosen
+ * .json path goes to json_path. 0, or -1 with "PATH: reason" in err. */
+int rb_write_results_new(const char *base, const char *json_text, const char *md_text,
+                         char *json_path, size_t path_size, char *err, size_t err_size);
 
 /* "20261122T031502Z" (UTC, ISO 8601 basic). */
 void rb_utc_stamp(char *out, size_t out_size);

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* The seam between kernels/copy_vectorized.cu and bench/copy_vectorized.c (both include it). */
+#ifndef RB_KERNELS_COPY_VECTORIZED_H
+#define RB_KERNELS_COPY_VECTORIZED_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#include "kernel_info.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+cudaError_t copy_vectorized_baseline(const float *in, float *out, size_t n, cudaStream_t stream);
+cudaError_t copy_vectorized_optimized(const float *in, float *out, size_t n, cudaStream_t stream);
+
+/* The kernels each variant launches, {0}-terminated (rb_pair.kernels). */
+extern const rb_kernel_info copy_vectorized_kernels[];
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

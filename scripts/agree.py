@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Do two runs of the same build agree? For every variant timed in both results files: the ratio
+of the medians, flagged when it is off by more than --within (default 2%). Variants that run at a
+power cap (tensor-core units: tf32, bf16, fp16, fp8) drift with the board's clock and temperature
+and are listed apart. A diagnostic for issue 9's "two back-to-back runs within 2%" (the harness's
+own `compare` is the tool for users); standard library only.
+
+    scripts/agree.py RUN1.json RUN2.json [--within 0.02]
+Exit 0 when every variant that is not power-capped agrees, 1 otherwise."""
+import json
+import sys
+
+POWER_CAPPED_UNITS = {"tf32", "bf16", "fp16", "fp8"}
+
+
+def medians(path):
+    with open(path) as f:
+        doc = json.load(f)
+    out = {}
+    for pair in doc.get("pairs", []):
+        for v in pair.get("variants", []):
+            t = v.get("time_ms") or {}
+            if v.get("timed") and v.get("valid") and t.get("median"):
+                out[(pair["name"], v["name"])] = (t["median"], t.get("noise"), v.get("unit", ""))
+    return doc, out
+
+
+def main(argv):
+    within = 0.02
+    if "--within" in argv:
+        i = argv.index("--within")
+        within = float(argv[i + 1])
+        del argv[i:i + 2]
+    if len(argv) != 3:
+        sys.stderr.write(__doc__)
+        return 2
+    doc1, a = medians(argv[1])
+    doc2, b = medians(argv[2])
+    print(f"{argv[1]} (git {doc1.get('git')}) vs {argv[2]} (git {doc2.get('git')}), within {within:.1%}")
+    worst, bad, capped = 0.0, [], []
+    for key in sorted(set(a) & set(b)):
+        m1, n1, unit = a[key]
+        m2, n2, _ = b[key]
+        r = m2 / m1
+        line = f"  {key[0]:34s} {key[1]:18s} {m1:11.4f} {m2:11.4f} ms  x{r:.4f}  noise {n1:.3f}/{n2:.3f}"
+        if unit in POWER_CAPPED_UNITS:
+            capped.append(line + f"  ({unit}, power-capped)")
+            continue
+        worst = max(worst, abs(r - 1))
+        if abs(r - 1) > within:
+            bad.append(line)
+    only = sorted(set(a) ^ set(b))
+    print(f"{len(set(a) & set(b))} variants in both; largest change of those not power-capped: {worst:.2%}")
+    for line in bad:
+        print("OFF " + line)
+    for line in capped:
+        print("CAP " + line)
+    for key in only:
+        print(f"  only in one run: {key[0]} {key[1]}")
+    print(f"{len(bad)} variants off by more than {within:.0%} (not counting {len(capped)} power-capped)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
