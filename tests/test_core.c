@@ -770,6 +770,25 @@ static void test_result_from_json_refusals(void)
     json_free(o);
 }
 
+/* A sample count beyond size_t's range reads as 0, without undefined behaviour (the double to
+ * size_t conversion of 1e300 was one: found by tests/fuzz/fuzz_json.c, caught by UBSan under
+ * make test SANITIZE=1). */
+static void test_result_from_json_huge_samples(void)
+{
+    const char *texts[] = {
+        "{\"name\":\"a\",\"role\":\"step\",\"unit\":\"none\",\"time_ms\":{\"samples\":1e300}}",
+        "{\"name\":\"a\",\"role\":\"step\",\"unit\":\"none\",\"time_ms\":{\"samples\":2e19}}",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        json_value *o = json_parse(texts[i], strlen(texts[i]), NULL, 0);
+        rb_variant_result v;
+        char err[200] = "";
+        RB_CHECK(o != NULL && rb_variant_from_json(o, &v, err, sizeof err) == 0);
+        RB_CHECK(v.time_ms.n == 0);
+        json_free(o);
+    }
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* util: files and folders                                                                    */
 /* ------------------------------------------------------------------------------------------ */
@@ -1016,6 +1035,7 @@ static const rbtest_case core_cases[] = {
     {"result_json_round_trip", test_result_json_round_trip},
     {"result_json_untimed_and_unknown_fields", test_result_json_untimed_and_unknown_fields},
     {"result_from_json_refusals", test_result_from_json_refusals},
+    {"result_from_json_huge_samples", test_result_from_json_huge_samples},
     {"write_file_atomic", test_write_file_atomic},
     {"write_file_atomic_missing_folder", test_write_file_atomic_missing_folder},
     {"mkdirs_nested", test_mkdirs_nested},
