@@ -164,3 +164,37 @@ $(B)/%.o: %.cu $(B)/nvccflags.stamp
 FORCE:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+# ---- fuzzing and sanitizers (tests/fuzz/) ----
+# make fuzz: libFuzzer targets for the JSON reader and the expectation loader, built by clang
+# with ASan and UBSan from harness/core alone (no CUDA) into build/fuzz/. make fuzz-run runs each
+# for FUZZ_SECONDS from a seed corpus of the repository's own JSON files (tests/fuzz/run.sh).
+FUZZ_CC ?= clang
+FUZZ_B := build/fuzz
+FUZZ_TARGETS := json expect
+FUZZ_SECONDS ?= 90
+FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g $(WARN) $(if $(WERROR),-Werror) \
+               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+               -fno-omit-frame-pointer -Iharness/core -Iharness -Itests/fuzz
+FUZZ_OBJ := $(CORE_SRC:harness/core/%.c=$(FUZZ_B)/%.o) $(FUZZ_B)/fuzz_common.o
+
+.PHONY: fuzz fuzz-run
+.SECONDARY: $(FUZZ_OBJ) $(FUZZ_TARGETS:%=$(FUZZ_B)/fuzz_%.o)
+fuzz: $(FUZZ_TARGETS:%=$(FUZZ_B)/fuzz_%)
+
+$(FUZZ_B)/fuzz_%: $(FUZZ_B)/fuzz_%.o $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $^ -lm
+
+$(FUZZ_B)/%.o: harness/core/%.c $(FUZZ_B)/flags.stamp
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_B)/%.o: tests/fuzz/%.c $(FUZZ_B)/flags.stamp
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_B)/flags.stamp: FORCE
+	$(call stamp,$(FUZZ_CC) $(FUZZ_CFLAGS))
+
+fuzz-run: fuzz
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_TARGETS)
+
+-include $(wildcard $(FUZZ_B)/*.d)
