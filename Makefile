@@ -66,6 +66,31 @@ LDLIBS_ALL := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcu
               $(NCCL_LDLIBS) -lstdc++ -ldl -lm \
               -lpthread $(LDLIBS)
 
+# make SANITIZE=1 [test]: the same build with gcc's AddressSanitizer and UBSan, in its own folder
+# (build/$(ARCH)-san) so sanitized and plain objects never mix. Host code only: nvcc passes the
+# flags to its host compiler, device code is not instrumented (compute-sanitizer checks it:
+# make sanitize). Any UBSan report is fatal (-fno-sanitize-recover), like an ASan one.
+ifeq ($(SANITIZE),1)
+B := build/$(ARCH)-san
+# (gcc's -fsanitize=undefined leaves out float-cast-overflow, a double converted to an integer
+# type that cannot hold it: named here.)
+SAN_FLAGS := -fsanitize=address -fsanitize=undefined -fsanitize=float-cast-overflow \
+             -fno-sanitize-recover=all -fno-omit-frame-pointer
+CFLAGS_ALL += $(SAN_FLAGS)
+NVCCFLAGS_ALL += $(foreach f,$(SAN_FLAGS),-Xcompiler $(f))
+LDLIBS_ALL += $(SAN_FLAGS)
+# For every program the recipes run (rbtest, and roofbench under it): the CUDA driver reserves
+# fixed host addresses inside ASan's shadow gap (0x200000000 on), which ASan write-protects by
+# default, so cuInit / cudaMalloc fail with out of memory on a GPU machine; protect_shadow_gap=0
+# leaves that range to the driver (google/sanitizers#629). The CUDA libraries' allocations that
+# live until exit are not ours: tests/lsan.supp. A sanitizer report exits 99, which no roofbench
+# exit code means, so a test that expects an exit code fails on it. ASAN_OPTIONS and friends
+# given by the user come last and win.
+export ASAN_OPTIONS := protect_shadow_gap=0:detect_leaks=1:exitcode=99$(if $(ASAN_OPTIONS),:$(ASAN_OPTIONS))
+export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1:exitcode=99$(if $(UBSAN_OPTIONS),:$(UBSAN_OPTIONS))
+export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:exitcode=99$(if $(LSAN_OPTIONS),:$(LSAN_OPTIONS))
+endif
+
 # The revision the results record. GIT_REV=<rev> overrides it: a copy of the tree whose .git is
 # not the one the tree was committed in (a GPU machine's) would otherwise name the wrong commit.
 ifeq ($(origin GIT_REV),undefined)
