@@ -190,10 +190,12 @@ FORCE:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
-# ---- fuzzing and sanitizers (tests/fuzz/) ----
+# ---- fuzzing and sanitizers (tests/fuzz/, scripts/sanitize.sh) ----
 # make fuzz: libFuzzer targets for the JSON reader and the expectation loader, built by clang
 # with ASan and UBSan from harness/core alone (no CUDA) into build/fuzz/. make fuzz-run runs each
 # for FUZZ_SECONDS from a seed corpus of the repository's own JSON files (tests/fuzz/run.sh).
+# make sanitize: compute-sanitizer's four tools over every pair, on a GPU machine
+# (scripts/sanitize.sh; logs in build/sanitize/).
 FUZZ_CC ?= clang
 FUZZ_B := build/fuzz
 FUZZ_TARGETS := json expect
@@ -203,7 +205,7 @@ FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g $(WARN) $(if $(WERROR),
                -fno-omit-frame-pointer -Iharness/core -Iharness -Itests/fuzz
 FUZZ_OBJ := $(CORE_SRC:harness/core/%.c=$(FUZZ_B)/%.o) $(FUZZ_B)/fuzz_common.o
 
-.PHONY: fuzz fuzz-run
+.PHONY: fuzz fuzz-run sanitize
 .SECONDARY: $(FUZZ_OBJ) $(FUZZ_TARGETS:%=$(FUZZ_B)/fuzz_%.o)
 fuzz: $(FUZZ_TARGETS:%=$(FUZZ_B)/fuzz_%)
 
@@ -221,5 +223,13 @@ $(FUZZ_B)/flags.stamp: FORCE
 
 fuzz-run: fuzz
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_TARGETS)
+
+# compute-sanitizer and ASan do not mix: make sanitize wants the plain build. The preflight
+# refuses a machine without a GPU before anything is built.
+sanitize:
+	@if [ "$(SANITIZE)" = 1 ]; then echo "make sanitize: build without SANITIZE=1 (compute-sanitizer and ASan do not mix)" >&2; exit 2; fi
+	@scripts/sanitize.sh --preflight
+	$(MAKE) --no-print-directory $(B)/roofbench
+	scripts/sanitize.sh $(B)/roofbench
 
 -include $(wildcard $(FUZZ_B)/*.d)
