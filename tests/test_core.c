@@ -771,9 +771,9 @@ static void test_result_from_json_refusals(void)
 }
 
 /* A sample count no run reaches (above 1e15) reads as 0, without undefined behaviour: the double
- * to size_t conversion of 1e300 was one (found by tests/fuzz/fuzz_json.c; UBSan's
- * float-cast-overflow catches it under make test SANITIZE=1, while a plain x86 build happens to
- * give 0 for it, and 1e16 shows the bound). */
+ * to size_t conversion of 1e300 was one (seen reading result.c for the fuzz target, confirmed by
+ * UBSan in tests/fuzz/fuzz_json.c; float-cast-overflow catches it under make test SANITIZE=1,
+ * while a plain x86 build happens to give 0 for it, and 1e16 shows the bound). */
 static void test_result_from_json_huge_samples(void)
 {
     const char *texts[] = {

@@ -127,8 +127,8 @@ int rb_variant_from_json(const json_value *o, rb_variant_result *v, char *err, s
     v->time_ms.p90 = num_or_nan(t, "p90");
     v->time_ms.noise = num_or_nan(t, "noise");
     double n = num_or_nan(t, "samples");
-    /* A count no run reaches (1e300, found by tests/fuzz) reads as 0: converting a double
-     * beyond size_t's range is undefined behaviour. */
+    /* A count no run reaches reads as 0: converting a double beyond size_t's range (1e300,
+     * which UBSan flags when tests/fuzz/fuzz_json runs such a record) is undefined behaviour. */
     v->time_ms.n = n >= 0 && n <= 1e15 ? (size_t)n : 0;
     v->launches_per_sample = num_or_nan(t, "launches_per_sample");
     v->sm_clock_mhz = num_or_nan(o, "sm_clock_mhz");
