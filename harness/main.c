@@ -51,6 +51,7 @@ typedef struct rb_job {
     int input;
     char name[RB_NAME_MAX]; /* "<pair>" or "<pair>.<input>" */
     rb_size size;
+    int swept; /* the size is one of the pair's sweep (a full run) */
 } rb_job;
 
 #define RB_MAX_JOBS 256
@@ -89,6 +90,7 @@ static int select_jobs(const rb_options *o, rb_job *jobs, int *n, char *err, siz
             j->input = k;
             char at[32] = "";
             rb_size want = requested_size(p, o);
+            j->swept = sweep;
             if (sweep) {
                 want.n = p->sweep[jk % n_sizes];
                 at[0] = '@';
@@ -153,8 +155,14 @@ static void list_work(const rb_job *jobs, int n, int i)
         return;
     }
     job_work(&jobs[last], last_work, sizeof last_work);
-    printf("%-18s   work: a sweep of %d sizes, each its own row, from %s%s\n", "", last - i + 1,
-           first_work, link);
+    int one_gpu = 0;
+    while (p->sweep_one_gpu && p->sweep_one_gpu[one_gpu])
+        one_gpu++;
+    char on_one[48] = "";
+    if (one_gpu)
+        rb_fmt(on_one, sizeof on_one, " (%d of them on one GPU)", one_gpu);
+    printf("%-18s   work: a sweep of %d sizes%s, each its own row, from %s%s\n", "",
+           last - i + 1, on_one, first_work, link);
     printf("%-18s         to %s%s\n", "", last_work, link);
 }
 
@@ -264,6 +272,32 @@ static int probe(probe_state *s, double timeout_s)
         return EXIT_NO_GPU;
     }
     return 0;
+}
+
+/* On a machine with one GPU, a pair's sweep shrinks to its sweep_one_gpu sizes (said once per
+ * pair). Returns the jobs kept, moved to the front; 0 when none is left. */
+static int keep_one_gpu_sizes(rb_job *jobs, int n, const json_value *env)
+{
+    const json_value *count = json_get(env, "device_count");
+    int gpus = count && count->type == JSON_NUMBER ? (int)count->number : 0, kept = 0;
+    const rb_pair *said = NULL;
+    for (int i = 0; i < n; i++) {
+        const rb_pair *p = jobs[i].pair;
+        if (!jobs[i].swept || rb_pair_sweeps_size(p, jobs[i].size.n, gpus)) {
+            jobs[kept++] = jobs[i];
+        } else if (p != said) {
+            char sizes[200] = "";
+            for (int k = 0; p->sweep_one_gpu[k]; k++) {
+                char one[32];
+                size_t len = strlen(sizes);
+                rb_format_count(p->sweep_one_gpu[k], one, sizeof one);
+                rb_fmt(sizes + len, sizeof sizes - len, "%s %s", k ? "," : "", one);
+            }
+            printf("%s: one GPU: its sweep takes only%s (see the pair)\n", p->name, sizes);
+            said = p;
+        }
+    }
+    return kept;
 }
 
 static const char *env_str(const json_value *env, const char *key)
@@ -603,7 +637,7 @@ static void report_dropped(const rb_pair_result *results, int n)
         }
 }
 
-static int cmd_run(const rb_job *jobs, int n, const rb_options *o, int argc, char **argv,
+static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **argv,
                    rb_pair_result *results)
 {
     char err[RB_PATH_BUF + 200];
@@ -619,6 +653,11 @@ static int cmd_run(const rb_job *jobs, int n, const rb_options *o, int argc, cha
     if (rc != 0) {
         rb_expect_free(&expect);
         return rc;
+    }
+    if ((n = keep_one_gpu_sizes(jobs, n, ps.env)) == 0) {
+        rb_expect_free(&expect);
+        json_free(ps.env);
+        return usage_error("every size selected is one a one-GPU machine leaves out");
     }
     const char *key = env_str(ps.env, "hardware_key");
     char expect_path[RB_PATH_BUF];
@@ -844,6 +883,8 @@ int main(int argc, char **argv)
     if (o.command == RB_CMD_CHECK) {
         probe_state ps;
         rc = probe(&ps, o.timeout_s);
+        if (rc == 0 && (n = keep_one_gpu_sizes(jobs, n, ps.env)) == 0)
+            rc = usage_error("every size selected is one a one-GPU machine leaves out");
         json_free(ps.env);
         if (rc == 0)
             rc = cmd_check(jobs, n, &o, results);

@@ -45,6 +45,17 @@
  *   meet the acceptance (>= 0.8x the link). The pageable ones are slower than the ~10-25 GB/s
  *   predicted (H2D 6.9 in every run), so the speedups exceed the predicted 2-5x: the relay runs
  *   at this virtual machine's one-thread memcpy into staging, which was not measured alone.
+ * Reproducibility: the pageable copies are relays through the CPU (above), so their time follows
+ *   the host: its memcpy bandwidth, which NUMA node holds the malloc'd pages and which core runs
+ *   the driver's copy, and the page state the OS keeps for those pages (4 KiB or collapsed to
+ *   transparent huge pages, which may change during a run). On the H100 machines the pageable H2D
+ *   measured 147.5-160.7 ms and the D2H 86.4-107.1 ms over four full runs (a 24% range), with
+ *   noise up to 41% inside one run (the D2H samples fall in two groups); the D2H moved 17.5%
+ *   between two runs 7 min apart (86.35 and 101.48 ms, 20261125T080411Z-e8e015a and
+ *   081152Z-317bbe9). So the pageable variants are not reproducible to 2% here, and the pair does
+ *   not claim it: their figure is the speedup's order of magnitude (4-8x), not a rate to track.
+ *   The pinned copies, one DMA each, agree within 1-4% between runs (19.5-20.4 ms); the link is
+ *   shared with the rest of the virtual machine's host.
  *
  * Is the baseline what a competent engineer would write before knowing this pattern? Yes: a
  *   malloc'd buffer and one cudaMemcpyAsync is every program's default, and it is what PyTorch

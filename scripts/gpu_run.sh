@@ -6,17 +6,23 @@
 #
 #   scripts/gpu_run.sh [record]   record: measure ceilings and rewrite the expectation file from
 #                                 the first full run; without it the expectation file is only read
-# Each full run is timed without the build. Two back-to-back runs are made so their medians can
-# be compared (RUNS=1: one). Extra arguments for `roofbench run` can be passed in RUN_ARGS;
-# FILTER limits the full runs to the pairs that match (a --filter regular expression), FILTER2
-# the second run alone (the NCCL sweep alone takes two minutes on one GPU); NCU=0 skips the ncu
+# Each full run is timed without the build. Two back-to-back runs are made and their medians
+# compared by scripts/agree.py (RUNS=1: one). Extra arguments for `roofbench run` can be passed
+# in RUN_ARGS; FILTER limits the full runs to the pairs that match (a --filter regular
+# expression), FILTER2 the second run alone (the NCCL sweep: three sizes on one GPU, ten on
+# several); NCU=0 skips the ncu
 # passes, TEST=0 the GPU tests, CEILINGS=0 the ceilings of a record run (the file's stay), CHAIN=0
 # the cuda_graphs chain diagnostic (Hopper only); BF16=1 adds the sustained sweep of cuBLASLt's
 # bf16 candidates (scripts/gemm_bf16_sustained.c, about a minute) after everything else.
+# SANITIZE=1 adds compute-sanitizer's four tools over every pair (scripts/sanitize.sh, up to
+# SANITIZE_TIMEOUT s per tool and size; SANITIZE_TOOLS picks tools): logs into the archive.
 # GIT_REV=<rev> names the commit the results record, where the copy of the tree on the GPU machine
 # carries a .git that is not the one it was committed in.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# SANITIZE=1 means compute-sanitizer here; make would read it as its ASan build (build/*-san).
+RUN_SANITIZE=${SANITIZE:-0}
+unset SANITIZE
 OUT=${OUT:-gpu-out}
 case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
 FINAL=$OUT
@@ -72,6 +78,13 @@ for i in $(seq 1 "${RUNS:-2}"); do
     RECORD=
 done
 
+if [ "${RUNS:-2}" -ge 2 ] && command -v python3 > /dev/null; then
+    r1=$(sed -n 's/^results: \([^ ]*\) .*/\1/p' "$OUT/run1.log")
+    r2=$(sed -n 's/^results: \([^ ]*\) .*/\1/p' "$OUT/run2.log")
+    say "do the two runs agree within 2%? (scripts/agree.py)"
+    [ -n "$r1" ] && [ -n "$r2" ] && python3 scripts/agree.py "$r1" "$r2" | tee -a "$LOG"
+fi
+
 if [ "${NCU:-1}" = 1 ]; then
     say "ncu: measured DRAM bytes of every pair kernel"
     OUT=$OUT scripts/ncu_bytes.sh | tee -a "$LOG"
@@ -95,6 +108,11 @@ if [ "${BF16:-0}" = 1 ]; then
     make --no-print-directory ARCH="$ARCH" diagnostics > "$OUT/bf16.log" 2>&1 &&
         "build/$ARCH/gemm_bf16_sustained" 16 >> "$OUT/bf16.log" 2>&1
     tee -a "$LOG" < "$OUT/bf16.log"
+fi
+
+if [ "$RUN_SANITIZE" = 1 ]; then
+    say "compute-sanitizer: ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck} over every pair (scripts/sanitize.sh)"
+    SANITIZE_OUT=$OUT/sanitize scripts/sanitize.sh "$B" 2>&1 | tee -a "$LOG"
 fi
 
 nvidia-smi -q -d CLOCK,POWER,PERFORMANCE,TEMPERATURE > "$OUT/smi-end.txt" 2>&1
