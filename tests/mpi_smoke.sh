@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# roofbench_mpi (make MPI=1) on a machine without a GPU: what it must do before any GPU work,
+# under mpirun with 1 and 2 ranks. Each usage error is one line from rank 0 and exit 2; --help
+# exits 0; a results file that cannot be written is refused before the CUDA probe; with no GPU
+# every rank says so and the job exits 3. On a machine with a GPU the last case is skipped (it
+# would run the pairs). Usage: tests/mpi_smoke.sh build/sm_90/roofbench_mpi
+# Last line: "N passed, N failed, N skipped", like the unit tests.
+set -u
+bin=${1:?usage: tests/mpi_smoke.sh build/<arch>/roofbench_mpi}
+if ! command -v mpirun > /dev/null; then
+    echo "0 passed, 0 failed, 1 skipped (no mpirun)"
+    exit 0
+fi
+run_as_root=()
+[ "$(id -u)" = 0 ] && run_as_root=(--allow-run-as-root)
+passed=0 failed=0 skipped=0
+dir=$(mktemp -d /tmp/rb-mpi-smoke-XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+
+# expect NAME RANKS EXIT_CODE GREP_PATTERN ARGS...: the exit code, and a line matching the
+# pattern in stdout+stderr (mpirun's own banners around a non-zero exit are ignored).
+expect() {
+    local name=$1 ranks=$2 want=$3 pattern=$4
+    shift 4
+    local out rc
+    out=$(cd "$dir" && timeout 120 mpirun "${run_as_root[@]}" --oversubscribe -np "$ranks" \
+        "$bin_abs" "$@" 2>&1)
+    rc=$?
+    if [ "$rc" = "$want" ] && grep -qE -- "$pattern" <<< "$out"; then
+        echo "  ok      $name"
+        passed=$((passed + 1))
+    else
+        echo "  FAILED  $name: exit $rc (want $want), output:"
+        sed 's/^/    | /' <<< "$out" | head -20
+        failed=$((failed + 1))
+    fi
+}
+bin_abs=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+
+echo "mpi_smoke ($bin)"
+expect help 1 0 '^usage: mpirun -np N roofbench_mpi' --help
+expect unknown_filter 2 2 "^roofbench_mpi: no pair matches --filter 'nosuch'" --filter nosuch
+expect one_process_pair 2 2 "selects only pairs that run in one process" --filter '^sgemm$'
+expect timeout_refused 1 2 '^roofbench_mpi: --timeout: roofbench_mpi has no watchdog' --timeout 10
+expect expect_refused 1 2 'has no expectation file' --expect e.json
+expect update_refused 1 2 'has no expectation file' --update-expectations
+expect bad_size 1 2 '^roofbench_mpi: --size' --size 12x
+expect samples_zero 1 2 '^roofbench_mpi: --samples' --samples 0
+expect unwritable_json 2 2 'does not exist' --size smoke --json "$dir/no/such/folder/r.json"
+# one line per usage error, from rank 0 only
+out=$(cd "$dir" && mpirun "${run_as_root[@]}" --oversubscribe -np 2 "$bin_abs" --filter nosuch 2>&1)
+if [ "$(grep -c '^roofbench_mpi:' <<< "$out")" = 1 ]; then
+    echo "  ok      usage_error_said_once"
+    passed=$((passed + 1))
+else
+    echo "  FAILED  usage_error_said_once:"
+    sed 's/^/    | /' <<< "$out" | head -20
+    failed=$((failed + 1))
+fi
+if nvidia-smi -L > /dev/null 2>&1; then
+    echo "  skipped no_gpu_exit_3: this machine has a GPU"
+    skipped=$((skipped + 1))
+else
+    expect no_gpu_exit_3 2 3 'rank 1: no usable CUDA device: no NVIDIA driver or GPU' --size smoke
+    # nothing was written
+    if [ -z "$(ls -A "$dir")" ]; then
+        echo "  ok      no_gpu_writes_nothing"
+        passed=$((passed + 1))
+    else
+        echo "  FAILED  no_gpu_writes_nothing: $(ls -A "$dir")"
+        failed=$((failed + 1))
+    fi
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
