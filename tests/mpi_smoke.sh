@@ -3,8 +3,9 @@
 # roofbench_mpi (make MPI=1) on a machine without a GPU: what it must do before any GPU work,
 # under mpirun with 1 and 2 ranks. Each usage error is one line from rank 0 and exit 2; --help
 # exits 0; a results file that cannot be written is refused before the CUDA probe; with no GPU
-# every rank says so and the job exits 3. On a machine with a GPU the last case is skipped (it
-# would run the pairs). Usage: tests/mpi_smoke.sh build/sm_90/roofbench_mpi
+# every rank says so and the job exits 3. On a machine with a GPU that case is skipped, and one
+# rank's results file is compared with roofbench run's instead (same_schema).
+# Usage: tests/mpi_smoke.sh build/sm_90/roofbench_mpi
 # Last line: "N passed, N failed, N skipped", like the unit tests.
 set -u
 bin=${1:?usage: tests/mpi_smoke.sh build/<arch>/roofbench_mpi}
@@ -58,9 +59,51 @@ else
     sed 's/^/    | /' <<< "$out" | head -20
     failed=$((failed + 1))
 fi
+# With a GPU: one rank runs nccl_allreduce at smoke size, and its results file has the key
+# paths, rows, variants and verdict kinds of `roofbench run`'s on the same pair (the roofbench
+# binary beside roofbench_mpi), with "ranks" the only key added.
+same_schema() {
+    local run_bin
+    run_bin=$(dirname "$bin_abs")/roofbench
+    if (cd "$dir" && timeout 600 mpirun "${run_as_root[@]}" -np 1 "$bin_abs" --size smoke \
+            --samples 10 --json mpi.json > mpi.log 2>&1) &&
+        (cd "$dir" && timeout 600 "$run_bin" run --filter '^nccl_allreduce$' --size smoke \
+            --samples 10 --expect none --json run.json > run.log 2>&1) &&
+        python3 - "$dir/mpi.json" "$dir/run.json" <<'PY'
+import json, sys
+mpi, run = (json.load(open(f)) for f in sys.argv[1:3])
+def paths(v, at=""):
+    if isinstance(v, dict):
+        return set().union(*[paths(x, at + "/" + k) for k, x in v.items()] or [{at}])
+    if isinstance(v, list):
+        return set().union(*[paths(x, at + "[]") for x in v] or [{at}])
+    return {at}
+# environment holds what the machine reports (NVML readings may differ between two reads)
+strip = lambda ps: {p for p in ps if not p.startswith("/environment/")}
+extra, missing = strip(paths(mpi)) - strip(paths(run)), strip(paths(run)) - strip(paths(mpi))
+rows = lambda d: [(p["name"], p["status"], [(v["name"], v["verdict"], v["valid"], v["skipped"])
+                                           for v in p["variants"]]) for p in d["pairs"]]
+ok = extra == {"/ranks"} and not missing and rows(mpi) == rows(run) and mpi["tool"] == "roofbench_mpi"
+if not ok:
+    print("extra", sorted(extra), "missing", sorted(missing))
+    print("mpi", rows(mpi)); print("run", rows(run))
+sys.exit(0 if ok else 1)
+PY
+    then
+        echo "  ok      same_schema_as_roofbench_run"
+        passed=$((passed + 1))
+    else
+        echo "  FAILED  same_schema_as_roofbench_run (logs: $dir/mpi.log, $dir/run.log):"
+        tail -n 20 "$dir/mpi.log" "$dir/run.log" 2> /dev/null | sed 's/^/    | /'
+        failed=$((failed + 1))
+        trap - EXIT # keep the logs
+    fi
+}
+
 if nvidia-smi -L > /dev/null 2>&1; then
     echo "  skipped no_gpu_exit_3: this machine has a GPU"
     skipped=$((skipped + 1))
+    same_schema
 else
     expect no_gpu_exit_3 2 3 'rank 1: no usable CUDA device: no NVIDIA driver or GPU' --size smoke
     # nothing was written
