@@ -19,6 +19,18 @@ passed=0 failed=0 skipped=0
 dir=$(mktemp -d /tmp/rb-mpi-smoke-XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 
+# result NAME OK DETAIL: counts the case, printing DETAIL (indented) when it failed.
+result() {
+    if [ "$2" = 1 ]; then
+        echo "  ok      $1"
+        passed=$((passed + 1))
+    else
+        echo "  FAILED  $1"
+        sed 's/^/    | /' <<< "$3" | head -20
+        failed=$((failed + 1))
+    fi
+}
+
 # expect NAME RANKS EXIT_CODE GREP_PATTERN ARGS...: the exit code, and a line matching the
 # pattern in stdout+stderr (mpirun's own banners around a non-zero exit are ignored).
 expect() {
@@ -28,14 +40,10 @@ expect() {
     out=$(cd "$dir" && timeout 120 mpirun "${run_as_root[@]}" --oversubscribe -np "$ranks" \
         "$bin_abs" "$@" 2>&1)
     rc=$?
-    if [ "$rc" = "$want" ] && grep -qE -- "$pattern" <<< "$out"; then
-        echo "  ok      $name"
-        passed=$((passed + 1))
-    else
-        echo "  FAILED  $name: exit $rc (want $want), output:"
-        sed 's/^/    | /' <<< "$out" | head -20
-        failed=$((failed + 1))
-    fi
+    local ok=0
+    [ "$rc" = "$want" ] && grep -qE -- "$pattern" <<< "$out" && ok=1
+    result "$name" "$ok" "exit $rc (want $want), output:
+$out"
 }
 bin_abs=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 
@@ -51,14 +59,9 @@ expect samples_zero 1 2 '^roofbench_mpi: --samples' --samples 0
 expect unwritable_json 2 2 'does not exist' --size smoke --json "$dir/no/such/folder/r.json"
 # one line per usage error, from rank 0 only
 out=$(cd "$dir" && mpirun "${run_as_root[@]}" --oversubscribe -np 2 "$bin_abs" --filter nosuch 2>&1)
-if [ "$(grep -c '^roofbench_mpi:' <<< "$out")" = 1 ]; then
-    echo "  ok      usage_error_said_once"
-    passed=$((passed + 1))
-else
-    echo "  FAILED  usage_error_said_once:"
-    sed 's/^/    | /' <<< "$out" | head -20
-    failed=$((failed + 1))
-fi
+once=0
+[ "$(grep -c '^roofbench_mpi:' <<< "$out")" = 1 ] && once=1
+result usage_error_said_once "$once" "$out"
 # With a GPU: one rank runs nccl_allreduce at smoke size, and its results file has the key
 # paths, rows, variants and verdict kinds of `roofbench run`'s on the same pair (the roofbench
 # binary beside roofbench_mpi), with "ranks" the only key added.
@@ -90,13 +93,11 @@ if not ok:
 sys.exit(0 if ok else 1)
 PY
     then
-        echo "  ok      same_schema_as_roofbench_run"
-        passed=$((passed + 1))
+        result same_schema_as_roofbench_run 1 ""
     else
-        echo "  FAILED  same_schema_as_roofbench_run (logs: $dir/mpi.log, $dir/run.log):"
-        tail -n 20 "$dir/mpi.log" "$dir/run.log" 2> /dev/null | sed 's/^/    | /'
-        failed=$((failed + 1))
-        trap - EXIT # keep the logs
+        result same_schema_as_roofbench_run 0 "logs kept: $dir/mpi.log, $dir/run.log
+$(tail -n 20 "$dir/mpi.log" "$dir/run.log" 2> /dev/null)"
+        trap - EXIT
     fi
 }
 
@@ -107,13 +108,9 @@ if nvidia-smi -L > /dev/null 2>&1; then
 else
     expect no_gpu_exit_3 2 3 'rank 1: no usable CUDA device: no NVIDIA driver or GPU' --size smoke
     # nothing was written
-    if [ -z "$(ls -A "$dir")" ]; then
-        echo "  ok      no_gpu_writes_nothing"
-        passed=$((passed + 1))
-    else
-        echo "  FAILED  no_gpu_writes_nothing: $(ls -A "$dir")"
-        failed=$((failed + 1))
-    fi
+    empty=0
+    [ -z "$(ls -A "$dir")" ] && empty=1
+    result no_gpu_writes_nothing "$empty" "$(ls -A "$dir")"
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

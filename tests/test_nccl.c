@@ -204,6 +204,60 @@ static json_value *variant_record(const char *name, rb_role role, int timed, int
     return record("variant", "variant", rb_variant_to_json(&v));
 }
 
+/* The records rb_child_pair writes for one nccl_allreduce job on one GPU: the pair, host_staged
+ * and out of place timed, in place skipped, out of place's extras. */
+static void feed_rank_records(rb_pair_result *r)
+{
+    json_value *pair = record("pair", NULL, NULL);
+    RB_CHECK(pair && !json_set_number(pair, "flops", 0) &&
+             !json_set_number(pair, "bytes", 1048576) && !json_set_bool(pair, "link_bytes", 1));
+    feed(r, pair);
+    feed(r, variant_record("host_staged", RB_ROLE_BASELINE, 1, 0));
+    feed(r, variant_record("nccl_out_of_place", RB_ROLE_OPTIMIZED, 1, 0));
+    feed(r, variant_record("nccl_in_place", RB_ROLE_LIBRARY, 0, 1));
+    rb_extra x[2] = {{"busbw_gbps", 2.5}, {"wrong_elements", 0}};
+    json_value *extras = record("extras", "extras", rb_extras_to_json(x, 2));
+    RB_CHECK(extras && !json_set_number(extras, "index", 1));
+    feed(r, extras);
+    RB_CHECK(r->n_variants == 3 && r->v[2].skipped && r->v[1].n_extras == 2);
+}
+
+/* The results file at path, read as any reader of results files would: roofbench_mpi's tool
+ * and ranks in the meta, r's row with its variants (rb_variant_from_json), verdicts, extras. */
+static void check_run_document(const char *path, const rb_pair_result *r)
+{
+    char err[300];
+    FILE *f = fopen(path, "rb");
+    char *text = calloc(1, 1 << 20);
+    size_t len = f && text ? fread(text, 1, (1 << 20) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    json_value *back = len ? json_parse(text, len, err, sizeof err) : NULL;
+    free(text);
+    RB_CHECK(back != NULL);
+    const json_value *tool = json_get(back, "tool"), *ranks = json_get(back, "ranks");
+    const json_value *pairs = json_get(back, "pairs"), *schema = json_get(back, "schema");
+    RB_CHECK(tool && tool->type == JSON_STRING && !strcmp(tool->string, "roofbench_mpi"));
+    RB_CHECK(ranks && ranks->type == JSON_NUMBER && ranks->number == 2);
+    RB_CHECK(schema && schema->type == JSON_NUMBER && schema->number == 1);
+    RB_CHECK(json_get(back, "environment") && json_get(back, "hardware_key"));
+    RB_CHECK(pairs && pairs->type == JSON_ARRAY && pairs->count == 1);
+    const json_value *p0 = pairs && pairs->count ? pairs->items[0] : NULL;
+    const json_value *name = json_get(p0, "name"), *vs = json_get(p0, "variants");
+    RB_CHECK(name && name->type == JSON_STRING && !strcmp(name->string, r->name));
+    RB_CHECK(vs && vs->type == JSON_ARRAY && vs->count == 3);
+    for (size_t k = 0; vs && k < vs->count; k++) {
+        rb_variant_result v;
+        RB_CHECK(rb_variant_from_json(vs->items[k], &v, err, sizeof err) == 0);
+        RB_CHECK(!strcmp(v.name, r->v[k].name) && v.skipped == (k == 2) && v.valid == (k != 2));
+        const json_value *verdict = json_get(vs->items[k], "verdict");
+        RB_CHECK(verdict && verdict->type == JSON_STRING &&
+                 !strcmp(verdict->string, k == 2 ? "skipped" : "new"));
+        RB_CHECK(v.n_extras == (k == 1 ? 2 : 0));
+    }
+    json_free(back);
+}
+
 /* The records of one nccl_allreduce job on a rank, as rb_child_pair writes them, make through
  * the shared collector and writer the document `roofbench run` writes: the same reader reads
  * every variant back (the skipped one skipped), the extras sit on their variant, and the meta
@@ -225,18 +279,8 @@ static void test_rank_records_make_the_run_document(void)
     RB_CHECK(rb_jobs_select(&o, has_setup_rank, jobs, &n, err, sizeof err) == 0 && n == 3);
     rb_pair_result r;
     rb_results_begin(&r, &jobs[0]);
-    json_value *pair = record("pair", NULL, NULL);
-    RB_CHECK(pair && !json_set_number(pair, "flops", 0) &&
-             !json_set_number(pair, "bytes", 1048576) && !json_set_bool(pair, "link_bytes", 1));
-    feed(&r, pair);
-    feed(&r, variant_record("host_staged", RB_ROLE_BASELINE, 1, 0));
-    feed(&r, variant_record("nccl_out_of_place", RB_ROLE_OPTIMIZED, 1, 0));
-    feed(&r, variant_record("nccl_in_place", RB_ROLE_LIBRARY, 0, 1));
-    rb_extra x[2] = {{"busbw_gbps", 2.5}, {"wrong_elements", 0}};
-    json_value *extras = record("extras", "extras", rb_extras_to_json(x, 2));
-    RB_CHECK(extras && !json_set_number(extras, "index", 1));
-    feed(&r, extras);
-    RB_CHECK(r.n_variants == 3 && r.v[2].skipped && r.v[1].n_extras == 2);
+    RB_CHECK(!strcmp(r.name, "nccl_allreduce.allreduce"));
+    feed_rank_records(&r);
     rb_results_derive(NULL, "nvidia-h100-80gb-hbm3", &r, 1);
     RB_CHECK(rb_expect_apply(NULL, &r, 1) == 0); /* a skipped variant is not a failure */
     json_value *env = json_new_object();
@@ -247,42 +291,12 @@ static void test_rank_records_make_the_run_document(void)
     RB_CHECK(doc && rb_results_save(&o, "nvidia-h100-80gb-hbm3", doc, &r, 1) == 0);
     json_free(doc);
     json_free(env);
-    /* read back from the file written, as any reader of results files would */
-    FILE *f = fopen(path, "rb");
-    char *text = calloc(1, 1 << 20);
-    size_t len = f && text ? fread(text, 1, (1 << 20) - 1, f) : 0;
-    if (f)
-        fclose(f);
-    json_value *back = len ? json_parse(text, len, err, sizeof err) : NULL;
-    free(text);
-    RB_CHECK(back != NULL);
-    const json_value *tool = json_get(back, "tool"), *ranks = json_get(back, "ranks");
-    const json_value *pairs = json_get(back, "pairs"), *schema = json_get(back, "schema");
-    RB_CHECK(tool && tool->type == JSON_STRING && !strcmp(tool->string, "roofbench_mpi"));
-    RB_CHECK(ranks && ranks->type == JSON_NUMBER && ranks->number == 2);
-    RB_CHECK(schema && schema->type == JSON_NUMBER && schema->number == 1);
-    RB_CHECK(json_get(back, "environment") && json_get(back, "hardware_key"));
-    RB_CHECK(pairs && pairs->type == JSON_ARRAY && pairs->count == 1);
-    const json_value *p0 = pairs && pairs->count ? pairs->items[0] : NULL;
-    const json_value *name = json_get(p0, "name"), *vs = json_get(p0, "variants");
-    RB_CHECK(name && name->type == JSON_STRING &&
-             !strcmp(name->string, "nccl_allreduce.allreduce"));
-    RB_CHECK(vs && vs->type == JSON_ARRAY && vs->count == 3);
-    for (size_t k = 0; vs && k < vs->count; k++) {
-        rb_variant_result v;
-        RB_CHECK(rb_variant_from_json(vs->items[k], &v, err, sizeof err) == 0);
-        RB_CHECK(!strcmp(v.name, r.v[k].name) && v.skipped == (k == 2) && v.valid == (k != 2));
-        const json_value *verdict = json_get(vs->items[k], "verdict");
-        RB_CHECK(verdict && verdict->type == JSON_STRING &&
-                 !strcmp(verdict->string, k == 2 ? "skipped" : "new"));
-        RB_CHECK(v.n_extras == (k == 1 ? 2 : 0));
-    }
+    check_run_document(path, &r);
     rb_fmt(path, sizeof path, "%s/mpi.md", dir);
-    f = fopen(path, "rb");
+    FILE *f = fopen(path, "rb");
     RB_CHECK(f != NULL); /* the Markdown twin */
     if (f)
         fclose(f);
-    json_free(back);
     rbtest_remove_dir();
 }
 
