@@ -318,11 +318,19 @@ int main(int argc, char **argv)
     int n = 0, rc = parse_args(argc, argv, &o, err, sizeof err);
     if (rc == 0 && rb_jobs_select(&o, runs_across_ranks, jobs, &n, err, sizeof err) != 0) {
         rc = -1;
-        char all_err[600];
+        char all_err[600], names[200] = "";
+        for (int i = 0; rb_registry[i]; i++) {
+            size_t len = strlen(names);
+            if (runs_across_ranks(rb_registry[i]))
+                rb_fmt(names + len, sizeof names - len, "%s%s", len ? ", " : "",
+                       rb_registry[i]->name);
+        }
         /* the filter names pairs, but none that runs across processes: say so */
         if (rb_jobs_select(&o, NULL, jobs, &n, all_err, sizeof all_err) == 0)
-            rb_fmt(err, sizeof err, "--filter '%s' selects only pairs that run in one process "
-                   "(roofbench_mpi runs the pairs with setup_rank: nccl_allreduce)", o.filter);
+            rb_fmt(err, sizeof err,
+                   "--filter '%s' selects only pairs that run in one process (roofbench_mpi "
+                   "runs the pairs with setup_rank: %s)",
+                   o.filter, names);
     }
     if (rc != 0) {
         if (rank_id == 0 && rc > 0)
