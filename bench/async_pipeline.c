@@ -1,228 +1,216 @@
 /* SPDX-License-Identifier: MIT */
-/* async_pipeline: the harness's view of kernels/async_pipeline.cu (read that file first).
- * bench/tma_pipeline.c shares this pair's image, reference and check: the functions below named
- * async_pipeline_* (not static) are that interface, declared in bench/async_pipeline.h. */
+/* async_pipeline: the harness's view of kernels/async_pipeline.cu (read that file first): the
+ * skinny GEMM out = in W (in m x 1024, W 1024 x 32, fp32), its references and check, and the
+ * occupancy figures each variant's extras record. The size is m, the rows of in. */
 #include <stdlib.h>
 
 #include "core/compare.h"
 #include "core/random.h"
 #include "gpu.h"
+#include "kernels/async_pipeline.h"
 #include "pair_util.h"
 
-#include "bench/async_pipeline.h"
-#include "kernels/async_pipeline.h"
+#define AP_K 1024
+#define AP_N 32
+#define AP_MAX_ROWS ((uint64_t)1 << 22) /* in: 16 GiB; the kernels index rows with int */
+/* The CPU reference costs 2 K N flops a row: pin the GPU one only up to this many rows. */
+#define AP_CPU_ROWS 4096
 
 typedef struct async_pipeline_ctx {
-    float *in;  /* rows x pitch; pitch = cols rounded up to 4 floats, the pad floats zero */
-    float *out; /* rows x cols: what the variants write */
-    float *ref; /* rows x cols: the GPU reference */
-    int rows, cols, pitch;
-    size_t n; /* rows x cols */
+    float *in;  /* m x K, seeded uniform in (-1, 1) */
+    float *w;   /* K x N, seeded uniform in (-1, 1) */
+    float *out; /* m x N: what the variants write */
+    float *ref; /* m x N: the GPU reference */
+    int m;
+    int sweep_bps; /* the blocks per SM the extras' sweep is timing (0: the kernel's best) */
 } async_pipeline_ctx;
 
-/* Largest rows or cols (the kernels index with int), and largest n: together they keep the
- * kernels' tile count (< n / 4096 + rows / 64 + cols / 64 + 1) under 2^31. */
-static const uint64_t max_dim = (uint64_t)1 << 30;
-static const uint64_t max_pixels = (uint64_t)1 << 33;
-
-/* When only n is given: cols = the largest power of two <= sqrt(n), at most 16384 (full size:
- * 16384 x 16384), rows = n / cols (n rounded down). Any rows x cols given is taken as is. */
-int async_pipeline_shape(rb_size *size, char *why, size_t why_size)
+/* 2 K N flops per row. */
+static double async_pipeline_flops(const rb_size *size)
 {
-    if (size->rows == 0) {
-        uint64_t cols = 1;
-        while (cols < 16384 && (cols * 2) * (cols * 2) <= size->n)
-            cols *= 2;
-        size->cols = cols;
-        size->rows = size->n / cols;
-    }
-    if (size->rows == 0 || size->cols == 0 || size->rows > max_dim || size->cols > max_dim ||
-        size->rows * size->cols > max_pixels) {
-        rb_fmt(why, why_size, "shape %llux%llu: rows, cols must be 1 .. 2^30, rows x cols <= 2^33",
-               (unsigned long long)size->rows, (unsigned long long)size->cols);
-        return -1;
-    }
-    size->n = size->rows * size->cols;
-    return 0;
+    return 2.0 * AP_K * AP_N * (double)size->n;
 }
 
-/* (2R+1)^2 multiply-adds per pixel, R = 2. */
-double async_pipeline_flops(const rb_size *size)
+/* Each row of in read once and of out written once; W read once. */
+static double async_pipeline_bytes(const rb_size *size)
 {
-    return 50.0 * (double)size->rows * (double)size->cols;
+    return 4.0 * (AP_K + AP_N) * (double)size->n + 4.0 * AP_K * AP_N;
 }
 
-/* Each pixel read once and written once; halos come from L2. */
-double async_pipeline_bytes(const rb_size *size)
+/* The CPU reference: out[r][c] = sum over k of in[r][k] w[k][c] in fp64, k ascending. */
+static void async_pipeline_cpu(const float *in, const float *w, float *out, int m, int k, int n)
 {
-    return 8.0 * (double)size->rows * (double)size->cols;
-}
-
-/* The CPU reference: zero outside the image, fp64 accumulation; w[(dr + R)(2R+1) + dc + R]. */
-static void stencil_cpu(const float *in, float *out, int rows, int cols, int radius, const float *w)
-{
-    const int taps = 2 * radius + 1;
-    for (int r = 0; r < rows; r++)
-        for (int c = 0; c < cols; c++) {
+    for (int r = 0; r < m; r++)
+        for (int c = 0; c < n; c++) {
             double acc = 0.0;
-            for (int dr = -radius; dr <= radius; dr++)
-                for (int dc = -radius; dc <= radius; dc++) {
-                    int rr = r + dr, cc = c + dc;
-                    if (rr >= 0 && rr < rows && cc >= 0 && cc < cols)
-                        acc += (double)w[(dr + radius) * taps + dc + radius] *
-                               (double)in[(size_t)rr * cols + cc];
-                }
-            out[(size_t)r * cols + c] = (float)acc;
+            for (int i = 0; i < k; i++)
+                acc += (double)in[(size_t)r * k + i] * (double)w[(size_t)i * n + c];
+            out[(size_t)r * n + c] = (float)acc;
         }
 }
 
-/* Small sizes: the CPU reference on the same seeded image pins the GPU reference. */
-static rb_status crosscheck(const async_pipeline_ctx *c, uint64_t seed)
+/* Small sizes: the CPU reference on the same seeded inputs pins the GPU reference. */
+static rb_status async_pipeline_crosscheck(const async_pipeline_ctx *c, uint64_t seed)
 {
-    float w[81];
-    int radius = 0;
-    RB_CUDA(async_pipeline_weights(&radius, w));
-    float *h_in = malloc(c->n * sizeof *h_in), *h_ref = malloc(c->n * sizeof *h_ref);
+    size_t in_n = (size_t)c->m * AP_K, out_n = (size_t)c->m * AP_N;
+    float *in = malloc(in_n * sizeof *in), *w = malloc((size_t)AP_K * AP_N * sizeof *w);
+    float *ref = malloc(out_n * sizeof *ref);
     rb_status st = RB_ERR_ALLOC;
-    if (h_in && h_ref) {
-        for (size_t i = 0; i < c->n; i++)
-            h_in[i] = rb_uniform_f32(seed, i);
-        stencil_cpu(h_in, h_ref, c->rows, c->cols, radius, w);
-        st = rb_crosscheck_reference("async_pipeline", c->ref, h_ref, c->n, 1e-6);
+    if (in && w && ref) {
+        for (size_t i = 0; i < in_n; i++)
+            in[i] = rb_uniform_f32(seed, i);
+        for (size_t i = 0; i < (size_t)AP_K * AP_N; i++)
+            w[i] = rb_uniform_f32(seed + 1, i);
+        async_pipeline_cpu(in, w, ref, c->m, AP_K, AP_N);
+        st = rb_crosscheck_reference("async_pipeline", c->ref, ref, out_n, 1e-6);
     }
-    free(h_in);
-    free(h_ref);
+    free(in);
+    free(w);
+    free(ref);
     return st;
 }
 
-rb_status async_pipeline_setup(void **ctx, const rb_size *size, uint64_t seed, int input)
+/* W (128 KB) and the ring must fit one block's shared memory: 224 KB, which Hopper's 227 KB
+ * allows and earlier GPUs' (A100: 163 KB) do not. Not fitting is a skip, with the reason. */
+static rb_status async_pipeline_fits(void)
+{
+    int dev = 0, optin = 0;
+    RB_CUDA(cudaGetDevice(&dev));
+    RB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    for (int v = 0; v < 2; v++)
+        if (async_pipeline_smem_bytes(v) > optin) {
+            char msg[160];
+            rb_fmt(msg, sizeof msg, "needs %d bytes of shared memory per block, this GPU allows %d",
+                   async_pipeline_smem_bytes(v), optin);
+            rb_error_at(__FILE__, __LINE__, "async_pipeline_fits", msg);
+            return RB_ERR_UNSUPPORTED;
+        }
+    return RB_OK;
+}
+
+static rb_status async_pipeline_setup(void **ctx, const rb_size *size, uint64_t seed, int input)
 {
     (void)input;
     async_pipeline_ctx *c = calloc(1, sizeof *c);
     *ctx = c;
     if (!c)
         return RB_ERR_ALLOC;
-    c->rows = (int)size->rows;
-    c->cols = (int)size->cols;
-    c->pitch = (c->cols + 3) / 4 * 4;
-    c->n = (size_t)size->rows * (size_t)size->cols;
-    size_t in_bytes = (size_t)c->rows * (size_t)c->pitch * sizeof(float);
-    RB_CUDA(cudaMalloc((void **)&c->in, in_bytes));
-    RB_CUDA(cudaMalloc((void **)&c->out, c->n * sizeof(float)));
-    RB_CUDA(cudaMalloc((void **)&c->ref, c->n * sizeof(float)));
-    /* The kernels rely on zero pad floats. The dense image (element r cols + c is
-     * rb_uniform_f32(seed, r cols + c)) is staged in out, then copied into the pitched rows. */
-    RB_CUDA(cudaMemset(c->in, 0, in_bytes));
-    RB_CUDA(rb_fill_uniform_f32(c->out, c->n, seed, 0));
-    RB_CUDA(cudaMemcpy2D(c->in, (size_t)c->pitch * sizeof(float), c->out,
-                         (size_t)c->cols * sizeof(float), (size_t)c->cols * sizeof(float),
-                         (size_t)c->rows, cudaMemcpyDeviceToDevice));
-    RB_CUDA(async_pipeline_reference(c->in, c->ref, c->rows, c->cols, c->pitch, 0));
+    int k = 0, n = 0;
+    async_pipeline_dims(&k, &n);
+    if (k != AP_K || n != AP_N || size->n < 1 || size->n > AP_MAX_ROWS) {
+        rb_error_at(__FILE__, __LINE__, "async_pipeline_setup",
+                    "rows must be 1 .. 2^22, and the kernels built for K = 1024, N = 32");
+        return RB_ERR_INPUT;
+    }
+    RB_TRY(async_pipeline_fits());
+    c->m = (int)size->n;
+    size_t in_n = (size_t)c->m * AP_K, out_n = (size_t)c->m * AP_N;
+    RB_CUDA(cudaMalloc((void **)&c->in, in_n * sizeof(float)));
+    RB_CUDA(cudaMalloc((void **)&c->w, (size_t)AP_K * AP_N * sizeof(float)));
+    RB_CUDA(cudaMalloc((void **)&c->out, out_n * sizeof(float)));
+    RB_CUDA(cudaMalloc((void **)&c->ref, out_n * sizeof(float)));
+    RB_CUDA(rb_fill_uniform_f32(c->in, in_n, seed, 0));
+    RB_CUDA(rb_fill_uniform_f32(c->w, (size_t)AP_K * AP_N, seed + 1, 0));
+    RB_CUDA(async_pipeline_reference(c->in, c->w, c->ref, c->m, 0));
     RB_CUDA(cudaDeviceSynchronize());
-    if (c->n <= RB_CPU_REFERENCE_MAX)
-        RB_TRY(crosscheck(c, seed));
+    if (c->m <= AP_CPU_ROWS)
+        RB_TRY(async_pipeline_crosscheck(c, seed));
     return RB_OK;
 }
 
-void async_pipeline_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
+static void async_pipeline_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     async_pipeline_ctx *c = ctx;
     (void)variant;
     *dev_ptr = c->out;
-    *bytes = c->n * sizeof(float);
+    *bytes = (size_t)c->m * AP_N * sizeof(float);
 }
 
-rb_status async_pipeline_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
+static rb_status async_pipeline_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     async_pipeline_ctx *c = ctx;
     (void)variant;
-    RB_CUDA(rb_relerr_f32_device(c->out, c->ref, c->n, stream, rel_err));
+    RB_CUDA(rb_relerr_f32_device(c->out, c->ref, (size_t)c->m * AP_N, stream, rel_err));
     return RB_OK;
 }
 
-void async_pipeline_teardown(void *ctx)
+static void async_pipeline_teardown(void *ctx)
 {
     async_pipeline_ctx *c = ctx;
     if (!c)
         return;
     cudaFree(c->in);
+    cudaFree(c->w);
     cudaFree(c->out);
     cudaFree(c->ref);
     free(c);
 }
 
-void async_pipeline_image(void *ctx, const float **in, float **out, int *rows, int *cols,
-                          int *pitch)
+static rb_status async_pipeline_run_baseline(void *ctx, cudaStream_t stream)
 {
     async_pipeline_ctx *c = ctx;
-    *in = c->in;
-    *out = c->out;
-    *rows = c->rows;
-    *cols = c->cols;
-    *pitch = c->pitch;
+    RB_CUDA(async_pipeline_baseline(c->in, c->w, c->out, c->m, c->sweep_bps, stream));
+    return RB_OK;
 }
 
-static int fail(char *why, size_t why_size, const char *msg)
+static rb_status async_pipeline_run_optimized(void *ctx, cudaStream_t stream)
+{
+    async_pipeline_ctx *c = ctx;
+    RB_CUDA(async_pipeline_optimized(c->in, c->w, c->out, c->m, c->sweep_bps, stream));
+    return RB_OK;
+}
+
+/* Extras: max_blocks_per_sm, the blocks per SM the variant's kernel fits (the occupancy API; 1
+ * for both: W alone is 128 KB of shared memory), and ms_bps_<k>, the variant timed at each k up
+ * to it: the sweep of the baseline's occupancy that shows it runs at its best. Runs after every
+ * check (it overwrites the output); nothing when the variant was not timed (check only). */
+static int async_pipeline_extras(void *ctx, int variant, const double *median_ms,
+                                 rb_extra out[RB_MAX_EXTRAS])
+{
+    async_pipeline_ctx *c = ctx;
+    int max_bps = 0;
+    if (!c || variant < 0 || variant > 1 || !(median_ms[variant] > 0.0) ||
+        async_pipeline_max_blocks_per_sm(variant, &max_bps) != cudaSuccess)
+        return 0;
+    return rb_occupancy_sweep(variant == 0 ? async_pipeline_run_baseline
+                                           : async_pipeline_run_optimized,
+                              c, &c->sweep_bps, max_bps, median_ms[variant], out);
+}
+
+static int async_pipeline_fail(char *why, size_t why_size, const char *msg)
 {
     rb_fmt(why, why_size, "%s", msg);
     return -1;
 }
 
-int async_pipeline_selftest(char *why, size_t why_size)
+/* The CPU reference on a hand-computed 2 x 3 times 3 x 2 product, and the work model. */
+static int async_pipeline_selftest(char *why, size_t why_size)
 {
-    float w[81];
-    int radius = 0;
-    if (async_pipeline_weights(&radius, w) != cudaSuccess || radius != 2)
-        return fail(why, why_size, "the hand-computed cases below are for the 5x5 table (R = 2)");
-    /* A 3 x 4 image with a single 1 at (1, 2): out[r][c] = w[3 - r][4 - c], the table read
-     * backwards from its bottom right (a correlation; a convolution would read it forwards). */
-    const float impulse[12] = {0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0};
-    const float want_impulse[12] = {1 / 64.f,  3 / 64.f, 8 / 64.f, -4 / 64.f, -2 / 64.f, 7 / 64.f,
-                                    16 / 64.f, 5 / 64.f, 1 / 64.f, -3 / 64.f, 6 / 64.f,  4 / 64.f};
-    /* A 2 x 2 image of ones: each output sums the 4 weights whose taps land inside the image,
-     * e.g. out[0][0] = w[2][2] + w[2][3] + w[3][2] + w[3][3] = (16 + 7 + 8 + 3) / 64. */
-    const float ones[4] = {1, 1, 1, 1};
-    const float want_ones[4] = {34 / 64.f, 25 / 64.f, 26 / 64.f, 31 / 64.f};
-    float got[12];
-    stencil_cpu(impulse, got, 3, 4, radius, w);
-    if (!(rb_relerr_f32(got, want_impulse, 12) <= 1e-7))
-        return fail(why, why_size, "CPU stencil wrong on a 3x4 impulse");
-    stencil_cpu(ones, got, 2, 2, radius, w);
-    if (!(rb_relerr_f32(got, want_ones, 4) <= 1e-7))
-        return fail(why, why_size, "CPU stencil wrong (zero padding) on a 2x2 image of ones");
-    rb_size s = {12, 3, 4};
-    if (async_pipeline_bytes(&s) != 96.0 || async_pipeline_flops(&s) != 600.0)
-        return fail(why, why_size, "work model wrong on a 3x4 image");
-    rb_size full = {(uint64_t)1 << 28, 0, 0}, odd = {999 * 1021, 999, 1021};
-    if (async_pipeline_shape(&full, why, why_size) != 0 || full.rows != 16384 ||
-        full.cols != 16384 || async_pipeline_shape(&odd, why, why_size) != 0 || odd.n != 999 * 1021)
-        return fail(why, why_size, "shape rule wrong for 2^28 or 999x1021");
+    const float in[6] = {1, 2, 3, -1, 0.5f, 4};     /* rows (1, 2, 3) and (-1, 0.5, 4) */
+    const float w[6] = {1, -2, 0.25f, 1, -1, 0.5f}; /* rows (1, -2), (0.25, 1), (-1, 0.5) */
+    /* (1 + 0.5 - 3, -2 + 2 + 1.5) and (-1 + 0.125 - 4, 2 + 0.5 + 2) */
+    const float want[4] = {-1.5f, 1.5f, -4.875f, 4.5f};
+    float got[4];
+    async_pipeline_cpu(in, w, got, 2, 3, 2);
+    if (!(rb_relerr_f32(got, want, 4) <= 1e-7))
+        return async_pipeline_fail(why, why_size, "CPU GEMM wrong on a 2x3 by 3x2 product");
+    /* One row: 2 x 1024 x 32 flops; (1024 + 32) x 4 bytes + W's 1024 x 32 x 4. */
+    rb_size one = {1, 1, 1};
+    if (async_pipeline_flops(&one) != 65536.0 || async_pipeline_bytes(&one) != 4224.0 + 131072.0)
+        return async_pipeline_fail(why, why_size, "work model wrong for one row");
+    int k = 0, n = 0;
+    async_pipeline_dims(&k, &n);
+    if (k != AP_K || n != AP_N)
+        return async_pipeline_fail(why, why_size, "kernels built for another K x N");
     return 0;
 }
 
-static rb_status run_baseline(void *ctx, cudaStream_t stream)
-{
-    async_pipeline_ctx *c = ctx;
-    RB_CUDA(async_pipeline_baseline(c->in, c->out, c->rows, c->cols, c->pitch, stream));
-    return RB_OK;
-}
-
-rb_status async_pipeline_run_optimized(void *ctx, cudaStream_t stream)
-{
-    async_pipeline_ctx *c = ctx;
-    RB_CUDA(async_pipeline_optimized(c->in, c->out, c->rows, c->cols, c->pitch, stream));
-    return RB_OK;
-}
-
-/* fp32 sums of 25 terms against an fp64 reference: ~1e-7 normwise; 1e-5 leaves room for the
- * order of the sums. */
 const rb_pair rb_pair_async_pipeline = {
     .name = "async_pipeline",
-    .pattern = "cp.async ring of shared-memory stages vs synchronous tile loads (5x5 stencil)",
-    .size_unit = "fp32 pixels",
-    .smoke_size = 1u << 20,
-    .full_size = 1u << 28,
-    .shape = async_pipeline_shape,
+    .pattern = "cp.async ring loading ahead vs synchronous chunk loads (skinny GEMM, W on chip)",
+    .size_unit = "rows of 1024 fp32",
+    .smoke_size = 4096,
+    .full_size = 270336,
     .flops = async_pipeline_flops,
     .bytes = async_pipeline_bytes,
     .setup = async_pipeline_setup,
@@ -234,12 +222,23 @@ const rb_pair rb_pair_async_pipeline = {
         {
             {"async_pipeline_optimized_kernel", "LDGSTS.E.BYPASS.128"},
             {"async_pipeline_optimized_kernel", "LDGDEPBAR"},
+            {"async_pipeline_optimized_kernel", "LDS.128"},
+            {"async_pipeline_baseline_kernel", "LDG.E.128.STRONG.GPU"}, /* ld.global.cg */
         },
     .kernels = async_pipeline_kernels,
+    .extras = async_pipeline_extras,
     .n_variants = 2,
     .variants =
         {
-            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 1e-5, run_baseline},
-            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 1e-5, async_pipeline_run_optimized},
+            /* Error model: each output is a K = 1024-term fp32 dot product, accumulated by fused
+             * multiply-adds in k order (both kernels; one rounding per term), against an fp64
+             * reference rounded once to fp32. Inputs uniform in (-1, 1). Emulated on the CPU in
+             * the kernels' order at m = 999, 4096 and 20000: 5.7e-7 normwise at all three
+             * (~sqrt(K) roundings of 2^-24 on partial sums of size ~sqrt(k/9)). The tolerance
+             * is ~3.5x that. A chunk skipped (32 of the 1024 k: the last one dropped) is off by
+             * 0.174, a chunk computed from a stale stage (a missing wait) by 0.25, and a row or
+             * tile never stored is NaN: each fails by 10^4 or more. */
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 2e-6, async_pipeline_run_baseline},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 2e-6, async_pipeline_run_optimized},
         },
 };

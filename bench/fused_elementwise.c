@@ -216,7 +216,8 @@ static int fe_selftest(char *why, size_t why_size)
 
 const rb_pair rb_pair_fused_elementwise = {
     .name = "fused_elementwise",
-    .pattern = "bias + GELU + residual in one pass with 16-byte bf16 vectors vs three unfused ops",
+    .pattern =
+        "bias + GELU + residual in one pass vs three unfused 16-byte-vector ops (bytes not moved)",
     .size_unit = "bf16 elements",
     .smoke_size = 1u << 20,
     .full_size = 1u << 28,
@@ -228,17 +229,34 @@ const rb_pair rb_pair_fused_elementwise = {
     .check = fe_check,
     .teardown = fe_teardown,
     .selftest = fe_selftest,
+    /* Every kernel of both variants moves 16-byte vectors (the baseline is as good an
+     * elementwise kernel as the fused one: kernels/fused_elementwise.cu). */
     .codegen =
         {
             {"fused_elementwise_optimized_kernel", "LDG.E.EF.128"},
             {"fused_elementwise_optimized_kernel", "STG.E.EF.128"},
+            {"fused_elementwise_baseline_bias_kernel", "LDG.E.EF.128"},
+            {"fused_elementwise_baseline_gelu_kernel", "LDG.E.EF.128"},
+            {"fused_elementwise_baseline_residual_kernel", "LDG.E.EF.128"},
+            {"fused_elementwise_baseline_residual_kernel", "STG.E.EF.128"},
         },
     .kernels = fused_elementwise_kernels,
     .n_variants = 2,
     .variants =
         {
-            /* bf16 outputs; the baseline rounds three times, the fused kernel once. */
-            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 1e-2, run_baseline},
-            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 1e-2, run_optimized},
+            /* Error model: y is bf16, so every element carries a rounding error of up to 2^-9
+             * relative (round to nearest); over the seeded inputs (x in (-3, 3), bias and
+             * residual in (-1, 1)) that is a normwise relative error of 1.63e-3 for one rounding
+             * (the fused kernel), and 2.79e-3 for the baseline's three (t1, t2 and y each
+             * rounded; t1's error passes through gelu' <= 1.13). Measured by emulating both
+             * roundings on the CPU at 256 x 4096, 999 x 1021 and 65536 x 4096 (the same figures
+             * to 3 digits at all three), and what the GPU measured at full size: 2.7785e-3
+             * and 1.6303e-3 (results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json, the
+             * scalar baseline, same roundings). The tolerances are ~1.8x those: a dropped bias
+             * (0.30), bias indexed by row (0.42) or any unwritten element (NaN) fails by 100x. A
+             * tanh GELU instead of erf (1.64e-3) hides under the bf16 rounding: no normwise check
+             * can tell it. */
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 5e-3, run_baseline},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 3e-3, run_optimized},
         },
 };

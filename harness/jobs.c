@@ -2,6 +2,8 @@
 #include "jobs.h"
 
 #include <regex.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "core/util.h"
 
@@ -40,6 +42,7 @@ int rb_jobs_select(const rb_options *o, int (*keep)(const rb_pair *p), rb_job *j
             j->input = k;
             char at[32] = "";
             rb_size want = requested_size(p, o);
+            j->swept = sweep;
             if (sweep) {
                 want.n = p->sweep[jk % n_sizes];
                 at[0] = '@';
@@ -70,3 +73,25 @@ int rb_jobs_select(const rb_options *o, int (*keep)(const rb_pair *p), rb_job *j
     return rc;
 }
 
+int rb_jobs_for_gpus(rb_job *jobs, int n, int gpus)
+{
+    int kept = 0;
+    const rb_pair *said = NULL;
+    for (int i = 0; i < n; i++) {
+        const rb_pair *p = jobs[i].pair;
+        if (!jobs[i].swept || rb_pair_sweeps_size(p, jobs[i].size.n, gpus)) {
+            jobs[kept++] = jobs[i];
+        } else if (p != said) {
+            char sizes[200] = "";
+            for (int k = 0; p->sweep_one_gpu[k]; k++) {
+                char one[32];
+                size_t len = strlen(sizes);
+                rb_format_count(p->sweep_one_gpu[k], one, sizeof one);
+                rb_fmt(sizes + len, sizeof sizes - len, "%s %s", k ? "," : "", one);
+            }
+            printf("%s: one GPU: its sweep takes only%s (see the pair)\n", p->name, sizes);
+            said = p;
+        }
+    }
+    return kept;
+}

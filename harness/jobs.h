@@ -18,6 +18,7 @@ typedef struct rb_job {
     int input;
     char name[RB_NAME_MAX]; /* "<pair>" or "<pair>.<input>" */
     rb_size size;
+    int swept; /* the size is one of the pair's sweep (a full run) */
 } rb_job;
 
 #define RB_MAX_JOBS 256
@@ -27,5 +28,10 @@ typedef struct rb_job {
  * 0, or -1 with one line in err (also when nothing matches). jobs: RB_MAX_JOBS entries. */
 int rb_jobs_select(const rb_options *o, int (*keep)(const rb_pair *p), rb_job *jobs, int *n,
                    char *err, size_t err_size);
+
+/* With one GPU (gpus: the machine's, or roofbench_mpi's ranks), a pair's sweep shrinks to its
+ * sweep_one_gpu sizes, said on stdout once per pair. Returns the jobs kept, moved to the front
+ * (0 when none is left). */
+int rb_jobs_for_gpus(rb_job *jobs, int n, int gpus);
 
 #endif

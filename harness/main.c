@@ -80,8 +80,14 @@ static void list_work(const rb_job *jobs, int n, int i)
         return;
     }
     job_work(&jobs[last], last_work, sizeof last_work);
-    printf("%-18s   work: a sweep of %d sizes, each its own row, from %s%s\n", "", last - i + 1,
-           first_work, link);
+    int one_gpu = 0;
+    while (p->sweep_one_gpu && p->sweep_one_gpu[one_gpu])
+        one_gpu++;
+    char on_one[48] = "";
+    if (one_gpu)
+        rb_fmt(on_one, sizeof on_one, " (%d of them on one GPU)", one_gpu);
+    printf("%-18s   work: a sweep of %d sizes%s, each its own row, from %s%s\n", "",
+           last - i + 1, on_one, first_work, link);
     printf("%-18s         to %s%s\n", "", last_work, link);
 }
 
@@ -191,6 +197,14 @@ static int probe(probe_state *s, double timeout_s)
         return EXIT_NO_GPU;
     }
     return 0;
+}
+
+/* On a machine with one GPU, a pair's sweep shrinks to its sweep_one_gpu sizes
+ * (rb_jobs_for_gpus). Returns the jobs kept; 0 when none is left. */
+static int keep_one_gpu_sizes(rb_job *jobs, int n, const json_value *env)
+{
+    const json_value *count = json_get(env, "device_count");
+    return rb_jobs_for_gpus(jobs, n, count && count->type == JSON_NUMBER ? (int)count->number : 0);
 }
 
 static const char *env_str(const json_value *env, const char *key)
@@ -396,7 +410,7 @@ static void report_dropped(const rb_pair_result *results, int n)
         }
 }
 
-static int cmd_run(const rb_job *jobs, int n, const rb_options *o, int argc, char **argv,
+static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **argv,
                    rb_pair_result *results)
 {
     char err[RB_PATH_BUF + 200];
@@ -412,6 +426,11 @@ static int cmd_run(const rb_job *jobs, int n, const rb_options *o, int argc, cha
     if (rc != 0) {
         rb_expect_free(&expect);
         return rc;
+    }
+    if ((n = keep_one_gpu_sizes(jobs, n, ps.env)) == 0) {
+        rb_expect_free(&expect);
+        json_free(ps.env);
+        return usage_error("every size selected is one a one-GPU machine leaves out");
     }
     const char *key = env_str(ps.env, "hardware_key");
     char expect_path[RB_PATH_BUF];
@@ -611,6 +630,8 @@ int main(int argc, char **argv)
     if (o.command == RB_CMD_CHECK) {
         probe_state ps;
         rc = probe(&ps, o.timeout_s);
+        if (rc == 0 && (n = keep_one_gpu_sizes(jobs, n, ps.env)) == 0)
+            rc = usage_error("every size selected is one a one-GPU machine leaves out");
         json_free(ps.env);
         if (rc == 0)
             rc = cmd_check(jobs, n, &o, results);

@@ -50,18 +50,52 @@ static double loop_s(const rb_measure_opts *o, double t0)
     return o->comm ? o->comm->max(s) : s;
 }
 
-/* Warm-up of one variant: module load, first-touch and clocks settle outside the numbers; the
- * last single launch also estimates the time of one, which sets the launches per sample. */
+/* Launches per sample so that a sample lasts sample_ms, given the time of one launch. */
+static int launches_for(const rb_measure_opts *o, double per_launch_ms)
+{
+    if (o->cold || !(per_launch_ms > 0))
+        return 1;
+    return (int)fmin(MAX_LAUNCHES_PER_SAMPLE, fmax(1.0, ceil(o->sample_ms / per_launch_ms)));
+}
+
+/* Warm-up of one variant: module load, first-touch and clocks settle outside the numbers. The
+ * second single launch estimates the time of one, which sets the launches per sample; then one
+ * sample of that many launches, unless that is one launch (the second single launch was
+ * already one: a slow variant, 20-280 ms a launch, would pay a third for nothing). A launch
+ * timed alone measures its latency, not its rate in a batch: for a launch-bound call (NCCL on
+ * one GPU: ~10 us alone, ~5 us each in a batch) the count it gives made samples of 0.35-1.9 ms
+ * that varied 2x between runs. So the count is set again from that warm sample's per-launch
+ * time, and every sample lasts about sample_ms in every run. */
 static rb_status warm_up(const rb_timed *v, cudaStream_t stream, const rb_measure_opts *o,
                          const timer *t, int *launches)
 {
-    double one_ms = 0.0, warm_ms;
+    double one_ms = 0.0, warm_ms = 0.0;
     RB_TRY(time_sample(v->run, v->ctx, stream, o, t, 1, &one_ms));
     RB_TRY(time_sample(v->run, v->ctx, stream, o, t, 1, &one_ms));
-    *launches = 1;
-    if (!o->cold && one_ms > 0)
-        *launches = (int)fmin(MAX_LAUNCHES_PER_SAMPLE, fmax(1.0, ceil(o->sample_ms / one_ms)));
-    return time_sample(v->run, v->ctx, stream, o, t, *launches, &warm_ms);
+    *launches = launches_for(o, one_ms);
+    if (*launches == 1)
+        return RB_OK;
+    RB_TRY(time_sample(v->run, v->ctx, stream, o, t, *launches, &warm_ms));
+    *launches = launches_for(o, warm_ms);
+    return RB_OK;
+}
+
+/* Does this run know every variant's median to within `target` of it? The distribution-free 95%
+ * confidence interval of each median (rb_stats: order statistics) spans at most target x median.
+ * This judges the figure reported, the median: a variant whose samples spread by 10% (launch
+ * jitter, a bimodal copy) is still measured to 1% once it has enough samples, and a quiet one
+ * stops at the minimum. (The rule before, (p90 - p10) / median <= target, judged the spread of
+ * single samples, which more samples never narrow: such variants ran to the time cap.) */
+static int medians_precise(const double *samples, int n, size_t stride, size_t rounds,
+                           double target)
+{
+    for (int i = 0; i < n; i++) {
+        rb_stats s;
+        if (rb_stats_compute(&samples[(size_t)i * stride], rounds, &s) != 0 ||
+            !(s.ci_width <= target))
+            return 0;
+    }
+    return 1;
 }
 
 /* samples[i * max_rounds + r]: variant i's sample in round r. */
@@ -83,17 +117,10 @@ static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
         rounds++;
         if (o->samples)
             continue;
-        int enough = rounds >= MIN_SAMPLES && loop_s(o, t0) >= MIN_SAMPLING_S;
-        if (enough && rounds % 5 == 0) {
-            int quiet = 1;
-            for (int i = 0; i < n && quiet; i++) {
-                rb_stats s;
-                quiet = rb_stats_compute(&samples[(size_t)i * max_rounds], rounds, &s) == 0 &&
-                        s.noise <= o->noise_target;
-            }
-            if (quiet)
-                break;
-        }
+        if (rounds >= MIN_SAMPLES && loop_s(o, t0) >= MIN_SAMPLING_S &&
+            (rounds < 100 || rounds % 10 == 0) &&
+            medians_precise(samples, n, max_rounds, rounds, o->noise_target))
+            break;
         /* The cap ends a noisy loop; a slow kernel still gets a minimum of 3 samples. */
         if (loop_s(o, t0) > o->cap_s * n && rounds >= 3)
             break;

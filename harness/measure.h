@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Timing with CUDA events. A sample is K back-to-back launches between two events, K chosen so
- * that a sample lasts >= ~1 ms (launch latency would swamp a short kernel timed alone); samples
- * are taken until the noise (p90 - p10) / median is under the target (with at least 20 samples
- * over at least 0.1 s), or the time cap. --cold:
+ * that a sample lasts ~1 ms (launch latency would swamp a short kernel timed alone; K comes from
+ * a warm batch of launches, not from one launch alone); samples
+ * are taken until the 95% confidence interval of the median spans at most the target (1%) of
+ * the median (with at least 20 samples over at least 0.1 s), or the time cap. --cold:
  * each sample is one launch after an L2 flush and a reset of the persisting-L2 lines.
  */
 #ifndef RB_MEASURE_H
@@ -14,7 +15,7 @@
 typedef struct rb_measure_opts {
     uint64_t samples;    /* exactly this many; 0: adaptive */
     double cap_s;        /* wall-clock cap of the sampling loop (adaptive) */
-    double noise_target; /* 0.01 */
+    double noise_target; /* 0.01: the widest confidence interval of the median, relative */
     double sample_ms;    /* target duration of a sample, 1 ms */
     int cold;
     void *flush_buf; /* cold: >= 2x L2 */

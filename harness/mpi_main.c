@@ -340,6 +340,13 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return rc > 0 ? EXIT_OK : EXIT_USAGE;
     }
+    /* one rank: one GPU, whose sweep is roofbench's on one GPU (said by rank 0 only) */
+    if ((n = rb_jobs_for_gpus(jobs, n, ranks)) == 0) {
+        if (rank_id == 0)
+            fprintf(stderr, "roofbench_mpi: every size selected is one a single rank leaves out\n");
+        MPI_Finalize();
+        return EXIT_USAGE;
+    }
     rc = run(&o, argc, argv, jobs, n);
     MPI_Finalize();
     return rc;

@@ -106,6 +106,10 @@ typedef struct rb_pair {
     /* Sizes a full run sweeps, each its own row group "<pair>[.<input>]@<size>"; 0-terminated,
      * NULL for none. --size smoke and --size N run one size as usual. */
     const uint64_t *sweep;
+    /* The sizes of the sweep a full run takes when the machine shows one GPU (0-terminated);
+     * NULL: all of them. A multi-GPU pair on one GPU moves nothing over a link, and most of
+     * its sweep repeats what its neighbours show there (rb_pair_sweeps_size). */
+    const uint64_t *sweep_one_gpu;
     int min_gpus; /* GPUs the pair needs (p2p: 2); 0 or 1: one. Fewer visible: skipped. */
     /* Time the variants together, one sample of each in turn (rb_measure_rounds), instead of
      * one variant after the other: for variants whose difference is a few percent on a GPU
@@ -124,6 +128,10 @@ typedef struct rb_pair {
 /* Resolves a requested size for pair p (shape() or the 1D rule). 0, or -1 with a reason. */
 int rb_pair_resolve_size(const rb_pair *p, const rb_size *requested, rb_size *out, char *why,
                          size_t why_size);
+
+/* Does a full run on `gpus` GPUs take `size` of p's sweep? 1: yes; 0: one GPU and size is not
+ * in p->sweep_one_gpu. */
+int rb_pair_sweeps_size(const rb_pair *p, uint64_t size, int gpus);
 
 /* Generated from the files in bench/, NULL-terminated, in file-name order. */
 extern const rb_pair *const rb_registry[];

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "pair_util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/compare.h"
+#include "core/stats.h"
 #include "core/util.h"
 #include "gpu.h"
 
@@ -16,6 +18,16 @@ int rb_pair_resolve_size(const rb_pair *p, const rb_size *requested, rb_size *ou
         return p->shape(out, why, why_size);
     out->rows = 1;
     out->cols = out->n;
+    return 0;
+}
+
+int rb_pair_sweeps_size(const rb_pair *p, uint64_t size, int gpus)
+{
+    if (gpus != 1 || !p->sweep_one_gpu)
+        return 1;
+    for (int i = 0; p->sweep_one_gpu[i]; i++)
+        if (p->sweep_one_gpu[i] == size)
+            return 1;
     return 0;
 }
 
@@ -124,4 +136,70 @@ rb_status rb_poison(void *out, size_t bytes, cudaStream_t stream)
         memset(out, 0xFF, bytes);
     }
     return RB_OK;
+}
+
+enum { RB_TIME_MAX_SAMPLES = 64 };
+
+/* One sample: reps calls between the two events, ms per call into *ms. */
+static rb_status rb_time_sample(rb_status (*launch)(void *arg, cudaStream_t stream), void *arg,
+                                cudaStream_t stream, int reps, cudaEvent_t start, cudaEvent_t stop,
+                                double *ms)
+{
+    RB_CUDA(cudaEventRecord(start, stream));
+    for (int r = 0; r < reps; r++)
+        RB_TRY(launch(arg, stream));
+    RB_CUDA(cudaEventRecord(stop, stream));
+    RB_CUDA(cudaEventSynchronize(stop));
+    float elapsed_ms = 0.0f;
+    RB_CUDA(cudaEventElapsedTime(&elapsed_ms, start, stop));
+    *ms = (double)elapsed_ms / reps;
+    return RB_OK;
+}
+
+rb_status rb_time_launches_ms(rb_status (*launch)(void *arg, cudaStream_t stream), void *arg,
+                              cudaStream_t stream, int reps, int samples, double *median_ms)
+{
+    double ms[RB_TIME_MAX_SAMPLES];
+    if (samples < 1 || samples > RB_TIME_MAX_SAMPLES || reps < 1)
+        return RB_ERR_INPUT;
+    cudaEvent_t start = NULL, stop = NULL;
+    rb_status st = RB_OK;
+    if (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess) {
+        rb_error_at(__FILE__, __LINE__, "cudaEventCreate", "cannot create the timing events");
+        st = RB_ERR_CUDA;
+    }
+    if (st == RB_OK)
+        st = launch(arg, stream);
+    for (int k = 0; st == RB_OK && k < samples; k++)
+        st = rb_time_sample(launch, arg, stream, reps, start, stop, &ms[k]);
+    rb_stats stats;
+    if (st == RB_OK && rb_stats_compute(ms, (size_t)samples, &stats) != 0)
+        st = RB_ERR_INPUT;
+    if (st == RB_OK)
+        *median_ms = stats.median;
+    if (start)
+        cudaEventDestroy(start);
+    if (stop)
+        cudaEventDestroy(stop);
+    return st;
+}
+
+int rb_occupancy_sweep(rb_status (*run)(void *ctx, cudaStream_t stream), void *ctx, int *sweep_bps,
+                       int max_bps, double median_ms, rb_extra out[RB_MAX_EXTRAS])
+{
+    int n = 0;
+    rb_fmt(out[n].name, sizeof out[n].name, "max_blocks_per_sm");
+    out[n++].value = max_bps;
+    double want = ceil(1.0 / median_ms);
+    int reps = !(want >= 3) ? 3 : want > 1000 ? 1000 : (int)want;
+    for (int bps = 1; bps <= max_bps && n < RB_MAX_EXTRAS; bps++) {
+        double ms = NAN;
+        *sweep_bps = bps;
+        if (rb_time_launches_ms(run, ctx, 0, reps, 11, &ms) != RB_OK)
+            ms = NAN;
+        rb_fmt(out[n].name, sizeof out[n].name, "ms_bps_%d", bps);
+        out[n++].value = ms;
+    }
+    *sweep_bps = 0;
+    return n;
 }

@@ -36,6 +36,22 @@ double rb_copy_bytes(const rb_size *size);
 /* The CPU reference (out = in) against a hand-computed case. */
 int rb_copy_selftest(char *why, size_t why_size);
 
+/* A diagnostic timing for a pair's extras() (an occupancy sweep, say), not the harness's
+ * measurement of a variant: one warm-up call of launch(arg, stream), then `samples` samples of
+ * `reps` back-to-back calls between two events; *median_ms is the median per call. The launch
+ * only enqueues, as a variant's run() does. */
+rb_status rb_time_launches_ms(rb_status (*launch)(void *arg, cudaStream_t stream), void *arg,
+                              cudaStream_t stream, int reps, int samples, double *median_ms);
+
+/* An occupancy sweep for a pair's extras(): "max_blocks_per_sm" = max_bps (what the occupancy
+ * API says the variant's kernel fits), then "ms_bps_<k>" for k = 1 .. max_bps (as many as out[]
+ * holds): run(ctx, stream 0) timed by rb_time_launches_ms while *sweep_bps = k (the pair's
+ * launcher sizes its persistent grid from it), in samples of >= ~1 ms judged from median_ms,
+ * the variant's median. *sweep_bps is 0 again afterwards. Returns the number of extras written
+ * (a time that fails is NaN). */
+int rb_occupancy_sweep(rb_status (*run)(void *ctx, cudaStream_t stream), void *ctx, int *sweep_bps,
+                       int max_bps, double median_ms, rb_extra out[RB_MAX_EXTRAS]);
+
 /* Fills bytes at out with 0xFF (NaN in fp32, bf16 and fp8). Host memory (the transfer pairs'
  * outputs) is filled by the host once the stream has drained; device memory, also another
  * device's (p2p), by the stream. */

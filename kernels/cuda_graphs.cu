@@ -124,6 +124,17 @@
  *   that, not explained yet: the chains repeat one kernel, while the step hands over between
  *   different kernels and grids (16, 16, 4, 16, 16 blocks), and the hand-over cost may depend
  *   on both sides.
+ * Reproducibility: the baseline is bound by the CPU issuing launches, so its time is the time of
+ *   the host thread in the runtime and driver: it follows the CPU's clock, caches and scheduling,
+ *   which the harness does not control (nor should). Within a run its samples spread 10-36%
+ *   (noise); between runs of the same code its median moved 3.1% in two runs 5 s apart (0.814
+ *   and 0.789 ms, 20261125T050941Z/050946Z-4bb75ee) and 6.2% in two runs 7 min apart (0.903 and
+ *   0.849 ms, 20261125T080411Z-e8e015a and 081152Z-317bbe9): it is not reproducible to 2% on
+ *   these virtual machines, and more samples do not change that (from its spread and 550-610
+ *   samples, each run knew its median to about +-0.5-1%; the machine moved between them). The
+ *   graphs, which the GPU runs from a prepared command stream, agree within 0.3% between those
+ *   runs. The baseline's 95% interval of the median is in the results
+ *   (median_ci_lo/hi); scripts/agree.py says whether two runs differ beyond them.
  */
 #include <cuda_runtime.h>
 #include <math.h>

@@ -37,6 +37,17 @@
  *   and D2H ~52-56 GB/s each (of_link 0.83-0.89); pageable ~10-25 GB/s, set by the host's
  *   single-thread memcpy into staging and its memory bandwidth, which differ between machines:
  *   speedup ~2-5x. Acceptance: pinned >= 0.8x the link in each direction, where it is reported.
+ * Reproducibility: the pageable copies are relays through the CPU (above), so their time follows
+ *   the host: its memcpy bandwidth, which NUMA node holds the malloc'd pages and which core runs
+ *   the driver's copy, and the page state the OS keeps for those pages (4 KiB or collapsed to
+ *   transparent huge pages, which may change during a run). On the H100 machines the pageable H2D
+ *   measured 147.5-160.7 ms and the D2H 86.4-107.1 ms over four full runs (a 24% range), with
+ *   noise up to 41% inside one run (the D2H samples fall in two groups); the D2H moved 17.5%
+ *   between two runs 7 min apart (86.35 and 101.48 ms, 20261125T080411Z-e8e015a and
+ *   081152Z-317bbe9). So the pageable variants are not reproducible to 2% here, and the pair does
+ *   not claim it: their figure is the speedup's order of magnitude (4-8x), not a rate to track.
+ *   The pinned copies, one DMA each, agree within 1-4% between runs (19.5-20.4 ms); the link is
+ *   shared with the rest of the virtual machine's host.
  */
 #include <cuda_runtime.h>
 #include <stddef.h>

@@ -22,7 +22,16 @@
  *   the count of wrong elements. On one GPU busbw is 0 (nothing crosses a link) and NCCL's
  *   in-place collectives do nothing at all (out of place: one device-to-device copy).
  *   Sizes: a full run sweeps S = 8 B, 64 B, ..., 1 GiB (powers of 8): small sizes measure the
- *   latency of a collective, large ones its bandwidth.
+ *   latency of a collective, large ones its bandwidth. On a machine with one GPU it takes three
+ *   of them (nccl_allreduce_sweep_one_gpu), because there nothing crosses a link and the other
+ *   seven repeat their neighbours (H100, 20261125T081152Z-317bbe9.json, every size timed):
+ *   8 B, latency-bound: NCCL's call ~5-6 us (the same from 8 B to 256 KiB), host_staged
+ *   ~42-50 us (two copy latencies and a host callback; the all-gather, which has no host sum,
+ *   ~6 us); 2 MiB, the knee: host_staged at 16-23 GB/s, 60-85% of its plateau, NCCL's copy still
+ *   latency-bound (~5 us); 128 MiB, bandwidth-bound: host_staged on its PCIe plateau (26.6
+ *   GB/s, 27.3 at 1 GiB) and NCCL's copy at DRAM speed (algbw 1454 GB/s, 1492 at 1 GiB; 16 MiB
+ *   would still sit in the 50 MB L2). Several GPUs take the whole sweep: there every size
+ *   tells where NCCL's protocols and algorithms change.
  *
  * Baseline (host_staged): what a program does without a collectives library: every GPU's input
  *   goes down to pinned host memory (one copy per GPU, concurrently), the host adds the buffers
@@ -60,6 +69,14 @@
  *   NCCL ~100x faster. On one GPU (H100 SXM): out of place is a 1 GiB device copy (algbw
  *   ~1.5 TB/s: S over a copy that moves 2S), in place does nothing (a meaningless algbw), busbw
  *   0 for both.
+ * Reproducibility on one GPU: the 8 B and 2 MiB rows are latency-bound: NCCL's ~5 us is the host
+ *   work of one collective call (nothing crosses a link), and host_staged's ~40-60 us is two
+ *   copy latencies and a host callback, whose thread the OS wakes. Both follow the CPU and the
+ *   scheduler, not the GPU: across the committed H100 runs NCCL's 8 B all-reduce measured 5.7-6.6
+ *   us and host_staged 40-58 us, with noise 10-40% inside a run, so these rows do not reproduce
+ *   to 2% (rows at these sizes moved up to 35% between runs 7 min apart) and are not meant to: they show the order
+ *   of a collective's fixed cost. The 128 MiB row is bandwidth-bound and agrees within 1% (NCCL's
+ *   copy, DRAM) and 1-3% (host_staged, PCIe through pinned memory).
  */
 #include <cuda_runtime.h>
 #include <stddef.h>

@@ -82,6 +82,13 @@
  *   1.267x and 1.264x (20261125T0816Z-cf7bcdd-streams-lanes.txt). So 1.2x the bound is reached
  *   on neither machine: the one-way parts do not add up to what the host gives both directions
  *   at once, and the duplex part, measured in every run, shows it.
+ * Reproducibility: the baseline's pageable copies are host-bound (see host_transfer,
+ *   Reproducibility): it measured 214-347 ms across the committed H100 runs (378 on the machine
+ *   whose link was slower), 19% apart in two runs of this code 7 min apart (267.2 and 216.0 ms,
+ *   20261125T080411Z-e8e015a and 081152Z-317bbe9; 19 samples each, noise 15% and 4%). It is not reproducible to 2% here; what it teaches (the pipeline is ~9-15x faster)
+ *   holds in every run. The pinned parts are reproducible to ~1% on a quiet link; the duplex part
+ *   and the pipeline share the link both ways and moved 7% (25.45 and 23.77 ms) between those
+ *   runs, with the host's memory traffic.
  */
 #include <cuda_runtime.h>
 #include <stddef.h>

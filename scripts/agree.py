@@ -4,7 +4,10 @@
 of the medians, flagged when it is off by more than --within (default 2%). Variants that run at a
 power cap (tensor-core units: tf32, bf16, fp16, fp8) drift with the board's clock and temperature
 and are listed apart. A diagnostic for issue 9's "two back-to-back runs within 2%" (the harness's
-own `compare` is the tool for users); standard library only.
+own `compare` is the tool for users); standard library only. Where both runs recorded the 95%
+confidence interval of each median (median_ci_lo/hi, from 2026-11-25), a flagged variant says
+whether the intervals overlap ("within sampling": more samples would narrow the gap) or not
+("shifted": each run knew its median, and the machine or process state moved between them).
 
     scripts/agree.py RUN1.json RUN2.json [--within 0.02]
 Exit 0 when every variant that is not power-capped agrees, 1 otherwise."""
@@ -22,7 +25,8 @@ def medians(path):
         for v in pair.get("variants", []):
             t = v.get("time_ms") or {}
             if v.get("timed") and v.get("valid") and t.get("median"):
-                out[(pair["name"], v["name"])] = (t["median"], t.get("noise"), v.get("unit", ""))
+                ci = (t.get("median_ci_lo"), t.get("median_ci_hi"))
+                out[(pair["name"], v["name"])] = (t["median"], t.get("noise"), v.get("unit", ""), ci)
     return doc, out
 
 
@@ -40,10 +44,14 @@ def main(argv):
     print(f"{argv[1]} (git {doc1.get('git')}) vs {argv[2]} (git {doc2.get('git')}), within {within:.1%}")
     worst, bad, capped = 0.0, [], []
     for key in sorted(set(a) & set(b)):
-        m1, n1, unit = a[key]
-        m2, n2, _ = b[key]
+        m1, n1, unit, ci1 = a[key]
+        m2, n2, _, ci2 = b[key]
         r = m2 / m1
         line = f"  {key[0]:34s} {key[1]:18s} {m1:11.4f} {m2:11.4f} ms  x{r:.4f}  noise {n1:.3f}/{n2:.3f}"
+        if None not in ci1 + ci2:
+            overlap = ci1[0] <= ci2[1] and ci2[0] <= ci1[1]
+            line += f"  95% of median +-{(ci1[1] - ci1[0]) / 2 / m1:.2%}/+-{(ci2[1] - ci2[0]) / 2 / m2:.2%}"
+            line += " (within sampling)" if overlap else " (shifted)"
         if unit in POWER_CAPPED_UNITS:
             capped.append(line + f"  ({unit}, power-capped)")
             continue

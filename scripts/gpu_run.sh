@@ -6,10 +6,11 @@
 #
 #   scripts/gpu_run.sh [record]   record: measure ceilings and rewrite the expectation file from
 #                                 the first full run; without it the expectation file is only read
-# Each full run is timed without the build. Two back-to-back runs are made so their medians can
-# be compared (RUNS=1: one). Extra arguments for `roofbench run` can be passed in RUN_ARGS;
-# FILTER limits the full runs to the pairs that match (a --filter regular expression), FILTER2
-# the second run alone (the NCCL sweep alone takes two minutes on one GPU); NCU=0 skips the ncu
+# Each full run is timed without the build. Two back-to-back runs are made and their medians
+# compared by scripts/agree.py (RUNS=1: one). Extra arguments for `roofbench run` can be passed
+# in RUN_ARGS; FILTER limits the full runs to the pairs that match (a --filter regular
+# expression), FILTER2 the second run alone (the NCCL sweep: three sizes on one GPU, ten on
+# several); NCU=0 skips the ncu
 # passes, TEST=0 the GPU tests, CEILINGS=0 the ceilings of a record run (the file's stay), CHAIN=0
 # the cuda_graphs chain diagnostic (Hopper only); BF16=1 adds the sustained sweep of cuBLASLt's
 # bf16 candidates (scripts/gemm_bf16_sustained.c, about a minute) after everything else.
@@ -71,6 +72,13 @@ for i in $(seq 1 "${RUNS:-2}"); do
     sed -n '/^pair /,$p' "$OUT/run$i.log" | tee -a "$LOG"
     RECORD=
 done
+
+if [ "${RUNS:-2}" -ge 2 ] && command -v python3 > /dev/null; then
+    r1=$(sed -n 's/^results: \([^ ]*\) .*/\1/p' "$OUT/run1.log")
+    r2=$(sed -n 's/^results: \([^ ]*\) .*/\1/p' "$OUT/run2.log")
+    say "do the two runs agree within 2%? (scripts/agree.py)"
+    [ -n "$r1" ] && [ -n "$r2" ] && python3 scripts/agree.py "$r1" "$r2" | tee -a "$LOG"
+fi
 
 if [ "${NCU:-1}" = 1 ]; then
     say "ncu: measured DRAM bytes of every pair kernel"

@@ -41,7 +41,7 @@ ncu --clock-control none --cache-control none --target-processes all \
 echo "ncu (warm, every launch) exit $?"
 
 # Cold: DRAM bytes and time per kernel of its one profiled launch (first process that ran it:
-# tma_pipeline reuses an async_pipeline kernel): "kernel GB us".
+# a kernel two pairs share is profiled in each): "kernel GB us".
 per_kernel() {
     awk -v FS='","' '
         $13 == "dram__bytes_read.sum" || $13 == "dram__bytes_write.sum" || $13 == "gpu__time_duration.sum" {

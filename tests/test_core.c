@@ -325,6 +325,66 @@ static void test_stats_refusals(void)
     RB_CHECK(isnan(s.median));
 }
 
+/* The sign-test interval against tables (Conover, Practical Nonparametric Statistics: n = 10 ->
+ * ranks 2 and 9, n = 20 -> 6 and 15, 1-based) and against the binomial computed here another
+ * way, term by term in doubles: for every n up to 60 the interval covers >= 95% and the next
+ * narrower one does not. */
+static double binomial_half_cdf(int n, int k)
+{
+    double term = ldexp(1.0, -n), sum = 0.0; /* P(B = 0) = 2^-n */
+    for (int i = 0; i <= k; i++) {
+        sum += term;
+        term *= (double)(n - i) / (double)(i + 1);
+    }
+    return sum;
+}
+
+static void test_median_ci_ranks(void)
+{
+    size_t lo = 99, hi = 99;
+    RB_CHECK(rb_median_ci_ranks(5, 0.95, &lo, &hi) == -1); /* 2^-5 > 2.5%: no interval */
+    RB_CHECK(rb_median_ci_ranks(0, 0.95, &lo, &hi) == -1);
+    RB_CHECK(rb_median_ci_ranks(20, 1.0, &lo, &hi) == -1);
+    RB_CHECK(rb_median_ci_ranks(20, NAN, &lo, &hi) == -1);
+    RB_CHECK(rb_median_ci_ranks(6, 0.95, &lo, &hi) == 0 && lo == 0 && hi == 5);
+    RB_CHECK(rb_median_ci_ranks(10, 0.95, &lo, &hi) == 0 && lo == 1 && hi == 8);
+    RB_CHECK(rb_median_ci_ranks(20, 0.95, &lo, &hi) == 0 && lo == 5 && hi == 14);
+    RB_CHECK(rb_median_ci_ranks(100, 0.95, &lo, &hi) == 0 && lo == 39 && hi == 60);
+    RB_CHECK(rb_median_ci_ranks(1000, 0.95, &lo, &hi) == 0 && lo == 468 && hi == 531);
+    /* large n: the normal approximation n/2 - 1.96 sqrt(n)/2 = 49690.1 (1-based) */
+    RB_CHECK(rb_median_ci_ranks(100000, 0.95, &lo, &hi) == 0 && lo == 49689 && hi == 50310);
+    for (int n = 6; n <= 60; n++) {
+        if (rb_median_ci_ranks((size_t)n, 0.95, &lo, &hi) != 0) {
+            RB_CHECK(!"no interval for n >= 6");
+            continue;
+        }
+        RB_CHECK(hi == (size_t)n - 1 - lo);
+        RB_CHECK(1.0 - 2.0 * binomial_half_cdf(n, (int)lo) >= 0.95);
+        RB_CHECK(1.0 - 2.0 * binomial_half_cdf(n, (int)lo + 1) < 0.95);
+    }
+}
+
+/* The interval of a sample with a known order: 1..20 shuffled gives x_(5) = 6, x_(14) = 15;
+ * a slow outlier moves the maximum, and the interval by one rank only. Too few samples
+ * give NaN, which the stopping rule (!(ci_width <= target)) reads as not precise yet. */
+static void test_stats_median_ci(void)
+{
+    double x[20];
+    for (int i = 0; i < 20; i++)
+        x[i] = (double)((i * 7) % 20 + 1); /* a permutation of 1..20 */
+    rb_stats s;
+    RB_CHECK(rb_stats_compute(x, 20, &s) == 0);
+    RB_CHECK(s.ci_lo == 6.0 && s.ci_hi == 15.0);
+    RB_CHECK_NEAR(s.ci_width, 9.0 / 10.5, 1e-12);
+    x[3] = 1000.0; /* was 2 */
+    RB_CHECK(rb_stats_compute(x, 20, &s) == 0);
+    RB_CHECK(s.ci_lo == 7.0 && s.ci_hi == 16.0);
+    RB_CHECK(s.max == 1000.0);
+    RB_CHECK(rb_stats_compute(x, 5, &s) == 0);
+    RB_CHECK(isnan(s.ci_lo) && isnan(s.ci_hi) && isnan(s.ci_width));
+    RB_CHECK(!(s.ci_width <= 0.01));
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* compare                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
@@ -1147,6 +1207,8 @@ static const rbtest_case core_cases[] = {
     {"percentile_sorted_points", test_percentile_sorted_points},
     {"stats_single_sample", test_stats_single_sample},
     {"stats_unsorted_input_kept", test_stats_unsorted_input_kept},
+    {"median_ci_ranks", test_median_ci_ranks},
+    {"stats_median_ci", test_stats_median_ci},
     {"stats_refusals", test_stats_refusals},
     {"compare_identical_and_known", test_compare_identical_and_known},
     {"compare_nan_and_inf", test_compare_nan_and_inf},

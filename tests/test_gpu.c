@@ -281,6 +281,51 @@ static void test_interleaved_pair_times_every_variant(void)
     rbtest_remove_dir();
 }
 
+/* The adaptive loop (harness/measure.c): every variant has >= 20 samples and the 95% interval of
+ * its median in the results, around the median; the loop stopped because that interval spans
+ * <= 1% of the median, or because the time cap (1 s of wall clock) ran out, of which the timed
+ * launches take more than half (the rest: a sync and a check between samples). */
+static void test_adaptive_loop_stops_on_the_median_interval(void)
+{
+    if (!need_gpu())
+        return;
+    const char *dir = rbtest_fresh_dir();
+    char path[400];
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    int rc = rbtest_run("run --size smoke --expect none --json out.json --filter '^copy_'");
+    if (rc != 0)
+        printf("    -> %d:\n%s", rc, rbtest_output());
+    RB_CHECK(rc == 0);
+    char err[200];
+    json_value *doc = json_parse_file(path, err, sizeof err);
+    const json_value *pairs = doc ? json_get(doc, "pairs") : NULL;
+    int timed = 0;
+    for (size_t i = 0; pairs && i < pairs->count; i++) {
+        const json_value *vs = json_get(pairs->items[i], "variants");
+        for (size_t k = 0; vs && k < vs->count; k++) {
+            const json_value *t = json_get(vs->items[k], "time_ms");
+            const json_value *med = t ? json_get(t, "median") : NULL;
+            const json_value *lo = t ? json_get(t, "median_ci_lo") : NULL;
+            const json_value *hi = t ? json_get(t, "median_ci_hi") : NULL;
+            const json_value *n = t ? json_get(t, "samples") : NULL;
+            const json_value *lps = t ? json_get(t, "launches_per_sample") : NULL;
+            if (!med || !lo || !hi || !n || !lps || lo->type != JSON_NUMBER ||
+                hi->type != JSON_NUMBER) {
+                RB_CHECK(!"a timed variant without its median's interval");
+                continue;
+            }
+            double m = med->number, spent_ms = n->number * lps->number * m;
+            RB_CHECK(n->number >= 20);
+            RB_CHECK(lo->number <= m && m <= hi->number);
+            RB_CHECK((hi->number - lo->number) / m <= 0.01 || spent_ms >= 500.0);
+            timed++;
+        }
+    }
+    RB_CHECK(timed == 6); /* copy_coalescing and copy_vectorized, three variants each */
+    json_free(doc);
+    rbtest_remove_dir();
+}
+
 /* A pair whose child crashes, hangs or hits an illegal address is reported as failed with the
  * reason, the run goes on to the next pair, and the exit code says the run failed. */
 static void fault_case(const char *fault, const char *options, const char *reason)
@@ -406,6 +451,7 @@ static const rbtest_case gpu_cases[] = {
     {"every_variant_valid_at_odd_shape", test_every_variant_valid_at_odd_shape},
     {"no_expectation_file_all_new_exit_0", test_no_expectation_file_all_new_exit_0},
     {"interleaved_pair_times_every_variant", test_interleaved_pair_times_every_variant},
+    {"adaptive_loop_stops_on_the_median_interval", test_adaptive_loop_stops_on_the_median_interval},
     {"crashing_pair_is_reported_and_run_continues",
      test_crashing_pair_is_reported_and_run_continues},
     {"hanging_pair_is_killed_by_watchdog", test_hanging_pair_is_killed_by_watchdog},

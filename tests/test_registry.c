@@ -481,7 +481,7 @@ static void test_kernel_tables_well_formed(void)
 
 /* Every kernel of kernels/<pair>.cu named after a variant is listed under it (so every pair
  * whose optimized variant is a kernel of ours lists it), and every listed kernel is a __global__
- * function of its own pair's source or, as tma_pipeline's baseline, of another pair's. */
+ * function of its own pair's source or of another pair's (a kernel two pairs share). */
 static void test_kernel_tables_cover_sources(void)
 {
     int n = count_pairs();

@@ -52,6 +52,7 @@ void rb_variant_result_init(rb_variant_result *v, const char *name, rb_role role
     v->rel_err_before = v->rel_err_after = NAN;
     v->time_ms.median = v->time_ms.min = v->time_ms.max = NAN;
     v->time_ms.p10 = v->time_ms.p90 = v->time_ms.noise = NAN;
+    v->time_ms.ci_lo = v->time_ms.ci_hi = v->time_ms.ci_width = NAN;
     v->launches_per_sample = NAN;
     v->sm_clock_mhz = NAN;
     v->bytes = NAN;
@@ -79,6 +80,8 @@ json_value *rb_variant_to_json(const rb_variant_result *v)
         json_set_number(t, "min", v->time_ms.min) | json_set_number(t, "max", v->time_ms.max) |
         json_set_number(t, "p10", v->time_ms.p10) | json_set_number(t, "p90", v->time_ms.p90) |
         json_set_number(t, "noise", v->time_ms.noise) |
+        json_set_number(t, "median_ci_lo", v->time_ms.ci_lo) |
+        json_set_number(t, "median_ci_hi", v->time_ms.ci_hi) |
         json_set_number(t, "samples", (double)v->time_ms.n) |
         json_set_number(t, "launches_per_sample", v->launches_per_sample);
     bad |= json_object_set(o, "time_ms", t);
@@ -130,6 +133,11 @@ int rb_variant_from_json(const json_value *o, rb_variant_result *v, char *err, s
     v->time_ms.p10 = num_or_nan(t, "p10");
     v->time_ms.p90 = num_or_nan(t, "p90");
     v->time_ms.noise = num_or_nan(t, "noise");
+    v->time_ms.ci_lo = num_or_nan(t, "median_ci_lo");
+    v->time_ms.ci_hi = num_or_nan(t, "median_ci_hi");
+    v->time_ms.ci_width = v->time_ms.median > 0
+                              ? (v->time_ms.ci_hi - v->time_ms.ci_lo) / v->time_ms.median
+                              : NAN;
     double n = num_or_nan(t, "samples");
     v->time_ms.n = n >= 0 ? (size_t)n : 0;
     v->launches_per_sample = num_or_nan(t, "launches_per_sample");
