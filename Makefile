@@ -70,6 +70,31 @@ LDLIBS_ALL := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcu
               $(NCCL_LDLIBS) -lstdc++ -ldl -lm \
               -lpthread $(LDLIBS)
 
+# make SANITIZE=1 [test]: the same build with gcc's AddressSanitizer and UBSan, in its own folder
+# (build/$(ARCH)-san) so sanitized and plain objects never mix. Host code only: nvcc passes the
+# flags to its host compiler, device code is not instrumented (compute-sanitizer checks it:
+# make sanitize). Any UBSan report is fatal (-fno-sanitize-recover), like an ASan one.
+ifeq ($(SANITIZE),1)
+B := build/$(ARCH)-san
+# (gcc's -fsanitize=undefined leaves out float-cast-overflow, a double converted to an integer
+# type that cannot hold it: named here.)
+SAN_FLAGS := -fsanitize=address -fsanitize=undefined -fsanitize=float-cast-overflow \
+             -fno-sanitize-recover=all -fno-omit-frame-pointer
+CFLAGS_ALL += $(SAN_FLAGS)
+NVCCFLAGS_ALL += $(foreach f,$(SAN_FLAGS),-Xcompiler $(f))
+LDLIBS_ALL += $(SAN_FLAGS)
+# For every program the recipes run (rbtest, and roofbench under it): the CUDA driver reserves
+# fixed host addresses inside ASan's shadow gap (0x200000000 on), which ASan write-protects by
+# default, so cuInit / cudaMalloc fail with out of memory on a GPU machine; protect_shadow_gap=0
+# leaves that range to the driver (google/sanitizers#629). The CUDA libraries' allocations that
+# live until exit are not ours: tests/lsan.supp. A sanitizer report exits 99, which no roofbench
+# exit code means, so a test that expects an exit code fails on it. ASAN_OPTIONS and friends
+# given by the user come last and win.
+export ASAN_OPTIONS := protect_shadow_gap=0:detect_leaks=1:exitcode=99$(if $(ASAN_OPTIONS),:$(ASAN_OPTIONS))
+export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1:exitcode=99$(if $(UBSAN_OPTIONS),:$(UBSAN_OPTIONS))
+export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:exitcode=99$(if $(LSAN_OPTIONS),:$(LSAN_OPTIONS))
+endif
+
 # The revision the results record. GIT_REV=<rev> overrides it: a copy of the tree whose .git is
 # not the one the tree was committed in (a GPU machine's) would otherwise name the wrong commit.
 ifeq ($(origin GIT_REV),undefined)
@@ -181,3 +206,47 @@ $(B)/%.o: %.cu $(B)/nvccflags.stamp
 FORCE:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+# ---- fuzzing and sanitizers (tests/fuzz/, scripts/sanitize.sh) ----
+# make fuzz: libFuzzer targets for the JSON reader and the expectation loader, built by clang
+# with ASan and UBSan from harness/core alone (no CUDA) into build/fuzz/. make fuzz-run runs each
+# for FUZZ_SECONDS from a seed corpus of the repository's own JSON files (tests/fuzz/run.sh).
+# make sanitize: compute-sanitizer's four tools over every pair, on a GPU machine
+# (scripts/sanitize.sh; logs in build/sanitize/).
+FUZZ_CC ?= clang
+FUZZ_B := build/fuzz
+FUZZ_TARGETS := json expect
+FUZZ_SECONDS ?= 90
+FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g $(WARN) $(if $(WERROR),-Werror) \
+               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+               -fno-omit-frame-pointer -Iharness/core -Iharness -Itests/fuzz
+FUZZ_OBJ := $(CORE_SRC:harness/core/%.c=$(FUZZ_B)/%.o) $(FUZZ_B)/fuzz_common.o
+
+.PHONY: fuzz fuzz-run sanitize
+.SECONDARY: $(FUZZ_OBJ) $(FUZZ_TARGETS:%=$(FUZZ_B)/fuzz_%.o)
+fuzz: $(FUZZ_TARGETS:%=$(FUZZ_B)/fuzz_%)
+
+$(FUZZ_B)/fuzz_%: $(FUZZ_B)/fuzz_%.o $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $^ -lm
+
+$(FUZZ_B)/%.o: harness/core/%.c $(FUZZ_B)/flags.stamp
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_B)/%.o: tests/fuzz/%.c $(FUZZ_B)/flags.stamp
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_B)/flags.stamp: FORCE
+	$(call stamp,$(FUZZ_CC) $(FUZZ_CFLAGS))
+
+fuzz-run: fuzz
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_TARGETS)
+
+# compute-sanitizer and ASan do not mix: make sanitize wants the plain build. The preflight
+# refuses a machine without a GPU before anything is built.
+sanitize:
+	@if [ "$(SANITIZE)" = 1 ]; then echo "make sanitize: build without SANITIZE=1 (compute-sanitizer and ASan do not mix)" >&2; exit 2; fi
+	@scripts/sanitize.sh --preflight
+	$(MAKE) --no-print-directory $(B)/roofbench
+	scripts/sanitize.sh $(B)/roofbench
+
+-include $(wildcard $(FUZZ_B)/*.d)

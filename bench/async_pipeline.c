@@ -21,6 +21,7 @@ typedef struct async_pipeline_ctx {
     float *w;   /* K x N, seeded uniform in (-1, 1) */
     float *out; /* m x N: what the variants write */
     float *ref; /* m x N: the GPU reference */
+    float *w_short; /* W with its last 32-row chunk zeroed: the planted defect's operand */
     int m;
     int sweep_bps; /* the blocks per SM the extras' sweep is timing (0: the kernel's best) */
 } async_pipeline_ctx;
@@ -112,6 +113,11 @@ static rb_status async_pipeline_setup(void **ctx, const rb_size *size, uint64_t 
     RB_CUDA(rb_fill_uniform_f32(c->in, in_n, seed, 0));
     RB_CUDA(rb_fill_uniform_f32(c->w, (size_t)AP_K * AP_N, seed + 1, 0));
     RB_CUDA(async_pipeline_reference(c->in, c->w, c->ref, c->m, 0));
+    /* The planted defect's W (see async_pipeline_defect_last_chunk): 128 KB, made once. */
+    RB_CUDA(cudaMalloc((void **)&c->w_short, (size_t)AP_K * AP_N * sizeof(float)));
+    RB_CUDA(cudaMemcpy(c->w_short, c->w, (size_t)AP_K * AP_N * sizeof(float),
+                       cudaMemcpyDeviceToDevice));
+    RB_CUDA(cudaMemset(c->w_short + (size_t)(AP_K - 32) * AP_N, 0, 32 * AP_N * sizeof(float)));
     RB_CUDA(cudaDeviceSynchronize());
     if (c->m <= AP_CPU_ROWS)
         RB_TRY(async_pipeline_crosscheck(c, seed));
@@ -141,6 +147,7 @@ static void async_pipeline_teardown(void *ctx)
         return;
     cudaFree(c->in);
     cudaFree(c->w);
+    cudaFree(c->w_short);
     cudaFree(c->out);
     cudaFree(c->ref);
     free(c);
@@ -157,6 +164,18 @@ static rb_status async_pipeline_run_optimized(void *ctx, cudaStream_t stream)
 {
     async_pipeline_ctx *c = ctx;
     RB_CUDA(async_pipeline_optimized(c->in, c->w, c->out, c->m, c->sweep_bps, stream));
+    return RB_OK;
+}
+
+/* Planted defect: the K loop stops one 32-column chunk early (a loop bound off by one chunk).
+ * Running the optimized kernel on a W whose last chunk of rows is zero computes exactly that:
+ * out = in[:, :992] W[:992, :]. Every output is written; each misses 32 of its 1024 terms, a
+ * normwise error of sqrt(32 / 1024) = 0.18 (the error model beside the tolerance: 0.174), ~10^5
+ * times the tolerance. */
+static rb_status async_pipeline_defect_last_chunk(void *ctx, cudaStream_t stream)
+{
+    async_pipeline_ctx *c = ctx;
+    RB_CUDA(async_pipeline_optimized(c->in, c->w_short, c->out, c->m, 0, stream));
     return RB_OK;
 }
 
@@ -241,4 +260,5 @@ const rb_pair rb_pair_async_pipeline = {
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 2e-6, async_pipeline_run_baseline},
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 2e-6, async_pipeline_run_optimized},
         },
+    .defects = {{"last_k_chunk_dropped", 1, async_pipeline_defect_last_chunk}},
 };

@@ -169,6 +169,18 @@ static rb_status run_baseline(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
+/* Planted defect: the bias add is lost (the fused kernel reads a zero bias, as a kernel that
+ * skipped the broadcast term would compute). The baseline's intermediate t1 serves as the zero
+ * row; bias values are uniform in (-1, 1), so gelu(x) + r is off by ~0.3 normwise (the error
+ * model beside the tolerances), ~100 times the tolerance. */
+static rb_status fused_elementwise_defect_no_bias(void *ctx, cudaStream_t stream)
+{
+    fe_ctx *c = ctx;
+    RB_CUDA(cudaMemsetAsync(c->t1, 0, c->cols * sizeof(uint16_t), stream));
+    RB_CUDA(fused_elementwise_optimized(c->x, c->t1, c->residual, c->y, c->n, c->cols, stream));
+    return RB_OK;
+}
+
 static rb_status run_optimized(void *ctx, cudaStream_t stream)
 {
     fe_ctx *c = ctx;
@@ -259,4 +271,5 @@ const rb_pair rb_pair_fused_elementwise = {
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 5e-3, run_baseline},
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 3e-3, run_optimized},
         },
+    .defects = {{"bias_dropped", 1, fused_elementwise_defect_no_bias}},
 };

@@ -190,6 +190,18 @@ static rb_status tma_pipeline_run_optimized(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
+/* Planted defect: the cp.async ring steps through the image with a row pitch one 16-byte piece
+ * short (a classic bug: width and pitch confused, or the pad forgotten). Every output is written
+ * from the wrong pixels (row r starts 4 r floats early), all but the first rows' stencils see
+ * unrelated values: a normwise error of order 1, ~10^6 times the tolerance. Reads stay inside
+ * the image (rows x (pitch - 4) < rows x pitch floats). */
+static rb_status tma_pipeline_defect_pitch(void *ctx, cudaStream_t stream)
+{
+    tma_pipeline_ctx *c = ctx;
+    RB_CUDA(tma_pipeline_baseline(c->in, c->out, c->rows, c->cols, c->pitch - 4, 0, stream));
+    return RB_OK;
+}
+
 /* Extras: the variant's kernel timed at every blocks-per-SM it fits, max_blocks_per_sm and
  * ms_bps_<k> (the variant runs 1 by default; kernels/tma_pipeline.cu says why). Runs after every
  * check (it overwrites the output); nothing when the variant was not timed (check only). */
@@ -281,4 +293,5 @@ const rb_pair rb_pair_tma_pipeline = {
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 5e-7, tma_pipeline_run_baseline},
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 5e-7, tma_pipeline_run_optimized},
         },
+    .defects = {{"row_pitch_short_by_16_bytes", 0, tma_pipeline_defect_pitch}},
 };

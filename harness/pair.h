@@ -45,6 +45,7 @@
 #include "rb_cuda.h"
 
 #define RB_MAX_INPUTS 4
+#define RB_MAX_DEFECTS 4
 
 /* The processes of a multi-process run (roofbench_mpi: one per GPU, bootstrapped through MPI),
  * as the driver hands them to the harness (measure.c keeps the ranks' timing in step) and to a
@@ -67,6 +68,20 @@ typedef struct rb_variant_def {
      * precision reads its own element size); NULL: the pair's bytes(). */
     double (*bytes)(const rb_size *size);
 } rb_variant_def;
+
+/* A planted defect: a run with a bug a real kernel could have (a dropped tail, a skipped tile, a
+ * wrong scale, a missing copy), usually a variant's own launcher called with one wrong argument.
+ * tests/test_gpu.c runs each on every input at `size` (0: the odd size, 1000003 elements, or
+ * 999 x 1021 for a pair with a shape) on a poisoned output and requires the check of `variant`
+ * to fail against that variant's tolerance: a check that no realistic defect fails is itself a
+ * defect. Where poison alone would catch the bug (an unwritten element is NaN), the defect is
+ * one that writes every element, with wrong values. */
+typedef struct rb_defect {
+    const char *name; /* what the bug is: "dropped_tail", "wrong_scale" */
+    int variant;      /* index of the variant whose output(), check() and tolerance judge it */
+    rb_status (*run)(void *ctx, cudaStream_t stream);
+    uint64_t size; /* 0: the odd size */
+} rb_defect;
 
 typedef struct rb_pair {
     const char *name;
@@ -123,6 +138,8 @@ typedef struct rb_pair {
     int (*extras)(void *ctx, int variant, const double *median_ms, rb_extra out[RB_MAX_EXTRAS]);
     int n_variants;
     rb_variant_def variants[RB_MAX_VARIANTS];
+    /* At least one, ended by a defect with name NULL (see rb_defect). */
+    rb_defect defects[RB_MAX_DEFECTS];
 } rb_pair;
 
 /* Resolves a requested size for pair p (shape() or the 1D rule). 0, or -1 with a reason. */

@@ -14,10 +14,15 @@
 # passes, TEST=0 the GPU tests, CEILINGS=0 the ceilings of a record run (the file's stay), CHAIN=0
 # the cuda_graphs chain diagnostic (Hopper only); BF16=1 adds the sustained sweep of cuBLASLt's
 # bf16 candidates (scripts/gemm_bf16_sustained.c, about a minute) after everything else.
+# SANITIZE=1 adds compute-sanitizer's four tools over every pair (scripts/sanitize.sh, up to
+# SANITIZE_TIMEOUT s per tool and size; SANITIZE_TOOLS picks tools): logs into the archive.
 # GIT_REV=<rev> names the commit the results record, where the copy of the tree on the GPU machine
 # carries a .git that is not the one it was committed in.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# SANITIZE=1 means compute-sanitizer here; make would read it as its ASan build (build/*-san).
+RUN_SANITIZE=${SANITIZE:-0}
+unset SANITIZE
 OUT=${OUT:-gpu-out}
 case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
 FINAL=$OUT
@@ -103,6 +108,11 @@ if [ "${BF16:-0}" = 1 ]; then
     make --no-print-directory ARCH="$ARCH" diagnostics > "$OUT/bf16.log" 2>&1 &&
         "build/$ARCH/gemm_bf16_sustained" 16 >> "$OUT/bf16.log" 2>&1
     tee -a "$LOG" < "$OUT/bf16.log"
+fi
+
+if [ "$RUN_SANITIZE" = 1 ]; then
+    say "compute-sanitizer: ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck} over every pair (scripts/sanitize.sh)"
+    SANITIZE_OUT=$OUT/sanitize scripts/sanitize.sh "$B" 2>&1 | tee -a "$LOG"
 fi
 
 nvidia-smi -q -d CLOCK,POWER,PERFORMANCE,TEMPERATURE > "$OUT/smi-end.txt" 2>&1

@@ -830,6 +830,27 @@ static void test_result_from_json_refusals(void)
     json_free(o);
 }
 
+/* A sample count no run reaches (above 1e15) reads as 0, without undefined behaviour: the double
+ * to size_t conversion of 1e300 was one (seen reading result.c for the fuzz target, confirmed by
+ * UBSan in tests/fuzz/fuzz_json.c; float-cast-overflow catches it under make test SANITIZE=1,
+ * while a plain x86 build happens to give 0 for it, and 1e16 shows the bound). */
+static void test_result_from_json_huge_samples(void)
+{
+    const char *texts[] = {
+        "{\"name\":\"a\",\"role\":\"step\",\"unit\":\"none\",\"time_ms\":{\"samples\":1e300}}",
+        "{\"name\":\"a\",\"role\":\"step\",\"unit\":\"none\",\"time_ms\":{\"samples\":2e19}}",
+        "{\"name\":\"a\",\"role\":\"step\",\"unit\":\"none\",\"time_ms\":{\"samples\":1e16}}",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        json_value *o = json_parse(texts[i], strlen(texts[i]), NULL, 0);
+        rb_variant_result v;
+        char err[200] = "";
+        RB_CHECK(o != NULL && rb_variant_from_json(o, &v, err, sizeof err) == 0);
+        RB_CHECK(v.time_ms.n == 0);
+        json_free(o);
+    }
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* util: files and folders                                                                    */
 /* ------------------------------------------------------------------------------------------ */
@@ -1228,6 +1249,7 @@ static const rbtest_case core_cases[] = {
     {"result_json_round_trip", test_result_json_round_trip},
     {"result_json_untimed_and_unknown_fields", test_result_json_untimed_and_unknown_fields},
     {"result_from_json_refusals", test_result_from_json_refusals},
+    {"result_from_json_huge_samples", test_result_from_json_huge_samples},
     {"write_file_atomic", test_write_file_atomic},
     {"write_file_atomic_missing_folder", test_write_file_atomic_missing_folder},
     {"mkdirs_nested", test_mkdirs_nested},

@@ -188,6 +188,66 @@ static void test_planted_nan_caught_and_persisting_l2_reset(void)
     }
 }
 
+/* The odd size a defect runs at: 1000003 elements, or 999 x 1021 for a pair with a shape. */
+static int defect_size(const rb_pair *p, const rb_defect *d, rb_size *size)
+{
+    char why[200];
+    rb_size want = {d->size ? d->size : 1000003, 0, 0};
+    if (!d->size && p->shape)
+        want = (rb_size){999 * 1021, 999, 1021};
+    if (rb_pair_resolve_size(p, &want, size, why, sizeof why) != 0) {
+        printf("    %s/%s: size refused: %s\n", p->name, d->name, why);
+        return -1;
+    }
+    return 0;
+}
+
+/* One planted defect on one input: the check of the variant it imitates must fail. Returns the
+ * error the check measured (printed with the tolerance, so the margin shows in the log). */
+static void defect_case(const rb_pair *p, const rb_defect *d, int input)
+{
+    const rb_variant_def *v = &p->variants[d->variant];
+    rb_size size;
+    void *ctx = NULL, *out = NULL;
+    size_t bytes = 0;
+    double err = 0.0;
+    if (defect_size(p, d, &size) != 0) {
+        RB_CHECK(!"defect size refused");
+        return;
+    }
+    rb_status st = p->setup(&ctx, &size, 5, input);
+    RB_CHECK(st == RB_OK);
+    if (st == RB_OK) {
+        p->output(ctx, d->variant, &out, &bytes);
+        RB_CHECK(rb_poison(out, bytes, 0) == RB_OK);
+        RB_CHECK(d->run(ctx, 0) == RB_OK);
+        RB_CHECK(cudaDeviceSynchronize() == cudaSuccess);
+        RB_CHECK(p->check(ctx, d->variant, 0, &err) == RB_OK);
+        printf("    %s%s%s/%s as %s: rel_err %.3g vs tolerance %.3g: %s\n", p->name,
+               p->n_inputs ? "." : "", p->n_inputs ? p->inputs[input] : "", d->name, v->name, err,
+               v->tolerance, rb_within_tolerance(err, v->tolerance) ? "PASSED (bad)" : "caught");
+        RB_CHECK(!rb_within_tolerance(err, v->tolerance));
+    }
+    p->teardown(ctx);
+}
+
+/* Every pair's planted defects (rb_defect) fail the check they target, on every input. */
+static void test_planted_defects_fail_their_check(void)
+{
+    if (!need_gpu())
+        return;
+    int cc_major = 0;
+    cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, 0);
+    for (int i = 0; rb_registry[i]; i++) {
+        const rb_pair *p = rb_registry[i];
+        if ((p->min_cc && cc_major * 10 < p->min_cc) || p->min_gpus > rbtest_gpu_count())
+            continue;
+        for (int d = 0; d < RB_MAX_DEFECTS && p->defects[d].name; d++)
+            for (int input = 0; input < (p->n_inputs ? p->n_inputs : 1); input++)
+                defect_case(p, &p->defects[d], input);
+    }
+}
+
 static void check_all(const char *size)
 {
     char args[200];
@@ -446,6 +506,7 @@ static const rbtest_case gpu_cases[] = {
     {"device_relerr_matches_cpu", test_device_relerr_matches_cpu},
     {"poison_alone_fails_every_check", test_poison_alone_fails_every_check},
     {"planted_nan_caught_and_persisting_l2_reset", test_planted_nan_caught_and_persisting_l2_reset},
+    {"planted_defects_fail_their_check", test_planted_defects_fail_their_check},
     {"every_variant_valid_at_smoke_size", test_every_variant_valid_at_smoke_size},
     {"every_variant_valid_at_odd_size", test_every_variant_valid_at_odd_size},
     {"every_variant_valid_at_odd_shape", test_every_variant_valid_at_odd_shape},

@@ -68,6 +68,24 @@ static void test_no_null_callbacks(void)
     }
 }
 
+/* Every pair plants at least one realistic defect for the GPU tests (rb_defect), each judged by
+ * one of its variants. */
+static void test_every_pair_plants_a_defect(void)
+{
+    for (int i = 0; rb_registry[i]; i++) {
+        const rb_pair *p = rb_registry[i];
+        int n = 0;
+        for (; n < RB_MAX_DEFECTS && p->defects[n].name; n++) {
+            const rb_defect *d = &p->defects[n];
+            RB_CHECK(d->run != NULL && d->name[0]);
+            RB_CHECK(d->variant >= 0 && d->variant < p->n_variants);
+        }
+        if (n == 0)
+            printf("    %s: no planted defect\n", p->name);
+        RB_CHECK(n >= 1);
+    }
+}
+
 static void test_variants_well_formed(void)
 {
     for (int i = 0; rb_registry[i]; i++) {
@@ -521,6 +539,7 @@ static void test_kernel_tables_cover_sources(void)
 }
 
 static const rbtest_case registry_cases[] = {
+    {"every_pair_plants_a_defect", test_every_pair_plants_a_defect},
     {"inputs_named", test_inputs_named},
     {"odd_sizes_resolve", test_odd_sizes_resolve},
     {"registry_not_empty_and_names_unique", test_registry_not_empty_and_names_unique},

@@ -139,7 +139,9 @@ int rb_variant_from_json(const json_value *o, rb_variant_result *v, char *err, s
                               ? (v->time_ms.ci_hi - v->time_ms.ci_lo) / v->time_ms.median
                               : NAN;
     double n = num_or_nan(t, "samples");
-    v->time_ms.n = n >= 0 ? (size_t)n : 0;
+    /* A count no run reaches reads as 0: converting a double beyond size_t's range (1e300,
+     * which UBSan flags when tests/fuzz/fuzz_json runs such a record) is undefined behaviour. */
+    v->time_ms.n = n >= 0 && n <= 1e15 ? (size_t)n : 0;
     v->launches_per_sample = num_or_nan(t, "launches_per_sample");
     v->sm_clock_mhz = num_or_nan(o, "sm_clock_mhz");
     v->bytes = num_or_nan(o, "bytes");
