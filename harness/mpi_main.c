@@ -10,7 +10,8 @@
  * The options mean what they mean to `roofbench run` (they are parsed by the same code), and
  * the pairs, their rows ("nccl_allreduce.allreduce@1G") and the results file are the same:
  * rank 0 writes results/<hardware-key>/<UTC>-<git>.json and its Markdown twin, the document of
- * `roofbench run` with "tool": "roofbench_mpi" and "ranks" added.
+ * `roofbench run` with "tool": "roofbench_mpi" and "ranks" added. With one rank a full run
+ * takes a pair's one-GPU sweep (sweep_one_gpu), as roofbench does on a machine with one GPU.
  *
  * Rank 0 makes NCCL's unique id and broadcasts it (MPI_Bcast); every rank takes the GPU (its
  * rank among the processes of its node) mod (the node's GPUs) and makes its communicator with
