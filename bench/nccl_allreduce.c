@@ -6,7 +6,9 @@
  * (ncclCommInitAll). run() gets a stream of GPU 0: it forks the other GPUs' streams from it with
  * an event and joins them back, so the harness's events on that stream time the collective on
  * all GPUs. The MPI driver (harness/mpi_main.c, `make MPI=1`) runs the same code with one GPU
- * per process: nccl_allreduce_attach() hands setup a communicator made by ncclCommInitRank.
+ * per process: setup_rank() gets its communicator (made by ncclCommInitRank) and the ranks'
+ * host reductions (rb_comm); the check then sums its three figures over all ranks, so every
+ * rank reports the error and the wrong elements of the whole collective.
  *
  * Buffers of rank r: send (its input, never written after setup) and recv (what the variants
  * write; output() is GPU 0's). Element counts, with c elements per chunk and n ranks:
@@ -50,8 +52,7 @@
 
 #include "kernels/nccl_allreduce.h"
 
-/* Exported for the MPI driver (harness/mpi_main.c) and the tests (tests/test_nccl.c). */
-void nccl_allreduce_attach(ncclComm_t comm, int rank, int ranks);
+/* Exported for the tests (tests/test_nccl.c). */
 double nccl_allreduce_bus_factor(int coll, int ranks);
 
 enum { AR = 0, AG = 1, RS = 2 }; /* the collectives, in the order of the pair's inputs */
@@ -76,19 +77,6 @@ static const uint64_t nccl_allreduce_sweep[] = {
     8, 64, 512, 4096, 32768, 262144, 2097152, 16777216, 134217728, 1073741824, 0};
 /* One GPU: latency-bound, the knee, bandwidth-bound (kernels/nccl_allreduce.cu, Sizes). */
 static const uint64_t nccl_allreduce_sweep_one_gpu[] = {8, 2097152, 134217728, 0};
-
-/* Set by the MPI driver before setup: one GPU per process, the communicator already made. */
-static struct {
-    ncclComm_t comm;
-    int rank, ranks;
-} ar_attached;
-
-void nccl_allreduce_attach(ncclComm_t comm, int rank, int ranks)
-{
-    ar_attached.comm = comm;
-    ar_attached.rank = rank;
-    ar_attached.ranks = ranks;
-}
 
 /* nccl-tests' bus bandwidth factor: busbw = algbw x factor. 0 on one GPU. */
 double nccl_allreduce_bus_factor(int coll, int ranks)
@@ -140,7 +128,8 @@ typedef struct ar_gpu {
 
 typedef struct ar_ctx {
     int coll, ranks, local; /* local: GPUs of this process (ranks, or 1 under MPI) */
-    int attached;           /* the communicator is the MPI driver's: not ours to destroy */
+    const rb_comm *comm;    /* the MPI driver's (setup_rank), its NCCL communicator not ours to
+                               destroy; NULL: every GPU in this process */
     int nccl_version;       /* the library's, e.g. 22803 for 2.28.3 */
     uint64_t seed;
     ar_layout l;
@@ -342,7 +331,8 @@ static rb_status run_in_place(void *ctx, cudaStream_t stream)
 
 /* Compares every local GPU's output with the seeds' sums (the check kernel), then poisons the
  * outputs of GPUs 1.. for the next run (the harness poisons only GPU 0's, output()). sums: the
- * three accumulators over all local GPUs. */
+ * three accumulators over all local GPUs, and under MPI over all ranks (every rank checks at
+ * the same point, so the sums are collectives that match). */
 static rb_status ar_check_sums(ar_ctx *c, cudaStream_t stream, double sums[3])
 {
     sums[0] = sums[1] = sums[2] = 0.0;
@@ -361,6 +351,8 @@ static rb_status ar_check_sums(ar_ctx *c, cudaStream_t stream, double sums[3])
         for (int i = 0; i < 3; i++)
             sums[i] += part[i];
     }
+    for (int i = 0; c->comm && i < 3; i++)
+        sums[i] = c->comm->sum(sums[i]);
     RB_CUDA(cudaSetDevice(c->gpu[0].dev));
     c->in_place_ready = 0;
     return RB_OK;
@@ -409,7 +401,7 @@ static void ar_reference(int coll, int ranks, int rank, size_t chunk, uint64_t s
 }
 
 /* Pins the check kernel to the CPU reference: the CPU's outputs, written into every recv with
- * GPU 0's middle element off by 1.0, must give exactly one wrong element and a squared error
+ * rank 0's middle element off by 1.0, must give exactly one wrong element and a squared error
  * of 1 (the other elements differ by fp32 rounding only: ~1e-14 each). */
 static rb_status ar_crosscheck(ar_ctx *c)
 {
@@ -421,7 +413,7 @@ static rb_status ar_crosscheck(ar_ctx *c)
     for (int k = 0; k < c->local && st == RB_OK; k++) {
         const ar_gpu *g = &c->gpu[k];
         ar_reference(c->coll, c->ranks, g->rank, c->l.chunk, c->seed, NULL, ref);
-        if (k == 0)
+        if (g->rank == 0)
             ref[n / 2] += 1.0f;
         float *out = g->recv + ar_out_offset(c->coll, g->rank, c->l.chunk);
         if (cudaSetDevice(g->dev) != cudaSuccess ||
@@ -477,7 +469,10 @@ static void ar_print_environment(const ar_ctx *c)
             vars[0] ? vars : " no NCCL_* variable set");
 }
 
-static rb_status ar_setup(void **ctx, const rb_size *size, uint64_t seed, int input)
+/* setup() (comm NULL: every visible GPU, one communicator made here) and setup_rank() (the
+ * current GPU, as rank comm->rank of the driver's communicator). */
+static rb_status ar_setup_comm(void **ctx, const rb_size *size, uint64_t seed, int input,
+                               const rb_comm *comm)
 {
     ar_ctx *c = calloc(1, sizeof *c);
     *ctx = c;
@@ -488,12 +483,12 @@ static rb_status ar_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     for (int i = 0; i < V_COUNT; i++)
         c->wrong[i] = NAN;
     AR_NCCL(ncclGetVersion(&c->nccl_version));
-    if (ar_attached.comm) {
-        c->attached = 1;
-        c->ranks = ar_attached.ranks;
+    if (comm) {
+        c->comm = comm;
+        c->ranks = comm->ranks;
         c->local = 1;
-        c->gpu[0].rank = ar_attached.rank;
-        c->gpu[0].comm = ar_attached.comm;
+        c->gpu[0].rank = comm->rank;
+        c->gpu[0].comm = comm->nccl;
         RB_CUDA(cudaGetDevice(&c->gpu[0].dev));
     } else {
         RB_CUDA(cudaGetDeviceCount(&c->ranks));
@@ -520,9 +515,14 @@ static rb_status ar_setup(void **ctx, const rb_size *size, uint64_t seed, int in
         RB_CUDA(cudaMallocHost((void **)&c->host, (size_t)c->local * c->l.send * sizeof(float)));
     if (c->l.out <= AR_CPU_CHECK_MAX)
         RB_TRY(ar_crosscheck(c));
-    if (!c->attached) /* the MPI driver records it once, in its results */
+    if (!comm) /* the MPI driver records it once, in its results */
         ar_print_environment(c);
     return RB_OK;
+}
+
+static rb_status ar_setup(void **ctx, const rb_size *size, uint64_t seed, int input)
+{
+    return ar_setup_comm(ctx, size, seed, input, NULL);
 }
 
 static void ar_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
@@ -542,7 +542,7 @@ static void ar_teardown(void *ctx)
         ar_gpu *g = &c->gpu[k];
         if (cudaSetDevice(g->dev) != cudaSuccess)
             continue;
-        if (g->comm && !c->attached)
+        if (g->comm && !c->comm)
             ncclCommDestroy(g->comm);
         cudaFree(g->send);
         cudaFree(g->recv);
@@ -664,6 +664,7 @@ const rb_pair rb_pair_nccl_allreduce = {
     .bytes = ar_bytes,
     .link_bytes = 1,
     .setup = ar_setup,
+    .setup_rank = ar_setup_comm,
     .output = ar_output,
     .check = ar_check,
     .teardown = ar_teardown,

@@ -374,11 +374,24 @@ static rb_status inject_fault(const char *pair, cudaStream_t s)
     return RB_OK;
 }
 
+/* setup(), or setup_rank() for this rank of a multi-process run. */
+static rb_status setup_pair(const rb_pair *p, const rb_child_opts *o, void **ctx)
+{
+    if (!o->comm)
+        return p->setup(ctx, &o->size, o->seed, o->input);
+    if (!p->setup_rank) {
+        rb_error_at(__FILE__, __LINE__, "setup_rank", "the pair runs in one process only");
+        return RB_ERR_INPUT;
+    }
+    return p->setup_rank(ctx, &o->size, o->seed, o->input, o->comm);
+}
+
 int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
 {
     rb_device dev;
     char why[200];
-    if (rb_env_device(0, &dev) != RB_OK)
+    int device = 0; /* 0 in a child of roofbench's; a rank's own GPU under MPI */
+    if (cudaGetDevice(&device) != cudaSuccess || rb_env_device(device, &dev) != RB_OK)
         return send_error(fd, "cannot read the device");
     if (p->min_cc && dev.cc < p->min_cc) {
         rb_fmt(why, sizeof why, "needs compute capability %d.%d, this GPU has %d.%d",
@@ -397,6 +410,7 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
     cudaStream_t s = NULL;
     void *ctx = NULL;
     rb_child_opts opts = *o;
+    opts.measure.comm = o->comm;
     int status = 0;
     rb_status st;
     if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess)
@@ -411,7 +425,7 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
         nvtxRangePushA(p->name);
     if (inject_fault(p->name, s) != RB_OK) {
         status = send_error(fd, "injected fault");
-    } else if ((st = p->setup(&ctx, &o->size, o->seed, o->input)) != RB_OK) {
+    } else if ((st = setup_pair(p, o, &ctx)) != RB_OK) {
         /* RB_ERR_UNSUPPORTED: this machine cannot run it (no peer access, say): a skip. */
         if (st == RB_ERR_UNSUPPORTED)
             send_reason(fd, "skip", rb_first_error());

@@ -21,9 +21,13 @@ typedef struct rb_child_opts {
     int check_only; /* validate, do not time */
     int nvtx;
     rb_measure_opts measure;
+    /* A multi-process run (roofbench_mpi): the pair is set up by setup_rank() for this rank and
+     * timed with the ranks in step (rb_measure_opts.comm); NULL: one process, setup(). */
+    const rb_comm *comm;
 } rb_child_opts;
 
-/* Runs pair p in this (child) process, reporting on fd. Returns the exit status. */
+/* Runs pair p in this process (a child of roofbench's, or a rank of roofbench_mpi's), reporting
+ * on fd. Returns the exit status. */
 int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd);
 /* A probe: reports {"type":"env", ...} or {"type":"error", "no_device": true, ...}. */
 int rb_child_probe(int fd);

@@ -5,7 +5,6 @@
  * own child process, judges the results against the expectation file and writes them.
  */
 #include <math.h>
-#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +17,9 @@
 #include "core/report.h"
 #include "core/util.h"
 #include "env.h"
+#include "jobs.h"
 #include "pair.h"
+#include "results.h"
 #include "runner.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 3 };
@@ -44,82 +45,6 @@ static int interrupted_exit(void)
 }
 
 /* ---- pair selection ---- */
-
-/* One row group of a run: a pair on one of its inputs, at a resolved size. */
-typedef struct rb_job {
-    const rb_pair *pair;
-    int input;
-    char name[RB_NAME_MAX]; /* "<pair>" or "<pair>.<input>" */
-    rb_size size;
-    int swept; /* the size is one of the pair's sweep (a full run) */
-} rb_job;
-
-#define RB_MAX_JOBS 256
-
-static rb_size requested_size(const rb_pair *p, const rb_options *o)
-{
-    rb_size s = {0, 0, 0};
-    if (o->size_kind == RB_SIZE_N)
-        return o->size;
-    s.n = o->size_kind == RB_SIZE_SMOKE ? p->smoke_size : p->full_size;
-    return s;
-}
-
-/* The jobs whose names match --filter, with their sizes resolved; a size a pair cannot take
- * is a usage error found before any GPU work. */
-static int select_jobs(const rb_options *o, rb_job *jobs, int *n, char *err, size_t err_size)
-{
-    regex_t re;
-    if (o->filter && regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB) != 0) {
-        rb_fmt(err, err_size, "--filter '%s' is not a valid regular expression", o->filter);
-        return -1;
-    }
-    *n = 0;
-    int rc = 0;
-    for (int i = 0; rb_registry[i] && rc == 0; i++) {
-        const rb_pair *p = rb_registry[i];
-        /* A full run of a pair with a sweep takes each size of it; any other run one size. */
-        int sweep = p->sweep && p->sweep[0] && o->size_kind == RB_SIZE_FULL;
-        int n_sizes = 1;
-        while (sweep && p->sweep[n_sizes])
-            n_sizes++;
-        for (int jk = 0; jk < (p->n_inputs ? p->n_inputs : 1) * n_sizes && rc == 0; jk++) {
-            int k = jk / n_sizes;
-            rb_job *j = &jobs[*n];
-            j->pair = p;
-            j->input = k;
-            char at[32] = "";
-            rb_size want = requested_size(p, o);
-            j->swept = sweep;
-            if (sweep) {
-                want.n = p->sweep[jk % n_sizes];
-                at[0] = '@';
-                rb_format_count(want.n, at + 1, sizeof at - 1);
-            }
-            rb_fmt(j->name, sizeof j->name, "%s%s%s%s", p->name, p->n_inputs ? "." : "",
-                   p->n_inputs ? p->inputs[k] : "", at);
-            /* A pair's own name selects all its rows: '^sgemm$' is every size of sgemm. */
-            if (o->filter && regexec(&re, j->name, 0, NULL, 0) != 0 &&
-                regexec(&re, p->name, 0, NULL, 0) != 0)
-                continue;
-            char why[200];
-            if (rb_pair_resolve_size(p, &want, &j->size, why, sizeof why) != 0) {
-                rb_fmt(err, err_size, "%s: --size: %s", j->name, why);
-                rc = -1;
-            } else if (++*n == RB_MAX_JOBS) {
-                rb_fmt(err, err_size, "more than %d pairs and inputs selected", RB_MAX_JOBS);
-                rc = -1;
-            }
-        }
-    }
-    if (o->filter)
-        regfree(&re);
-    if (rc == 0 && *n == 0) {
-        rb_fmt(err, err_size, "no pair matches --filter '%s' (see: roofbench list)", o->filter);
-        rc = -1;
-    }
-    return rc;
-}
 
 /* "1024x1024, 2.14748 GFLOP, 0.0125829 GB" for one job. */
 static void job_work(const rb_job *j, char *buf, size_t size)
@@ -274,30 +199,12 @@ static int probe(probe_state *s, double timeout_s)
     return 0;
 }
 
-/* On a machine with one GPU, a pair's sweep shrinks to its sweep_one_gpu sizes (said once per
- * pair). Returns the jobs kept, moved to the front; 0 when none is left. */
+/* On a machine with one GPU, a pair's sweep shrinks to its sweep_one_gpu sizes
+ * (rb_jobs_for_gpus). Returns the jobs kept; 0 when none is left. */
 static int keep_one_gpu_sizes(rb_job *jobs, int n, const json_value *env)
 {
     const json_value *count = json_get(env, "device_count");
-    int gpus = count && count->type == JSON_NUMBER ? (int)count->number : 0, kept = 0;
-    const rb_pair *said = NULL;
-    for (int i = 0; i < n; i++) {
-        const rb_pair *p = jobs[i].pair;
-        if (!jobs[i].swept || rb_pair_sweeps_size(p, jobs[i].size.n, gpus)) {
-            jobs[kept++] = jobs[i];
-        } else if (p != said) {
-            char sizes[200] = "";
-            for (int k = 0; p->sweep_one_gpu[k]; k++) {
-                char one[32];
-                size_t len = strlen(sizes);
-                rb_format_count(p->sweep_one_gpu[k], one, sizeof one);
-                rb_fmt(sizes + len, sizeof sizes - len, "%s %s", k ? "," : "", one);
-            }
-            printf("%s: one GPU: its sweep takes only%s (see the pair)\n", p->name, sizes);
-            said = p;
-        }
-    }
-    return kept;
+    return rb_jobs_for_gpus(jobs, n, count && count->type == JSON_NUMBER ? (int)count->number : 0);
 }
 
 static const char *env_str(const json_value *env, const char *key)
@@ -320,65 +227,10 @@ static int pair_child(void *arg, int fd)
     return rb_child_pair(j->pair, &j->opts, fd);
 }
 
-/* Collects a pair child's lines into its result, printing progress as variants finish. */
 static void on_pair_line(void *arg, const json_value *line)
 {
     pair_job *j = arg;
-    rb_pair_result *r = j->result;
-    const json_value *type = json_get(line, "type"), *reason = json_get(line, "reason");
-    const char *why = reason && reason->type == JSON_STRING ? reason->string : "";
-    if (!type || type->type != JSON_STRING)
-        return;
-    if (!strcmp(type->string, "pair")) {
-        const json_value *f = json_get(line, "flops"), *b = json_get(line, "bytes");
-        r->flops = f && f->type == JSON_NUMBER ? f->number : NAN;
-        r->bytes = b && b->type == JSON_NUMBER ? b->number : NAN;
-        const json_value *link = json_get(line, "link_bytes");
-        r->link_bytes = link && link->type == JSON_BOOL && link->boolean;
-    } else if (!strcmp(type->string, "variant") && r->n_variants < RB_MAX_VARIANTS) {
-        rb_variant_result *v = &r->v[r->n_variants];
-        char err[200];
-        if (rb_variant_from_json(json_get(line, "variant"), v, err, sizeof err) != 0) {
-            fprintf(stderr, "roofbench: %s: %s\n", r->name, err);
-            return;
-        }
-        r->n_variants++;
-        if (v->timed && v->valid)
-            printf("      %-12s %10.4f ms  noise %5.2f%%  %5.0f samples  valid (rel_err %.2g)\n",
-                   v->name, v->time_ms.median, 100 * v->time_ms.noise, (double)v->time_ms.n,
-                   v->rel_err_after);
-        else
-            printf("      %-12s %s\n", v->name,
-                   v->valid     ? "valid"
-                   : v->note[0] ? v->note
-                                : "INVALID");
-        fflush(stdout);
-    } else if (!strcmp(type->string, "kernels")) {
-        const json_value *list = json_get(line, "kernels");
-        char err[200];
-        for (size_t i = 0;
-             list && list->type == JSON_ARRAY && i < list->count && r->n_kernels < RB_MAX_KERNELS;
-             i++)
-            if (rb_kernel_from_json(list->items[i], &r->kernels[r->n_kernels], err, sizeof err) ==
-                0)
-                r->n_kernels++;
-            else
-                fprintf(stderr, "roofbench: %s: %s\n", r->name, err);
-    } else if (!strcmp(type->string, "extras")) {
-        const json_value *index = json_get(line, "index"), *x = json_get(line, "extras");
-        char err[200];
-        int k = index && index->type == JSON_NUMBER ? (int)index->number : -1;
-        /* index is the variant's place in the pair, which is its place in r->v as well */
-        if (k < 0 || k >= r->n_variants || !x ||
-            rb_extras_from_json(x, r->v[k].extras, &r->v[k].n_extras, err, sizeof err) != 0)
-            fprintf(stderr, "roofbench: %s: a bad extras record\n", r->name);
-    } else if (!strcmp(type->string, "skip")) {
-        r->status = RB_PAIR_SKIPPED;
-        rb_fmt(r->reason, sizeof r->reason, "%s", why);
-    } else if (!strcmp(type->string, "error")) {
-        r->status = RB_PAIR_FAILED;
-        rb_fmt(r->reason, sizeof r->reason, "%s", why);
-    }
+    rb_results_line(j->result, line);
 }
 
 static void run_pairs(const rb_job *jobs, int n, const rb_options *o, rb_pair_result *results)
@@ -386,24 +238,9 @@ static void run_pairs(const rb_job *jobs, int n, const rb_options *o, rb_pair_re
     for (int i = 0; i < n; i++) {
         const rb_pair *p = jobs[i].pair;
         rb_pair_result *r = &results[i];
-        memset(r, 0, sizeof *r);
-        rb_fmt(r->name, sizeof r->name, "%s", jobs[i].name);
-        rb_fmt(r->pattern, sizeof r->pattern, "%s", p->pattern);
-        r->size = jobs[i].size.n;
-        r->rows = jobs[i].size.rows;
-        r->cols = jobs[i].size.cols;
-        r->full_size = p->full_size;
+        rb_results_begin(r, &jobs[i]);
         pair_job job = {.pair = p, .name = jobs[i].name, .result = r};
-        job.opts.size = jobs[i].size;
-        job.opts.input = jobs[i].input;
-        job.opts.seed = o->seed;
-        job.opts.check_only = o->command == RB_CMD_CHECK;
-        job.opts.nvtx = o->nvtx;
-        job.opts.measure.samples = o->samples;
-        job.opts.measure.cap_s = o->cap_s;
-        job.opts.measure.noise_target = 0.01;
-        job.opts.measure.sample_ms = 1.0;
-        job.opts.measure.cold = o->cold;
+        rb_results_child_opts(&jobs[i], o, &job.opts);
         if (r->rows > 1)
             printf("[%d/%d] %s: %llu x %llu %s\n", i + 1, n, jobs[i].name,
                    (unsigned long long)r->rows, (unsigned long long)r->cols, p->size_unit);
@@ -468,35 +305,6 @@ static int cmd_check(const rb_job *jobs, int n, const rb_options *o, rb_pair_res
 
 /* ---- run ---- */
 
-static json_value *run_meta(const rb_options *o, int argc, char **argv, const json_value *env,
-                            const char *expect_path)
-{
-    char command[2048] = "", date[32];
-    for (int i = 0; i < argc; i++) {
-        size_t len = strlen(command);
-        rb_fmt(command + len, sizeof command - len, "%s%s", i ? " " : "", argv[i]);
-    }
-    rb_utc_iso(date, sizeof date);
-    json_value *m = json_new_object(), *envs = json_new_object();
-    const char *size = o->size_kind == RB_SIZE_SMOKE  ? "smoke"
-                       : o->size_kind == RB_SIZE_FULL ? "full"
-                                                      : "N";
-    if (!m || !envs || json_set_number(m, "schema", 1) || json_set_string(m, "tool", "roofbench") ||
-        json_set_string(m, "date", date) || json_set_string(m, "git", rb_git_rev) ||
-        json_set_string(m, "command", command) || json_set_number(m, "seed", (double)o->seed) ||
-        json_set_string(m, "size", size) || json_set_bool(m, "cold", o->cold) ||
-        json_set_string(m, "hardware_key", env_str(env, "hardware_key")) ||
-        json_set_string(m, "expectations", expect_path) ||
-        json_object_set(envs, "start", json_clone(env)) ||
-        json_object_set(m, "environment", envs)) {
-        json_free(m);
-        if (!m)
-            json_free(envs);
-        return NULL;
-    }
-    return m;
-}
-
 static json_value *provenance(const rb_options *o, const json_value *env)
 {
     char date[32];
@@ -547,41 +355,6 @@ static int write_expectations(const char *path, const json_value *doc, char *err
             return -1;
     }
     return json_write_file(path, doc, err, err_size);
-}
-
-/* Writes the results file and its Markdown twin. An explicit --json FILE is replaced; the
- * default name never is (numbered 1): a second run in the same second writes
- * <UTC>-<git>-2.json (rb_write_results_new). */
-static int write_results(const char *json_path, int numbered, json_value *doc,
-                         const rb_pair_result *results, int n)
-{
-    char err[RB_PATH_BUF + 200], base[RB_PATH_BUF], path[RB_PATH_BUF + 16],
-        md_path[RB_PATH_BUF + 16];
-    size_t len = strlen(json_path);
-    int has_json = len > 5 && !strcmp(json_path + len - 5, ".json");
-    rb_fmt(base, sizeof base, "%.*s", (int)(has_json ? len - 5 : len), json_path);
-    char *text = json_write(doc, 2), *md = rb_report_markdown(results, n, doc);
-    int rc = -1;
-    rb_fmt(err, sizeof err, "%s: out of memory", json_path);
-    if (text && md && numbered) {
-        rc = rb_write_results_new(base, text, md, path, sizeof path, err, sizeof err);
-        rb_fmt(md_path, sizeof md_path, "%.*s.md", (int)(strlen(path) - 5), path);
-    } else if (text && md) {
-        rb_fmt(path, sizeof path, "%s", json_path);
-        rb_fmt(md_path, sizeof md_path, "%s.md", base);
-        rc = rb_write_file_atomic(path, text, err, sizeof err) == 0 &&
-                     rb_write_file_atomic(md_path, md, err, sizeof err) == 0
-                 ? 0
-                 : -1;
-    }
-    free(text);
-    free(md);
-    if (rc != 0) {
-        fprintf(stderr, "roofbench: %s\n", err);
-        return -1;
-    }
-    printf("results: %s (+ %s)\n", path, md_path);
-    return 0;
 }
 
 /* An expectation file of another GPU model is refused unless --expect-any-device: 0, or the
@@ -698,44 +471,18 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
         return interrupted_exit();
     }
 
-    rb_roofs ceilings, peaks;
-    rb_roofs_unknown(&ceilings);
-    rb_roofs_unknown(&peaks);
-    if (have_expect) {
-        ceilings = expect.ceilings;
-        peaks = expect.peaks;
-    } else {
-        json_value *sheet = rb_datasheet_peaks(key);
-        if (sheet)
-            rb_expect_roofs(sheet, &peaks);
-        json_free(sheet);
-    }
-    rb_report_derive(results, n, &ceilings, &peaks);
+    rb_results_derive(have_expect ? &expect : NULL, key, results, n);
     int failing = rb_expect_apply(have_expect ? &expect : NULL, results, n);
     printf("\n");
     rb_report_table(stdout, results, n);
 
-    json_value *meta = run_meta(o, argc, argv, ps.env, have_expect ? expect_path : NULL);
+    json_value *meta = rb_results_meta("roofbench", o, argc, argv, ps.env, have_expect ? expect_path : NULL);
     if (meta)
         json_object_set(json_get(meta, "environment"), "end", env_end);
     else
         json_free(env_end);
     json_value *doc = rb_report_json(results, n, meta);
-    char json_path[RB_PATH_BUF];
-    if (o->json_path) {
-        rb_fmt(json_path, sizeof json_path, "%s", o->json_path);
-    } else {
-        char dir[RB_PATH_BUF], stamp[32];
-        rb_utc_stamp(stamp, sizeof stamp);
-        /* results_dir is at most RB_PATH_MAX, the key and the stamp short: these fit */
-        rb_fmt(dir, sizeof dir, "%s/%s", o->results_dir, key);
-        rb_fmt(json_path, sizeof json_path, "%s/%s-%s.json", dir, stamp, rb_git_rev);
-        if (rb_mkdirs(dir, err, sizeof err) != 0) {
-            fprintf(stderr, "roofbench: %s\n", err);
-            failing++;
-        }
-    }
-    if (!doc || write_results(json_path, !o->json_path, doc, results, n) != 0)
+    if (!doc || rb_results_save(o, key, doc, results, n) != 0)
         failing++;
     json_free(doc);
 
@@ -872,7 +619,7 @@ int main(int argc, char **argv)
         return cmd_ceilings(&o);
     static rb_job jobs[RB_MAX_JOBS];
     int n = 0;
-    if (select_jobs(&o, jobs, &n, err, sizeof err) != 0)
+    if (rb_jobs_select(&o, NULL, jobs, &n, err, sizeof err) != 0)
         return usage_error(err);
     if (o.command == RB_CMD_LIST)
         return cmd_list(jobs, n);

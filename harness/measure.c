@@ -16,13 +16,18 @@ typedef struct timer {
     cudaEvent_t start, stop;
 } timer;
 
-/* Milliseconds per launch of `launches` back-to-back launches (after an optional L2 flush). */
+/* Milliseconds per launch of `launches` back-to-back launches (after an optional L2 flush);
+ * with several ranks (o->comm), started together and the slowest rank's. */
 static rb_status time_sample(rb_status (*run)(void *, cudaStream_t), void *ctx, cudaStream_t stream,
                              const rb_measure_opts *o, const timer *t, int launches, double *ms)
 {
     if (o->cold) {
         RB_CUDA(rb_flush_l2(o->flush_buf, o->flush_bytes, stream));
         RB_CUDA(cudaCtxResetPersistingL2Cache());
+    }
+    if (o->comm) {
+        RB_CUDA(cudaStreamSynchronize(stream)); /* the flush is done before the barrier */
+        o->comm->barrier();
     }
     RB_CUDA(cudaEventRecord(t->start, stream));
     for (int k = 0; k < launches; k++)
@@ -32,7 +37,17 @@ static rb_status time_sample(rb_status (*run)(void *, cudaStream_t), void *ctx, 
     float elapsed = 0.0f;
     RB_CUDA(cudaEventElapsedTime(&elapsed, t->start, t->stop));
     *ms = (double)elapsed / launches;
+    if (o->comm)
+        *ms = o->comm->max(*ms);
     return RB_OK;
+}
+
+/* Seconds since t0 by the loop's clock: the latest rank's when there are several, so that all
+ * of them stop after the same sample. */
+static double loop_s(const rb_measure_opts *o, double t0)
+{
+    double s = rb_now_s() - t0;
+    return o->comm ? o->comm->max(s) : s;
 }
 
 /* Launches per sample so that a sample lasts sample_ms, given the time of one launch. */
@@ -102,12 +117,12 @@ static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
         rounds++;
         if (o->samples)
             continue;
-        if (rounds >= MIN_SAMPLES && rb_now_s() - t0 >= MIN_SAMPLING_S &&
+        if (rounds >= MIN_SAMPLES && loop_s(o, t0) >= MIN_SAMPLING_S &&
             (rounds < 100 || rounds % 10 == 0) &&
             medians_precise(samples, n, max_rounds, rounds, o->noise_target))
             break;
         /* The cap ends a noisy loop; a slow kernel still gets a minimum of 3 samples. */
-        if (rb_now_s() - t0 > o->cap_s * n && rounds >= 3)
+        if (loop_s(o, t0) > o->cap_s * n && rounds >= 3)
             break;
     }
     for (int i = 0; i < n; i++) {

@@ -20,6 +20,11 @@ typedef struct rb_measure_opts {
     int cold;
     void *flush_buf; /* cold: >= 2x L2 */
     size_t flush_bytes;
+    /* Several processes timing one collective together (roofbench_mpi), NULL: one. Every rank
+     * starts each sample at a barrier and records the slowest rank's time, and the loop's clock
+     * is the latest rank's: so every rank takes the same decisions (launches per sample, when
+     * to stop) and calls the collective equally often, as it must. */
+    const rb_comm *comm;
 } rb_measure_opts;
 
 /* Times run(ctx, stream). On success, *out holds per-launch milliseconds. */

@@ -1,33 +1,42 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * roofbench_mpi (built by `make MPI=1`): the NCCL collectives of bench/nccl_allreduce.c with one
- * process per GPU, on one machine or many, bootstrapped through MPI:
+ * roofbench_mpi (built by `make MPI=1`): the pairs that can run with one process per GPU (those
+ * with setup_rank(): nccl_allreduce), on one machine or many, bootstrapped through MPI:
  *
- *   mpirun -np 16 --map-by ppr:8:node build/sm_90/roofbench_mpi [--input NAME] [--size N]
- *          [--samples N] [--seed N] [--json FILE]
+ *   mpirun -np 16 --map-by ppr:8:node build/sm_90/roofbench_mpi [--filter REGEX]
+ *          [--size smoke|full|N] [--samples N] [--cap S] [--cold] [--seed N] [--nvtx]
+ *          [--json FILE] [--results-dir DIR]
  *
- * Rank 0 makes NCCL's unique id and broadcasts it (MPI_Bcast); every rank takes the GPU
- * (its rank among the processes of its node) mod (the node's GPUs), makes its communicator
- * with ncclCommInitRank and hands it to the pair (nccl_allreduce_attach), whose setup, variants,
- * check and extras then serve that one GPU: the same buffers, NCCL calls, validation (each rank
- * checks its own output against the seeds, with no communication) and bandwidth formulas as in
- * a roofbench run. The pair's host_staged baseline needs every GPU in one process: not run here.
+ * The options mean what they mean to `roofbench run` (they are parsed by the same code), and
+ * the pairs, their rows ("nccl_allreduce.allreduce@1G") and the results file are the same:
+ * rank 0 writes results/<hardware-key>/<UTC>-<git>.json and its Markdown twin, the document of
+ * `roofbench run` with "tool": "roofbench_mpi" and "ranks" added. With one rank a full run
+ * takes a pair's one-GPU sweep (sweep_one_gpu), as roofbench does on a machine with one GPU.
  *
- * Timing, as nccl-tests does it: each sample starts after an MPI_Barrier and lasts K launches;
- * its time is the slowest rank's (MPI_MAX). K and the number of samples are the same on every
- * rank, which must call each collective equally often. Each variant is validated before timing
- * and after (the largest error of any rank; the wrong elements summed over ranks).
+ * Rank 0 makes NCCL's unique id and broadcasts it (MPI_Bcast); every rank takes the GPU (its
+ * rank among the processes of its node) mod (the node's GPUs) and makes its communicator with
+ * ncclCommInitRank. Each rank then runs each pair as a child of roofbench's would
+ * (rb_child_pair: setup_rank() with the communicator, then per variant validate, time, validate
+ * again; a variant a pair skips is reported skipped), its records going to a temporary file
+ * that is read back through the same collector (rb_results_line). The ranks keep in step
+ * through rb_comm, made of MPI calls here: each sample starts after a barrier and counts as the
+ * slowest rank's time, the sampling loop's clock is the latest rank's, so every rank takes the
+ * same samples of the same launches; the pair's check reports what holds over all ranks.
  *
- * No child processes: forking after MPI_Init is not safe. A CUDA or NCCL failure on one rank
- * would leave the others waiting in a collective, so it ends the job (MPI_Abort). Results: a
- * table on rank 0's stdout, and with --json FILE the same rows as JSON.
+ * No child processes (forking after MPI_Init is not safe), so no watchdog (--timeout is
+ * refused) and no expectation file (--expect and --update-expectations are refused: every
+ * verdict is 'new'; a run across nodes has no one hardware key). A failure on one rank would
+ * leave the others waiting in a collective, so it ends the job (MPI_Abort), with no results
+ * file. Ranks other than 0 print errors only.
  *
- * This cannot run on the development machines or in CI (no GPU); CI only builds it.
+ * This cannot run on the development machines or in CI (no GPU); CI builds it and checks its
+ * command-line handling and its no-GPU exit (tests/mpi_smoke.sh).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -36,264 +45,86 @@
 #include <nccl.h>
 #pragma GCC diagnostic pop
 
-#include "core/compare.h"
-#include "core/json.h"
-#include "core/stats.h"
+#include "child.h"
+#include "core/cli.h"
+#include "core/report.h"
 #include "core/util.h"
 #include "env.h"
-#include "pair.h"
-
-/* bench/nccl_allreduce.c */
-extern const rb_pair rb_pair_nccl_allreduce;
-void nccl_allreduce_attach(ncclComm_t comm, int rank, int ranks);
+#include "jobs.h"
+#include "results.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 3 };
 
-#define RB_MPI_MAX_SAMPLES 1000
-#define RB_MPI_SAMPLE_MS 1.0 /* target duration of a sample */
-#define RB_MPI_MAX_LAUNCHES 10000
-
-typedef struct mpi_opts {
-    const char *input; /* NULL: all three */
-    uint64_t size;     /* 0: the sweep */
-    uint64_t samples;
-    uint64_t seed;
-    const char *json_path;
-} mpi_opts;
-
 static int rank_id, ranks;
 
-/* Ends every rank: a rank that failed cannot take part in the next collective. */
-static void die(const char *what)
+/* ---- rb_comm over MPI_COMM_WORLD ---- */
+
+static void mpi_barrier(void)
 {
-    const char *first = rb_first_error();
-    fprintf(stderr, "roofbench_mpi: rank %d: %s%s%s\n", rank_id, what, first[0] ? ": " : "", first);
-    MPI_Abort(MPI_COMM_WORLD, EXIT_FAIL);
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
-static int parse_args(int argc, char **argv, mpi_opts *o, char *err, size_t err_size)
+/* NaN on any rank: NaN (MPI_MAX, a comparison, would lose it). */
+static double mpi_max(double x)
 {
-    o->input = NULL;
-    o->size = 0;
-    o->samples = 20;
-    o->seed = 20261122; /* roofbench's default */
-    o->json_path = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help")) {
-            rb_fmt(err, err_size,
-                   "usage: roofbench_mpi [--input allreduce|allgather|reduce_scatter] [--size N] "
-                   "[--samples N] [--seed N] [--json FILE]");
-            return -1;
-        }
-        if (!v) {
-            rb_fmt(err, err_size, "%s: missing value (see --help)", a);
-            return -1;
-        }
-        i++;
-        if (!strcmp(a, "--input")) {
-            o->input = v;
-        } else if (!strcmp(a, "--json")) {
-            o->json_path = v;
-        } else if (!strcmp(a, "--size") || !strcmp(a, "--samples") || !strcmp(a, "--seed")) {
-            uint64_t *dst = !strcmp(a, "--size")      ? &o->size
-                            : !strcmp(a, "--samples") ? &o->samples
-                                                      : &o->seed;
-            char why[200];
-            if (rb_parse_count(v, dst, why, sizeof why) != 0) {
-                rb_fmt(err, err_size, "%s: %s", a, why);
-                return -1;
-            }
-        } else {
-            rb_fmt(err, err_size, "unknown option %s (see --help)", a);
-            return -1;
-        }
-    }
-    if (o->samples > RB_MPI_MAX_SAMPLES) {
-        rb_fmt(err, err_size, "--samples: at most %d", RB_MPI_MAX_SAMPLES);
-        return -1;
-    }
-    const rb_pair *p = &rb_pair_nccl_allreduce;
-    int known = !o->input;
-    for (int k = 0; k < p->n_inputs; k++)
-        known |= o->input && !strcmp(o->input, p->inputs[k]);
-    if (!known) {
-        rb_fmt(err, err_size, "--input %s: not one of allreduce, allgather, reduce_scatter",
-               o->input);
-        return -1;
-    }
-    return 0;
+    double in[2] = {isnan(x) ? 1.0 : 0.0, isnan(x) ? -INFINITY : x}, out[2] = {0.0, 0.0};
+    MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return out[0] > 0.0 ? NAN : out[1];
 }
 
-/* NaN -> +Inf, so that MPI_MAX (a comparison) cannot lose it. */
-static double max_over_ranks(double x)
-{
-    double in = isnan(x) ? INFINITY : x, out = 0.0;
-    MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return out;
-}
-
-static double sum_over_ranks(double x)
+static double mpi_sum(double x)
 {
     double out = 0.0;
     MPI_Allreduce(&x, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     return out;
 }
 
-/* Poisons the output (as roofbench does), runs the variant once, checks: the largest error of
- * any rank. */
-static double checked_run(const rb_pair *p, int k, void *ctx, cudaStream_t s)
-{
-    void *out = NULL;
-    size_t bytes = 0;
-    double err = NAN;
-    p->output(ctx, k, &out, &bytes);
-    if (cudaMemsetAsync(out, 0xFF, bytes, s) != cudaSuccess ||
-        p->variants[k].run(ctx, s) != RB_OK || cudaStreamSynchronize(s) != cudaSuccess ||
-        p->check(ctx, k, s, &err) != RB_OK)
-        die("a checked run failed");
-    return max_over_ranks(err);
-}
+/* ---- the command line ---- */
 
-/* Milliseconds per launch of `launches` launches after a barrier: the slowest rank's. */
-static double timed_sample(const rb_variant_def *v, void *ctx, cudaStream_t s, cudaEvent_t ev[2],
-                           int launches)
-{
-    float ms = 0.0f;
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (cudaEventRecord(ev[0], s) != cudaSuccess)
-        die("cudaEventRecord failed");
-    for (int k = 0; k < launches; k++)
-        if (v->run(ctx, s) != RB_OK)
-            die("a timed launch failed");
-    if (cudaEventRecord(ev[1], s) != cudaSuccess || cudaEventSynchronize(ev[1]) != cudaSuccess ||
-        cudaEventElapsedTime(&ms, ev[0], ev[1]) != cudaSuccess)
-        die("timing failed");
-    return max_over_ranks((double)ms / launches);
-}
+static const char mpi_usage[] =
+    "usage: mpirun -np N roofbench_mpi [--filter REGEX] [--size smoke|full|N] [--samples N]\n"
+    "                                  [--cap S] [--cold] [--seed N] [--nvtx] [--json FILE]\n"
+    "                                  [--results-dir DIR]\n"
+    "Runs the pairs that work with one process per GPU (see the README's Two GPUs) as\n"
+    "`roofbench run` does, one GPU per rank; the options are run's (roofbench --help).\n";
 
-/* One row: a variant of one collective at one size. */
-typedef struct mpi_row {
-    const char *input, *variant;
-    uint64_t size;
-    int valid, launches;
-    double err_before, err_after, tolerance;
-    rb_stats t;
-    double algbw, busbw, wrong;
-} mpi_row;
+/* `roofbench run`'s options that need a child process or one machine: refused. */
+static const char *const mpi_refused[] = {"--timeout", "--expect", "--expect-any-device",
+                                          "--update-expectations", NULL};
 
-static void measure_variant(const rb_pair *p, int k, void *ctx, cudaStream_t s, cudaEvent_t ev[2],
-                            const mpi_opts *o, mpi_row *r)
+/* Parses argv as `roofbench run ARGS` would, refusing what roofbench_mpi cannot do. 0, 1 for
+ * --help, or -1 with one line in err. */
+static int parse_args(int argc, char **argv, rb_options *o, char *err, size_t err_size)
 {
-    const rb_variant_def *v = &p->variants[k];
-    double median_ms[RB_MAX_VARIANTS];
-    for (int i = 0; i < RB_MAX_VARIANTS; i++)
-        median_ms[i] = NAN;
-    r->variant = v->name;
-    r->tolerance = v->tolerance;
-    r->err_before = checked_run(p, k, ctx, s);
-    r->err_after = NAN;
-    r->valid = 0;
-    memset(&r->t, 0, sizeof r->t);
-    r->t.median = NAN;
-    if (rb_within_tolerance(r->err_before, v->tolerance)) {
-        /* warm-up, then K from the slowest rank's launch, so every rank agrees on it */
-        timed_sample(v, ctx, s, ev, 1);
-        double one_ms = timed_sample(v, ctx, s, ev, 1);
-        r->launches = (int)fmin(RB_MPI_MAX_LAUNCHES, fmax(1.0, ceil(RB_MPI_SAMPLE_MS / one_ms)));
-        void *out = NULL;
-        size_t bytes = 0;
-        p->output(ctx, k, &out, &bytes);
-        if (cudaMemsetAsync(out, 0xFF, bytes, s) != cudaSuccess)
-            die("poisoning the output failed");
-        double samples[RB_MPI_MAX_SAMPLES];
-        for (uint64_t i = 0; i < o->samples; i++)
-            samples[i] = timed_sample(v, ctx, s, ev, r->launches);
-        if (rb_stats_compute(samples, o->samples, &r->t) != 0)
-            die("a timing sample is not finite");
-        double err = NAN;
-        if (p->check(ctx, k, s, &err) != RB_OK)
-            die("the check after timing failed");
-        r->err_after = max_over_ranks(err);
-        r->valid = rb_within_tolerance(r->err_after, v->tolerance);
-        median_ms[k] = r->t.median;
+    for (int i = 1; i < argc; i++)
+        for (int k = 0; mpi_refused[k]; k++)
+            if (!strcmp(argv[i], mpi_refused[k])) {
+                rb_fmt(err, err_size, "%s: roofbench_mpi has no %s (see --help)", argv[i],
+                       !strcmp(argv[i], "--timeout") ? "watchdog" : "expectation file");
+                return -1;
+            }
+    char **run_argv = malloc(((size_t)argc + 2) * sizeof *run_argv);
+    if (!run_argv) {
+        rb_fmt(err, err_size, "out of memory");
+        return -1;
     }
-    /* algbw and busbw from the common median (the same on every rank); wrong elements of the
-     * last check, per rank, summed */
-    rb_extra x[RB_MAX_EXTRAS];
-    int n = p->extras ? p->extras(ctx, k, median_ms, x) : 0;
-    r->algbw = r->busbw = r->wrong = NAN;
-    for (int i = 0; i < n; i++) {
-        if (!strcmp(x[i].name, "algbw_gbps"))
-            r->algbw = x[i].value;
-        else if (!strcmp(x[i].name, "busbw_gbps"))
-            r->busbw = x[i].value;
-        else if (!strcmp(x[i].name, "wrong_elements"))
-            r->wrong = x[i].value;
-    }
-    r->wrong = sum_over_ranks(r->wrong);
+    run_argv[0] = argv[0];
+    run_argv[1] = "run";
+    for (int i = 1; i <= argc; i++)
+        run_argv[i + 1] = argv[i]; /* with argv[argc], NULL */
+    int rc = rb_cli_parse(argc + 1, run_argv, o, err, err_size);
+    free(run_argv);
+    if (rc != 0)
+        return -1;
+    return o->command == RB_CMD_HELP ? 1 : 0;
 }
 
-static void print_row(const mpi_row *r)
+static int runs_across_ranks(const rb_pair *p)
 {
-    char median[32] = "-";
-    if (r->valid)
-        rb_fmt(median, sizeof median, "%.4f", r->t.median);
-    printf("%-15s %12llu %-18s %11s %6.2f%% %10.2f %10.2f %8.0f  %s\n", r->input,
-           (unsigned long long)r->size, r->variant, median, 100 * r->t.noise, r->algbw, r->busbw,
-           r->wrong, r->valid ? "ok" : "INVALID");
-    fflush(stdout);
+    return p->setup_rank != NULL;
 }
 
-static json_value *row_json(const mpi_row *r)
-{
-    json_value *o = json_new_object();
-    if (!o || json_set_string(o, "input", r->input) ||
-        json_set_number(o, "size_bytes", (double)r->size) ||
-        json_set_string(o, "variant", r->variant) || json_set_bool(o, "valid", r->valid) ||
-        json_set_number(o, "rel_err_before", r->err_before) ||
-        json_set_number(o, "rel_err_after", r->err_after) ||
-        json_set_number(o, "tolerance", r->tolerance) ||
-        json_set_number(o, "median_ms", r->t.median) || json_set_number(o, "min_ms", r->t.min) ||
-        json_set_number(o, "p10_ms", r->t.p10) || json_set_number(o, "p90_ms", r->t.p90) ||
-        json_set_number(o, "noise", r->t.noise) || json_set_number(o, "samples", (double)r->t.n) ||
-        json_set_number(o, "launches_per_sample", r->launches) ||
-        json_set_number(o, "algbw_gbps", r->algbw) || json_set_number(o, "busbw_gbps", r->busbw) ||
-        json_set_number(o, "wrong_elements", r->wrong)) {
-        json_free(o);
-        return NULL;
-    }
-    return o;
-}
-
-/* The run's facts: what produced the rows, and under which NCCL environment (the user's,
- * recorded, never changed). */
-static json_value *run_json(int version, const mpi_opts *o)
-{
-    extern char **environ;
-    json_value *doc = json_new_object(), *env = json_new_object();
-    int bad = !doc || !env || json_set_string(doc, "tool", "roofbench_mpi") ||
-              json_set_string(doc, "git", rb_git_rev) ||
-              json_set_string(doc, "arch", rb_build_arch) || json_set_number(doc, "ranks", ranks) ||
-              json_set_number(doc, "nccl_version", version) ||
-              json_set_number(doc, "seed", (double)o->seed);
-    for (char **e = environ; !bad && *e; e++) {
-        const char *eq = strchr(*e, '=');
-        if (eq && !strncmp(*e, "NCCL_", 5)) {
-            char name[128];
-            rb_fmt(name, sizeof name, "%.*s", (int)(eq - *e), *e);
-            bad = json_set_string(env, name, eq + 1);
-        }
-    }
-    if (bad || json_object_set(doc, "nccl_env", env) ||
-        json_object_set(doc, "rows", json_new_array())) {
-        json_free(doc);
-        if (!doc)
-            json_free(env);
-        return NULL;
-    }
-    return doc;
-}
+/* ---- setup ---- */
 
 /* This rank's GPU: its rank among the processes of its node, mod the node's GPUs. */
 static int pick_gpu(char *err, size_t err_size)
@@ -310,6 +141,15 @@ static int pick_gpu(char *err, size_t err_size)
         return EXIT_NO_GPU;
     }
     return EXIT_OK;
+}
+
+/* Ends every rank: a rank that failed cannot take part in the next collective. */
+static void die(const char *what)
+{
+    const char *first = rb_first_error();
+    fprintf(stderr, "roofbench_mpi: rank %d: %s%s%s\n", rank_id, what, first[0] ? ": " : "",
+            first);
+    MPI_Abort(MPI_COMM_WORLD, EXIT_FAIL);
 }
 
 /* The communicator of all ranks: rank 0's unique id, broadcast, then ncclCommInitRank (itself a
@@ -336,47 +176,132 @@ static ncclComm_t init_nccl(void)
     return comm;
 }
 
-/* Every variant but the baseline, of every selected input, at every size. */
-static int run_all(const mpi_opts *o, json_value *rows)
+/* ---- the pairs ---- */
+
+/* Reads back the records rb_child_pair wrote to fd into r. 0, or -1 when they cannot be read. */
+static int collect_records(int fd, rb_pair_result *r)
 {
-    const rb_pair *p = &rb_pair_nccl_allreduce;
-    int invalid = 0;
-    cudaStream_t s;
-    cudaEvent_t ev[2];
-    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess ||
-        cudaEventCreate(&ev[0]) != cudaSuccess || cudaEventCreate(&ev[1]) != cudaSuccess)
-        die("cannot create a stream or events");
-    if (rank_id == 0)
-        printf("%-15s %12s %-18s %11s %7s %10s %10s %8s  %s\n", "input", "size (B)", "variant",
-               "median ms", "noise", "algbw GB/s", "busbw GB/s", "wrong", "check");
-    for (int input = 0; input < p->n_inputs; input++) {
-        if (o->input && strcmp(o->input, p->inputs[input]) != 0)
-            continue;
-        for (int i = 0; o->size ? i == 0 : p->sweep[i] != 0; i++) {
-            rb_size size = {o->size ? o->size : p->sweep[i], 1, 0};
-            size.cols = size.n;
-            void *ctx = NULL;
-            if (p->setup(&ctx, &size, o->seed, input) != RB_OK)
-                die("setup failed");
-            for (int k = 0; k < p->n_variants; k++) {
-                if (p->variants[k].role == RB_ROLE_BASELINE)
-                    continue; /* host_staged: every GPU in one process only */
-                mpi_row r = {.input = p->inputs[input], .size = size.n};
-                measure_variant(p, k, ctx, s, ev, o, &r);
-                invalid += !r.valid || !(r.wrong == 0.0);
-                if (rank_id == 0) {
-                    print_row(&r);
-                    if (rows && json_array_push(rows, row_json(&r)) != 0)
-                        die("out of memory");
-                }
-            }
-            p->teardown(ctx);
-        }
+    off_t size = lseek(fd, 0, SEEK_END);
+    char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
+    if (!text || lseek(fd, 0, SEEK_SET) != 0 || read(fd, text, (size_t)size) != size) {
+        free(text);
+        return -1;
     }
-    cudaEventDestroy(ev[0]);
-    cudaEventDestroy(ev[1]);
-    cudaStreamDestroy(s);
-    return invalid;
+    text[size] = '\0';
+    for (char *line = text, *end; *line; line = end + 1) {
+        end = strchr(line, '\n');
+        if (!end)
+            break;
+        char err[200];
+        json_value *v = json_parse(line, (size_t)(end - line), err, sizeof err);
+        if (v)
+            rb_results_line(r, v);
+        json_free(v);
+    }
+    free(text);
+    return 0;
+}
+
+/* Runs job j on this rank, its records into r. A failure on any rank ends the job: the others
+ * wait in a collective it will not reach. */
+static void run_job(const rb_job *j, const rb_options *o, const rb_comm *comm, rb_pair_result *r)
+{
+    rb_child_opts opts;
+    rb_results_begin(r, j);
+    rb_results_child_opts(j, o, &opts);
+    opts.comm = comm;
+    FILE *records = tmpfile();
+    if (!records)
+        die("cannot make a temporary file for the records");
+    double t0 = rb_now_s();
+    int rc = rb_child_pair(j->pair, &opts, fileno(records));
+    r->wall_s = rb_now_s() - t0;
+    if (collect_records(fileno(records), r) != 0)
+        die("cannot read back the records");
+    fclose(records);
+    if (rc != 0 || r->status == RB_PAIR_FAILED) {
+        rb_error_at(__FILE__, __LINE__, r->name, r->reason[0] ? r->reason : "failed");
+        die("a pair failed");
+    }
+    if (r->status == RB_PAIR_SKIPPED)
+        printf("      skipped: %s\n", r->reason);
+    printf("      (%.1f s)\n", r->wall_s);
+}
+
+/* Rank 0: the roofline, the table and the results file, as `roofbench run` without an
+ * expectation file. The exit code. */
+static int report(const rb_options *o, int argc, char **argv, json_value *env_start,
+                  rb_pair_result *results, int n)
+{
+    int dev = 0;
+    cudaGetDevice(&dev);
+    const json_value *k = json_get(env_start, "hardware_key");
+    const char *key = k && k->type == JSON_STRING ? k->string : "unknown";
+    rb_results_derive(NULL, key, results, n);
+    int failing = rb_expect_apply(NULL, results, n);
+    printf("\n");
+    rb_report_table(stdout, results, n);
+    json_value *meta = rb_results_meta("roofbench_mpi", o, argc, argv, env_start, NULL);
+    if (meta && (json_set_number(meta, "ranks", ranks) ||
+                 json_object_set(json_get(meta, "environment"), "end", rb_env_collect(dev)))) {
+        json_free(meta);
+        meta = NULL;
+    }
+    json_value *doc = rb_report_json(results, n, meta);
+    if (!doc || rb_results_save(o, key, doc, results, n) != 0)
+        failing++;
+    json_free(doc);
+    if (failing)
+        printf("exit 1: %d failed pair(s), invalid variant(s), or unwritten file(s)\n", failing);
+    return failing ? EXIT_FAIL : EXIT_OK;
+}
+
+/* Everything after MPI_Init and the command line: 0..3, the same on every rank. */
+static int run(const rb_options *o, int argc, char **argv, const rb_job *jobs, int n)
+{
+    char err[RB_PATH_BUF + 200];
+    int rc = EXIT_OK;
+    /* The results must be writable before any GPU work (as `roofbench run` checks). */
+    if (rank_id == 0 && (o->json_path ? rb_output_file_ok(o->json_path, 0, err, sizeof err)
+                                      : rb_dir_writable(o->results_dir, err, sizeof err))) {
+        fprintf(stderr, "roofbench_mpi: %s\n", err);
+        rc = EXIT_USAGE;
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc != EXIT_OK)
+        return rc;
+    int mine = pick_gpu(err, sizeof err);
+    /* every rank learns whether any rank has no GPU, so that all end the same way */
+    MPI_Allreduce(&mine, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rc != EXIT_OK) {
+        if (mine != EXIT_OK)
+            fprintf(stderr, "roofbench_mpi: rank %d: %s\n", rank_id, err);
+        return rc;
+    }
+    ncclComm_t nccl = init_nccl();
+    rb_comm comm = {rank_id, ranks, nccl, mpi_barrier, mpi_max, mpi_sum};
+    int dev = 0, version = 0;
+    cudaGetDevice(&dev);
+    ncclGetVersion(&version);
+    json_value *env = rank_id == 0 ? rb_env_collect(dev) : NULL;
+    if (rank_id == 0 && !env)
+        fprintf(stderr, "roofbench_mpi: cannot read the GPU's environment\n");
+    rb_pair_result *results = calloc((size_t)n, sizeof *results);
+    if (!results)
+        die("out of memory");
+    printf("roofbench_mpi %s: %d ranks, NCCL %d.%d.%d\n", rb_git_rev, ranks, version / 10000,
+           version / 100 % 100, version % 100);
+    for (int i = 0; i < n; i++) {
+        printf("[%d/%d] %s: %llu %s\n", i + 1, n, jobs[i].name,
+               (unsigned long long)jobs[i].size.n, jobs[i].pair->size_unit);
+        run_job(&jobs[i], o, &comm, &results[i]);
+    }
+    rc = rank_id == 0 ? report(o, argc, argv, env, results, n) : EXIT_OK;
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    json_free(env);
+    free(results);
+    ncclCommDestroy(nccl);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -384,44 +309,46 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_id);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    /* rank 0 speaks for all; the others' progress (the same, by construction) is dropped */
+    if (rank_id != 0 && !freopen("/dev/null", "w", stdout))
+        fprintf(stderr, "roofbench_mpi: rank %d: cannot silence stdout\n", rank_id);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    mpi_opts o;
-    char err[400];
-    if (parse_args(argc, argv, &o, err, sizeof err) != 0) {
-        if (rank_id == 0)
+    rb_options o;
+    char err[600];
+    static rb_job jobs[RB_MAX_JOBS];
+    int n = 0, rc = parse_args(argc, argv, &o, err, sizeof err);
+    if (rc == 0 && rb_jobs_select(&o, runs_across_ranks, jobs, &n, err, sizeof err) != 0) {
+        rc = -1;
+        char all_err[600], names[200] = "";
+        for (int i = 0; rb_registry[i]; i++) {
+            size_t len = strlen(names);
+            if (runs_across_ranks(rb_registry[i]))
+                rb_fmt(names + len, sizeof names - len, "%s%s", len ? ", " : "",
+                       rb_registry[i]->name);
+        }
+        /* the filter names pairs, but none that runs across processes: say so */
+        if (rb_jobs_select(&o, NULL, jobs, &n, all_err, sizeof all_err) == 0)
+            rb_fmt(err, sizeof err,
+                   "--filter '%s' selects only pairs that run in one process (roofbench_mpi "
+                   "runs the pairs with setup_rank: %s)",
+                   o.filter, names);
+    }
+    if (rc != 0) {
+        if (rank_id == 0 && rc > 0)
+            fputs(mpi_usage, stdout);
+        else if (rank_id == 0)
             fprintf(stderr, "roofbench_mpi: %s\n", err);
+        MPI_Finalize();
+        return rc > 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    /* one rank: one GPU, whose sweep is roofbench's on one GPU (said by rank 0 only) */
+    if ((n = rb_jobs_for_gpus(jobs, n, ranks)) == 0) {
+        if (rank_id == 0)
+            fprintf(stderr, "roofbench_mpi: every size selected is one a single rank leaves out\n");
         MPI_Finalize();
         return EXIT_USAGE;
     }
-    int rc = pick_gpu(err, sizeof err), worst = 0;
-    /* every rank learns whether any rank has no GPU, so that all end the same way */
-    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (worst != EXIT_OK) {
-        if (rc != EXIT_OK)
-            fprintf(stderr, "roofbench_mpi: rank %d: %s\n", rank_id, err);
-        MPI_Finalize();
-        return worst;
-    }
-    ncclComm_t comm = init_nccl();
-    nccl_allreduce_attach(comm, rank_id, ranks);
-    int version = 0;
-    ncclGetVersion(&version);
-    json_value *doc = rank_id == 0 ? run_json(version, &o) : NULL;
-    if (rank_id == 0)
-        printf("roofbench_mpi %s: %d ranks, NCCL %d.%d.%d\n", rb_git_rev, ranks, version / 10000,
-               version / 100 % 100, version % 100);
-    int invalid = run_all(&o, doc ? json_get(doc, "rows") : NULL);
-    rc = invalid ? EXIT_FAIL : EXIT_OK;
-    if (rank_id == 0 && o.json_path) {
-        if (!doc || json_write_file(o.json_path, doc, err, sizeof err) != 0) {
-            fprintf(stderr, "roofbench_mpi: %s\n", doc ? err : "out of memory");
-            rc = EXIT_FAIL;
-        } else {
-            printf("results: %s\n", o.json_path);
-        }
-    }
-    json_free(doc);
-    ncclCommDestroy(comm);
+    rc = run(&o, argc, argv, jobs, n);
     MPI_Finalize();
     return rc;
 }

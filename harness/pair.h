@@ -26,6 +26,11 @@
  *   shape() and see rows = 1, cols = n.
  * - A pair may run on several named inputs (histogram: uniform, skewed); each input is reported
  *   as its own row group, "<pair>.<input>", with its own expectations.
+ * - A pair that can also run with one process per GPU (roofbench_mpi) has setup_rank(): setup()
+ *   for one rank of a communicator the driver made (rb_comm). Every rank then calls the same
+ *   callbacks in the same order, so a decision that changes which collectives run (a skip:
+ *   RB_ERR_UNSUPPORTED from setup or from a variant's first run) must depend only on what all
+ *   ranks share (ranks, size, input), and check() reports what holds over all ranks.
  */
 #ifndef RB_PAIR_H
 #define RB_PAIR_H
@@ -41,6 +46,17 @@
 
 #define RB_MAX_INPUTS 4
 #define RB_MAX_DEFECTS 4
+
+/* The processes of a multi-process run (roofbench_mpi: one per GPU, bootstrapped through MPI),
+ * as the driver hands them to the harness (measure.c keeps the ranks' timing in step) and to a
+ * pair's setup_rank(). No MPI or NCCL type: the harness and pair.h build without either. */
+typedef struct rb_comm {
+    int rank, ranks; /* this process's place, and how many there are */
+    void *nccl;      /* the ncclComm_t of all ranks, made by the driver: use it, never destroy it */
+    void (*barrier)(void);   /* returns once every rank has called it */
+    double (*max)(double x); /* the largest x over all ranks; NaN on any rank: NaN */
+    double (*sum)(double x); /* x summed over all ranks */
+} rb_comm;
 
 typedef struct rb_variant_def {
     const char *name; /* "baseline", "optimized", "library" or a step's name */
@@ -85,6 +101,10 @@ typedef struct rb_pair {
     int link_bytes;
     /* input: index into inputs[] (0 when the pair has none). */
     rb_status (*setup)(void **ctx, const rb_size *size, uint64_t seed, int input);
+    /* setup() for rank comm->rank of a multi-process run (see above): this process drives one
+     * GPU, the current device, through comm. NULL: the pair runs in one process only. */
+    rb_status (*setup_rank)(void **ctx, const rb_size *size, uint64_t seed, int input,
+                            const rb_comm *comm);
     /* variant: index into variants[] (see above). */
     void (*output)(void *ctx, int variant, void **dev_ptr, size_t *bytes);
     rb_status (*check)(void *ctx, int variant, cudaStream_t stream, double *rel_err);

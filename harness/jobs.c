@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+#include "jobs.h"
+
+#include <regex.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/util.h"
+
+static rb_size requested_size(const rb_pair *p, const rb_options *o)
+{
+    rb_size s = {0, 0, 0};
+    if (o->size_kind == RB_SIZE_N)
+        return o->size;
+    s.n = o->size_kind == RB_SIZE_SMOKE ? p->smoke_size : p->full_size;
+    return s;
+}
+
+int rb_jobs_select(const rb_options *o, int (*keep)(const rb_pair *p), rb_job *jobs, int *n,
+                   char *err, size_t err_size)
+{
+    regex_t re;
+    if (o->filter && regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB) != 0) {
+        rb_fmt(err, err_size, "--filter '%s' is not a valid regular expression", o->filter);
+        return -1;
+    }
+    *n = 0;
+    int rc = 0;
+    for (int i = 0; rb_registry[i] && rc == 0; i++) {
+        const rb_pair *p = rb_registry[i];
+        if (keep && !keep(p))
+            continue;
+        /* A full run of a pair with a sweep takes each size of it; any other run one size. */
+        int sweep = p->sweep && p->sweep[0] && o->size_kind == RB_SIZE_FULL;
+        int n_sizes = 1;
+        while (sweep && p->sweep[n_sizes])
+            n_sizes++;
+        for (int jk = 0; jk < (p->n_inputs ? p->n_inputs : 1) * n_sizes && rc == 0; jk++) {
+            int k = jk / n_sizes;
+            rb_job *j = &jobs[*n];
+            j->pair = p;
+            j->input = k;
+            char at[32] = "";
+            rb_size want = requested_size(p, o);
+            j->swept = sweep;
+            if (sweep) {
+                want.n = p->sweep[jk % n_sizes];
+                at[0] = '@';
+                rb_format_count(want.n, at + 1, sizeof at - 1);
+            }
+            rb_fmt(j->name, sizeof j->name, "%s%s%s%s", p->name, p->n_inputs ? "." : "",
+                   p->n_inputs ? p->inputs[k] : "", at);
+            /* A pair's own name selects all its rows: '^sgemm$' is every size of sgemm. */
+            if (o->filter && regexec(&re, j->name, 0, NULL, 0) != 0 &&
+                regexec(&re, p->name, 0, NULL, 0) != 0)
+                continue;
+            char why[200];
+            if (rb_pair_resolve_size(p, &want, &j->size, why, sizeof why) != 0) {
+                rb_fmt(err, err_size, "%s: --size: %s", j->name, why);
+                rc = -1;
+            } else if (++*n == RB_MAX_JOBS) {
+                rb_fmt(err, err_size, "more than %d pairs and inputs selected", RB_MAX_JOBS);
+                rc = -1;
+            }
+        }
+    }
+    if (o->filter)
+        regfree(&re);
+    if (rc == 0 && *n == 0) {
+        rb_fmt(err, err_size, "no pair matches --filter '%s' (see: roofbench list)", o->filter);
+        rc = -1;
+    }
+    return rc;
+}
+
+int rb_jobs_for_gpus(rb_job *jobs, int n, int gpus)
+{
+    int kept = 0;
+    const rb_pair *said = NULL;
+    for (int i = 0; i < n; i++) {
+        const rb_pair *p = jobs[i].pair;
+        if (!jobs[i].swept || rb_pair_sweeps_size(p, jobs[i].size.n, gpus)) {
+            jobs[kept++] = jobs[i];
+        } else if (p != said) {
+            char sizes[200] = "";
+            for (int k = 0; p->sweep_one_gpu[k]; k++) {
+                char one[32];
+                size_t len = strlen(sizes);
+                rb_format_count(p->sweep_one_gpu[k], one, sizeof one);
+                rb_fmt(sizes + len, sizeof sizes - len, "%s %s", k ? "," : "", one);
+            }
+            printf("%s: one GPU: its sweep takes only%s (see the pair)\n", p->name, sizes);
+            said = p;
+        }
+    }
+    return kept;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A run's results, the same whichever driver ran the pairs (roofbench forks a child per pair;
+ * roofbench_mpi runs each pair in every rank's own process): the JSON records that child.c
+ * reports are collected into rb_pair_result here, and the results file (rb_report_json) and its
+ * Markdown twin are written from them, with the run's facts in the document's meta.
+ */
+#ifndef RB_RESULTS_H
+#define RB_RESULTS_H
+
+#include "child.h"
+#include "core/cli.h"
+#include "core/expect.h"
+#include "core/json.h"
+#include "core/result.h"
+#include "jobs.h"
+
+/* Clears r and names it after job j (name, pattern, size, shape, the pair's full size). */
+void rb_results_begin(rb_pair_result *r, const rb_job *j);
+
+/* What child.c runs for job j under the options o (sizes, seed, timing). */
+void rb_results_child_opts(const rb_job *j, const rb_options *o, rb_child_opts *out);
+
+/* Adds one record of child.c's (see child.h) to r, printing progress as variants finish. */
+void rb_results_line(rb_pair_result *r, const json_value *line);
+
+/* The document's facts: schema, tool, date, git, command line, seed, size, cold, hardware key,
+ * expectation file (NULL: none) and the environment at the start (env, copied). NULL when out
+ * of memory. */
+json_value *rb_results_meta(const char *tool, const rb_options *o, int argc, char **argv,
+                            const json_value *env, const char *expect_path);
+
+/* Writes doc (rb_report_json) and its Markdown twin to --json FILE, which is replaced, or to
+ * <results-dir>/<hardware key>/<UTC>-<git>.json, which never is (a second run in the same second
+ * writes <UTC>-<git>-2.json), making the folders. 0, or -1 with the line printed. */
+int rb_results_save(const rb_options *o, const char *hardware_key, const json_value *doc,
+                    const rb_pair_result *results, int n);
+
+/* Places every variant on the roofline (rb_report_derive): against the expectation file's
+ * ceilings and peaks, or without one (e NULL) against the datasheet peaks of the hardware key. */
+void rb_results_derive(const rb_expect *e, const char *hardware_key, rb_pair_result *results,
+                       int n);
+
+#endif
