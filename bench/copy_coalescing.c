@@ -36,16 +36,6 @@ static rb_status run_last_row_wrong_source(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
-/* The baseline with rows = n / W rounded down: the partial last row (579 elements) is never
- * written, so poison leaves them NaN and the check measures NaN. */
-static rb_status run_rows_rounded_down(void *ctx, cudaStream_t stream)
-{
-    rb_copy_ctx *c = ctx;
-    RB_CUDA(copy_coalescing_baseline(c->in, c->out,
-                                     c->n / COPY_COALESCING_WIDTH * COPY_COALESCING_WIDTH, stream));
-    return RB_OK;
-}
-
 const rb_pair rb_pair_copy_coalescing = {
     .name = "copy_coalescing",
     .pattern = "lanes of a warp on consecutive addresses: column walk vs row walk of an image",
@@ -72,6 +62,5 @@ const rb_pair rb_pair_copy_coalescing = {
     .defects =
         {
             {"last_row_wrong_source", 1, run_last_row_wrong_source, 0},
-            {"rows_rounded_down", 0, run_rows_rounded_down, 0},
         },
 };

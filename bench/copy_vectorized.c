@@ -34,15 +34,6 @@ static rb_status run_tail_off_by_one(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
-/* The float4 launcher called with n rounded down to its vector width: the 3 tail floats are
- * never written, so poison leaves them NaN and the check measures NaN. */
-static rb_status run_dropped_tail(void *ctx, cudaStream_t stream)
-{
-    rb_copy_ctx *c = ctx;
-    RB_CUDA(copy_vectorized_optimized(c->in, c->out, c->n & ~(size_t)3, stream));
-    return RB_OK;
-}
-
 const rb_pair rb_pair_copy_vectorized = {
     .name = "copy_vectorized",
     .pattern = "16-byte loads and several requests in flight per thread vs one float per thread",
@@ -74,6 +65,5 @@ const rb_pair rb_pair_copy_vectorized = {
     .defects =
         {
             {"tail_off_by_one", 1, run_tail_off_by_one, 0},
-            {"dropped_tail", 1, run_dropped_tail, 0},
         },
 };
