@@ -11,6 +11,10 @@
 
 #include "kernels/l2_persistence.h"
 
+/* Floats allocated (and filled) past the table's T, so that the planted off-by-one gather
+ * (run_table_off_by_one) reads inside the allocation; no variant reads them. */
+#define LP_TABLE_SLACK 4
+
 typedef struct lp_ctx {
     float *x, *table, *y, *ref; /* device: n, T, n, n floats */
     size_t n, table_len, group;
@@ -99,9 +103,9 @@ static rb_status lp_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     RB_CUDA(cudaMalloc((void **)&c->x, n * sizeof(float)));
     RB_CUDA(cudaMalloc((void **)&c->y, n * sizeof(float)));
     RB_CUDA(cudaMalloc((void **)&c->ref, n * sizeof(float)));
-    RB_CUDA(cudaMalloc((void **)&c->table, t * sizeof(float)));
+    RB_CUDA(cudaMalloc((void **)&c->table, (t + LP_TABLE_SLACK) * sizeof(float)));
     RB_CUDA(rb_fill_uniform_f32(c->x, n, seed, 0));
-    RB_CUDA(rb_fill_uniform_f32(c->table, t, seed + 1, 0));
+    RB_CUDA(rb_fill_uniform_f32(c->table, t + LP_TABLE_SLACK, seed + 1, 0));
     /* The persisting set-aside is device state: teardown gives it back. */
     const cudaError_t e =
         l2_persistence_set_aside(t * sizeof(float), &c->window_bytes, &c->hit_ratio);
@@ -165,6 +169,20 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
+/* Planted defects (tests/test_gpu.c, at n = 1000003, seed 5; the error was computed on the host
+ * from the same seeded input). The tolerance is 0: both variants and the reference compute the
+ * same correctly rounded fp32 add, so any wrong element fails. */
+
+/* The gather read one entry off (table + 1: a 1-based index into a 0-based table): every
+ * element written, each with a neighbouring entry's value: 1.0 normwise (two independent
+ * uniforms of the same spread). */
+static rb_status run_table_off_by_one(void *ctx, cudaStream_t stream)
+{
+    lp_ctx *c = ctx;
+    RB_CUDA(l2_persistence_baseline(c->x, c->table + 1, c->y, c->n, stream));
+    return RB_OK;
+}
+
 static int lp_selftest(char *why, size_t why_size)
 {
     /* lowbias32 values computed outside this code (the GPU twin must produce the same). */
@@ -225,9 +243,14 @@ const rb_pair rb_pair_l2_persistence = {
     .n_variants = 2,
     .variants =
         {
-            /* Exact: both variants and the reference compute the same correctly rounded fp32 add.
-             */
+            /* Exact: both variants and the reference compute the same correctly rounded fp32 add
+             * (one add per element, no accumulation). Measured 0 for both
+             * (20261125T081152Z-317bbe9.json). */
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 0.0, run_baseline},
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 0.0, run_optimized},
+        },
+    .defects =
+        {
+            {"table_off_by_one", 0, run_table_off_by_one, 0},
         },
 };

@@ -15,6 +15,18 @@
  * CPU recomputes them bit for bit. */
 #define SOFTMAX_INPUT_SCALE 8.0f
 
+/* Both variants' tolerance. Error model: per element an fp32 expf (CUDA: <= 2 ulp), a division
+ * (baseline) or one more expf, a division per thread and a multiplication (optimized), and each
+ * row's sum of 1021 to 4096 positive fp32 terms (a tree: its rounding is a few 1e-8 and scales
+ * the whole row); against an fp64 reference rounded to fp32. Errors are independent across
+ * elements, so the normwise error is their rms, a little over one ulp (6e-8): measured on the
+ * H100 at full size 32768 x 4096 (results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json)
+ * 6.61e-8 baseline, 7.77e-8 optimized. A host replay of both kernels' fp32 order with glibc's
+ * expf (scratch program) gives 5.93e-8 / 6.93e-8 at full size, ~12% under the GPU, and
+ * 5.89e-8 / 6.61e-8 at the odd shape 999 x 1021 (seed 5). 4e-7 is 5.1x the largest measured;
+ * a row sum that misses one term in 1021 is off by ~1e-3 (see the defects). */
+#define SOFTMAX_TOLERANCE 4e-7
+
 typedef struct softmax_ctx {
     float *x, *y, *ref;       /* device: rows x cols input, output, fp64-computed reference */
     float *row_max, *row_sum; /* device: the baseline's intermediates, rows floats each */
@@ -150,6 +162,31 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
+/* Planted defects (tests/test_gpu.c, at the odd shape 999 x 1021, seed 5; the errors were
+ * computed on the host in fp64 from the same seeded input). Both write every element. */
+
+/* The baseline with a sum over each row's first cols & ~3 = 1020 elements (a vectorized sum
+ * that forgets the tail): every row is scaled by S / (S - e_last), 2.6e-3 normwise (the
+ * dropped term averages 1/1021 of S, but the error is weighted toward the rows whose last
+ * element is large). 6400x the tolerance. */
+static rb_status run_truncated_sum(void *ctx, cudaStream_t stream)
+{
+    softmax_ctx *c = ctx;
+    RB_CUDA(
+        softmax_defect_truncated_sum(c->x, c->y, c->row_max, c->row_sum, c->rows, c->cols, stream));
+    return RB_OK;
+}
+
+/* The optimized launcher called with rows and cols swapped: the 999 x 1021 input is
+ * normalized as 1021 rows of 999, so each "row" straddles two real ones: 7.3e-2 normwise. (At a
+ * square shape this bug is invisible; the odd shape is not square.) */
+static rb_status run_rows_cols_swapped(void *ctx, cudaStream_t stream)
+{
+    softmax_ctx *c = ctx;
+    RB_CUDA(softmax_optimized(c->x, c->y, c->cols, c->rows, stream));
+    return RB_OK;
+}
+
 static int softmax_selftest(char *why, size_t why_size)
 {
     /* Three rows of two, the answers worked out by hand: equal values share evenly even at
@@ -202,7 +239,12 @@ const rb_pair rb_pair_softmax = {
     .n_variants = 2,
     .variants =
         {
-            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 1e-5, run_baseline},
-            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 1e-5, run_optimized},
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, SOFTMAX_TOLERANCE, run_baseline},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, SOFTMAX_TOLERANCE, run_optimized},
+        },
+    .defects =
+        {
+            {"truncated_sum", 0, run_truncated_sum, 0},
+            {"rows_cols_swapped", 1, run_rows_cols_swapped, 0},
         },
 };

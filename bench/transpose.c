@@ -150,6 +150,26 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
+/* Planted defects (tests/test_gpu.c, at the odd shape 999 x 1021, seed 5; the error was computed
+ * on the host from the same seeded input). A launcher called with rows and cols swapped reads
+ * the input as 1021 x 999 and writes a 999 x 1021 output in full, every element but a few from
+ * the wrong source: normwise 1.41 (sqrt 2: two independent uniforms). The tolerance is 0 (an
+ * exact copy), so any misplaced element fails. At a square shape the bug is invisible; the odd
+ * shape is not square. */
+static rb_status run_optimized_shape_swapped(void *ctx, cudaStream_t stream)
+{
+    transpose_ctx *c = ctx;
+    RB_CUDA(transpose_optimized(c->in, c->out, c->cols, c->rows, stream));
+    return RB_OK;
+}
+
+static rb_status run_baseline_shape_swapped(void *ctx, cudaStream_t stream)
+{
+    transpose_ctx *c = ctx;
+    RB_CUDA(transpose_baseline(c->in, c->out, c->cols, c->rows, stream));
+    return RB_OK;
+}
+
 /* cuBLAS is column-major: the row-major rows x cols input is a column-major cols x rows matrix A
  * (lda = cols); the row-major cols x rows output is a column-major rows x cols matrix C
  * (ldc = rows). C = 1 * A^T + 0 * B; with beta == 0, B need not be a valid input (cuBLAS
@@ -222,9 +242,16 @@ const rb_pair rb_pair_transpose = {
     .n_variants = 4,
     .variants =
         {
+            /* Exact: every variant moves bits (no arithmetic), so the error is 0 or the output
+             * is wrong. Measured 0 for all four (20261125T081152Z-317bbe9.json). */
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 0.0, run_baseline},
             {"tiled", RB_ROLE_STEP, RB_UNIT_NONE, 0.0, run_tiled},
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.0, run_optimized},
             {"library", RB_ROLE_LIBRARY, RB_UNIT_NONE, 0.0, run_library},
+        },
+    .defects =
+        {
+            {"shape_swapped", 2, run_optimized_shape_swapped, 0},
+            {"baseline_shape_swapped", 0, run_baseline_shape_swapped, 0},
         },
 };

@@ -27,17 +27,28 @@
  *   efficiency, ~0.35-0.45 TB/s counted as 8n bytes, a 5-7x speedup. A first measurement on an
  *   H200 (same L2 design) gave 368 GB/s for this baseline vs 2733 GB/s for the scalar copy (7.4x).
  *
- * Measured (H100, results/nvidia-h100-80gb-hbm3/20261122T032110Z-8d68b70.json): baseline
- *   311 GB/s, optimized 2408 GB/s (7.73x), cudaMemcpy 3005 GB/s. The baseline came in under the
- *   prediction; ncu (...-ncu-bytes.csv beside it) says why. The L2 ran at 83% of its peak
- *   throughput serving 268M read sectors, 32 per request, 8x the optimized kernel's 33.5M. And
- *   DRAM moved 1.43 GB read + 1.40 GB written instead of 1.07 + 1.07 (+32%): the 8 words of a
- *   sector are used `rows` threads apart, and some sectors left L2 before their last word was
- *   read (51M read misses vs 33.5M compulsory), while partial-sector writes cost extra
- *   write-back. The optimized kernel moves the declared 8n bytes within 1.6%.
+ * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json, the latest full
+ *   run): baseline 311 GB/s, optimized 2397 GB/s (7.71x), cudaMemcpy 2986 GB/s. The baseline came
+ *   in under the prediction; ncu (20261122T032112Z-8d68b70-ncu-bytes.csv) says why. The L2 ran at
+ *   83% of its peak throughput serving 268M read sectors, 32 per request, 8x the optimized kernel's
+ *   33.5M. And DRAM moved 1.43 GB read + 1.40 GB written instead of 1.07 + 1.07 (+32%): the 8 words
+ *   of a sector are used `rows` threads apart, and some sectors left L2 before their last word was
+ *   read (51M read misses vs 33.5M compulsory), while partial-sector writes cost extra write-back.
+ *   The optimized kernel moves the declared 8n bytes within 1.6%.
  *   Block shape matters to how bad this looks: a 2D launch with (32, 8) blocks whose x runs down
  *   the rows measured 480 GB/s, because a block's 8 warps reuse the same 32 sectors through L1.
  *   The column walk above is the form that shows the full cost.
+ *
+ * Audit (issue 9: is the baseline what a competent engineer writes before knowing the pattern?):
+ *   not as a first design: nobody who thinks about it walks a row-major image down its columns.
+ *   It is a mistake that real code makes (a kernel written for a column-major layout and handed
+ *   row-major data, or a 2D block whose x runs down the rows), and the pair measures what that
+ *   mistake costs and what the fix buys: both kernels run at full occupancy (8 blocks of 256
+ *   per SM), one 4-byte element per thread, the same integer work, so the 7.71x is the index
+ *   order alone. The optimized kernel is a plain scalar copy, 0.80x cudaMemcpy (2397 vs 2986
+ *   GB/s): the rest is access width, which copy_vectorized teaches, and is why this pair's
+ *   optimized is not the fastest copy. The README should present this pair as "the cost of an
+ *   uncoalesced walk", not as an optimization over a reasonable first attempt (the lead's call).
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -45,7 +56,6 @@
 #include "kernel_info.h"
 #include "kernels/copy_coalescing.h"
 
-#define COPY_COALESCING_WIDTH 8192
 #define COPY_COALESCING_BLOCK 256
 
 static __global__ void copy_coalescing_baseline_kernel(const float *__restrict__ in,

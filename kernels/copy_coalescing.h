@@ -8,6 +8,10 @@
 
 #include "kernel_info.h"
 
+/* The image width the kernels see the array as (elements per row); the last row may be
+ * partial. bench/copy_coalescing.c uses it for its planted defects. */
+#define COPY_COALESCING_WIDTH 8192
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -64,8 +64,10 @@
  *   0.17-0.4 GB above 4n + 4T. T = 2^21 or G = 4 should show almost no difference; T = 2^23
  *   (32 MiB, over the 31.25 MiB set-aside: hitRatio 0.98) a larger one.
  *
- * Measured (H100, results/nvidia-h100-80gb-hbm3/20261122T042738Z-6bfc0b1.json): baseline 0.982 ms,
- *   optimized 0.745 ms: 1.32x, at the top of the predicted 1.08-1.3x. Why: the baseline's time
+ * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json, the latest full
+ *   run; the same figures as 20261122T042738Z-6bfc0b1.json): baseline 0.982 ms (2204 GB/s of
+ *   declared bytes), optimized 0.745 ms (2905 GB/s): 1.32x, at the top of the predicted
+ *   1.08-1.3x. Why: the baseline's time
  *   matches a kernel in which every gather misses: ncu (cold, first launch) counts 2.657 GB of DRAM
  *   traffic against 2.164 declared, the excess 0.49 GB being about one 32-byte sector per gather
  *   (16.8M x 32 B = 0.54 GB), and 2.657 GB in 0.982 ms is 2.7 TB/s, a streaming rate. The optimized
@@ -77,7 +79,17 @@
  *   nothing marked persisting runs at the baseline's speed (0.984 vs 0.981 ms). The gain grows with
  *   the pressure on L2: an 8 MiB table 1.10x, 16 MiB 1.32x, 32 MiB (over the 31.25 MiB set-aside)
  *   2.31x, where the plain kernel collapses to 818 GB/s; a gather every 4 elements 1.16x, every 64
- *   1.23x.
+ *   1.23x. (The control run and the sweeps are in the 20261122T0440Z experiments file.)
+ *
+ * Audit (issue 9: is the baseline what a competent engineer writes before knowing the pattern?):
+ *   yes for the kernel: the baseline is the optimized kernel itself, float4 stream, full
+ *   occupancy (8 blocks of 256 per SM), launched without the window, so the 1.32x is the window
+ *   alone. But an engineer who knows caches has a cheaper tool for the same problem, named
+ *   above: evict-first loads and stores on the stream (__ldcs / __stcs), which keep the stream
+ *   from flushing the table without pinning any L2. That variant is not measured here; if it
+ *   comes close to the window, the pair should show it as a step (or say why the window is the
+ *   better lesson: it also protects the table from other kernels' traffic). The lead's call; no
+ *   framework does this operation as such, so there is no library row.
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
