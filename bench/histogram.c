@@ -201,7 +201,7 @@ static rb_status run_library(void *ctx, cudaStream_t stream)
 static rb_status run_dropped_vector_tail(void *ctx, cudaStream_t stream)
 {
     histogram_ctx *c = ctx;
-    RB_CUDA(histogram_optimized(c->in, c->n & ~(size_t)15, c->out, c->blocks, stream));
+    RB_CUDA(histogram_optimized(c->in[0], c->n & ~(size_t)15, c->out, c->blocks, stream));
     return RB_OK;
 }
 
@@ -210,7 +210,7 @@ static rb_status run_dropped_vector_tail(void *ctx, cudaStream_t stream)
 static rb_status run_grid_rounded_down(void *ctx, cudaStream_t stream)
 {
     histogram_ctx *c = ctx;
-    RB_CUDA(histogram_baseline(c->in, c->n - c->n % 256, c->out, stream));
+    RB_CUDA(histogram_baseline(c->in[0], c->n - c->n % 256, c->out, stream));
     return RB_OK;
 }
 

@@ -16,6 +16,8 @@
 # variant itself (uncoalesced sectors, a re-read), which understates its rate: shown, not a fault.
 # Writes $OUT/ncu_bytes.csv, $OUT/ncu_bytes_warm.csv (raw ncu) and $OUT/ncu_bytes.txt.
 #   scripts/ncu_bytes.sh [FILTER]
+# ANALYZE=1 skips the two ncu runs and compares the CSVs already in $OUT (copied back from a GPU
+# machine, say).
 # ncu runs with --clock-control none: the harness never changes the GPU's clocks. Kernels are
 # found by name, <pair>_<variant>[_<part>]_kernel; library variants (cudaMemcpy, CUB) are not.
 set -uo pipefail
@@ -26,10 +28,18 @@ B=build/$ARCH/roofbench
 FILTER=${1:-.}
 mkdir -p "$OUT"
 # Declared work per pair at full size: "pair GB".
-$B list --filter "$FILTER" | awk '/^[a-z]/ {p = $1} /^ +work:/ {print p, $(NF - 1)}' > "$OUT/declared.txt"
+# `list` prints the work's bytes with a unit (B, kB, MB, GB).
+$B list --filter "$FILTER" | awk '
+    /^[a-z]/ {p = $1}
+    /^ +work:/ {
+        v = $(NF - 1); u = $NF; sub(/[^A-Za-z]+$/, "", u)
+        scale = u == "B" ? 1e-9 : u == "kB" ? 1e-6 : u == "MB" ? 1e-3 : 1
+        print p, v * scale
+    }' > "$OUT/declared.txt"
 pairs=$(cut -d' ' -f1 "$OUT/declared.txt" | paste -sd '|')
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
 
+if [ "${ANALYZE:-0}" != 1 ]; then
 ncu --clock-control none --target-processes all --kernel-id "::regex:^($pairs)_:1" \
     --metrics $metrics --csv "$B" check --size full --filter "$FILTER" \
     > "$OUT/ncu_bytes.csv" 2> "$OUT/ncu_bytes.err"
@@ -39,6 +49,7 @@ ncu --clock-control none --cache-control none --target-processes all \
     "$B" run --size full --samples 3 --expect none --json "$OUT/ncu_run.json" --filter "$FILTER" \
     > "$OUT/ncu_bytes_warm.csv" 2> "$OUT/ncu_bytes_warm.err"
 echo "ncu (warm, every launch) exit $?"
+fi
 
 # Cold: DRAM bytes and time per kernel of its one profiled launch (first process that ran it:
 # a kernel two pairs share is profiled in each): "kernel GB us".
