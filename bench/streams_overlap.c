@@ -3,8 +3,8 @@
  *
  * Buffers: the variants write in_dev (H2D), out_dev (kernel) and a host output; the PART variants
  * read fixed buffers instead (`kernel` reads src_dev, `d2h` reads ref_dev), so each part can be
- * timed alone. output() names what each variant's check reads (the baseline's pageable host
- * buffer, the pinned one, in_dev or out_dev), which the harness poisons before every checked run
+ * timed alone. output() names what each variant's check reads (the pinned host output, in_dev or
+ * out_dev), which the harness poisons before every checked run
  * and before the timed loop, so the check after timing sees what the timed runs wrote. check()
  * then poisons the device intermediates (in_dev, out_dev): a stage that was skipped cannot pass
  * on a previous run's data, and duplex's in_dev, which is not its output(), starts NaN too. */
@@ -35,9 +35,8 @@ enum { SO_BASELINE, SO_OPTIMIZED, SO_H2D, SO_KERNEL, SO_D2H, SO_DUPLEX };
 
 typedef struct so_ctx {
     size_t n;
-    float *in_pageable, *out_pageable; /* the baseline's host buffers (malloc) */
-    float *in_pinned, *out_pinned;     /* everyone else's (cudaMallocHost); out_pinned: output() */
-    float *in_dev, *out_dev;           /* written by the variants on the device */
+    float *in_pinned, *out_pinned; /* the host buffers (cudaMallocHost) */
+    float *in_dev, *out_dev;       /* written by the variants on the device */
     float *src_dev;  /* the input on the device: read by `kernel`, the reference of `h2d` */
     float *ref_dev;  /* the reference result on the device: read by `d2h`, checks `kernel` */
     float *ref_host; /* the reference result on the host */
@@ -99,21 +98,16 @@ static rb_status so_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     RB_CUDA(cudaMalloc((void **)&c->ref_dev, bytes));
     RB_CUDA(cudaMallocHost((void **)&c->in_pinned, bytes));
     RB_CUDA(cudaMallocHost((void **)&c->out_pinned, bytes));
-    c->in_pageable = malloc(bytes);
-    c->out_pageable = malloc(bytes);
     c->ref_host = malloc(bytes);
-    if (!c->in_pageable || !c->out_pageable || !c->ref_host)
+    if (!c->ref_host)
         return RB_ERR_ALLOC;
 
-    /* The input is made on the device and copied to both host inputs; every page of the
-     * pageable buffers is written here, so no first-touch page fault is timed. */
+    /* The input is made on the device and copied to the host input. */
     RB_CUDA(rb_fill_uniform_f32(c->src_dev, c->n, seed, 0));
     RB_CUDA(cudaMemcpy(c->in_pinned, c->src_dev, bytes, cudaMemcpyDeviceToHost));
-    memcpy(c->in_pageable, c->in_pinned, bytes);
     so_reference(c->in_pinned, c->ref_host, c->n, streams_overlap_iters, streams_overlap_a,
                  streams_overlap_b);
     RB_CUDA(cudaMemcpy(c->ref_dev, c->ref_host, bytes, cudaMemcpyHostToDevice));
-    memset(c->out_pageable, 0xFF, bytes);
     memset(c->out_pinned, 0xFF, bytes);
     RB_TRY(so_poison_device(c, 0));
 
@@ -134,7 +128,7 @@ static rb_status so_setup(void **ctx, const rb_size *size, uint64_t seed, int in
 static void so_output(void *ctx, int variant, void **ptr, size_t *bytes)
 {
     so_ctx *c = ctx;
-    float *out[] = {[SO_BASELINE] = c->out_pageable, [SO_OPTIMIZED] = c->out_pinned,
+    float *out[] = {[SO_BASELINE] = c->out_pinned,   [SO_OPTIMIZED] = c->out_pinned,
                     [SO_H2D] = c->in_dev,            [SO_KERNEL] = c->out_dev,
                     [SO_D2H] = c->out_pinned,        [SO_DUPLEX] = c->out_pinned};
     *ptr = out[variant];
@@ -158,10 +152,7 @@ static rb_status so_check(void *ctx, int variant, cudaStream_t stream, double *r
         *rel_err = isnan(in_err) || isnan(out_err) ? NAN : fmax(in_err, out_err);
         break;
     }
-    case SO_BASELINE: /* the result in the pageable host buffer */
-        *rel_err = rb_relerr_f32(c->out_pageable, c->ref_host, c->n);
-        break;
-    default: /* optimized and d2h: the pinned host output */
+    default: /* baseline, optimized and d2h: the pinned host output */
         *rel_err = rb_relerr_f32(c->out_pinned, c->ref_host, c->n);
         break;
     }
@@ -188,8 +179,6 @@ static void so_teardown(void *ctx)
     cudaFree(c->ref_dev);
     cudaFreeHost(c->in_pinned);
     cudaFreeHost(c->out_pinned);
-    free(c->in_pageable);
-    free(c->out_pageable);
     free(c->ref_host);
     free(c);
 }
@@ -197,7 +186,7 @@ static void so_teardown(void *ctx)
 static rb_status run_baseline(void *ctx, cudaStream_t stream)
 {
     so_ctx *c = ctx;
-    RB_CUDA(streams_overlap_serial(c->in_pageable, c->in_dev, c->out_dev, c->out_pageable, c->n,
+    RB_CUDA(streams_overlap_serial(c->in_pinned, c->in_dev, c->out_dev, c->out_pinned, c->n,
                                    stream));
     return RB_OK;
 }

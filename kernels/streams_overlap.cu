@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * streams_overlap: a large host buffer processed on the GPU in three stages (copy in, compute,
- * copy out), one stage after the other from pageable memory vs in chunks over several streams
- * from pinned memory, so that both copy directions and the compute run at the same time.
+ * copy out), one stage after the other on one stream vs in chunks over several streams, so that
+ * both copy directions and the compute run at the same time. Both from pinned host memory:
+ * pinned against pageable memory is host_transfer's lesson, and this pair shows overlap alone.
  *
  * What: h_out[i] = f(h_in[i]) for n fp32 values that live in host memory, with f computed on
  *   the GPU: H2D copy of the input, the kernel, D2H copy of the result. f is a stand-in for real
@@ -23,12 +24,13 @@
  *   run), `serial_ms` = their sum, and `pipelined_over_bound` = pipelined time / bound_ms, which
  *   a perfect pipeline brings to 1.
  *
- * Baseline: what one writes first: malloc'd (pageable) host buffers and one stream, each stage
- *   waiting for the one before. Pageable copies go through the driver's staging buffers at CPU
- *   memcpy speed (see host_transfer), and nothing overlaps: time = H2D + kernel + D2H. A pageable
- *   D2H copy is also synchronous for the host: that is the baseline's real behaviour.
+ * Baseline: what one writes before knowing streams: pinned host buffers (direct DMA at the link's
+ *   rate, as host_transfer teaches) and one stream, each stage waiting for the one before:
+ *   time = H2D + kernel + D2H. Until 2026-11-25 the baseline used pageable (malloc'd) buffers,
+ *   which mixed host_transfer's lesson into this pair's speedup (9-15x, of which overlap was
+ *   ~2.5x) and made the baseline host-bound and irreproducible (214-347 ms across runs).
  *
- * Optimized: pinned host buffers (direct DMA at the link's rate) and a pipeline. The buffer is
+ * Optimized: the same pinned host buffers and a pipeline. The buffer is
  *   cut into STREAMS_OVERLAP_CHUNKS chunks dealt round-robin to STREAMS_OVERLAP_LANES streams
  *   ("lanes"); each lane runs H2D, kernel, D2H of its chunks in order, and different lanes run at
  *   the same time, so while chunk c is computed, chunk c+1 is copied in and chunk c-1 is copied
@@ -48,9 +50,11 @@
  *   warps resident keep the 4 FMA pipes of each SM partition busy despite each thread's
  *   dependent chain), so bound ~20 ms. Pipelined ~21-24 ms: fill and drain add ~(20 + 18) / 32
  *   ~1.2 ms, and H2D and D2H running together may each lose a few GB/s to the shared host
- *   memory and PCIe flow control: pipelined_over_bound ~1.05-1.2. Baseline: pageable copies at
- *   ~10-25 GB/s, 43-110 ms per direction, plus 18 ms: ~100-240 ms, so the pipeline is ~4-10x
- *   faster. Acceptance: pipelined <= 1.2x the bound and >= 2x faster than the baseline.
+ *   memory and PCIe flow control: pipelined_over_bound ~1.05-1.2. Baseline (pinned, serial):
+ *   the sum of the stages, ~57-60 ms (serial_ms, 57.7 ms in 20261125T081152Z-317bbe9.json), so
+ *   the pipeline is ~2.4-2.6x faster: what overlap alone buys. (The pageable baseline this pair
+ *   had before was predicted at ~100-240 ms, 4-10x.) Acceptance: pipelined <= 1.2x the bound
+ *   and >= 2x faster than the baseline.
  * Measured (H100, results/nvidia-h100-80gb-hbm3/): the stages alone as predicted (H2D 19.5-20.3,
  *   kernel 18.8, D2H 19.5-20.0 ms), the baseline 214-347 ms (9-15x slower than the pipeline),
  *   but the pipeline from run to run: 23.6 ms (1.206x the bound, 32 chunks, 045328Z), 23.1
@@ -82,23 +86,17 @@
  *   1.267x and 1.264x (20261125T0816Z-cf7bcdd-streams-lanes.txt). So 1.2x the bound is reached
  *   on neither machine: the one-way parts do not add up to what the host gives both directions
  *   at once, and the duplex part, measured in every run, shows it.
- * Reproducibility: the baseline's pageable copies are host-bound (see host_transfer,
- *   Reproducibility): it measured 214-347 ms across the committed H100 runs (378 on the machine
- *   whose link was slower), 19% apart in two runs of this code 7 min apart (267.2 and 216.0 ms,
- *   20261125T080411Z-e8e015a and 081152Z-317bbe9; 19 samples each, noise 15% and 4%). It is not reproducible to 2% here; what it teaches (the pipeline is ~9-15x faster)
- *   holds in every run. The pinned parts are reproducible to ~1% on a quiet link; the duplex part
- *   and the pipeline share the link both ways and moved 7% (25.45 and 23.77 ms) between those
- *   runs, with the host's memory traffic.
+ * Reproducibility: the pageable baseline was host-bound: 214-347 ms across the committed H100
+ *   runs, 19% apart in two runs 7 min apart (20261125T080411Z-e8e015a, 081152Z-317bbe9), which is
+ *   why it was replaced by the pinned serial one, whose stages are the pinned parts (each
+ *   reproducible to ~1% on a quiet link). The duplex part and the pipeline share the link both
+ *   ways and moved 7% (25.45 and 23.77 ms) between those runs, with the host's memory traffic.
  *
- * Is the baseline what a competent engineer would write before knowing this pattern? It is what
- *   one writes first, but it differs from the pipeline in two things: pageable memory and no
- *   overlap. An engineer who knows pinned memory (host_transfer's lesson) writes the stages
- *   one after the other from pinned buffers: that is serial_ms (57.7 ms in
- *   20261125T081152Z-317bbe9.json), which the pair measures in every run as the sum of its
- *   pinned parts. Against it the pipeline (23.5 ms) is 2.5x: what overlap alone buys; the 9.2x
- *   over the pageable baseline (216.0 ms) is both lessons together. The kernel runs a full grid
- *   at full occupancy (8 blocks of 256 per SM in the results) and the copies are single
- *   cudaMemcpyAsync calls, so no stage is weaker than what the engineer would write.
+ * Is the baseline what a competent engineer would write before knowing this pattern? Yes: pinned
+ *   buffers (host_transfer's lesson, which an engineer moving gigabytes knows first), single
+ *   cudaMemcpyAsync calls at the link's rate, and the kernel on a full grid at full occupancy (8
+ *   blocks of 256 per SM in the results); the only thing it lacks is overlap, which is the
+ *   pattern. The pageable baseline it replaced differed in two things at once.
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -201,8 +199,7 @@ extern "C" void streams_overlap_chunk(size_t n, int c, size_t *start, size_t *co
     *count = s < n ? (n - s < per ? n - s : per) : 0;
 }
 
-/* Baseline: three stages on one stream, each waiting for the last. The host buffers are
- * pageable here, so both copies are staged by the driver (and the D2H blocks the host). */
+/* Baseline: three stages on one stream, each waiting for the last (pinned host buffers). */
 extern "C" cudaError_t streams_overlap_serial(const float *in_host, float *in_dev, float *out_dev,
                                               float *out_host, size_t n, cudaStream_t stream)
 {
