@@ -15,7 +15,8 @@
 # the cuda_graphs chain diagnostic (Hopper only); BF16=1 adds the sustained sweep of cuBLASLt's
 # bf16 candidates (scripts/gemm_bf16_sustained.c, about a minute) after everything else.
 # SANITIZE=1 adds compute-sanitizer's four tools over every pair (scripts/sanitize.sh, up to
-# SANITIZE_TIMEOUT s per tool and size; SANITIZE_TOOLS picks tools): logs into the archive.
+# SANITIZE_TIMEOUT s per tool and size; SANITIZE_TOOLS picks tools; SANITIZE_PARALLEL=1 runs
+# the four at once): logs into the archive.
 # GIT_REV=<rev> names the commit the results record, where the copy of the tree on the GPU machine
 # carries a .git that is not the one it was committed in.
 set -uo pipefail
@@ -30,7 +31,7 @@ OUT=$FINAL/logs   # everything but the summary goes into one archive (the device
 mkdir -p "$OUT"
 LOG=$FINAL/summary.log
 : > "$LOG"
-say() { echo "== $*" | tee -a "$LOG"; }
+say() { echo "== $(date -u +%T) $*" | tee -a "$LOG"; }
 export NCCL_NVLS_ENABLE=0   # never NVLink multicast on shared machines
 # gemm_autotune's tuning cache goes into the archive: the second run shows it reused.
 export RB_AUTOTUNE_CACHE=${RB_AUTOTUNE_CACHE:-$OUT/gemm_autotune.json}

@@ -21,7 +21,8 @@
 # inside NVIDIA's kernels are not ours to fix and their shared-memory tracking takes hours.
 # memcheck, synccheck and initcheck keep them, since a wrong leading dimension or an unwritten
 # input of ours shows up inside a library kernel. SANITIZE_FILTER limits the pairs (a --filter
-# regular expression); SANITIZE_ARGS adds options for every tool (e.g. --leak-check full).
+# regular expression); SANITIZE_ARGS adds options for every tool (e.g. --leak-check full);
+# SANITIZE_PARALLEL=1 runs the tools at the same time.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
@@ -112,17 +113,15 @@ mkdir -p "$OUT"
 SUMMARY=$OUT/summary.txt
 echo "compute-sanitizer ($("$SAN" --version | tail -n 1)) on $(nvidia-smi -L | head -n 1)," \
     "sizes: $SIZES, timeout ${TIMEOUT_S} s per run" | tee "$SUMMARY"
-status=0
-for tool in $TOOLS; do
-    log=$OUT/$tool.log
+# One tool over every size: its log, and its line of the summary in $OUT/<tool>.line.
+run_tool() {
+    local tool=$1 log=$OUT/$1.log start codes="" size c problems="" verdict
     : > "$log"
     start=$(date +%s)
-    codes=""
     for size in $SIZES; do
         codes="$codes $size:$(run_one "$tool" "$size" "$BIN" "$log")"
     done
     read -r errors warnings summaries <<< "$(parse_log "$tool" "$log")"
-    problems=""
     [ "$summaries" = 0 ] && problems="$problems, NO SUMMARY LINE"
     [ "$errors" != 0 ] && problems="$problems, ERRORS"
     for c in $codes; do
@@ -133,10 +132,28 @@ for tool in $TOOLS; do
         esac
     done
     verdict=${problems#, }
-    [ -n "$verdict" ] && status=1
     printf '%-9s %s errors, %s warnings, %s process summaries, exit%s, %s s: %s\n' "$tool" \
-        "$errors" "$warnings" "$summaries" "$codes" "$(($(date +%s) - start))" "${verdict:-clean}" |
-        tee -a "$SUMMARY"
+        "$errors" "$warnings" "$summaries" "$codes" "$(($(date +%s) - start))" "${verdict:-clean}" \
+        > "$OUT/$tool.line"
+}
+
+# SANITIZE_PARALLEL=1 runs the tools at the same time (one process each on the same GPU; the
+# wall time is the slowest tool's, not their sum); the summary keeps the tools' order.
+for tool in $TOOLS; do
+    if [ "${SANITIZE_PARALLEL:-0}" = 1 ]; then
+        run_tool "$tool" &
+    else
+        run_tool "$tool"
+        cat "$OUT/$tool.line"
+    fi
+done
+wait
+status=0
+for tool in $TOOLS; do
+    [ "${SANITIZE_PARALLEL:-0}" = 1 ] && cat "$OUT/$tool.line"
+    grep -q ': clean$' "$OUT/$tool.line" || status=1
+    cat "$OUT/$tool.line" >> "$SUMMARY"
+    rm -f "$OUT/$tool.line"
 done
 echo "logs: $OUT/<tool>.log; $([ $status = 0 ] && echo "no errors" || echo "FAILED")" | tee -a "$SUMMARY"
 exit $status
