@@ -13,7 +13,9 @@
 # several); NCU=0 skips the ncu
 # passes, TEST=0 the GPU tests, CEILINGS=0 the ceilings of a record run (the file's stay), CHAIN=0
 # the cuda_graphs chain diagnostic (Hopper only); BF16=1 adds the sustained sweep of cuBLASLt's
-# bf16 candidates (scripts/gemm_bf16_sustained.c, about a minute) after everything else.
+# bf16 candidates (scripts/gemm_bf16_sustained.c, about a minute) after everything else; TORCH=1
+# PyTorch eager's fused_elementwise yardstick (scripts/torch_eager_fused.py), PIPES=1 ncu's
+# detailed sections of async_pipeline's kernels; COLD_FILTER picks the pairs of the --cold run.
 # SANITIZE=1 adds compute-sanitizer's four tools over every pair (scripts/sanitize.sh, up to
 # SANITIZE_TIMEOUT s per tool and size; SANITIZE_TOOLS picks tools; SANITIZE_PARALLEL=1 runs
 # the four at once): logs into the archive.
@@ -99,10 +101,26 @@ if [ "${NCU:-1}" = 1 ]; then
     grep '"l2_persistence_' "$OUT/l2_app_replay.csv" | awk -F'","' '{k = $5; sub(/\(.*/, "", k); print k, $13, $15}' | tee -a "$LOG"
 fi
 
-say "cold and nvtx paths"
-$B run --cold --nvtx --filter copy_vectorized --expect none --json "$OUT/cold.json" > "$OUT/cold.log" 2>&1
+# --cold over the memory-bound pairs: each rate should be at or above the warm run's minus noise
+# (scripts/cold_vs_warm.py COLD.json WARM.json compares them).
+COLD_FILTER=${COLD_FILTER:-^(copy_coalescing|copy_vectorized|fused_elementwise|histogram|reduction|softmax|transpose|tma_pipeline|async_pipeline)$}
+say "cold and nvtx paths (--filter '$COLD_FILTER')"
+$B run --cold --nvtx --filter "$COLD_FILTER" --expect none --json "$OUT/cold.json" > "$OUT/cold.log" 2>&1
 echo "cold run exit $?" | tee -a "$LOG"
 sed -n '/^pair /,$p' "$OUT/cold.log" | tee -a "$LOG"
+
+if [ "${TORCH:-0}" = 1 ]; then
+    say "PyTorch eager gelu(x + b) + r on fused_elementwise's full shape (scripts/torch_eager_fused.py)"
+    python3 scripts/torch_eager_fused.py 2>&1 | tee "$OUT/torch_eager_fused.txt" | tee -a "$LOG"
+fi
+
+if [ "${PIPES:-0}" = 1 ]; then
+    say "async_pipeline's two kernels under ncu --set detailed (pipes, shared memory, stalls)"
+    timeout 180 ncu --set detailed --clock-control none --kernel-name "regex:^async_pipeline_(baseline|optimized)_kernel" \
+        --launch-count 2 $B check --filter '^async_pipeline$' --size full \
+        > "$OUT/async_pipeline_ncu.txt" 2>&1
+    echo "ncu exit $?: $OUT/async_pipeline_ncu.txt" | tee -a "$LOG"
+fi
 
 if [ "${BF16:-0}" = 1 ]; then
     say "gemm_precision's BF16 problem: cuBLASLt's candidates sustained (scripts/gemm_bf16_sustained.c)"
