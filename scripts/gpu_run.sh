@@ -15,7 +15,8 @@
 # the cuda_graphs chain diagnostic (Hopper only); BF16=1 adds the sustained sweep of cuBLASLt's
 # bf16 candidates (scripts/gemm_bf16_sustained.c, about a minute) after everything else; TORCH=1
 # PyTorch eager's fused_elementwise yardstick (scripts/torch_eager_fused.py), PIPES=1 ncu's
-# detailed sections of async_pipeline's kernels; COLD_FILTER picks the pairs of the --cold run.
+# detailed sections of async_pipeline's kernels; COLD_FILTER picks the pairs of the --cold run;
+# L2_REPLAY=0 skips l2_persistence's ncu application replay, NCU_TIMEOUT bounds ncu_bytes.sh.
 # SANITIZE=1 adds compute-sanitizer's four tools over every pair (scripts/sanitize.sh, up to
 # SANITIZE_TIMEOUT s per tool and size; SANITIZE_TOOLS picks tools; SANITIZE_PARALLEL=1 runs
 # the four at once): logs into the archive.
@@ -90,9 +91,9 @@ fi
 
 if [ "${NCU:-1}" = 1 ]; then
     say "ncu: measured DRAM bytes of every pair kernel"
-    OUT=$OUT scripts/ncu_bytes.sh | tee -a "$LOG"
+    OUT=$OUT timeout "${NCU_TIMEOUT:-600}" scripts/ncu_bytes.sh | tee -a "$LOG"
 fi
-if [ "${NCU:-1}" = 1 ]; then
+if [ "${NCU:-1}" = 1 ] && [ "${L2_REPLAY:-1}" = 1 ]; then
     say "l2_persistence under ncu with application replay (the persisting-L2 state survives between passes)"
     timeout 300 ncu --csv --replay-mode application --clock-control none --cache-control none \
         --kernel-id "::regex:^l2_persistence_(baseline|optimized)_kernel:2" \

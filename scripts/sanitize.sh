@@ -32,6 +32,13 @@ TOOLS=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
 SIZES=${SANITIZE_SIZES:-smoke 10007}
 TIMEOUT_S=${SANITIZE_TIMEOUT:-600}
 RACECHECK_EXCLUDE=${SANITIZE_RACECHECK_EXCLUDE:-kns=cublas,kns=xmma,kns=cutlass,kns=nvjet,kns=gemv,kns=splitKreduce,kns=nccl}
+# racecheck looks at shared memory only, and three pairs have none of their own: every kernel of
+# gemm_autotune, gemm_epilogue and gemm_precision is cuBLASLt's, or an elementwise pass of ours
+# without shared memory. racecheck skips them (SANITIZE_RACECHECK_SKIP): under it, cuBLASLt's
+# Hopper kernels of those pairs end in "Internal Sanitizer Error: The Sanitizer failed to handle
+# a hardware exception" (H100, compute-sanitizer 2025.3.1) although --kernel-name-exclude names
+# them, and the sticky error then fails the pair. memcheck, synccheck and initcheck keep them.
+RACECHECK_SKIP=${SANITIZE_RACECHECK_SKIP-gemm_autotune gemm_epilogue gemm_precision}
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast on shared machines
 
 # "errors warnings summaries library_api" of one tool's log. compute-sanitizer ends each
@@ -112,11 +119,17 @@ run_one() {
     local extra=()
     [ "$tool" = racecheck ] && [ -n "$RACECHECK_EXCLUDE" ] &&
         extra+=(--kernel-name-exclude "$RACECHECK_EXCLUDE")
-    echo "#### $tool, roofbench check --size $size, $(date -u +%FT%TZ)" >> "$log"
+    local filter=${SANITIZE_FILTER:-}
+    if [ "$tool" = racecheck ] && [ -z "$filter" ] && [ -n "$RACECHECK_SKIP" ]; then
+        # every pair `list` names but the skipped ones, as one --filter expression
+        filter="^($("$bin" list | awk 'NR > 2 && /^[a-z]/ {print $1}' |
+            grep -vxF -f <(tr ' ' '\n' <<< "$RACECHECK_SKIP") | paste -sd '|'))\$"
+    fi
+    echo "#### $tool, roofbench check --size $size${filter:+ --filter '$filter'}, $(date -u +%FT%TZ)" >> "$log"
     # shellcheck disable=SC2086  # SANITIZE_ARGS is a list of options
     timeout -k 30 "$TIMEOUT_S" "$SAN" --tool "$tool" --target-processes all "${extra[@]}" \
         ${SANITIZE_ARGS:-} "$bin" check --size "$size" --timeout "$TIMEOUT_S" \
-        ${SANITIZE_FILTER:+--filter "$SANITIZE_FILTER"} >> "$log" 2>&1
+        ${filter:+--filter "$filter"} >> "$log" 2>&1
     local rc=$?
     echo "#### exit $rc" >> "$log"
     echo $rc
