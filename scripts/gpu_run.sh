@@ -117,10 +117,12 @@ fi
 
 if [ "${PIPES:-0}" = 1 ]; then
     say "async_pipeline's two kernels under ncu --set detailed (pipes, shared memory, stalls)"
-    timeout 180 ncu --set detailed --clock-control none --kernel-name "regex:^async_pipeline_(baseline|optimized)_kernel" \
-        --launch-count 2 $B check --filter '^async_pipeline$' --size full \
-        > "$OUT/async_pipeline_ncu.txt" 2>&1
-    echo "ncu exit $?: $OUT/async_pipeline_ncu.txt" | tee -a "$LOG"
+    for v in baseline optimized; do
+        timeout 120 ncu --set detailed --clock-control none --kernel-name "regex:^async_pipeline_${v}_kernel" \
+            --launch-count 1 $B check --filter '^async_pipeline$' --size full \
+            > "$OUT/async_pipeline_${v}_ncu.txt" 2>&1
+        echo "ncu exit $?: $OUT/async_pipeline_${v}_ncu.txt" | tee -a "$LOG"
+    done
 fi
 
 if [ "${BF16:-0}" = 1 ]; then
