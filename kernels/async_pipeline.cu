@@ -107,8 +107,25 @@
  * Tunables (compile-time; -D, e.g. make NVCCFLAGS=-DASYNC_PIPELINE_STAGES=2): the ring's stage
  *   count, 2 or 3 (a 4th does not fit beside W).
  *
- * Measured: to be measured on the H100 (the lead fills this from the GPU run: both variants,
- *   the extras' occupancy figures, and the result file).
+ * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T120458Z-7100242.json and 120618Z, two
+ *   back-to-back runs): baseline 0.7055 / 0.7064 ms (1619 GB/s), optimized 0.5122 / 0.5151 ms
+ *   (2230 GB/s, 74% of the measured copy roof), 1.38x / 1.37x. Both at 1 block per SM, the
+ *   most their shared memory allows (the occupancy sweep in the extras: max_blocks_per_sm 1,
+ *   ms_bps_1 as the median), so the baseline is at its best occupancy. --cold: 0.7028 and 0.5081
+ *   ms (20261125T1209Z-7100242-cold.json). The baseline is inside its prediction (0.66-1.0 ms);
+ *   the optimized kernel missed its 0.40-0.47 ms by 10-25%, and the speedup sits at the bottom
+ *   of the predicted 1.4-2.5x.
+ *   Why, from ncu (--set detailed, 20261125T1214Z-7d58124-async-pipeline-optimized-ncu.txt and
+ *   20261125T1209Z-7100242-async-pipeline-baseline-ncu.txt): the optimized kernel keeps neither
+ *   DRAM (66% of peak) nor the FMA pipe (53%) busy; issue slots are 65% busy (IPC 2.63 of 4)
+ *   with 8 warps per SM, 2 per scheduler. Per chunk it spends 2.0 us (0.512 ms / 256 chunks)
+ *   against the predicted 1.55-1.85: the compute phase is the limit, and with two warps a
+ *   scheduler cannot cover the LDS -> FFMA latency of each warp's dependent chain (the
+ *   prediction allowed 1.45-1.7 us for it, measured ~1.9). The copies are hidden, which is the
+ *   pattern's part; what is left is instruction latency, which more independent FFMAs per
+ *   thread (a larger register tile, AP_TR x AP_TC) or a second block per SM (W in shared memory
+ *   prevents it) would hide. The baseline: issue 48%, FMA 38%, DRAM 48%: its load phase and
+ *   compute phase alternate, as modelled.
  */
 #include <cuda_runtime.h>
 #include <stddef.h>

@@ -72,8 +72,20 @@
  *   2.53 ms and showed 4.8x; PyTorch eager measured 1.60 ms on the same H100: this baseline
  *   should be at or below it; scripts/torch_eager_fused.py times both in one GPU call.)
  *
- * Measured: to be measured on the H100 (the lead fills this from the GPU run, with the result
- *   file; the previous figures were for the scalar baseline that this version replaces).
+ * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T120458Z-7100242.json and 120618Z, two
+ *   back-to-back runs): baseline 1.2757 / 1.2663 ms (1263 / 1272 GB/s of the declared 6n; 14n
+ *   moved at 2.95 TB/s), optimized 0.5282 / 0.5252 ms (3049 / 3067 GB/s), 2.42x / 2.41x: all
+ *   three inside their predictions (1.26-1.33 ms, 0.52-0.54 ms, 2.4-2.5x). PyTorch eager on the
+ *   same shape in the same GPU call: 1.5797 ms (20261125T1209Z-7100242-torch-eager-fused.txt),
+ *   so this baseline is 1.24x faster than the framework, and the 2.42x is what fusion buys.
+ *   --cold (20261125T1209Z-7100242-cold.json, cold-vs-warm.txt): baseline 1.2754 ms, level with
+ *   warm; optimized 0.5369 ms, 2.2% slower than warm, the one memory-bound variant whose cold
+ *   rate falls below warm less noise (also -2.3% in an earlier call). ncu on every launch
+ *   (20261125T1214Z-7d58124-fused-cold-warm-ncu.txt) rules out the flush's write-backs: a cold
+ *   launch reads the same 1073.8 MB and writes less (514.4 MB against 536 MB warm, whose extra
+ *   22 MB are the previous launch's dirty lines) yet takes 536 us against 522 us warm. Not yet
+ *   explained; the next thing to measure is the L2 (lts__t_sectors by op, evictions) of the two
+ *   cases, since the difference is the L2's content when the launch starts.
  */
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

@@ -75,8 +75,16 @@
  *   of reading x once instead of three times, less the write that both pay. (The 4-byte
  *   baseline was predicted at ~1.1-1.3 TB/s counted as 8n.)
  *
- * Measured, 4-byte baseline (H100, results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json; ncu: 20261122T042800Z-6bfc0b1-ncu-bytes.txt/.csv): baseline 1125 GB/s (of the declared 8
- *   bytes per element; it moves 16), optimized 2984 GB/s = 1.00x the cudaMemcpy 2986-2993 GB/s of
+ * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T120458Z-7100242.json and 120618Z, two
+ *   back-to-back runs): baseline 0.7208 / 0.7176 ms (1490 / 1496 GB/s of the declared 8n; its
+ *   16n moved at 2.98 TB/s, the cudaMemcpy rate), optimized 0.3612 / 0.3598 ms (2973 / 2985
+ *   GB/s), 2.00x / 1.99x; predicted 0.73-0.77 ms, 1.9-2.0x. ncu (20261125T1213Z-7d58124-ncu-
+ *   bytes-softmax.txt): the baseline's warm launches move 2.001x the declared bytes (max and sum
+ *   kernels 0.50 each, normalize 0.98: three reads of x and one write, as modelled), the
+ *   optimized kernel 0.999x.
+ * Before, with the 4-byte baseline (H100, 20261125T081152Z-317bbe9.json; ncu:
+ *   20261122T042800Z-6bfc0b1-ncu-bytes.txt/.csv): baseline 1125 GB/s (of the declared 8 bytes
+ *   per element; it moves 16), optimized 2984 GB/s = 1.00x the cudaMemcpy 2986-2993 GB/s of
  *   the same run (the copy pairs' library rows), 2.65x. Better than predicted (2.7-2.85 TB/s): ncu
  *   puts the optimized kernel at 89% of the DRAM peak with the declared bytes within 2%; a
  *   read-once row in registers leaves the kernel a plain stream, and with 4 loads per thread in

@@ -55,8 +55,16 @@
  *   the pipeline is ~2.4-2.6x faster: what overlap alone buys. (The pageable baseline this pair
  *   had before was predicted at ~100-240 ms, 4-10x.) Acceptance: pipelined <= 1.2x the bound
  *   and >= 2x faster than the baseline.
- * Measured (H100, results/nvidia-h100-80gb-hbm3/): the stages alone as predicted (H2D 19.5-20.3,
- *   kernel 18.8, D2H 19.5-20.0 ms), the baseline 214-347 ms (9-15x slower than the pipeline),
+ * Measured with the pinned serial baseline (H100, 20261125T120458Z-7100242.json and 120618Z, two
+ *   back-to-back runs): baseline 57.84 / 59.08 ms, the sum of its parts as modelled (H2D 19.70
+ *   + kernel 18.64 + D2H 19.49 = 57.83 ms, serial_ms); pipeline 24.10 / 23.89 ms: 2.40x / 2.47x,
+ *   inside the predicted 2.4-2.6x; 1.223x / 1.171x the bound, 0.978x / 0.955x the duplex part.
+ *   The baseline moved 2.2% between the runs with its PCIe parts (H2D 3.5%, D2H 2.3%): the
+ *   pinned copies are bound by the host link, which on these virtual machines is not steady to
+ *   2% (see Reproducibility).
+ * Measured before, with the pageable baseline (H100, results/nvidia-h100-80gb-hbm3/): the stages
+ *   alone as predicted (H2D 19.5-20.3, kernel 18.8, D2H 19.5-20.0 ms), the baseline 214-347 ms
+ *   (9-15x slower than the pipeline),
  *   but the pipeline from run to run: 23.6 ms (1.206x the bound, 32 chunks, 045328Z), 23.1
  *   (1.182x, 32 chunks), 22.7 (1.168x, 64), 22.8 (1.173x, 128) minutes later (050538Z,
  *   050551Z, 050604Z), then 27.0 (1.345x, 64, 051010Z) and, interleaved with its parts, 26.0
@@ -88,9 +96,11 @@
  *   at once, and the duplex part, measured in every run, shows it.
  * Reproducibility: the pageable baseline was host-bound: 214-347 ms across the committed H100
  *   runs, 19% apart in two runs 7 min apart (20261125T080411Z-e8e015a, 081152Z-317bbe9), which is
- *   why it was replaced by the pinned serial one, whose stages are the pinned parts (each
- *   reproducible to ~1% on a quiet link). The duplex part and the pipeline share the link both
- *   ways and moved 7% (25.45 and 23.77 ms) between those runs, with the host's memory traffic.
+ *   why it was replaced by the pinned serial one, whose stages are the pinned parts. Those are
+ *   reproducible to ~1% on a quiet link, but not on every run here: between the two runs of
+ *   7100242 the pinned H2D moved 3.5%, D2H 2.3% and so the serial baseline 2.2%. The duplex part
+ *   and the pipeline share the link both ways and moved 7% (25.45 and 23.77 ms) between the
+ *   runs of e8e015a and 317bbe9, with the host's memory traffic.
  *
  * Is the baseline what a competent engineer would write before knowing this pattern? Yes: pinned
  *   buffers (host_transfer's lesson, which an engineer moving gigabytes knows first), single

@@ -138,7 +138,15 @@
  *   us per launch back to back, so some of the gap is between launches of the persistent grid;
  *   the per-tile __syncthreads of one 512-thread block per SM is the other suspect. Neither is
  *   confirmed yet: the extras' blocks-per-SM sweep and TMA_PIPELINE_STAGES are the next checks,
- *   then a warp-specialized producer. To be measured again after the move (the lead fills it).
+ *   then a warp-specialized producer.
+ * Measured after the move (H100, 20261125T120458Z-7100242.json and 120618Z, two back-to-back
+ *   runs): cp.async baseline 0.8354 / 0.8390 ms (2571 / 2560 GB/s), TMA 0.8214 / 0.8153 ms
+ *   (2614 / 2634 GB/s), 1.02x / 1.03x; --cold 0.8327 and 0.7879 ms (1.06x,
+ *   20261125T1209Z-7100242-cold.json). The extras' occupancy sweep: the baseline fits 1 block
+ *   per SM (its registers), the TMA kernel 2, where it is slower (ms_bps_2 0.878 against
+ *   ms_bps_1 0.824), so 1 block per SM is each kernel's best and the comparison is fair. Still
+ *   ~0.87x the copy roof, as before the move: the gap between launches and the per-tile barrier
+ *   remain the suspects, unconfirmed.
  */
 #include <cuda.h>
 #include <cudaTypedefs.h>
