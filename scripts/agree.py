@@ -30,12 +30,18 @@ def medians(path):
     return doc, out
 
 
+def pop_option(argv, name, default):
+    """The float after `name` in argv (both removed), or default."""
+    if name not in argv:
+        return default
+    i = argv.index(name)
+    value = float(argv[i + 1])
+    del argv[i:i + 2]
+    return value
+
+
 def main(argv):
-    within = 0.02
-    if "--within" in argv:
-        i = argv.index("--within")
-        within = float(argv[i + 1])
-        del argv[i:i + 2]
+    within = pop_option(argv, "--within", 0.02)
     if len(argv) != 3:
         sys.stderr.write(__doc__)
         return 2

@@ -15,7 +15,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from agree import medians  # noqa: E402  (the same reading of a results file)
+from agree import medians, pop_option  # noqa: E402  (the same reading of a results file)
 
 
 def half_width(median, ci):
@@ -24,11 +24,7 @@ def half_width(median, ci):
 
 
 def main(argv):
-    floor = 0.01
-    if "--floor" in argv:
-        i = argv.index("--floor")
-        floor = float(argv[i + 1])
-        del argv[i:i + 2]
+    floor = pop_option(argv, "--floor", 0.01)
     if len(argv) != 3:
         sys.stderr.write(__doc__)
         return 2
