@@ -137,14 +137,20 @@ extern "C" cudaError_t rb_relerr_bf16_device(const void *out_bf16, const float *
  * launch that follows starts cold and pays for no write-back. (A flush that wrote left ~2x L2 of
  * dirty lines for the timed kernel to evict: memory-bound cold rates came out 3-9% low on an
  * H200.) The dirty lines the previous launch left are written back while the flush runs, before
- * the timed region. Loads are .cg (L2 only); the xor is stored only in the impossible case that
- * it equals `never`, which keeps the loads alive. */
+ * the timed region. Loads are .cs (evict-first): the flush's lines are the first the timed
+ * kernel's replace, as an empty L2's would be. With .cg loads (evict-normal) the L2 that the
+ * timed kernel met was full of lines that outranked its own evict-first (.cs) lines, and
+ * fused_elementwise's optimized kernel ran 2.2-2.4% slower cold than warm while moving fewer
+ * bytes (H100, results/nvidia-h100-80gb-hbm3/20261125T1214Z-7d58124-fused-cold-warm-ncu.txt);
+ * with .cs loads it runs 0.99x its warm time, and every other memory-bound variant tried stays
+ * at or above its warm rate (20261125T1219Z-flush-experiment.txt). The xor is stored only in
+ * the impossible case that it equals `never`, which keeps the loads alive. */
 static __global__ void flush_kernel(const uint4 *buf, size_t n, unsigned never, unsigned *sink)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     unsigned acc = 0;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        uint4 v = __ldcg(&buf[i]);
+        uint4 v = __ldcs(&buf[i]);
         acc ^= v.x ^ v.y ^ v.z ^ v.w;
     }
     if (acc == never)
