@@ -83,9 +83,11 @@
  *   rate falls below warm less noise (also -2.3% in an earlier call). ncu on every launch
  *   (20261125T1214Z-7d58124-fused-cold-warm-ncu.txt) rules out the flush's write-backs: a cold
  *   launch reads the same 1073.8 MB and writes less (514.4 MB against 536 MB warm, whose extra
- *   22 MB are the previous launch's dirty lines) yet takes 536 us against 522 us warm. Not yet
- *   explained; the next thing to measure is the L2 (lts__t_sectors by op, evictions) of the two
- *   cases, since the difference is the L2's content when the launch starts.
+ *   22 MB are the previous launch's dirty lines) yet takes 536 us against 522 us warm. The
+ *   cause was the flush's L2 lines: loaded evict-normal, they outranked this kernel's
+ *   evict-first (.cs) lines, so the kernel met an L2 that was not like an empty one. With the
+ *   flush's loads evict-first too (harness/gpu_kernels.cu since 2026-11-25), cold runs 0.5213
+ *   ms against 0.5251 warm (20261125T1219Z-flush-experiment.txt).
  */
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
