@@ -268,8 +268,17 @@ const rb_pair rb_pair_fused_elementwise = {
              * (0.30), bias indexed by row (0.42) or any unwritten element (NaN) fails by 100x. A
              * tanh GELU instead of erf (1.64e-3) hides under the bf16 rounding: no normwise check
              * can tell it. */
-            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 5e-3, run_baseline},
-            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 3e-3, run_optimized},
+            /* Roof: the compulsory traffic is 4n read and 2n written, two thirds reads. A mix
+             * between a copy (half reads) and a read-only stream streams between the two roofs;
+             * the copy roof is the lower one, and the optimized kernel has run above it (3054
+             * GB/s against the H100's measured copy 3006). Judged against the read-only roof,
+             * the upper end of what such a mix can reach, its %ceil is a lower bound that the
+             * mix alone cannot push past 100%. The baseline is judged on the same roof: both
+             * move the same declared bytes, and their %ceil then compare like their times. */
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 5e-3, run_baseline,
+             .roof = "dram_read_gbps"},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 3e-3, run_optimized,
+             .roof = "dram_read_gbps"},
         },
     .defects = {{"bias_dropped", 1, fused_elementwise_defect_no_bias}},
 };

@@ -228,6 +228,9 @@ const rb_pair rb_pair_host_transfer = {
     .selftest = ht_selftest,
     .n_inputs = 2,
     .inputs = {"h2d", "d2h"},
+    /* Both variants on the link of their direction: pageable memory's staging shows as the
+     * distance from the pinned rate the link allows. */
+    .input_roofs = {"pcie_h2d_gbps", "pcie_d2h_gbps"},
     .kernels = host_transfer_kernels,
     .extras = ht_extras,
     .n_variants = 2,

@@ -690,10 +690,20 @@ const rb_pair rb_pair_nccl_allreduce = {
              * results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json) and on two (2 x
              * H200, results/nvidia-h200-x2/20261123T024453Z-ef68b16.json). 1e-5 is 5x the
              * 8-GPU bound; the planted defect gives 1.41. */
-            {"host_staged", RB_ROLE_BASELINE, RB_UNIT_NONE, 1e-5, run_host_staged},
-            {"nccl_out_of_place", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 1e-5, run_out_of_place},
+            /* Roofs. host_staged: every byte goes down PCIe and back up, in series (and the host
+             * sums in between): pcie_d2h_gbps, where ~50% is the most two serial crossings
+             * reach. The NCCL variants: nvlink_gbps, judged by their bus bandwidth (the extra
+             * busbw_gbps, nccl-tests' figure: what each GPU's link carries), not by algbw = S /
+             * t, which understates the link's load by 2(n-1)/n. On one GPU nothing crosses a
+             * link: busbw is 0 and no nvlink ceiling exists, so %ceil and %peak stay '-' (the
+             * out-of-place variant is a device copy there, shown by its GB/s). */
+            {"host_staged", RB_ROLE_BASELINE, RB_UNIT_NONE, 1e-5, run_host_staged,
+             .roof = "pcie_d2h_gbps"},
+            {"nccl_out_of_place", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 1e-5, run_out_of_place,
+             .roof = "nvlink_gbps", .roof_rate = "busbw_gbps"},
             /* what frameworks call: PyTorch's all_reduce works in place */
-            {"nccl_in_place", RB_ROLE_LIBRARY, RB_UNIT_NONE, 1e-5, run_in_place},
+            {"nccl_in_place", RB_ROLE_LIBRARY, RB_UNIT_NONE, 1e-5, run_in_place,
+             .roof = "nvlink_gbps", .roof_rate = "busbw_gbps"},
         },
     .defects = {{"buckets_swapped", V_OUT_OF_PLACE, run_defect_swapped_buckets}},
 };

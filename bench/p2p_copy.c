@@ -295,9 +295,15 @@ const rb_pair rb_pair_p2p_copy = {
              * every variant copies, exactly, so the tolerance is 0 (any changed bit fails);
              * measured 0 for all three (2 x H200, 1 GiB:
              * results/nvidia-h200-x2/20261123T024453Z-ef68b16.json). */
-            {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 0.0, run_baseline},
-            {"peer_read", RB_ROLE_STEP, RB_UNIT_NONE, 0.0, run_peer_read},
-            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.0, run_optimized},
+            /* Roofs: the peer paths on the link they cross, nvlink_gbps. The host-staged
+             * baseline never touches NVLink: its bytes cross PCIe down, then up, one crossing
+             * after the other, so it is on pcie_d2h_gbps, where ~50% (1 / (1 + B_d2h / B_h2d))
+             * is the most two serial crossings can reach. */
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 0.0, run_baseline,
+             .roof = "pcie_d2h_gbps"},
+            {"peer_read", RB_ROLE_STEP, RB_UNIT_NONE, 0.0, run_peer_read, .roof = "nvlink_gbps"},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.0, run_optimized,
+             .roof = "nvlink_gbps"},
         },
     .defects = {{"chunk_offsets_swapped", 2, run_defect_swapped_chunks}},
 };

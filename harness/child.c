@@ -296,12 +296,19 @@ static int extras_records(int fd, const rb_pair *p, void *ctx, const double *med
     return 0;
 }
 
-static void variant_init(const rb_pair *p, int k, const rb_size *size, rb_variant_result *r)
+static void variant_init(const rb_pair *p, int k, const rb_child_opts *o, rb_variant_result *r)
 {
     const rb_variant_def *v = &p->variants[k];
     rb_variant_result_init(r, v->name, v->role, v->unit, v->tolerance);
     if (v->bytes)
-        r->bytes = v->bytes(size);
+        r->bytes = v->bytes(&o->size);
+    double flops = p->flops(&o->size), bytes = 0;
+    if (p->input_work)
+        p->input_work(&o->size, o->input, &flops, &bytes);
+    /* A key that is not a roof's leaves the derived one (tests/test_registry.c refuses it). */
+    rb_pair_variant_roof(p, k, o->input, flops, &r->roof);
+    if (v->roof_rate)
+        rb_fmt(r->roof_rate, sizeof r->roof_rate, "%s", v->roof_rate);
 }
 
 /* Every variant validated, timed and validated again, one after the other; each variant's
@@ -313,7 +320,7 @@ static int sequential_records(int fd, const rb_pair *p, void *ctx, cudaStream_t 
     for (int k = 0; k < p->n_variants; k++) {
         const rb_variant_def *v = &p->variants[k];
         rb_variant_result r;
-        variant_init(p, k, &o->size, &r);
+        variant_init(p, k, o, &r);
         if (o->nvtx) {
             char label[160];
             rb_fmt(label, sizeof label, "%s%s%s/%s", p->name, p->n_inputs ? "." : "",
@@ -341,7 +348,7 @@ static int interleaved_records(int fd, const rb_pair *p, void *ctx, cudaStream_t
 {
     rb_variant_result r[RB_MAX_VARIANTS];
     for (int k = 0; k < p->n_variants; k++)
-        variant_init(p, k, &o->size, &r[k]);
+        variant_init(p, k, o, &r[k]);
     rb_status st = run_interleaved(p, ctx, s, o, r);
     for (int k = 0; k < p->n_variants; k++) {
         median_ms[k] = r[k].timed && r[k].valid ? r[k].time_ms.median : NAN;

@@ -384,6 +384,8 @@ static int run_prechecks(const rb_options *o, rb_expect *expect, int *have_expec
     }
     int bad = o->json_path ? rb_output_file_ok(o->json_path, 0, err, sizeof err)
                            : rb_dir_writable(o->results_dir, err, sizeof err);
+    if (!bad && o->csv_path)
+        bad = rb_output_file_ok(o->csv_path, 0, err, sizeof err);
     if (!bad && o->update_expectations)
         bad = o->expect_path ? rb_output_file_ok(o->expect_path, 1, err, sizeof err)
                              : rb_dir_writable("expectations", err, sizeof err);
@@ -471,7 +473,8 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
         return interrupted_exit();
     }
 
-    rb_results_derive(have_expect ? &expect : NULL, key, results, n);
+    rb_roofs ceilings, peaks;
+    rb_results_derive(have_expect ? &expect : NULL, key, results, n, &ceilings, &peaks);
     int failing = rb_expect_apply(have_expect ? &expect : NULL, results, n);
     printf("\n");
     rb_report_table(stdout, results, n);
@@ -481,10 +484,12 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
         json_object_set(json_get(meta, "environment"), "end", env_end);
     else
         json_free(env_end);
-    json_value *doc = rb_report_json(results, n, meta);
+    json_value *doc = rb_report_json(results, n, &ceilings, &peaks, meta);
     if (!doc || rb_results_save(o, key, doc, results, n) != 0)
         failing++;
     json_free(doc);
+    if (rb_results_save_csv(o, results, n) != 0)
+        failing++;
 
     if (o->update_expectations) {
         json_value *d = have_expect ? expect.doc : NULL;

@@ -237,7 +237,8 @@ static int report(const rb_options *o, int argc, char **argv, json_value *env_st
     cudaGetDevice(&dev);
     const json_value *k = json_get(env_start, "hardware_key");
     const char *key = k && k->type == JSON_STRING ? k->string : "unknown";
-    rb_results_derive(NULL, key, results, n);
+    rb_roofs ceilings, peaks;
+    rb_results_derive(NULL, key, results, n, &ceilings, &peaks);
     int failing = rb_expect_apply(NULL, results, n);
     printf("\n");
     rb_report_table(stdout, results, n);
@@ -247,10 +248,12 @@ static int report(const rb_options *o, int argc, char **argv, json_value *env_st
         json_free(meta);
         meta = NULL;
     }
-    json_value *doc = rb_report_json(results, n, meta);
+    json_value *doc = rb_report_json(results, n, &ceilings, &peaks, meta);
     if (!doc || rb_results_save(o, key, doc, results, n) != 0)
         failing++;
     json_free(doc);
+    if (rb_results_save_csv(o, results, n) != 0)
+        failing++;
     if (failing)
         printf("exit 1: %d failed pair(s), invalid variant(s), or unwritten file(s)\n", failing);
     return failing ? EXIT_FAIL : EXIT_OK;
@@ -262,8 +265,9 @@ static int run(const rb_options *o, int argc, char **argv, const rb_job *jobs, i
     char err[RB_PATH_BUF + 200];
     int rc = EXIT_OK;
     /* The results must be writable before any GPU work (as `roofbench run` checks). */
-    if (rank_id == 0 && (o->json_path ? rb_output_file_ok(o->json_path, 0, err, sizeof err)
-                                      : rb_dir_writable(o->results_dir, err, sizeof err))) {
+    if (rank_id == 0 && ((o->json_path ? rb_output_file_ok(o->json_path, 0, err, sizeof err)
+                                       : rb_dir_writable(o->results_dir, err, sizeof err)) ||
+                         (o->csv_path && rb_output_file_ok(o->csv_path, 0, err, sizeof err)))) {
         fprintf(stderr, "roofbench_mpi: %s\n", err);
         rc = EXIT_USAGE;
     }

@@ -67,6 +67,15 @@ typedef struct rb_variant_def {
     /* The bytes this variant must move when they differ from the pair's (gemm_precision: each
      * precision reads its own element size); NULL: the pair's bytes(). */
     double (*bytes)(const rb_size *size);
+    /* The roof the variant is bound by: a key of harness/core/roofline.h ("dram_read_gbps",
+     * "bf16_tflops", "pcie_h2d_gbps", "launch_us"). NULL: derived, the unit's compute roof
+     * when the pair has flops, else dram_gbps. Its %ceil is against the measured value of that
+     * key, its %peak against the datasheet's. */
+    const char *roof;
+    /* The extra (see rb_pair.extras) whose value is the variant's rate against its roof instead
+     * of bytes / time: GB/s for a bandwidth roof (nccl's busbw), microseconds per launch or
+     * graph node for a latency roof, which needs one. NULL: bytes / time. */
+    const char *roof_rate;
 } rb_variant_def;
 
 /* A planted defect: a run with a bug a real kernel could have (a dropped tail, a skipped tile, a
@@ -118,6 +127,9 @@ typedef struct rb_pair {
     const char *spills_why;
     int n_inputs; /* 0: one unnamed input */
     const char *inputs[RB_MAX_INPUTS];
+    /* The roof of every variant on input k, when the input decides it (host_transfer: h2d or
+     * d2h); NULL: each variant's own .roof. */
+    const char *input_roofs[RB_MAX_INPUTS];
     /* Sizes a full run sweeps, each its own row group "<pair>[.<input>]@<size>"; 0-terminated,
      * NULL for none. --size smoke and --size N run one size as usual. */
     const uint64_t *sweep;
@@ -149,6 +161,11 @@ int rb_pair_resolve_size(const rb_pair *p, const rb_size *requested, rb_size *ou
 /* Does a full run on `gpus` GPUs take `size` of p's sweep? 1: yes; 0: one GPU and size is not
  * in p->sweep_one_gpu. */
 int rb_pair_sweeps_size(const rb_pair *p, uint64_t size, int gpus);
+
+/* The roof variant k of p is placed on when it runs on `input` with `flops` (see
+ * rb_variant_def.roof and rb_pair.input_roofs). 0, or -1 when the key declared is not a roof's
+ * (tests/test_registry.c keeps every declared key valid). */
+int rb_pair_variant_roof(const rb_pair *p, int k, int input, double flops, rb_roof *out);
 
 /* Generated from the files in bench/, NULL-terminated, in file-name order. */
 extern const rb_pair *const rb_registry[];

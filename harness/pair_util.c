@@ -31,6 +31,15 @@ int rb_pair_sweeps_size(const rb_pair *p, uint64_t size, int gpus)
     return 0;
 }
 
+int rb_pair_variant_roof(const rb_pair *p, int k, int input, double flops, rb_roof *out)
+{
+    const char *key = input >= 0 && input < RB_MAX_INPUTS && p->input_roofs[input]
+                          ? p->input_roofs[input]
+                          : p->variants[k].roof;
+    *out = rb_roof_derived(p->variants[k].unit, flops);
+    return key ? rb_roof_from_key(key, out) : 0;
+}
+
 rb_status rb_crosscheck_reference(const char *pair, const float *d_ref, const float *h_ref,
                                   size_t n, double tol)
 {

@@ -186,19 +186,36 @@ int rb_results_save(const rb_options *o, const char *hardware_key, const json_va
 }
 
 void rb_results_derive(const rb_expect *e, const char *hardware_key, rb_pair_result *results,
-                       int n)
+                       int n, rb_roofs *ceilings, rb_roofs *peaks)
 {
-    rb_roofs ceilings, peaks;
-    rb_roofs_unknown(&ceilings);
-    rb_roofs_unknown(&peaks);
+    rb_roofs_unknown(ceilings);
+    rb_roofs_unknown(peaks);
     if (e) {
-        ceilings = e->ceilings;
-        peaks = e->peaks;
+        *ceilings = e->ceilings;
+        *peaks = e->peaks;
     } else {
         json_value *sheet = rb_datasheet_peaks(hardware_key);
         if (sheet)
-            rb_expect_roofs(sheet, &peaks);
+            rb_expect_roofs(sheet, peaks);
         json_free(sheet);
     }
-    rb_report_derive(results, n, &ceilings, &peaks);
+    rb_report_derive(results, n, ceilings, peaks);
+}
+
+int rb_results_save_csv(const rb_options *o, const rb_pair_result *results, int n)
+{
+    if (!o->csv_path)
+        return 0;
+    char err[RB_PATH_BUF + 200];
+    char *csv = rb_report_csv(results, n);
+    int rc = csv ? rb_write_file_atomic(o->csv_path, csv, err, sizeof err) : -1;
+    if (!csv)
+        rb_fmt(err, sizeof err, "%s: out of memory", o->csv_path);
+    free(csv);
+    if (rc != 0) {
+        fprintf(stderr, "roofbench: %s\n", err);
+        return -1;
+    }
+    printf("table: %s\n", o->csv_path);
+    return 0;
 }

@@ -37,8 +37,13 @@ int rb_results_save(const rb_options *o, const char *hardware_key, const json_va
                     const rb_pair_result *results, int n);
 
 /* Places every variant on the roofline (rb_report_derive): against the expectation file's
- * ceilings and peaks, or without one (e NULL) against the datasheet peaks of the hardware key. */
+ * ceilings and peaks, or without one (e NULL) against the datasheet peaks of the hardware key.
+ * The roofs used go to *ceilings and *peaks (for the results file's "roofs"). */
 void rb_results_derive(const rb_expect *e, const char *hardware_key, rb_pair_result *results,
-                       int n);
+                       int n, rb_roofs *ceilings, rb_roofs *peaks);
+
+/* Writes the table as CSV to --csv FILE (replaced if it exists, like --json). 0 (also when no
+ * --csv was given), or -1 with the line printed. */
+int rb_results_save_csv(const rb_options *o, const rb_pair_result *results, int n);
 
 #endif

@@ -331,6 +331,24 @@ static void test_output_prechecks(void)
     rbtest_remove_dir();
 }
 
+/* --csv FILE: the same checks as --json, before any GPU work; only run takes it. */
+static void test_csv_prechecks(void)
+{
+    expect_usage_error("run --csv nodir/t.csv", "the folder nodir does not exist");
+    expect_usage_error("run --csv /proc/t.csv", "cannot write there");
+    expect_usage_error("run --csv .", "is a folder");
+    expect_usage_error("run --csv", "--csv needs a value");
+    expect_usage_error("check --csv t.csv", "--csv does not go with check");
+    expect_usage_error("list --csv t.csv", "--csv does not go with list");
+    rbtest_fresh_dir();
+    write_file("afile", "x");
+    /* a sound --json does not let a bad --csv through */
+    RB_CHECK(rbtest_run("run --json out.json --csv afile/t.csv") == 2);
+    RB_CHECK(count_lines(out) == 1 && strstr(out, "afile/t.csv: cannot write there") != NULL);
+    RB_CHECK(!exists("out.json") && !exists("results"));
+    rbtest_remove_dir();
+}
+
 static void test_implausible_ceiling_refused(void)
 {
     rbtest_fresh_dir();
@@ -473,6 +491,7 @@ static const rbtest_case binary_cases[] = {
     {"timeout_and_cap_bounds", test_timeout_and_cap_bounds},
     {"long_paths_refused", test_long_paths_refused},
     {"output_prechecks", test_output_prechecks},
+    {"csv_prechecks", test_csv_prechecks},
     {"implausible_ceiling_refused", test_implausible_ceiling_refused},
     {"bom_and_endless_expectation_file", test_bom_and_endless_expectation_file},
     {"ctrl_c_ends_child_and_run", test_ctrl_c_ends_child_and_run},

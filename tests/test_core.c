@@ -462,9 +462,9 @@ static void test_roofline_pure_copy(void)
 {
     rb_roofs r;
     rb_roofs_unknown(&r);
-    r.dram_gbps = 3000;
+    r.value[RB_ROOF_DRAM] = 3000;
     rb_point p;
-    rb_roofline_point(0.0, 8e9, 4.0, RB_UNIT_NONE, &r, &p);
+    rb_roofline_point(0.0, 8e9, 4.0, RB_UNIT_NONE, RB_ROOF_DRAM, NAN, &r, &p);
     RB_CHECK(p.ai == 0.0);
     RB_CHECK_NEAR(p.gbps, 2000.0, 1e-9);
     RB_CHECK(p.tflops == 0.0);
@@ -477,12 +477,12 @@ static void test_roofline_compute_bound(void)
 {
     rb_roofs r;
     rb_roofs_unknown(&r);
-    r.dram_gbps = 3000;
-    r.tflops[RB_UNIT_FP32] = 60;
+    r.value[RB_ROOF_DRAM] = 3000;
+    r.value[RB_ROOF_FP32] = 60;
     const double flops = 2.0 * 8192.0 * 8192.0 * 8192.0; /* 2^41 */
     const double bytes = 3.0 * 8192.0 * 8192.0 * 4.0;    /* 805306368 */
     rb_point p;
-    rb_roofline_point(flops, bytes, 25.0, RB_UNIT_FP32, &r, &p);
+    rb_roofline_point(flops, bytes, 25.0, RB_UNIT_FP32, RB_ROOF_FP32, NAN, &r, &p);
     const double achieved = 1099511627776.0 / 0.025 * 1e-12; /* 43.98046511104 TFLOP/s */
     RB_CHECK_NEAR(p.tflops, 43.98046511104, 1e-9);
     RB_CHECK_NEAR(p.efficiency, achieved / 60.0, 1e-12);
@@ -492,7 +492,7 @@ static void test_roofline_compute_bound(void)
     RB_CHECK(p.memory_bound == 0);
 
     /* The same work on another unit is judged against that unit's roof, unknown here. */
-    rb_roofline_point(flops, bytes, 25.0, RB_UNIT_TF32, &r, &p);
+    rb_roofline_point(flops, bytes, 25.0, RB_UNIT_TF32, RB_ROOF_TF32, NAN, &r, &p);
     RB_CHECK(isnan(p.efficiency) && isnan(p.floor_ms));
     RB_CHECK_NEAR(p.tflops, 43.98046511104, 1e-9); /* the achieved rate is still known */
 }
@@ -502,31 +502,125 @@ static void test_roofline_unknown_and_zero_roofs(void)
     rb_roofs r;
     rb_point p;
     rb_roofs_unknown(&r);
-    RB_CHECK(isnan(r.dram_gbps));
-    for (int u = 0; u < RB_UNIT_COUNT; u++)
-        RB_CHECK(isnan(r.tflops[u]));
+    for (int k = 0; k < RB_ROOF_COUNT; k++)
+        RB_CHECK(isnan(r.value[k]));
 
-    rb_roofline_point(0.0, 8e9, 4.0, RB_UNIT_NONE, &r, &p);
+    rb_roofline_point(0.0, 8e9, 4.0, RB_UNIT_NONE, RB_ROOF_DRAM, NAN, &r, &p);
     RB_CHECK(isnan(p.efficiency));
     RB_CHECK(isnan(p.floor_ms));
     RB_CHECK_NEAR(p.gbps, 2000.0, 1e-9);
 
-    r.dram_gbps = 0.0; /* a zero roof must not turn into an Inf efficiency or floor */
-    rb_roofline_point(0.0, 8e9, 4.0, RB_UNIT_NONE, &r, &p);
+    r.value[RB_ROOF_DRAM] = 0.0; /* a zero roof must not turn into an Inf efficiency or floor */
+    rb_roofline_point(0.0, 8e9, 4.0, RB_UNIT_NONE, RB_ROOF_DRAM, NAN, &r, &p);
     RB_CHECK(isnan(p.efficiency));
     RB_CHECK(isnan(p.floor_ms));
 
-    r.dram_gbps = 3000;
-    r.tflops[RB_UNIT_FP32] = 0.0;
-    rb_roofline_point(1e12, 8e9, 4.0, RB_UNIT_FP32, &r, &p);
+    r.value[RB_ROOF_DRAM] = 3000;
+    r.value[RB_ROOF_FP32] = 0.0;
+    rb_roofline_point(1e12, 8e9, 4.0, RB_UNIT_FP32, RB_ROOF_FP32, NAN, &r, &p);
     RB_CHECK(isnan(p.efficiency));
 
-    /* A unit of NONE with flops has no compute roof at all. */
-    rb_roofline_point(1e12, 8e9, 4.0, RB_UNIT_NONE, &r, &p);
+    /* A compute roof with no value (the unit NONE's has none) gives no efficiency. */
+    rb_roofline_point(1e12, 8e9, 4.0, RB_UNIT_NONE, rb_roof_of_unit(RB_UNIT_NONE), NAN, &r, &p);
     RB_CHECK(isnan(p.efficiency));
 
     /* A zero time gives no efficiency either. */
-    rb_roofline_point(0.0, 8e9, 0.0, RB_UNIT_NONE, &r, &p);
+    rb_roofline_point(0.0, 8e9, 0.0, RB_UNIT_NONE, RB_ROOF_DRAM, NAN, &r, &p);
+    RB_CHECK(isnan(p.efficiency));
+}
+
+/* Every key of the contract, its kind from its suffix, and the table's lookups. */
+static void test_roof_table(void)
+{
+    static const char *const keys[] = {
+        "dram_gbps",   "dram_read_gbps", "dram_write_gbps", "l2_read_gbps", "smem_gbps",
+        "pcie_h2d_gbps", "pcie_d2h_gbps", "pcie_duplex_gbps", "nvlink_gbps", "fp32_tflops",
+        "fp64_tflops", "tf32_tflops",    "bf16_tflops",     "fp16_tflops",  "fp8_tflops",
+        "launch_us",   "graph_node_us"};
+    RB_CHECK(sizeof keys / sizeof keys[0] == RB_ROOF_COUNT);
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        rb_roof r = RB_ROOF_COUNT;
+        RB_CHECK(rb_roof_from_key(keys[i], &r) == 0 && strcmp(rb_roof_key(r), keys[i]) == 0);
+        size_t n = strlen(keys[i]);
+        rb_roof_kind want = !strcmp(keys[i] + n - 3, "_us")        ? RB_KIND_LATENCY
+                            : !strcmp(keys[i] + n - 7, "_tflops") ? RB_KIND_COMPUTE
+                                                                  : RB_KIND_BANDWIDTH;
+        RB_CHECK(rb_roof_kind_of(r) == want);
+        RB_CHECK(rb_roof_is_link(r) == (!strncmp(keys[i], "pcie", 4) || !strncmp(keys[i], "nvlink", 6)));
+        RB_CHECK(rb_roof_is_dram(r) == !strncmp(keys[i], "dram", 4));
+    }
+    rb_roof r;
+    RB_CHECK(rb_roof_from_key("dram", &r) == -1);
+    RB_CHECK(rb_roof_from_key("DRAM_GBPS", &r) == -1);
+    RB_CHECK(rb_roof_from_key(NULL, &r) == -1);
+    RB_CHECK(strcmp(rb_roof_key(RB_ROOF_COUNT), "?") == 0);
+    RB_CHECK(strcmp(rb_roof_kind_name(RB_KIND_LATENCY), "latency") == 0);
+    /* Derived: the unit's compute roof with flops, DRAM copy without. */
+    RB_CHECK(rb_roof_derived(RB_UNIT_BF16, 1e12) == RB_ROOF_BF16);
+    RB_CHECK(rb_roof_derived(RB_UNIT_FP16, 1e12) == RB_ROOF_FP16);
+    RB_CHECK(rb_roof_derived(RB_UNIT_FP32, 0.0) == RB_ROOF_DRAM);
+    RB_CHECK(rb_roof_derived(RB_UNIT_NONE, 1e12) == RB_ROOF_DRAM);
+    for (int u = RB_UNIT_FP32; u < RB_UNIT_COUNT; u++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s_tflops", rb_unit_name((rb_unit)u));
+        RB_CHECK(strcmp(rb_roof_key(rb_roof_of_unit((rb_unit)u)), key) == 0);
+    }
+}
+
+/* A bandwidth roof other than the copy: bytes / that roof, the compute term only where known. */
+static void test_roofline_bandwidth_roofs(void)
+{
+    rb_roofs r;
+    rb_point p;
+    rb_roofs_unknown(&r);
+    r.value[RB_ROOF_DRAM] = 3000;
+    r.value[RB_ROOF_DRAM_READ] = 3200;
+    /* reduction: 4 GB read in 1.5 ms = 2666.7 GB/s: 83.3% of the read roof, not of the copy */
+    rb_roofline_point(1e9, 4e9, 1.5, RB_UNIT_FP32, RB_ROOF_DRAM_READ, NAN, &r, &p);
+    RB_CHECK_NEAR(p.efficiency, (4e9 / 3200e9) / 1.5e-3, 1e-12);
+    RB_CHECK_NEAR(p.floor_ms, 4e9 / 3200e9 * 1e3, 1e-12);
+    RB_CHECK(p.memory_bound == 1);
+    /* fp32 known and binding: the floor is the compute term */
+    r.value[RB_ROOF_FP32] = 0.5;
+    rb_roofline_point(1e9, 4e9, 4.0, RB_UNIT_FP32, RB_ROOF_DRAM_READ, NAN, &r, &p);
+    RB_CHECK_NEAR(p.floor_ms, 1e9 / 0.5e12 * 1e3, 1e-12);
+    RB_CHECK(p.memory_bound == 0);
+    /* a link roof that is unknown (one GPU: no nvlink): no efficiency */
+    rb_roofline_point(0.0, 1e9, 4.0, RB_UNIT_NONE, RB_ROOF_NVLINK, NAN, &r, &p);
+    RB_CHECK(isnan(p.efficiency));
+    /* a rate the pair gives (nccl's busbw) is judged instead of bytes / time */
+    r.value[RB_ROOF_NVLINK] = 450;
+    rb_roofline_point(0.0, 1e9, 4.0, RB_UNIT_NONE, RB_ROOF_NVLINK, 360.0, &r, &p);
+    RB_CHECK_NEAR(p.efficiency, 0.8, 1e-12);
+    RB_CHECK_NEAR(p.floor_ms, 3.2, 1e-12);
+    RB_CHECK_NEAR(p.gbps, 250.0, 1e-9); /* the declared rate is still bytes / time */
+    /* busbw 0 (one GPU: nothing crossed the link): no efficiency, never 0% */
+    rb_roofline_point(0.0, 1e9, 4.0, RB_UNIT_NONE, RB_ROOF_NVLINK, 0.0, &r, &p);
+    RB_CHECK(isnan(p.efficiency));
+}
+
+/* A latency roof: efficiency = roof_us / the variant's microseconds per launch. */
+static void test_roofline_latency_roofs(void)
+{
+    rb_roofs r;
+    rb_point p;
+    rb_roofs_unknown(&r);
+    r.value[RB_ROOF_LAUNCH] = 2.0;
+    r.value[RB_ROOF_GRAPH_NODE] = 1.0;
+    /* 202 launches in 0.808 ms: 4 us each, against 2 us: 50%, floor 0.404 ms */
+    rb_roofline_point(3e6, 8.6e6, 0.808, RB_UNIT_NONE, RB_ROOF_LAUNCH, 4.0, &r, &p);
+    RB_CHECK_NEAR(p.efficiency, 0.5, 1e-12);
+    RB_CHECK_NEAR(p.floor_ms, 0.404, 1e-12);
+    RB_CHECK(p.memory_bound == 0);
+    rb_roofline_point(3e6, 8.6e6, 0.808, RB_UNIT_NONE, RB_ROOF_GRAPH_NODE, 0.8, &r, &p);
+    RB_CHECK_NEAR(p.efficiency, 1.25, 1e-12); /* above the roof: reported, not capped */
+    /* no rate, a zero rate or an unknown roof: no efficiency */
+    rb_roofline_point(3e6, 8.6e6, 0.808, RB_UNIT_NONE, RB_ROOF_LAUNCH, NAN, &r, &p);
+    RB_CHECK(isnan(p.efficiency) && isnan(p.floor_ms));
+    rb_roofline_point(3e6, 8.6e6, 0.808, RB_UNIT_NONE, RB_ROOF_LAUNCH, 0.0, &r, &p);
+    RB_CHECK(isnan(p.efficiency));
+    r.value[RB_ROOF_LAUNCH] = NAN;
+    rb_roofline_point(3e6, 8.6e6, 0.808, RB_UNIT_NONE, RB_ROOF_LAUNCH, 4.0, &r, &p);
     RB_CHECK(isnan(p.efficiency));
 }
 
@@ -544,7 +638,7 @@ static void test_unit_role_verdict_names(void)
         RB_CHECK(rb_unit_from_name(rb_unit_name((rb_unit)u), &back) == 0 && back == (rb_unit)u);
     }
     rb_unit bu;
-    RB_CHECK(rb_unit_from_name("fp16", &bu) == -1);
+    RB_CHECK(rb_unit_from_name("fp4", &bu) == -1);
     RB_CHECK(rb_unit_from_name("FP32", &bu) == -1);
 
     RB_CHECK(strcmp(rb_role_name(RB_ROLE_BASELINE), "baseline") == 0);
@@ -817,7 +911,7 @@ static void test_result_from_json_refusals(void)
     RB_CHECK(record_refused("{\"name\":7,\"role\":\"baseline\",\"unit\":\"none\",\"time_ms\":{}}"));
     RB_CHECK(record_refused("{\"name\":\"a\",\"role\":\"boss\",\"unit\":\"none\",\"time_ms\":{}}"));
     RB_CHECK(record_refused("{\"name\":\"a\",\"unit\":\"none\",\"time_ms\":{}}"));
-    RB_CHECK(record_refused("{\"name\":\"a\",\"role\":\"step\",\"unit\":\"fp16\",\"time_ms\":{}}"));
+    RB_CHECK(record_refused("{\"name\":\"a\",\"role\":\"step\",\"unit\":\"fp4\",\"time_ms\":{}}"));
     RB_CHECK(record_refused("{\"name\":\"a\",\"role\":\"step\",\"unit\":\"none\"}"));
     RB_CHECK(record_refused("{\"name\":\"a\",\"role\":\"step\",\"unit\":\"none\",\"time_ms\":1}"));
     RB_CHECK(record_refused("[1]"));
@@ -1238,6 +1332,9 @@ static const rbtest_case core_cases[] = {
     {"roofline_pure_copy", test_roofline_pure_copy},
     {"roofline_compute_bound", test_roofline_compute_bound},
     {"roofline_unknown_and_zero_roofs", test_roofline_unknown_and_zero_roofs},
+    {"roof_table", test_roof_table},
+    {"roofline_bandwidth_roofs", test_roofline_bandwidth_roofs},
+    {"roofline_latency_roofs", test_roofline_latency_roofs},
     {"unit_role_verdict_names", test_unit_role_verdict_names},
     {"random_mix_known_answer", test_random_mix_known_answer},
     {"random_deterministic", test_random_deterministic},

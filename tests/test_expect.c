@@ -268,10 +268,11 @@ static void test_validate_refuses_roofs(void)
     json_set_number(json_get(d, "ceilings"), "launch_us", -1);
     RB_CHECK(refused(d, "ceilings.launch_us: must be positive"));
 
-    /* A key that is not a roof must hold a string. */
+    /* A key that is neither a roof, source nor methods is refused, whatever it holds. */
     d = valid_doc();
     json_set_number(json_get(d, "ceilings"), "measured_on", 20261122);
-    RB_CHECK(refused(d, "ceilings.measured_on: expected string, got number"));
+    RB_CHECK(refused(d, "ceilings.measured_on: unknown key (expected a roof key, source or "
+                        "methods)"));
 
     d = valid_doc();
     json_object_set(json_get(d, "peaks"), "source", json_new_null());
@@ -420,12 +421,12 @@ static void test_load_fills_roofs(void)
     RB_CHECK(write_in(dir, "ok.json", valid_text, path, sizeof path) == 0);
     RB_CHECK(rb_expect_load(path, &e, err, sizeof err) == 0);
     RB_CHECK(e.doc != NULL);
-    RB_CHECK(e.peaks.dram_gbps == 3352.0);
-    RB_CHECK(e.peaks.tflops[RB_UNIT_FP32] == 66.9);
-    RB_CHECK(isnan(e.peaks.tflops[RB_UNIT_TF32])); /* null: unknown */
-    RB_CHECK(isnan(e.peaks.tflops[RB_UNIT_FP64])); /* absent: unknown */
-    RB_CHECK(e.ceilings.dram_gbps == 3000.0);
-    RB_CHECK(e.ceilings.tflops[RB_UNIT_FP32] == 60.6);
+    RB_CHECK(e.peaks.value[RB_ROOF_DRAM] == 3352.0);
+    RB_CHECK(e.peaks.value[RB_ROOF_FP32] == 66.9);
+    RB_CHECK(isnan(e.peaks.value[RB_ROOF_TF32])); /* null: unknown */
+    RB_CHECK(isnan(e.peaks.value[RB_ROOF_FP64])); /* absent: unknown */
+    RB_CHECK(e.ceilings.value[RB_ROOF_DRAM] == 3000.0);
+    RB_CHECK(e.ceilings.value[RB_ROOF_FP32] == 60.6);
     RB_CHECK(number_at(e.doc, "pairs", "copy_vectorized", "size") == 268435456.0);
     rb_expect_free(&e);
     RB_CHECK(e.doc == NULL);
@@ -709,8 +710,8 @@ static void test_update_then_load_and_apply(void)
     json_free(doc);
     rb_expect e;
     RB_CHECK(rb_expect_load(path, &e, err, sizeof err) == 0);
-    RB_CHECK(e.peaks.dram_gbps == 4814.0);
-    RB_CHECK(isnan(e.ceilings.dram_gbps));
+    RB_CHECK(e.peaks.value[RB_ROOF_DRAM] == 4814.0);
+    RB_CHECK(isnan(e.ceilings.value[RB_ROOF_DRAM]));
     /* The recorded run judged against itself passes. */
     p.v[0].verdict = p.v[1].verdict = RB_VERDICT_NONE;
     RB_CHECK(rb_expect_apply(&e, &p, 1) == 0);
@@ -730,10 +731,10 @@ static void test_datasheet_peaks(void)
     RB_CHECK(strstr(string_at(h100, "source", NULL, NULL), "H100") != NULL);
     rb_roofs r;
     rb_expect_roofs(h100, &r);
-    RB_CHECK(r.dram_gbps == 3352.0);
-    RB_CHECK(r.tflops[RB_UNIT_FP64] == 33.5);
-    RB_CHECK(r.tflops[RB_UNIT_BF16] == 989.4);
-    RB_CHECK(isnan(r.tflops[RB_UNIT_NONE]));
+    RB_CHECK(r.value[RB_ROOF_DRAM] == 3352.0);
+    RB_CHECK(r.value[RB_ROOF_FP64] == 33.5);
+    RB_CHECK(r.value[RB_ROOF_BF16] == 989.4);
+    RB_CHECK(isnan(r.value[RB_ROOF_LAUNCH])); /* no datasheet latency */
     json_free(h100);
 
     json_value *h200 = rb_datasheet_peaks("nvidia-h200");
@@ -761,7 +762,7 @@ static void derived_copy_pair(rb_pair_result *p, uint64_t size)
     add_variant(p, "cached", RB_ROLE_STEP, 1, 0.5, 0.002);
     rb_roofs ceilings, peaks;
     rb_roofs_unknown(&ceilings);
-    ceilings.dram_gbps = 3000;
+    ceilings.value[RB_ROOF_DRAM] = 3000;
     json_value *sheet = rb_datasheet_peaks("nvidia-h100-80gb-hbm3");
     rb_expect_roofs(sheet, &peaks);
     json_free(sheet);
@@ -824,13 +825,13 @@ static void test_report_table(void)
     rb_report_table(f, p, 2);
     fclose(f);
     RB_CHECK(strncmp(buf, "pair ", 5) == 0);
-    RB_CHECK(strstr(buf, "verdict\n") != NULL);
+    RB_CHECK(strstr(buf, "verdict    roof\n") != NULL);
     RB_CHECK(strstr(buf, "copy_vectorized") != NULL);
     RB_CHECK(strstr(buf, "4.00x") != NULL);
     RB_CHECK(strstr(buf, "1.00x") != NULL);
-    RB_CHECK(strstr(buf, "improved\n") != NULL);
-    RB_CHECK(strstr(buf, "pass\n") != NULL);
-    RB_CHECK(strstr(buf, "invalid\n") != NULL);
+    RB_CHECK(strstr(buf, "improved   dram_gbps\n") != NULL);
+    RB_CHECK(strstr(buf, "pass       dram_gbps\n") != NULL);
+    RB_CHECK(strstr(buf, "invalid    dram_gbps\n") != NULL);
     RB_CHECK(strstr(buf, "1.0000") != NULL && strstr(buf, "4.0000") != NULL);
     RB_CHECK(strstr(buf, "2147.5 GB/s") != NULL);
     RB_CHECK(strstr(buf, "71.6%") != NULL); /* of the 3000 GB/s ceiling */
@@ -859,11 +860,12 @@ static void test_report_markdown(void)
     RB_CHECK(strstr(md, "- driver 560.35, CUDA runtime ?,") != NULL);
     RB_CHECK(strstr(md,
                     "\n| pair | variant | median ms | noise | rate | % ceiling | % peak | "
-                    "speedup | verdict |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n") != NULL);
+                    "speedup | verdict | roof |\n|---|---|---:|---:|---:|---:|---:|---:|---|---|\n") !=
+             NULL);
     RB_CHECK(strstr(md, "| copy_vectorized | baseline | 4.0000 | 0.4% | 536.9 GB/s |") != NULL);
     RB_CHECK(strstr(md, "|  | optimized | 1.0000 |") != NULL);
-    RB_CHECK(strstr(md, "| 4.00x | - |\n") != NULL);
-    RB_CHECK(strstr(md, "| 1.00x | pass |\n") != NULL);
+    RB_CHECK(strstr(md, "| 4.00x | - | dram_gbps |\n") != NULL);
+    RB_CHECK(strstr(md, "| 1.00x | pass | dram_gbps |\n") != NULL);
     RB_CHECK(strstr(md, "- copy_vectorized/cached: 4295 GB/s exceeds") != NULL);
     free(md);
 }
@@ -881,11 +883,30 @@ static void test_report_json(void)
     p[1].status = RB_PAIR_SKIPPED;
     snprintf(p[1].reason, sizeof p[1].reason, "%s", "needs sm_90");
 
-    json_value *doc = rb_report_json(p, 2, parse_text("{\"date\": \"2026-11-22\"}"));
+    rb_roofs ceilings, peaks;
+    rb_roofs_unknown(&ceilings);
+    ceilings.value[RB_ROOF_DRAM] = 3000;
+    json_value *sheet = rb_datasheet_peaks("nvidia-h100-80gb-hbm3");
+    rb_expect_roofs(sheet, &peaks);
+    json_free(sheet);
+    json_value *doc =
+        rb_report_json(p, 2, &ceilings, &peaks, parse_text("{\"date\": \"2026-11-22\"}"));
     RB_CHECK(doc != NULL);
     if (!doc)
         return;
     RB_CHECK(strcmp(string_at(doc, "date", NULL, NULL), "2026-11-22") == 0);
+    /* "roofs": every key, its kind, the measured value and the peak (null: unknown). */
+    const json_value *roofs = json_get(doc, "roofs");
+    RB_CHECK(roofs && roofs->type == JSON_OBJECT && roofs->count == RB_ROOF_COUNT);
+    RB_CHECK(strcmp(string_at(doc, "roofs", "dram_gbps", "kind"), "bandwidth") == 0);
+    RB_CHECK(number_at(doc, "roofs", "dram_gbps", "measured") == 3000.0);
+    RB_CHECK(number_at(doc, "roofs", "dram_gbps", "peak") == 3352.0);
+    RB_CHECK(strcmp(string_at(doc, "roofs", "bf16_tflops", "kind"), "compute") == 0);
+    RB_CHECK(number_at(doc, "roofs", "bf16_tflops", "peak") == 989.4);
+    RB_CHECK(strcmp(string_at(doc, "roofs", "launch_us", "kind"), "latency") == 0);
+    const json_value *launch = json_get(json_get(doc, "roofs"), "launch_us");
+    RB_CHECK(launch && json_get(launch, "measured") && json_get(launch, "peak") &&
+             isnan(json_get(launch, "measured")->number)); /* written as null */
     const json_value *pairs = json_get(doc, "pairs");
     RB_CHECK(pairs && pairs->type == JSON_ARRAY && pairs->count == 2);
     if (pairs && pairs->type == JSON_ARRAY && pairs->count == 2) {
@@ -903,6 +924,7 @@ static void test_report_json(void)
             RB_CHECK(strcmp(string_at(v2, "verdict", NULL, NULL), "invalid") == 0);
             RB_CHECK(number_at(v1, "speedup", NULL, NULL) == 4.0);
             RB_CHECK(number_at(v1, "expected_ms", NULL, NULL) == 1.1);
+            RB_CHECK(strcmp(string_at(v1, "roof", NULL, NULL), "dram_gbps") == 0);
             const json_value *clock = json_get(v0, "sm_clock_mhz");
             RB_CHECK(clock && clock->type == JSON_NUMBER && isnan(clock->number));
             RB_CHECK(strcmp(string_at(v1, "vs_ceiling", "bound", NULL), "memory") == 0);
@@ -942,8 +964,299 @@ static void test_report_json(void)
         RB_CHECK(exp1 && exp1->type == JSON_NUMBER && exp1->number == 1.1);
         RB_CHECK(strcmp(string_at(bv->items[0], "verdict", NULL, NULL), "pass") == 0);
     }
+    const json_value *bl = json_get(json_get(back, "roofs"), "launch_us");
+    RB_CHECK(bl && json_get(bl, "measured") && json_get(bl, "measured")->type == JSON_NULL);
     json_free(back);
     free(text);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* roofs: every key, methods, and each variant on its own roof                                */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Every roof key of the contract is accepted in peaks and ceilings, with source and methods. */
+static void test_validate_accepts_every_roof_key(void)
+{
+    json_value *d = valid_doc();
+    json_value *c = json_get(d, "ceilings"), *pk = json_get(d, "peaks");
+    for (int r = 0; r < RB_ROOF_COUNT; r++) {
+        json_set_number(c, rb_roof_key((rb_roof)r), 1.0);
+        json_set_number(pk, rb_roof_key((rb_roof)r), 1.0);
+    }
+    json_object_set(c, "methods",
+                    parse_text("{\"dram_gbps\": {\"method\": \"copy kernel, float4\", \"size\": "
+                               "\"2 GiB\", \"samples\": 20, \"noise\": 0.004},"
+                               " \"bf16_tflops\": {\"method\": \"cuBLASLt, best of 8\", \"size\": "
+                               "\"8192^3\", \"samples\": 30, \"noise\": 0, \"sm_clock_mhz\": 1755,"
+                               " \"power_w\": null}}"));
+    char err[400] = "";
+    RB_CHECK(rb_expect_validate(d, err, sizeof err) == 0);
+    if (err[0])
+        printf("    (%s)\n", err);
+    rb_roofs roofs;
+    rb_expect_roofs(c, &roofs);
+    for (int r = 0; r < RB_ROOF_COUNT; r++)
+        RB_CHECK(roofs.value[r] == 1.0);
+    json_free(d);
+
+    /* A file of today's shape (dram_gbps and fp32_tflops only) loads as before. */
+    d = parse_text("{\"schema\": 1, \"hardware\": {\"name\": \"X\"}, \"peaks\": {\"dram_gbps\": "
+                   "3352, \"fp32_tflops\": 66.9, \"source\": \"s\"}, \"ceilings\": "
+                   "{\"dram_gbps\": 3006.3, \"fp32_tflops\": 60.4, \"source\": \"m\"}, "
+                   "\"pairs\": {}}");
+    RB_CHECK(d && rb_expect_validate(d, err, sizeof err) == 0);
+    rb_expect_roofs(json_get(d, "ceilings"), &roofs);
+    RB_CHECK(roofs.value[RB_ROOF_DRAM] == 3006.3 && roofs.value[RB_ROOF_FP32] == 60.4);
+    RB_CHECK(isnan(roofs.value[RB_ROOF_DRAM_READ]) && isnan(roofs.value[RB_ROOF_LAUNCH]));
+    json_free(d);
+}
+
+static void test_validate_refuses_unknown_roof_keys(void)
+{
+    json_value *d = valid_doc();
+    json_set_number(json_get(d, "ceilings"), "dram_read_gpbs", 3100); /* misspelt */
+    RB_CHECK(refused(d, "ceilings.dram_read_gpbs: unknown key"));
+
+    d = valid_doc();
+    json_set_string(json_get(d, "peaks"), "note", "from a slide");
+    RB_CHECK(refused(d, "peaks.note: unknown key (expected a roof key or source)"));
+
+    d = valid_doc(); /* methods belong to the measured ceilings only */
+    json_object_set(json_get(d, "peaks"), "methods", json_new_object());
+    RB_CHECK(refused(d, "peaks.methods: unknown key"));
+
+    d = valid_doc();
+    json_set_number(json_get(d, "ceilings"), "source", 1);
+    RB_CHECK(refused(d, "ceilings.source: expected string, got number"));
+
+    /* The 5% rule holds for every key, not only the old two. */
+    d = valid_doc();
+    json_set_number(json_get(d, "peaks"), "pcie_h2d_gbps", 63.0);
+    json_set_number(json_get(d, "ceilings"), "pcie_h2d_gbps", 66.2);
+    RB_CHECK(refused(d, "ceilings.pcie_h2d_gbps: 66.2 is above the datasheet peak"));
+    d = valid_doc();
+    json_set_number(json_get(d, "ceilings"), "launch_us", -2.0);
+    RB_CHECK(refused(d, "ceilings.launch_us: must be positive"));
+}
+
+/* ceilings.methods: an object of objects, method and size strings, samples and noise numbers,
+ * sm_clock_mhz and power_w optional; each refusal names the path. */
+static void test_validate_refuses_bad_methods(void)
+{
+    static const struct {
+        const char *methods, *needle;
+    } cases[] = {
+        {"[]", "ceilings.methods: expected an object, got array"},
+        {"{\"dram_gbps\": 3}", "ceilings.methods.dram_gbps: expected an object, got number"},
+        {"{\"dram\": {}}", "ceilings.methods.dram: unknown roof key"},
+        {"{\"dram_gbps\": {\"size\": \"1 GiB\", \"samples\": 3, \"noise\": 0}}",
+         "ceilings.methods.dram_gbps.method: missing"},
+        {"{\"dram_gbps\": {\"method\": 1, \"size\": \"1 GiB\", \"samples\": 3, \"noise\": 0}}",
+         "ceilings.methods.dram_gbps.method: expected string, got number"},
+        {"{\"dram_gbps\": {\"method\": \"m\", \"samples\": 3, \"noise\": 0}}",
+         "ceilings.methods.dram_gbps.size: missing"},
+        {"{\"dram_gbps\": {\"method\": \"m\", \"size\": \"s\", \"samples\": \"3\", \"noise\": 0}}",
+         "ceilings.methods.dram_gbps.samples: expected a number, got string"},
+        {"{\"dram_gbps\": {\"method\": \"m\", \"size\": \"s\", \"samples\": 0, \"noise\": 0}}",
+         "ceilings.methods.dram_gbps.samples: must be >= 1"},
+        {"{\"dram_gbps\": {\"method\": \"m\", \"size\": \"s\", \"samples\": 3}}",
+         "ceilings.methods.dram_gbps.noise: missing"},
+        {"{\"dram_gbps\": {\"method\": \"m\", \"size\": \"s\", \"samples\": 3, \"noise\": -0.1}}",
+         "ceilings.methods.dram_gbps.noise: must be >= 0"},
+        {"{\"fp8_tflops\": {\"method\": \"m\", \"size\": \"s\", \"samples\": 3, \"noise\": 0,"
+         " \"power_w\": 0}}",
+         "ceilings.methods.fp8_tflops.power_w: must be positive"},
+        {"{\"fp8_tflops\": {\"method\": \"m\", \"size\": \"s\", \"samples\": 3, \"noise\": 0,"
+         " \"sm_clock_mhz\": \"1980\"}}",
+         "ceilings.methods.fp8_tflops.sm_clock_mhz: expected a number, got string"},
+        {"{\"fp8_tflops\": {\"method\": \"m\", \"size\": \"s\", \"samples\": 3, \"noise\": 0,"
+         " \"clock\": 1980}}",
+         "ceilings.methods.fp8_tflops.clock: unknown key"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_value *d = valid_doc();
+        json_object_set(json_get(d, "ceilings"), "methods", parse_text(cases[i].methods));
+        RB_CHECK(refused(d, cases[i].needle));
+    }
+}
+
+/* One variant of its own pair on `roof`, derived against ceilings 3000 copy / 3200 read, launch
+ * 2 us, graph node 1 us, and the H100's datasheet peaks. */
+static void derive_on_roof(rb_pair_result *p, const char *name, double bytes, double ms,
+                           rb_roof roof, const char *rate, double rate_value)
+{
+    init_pair(p, name, FULL_SIZE);
+    p->bytes = bytes;
+    rb_variant_result *v = add_variant(p, "baseline", RB_ROLE_BASELINE, 1, ms, 0.001);
+    v->roof = roof;
+    if (rate) {
+        snprintf(v->roof_rate, sizeof v->roof_rate, "%s", rate);
+        snprintf(v->extras[0].name, sizeof v->extras[0].name, "%s", rate);
+        v->extras[0].value = rate_value;
+        v->n_extras = 1;
+    }
+    rb_roofs ceilings, peaks;
+    rb_roofs_unknown(&ceilings);
+    ceilings.value[RB_ROOF_DRAM] = 3000;
+    ceilings.value[RB_ROOF_DRAM_READ] = 3200;
+    ceilings.value[RB_ROOF_LAUNCH] = 2.0;
+    ceilings.value[RB_ROOF_GRAPH_NODE] = 1.0;
+    json_value *sheet = rb_datasheet_peaks("nvidia-h100-80gb-hbm3");
+    rb_expect_roofs(sheet, &peaks);
+    json_free(sheet);
+    rb_report_derive(p, 1, &ceilings, &peaks);
+}
+
+static void test_report_each_variant_on_its_roof(void)
+{
+    rb_pair_result p;
+    /* A read stream of 3.1 GB/ms: 103% of the copy ceiling, 96.9% of the read one. */
+    derive_on_roof(&p, "reduction", 3.1e9, 1.0, RB_ROOF_DRAM_READ, NULL, 0);
+    RB_CHECK_NEAR(p.v[0].vs_ceiling.efficiency, 3100.0 / 3200.0, 1e-12);
+    RB_CHECK(isnan(p.v[0].vs_peak.efficiency)); /* no datasheet read-only figure */
+    RB_CHECK(p.v[0].roof_note[0] == '\0' && p.v[0].valid);
+
+    /* The same on the copy roof is above it: kept, marked, and the reason printed beside it. */
+    derive_on_roof(&p, "reduction", 3.1e9, 1.0, RB_ROOF_DRAM, NULL, 0);
+    RB_CHECK_NEAR(p.v[0].vs_ceiling.efficiency, 3100.0 / 3000.0, 1e-12);
+    RB_CHECK(strstr(p.v[0].roof_note, "103.3% of the measured dram_gbps: ") != NULL);
+    RB_CHECK(strstr(p.v[0].roof_note, "different access mix") != NULL);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f) {
+        rb_report_table(f, &p, 1);
+        fclose(f);
+        RB_CHECK(strstr(buf, "103.3%*") != NULL);
+        RB_CHECK(strstr(buf, "note: reduction/baseline: * 103.3% of the measured dram_gbps") !=
+                 NULL);
+        free(buf);
+    }
+
+    /* A record that names no roof (an older child, an older results file): derived. */
+    derive_on_roof(&p, "copy", 2e9, 1.0, RB_ROOF_COUNT, NULL, 0);
+    RB_CHECK(p.v[0].roof == RB_ROOF_DRAM);
+    RB_CHECK_NEAR(p.v[0].vs_ceiling.efficiency, 2000.0 / 3000.0, 1e-12);
+
+    /* Latency: 4 us per launch against a 2 us launch: 50%; the rate column in us/launch. */
+    derive_on_roof(&p, "cuda_graphs", 8.6e6, 0.808, RB_ROOF_LAUNCH, "us_per_kernel", 4.0);
+    RB_CHECK_NEAR(p.v[0].vs_ceiling.efficiency, 0.5, 1e-12);
+    RB_CHECK(isnan(p.v[0].vs_peak.efficiency)); /* no datasheet latency */
+    RB_CHECK(p.v[0].valid); /* its GB/s (L2 traffic) is never judged against DRAM */
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    if (f) {
+        rb_report_table(f, &p, 1);
+        fclose(f);
+        RB_CHECK(strstr(buf, "4.00 us/launch") != NULL && strstr(buf, "50.0%") != NULL);
+        RB_CHECK(strstr(buf, "launch_us\n") != NULL);
+        free(buf);
+    }
+    /* A graph node under its empty-kernel roof (programmatic launch): above 100%, with why. */
+    derive_on_roof(&p, "cuda_graphs", 8.6e6, 0.808, RB_ROOF_GRAPH_NODE, "us_per_kernel", 0.8);
+    RB_CHECK_NEAR(p.v[0].vs_ceiling.efficiency, 1.25, 1e-12);
+    RB_CHECK(strstr(p.v[0].roof_note, "125.0% of the measured graph_node_us: ") != NULL);
+    /* The rate extra missing: no efficiency rather than one from bytes / time. */
+    derive_on_roof(&p, "cuda_graphs", 8.6e6, 0.808, RB_ROOF_LAUNCH, "us_per_kernel", NAN);
+    RB_CHECK(isnan(p.v[0].vs_ceiling.efficiency));
+
+    /* nccl on one GPU: busbw 0 and no nvlink ceiling: '-', never 0%. */
+    derive_on_roof(&p, "nccl_allreduce", 1.3e8, 0.09, RB_ROOF_NVLINK, "busbw_gbps", 0.0);
+    p.link_bytes = 1;
+    RB_CHECK(isnan(p.v[0].vs_ceiling.efficiency) && isnan(p.v[0].vs_peak.efficiency));
+
+    /* A link roof's bytes are not DRAM bytes: 4 TB/s over NVLink is not "from cache". */
+    init_pair(&p, "p2p_copy", FULL_SIZE);
+    p.link_bytes = 1;
+    rb_variant_result *v = add_variant(&p, "optimized", RB_ROLE_OPTIMIZED, 1, 0.5, 0.001);
+    v->roof = RB_ROOF_NVLINK;
+    rb_roofs none;
+    rb_roofs_unknown(&none);
+    none.value[RB_ROOF_DRAM] = 3352;
+    rb_report_derive(&p, 1, &none, &none);
+    RB_CHECK(p.v[0].valid);
+}
+
+/* The variant record carries its roof and rate name; a record without them reads back with the
+ * roof unset (derived later), and a roof this build does not know is refused. */
+static void test_variant_record_roof(void)
+{
+    rb_variant_result v, back;
+    char err[200];
+    rb_variant_result_init(&v, "optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.0);
+    v.roof = RB_ROOF_NVLINK;
+    snprintf(v.roof_rate, sizeof v.roof_rate, "%s", "busbw_gbps");
+    json_value *o = rb_variant_to_json(&v);
+    RB_CHECK(o && strcmp(string_at(o, "roof", NULL, NULL), "nvlink_gbps") == 0);
+    RB_CHECK(o && rb_variant_from_json(o, &back, err, sizeof err) == 0);
+    RB_CHECK(back.roof == RB_ROOF_NVLINK && strcmp(back.roof_rate, "busbw_gbps") == 0);
+    json_set_string(o, "roof", "nvlink");
+    RB_CHECK(rb_variant_from_json(o, &back, err, sizeof err) == -1);
+    json_value *old = without(o, "roof");
+    old = without(old, "roof_rate");
+    RB_CHECK(old && rb_variant_from_json(old, &back, err, sizeof err) == 0);
+    RB_CHECK(back.roof == RB_ROOF_COUNT && back.roof_rate[0] == '\0');
+    json_free(old);
+}
+
+/* The CSV: a header, one row per variant with the table's columns and the roof, RFC 4180
+ * quoting, CRLF line ends; a pair with no variant is one row saying why. */
+static void test_report_csv(void)
+{
+    rb_pair_result p[3];
+    derived_copy_pair(&p[0], FULL_SIZE);
+    p[0].v[0].verdict = RB_VERDICT_PASS;
+    init_pair(&p[1], "histogram.skewed@64M", 67108864);
+    p[1].bytes = 67108864.0;
+    rb_variant_result *v = add_variant(&p[1], "optimized", RB_ROLE_OPTIMIZED, 1, 0.025, 0.01);
+    v->roof = RB_ROOF_DRAM_READ;
+    snprintf(v->note, sizeof v->note, "%s", "a \"quoted\", comma'd note\nover two lines");
+    rb_roofs ceilings, peaks;
+    rb_roofs_unknown(&ceilings);
+    rb_roofs_unknown(&peaks);
+    ceilings.value[RB_ROOF_DRAM_READ] = 3200;
+    rb_report_derive(&p[1], 1, &ceilings, &peaks);
+    init_pair(&p[2], "gemm_tiled", 4096);
+    p[2].rows = 64;
+    p[2].cols = 64;
+    p[2].status = RB_PAIR_SKIPPED;
+    snprintf(p[2].reason, sizeof p[2].reason, "%s", "needs sm_90, this GPU is 8.0");
+    char *csv = rb_report_csv(p, 3);
+    RB_CHECK(csv != NULL);
+    if (!csv)
+        return;
+    if (getenv("RB_TEST_SHOW_CSV"))
+        fputs(csv, stdout);
+    static const char header[] = "pair,input,size,variant,median_ms,noise,rate,rate_unit,pct_ceil,"
+                                 "pct_peak,speedup,verdict,roof,note\r\n";
+    RB_CHECK(strncmp(csv, header, strlen(header)) == 0);
+    RB_CHECK(strstr(csv, "\r\ncopy_vectorized,,268435456,baseline,4,0.004,536.870912,GB/s,"
+                         "17.89569707,16.01643532,1,pass,dram_gbps,\r\n") != NULL);
+    /* the invalid one keeps its own note, not an above-the-roof reason */
+    RB_CHECK(strstr(csv, "143.1655765,128.1314826,,-,dram_gbps,\"4295 GB/s exceeds the DRAM peak "
+                         "3352 GB/s: the data came from cache") != NULL);
+    RB_CHECK(strstr(csv, "of the measured") == NULL);
+    RB_CHECK(strstr(csv, "\r\nhistogram,skewed,67108864,optimized,0.025,0.01,2684.35456,GB/s,"
+                         "83.88608,,,-,dram_read_gbps,\"a \"\"quoted\"\", comma'd note\nover "
+                         "two lines\"\r\n") != NULL);
+    RB_CHECK(strstr(csv, "\r\ngemm_tiled,,64x64,,,,,,,,,skipped,,\"needs sm_90, this GPU is "
+                         "8.0\"\r\n") != NULL);
+    /* every record has the header's 14 fields (quoted commas and line breaks aside) */
+    int fields = 1, quoted = 0, rows = 0, bad = 0;
+    for (const char *c = csv; *c; c++) {
+        if (*c == '"')
+            quoted = !quoted;
+        else if (!quoted && *c == ',')
+            fields++;
+        else if (!quoted && *c == '\r' && c[1] == '\n') {
+            bad |= fields != 14;
+            rows++;
+            fields = 1;
+            c++;
+        }
+    }
+    RB_CHECK(rows == 1 + 3 + 1 + 1 && !bad && !quoted);
+    free(csv);
 }
 
 static json_value *provenance_with_git(const char *git)
@@ -1131,6 +1444,12 @@ static const rbtest_case expect_cases[] = {
     {"report_table", test_report_table},
     {"report_markdown", test_report_markdown},
     {"report_json", test_report_json},
+    {"validate_accepts_every_roof_key", test_validate_accepts_every_roof_key},
+    {"validate_refuses_unknown_roof_keys", test_validate_refuses_unknown_roof_keys},
+    {"validate_refuses_bad_methods", test_validate_refuses_bad_methods},
+    {"report_each_variant_on_its_roof", test_report_each_variant_on_its_roof},
+    {"variant_record_roof", test_variant_record_roof},
+    {"report_csv", test_report_csv},
 };
 
 RB_SUITE(expect_suite, "expect", expect_cases);

@@ -274,6 +274,10 @@ static void check_run_document(const char *path, const rb_pair_result *r)
     RB_CHECK(ranks && ranks->type == JSON_NUMBER && ranks->number == 2);
     RB_CHECK(schema && schema->type == JSON_NUMBER && schema->number == 1);
     RB_CHECK(json_get(back, "environment") && json_get(back, "hardware_key"));
+    /* the roofs it was placed against: the datasheet's, nothing measured (no expectation file) */
+    const json_value *dram = json_get(json_get(back, "roofs"), "dram_gbps");
+    RB_CHECK(dram && json_get(dram, "peak") && json_get(dram, "peak")->type == JSON_NUMBER &&
+             json_get(dram, "measured") && json_get(dram, "measured")->type == JSON_NULL);
     RB_CHECK(pairs && pairs->type == JSON_ARRAY && pairs->count == 1);
     const json_value *p0 = pairs && pairs->count ? pairs->items[0] : NULL;
     const json_value *name = json_get(p0, "name"), *vs = json_get(p0, "variants");
@@ -287,6 +291,8 @@ static void check_run_document(const char *path, const rb_pair_result *r)
         RB_CHECK(verdict && verdict->type == JSON_STRING &&
                  !strcmp(verdict->string, k == 2 ? "skipped" : "new"));
         RB_CHECK(v.n_extras == (k == 1 ? 2 : 0));
+        const json_value *roof = json_get(vs->items[k], "roof");
+        RB_CHECK(k == 2 || (roof && roof->type == JSON_STRING)); /* a skipped one has no point */
     }
     json_free(back);
 }
@@ -314,13 +320,14 @@ static void test_rank_records_make_the_run_document(void)
     rb_results_begin(&r, &jobs[0]);
     RB_CHECK(!strcmp(r.name, "nccl_allreduce.allreduce"));
     feed_rank_records(&r);
-    rb_results_derive(NULL, "nvidia-h100-80gb-hbm3", &r, 1);
+    rb_roofs ceilings, peaks;
+    rb_results_derive(NULL, "nvidia-h100-80gb-hbm3", &r, 1, &ceilings, &peaks);
     RB_CHECK(rb_expect_apply(NULL, &r, 1) == 0); /* a skipped variant is not a failure */
     json_value *env = json_new_object();
     RB_CHECK(env && !json_set_string(env, "hardware_key", "nvidia-h100-80gb-hbm3"));
     json_value *meta = rb_results_meta("roofbench_mpi", &o, 6, argv, env, NULL);
     RB_CHECK(meta && !json_set_number(meta, "ranks", 2));
-    json_value *doc = rb_report_json(&r, 1, meta);
+    json_value *doc = rb_report_json(&r, 1, &ceilings, &peaks, meta);
     RB_CHECK(doc && rb_results_save(&o, "nvidia-h100-80gb-hbm3", doc, &r, 1) == 0);
     json_free(doc);
     json_free(env);

@@ -106,6 +106,86 @@ static void test_variants_well_formed(void)
     }
 }
 
+/* Every variant's roof is a roof key (for every input); a link pair's variants are on a link
+ * or a compute roof (never the DRAM roof derived for data movement: their bytes cross a link); a
+ * latency roof names the extra that holds its microseconds per launch; the roofs the pairs were
+ * given on purpose stay where the README says they are. */
+static void test_variant_roofs_declared(void)
+{
+    for (int i = 0; rb_registry[i]; i++) {
+        const rb_pair *p = rb_registry[i];
+        rb_size size = {p->smoke_size, 1, p->smoke_size};
+        if (p->shape) {
+            char why[200];
+            rb_size want = {p->smoke_size, 0, 0};
+            if (rb_pair_resolve_size(p, &want, &size, why, sizeof why) != 0)
+                continue;
+        }
+        for (int in = 0; in < (p->n_inputs ? p->n_inputs : 1); in++)
+            for (int k = 0; k < p->n_variants; k++) {
+                const rb_variant_def *v = &p->variants[k];
+                rb_roof roof;
+                int ok = rb_pair_variant_roof(p, k, in, p->flops(&size), &roof) == 0;
+                RB_CHECK(ok);
+                if (!ok) {
+                    printf("    (%s/%s: '%s' is not a roof key)\n", p->name, v->name,
+                           v->roof ? v->roof : p->input_roofs[in]);
+                    continue;
+                }
+                if (p->link_bytes)
+                    RB_CHECK(rb_roof_is_link(roof) || rb_roof_kind_of(roof) != RB_KIND_BANDWIDTH);
+                if (rb_roof_kind_of(roof) == RB_KIND_LATENCY)
+                    RB_CHECK(v->roof_rate != NULL && p->extras != NULL);
+            }
+    }
+    static const struct {
+        const char *pair, *variant;
+        int input;
+        const char *roof;
+    } declared[] = {
+        {"reduction", "optimized", 0, "dram_read_gbps"},
+        {"histogram", "library", 1, "dram_read_gbps"},
+        {"fused_elementwise", "optimized", 0, "dram_read_gbps"},
+        {"l2_persistence", "optimized", 0, "dram_gbps"},
+        {"copy_vectorized", "optimized", 0, "dram_gbps"},
+        {"sgemm", "optimized", 0, "fp32_tflops"},
+        {"gemm_precision", "bf16", 0, "bf16_tflops"},
+        {"gemm_precision", "optimized", 0, "fp8_tflops"},
+        {"host_transfer", "baseline", 0, "pcie_h2d_gbps"},
+        {"host_transfer", "optimized", 1, "pcie_d2h_gbps"},
+        {"streams_overlap", "optimized", 0, "pcie_duplex_gbps"},
+        {"streams_overlap", "kernel", 0, "fp32_tflops"},
+        {"p2p_copy", "optimized", 0, "nvlink_gbps"},
+        {"nccl_allreduce", "nccl_out_of_place", 0, "nvlink_gbps"},
+        {"cuda_graphs", "baseline", 0, "launch_us"},
+        {"cuda_graphs", "optimized", 0, "graph_node_us"},
+    };
+    for (size_t d = 0; d < sizeof declared / sizeof declared[0]; d++) {
+        const rb_pair *p = NULL;
+        for (int i = 0; rb_registry[i]; i++)
+            if (!strcmp(rb_registry[i]->name, declared[d].pair))
+                p = rb_registry[i];
+        if (!p)
+            continue; /* left out of this build (no NCCL) */
+        int found = 0;
+        for (int k = 0; k < p->n_variants; k++) {
+            rb_roof roof;
+            if (strcmp(p->variants[k].name, declared[d].variant) != 0)
+                continue;
+            found = 1;
+            rb_size size = {p->smoke_size, 1, p->smoke_size};
+            if (p->shape) {
+                char why[200];
+                rb_size want = {p->smoke_size, 0, 0};
+                rb_pair_resolve_size(p, &want, &size, why, sizeof why);
+            }
+            RB_CHECK(rb_pair_variant_roof(p, k, declared[d].input, p->flops(&size), &roof) == 0 &&
+                     !strcmp(rb_roof_key(roof), declared[d].roof));
+        }
+        RB_CHECK(found);
+    }
+}
+
 static void test_work_model_positive_and_growing(void)
 {
     for (int i = 0; rb_registry[i]; i++) {
@@ -539,6 +619,7 @@ static void test_kernel_tables_cover_sources(void)
 }
 
 static const rbtest_case registry_cases[] = {
+    {"variant_roofs_declared", test_variant_roofs_declared},
     {"every_pair_plants_a_defect", test_every_pair_plants_a_defect},
     {"inputs_named", test_inputs_named},
     {"odd_sizes_resolve", test_odd_sizes_resolve},

@@ -35,6 +35,8 @@ const char *rb_cli_usage(void)
            "  --json FILE           [run] results file, replaced if it exists (default\n"
            "                        results/<hardware-key>/<UTC>-<git>.json, never replaced:\n"
            "                        a second run in the same second writes <...>-2.json)\n"
+           "  --csv FILE            [run] the table as CSV (RFC 4180), one row per variant with\n"
+           "                        its roof, replaced if it exists\n"
            "  --results-dir DIR     [run] folder for the default results file (default results)\n"
            "  --expect FILE|none    [run ceilings] expectation file (default\n"
            "                        expectations/<hardware-key>.json)\n"
@@ -79,6 +81,7 @@ static const cli_option cli_options[] = {
     {"--cap", ON_RUN, 1},
     {"--cold", ON_RUN, 0},
     {"--json", ON_RUN, 1},
+    {"--csv", ON_RUN, 1},
     {"--results-dir", ON_RUN, 1},
     {"--expect", ON_RUN | ON_CEILINGS, 1},
     {"--expect-any-device", ON_RUN | ON_CEILINGS, 0},
@@ -232,6 +235,8 @@ static int parse_value(const char *a, const char *v, rb_options *o, char *err, s
         return parse_bounded_seconds(a, v, RB_CAP_MIN_S, RB_CAP_MAX_S, &o->cap_s, err, err_size);
     if (!strcmp(a, "--json"))
         return parse_path(a, v, &o->json_path, err, err_size);
+    if (!strcmp(a, "--csv"))
+        return parse_path(a, v, &o->csv_path, err, err_size);
     if (!strcmp(a, "--results-dir"))
         return parse_path(a, v, &o->results_dir, err, err_size);
     o->expect_none = !strcmp(v, "none");

@@ -26,6 +26,7 @@ typedef struct rb_options {
     uint64_t samples; /* 0: adaptive (until noise < noise_target or the time cap) */
     int cold;
     const char *json_path;   /* NULL: results/<hardware-key>/<UTC>-<git>.json */
+    const char *csv_path;    /* --csv: the table as CSV; NULL: none */
     const char *expect_path; /* NULL: expectations/<hardware-key>.json */
     int expect_none;
     int update_expectations;

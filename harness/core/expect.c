@@ -28,20 +28,86 @@ static int expect_type(const json_value *v, json_type t, const char *where, char
     return fail_at(err, err_size, where, what);
 }
 
-static int has_suffix(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 static int is_roof_key(const char *k)
 {
-    return has_suffix(k, "_gbps") || has_suffix(k, "_tflops") || has_suffix(k, "_us");
+    rb_roof r;
+    return rb_roof_from_key(k, &r) == 0;
 }
 
+/* One number of a method: required ones present and >= lo; optional ones absent, null (not
+ * measured) or positive. */
+static int validate_method_number(const json_value *m, const char *key, const char *parent,
+                                  int optional, double lo, char *err, size_t err_size)
+{
+    char where[240];
+    rb_fmt(where, sizeof where, "%s.%s", parent, key);
+    const json_value *x = json_get(m, key);
+    if (!x)
+        return optional ? 0 : fail_at(err, err_size, where, "missing");
+    if (optional && x->type == JSON_NULL)
+        return 0;
+    if (expect_type(x, JSON_NUMBER, where, err, err_size))
+        return -1;
+    if (optional && !(x->number > 0))
+        return fail_at(err, err_size, where, "must be positive (or null if unknown)");
+    if (!optional && !(x->number >= lo)) {
+        char what[64];
+        rb_fmt(what, sizeof what, "must be >= %g", lo);
+        return fail_at(err, err_size, where, what);
+    }
+    return 0;
+}
+
+/* ceilings.methods: how each ceiling was measured, {"<roof key>": {"method": "...", "size":
+ * "...", "samples": N, "noise": x, "sm_clock_mhz": M, "power_w": W}} (the last two optional). */
+static int validate_methods(const json_value *o, char *err, size_t err_size)
+{
+    static const char *const fields[] = {"method", "size", "samples", "noise", "sm_clock_mhz",
+                                         "power_w"};
+    char where[160], fw[240];
+    if (expect_type(o, JSON_OBJECT, "ceilings.methods", err, err_size))
+        return -1;
+    for (size_t i = 0; i < o->count; i++) {
+        const json_value *m = o->items[i];
+        rb_fmt(where, sizeof where, "ceilings.methods.%s", o->keys[i]);
+        if (!is_roof_key(o->keys[i]))
+            return fail_at(err, err_size, where, "unknown roof key");
+        if (expect_type(m, JSON_OBJECT, where, err, err_size))
+            return -1;
+        for (size_t k = 0; k < m->count; k++) {
+            int known = 0;
+            for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
+                known |= strcmp(m->keys[k], fields[f]) == 0;
+            rb_fmt(fw, sizeof fw, "%s.%s", where, m->keys[k]);
+            if (!known)
+                return fail_at(err, err_size, fw,
+                               "unknown key (expected method, size, samples, noise, "
+                               "sm_clock_mhz, power_w)");
+        }
+        for (int f = 0; f < 2; f++) {
+            const json_value *x = json_get(m, fields[f]);
+            rb_fmt(fw, sizeof fw, "%s.%s", where, fields[f]);
+            if (!x)
+                return fail_at(err, err_size, fw, "missing");
+            if (expect_type(x, JSON_STRING, fw, err, err_size))
+                return -1;
+        }
+        if (validate_method_number(m, "samples", where, 0, 1, err, err_size) ||
+            validate_method_number(m, "noise", where, 0, 0, err, err_size) ||
+            validate_method_number(m, "sm_clock_mhz", where, 1, 0, err, err_size) ||
+            validate_method_number(m, "power_w", where, 1, 0, err, err_size))
+            return -1;
+    }
+    return 0;
+}
+
+/* peaks or ceilings: roof keys (a positive number, or null when unknown), "source" (a string)
+ * and, in ceilings, "methods"; anything else is refused, so a misspelt roof is not silently
+ * unknown. */
 static int validate_roofs(const json_value *o, const char *name, char *err, size_t err_size)
 {
     char where[160];
+    int is_ceilings = strcmp(name, "ceilings") == 0;
     if (expect_type(o, JSON_OBJECT, name, err, err_size))
         return -1;
     for (size_t i = 0; i < o->count; i++) {
@@ -54,8 +120,16 @@ static int validate_roofs(const json_value *o, const char *name, char *err, size
                 return -1;
             if (!(x->number > 0))
                 return fail_at(err, err_size, where, "must be positive (or null if unknown)");
-        } else if (expect_type(x, JSON_STRING, where, err, err_size)) {
-            return -1;
+        } else if (strcmp(o->keys[i], "source") == 0) {
+            if (expect_type(x, JSON_STRING, where, err, err_size))
+                return -1;
+        } else if (is_ceilings && strcmp(o->keys[i], "methods") == 0) {
+            if (validate_methods(x, err, err_size))
+                return -1;
+        } else {
+            return fail_at(err, err_size, where,
+                           is_ceilings ? "unknown key (expected a roof key, source or methods)"
+                                       : "unknown key (expected a roof key or source)");
         }
     }
     return 0;
@@ -209,15 +283,10 @@ int rb_expect_validate(const json_value *doc, char *err, size_t err_size)
 void rb_expect_roofs(const json_value *o, rb_roofs *out)
 {
     rb_roofs_unknown(out);
-    const json_value *d = json_get(o, "dram_gbps");
-    if (d && d->type == JSON_NUMBER)
-        out->dram_gbps = d->number;
-    for (int u = RB_UNIT_NONE + 1; u < RB_UNIT_COUNT; u++) {
-        char key[32];
-        rb_fmt(key, sizeof key, "%s_tflops", rb_unit_name((rb_unit)u));
-        const json_value *x = json_get(o, key);
+    for (int r = 0; r < RB_ROOF_COUNT; r++) {
+        const json_value *x = json_get(o, rb_roof_key((rb_roof)r));
         if (x && x->type == JSON_NUMBER)
-            out->tflops[u] = x->number;
+            out->value[r] = x->number;
     }
 }
 

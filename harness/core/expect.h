@@ -7,15 +7,19 @@
  *   "schema": 1,
  *   "hardware":   {"name": "NVIDIA H100 80GB HBM3", "sm": "9.0", "sms": 132},
  *   "peaks":      {"dram_gbps": 3352, "fp32_tflops": 66.9, ..., "source": "..."},
- *   "ceilings":   {"dram_gbps": 2996, "fp32_tflops": 60.6, "source": "..."},
+ *   "ceilings":   {"dram_gbps": 2996, "fp32_tflops": 60.6, "source": "...",
+ *                  "methods": {"dram_gbps": {"method": "...", "size": "...", "samples": 20,
+ *                                            "noise": 0.004, "sm_clock_mhz": 1980,
+ *                                            "power_w": 690}}},
  *   "provenance": {"git": "...", "driver": "...", "cuda": "...", "date": "...", "size": "full"},
  *   "pairs": {"copy_vectorized": {"size": 268435456,        (+ "shape": "RxC" for 2D pairs)
  *                                 "recorded": {the provenance of the run that recorded it},
  *                                 "variants": {"baseline": {"median_ms": 0.95, "noise": 0.004}}}}
  * }
  *
- * Roof keys end in _gbps, _tflops or _us and hold a positive number or null; other keys in
- * peaks and ceilings hold strings. Verdicts: regressed = slower than expected by more than
+ * peaks and ceilings hold the roof keys of harness/core/roofline.h (a positive number, or null
+ * when unknown) and "source" (a string); ceilings also "methods" (sm_clock_mhz and power_w
+ * optional, positive or null). Any other key is refused with its path. Verdicts: regressed = slower than expected by more than
  * max(3%, 3 x the larger of the recorded and the measured noise); improved = faster by as much.
  */
 #ifndef RB_EXPECT_H

@@ -8,30 +8,76 @@
 
 #include "util.h"
 
+/* The value of the extra named `name` of v; NaN when v has none of that name. */
+static double extra_value(const rb_variant_result *v, const char *name)
+{
+    for (int x = 0; x < v->n_extras; x++)
+        if (strcmp(v->extras[x].name, name) == 0)
+            return v->extras[x].value;
+    return NAN;
+}
+
+/* Why a variant can sit above 100% of its measured roof, by the kind of roof: the ceiling was
+ * measured with one kernel's access pattern or launch, and the variant's differs. Printed
+ * beside the number (rb_report_table's notes) instead of capping or hiding it. */
+static void above_roof_note(rb_variant_result *v, double efficiency)
+{
+    const char *why;
+    rb_roof r = v->roof;
+    if (rb_roof_kind_of(r) == RB_KIND_LATENCY)
+        why = "the ceiling is an empty kernel launched back to back; this variant overlaps "
+              "launches (programmatic dependent launch) or issues them differently";
+    else if (rb_roof_kind_of(r) == RB_KIND_COMPUTE)
+        why = "the ceiling is the best sustained rate of the method recorded in the expectation "
+              "file; this variant ran at another clock or a friendlier shape";
+    else if (rb_roof_is_link(r))
+        why = "the link's speed drifts between runs (the ceiling was measured in another run); "
+              "see the method recorded in the expectation file";
+    else
+        why = "the roof was measured with a different access mix (ceilings.methods); part of "
+              "this variant's declared traffic hits L2, or its read/write mix streams faster";
+    rb_fmt(v->roof_note, sizeof v->roof_note, "%.1f%% of the measured %s: %s", 100.0 * efficiency,
+           rb_roof_key(r), why);
+}
+
+/* Places v on its roof against the ceilings and the peaks. */
+static void derive_point(const rb_pair_result *p, rb_variant_result *v, const rb_roofs *ceilings,
+                         const rb_roofs *peaks)
+{
+    double ms = v->time_ms.median, bytes = isnan(v->bytes) ? p->bytes : v->bytes;
+    if (v->roof >= RB_ROOF_COUNT) /* a record that names no roof: the derived one */
+        v->roof = rb_roof_derived(v->unit, p->flops);
+    double rate = v->roof_rate[0] ? extra_value(v, v->roof_rate) : NAN;
+    /* A latency roof needs the pair's time per launch: without the extra there is no point. */
+    if (v->roof_rate[0] && isnan(rate))
+        rate = 0.0; /* rb_roofline_point: no positive rate, no efficiency */
+    rb_roofline_point(p->flops, bytes, ms, v->unit, v->roof, rate, ceilings, &v->vs_ceiling);
+    rb_roofline_point(p->flops, bytes, ms, v->unit, v->roof, rate, peaks, &v->vs_peak);
+    /* Bytes that the variant says came from DRAM (its roof is a DRAM or a compute roof, whose
+     * memory term is DRAM) faster than the DRAM peak came from a cache: not a valid result. */
+    int dram_bytes = rb_roof_is_dram(v->roof) || rb_roof_kind_of(v->roof) == RB_KIND_COMPUTE;
+    double dram_peak = peaks->value[RB_ROOF_DRAM];
+    if (v->valid && dram_bytes && !p->link_bytes && p->size >= p->full_size && bytes > 0 &&
+        v->vs_peak.gbps > dram_peak) {
+        v->valid = 0;
+        rb_fmt(v->note, sizeof v->note,
+               "%.0f GB/s exceeds the DRAM peak %.0f GB/s: the data came from cache, or the work "
+               "model undercounts",
+               v->vs_peak.gbps, dram_peak);
+    }
+    /* An invalid result has its note already; a valid one above its roof says why. */
+    v->roof_note[0] = '\0';
+    if (v->valid && v->vs_ceiling.efficiency > 1.0)
+        above_roof_note(v, v->vs_ceiling.efficiency);
+}
+
 void rb_report_derive(rb_pair_result *pairs, int n, const rb_roofs *ceilings, const rb_roofs *peaks)
 {
     for (int i = 0; i < n; i++) {
         rb_pair_result *p = &pairs[i];
-        for (int k = 0; k < p->n_variants; k++) {
-            rb_variant_result *v = &p->v[k];
-            if (!v->timed)
-                continue;
-            double ms = v->time_ms.median, bytes = isnan(v->bytes) ? p->bytes : v->bytes;
-            /* Bytes over a link have no DRAM roof: only the compute roofs apply. */
-            rb_roofs c = *ceilings, pk = *peaks;
-            if (p->link_bytes)
-                c.dram_gbps = pk.dram_gbps = NAN;
-            rb_roofline_point(p->flops, bytes, ms, v->unit, &c, &v->vs_ceiling);
-            rb_roofline_point(p->flops, bytes, ms, v->unit, &pk, &v->vs_peak);
-            if (v->valid && !p->link_bytes && p->size >= p->full_size && bytes > 0 &&
-                v->vs_peak.gbps > peaks->dram_gbps) {
-                v->valid = 0;
-                rb_fmt(v->note, sizeof v->note,
-                       "%.0f GB/s exceeds the DRAM peak %.0f GB/s: the data came from cache, or "
-                       "the work model undercounts",
-                       v->vs_peak.gbps, peaks->dram_gbps);
-            }
-        }
+        for (int k = 0; k < p->n_variants; k++)
+            if (p->v[k].timed)
+                derive_point(p, &p->v[k], ceilings, peaks);
         /* Speedups only between valid results, once validity is settled. */
         double base_ms = NAN;
         for (int k = 0; k < p->n_variants; k++)
@@ -53,13 +99,41 @@ static void pct(char *buf, size_t size, double x)
         rb_fmt(buf, size, "%.1f%%", 100.0 * x);
 }
 
-/* The cells of one table row, shared by the text table and the Markdown page. */
+/* The cells of one table row, shared by the text table, the Markdown page and the CSV. */
 typedef struct row {
     char ms[24], noise[16], rate[32], ceil[16], peak[16], speedup[16];
+    double rate_value;     /* the number in rate, unrounded (NaN: none) */
+    const char *rate_unit; /* "GB/s", "TFLOP/s", "us/launch"; "" when none */
 } row;
+
+/* The rate worth reading: microseconds per launch on a latency roof; TFLOP/s when compute-bound
+ * by either set of roofs (a GPU may have no measured ceiling for a unit); else GB/s. */
+static void format_rate(const rb_pair_result *p, const rb_variant_result *v, row *r)
+{
+    if (rb_roof_kind_of(v->roof) == RB_KIND_LATENCY) {
+        r->rate_value = v->roof_rate[0] ? extra_value(v, v->roof_rate) : NAN;
+        r->rate_unit = "us/launch";
+        if (isnan(r->rate_value)) {
+            rb_fmt(r->rate, sizeof r->rate, "-");
+            r->rate_unit = "";
+        } else {
+            rb_fmt(r->rate, sizeof r->rate, "%.2f us/launch", r->rate_value);
+        }
+    } else if (p->flops > 0 && !(v->vs_ceiling.memory_bound && v->vs_peak.memory_bound)) {
+        r->rate_value = v->vs_ceiling.tflops;
+        r->rate_unit = "TFLOP/s";
+        rb_fmt(r->rate, sizeof r->rate, "%.1f TFLOP/s", r->rate_value);
+    } else {
+        r->rate_value = v->vs_ceiling.gbps;
+        r->rate_unit = "GB/s";
+        rb_fmt(r->rate, sizeof r->rate, "%.1f GB/s", r->rate_value);
+    }
+}
 
 static void format_row(const rb_pair_result *p, const rb_variant_result *v, row *r)
 {
+    r->rate_value = NAN;
+    r->rate_unit = "";
     if (!v->timed) {
         rb_fmt(r->ms, sizeof r->ms, "-");
         rb_fmt(r->noise, sizeof r->noise, "-");
@@ -71,13 +145,13 @@ static void format_row(const rb_pair_result *p, const rb_variant_result *v, row 
     }
     rb_fmt(r->ms, sizeof r->ms, "%.4f", v->time_ms.median);
     pct(r->noise, sizeof r->noise, v->time_ms.noise);
-    /* Compute-bound by either set of roofs (a GPU may have no measured ceiling for a unit):
-     * the rate worth reading is TFLOP/s. */
-    if (p->flops > 0 && !(v->vs_ceiling.memory_bound && v->vs_peak.memory_bound))
-        rb_fmt(r->rate, sizeof r->rate, "%.1f TFLOP/s", v->vs_ceiling.tflops);
-    else
-        rb_fmt(r->rate, sizeof r->rate, "%.1f GB/s", v->vs_ceiling.gbps);
+    format_rate(p, v, r);
     pct(r->ceil, sizeof r->ceil, v->vs_ceiling.efficiency);
+    /* Above its measured roof: marked here, the reason printed in the notes below the table. */
+    if (v->roof_note[0]) {
+        size_t len = strlen(r->ceil);
+        rb_fmt(r->ceil + len, sizeof r->ceil - len, "*");
+    }
     pct(r->peak, sizeof r->peak, v->vs_peak.efficiency);
     if (isnan(v->speedup))
         rb_fmt(r->speedup, sizeof r->speedup, "-");
@@ -85,10 +159,16 @@ static void format_row(const rb_pair_result *p, const rb_variant_result *v, row 
         rb_fmt(r->speedup, sizeof r->speedup, "%.2fx", v->speedup);
 }
 
+/* The roof a row is placed on ("-" for a variant never timed: it has no point). */
+static const char *roof_cell(const rb_variant_result *v)
+{
+    return v->timed && v->roof < RB_ROOF_COUNT ? rb_roof_key(v->roof) : "-";
+}
+
 void rb_report_table(FILE *f, const rb_pair_result *pairs, int n)
 {
-    fprintf(f, "%-18s %-12s %10s %6s %15s %7s %7s %8s  %s\n", "pair", "variant", "median ms",
-            "noise", "rate", "%ceil", "%peak", "speedup", "verdict");
+    fprintf(f, "%-18s %-12s %10s %6s %17s %8s %7s %8s  %-9s  %s\n", "pair", "variant",
+            "median ms", "noise", "rate", "%ceil", "%peak", "speedup", "verdict", "roof");
     for (int i = 0; i < n; i++) {
         const rb_pair_result *p = &pairs[i];
         if (p->status != RB_PAIR_OK && p->n_variants == 0) {
@@ -100,18 +180,21 @@ void rb_report_table(FILE *f, const rb_pair_result *pairs, int n)
             const rb_variant_result *v = &p->v[k];
             row r;
             format_row(p, v, &r);
-            fprintf(f, "%-18s %-12s %10s %6s %15s %7s %7s %8s  %s\n", k == 0 ? p->name : "",
-                    v->name, r.ms, r.noise, r.rate, r.ceil, r.peak, r.speedup,
-                    rb_verdict_name(v->verdict));
+            fprintf(f, "%-18s %-12s %10s %6s %17s %8s %7s %8s  %-9s  %s\n",
+                    k == 0 ? p->name : "", v->name, r.ms, r.noise, r.rate, r.ceil, r.peak,
+                    r.speedup, rb_verdict_name(v->verdict), roof_cell(v));
         }
         if (p->status == RB_PAIR_FAILED)
             fprintf(f, "%-18s FAILED: %s\n", "", p->reason);
     }
     for (int i = 0; i < n; i++)
-        for (int k = 0; k < pairs[i].n_variants; k++)
-            if (pairs[i].v[k].note[0])
-                fprintf(f, "note: %s/%s: %s\n", pairs[i].name, pairs[i].v[k].name,
-                        pairs[i].v[k].note);
+        for (int k = 0; k < pairs[i].n_variants; k++) {
+            const rb_variant_result *v = &pairs[i].v[k];
+            if (v->note[0])
+                fprintf(f, "note: %s/%s: %s\n", pairs[i].name, v->name, v->note);
+            if (v->roof_note[0])
+                fprintf(f, "note: %s/%s: * %s\n", pairs[i].name, v->name, v->roof_note);
+        }
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {
             const rb_variant_result *v = &pairs[i].v[k];
@@ -183,25 +266,29 @@ char *rb_report_markdown(const rb_pair_result *pairs, int n, const json_value *m
            meta_str(env, "cc", NULL));
     sb_add(&b, "- expectations: %s\n\n", meta_str(meta, "expectations", NULL));
     sb_add(&b, "| pair | variant | median ms | noise | rate | %% ceiling | %% peak | speedup | "
-               "verdict |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+               "verdict | roof |\n|---|---|---:|---:|---:|---:|---:|---:|---|---|\n");
     for (int i = 0; i < n; i++) {
         const rb_pair_result *p = &pairs[i];
         if (p->status != RB_PAIR_OK && p->n_variants == 0)
-            sb_add(&b, "| %s | - | %s: %s | | | | | | |\n", p->name,
+            sb_add(&b, "| %s | - | %s: %s | | | | | | | |\n", p->name,
                    p->status == RB_PAIR_SKIPPED ? "skipped" : "FAILED", p->reason);
         for (int k = 0; k < p->n_variants; k++) {
             row r;
             format_row(p, &p->v[k], &r);
-            sb_add(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", k == 0 ? p->name : "",
-                   p->v[k].name, r.ms, r.noise, r.rate, r.ceil, r.peak, r.speedup,
-                   rb_verdict_name(p->v[k].verdict));
+            sb_add(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                   k == 0 ? p->name : "", p->v[k].name, r.ms, r.noise, r.rate, r.ceil, r.peak,
+                   r.speedup, rb_verdict_name(p->v[k].verdict), roof_cell(&p->v[k]));
         }
     }
     sb_add(&b, "\n");
     for (int i = 0; i < n; i++)
-        for (int k = 0; k < pairs[i].n_variants; k++)
-            if (pairs[i].v[k].note[0])
-                sb_add(&b, "- %s/%s: %s\n", pairs[i].name, pairs[i].v[k].name, pairs[i].v[k].note);
+        for (int k = 0; k < pairs[i].n_variants; k++) {
+            const rb_variant_result *v = &pairs[i].v[k];
+            if (v->note[0])
+                sb_add(&b, "- %s/%s: %s\n", pairs[i].name, v->name, v->note);
+            if (v->roof_note[0])
+                sb_add(&b, "- %s/%s: \\* %s\n", pairs[i].name, v->name, v->roof_note);
+        }
     int header = 0;
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {
@@ -236,11 +323,17 @@ char *rb_report_markdown(const rb_pair_result *pairs, int n, const json_value *m
     return b.s;
 }
 
-/* bound: which term of the floor is the larger; "unknown" when a roof it needs is unknown (a
- * tensor-core unit with no measured ceiling), where memory_bound alone would say "memory". */
-static json_value *point_json(const rb_point *pt)
+/* bound: which term of the floor is the larger ("memory" or "compute"), or the kind of roof that
+ * has a single term ("link": pcie or nvlink, "latency"); "unknown" when a roof it needs is
+ * unknown (a tensor-core unit with no measured ceiling), where memory_bound alone would say
+ * "memory". */
+static json_value *point_json(const rb_point *pt, rb_roof roof)
 {
-    const char *bound = isnan(pt->floor_ms) ? "unknown" : pt->memory_bound ? "memory" : "compute";
+    const char *bound = isnan(pt->floor_ms)                              ? "unknown"
+                        : rb_roof_kind_of(roof) == RB_KIND_LATENCY       ? "latency"
+                        : rb_roof_is_link(roof)                          ? "link"
+                        : pt->memory_bound                               ? "memory"
+                                                                         : "compute";
     json_value *o = json_new_object();
     if (!o || json_set_number(o, "ai", pt->ai) || json_set_number(o, "gbps", pt->gbps) ||
         json_set_number(o, "tflops", pt->tflops) || json_set_number(o, "floor_ms", pt->floor_ms) ||
@@ -255,8 +348,9 @@ static json_value *point_json(const rb_point *pt)
 static json_value *variant_json(const rb_variant_result *v)
 {
     json_value *o = rb_variant_to_json(v);
-    if (!o || json_object_set(o, "vs_ceiling", point_json(&v->vs_ceiling)) ||
-        json_object_set(o, "vs_peak", point_json(&v->vs_peak)) ||
+    if (!o || json_object_set(o, "vs_ceiling", point_json(&v->vs_ceiling, v->roof)) ||
+        json_object_set(o, "vs_peak", point_json(&v->vs_peak, v->roof)) ||
+        (v->roof_note[0] && json_set_string(o, "roof_note", v->roof_note)) ||
         json_set_number(o, "speedup", v->speedup) ||
         json_set_number(o, "expected_ms", v->expected_ms) ||
         json_set_string(o, "verdict", rb_verdict_name(v->verdict))) {
@@ -266,7 +360,28 @@ static json_value *variant_json(const rb_variant_result *v)
     return o;
 }
 
-json_value *rb_report_json(const rb_pair_result *pairs, int n, json_value *meta)
+json_value *rb_report_roofs_json(const rb_roofs *ceilings, const rb_roofs *peaks)
+{
+    json_value *all = json_new_object();
+    for (int r = 0; all && r < RB_ROOF_COUNT; r++) {
+        json_value *o = json_new_object();
+        if (!o || json_set_string(o, "kind", rb_roof_kind_name(rb_roof_kind_of((rb_roof)r))) ||
+            json_set_number(o, "measured", ceilings->value[r]) || /* NaN: null, unknown */
+            json_set_number(o, "peak", peaks->value[r])) {
+            json_free(o);
+            json_free(all);
+            return NULL;
+        }
+        if (json_object_set(all, rb_roof_key((rb_roof)r), o)) { /* frees o when it fails */
+            json_free(all);
+            return NULL;
+        }
+    }
+    return all;
+}
+
+json_value *rb_report_json(const rb_pair_result *pairs, int n, const rb_roofs *ceilings,
+                           const rb_roofs *peaks, json_value *meta)
 {
     static const char *const status_names[] = {"ok", "failed", "skipped"};
     json_value *list = json_new_array();
@@ -303,9 +418,111 @@ json_value *rb_report_json(const rb_pair_result *pairs, int n, json_value *meta)
         json_free(meta);
         return NULL;
     }
+    if (json_object_set(meta, "roofs", rb_report_roofs_json(ceilings, peaks))) {
+        json_free(list);
+        json_free(meta);
+        return NULL;
+    }
     if (json_object_set(meta, "pairs", list)) { /* frees list when it fails */
         json_free(meta);
         return NULL;
     }
     return meta;
+}
+
+/* ---- CSV ---- */
+
+/* One RFC 4180 field: quoted (quotes doubled) when it holds a comma, a quote, CR or LF. */
+static void csv_field(sbuf *b, const char *s, int last)
+{
+    if (strpbrk(s, ",\"\r\n")) {
+        sb_add(b, "\"");
+        for (const char *c = s; *c; c++) {
+            if (*c == '"')
+                sb_add(b, "\"");
+            sb_add(b, "%c", *c);
+        }
+        sb_add(b, "\"");
+    } else {
+        sb_add(b, "%s", s);
+    }
+    sb_add(b, last ? "\r\n" : ",");
+}
+
+/* A number field: empty when NaN (a spreadsheet's blank, where the table prints '-'). */
+static void csv_number(sbuf *b, double x, double scale)
+{
+    char cell[40] = "";
+    if (!isnan(x))
+        rb_fmt(cell, sizeof cell, "%.10g", x * scale);
+    csv_field(b, cell, 0);
+}
+
+/* The pair and the input of a row group named "<pair>[.<input>][@<size>]" (jobs.h). */
+static void split_group(const char *group, char *pair, size_t pair_size, char *input,
+                        size_t input_size)
+{
+    size_t end = strcspn(group, ".@");
+    rb_fmt(pair, pair_size, "%.*s", (int)end, group);
+    input[0] = '\0';
+    if (group[end] == '.')
+        rb_fmt(input, input_size, "%.*s", (int)strcspn(group + end + 1, "@"), group + end + 1);
+}
+
+static void csv_row(sbuf *b, const rb_pair_result *p, const rb_variant_result *v)
+{
+    char pair[RB_NAME_MAX], input[RB_NAME_MAX], size[48];
+    split_group(p->name, pair, sizeof pair, input, sizeof input);
+    if (p->rows > 1)
+        rb_fmt(size, sizeof size, "%llux%llu", (unsigned long long)p->rows,
+               (unsigned long long)p->cols);
+    else
+        rb_fmt(size, sizeof size, "%llu", (unsigned long long)p->size);
+    csv_field(b, pair, 0);
+    csv_field(b, input, 0);
+    csv_field(b, size, 0);
+    if (!v) { /* a pair that produced no variant: skipped or failed, the reason as its note */
+        csv_field(b, "", 0);
+        for (int i = 0; i < 7; i++) /* median_ms .. speedup */
+            csv_field(b, "", 0);
+        csv_field(b, p->status == RB_PAIR_SKIPPED ? "skipped" : "failed", 0);
+        csv_field(b, "", 0);
+        csv_field(b, p->reason, 1);
+        return;
+    }
+    row r;
+    format_row(p, v, &r);
+    csv_field(b, v->name, 0);
+    csv_number(b, v->timed ? v->time_ms.median : NAN, 1);
+    csv_number(b, v->timed ? v->time_ms.noise : NAN, 1);
+    csv_number(b, r.rate_value, 1);
+    csv_field(b, r.rate_unit, 0);
+    csv_number(b, v->timed ? v->vs_ceiling.efficiency : NAN, 100);
+    csv_number(b, v->timed ? v->vs_peak.efficiency : NAN, 100);
+    csv_number(b, v->speedup, 1);
+    csv_field(b, rb_verdict_name(v->verdict), 0);
+    csv_field(b, roof_cell(v), 0);
+    char note[sizeof v->note + sizeof v->roof_note + 4];
+    rb_fmt(note, sizeof note, "%s%s%s", v->note, v->note[0] && v->roof_note[0] ? "; " : "",
+           v->roof_note);
+    csv_field(b, note, 1);
+}
+
+char *rb_report_csv(const rb_pair_result *pairs, int n)
+{
+    sbuf b = {0};
+    sb_add(&b, "pair,input,size,variant,median_ms,noise,rate,rate_unit,pct_ceil,pct_peak,speedup,"
+               "verdict,roof,note\r\n");
+    for (int i = 0; i < n; i++) {
+        const rb_pair_result *p = &pairs[i];
+        if (p->status != RB_PAIR_OK && p->n_variants == 0)
+            csv_row(&b, p, NULL);
+        for (int k = 0; k < p->n_variants; k++)
+            csv_row(&b, p, &p->v[k]);
+    }
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
 }

@@ -8,20 +8,33 @@
 #include "json.h"
 #include "result.h"
 
-/* Fills every variant's roofline points (against ceilings and peaks) and speedup over the
- * pair's baseline. A memory-bound variant at full size whose bandwidth exceeds the datasheet
- * DRAM peak is made invalid: its data did not come from DRAM. */
+/* Fills every variant's roofline points on its own roof (v->roof; a record without one gets the
+ * derived roof), against ceilings and peaks, and its speedup over the pair's baseline. A point
+ * above 100% of its measured roof gets roof_note, the reason printed beside it. A variant on a
+ * DRAM or compute roof at full size whose bandwidth exceeds the datasheet DRAM peak is made
+ * invalid: its data did not come from DRAM. */
 void rb_report_derive(rb_pair_result *pairs, int n, const rb_roofs *ceilings,
                       const rb_roofs *peaks);
 
-/* The table: pair, variant, median ms, noise, GB/s or TFLOP/s, % of ceiling, % of peak,
- * speedup over baseline, verdict; then a line for each note. */
+/* The table: pair, variant, median ms, noise, GB/s, TFLOP/s or us/launch, % of its measured
+ * roof (marked * when above 100%), % of its datasheet peak, speedup over baseline, verdict, the
+ * roof; then a line for each note. */
 void rb_report_table(FILE *f, const rb_pair_result *pairs, int n);
 
 /* The same as a Markdown page, with the environment's main facts above it. Caller frees. */
 char *rb_report_markdown(const rb_pair_result *pairs, int n, const json_value *meta);
 
-/* The results document: meta (owned) with "pairs" added. NULL when out of memory. */
-json_value *rb_report_json(const rb_pair_result *pairs, int n, json_value *meta);
+/* The CSV of the table (RFC 4180, CRLF line ends): one row per variant with the table's columns
+ * and the roof; numbers unrounded. Caller frees; NULL when out of memory. */
+char *rb_report_csv(const rb_pair_result *pairs, int n);
+
+/* "roofs" of the results file: {"<key>": {"kind": ..., "measured": x|null, "peak": x|null}} for
+ * every roof key. NULL when out of memory. */
+json_value *rb_report_roofs_json(const rb_roofs *ceilings, const rb_roofs *peaks);
+
+/* The results document: meta (owned) with "roofs" (the roofs the run was placed against) and
+ * "pairs" added. NULL when out of memory. */
+json_value *rb_report_json(const rb_pair_result *pairs, int n, const rb_roofs *ceilings,
+                           const rb_roofs *peaks, json_value *meta);
 
 #endif

@@ -56,6 +56,7 @@ void rb_variant_result_init(rb_variant_result *v, const char *name, rb_role role
     v->launches_per_sample = NAN;
     v->sm_clock_mhz = NAN;
     v->bytes = NAN;
+    v->roof = RB_ROOF_COUNT;
     v->speedup = NAN;
     v->expected_ms = NAN;
     v->verdict = RB_VERDICT_NONE;
@@ -89,6 +90,10 @@ json_value *rb_variant_to_json(const rb_variant_result *v)
     if (!isnan(v->bytes))
         bad |= json_set_number(o, "bytes", v->bytes);
     bad |= json_set_string(o, "note", v->note);
+    if (v->roof < RB_ROOF_COUNT)
+        bad |= json_set_string(o, "roof", rb_roof_key(v->roof));
+    if (v->roof_rate[0])
+        bad |= json_set_string(o, "roof_rate", v->roof_rate);
     if (v->skipped)
         bad |= json_set_bool(o, "skipped", 1);
     if (v->n_extras > 0)
@@ -148,6 +153,15 @@ int rb_variant_from_json(const json_value *o, rb_variant_result *v, char *err, s
     const json_value *note = json_get(o, "note");
     if (note && note->type == JSON_STRING)
         rb_fmt(v->note, sizeof v->note, "%s", note->string);
+    /* A record without a roof (one written before roofs were per variant) gets the derived one;
+     * a roof this build does not know is refused rather than guessed. */
+    const json_value *roof = json_get(o, "roof"), *rate = json_get(o, "roof_rate");
+    if (roof && (roof->type != JSON_STRING || rb_roof_from_key(roof->string, &v->roof) != 0)) {
+        rb_fmt(err, err_size, "variant record: roof is not a roof key");
+        return -1;
+    }
+    if (rate && rate->type == JSON_STRING)
+        rb_fmt(v->roof_rate, sizeof v->roof_rate, "%s", rate->string);
     const json_value *extras = json_get(o, "extras");
     if (extras && rb_extras_from_json(extras, v->extras, &v->n_extras, err, err_size) != 0)
         return -1;

@@ -81,10 +81,14 @@ typedef struct rb_variant_result {
     double sm_clock_mhz; /* read right after the timed loop; NaN when unknown */
     char note[240];      /* why invalid, or anything the reader must know */
     double bytes;        /* this variant's work-model bytes; NaN: the pair's */
+    rb_roof roof;        /* the roof it is placed on; RB_ROOF_COUNT: derived by the parent from
+                            the unit and the pair's flops (a record that names none) */
+    char roof_rate[32];  /* the extra whose value is judged against the roof ("" : bytes / time) */
     int n_extras;        /* the pair's figures beside the time */
     rb_extra extras[RB_MAX_EXTRAS];
     /* Derived by the parent. */
     rb_point vs_ceiling, vs_peak;
+    char roof_note[320]; /* why a point above 100% of its measured roof is there ("" : none) */
     double speedup;     /* baseline median / this median; NaN without a timed baseline */
     double expected_ms; /* NaN when no expectation */
     rb_verdict verdict;

@@ -1,13 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Roofline points. attainable = min(compute roof of the unit a variant uses, AI x memory roof);
- * written as times: floor = max(flops / compute roof, bytes / memory roof), and
- * efficiency = floor / measured time (1.0 = on the roof).
+ * The roofs and the roofline points placed under them.
+ *
+ * A roof is one of a fixed table of keys (the same keys in expectation files and results files):
+ * its kind and unit are in its name's suffix, _gbps (bandwidth, 1e9 bytes/s), _tflops (compute,
+ * 1e12 flop/s, dense) or _us (latency, microseconds). Every variant is placed on one roof, which
+ * its pair declares or the harness derives (harness/pair.h, rb_variant_def.roof).
+ *
+ * Against a compute roof: floor = max(flops / compute roof, bytes / dram_gbps) (the classic
+ * roofline, attainable = min(compute, AI x memory)). Against a bandwidth roof: floor =
+ * max(bytes / that roof, flops / the unit's compute roof when known), or, when the pair gives its
+ * own rate (an extra in GB/s: nccl's bus bandwidth), rate / roof. Against a latency roof: the
+ * pair gives its time per launch or graph node (an extra in microseconds), and efficiency = roof
+ * / that time. efficiency = floor / measured time (1.0 = on the roof).
  */
 #ifndef RB_ROOFLINE_H
 #define RB_ROOFLINE_H
 
-/* The arithmetic unit whose roof a variant is judged against. */
+/* The arithmetic unit a variant uses: derives its default roof (a compute roof when it has
+ * flops). */
 typedef enum rb_unit {
     RB_UNIT_NONE, /* moves data only: judged against the memory roof */
     RB_UNIT_FP32, /* CUDA cores, fp32 FMA */
@@ -15,16 +26,57 @@ typedef enum rb_unit {
     RB_UNIT_TF32, /* tensor cores */
     RB_UNIT_BF16,
     RB_UNIT_FP8,
+    RB_UNIT_FP16,
     RB_UNIT_COUNT
 } rb_unit;
 
-/* "none", "fp32", ...; a roof's key in an expectation file is "<name>_tflops". */
+/* "none", "fp32", ... */
 const char *rb_unit_name(rb_unit u);
 
-/* A set of roofs; NaN = unknown. */
+typedef enum rb_roof_kind { RB_KIND_BANDWIDTH, RB_KIND_COMPUTE, RB_KIND_LATENCY } rb_roof_kind;
+
+/* Every roof key (docs: README "The roofs"). The order is the order of rb_roof_key's table. */
+typedef enum rb_roof {
+    RB_ROOF_DRAM,        /* dram_gbps: a copy kernel, read + write counted */
+    RB_ROOF_DRAM_READ,   /* dram_read_gbps: a read-only stream */
+    RB_ROOF_DRAM_WRITE,  /* dram_write_gbps: a write-only stream */
+    RB_ROOF_L2_READ,     /* l2_read_gbps: reads of a working set that fits in L2 */
+    RB_ROOF_SMEM,        /* smem_gbps: shared memory, per SM x SMs */
+    RB_ROOF_PCIE_H2D,    /* pcie_h2d_gbps: pinned host to device */
+    RB_ROOF_PCIE_D2H,    /* pcie_d2h_gbps */
+    RB_ROOF_PCIE_DUPLEX, /* pcie_duplex_gbps: both directions at once, bytes of both counted */
+    RB_ROOF_NVLINK,      /* nvlink_gbps: a peer copy (2+ GPUs only) */
+    RB_ROOF_FP32,        /* fp32_tflops */
+    RB_ROOF_FP64,
+    RB_ROOF_TF32,
+    RB_ROOF_BF16,
+    RB_ROOF_FP16,
+    RB_ROOF_FP8,
+    RB_ROOF_LAUNCH,     /* launch_us: one empty kernel launched on a stream, back to back */
+    RB_ROOF_GRAPH_NODE, /* graph_node_us: one node of a CUDA graph of empty kernels */
+    RB_ROOF_COUNT
+} rb_roof;
+
+/* "dram_gbps", ...; "?" out of range. */
+const char *rb_roof_key(rb_roof r);
+/* 0 and *out, or -1 when key is not a roof's. */
+int rb_roof_from_key(const char *key, rb_roof *out);
+rb_roof_kind rb_roof_kind_of(rb_roof r);
+/* "bandwidth", "compute", "latency". */
+const char *rb_roof_kind_name(rb_roof_kind k);
+/* A host or peer link (pcie_*, nvlink): its bytes are not DRAM traffic. */
+int rb_roof_is_link(rb_roof r);
+/* DRAM traffic (dram_*): a rate above the DRAM datasheet peak cannot have come from DRAM. */
+int rb_roof_is_dram(rb_roof r);
+/* The compute roof of unit u (RB_ROOF_COUNT for RB_UNIT_NONE). */
+rb_roof rb_roof_of_unit(rb_unit u);
+/* The roof a variant gets when its pair declares none: its unit's compute roof when it has
+ * flops, else dram_gbps. */
+rb_roof rb_roof_derived(rb_unit u, double flops);
+
+/* A value per roof; NaN = unknown. */
 typedef struct rb_roofs {
-    double dram_gbps;
-    double tflops[RB_UNIT_COUNT];
+    double value[RB_ROOF_COUNT];
 } rb_roofs;
 
 /* All roofs unknown. */
@@ -39,7 +91,11 @@ typedef struct rb_point {
     int memory_bound;  /* 1 when the memory term of the floor is the larger (or no flops) */
 } rb_point;
 
-void rb_roofline_point(double flops, double bytes, double ms, rb_unit unit, const rb_roofs *roofs,
-                       rb_point *out);
+/* The point of a variant that ran `ms` on `roof`. rate: the pair's own rate against that roof
+ * (GB/s for a bandwidth roof, microseconds per launch or node for a latency roof), NaN for none
+ * (bytes / time); a latency roof without a rate, or a rate that is not positive, has no
+ * efficiency (NaN). */
+void rb_roofline_point(double flops, double bytes, double ms, rb_unit unit, rb_roof roof,
+                       double rate, const rb_roofs *roofs, rb_point *out);
 
 #endif

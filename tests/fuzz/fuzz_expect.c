@@ -137,10 +137,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rb_expect_roofs(json_get(doc, "ceilings"), &e.ceilings);
     const rb_roofs *roofs[] = {&e.peaks, &e.ceilings};
     for (int r = 0; r < 2; r++) {
-        FUZZ_REQUIRE(isnan(roofs[r]->dram_gbps) || (roofs[r]->dram_gbps > 0 && !isinf(roofs[r]->dram_gbps)));
-        for (int u = 0; u < RB_UNIT_COUNT; u++)
-            FUZZ_REQUIRE(isnan(roofs[r]->tflops[u]) ||
-                         (roofs[r]->tflops[u] > 0 && !isinf(roofs[r]->tflops[u])));
+        for (int k = 0; k < RB_ROOF_COUNT; k++)
+            FUZZ_REQUIRE(isnan(roofs[r]->value[k]) ||
+                         (roofs[r]->value[k] > 0 && !isinf(roofs[r]->value[k])));
     }
     check_apply(&e);
     check_update(&e);
