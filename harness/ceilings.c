@@ -169,8 +169,7 @@ static rb_status measure_dram(ceil_ctx *c, int quick)
 static rb_status run_l2(void *ctx, cudaStream_t s)
 {
     ceil_ctx *c = ctx;
-    RB_CUDA(
-        rb_ceiling_l2_read(c->a, c->n_vec4, c->reps, 0xFFFFFFFFu, c->sink, c->dev.sms, s));
+    RB_CUDA(rb_ceiling_l2_read(c->a, c->n_vec4, c->reps, 0xFFFFFFFFu, c->sink, c->dev.sms, s));
     return RB_OK;
 }
 
@@ -250,8 +249,9 @@ static rb_status measure_smem(ceil_ctx *c)
     rb_stats st;
     char size[160];
     RB_TRY(timed(run_smem, c, &st));
-    rb_fmt(size, sizeof size, "16 KiB per block, blocks resident on all %d SMs, %.0f MiB per launch",
-           c->dev.sms, c->smem_bytes / CEIL_MIB);
+    rb_fmt(size, sizeof size,
+           "16 KiB per block, blocks resident on all %d SMs, %.0f MiB per launch", c->dev.sms,
+           c->smem_bytes / CEIL_MIB);
     return report(c, "smem_gbps", per_s(c->smem_bytes, &st, 1e9), &st,
                   "ld.shared.v4 (16 bytes, a warp's 32 consecutive words: conflict-free, 512 B "
                   "per instruction), 4 per thread per iteration, summed over all SMs",
@@ -310,8 +310,8 @@ static rb_status measure_host_links(ceil_ctx *c)
     char size[160], link[120] = "link not reported by NVML";
     int gen = 0, width = 0;
     if (rb_env_pcie_link(0, &gen, &width) == 0)
-        rb_fmt(link, sizeof link, "PCIe gen %d x%d, %.1f GB/s per direction in theory", gen,
-               width, rb_pcie_gbps(gen, width));
+        rb_fmt(link, sizeof link, "PCIe gen %d x%d, %.1f GB/s per direction in theory", gen, width,
+               rb_pcie_gbps(gen, width));
     RB_CUDA(cudaMallocHost(&c->host_src, CEIL_LINK_BYTES));
     RB_CUDA(cudaMallocHost(&c->host_dst, CEIL_LINK_BYTES));
     memset(c->host_src, 0x5A, CEIL_LINK_BYTES);
@@ -515,8 +515,7 @@ int rb_ceilings_child(int fd, int quick)
         return 0;
     char reason[400];
     const char *first = rb_first_error();
-    rb_fmt(reason, sizeof reason, "measuring the ceilings failed%s%s", first[0] ? ": " : "",
-           first);
+    rb_fmt(reason, sizeof reason, "measuring the ceilings failed%s%s", first[0] ? ": " : "", first);
     json_value *o = json_new_object();
     if (o && (json_set_string(o, "type", "error") || json_set_string(o, "reason", reason))) {
         json_free(o);

@@ -51,7 +51,7 @@ typedef struct cg_format {
     cudaDataType_t in_type, out_type;
     rb_ceiling_elem elem;
     size_t in_bytes, out_bytes;
-    int min_cc; /* compute capability x 10 */
+    int min_cc;  /* compute capability x 10 */
     float range; /* operands uniform in (-range, range); fp8: scaled back by 1 / range */
 } cg_format;
 
@@ -105,8 +105,8 @@ static cublasStatus_t cg_launch(const cg_ctx *c, const cg_candidate *x)
     /* cuBLASLt's A is the n x k operand (k x n column-major, op T), its B the m x k one: the
      * column-major n x m result is the row-major m x n product (bench/gemm_precision.c). */
     return cublasLtMatmul(c->lt, c->desc, &one, c->a, c->la, c->b, c->lb, &zero,
-                          x->no_c ? NULL : c->d, c->ld, c->d, c->ld, &x->algo, c->ws,
-                          CG_WORKSPACE, c->s);
+                          x->no_c ? NULL : c->d, c->ld, c->d, c->ld, &x->algo, c->ws, CG_WORKSPACE,
+                          c->s);
 }
 
 static rb_status cg_desc(cg_ctx *c)
@@ -410,8 +410,10 @@ rb_status rb_ceilings_tensor(int fd, const rb_device *dev)
     memset(&c, 0, sizeof c);
     rb_status st = RB_OK;
     if (cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking) != cudaSuccess ||
-        cublasLtCreate(&c.lt) != CUBLAS_STATUS_SUCCESS || cudaMalloc(&c.ws, CG_WORKSPACE) != cudaSuccess) {
-        rb_error_at(__FILE__, __LINE__, "rb_ceilings_tensor", "cannot create a stream, a cuBLASLt handle or its workspace");
+        cublasLtCreate(&c.lt) != CUBLAS_STATUS_SUCCESS ||
+        cudaMalloc(&c.ws, CG_WORKSPACE) != cudaSuccess) {
+        rb_error_at(__FILE__, __LINE__, "rb_ceilings_tensor",
+                    "cannot create a stream, a cuBLASLt handle or its workspace");
         st = RB_ERR_CUDA;
     }
     for (size_t i = 0; st == RB_OK && i < sizeof cg_formats / sizeof cg_formats[0]; i++) {

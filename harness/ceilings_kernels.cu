@@ -30,7 +30,7 @@
 #include "core/random.h"
 
 #define CEIL_THREADS 256
-#define CEIL_UNROLL 4       /* 16-byte accesses per thread per pass */
+#define CEIL_UNROLL 4        /* 16-byte accesses per thread per pass */
 #define CEIL_SMEM_WORDS 1024 /* uint4: 16 KiB per block = CEIL_UNROLL x CEIL_THREADS */
 
 static __global__ void __launch_bounds__(CEIL_THREADS)
@@ -91,7 +91,8 @@ static __global__ void __launch_bounds__(CEIL_THREADS) ceiling_write_kernel(uint
         size_t i = base + (size_t)k * CEIL_THREADS;
         unsigned lo = (unsigned)i;
         if (i < n)
-            __stcs(&dst[i], make_uint4(lo, lo * 2654435761u, ~lo, (unsigned)(i >> 32) ^ 0x9E3779B9u));
+            __stcs(&dst[i],
+                   make_uint4(lo, lo * 2654435761u, ~lo, (unsigned)(i >> 32) ^ 0x9E3779B9u));
     }
 }
 
@@ -137,15 +138,13 @@ static __global__ void __launch_bounds__(CEIL_THREADS)
 static cudaError_t resident_grid(const void *kernel, int sms, int *blocks)
 {
     int per_sm = 0;
-    cudaError_t e =
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, CEIL_THREADS, 0);
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, CEIL_THREADS, 0);
     *blocks = sms * (per_sm > 0 ? per_sm : 1);
     return e;
 }
 
-extern "C" cudaError_t rb_ceiling_l2_read(const void *buf, size_t n_vec4, int reps,
-                                          unsigned rare, unsigned *sink, int sms,
-                                          cudaStream_t stream)
+extern "C" cudaError_t rb_ceiling_l2_read(const void *buf, size_t n_vec4, int reps, unsigned rare,
+                                          unsigned *sink, int sms, cudaStream_t stream)
 {
     int blocks = 0;
     cudaError_t e = resident_grid((const void *)ceiling_l2_read_kernel, sms, &blocks);
@@ -240,8 +239,7 @@ extern "C" cudaError_t rb_ceiling_fma(float *out, int blocks, int iters, cudaStr
 
 extern "C" cudaError_t rb_ceiling_fma64(double *out, int blocks, int iters, cudaStream_t stream)
 {
-    ceiling_fma_kernel<double><<<blocks, CEIL_THREADS, 0, stream>>>(out, iters, 0.999999999,
-                                                                     1e-13);
+    ceiling_fma_kernel<double><<<blocks, CEIL_THREADS, 0, stream>>>(out, iters, 0.999999999, 1e-13);
     return cudaGetLastError();
 }
 
@@ -275,8 +273,7 @@ static __device__ void store_elem(__nv_fp8_storage_t *d, size_t i, float x)
     d[i] = __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3);
 }
 
-template <typename T>
-static __global__ void fill_kernel(T *d, size_t n, uint64_t seed, float scale)
+template <typename T> static __global__ void fill_kernel(T *d, size_t n, uint64_t seed, float scale)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
@@ -287,20 +284,15 @@ extern "C" cudaError_t rb_ceiling_fill(void *dst, rb_ceiling_elem type, size_t n
                                        float scale, cudaStream_t stream)
 {
     switch (type) {
-    case RB_ELEM_F32:
-        fill_kernel<<<2048, 256, 0, stream>>>((float *)dst, n, seed, scale);
-        break;
+    case RB_ELEM_F32: fill_kernel<<<2048, 256, 0, stream>>>((float *)dst, n, seed, scale); break;
     case RB_ELEM_BF16:
         fill_kernel<<<2048, 256, 0, stream>>>((__nv_bfloat16 *)dst, n, seed, scale);
         break;
-    case RB_ELEM_F16:
-        fill_kernel<<<2048, 256, 0, stream>>>((__half *)dst, n, seed, scale);
-        break;
+    case RB_ELEM_F16: fill_kernel<<<2048, 256, 0, stream>>>((__half *)dst, n, seed, scale); break;
     case RB_ELEM_E4M3:
         fill_kernel<<<2048, 256, 0, stream>>>((__nv_fp8_storage_t *)dst, n, seed, scale);
         break;
-    default:
-        return cudaErrorInvalidValue;
+    default: return cudaErrorInvalidValue;
     }
     return cudaGetLastError();
 }

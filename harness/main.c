@@ -614,8 +614,9 @@ static int ceilings_doc(const rb_options *o, const json_value *env, const char *
     }
     rb_pair_result none;
     memset(&none, 0, sizeof none);
-    if (rb_expect_update(doc, &none, 0, hardware(env), rb_datasheet_peaks(env_str(env, "hardware_key")),
-                         provenance(o, env), err, sizeof err) != 0) {
+    json_value *peaks = rb_datasheet_peaks(env_str(env, "hardware_key"));
+    if (rb_expect_update(doc, &none, 0, hardware(env), peaks, provenance(o, env), err,
+                         sizeof err) != 0) {
         fprintf(stderr, "roofbench: %s\n", err);
         return EXIT_FAIL;
     }

@@ -15,7 +15,7 @@ const char *rb_cli_usage(void)
            "  run                   validate, time and place every variant on the roofline,\n"
            "                        compare with the expectation file, write the results\n"
            "  check                 validate every variant (no timing): the GPU tests\n"
-           "  ceilings              measure every roof of this GPU (DRAM copy, read and write; L2;\n"
+           "  ceilings              measure every roof of this GPU (DRAM copy, read, write; L2;\n"
            "                        shared memory; FP32, FP64 FMA; TF32, BF16, FP16, FP8 tensor\n"
            "                        cores; host and peer links; launch and graph-node latency)\n"
            "                        and write them into the expectation file's ceilings\n"
