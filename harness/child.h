@@ -31,8 +31,6 @@ typedef struct rb_child_opts {
 int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd);
 /* A probe: reports {"type":"env", ...} or {"type":"error", "no_device": true, ...}. */
 int rb_child_probe(int fd);
-/* Measures the ceilings: {"type":"ceilings","dram_gbps":..,"fp32_tflops":..}. */
-int rb_child_ceilings(int fd);
 
 /* Writes one JSON line to fd (takes ownership of v). */
 int rb_child_send(int fd, json_value *v);

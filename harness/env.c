@@ -180,6 +180,15 @@ double rb_env_sm_clock_mhz(int device)
     return v;
 }
 
+double rb_env_power_w(int device)
+{
+    nvml_device h;
+    unsigned mw = 0;
+    if (nvml_handle(device, &h) != 0 || !nvml.power || nvml.power(h, &mw) != 0)
+        return NAN;
+    return mw * 1e-3;
+}
+
 /* ---- CUDA ---- */
 
 rb_status rb_env_device_count(int *count, char *why, size_t why_size)

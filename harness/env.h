@@ -42,6 +42,9 @@ void rb_env_list(const char *prefix, char *out, size_t out_size);
 
 /* SM clock in MHz now, NaN when NVML is unavailable. */
 double rb_env_sm_clock_mhz(int device);
+/* Board power in W now (NVML's reading, averaged by the driver over a short window), NaN when
+ * NVML is unavailable. */
+double rb_env_power_w(int device);
 
 /* Build facts, from the generated version file. */
 extern const char rb_git_rev[];

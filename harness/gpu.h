@@ -2,8 +2,8 @@
 /*
  * The harness's own device code (harness/gpu_kernels.cu): input fills, the device-side
  * comparison that checks large outputs, the conversions of the GEMM references
- * (harness/gemm_ref.h), the L2 flush, and the ceiling kernels. Pairs use the first three from
- * bench/<pair>.c.
+ * (harness/gemm_ref.h) and the L2 flush. Pairs use the first three from bench/<pair>.c. (The
+ * ceiling kernels: harness/ceilings_kernels.h.)
  */
 #ifndef RB_GPU_H
 #define RB_GPU_H
@@ -38,11 +38,6 @@ cudaError_t rb_f64_to_f32(const double *in, float *out, size_t n, cudaStream_t s
 /* Reads every byte of buf (sized >= 2x L2, zero-filled once by its owner) so that no line of the
  * timed data stays in L2 and every line left there is clean. */
 cudaError_t rb_flush_l2(void *buf, size_t bytes, cudaStream_t stream);
-
-/* Ceilings: a float4 streaming copy of n_vec4 16-byte elements, and `iters` rounds of 8
- * independent FMA chains per thread over a grid of blocks x 256 threads (16 x iters flops each). */
-cudaError_t rb_ceiling_copy(const void *src, void *dst, size_t n_vec4, cudaStream_t stream);
-cudaError_t rb_ceiling_fma(float *out, int blocks, int iters, cudaStream_t stream);
 
 /* Launches a kernel that stores to an invalid address (the watchdog tests' illegal address). */
 cudaError_t rb_fault_illegal_address(cudaStream_t stream);

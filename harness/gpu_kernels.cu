@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The harness's own kernels; see harness/gpu.h. Not a pair: nothing here is timed against a
- * baseline, but the ceiling kernels set the roofs every pair is judged against. */
+ * baseline. (The ceiling kernels, which set the roofs, are in harness/ceilings_kernels.cu.) */
 #include "gpu.h"
 
 #include <cuda_bf16.h>
@@ -162,52 +162,6 @@ extern "C" cudaError_t rb_flush_l2(void *buf, size_t bytes, cudaStream_t stream)
     /* buf is zero-filled by its owner, so acc is 0 and never 0xFFFFFFFF. */
     flush_kernel<<<1024, 256, 0, stream>>>((const uint4 *)buf, bytes / sizeof(uint4), 0xFFFFFFFFu,
                                            (unsigned *)buf);
-    return cudaGetLastError();
-}
-
-/* Streaming copy, the fastest form measured on H100 and H200 (see kernels/copy_vectorized.cu):
- * one 16-byte load and store per thread over a grid that covers the array in one pass, with
- * evict-first hints; the loop only guards grids smaller than the array. */
-static __global__ void __launch_bounds__(256)
-    ceiling_copy_kernel(const float4 *__restrict__ src, float4 *__restrict__ dst, size_t n)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        __stcs(&dst[i], __ldcs(&src[i]));
-}
-
-extern "C" cudaError_t rb_ceiling_copy(const void *src, void *dst, size_t n_vec4,
-                                       cudaStream_t stream)
-{
-    size_t blocks = (n_vec4 + 255) / 256;
-    ceiling_copy_kernel<<<blocks, 256, 0, stream>>>((const float4 *)src, (float4 *)dst, n_vec4);
-    return cudaGetLastError();
-}
-
-/* Eight independent FMA chains per thread hide the FMA latency (4 cycles) with 4 warps per
- * scheduler; the result is stored only if it is impossible, so nothing is optimized away. */
-static __global__ void ceiling_fma_kernel(float *out, int iters, float b, float c)
-{
-    float a[8];
-#pragma unroll
-    for (int k = 0; k < 8; k++)
-        a[k] = (float)(threadIdx.x + k);
-    for (int it = 0; it < iters; it++) {
-#pragma unroll
-        for (int k = 0; k < 8; k++)
-            a[k] = fmaf(a[k], b, c);
-    }
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < 8; k++)
-        s += a[k];
-    if (s == -1.0f)
-        out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-
-extern "C" cudaError_t rb_ceiling_fma(float *out, int blocks, int iters, cudaStream_t stream)
-{
-    ceiling_fma_kernel<<<blocks, 256, 0, stream>>>(out, iters, 0.999999f, 1e-7f);
     return cudaGetLastError();
 }
 

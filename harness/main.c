@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ceilings.h"
 #include "child.h"
 #include "core/cli.h"
 #include "core/expect.h"
@@ -134,10 +135,9 @@ static int cmd_list(const rb_job *jobs, int n)
 
 /* ---- children ---- */
 
-/* What the probe and ceilings children report. */
+/* What the probe child reports. */
 typedef struct probe_state {
     json_value *env;
-    json_value *ceilings;
     char error[400];
     int no_device;
 } probe_state;
@@ -151,9 +151,6 @@ static void on_probe_line(void *arg, const json_value *line)
     if (!strcmp(type->string, "env")) {
         json_free(s->env);
         s->env = json_clone(json_get(line, "env"));
-    } else if (!strcmp(type->string, "ceilings")) {
-        json_free(s->ceilings);
-        s->ceilings = json_clone(line);
     } else if (!strcmp(type->string, "error")) {
         rb_fmt(s->error, sizeof s->error, "%s",
                reason && reason->type == JSON_STRING ? reason->string : "unknown error");
@@ -166,12 +163,6 @@ static int probe_child(void *arg, int fd)
 {
     (void)arg;
     return rb_child_probe(fd);
-}
-
-static int ceilings_child(void *arg, int fd)
-{
-    (void)arg;
-    return rb_child_ceilings(fd);
 }
 
 /* Runs the probe: 0 with s->env set, or the exit code to end with (message printed). */
@@ -518,6 +509,152 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
 
 /* ---- ceilings ---- */
 
+/* What the ceilings child reports: each roof as it is measured (printed at once: a full
+ * measurement takes up to a minute), or skipped, or an error. */
+typedef struct ceilings_state {
+    json_value *values, *methods;
+    int measured;
+    char error[400];
+} ceilings_state;
+
+static void print_roof(const json_value *line)
+{
+    const char *key = json_get(line, "key")->string, *unit = rb_ceiling_unit(key);
+    const json_value *m = json_get(line, "method"), *clock = json_get(m, "sm_clock_mhz");
+    const json_value *power = json_get(m, "power_w");
+    double v = json_get(line, "value")->number;
+    char extra[80] = "";
+    if (clock && power)
+        rb_fmt(extra, sizeof extra, ", %.0f MHz, %.0f W", clock->number, power->number);
+    else if (clock)
+        rb_fmt(extra, sizeof extra, ", %.0f MHz", clock->number);
+    printf("  %-17s %10.*f %-8s %s (%.0f samples, noise %.1f%%%s)\n", key,
+           !strcmp(unit, "GB/s") ? 1 : !strcmp(unit, "us") ? 3 : 2, v, unit,
+           json_get(m, "size")->string, json_get(m, "samples")->number,
+           100 * json_get(m, "noise")->number, extra);
+    fflush(stdout);
+}
+
+static void on_ceilings_line(void *arg, const json_value *line)
+{
+    ceilings_state *s = arg;
+    const json_value *type = json_get(line, "type"), *key = json_get(line, "key");
+    const json_value *reason = json_get(line, "reason");
+    char err[300];
+    if (!type || type->type != JSON_STRING)
+        return;
+    if (!strcmp(type->string, "ceiling")) {
+        if (rb_ceiling_record_check(line, err, sizeof err) != 0) {
+            if (!s->error[0])
+                rb_fmt(s->error, sizeof s->error, "a malformed report: %s", err);
+            return;
+        }
+        if (json_set_number(s->values, key->string, json_get(line, "value")->number) ||
+            json_object_set(s->methods, key->string, json_clone(json_get(line, "method")))) {
+            rb_fmt(s->error, sizeof s->error, "out of memory");
+            return;
+        }
+        s->measured++;
+        print_roof(line);
+    } else if (!strcmp(type->string, "ceiling_skip")) {
+        printf("  %-17s skipped: %s\n", key && key->type == JSON_STRING ? key->string : "?",
+               reason && reason->type == JSON_STRING ? reason->string : "no reason given");
+        fflush(stdout);
+    } else if (!strcmp(type->string, "error")) {
+        rb_fmt(s->error, sizeof s->error, "%s",
+               reason && reason->type == JSON_STRING ? reason->string : "unknown error");
+    }
+}
+
+static int ceilings_child(void *arg, int fd)
+{
+    return rb_ceilings_child(fd, *(const int *)arg);
+}
+
+/* Runs the ceilings child: 0 with s->values and s->methods filled, or the exit code to end
+ * with (message printed). */
+static int measure_ceilings(const rb_options *o, ceilings_state *s)
+{
+    char why[300] = "";
+    memset(s, 0, sizeof *s);
+    s->values = json_new_object();
+    s->methods = json_new_object();
+    if (!s->values || !s->methods) {
+        fprintf(stderr, "roofbench: out of memory\n");
+        return EXIT_FAIL;
+    }
+    int quick = o->quick;
+    int rc = rb_run_child(ceilings_child, &quick, o->timeout_s, on_ceilings_line, s, why,
+                          sizeof why);
+    if (rb_runner_interrupted())
+        return interrupted_exit();
+    if (rc != 0 || s->error[0] || s->measured == 0) {
+        fprintf(stderr, "roofbench: ceilings: %s; nothing written\n",
+                s->error[0] ? s->error
+                : why[0]    ? why
+                            : "the measurement reported nothing");
+        return EXIT_FAIL;
+    }
+    return 0;
+}
+
+/* The expectation file to write the ceilings into: the one there (loaded and checked for this
+ * GPU), or a new one with the datasheet peaks. 0, or the exit code (message printed). */
+static int ceilings_doc(const rb_options *o, const json_value *env, const char *path,
+                        json_value **doc)
+{
+    char err[RB_PATH_BUF + 200];
+    rb_expect e = {0};
+    int rc;
+    *doc = NULL;
+    if (file_exists(path) && rb_expect_load(path, &e, err, sizeof err) != 0)
+        return usage_error(err);
+    if (e.doc && (rc = check_expect_device(o, &e, path, env)) != 0) {
+        rb_expect_free(&e);
+        return rc;
+    }
+    if (e.doc) {
+        *doc = e.doc; /* taken over: rb_expect holds nothing else */
+        return 0;
+    }
+    rb_pair_result none;
+    memset(&none, 0, sizeof none);
+    json_value *peaks = rb_datasheet_peaks(env_str(env, "hardware_key"));
+    if (rb_expect_update(doc, &none, 0, hardware(env), peaks, provenance(o, env), err,
+                         sizeof err) != 0) {
+        fprintf(stderr, "roofbench: %s\n", err);
+        return EXIT_FAIL;
+    }
+    return 0;
+}
+
+/* Refuses values above their peaks, merges the rest into doc and writes it to path. */
+static int record_ceilings(const rb_options *o, json_value *doc, const ceilings_state *s,
+                           const char *path)
+{
+    char err[2400], date[32], source[200];
+    if (rb_ceilings_over_peak(s->values, json_get(doc, "peaks"), err, sizeof err) > 0) {
+        fprintf(stderr, "roofbench: ceilings: refusing to record a value above its datasheet "
+                        "peak; nothing written to %s:\n%s\n",
+                path, err);
+        return EXIT_FAIL;
+    }
+    rb_utc_iso(date, sizeof date);
+    rb_fmt(source, sizeof source, "roofbench ceilings%s, git %s, %s", o->quick ? " --quick" : "",
+           rb_git_rev, date);
+    if (rb_ceilings_store(json_get(doc, "ceilings"), s->values, s->methods, source) != 0) {
+        fprintf(stderr, "roofbench: out of memory\n");
+        return EXIT_FAIL;
+    }
+    if (rb_expect_validate(doc, err, sizeof err) != 0 ||
+        write_expectations(path, doc, err, sizeof err) != 0) {
+        fprintf(stderr, "roofbench: %s\n", err);
+        return EXIT_FAIL;
+    }
+    printf("%d ceilings written to %s\n", s->measured, path);
+    return EXIT_OK;
+}
+
 static int cmd_ceilings(const rb_options *o)
 {
     char err[RB_PATH_BUF + 200];
@@ -536,74 +673,27 @@ static int cmd_ceilings(const rb_options *o)
     int rc = probe(&ps, o->timeout_s);
     if (rc != 0)
         return rc;
-    const char *key = env_str(ps.env, "hardware_key");
     char path[RB_PATH_BUF];
     rb_fmt(path, sizeof path, "%s", o->expect_path ? o->expect_path : "");
     if (!o->expect_path)
-        rb_fmt(path, sizeof path, "expectations/%s.json", key);
-    rb_expect e = {0};
-    if (file_exists(path) && rb_expect_load(path, &e, err, sizeof err) != 0) {
-        json_free(ps.env);
-        return usage_error(err);
-    }
-    if (e.doc && (rc = check_expect_device(o, &e, path, ps.env)) != 0) {
-        rb_expect_free(&e);
+        rb_fmt(path, sizeof path, "expectations/%s.json", env_str(ps.env, "hardware_key"));
+    json_value *doc = NULL;
+    if ((rc = ceilings_doc(o, ps.env, path, &doc)) != 0) {
         json_free(ps.env);
         return rc;
     }
-    probe_state cs;
-    memset(&cs, 0, sizeof cs);
-    char why[300];
-    printf("measuring ceilings on %s ...\n", env_str(ps.env, "device"));
+    printf("measuring the ceilings of %s%s ...\n", env_str(ps.env, "device"),
+           o->quick ? " (quick: DRAM copy, FP32, launch)" : " (up to a minute)");
     fflush(stdout);
-    rc = rb_run_child(ceilings_child, NULL, o->timeout_s, on_probe_line, &cs, why, sizeof why);
-    if (rb_runner_interrupted()) {
-        json_free(cs.ceilings);
-        rb_expect_free(&e);
-        json_free(ps.env);
-        return interrupted_exit();
-    }
-    if (rc != 0 || !cs.ceilings) {
-        fprintf(stderr, "roofbench: ceilings: %s\n", cs.error[0] ? cs.error : why);
-        rb_expect_free(&e);
-        json_free(ps.env);
-        return EXIT_FAIL;
-    }
-    json_value *doc = e.doc;
-    if (!doc) {
-        rb_pair_result none;
-        memset(&none, 0, sizeof none);
-        if (rb_expect_update(&doc, &none, 0, hardware(ps.env), rb_datasheet_peaks(key),
-                             provenance(o, ps.env), err, sizeof err) != 0) {
-            fprintf(stderr, "roofbench: %s\n", err);
-            json_free(ps.env);
-            json_free(cs.ceilings);
-            return EXIT_FAIL;
-        }
-    }
-    json_value *c = json_get(doc, "ceilings");
-    char date[32], source[200];
-    rb_utc_iso(date, sizeof date);
-    rb_fmt(source, sizeof source, "roofbench ceilings, git %s, %s", rb_git_rev, date);
-    const json_value *dram = json_get(cs.ceilings, "dram_gbps");
-    const json_value *fma = json_get(cs.ceilings, "fp32_tflops");
-    json_set_number(c, "dram_gbps", dram ? dram->number : NAN);
-    json_set_number(c, "fp32_tflops", fma ? fma->number : NAN);
-    json_set_string(c, "source", source);
-    printf("dram_gbps %.1f (cudaMemcpy %.1f, copy kernel %.1f), fp32_tflops %.2f\n",
-           dram ? dram->number : NAN, json_get(cs.ceilings, "dram_memcpy_gbps")->number,
-           json_get(cs.ceilings, "dram_copy_kernel_gbps")->number, fma ? fma->number : NAN);
-    json_free(cs.ceilings);
     json_free(ps.env);
-    if (rb_expect_validate(doc, err, sizeof err) != 0 ||
-        write_expectations(path, doc, err, sizeof err) != 0) {
-        fprintf(stderr, "roofbench: %s\n", err);
-        json_free(doc);
-        return EXIT_FAIL;
-    }
-    printf("ceilings written to %s\n", path);
+    ceilings_state s;
+    rc = measure_ceilings(o, &s);
+    if (rc == 0)
+        rc = record_ceilings(o, doc, &s, path);
+    json_free(s.values);
+    json_free(s.methods);
     json_free(doc);
-    return EXIT_OK;
+    return rc;
 }
 
 int main(int argc, char **argv)

@@ -215,7 +215,8 @@ static void test_no_gpu_run_exits_3_cleanly(void)
         rbtest_skip("a GPU is present");
         return;
     }
-    const char *cmds[] = {"run", "check", "ceilings", "run --size smoke --filter copy"};
+    const char *cmds[] = {"run", "check", "ceilings", "ceilings --quick",
+                          "run --size smoke --filter copy"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         rbtest_fresh_dir();
         int rc = rbtest_run(cmds[i]);
@@ -280,6 +281,8 @@ static void test_options_a_command_does_not_use(void)
     expect_usage_error("check --expect e.json", "--expect does not go with check");
     expect_usage_error("ceilings --filter copy", "--filter does not go with ceilings");
     expect_usage_error("ceilings --expect none", "not --expect none");
+    expect_usage_error("run --quick", "--quick does not go with run");
+    expect_usage_error("ceilings --quick --expect none", "not --expect none");
 }
 
 static void test_timeout_and_cap_bounds(void)

@@ -1182,6 +1182,15 @@ static void test_cli_option_not_for_command(void)
                         "3", "--timeout", "60", "--nvtx", (char *)NULL) == 0);
     RB_CHECK(parse_args(&o, err, sizeof err, "ceilings", "--expect", "e.json", "--timeout", "60",
                         (char *)NULL) == 0);
+    RB_CHECK(o.quick == 0);
+    RB_CHECK(parse_args(&o, err, sizeof err, "ceilings", "--quick", "--expect", "e.json",
+                        (char *)NULL) == 0);
+    RB_CHECK(o.quick == 1);
+    RB_CHECK(cli_refused("--quick does not go with run: --quick does nothing there (it goes with "
+                         "ceilings)",
+                         "run", "--quick", (char *)NULL));
+    RB_CHECK(cli_refused("--quick does not go with check", "check", "--quick", (char *)NULL));
+    RB_CHECK(cli_refused("--quick does not go with list", "list", "--quick", (char *)NULL));
     RB_CHECK(parse_args(&o, err, sizeof err, "list", "--filter", "x", "--size", "smoke",
                         (char *)NULL) == 0);
 }

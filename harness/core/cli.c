@@ -15,8 +15,10 @@ const char *rb_cli_usage(void)
            "  run                   validate, time and place every variant on the roofline,\n"
            "                        compare with the expectation file, write the results\n"
            "  check                 validate every variant (no timing): the GPU tests\n"
-           "  ceilings              measure DRAM copy bandwidth and FP32 FMA rate and write them\n"
-           "                        into the expectation file's ceilings\n"
+           "  ceilings              measure every roof of this GPU (DRAM copy, read, write; L2;\n"
+           "                        shared memory; FP32, FP64 FMA; TF32, BF16, FP16, FP8 tensor\n"
+           "                        cores; host and peer links; launch and graph-node latency)\n"
+           "                        and write them into the expectation file's ceilings\n"
            "\n"
            "options (the commands each one goes with in brackets; any other use is refused):\n"
            "  --filter REGEX        [list run check] only pairs whose name, or whose\n"
@@ -44,6 +46,8 @@ const char *rb_cli_usage(void)
            "                        GPU model (refused by default: its times and roofs are not\n"
            "                        this GPU's)\n"
            "  --update-expectations [run] rewrite the expectation file from this run\n"
+           "  --quick               [ceilings] DRAM copy, FP32 FMA and launch latency only (a few\n"
+           "                        seconds: a same-run platform reference)\n"
            "  --nvtx                [run check] NVTX ranges around each pair and variant\n"
            "  --timeout S           [run check ceilings] watchdog: a pair running longer fails,\n"
            "                        5..86400 seconds (default 300)\n"
@@ -86,6 +90,7 @@ static const cli_option cli_options[] = {
     {"--expect", ON_RUN | ON_CEILINGS, 1},
     {"--expect-any-device", ON_RUN | ON_CEILINGS, 0},
     {"--update-expectations", ON_RUN, 0},
+    {"--quick", ON_CEILINGS, 0},
     {"--nvtx", ON_RUN | ON_CHECK, 0},
     {"--timeout", ON_RUN | ON_CHECK | ON_CEILINGS, 1},
     {"--seed", ON_RUN | ON_CHECK, 1},
@@ -276,6 +281,8 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
             o->nvtx = 1;
         } else if (!strcmp(a, "--expect-any-device")) {
             o->expect_any_device = 1;
+        } else if (!strcmp(a, "--quick")) {
+            o->quick = 1;
         } else {
             o->update_expectations = 1;
         }

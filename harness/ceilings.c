@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `roofbench ceilings` in its child process: every roof but the tensor cores' (those are in
+ * ceilings_gemm.c), each timed by rb_measure (harness/measure.h: ~2 ms samples of back-to-back
+ * launches, until the median is known to 1% or the cap) and sent to the parent as soon as it is
+ * measured. Order: DRAM copy, read, write; L2; shared memory; FP32, FP64; tensor cores; host
+ * links; peer link; launch latency. Time (H100, full): DRAM and L2 ~3 s, FMA and shared memory
+ * ~1 s, tensor cores ~31 s (ceilings_gemm.c), links ~1.5 s, latency ~0.5 s, plus the CUDA
+ * context and allocations: ~40 s, under the 60 s budget. --quick: DRAM copy, FP32, launch,
+ * ~1.5 s in the child.
+ */
+#include "ceilings.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ceilings_kernels.h"
+#include "child.h"
+#include "core/util.h"
+#include "gpu.h"
+#include "measure.h"
+
+#define CEIL_MIB (1024.0 * 1024.0)
+#define CEIL_LINK_BYTES ((size_t)256 << 20) /* per direction: host and peer copies */
+#define CEIL_GRAPH_NODES 1000
+#define CEIL_CAP_S 2.0 /* rb_measure's cap per roof; quiet roofs stop after ~0.1 s */
+
+typedef struct ceil_ctx {
+    int fd;
+    rb_device dev;
+    cudaStream_t s, s2; /* s2: the second direction of the duplex copy */
+    cudaEvent_t fork, join;
+    void *a, *b; /* DRAM buffers, dram_bytes each (>= 8x L2) */
+    size_t dram_bytes;
+    size_t n_vec4; /* elements of the kernel being timed (read, write, L2) */
+    int reps;      /* L2: passes per launch */
+    unsigned *sink;
+    float *fma32;
+    double *fma64;
+    int fma_blocks, fma_iters;
+    double smem_bytes; /* per launch, from the launcher */
+    void *host_src, *host_dst, *peer_dst;
+    cudaGraphExec_t graph;
+    double dram_read_gbps; /* where L2 falls to */
+} ceil_ctx;
+
+int rb_ceilings_send_roof(int fd, const char *key, double value, const rb_ceiling_method *m)
+{
+    json_value *o = json_new_object();
+    if (!o || json_set_string(o, "type", "ceiling") || json_set_string(o, "key", key) ||
+        json_set_number(o, "value", value) ||
+        json_object_set(o, "method", rb_ceiling_method_json(m))) {
+        json_free(o);
+        return -1;
+    }
+    return rb_child_send(fd, o);
+}
+
+int rb_ceilings_send_skip(int fd, const char *key, const char *reason)
+{
+    json_value *o = json_new_object();
+    if (!o || json_set_string(o, "type", "ceiling_skip") || json_set_string(o, "key", key) ||
+        json_set_string(o, "reason", reason)) {
+        json_free(o);
+        return -1;
+    }
+    return rb_child_send(fd, o);
+}
+
+/* One roof: value from the median, its method from the samples, the SM clock just after. */
+static rb_status report(const ceil_ctx *c, const char *key, double value, const rb_stats *st,
+                        const char *method, const char *size)
+{
+    rb_ceiling_method m;
+    rb_fmt(m.method, sizeof m.method, "%s", method);
+    rb_fmt(m.size, sizeof m.size, "%s", size);
+    m.samples = (double)st->n;
+    m.noise = st->noise;
+    m.sm_clock_mhz = rb_env_sm_clock_mhz(0);
+    m.power_w = NAN;
+    if (rb_ceilings_send_roof(c->fd, key, value, &m) != 0) {
+        rb_error_at(__FILE__, __LINE__, "rb_ceilings_send_roof", "cannot report to the parent");
+        return RB_ERR_ALLOC;
+    }
+    return RB_OK;
+}
+
+static rb_status timed(rb_status (*run)(void *, cudaStream_t), ceil_ctx *c, rb_stats *st)
+{
+    rb_measure_opts m = {.cap_s = CEIL_CAP_S, .noise_target = 0.01, .sample_ms = 2.0};
+    double launches = 0;
+    return rb_measure(run, c, c->s, &m, st, &launches);
+}
+
+/* GB/s (1e9 bytes/s) or TFLOP/s from the work of one launch and the median ms per launch. */
+static double per_s(double work, const rb_stats *st, double unit)
+{
+    return work / (st->median * 1e-3) / unit;
+}
+
+/* ---- DRAM ---- */
+
+static rb_status run_memcpy(void *ctx, cudaStream_t s)
+{
+    ceil_ctx *c = ctx;
+    RB_CUDA(cudaMemcpyAsync(c->b, c->a, c->dram_bytes, cudaMemcpyDeviceToDevice, s));
+    return RB_OK;
+}
+
+static rb_status run_copy(void *ctx, cudaStream_t s)
+{
+    ceil_ctx *c = ctx;
+    RB_CUDA(rb_ceiling_copy(c->a, c->b, c->dram_bytes / 16, s));
+    return RB_OK;
+}
+
+static rb_status run_read(void *ctx, cudaStream_t s)
+{
+    ceil_ctx *c = ctx;
+    RB_CUDA(rb_ceiling_read(c->a, c->dram_bytes / 16, 0xFFFFFFFFu, c->sink, s));
+    return RB_OK;
+}
+
+static rb_status run_write(void *ctx, cudaStream_t s)
+{
+    ceil_ctx *c = ctx;
+    RB_CUDA(rb_ceiling_write(c->b, c->dram_bytes / 16, s));
+    return RB_OK;
+}
+
+static rb_status measure_dram(ceil_ctx *c, int quick)
+{
+    rb_stats memcpy_st, kernel_st, st;
+    char method[400], size[160];
+    double bytes = (double)c->dram_bytes, x_l2 = bytes / (double)c->dev.l2_bytes;
+    RB_TRY(timed(run_memcpy, c, &memcpy_st));
+    RB_TRY(timed(run_copy, c, &kernel_st));
+    double memcpy_gbps = per_s(2 * bytes, &memcpy_st, 1e9);
+    double kernel_gbps = per_s(2 * bytes, &kernel_st, 1e9);
+    rb_fmt(method, sizeof method,
+           "copy, bytes read + written: the faster of cudaMemcpyAsync device to device (%.1f "
+           "GB/s) and a kernel of 16-byte evict-first (.cs) loads and stores (%.1f GB/s)",
+           memcpy_gbps, kernel_gbps);
+    rb_fmt(size, sizeof size, "%.0f MiB copied into another %.0f MiB buffer (%.1fx L2)",
+           bytes / CEIL_MIB, bytes / CEIL_MIB, x_l2);
+    int kernel_wins = kernel_gbps > memcpy_gbps;
+    RB_TRY(report(c, "dram_gbps", kernel_wins ? kernel_gbps : memcpy_gbps,
+                  kernel_wins ? &kernel_st : &memcpy_st, method, size));
+    if (quick)
+        return RB_OK;
+    RB_TRY(timed(run_read, c, &st));
+    c->dram_read_gbps = per_s(bytes, &st, 1e9);
+    rb_fmt(size, sizeof size, "%.0f MiB read (%.1fx L2)", bytes / CEIL_MIB, x_l2);
+    RB_TRY(report(c, "dram_read_gbps", c->dram_read_gbps, &st,
+                  "read-only stream: a kernel of 16-byte evict-first (.cs) loads, 4 per thread, "
+                  "xor-reduced per thread and kept alive by a conditional store",
+                  size));
+    RB_TRY(timed(run_write, c, &st));
+    rb_fmt(size, sizeof size, "%.0f MiB written (%.1fx L2)", bytes / CEIL_MIB, x_l2);
+    return report(c, "dram_write_gbps", per_s(bytes, &st, 1e9), &st,
+                  "write-only stream: a kernel of 16-byte evict-first (.cs) stores of an "
+                  "index-dependent pattern, 4 per thread (not a memset)",
+                  size);
+}
+
+/* ---- L2 ---- */
+
+static rb_status run_l2(void *ctx, cudaStream_t s)
+{
+    ceil_ctx *c = ctx;
+    RB_CUDA(rb_ceiling_l2_read(c->a, c->n_vec4, c->reps, 0xFFFFFFFFu, c->sink, c->dev.sms, s));
+    return RB_OK;
+}
+
+/* Working sets swept, as fractions of L2: the roof is the best of those up to half of it (a
+ * set that fits with room for the other partition's copies on GPUs whose L2 is split in two);
+ * the larger ones show where the rate falls to DRAM's. */
+static const double l2_fractions[] = {0.125, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0};
+#define L2_POINTS (sizeof l2_fractions / sizeof l2_fractions[0])
+
+static rb_status measure_l2(ceil_ctx *c)
+{
+    double gbps[L2_POINTS], mib[L2_POINTS];
+    int reps[L2_POINTS];
+    rb_stats st[L2_POINTS];
+    size_t best = 0;
+    for (size_t i = 0; i < L2_POINTS; i++) {
+        size_t w = (size_t)(l2_fractions[i] * (double)c->dev.l2_bytes) / 256 * 256;
+        c->n_vec4 = w / 16;
+        /* >= 256 MiB per launch: the launch overhead stays under ~1% of a launch */
+        c->reps = reps[i] = (int)(((size_t)256 << 20) / w) + 1;
+        RB_TRY(timed(run_l2, c, &st[i]));
+        gbps[i] = per_s((double)w * c->reps, &st[i], 1e9);
+        mib[i] = (double)w / CEIL_MIB;
+        if (l2_fractions[i] <= 0.5 && gbps[i] > gbps[best])
+            best = i;
+    }
+    /* Falls to DRAM: the first working set below half way from the L2 roof to DRAM's read. */
+    double half_way = 0.5 * (gbps[best] + c->dram_read_gbps);
+    char sweep[300] = "", falls[80] = "beyond the sweep";
+    for (size_t i = 0; i < L2_POINTS; i++) {
+        size_t len = strlen(sweep);
+        rb_fmt(sweep + len, sizeof sweep - len, "%s%.1f: %.0f", i ? ", " : "", mib[i], gbps[i]);
+    }
+    for (size_t i = best; i < L2_POINTS; i++)
+        if (gbps[i] < half_way) {
+            rb_fmt(falls, sizeof falls, "at %.1f MiB (%.2fx L2)", mib[i], l2_fractions[i]);
+            break;
+        }
+    char method[600], size[160];
+    rb_fmt(method, sizeof method,
+           "a working set read again and again with 16-byte L2-only (.cg) loads over a "
+           "resident grid; the best set up to L2/2; falls to DRAM (below half way to "
+           "dram_read_gbps) %s; sweep MiB: GB/s %s",
+           falls, sweep);
+    rb_fmt(size, sizeof size, "%.1f MiB working set (L2 %.1f MiB), read %d times per launch",
+           mib[best], (double)c->dev.l2_bytes / CEIL_MIB, reps[best]);
+    return report(c, "l2_read_gbps", gbps[best], &st[best], method, size);
+}
+
+/* ---- shared memory and FMA ---- */
+
+#define SMEM_ITERS 2048
+
+static rb_status run_smem(void *ctx, cudaStream_t s)
+{
+    ceil_ctx *c = ctx;
+    RB_CUDA(rb_ceiling_smem(c->sink, c->dev.sms, SMEM_ITERS, s, &c->smem_bytes));
+    return RB_OK;
+}
+
+static rb_status run_fma32(void *ctx, cudaStream_t s)
+{
+    ceil_ctx *c = ctx;
+    RB_CUDA(rb_ceiling_fma(c->fma32, c->fma_blocks, c->fma_iters, s));
+    return RB_OK;
+}
+
+static rb_status run_fma64(void *ctx, cudaStream_t s)
+{
+    ceil_ctx *c = ctx;
+    RB_CUDA(rb_ceiling_fma64(c->fma64, c->fma_blocks, c->fma_iters, s));
+    return RB_OK;
+}
+
+static rb_status measure_smem(ceil_ctx *c)
+{
+    rb_stats st;
+    char size[160];
+    RB_TRY(timed(run_smem, c, &st));
+    rb_fmt(size, sizeof size,
+           "16 KiB per block, blocks resident on all %d SMs, %.0f MiB per launch", c->dev.sms,
+           c->smem_bytes / CEIL_MIB);
+    return report(c, "smem_gbps", per_s(c->smem_bytes, &st, 1e9), &st,
+                  "ld.shared.v4 (16 bytes, a warp's 32 consecutive words: conflict-free, 512 B "
+                  "per instruction), 4 per thread per iteration, summed over all SMs",
+                  size);
+}
+
+/* fp32 at 2^14 rounds, fp64 (half the rate or less) at 2^13: ~1 ms launches on an H100. */
+static rb_status measure_fma(ceil_ctx *c, int fp64)
+{
+    rb_stats st;
+    char size[160];
+    c->fma_blocks = c->dev.sms * 8;
+    c->fma_iters = fp64 ? 1 << 13 : 1 << 14;
+    RB_TRY(timed(fp64 ? run_fma64 : run_fma32, c, &st));
+    double flops = (double)c->fma_blocks * 256 * c->fma_iters * 8 * 2;
+    rb_fmt(size, sizeof size, "%d blocks x 256 threads x %d rounds x 8 chains", c->fma_blocks,
+           c->fma_iters);
+    return report(c, fp64 ? "fp64_tflops" : "fp32_tflops", per_s(flops, &st, 1e12), &st,
+                  fp64 ? "DFMA: 8 independent fma() chains per thread, 2 flops each"
+                       : "FFMA: 8 independent fmaf() chains per thread, 2 flops each",
+                  size);
+}
+
+/* ---- host and peer links ---- */
+
+static rb_status run_h2d(void *ctx, cudaStream_t s)
+{
+    ceil_ctx *c = ctx;
+    RB_CUDA(cudaMemcpyAsync(c->a, c->host_src, CEIL_LINK_BYTES, cudaMemcpyHostToDevice, s));
+    return RB_OK;
+}
+
+static rb_status run_d2h(void *ctx, cudaStream_t s)
+{
+    ceil_ctx *c = ctx;
+    RB_CUDA(cudaMemcpyAsync(c->host_dst, c->b, CEIL_LINK_BYTES, cudaMemcpyDeviceToHost, s));
+    return RB_OK;
+}
+
+/* Both directions at once: D2H forked onto s2 and joined back, so the events on s span both. */
+static rb_status run_duplex(void *ctx, cudaStream_t s)
+{
+    ceil_ctx *c = ctx;
+    RB_CUDA(cudaEventRecord(c->fork, s));
+    RB_CUDA(cudaStreamWaitEvent(c->s2, c->fork, 0));
+    RB_CUDA(cudaMemcpyAsync(c->a, c->host_src, CEIL_LINK_BYTES, cudaMemcpyHostToDevice, s));
+    RB_CUDA(cudaMemcpyAsync(c->host_dst, c->b, CEIL_LINK_BYTES, cudaMemcpyDeviceToHost, c->s2));
+    RB_CUDA(cudaEventRecord(c->join, c->s2));
+    RB_CUDA(cudaStreamWaitEvent(s, c->join, 0));
+    return RB_OK;
+}
+
+static rb_status measure_host_links(ceil_ctx *c)
+{
+    rb_stats st;
+    char size[160], link[120] = "link not reported by NVML";
+    int gen = 0, width = 0;
+    if (rb_env_pcie_link(0, &gen, &width) == 0)
+        rb_fmt(link, sizeof link, "PCIe gen %d x%d, %.1f GB/s per direction in theory", gen, width,
+               rb_pcie_gbps(gen, width));
+    RB_CUDA(cudaMallocHost(&c->host_src, CEIL_LINK_BYTES));
+    RB_CUDA(cudaMallocHost(&c->host_dst, CEIL_LINK_BYTES));
+    memset(c->host_src, 0x5A, CEIL_LINK_BYTES);
+    memset(c->host_dst, 0, CEIL_LINK_BYTES);
+    const double mib = (double)CEIL_LINK_BYTES / CEIL_MIB, bytes = (double)CEIL_LINK_BYTES;
+    char method[300];
+    rb_fmt(size, sizeof size, "%.0f MiB per copy", mib);
+    rb_fmt(method, sizeof method, "cudaMemcpyAsync from pinned host memory to the device (%s)",
+           link);
+    RB_TRY(timed(run_h2d, c, &st));
+    RB_TRY(report(c, "pcie_h2d_gbps", per_s(bytes, &st, 1e9), &st, method, size));
+    rb_fmt(method, sizeof method, "cudaMemcpyAsync from the device to pinned host memory (%s)",
+           link);
+    RB_TRY(timed(run_d2h, c, &st));
+    RB_TRY(report(c, "pcie_d2h_gbps", per_s(bytes, &st, 1e9), &st, method, size));
+    rb_fmt(method, sizeof method,
+           "H2D and D2H pinned copies at once on two streams, the bytes of both counted (%s)",
+           link);
+    rb_fmt(size, sizeof size, "%.0f MiB each way per sample", mib);
+    RB_TRY(timed(run_duplex, c, &st));
+    return report(c, "pcie_duplex_gbps", per_s(2 * bytes, &st, 1e9), &st, method, size);
+}
+
+static rb_status run_peer(void *ctx, cudaStream_t s)
+{
+    ceil_ctx *c = ctx;
+    RB_CUDA(cudaMemcpyPeerAsync(c->peer_dst, 1, c->a, 0, CEIL_LINK_BYTES, s));
+    return RB_OK;
+}
+
+/* Peer access from `dev` to `peer`; already enabled is fine. */
+static rb_status enable_peer(int dev, int peer)
+{
+    RB_CUDA(cudaSetDevice(dev));
+    cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled)
+        cudaGetLastError();
+    else
+        RB_CUDA(e);
+    return RB_OK;
+}
+
+static rb_status measure_peer(ceil_ctx *c)
+{
+    int count = 0, can01 = 0, can10 = 0;
+    RB_CUDA(cudaGetDeviceCount(&count));
+    if (count < 2) {
+        rb_ceilings_send_skip(c->fd, "nvlink_gbps", "one GPU: no peer link to measure");
+        return RB_OK;
+    }
+    RB_CUDA(cudaDeviceCanAccessPeer(&can01, 0, 1));
+    RB_CUDA(cudaDeviceCanAccessPeer(&can10, 1, 0));
+    if (!can01 || !can10) {
+        rb_ceilings_send_skip(c->fd, "nvlink_gbps", "GPUs 0 and 1 have no peer access");
+        return RB_OK;
+    }
+    RB_TRY(enable_peer(1, 0));
+    RB_CUDA(cudaMalloc(&c->peer_dst, CEIL_LINK_BYTES));
+    RB_TRY(enable_peer(0, 1));
+    int rank = -1;
+    if (cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, 0, 1) != cudaSuccess) {
+        cudaGetLastError(); /* not sticky, but a launcher's cudaGetLastError would report it */
+        rank = -1;
+    }
+    rb_stats st;
+    char method[200], size[100];
+    RB_TRY(timed(run_peer, c, &st));
+    rb_fmt(method, sizeof method,
+           "cudaMemcpyPeerAsync, GPU 0 to GPU 1, one direction, peer access enabled (P2P "
+           "performance rank %d)",
+           rank);
+    rb_fmt(size, sizeof size, "%.0f MiB per copy", (double)CEIL_LINK_BYTES / CEIL_MIB);
+    return report(c, "nvlink_gbps", per_s((double)CEIL_LINK_BYTES, &st, 1e9), &st, method, size);
+}
+
+/* ---- latency ---- */
+
+static rb_status run_launch(void *ctx, cudaStream_t s)
+{
+    (void)ctx;
+    RB_CUDA(rb_ceiling_empty(s));
+    return RB_OK;
+}
+
+static rb_status run_graph(void *ctx, cudaStream_t s)
+{
+    ceil_ctx *c = ctx;
+    RB_CUDA(cudaGraphLaunch(c->graph, s));
+    return RB_OK;
+}
+
+static rb_status measure_launch(ceil_ctx *c)
+{
+    rb_stats st;
+    RB_TRY(timed(run_launch, c, &st));
+    return report(c, "launch_us", st.median * 1e3, &st,
+                  "an empty kernel (1 block of 32 threads) launched back to back on a stream: "
+                  "time per launch in a batch of ~2 ms",
+                  "1 block x 32 threads, no arguments");
+}
+
+static rb_status measure_graph(ceil_ctx *c)
+{
+    cudaGraph_t g = NULL;
+    RB_CUDA(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal));
+    for (int i = 0; i < CEIL_GRAPH_NODES; i++)
+        RB_CUDA(rb_ceiling_empty(c->s));
+    RB_CUDA(cudaStreamEndCapture(c->s, &g));
+    cudaError_t e = cudaGraphInstantiate(&c->graph, g, 0);
+    cudaGraphDestroy(g);
+    RB_CUDA(e);
+    rb_stats st;
+    char size[100];
+    RB_TRY(timed(run_graph, c, &st));
+    rb_fmt(size, sizeof size, "a chain of %d empty kernel nodes", CEIL_GRAPH_NODES);
+    return report(c, "graph_node_us", st.median * 1e3 / CEIL_GRAPH_NODES, &st,
+                  "a CUDA graph of empty kernels in a chain (captured from a stream), "
+                  "replayed: time per replay / nodes",
+                  size);
+}
+
+/* ---- the whole run ---- */
+
+static rb_status ceil_setup(ceil_ctx *c)
+{
+    RB_TRY(rb_env_device(0, &c->dev));
+    RB_CUDA(cudaSetDevice(0));
+    RB_CUDA(cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking));
+    RB_CUDA(cudaStreamCreateWithFlags(&c->s2, cudaStreamNonBlocking));
+    RB_CUDA(cudaEventCreateWithFlags(&c->fork, cudaEventDisableTiming));
+    RB_CUDA(cudaEventCreateWithFlags(&c->join, cudaEventDisableTiming));
+    /* 1 GiB per buffer, and at least 8x L2, so every DRAM stream misses L2. */
+    c->dram_bytes = (size_t)1 << 30;
+    if (c->dram_bytes < 8 * c->dev.l2_bytes)
+        c->dram_bytes = (8 * c->dev.l2_bytes + 4095) / 4096 * 4096;
+    RB_CUDA(cudaMalloc(&c->a, c->dram_bytes));
+    RB_CUDA(cudaMalloc(&c->b, c->dram_bytes));
+    RB_CUDA(cudaMalloc((void **)&c->sink, 256));
+    RB_CUDA(cudaMalloc((void **)&c->fma32, (size_t)c->dev.sms * 8 * 256 * sizeof(float)));
+    RB_CUDA(cudaMalloc((void **)&c->fma64, (size_t)c->dev.sms * 8 * 256 * sizeof(double)));
+    RB_CUDA(rb_fill_uniform_f32(c->a, c->dram_bytes / 4, 1, c->s));
+    RB_CUDA(cudaStreamSynchronize(c->s));
+    return RB_OK;
+}
+
+static void ceil_teardown(ceil_ctx *c)
+{
+    if (c->graph)
+        cudaGraphExecDestroy(c->graph);
+    if (c->peer_dst) {
+        cudaSetDevice(1);
+        cudaFree(c->peer_dst);
+        cudaSetDevice(0);
+    }
+    cudaFreeHost(c->host_src);
+    cudaFreeHost(c->host_dst);
+    cudaFree(c->a);
+    cudaFree(c->b);
+    cudaFree(c->sink);
+    cudaFree(c->fma32);
+    cudaFree(c->fma64);
+    if (c->fork)
+        cudaEventDestroy(c->fork);
+    if (c->join)
+        cudaEventDestroy(c->join);
+    if (c->s)
+        cudaStreamDestroy(c->s);
+    if (c->s2)
+        cudaStreamDestroy(c->s2);
+}
+
+static rb_status measure_all(ceil_ctx *c, int quick)
+{
+    RB_TRY(ceil_setup(c));
+    RB_TRY(measure_dram(c, quick));
+    if (!quick) {
+        RB_TRY(measure_l2(c));
+        RB_TRY(measure_smem(c));
+    }
+    RB_TRY(measure_fma(c, 0));
+    if (!quick) {
+        RB_TRY(measure_fma(c, 1));
+        RB_TRY(rb_ceilings_tensor(c->fd, &c->dev));
+        RB_TRY(measure_host_links(c));
+        RB_TRY(measure_peer(c));
+    }
+    RB_TRY(measure_launch(c));
+    if (!quick)
+        RB_TRY(measure_graph(c));
+    return RB_OK;
+}
+
+int rb_ceilings_child(int fd, int quick)
+{
+    ceil_ctx c;
+    memset(&c, 0, sizeof c);
+    c.fd = fd;
+    rb_status st = measure_all(&c, quick);
+    ceil_teardown(&c);
+    if (st == RB_OK)
+        return 0;
+    char reason[400];
+    const char *first = rb_first_error();
+    rb_fmt(reason, sizeof reason, "measuring the ceilings failed%s%s", first[0] ? ": " : "", first);
+    json_value *o = json_new_object();
+    if (o && (json_set_string(o, "type", "error") || json_set_string(o, "reason", reason))) {
+        json_free(o);
+        o = NULL;
+    }
+    rb_child_send(fd, o);
+    return 1;
+}

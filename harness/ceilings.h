@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `roofbench ceilings`, the GPU side: measures every roof of the machine in the child process
+ * (harness/ceilings.c: memory, FMA, host and peer links, launch latency; harness/ceilings_gemm.c:
+ * the tensor cores through cuBLASLt) and reports each as it is measured, one JSON line per roof
+ * (harness/core/ceiling_record.h has the lines and what the parent does with them).
+ */
+#ifndef RB_CEILINGS_H
+#define RB_CEILINGS_H
+
+#include "core/ceiling_record.h"
+#include "env.h"
+#include "rb_cuda.h"
+
+/* Measures the roofs of device 0 and reports them on fd; quick: DRAM copy, FP32 FMA and the
+ * launch latency only (a few seconds). Returns the exit status of the child (0: every roof was
+ * measured or reported as skipped). */
+int rb_ceilings_child(int fd, int quick);
+
+/* The lines to the parent (0, or -1 when the pipe or memory failed). */
+int rb_ceilings_send_roof(int fd, const char *key, double value, const rb_ceiling_method *m);
+int rb_ceilings_send_skip(int fd, const char *key, const char *reason);
+
+/* The tensor-core roofs (tf32, bf16, fp16, fp8 dense), each sent as it is measured; a precision
+ * this GPU or cuBLASLt cannot run is sent as skipped. */
+rb_status rb_ceilings_tensor(int fd, const rb_device *dev);
+
+#endif

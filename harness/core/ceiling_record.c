@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+#include "ceiling_record.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util.h"
+
+const char *const rb_ceiling_keys[] = {"dram_gbps",     "dram_read_gbps",   "dram_write_gbps",
+                                       "l2_read_gbps",  "smem_gbps",        "fp32_tflops",
+                                       "fp64_tflops",   "tf32_tflops",      "bf16_tflops",
+                                       "fp16_tflops",   "fp8_tflops",       "pcie_h2d_gbps",
+                                       "pcie_d2h_gbps", "pcie_duplex_gbps", "nvlink_gbps",
+                                       "launch_us",     "graph_node_us",    NULL};
+
+int rb_ceiling_key_known(const char *key)
+{
+    for (int i = 0; rb_ceiling_keys[i]; i++)
+        if (!strcmp(key, rb_ceiling_keys[i]))
+            return 1;
+    return 0;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+const char *rb_ceiling_unit(const char *key)
+{
+    return ends_with(key, "_gbps")     ? "GB/s"
+           : ends_with(key, "_tflops") ? "TFLOP/s"
+           : ends_with(key, "_us")     ? "us"
+                                       : "";
+}
+
+json_value *rb_ceiling_method_json(const rb_ceiling_method *m)
+{
+    json_value *o = json_new_object();
+    if (!o || json_set_string(o, "method", m->method) || json_set_string(o, "size", m->size) ||
+        json_set_number(o, "samples", m->samples) || json_set_number(o, "noise", m->noise) ||
+        (!isnan(m->sm_clock_mhz) && json_set_number(o, "sm_clock_mhz", m->sm_clock_mhz)) ||
+        (!isnan(m->power_w) && json_set_number(o, "power_w", m->power_w))) {
+        json_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+static int refuse(char *err, size_t err_size, const char *what, const char *key)
+{
+    rb_fmt(err, err_size, "ceiling %s: %s", key, what);
+    return -1;
+}
+
+static int is_number(const json_value *x, double lo)
+{
+    return x && x->type == JSON_NUMBER && isfinite(x->number) && x->number >= lo;
+}
+
+static int check_method(const json_value *m, const char *key, char *err, size_t err_size)
+{
+    static const char *const allowed[] = {"method", "size",         "samples",
+                                          "noise",  "sm_clock_mhz", "power_w"};
+    if (!m || m->type != JSON_OBJECT)
+        return refuse(err, err_size, "method: expected an object", key);
+    for (size_t i = 0; i < m->count; i++) {
+        int ok = 0;
+        for (size_t k = 0; k < sizeof allowed / sizeof allowed[0]; k++)
+            ok |= !strcmp(m->keys[i], allowed[k]);
+        if (!ok)
+            return refuse(err, err_size, "method: unknown key", key);
+    }
+    const json_value *text = json_get(m, "method"), *size = json_get(m, "size");
+    if (!text || text->type != JSON_STRING || !size || size->type != JSON_STRING)
+        return refuse(err, err_size, "method: method and size must be strings", key);
+    if (!is_number(json_get(m, "samples"), 1) || !is_number(json_get(m, "noise"), 0))
+        return refuse(err, err_size, "method: samples must be >= 1 and noise >= 0", key);
+    const json_value *clock = json_get(m, "sm_clock_mhz"), *power = json_get(m, "power_w");
+    if ((clock && !(is_number(clock, 0) && clock->number > 0)) ||
+        (power && !(is_number(power, 0) && power->number > 0)))
+        return refuse(err, err_size, "method: sm_clock_mhz and power_w must be positive", key);
+    return 0;
+}
+
+int rb_ceiling_record_check(const json_value *line, char *err, size_t err_size)
+{
+    const json_value *key = json_get(line, "key"), *value = json_get(line, "value");
+    if (!key || key->type != JSON_STRING)
+        return refuse(err, err_size, "no key", "?");
+    if (!rb_ceiling_key_known(key->string))
+        return refuse(err, err_size, "not a roof key", key->string);
+    if (!is_number(value, 0) || !(value->number > 0))
+        return refuse(err, err_size, "the value must be a positive finite number", key->string);
+    return check_method(json_get(line, "method"), key->string, err, err_size);
+}
+
+int rb_ceilings_over_peak(const json_value *values, const json_value *peaks, char *err,
+                          size_t err_size)
+{
+    int over = 0;
+    if (err_size)
+        err[0] = '\0';
+    for (size_t i = 0; values && values->type == JSON_OBJECT && i < values->count; i++) {
+        const char *key = values->keys[i];
+        const json_value *v = values->items[i], *peak = json_get(peaks, key);
+        if (!(ends_with(key, "_gbps") || ends_with(key, "_tflops")) || !v ||
+            v->type != JSON_NUMBER || !peak || peak->type != JSON_NUMBER || !(peak->number > 0))
+            continue;
+        if (v->number <= peak->number * (1 + RB_CEILING_RECORD_MARGIN))
+            continue;
+        size_t len = strlen(err);
+        rb_fmt(err + len, err_size - len,
+               "%s%s: measured %.6g %s is %.1f%% above the datasheet peak peaks.%s = %.6g (more "
+               "than %.0f%%: a cache hit, a wrong byte or flop count, or a wrong peak)",
+               over ? "\n" : "", key, v->number, rb_ceiling_unit(key),
+               100.0 * (v->number / peak->number - 1), key, peak->number,
+               100.0 * RB_CEILING_RECORD_MARGIN);
+        over++;
+    }
+    return over;
+}
+
+int rb_ceilings_store(json_value *ceilings, const json_value *values, const json_value *methods,
+                      const char *source)
+{
+    if (!ceilings || ceilings->type != JSON_OBJECT)
+        return -1;
+    for (size_t i = 0; values && i < values->count; i++)
+        if (json_object_set(ceilings, values->keys[i], json_clone(values->items[i])))
+            return -1;
+    json_value *all = json_get(ceilings, "methods");
+    if (!all || all->type != JSON_OBJECT) {
+        all = json_new_object();
+        if (json_object_set(ceilings, "methods", all))
+            return -1;
+    }
+    for (size_t i = 0; methods && i < methods->count; i++)
+        if (json_object_set(all, methods->keys[i], json_clone(methods->items[i])))
+            return -1;
+    return json_set_string(ceilings, "source", source);
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What `roofbench ceilings` records, without CUDA (so it is tested on any machine): the roof
+ * keys it measures (the contract of issue 11), the shape of each roof's method, the refusal of
+ * a measurement above its datasheet peak, and the merge into an expectation file's "ceilings":
+ *
+ *   "ceilings": {"dram_gbps": 3006.3, ..., "source": "roofbench ceilings, git ..., <UTC>",
+ *                "methods": {"dram_gbps": {"method": "<one line>", "size": "<what it ran at>",
+ *                                          "samples": N, "noise": x,
+ *                                          "sm_clock_mhz": M, "power_w": W}}}
+ *
+ * (sm_clock_mhz and power_w only where they were read.) The measuring child sends one line per
+ * roof, {"type": "ceiling", "key": K, "value": V, "method": {...}}, or {"type": "ceiling_skip",
+ * "key": K, "reason": R} for a roof this machine does not have (fp8 before sm_89, a peer link
+ * with one GPU).
+ */
+#ifndef RB_CEILING_RECORD_H
+#define RB_CEILING_RECORD_H
+
+#include <stddef.h>
+
+#include "json.h"
+
+/* `roofbench ceilings` refuses to record a value more than this fraction above its datasheet
+ * peak (the loader, harness/core/expect.c, allows 5% in a file: a file edited by hand). A
+ * clock a little above the datasheet's and rounding make a sound measurement within ~1%;
+ * more is a cache hit, a wrong byte count or a wrong peak, and every efficiency against it
+ * would be wrong. */
+#define RB_CEILING_RECORD_MARGIN 0.02
+
+/* The roof keys, in the order they are measured, NULL-terminated. */
+extern const char *const rb_ceiling_keys[];
+/* 1 when key is one of rb_ceiling_keys. */
+int rb_ceiling_key_known(const char *key);
+/* "GB/s", "TFLOP/s" or "us" by the key's suffix; "" for another key. */
+const char *rb_ceiling_unit(const char *key);
+
+/* One roof's method. Doubles that are NaN (sm_clock_mhz, power_w) are left out of the JSON. */
+typedef struct rb_ceiling_method {
+    char method[600]; /* one line: how it was measured */
+    char size[200];   /* what it ran at */
+    double samples;   /* timed samples behind the median */
+    double noise;     /* (p90 - p10) / median of the samples */
+    double sm_clock_mhz;
+    double power_w;
+} rb_ceiling_method;
+
+/* The method's JSON object; NULL when out of memory. */
+json_value *rb_ceiling_method_json(const rb_ceiling_method *m);
+
+/* Checks one {"type": "ceiling"} line: a known key, a positive finite value, and a method with
+ * method and size (strings), samples (>= 1), noise (>= 0) and, when present, sm_clock_mhz and
+ * power_w (positive numbers), nothing else. 0, or -1 with the reason in err. */
+int rb_ceiling_record_check(const json_value *line, char *err, size_t err_size);
+
+/* The measured values (an object of roof keys to numbers) that lie more than
+ * RB_CEILING_RECORD_MARGIN above the peak of the same key (only keys with a numeric peak, and
+ * only _gbps and _tflops keys: a latency has no datasheet floor). Writes one line per offender
+ * into err ("fp64_tflops: measured 35.2 TFLOP/s is 5.1% above the datasheet peak 33.5 ..."),
+ * newline-separated; returns how many there are (0: every value may be recorded). */
+int rb_ceilings_over_peak(const json_value *values, const json_value *peaks, char *err,
+                          size_t err_size);
+
+/* Merges a measurement into an expectation file's "ceilings" object: each value of `values`
+ * replaces the one there, each method of `methods` replaces that key's method in
+ * "ceilings.methods" (created when absent), and source is set. Roofs this run did not measure
+ * keep their value and method (a --quick run measures three). 0, or -1 when out of memory. */
+int rb_ceilings_store(json_value *ceilings, const json_value *values, const json_value *methods,
+                      const char *source);
+
+#endif
