@@ -30,6 +30,8 @@ static const char sort_script[] =
     "    rows.forEach(function (r) { body.appendChild(r); });\n"
     "  });\n"
     "});\n"
+    "document.getElementById('rb-points').textContent =\n"
+    "  document.querySelectorAll('svg .pt').length + ' points plotted';\n"
     "</script>\n";
 
 static void cell_text(rb_sbuf *b, const char *text)
@@ -102,6 +104,8 @@ char *rb_plot_html(const rb_plot_data *d, const char *roofline_svg, const char *
         rb_sbuf_escaped(&b, d->path);
         rb_sbuf_add(&b, "</code></p>\n");
     }
+    /* filled by the script with the number of points the browser drew (tests/browser_test.sh) */
+    rb_sbuf_add(&b, "<p id=\"rb-points\"></p>\n");
     rb_sbuf_add(&b, "<h2>Roofline</h2>\n<div class=\"chart\">\n%s</div>\n", roofline_svg);
     rb_sbuf_add(&b, "<h2>Speedups</h2>\n<div class=\"chart\">\n%s</div>\n", speedup_svg);
     rb_sbuf_add(&b, "<h2>Table</h2>\n<p>Click a column's header to sort by it.</p>\n"
