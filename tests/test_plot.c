@@ -14,6 +14,7 @@
 
 #include "../harness/core/plot.h"
 #include "../harness/core/svg.h"
+#include "../harness/results.h"
 #include "rbtest.h"
 
 #define FIXTURE "tests/plot/roofs.json"
@@ -478,6 +479,33 @@ static void test_plot_command(void)
     rbtest_remove_dir();
 }
 
+/* What run does after a run (rb_results_save): the charts and the report beside the results
+ * file, linked from its Markdown twin. */
+static void test_run_writes_charts_beside_results(void)
+{
+    json_value *doc = load(FIXTURE);
+    const char *dir = rbtest_fresh_dir();
+    if (!doc || !dir[0])
+        return;
+    char path[400];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    rb_options o;
+    memset(&o, 0, sizeof o);
+    o.json_path = path;
+    RB_CHECK(rb_results_save(&o, "nvidia-h100-80gb-hbm3", doc, NULL, 0) == 0);
+    RB_CHECK(file_in(dir, "run.json") && file_in(dir, "run.md"));
+    RB_CHECK(file_in(dir, "run.svg") && file_in(dir, "run-speedup.svg") &&
+             file_in(dir, "run.html"));
+    char *md = read_all(dir, "run.md"), *html = read_all(dir, "run.html");
+    RB_CHECK(md && strstr(md, "![roofline chart](run.svg)") &&
+             strstr(md, "![speedup chart](run-speedup.svg)") && strstr(md, "](run.html)"));
+    RB_CHECK(html && count(html, "class=\"pt\"") == 19);
+    free(md);
+    free(html);
+    json_free(doc);
+    rbtest_remove_dir();
+}
+
 static const rbtest_case plot_cases[] = {
     {"xml checker catches malformed documents", test_checker_catches_bad_xml},
     {"svg text and attributes escaped", test_escaping},
@@ -491,6 +519,7 @@ static const rbtest_case plot_cases[] = {
     {"html report self-contained", test_html_is_self_contained},
     {"chart paths beside the results file", test_sibling_paths},
     {"plot command: files, options, errors", test_plot_command},
+    {"run writes the charts and report beside its results", test_run_writes_charts_beside_results},
 };
 
 RB_SUITE(plot_suite, "plot", plot_cases);

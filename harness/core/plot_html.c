@@ -47,12 +47,12 @@ static void cell_text(rb_sbuf *b, const char *text)
 static void cell_number(rb_sbuf *b, double x, const char *fmt, double scale)
 {
     if (!isfinite(x)) {
-        rb_sbuf_add(b, "<td data-v=\"\">-</td>");
+        rb_sbuf_add(b, "<td class=\"num\" data-v=\"\">-</td>");
         return;
     }
     char shown[64];
     rb_fmt(shown, sizeof shown, fmt, x * scale);
-    rb_sbuf_add(b, "<td data-v=\"%.17g\">%s</td>", x, shown);
+    rb_sbuf_add(b, "<td class=\"num\" data-v=\"%.17g\">%s</td>", x, shown);
 }
 
 static void table_row(rb_sbuf *b, const rb_plot_point *p)
@@ -69,9 +69,10 @@ static void table_row(rb_sbuf *b, const rb_plot_point *p)
     cell_number(b, p->noise, "%.1f%%", 100);
     double rate_value = p->panel == RB_PANEL_ROOFLINE ? p->tflops : p->y;
     if (p->plotted || isfinite(rate_value))
-        rb_sbuf_add(b, "<td data-v=\"%.17g\">%s</td>", rate_value, isfinite(rate_value) ? rate : "-");
+        rb_sbuf_add(b, "<td class=\"num\" data-v=\"%.17g\">%s</td>", rate_value,
+                    isfinite(rate_value) ? rate : "-");
     else
-        rb_sbuf_add(b, "<td data-v=\"\">-</td>");
+        rb_sbuf_add(b, "<td class=\"num\" data-v=\"\">-</td>");
     cell_number(b, p->efficiency, "%.1f%%", 100);
     cell_number(b, p->peak_efficiency, "%.1f%%", 100);
     cell_number(b, p->speedup, "%.2fx", 1);
@@ -94,7 +95,7 @@ char *rb_plot_html(const rb_plot_data *d, const char *roofline_svg, const char *
                 "table.rb { border-collapse: collapse; font-size: 13px; }\n"
                 "table.rb th, table.rb td { border: 1px solid #ccc; padding: 2px 6px; }\n"
                 "table.rb th { cursor: pointer; background: #f0f0f0; }\n"
-                "table.rb th.num { text-align: right; }\n"
+                "table.rb .num { text-align: right; }\n"
                 ".chart { overflow-x: auto; }\n"
                 "</style>\n</head>\n<body>\n<h1>");
     rb_sbuf_escaped(&b, title);
