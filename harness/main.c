@@ -15,6 +15,7 @@
 #include "child.h"
 #include "core/cli.h"
 #include "core/expect.h"
+#include "core/plot.h"
 #include "core/report.h"
 #include "core/util.h"
 #include "env.h"
@@ -696,6 +697,44 @@ static int cmd_ceilings(const rb_options *o)
     return rc;
 }
 
+/* ---- plot ---- */
+
+/* The charts (and with --html the report) of a results file. Everything is checked before
+ * anything is written; each file is written whole or not at all. */
+static int cmd_plot(const rb_options *o)
+{
+    char err[RB_PATH_BUF + 300], svg[RB_PATH_BUF + 16], speedup[RB_PATH_BUF + 32];
+    if ((o->plot_svg ? rb_fmt_fits(svg, sizeof svg, "%s", o->plot_svg)
+                     : rb_plot_sibling(o->plot_input, ".json", ".svg", svg, sizeof svg)) != 0 ||
+        rb_plot_sibling(svg, ".svg", "-speedup.svg", speedup, sizeof speedup) != 0)
+        return usage_error("plot: an output path is too long");
+    const char *outs[3] = {svg, speedup, o->plot_html};
+    for (int i = 0; i < 3; i++) {
+        if (!outs[i])
+            continue;
+        if (!strcmp(outs[i], o->plot_input))
+            return usage_error("plot: an output file would replace the results file itself");
+        for (int k = 0; k < i; k++)
+            if (outs[k] && !strcmp(outs[i], outs[k])) {
+                rb_fmt(err, sizeof err, "plot: %s would be written twice", outs[i]);
+                return usage_error(err);
+            }
+        if (rb_output_file_ok(outs[i], 0, err, sizeof err) != 0)
+            return usage_error(err);
+    }
+    json_value *doc = json_parse_file(o->plot_input, err, sizeof err);
+    if (!doc)
+        return usage_error(err);
+    int rc = rb_plot_write(doc, o->plot_input, o->filter, svg, speedup, o->plot_html, err,
+                           sizeof err);
+    json_free(doc);
+    if (rc != 0)
+        return usage_error(err);
+    printf("plot: %s, %s%s%s\n", svg, speedup, o->plot_html ? ", " : "",
+           o->plot_html ? o->plot_html : "");
+    return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     rb_options o;
@@ -707,6 +746,8 @@ int main(int argc, char **argv)
         fputs(rb_cli_usage(), stdout);
         return EXIT_OK;
     }
+    if (o.command == RB_CMD_PLOT)
+        return cmd_plot(&o);
     /* From here on a child may run: Ctrl-C or SIGTERM ends it and the run (interrupted_exit). */
     if (o.command != RB_CMD_LIST)
         rb_runner_catch_interrupts();

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/expect.h"
+#include "core/plot.h"
 #include "core/report.h"
 #include "core/util.h"
 #include "env.h"
@@ -132,6 +133,45 @@ json_value *rb_results_meta(const char *tool, const rb_options *o, int argc, cha
     return m;
 }
 
+/* The charts and the HTML report beside the results file at json_path, and their links added to
+ * its Markdown twin md (rewritten at md_path). 0, or -1 with the line printed. */
+static int write_charts(const char *json_path, const char *md_path, const char *md,
+                        const json_value *doc)
+{
+    char err[RB_PATH_BUF + 200], svg[RB_PATH_BUF + 16], speedup[RB_PATH_BUF + 32],
+        html[RB_PATH_BUF + 16];
+    if (rb_plot_sibling(json_path, ".json", ".svg", svg, sizeof svg) != 0 ||
+        rb_plot_sibling(json_path, ".json", "-speedup.svg", speedup, sizeof speedup) != 0 ||
+        rb_plot_sibling(json_path, ".json", ".html", html, sizeof html) != 0) {
+        fprintf(stderr, "roofbench: %s: the charts' paths are too long\n", json_path);
+        return -1;
+    }
+    if (rb_plot_write(doc, json_path, NULL, svg, speedup, html, err, sizeof err) != 0) {
+        fprintf(stderr, "roofbench: %s\n", err);
+        return -1;
+    }
+    /* links relative to the Markdown file, which sits beside them */
+    const char *slash = strrchr(svg, '/'), *name_svg = slash ? slash + 1 : svg;
+    slash = strrchr(speedup, '/');
+    const char *name_speedup = slash ? slash + 1 : speedup;
+    slash = strrchr(html, '/');
+    const char *name_html = slash ? slash + 1 : html;
+    size_t size = strlen(md) + 3 * RB_PATH_BUF + 400;
+    char *linked = malloc(size);
+    int rc = -1;
+    if (linked) {
+        rb_fmt(linked, size,
+               "%s\n## Charts\n\n![roofline chart](%s)\n\n![speedup chart](%s)\n\n"
+               "[HTML report](%s): both charts and the table (sortable) in one file.\n",
+               md, name_svg, name_speedup, name_html);
+        rc = rb_write_file_atomic(md_path, linked, err, sizeof err);
+        if (rc != 0)
+            fprintf(stderr, "roofbench: %s\n", err);
+    }
+    free(linked);
+    return rc;
+}
+
 /* Writes the results file and its Markdown twin (see rb_results_save). */
 static int write_results(const char *json_path, int numbered, const json_value *doc,
                          const rb_pair_result *results, int n)
@@ -156,13 +196,16 @@ static int write_results(const char *json_path, int numbered, const json_value *
                  : -1;
     }
     free(text);
-    free(md);
     if (rc != 0) {
+        free(md);
         fprintf(stderr, "roofbench: %s\n", err);
         return -1;
     }
-    printf("results: %s (+ %s)\n", path, md_path);
-    return 0;
+    rc = write_charts(path, md_path, md, doc);
+    free(md);
+    printf("results: %s (+ %s%s)\n", path, md_path,
+           rc == 0 ? ", the charts .svg, -speedup.svg and the report .html beside it" : "");
+    return rc;
 }
 
 int rb_results_save(const rb_options *o, const char *hardware_key, const json_value *doc,

@@ -19,9 +19,11 @@ const char *rb_cli_usage(void)
            "                        shared memory; FP32, FP64 FMA; TF32, BF16, FP16, FP8 tensor\n"
            "                        cores; host and peer links; launch and graph-node latency)\n"
            "                        and write them into the expectation file's ceilings\n"
+           "  plot RESULTS.json     draw the roofline chart (RESULTS.svg) and the speedup chart\n"
+           "                        (RESULTS-speedup.svg) of a results file\n"
            "\n"
            "options (the commands each one goes with in brackets; any other use is refused):\n"
-           "  --filter REGEX        [list run check] only pairs whose name, or whose\n"
+           "  --filter REGEX        [list run check plot] only pairs whose name, or whose\n"
            "                        <pair>.<input>@<size> row name, matches (POSIX extended\n"
            "                        regex): '^sgemm$' selects every size of sgemm\n"
            "  --size smoke|full|N|RxC  [list run check] problem size in elements: a count with\n"
@@ -52,6 +54,11 @@ const char *rb_cli_usage(void)
            "  --timeout S           [run check ceilings] watchdog: a pair running longer fails,\n"
            "                        5..86400 seconds (default 300)\n"
            "  --seed N              [run check] seed of the random inputs (default 20261122)\n"
+           "  -o FILE.svg           [plot] the roofline chart's file (default: beside the\n"
+           "                        results file, same name, .svg); the speedup chart goes to\n"
+           "                        FILE-speedup.svg\n"
+           "  --html FILE.html      [plot] also the self-contained HTML report (charts, sortable\n"
+           "                        table; run writes one beside every results file)\n"
            "  paths (FILE, DIR) are at most 1024 bytes long\n"
            "  -h, --help            this text\n"
            "\n"
@@ -71,7 +78,7 @@ static int need_value(int argc, char **argv, int i, char *err, size_t err_size)
 
 /* Which commands take which option: an option a command does not use is refused, so a user
  * who writes `list --cold` or `check --expect e.json` learns that it does nothing there. */
-enum { ON_LIST = 1, ON_RUN = 2, ON_CHECK = 4, ON_CEILINGS = 8 };
+enum { ON_LIST = 1, ON_RUN = 2, ON_CHECK = 4, ON_CEILINGS = 8, ON_PLOT = 16 };
 typedef struct cli_option {
     const char *name;
     unsigned commands;
@@ -79,7 +86,7 @@ typedef struct cli_option {
 } cli_option;
 
 static const cli_option cli_options[] = {
-    {"--filter", ON_LIST | ON_RUN | ON_CHECK, 1},
+    {"--filter", ON_LIST | ON_RUN | ON_CHECK | ON_PLOT, 1},
     {"--size", ON_LIST | ON_RUN | ON_CHECK, 1},
     {"--samples", ON_RUN, 1},
     {"--cap", ON_RUN, 1},
@@ -94,9 +101,11 @@ static const cli_option cli_options[] = {
     {"--nvtx", ON_RUN | ON_CHECK, 0},
     {"--timeout", ON_RUN | ON_CHECK | ON_CEILINGS, 1},
     {"--seed", ON_RUN | ON_CHECK, 1},
+    {"-o", ON_PLOT, 1},
+    {"--html", ON_PLOT, 1},
 };
 
-static const char *const command_names[] = {"help", "list", "run", "check", "ceilings"};
+static const char *const command_names[] = {"help", "list", "run", "check", "ceilings", "plot"};
 
 static unsigned command_bit(rb_command c)
 {
@@ -104,6 +113,7 @@ static unsigned command_bit(rb_command c)
            : c == RB_CMD_RUN      ? ON_RUN
            : c == RB_CMD_CHECK    ? ON_CHECK
            : c == RB_CMD_CEILINGS ? ON_CEILINGS
+           : c == RB_CMD_PLOT     ? ON_PLOT
                                   : 0;
 }
 
@@ -117,7 +127,7 @@ static const cli_option *find_option(const char *a, rb_command cmd, char *err, s
         if (opt->commands & command_bit(cmd))
             return opt;
         char with[64] = "";
-        for (int c = RB_CMD_LIST; c <= RB_CMD_CEILINGS; c++)
+        for (int c = RB_CMD_LIST; c <= RB_CMD_PLOT; c++)
             if (opt->commands & command_bit((rb_command)c)) {
                 size_t len = strlen(with);
                 rb_fmt(with + len, sizeof with - len, "%s%s", len ? ", " : "", command_names[c]);
@@ -142,6 +152,8 @@ static int parse_command(const char *cmd, rb_options *o, char *err, size_t err_s
         o->command = RB_CMD_CHECK;
     else if (!strcmp(cmd, "ceilings"))
         o->command = RB_CMD_CEILINGS;
+    else if (!strcmp(cmd, "plot"))
+        o->command = RB_CMD_PLOT;
     else {
         rb_fmt(err, err_size, "unknown command '%s' (try: roofbench --help)", cmd);
         return -1;
@@ -244,6 +256,10 @@ static int parse_value(const char *a, const char *v, rb_options *o, char *err, s
         return parse_path(a, v, &o->csv_path, err, err_size);
     if (!strcmp(a, "--results-dir"))
         return parse_path(a, v, &o->results_dir, err, err_size);
+    if (!strcmp(a, "-o"))
+        return parse_path(a, v, &o->plot_svg, err, err_size);
+    if (!strcmp(a, "--html"))
+        return parse_path(a, v, &o->plot_html, err, err_size);
     o->expect_none = !strcmp(v, "none");
     return parse_path(a, v, &o->expect_path, err, err_size); /* --expect */
 }
@@ -267,6 +283,17 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
             o->command = RB_CMD_HELP;
             return 0;
         }
+        /* plot's one operand: the results file */
+        if (o->command == RB_CMD_PLOT && a[0] != '-') {
+            if (o->plot_input) {
+                rb_fmt(err, err_size, "plot takes one results file, not '%s' and '%s'",
+                       o->plot_input, a);
+                return -1;
+            }
+            if (parse_path("plot", a, &o->plot_input, err, err_size) != 0)
+                return -1;
+            continue;
+        }
         const cli_option *opt = find_option(a, o->command, err, err_size);
         if (!opt)
             return -1;
@@ -286,6 +313,10 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
         } else {
             o->update_expectations = 1;
         }
+    }
+    if (o->command == RB_CMD_PLOT && !o->plot_input) {
+        rb_fmt(err, err_size, "plot needs a results file: roofbench plot RESULTS.json");
+        return -1;
     }
     if (o->update_expectations && o->expect_none) {
         rb_fmt(err, err_size, "--update-expectations needs an expectation file, not --expect none");

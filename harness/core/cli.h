@@ -13,7 +13,8 @@ typedef enum rb_command {
     RB_CMD_LIST,
     RB_CMD_RUN,     /* validate, time, compare, write results */
     RB_CMD_CHECK,   /* validate every variant, no timing (the GPU tests) */
-    RB_CMD_CEILINGS /* measure the ceilings into the expectation file */
+    RB_CMD_CEILINGS, /* measure the ceilings into the expectation file */
+    RB_CMD_PLOT      /* draw the charts (and the HTML report) of a results file */
 } rb_command;
 
 typedef enum rb_size_kind { RB_SIZE_FULL, RB_SIZE_SMOKE, RB_SIZE_N } rb_size_kind;
@@ -37,6 +38,9 @@ typedef struct rb_options {
     double cap_s;     /* time cap of the timed loop, per variant */
     const char *results_dir;
     uint64_t seed;
+    const char *plot_input; /* plot: the results file */
+    const char *plot_svg;   /* plot -o: NULL: beside the results file, <stem>.svg */
+    const char *plot_html;  /* plot --html: NULL: no report */
 } rb_options;
 
 /* The ranges --timeout and --cap accept, in seconds. */

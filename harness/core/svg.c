@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+#include "svg.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rb_sbuf_add(rb_sbuf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->s && b->len + (size_t)k < b->cap) {
+            b->len += (size_t)k;
+            return;
+        }
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap <= b->len + (size_t)k)
+            cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->oom = 1;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+}
+
+void rb_sbuf_escaped(rb_sbuf *b, const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        const char *run = p;
+        while (*p && !strchr("&<>\"'", *p) && !((unsigned char)*p < 0x20 && !strchr("\t\n\r", *p)))
+            p++;
+        if (p > run)
+            rb_sbuf_add(b, "%.*s", (int)(p - run), run);
+        if (!*p)
+            return;
+        switch (*p) {
+        case '&': rb_sbuf_add(b, "&amp;"); break;
+        case '<': rb_sbuf_add(b, "&lt;"); break;
+        case '>': rb_sbuf_add(b, "&gt;"); break;
+        case '"': rb_sbuf_add(b, "&quot;"); break;
+        case '\'': rb_sbuf_add(b, "&#39;"); break;
+        default: rb_sbuf_add(b, " "); break;
+        }
+    }
+}
+
+char *rb_sbuf_take(rb_sbuf *b)
+{
+    char *s = b->oom ? NULL : b->s;
+    if (b->oom)
+        free(b->s);
+    else if (!s)
+        s = calloc(1, 1);
+    memset(b, 0, sizeof *b);
+    return s;
+}
+
+void rb_sbuf_free(rb_sbuf *b)
+{
+    free(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+void rb_svg_begin(rb_sbuf *b, double width, double height)
+{
+    rb_sbuf_add(b,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans Mono, Menlo, Consolas, "
+                "monospace\">\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
+                "fill=\"#ffffff\"/>\n",
+                width, height, width, height, width, height);
+}
+
+void rb_svg_end(rb_sbuf *b)
+{
+    rb_sbuf_add(b, "</svg>\n");
+}
+
+void rb_svg_group_begin(rb_sbuf *b, const char *cls)
+{
+    if (cls) {
+        rb_sbuf_add(b, "<g class=\"");
+        rb_sbuf_escaped(b, cls);
+        rb_sbuf_add(b, "\">\n");
+    } else {
+        rb_sbuf_add(b, "<g>\n");
+    }
+}
+
+void rb_svg_group_end(rb_sbuf *b)
+{
+    rb_sbuf_add(b, "</g>\n");
+}
+
+void rb_svg_defs_begin(rb_sbuf *b)
+{
+    rb_sbuf_add(b, "<defs>\n");
+}
+
+void rb_svg_defs_end(rb_sbuf *b)
+{
+    rb_sbuf_add(b, "</defs>\n");
+}
+
+void rb_svg_arrow_marker(rb_sbuf *b, const char *id, const char *color)
+{
+    /* refX at the tip: the line ends where the arrow points */
+    rb_sbuf_add(b, "<marker id=\"");
+    rb_sbuf_escaped(b, id);
+    rb_sbuf_add(b,
+                "\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" "
+                "markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" "
+                "fill=\"%s\"/></marker>\n",
+                color);
+}
+
+static void stroke_attrs(rb_sbuf *b, const char *stroke, double width, const char *dash)
+{
+    rb_sbuf_add(b, " stroke=\"%s\" stroke-width=\"%.2f\"", stroke, width);
+    if (dash)
+        rb_sbuf_add(b, " stroke-dasharray=\"%s\"", dash);
+}
+
+void rb_svg_line(rb_sbuf *b, double x1, double y1, double x2, double y2, const char *stroke,
+                 double width, const char *dash, const char *marker)
+{
+    rb_sbuf_add(b, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"", x1, y1, x2, y2);
+    stroke_attrs(b, stroke, width, dash);
+    if (marker) {
+        rb_sbuf_add(b, " marker-end=\"url(#");
+        rb_sbuf_escaped(b, marker);
+        rb_sbuf_add(b, ")\"");
+    }
+    rb_sbuf_add(b, "/>\n");
+}
+
+void rb_svg_polyline(rb_sbuf *b, const double *xy, int n, const char *stroke, double width,
+                     const char *dash)
+{
+    rb_sbuf_add(b, "<polyline fill=\"none\" points=\"");
+    for (int i = 0; i < n; i++)
+        rb_sbuf_add(b, "%s%.2f,%.2f", i ? " " : "", xy[2 * i], xy[2 * i + 1]);
+    rb_sbuf_add(b, "\"");
+    stroke_attrs(b, stroke, width, dash);
+    rb_sbuf_add(b, "/>\n");
+}
+
+/* Ends an element that may carry a tooltip: <title> as its child. */
+static void close_with_title(rb_sbuf *b, const char *tag, const char *title)
+{
+    if (!title) {
+        rb_sbuf_add(b, "/>\n");
+        return;
+    }
+    rb_sbuf_add(b, "><title>");
+    rb_sbuf_escaped(b, title);
+    rb_sbuf_add(b, "</title></%s>\n", tag);
+}
+
+static void class_attr(rb_sbuf *b, const char *cls)
+{
+    if (!cls)
+        return;
+    rb_sbuf_add(b, " class=\"");
+    rb_sbuf_escaped(b, cls);
+    rb_sbuf_add(b, "\"");
+}
+
+void rb_svg_rect(rb_sbuf *b, double x, double y, double w, double h, const char *fill,
+                 const char *cls, const char *title)
+{
+    rb_sbuf_add(b, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"", x, y,
+                w, h, fill);
+    class_attr(b, cls);
+    close_with_title(b, "rect", title);
+}
+
+void rb_svg_circle(rb_sbuf *b, double cx, double cy, double r, const char *fill, const char *cls,
+                   const char *title)
+{
+    rb_sbuf_add(b, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\" stroke=\"#000000\" "
+                   "stroke-width=\"0.60\"",
+                cx, cy, r, fill);
+    class_attr(b, cls);
+    close_with_title(b, "circle", title);
+}
+
+void rb_svg_text(rb_sbuf *b, double x, double y, double size, const char *anchor,
+                 const char *fill, double rotate_deg, const char *text)
+{
+    rb_sbuf_add(b, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%.1f\" text-anchor=\"%s\" fill=\"%s\"",
+                x, y, size, anchor, fill);
+    if (rotate_deg != 0)
+        rb_sbuf_add(b, " transform=\"rotate(%.2f %.2f %.2f)\"", rotate_deg, x, y);
+    rb_sbuf_add(b, ">");
+    rb_sbuf_escaped(b, text);
+    rb_sbuf_add(b, "</text>\n");
+}

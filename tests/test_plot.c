@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tier 1 and 2: the SVG writer, the roofline and speedup charts, the HTML report and the plot
+ * command. Where a known point must land is computed here by hand and found in the SVG; every
+ * chart must be well-formed XML (a small checker below, so CI needs no xmllint); names with
+ * <&>"' are escaped; a results file written before "roofs" existed still plots.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../harness/core/plot.h"
+#include "../harness/core/svg.h"
+#include "../harness/results.h"
+#include "rbtest.h"
+
+#define FIXTURE "tests/plot/roofs.json"
+/* a run committed before the results file had "roofs" or per-variant "roof" */
+#define OLD_RESULTS "results/nvidia-h100-80gb-hbm3/20261125T120618Z-7100242.json"
+
+/* ---- a tiny XML well-formedness checker ---- */
+
+/* An entity at s ("&amp;" ...): its length, 0 when it is not one XML knows. */
+static size_t entity_len(const char *s)
+{
+    static const char *const named[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
+    for (size_t i = 0; i < 5; i++)
+        if (!strncmp(s, named[i], strlen(named[i])))
+            return strlen(named[i]);
+    if (s[1] == '#') {
+        size_t n = 2;
+        while (s[n] >= '0' && s[n] <= '9')
+            n++;
+        return n > 2 && s[n] == ';' ? n + 1 : 0;
+    }
+    return 0;
+}
+
+static int name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '-' || c == '_' || c == ':' || c == '.';
+}
+
+/* One root element; tags balanced and nested; attribute values quoted, without '<'; '&' only as
+ * an entity. NULL when well-formed, else what is wrong. Comments, CDATA and processing
+ * instructions are refused: the charts write none. */
+static const char *xml_problem(const char *s)
+{
+    char stack[64][40];
+    int depth = 0, roots = 0;
+    while (*s) {
+        if (*s == '&') {
+            if (!entity_len(s))
+                return "a bare '&'";
+            s += entity_len(s);
+        } else if (*s != '<') {
+            if (depth == 0 && !strchr(" \t\r\n", *s))
+                return "text outside the root element";
+            if (*s == '>' && depth == 0)
+                return "a stray '>'";
+            s++;
+        } else if (s[1] == '/') {
+            s += 2;
+            const char *name = s;
+            while (name_char(*s))
+                s++;
+            size_t n = (size_t)(s - name);
+            while (*s == ' ')
+                s++;
+            if (*s != '>' || depth == 0 || strlen(stack[depth - 1]) != n ||
+                strncmp(stack[depth - 1], name, n))
+                return "a closing tag that does not match";
+            depth--;
+            s++;
+        } else {
+            s++;
+            const char *name = s;
+            while (name_char(*s))
+                s++;
+            size_t n = (size_t)(s - name);
+            if (n == 0 || n >= 40)
+                return "a tag without a name (or '<' in text)";
+            if (depth == 0 && roots++)
+                return "a second root element";
+            for (;;) {
+                while (strchr(" \t\r\n", *s) && *s)
+                    s++;
+                if (*s == '>' || (s[0] == '/' && s[1] == '>'))
+                    break;
+                const char *attr = s;
+                while (name_char(*s))
+                    s++;
+                if (s == attr || *s != '=' || (s[1] != '"' && s[1] != '\''))
+                    return "an attribute without a quoted value";
+                char q = s[1];
+                for (s += 2; *s && *s != q; s++) {
+                    if (*s == '<')
+                        return "'<' in an attribute value";
+                    if (*s == '&' && !entity_len(s))
+                        return "a bare '&' in an attribute value";
+                }
+                if (!*s)
+                    return "an unterminated attribute value";
+                s++;
+            }
+            if (*s == '/') {
+                s += 2;
+                continue;
+            }
+            if (depth == 64)
+                return "nested too deep";
+            memcpy(stack[depth], name, n);
+            stack[depth++][n] = '\0';
+            s++;
+        }
+    }
+    return depth ? "an element left open" : roots ? NULL : "no root element";
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+static json_value *load(const char *path)
+{
+    char err[300];
+    json_value *doc = json_parse_file(path, err, sizeof err);
+    if (!doc)
+        printf("    %s\n", err);
+    return doc;
+}
+
+/* ---- tests ---- */
+
+static void test_checker_catches_bad_xml(void)
+{
+    RB_CHECK(xml_problem("<svg><g a=\"1\"><text>x &amp; y</text></g></svg>") == NULL);
+    RB_CHECK(xml_problem("<svg><g></svg>") != NULL);
+    RB_CHECK(xml_problem("<svg><text>a<b</text></svg>") != NULL);
+    RB_CHECK(xml_problem("<svg><text>a & b</text></svg>") != NULL);
+    RB_CHECK(xml_problem("<svg a=1/>") != NULL);
+    RB_CHECK(xml_problem("<svg t=\"a<b\"/>") != NULL);
+    RB_CHECK(xml_problem("<svg/><svg/>") != NULL);
+}
+
+static void test_escaping(void)
+{
+    rb_sbuf b = {0};
+    rb_sbuf_escaped(&b, "a<b&c>\"d'e\x01" "f\tg");
+    char *s = rb_sbuf_take(&b);
+    RB_CHECK(s && !strcmp(s, "a&lt;b&amp;c&gt;&quot;d&#39;e f\tg"));
+    free(s);
+    rb_svg_begin(&b, 100, 50);
+    rb_svg_circle(&b, 10, 20, 3, "red", "pt", "x<y & \"z\"");
+    rb_svg_text(&b, 1, 2, 10, "start", "#000", -90, "<&>");
+    rb_svg_end(&b);
+    s = rb_sbuf_take(&b);
+    RB_CHECK(s && xml_problem(s) == NULL);
+    RB_CHECK(s && strstr(s, "<title>x&lt;y &amp; &quot;z&quot;</title>"));
+    RB_CHECK(s && strstr(s, "cx=\"10.00\" cy=\"20.00\""));
+    free(s);
+}
+
+static void test_axis_mapping(void)
+{
+    rb_plot_axis x = {-1, 3, 100, 500}, y = {9, 15, 530, 70};
+    RB_CHECK_NEAR(rb_plot_axis_map(&x, 0.1), 100, 1e-9);
+    RB_CHECK_NEAR(rb_plot_axis_map(&x, 10), 300, 1e-9);
+    RB_CHECK_NEAR(rb_plot_axis_map(&x, 1000), 500, 1e-9);
+    RB_CHECK_NEAR(rb_plot_axis_map(&y, 1e12), 300, 1e-9); /* half-way up: y grows upwards */
+    RB_CHECK_NEAR(rb_plot_axis_map(&y, 1e15), 70, 1e-9);
+    rb_plot_axis a;
+    rb_plot_axis_fit(&a, 0.5, 2000, 4, 0);
+    RB_CHECK(a.lo == -1 && a.hi == 4);
+    rb_plot_axis_fit(&a, 1, 10, 4, 0); /* a tenth of a decade of room each side, then widened */
+    RB_CHECK(a.lo == -1 && a.hi == 3);
+    rb_plot_axis_fit(&a, NAN, NAN, 3, 9);
+    RB_CHECK(a.lo == 9 && a.hi == 12);
+    rb_plot_axis_fit(&a, 1e-300, 1e10, 2, 0);
+    RB_CHECK(a.hi == 11 && a.lo == 11 - RB_PLOT_MAX_DECADES);
+}
+
+static int boxes_overlap(const rb_plot_box *a, const rb_plot_box *b)
+{
+    return a->x < b->x + b->w && b->x < a->x + a->w && a->y < b->y + b->h && b->y < a->y + a->h;
+}
+
+static void test_labels_do_not_overlap(void)
+{
+    rb_plot_labels l = {0};
+    rb_plot_box bounds = {0, 0, 400, 300};
+    RB_CHECK(rb_plot_labels_block(&l, (rb_plot_box){95, 95, 10, 10}) == 0); /* a point */
+    int placed = 0;
+    for (int i = 0; i < 30; i++) {
+        /* every label wants the same spot; the candidates move it down and up a line a time */
+        double cx[21], cy[21];
+        for (int k = 0; k < 21; k++) {
+            cx[k] = 100;
+            cy[k] = 100 + (k % 2 ? 1 : -1) * ((k + 1) / 2) * 12;
+        }
+        placed += rb_plot_labels_place(&l, cx, cy, 21, 60, 11, &bounds) >= 0;
+    }
+    /* candidates y = 100 + 12j, j = -10..10; inside the bounds j >= -8 (19 of them), less the
+     * two whose box would cover the point (y = 88 and 100) */
+    RB_CHECK(placed == 17);
+    for (int i = 0; i < l.n; i++)
+        for (int k = i + 1; k < l.n; k++)
+            RB_CHECK(!boxes_overlap(&l.boxes[i], &l.boxes[k]));
+    double cx = 390, cy = 10;
+    RB_CHECK(rb_plot_labels_place(&l, &cx, &cy, 1, 60, 11, &bounds) == -1); /* outside */
+    rb_plot_labels_free(&l);
+}
+
+static rb_plot_point *find_point(rb_plot_data *d, const char *pair, const char *variant)
+{
+    for (int i = 0; i < d->n_points; i++)
+        if (!strcmp(d->points[i].pair, pair) && !strcmp(d->points[i].variant, variant))
+            return &d->points[i];
+    return NULL;
+}
+
+static void test_panels_from_roof_keys(void)
+{
+    json_value *doc = load(FIXTURE);
+    rb_plot_data d;
+    char err[300];
+    RB_CHECK(doc && rb_plot_load(doc, NULL, &d, err, sizeof err) == 0);
+    if (!doc)
+        return;
+    RB_CHECK(d.have_roofs && d.n_points == 19 && d.n_pairs == 6);
+    RB_CHECK(find_point(&d, "copy_vectorized", "library")->panel == RB_PANEL_BANDWIDTH);
+    RB_CHECK(find_point(&d, "softmax", "optimized")->panel == RB_PANEL_ROOFLINE);
+    RB_CHECK(find_point(&d, "gemm_precision", "bf16")->panel == RB_PANEL_ROOFLINE);
+    RB_CHECK(find_point(&d, "host_transfer.h2d", "baseline")->panel == RB_PANEL_LINK);
+    RB_CHECK(find_point(&d, "cuda_graphs", "graph")->panel == RB_PANEL_LATENCY);
+    RB_CHECK_NEAR(find_point(&d, "cuda_graphs", "graph")->y, 1.23, 1e-12); /* its us_per_kernel */
+    const rb_plot_roof *r = rb_plot_find_roof(&d, "bf16_tflops");
+    RB_CHECK(r && r->kind == RB_PLOT_ROOF_COMPUTE && r->measured == 760 && r->peak == 989.4);
+    r = rb_plot_find_roof(&d, "nvlink_gbps");
+    RB_CHECK(r && isnan(r->measured) && isnan(r->peak));
+    rb_plot_free(&d);
+    json_free(doc);
+}
+
+/* The fixture's main panel by hand: AI from 0.625 (softmax) to 1365 (gemm_precision) and the
+ * ridges (1978.9 TFLOP/s / 3352 GB/s = 590 FLOP/byte the largest) -> decades 0.1 .. 1e4;
+ * FLOP/s from 0.498 T (sgemm's baseline) to the FP8 peak 1978.9 T -> 1e11 .. 1e16. The panel is
+ * x 90..790, y 530..70 (plot_svg.c). */
+static void test_known_point_lands_where_computed(void)
+{
+    json_value *doc = load(FIXTURE);
+    rb_plot_data d;
+    char err[300];
+    RB_CHECK(doc && rb_plot_load(doc, NULL, &d, err, sizeof err) == 0);
+    if (!doc)
+        return;
+    rb_plot_axis x, y;
+    rb_plot_roofline_axes(&d, &x, &y);
+    RB_CHECK(x.lo == -1 && x.hi == 4 && y.lo == 11 && y.hi == 16);
+    char *svg = rb_plot_roofline_svg(&d);
+    RB_CHECK(svg && xml_problem(svg) == NULL);
+    if (svg && xml_problem(svg))
+        printf("    %s\n", xml_problem(svg));
+    /* sgemm's optimized: AI = 137438953472 / 201326592 = 682.67 FLOP/byte, 45.72 TFLOP/s */
+    double cx = 90 + (log10(137438953472.0 / 201326592.0) + 1) / 5 * 700;
+    double cy = 530 - (log10(45.72e12) - 11) / 5 * 460;
+    char want[80];
+    snprintf(want, sizeof want, "cx=\"%.2f\" cy=\"%.2f\"", cx, cy);
+    RB_CHECK(svg && strstr(svg, want));
+    if (svg && !strstr(svg, want))
+        printf("    no circle at %s\n", want);
+    RB_CHECK_NEAR(cx, 626.79, 0.01);
+    RB_CHECK_NEAR(cy, 285.27, 0.01);
+    RB_CHECK(svg && count(svg, "class=\"pt\"") == 19); /* every variant, on one panel or another */
+    RB_CHECK(svg && strstr(svg, "sgemm / optimized (optimized): 45.7 TFLOP/s at 683 FLOP/byte, "
+                                "75.4% of FP32</title>"));
+    RB_CHECK(svg && strstr(svg, ">FP32 60.6 TFLOP/s<") && strstr(svg, ">FP32 peak 66.9 TFLOP/s<"));
+    RB_CHECK(svg && strstr(svg, ">launch 2.1 \xc2\xb5s<"));
+    RB_CHECK(svg && strstr(svg, "stroke-dasharray"));
+    RB_CHECK(svg && count(svg, "marker-end=\"url(#arrow-") >= 12);
+    RB_CHECK(svg && !strstr(svg, "roofs unknown"));
+    RB_CHECK(svg && strstr(svg, "NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0, "
+                                "2026-11-25T12:06:18Z, git fixture"));
+    free(svg);
+    char *speedup = rb_plot_speedup_svg(&d);
+    RB_CHECK(speedup && xml_problem(speedup) == NULL);
+    RB_CHECK(speedup && count(speedup, "class=\"bar\"") == 19);
+    RB_CHECK(speedup && strstr(speedup, ">91.8x, 75.4% of FP32<"));
+    free(speedup);
+    rb_plot_free(&d);
+    json_free(doc);
+}
+
+static void test_filter(void)
+{
+    json_value *doc = load(FIXTURE);
+    rb_plot_data d;
+    char err[300];
+    RB_CHECK(doc && rb_plot_load(doc, "^sgemm$", &d, err, sizeof err) == 0);
+    if (!doc)
+        return;
+    RB_CHECK(d.n_points == 5 && d.n_pairs == 1);
+    rb_plot_free(&d);
+    RB_CHECK(rb_plot_load(doc, "(", &d, err, sizeof err) == -1);
+    json_free(doc);
+}
+
+/* A generated document: one pair with the characters XML reserves in its name. */
+static void test_names_are_escaped(void)
+{
+    const char *text =
+        "{\"date\": \"d\", \"git\": \"g\", \"pairs\": [{\"name\": \"a<b&c>\\\"d'e\", "
+        "\"flops\": 0, \"bytes\": 8, \"link_bytes\": false, \"variants\": ["
+        "{\"name\": \"x<y\", \"role\": \"baseline\", \"valid\": true, \"timed\": true, "
+        "\"time_ms\": {\"median\": 1}, \"vs_ceiling\": {\"ai\": 0, \"gbps\": 8, \"tflops\": 0, "
+        "\"efficiency\": null}, \"speedup\": 1, \"note\": \"1 < 2 & 3\"}]}]}";
+    char err[300];
+    json_value *doc = json_parse(text, strlen(text), err, sizeof err);
+    rb_plot_data d;
+    RB_CHECK(doc && rb_plot_load(doc, NULL, &d, err, sizeof err) == 0);
+    if (!doc)
+        return;
+    char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
+    char *html = svg && speedup ? rb_plot_html(&d, svg, speedup) : NULL;
+    RB_CHECK(svg && xml_problem(svg) == NULL && speedup && xml_problem(speedup) == NULL);
+    RB_CHECK(svg && strstr(svg, "a&lt;b&amp;c&gt;&quot;d&#39;e") && !strstr(svg, "a<b"));
+    RB_CHECK(html && strstr(html, "a&lt;b&amp;c&gt;&quot;d&#39;e") && !strstr(html, "a<b"));
+    RB_CHECK(html && strstr(html, "1 &lt; 2 &amp; 3") && !strstr(html, "x<y"));
+    RB_CHECK(svg && strstr(svg, "roofs unknown"));
+    free(svg);
+    free(speedup);
+    free(html);
+    rb_plot_free(&d);
+    json_free(doc);
+}
+
+/* A committed run from before "roofs" and "roof": every timed valid variant is plotted by the
+ * fallbacks, and the chart says the roofs are unknown. */
+static void test_old_results_file_plots(void)
+{
+    json_value *doc = load(OLD_RESULTS);
+    rb_plot_data d;
+    char err[300];
+    RB_CHECK(doc && rb_plot_load(doc, NULL, &d, err, sizeof err) == 0);
+    if (!doc)
+        return;
+    RB_CHECK(!d.have_roofs);
+    RB_CHECK(find_point(&d, "copy_coalescing", "baseline")->panel == RB_PANEL_BANDWIDTH);
+    RB_CHECK(find_point(&d, "host_transfer.h2d", "optimized")->panel == RB_PANEL_LINK);
+    RB_CHECK(find_point(&d, "cuda_graphs", "graph")->panel == RB_PANEL_LATENCY);
+    RB_CHECK(find_point(&d, "sgemm@4M", "library")->panel == RB_PANEL_ROOFLINE);
+    int plotted = 0, skipped = 0;
+    for (int i = 0; i < d.n_points; i++) {
+        plotted += d.points[i].plotted;
+        skipped += !d.points[i].plotted && !strcmp(d.points[i].verdict, "skipped");
+    }
+    RB_CHECK(plotted == d.n_points - 9 && skipped == 9); /* the nine in-place NCCL rows */
+    char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
+    RB_CHECK(svg && xml_problem(svg) == NULL && speedup && xml_problem(speedup) == NULL);
+    RB_CHECK(svg && count(svg, "class=\"pt\"") == plotted);
+    RB_CHECK(svg && strstr(svg, "roofs unknown"));
+    RB_CHECK(svg && strstr(svg, "not plotted: "));
+    free(svg);
+    free(speedup);
+    rb_plot_free(&d);
+    json_free(doc);
+}
+
+static void test_html_is_self_contained(void)
+{
+    json_value *doc = load(FIXTURE);
+    rb_plot_data d;
+    char err[300];
+    RB_CHECK(doc && rb_plot_load(doc, NULL, &d, err, sizeof err) == 0);
+    if (!doc)
+        return;
+    char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
+    char *html = svg && speedup ? rb_plot_html(&d, svg, speedup) : NULL;
+    RB_CHECK(html && count(html, "class=\"pt\"") == 19 && count(html, "class=\"bar\"") == 19);
+    RB_CHECK(html && count(html, "<tr>") == 19 + 1);
+    RB_CHECK(html && strstr(html, "<script>") && strstr(html, "addEventListener('click'"));
+    /* nothing fetched: no src, href or stylesheet link; the only URL is the SVG namespace */
+    RB_CHECK(html && !strstr(html, "src=") && !strstr(html, "href=") && !strstr(html, "<link"));
+    RB_CHECK(html && count(html, "http") == count(html, "http://www.w3.org/2000/svg"));
+    free(svg);
+    free(speedup);
+    free(html);
+    rb_plot_free(&d);
+    json_free(doc);
+}
+
+static void test_sibling_paths(void)
+{
+    char out[64];
+    RB_CHECK(rb_plot_sibling("r/a.json", ".json", "-speedup.svg", out, sizeof out) == 0 &&
+             !strcmp(out, "r/a-speedup.svg"));
+    RB_CHECK(rb_plot_sibling("r/a", ".json", ".svg", out, sizeof out) == 0 &&
+             !strcmp(out, "r/a.svg"));
+    RB_CHECK(rb_plot_sibling("x.svg", ".svg", "-speedup.svg", out, sizeof out) == 0 &&
+             !strcmp(out, "x-speedup.svg"));
+    RB_CHECK(rb_plot_sibling("a-very-long-name-that-does-not-fit-in-sixteen.json", ".json",
+                             ".svg", out, 16) == -1);
+}
+
+/* ---- the command ---- */
+
+static int file_in(const char *dir, const char *name)
+{
+    char path[600];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return stat(path, &st) == 0;
+}
+
+static char *read_all(const char *dir, const char *name)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *s = calloc(1, 1 << 20);
+    if (s)
+        s[fread(s, 1, (1 << 20) - 1, f)] = '\0';
+    fclose(f);
+    return s;
+}
+
+static void test_plot_command(void)
+{
+    char cwd[512], cmd[1200];
+    if (!getcwd(cwd, sizeof cwd))
+        return;
+    const char *dir = rbtest_fresh_dir();
+    snprintf(cmd, sizeof cmd, "cp '%s/" FIXTURE "' '%s/run.json'", cwd, dir);
+    RB_CHECK(system(cmd) == 0);
+    RB_CHECK(rbtest_run("plot run.json") == 0);
+    RB_CHECK(file_in(dir, "run.svg") && file_in(dir, "run-speedup.svg") && !file_in(dir, "run.html"));
+    char *svg = read_all(dir, "run.svg");
+    RB_CHECK(svg && xml_problem(svg) == NULL && count(svg, "class=\"pt\"") == 19);
+    free(svg);
+    RB_CHECK(rbtest_run("plot run.json -o out.svg --html report.html --filter '^sgemm$'") == 0);
+    RB_CHECK(file_in(dir, "out.svg") && file_in(dir, "out-speedup.svg") &&
+             file_in(dir, "report.html"));
+    svg = read_all(dir, "out.svg");
+    RB_CHECK(svg && count(svg, "class=\"pt\"") == 5);
+    free(svg);
+    /* errors: one line, exit 2, no file of the chart written */
+    static const char *const bad[][2] = {
+        {"plot", "plot needs a results file"},
+        {"plot run.json other.json", "plot takes one results file"},
+        {"plot run.json --cold", "--cold does not go with plot"},
+        {"plot missing.json -o m.svg", "missing.json"},
+        {"plot run.json -o run.json", "replace the results file"},
+        {"plot run.json -o nodir/x.svg", "nodir"},
+        {"plot run.json -o m.svg --filter '('", "--filter"},
+        {"plot notjson.json -o m.svg", "notjson.json: line 1"},
+        {"plot notresults.json -o m.svg", "not a roofbench results file"},
+    };
+    snprintf(cmd, sizeof cmd, "echo 'oops' > '%s/notjson.json' && echo '{\"a\": 1}' > "
+                              "'%s/notresults.json'", dir, dir);
+    RB_CHECK(system(cmd) == 0);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = rbtest_run(bad[i][0]);
+        if (rc != 2 || !strstr(rbtest_output(), bad[i][1]))
+            printf("    roofbench %s -> %d: %s", bad[i][0], rc, rbtest_output());
+        RB_CHECK(rc == 2 && strstr(rbtest_output(), bad[i][1]));
+        RB_CHECK(!file_in(dir, "m.svg") && !file_in(dir, "m-speedup.svg"));
+    }
+    RB_CHECK(rbtest_run("run -o x.svg") == 2);
+    rbtest_remove_dir();
+}
+
+/* What run does after a run (rb_results_save): the charts and the report beside the results
+ * file, linked from its Markdown twin. */
+static void test_run_writes_charts_beside_results(void)
+{
+    json_value *doc = load(FIXTURE);
+    const char *dir = rbtest_fresh_dir();
+    if (!doc || !dir[0])
+        return;
+    char path[400];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    rb_options o;
+    memset(&o, 0, sizeof o);
+    o.json_path = path;
+    RB_CHECK(rb_results_save(&o, "nvidia-h100-80gb-hbm3", doc, NULL, 0) == 0);
+    RB_CHECK(file_in(dir, "run.json") && file_in(dir, "run.md"));
+    RB_CHECK(file_in(dir, "run.svg") && file_in(dir, "run-speedup.svg") &&
+             file_in(dir, "run.html"));
+    char *md = read_all(dir, "run.md"), *html = read_all(dir, "run.html");
+    RB_CHECK(md && strstr(md, "![roofline chart](run.svg)") &&
+             strstr(md, "![speedup chart](run-speedup.svg)") && strstr(md, "](run.html)"));
+    RB_CHECK(html && count(html, "class=\"pt\"") == 19);
+    free(md);
+    free(html);
+    json_free(doc);
+    rbtest_remove_dir();
+}
+
+static const rbtest_case plot_cases[] = {
+    {"xml checker catches malformed documents", test_checker_catches_bad_xml},
+    {"svg text and attributes escaped", test_escaping},
+    {"log axis mapping and decade fit", test_axis_mapping},
+    {"greedy labels never overlap", test_labels_do_not_overlap},
+    {"panel chosen from each variant's roof", test_panels_from_roof_keys},
+    {"known point lands at computed cx/cy", test_known_point_lands_where_computed},
+    {"--filter selects pairs", test_filter},
+    {"names with <&>\"' escaped in charts and report", test_names_are_escaped},
+    {"old results file (no roofs) plots", test_old_results_file_plots},
+    {"html report self-contained", test_html_is_self_contained},
+    {"chart paths beside the results file", test_sibling_paths},
+    {"plot command: files, options, errors", test_plot_command},
+    {"run writes the charts and report beside its results", test_run_writes_charts_beside_results},
+};
+
+RB_SUITE(plot_suite, "plot", plot_cases);
