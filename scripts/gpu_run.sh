@@ -64,7 +64,15 @@ fi
 if [ "${1:-}" = record ]; then
     if [ "${CEILINGS:-1}" = 1 ]; then
         say "ceilings"
+        start=$(date +%s.%N)
         $B ceilings 2>&1 | tee -a "$LOG"
+        echo "ceilings exit ${PIPESTATUS[0]}, $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $start}") s" | tee -a "$LOG"
+        # --quick into a copy: the same-run platform reference, timed (issue 11: under 5 s)
+        quick=$OUT/quick-expectations.json
+        cp "$(sed -n 's/^[0-9]* ceilings written to \(.*\)$/\1/p' "$LOG" | tail -n 1)" "$quick" 2> /dev/null
+        start=$(date +%s.%N)
+        $B ceilings --quick --expect "$quick" > "$OUT/ceilings_quick.log" 2>&1
+        echo "ceilings --quick exit $?, $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $start}") s" | tee -a "$LOG"
     fi
     RECORD=--update-expectations
 fi
