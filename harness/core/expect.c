@@ -541,9 +541,11 @@ typedef struct datasheet {
 /* Dense tensor rates (no sparsity). DRAM = 2 x memory clock x bus width. */
 static const datasheet datasheets[] = {
     {"nvidia-h100-80gb-hbm3", 3352, 33.5, 66.9, 494.7, 989.4, 1978.9,
-     "NVIDIA H100 SXM5 datasheet, dense tensor rates; DRAM 2 x 2619 MHz x 5120 bit"},
+     "NVIDIA H100 SXM5 datasheet, dense tensor rates; DRAM 2 x 2619 MHz x 5120 bit; PCIe gen 5 "
+     "x16; NVLink 4 (18 links)"},
     {"nvidia-h200", 4814, 33.5, 66.9, 494.7, 989.4, 1978.9,
-     "NVIDIA H200 SXM datasheet, dense tensor rates; DRAM 4.8 TB/s"},
+     "NVIDIA H200 SXM datasheet, dense tensor rates; DRAM 4.8 TB/s; PCIe gen 5 x16; NVLink 4 "
+     "(18 links)"},
 };
 
 json_value *rb_datasheet_peaks(const char *hardware_key)
@@ -555,12 +557,22 @@ json_value *rb_datasheet_peaks(const char *hardware_key)
         if (strcmp(s->key, one) != 0)
             continue;
         json_value *o = json_new_object();
+        /* The DRAM figure bounds any mix of reads and writes, so it is also the read-only and
+         * write-only streams' peak; FP16's dense tensor rate is BF16's on these parts. PCIe
+         * gen 5 x16: 32 GT/s x 16 lanes x 128/130 / 8 = 63.0 GB/s each way; NVLink 4: 18
+         * links x 25 GB/s = 450 GB/s each way. */
         if (!o || json_set_number(o, "dram_gbps", s->dram_gbps) ||
+            json_set_number(o, "dram_read_gbps", s->dram_gbps) ||
+            json_set_number(o, "dram_write_gbps", s->dram_gbps) ||
             json_set_number(o, "fp64_tflops", s->fp64) ||
             json_set_number(o, "fp32_tflops", s->fp32) ||
             json_set_number(o, "tf32_tflops", s->tf32) ||
             json_set_number(o, "bf16_tflops", s->bf16) ||
-            json_set_number(o, "fp8_tflops", s->fp8) || json_set_string(o, "source", s->source)) {
+            json_set_number(o, "fp16_tflops", s->bf16) ||
+            json_set_number(o, "fp8_tflops", s->fp8) ||
+            json_set_number(o, "pcie_h2d_gbps", 63.0) || json_set_number(o, "pcie_d2h_gbps", 63.0) ||
+            json_set_number(o, "pcie_duplex_gbps", 126.0) ||
+            json_set_number(o, "nvlink_gbps", 450.0) || json_set_string(o, "source", s->source)) {
             json_free(o);
             return NULL;
         }
