@@ -233,14 +233,17 @@ void rb_results_derive(const rb_expect *e, const char *hardware_key, rb_pair_res
 {
     rb_roofs_unknown(ceilings);
     rb_roofs_unknown(peaks);
+    /* Peaks: the expectation file's, completed by the datasheet table for keys the file lacks
+     * (a file recorded before the table knew them). */
+    json_value *sheet = rb_datasheet_peaks(hardware_key);
+    if (sheet)
+        rb_expect_roofs(sheet, peaks);
+    json_free(sheet);
     if (e) {
         *ceilings = e->ceilings;
-        *peaks = e->peaks;
-    } else {
-        json_value *sheet = rb_datasheet_peaks(hardware_key);
-        if (sheet)
-            rb_expect_roofs(sheet, peaks);
-        json_free(sheet);
+        for (int r = 0; r < RB_ROOF_COUNT; r++)
+            if (!isnan(e->peaks.value[r]))
+                peaks->value[r] = e->peaks.value[r];
     }
     rb_report_derive(results, n, ceilings, peaks);
 }

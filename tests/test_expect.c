@@ -6,6 +6,7 @@
 #include "../harness/core/result.h"
 #include "../harness/core/roofline.h"
 #include "../harness/core/util.h"
+#include "../harness/results.h"
 #include "rbtest.h"
 
 #include <math.h>
@@ -638,9 +639,12 @@ static void test_update_keeps_other_pairs(void)
                               parse_text("{\"git\": \"def5678\"}"), err, sizeof err) == 0);
     RB_CHECK(doc == before);
     RB_CHECK(rb_expect_validate(doc, err, sizeof err) == 0);
-    /* hardware and peaks of an existing file are kept. */
+    /* hardware and peaks of an existing file are kept; a datasheet key the file lacks is added
+     * (the H200 table here, so the added value tells where it came from). */
     RB_CHECK(strcmp(string_at(doc, "hardware", "name", NULL), "NVIDIA H100 80GB HBM3") == 0);
     RB_CHECK(number_at(doc, "peaks", "dram_gbps", NULL) == 3352.0);
+    RB_CHECK(number_at(doc, "peaks", "dram_read_gbps", NULL) == 4814.0);
+    RB_CHECK(number_at(doc, "peaks", "pcie_h2d_gbps", NULL) == 63.0);
     RB_CHECK(strcmp(string_at(doc, "provenance", "git", NULL), "def5678") == 0);
     /* The run's pair is replaced whole: "library" is gone. */
     const json_value *vs = path_get(doc, "pairs", "copy_vectorized", "variants");
@@ -1110,6 +1114,23 @@ static void derive_on_roof(rb_pair_result *p, const char *name, double bytes, do
 static void test_report_each_variant_on_its_roof(void)
 {
     rb_pair_result p;
+    /* Peaks missing from an expectation file come from the datasheet table; the file's win. */
+    {
+        rb_expect e;
+        memset(&e, 0, sizeof e);
+        rb_roofs_unknown(&e.ceilings);
+        rb_roofs_unknown(&e.peaks);
+        e.peaks.value[RB_ROOF_DRAM] = 3000; /* as if corrected by hand */
+        rb_pair_result q;
+        init_pair(&q, "reduction", FULL_SIZE);
+        q.bytes = 3.1e9;
+        add_variant(&q, "baseline", RB_ROLE_BASELINE, 1, 1.0, 0.001)->roof = RB_ROOF_DRAM_READ;
+        rb_roofs c, pk;
+        rb_results_derive(&e, "nvidia-h100-80gb-hbm3", &q, 1, &c, &pk);
+        RB_CHECK(pk.value[RB_ROOF_DRAM] == 3000.0);
+        RB_CHECK(pk.value[RB_ROOF_DRAM_READ] == 3352.0);
+        RB_CHECK_NEAR(q.v[0].vs_peak.efficiency, 3100.0 / 3352.0, 1e-12);
+    }
     /* A read stream of 3.1 GB/ms: 103% of the copy ceiling, 96.9% of the read one. */
     derive_on_roof(&p, "reduction", 3.1e9, 1.0, RB_ROOF_DRAM_READ, NULL, 0);
     RB_CHECK_NEAR(p.v[0].vs_ceiling.efficiency, 3100.0 / 3200.0, 1e-12);

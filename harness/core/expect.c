@@ -508,6 +508,12 @@ int rb_expect_update(json_value **doc, const rb_pair_result *pairs, int n, json_
         oom |= json_object_set(d, "ceilings", json_new_object());
         hardware = peaks = NULL;
     }
+    /* A file recorded before the datasheet table knew a key gains it; a value already in the
+     * file stays (it may have been corrected by hand, with its source). */
+    json_value *have = json_get(d, "peaks");
+    for (size_t i = 0; peaks && have && have->type == JSON_OBJECT && i < peaks->count; i++)
+        if (peaks->items[i]->type == JSON_NUMBER && !json_get(have, peaks->keys[i]))
+            oom |= json_set_number(have, peaks->keys[i], peaks->items[i]->number);
     json_free(hardware);
     json_free(peaks);
     oom |= json_object_set(d, "provenance", provenance); /* the last update's */
