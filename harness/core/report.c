@@ -25,8 +25,9 @@ static void above_roof_note(rb_variant_result *v, double efficiency)
     const char *why;
     rb_roof r = v->roof;
     if (rb_roof_kind_of(r) == RB_KIND_LATENCY)
-        why = "the ceiling is an empty kernel launched back to back; this variant overlaps "
-              "launches (programmatic dependent launch) or issues them differently";
+        why = "the ceiling is an empty kernel launched back to back, measured in another run: "
+              "the host's launch cost drifts between runs (see its noise in ceilings.methods), "
+              "and programmatic dependent launch overlaps launches";
     else if (rb_roof_kind_of(r) == RB_KIND_COMPUTE)
         why = "the ceiling is the best sustained rate of the method recorded in the expectation "
               "file; this variant ran at another clock or a friendlier shape";
