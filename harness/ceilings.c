@@ -90,7 +90,7 @@ static rb_status timed(rb_status (*run)(void *, cudaStream_t), ceil_ctx *c, rb_s
 {
     rb_measure_opts m = {.cap_s = CEIL_CAP_S, .noise_target = 0.01, .sample_ms = 2.0};
     double launches = 0;
-    return rb_measure(run, c, c->s, &m, st, &launches);
+    return rb_measure(run, c, c->s, &m, st, &launches, NULL);
 }
 
 /* GB/s (1e9 bytes/s) or TFLOP/s from the work of one launch and the median ms per launch. */

@@ -128,7 +128,8 @@ static rb_status run_variant(const rb_pair *p, const rb_variant_def *v, void *ct
     } else {
         /* Poisoned before the timed loop: what is checked after it was written by it. */
         RB_TRY(poison_output(p, v, ctx, s));
-        RB_TRY(rb_measure(v->run, ctx, s, &o->measure, &r->time_ms, &r->launches_per_sample));
+        RB_TRY(rb_measure(v->run, ctx, s, &o->measure, &r->time_ms, &r->launches_per_sample,
+                          &r->clocks));
         r->timed = 1;
         r->sm_clock_mhz = rb_env_sm_clock_mhz(0);
         RB_TRY(p->check(ctx, variant_index(p, v), s, &r->rel_err_after));
@@ -183,7 +184,8 @@ static rb_status run_interleaved(const rb_pair *p, void *ctx, cudaStream_t s,
         rb_fmt(label, sizeof label, "%s/interleaved", p->name);
         nvtxRangePushA(label);
     }
-    rb_status st = rb_measure_rounds(timed, n, s, &o->measure, stats, launches);
+    rb_clocks clocks;
+    rb_status st = rb_measure_rounds(timed, n, s, &o->measure, stats, launches, &clocks);
     if (o->nvtx)
         nvtxRangePop();
     RB_TRY(st);
@@ -195,6 +197,7 @@ static rb_status run_interleaved(const rb_pair *p, void *ctx, cudaStream_t s,
         ri->launches_per_sample = launches[i];
         ri->timed = 1;
         ri->sm_clock_mhz = clock;
+        ri->clocks = clocks; /* one loop: the same clocks for all of them */
         RB_TRY(checked_launches(p, v, ctx, s, (int)launches[i], &ri->rel_err_after));
         ri->valid = rb_within_tolerance(ri->rel_err_after, v->tolerance);
         if (!ri->valid)

@@ -6,6 +6,17 @@
 #include <stdio.h>
 #include <string.h>
 
+/* cublasLt.h declares cublasLtLoggerForceDisable() without a prototype (CUDA 13.0); nccl.h
+ * ncclGroupStart() and others. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#include <cublasLt.h>
+#include <cublas_api.h>
+#ifdef RB_HAVE_NCCL
+#include <nccl.h>
+#endif
+#pragma GCC diagnostic pop
+
 #include "core/util.h"
 
 /* ---- NVML through dlopen: the few entry points we read, declared by hand ---- */
@@ -27,6 +38,8 @@ typedef struct nvml_api {
     nvml_ret (*persistence)(nvml_device, int *);
     nvml_ret (*pcie_gen)(nvml_device, unsigned *);
     nvml_ret (*pcie_width)(nvml_device, unsigned *);
+    nvml_ret (*ecc)(nvml_device, int *, int *);
+    nvml_ret (*mig)(nvml_device, unsigned *, unsigned *);
     nvml_ret (*driver)(char *, unsigned);
 } nvml_api;
 
@@ -62,6 +75,8 @@ static nvml_api *nvml_load(void)
     *(void **)&nvml.persistence = nvml_sym(lib, "nvmlDeviceGetPersistenceMode", NULL);
     *(void **)&nvml.pcie_gen = nvml_sym(lib, "nvmlDeviceGetCurrPcieLinkGeneration", NULL);
     *(void **)&nvml.pcie_width = nvml_sym(lib, "nvmlDeviceGetCurrPcieLinkWidth", NULL);
+    *(void **)&nvml.ecc = nvml_sym(lib, "nvmlDeviceGetEccMode", NULL);
+    *(void **)&nvml.mig = nvml_sym(lib, "nvmlDeviceGetMigMode", NULL);
     *(void **)&nvml.driver = nvml_sym(lib, "nvmlSystemGetDriverVersion", NULL);
     if (!nvml.init || !nvml.by_pci) {
         rb_fmt(nvml.why, sizeof nvml.why, "%s", "libnvidia-ml.so.1 lacks nvmlInit_v2");
@@ -189,6 +204,24 @@ double rb_env_power_w(int device)
     return mw * 1e-3;
 }
 
+int rb_env_nvml_device(int device, void **handle)
+{
+    nvml_device h;
+    if (nvml_handle(device, &h) != 0)
+        return -1;
+    *handle = h;
+    return 0;
+}
+
+void rb_env_nvml_clock_sample(void *handle, double *sm_mhz, int *have_reasons,
+                              unsigned long long *reasons)
+{
+    unsigned v = 0;
+    *sm_mhz = nvml.clock && nvml.clock(handle, NVML_CLOCK_SM, &v) == 0 ? (double)v : NAN;
+    *reasons = 0;
+    *have_reasons = nvml.reasons && nvml.reasons(handle, reasons) == 0;
+}
+
 /* ---- CUDA ---- */
 
 rb_status rb_env_device_count(int *count, char *why, size_t why_size)
@@ -282,6 +315,72 @@ static json_value *env_variables(void)
     return o;
 }
 
+/* key: a bool, or null when unknown. */
+static int set_flag(json_value *o, const char *key, int known, int b)
+{
+    return known ? json_set_bool(o, key, b) : json_object_set(o, key, json_new_null());
+}
+
+/* The library versions a run links: cuBLAS as "major.minor.patch" (cublasGetProperty),
+ * cuBLASLt as the number cublasLtGetVersion returns (130100 for 13.1.0), NCCL as ncclGetVersion's
+ * number (22703 for 2.27.3) when the build has NCCL; null when unknown. None needs the GPU. */
+static int library_versions(json_value *o)
+{
+    int major = 0, minor = 0, patch = 0;
+    char buf[48];
+    int bad = 0;
+    if (cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
+        cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
+        cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS) {
+        rb_fmt(buf, sizeof buf, "%d.%d.%d", major, minor, patch);
+        bad |= json_set_string(o, "cublas_version", buf);
+    } else {
+        bad |= json_set_string(o, "cublas_version", NULL);
+    }
+    size_t lt = cublasLtGetVersion();
+    bad |= set_reading(o, "cublaslt_version", lt > 0, (double)lt);
+    int nccl = 0;
+#ifdef RB_HAVE_NCCL
+    if (ncclGetVersion(&nccl) != ncclSuccess)
+        nccl = 0;
+#endif
+    bad |= set_reading(o, "nccl_version", nccl > 0, nccl);
+    return bad;
+}
+
+/* The settings an upgrade or an administrator can change under a run, each null when unknown
+ * (no NVML, or the driver does not say): power limit, ECC, persistence, the PCIe link as it is
+ * now, MIG, the maximum SM clock and the memory clock now. The harness never changes them. */
+static int platform_settings(json_value *o, int device, const struct cudaDeviceProp *p)
+{
+    nvml_device h;
+    int have = nvml_handle(device, &h) == 0, bad = 0;
+    const nvml_ret missing = -1, not_supported = 3; /* NVML_ERROR_NOT_SUPPORTED */
+    unsigned v = 0, mig = 0, mig_pending = 0;
+    int ecc = 0, ecc_pending = 0, pm = 0;
+    nvml_ret rc = have && nvml.power_limit ? nvml.power_limit(h, &v) : missing;
+    bad |= set_nvml(o, "power_limit_w", rc, v, 1e-3);
+    rc = have && nvml.ecc ? nvml.ecc(h, &ecc, &ecc_pending) : missing;
+    /* without NVML, the runtime's view of ECC */
+    bad |= set_flag(o, "ecc", 1, rc == 0 ? ecc != 0 : p->ECCEnabled != 0);
+    rc = have && nvml.persistence ? nvml.persistence(h, &pm) : missing;
+    bad |= set_flag(o, "persistence_mode", rc == 0, pm != 0);
+    rc = have && nvml.pcie_gen ? nvml.pcie_gen(h, &v) : missing;
+    bad |= set_nvml(o, "pcie_gen", rc, v, 1);
+    rc = have && nvml.pcie_width ? nvml.pcie_width(h, &v) : missing;
+    bad |= set_nvml(o, "pcie_width", rc, v, 1);
+    /* A GPU without MIG answers "not supported": MIG is off there. */
+    rc = have && nvml.mig ? nvml.mig(h, &mig, &mig_pending) : missing;
+    bad |= set_flag(o, "mig", rc == 0 || rc == not_supported, rc == 0 && mig != 0);
+    /* NVML's, else the runtime's attributes (kHz) */
+    int sm_khz = attr(cudaDevAttrClockRate, device), mem_khz = attr(cudaDevAttrMemoryClockRate, device);
+    rc = have && nvml.max_clock ? nvml.max_clock(h, NVML_CLOCK_SM, &v) : missing;
+    bad |= set_reading(o, "sm_clock_max_mhz", rc == 0 || sm_khz > 0, rc == 0 ? v : sm_khz * 1e-3);
+    rc = have && nvml.clock ? nvml.clock(h, NVML_CLOCK_MEM, &v) : missing;
+    bad |= set_reading(o, "mem_clock_mhz", rc == 0 || mem_khz > 0, rc == 0 ? v : mem_khz * 1e-3);
+    return bad;
+}
+
 json_value *rb_env_collect(int device)
 {
     struct cudaDeviceProp p;
@@ -311,7 +410,6 @@ json_value *rb_env_collect(int device)
     bad |= set_reading(o, "mem_bus_bits", bus_bits > 0, bus_bits);
     bad |= set_reading(o, "dram_theoretical_gbps", mem_khz > 0 && bus_bits > 0,
                        2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9);
-    bad |= set_reading(o, "ecc", 1, p.ECCEnabled);
     bad |= json_set_number(o, "device_count", count);
     rb_fmt(buf, sizeof buf, "%d.%d", driver / 1000, driver % 1000 / 10);
     bad |= json_set_string(o, "cuda_driver", buf);
@@ -322,6 +420,8 @@ json_value *rb_env_collect(int device)
         bad |= json_set_string(o, "driver", drv);
     else
         bad |= json_set_string(o, "driver", NULL);
+    bad |= library_versions(o);
+    bad |= platform_settings(o, device, &p);
     bad |= json_object_set(o, "nvml", nvml_state(device));
     bad |= json_object_set(o, "variables", env_variables());
     bad |= json_set_string(o, "git", rb_git_rev);

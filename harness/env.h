@@ -46,6 +46,16 @@ double rb_env_sm_clock_mhz(int device);
  * NVML is unavailable. */
 double rb_env_power_w(int device);
 
+/* For the clock sampler (clock_sampler.h): NVML's handle of device, resolved on the calling
+ * thread (it asks the CUDA runtime for the PCI bus id); 0, or -1 without NVML. The handle is
+ * then read from any thread (NVML is thread-safe) and calls no CUDA. */
+int rb_env_nvml_device(int device, void **handle);
+/* One sample: the SM clock in MHz (NaN when unread) and the clock-event reason bits
+ * (nvmlDeviceGetCurrentClocksEventReasons, or the older ...ThrottleReasons: the same bits);
+ * *have_reasons 0 when they could not be read. */
+void rb_env_nvml_clock_sample(void *handle, double *sm_mhz, int *have_reasons,
+                              unsigned long long *reasons);
+
 /* Build facts, from the generated version file. */
 extern const char rb_git_rev[];
 extern const char rb_build_arch[];

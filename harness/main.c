@@ -404,6 +404,8 @@ static void report_dropped(const rb_pair_result *results, int n)
         }
 }
 
+static json_value *platform_reference(const rb_options *o, int *rc);
+
 static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **argv,
                    rb_pair_result *results)
 {
@@ -453,6 +455,13 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
                "--update-expectations\n",
                expect_path);
 
+    json_value *platform = platform_reference(o, &rc);
+    if (rc != 0) {
+        rb_expect_free(&expect);
+        json_free(ps.env);
+        return rc;
+    }
+
     run_pairs(jobs, n, o, results);
 
     probe_state end;
@@ -460,6 +469,7 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
         rb_runner_interrupted() || probe(&end, o->timeout_s) != 0 ? NULL : end.env;
     if (rb_runner_interrupted()) {
         json_free(env_end);
+        json_free(platform);
         rb_expect_free(&expect);
         json_free(ps.env);
         return interrupted_exit();
@@ -470,12 +480,18 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
     int failing = rb_expect_apply(have_expect ? &expect : NULL, results, n);
     printf("\n");
     rb_report_table(stdout, results, n);
+    rb_report_summary(stdout, results, n);
 
     json_value *meta = rb_results_meta("roofbench", o, argc, argv, ps.env, have_expect ? expect_path : NULL);
-    if (meta)
+    if (meta) {
         json_object_set(json_get(meta, "environment"), "end", env_end);
-    else
+        /* NULL (out of memory) leaves the file without a platform: an old file's shape */
+        if (platform)
+            json_object_set(meta, "platform", platform);
+    } else {
         json_free(env_end);
+        json_free(platform);
+    }
     json_value *doc = rb_report_json(results, n, &ceilings, &peaks, meta);
     if (!doc || rb_results_save(o, key, doc, results, n) != 0)
         failing++;
@@ -515,6 +531,7 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
 typedef struct ceilings_state {
     json_value *values, *methods;
     int measured;
+    int quiet; /* a run's platform reference: one line at the end, not one per roof */
     char error[400];
 } ceilings_state;
 
@@ -556,8 +573,9 @@ static void on_ceilings_line(void *arg, const json_value *line)
             return;
         }
         s->measured++;
-        print_roof(line);
-    } else if (!strcmp(type->string, "ceiling_skip")) {
+        if (!s->quiet)
+            print_roof(line);
+    } else if (!strcmp(type->string, "ceiling_skip") && !s->quiet) {
         printf("  %-17s skipped: %s\n", key && key->type == JSON_STRING ? key->string : "?",
                reason && reason->type == JSON_STRING ? reason->string : "no reason given");
         fflush(stdout);
@@ -572,31 +590,79 @@ static int ceilings_child(void *arg, int fd)
     return rb_ceilings_child(fd, *(const int *)arg);
 }
 
+/* Runs the ceilings child (quick: the three quick roofs; quiet: no line per roof): 0 with
+ * s->values and s->methods filled; -2 when interrupted; else -1 with why filled. */
+static int ceilings_child_run(const rb_options *o, int quick, int quiet, ceilings_state *s,
+                              char *why, size_t why_size)
+{
+    memset(s, 0, sizeof *s);
+    s->quiet = quiet;
+    s->values = json_new_object();
+    s->methods = json_new_object();
+    if (!s->values || !s->methods) {
+        rb_fmt(why, why_size, "out of memory");
+        return -1;
+    }
+    int rc = rb_run_child(ceilings_child, &quick, o->timeout_s, on_ceilings_line, s, why,
+                          why_size);
+    if (rb_runner_interrupted())
+        return -2;
+    if (rc != 0 || s->error[0] || s->measured == 0) {
+        if (s->error[0])
+            rb_fmt(why, why_size, "%s", s->error);
+        else if (!why[0])
+            rb_fmt(why, why_size, "the measurement reported nothing");
+        return -1;
+    }
+    return 0;
+}
+
 /* Runs the ceilings child: 0 with s->values and s->methods filled, or the exit code to end
  * with (message printed). */
 static int measure_ceilings(const rb_options *o, ceilings_state *s)
 {
-    char why[300] = "";
-    memset(s, 0, sizeof *s);
-    s->values = json_new_object();
-    s->methods = json_new_object();
-    if (!s->values || !s->methods) {
-        fprintf(stderr, "roofbench: out of memory\n");
-        return EXIT_FAIL;
-    }
-    int quick = o->quick;
-    int rc = rb_run_child(ceilings_child, &quick, o->timeout_s, on_ceilings_line, s, why,
-                          sizeof why);
-    if (rb_runner_interrupted())
+    char why[400] = "";
+    int rc = ceilings_child_run(o, o->quick, 0, s, why, sizeof why);
+    if (rc == -2)
         return interrupted_exit();
-    if (rc != 0 || s->error[0] || s->measured == 0) {
-        fprintf(stderr, "roofbench: ceilings: %s; nothing written\n",
-                s->error[0] ? s->error
-                : why[0]    ? why
-                            : "the measurement reported nothing");
+    if (rc != 0) {
+        fprintf(stderr, "roofbench: ceilings: %s; nothing written\n", why);
         return EXIT_FAIL;
     }
     return 0;
+}
+
+/* A run's platform reference (issue 12): the quick ceilings (DRAM copy, FP32, launch; ~1.5 s
+ * in the child on an H100, plus its CUDA context) measured before the pairs, so that a
+ * comparison of two runs can tell a machine that moved from a kernel that did. One line
+ * printed. A measurement that fails is recorded as not measured, with the reason, and the run
+ * goes on: the pairs' own numbers do not depend on it. NULL when interrupted (*rc set) or out
+ * of memory. */
+static json_value *platform_reference(const rb_options *o, int *rc)
+{
+    char why[400] = "", line[200];
+    *rc = 0;
+    if (o->no_ceilings) {
+        printf("platform: not measured (--no-ceilings)\n");
+        return rb_platform_json(NULL, NULL, NULL);
+    }
+    ceilings_state s;
+    double t0 = rb_now_s();
+    int st = ceilings_child_run(o, 1, 1, &s, why, sizeof why);
+    json_value *platform = NULL;
+    if (st == -2) {
+        *rc = interrupted_exit();
+    } else if (st != 0) {
+        fprintf(stderr, "roofbench: platform reference not measured: %s\n", why);
+        platform = rb_platform_json(NULL, NULL, why);
+    } else {
+        platform = rb_platform_json(s.values, s.methods, NULL);
+        rb_platform_text(platform, line, sizeof line);
+        printf("platform: %s (%.1f s)\n", line, rb_now_s() - t0);
+    }
+    json_free(s.values);
+    json_free(s.methods);
+    return platform;
 }
 
 /* The expectation file to write the ceilings into: the one there (loaded and checked for this

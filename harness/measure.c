@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "clock_sampler.h"
 #include "core/util.h"
 #include "gpu.h"
 
@@ -98,23 +99,19 @@ static int medians_precise(const double *samples, int n, size_t stride, size_t r
     return 1;
 }
 
-/* samples[i * max_rounds + r]: variant i's sample in round r. */
-static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
-                                const rb_measure_opts *o, const timer *t, double *samples,
-                                uint64_t max_rounds, rb_stats *out, double *launches_per_sample)
+/* The timed loop: rounds of one sample of every variant, until the stopping rules say so.
+ * samples[i * max_rounds + r]: variant i's sample in round r; *rounds_out: the rounds taken. */
+static rb_status timed_loop(const rb_timed *v, int n, cudaStream_t stream,
+                            const rb_measure_opts *o, const timer *t, const int *launches,
+                            double *samples, uint64_t max_rounds, size_t *rounds_out)
 {
-    int launches[RB_MAX_VARIANTS];
-    for (int i = 0; i < n; i++) {
-        RB_TRY(warm_up(&v[i], stream, o, t, &launches[i]));
-        launches_per_sample[i] = launches[i];
-    }
     double t0 = rb_now_s();
     size_t rounds = 0;
     while (rounds < max_rounds) {
         for (int i = 0; i < n; i++)
             RB_TRY(time_sample(v[i].run, v[i].ctx, stream, o, t, launches[i],
                                &samples[(size_t)i * max_rounds + rounds]));
-        rounds++;
+        *rounds_out = ++rounds;
         if (o->samples)
             continue;
         if (rounds >= MIN_SAMPLES && loop_s(o, t0) >= MIN_SAMPLING_S &&
@@ -125,6 +122,33 @@ static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
         if (loop_s(o, t0) > o->cap_s * n && rounds >= 3)
             break;
     }
+    return RB_OK;
+}
+
+/* Warm-up, then the timed loop with the clock sampler (clocks not NULL) running around it:
+ * started after the warm-up, stopped once the last sample's event has completed, so it sees
+ * the loop and nothing else. */
+static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
+                                const rb_measure_opts *o, const timer *t, double *samples,
+                                uint64_t max_rounds, rb_stats *out, double *launches_per_sample,
+                                rb_clocks *clocks)
+{
+    int launches[RB_MAX_VARIANTS];
+    for (int i = 0; i < n; i++) {
+        RB_TRY(warm_up(&v[i], stream, o, t, &launches[i]));
+        launches_per_sample[i] = launches[i];
+    }
+    rb_clock_sampler sampler;
+    int device = 0;
+    if (clocks && cudaGetDevice(&device) == cudaSuccess)
+        rb_clock_sampler_start(&sampler, device);
+    else if (clocks)
+        clocks = NULL;
+    size_t rounds = 0;
+    rb_status st = timed_loop(v, n, stream, o, t, launches, samples, max_rounds, &rounds);
+    if (clocks)
+        rb_clock_sampler_stop(&sampler, clocks);
+    RB_TRY(st);
     for (int i = 0; i < n; i++) {
         if (rb_stats_compute(&samples[(size_t)i * max_rounds], rounds, &out[i]) != 0) {
             rb_error_at(__FILE__, __LINE__, "rb_stats_compute", "a timing sample is not finite");
@@ -135,7 +159,8 @@ static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
 }
 
 rb_status rb_measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
-                            const rb_measure_opts *o, rb_stats *out, double *launches_per_sample)
+                            const rb_measure_opts *o, rb_stats *out, double *launches_per_sample,
+                            rb_clocks *clocks)
 {
     if (n < 1 || n > RB_MAX_VARIANTS) {
         rb_error_at(__FILE__, __LINE__, "rb_measure_rounds", "1 to RB_MAX_VARIANTS variants");
@@ -148,7 +173,8 @@ rb_status rb_measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
         return RB_ERR_ALLOC;
     rb_status st = RB_ERR_CUDA;
     if (cudaEventCreate(&t.start) == cudaSuccess && cudaEventCreate(&t.stop) == cudaSuccess)
-        st = measure_rounds(v, n, stream, o, &t, samples, rounds, out, launches_per_sample);
+        st = measure_rounds(v, n, stream, o, &t, samples, rounds, out, launches_per_sample,
+                            clocks);
     else
         rb_error_at(__FILE__, __LINE__, "cudaEventCreate", "failed");
     if (t.start)
@@ -160,8 +186,9 @@ rb_status rb_measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
 }
 
 rb_status rb_measure(rb_status (*run)(void *, cudaStream_t), void *ctx, cudaStream_t stream,
-                     const rb_measure_opts *o, rb_stats *out, double *launches_per_sample)
+                     const rb_measure_opts *o, rb_stats *out, double *launches_per_sample,
+                     rb_clocks *clocks)
 {
     const rb_timed v = {run, ctx};
-    return rb_measure_rounds(&v, 1, stream, o, out, launches_per_sample);
+    return rb_measure_rounds(&v, 1, stream, o, out, launches_per_sample, clocks);
 }

@@ -10,6 +10,7 @@
 #ifndef RB_MEASURE_H
 #define RB_MEASURE_H
 
+#include "core/clocks.h"
 #include "pair.h"
 
 typedef struct rb_measure_opts {
@@ -27,9 +28,12 @@ typedef struct rb_measure_opts {
     const rb_comm *comm;
 } rb_measure_opts;
 
-/* Times run(ctx, stream). On success, *out holds per-launch milliseconds. */
+/* Times run(ctx, stream). On success, *out holds per-launch milliseconds. clocks not NULL: a
+ * background thread samples the SM clock and the clock-event reasons during the timed loop
+ * (after the warm-up; harness/clock_sampler.h) into *clocks, empty without NVML. */
 rb_status rb_measure(rb_status (*run)(void *, cudaStream_t), void *ctx, cudaStream_t stream,
-                     const rb_measure_opts *o, rb_stats *out, double *launches_per_sample);
+                     const rb_measure_opts *o, rb_stats *out, double *launches_per_sample,
+                     rb_clocks *clocks);
 
 /* One of the variants rb_measure_rounds times together. */
 typedef struct rb_timed {
@@ -42,8 +46,10 @@ typedef struct rb_timed {
  * (seen on an H100: the SM clock fell from 1590 to 1500 MHz between two identical cuBLASLt GEMMs
  * timed one after the other), which would make the later of two equal variants look slower.
  * The stopping rules are rb_measure's, applied to every variant (the cap grows with n);
- * out[i] and launches_per_sample[i] are variant i's. rb_measure is the case n = 1. */
+ * out[i] and launches_per_sample[i] are variant i's; *clocks (when not NULL) is the loop's,
+ * shared by all of them. rb_measure is the case n = 1. */
 rb_status rb_measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
-                            const rb_measure_opts *o, rb_stats *out, double *launches_per_sample);
+                            const rb_measure_opts *o, rb_stats *out, double *launches_per_sample,
+                            rb_clocks *clocks);
 
 #endif

@@ -216,7 +216,7 @@ static void test_no_gpu_run_exits_3_cleanly(void)
         return;
     }
     const char *cmds[] = {"run", "check", "ceilings", "ceilings --quick",
-                          "run --size smoke --filter copy"};
+                          "run --size smoke --filter copy", "run --no-ceilings"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         rbtest_fresh_dir();
         int rc = rbtest_run(cmds[i]);
@@ -283,6 +283,11 @@ static void test_options_a_command_does_not_use(void)
     expect_usage_error("ceilings --expect none", "not --expect none");
     expect_usage_error("run --quick", "--quick does not go with run");
     expect_usage_error("ceilings --quick --expect none", "not --expect none");
+    /* the platform reference is run's: nowhere else */
+    expect_usage_error("ceilings --no-ceilings", "--no-ceilings does not go with ceilings");
+    expect_usage_error("check --no-ceilings", "--no-ceilings does not go with check");
+    expect_usage_error("list --no-ceilings", "--no-ceilings does not go with list");
+    expect_usage_error("plot r.json --no-ceilings", "--no-ceilings does not go with plot");
 }
 
 static void test_timeout_and_cap_bounds(void)

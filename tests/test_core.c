@@ -736,6 +736,9 @@ static void test_cli_full_run(void)
     RB_CHECK(o.cap_s == 0.5);
     RB_CHECK(o.seed == 5);
     RB_CHECK(o.results_dir && strcmp(o.results_dir, "out") == 0);
+    RB_CHECK(o.no_ceilings == 0);
+    RB_CHECK(parse_args(&o, err, sizeof err, "run", "--no-ceilings", (char *)NULL) == 0);
+    RB_CHECK(o.command == RB_CMD_RUN && o.no_ceilings == 1);
 }
 
 static void test_cli_defaults_and_sizes(void)
@@ -790,6 +793,11 @@ static void test_cli_refusals(void)
                          (char *)NULL));
     RB_CHECK(cli_refused("goes with run", "check", "--update-expectations", (char *)NULL));
     RB_CHECK(cli_refused("goes with run", "list", "--update-expectations", (char *)NULL));
+    RB_CHECK(cli_refused("--no-ceilings does not go with ceilings", "ceilings", "--no-ceilings",
+                         (char *)NULL));
+    RB_CHECK(cli_refused("--no-ceilings does not go with check", "check", "--no-ceilings",
+                         (char *)NULL));
+    RB_CHECK(cli_refused("goes with run", "list", "--no-ceilings", (char *)NULL));
     RB_CHECK(cli_refused("no command", (char *)NULL));
 }
 

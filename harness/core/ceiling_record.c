@@ -141,3 +141,67 @@ int rb_ceilings_store(json_value *ceilings, const json_value *values, const json
             return -1;
     return json_set_string(ceilings, "source", source);
 }
+
+/* The three roofs of the quick measurement, and how the line names them. */
+static const struct {
+    const char *key, *label, *unit;
+    int decimals;
+} platform_roofs[] = {
+    {"dram_gbps", "DRAM copy", "GB/s", 1},
+    {"fp32_tflops", "FP32", "TFLOP/s", 2},
+    {"launch_us", "launch", "us", 3},
+};
+#define PLATFORM_ROOFS (sizeof platform_roofs / sizeof platform_roofs[0])
+
+json_value *rb_platform_json(const json_value *values, const json_value *methods,
+                             const char *reason)
+{
+    json_value *o = json_new_object();
+    if (!o)
+        return NULL;
+    if (!values) {
+        if (json_set_string(o, "source", "none") ||
+            (reason && json_set_string(o, "reason", reason))) {
+            json_free(o);
+            return NULL;
+        }
+        return o;
+    }
+    json_value *m = json_new_object();
+    int bad = !m || json_set_string(o, "source", RB_PLATFORM_SOURCE);
+    for (size_t i = 0; !bad && i < PLATFORM_ROOFS; i++) {
+        const json_value *v = json_get(values, platform_roofs[i].key);
+        const json_value *method = json_get(methods, platform_roofs[i].key);
+        bad |= json_set_number(o, platform_roofs[i].key,
+                               v && v->type == JSON_NUMBER ? v->number : NAN);
+        if (method)
+            bad |= json_object_set(m, platform_roofs[i].key, json_clone(method));
+    }
+    if (bad || json_object_set(o, "methods", m)) {
+        if (bad)
+            json_free(m);
+        json_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+void rb_platform_text(const json_value *platform, char *buf, size_t size)
+{
+    const json_value *source = json_get(platform, "source");
+    buf[0] = '\0';
+    if (!source || source->type != JSON_STRING || !strcmp(source->string, "none")) {
+        rb_fmt(buf, size, "not measured");
+        return;
+    }
+    for (size_t i = 0; i < PLATFORM_ROOFS; i++) {
+        const json_value *v = json_get(platform, platform_roofs[i].key);
+        size_t len = strlen(buf);
+        if (v && v->type == JSON_NUMBER && isfinite(v->number))
+            rb_fmt(buf + len, size - len, "%s%s %.*f %s", i ? ", " : "", platform_roofs[i].label,
+                   platform_roofs[i].decimals, v->number, platform_roofs[i].unit);
+        else
+            rb_fmt(buf + len, size - len, "%s%s - %s", i ? ", " : "", platform_roofs[i].label,
+                   platform_roofs[i].unit);
+    }
+}

@@ -68,4 +68,19 @@ int rb_ceilings_over_peak(const json_value *values, const json_value *peaks, cha
 int rb_ceilings_store(json_value *ceilings, const json_value *values, const json_value *methods,
                       const char *source);
 
+/* A run's platform reference (issue 12), the results file's top-level "platform":
+ *   {"source": "ceilings --quick at run start", "dram_gbps": x, "fp32_tflops": y,
+ *    "launch_us": z, "methods": {"dram_gbps": {...}, ...}}
+ * from a quick measurement's values and methods (as rb_ceilings_store takes them; a roof
+ * missing from values is null, and only the three quick roofs are taken). values NULL: not
+ * measured, {"source": "none"}, with "reason" when reason is not NULL (a measurement that
+ * failed). NULL when out of memory. */
+#define RB_PLATFORM_SOURCE "ceilings --quick at run start"
+json_value *rb_platform_json(const json_value *values, const json_value *methods,
+                             const char *reason);
+
+/* One line of a platform object: "DRAM copy 3019.2 GB/s, FP32 60.71 TFLOP/s, launch 4.912 us"
+ * ("-" for a value that is null), or "not measured" for {"source": "none"}. */
+void rb_platform_text(const json_value *platform, char *buf, size_t size);
+
 #endif

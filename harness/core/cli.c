@@ -50,6 +50,9 @@ const char *rb_cli_usage(void)
            "  --update-expectations [run] rewrite the expectation file from this run\n"
            "  --quick               [ceilings] DRAM copy, FP32 FMA and launch latency only (a few\n"
            "                        seconds: a same-run platform reference)\n"
+           "  --no-ceilings         [run] skip the platform reference a run measures first\n"
+           "                        (ceilings --quick: DRAM copy, FP32, launch; under 5 s);\n"
+           "                        the results then say platform: none\n"
            "  --nvtx                [run check] NVTX ranges around each pair and variant\n"
            "  --timeout S           [run check ceilings] watchdog: a pair running longer fails,\n"
            "                        5..86400 seconds (default 300)\n"
@@ -98,6 +101,7 @@ static const cli_option cli_options[] = {
     {"--expect-any-device", ON_RUN | ON_CEILINGS, 0},
     {"--update-expectations", ON_RUN, 0},
     {"--quick", ON_CEILINGS, 0},
+    {"--no-ceilings", ON_RUN, 0},
     {"--nvtx", ON_RUN | ON_CHECK, 0},
     {"--timeout", ON_RUN | ON_CHECK | ON_CEILINGS, 1},
     {"--seed", ON_RUN | ON_CHECK, 1},
@@ -310,6 +314,8 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
             o->expect_any_device = 1;
         } else if (!strcmp(a, "--quick")) {
             o->quick = 1;
+        } else if (!strcmp(a, "--no-ceilings")) {
+            o->no_ceilings = 1;
         } else {
             o->update_expectations = 1;
         }

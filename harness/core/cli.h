@@ -34,6 +34,7 @@ typedef struct rb_options {
     int expect_any_device; /* use an expectation file recorded on another GPU model */
     int nvtx;
     int quick;        /* ceilings: DRAM copy, FP32 and launch only */
+    int no_ceilings;  /* run: no quick ceilings at the start (the results' platform: none) */
     double timeout_s; /* watchdog per pair */
     double cap_s;     /* time cap of the timed loop, per variant */
     const char *results_dir;

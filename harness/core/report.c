@@ -92,6 +92,68 @@ void rb_report_derive(rb_pair_result *pairs, int n, const rb_roofs *ceilings, co
     }
 }
 
+int rb_report_throttled(const rb_variant_result *v)
+{
+    return v->timed && v->clocks.samples > 0 && rb_clock_reasons_throttled(v->clocks.reasons);
+}
+
+/* "timed under hw_thermal, power_cap (SM clock mean 1520, min 1410 MHz over 85 samples)" */
+static void throttle_note(const rb_variant_result *v, char *buf, size_t size)
+{
+    char reasons[200];
+    rb_clock_reasons_text(v->clocks.reasons, reasons, sizeof reasons);
+    rb_fmt(buf, size, "timed under %s (SM clock mean %.0f, min %.0f MHz over %.0f samples)",
+           reasons, rb_clocks_mean_mhz(&v->clocks), v->clocks.sm_mhz_min, v->clocks.samples);
+}
+
+/* Appends "<n> <what>" to a comma-separated list in buf. */
+static void count_item(char *buf, size_t size, int count, const char *what)
+{
+    size_t len = strlen(buf);
+    if (count > 0)
+        rb_fmt(buf + len, size - len, "%s%d %s", len ? ", " : "", count, what);
+}
+
+void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_t size)
+{
+    int plain[RB_VERDICT_SKIPPED + 1] = {0}, hot[RB_VERDICT_SKIPPED + 1] = {0};
+    int throttled = 0, capped = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < pairs[i].n_variants; k++) {
+            const rb_variant_result *v = &pairs[i].v[k];
+            int t = rb_report_throttled(v);
+            unsigned vi = (unsigned)v->verdict <= RB_VERDICT_SKIPPED ? v->verdict : 0;
+            (t ? hot : plain)[vi]++;
+            throttled += t;
+            capped += !t && v->timed && (v->clocks.reasons & 1u << RB_REASON_POWER_CAP);
+        }
+    char counts[300] = "", apart[300] = "";
+    for (int x = RB_VERDICT_PASS; x <= RB_VERDICT_SKIPPED; x++) {
+        count_item(counts, sizeof counts, plain[x], rb_verdict_name((rb_verdict)x));
+        count_item(apart, sizeof apart, hot[x], rb_verdict_name((rb_verdict)x));
+    }
+    count_item(counts, sizeof counts, plain[RB_VERDICT_NONE], "not judged");
+    count_item(apart, sizeof apart, hot[RB_VERDICT_NONE], "not judged");
+    rb_fmt(buf, size, "verdicts: %s", counts[0] ? counts : "none");
+    size_t len = strlen(buf);
+    if (throttled)
+        rb_fmt(buf + len, size - len,
+               "; %d variant%s timed under thermal or hardware slowdown (marked %s, counted "
+               "apart: %s)",
+               throttled, throttled == 1 ? "" : "s", RB_THROTTLED_MARK, apart);
+    len = strlen(buf);
+    if (capped)
+        rb_fmt(buf + len, size - len,
+               "; %d power-capped (expected for tensor-core GEMMs, not marked)", capped);
+}
+
+void rb_report_summary(FILE *f, const rb_pair_result *pairs, int n)
+{
+    char line[600];
+    rb_report_summary_text(pairs, n, line, sizeof line);
+    fprintf(f, "%s\n", line);
+}
+
 static void pct(char *buf, size_t size, double x)
 {
     if (isnan(x))
@@ -144,7 +206,9 @@ static void format_row(const rb_pair_result *p, const rb_variant_result *v, row 
         rb_fmt(r->speedup, sizeof r->speedup, "-");
         return;
     }
-    rb_fmt(r->ms, sizeof r->ms, "%.4f", v->time_ms.median);
+    /* Timed under thermal or hardware slowdown: marked, the reasons in the notes. */
+    rb_fmt(r->ms, sizeof r->ms, "%.4f%s", v->time_ms.median,
+           rb_report_throttled(v) ? RB_THROTTLED_MARK : "");
     pct(r->noise, sizeof r->noise, v->time_ms.noise);
     format_rate(p, v, r);
     pct(r->ceil, sizeof r->ceil, v->vs_ceiling.efficiency);
@@ -195,6 +259,11 @@ void rb_report_table(FILE *f, const rb_pair_result *pairs, int n)
                 fprintf(f, "note: %s/%s: %s\n", pairs[i].name, v->name, v->note);
             if (v->roof_note[0])
                 fprintf(f, "note: %s/%s: * %s\n", pairs[i].name, v->name, v->roof_note);
+            if (rb_report_throttled(v)) {
+                char why[300];
+                throttle_note(v, why, sizeof why);
+                fprintf(f, "note: %s/%s: %s %s\n", pairs[i].name, v->name, RB_THROTTLED_MARK, why);
+            }
         }
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {
@@ -289,7 +358,15 @@ char *rb_report_markdown(const rb_pair_result *pairs, int n, const json_value *m
                 sb_add(&b, "- %s/%s: %s\n", pairs[i].name, v->name, v->note);
             if (v->roof_note[0])
                 sb_add(&b, "- %s/%s: \\* %s\n", pairs[i].name, v->name, v->roof_note);
+            if (rb_report_throttled(v)) {
+                char why[300];
+                throttle_note(v, why, sizeof why);
+                sb_add(&b, "- %s/%s: %s %s\n", pairs[i].name, v->name, RB_THROTTLED_MARK, why);
+            }
         }
+    char summary[600];
+    rb_report_summary_text(pairs, n, summary, sizeof summary);
+    sb_add(&b, "\n%s\n", summary);
     int header = 0;
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {

@@ -18,8 +18,24 @@ void rb_report_derive(rb_pair_result *pairs, int n, const rb_roofs *ceilings,
 
 /* The table: pair, variant, median ms, noise, GB/s, TFLOP/s or us/launch, % of its measured
  * roof (marked * when above 100%), % of its datasheet peak, speedup over baseline, verdict, the
- * roof; then a line for each note. */
+ * roof (a median marked RB_THROTTLED_MARK when timed under slowdown); then a line for each
+ * note. */
 void rb_report_table(FILE *f, const rb_pair_result *pairs, int n);
+
+/* The mark beside the median of a variant timed under thermal or hardware slowdown (its clocks'
+ * reasons: core/clocks.h's throttled rule); the reasons and clocks follow in the notes. A
+ * power cap alone is not marked: tensor-core GEMMs run power-capped by design. */
+#define RB_THROTTLED_MARK "!"
+/* 1 when v was timed and its clocks say throttled. */
+int rb_report_throttled(const rb_variant_result *v);
+
+/* The verdict summary, one line: "verdicts: 40 pass, 1 regressed; 2 variants timed under
+ * thermal or hardware slowdown (marked !, counted apart: 1 pass, 1 regressed); 5
+ * power-capped (expected for tensor-core GEMMs, not marked)". The throttled ones are not in
+ * the first counts. */
+void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_t size);
+/* The same, printed with a newline. */
+void rb_report_summary(FILE *f, const rb_pair_result *pairs, int n);
 
 /* The same as a Markdown page, with the environment's main facts above it. Caller frees. */
 char *rb_report_markdown(const rb_pair_result *pairs, int n, const json_value *meta);

@@ -55,6 +55,7 @@ void rb_variant_result_init(rb_variant_result *v, const char *name, rb_role role
     v->time_ms.ci_lo = v->time_ms.ci_hi = v->time_ms.ci_width = NAN;
     v->launches_per_sample = NAN;
     v->sm_clock_mhz = NAN;
+    rb_clocks_init(&v->clocks);
     v->bytes = NAN;
     v->roof = RB_ROOF_COUNT;
     v->speedup = NAN;
@@ -98,6 +99,7 @@ json_value *rb_variant_to_json(const rb_variant_result *v)
         bad |= json_set_bool(o, "skipped", 1);
     if (v->n_extras > 0)
         bad |= json_object_set(o, "extras", rb_extras_to_json(v->extras, v->n_extras));
+    bad |= rb_clocks_to_json(&v->clocks, o);
     if (bad) {
         json_free(o);
         return NULL;
@@ -165,7 +167,7 @@ int rb_variant_from_json(const json_value *o, rb_variant_result *v, char *err, s
     const json_value *extras = json_get(o, "extras");
     if (extras && rb_extras_from_json(extras, v->extras, &v->n_extras, err, err_size) != 0)
         return -1;
-    return 0;
+    return rb_clocks_from_json(o, &v->clocks, err, err_size);
 }
 
 json_value *rb_extras_to_json(const rb_extra *x, int n)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clocks.h"
 #include "json.h"
 #include "roofline.h"
 #include "stats.h"
@@ -79,6 +80,7 @@ typedef struct rb_variant_result {
     rb_stats time_ms; /* per launch */
     double launches_per_sample;
     double sm_clock_mhz; /* read right after the timed loop; NaN when unknown */
+    rb_clocks clocks;    /* sampled during the timed loop (core/clocks.h); none without NVML */
     char note[240];      /* why invalid, or anything the reader must know */
     double bytes;        /* this variant's work-model bytes; NaN: the pair's */
     rb_roof roof;        /* the roof it is placed on; RB_ROOF_COUNT: derived by the parent from

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+#include "clock_sampler.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "env.h"
+
+static void sample_once(rb_clock_sampler *s)
+{
+    double mhz;
+    int have_reasons;
+    unsigned long long bits;
+    rb_env_nvml_clock_sample(s->nvml, &mhz, &have_reasons, &bits);
+    rb_clocks_add(&s->clocks, mhz, have_reasons, bits);
+}
+
+static void *sampler_main(void *arg)
+{
+    rb_clock_sampler *s = arg;
+    const struct timespec period = {0, RB_CLOCK_SAMPLE_MS * 1000000L};
+    /* One sample at once, so even a loop shorter than a period has one. */
+    do {
+        sample_once(s);
+        nanosleep(&period, NULL);
+    } while (!atomic_load(&s->stop));
+    return NULL;
+}
+
+void rb_clock_sampler_start(rb_clock_sampler *s, int device)
+{
+    memset(s, 0, sizeof *s);
+    rb_clocks_init(&s->clocks);
+    atomic_init(&s->stop, 0);
+    if (rb_env_nvml_device(device, &s->nvml) != 0)
+        return;
+    s->running = pthread_create(&s->thread, NULL, sampler_main, s) == 0;
+}
+
+void rb_clock_sampler_stop(rb_clock_sampler *s, rb_clocks *out)
+{
+    if (s->running) {
+        atomic_store(&s->stop, 1);
+        pthread_join(s->thread, NULL);
+        s->running = 0;
+    }
+    *out = s->clocks;
+}
