@@ -386,6 +386,76 @@ static void test_adaptive_loop_stops_on_the_median_interval(void)
     rbtest_remove_dir();
 }
 
+/* Issue 12: a run records its platform reference (the quick ceilings, in under 5 s, one line
+ * printed), the environment's library versions and platform settings, and each timed
+ * variant's clocks from the sampler (where NVML loads); --no-ceilings records none. */
+static void test_platform_and_clocks_recorded(void)
+{
+    if (!need_gpu())
+        return;
+    const char *dir = rbtest_fresh_dir();
+    char path[400], err[200];
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    int rc = rbtest_run("run --size smoke --expect none --json out.json "
+                        "--filter '^copy_vectorized$'");
+    if (rc != 0)
+        printf("    -> %d:\n%s", rc, rbtest_output());
+    RB_CHECK(rc == 0);
+    const char *line = strstr(rbtest_output(), "platform: DRAM copy ");
+    double seconds = NAN;
+    const char *open = line ? strstr(line, "us (") : NULL;
+    if (open)
+        seconds = atof(open + 4);
+    printf("    %.*s\n", line ? (int)strcspn(line, "\n") : 0, line ? line : "");
+    RB_CHECK(line != NULL && seconds < 5.0);
+    json_value *doc = json_parse_file(path, err, sizeof err);
+    const json_value *platform = json_get(doc, "platform");
+    const json_value *source = json_get(platform, "source");
+    RB_CHECK(source && !strcmp(source->string, "ceilings --quick at run start"));
+    static const char *const roofs[] = {"dram_gbps", "fp32_tflops", "launch_us"};
+    for (int i = 0; i < 3; i++) {
+        const json_value *x = json_get(platform, roofs[i]);
+        RB_CHECK(x && x->type == JSON_NUMBER && x->number > 0);
+        RB_CHECK(json_get(json_get(platform, "methods"), roofs[i]) != NULL);
+    }
+    const json_value *env = json_get(json_get(doc, "environment"), "start");
+    static const char *const keys[] = {"cublas_version", "cublaslt_version", "nccl_version",
+                                       "power_limit_w", "ecc", "persistence_mode", "pcie_gen",
+                                       "pcie_width", "mig", "sm_clock_max_mhz", "mem_clock_mhz"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (!json_get(env, keys[i]))
+            printf("    environment lacks %s\n", keys[i]);
+        RB_CHECK(json_get(env, keys[i]) != NULL);
+    }
+    RB_CHECK(json_get(env, "cublas_version")->type == JSON_STRING);
+    int nvml = !json_get(json_get(env, "nvml"), "unavailable");
+    const json_value *vs = json_get(json_get(doc, "pairs")->items[0], "variants");
+    for (size_t k = 0; vs && k < vs->count; k++) {
+        const json_value *clocks = json_get(vs->items[k], "clocks");
+        const json_value *t = json_get(vs->items[k], "throttled");
+        if (!nvml) {
+            RB_CHECK(!clocks && !t);
+            continue;
+        }
+        const json_value *n = json_get(clocks, "samples"), *mean = json_get(clocks, "sm_mhz_mean");
+        const json_value *min = json_get(clocks, "sm_mhz_min");
+        /* >= 0.1 s of sampling at ~10 ms: several samples */
+        RB_CHECK(n && n->number >= 5);
+        RB_CHECK(mean && min && min->number > 0 && min->number <= mean->number);
+        RB_CHECK(t && t->type == JSON_BOOL);
+    }
+    json_free(doc);
+    rc = rbtest_run("run --size smoke --samples 3 --expect none --json out.json --no-ceilings "
+                    "--filter '^copy_vectorized$'");
+    RB_CHECK(rc == 0 && strstr(rbtest_output(), "platform: not measured (--no-ceilings)"));
+    doc = json_parse_file(path, err, sizeof err);
+    platform = json_get(doc, "platform");
+    RB_CHECK(platform && platform->count == 1 &&
+             !strcmp(json_get(platform, "source")->string, "none"));
+    json_free(doc);
+    rbtest_remove_dir();
+}
+
 /* A pair whose child crashes, hangs or hits an illegal address is reported as failed with the
  * reason, the run goes on to the next pair, and the exit code says the run failed. */
 static void fault_case(const char *fault, const char *options, const char *reason)
@@ -519,6 +589,7 @@ static const rbtest_case gpu_cases[] = {
     {"illegal_address_is_reported", test_illegal_address_is_reported},
     {"expectation_of_another_gpu_refused", test_expectation_of_another_gpu_refused},
     {"nccl_in_place_skipped_on_one_gpu", test_nccl_in_place_skipped_on_one_gpu},
+    {"platform_and_clocks_recorded", test_platform_and_clocks_recorded},
 };
 
 RB_SUITE(gpu_suite, "gpu", gpu_cases);
