@@ -74,8 +74,9 @@ static void test_reason_bits_map_to_names(void)
     rb_clock_reasons_text(0, text, sizeof text);
     RB_CHECK(strcmp(text, "none") == 0);
     /* every name of the contract, and nothing else */
-    const char *names[] = {"power_cap",  "thermal",        "hw_slowdown", "sync_boost", "sw_thermal",
-                           "hw_thermal", "hw_power_brake", "app_clocks",  "idle"};
+    const char *names[] = {"power_cap",      "thermal",    "hw_slowdown",
+                           "sync_boost",     "sw_thermal", "hw_thermal",
+                           "hw_power_brake", "app_clocks", "idle"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         rb_clock_reason r;
         RB_CHECK(rb_clock_reason_from_name(names[i], &r) == 0);
@@ -306,8 +307,8 @@ static void test_platform_object(void)
     RB_CHECK(json_get(p, "launch_us")->number == 4.9123);
     RB_CHECK(!json_get(p, "l2_read_gbps")); /* only the three quick roofs */
     const json_value *m = json_get(p, "methods");
-    RB_CHECK(m && m->count == 1 && !strcmp(json_get(json_get(m, "dram_gbps"), "size")->string,
-                                           "1 GiB"));
+    RB_CHECK(m && m->count == 1 &&
+             !strcmp(json_get(json_get(m, "dram_gbps"), "size")->string, "1 GiB"));
     rb_platform_text(p, line, sizeof line);
     RB_CHECK(!strcmp(line, "DRAM copy 3019.2 GB/s, FP32 60.71 TFLOP/s, launch 4.912 us"));
     json_free(p);

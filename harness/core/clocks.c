@@ -7,8 +7,8 @@
 #include "util.h"
 
 static const char *const reason_names[RB_REASON_COUNT] = {
-    "power_cap",  "thermal",    "hw_slowdown",    "sync_boost", "sw_thermal",
-    "hw_thermal", "hw_power_brake", "app_clocks", "idle",
+    "power_cap",  "thermal",        "hw_slowdown", "sync_boost", "sw_thermal",
+    "hw_thermal", "hw_power_brake", "app_clocks",  "idle",
 };
 
 const char *rb_clock_reason_name(rb_clock_reason r)
@@ -127,8 +127,8 @@ int rb_clocks_from_json(const json_value *variant, rb_clocks *c, char *err, size
         return 0;
     const json_value *mean = json_get(k, "sm_mhz_mean"), *min = json_get(k, "sm_mhz_min");
     const json_value *n = json_get(k, "samples"), *list = json_get(k, "reasons");
-    if (k->type != JSON_OBJECT || !n || n->type != JSON_NUMBER || !(n->number >= 1) ||
-        !list || list->type != JSON_ARRAY) {
+    if (k->type != JSON_OBJECT || !n || n->type != JSON_NUMBER || !(n->number >= 1) || !list ||
+        list->type != JSON_ARRAY) {
         rb_fmt(err, err_size, "clocks: an object with samples (>= 1) and reasons expected");
         return -1;
     }
