@@ -107,7 +107,8 @@ HARNESS_SRC := $(filter-out harness/main.c harness/mpi_main.c,$(wildcard harness
 HARNESS_CU := $(wildcard harness/*.cu)
 OBJ_CORE := $(CORE_SRC:%.c=$(B)/%.o)
 OBJ_LIB := $(OBJ_CORE) $(HARNESS_SRC:%.c=$(B)/%.o) $(HARNESS_CU:%.cu=$(B)/%.o) \
-           $(PAIRS:%=$(B)/bench/%.o) $(PAIRS:%=$(B)/kernels/%.o) $(B)/registry.o $(B)/version.o
+           $(PAIRS:%=$(B)/bench/%.o) $(PAIRS:%=$(B)/kernels/%.o) $(B)/registry.o $(B)/version.o \
+           $(B)/fingerprints.o
 OBJ_TEST := $(patsubst %.c,$(B)/%.o,$(wildcard tests/*.c))
 
 .PHONY: all bench test diagnostics clean FORCE
@@ -184,6 +185,28 @@ $(B)/registry.c: FORCE
 	   echo 'const char *const rb_registry_missing[] = {'; \
 	   for p in $(if $(NCCL_MISSING),$(NCCL_PAIRS)); do echo "    \"$$p: $(NCCL_MISSING)\","; done; \
 	   echo '    NULL};'; } > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+# The codegen fingerprints (harness/core/fingerprint.h): build/<arch>/fingerprint reads each
+# kernel object with `cuobjdump -sass` and writes a table of per-kernel hashes and opcode counts
+# that the child reports beside each kernel's registers. cuobjdump: $(RB_CUOBJDUMP), else the
+# toolkit's, else PATH's (CUOBJDUMP=<path> overrides); none: an empty table, said once here, and
+# the results carry no sass_hash (not an error).
+ifeq ($(origin CUOBJDUMP),undefined)
+CUOBJDUMP := $(firstword $(wildcard $(RB_CUOBJDUMP) $(CUDA_HOME)/bin/cuobjdump) \
+                         $(shell command -v cuobjdump 2>/dev/null))
+endif
+FINGERPRINT_OBJ := $(B)/harness/tools/fingerprint.o $(B)/harness/core/fingerprint.o \
+                   $(B)/harness/core/codegen.o $(B)/harness/core/util.o
+$(B)/fingerprint: $(FINGERPRINT_OBJ) $(B)/ldflags.stamp
+	$(CC) -o $@ $(FINGERPRINT_OBJ) $(if $(filter 1,$(SANITIZE)),$(SAN_FLAGS)) -lm
+
+$(B)/cuobjdump.stamp: FORCE
+	$(call stamp,$(CUOBJDUMP))
+
+$(B)/fingerprints.c: $(PAIRS:%=$(B)/kernels/%.o) $(B)/fingerprint $(B)/cuobjdump.stamp
+	@$(if $(CUOBJDUMP),,echo "codegen fingerprints: cuobjdump not found (RB_CUOBJDUMP, $(CUDA_HOME)/bin or PATH): the results will carry no sass_hash")
+	@$(B)/fingerprint $@.tmp '$(CUOBJDUMP)' $(PAIRS:%=$(B)/kernels/%.o)
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 $(B)/version.c: FORCE

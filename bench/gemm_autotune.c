@@ -962,6 +962,16 @@ static int ga_extras(void *ctx, int variant, const double *median_ms, rb_extra o
     return 4;
 }
 
+/* The baseline runs the heuristic's first candidate, the optimized the tuned choice (from the
+ * cache or timed in setup). */
+static int ga_library_algo(void *ctx, int variant, rb_library_algo *out)
+{
+    ga_ctx *c = ctx;
+    return (variant == 0 || variant == 1) &&
+           rb_lt_algo_describe(variant == 0 ? &c->first : &c->tuned, variant == 0 ? 0 : c->chosen,
+                               out);
+}
+
 /* A 2 x 2 x 3 case in bf16 (row stride 4, a NaN in the padding that must not be read):
  * A = [1 2 -1; 0.5 0 4], B = [1 1 1; -2 0.25 1]: A B^T = [2 -2.5; 4.5 3]. */
 static int ga_selftest(char *why, size_t why_size)
@@ -1032,6 +1042,7 @@ const rb_pair rb_pair_gemm_autotune = {
     /* No codegen rules: both variants are one cuBLASLt call, no kernel of ours. */
     .kernels = gemm_autotune_kernels,
     .extras = ga_extras,
+    .library_algo = ga_library_algo,
     .n_inputs = GA_SHAPES,
     .inputs = {"square", "skinny", "awkward"},
     /* The two variants differ by a few percent at most (often they are the same algorithm),

@@ -346,6 +346,15 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
+/* The cuBLASLt algorithm of each variant's GEMM: the heuristic's first (ge_make_op asks for one):
+ * the plain epilogue's for the baseline, GELU_BIAS's for the optimized. */
+static int ge_library_algo(void *ctx, int variant, rb_library_algo *out)
+{
+    ge_ctx *c = ctx;
+    return (variant == 0 || variant == 1) &&
+           rb_lt_algo_describe(variant == 0 ? &c->plain.algo : &c->fused.algo, 0, out);
+}
+
 /* Planted defect (tests/test_gpu.c): the fused GEMM with the bias term missing (epilogue GELU
  * instead of GELU_BIAS, a one-word slip). With x = A B of standard deviation 2.7 and the bias
  * uniform in (-1, 1), ||gelu(x) - gelu(x + bias)|| / ||gelu(x + bias)|| = 0.21 (a 400000-sample
@@ -429,6 +438,7 @@ const rb_pair rb_pair_gemm_epilogue = {
             {"gemm_epilogue_baseline_bias_gelu_kernel", "STG.E.128"},
         },
     .kernels = gemm_epilogue_kernels,
+    .library_algo = ge_library_algo,
     .n_variants = 2,
     .variants =
         {

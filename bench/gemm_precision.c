@@ -73,6 +73,7 @@ typedef struct gp_ctx {
     cublasLtMatmulDesc_t desc[GP_COUNT];
     cublasLtMatrixLayout_t layout_a[GP_COUNT], layout_b[GP_COUNT], layout_d[GP_COUNT];
     cublasLtMatmulAlgo_t algo[GP_COUNT];
+    int candidate[GP_COUNT]; /* algo[f]'s place in the heuristic's list */
     /* Setup only (freed before setup returns; teardown frees them after a failed setup). */
     cublasHandle_t blas;
     float *stage, *amax;
@@ -384,6 +385,7 @@ static rb_status gp_make_op(gp_ctx *c, int f, cublasLtMatmulPreference_t pref)
             if (st == CUBLAS_STATUS_SUCCESS) {
                 RB_CUDA(cudaDeviceSynchronize());
                 c->algo[f] = result[i].algo;
+                c->candidate[f] = i;
                 c->no_c[f] = no_c;
                 if (i > 0 || no_c)
                     fprintf(stderr, "gemm_precision: %s runs the heuristic's candidate #%d%s\n",
@@ -440,6 +442,15 @@ static rb_status gp_setup(void **ctx, const rb_size *size, uint64_t seed, int in
 }
 
 /* The variants are the steps, in the order of gp_formats. */
+
+/* Each step runs the cuBLASLt algorithm gp_make_op kept (variant k is format k). */
+static int gp_library_algo(void *ctx, int variant, rb_library_algo *out)
+{
+    gp_ctx *c = ctx;
+    return variant >= 0 && variant < GP_COUNT &&
+           rb_lt_algo_describe(&c->algo[variant], c->candidate[variant], out);
+}
+
 static void gp_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     gp_ctx *c = ctx;
@@ -613,6 +624,7 @@ const rb_pair rb_pair_gemm_precision = {
     /* No codegen rules: every variant is one cuBLASLt call, no kernel of ours (ours run in
      * setup only). */
     .kernels = gemm_precision_kernels,
+    .library_algo = gp_library_algo,
     .n_variants = 4,
     .variants =
         {

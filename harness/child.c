@@ -11,6 +11,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "core/compare.h"
+#include "core/fingerprint.h"
 #include "core/util.h"
 #include "env.h"
 #include "gpu.h"
@@ -232,6 +233,17 @@ static int variant_record(int fd, const rb_variant_result *r)
     return rb_child_send(fd, o);
 }
 
+/* The kernel's codegen fingerprint, from the table the build embedded (none: the fields stay
+ * absent). */
+static void kernel_fingerprint(const rb_pair *p, const rb_kernel_info *ki, rb_kernel_result *k)
+{
+    const rb_fingerprint *f = rb_fingerprint_find(rb_fingerprints, p->name, ki->name);
+    if (!f)
+        return;
+    rb_fingerprint_hex(f->hash, k->sass_hash);
+    k->n_sass_counts = rb_fingerprint_counts(f, p->codegen, k->sass_counts, RB_MAX_EXTRAS);
+}
+
 /* The resources of the pair's kernels, as the runtime reports them (after setup: the pair may
  * have raised a kernel's dynamic shared memory limit there). */
 static int kernels_record(int fd, const rb_pair *p)
@@ -271,6 +283,7 @@ static int kernels_record(int fd, const rb_pair *p)
                               ? (double)blocks * ki->block_threads / max_threads
                               : NAN;
         }
+        kernel_fingerprint(p, ki, &k);
         bad |= json_array_push(list, rb_kernel_to_json(&k));
     }
     if (bad || json_object_set(o, "kernels", list)) {
@@ -314,6 +327,16 @@ static void variant_init(const rb_pair *p, int k, const rb_child_opts *o, rb_var
         rb_fmt(r->roof_rate, sizeof r->roof_rate, "%s", v->roof_rate);
 }
 
+/* The library algorithm the variant ran, where the pair can tell. */
+static void variant_algo(const rb_pair *p, void *ctx, int k, rb_variant_result *r)
+{
+    memset(&r->library_algo, 0, sizeof r->library_algo);
+    if (p->library_algo && p->library_algo(ctx, k, &r->library_algo) == 1)
+        r->library_algo.present = 1;
+    else
+        memset(&r->library_algo, 0, sizeof r->library_algo);
+}
+
 /* Every variant validated, timed and validated again, one after the other; each variant's
  * record sent as it is done, its median into median_ms[k] (NaN when it was not timed). 0, or 1
  * after an error (reported). */
@@ -339,6 +362,7 @@ static int sequential_records(int fd, const rb_pair *p, void *ctx, cudaStream_t 
             variant_record(fd, &r);
             return send_error(fd, v->name);
         }
+        variant_algo(p, ctx, k, &r);
         if (variant_record(fd, &r) != 0)
             return 1;
     }
@@ -357,6 +381,7 @@ static int interleaved_records(int fd, const rb_pair *p, void *ctx, cudaStream_t
         median_ms[k] = r[k].timed && r[k].valid ? r[k].time_ms.median : NAN;
         if (st != RB_OK && !r[k].note[0])
             rb_fmt(r[k].note, sizeof r[k].note, "%s", rb_first_error());
+        variant_algo(p, ctx, k, &r[k]);
         if (variant_record(fd, &r[k]) != 0)
             return 1;
     }

@@ -111,3 +111,37 @@ rb_status rb_gemm_crosscheck(const rb_gemm_check *x)
     free(ref);
     return st;
 }
+
+int rb_lt_algo_describe(const cublasLtMatmulAlgo_t *algo, int candidate_index, rb_library_algo *out)
+{
+    static const cublasLtMatmulAlgoConfigAttributes_t attrs[] = {
+        CUBLASLT_ALGO_CONFIG_ID,
+        CUBLASLT_ALGO_CONFIG_TILE_ID,
+        CUBLASLT_ALGO_CONFIG_STAGES_ID,
+        CUBLASLT_ALGO_CONFIG_SPLITK_NUM,
+        CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME,
+        CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING,
+        CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION};
+    long long *const values[] = {
+        &out->algo_id,          &out->tile,    &out->stages,       &out->splitk,
+        &out->reduction_scheme, &out->swizzle, &out->custom_option};
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        /* every one of these is a 32-bit integer: int32_t (ID, SPLITK_NUM) or uint32_t */
+        uint32_t word = 0;
+        size_t written = 0;
+        if (cublasLtMatmulAlgoConfigGetAttribute(algo, attrs[i], &word, sizeof word, &written) !=
+                CUBLAS_STATUS_SUCCESS ||
+            written != sizeof word) {
+            memset(out, 0, sizeof *out);
+            return 0;
+        }
+        int is_signed =
+            attrs[i] == CUBLASLT_ALGO_CONFIG_ID || attrs[i] == CUBLASLT_ALGO_CONFIG_SPLITK_NUM;
+        *values[i] = is_signed ? (long long)(int32_t)word : (long long)word;
+    }
+    rb_fmt(out->kind, sizeof out->kind, "cublasLt");
+    out->candidate_index = candidate_index;
+    out->present = 1;
+    return 1;
+}

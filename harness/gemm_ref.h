@@ -11,6 +11,11 @@
 #ifndef RB_GEMM_REF_H
 #define RB_GEMM_REF_H
 
+/* cublasLt.h declares cublasLtLoggerForceDisable() without a prototype (CUDA 13.0). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#include <cublasLt.h>
+#pragma GCC diagnostic pop
 #include <cublas_v2.h>
 
 #include "pair.h"
@@ -30,6 +35,13 @@
  * with `rule` (the pair's sentence for its limits) in why. */
 int rb_gemm_square_shape(rb_size *s, uint64_t max_dim, const char *rule, char *why,
                          size_t why_size);
+
+/* The configuration of a cuBLASLt algorithm (cublasLtMatmulAlgoConfigGetAttribute: ID, tile,
+ * stages, split-K, reduction scheme, CTA swizzling, custom option) and candidate_index, its
+ * place in the heuristic's list (-1: unknown), into out, for a pair's library_algo hook. 1, or 0
+ * when cuBLASLt cannot tell (out->present then 0). */
+int rb_lt_algo_describe(const cublasLtMatmulAlgo_t *algo, int candidate_index,
+                        rb_library_algo *out);
 
 /* A bf16 value (raw bits) widened exactly. */
 double rb_bf16_to_double(uint16_t bits);

@@ -148,6 +148,10 @@ typedef struct rb_pair {
     /* Figures beside the time, computed after every variant ran: median_ms[k] is variant k's
      * median (NaN when it was not timed). Fills out[] and returns how many; NULL for none. */
     int (*extras)(void *ctx, int variant, const double *median_ms, rb_extra out[RB_MAX_EXTRAS]);
+    /* The library algorithm variant `variant` ran (its cublasLtMatmulAlgo_t: rb_lt_algo_describe
+     * in harness/gemm_ref.h), asked once the variant ran: 1 when out is filled, 0 when the
+     * variant runs none. NULL: no variant does. The results write it as library_algo. */
+    int (*library_algo)(void *ctx, int variant, rb_library_algo *out);
     int n_variants;
     rb_variant_def variants[RB_MAX_VARIANTS];
     /* At least one, ended by a defect with name NULL (see rb_defect). */

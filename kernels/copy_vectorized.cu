@@ -48,6 +48,11 @@
  *   bytes per access; that is exactly the pattern this pair teaches, and the library row shows
  *   the optimized kernel reaches it (1.004x cudaMemcpy). The speedup is what 16-byte accesses
  *   and bytes in flight are worth, no more.
+ *
+ * Test hook (issue 12, not part of the lesson): `make NVCCFLAGS=-DRB_PLANT_SCALAR_COPY` builds the
+ *   optimized kernel with each float4 moved as four 4-byte accesses (copy_vectorized_load/store),
+ *   a planted code change whose slowdown `roofbench compare` must attribute to code (its
+ *   sass_hash differs). The codegen checks of such a build fail the 16-byte rules, as they must.
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -66,6 +71,30 @@ static __global__ void copy_vectorized_baseline_kernel(const float *__restrict__
         out[i] = in[i];
 }
 
+/* The optimized kernel's accesses: __ldcs / __stcs of a float4, or the planted scalar ones. */
+static __device__ __forceinline__ float4 copy_vectorized_load(const float4 *p)
+{
+#ifdef RB_PLANT_SCALAR_COPY
+    const float *f = (const float *)p;
+    return make_float4(__ldcs(f), __ldcs(f + 1), __ldcs(f + 2), __ldcs(f + 3));
+#else
+    return __ldcs(p);
+#endif
+}
+
+static __device__ __forceinline__ void copy_vectorized_store(float4 *p, float4 v)
+{
+#ifdef RB_PLANT_SCALAR_COPY
+    float *f = (float *)p;
+    __stcs(f, v.x);
+    __stcs(f + 1, v.y);
+    __stcs(f + 2, v.z);
+    __stcs(f + 3, v.w);
+#else
+    __stcs(p, v);
+#endif
+}
+
 static __global__ void copy_vectorized_optimized_kernel(const float4 *__restrict__ in,
                                                         float4 *__restrict__ out, size_t n4,
                                                         const float *__restrict__ tail_in,
@@ -80,13 +109,13 @@ static __global__ void copy_vectorized_optimized_kernel(const float4 *__restrict
         float4 v[unroll];
 #pragma unroll
         for (int k = 0; k < unroll; k++)
-            v[k] = __ldcs(&in[i + k * stride]);
+            v[k] = copy_vectorized_load(&in[i + k * stride]);
 #pragma unroll
         for (int k = 0; k < unroll; k++)
-            __stcs(&out[i + k * stride], v[k]);
+            copy_vectorized_store(&out[i + k * stride], v[k]);
     }
     for (; i < n4; i += stride)
-        __stcs(&out[i], __ldcs(&in[i]));
+        copy_vectorized_store(&out[i], copy_vectorized_load(&in[i]));
 }
 
 extern "C" cudaError_t copy_vectorized_baseline(const float *in, float *out, size_t n,

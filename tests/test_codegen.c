@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../harness/core/codegen.h"
+#include "../harness/core/fingerprint.h"
 #include "../harness/env.h"
 #include "../harness/pair.h"
 #include "rbtest.h"
@@ -67,6 +68,193 @@ static void test_spills_detected(void)
     RB_CHECK(strstr(why, "demo_optimized_kernel_big") && strstr(why, "48 bytes of stack"));
     RB_CHECK(rb_res_spills(res, "demo_baseline_kernel", why, sizeof why) == 0);
     RB_CHECK(rb_res_spills(res, "absent_kernel", why, sizeof why) == -1);
+}
+
+/* ---- codegen fingerprints (harness/core/fingerprint.h) ---- */
+
+static void test_demangle(void)
+{
+    char out[200];
+    RB_CHECK(rb_sass_demangle("_Z25transpose_baseline_kernelPKfPfmmj", out, sizeof out) == 0 &&
+             !strcmp(out, "transpose_baseline_kernel"));
+    RB_CHECK(rb_sass_demangle("_Z22sgemm_optimized_kernelILb1EEvPKfS1_Pfiii", out, sizeof out) ==
+                 0 &&
+             !strcmp(out, "sgemm_optimized_kernel<true>"));
+    RB_CHECK(rb_sass_demangle("_Z24softmax_optimized_kernelILi4ELi8EEvPKfPfm", out, sizeof out) ==
+                 0 &&
+             !strcmp(out, "softmax_optimized_kernel<4, 8>"));
+    RB_CHECK(rb_sass_demangle("_Z3fooILin2ELj7EEvv", out, sizeof out) == 0 &&
+             !strcmp(out, "foo<-2, 7u>"));
+    /* forms it does not know keep the mangled name */
+    RB_CHECK(rb_sass_demangle("_ZN3cub11EmptyKernelIvEEvv", out, sizeof out) == -1 &&
+             !strcmp(out, "_ZN3cub11EmptyKernelIvEEvv"));
+    RB_CHECK(rb_sass_demangle("_Z3fooIfEvv", out, sizeof out) == -1); /* a type argument */
+    RB_CHECK(rb_sass_demangle("_Z99short", out, sizeof out) == -1);   /* length beyond the end */
+    RB_CHECK(rb_sass_demangle("plain_c_name", out, sizeof out) == -1 &&
+             !strcmp(out, "plain_c_name"));
+}
+
+/* The demo listing again, as a rebuild would print it: other addresses, encodings, spacing and
+ * symbol names; and once with one operand changed. */
+static const char sass_rebuilt[] =
+    "\t\tFunction : _Z24demo_optimized_kernelPKfPf\n"
+    "\t.headerflags\t@\"EF_CUDA_SM90\"\n"
+    "        /*0100*/     LDC R1, c[0x0][0x28] ;   /* 0x1111111111111111 */\n"
+    "                                             /* 0x2222222222222222 */\n"
+    "        /*0110*/  @!P0   LDG.E.EF.128 R8, desc[UR6][R4.64] ;\n"
+    "        /*0120*/                   UTMALDG.2D [UR4], [UR12] ;\n"
+    "        /*0130*/                   EXIT ;\n"
+    "\t\tFunction : _Z23demo_baseline_kernelPKfPf\n"
+    "        /*0000*/                   LDG.E R3, desc[UR4][R2.64] ;\n"
+    "        /*0010*/                   STG.E desc[UR4][R4.64], R3 ;\n";
+
+/* (the demo listing's mangled names are not exact: the lengths are not the names') */
+static const rb_sass_function *function_named(const rb_sass_function *f, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strstr(f[i].function, name))
+            return &f[i];
+    return NULL;
+}
+
+static void test_fingerprint_parse_and_stability(void)
+{
+    rb_sass_function *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+    int na = rb_sass_functions(sass, &a), nb = rb_sass_functions(sass_rebuilt, &b);
+    RB_CHECK(na == 2 && nb == 2);
+    const rb_sass_function *opt = function_named(a, na, "demo_optimized_kernel");
+    const rb_sass_function *base = function_named(a, na, "demo_baseline_kernel");
+    RB_CHECK(opt && base && !strcmp(opt->function, "_Z24demo_optimized_kernelPKfPf"));
+    RB_CHECK(opt && !strcmp(opt->name, "demo_optimized_kernelPKf")); /* 24 characters */
+    if (!opt || !base || nb != 2) {
+        rb_sass_functions_free(a, na);
+        rb_sass_functions_free(b, nb);
+        return;
+    }
+    RB_CHECK(opt->instructions == 4 && base->instructions == 2);
+    RB_CHECK(opt->n_ops == 4 && !strcmp(opt->ops[0].op, "EXIT")); /* sorted */
+    RB_CHECK(opt->hash != base->hash);
+    RB_CHECK(b[0].hash == opt->hash && b[1].hash == base->hash); /* stable across a rebuild */
+    /* a symbol's name is left out (it carries the file's path in _INTERNAL_<hash>) ... */
+    int nc = rb_sass_functions(
+        "Function : _Z1fv\n /*0000*/ CALL.REL.NOINC `(_ZN17_INTERNAL_1a2b_gv) ;\n", &c);
+    int nd = rb_sass_functions(
+        "Function : _Z1fv\n /*0000*/ CALL.REL.NOINC `(_ZN17_INTERNAL_9f8e_gv) ;\n", &d);
+    RB_CHECK(nc == 1 && nd == 1 && c[0].hash == d[0].hash && c[0].instructions == 1);
+    rb_sass_functions_free(c, nc);
+    rb_sass_functions_free(d, nd);
+    /* ... but an operand, a predicate or an opcode is not */
+    static const char *const changed[] = {
+        "Function : _Z1fv\n /*0000*/ LDG.E.EF.128 R8, desc[UR6][R4.64] ;\n",
+        "Function : _Z1fv\n /*0000*/ @!P0 LDG.E.EF.128 R8, desc[UR6][R6.64] ;\n",
+        "Function : _Z1fv\n /*0000*/ @!P1 LDG.E.EF.128 R8, desc[UR6][R4.64] ;\n",
+        "Function : _Z1fv\n /*0000*/ @!P0 LDG.E.EF R8, desc[UR6][R4.64] ;\n"};
+    uint64_t base_hash = 0;
+    rb_sass_function *e = NULL;
+    int ne = rb_sass_functions(
+        "Function : _Z1fv\n /*0000*/ @!P0 LDG.E.EF.128 R8, desc[UR6][R4.64] ;\n", &e);
+    RB_CHECK(ne == 1);
+    base_hash = ne == 1 ? e[0].hash : 0;
+    rb_sass_functions_free(e, ne);
+    for (size_t i = 0; i < sizeof changed / sizeof changed[0]; i++) {
+        ne = rb_sass_functions(changed[i], &e);
+        RB_CHECK(ne == 1 && e[0].hash != base_hash);
+        rb_sass_functions_free(e, ne);
+    }
+    rb_sass_functions_free(a, na);
+    rb_sass_functions_free(b, nb);
+}
+
+static void test_fingerprint_counts(void)
+{
+    static const rb_sass_op ops[] = {{"EXIT", 1}, {"LDG.E", 2}, {"LDG.E.EF.128", 3}, {"STG.E", 4}};
+    const rb_fingerprint f = {"demo", "_Z1fv", "f", 0x0123456789abcdefull, 10, 4, ops};
+    const rb_fingerprint table[] = {f, {NULL, NULL, NULL, 0, 0, 0, NULL}};
+    RB_CHECK(rb_fingerprint_find(table, "demo", "f") == &table[0]);
+    RB_CHECK(rb_fingerprint_find(table, "other", "f") == NULL);
+    RB_CHECK(rb_fingerprint_find(table, "demo", "g") == NULL);
+    RB_CHECK(rb_fingerprint_count(&f, "LDG.E") == 5); /* LDG.E and LDG.E.EF.128 */
+    RB_CHECK(rb_fingerprint_count(&f, "LDG.E.EF.128") == 3);
+    RB_CHECK(rb_fingerprint_count(&f, "LDG.E.E") == 0); /* not a '.' boundary */
+    rb_codegen_rule rules[RB_MAX_CODEGEN] = {
+        {"demo_optimized_kernel", "LDG.E.EF.128", 0},
+        {"demo_baseline_kernel", "LDG.E.EF.128", 0}, /* named twice: counted once */
+        {"demo_optimized_kernel", "HGMMA", 90}};
+    rb_extra out[RB_MAX_EXTRAS];
+    int n = rb_fingerprint_counts(&f, rules, out, RB_MAX_EXTRAS);
+    RB_CHECK(n == 3);
+    RB_CHECK(!strcmp(out[0].name, "LDG.E.EF.128") && out[0].value == 3);
+    RB_CHECK(!strcmp(out[1].name, "HGMMA") && out[1].value == 0);
+    RB_CHECK(!strcmp(out[2].name, "instructions") && out[2].value == 10);
+    char hex[17];
+    rb_fingerprint_hex(f.hash, hex);
+    RB_CHECK(!strcmp(hex, "0123456789abcdef"));
+}
+
+/* The kernel record with and without a fingerprint, as the results write it and read it back. */
+static void test_fingerprint_kernel_json(void)
+{
+    rb_kernel_result k, back;
+    char err[200];
+    memset(&k, 0, sizeof k);
+    snprintf(k.variant, sizeof k.variant, "optimized");
+    snprintf(k.name, sizeof k.name, "demo_optimized_kernel");
+    json_value *o = rb_kernel_to_json(&k);
+    RB_CHECK(o && !json_get(o, "sass_hash") && !json_get(o, "sass_counts")); /* absent */
+    json_free(o);
+    snprintf(k.sass_hash, sizeof k.sass_hash, "00ff00ff00ff00ff");
+    k.n_sass_counts = 2;
+    snprintf(k.sass_counts[0].name, sizeof k.sass_counts[0].name, "LDG.E.EF.128");
+    k.sass_counts[0].value = 3;
+    snprintf(k.sass_counts[1].name, sizeof k.sass_counts[1].name, "instructions");
+    k.sass_counts[1].value = 72;
+    o = rb_kernel_to_json(&k);
+    const json_value *h = o ? json_get(o, "sass_hash") : NULL;
+    const json_value *c = o ? json_get(o, "sass_counts") : NULL;
+    RB_CHECK(h && h->type == JSON_STRING && !strcmp(h->string, "00ff00ff00ff00ff"));
+    RB_CHECK(c && c->type == JSON_OBJECT && c->count == 2 &&
+             json_get(c, "instructions")->number == 72);
+    RB_CHECK(o && rb_kernel_from_json(o, &back, err, sizeof err) == 0);
+    RB_CHECK(!strcmp(back.sass_hash, k.sass_hash) && back.n_sass_counts == 2 &&
+             back.sass_counts[0].value == 3);
+    RB_CHECK(json_set_string(o, "sass_hash", "not-hex") == 0 &&
+             rb_kernel_from_json(o, &back, err, sizeof err) == -1);
+    json_free(o);
+}
+
+/* library_algo on a variant: the contract's shape, absent when the pair reports none. */
+static void test_library_algo_json(void)
+{
+    rb_variant_result v, back;
+    char err[200];
+    rb_variant_result_init(&v, "optimized", RB_ROLE_OPTIMIZED, RB_UNIT_BF16, 5e-3);
+    json_value *o = rb_variant_to_json(&v);
+    RB_CHECK(o && !json_get(o, "library_algo"));
+    json_free(o);
+    rb_library_algo a = {1, "cublasLt", 66, 30, 21, 1, 0, 1, 0, 3};
+    v.library_algo = a;
+    o = rb_variant_to_json(&v);
+    const json_value *j = o ? json_get(o, "library_algo") : NULL;
+    RB_CHECK(j && j->type == JSON_OBJECT && j->count == 9);
+    static const char *const keys[] = {"kind",    "algo_id",       "tile",
+                                       "stages",  "splitk",        "reduction_scheme",
+                                       "swizzle", "custom_option", "candidate_index"};
+    for (size_t i = 0; j && i < j->count && i < 9; i++)
+        RB_CHECK(!strcmp(j->keys[i], keys[i]));
+    RB_CHECK(j && !strcmp(json_get(j, "kind")->string, "cublasLt") &&
+             json_get(j, "algo_id")->number == 66 && json_get(j, "tile")->number == 30 &&
+             json_get(j, "stages")->number == 21 && json_get(j, "swizzle")->number == 1 &&
+             json_get(j, "candidate_index")->number == 3);
+    RB_CHECK(o && rb_variant_from_json(o, &back, err, sizeof err) == 0);
+    RB_CHECK(back.library_algo.present && back.library_algo.algo_id == 66 &&
+             back.library_algo.candidate_index == 3 && !strcmp(back.library_algo.kind, "cublasLt"));
+    /* a record that names an algorithm must say all of it */
+    json_value *bad = o ? json_clone(json_get(o, "library_algo")) : NULL;
+    RB_CHECK(bad && json_set_string(bad, "tile", "big") == 0 &&
+             rb_library_algo_from_json(bad, &back.library_algo, err, sizeof err) == -1 &&
+             strstr(err, "tile"));
+    json_free(bad);
+    json_free(o);
 }
 
 /* ---- tier 2: the built objects ---- */
@@ -219,6 +407,132 @@ static void test_real_object_missing_instruction_fails(void)
     free(s);
 }
 
+/* The fingerprint table the build embedded has every kernel every pair reports. */
+static void test_fingerprint_table_complete(void)
+{
+    if (!have_tool())
+        return;
+    if (rb_fingerprints_missing[0])
+        printf("    %s: rebuild with cuobjdump where these tests find it (%s)\n",
+               rb_fingerprints_missing, tool);
+    RB_CHECK(rb_fingerprints_missing[0] == '\0' && rb_fingerprints[0].pair != NULL);
+    for (int i = 0; rb_registry[i]; i++) {
+        const rb_pair *p = rb_registry[i];
+        if (p->min_cc && build_cc() < p->min_cc)
+            continue;
+        for (int k = 0; p->kernels && p->kernels[k].name; k++) {
+            const rb_fingerprint *f =
+                rb_fingerprint_find(rb_fingerprints, p->name, p->kernels[k].name);
+            if (!f)
+                printf("    %s: no fingerprint for %s\n", p->name, p->kernels[k].name);
+            RB_CHECK(f != NULL && f->instructions > 0);
+        }
+    }
+}
+
+/* The embedded table is what the objects hold now: each function's hash and count recomputed
+ * from cuobjdump of the built object (a stale table would report code the run did not time). */
+static void test_fingerprint_table_matches_objects(void)
+{
+    if (!have_tool())
+        return;
+    for (int i = 0; rb_registry[i]; i++) {
+        const rb_pair *p = rb_registry[i];
+        char obj[1024];
+        object_path(p->name, obj, sizeof obj);
+        char *s = dump("-sass", obj);
+        RB_CHECK(s != NULL);
+        rb_sass_function *fs = NULL;
+        int n = s ? rb_sass_functions(s, &fs) : -1;
+        RB_CHECK(n >= 0);
+        for (int k = 0; k < n; k++) {
+            const rb_fingerprint *f = NULL;
+            for (const rb_fingerprint *t = rb_fingerprints; t->pair && !f; t++)
+                if (!strcmp(t->pair, p->name) && !strcmp(t->function, fs[k].function))
+                    f = t;
+            if (!f || f->hash != fs[k].hash)
+                printf("    %s: %s differs from the embedded fingerprint\n", p->name, fs[k].name);
+            RB_CHECK(f && f->hash == fs[k].hash && f->instructions == fs[k].instructions &&
+                     f->n_ops == fs[k].n_ops);
+        }
+        rb_sass_functions_free(fs, n);
+        free(s);
+    }
+}
+
+/* nvcc: $RB_NVCC, else the toolkit's. 0 when none is found. */
+static int find_nvcc(char *out, size_t size)
+{
+    const char *env = getenv("RB_NVCC"), *home = getenv("CUDA_HOME");
+    if (env && access(env, X_OK) == 0)
+        return snprintf(out, size, "%s", env), 1;
+    snprintf(out, size, "%s/bin/nvcc", home ? home : "/usr/local/cuda");
+    return access(out, X_OK) == 0;
+}
+
+/* The fingerprint of fp_demo_kernel in a tiny .cu compiled into dir with extra flags; 0 on
+ * failure. */
+static uint64_t demo_hash(const char *nvcc, const char *dir, const char *flags)
+{
+    static const char source[] =
+        "__global__ void fp_demo_kernel(const float *in, float *out, int n)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "#ifdef FP_PLANT\n"
+        "    if (i < n) out[i] = in[i] * 3.0f;\n"
+        "#else\n"
+        "    if (i < n) out[i] = in[i] + 3.0f;\n"
+        "#endif\n"
+        "}\n";
+    char path[512], obj[512], cmd[2048];
+    snprintf(path, sizeof path, "%s/demo.cu", dir);
+    snprintf(obj, sizeof obj, "%s/demo.cubin", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return 0;
+    fputs(source, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "'%s' -O3 -arch=%s %s -cubin '%s' -o '%s' > /dev/null 2>&1", nvcc,
+             rb_build_arch, flags, path, obj);
+    if (system(cmd) != 0) {
+        printf("    failed: %s\n", cmd);
+        return 0;
+    }
+    char *s = dump("-sass", obj);
+    rb_sass_function *fs = NULL;
+    int n = s ? rb_sass_functions(s, &fs) : -1;
+    uint64_t h = n == 1 && !strcmp(fs[0].name, "fp_demo_kernel") ? fs[0].hash : 0;
+    rb_sass_functions_free(fs, n);
+    free(s);
+    return h;
+}
+
+/* The same source built twice (in two folders: the path must not matter) hashes the same; a
+ * planted change of one operation (an add made a multiply) changes the hash. */
+static void test_fingerprint_rebuild_and_plant(void)
+{
+    char nvcc[1024];
+    if (!have_tool())
+        return;
+    if (!find_nvcc(nvcc, sizeof nvcc)) {
+        RB_CHECK(!"nvcc not found (set RB_NVCC or CUDA_HOME)");
+        return;
+    }
+    char dir[2][256];
+    for (int i = 0; i < 2; i++)
+        snprintf(dir[i], sizeof dir[i], "%s", rbtest_fresh_dir());
+    uint64_t a = demo_hash(nvcc, dir[0], ""), b = demo_hash(nvcc, dir[1], "");
+    uint64_t planted = demo_hash(nvcc, dir[1], "-DFP_PLANT");
+    RB_CHECK(a != 0 && a == b);
+    RB_CHECK(planted != 0 && planted != a);
+    for (int i = 0; i < 2; i++) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir[i]);
+        if (strncmp(dir[i], "/tmp/rbtest-", 12) == 0 && system(cmd) != 0)
+            printf("    could not remove %s\n", dir[i]);
+    }
+}
+
 /* Without cuobjdump the codegen checks skip, and the summary says so, with where to get it (the
  * README lists these checks: a reader of "N passed, 0 failed" alone must not take them as run).
  * Runs this test binary again on the codegen suite with cuobjdump out of reach. */
@@ -250,9 +564,9 @@ static void test_summary_names_skipped_codegen_checks(void)
     const char *last = text + (len > 1 ? len - 2 : 0);
     while (last > text && last[-1] != '\n')
         last--;
-    if (!strstr(last, "skipped (3 codegen checks: no cuobjdump)"))
+    if (!strstr(last, "skipped (6 codegen checks: no cuobjdump)"))
         printf("    the inner run ended with: %s", last);
-    RB_CHECK(strstr(last, " passed, 0 failed, 3 skipped (3 codegen checks: no cuobjdump)") != NULL);
+    RB_CHECK(strstr(last, " passed, 0 failed, 6 skipped (6 codegen checks: no cuobjdump)") != NULL);
     RB_CHECK(strstr(text, "codegen checks skipped: cuobjdump not found") != NULL);
     RB_CHECK(strstr(text, "cuda-cuobjdump-") != NULL && strstr(text, "RB_CUOBJDUMP") != NULL);
 }
@@ -265,6 +579,14 @@ static const rbtest_case codegen_cases[] = {
     {"every_pair_has_its_instructions", test_every_pair_has_its_instructions},
     {"optimized_kernels_do_not_spill", test_optimized_kernels_do_not_spill},
     {"real_object_missing_instruction_fails", test_real_object_missing_instruction_fails},
+    {"demangle", test_demangle},
+    {"fingerprint_parse_and_stability", test_fingerprint_parse_and_stability},
+    {"fingerprint_counts", test_fingerprint_counts},
+    {"fingerprint_kernel_json", test_fingerprint_kernel_json},
+    {"library_algo_json", test_library_algo_json},
+    {"fingerprint_table_complete", test_fingerprint_table_complete},
+    {"fingerprint_table_matches_objects", test_fingerprint_table_matches_objects},
+    {"fingerprint_rebuild_and_plant", test_fingerprint_rebuild_and_plant},
     {"summary_names_skipped_codegen_checks", test_summary_names_skipped_codegen_checks},
 };
 

@@ -1152,7 +1152,9 @@ static void test_extras_and_kernel_json(void)
     RB_CHECK(bad && rb_extras_from_json(bad, y, &n, err, sizeof err) == -1);
     json_free(bad);
 
-    rb_kernel_result k = {"optimized", "sgemm_warptile", 128, 0, 32768, 0, 256, 2, 0.25}, back;
+    rb_kernel_result k = {"optimized", "sgemm_warptile", 128, 0, 32768, 0, 256, 2, 0.25, "",
+                          0,           {{"", 0}}},
+                     back;
     o = rb_kernel_to_json(&k);
     RB_CHECK(o != NULL && rb_kernel_from_json(o, &back, err, sizeof err) == 0);
     RB_CHECK(back.registers == 128 && back.dyn_smem == 32768 && back.blocks_per_sm == 2);

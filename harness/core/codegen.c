@@ -6,9 +6,7 @@
 
 #include "util.h"
 
-/* The opcode of one SASS line (an address comment, an optional @predicate, the opcode), or
- * NULL. */
-static const char *opcode(const char *line, const char *end, size_t *len)
+const char *rb_sass_opcode(const char *line, const char *end, size_t *len)
 {
     const char *p = line;
     while (p < end && (*p == ' ' || *p == '\t'))
@@ -36,7 +34,7 @@ static const char *opcode(const char *line, const char *end, size_t *len)
     return NULL;
 }
 
-static int opcode_matches(const char *op, size_t len, const char *instruction)
+int rb_sass_opcode_matches(const char *op, size_t len, const char *instruction)
 {
     size_t k = strlen(instruction);
     return len >= k && strncmp(op, instruction, k) == 0 && (len == k || op[k] == '.');
@@ -68,8 +66,8 @@ int rb_sass_has(const char *sass, const char *kernel, const char *instruction)
             matched |= h;
         } else if (in_match) {
             size_t len = 0;
-            const char *op = opcode(line, end, &len);
-            if (op && opcode_matches(op, len, instruction))
+            const char *op = rb_sass_opcode(line, end, &len);
+            if (op && rb_sass_opcode_matches(op, len, instruction))
                 return 1;
         }
         line = *end ? end + 1 : end;

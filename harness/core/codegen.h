@@ -21,6 +21,12 @@ typedef struct rb_codegen_rule {
     int min_cc;
 } rb_codegen_rule;
 
+/* The opcode of one SASS line line[0..end) (an address comment, an optional @predicate, the
+ * opcode: "LDG.E.EF.128"), its length into *len; NULL when the line holds no instruction. */
+const char *rb_sass_opcode(const char *line, const char *end, size_t *len);
+/* Whether opcode op[0..len) is `instruction` or starts with it followed by '.'. */
+int rb_sass_opcode_matches(const char *op, size_t len, const char *instruction);
+
 /* 1 when the listing has the instruction in a matching function, 0 when a matching function
  * lacks it, -1 when no function matches `kernel`. */
 int rb_sass_has(const char *sass, const char *kernel, const char *instruction);

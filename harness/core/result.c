@@ -100,6 +100,8 @@ json_value *rb_variant_to_json(const rb_variant_result *v)
     if (v->n_extras > 0)
         bad |= json_object_set(o, "extras", rb_extras_to_json(v->extras, v->n_extras));
     bad |= rb_clocks_to_json(&v->clocks, o);
+    if (v->library_algo.present)
+        bad |= json_object_set(o, "library_algo", rb_library_algo_to_json(&v->library_algo));
     if (bad) {
         json_free(o);
         return NULL;
@@ -167,7 +169,61 @@ int rb_variant_from_json(const json_value *o, rb_variant_result *v, char *err, s
     const json_value *extras = json_get(o, "extras");
     if (extras && rb_extras_from_json(extras, v->extras, &v->n_extras, err, err_size) != 0)
         return -1;
+    const json_value *algo = json_get(o, "library_algo");
+    if (algo && rb_library_algo_from_json(algo, &v->library_algo, err, err_size) != 0)
+        return -1;
     return rb_clocks_from_json(o, &v->clocks, err, err_size);
+}
+
+/* The numeric fields of rb_library_algo, in the order the results write them. */
+static const char *const algo_keys[] = {
+    "algo_id",          "tile",    "stages",        "splitk",
+    "reduction_scheme", "swizzle", "custom_option", "candidate_index"};
+#define RB_ALGO_KEYS (int)(sizeof algo_keys / sizeof algo_keys[0])
+
+static long long *algo_value(rb_library_algo *a, int i)
+{
+    long long *const values[RB_ALGO_KEYS] = {
+        &a->algo_id,          &a->tile,    &a->stages,        &a->splitk,
+        &a->reduction_scheme, &a->swizzle, &a->custom_option, &a->candidate_index};
+    return values[i];
+}
+
+json_value *rb_library_algo_to_json(const rb_library_algo *a)
+{
+    rb_library_algo copy = *a;
+    json_value *o = json_new_object();
+    int bad = !o || json_set_string(o, "kind", a->kind);
+    for (int i = 0; !bad && i < RB_ALGO_KEYS; i++)
+        bad |= json_set_number(o, algo_keys[i], (double)*algo_value(&copy, i));
+    if (bad) {
+        json_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+int rb_library_algo_from_json(const json_value *o, rb_library_algo *a, char *err, size_t err_size)
+{
+    memset(a, 0, sizeof *a);
+    const json_value *kind = o->type == JSON_OBJECT ? json_get(o, "kind") : NULL;
+    if (!kind || kind->type != JSON_STRING) {
+        rb_fmt(err, err_size, "library_algo: an object with a kind expected");
+        return -1;
+    }
+    rb_fmt(a->kind, sizeof a->kind, "%s", kind->string);
+    for (int i = 0; i < RB_ALGO_KEYS; i++) {
+        const json_value *x = json_get(o, algo_keys[i]);
+        /* integers as cuBLASLt reports them: 32 bits, the index -1 or more */
+        if (!x || x->type != JSON_NUMBER || !(x->number >= -1 && x->number <= 4294967295.0) ||
+            x->number != (double)(long long)x->number) {
+            rb_fmt(err, err_size, "library_algo: %s is not an integer", algo_keys[i]);
+            return -1;
+        }
+        *algo_value(a, i) = (long long)x->number;
+    }
+    a->present = 1;
+    return 0;
 }
 
 json_value *rb_extras_to_json(const rb_extra *x, int n)
@@ -210,7 +266,11 @@ json_value *rb_kernel_to_json(const rb_kernel_result *k)
         json_set_number(o, "local_bytes", k->local_bytes) ||
         json_set_number(o, "block_threads", k->block_threads) ||
         json_set_number(o, "blocks_per_sm", k->blocks_per_sm) ||
-        json_set_number(o, "occupancy", k->occupancy)) {
+        json_set_number(o, "occupancy", k->occupancy) ||
+        (k->sass_hash[0] &&
+         (json_set_string(o, "sass_hash", k->sass_hash) ||
+          json_object_set(o, "sass_counts",
+                          rb_extras_to_json(k->sass_counts, k->n_sass_counts))))) {
         json_free(o);
         return NULL;
     }
@@ -241,5 +301,17 @@ int rb_kernel_from_json(const json_value *o, rb_kernel_result *k, char *err, siz
     k->block_threads = int_or_minus_one(o, "block_threads");
     k->blocks_per_sm = int_or_minus_one(o, "blocks_per_sm");
     k->occupancy = num_or_nan(o, "occupancy");
+    const json_value *hash = json_get(o, "sass_hash"), *counts = json_get(o, "sass_counts");
+    if (hash && (hash->type != JSON_STRING || strlen(hash->string) != 16 ||
+                 strspn(hash->string, "0123456789abcdef") != 16)) {
+        rb_fmt(err, err_size, "kernel record: sass_hash is not 16 hex digits");
+        return -1;
+    }
+    if (hash) {
+        rb_fmt(k->sass_hash, sizeof k->sass_hash, "%s", hash->string);
+        if (counts &&
+            rb_extras_from_json(counts, k->sass_counts, &k->n_sass_counts, err, err_size) != 0)
+            return -1;
+    }
     return 0;
 }

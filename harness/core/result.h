@@ -38,7 +38,25 @@ typedef struct rb_kernel_result {
     int block_threads;      /* as launched */
     int blocks_per_sm;      /* theoretical, from the occupancy calculator */
     double occupancy;       /* resident threads / the SM's maximum */
+    /* The codegen fingerprint taken at build time (harness/core/fingerprint.h); "" when the
+     * build had no cuobjdump or the kernel is not in its table: then no sass_counts either. */
+    char sass_hash[17];
+    /* How often each opcode the pair's codegen rules name occurs in the kernel, then the total
+     * as "instructions" (at most RB_MAX_CODEGEN + 1 entries). */
+    int n_sass_counts;
+    rb_extra sass_counts[RB_MAX_EXTRAS];
 } rb_kernel_result;
+
+/* The library algorithm a variant ran, where the pair can tell (its library_algo hook): for
+ * cuBLASLt, the cublasLtMatmulAlgo_t's configuration and the candidate's place in the heuristic's
+ * list. A compare of two runs counts a change here as a code change (a new cuBLASLt whose
+ * heuristic picks another kernel). */
+typedef struct rb_library_algo {
+    int present;   /* 0: the variant ran no such algorithm, or the pair cannot tell */
+    char kind[16]; /* "cublasLt" */
+    long long algo_id, tile, stages, splitk, reduction_scheme, swizzle, custom_option;
+    long long candidate_index; /* 0: the heuristic's first; -1: unknown */
+} rb_library_algo;
 
 typedef enum rb_role {
     RB_ROLE_BASELINE,  /* the naive but realistic first attempt */
@@ -88,6 +106,7 @@ typedef struct rb_variant_result {
     char roof_rate[32];  /* the extra whose value is judged against the roof ("" : bytes / time) */
     int n_extras;        /* the pair's figures beside the time */
     rb_extra extras[RB_MAX_EXTRAS];
+    rb_library_algo library_algo;
     /* Derived by the parent. */
     rb_point vs_ceiling, vs_peak;
     char roof_note[320]; /* why a point above 100% of its measured roof is there ("" : none) */
@@ -121,6 +140,11 @@ void rb_variant_result_init(rb_variant_result *v, const char *name, rb_role role
 json_value *rb_variant_to_json(const rb_variant_result *v);
 /* Reads a variant back; 0 or -1 with a message. Unknown fields are ignored. */
 int rb_variant_from_json(const json_value *o, rb_variant_result *v, char *err, size_t err_size);
+
+/* library_algo as the results write it ({"kind": "cublasLt", "algo_id": n, ...}), and back
+ * (0, or -1 with a message when o is not such an object). */
+json_value *rb_library_algo_to_json(const rb_library_algo *a);
+int rb_library_algo_from_json(const json_value *o, rb_library_algo *a, char *err, size_t err_size);
 
 /* Extras as {name: value} (NaN -> null), and back; from_json: 0 or -1 with a message. */
 json_value *rb_extras_to_json(const rb_extra *x, int n);
