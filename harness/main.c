@@ -17,6 +17,7 @@
 #include "core/expect.h"
 #include "core/plot.h"
 #include "core/report.h"
+#include "core/runcmp.h"
 #include "core/util.h"
 #include "env.h"
 #include "jobs.h"
@@ -88,8 +89,8 @@ static void list_work(const rb_job *jobs, int n, int i)
     char on_one[48] = "";
     if (one_gpu)
         rb_fmt(on_one, sizeof on_one, " (%d of them on one GPU)", one_gpu);
-    printf("%-18s   work: a sweep of %d sizes%s, each its own row, from %s%s\n", "",
-           last - i + 1, on_one, first_work, link);
+    printf("%-18s   work: a sweep of %d sizes%s, each its own row, from %s%s\n", "", last - i + 1,
+           on_one, first_work, link);
     printf("%-18s         to %s%s\n", "", last_work, link);
 }
 
@@ -405,9 +406,29 @@ static void report_dropped(const rb_pair_result *results, int n)
 }
 
 static json_value *platform_reference(const rb_options *o, int *rc);
+/* run --baseline: this run's document against the baseline's, printed; the number of variants
+ * that make it fail (rb_runcmp_failing), 1 when the comparison could not be made. */
+static int compare_with_baseline(const json_value *baseline, const json_value *doc,
+                                 const rb_options *o)
+{
+    rb_runcmp c;
+    char err[300];
+    if (rb_runcmp_build(baseline, doc, &c, err, sizeof err) != 0) {
+        fprintf(stderr, "roofbench: --baseline: %s\n", err);
+        return 1;
+    }
+    printf("\n");
+    rb_runcmp_print(stdout, &c, o->baseline_path, "(this run)");
+    int failing = rb_runcmp_failing(&c, o->fail_on_platform);
+    if (failing)
+        printf("baseline: %d variant(s) slower than in %s for a cause other than the platform%s\n",
+               failing, o->baseline_path, o->fail_on_platform ? " (or for any cause)" : "");
+    rb_runcmp_free(&c);
+    return failing;
+}
 
 static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **argv,
-                   rb_pair_result *results)
+                   rb_pair_result *results, const json_value *baseline)
 {
     char err[RB_PATH_BUF + 200];
     rb_expect expect = {0};
@@ -482,7 +503,8 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
     rb_report_table(stdout, results, n);
     rb_report_summary(stdout, results, n);
 
-    json_value *meta = rb_results_meta("roofbench", o, argc, argv, ps.env, have_expect ? expect_path : NULL);
+    json_value *meta =
+        rb_results_meta("roofbench", o, argc, argv, ps.env, have_expect ? expect_path : NULL);
     if (meta) {
         json_object_set(json_get(meta, "environment"), "end", env_end);
         /* NULL (out of memory) leaves the file without a platform: an old file's shape */
@@ -495,6 +517,8 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
     json_value *doc = rb_report_json(results, n, &ceilings, &peaks, meta);
     if (!doc || rb_results_save(o, key, doc, results, n) != 0)
         failing++;
+    if (doc && baseline)
+        failing += compare_with_baseline(baseline, doc, o);
     json_free(doc);
     if (rb_results_save_csv(o, results, n) != 0)
         failing++;
@@ -547,8 +571,10 @@ static void print_roof(const json_value *line)
     else if (clock)
         rb_fmt(extra, sizeof extra, ", %.0f MHz", clock->number);
     printf("  %-17s %10.*f %-8s %s (%.0f samples, noise %.1f%%%s)\n", key,
-           !strcmp(unit, "GB/s") ? 1 : !strcmp(unit, "us") ? 3 : 2, v, unit,
-           json_get(m, "size")->string, json_get(m, "samples")->number,
+           !strcmp(unit, "GB/s") ? 1
+           : !strcmp(unit, "us") ? 3
+                                 : 2,
+           v, unit, json_get(m, "size")->string, json_get(m, "samples")->number,
            100 * json_get(m, "noise")->number, extra);
     fflush(stdout);
 }
@@ -603,8 +629,7 @@ static int ceilings_child_run(const rb_options *o, int quick, int quiet, ceiling
         rb_fmt(why, why_size, "out of memory");
         return -1;
     }
-    int rc = rb_run_child(ceilings_child, &quick, o->timeout_s, on_ceilings_line, s, why,
-                          why_size);
+    int rc = rb_run_child(ceilings_child, &quick, o->timeout_s, on_ceilings_line, s, why, why_size);
     if (rb_runner_interrupted())
         return -2;
     if (rc != 0 || s->error[0] || s->measured == 0) {
@@ -701,8 +726,9 @@ static int record_ceilings(const rb_options *o, json_value *doc, const ceilings_
 {
     char err[2400], date[32], source[200];
     if (rb_ceilings_over_peak(s->values, json_get(doc, "peaks"), err, sizeof err) > 0) {
-        fprintf(stderr, "roofbench: ceilings: refusing to record a value above its datasheet "
-                        "peak; nothing written to %s:\n%s\n",
+        fprintf(stderr,
+                "roofbench: ceilings: refusing to record a value above its datasheet "
+                "peak; nothing written to %s:\n%s\n",
                 path, err);
         return EXIT_FAIL;
     }
@@ -763,6 +789,88 @@ static int cmd_ceilings(const rb_options *o)
     return rc;
 }
 
+/* ---- compare ---- */
+
+/* A results file, parsed and checked to be one (a "pairs" array). NULL with the line printed. */
+static json_value *load_results(const char *path)
+{
+    char err[RB_PATH_BUF + 300];
+    json_value *doc = json_parse_file(path, err, sizeof err);
+    if (!doc) {
+        usage_error(err);
+        return NULL;
+    }
+    const json_value *pairs = json_get(doc, "pairs");
+    if (doc->type != JSON_OBJECT || !pairs || pairs->type != JSON_ARRAY) {
+        rb_fmt(err, sizeof err, "%s: not a roofbench results file (no \"pairs\" array)", path);
+        json_free(doc);
+        usage_error(err);
+        return NULL;
+    }
+    return doc;
+}
+
+/* The outputs of compare: neither input, not the same file twice, writable. */
+static int compare_outputs_ok(const rb_options *o)
+{
+    char err[RB_PATH_BUF + 200];
+    const char *outs[2] = {o->json_path, o->plot_html};
+    for (int i = 0; i < 2; i++) {
+        if (!outs[i])
+            continue;
+        if (!strcmp(outs[i], o->compare_old) || !strcmp(outs[i], o->compare_new))
+            return usage_error("compare: an output file would replace an input file");
+        if (i == 1 && outs[0] && !strcmp(outs[0], outs[1])) {
+            rb_fmt(err, sizeof err, "compare: %s would be written twice", outs[1]);
+            return usage_error(err);
+        }
+        if (rb_output_file_ok(outs[i], 0, err, sizeof err) != 0)
+            return usage_error(err);
+    }
+    return 0;
+}
+
+/* Everything is read and built before anything is written. */
+static int cmd_compare(const rb_options *o)
+{
+    char err[RB_PATH_BUF + 300];
+    int rc = compare_outputs_ok(o);
+    if (rc != 0)
+        return rc;
+    json_value *old_doc = load_results(o->compare_old);
+    json_value *new_doc = old_doc ? load_results(o->compare_new) : NULL;
+    rb_runcmp c;
+    if (!new_doc || rb_runcmp_build(old_doc, new_doc, &c, err, sizeof err) != 0) {
+        rc = new_doc ? usage_error(err) : EXIT_USAGE;
+        json_free(old_doc);
+        json_free(new_doc);
+        return rc;
+    }
+    json_free(old_doc);
+    json_free(new_doc);
+    json_value *j = o->json_path
+                        ? rb_runcmp_json(&c, o->compare_old, o->compare_new, o->fail_on_platform)
+                        : NULL;
+    char *html = o->plot_html ? rb_runcmp_html(&c, o->compare_old, o->compare_new) : NULL;
+    if ((o->json_path && !j) || (o->plot_html && !html))
+        rc = usage_error("compare: out of memory");
+    else if ((j && json_write_file(o->json_path, j, err, sizeof err) != 0) ||
+             (html && rb_write_file_atomic(o->plot_html, html, err, sizeof err) != 0))
+        rc = usage_error(err);
+    if (rc == 0) {
+        rb_runcmp_print(stdout, &c, o->compare_old, o->compare_new);
+        int failing = rb_runcmp_failing(&c, o->fail_on_platform);
+        if (failing)
+            printf("exit 1: %d variant(s) slower for a cause other than the platform%s\n", failing,
+                   o->fail_on_platform ? " (or for any cause)" : "");
+        rc = failing ? EXIT_FAIL : EXIT_OK;
+    }
+    json_free(j);
+    free(html);
+    rb_runcmp_free(&c);
+    return rc;
+}
+
 /* ---- plot ---- */
 
 /* The charts (and with --html the report) of a results file. Everything is checked before
@@ -791,8 +899,8 @@ static int cmd_plot(const rb_options *o)
     json_value *doc = json_parse_file(o->plot_input, err, sizeof err);
     if (!doc)
         return usage_error(err);
-    int rc = rb_plot_write(doc, o->plot_input, o->filter, svg, speedup, o->plot_html, err,
-                           sizeof err);
+    int rc =
+        rb_plot_write(doc, o->plot_input, o->filter, svg, speedup, o->plot_html, err, sizeof err);
     json_free(doc);
     if (rc != 0)
         return usage_error(err);
@@ -814,6 +922,8 @@ int main(int argc, char **argv)
     }
     if (o.command == RB_CMD_PLOT)
         return cmd_plot(&o);
+    if (o.command == RB_CMD_COMPARE)
+        return cmd_compare(&o);
     /* From here on a child may run: Ctrl-C or SIGTERM ends it and the run (interrupted_exit). */
     if (o.command != RB_CMD_LIST)
         rb_runner_catch_interrupts();
@@ -838,7 +948,11 @@ int main(int argc, char **argv)
         if (rc == 0)
             rc = cmd_check(jobs, n, &o, results);
     } else {
-        rc = cmd_run(jobs, n, &o, argc, argv, results);
+        /* the baseline is read before any GPU work: a bad one costs nothing */
+        json_value *baseline = o.baseline_path ? load_results(o.baseline_path) : NULL;
+        rc = o.baseline_path && !baseline ? EXIT_USAGE
+                                          : cmd_run(jobs, n, &o, argc, argv, results, baseline);
+        json_free(baseline);
     }
     free(results);
     return rc;

@@ -21,6 +21,10 @@ const char *rb_cli_usage(void)
            "                        and write them into the expectation file's ceilings\n"
            "  plot RESULTS.json     draw the roofline chart (RESULTS.svg) and the speedup chart\n"
            "                        (RESULTS-speedup.svg) of a results file\n"
+           "  compare OLD.json NEW.json  compare two results files variant by variant: same,\n"
+           "                        faster, slower or unclear, and for each change its cause\n"
+           "                        (platform, code, throttled, unexplained); exit 1 when a\n"
+           "                        variant is slower for any cause but the platform\n"
            "\n"
            "options (the commands each one goes with in brackets; any other use is refused):\n"
            "  --filter REGEX        [list run check plot] only pairs whose name, or whose\n"
@@ -36,7 +40,8 @@ const char *rb_cli_usage(void)
            "                        seconds (default 1)\n"
            "  --cold                [run] flush L2 and reset persisting L2 before each\n"
            "                        single-launch sample\n"
-           "  --json FILE           [run] results file, replaced if it exists (default\n"
+           "  --json FILE           [run compare] compare: the comparison as JSON; run: the\n"
+           "                        results file, replaced if it exists (default\n"
            "                        results/<hardware-key>/<UTC>-<git>.json, never replaced:\n"
            "                        a second run in the same second writes <...>-2.json)\n"
            "  --csv FILE            [run] the table as CSV (RFC 4180), one row per variant with\n"
@@ -60,8 +65,13 @@ const char *rb_cli_usage(void)
            "  -o FILE.svg           [plot] the roofline chart's file (default: beside the\n"
            "                        results file, same name, .svg); the speedup chart goes to\n"
            "                        FILE-speedup.svg\n"
-           "  --html FILE.html      [plot] also the self-contained HTML report (charts, sortable\n"
-           "                        table; run writes one beside every results file)\n"
+           "  --html FILE.html      [plot compare] also the self-contained HTML report (plot:\n"
+           "                        charts and a sortable table, run writes one beside every\n"
+           "                        results file; compare: the sortable comparison)\n"
+           "  --baseline OLD.json   [run] compare this run with OLD.json (as compare does) and\n"
+           "                        exit 1 when a variant is slower for any cause but the\n"
+           "                        platform; the file is read before any GPU work\n"
+           "  --fail-on-platform    [run compare] a slowdown the platform explains fails too\n"
            "  paths (FILE, DIR) are at most 1024 bytes long\n"
            "  -h, --help            this text\n"
            "\n"
@@ -81,7 +91,7 @@ static int need_value(int argc, char **argv, int i, char *err, size_t err_size)
 
 /* Which commands take which option: an option a command does not use is refused, so a user
  * who writes `list --cold` or `check --expect e.json` learns that it does nothing there. */
-enum { ON_LIST = 1, ON_RUN = 2, ON_CHECK = 4, ON_CEILINGS = 8, ON_PLOT = 16 };
+enum { ON_LIST = 1, ON_RUN = 2, ON_CHECK = 4, ON_CEILINGS = 8, ON_PLOT = 16, ON_COMPARE = 32 };
 typedef struct cli_option {
     const char *name;
     unsigned commands;
@@ -94,7 +104,7 @@ static const cli_option cli_options[] = {
     {"--samples", ON_RUN, 1},
     {"--cap", ON_RUN, 1},
     {"--cold", ON_RUN, 0},
-    {"--json", ON_RUN, 1},
+    {"--json", ON_RUN | ON_COMPARE, 1},
     {"--csv", ON_RUN, 1},
     {"--results-dir", ON_RUN, 1},
     {"--expect", ON_RUN | ON_CEILINGS, 1},
@@ -106,10 +116,13 @@ static const cli_option cli_options[] = {
     {"--timeout", ON_RUN | ON_CHECK | ON_CEILINGS, 1},
     {"--seed", ON_RUN | ON_CHECK, 1},
     {"-o", ON_PLOT, 1},
-    {"--html", ON_PLOT, 1},
+    {"--html", ON_PLOT | ON_COMPARE, 1},
+    {"--baseline", ON_RUN, 1},
+    {"--fail-on-platform", ON_RUN | ON_COMPARE, 0},
 };
 
-static const char *const command_names[] = {"help", "list", "run", "check", "ceilings", "plot"};
+static const char *const command_names[] = {"help",     "list", "run",    "check",
+                                            "ceilings", "plot", "compare"};
 
 static unsigned command_bit(rb_command c)
 {
@@ -118,6 +131,7 @@ static unsigned command_bit(rb_command c)
            : c == RB_CMD_CHECK    ? ON_CHECK
            : c == RB_CMD_CEILINGS ? ON_CEILINGS
            : c == RB_CMD_PLOT     ? ON_PLOT
+           : c == RB_CMD_COMPARE  ? ON_COMPARE
                                   : 0;
 }
 
@@ -131,7 +145,7 @@ static const cli_option *find_option(const char *a, rb_command cmd, char *err, s
         if (opt->commands & command_bit(cmd))
             return opt;
         char with[64] = "";
-        for (int c = RB_CMD_LIST; c <= RB_CMD_PLOT; c++)
+        for (int c = RB_CMD_LIST; c <= RB_CMD_COMPARE; c++)
             if (opt->commands & command_bit((rb_command)c)) {
                 size_t len = strlen(with);
                 rb_fmt(with + len, sizeof with - len, "%s%s", len ? ", " : "", command_names[c]);
@@ -158,6 +172,8 @@ static int parse_command(const char *cmd, rb_options *o, char *err, size_t err_s
         o->command = RB_CMD_CEILINGS;
     else if (!strcmp(cmd, "plot"))
         o->command = RB_CMD_PLOT;
+    else if (!strcmp(cmd, "compare"))
+        o->command = RB_CMD_COMPARE;
     else {
         rb_fmt(err, err_size, "unknown command '%s' (try: roofbench --help)", cmd);
         return -1;
@@ -264,8 +280,20 @@ static int parse_value(const char *a, const char *v, rb_options *o, char *err, s
         return parse_path(a, v, &o->plot_svg, err, err_size);
     if (!strcmp(a, "--html"))
         return parse_path(a, v, &o->plot_html, err, err_size);
+    if (!strcmp(a, "--baseline"))
+        return parse_path(a, v, &o->baseline_path, err, err_size);
     o->expect_none = !strcmp(v, "none");
     return parse_path(a, v, &o->expect_path, err, err_size); /* --expect */
+}
+
+static int parse_compare_operand(const char *a, rb_options *o, char *err, size_t err_size)
+{
+    if (o->compare_new) {
+        rb_fmt(err, err_size, "compare takes two results files, OLD and NEW; '%s' is a third", a);
+        return -1;
+    }
+    return parse_path("compare", a, o->compare_old ? &o->compare_new : &o->compare_old, err,
+                      err_size);
 }
 
 int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_size)
@@ -298,6 +326,12 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
                 return -1;
             continue;
         }
+        /* compare's two operands: OLD, then NEW */
+        if (o->command == RB_CMD_COMPARE && a[0] != '-') {
+            if (parse_compare_operand(a, o, err, err_size) != 0)
+                return -1;
+            continue;
+        }
         const cli_option *opt = find_option(a, o->command, err, err_size);
         if (!opt)
             return -1;
@@ -316,12 +350,23 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
             o->quick = 1;
         } else if (!strcmp(a, "--no-ceilings")) {
             o->no_ceilings = 1;
+        } else if (!strcmp(a, "--fail-on-platform")) {
+            o->fail_on_platform = 1;
         } else {
             o->update_expectations = 1;
         }
     }
     if (o->command == RB_CMD_PLOT && !o->plot_input) {
         rb_fmt(err, err_size, "plot needs a results file: roofbench plot RESULTS.json");
+        return -1;
+    }
+    if (o->command == RB_CMD_COMPARE && !o->compare_new) {
+        rb_fmt(err, err_size, "compare needs two results files: roofbench compare OLD.json "
+                              "NEW.json");
+        return -1;
+    }
+    if (o->command == RB_CMD_RUN && o->fail_on_platform && !o->baseline_path) {
+        rb_fmt(err, err_size, "--fail-on-platform goes with --baseline OLD.json in run");
         return -1;
     }
     if (o->update_expectations && o->expect_none) {

@@ -14,7 +14,8 @@ typedef enum rb_command {
     RB_CMD_RUN,     /* validate, time, compare, write results */
     RB_CMD_CHECK,   /* validate every variant, no timing (the GPU tests) */
     RB_CMD_CEILINGS, /* measure the ceilings into the expectation file */
-    RB_CMD_PLOT      /* draw the charts (and the HTML report) of a results file */
+    RB_CMD_PLOT,     /* draw the charts (and the HTML report) of a results file */
+    RB_CMD_COMPARE   /* compare two results files: what changed, and why */
 } rb_command;
 
 typedef enum rb_size_kind { RB_SIZE_FULL, RB_SIZE_SMOKE, RB_SIZE_N } rb_size_kind;
@@ -26,7 +27,8 @@ typedef struct rb_options {
     rb_size size;     /* RB_SIZE_N: n, or rows x cols */
     uint64_t samples; /* 0: adaptive (until noise < noise_target or the time cap) */
     int cold;
-    const char *json_path;   /* NULL: results/<hardware-key>/<UTC>-<git>.json */
+    const char *json_path;   /* run: NULL: results/<hardware-key>/<UTC>-<git>.json;
+                                compare: the comparison as JSON (NULL: none) */
     const char *csv_path;    /* --csv: the table as CSV; NULL: none */
     const char *expect_path; /* NULL: expectations/<hardware-key>.json */
     int expect_none;
@@ -41,7 +43,10 @@ typedef struct rb_options {
     uint64_t seed;
     const char *plot_input; /* plot: the results file */
     const char *plot_svg;   /* plot -o: NULL: beside the results file, <stem>.svg */
-    const char *plot_html;  /* plot --html: NULL: no report */
+    const char *plot_html;  /* plot and compare --html: NULL: no page */
+    const char *compare_old, *compare_new; /* compare's two results files */
+    const char *baseline_path; /* run --baseline: compare the run with this results file */
+    int fail_on_platform;      /* compare, run --baseline: a platform slowdown fails too */
 } rb_options;
 
 /* The ranges --timeout and --cap accept, in seconds. */

@@ -7,53 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "html_table.h"
 #include "plot.h"
 #include "svg.h"
 #include "util.h"
 
-/* Clicking a header sorts the rows by that column (again: the other way); numeric columns
- * (th.num) by their cells' data-v, missing numbers last. */
-static const char sort_script[] =
+/* Filled with the number of points the browser drew (tests/browser_test.sh). */
+static const char points_script[] =
     "<script>\n"
-    "document.querySelectorAll('table.rb th').forEach(function (th, col) {\n"
-    "  th.addEventListener('click', function () {\n"
-    "    var body = th.closest('table').tBodies[0], dir = th.dataset.dir === '1' ? -1 : 1;\n"
-    "    th.dataset.dir = dir === 1 ? '1' : '-1';\n"
-    "    var num = th.classList.contains('num'), rows = Array.prototype.slice.call(body.rows);\n"
-    "    rows.sort(function (a, b) {\n"
-    "      var x = a.cells[col].dataset.v, y = b.cells[col].dataset.v;\n"
-    "      if (!num) return dir * x.localeCompare(y);\n"
-    "      x = x === '' ? NaN : +x; y = y === '' ? NaN : +y;\n"
-    "      if (isNaN(x) || isNaN(y)) return isNaN(x) - isNaN(y);\n"
-    "      return dir * (x - y);\n"
-    "    });\n"
-    "    rows.forEach(function (r) { body.appendChild(r); });\n"
-    "  });\n"
-    "});\n"
     "document.getElementById('rb-points').textContent =\n"
     "  document.querySelectorAll('svg .pt').length + ' points plotted';\n"
     "</script>\n";
-
-static void cell_text(rb_sbuf *b, const char *text)
-{
-    rb_sbuf_add(b, "<td data-v=\"");
-    rb_sbuf_escaped(b, text);
-    rb_sbuf_add(b, "\">");
-    rb_sbuf_escaped(b, text);
-    rb_sbuf_add(b, "</td>");
-}
-
-/* A number: its value for sorting, shown with fmt scaled by scale ("-" when unknown). */
-static void cell_number(rb_sbuf *b, double x, const char *fmt, double scale)
-{
-    if (!isfinite(x)) {
-        rb_sbuf_add(b, "<td class=\"num\" data-v=\"\">-</td>");
-        return;
-    }
-    char shown[64];
-    rb_fmt(shown, sizeof shown, fmt, x * scale);
-    rb_sbuf_add(b, "<td class=\"num\" data-v=\"%.17g\">%s</td>", x, shown);
-}
 
 static void table_row(rb_sbuf *b, const rb_plot_point *p)
 {
@@ -61,22 +25,22 @@ static void table_row(rb_sbuf *b, const rb_plot_point *p)
     rb_plot_rate_text(p, rate, sizeof rate);
     rb_plot_roof_name(p->roof ? p->roof : "-", roof, sizeof roof);
     rb_sbuf_add(b, "<tr>");
-    cell_text(b, p->pair);
-    cell_text(b, p->variant);
-    cell_text(b, p->role);
-    cell_text(b, roof);
-    cell_number(b, p->median_ms, "%.4f", 1);
-    cell_number(b, p->noise, "%.1f%%", 100);
+    rb_html_cell_text(b, p->pair);
+    rb_html_cell_text(b, p->variant);
+    rb_html_cell_text(b, p->role);
+    rb_html_cell_text(b, roof);
+    rb_html_cell_number(b, p->median_ms, "%.4f", 1);
+    rb_html_cell_number(b, p->noise, "%.1f%%", 100);
     double rate_value = p->panel == RB_PANEL_ROOFLINE ? p->tflops : p->y;
     if (p->plotted || isfinite(rate_value))
         rb_sbuf_add(b, "<td class=\"num\" data-v=\"%.17g\">%s</td>", rate_value,
                     isfinite(rate_value) ? rate : "-");
     else
         rb_sbuf_add(b, "<td class=\"num\" data-v=\"\">-</td>");
-    cell_number(b, p->efficiency, "%.1f%%", 100);
-    cell_number(b, p->peak_efficiency, "%.1f%%", 100);
-    cell_number(b, p->speedup, "%.2fx", 1);
-    cell_text(b, p->verdict);
+    rb_html_cell_number(b, p->efficiency, "%.1f%%", 100);
+    rb_html_cell_number(b, p->peak_efficiency, "%.1f%%", 100);
+    rb_html_cell_number(b, p->speedup, "%.2fx", 1);
+    rb_html_cell_text(b, p->verdict);
     rb_sbuf_add(b, "</tr>\n");
 }
 
@@ -92,12 +56,10 @@ char *rb_plot_html(const rb_plot_data *d, const char *roofline_svg, const char *
     rb_sbuf_add(&b,
                 "</title>\n<style>\n"
                 "body { font-family: sans-serif; margin: 1.5em; color: #111; }\n"
-                "table.rb { border-collapse: collapse; font-size: 13px; }\n"
-                "table.rb th, table.rb td { border: 1px solid #ccc; padding: 2px 6px; }\n"
-                "table.rb th { cursor: pointer; background: #f0f0f0; }\n"
-                "table.rb .num { text-align: right; }\n"
+                "%s"
                 ".chart { overflow-x: auto; }\n"
-                "</style>\n</head>\n<body>\n<h1>");
+                "</style>\n</head>\n<body>\n<h1>",
+                rb_html_table_css);
     rb_sbuf_escaped(&b, title);
     rb_sbuf_add(&b, "</h1>\n");
     if (d->path[0]) {
@@ -131,7 +93,7 @@ char *rb_plot_html(const rb_plot_data *d, const char *roofline_svg, const char *
         }
     if (notes)
         rb_sbuf_add(&b, "</ul>\n");
-    rb_sbuf_add(&b, "%s</body>\n</html>\n", sort_script);
+    rb_sbuf_add(&b, "%s%s</body>\n</html>\n", rb_html_sort_script, points_script);
     return rb_sbuf_take(&b);
 }
 

@@ -1,0 +1,828 @@
+/* SPDX-License-Identifier: MIT */
+#include "runcmp.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html_table.h"
+#include "stats.h"
+#include "util.h"
+
+const char *rb_change_name(rb_change c)
+{
+    static const char *const names[] = {"same", "faster", "slower", "unclear", "not_compared"};
+    return names[c];
+}
+
+const char *rb_cause_name(rb_cause c)
+{
+    static const char *const names[] = {"", "platform", "code", "throttled", "unexplained"};
+    return names[c];
+}
+
+double rb_runcmp_floor(double noise_old, double noise_new)
+{
+    double f = RB_RUNCMP_MIN_FLOOR;
+    if (noise_old / 2 > f)
+        f = noise_old / 2;
+    if (noise_new / 2 > f)
+        f = noise_new / 2;
+    return f;
+}
+
+rb_change rb_runcmp_verdict(double lo, double hi, double floor)
+{
+    if (!(lo <= hi) || !(lo > 0))
+        return RB_CHANGE_UNCLEAR;
+    if (lo <= 1.0 && hi >= 1.0)
+        return RB_CHANGE_SAME;
+    if (lo >= 1.0 / (1.0 + floor) && hi <= 1.0 + floor)
+        return RB_CHANGE_SAME;
+    if (lo > 1.0 + floor)
+        return RB_CHANGE_SLOWER;
+    if (hi < 1.0 / (1.0 + floor))
+        return RB_CHANGE_FASTER;
+    return RB_CHANGE_UNCLEAR;
+}
+
+/* ---- reading the documents ---- */
+
+static double num(const json_value *o, const char *key)
+{
+    const json_value *v = json_get(o, key);
+    return v && v->type == JSON_NUMBER ? v->number : NAN;
+}
+
+static const char *str(const json_value *o, const char *key)
+{
+    const json_value *v = json_get(o, key);
+    return v && v->type == JSON_STRING ? v->string : NULL;
+}
+
+static int is_true(const json_value *o, const char *key)
+{
+    const json_value *v = json_get(o, key);
+    return v && v->type == JSON_BOOL && v->boolean;
+}
+
+static const json_value *find_named(const json_value *arr, const char *name)
+{
+    for (size_t i = 0; arr && arr->type == JSON_ARRAY && i < arr->count; i++) {
+        const char *n = str(arr->items[i], "name");
+        if (n && !strcmp(n, name))
+            return arr->items[i];
+    }
+    return NULL;
+}
+
+/* One run's median of a variant and its 95% interval: from the sample times when time_ms.samples
+ * holds them, else the recorded median_ci_lo / median_ci_hi (NaN when the run had too few). */
+typedef struct side {
+    double median, lo, hi, noise;
+} side;
+
+static void read_side(const json_value *variant, side *s)
+{
+    const json_value *t = json_get(variant, "time_ms"), *samples = json_get(t, "samples");
+    s->median = num(t, "median");
+    s->lo = num(t, "median_ci_lo");
+    s->hi = num(t, "median_ci_hi");
+    s->noise = num(t, "noise");
+    if (!samples || samples->type != JSON_ARRAY || samples->count == 0)
+        return;
+    double *x = malloc(samples->count * sizeof *x);
+    rb_stats st;
+    if (!x)
+        return;
+    for (size_t i = 0; i < samples->count; i++)
+        x[i] = samples->items[i]->type == JSON_NUMBER ? samples->items[i]->number : NAN;
+    if (rb_stats_compute(x, samples->count, &st) == 0) {
+        s->median = st.median;
+        s->lo = st.ci_lo;
+        s->hi = st.ci_hi;
+        s->noise = st.noise;
+    }
+    free(x);
+}
+
+/* ---- attribution ---- */
+
+/* Does the time ratio r (interval [lo, hi]) match the ratio e that a cause predicts? The cause
+ * must move the same way as the time, and r / e must be within tol of 1 somewhere in the
+ * interval. */
+static int explains(double lo, double hi, double r, double e, double tol)
+{
+    if (!(e > 0) || (r > 1) != (e > 1) || fabs(log(e)) < 1e-9)
+        return 0;
+    return lo / e <= 1.0 + tol && hi / e >= 1.0 / (1.0 + tol);
+}
+
+/* A roof's value in a run: the platform quick ceilings when both runs have them, else
+ * roofs.<key>.measured. Its measured noise (platform.methods.<key>.noise) goes to *noise. */
+static double roof_value(const json_value *doc, const char *key, int use_platform, double *noise)
+{
+    *noise = NAN;
+    if (use_platform) {
+        const json_value *p = json_get(doc, "platform");
+        *noise = num(json_get(json_get(p, "methods"), key), "noise");
+        return num(p, key);
+    }
+    return num(json_get(json_get(doc, "roofs"), key), "measured");
+}
+
+static int has_platform(const json_value *doc, const char *key)
+{
+    const json_value *p = json_get(doc, "platform");
+    const char *source = str(p, "source");
+    return p && !(source && !strcmp(source, "none")) && isfinite(num(p, key));
+}
+
+static int attribute_platform(const json_value *od, const json_value *nd, rb_runcmp_row *row)
+{
+    if (!row->roof[0])
+        return 0;
+    int use_platform = has_platform(od, row->roof) && has_platform(nd, row->roof);
+    double on, nn;
+    double ov = roof_value(od, row->roof, use_platform, &on);
+    double nv = roof_value(nd, row->roof, use_platform, &nn);
+    if (!(ov > 0 && nv > 0))
+        return 0;
+    int latency = strstr(row->roof, "_us") != NULL;
+    double e = latency ? nv / ov : ov / nv; /* the time ratio the roof predicts */
+    double tol = row->floor;
+    if (on > tol)
+        tol = on;
+    if (nn > tol)
+        tol = nn;
+    if (!explains(row->ratio_lo, row->ratio_hi, row->ratio, e, tol))
+        return 0;
+    rb_fmt(row->evidence, sizeof row->evidence,
+           "%s roof (%s) %.4g -> %.4g (x%.3f: time x%.3f expected); variant time x%.3f",
+           row->roof, use_platform ? "platform reference" : "roofs.measured", ov, nv, nv / ov, e,
+           row->ratio);
+    return 1;
+}
+
+/* The first difference between two kernels' code or resources into why ("" : none). */
+static void kernel_diff(const json_value *a, const json_value *b, char *why, size_t size)
+{
+    static const char *const keys[] = {"registers", "static_smem_bytes", "dyn_smem_bytes",
+                                       "local_bytes"};
+    const char *name = str(a, "name");
+    const char *ha = str(a, "sass_hash"), *hb = str(b, "sass_hash");
+    why[0] = '\0';
+    if (ha && hb && strcmp(ha, hb)) {
+        rb_fmt(why, size, "%s: sass_hash %s -> %s", name, ha, hb);
+        return;
+    }
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        double x = num(a, keys[i]), y = num(b, keys[i]);
+        if (isfinite(x) && isfinite(y) && x != y) {
+            rb_fmt(why, size, "%s: %s %.0f -> %.0f", name, keys[i], x, y);
+            return;
+        }
+    }
+}
+
+/* The kernels of variant in a pair, by name; a kernel with no name is ignored. */
+static void code_diff(const json_value *op, const json_value *np, const char *variant, char *why,
+                      size_t size)
+{
+    const json_value *ok = json_get(op, "kernels"), *nk = json_get(np, "kernels");
+    why[0] = '\0';
+    for (int pass = 0; pass < 2 && !why[0]; pass++) {
+        const json_value *from = pass ? nk : ok, *to = pass ? ok : nk;
+        for (size_t i = 0; from && from->type == JSON_ARRAY && i < from->count && !why[0]; i++) {
+            const json_value *k = from->items[i];
+            const char *v = str(k, "variant"), *name = str(k, "name");
+            if (!v || !name || strcmp(v, variant))
+                continue;
+            const json_value *other = NULL;
+            for (size_t j = 0; to && to->type == JSON_ARRAY && j < to->count && !other; j++)
+                if (str(to->items[j], "name") && !strcmp(str(to->items[j], "name"), name) &&
+                    str(to->items[j], "variant") && !strcmp(str(to->items[j], "variant"), variant))
+                    other = to->items[j];
+            if (!other)
+                rb_fmt(why, size, "kernel %s %s", name, pass ? "is new" : "is gone");
+            else if (!pass)
+                kernel_diff(k, other, why, size);
+        }
+    }
+}
+
+static void algo_diff(const json_value *ov, const json_value *nv, char *why, size_t size)
+{
+    const json_value *a = json_get(ov, "library_algo"), *b = json_get(nv, "library_algo");
+    if (!a && !b)
+        return;
+    char *ta = a ? json_write(a, 0) : NULL, *tb = b ? json_write(b, 0) : NULL;
+    if ((a && !ta) || (b && !tb) || !ta || !tb || strcmp(ta, tb))
+        rb_fmt(why, size, "library_algo %s -> %s", ta ? ta : "(absent)", tb ? tb : "(absent)");
+    free(ta);
+    free(tb);
+}
+
+/* The clock evidence of one run of a variant: mean SM clock (clocks.sm_mhz_mean, else the
+ * sm_clock_mhz read after the loop) and whether it ran throttled. */
+static double clock_mhz(const json_value *v)
+{
+    double m = num(json_get(v, "clocks"), "sm_mhz_mean");
+    return isfinite(m) ? m : num(v, "sm_clock_mhz");
+}
+
+static void reasons_text(const json_value *v, char *out, size_t size)
+{
+    const json_value *r = json_get(json_get(v, "clocks"), "reasons");
+    out[0] = '\0';
+    for (size_t i = 0; r && r->type == JSON_ARRAY && i < r->count; i++)
+        if (r->items[i]->type == JSON_STRING) {
+            size_t len = strlen(out);
+            rb_fmt(out + len, size - len, "%s%s", len ? "," : "", r->items[i]->string);
+        }
+    if (!out[0])
+        rb_fmt(out, size, "none");
+}
+
+static int attribute_throttle(const json_value *ov, const json_value *nv, rb_runcmp_row *row)
+{
+    double oc = clock_mhz(ov), nc = clock_mhz(nv);
+    /* the run that took longer: new when slower, old when faster */
+    const json_value *slow = row->change == RB_CHANGE_SLOWER ? nv : ov;
+    int throttled = is_true(slow, "throttled");
+    int clocks_explain = oc > 0 && nc > 0 &&
+                         explains(row->ratio_lo, row->ratio_hi, row->ratio, oc / nc, row->floor);
+    if (!throttled && !clocks_explain)
+        return 0;
+    char ro[160], rn[160];
+    reasons_text(ov, ro, sizeof ro);
+    reasons_text(nv, rn, sizeof rn);
+    rb_fmt(row->evidence, sizeof row->evidence,
+           "SM clock %.0f -> %.0f MHz (time x%.3f expected); reasons %s -> %s%s; variant time "
+           "x%.3f",
+           oc, nc, oc / nc, ro, rn, throttled ? " (throttled)" : "", row->ratio);
+    return 1;
+}
+
+static void attribute(const json_value *od, const json_value *nd, const json_value *op,
+                      const json_value *np, const json_value *ov, const json_value *nv,
+                      rb_runcmp_row *row)
+{
+    char code[300];
+    code_diff(op, np, row->variant, code, sizeof code);
+    if (!code[0])
+        algo_diff(ov, nv, code, sizeof code);
+    if (attribute_platform(od, nd, row)) {
+        row->cause = RB_CAUSE_PLATFORM;
+        if (code[0]) { /* said, so that a code change riding on a platform move is seen */
+            size_t len = strlen(row->evidence);
+            rb_fmt(row->evidence + len, sizeof row->evidence - len, "; code changed too: %s",
+                   code);
+        }
+    } else if (code[0]) {
+        row->cause = RB_CAUSE_CODE;
+        rb_fmt(row->evidence, sizeof row->evidence, "%s; variant time x%.3f", code, row->ratio);
+    } else if (attribute_throttle(ov, nv, row)) {
+        row->cause = RB_CAUSE_THROTTLED;
+    } else {
+        row->cause = RB_CAUSE_UNEXPLAINED;
+        char clocks[64];
+        double oc = clock_mhz(ov), nc = clock_mhz(nv);
+        if (oc > 0 && nc > 0)
+            rb_fmt(clocks, sizeof clocks, "SM clock %.0f -> %.0f MHz", oc, nc);
+        else
+            rb_fmt(clocks, sizeof clocks, "SM clock unknown");
+        rb_fmt(row->evidence, sizeof row->evidence,
+               "no roof moved to match, recorded code and resources unchanged, %s; variant "
+               "time x%.3f",
+               clocks, row->ratio);
+    }
+}
+
+/* ---- the rows ---- */
+
+static const char *skip_reason(const json_value *v)
+{
+    if (!v)
+        return "absent";
+    if (!is_true(v, "valid"))
+        return "invalid";
+    if (!is_true(v, "timed"))
+        return "not timed";
+    return NULL;
+}
+
+/* One row: the variant named by either run (ov or nv may be NULL). */
+static void compare_variant(const json_value *od, const json_value *nd, const json_value *op,
+                            const json_value *np, const json_value *ov, const json_value *nv,
+                            rb_runcmp_row *row)
+{
+    const json_value *any = ov ? ov : nv;
+    memset(row, 0, sizeof *row);
+    rb_fmt(row->pair, sizeof row->pair, "%s", str(op ? op : np, "name"));
+    rb_fmt(row->variant, sizeof row->variant, "%s", str(any, "name"));
+    rb_fmt(row->roof, sizeof row->roof, "%s", str(any, "roof") ? str(any, "roof") : "");
+    row->old_ms = row->new_ms = row->ratio = row->ratio_lo = row->ratio_hi = row->floor = NAN;
+    row->change = RB_CHANGE_NOT_COMPARED;
+    row->cause = RB_CAUSE_NONE;
+    const char *why_old = skip_reason(ov), *why_new = skip_reason(nv);
+    double so = num(op, "size"), sn = num(np, "size");
+    if (why_old || why_new) {
+        rb_fmt(row->evidence, sizeof row->evidence, "%s in OLD, %s in NEW",
+               why_old ? why_old : "timed", why_new ? why_new : "timed");
+        return;
+    }
+    if (so != sn) {
+        rb_fmt(row->evidence, sizeof row->evidence, "size %.0f in OLD, %.0f in NEW", so, sn);
+        return;
+    }
+    side a, b;
+    read_side(ov, &a);
+    read_side(nv, &b);
+    row->old_ms = a.median;
+    row->new_ms = b.median;
+    if (!(a.median > 0 && b.median > 0)) {
+        rb_fmt(row->evidence, sizeof row->evidence, "no median in %s", a.median > 0 ? "NEW" : "OLD");
+        return;
+    }
+    row->ratio = b.median / a.median;
+    row->ratio_lo = b.lo / a.hi;
+    row->ratio_hi = b.hi / a.lo;
+    row->floor = rb_runcmp_floor(a.noise, b.noise);
+    row->change = rb_runcmp_verdict(row->ratio_lo, row->ratio_hi, row->floor);
+    if (!(row->ratio_lo <= row->ratio_hi)) {
+        row->ratio_lo = row->ratio_hi = NAN;
+        rb_fmt(row->evidence, sizeof row->evidence,
+               "no interval of the median in %s (fewer than 6 samples)",
+               a.lo > 0 ? "NEW" : b.lo > 0 ? "OLD" : "either run");
+    }
+    if (row->change == RB_CHANGE_FASTER || row->change == RB_CHANGE_SLOWER)
+        attribute(od, nd, op, np, ov, nv, row);
+}
+
+static int push_row(rb_runcmp *c, int *cap, const rb_runcmp_row *row)
+{
+    if (c->n_rows == *cap) {
+        int ncap = *cap ? 2 * *cap : 64;
+        rb_runcmp_row *r = realloc(c->rows, (size_t)ncap * sizeof *r);
+        if (!r)
+            return -1;
+        c->rows = r;
+        *cap = ncap;
+    }
+    c->rows[c->n_rows++] = *row;
+    return 0;
+}
+
+static int add_pair_rows(const json_value *od, const json_value *nd, const json_value *op,
+                         const json_value *np, rb_runcmp *c, int *cap)
+{
+    const json_value *ova = json_get(op, "variants"), *nva = json_get(np, "variants");
+    rb_runcmp_row row;
+    for (size_t i = 0; ova && ova->type == JSON_ARRAY && i < ova->count; i++) {
+        const json_value *ov = ova->items[i], *nv = NULL;
+        if (!str(ov, "name"))
+            continue;
+        nv = find_named(nva, str(ov, "name"));
+        compare_variant(od, nd, op, np, ov, nv, &row);
+        if (push_row(c, cap, &row))
+            return -1;
+    }
+    for (size_t i = 0; nva && nva->type == JSON_ARRAY && i < nva->count; i++) {
+        const json_value *nv = nva->items[i];
+        if (!str(nv, "name") || find_named(ova, str(nv, "name")))
+            continue;
+        compare_variant(od, nd, op, np, NULL, nv, &row);
+        if (push_row(c, cap, &row))
+            return -1;
+    }
+    return 0;
+}
+
+/* Largest slowdown first; rows without a ratio last, in the order they came. */
+static int row_order(const void *pa, const void *pb)
+{
+    const rb_runcmp_row *a = pa, *b = pb;
+    int ha = isfinite(a->ratio), hb = isfinite(b->ratio);
+    if (ha != hb)
+        return hb - ha;
+    if (ha && a->ratio != b->ratio)
+        return a->ratio < b->ratio ? 1 : -1;
+    int k = strcmp(a->pair, b->pair);
+    return k ? k : strcmp(a->variant, b->variant);
+}
+
+static int build_rows(const json_value *od, const json_value *nd, rb_runcmp *c)
+{
+    const json_value *opa = json_get(od, "pairs"), *npa = json_get(nd, "pairs");
+    int cap = 0;
+    for (size_t i = 0; i < opa->count; i++) {
+        const json_value *op = opa->items[i];
+        if (str(op, "name") &&
+            add_pair_rows(od, nd, op, find_named(npa, str(op, "name")), c, &cap))
+            return -1;
+    }
+    for (size_t i = 0; i < npa->count; i++) {
+        const json_value *np = npa->items[i];
+        if (str(np, "name") && !find_named(opa, str(np, "name")) &&
+            add_pair_rows(od, nd, NULL, np, c, &cap))
+            return -1;
+    }
+    if (c->n_rows)
+        qsort(c->rows, (size_t)c->n_rows, sizeof *c->rows, row_order);
+    for (int i = 0; i < c->n_rows; i++)
+        c->counts[c->rows[i].change]++;
+    return 0;
+}
+
+/* ---- the environment ---- */
+
+typedef struct fact {
+    char key[160];
+    const json_value *value;
+} fact;
+
+typedef struct facts {
+    fact *f;
+    int n, cap, oom;
+} facts;
+
+static void add_fact(facts *fs, const char *key, const json_value *v)
+{
+    if (fs->oom)
+        return;
+    if (fs->n == fs->cap) {
+        int ncap = fs->cap ? 2 * fs->cap : 64;
+        fact *f = realloc(fs->f, (size_t)ncap * sizeof *f);
+        if (!f) {
+            fs->oom = 1;
+            return;
+        }
+        fs->f = f;
+        fs->cap = ncap;
+    }
+    rb_fmt(fs->f[fs->n].key, sizeof fs->f[fs->n].key, "%s", key);
+    fs->f[fs->n++].value = v;
+}
+
+/* Facts that change from one moment to the next (a temperature, the power drawn, the clock at
+ * the instant of reading) would fill the diff with noise: the per-variant clocks say what
+ * matters of them. */
+static int is_momentary(const char *leaf)
+{
+    static const char *const keys[] = {"temperature_c", "power_w", "sm_clock_mhz",
+                                       "clock_event_reasons", "git", "methods"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strcmp(leaf, keys[i]))
+            return 1;
+    return 0;
+}
+
+static void flatten(facts *fs, const char *prefix, const json_value *o, int depth)
+{
+    for (size_t i = 0; o && o->type == JSON_OBJECT && i < o->count; i++) {
+        char key[160];
+        if (is_momentary(o->keys[i]))
+            continue;
+        rb_fmt(key, sizeof key, "%s%s%s", prefix, prefix[0] ? "." : "", o->keys[i]);
+        if (o->items[i]->type == JSON_OBJECT && depth < 4)
+            flatten(fs, key, o->items[i], depth + 1);
+        else
+            add_fact(fs, key, o->items[i]);
+    }
+}
+
+static void collect_facts(const json_value *doc, facts *fs)
+{
+    static const char *const top[] = {"git", "size", "cold", "seed", "hardware_key"};
+    for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
+        if (json_get(doc, top[i]))
+            add_fact(fs, top[i], json_get(doc, top[i]));
+    const json_value *env = json_get(doc, "environment");
+    flatten(fs, "", json_get(env, "start") ? json_get(env, "start") : env, 0);
+    flatten(fs, "platform", json_get(doc, "platform"), 0);
+}
+
+static const json_value *fact_value(const facts *fs, const char *key)
+{
+    for (int i = 0; i < fs->n; i++)
+        if (!strcmp(fs->f[i].key, key))
+            return fs->f[i].value;
+    return NULL;
+}
+
+static char *dup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* A value as text: strings bare, anything else as JSON; "(absent)" for none. */
+static char *fact_text(const json_value *v)
+{
+    if (!v)
+        return dup("(absent)");
+    if (v->type == JSON_STRING)
+        return dup(v->string);
+    return json_write(v, 0);
+}
+
+static int add_env_diff(rb_runcmp *c, const char *key, const json_value *a, const json_value *b)
+{
+    char *ta = fact_text(a), *tb = fact_text(b);
+    rb_runcmp_env *e = realloc(c->env, (size_t)(c->n_env + 1) * sizeof *e);
+    if (!ta || !tb || !e) {
+        free(ta);
+        free(tb);
+        if (e)
+            c->env = e;
+        return -1;
+    }
+    c->env = e;
+    if (!strcmp(ta, tb) && a && b) {
+        c->n_env_same++;
+        free(ta);
+        free(tb);
+        return 0;
+    }
+    e[c->n_env].key = dup(key);
+    e[c->n_env].old_value = ta;
+    e[c->n_env].new_value = tb;
+    if (!e[c->n_env].key) {
+        free(ta);
+        free(tb);
+        return -1;
+    }
+    c->n_env++;
+    return 0;
+}
+
+static int build_env(const json_value *od, const json_value *nd, rb_runcmp *c)
+{
+    facts fo = {0}, fn = {0};
+    collect_facts(od, &fo);
+    collect_facts(nd, &fn);
+    int rc = fo.oom || fn.oom ? -1 : 0;
+    for (int i = 0; i < fo.n && rc == 0; i++)
+        rc = add_env_diff(c, fo.f[i].key, fo.f[i].value, fact_value(&fn, fo.f[i].key));
+    for (int i = 0; i < fn.n && rc == 0; i++)
+        if (!fact_value(&fo, fn.f[i].key))
+            rc = add_env_diff(c, fn.f[i].key, NULL, fn.f[i].value);
+    free(fo.f);
+    free(fn.f);
+    return rc;
+}
+
+/* ---- the whole ---- */
+
+static int is_results(const json_value *doc, const char *which, char *err, size_t err_size)
+{
+    const json_value *pairs = json_get(doc, "pairs");
+    if (!doc || doc->type != JSON_OBJECT || !pairs || pairs->type != JSON_ARRAY) {
+        rb_fmt(err, err_size, "%s is not a roofbench results file (no \"pairs\" array)", which);
+        return 0;
+    }
+    return 1;
+}
+
+int rb_runcmp_build(const json_value *old_doc, const json_value *new_doc, rb_runcmp *c,
+                    char *err, size_t err_size)
+{
+    memset(c, 0, sizeof *c);
+    if (!is_results(old_doc, "OLD", err, err_size) || !is_results(new_doc, "NEW", err, err_size))
+        return -1;
+    rb_fmt(c->old_git, sizeof c->old_git, "%s", str(old_doc, "git") ? str(old_doc, "git") : "?");
+    rb_fmt(c->new_git, sizeof c->new_git, "%s", str(new_doc, "git") ? str(new_doc, "git") : "?");
+    rb_fmt(c->old_date, sizeof c->old_date, "%s",
+           str(old_doc, "date") ? str(old_doc, "date") : "?");
+    rb_fmt(c->new_date, sizeof c->new_date, "%s",
+           str(new_doc, "date") ? str(new_doc, "date") : "?");
+    if (build_rows(old_doc, new_doc, c) != 0 || build_env(old_doc, new_doc, c) != 0) {
+        rb_runcmp_free(c);
+        rb_fmt(err, err_size, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+void rb_runcmp_free(rb_runcmp *c)
+{
+    for (int i = 0; i < c->n_env; i++) {
+        free(c->env[i].key);
+        free(c->env[i].old_value);
+        free(c->env[i].new_value);
+    }
+    free(c->env);
+    free(c->rows);
+    memset(c, 0, sizeof *c);
+}
+
+int rb_runcmp_failing(const rb_runcmp *c, int fail_on_platform)
+{
+    int n = 0;
+    for (int i = 0; i < c->n_rows; i++)
+        n += c->rows[i].change == RB_CHANGE_SLOWER &&
+             (fail_on_platform || c->rows[i].cause != RB_CAUSE_PLATFORM);
+    return n;
+}
+
+/* ---- output ---- */
+
+#define RB_RUNCMP_RULE                                                                             \
+    "ratio = new / old median time, its 90% interval from each run's 95% interval of the "        \
+    "median; floor = max(2%, half the larger p10-p90 spread of the two timed loops)"
+
+static void print_counts(FILE *f, const rb_runcmp *c)
+{
+    fprintf(f, "verdicts: %d same, %d faster, %d slower, %d unclear, %d not compared\n",
+            c->counts[RB_CHANGE_SAME], c->counts[RB_CHANGE_FASTER], c->counts[RB_CHANGE_SLOWER],
+            c->counts[RB_CHANGE_UNCLEAR], c->counts[RB_CHANGE_NOT_COMPARED]);
+    fprintf(f, "(%s)\n", RB_RUNCMP_RULE);
+}
+
+static void print_row(FILE *f, const rb_runcmp_row *r)
+{
+    char name[140], interval[40] = "-";
+    rb_fmt(name, sizeof name, "%s/%s", r->pair, r->variant);
+    if (isfinite(r->ratio_lo))
+        rb_fmt(interval, sizeof interval, "[%.3f, %.3f]", r->ratio_lo, r->ratio_hi);
+    if (r->change == RB_CHANGE_NOT_COMPARED) {
+        fprintf(f, "%-48s %10s %10s %8s %-17s %5s  %-12s %s\n", name, "-", "-", "-", "-", "-",
+                rb_change_name(r->change), r->evidence);
+        return;
+    }
+    fprintf(f, "%-48s %10.4f %10.4f %+7.1f%% %-17s %4.1f%%  %-8s %s\n", name, r->old_ms,
+            r->new_ms, 100 * (r->ratio - 1), interval, 100 * r->floor, rb_change_name(r->change),
+            rb_cause_name(r->cause));
+    if (r->cause != RB_CAUSE_NONE || r->evidence[0])
+        fprintf(f, "    %s\n", r->evidence);
+}
+
+void rb_runcmp_print(FILE *f, const rb_runcmp *c, const char *old_path, const char *new_path)
+{
+    fprintf(f, "compare: OLD %s (git %s, %s)\n         NEW %s (git %s, %s)\n", old_path,
+            c->old_git, c->old_date, new_path, c->new_git, c->new_date);
+    fprintf(f, "environment: %d fact(s) differ, %d the same\n", c->n_env, c->n_env_same);
+    for (int i = 0; i < c->n_env; i++)
+        fprintf(f, "  %-36s %s -> %s\n", c->env[i].key, c->env[i].old_value,
+                c->env[i].new_value);
+    print_counts(f, c);
+    fprintf(f, "\n%-48s %10s %10s %8s %-17s %5s  %-8s %s\n", "pair/variant", "old ms", "new ms",
+            "change", "90% interval", "floor", "verdict", "cause");
+    for (int i = 0; i < c->n_rows; i++)
+        print_row(f, &c->rows[i]);
+}
+
+static json_value *row_json(const rb_runcmp_row *r)
+{
+    json_value *o = json_new_object();
+    if (!o)
+        return NULL;
+    int bad = json_set_string(o, "pair", r->pair) | json_set_string(o, "variant", r->variant) |
+              json_set_string(o, "roof", r->roof[0] ? r->roof : NULL) |
+              json_set_number(o, "old_ms", r->old_ms) | json_set_number(o, "new_ms", r->new_ms) |
+              json_set_number(o, "ratio", r->ratio) |
+              json_set_number(o, "ratio_lo", r->ratio_lo) |
+              json_set_number(o, "ratio_hi", r->ratio_hi) |
+              json_set_number(o, "floor", r->floor) |
+              json_set_string(o, "verdict", rb_change_name(r->change)) |
+              json_set_string(o, "attribution",
+                              r->cause == RB_CAUSE_NONE ? NULL : rb_cause_name(r->cause)) |
+              json_set_string(o, "evidence", r->evidence);
+    if (bad) {
+        json_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_value *env_json(const rb_runcmp *c)
+{
+    json_value *a = json_new_array();
+    for (int i = 0; a && i < c->n_env; i++) {
+        json_value *o = json_new_object();
+        if (!o || json_set_string(o, "key", c->env[i].key) ||
+            json_set_string(o, "old", c->env[i].old_value) ||
+            json_set_string(o, "new", c->env[i].new_value) || json_array_push(a, o)) {
+            json_free(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+json_value *rb_runcmp_json(const rb_runcmp *c, const char *old_path, const char *new_path,
+                           int fail_on_platform)
+{
+    json_value *doc = json_new_object(), *rows = json_new_array(), *counts = json_new_object();
+    int bad = !doc || !rows || !counts;
+    for (int i = 0; !bad && i <= RB_CHANGE_NOT_COMPARED; i++)
+        bad = json_set_number(counts, rb_change_name((rb_change)i), c->counts[i]);
+    for (int i = 0; !bad && i < c->n_rows; i++) {
+        json_value *r = row_json(&c->rows[i]);
+        bad = !r || json_array_push(rows, r);
+    }
+    if (!bad)
+        bad = json_set_number(doc, "schema", 1) ||
+              json_set_string(doc, "tool", "roofbench compare") ||
+              json_set_string(doc, "old", old_path) || json_set_string(doc, "new", new_path) ||
+              json_set_string(doc, "old_git", c->old_git) ||
+              json_set_string(doc, "new_git", c->new_git) ||
+              json_set_string(doc, "rule", RB_RUNCMP_RULE) ||
+              json_set_number(doc, "min_floor", RB_RUNCMP_MIN_FLOOR) ||
+              json_set_number(doc, "failing", rb_runcmp_failing(c, fail_on_platform));
+    json_value *env = bad ? NULL : env_json(c);
+    if (!bad)
+        bad = !env || json_object_set(doc, "environment_diff", env); /* takes env, even failing */
+    if (bad) {
+        json_free(doc);
+        json_free(rows);
+        json_free(counts);
+        return NULL;
+    }
+    /* json_object_set owns its value also when it fails: nothing to free after these */
+    bad = json_object_set(doc, "counts", counts);
+    bad = json_object_set(doc, "variants", rows) || bad;
+    if (bad) {
+        json_free(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+static void html_row(rb_sbuf *b, const rb_runcmp_row *r)
+{
+    char name[140];
+    rb_fmt(name, sizeof name, "%s/%s", r->pair, r->variant);
+    rb_sbuf_add(b, "<tr class=\"%s\">", rb_change_name(r->change));
+    rb_html_cell_text(b, name);
+    rb_html_cell_text(b, r->roof);
+    rb_html_cell_number(b, r->old_ms, "%.4f", 1);
+    rb_html_cell_number(b, r->new_ms, "%.4f", 1);
+    rb_html_cell_number(b, r->ratio - 1, "%+.1f%%", 100);
+    rb_html_cell_number(b, r->ratio_lo, "%.3f", 1);
+    rb_html_cell_number(b, r->ratio_hi, "%.3f", 1);
+    rb_html_cell_number(b, r->floor, "%.1f%%", 100);
+    rb_html_cell_text(b, rb_change_name(r->change));
+    rb_html_cell_text(b, rb_cause_name(r->cause));
+    rb_html_cell_text(b, r->evidence);
+    rb_sbuf_add(b, "</tr>\n");
+}
+
+char *rb_runcmp_html(const rb_runcmp *c, const char *old_path, const char *new_path)
+{
+    rb_sbuf b = {0};
+    rb_sbuf_add(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                    "<title>roofbench compare: ");
+    rb_sbuf_escaped(&b, c->old_git);
+    rb_sbuf_add(&b, " -&gt; ");
+    rb_sbuf_escaped(&b, c->new_git);
+    rb_sbuf_add(&b,
+                "</title>\n<style>\nbody { font-family: sans-serif; margin: 1.5em; color: #111; }\n"
+                "%stable.rb tr.slower td { background: #fde0dc; }\n"
+                "table.rb tr.faster td { background: #e0f4e0; }\n"
+                "table.rb tr.unclear td { background: #fff6d5; }\n</style>\n</head>\n<body>\n"
+                "<h1>roofbench compare</h1>\n<p>OLD <code>",
+                rb_html_table_css);
+    rb_sbuf_escaped(&b, old_path);
+    rb_sbuf_add(&b, "</code> (git ");
+    rb_sbuf_escaped(&b, c->old_git);
+    rb_sbuf_add(&b, ", ");
+    rb_sbuf_escaped(&b, c->old_date);
+    rb_sbuf_add(&b, ")<br>NEW <code>");
+    rb_sbuf_escaped(&b, new_path);
+    rb_sbuf_add(&b, "</code> (git ");
+    rb_sbuf_escaped(&b, c->new_git);
+    rb_sbuf_add(&b, ", ");
+    rb_sbuf_escaped(&b, c->new_date);
+    rb_sbuf_add(&b, ")</p>\n<h2>Environment: %d fact(s) differ, %d the same</h2>\n"
+                    "<table class=\"rb\">\n<thead><tr><th>fact</th><th>OLD</th><th>NEW</th>"
+                    "</tr></thead>\n<tbody>\n",
+                c->n_env, c->n_env_same);
+    for (int i = 0; i < c->n_env; i++) {
+        rb_sbuf_add(&b, "<tr>");
+        rb_html_cell_text(&b, c->env[i].key);
+        rb_html_cell_text(&b, c->env[i].old_value);
+        rb_html_cell_text(&b, c->env[i].new_value);
+        rb_sbuf_add(&b, "</tr>\n");
+    }
+    rb_sbuf_add(&b, "</tbody>\n</table>\n<h2>Variants: %d same, %d faster, %d slower, %d unclear, "
+                    "%d not compared</h2>\n<p>",
+                c->counts[RB_CHANGE_SAME], c->counts[RB_CHANGE_FASTER],
+                c->counts[RB_CHANGE_SLOWER], c->counts[RB_CHANGE_UNCLEAR],
+                c->counts[RB_CHANGE_NOT_COMPARED]);
+    rb_sbuf_escaped(&b, RB_RUNCMP_RULE);
+    rb_sbuf_add(&b, ". Click a column's header to sort by it.</p>\n<table class=\"rb\">\n"
+                    "<thead><tr><th>pair/variant</th><th>roof</th><th class=\"num\">old ms</th>"
+                    "<th class=\"num\">new ms</th><th class=\"num\">change</th>"
+                    "<th class=\"num\">ratio lo</th><th class=\"num\">ratio hi</th>"
+                    "<th class=\"num\">floor</th><th>verdict</th><th>cause</th>"
+                    "<th>evidence</th></tr></thead>\n<tbody>\n");
+    for (int i = 0; i < c->n_rows; i++)
+        html_row(&b, &c->rows[i]);
+    rb_sbuf_add(&b, "</tbody>\n</table>\n%s</body>\n</html>\n", rb_html_sort_script);
+    return rb_sbuf_take(&b);
+}

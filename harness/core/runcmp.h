@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Run against run: `roofbench compare OLD.json NEW.json` and `run --baseline OLD.json` (issue 12).
+ * Reads two results documents, pairs their variants by pair and variant name, and says for each
+ * whether it got faster or slower, and why.
+ *
+ * Verdict (README, "After an upgrade"): each run's median comes with a distribution-free 95%
+ * interval (order statistics, rb_median_ci_ranks: from time_ms.samples when that holds the sample
+ * times, else the run's recorded median_ci_lo / median_ci_hi, computed the same way). The ratio
+ * new / old of the medians then lies in [new_lo / old_hi, new_hi / old_lo] with probability at
+ * least 0.95^2 = 90% (the runs are independent). With the floor f (rb_runcmp_floor):
+ *   same     the interval holds 1, or lies within [1/(1+f), 1+f]: no change worth the name;
+ *   slower   the whole interval lies above 1+f;  faster: the whole interval below 1/(1+f);
+ *   unclear  it excludes 1 but crosses a floor: changed, by less or more than f, unknown.
+ *
+ * Attribution of each faster / slower variant, the first that holds, with one line of evidence:
+ *   platform    its roof moved the same way in the two runs, and the time ratio over the ratio
+ *               the roof predicts lies within the tolerance (the floor, or the roof's measured
+ *               noise when larger). Roofs: the run's "platform" quick ceilings (DRAM, FP32,
+ *               launch) when both runs have one, else each file's roofs.<key>.measured;
+ *   code        a kernel of the variant changed: sass_hash, registers, static, dynamic or
+ *               local memory, a kernel added or gone, or its library_algo;
+ *   throttled   the run that was slower was throttled (thermal or hardware slowdown), or the
+ *               ratio of mean SM clocks predicts the time ratio within the tolerance;
+ *   unexplained none of these.
+ */
+#ifndef RB_RUNCMP_H
+#define RB_RUNCMP_H
+
+#include <stdio.h>
+
+#include "json.h"
+
+/* The smallest change called one: 2% (README says why). */
+#define RB_RUNCMP_MIN_FLOOR 0.02
+
+typedef enum rb_change {
+    RB_CHANGE_SAME,
+    RB_CHANGE_FASTER,
+    RB_CHANGE_SLOWER,
+    RB_CHANGE_UNCLEAR,
+    RB_CHANGE_NOT_COMPARED /* in one run only, invalid or untimed in one, or sizes differ */
+} rb_change;
+
+typedef enum rb_cause {
+    RB_CAUSE_NONE, /* same, unclear, not compared */
+    RB_CAUSE_PLATFORM,
+    RB_CAUSE_CODE,
+    RB_CAUSE_THROTTLED,
+    RB_CAUSE_UNEXPLAINED
+} rb_cause;
+
+const char *rb_change_name(rb_change c);
+const char *rb_cause_name(rb_cause c);
+
+typedef struct rb_runcmp_row {
+    char pair[64], variant[64], roof[32];
+    double old_ms, new_ms;     /* medians; NaN when absent */
+    double ratio;              /* new / old median time: above 1 is slower */
+    double ratio_lo, ratio_hi; /* its 90% interval; NaN when a run has no interval */
+    double floor;              /* the floor this variant was judged with */
+    rb_change change;
+    rb_cause cause;
+    char evidence[400]; /* the cause's evidence, or why the row was not compared */
+} rb_runcmp_row;
+
+/* One fact of the environment (or platform reference) that differs between the runs. */
+typedef struct rb_runcmp_env {
+    char *key;
+    char *old_value, *new_value; /* "(absent)" when a run lacks it */
+} rb_runcmp_env;
+
+typedef struct rb_runcmp {
+    int n_rows;
+    rb_runcmp_row *rows; /* sorted: largest slowdown first, not compared last */
+    int n_env, n_env_same;
+    rb_runcmp_env *env;
+    int counts[RB_CHANGE_NOT_COMPARED + 1];
+    char old_git[64], new_git[64], old_date[64], new_date[64];
+} rb_runcmp;
+
+/* The floor of a variant whose two runs spread (p90 - p10) / median by noise_old, noise_new within
+ * their timed loops: max(RB_RUNCMP_MIN_FLOOR, half the larger). NaN spreads are ignored. */
+double rb_runcmp_floor(double noise_old, double noise_new);
+
+/* The verdict of a ratio interval against a floor (see above). */
+rb_change rb_runcmp_verdict(double lo, double hi, double floor);
+
+/* Compares two results documents. 0, or -1 with one line in err (a document that is not a
+ * results file, out of memory). */
+int rb_runcmp_build(const json_value *old_doc, const json_value *new_doc, rb_runcmp *c,
+                    char *err, size_t err_size);
+void rb_runcmp_free(rb_runcmp *c);
+
+/* The number of variants that make the comparison fail: slower, attributed to anything but the
+ * platform (fail_on_platform: to anything). */
+int rb_runcmp_failing(const rb_runcmp *c, int fail_on_platform);
+
+/* The report: the environment diff, the verdict counts and the table. */
+void rb_runcmp_print(FILE *f, const rb_runcmp *c, const char *old_path, const char *new_path);
+/* The comparison as a JSON document; NULL when out of memory. */
+json_value *rb_runcmp_json(const rb_runcmp *c, const char *old_path, const char *new_path,
+                           int fail_on_platform);
+/* A self-contained HTML page (sortable table); caller frees, NULL when out of memory. */
+char *rb_runcmp_html(const rb_runcmp *c, const char *old_path, const char *new_path);
+
+#endif
