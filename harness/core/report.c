@@ -277,45 +277,6 @@ void rb_report_table(FILE *f, const rb_pair_result *pairs, int n)
         }
 }
 
-/* A growing string. */
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-    int oom;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sb_add(sbuf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            b->oom = 1;
-            return;
-        }
-        if (b->s && b->len + (size_t)k < b->cap) {
-            b->len += (size_t)k;
-            return;
-        }
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap <= b->len + (size_t)k)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->oom = 1;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-}
-
 static const char *meta_str(const json_value *meta, const char *a, const char *b)
 {
     const json_value *x = json_get(meta, a);
@@ -326,47 +287,47 @@ static const char *meta_str(const json_value *meta, const char *a, const char *b
 
 char *rb_report_markdown(const rb_pair_result *pairs, int n, const json_value *meta)
 {
-    sbuf b = {0};
+    rb_sbuf b = {0};
     const json_value *env = json_get(json_get(meta, "environment"), "start");
-    sb_add(&b, "# roofbench results: %s\n\n", meta_str(env, "device", NULL));
-    sb_add(&b, "- date: %s, git: %s, command: `%s`\n", meta_str(meta, "date", NULL),
+    rb_sbuf_add(&b, "# roofbench results: %s\n\n", meta_str(env, "device", NULL));
+    rb_sbuf_add(&b, "- date: %s, git: %s, command: `%s`\n", meta_str(meta, "date", NULL),
            meta_str(meta, "git", NULL), meta_str(meta, "command", NULL));
-    sb_add(&b, "- driver %s, CUDA runtime %s, compute capability %s\n",
+    rb_sbuf_add(&b, "- driver %s, CUDA runtime %s, compute capability %s\n",
            meta_str(env, "driver", NULL), meta_str(env, "cuda_runtime", NULL),
            meta_str(env, "cc", NULL));
-    sb_add(&b, "- expectations: %s\n\n", meta_str(meta, "expectations", NULL));
-    sb_add(&b, "| pair | variant | median ms | noise | rate | %% ceiling | %% peak | speedup | "
+    rb_sbuf_add(&b, "- expectations: %s\n\n", meta_str(meta, "expectations", NULL));
+    rb_sbuf_add(&b, "| pair | variant | median ms | noise | rate | %% ceiling | %% peak | speedup | "
                "verdict | roof |\n|---|---|---:|---:|---:|---:|---:|---:|---|---|\n");
     for (int i = 0; i < n; i++) {
         const rb_pair_result *p = &pairs[i];
         if (p->status != RB_PAIR_OK && p->n_variants == 0)
-            sb_add(&b, "| %s | - | %s: %s | | | | | | | |\n", p->name,
+            rb_sbuf_add(&b, "| %s | - | %s: %s | | | | | | | |\n", p->name,
                    p->status == RB_PAIR_SKIPPED ? "skipped" : "FAILED", p->reason);
         for (int k = 0; k < p->n_variants; k++) {
             row r;
             format_row(p, &p->v[k], &r);
-            sb_add(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+            rb_sbuf_add(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
                    k == 0 ? p->name : "", p->v[k].name, r.ms, r.noise, r.rate, r.ceil, r.peak,
                    r.speedup, rb_verdict_name(p->v[k].verdict), roof_cell(&p->v[k]));
         }
     }
-    sb_add(&b, "\n");
+    rb_sbuf_add(&b, "\n");
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {
             const rb_variant_result *v = &pairs[i].v[k];
             if (v->note[0])
-                sb_add(&b, "- %s/%s: %s\n", pairs[i].name, v->name, v->note);
+                rb_sbuf_add(&b, "- %s/%s: %s\n", pairs[i].name, v->name, v->note);
             if (v->roof_note[0])
-                sb_add(&b, "- %s/%s: \\* %s\n", pairs[i].name, v->name, v->roof_note);
+                rb_sbuf_add(&b, "- %s/%s: \\* %s\n", pairs[i].name, v->name, v->roof_note);
             if (rb_report_throttled(v)) {
                 char why[300];
                 throttle_note(v, why, sizeof why);
-                sb_add(&b, "- %s/%s: %s %s\n", pairs[i].name, v->name, RB_THROTTLED_MARK, why);
+                rb_sbuf_add(&b, "- %s/%s: %s %s\n", pairs[i].name, v->name, RB_THROTTLED_MARK, why);
             }
         }
     char summary[600];
     rb_report_summary_text(pairs, n, summary, sizeof summary);
-    sb_add(&b, "\n%s\n", summary);
+    rb_sbuf_add(&b, "\n%s\n", summary);
     int header = 0;
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {
@@ -374,22 +335,22 @@ char *rb_report_markdown(const rb_pair_result *pairs, int n, const json_value *m
             if (v->n_extras == 0)
                 continue;
             if (!header++)
-                sb_add(&b, "\n## Figures beside the time\n\n");
-            sb_add(&b, "- %s/%s:", pairs[i].name, v->name);
+                rb_sbuf_add(&b, "\n## Figures beside the time\n\n");
+            rb_sbuf_add(&b, "- %s/%s:", pairs[i].name, v->name);
             for (int x = 0; x < v->n_extras; x++)
-                sb_add(&b, " %s %.4g%s", v->extras[x].name, v->extras[x].value,
+                rb_sbuf_add(&b, " %s %.4g%s", v->extras[x].name, v->extras[x].value,
                        x + 1 < v->n_extras ? "," : "");
-            sb_add(&b, "\n");
+            rb_sbuf_add(&b, "\n");
         }
     header = 0;
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_kernels; k++) {
             const rb_kernel_result *q = &pairs[i].kernels[k];
             if (!header++)
-                sb_add(&b, "\n## Kernels\n\n| pair | variant | kernel | registers | static smem | "
+                rb_sbuf_add(&b, "\n## Kernels\n\n| pair | variant | kernel | registers | static smem | "
                            "dynamic smem | local bytes | block | blocks/SM | occupancy |\n"
                            "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
-            sb_add(&b, "| %s | %s | `%s` | %d | %.0f | %.0f | %.0f | %d | %d | %.0f%% |\n",
+            rb_sbuf_add(&b, "| %s | %s | `%s` | %d | %.0f | %.0f | %.0f | %d | %d | %.0f%% |\n",
                    k == 0 ? pairs[i].name : "", q->variant, q->name, q->registers, q->static_smem,
                    q->dyn_smem, q->local_bytes, q->block_threads, q->blocks_per_sm,
                    100.0 * q->occupancy);
@@ -511,24 +472,24 @@ json_value *rb_report_json(const rb_pair_result *pairs, int n, const rb_roofs *c
 /* ---- CSV ---- */
 
 /* One RFC 4180 field: quoted (quotes doubled) when it holds a comma, a quote, CR or LF. */
-static void csv_field(sbuf *b, const char *s, int last)
+static void csv_field(rb_sbuf *b, const char *s, int last)
 {
     if (strpbrk(s, ",\"\r\n")) {
-        sb_add(b, "\"");
+        rb_sbuf_add(b, "\"");
         for (const char *c = s; *c; c++) {
             if (*c == '"')
-                sb_add(b, "\"");
-            sb_add(b, "%c", *c);
+                rb_sbuf_add(b, "\"");
+            rb_sbuf_add(b, "%c", *c);
         }
-        sb_add(b, "\"");
+        rb_sbuf_add(b, "\"");
     } else {
-        sb_add(b, "%s", s);
+        rb_sbuf_add(b, "%s", s);
     }
-    sb_add(b, last ? "\r\n" : ",");
+    rb_sbuf_add(b, last ? "\r\n" : ",");
 }
 
 /* A number field: empty when NaN (a spreadsheet's blank, where the table prints '-'). */
-static void csv_number(sbuf *b, double x, double scale)
+static void csv_number(rb_sbuf *b, double x, double scale)
 {
     char cell[40] = "";
     if (!isnan(x))
@@ -547,7 +508,7 @@ static void split_group(const char *group, char *pair, size_t pair_size, char *i
         rb_fmt(input, input_size, "%.*s", (int)strcspn(group + end + 1, "@"), group + end + 1);
 }
 
-static void csv_row(sbuf *b, const rb_pair_result *p, const rb_variant_result *v)
+static void csv_row(rb_sbuf *b, const rb_pair_result *p, const rb_variant_result *v)
 {
     char pair[RB_NAME_MAX], input[RB_NAME_MAX], size[48];
     split_group(p->name, pair, sizeof pair, input, sizeof input);
@@ -588,8 +549,8 @@ static void csv_row(sbuf *b, const rb_pair_result *p, const rb_variant_result *v
 
 char *rb_report_csv(const rb_pair_result *pairs, int n)
 {
-    sbuf b = {0};
-    sb_add(&b, "pair,input,size,variant,median_ms,noise,rate,rate_unit,pct_ceil,pct_peak,speedup,"
+    rb_sbuf b = {0};
+    rb_sbuf_add(&b, "pair,input,size,variant,median_ms,noise,rate,rate_unit,pct_ceil,pct_peak,speedup,"
                "verdict,roof,note\r\n");
     for (int i = 0; i < n; i++) {
         const rb_pair_result *p = &pairs[i];

@@ -6,36 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void rb_sbuf_add(rb_sbuf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            b->oom = 1;
-            return;
-        }
-        if (b->s && b->len + (size_t)k < b->cap) {
-            b->len += (size_t)k;
-            return;
-        }
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap <= b->len + (size_t)k)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->oom = 1;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-}
-
 void rb_sbuf_escaped(rb_sbuf *b, const char *text)
 {
     for (const char *p = text; *p; p++) {
@@ -55,23 +25,6 @@ void rb_sbuf_escaped(rb_sbuf *b, const char *text)
         default: rb_sbuf_add(b, " "); break;
         }
     }
-}
-
-char *rb_sbuf_take(rb_sbuf *b)
-{
-    char *s = b->oom ? NULL : b->s;
-    if (b->oom)
-        free(b->s);
-    else if (!s)
-        s = calloc(1, 1);
-    memset(b, 0, sizeof *b);
-    return s;
-}
-
-void rb_sbuf_free(rb_sbuf *b)
-{
-    free(b->s);
-    memset(b, 0, sizeof *b);
 }
 
 void rb_svg_begin(rb_sbuf *b, double width, double height)

@@ -10,22 +10,12 @@
 
 #include <stddef.h>
 
-/* A growing string. Once an allocation fails, oom is set and every later add does nothing, so
- * a writer checks once at the end (rb_sbuf_take). */
-typedef struct rb_sbuf {
-    char *s;
-    size_t len, cap;
-    int oom;
-} rb_sbuf;
+#include "util.h" /* rb_sbuf */
 
-void rb_sbuf_add(rb_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends text escaped for XML and HTML (text and attribute values alike): & < > " ' become
  * entities; control characters XML 1.0 cannot hold (all below 0x20 but tab, newline and carriage
  * return) become a space. */
 void rb_sbuf_escaped(rb_sbuf *b, const char *text);
-/* The string (caller frees), or NULL when an allocation failed; b is left empty. */
-char *rb_sbuf_take(rb_sbuf *b);
-void rb_sbuf_free(rb_sbuf *b);
 
 /* <svg> with its size and viewBox, a white background, and the default fonts. */
 void rb_svg_begin(rb_sbuf *b, double width, double height);

@@ -385,3 +385,50 @@ double rb_now_s(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+void rb_sbuf_add(rb_sbuf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->s && b->len + (size_t)k < b->cap) {
+            b->len += (size_t)k;
+            return;
+        }
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap <= b->len + (size_t)k)
+            cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->oom = 1;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+}
+
+char *rb_sbuf_take(rb_sbuf *b)
+{
+    char *s = b->oom ? NULL : b->s;
+    if (b->oom)
+        free(b->s);
+    else if (!s)
+        s = calloc(1, 1);
+    memset(b, 0, sizeof *b);
+    return s;
+}
+
+void rb_sbuf_free(rb_sbuf *b)
+{
+    free(b->s);
+    memset(b, 0, sizeof *b);
+}

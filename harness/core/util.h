@@ -62,7 +62,7 @@ int rb_dir_writable(const char *dir, char *err, size_t err_size);
  * make_dirs 1: the folder may be made later, so its nearest existing ancestor must be writable.
  * "/x.json" checks "/", "x.json" checks ".". Returns 0 or -1 with one line in err. */
 int rb_output_file_ok(const char *path, int make_dirs, char *err, size_t err_size);
-/* Writes text to path atomically (temporary file in the same folder, fsync, rename). (temporary file in the same folder, fsync, rename). */
+/* Writes text to path atomically (temporary file in the same folder, fsync, rename). */
 int rb_write_file_atomic(const char *path, const char *text, char *err, size_t err_size);
 
 /* Writes text to path only if no file of that name exists, atomically (a temporary file linked
@@ -83,5 +83,18 @@ void rb_utc_stamp(char *out, size_t out_size);
 void rb_utc_iso(char *out, size_t out_size);
 /* Seconds since an arbitrary point, monotonic. */
 double rb_now_s(void);
+
+/* A growing string. Once an allocation fails, oom is set and every later add does nothing, so
+ * a writer checks once at the end (rb_sbuf_take). */
+typedef struct rb_sbuf {
+    char *s;
+    size_t len, cap;
+    int oom;
+} rb_sbuf;
+
+void rb_sbuf_add(rb_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The string (caller frees), or NULL when an allocation failed; b is left empty. */
+char *rb_sbuf_take(rb_sbuf *b);
+void rb_sbuf_free(rb_sbuf *b);
 
 #endif
