@@ -249,6 +249,12 @@ static rb_status measure_smem(ceil_ctx *c)
     rb_stats st;
     char size[160];
     RB_TRY(timed(run_smem, c, &st));
+    char why[300];
+    if (rb_smem_over_bound(per_s(c->smem_bytes, &st, 1e9), c->dev.sms, rb_env_sm_clock_mhz(0), why,
+                           sizeof why)) {
+        rb_error_at(__FILE__, __LINE__, "rb_smem_over_bound", why);
+        return RB_ERR_INPUT;
+    }
     rb_fmt(size, sizeof size,
            "16 KiB per block, blocks resident on all %d SMs, %.0f MiB per launch", c->dev.sms,
            c->smem_bytes / CEIL_MIB);

@@ -95,6 +95,24 @@ static rb_ceiling_method sample_method(void)
 }
 
 /* The method's object has the contract's fields; a reading not taken is left out. */
+/* The shared-memory ceiling has no datasheet peak: its bound is SMs x 128 B x clock. */
+static void test_smem_bound(void)
+{
+    char err[300] = "";
+    /* H100: 132 SMs at 1980 MHz allow 33454 GB/s. The first measurement's miscount is refused
+     * with the numbers; the fixed one (33107) and one at the 2% margin pass. */
+    RB_CHECK(rb_smem_over_bound(127456.7, 132, 1980.0, err, sizeof err) == 1);
+    RB_CHECK(strstr(err, "smem_gbps: measured 127456.7 GB/s is above the 33454.1 GB/s") != NULL);
+    RB_CHECK(strstr(err, "132 SMs x 128 B/clock x 1980 MHz") != NULL);
+    err[0] = '\0';
+    RB_CHECK(rb_smem_over_bound(33107.0, 132, 1980.0, err, sizeof err) == 0 && err[0] == '\0');
+    RB_CHECK(rb_smem_over_bound(33454.1 * 1.019, 132, 1980.0, err, sizeof err) == 0);
+    RB_CHECK(rb_smem_over_bound(33454.1 * 1.021, 132, 1980.0, err, sizeof err) == 1);
+    /* an unknown clock (no NVML) or SM count checks nothing */
+    RB_CHECK(rb_smem_over_bound(127456.7, 132, NAN, err, sizeof err) == 0);
+    RB_CHECK(rb_smem_over_bound(127456.7, 0, 1980.0, err, sizeof err) == 0);
+}
+
 static void test_method_json(void)
 {
     rb_ceiling_method m = sample_method();
@@ -186,6 +204,7 @@ static void test_store_merges(void)
 static const rbtest_case ceilings_cases[] = {
     {"keys are the contract's", test_keys_are_the_contract},
     {"a value > 2% above its peak is refused", test_over_peak_refused},
+    {"the shared-memory ceiling is bounded by SMs x 128 B x clock", test_smem_bound},
     {"method JSON", test_method_json},
     {"child records are checked", test_record_check},
     {"store merges values and methods", test_store_merges},

@@ -205,3 +205,15 @@ void rb_platform_text(const json_value *platform, char *buf, size_t size)
                    platform_roofs[i].unit);
     }
 }
+
+int rb_smem_over_bound(double gbps, int sms, double sm_clock_mhz, char *err, size_t err_size)
+{
+    double bound = (double)sms * 128.0 * sm_clock_mhz * 1e6 / 1e9;
+    if (!(sms > 0) || !isfinite(sm_clock_mhz) || !(gbps > bound * (1.0 + RB_CEILING_RECORD_MARGIN)))
+        return 0;
+    rb_fmt(err, err_size,
+           "smem_gbps: measured %.1f GB/s is above the %.1f GB/s that %d SMs x 128 B/clock x %.0f "
+           "MHz allow: a miscount, not a roof; nothing recorded",
+           gbps, bound, sms, sm_clock_mhz);
+    return 1;
+}
