@@ -249,9 +249,14 @@ static rb_status measure_smem(ceil_ctx *c)
     rb_stats st;
     char size[160];
     RB_TRY(timed(run_smem, c, &st));
+    /* The bound at the SM's maximum clock (the runtime's clock rate), which no moment exceeds;
+     * the clock read now could be an idle one. */
     char why[300];
-    if (rb_smem_over_bound(per_s(c->smem_bytes, &st, 1e9), c->dev.sms, rb_env_sm_clock_mhz(0), why,
-                           sizeof why)) {
+    int khz = 0;
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0) != cudaSuccess)
+        khz = 0;
+    if (rb_smem_over_bound(per_s(c->smem_bytes, &st, 1e9), c->dev.sms, khz > 0 ? khz * 1e-3 : NAN,
+                           why, sizeof why)) {
         rb_error_at(__FILE__, __LINE__, "rb_smem_over_bound", why);
         return RB_ERR_INPUT;
     }

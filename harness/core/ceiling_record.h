@@ -62,11 +62,11 @@ int rb_ceilings_over_peak(const json_value *values, const json_value *peaks, cha
                           size_t err_size);
 
 /* Shared memory moves at most 128 bytes per clock per SM (32 banks of 4 bytes) on every
- * architecture roofbench builds for, so a shared-memory ceiling above sms x 128 B x the SM clock
- * by more than RB_CEILING_RECORD_MARGIN is a miscount (the first H100 measurement read 127 TB/s
- * against a bound of 33.4: ptxas had kept loop-invariant loads in registers). No datasheet gives
- * this roof, so this is its peak check. 1 with one line in err when gbps is over the bound,
- * 0 otherwise (also when the clock is unknown: NaN). */
+ * architecture roofbench builds for, so a shared-memory ceiling above sms x 128 B x the SM's
+ * maximum clock by more than RB_CEILING_RECORD_MARGIN is a miscount (the first H100
+ * measurement read 127 TB/s against a bound of 33.4: ptxas had kept loop-invariant loads in
+ * registers). No datasheet gives this roof, so this is its peak check. 1 with one line in err
+ * when gbps is over the bound, 0 otherwise (also when the clock is unknown: NaN). */
 int rb_smem_over_bound(double gbps, int sms, double sm_clock_mhz, char *err, size_t err_size);
 
 /* Merges a measurement into an expectation file's "ceilings" object: each value of `values`
