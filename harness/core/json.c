@@ -373,6 +373,24 @@ json_value *json_get(const json_value *obj, const char *key)
     return i == (size_t)-1 ? NULL : obj->items[i];
 }
 
+double json_number_at(const json_value *obj, const char *key)
+{
+    const json_value *x = json_get(obj, key);
+    return x && x->type == JSON_NUMBER ? x->number : NAN;
+}
+
+const char *json_string_at(const json_value *obj, const char *key, const char *fallback)
+{
+    const json_value *x = json_get(obj, key);
+    return x && x->type == JSON_STRING ? x->string : fallback;
+}
+
+int json_true_at(const json_value *obj, const char *key)
+{
+    const json_value *x = json_get(obj, key);
+    return x && x->type == JSON_BOOL && x->boolean;
+}
+
 const char *json_type_name(json_type t)
 {
     switch (t) {

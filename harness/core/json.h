@@ -76,6 +76,12 @@ json_value *json_clone(const json_value *v);
 
 /* Member of an object, or NULL when absent or obj is not an object. */
 json_value *json_get(const json_value *obj, const char *key);
+/* Typed member reads for readers of optional fields: the number (NaN when absent or not a
+ * number; JSON's null for a number that could not be written reads as NaN too), the string
+ * (fallback when absent or not a string), 1 when the member is the boolean true. */
+double json_number_at(const json_value *obj, const char *key);
+const char *json_string_at(const json_value *obj, const char *key, const char *fallback);
+int json_true_at(const json_value *obj, const char *key);
 /* Type name for messages: "null", "boolean", "number", "string", "array", "object". */
 const char *json_type_name(json_type t);
 

@@ -9,24 +9,6 @@
 
 #include "util.h"
 
-static double num_or_nan(const json_value *o, const char *key)
-{
-    const json_value *x = json_get(o, key);
-    return x && x->type == JSON_NUMBER ? x->number : NAN;
-}
-
-static const char *str_or(const json_value *o, const char *key, const char *fallback)
-{
-    const json_value *x = json_get(o, key);
-    return x && x->type == JSON_STRING ? x->string : fallback;
-}
-
-static int is_true(const json_value *o, const char *key)
-{
-    const json_value *x = json_get(o, key);
-    return x && x->type == JSON_BOOL && x->boolean;
-}
-
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
@@ -70,22 +52,22 @@ static int load_roofs(const json_value *doc, rb_plot_data *d, char *err, size_t 
         rb_plot_roof *out = &d->roofs[d->n_roofs++];
         out->key = roofs->keys[i];
         out->kind = kind_of_key(out->key);
-        const char *kind = str_or(r, "kind", "");
+        const char *kind = json_string_at(r, "kind", "");
         if (!strcmp(kind, "compute"))
             out->kind = RB_PLOT_ROOF_COMPUTE;
         else if (!strcmp(kind, "latency"))
             out->kind = RB_PLOT_ROOF_LATENCY;
         else if (!strcmp(kind, "bandwidth"))
             out->kind = RB_PLOT_ROOF_BANDWIDTH;
-        out->measured = num_or_nan(r, "measured");
-        out->peak = num_or_nan(r, "peak");
+        out->measured = json_number_at(r, "measured");
+        out->peak = json_number_at(r, "peak");
     }
     return 0;
 }
 
 static double extra(const json_value *v, const char *name)
 {
-    return num_or_nan(json_get(v, "extras"), name);
+    return json_number_at(json_get(v, "extras"), name);
 }
 
 /* Which panel a variant belongs on (see plot.h). */
@@ -114,27 +96,27 @@ static void load_variant(const json_value *pair, const json_value *v, int pair_i
 {
     const json_value *ceil = json_get(v, "vs_ceiling"), *peak = json_get(v, "vs_peak");
     const json_value *t = json_get(v, "time_ms");
-    double flops = num_or_nan(pair, "flops");
+    double flops = json_number_at(pair, "flops");
     memset(p, 0, sizeof *p);
-    p->pair = str_or(pair, "name", "?");
-    p->variant = str_or(v, "name", "?");
-    p->role = str_or(v, "role", "?");
-    p->roof = str_or(v, "roof", NULL);
-    p->verdict = str_or(v, "verdict", "-");
-    p->note = str_or(v, "note", "");
+    p->pair = json_string_at(pair, "name", "?");
+    p->variant = json_string_at(v, "name", "?");
+    p->role = json_string_at(v, "role", "?");
+    p->roof = json_string_at(v, "roof", NULL);
+    p->verdict = json_string_at(v, "verdict", "-");
+    p->note = json_string_at(v, "note", "");
     p->pair_index = pair_index;
     p->is_part = !strcmp(p->role, "part");
-    p->median_ms = num_or_nan(t, "median");
-    p->noise = num_or_nan(t, "noise");
-    p->gbps = num_or_nan(ceil, "gbps");
-    p->tflops = num_or_nan(ceil, "tflops");
-    p->efficiency = num_or_nan(ceil, "efficiency");
-    p->peak_efficiency = num_or_nan(peak, "efficiency");
-    p->speedup = num_or_nan(v, "speedup");
-    p->panel = panel_of(p->roof, flops, is_true(pair, "link_bytes"), v);
+    p->median_ms = json_number_at(t, "median");
+    p->noise = json_number_at(t, "noise");
+    p->gbps = json_number_at(ceil, "gbps");
+    p->tflops = json_number_at(ceil, "tflops");
+    p->efficiency = json_number_at(ceil, "efficiency");
+    p->peak_efficiency = json_number_at(peak, "efficiency");
+    p->speedup = json_number_at(v, "speedup");
+    p->panel = panel_of(p->roof, flops, json_true_at(pair, "link_bytes"), v);
     p->x = NAN;
     if (p->panel == RB_PANEL_ROOFLINE) {
-        p->x = num_or_nan(ceil, "ai");
+        p->x = json_number_at(ceil, "ai");
         p->y = p->tflops * 1e12;
     } else if (p->panel == RB_PANEL_LATENCY) {
         double us = extra(v, "us_per_kernel");
@@ -144,7 +126,7 @@ static void load_variant(const json_value *pair, const json_value *v, int pair_i
     }
     int positive = p->y > 0 && isfinite(p->y) &&
                    (p->panel != RB_PANEL_ROOFLINE || (p->x > 0 && isfinite(p->x)));
-    p->plotted = is_true(v, "timed") && is_true(v, "valid") && positive;
+    p->plotted = json_true_at(v, "timed") && json_true_at(v, "valid") && positive;
 }
 
 static int matches(const regex_t *re, const char *name)
@@ -184,11 +166,11 @@ static int count_variants(const json_value *pairs, const regex_t *re, size_t *n,
 static void load_meta(const json_value *doc, rb_plot_data *d)
 {
     const json_value *env = json_get(json_get(doc, "environment"), "start");
-    d->device = str_or(env, "device", "?");
-    d->driver = str_or(env, "driver", "?");
-    d->cuda = str_or(env, "cuda_runtime", "?");
-    d->date = str_or(doc, "date", "?");
-    d->git = str_or(doc, "git", "?");
+    d->device = json_string_at(env, "device", "?");
+    d->driver = json_string_at(env, "driver", "?");
+    d->cuda = json_string_at(env, "cuda_runtime", "?");
+    d->date = json_string_at(doc, "date", "?");
+    d->git = json_string_at(doc, "git", "?");
     d->path = "";
 }
 

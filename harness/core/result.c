@@ -109,13 +109,6 @@ json_value *rb_variant_to_json(const rb_variant_result *v)
     return o;
 }
 
-/* Numbers that JSON could not hold arrive as null: read them back as NaN. */
-static double num_or_nan(const json_value *o, const char *key)
-{
-    const json_value *x = json_get(o, key);
-    return x && x->type == JSON_NUMBER ? x->number : NAN;
-}
-
 int rb_variant_from_json(const json_value *o, rb_variant_result *v, char *err, size_t err_size)
 {
     const json_value *name = json_get(o, "name"), *role = json_get(o, "role");
@@ -128,32 +121,32 @@ int rb_variant_from_json(const json_value *o, rb_variant_result *v, char *err, s
         rb_fmt(err, err_size, "variant record lacks name, role, unit or time_ms");
         return -1;
     }
-    rb_variant_result_init(v, name->string, r, u, num_or_nan(o, "tolerance"));
+    rb_variant_result_init(v, name->string, r, u, json_number_at(o, "tolerance"));
     const json_value *valid = json_get(o, "valid"), *timed = json_get(o, "timed");
     v->valid = valid && valid->type == JSON_BOOL && valid->boolean;
     v->timed = timed && timed->type == JSON_BOOL && timed->boolean;
     const json_value *skipped = json_get(o, "skipped");
     v->skipped = skipped && skipped->type == JSON_BOOL && skipped->boolean;
-    v->rel_err_before = num_or_nan(o, "rel_err_before");
-    v->rel_err_after = num_or_nan(o, "rel_err_after");
-    v->time_ms.median = num_or_nan(t, "median");
-    v->time_ms.min = num_or_nan(t, "min");
-    v->time_ms.max = num_or_nan(t, "max");
-    v->time_ms.p10 = num_or_nan(t, "p10");
-    v->time_ms.p90 = num_or_nan(t, "p90");
-    v->time_ms.noise = num_or_nan(t, "noise");
-    v->time_ms.ci_lo = num_or_nan(t, "median_ci_lo");
-    v->time_ms.ci_hi = num_or_nan(t, "median_ci_hi");
+    v->rel_err_before = json_number_at(o, "rel_err_before");
+    v->rel_err_after = json_number_at(o, "rel_err_after");
+    v->time_ms.median = json_number_at(t, "median");
+    v->time_ms.min = json_number_at(t, "min");
+    v->time_ms.max = json_number_at(t, "max");
+    v->time_ms.p10 = json_number_at(t, "p10");
+    v->time_ms.p90 = json_number_at(t, "p90");
+    v->time_ms.noise = json_number_at(t, "noise");
+    v->time_ms.ci_lo = json_number_at(t, "median_ci_lo");
+    v->time_ms.ci_hi = json_number_at(t, "median_ci_hi");
     v->time_ms.ci_width = v->time_ms.median > 0
                               ? (v->time_ms.ci_hi - v->time_ms.ci_lo) / v->time_ms.median
                               : NAN;
-    double n = num_or_nan(t, "samples");
+    double n = json_number_at(t, "samples");
     /* A count no run reaches reads as 0: converting a double beyond size_t's range (1e300,
      * which UBSan flags when tests/fuzz/fuzz_json runs such a record) is undefined behaviour. */
     v->time_ms.n = n >= 0 && n <= 1e15 ? (size_t)n : 0;
-    v->launches_per_sample = num_or_nan(t, "launches_per_sample");
-    v->sm_clock_mhz = num_or_nan(o, "sm_clock_mhz");
-    v->bytes = num_or_nan(o, "bytes");
+    v->launches_per_sample = json_number_at(t, "launches_per_sample");
+    v->sm_clock_mhz = json_number_at(o, "sm_clock_mhz");
+    v->bytes = json_number_at(o, "bytes");
     const json_value *note = json_get(o, "note");
     if (note && note->type == JSON_STRING)
         rb_fmt(v->note, sizeof v->note, "%s", note->string);
@@ -280,7 +273,7 @@ json_value *rb_kernel_to_json(const rb_kernel_result *k)
 /* A count read back; -1 when absent or not a number. */
 static int int_or_minus_one(const json_value *o, const char *key)
 {
-    double x = num_or_nan(o, key);
+    double x = json_number_at(o, key);
     return x >= -1 && x <= 1e9 ? (int)x : -1;
 }
 
@@ -295,12 +288,12 @@ int rb_kernel_from_json(const json_value *o, rb_kernel_result *k, char *err, siz
     rb_fmt(k->variant, sizeof k->variant, "%s", variant->string);
     rb_fmt(k->name, sizeof k->name, "%s", name->string);
     k->registers = int_or_minus_one(o, "registers");
-    k->static_smem = num_or_nan(o, "static_smem_bytes");
-    k->dyn_smem = num_or_nan(o, "dyn_smem_bytes");
-    k->local_bytes = num_or_nan(o, "local_bytes");
+    k->static_smem = json_number_at(o, "static_smem_bytes");
+    k->dyn_smem = json_number_at(o, "dyn_smem_bytes");
+    k->local_bytes = json_number_at(o, "local_bytes");
     k->block_threads = int_or_minus_one(o, "block_threads");
     k->blocks_per_sm = int_or_minus_one(o, "blocks_per_sm");
-    k->occupancy = num_or_nan(o, "occupancy");
+    k->occupancy = json_number_at(o, "occupancy");
     const json_value *hash = json_get(o, "sass_hash"), *counts = json_get(o, "sass_counts");
     if (hash && (hash->type != JSON_STRING || strlen(hash->string) != 16 ||
                  strspn(hash->string, "0123456789abcdef") != 16)) {

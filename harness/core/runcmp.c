@@ -48,28 +48,10 @@ rb_change rb_runcmp_verdict(double lo, double hi, double floor)
 
 /* ---- reading the documents ---- */
 
-static double num(const json_value *o, const char *key)
-{
-    const json_value *v = json_get(o, key);
-    return v && v->type == JSON_NUMBER ? v->number : NAN;
-}
-
-static const char *str(const json_value *o, const char *key)
-{
-    const json_value *v = json_get(o, key);
-    return v && v->type == JSON_STRING ? v->string : NULL;
-}
-
-static int is_true(const json_value *o, const char *key)
-{
-    const json_value *v = json_get(o, key);
-    return v && v->type == JSON_BOOL && v->boolean;
-}
-
 static const json_value *find_named(const json_value *arr, const char *name)
 {
     for (size_t i = 0; arr && arr->type == JSON_ARRAY && i < arr->count; i++) {
-        const char *n = str(arr->items[i], "name");
+        const char *n = json_string_at(arr->items[i], "name", NULL);
         if (n && !strcmp(n, name))
             return arr->items[i];
     }
@@ -85,10 +67,10 @@ typedef struct side {
 static void read_side(const json_value *variant, side *s)
 {
     const json_value *t = json_get(variant, "time_ms"), *samples = json_get(t, "samples");
-    s->median = num(t, "median");
-    s->lo = num(t, "median_ci_lo");
-    s->hi = num(t, "median_ci_hi");
-    s->noise = num(t, "noise");
+    s->median = json_number_at(t, "median");
+    s->lo = json_number_at(t, "median_ci_lo");
+    s->hi = json_number_at(t, "median_ci_hi");
+    s->noise = json_number_at(t, "noise");
     if (!samples || samples->type != JSON_ARRAY || samples->count == 0)
         return;
     double *x = malloc(samples->count * sizeof *x);
@@ -125,17 +107,17 @@ static double roof_value(const json_value *doc, const char *key, int use_platfor
     *noise = NAN;
     if (use_platform) {
         const json_value *p = json_get(doc, "platform");
-        *noise = num(json_get(json_get(p, "methods"), key), "noise");
-        return num(p, key);
+        *noise = json_number_at(json_get(json_get(p, "methods"), key), "noise");
+        return json_number_at(p, key);
     }
-    return num(json_get(json_get(doc, "roofs"), key), "measured");
+    return json_number_at(json_get(json_get(doc, "roofs"), key), "measured");
 }
 
 static int has_platform(const json_value *doc, const char *key)
 {
     const json_value *p = json_get(doc, "platform");
-    const char *source = str(p, "source");
-    return p && !(source && !strcmp(source, "none")) && isfinite(num(p, key));
+    const char *source = json_string_at(p, "source", NULL);
+    return p && !(source && !strcmp(source, "none")) && isfinite(json_number_at(p, key));
 }
 
 static int attribute_platform(const json_value *od, const json_value *nd, rb_runcmp_row *row)
@@ -158,9 +140,8 @@ static int attribute_platform(const json_value *od, const json_value *nd, rb_run
     if (!explains(row->ratio_lo, row->ratio_hi, row->ratio, e, tol))
         return 0;
     rb_fmt(row->evidence, sizeof row->evidence,
-           "%s roof (%s) %.4g -> %.4g (x%.3f: time x%.3f expected); variant time x%.3f",
-           row->roof, use_platform ? "platform reference" : "roofs.measured", ov, nv, nv / ov, e,
-           row->ratio);
+           "%s roof (%s) %.4g -> %.4g (x%.3f: time x%.3f expected); variant time x%.3f", row->roof,
+           use_platform ? "platform reference" : "roofs.measured", ov, nv, nv / ov, e, row->ratio);
     return 1;
 }
 
@@ -169,15 +150,16 @@ static void kernel_diff(const json_value *a, const json_value *b, char *why, siz
 {
     static const char *const keys[] = {"registers", "static_smem_bytes", "dyn_smem_bytes",
                                        "local_bytes"};
-    const char *name = str(a, "name");
-    const char *ha = str(a, "sass_hash"), *hb = str(b, "sass_hash");
+    const char *name = json_string_at(a, "name", NULL);
+    const char *ha = json_string_at(a, "sass_hash", NULL),
+               *hb = json_string_at(b, "sass_hash", NULL);
     why[0] = '\0';
     if (ha && hb && strcmp(ha, hb)) {
         rb_fmt(why, size, "%s: sass_hash %s -> %s", name, ha, hb);
         return;
     }
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        double x = num(a, keys[i]), y = num(b, keys[i]);
+        double x = json_number_at(a, keys[i]), y = json_number_at(b, keys[i]);
         if (isfinite(x) && isfinite(y) && x != y) {
             rb_fmt(why, size, "%s: %s %.0f -> %.0f", name, keys[i], x, y);
             return;
@@ -195,13 +177,14 @@ static void code_diff(const json_value *op, const json_value *np, const char *va
         const json_value *from = pass ? nk : ok, *to = pass ? ok : nk;
         for (size_t i = 0; from && from->type == JSON_ARRAY && i < from->count && !why[0]; i++) {
             const json_value *k = from->items[i];
-            const char *v = str(k, "variant"), *name = str(k, "name");
+            const char *v = json_string_at(k, "variant", NULL),
+                       *name = json_string_at(k, "name", NULL);
             if (!v || !name || strcmp(v, variant))
                 continue;
             const json_value *other = NULL;
             for (size_t j = 0; to && to->type == JSON_ARRAY && j < to->count && !other; j++)
-                if (str(to->items[j], "name") && !strcmp(str(to->items[j], "name"), name) &&
-                    str(to->items[j], "variant") && !strcmp(str(to->items[j], "variant"), variant))
+                if (!strcmp(json_string_at(to->items[j], "name", ""), name) &&
+                    !strcmp(json_string_at(to->items[j], "variant", ""), variant))
                     other = to->items[j];
             if (!other)
                 rb_fmt(why, size, "kernel %s %s", name, pass ? "is new" : "is gone");
@@ -227,8 +210,8 @@ static void algo_diff(const json_value *ov, const json_value *nv, char *why, siz
  * sm_clock_mhz read after the loop) and whether it ran throttled. */
 static double clock_mhz(const json_value *v)
 {
-    double m = num(json_get(v, "clocks"), "sm_mhz_mean");
-    return isfinite(m) ? m : num(v, "sm_clock_mhz");
+    double m = json_number_at(json_get(v, "clocks"), "sm_mhz_mean");
+    return isfinite(m) ? m : json_number_at(v, "sm_clock_mhz");
 }
 
 static void reasons_text(const json_value *v, char *out, size_t size)
@@ -249,9 +232,9 @@ static int attribute_throttle(const json_value *ov, const json_value *nv, rb_run
     double oc = clock_mhz(ov), nc = clock_mhz(nv);
     /* the run that took longer: new when slower, old when faster */
     const json_value *slow = row->change == RB_CHANGE_SLOWER ? nv : ov;
-    int throttled = is_true(slow, "throttled");
-    int clocks_explain = oc > 0 && nc > 0 &&
-                         explains(row->ratio_lo, row->ratio_hi, row->ratio, oc / nc, row->floor);
+    int throttled = json_true_at(slow, "throttled");
+    int clocks_explain =
+        oc > 0 && nc > 0 && explains(row->ratio_lo, row->ratio_hi, row->ratio, oc / nc, row->floor);
     if (!throttled && !clocks_explain)
         return 0;
     char ro[160], rn[160];
@@ -276,8 +259,7 @@ static void attribute(const json_value *od, const json_value *nd, const json_val
         row->cause = RB_CAUSE_PLATFORM;
         if (code[0]) { /* said, so that a code change riding on a platform move is seen */
             size_t len = strlen(row->evidence);
-            rb_fmt(row->evidence + len, sizeof row->evidence - len, "; code changed too: %s",
-                   code);
+            rb_fmt(row->evidence + len, sizeof row->evidence - len, "; code changed too: %s", code);
         }
     } else if (code[0]) {
         row->cause = RB_CAUSE_CODE;
@@ -305,9 +287,9 @@ static const char *skip_reason(const json_value *v)
 {
     if (!v)
         return "absent";
-    if (!is_true(v, "valid"))
+    if (!json_true_at(v, "valid"))
         return "invalid";
-    if (!is_true(v, "timed"))
+    if (!json_true_at(v, "timed"))
         return "not timed";
     return NULL;
 }
@@ -319,14 +301,14 @@ static void compare_variant(const json_value *od, const json_value *nd, const js
 {
     const json_value *any = ov ? ov : nv;
     memset(row, 0, sizeof *row);
-    rb_fmt(row->pair, sizeof row->pair, "%s", str(op ? op : np, "name"));
-    rb_fmt(row->variant, sizeof row->variant, "%s", str(any, "name"));
-    rb_fmt(row->roof, sizeof row->roof, "%s", str(any, "roof") ? str(any, "roof") : "");
+    rb_fmt(row->pair, sizeof row->pair, "%s", json_string_at(op ? op : np, "name", NULL));
+    rb_fmt(row->variant, sizeof row->variant, "%s", json_string_at(any, "name", NULL));
+    rb_fmt(row->roof, sizeof row->roof, "%s", json_string_at(any, "roof", ""));
     row->old_ms = row->new_ms = row->ratio = row->ratio_lo = row->ratio_hi = row->floor = NAN;
     row->change = RB_CHANGE_NOT_COMPARED;
     row->cause = RB_CAUSE_NONE;
     const char *why_old = skip_reason(ov), *why_new = skip_reason(nv);
-    double so = num(op, "size"), sn = num(np, "size");
+    double so = json_number_at(op, "size"), sn = json_number_at(np, "size");
     if (why_old || why_new) {
         rb_fmt(row->evidence, sizeof row->evidence, "%s in OLD, %s in NEW",
                why_old ? why_old : "timed", why_new ? why_new : "timed");
@@ -342,7 +324,8 @@ static void compare_variant(const json_value *od, const json_value *nd, const js
     row->old_ms = a.median;
     row->new_ms = b.median;
     if (!(a.median > 0 && b.median > 0)) {
-        rb_fmt(row->evidence, sizeof row->evidence, "no median in %s", a.median > 0 ? "NEW" : "OLD");
+        rb_fmt(row->evidence, sizeof row->evidence, "no median in %s",
+               a.median > 0 ? "NEW" : "OLD");
         return;
     }
     row->ratio = b.median / a.median;
@@ -354,7 +337,9 @@ static void compare_variant(const json_value *od, const json_value *nd, const js
         row->ratio_lo = row->ratio_hi = NAN;
         rb_fmt(row->evidence, sizeof row->evidence,
                "no interval of the median in %s (fewer than 6 samples)",
-               a.lo > 0 ? "NEW" : b.lo > 0 ? "OLD" : "either run");
+               a.lo > 0   ? "NEW"
+               : b.lo > 0 ? "OLD"
+                          : "either run");
     }
     if (row->change == RB_CHANGE_FASTER || row->change == RB_CHANGE_SLOWER)
         attribute(od, nd, op, np, ov, nv, row);
@@ -381,16 +366,16 @@ static int add_pair_rows(const json_value *od, const json_value *nd, const json_
     rb_runcmp_row row;
     for (size_t i = 0; ova && ova->type == JSON_ARRAY && i < ova->count; i++) {
         const json_value *ov = ova->items[i], *nv = NULL;
-        if (!str(ov, "name"))
+        if (!json_string_at(ov, "name", NULL))
             continue;
-        nv = find_named(nva, str(ov, "name"));
+        nv = find_named(nva, json_string_at(ov, "name", NULL));
         compare_variant(od, nd, op, np, ov, nv, &row);
         if (push_row(c, cap, &row))
             return -1;
     }
     for (size_t i = 0; nva && nva->type == JSON_ARRAY && i < nva->count; i++) {
         const json_value *nv = nva->items[i];
-        if (!str(nv, "name") || find_named(ova, str(nv, "name")))
+        if (!json_string_at(nv, "name", NULL) || find_named(ova, json_string_at(nv, "name", NULL)))
             continue;
         compare_variant(od, nd, op, np, NULL, nv, &row);
         if (push_row(c, cap, &row))
@@ -418,13 +403,14 @@ static int build_rows(const json_value *od, const json_value *nd, rb_runcmp *c)
     int cap = 0;
     for (size_t i = 0; i < opa->count; i++) {
         const json_value *op = opa->items[i];
-        if (str(op, "name") &&
-            add_pair_rows(od, nd, op, find_named(npa, str(op, "name")), c, &cap))
+        if (json_string_at(op, "name", NULL) &&
+            add_pair_rows(od, nd, op, find_named(npa, json_string_at(op, "name", NULL)), c, &cap))
             return -1;
     }
     for (size_t i = 0; i < npa->count; i++) {
         const json_value *np = npa->items[i];
-        if (str(np, "name") && !find_named(opa, str(np, "name")) &&
+        if (json_string_at(np, "name", NULL) &&
+            !find_named(opa, json_string_at(np, "name", NULL)) &&
             add_pair_rows(od, nd, NULL, np, c, &cap))
             return -1;
     }
@@ -470,8 +456,8 @@ static void add_fact(facts *fs, const char *key, const json_value *v)
  * matters of them. */
 static int is_momentary(const char *leaf)
 {
-    static const char *const keys[] = {"temperature_c", "power_w", "sm_clock_mhz",
-                                       "clock_event_reasons", "git", "methods"};
+    static const char *const keys[] = {"temperature_c",       "power_w", "sm_clock_mhz",
+                                       "clock_event_reasons", "git",     "methods"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (!strcmp(leaf, keys[i]))
             return 1;
@@ -588,18 +574,16 @@ static int is_results(const json_value *doc, const char *which, char *err, size_
     return 1;
 }
 
-int rb_runcmp_build(const json_value *old_doc, const json_value *new_doc, rb_runcmp *c,
-                    char *err, size_t err_size)
+int rb_runcmp_build(const json_value *old_doc, const json_value *new_doc, rb_runcmp *c, char *err,
+                    size_t err_size)
 {
     memset(c, 0, sizeof *c);
     if (!is_results(old_doc, "OLD", err, err_size) || !is_results(new_doc, "NEW", err, err_size))
         return -1;
-    rb_fmt(c->old_git, sizeof c->old_git, "%s", str(old_doc, "git") ? str(old_doc, "git") : "?");
-    rb_fmt(c->new_git, sizeof c->new_git, "%s", str(new_doc, "git") ? str(new_doc, "git") : "?");
-    rb_fmt(c->old_date, sizeof c->old_date, "%s",
-           str(old_doc, "date") ? str(old_doc, "date") : "?");
-    rb_fmt(c->new_date, sizeof c->new_date, "%s",
-           str(new_doc, "date") ? str(new_doc, "date") : "?");
+    rb_fmt(c->old_git, sizeof c->old_git, "%s", json_string_at(old_doc, "git", "?"));
+    rb_fmt(c->new_git, sizeof c->new_git, "%s", json_string_at(new_doc, "git", "?"));
+    rb_fmt(c->old_date, sizeof c->old_date, "%s", json_string_at(old_doc, "date", "?"));
+    rb_fmt(c->new_date, sizeof c->new_date, "%s", json_string_at(new_doc, "date", "?"));
     if (build_rows(old_doc, new_doc, c) != 0 || build_env(old_doc, new_doc, c) != 0) {
         rb_runcmp_free(c);
         rb_fmt(err, err_size, "out of memory");
@@ -632,7 +616,7 @@ int rb_runcmp_failing(const rb_runcmp *c, int fail_on_platform)
 /* ---- output ---- */
 
 #define RB_RUNCMP_RULE                                                                             \
-    "ratio = new / old median time, its 90% interval from each run's 95% interval of the "        \
+    "ratio = new / old median time, its 90% interval from each run's 95% interval of the "         \
     "median; floor = max(2%, half the larger p10-p90 spread of the two timed loops)"
 
 static void print_counts(FILE *f, const rb_runcmp *c)
@@ -654,8 +638,8 @@ static void print_row(FILE *f, const rb_runcmp_row *r)
                 rb_change_name(r->change), r->evidence);
         return;
     }
-    fprintf(f, "%-48s %10.4f %10.4f %+7.1f%% %-17s %4.1f%%  %-8s %s\n", name, r->old_ms,
-            r->new_ms, 100 * (r->ratio - 1), interval, 100 * r->floor, rb_change_name(r->change),
+    fprintf(f, "%-48s %10.4f %10.4f %+7.1f%% %-17s %4.1f%%  %-8s %s\n", name, r->old_ms, r->new_ms,
+            100 * (r->ratio - 1), interval, 100 * r->floor, rb_change_name(r->change),
             rb_cause_name(r->cause));
     if (r->cause != RB_CAUSE_NONE || r->evidence[0])
         fprintf(f, "    %s\n", r->evidence);
@@ -663,12 +647,11 @@ static void print_row(FILE *f, const rb_runcmp_row *r)
 
 void rb_runcmp_print(FILE *f, const rb_runcmp *c, const char *old_path, const char *new_path)
 {
-    fprintf(f, "compare: OLD %s (git %s, %s)\n         NEW %s (git %s, %s)\n", old_path,
-            c->old_git, c->old_date, new_path, c->new_git, c->new_date);
+    fprintf(f, "compare: OLD %s (git %s, %s)\n         NEW %s (git %s, %s)\n", old_path, c->old_git,
+            c->old_date, new_path, c->new_git, c->new_date);
     fprintf(f, "environment: %d fact(s) differ, %d the same\n", c->n_env, c->n_env_same);
     for (int i = 0; i < c->n_env; i++)
-        fprintf(f, "  %-36s %s -> %s\n", c->env[i].key, c->env[i].old_value,
-                c->env[i].new_value);
+        fprintf(f, "  %-36s %s -> %s\n", c->env[i].key, c->env[i].old_value, c->env[i].new_value);
     print_counts(f, c);
     fprintf(f, "\n%-48s %10s %10s %8s %-17s %5s  %-8s %s\n", "pair/variant", "old ms", "new ms",
             "change", "90% interval", "floor", "verdict", "cause");
@@ -684,10 +667,8 @@ static json_value *row_json(const rb_runcmp_row *r)
     int bad = json_set_string(o, "pair", r->pair) | json_set_string(o, "variant", r->variant) |
               json_set_string(o, "roof", r->roof[0] ? r->roof : NULL) |
               json_set_number(o, "old_ms", r->old_ms) | json_set_number(o, "new_ms", r->new_ms) |
-              json_set_number(o, "ratio", r->ratio) |
-              json_set_number(o, "ratio_lo", r->ratio_lo) |
-              json_set_number(o, "ratio_hi", r->ratio_hi) |
-              json_set_number(o, "floor", r->floor) |
+              json_set_number(o, "ratio", r->ratio) | json_set_number(o, "ratio_lo", r->ratio_lo) |
+              json_set_number(o, "ratio_hi", r->ratio_hi) | json_set_number(o, "floor", r->floor) |
               json_set_string(o, "verdict", rb_change_name(r->change)) |
               json_set_string(o, "attribution",
                               r->cause == RB_CAUSE_NONE ? NULL : rb_cause_name(r->cause)) |
@@ -798,9 +779,10 @@ char *rb_runcmp_html(const rb_runcmp *c, const char *old_path, const char *new_p
     rb_sbuf_escaped(&b, c->new_git);
     rb_sbuf_add(&b, ", ");
     rb_sbuf_escaped(&b, c->new_date);
-    rb_sbuf_add(&b, ")</p>\n<h2>Environment: %d fact(s) differ, %d the same</h2>\n"
-                    "<table class=\"rb\">\n<thead><tr><th>fact</th><th>OLD</th><th>NEW</th>"
-                    "</tr></thead>\n<tbody>\n",
+    rb_sbuf_add(&b,
+                ")</p>\n<h2>Environment: %d fact(s) differ, %d the same</h2>\n"
+                "<table class=\"rb\">\n<thead><tr><th>fact</th><th>OLD</th><th>NEW</th>"
+                "</tr></thead>\n<tbody>\n",
                 c->n_env, c->n_env_same);
     for (int i = 0; i < c->n_env; i++) {
         rb_sbuf_add(&b, "<tr>");
@@ -809,11 +791,11 @@ char *rb_runcmp_html(const rb_runcmp *c, const char *old_path, const char *new_p
         rb_html_cell_text(&b, c->env[i].new_value);
         rb_sbuf_add(&b, "</tr>\n");
     }
-    rb_sbuf_add(&b, "</tbody>\n</table>\n<h2>Variants: %d same, %d faster, %d slower, %d unclear, "
-                    "%d not compared</h2>\n<p>",
-                c->counts[RB_CHANGE_SAME], c->counts[RB_CHANGE_FASTER],
-                c->counts[RB_CHANGE_SLOWER], c->counts[RB_CHANGE_UNCLEAR],
-                c->counts[RB_CHANGE_NOT_COMPARED]);
+    rb_sbuf_add(&b,
+                "</tbody>\n</table>\n<h2>Variants: %d same, %d faster, %d slower, %d unclear, "
+                "%d not compared</h2>\n<p>",
+                c->counts[RB_CHANGE_SAME], c->counts[RB_CHANGE_FASTER], c->counts[RB_CHANGE_SLOWER],
+                c->counts[RB_CHANGE_UNCLEAR], c->counts[RB_CHANGE_NOT_COMPARED]);
     rb_sbuf_escaped(&b, RB_RUNCMP_RULE);
     rb_sbuf_add(&b, ". Click a column's header to sort by it.</p>\n<table class=\"rb\">\n"
                     "<thead><tr><th>pair/variant</th><th>roof</th><th class=\"num\">old ms</th>"
