@@ -12,6 +12,7 @@
 
 #include "../harness/core/codegen.h"
 #include "../harness/core/fingerprint.h"
+#include "../harness/core/util.h"
 #include "../harness/env.h"
 #include "../harness/pair.h"
 #include "rbtest.h"
@@ -293,32 +294,12 @@ static char *dump(const char *mode, const char *object)
 {
     char cmd[3000];
     snprintf(cmd, sizeof cmd, "'%s' %s '%s' 2>&1", tool, mode, object);
-    FILE *f = popen(cmd, "r");
-    if (!f)
+    int rc;
+    char *buf = rb_command_output(cmd, &rc);
+    if (!buf)
         return NULL;
-    size_t cap = 1 << 20, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (len + 4096 > cap) {
-            char *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        size_t k = fread(buf + len, 1, cap - len - 1, f);
-        if (k == 0)
-            break;
-        len += k;
-    }
-    int rc = pclose(f);
-    if (buf)
-        buf[len] = '\0';
     if (rc != 0) {
-        printf("    %s failed: %.300s\n", cmd, buf ? buf : "");
+        printf("    %s failed: %.300s\n", cmd, buf);
         free(buf);
         return NULL;
     }

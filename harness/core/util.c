@@ -432,3 +432,33 @@ void rb_sbuf_free(rb_sbuf *b)
     free(b->s);
     memset(b, 0, sizeof *b);
 }
+
+char *rb_command_output(const char *cmd, int *status)
+{
+    *status = -1;
+    FILE *f = popen(cmd, "r");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 20, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (len + 1 == cap) {
+            char *bigger = realloc(buf, cap * 2);
+            if (!bigger) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+        size_t k = fread(buf + len, 1, cap - len - 1, f);
+        if (k == 0)
+            break;
+        len += k;
+    }
+    *status = pclose(f);
+    if (buf)
+        buf[len] = '\0';
+    return buf;
+}

@@ -84,6 +84,11 @@ void rb_utc_iso(char *out, size_t out_size);
 /* Seconds since an arbitrary point, monotonic. */
 double rb_now_s(void);
 
+/* Runs cmd through the shell (popen) and returns all it wrote to stdout (malloc'd, NUL
+ * terminated), with its exit status in *status (pclose's); NULL when it cannot be started or
+ * memory runs out. */
+char *rb_command_output(const char *cmd, int *status);
+
 /* A growing string. Once an allocation fails, oom is set and every later add does nothing, so
  * a writer checks once at the end (rb_sbuf_take). */
 typedef struct rb_sbuf {

@@ -25,28 +25,8 @@ static char *sass_of(const char *tool, const char *object)
         fprintf(stderr, "fingerprint: cannot quote the command for %s\n", object);
         return NULL;
     }
-    FILE *f = popen(cmd, "r");
-    size_t cap = 1 << 20, len = 0;
-    char *buf = f ? malloc(cap) : NULL;
-    while (buf) {
-        if (len + 1 == cap) {
-            char *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        size_t k = fread(buf + len, 1, cap - len - 1, f);
-        if (k == 0)
-            break;
-        len += k;
-    }
-    int rc = f ? pclose(f) : -1;
-    if (buf)
-        buf[len] = '\0';
+    int rc;
+    char *buf = rb_command_output(cmd, &rc);
     if (rc != 0 || !buf) {
         fprintf(stderr, "fingerprint: %s -sass %s failed: %.300s\n", tool, object,
                 buf ? buf : "out of memory");
