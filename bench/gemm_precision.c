@@ -335,6 +335,55 @@ static rb_status gp_gpu_references(gp_ctx *c)
 
 #define GP_CANDIDATES 8 /* heuristic results tried in setup */
 
+#ifdef RB_PLANT_SLOW10
+/* Issue 12's planted slowdown (make CFLAGS=-DRB_PLANT_SLOW10), not part of the lesson: step f
+ * forced to the heuristic candidate whose time, over 5 launches here, is closest to 1.10x the
+ * time of the one the heuristic would run (c->candidate[f]). Its library_algo then differs from
+ * a normal build's, which compare must attribute to code. */
+static rb_status gp_plant_slower(gp_ctx *c, int f, const cublasLtMatmulHeuristicResult_t *result,
+                                 int found)
+{
+    const float one = 1.0f, zero = 0.0f;
+    cudaEvent_t e0, e1;
+    double t[GP_CANDIDATES];
+    RB_CUDA(cudaEventCreate(&e0));
+    RB_CUDA(cudaEventCreate(&e1));
+    for (int i = 0; i < found; i++) {
+        t[i] = NAN;
+        if (i < c->candidate[f] || result[i].state != CUBLAS_STATUS_SUCCESS)
+            continue;
+        cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+        for (int rep = 0; rep < 6 && st == CUBLAS_STATUS_SUCCESS; rep++) {
+            if (rep == 1)
+                RB_CUDA(cudaEventRecord(e0, 0));
+            st = cublasLtMatmul(c->lt, c->desc[f], &one, c->b[f], c->layout_a[f], c->a[f],
+                                c->layout_b[f], &zero, c->no_c[f] ? NULL : c->out, c->layout_d[f],
+                                c->out, c->layout_d[f], &result[i].algo, c->workspace,
+                                GEMM_PRECISION_WORKSPACE, 0);
+        }
+        RB_CUDA(cudaEventRecord(e1, 0));
+        RB_CUDA(cudaEventSynchronize(e1));
+        float ms = 0;
+        if (st == CUBLAS_STATUS_SUCCESS && cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess)
+            t[i] = ms / 5;
+    }
+    RB_CUDA(cudaEventDestroy(e0));
+    RB_CUDA(cudaEventDestroy(e1));
+    int pick = c->candidate[f];
+    double first = t[pick];
+    for (int i = 0; i < found; i++)
+        if (t[i] / first >= 1.03 && (pick == c->candidate[f] ||
+                                     fabs(t[i] / first - 1.10) < fabs(t[pick] / first - 1.10)))
+            pick = i;
+    fprintf(stderr, "gemm_precision: planted slowdown: %s runs candidate #%d, %.3fx the time of "
+                    "#%d\n",
+            gp_formats[f].name, pick, t[pick] / first, c->candidate[f]);
+    c->algo[f] = result[pick].algo;
+    c->candidate[f] = pick;
+    return RB_OK;
+}
+#endif
+
 /* Step f's descriptor, layouts and the heuristic's first algorithm that runs. cuBLASLt's A is our B
  * (kp x np column-major, op T), its B our A (kp x M, op N), its C = D our output (np x M). */
 static rb_status gp_make_op(gp_ctx *c, int f, cublasLtMatmulPreference_t pref)
@@ -390,6 +439,10 @@ static rb_status gp_make_op(gp_ctx *c, int f, cublasLtMatmulPreference_t pref)
                 if (i > 0 || no_c)
                     fprintf(stderr, "gemm_precision: %s runs the heuristic's candidate #%d%s\n",
                             g->name, i, no_c ? " with no C" : "");
+#ifdef RB_PLANT_SLOW10
+                if (f == GP_BF16)
+                    return gp_plant_slower(c, f, result, found);
+#endif
                 return RB_OK;
             }
         }

@@ -427,6 +427,71 @@ static int compare_with_baseline(const json_value *baseline, const json_value *d
     return failing;
 }
 
+/* A regressed or improved verdict's cause, as compare attributes a change (core/runcmp.h): the
+ * expectation's pair entry stands for the old run (its platform reference, kernels, and each
+ * variant's library_algo and clocks), this run's document for the new one. Written into the
+ * variant's result and its object in doc. */
+static void attribute_verdicts(const rb_expect *e, json_value *doc, rb_pair_result *results, int n)
+{
+    const json_value *dp = json_get(doc, "pairs");
+    for (int i = 0; e && dp && i < n && (size_t)i < dp->count; i++) {
+        const json_value *ep = json_get(json_get(e->doc, "pairs"), results[i].name);
+        const json_value *np = dp->items[i], *nvs = json_get(np, "variants");
+        json_value *od = json_new_object();
+        if (!od || (json_get(ep, "platform") &&
+                    json_object_set(od, "platform", json_clone(json_get(ep, "platform"))))) {
+            json_free(od);
+            return;
+        }
+        for (int k = 0; k < results[i].n_variants && nvs && (size_t)k < nvs->count; k++) {
+            rb_variant_result *v = &results[i].v[k];
+            json_value *nv = nvs->items[k];
+            if (v->verdict != RB_VERDICT_REGRESSED && v->verdict != RB_VERDICT_IMPROVED)
+                continue;
+            rb_runcmp_row row;
+            memset(&row, 0, sizeof row);
+            rb_fmt(row.pair, sizeof row.pair, "%s", results[i].name);
+            rb_fmt(row.variant, sizeof row.variant, "%s", v->name);
+            rb_fmt(row.roof, sizeof row.roof, "%s", json_string_at(nv, "roof", ""));
+            /* the judged ratio, with this run's 95% interval of its median around it */
+            double m = v->time_ms.median;
+            row.ratio = v->judged_ratio;
+            row.ratio_lo = m > 0 && isfinite(v->time_ms.ci_lo) ? row.ratio * v->time_ms.ci_lo / m
+                                                                : row.ratio;
+            row.ratio_hi = m > 0 && isfinite(v->time_ms.ci_hi) ? row.ratio * v->time_ms.ci_hi / m
+                                                                : row.ratio;
+            row.floor = v->threshold;
+            row.change = v->verdict == RB_VERDICT_REGRESSED ? RB_CHANGE_SLOWER : RB_CHANGE_FASTER;
+            rb_runcmp_attribute(od, doc, ep, np, json_get(json_get(ep, "variants"), v->name), nv,
+                                &row);
+            rb_fmt(v->cause, sizeof v->cause, "%s", rb_cause_name(row.cause));
+            rb_fmt(v->evidence, sizeof v->evidence, "%s", row.evidence);
+            /* (out of memory here leaves the file without them: the table still says it) */
+            if (!json_set_string(nv, "cause", v->cause))
+                json_set_string(nv, "evidence", v->evidence);
+        }
+        json_free(od);
+    }
+}
+
+/* run --update-expectations --repeat N: the first N - 1 runs of the pairs, into earlier[r * n
+ * .. r * n + n). 0, or the exit code (interrupted). */
+static int run_earlier(const rb_job *jobs, int n, const rb_options *o, rb_pair_result *earlier)
+{
+    int repeat = (int)o->repeat;
+    for (int r = 0; r + 1 < repeat; r++) {
+        printf("== run %d of %d (--repeat: the spread of each variant's medians over the runs "
+               "sets its regression threshold)\n",
+               r + 1, repeat);
+        run_pairs(jobs, n, o, earlier + (size_t)r * n);
+        if (rb_runner_interrupted())
+            return interrupted_exit();
+    }
+    if (repeat > 1)
+        printf("== run %d of %d: judged and written\n", repeat, repeat);
+    return 0;
+}
+
 static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **argv,
                    rb_pair_result *results, const json_value *baseline)
 {
@@ -483,12 +548,30 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
         return rc;
     }
 
+    int repeat = o->update_expectations && o->repeat > 1 ? (int)o->repeat : 1;
+    rb_pair_result *earlier =
+        repeat > 1 ? calloc((size_t)(repeat - 1) * (size_t)n, sizeof *earlier) : NULL;
+    if (repeat > 1 && !earlier) {
+        fprintf(stderr, "roofbench: out of memory for %d runs of %d pairs\n", repeat, n);
+        json_free(platform);
+        rb_expect_free(&expect);
+        json_free(ps.env);
+        return EXIT_FAIL;
+    }
+    if ((rc = run_earlier(jobs, n, o, earlier)) != 0) {
+        free(earlier);
+        json_free(platform);
+        rb_expect_free(&expect);
+        json_free(ps.env);
+        return rc;
+    }
     run_pairs(jobs, n, o, results);
 
     probe_state end;
     json_value *env_end =
         rb_runner_interrupted() || probe(&end, o->timeout_s) != 0 ? NULL : end.env;
     if (rb_runner_interrupted()) {
+        free(earlier);
         json_free(env_end);
         json_free(platform);
         rb_expect_free(&expect);
@@ -499,12 +582,11 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
     rb_roofs ceilings, peaks;
     rb_results_derive(have_expect ? &expect : NULL, key, results, n, &ceilings, &peaks);
     int failing = rb_expect_apply(have_expect ? &expect : NULL, results, n);
-    printf("\n");
-    rb_report_table(stdout, results, n);
-    rb_report_summary(stdout, results, n);
 
     json_value *meta =
         rb_results_meta("roofbench", o, argc, argv, ps.env, have_expect ? expect_path : NULL);
+    /* the expectations keep a copy of the platform reference they were recorded with */
+    json_value *recorded_platform = o->update_expectations && platform ? json_clone(platform) : NULL;
     if (meta) {
         json_object_set(json_get(meta, "environment"), "end", env_end);
         /* NULL (out of memory) leaves the file without a platform: an old file's shape */
@@ -515,6 +597,11 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
         json_free(platform);
     }
     json_value *doc = rb_report_json(results, n, &ceilings, &peaks, meta);
+    if (doc)
+        attribute_verdicts(have_expect ? &expect : NULL, doc, results, n);
+    printf("\n");
+    rb_report_table(stdout, results, n);
+    rb_report_summary(stdout, results, n);
     if (!doc || rb_results_save(o, key, doc, results, n) != 0)
         failing++;
     if (doc && baseline)
@@ -525,20 +612,28 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
 
     if (o->update_expectations) {
         json_value *d = have_expect ? expect.doc : NULL;
-        if (rb_expect_update(&d, results, n, hardware(ps.env), rb_datasheet_peaks(key),
-                             provenance(o, ps.env), err, sizeof err) != 0 ||
+        const rb_pair_result *runs[RB_EXPECT_MAX_REPEAT];
+        for (int r = 0; r + 1 < repeat; r++)
+            runs[r] = earlier + (size_t)r * n;
+        if (rb_expect_update_runs(&d, results, n, runs, repeat - 1, recorded_platform,
+                                  hardware(ps.env), rb_datasheet_peaks(key),
+                                  provenance(o, ps.env), err, sizeof err) != 0 ||
             write_expectations(expect_path, d, err, sizeof err) != 0) {
             fprintf(stderr, "roofbench: %s\n", err);
             failing++;
         } else {
             report_dropped(results, n);
-            printf("expectations: %s updated\n", expect_path);
+            printf("expectations: %s updated from %d run(s); the regression thresholds:\n",
+                   expect_path, repeat);
+            rb_expect_print_thresholds(stdout, d, NULL);
         }
         if (!have_expect)
             json_free(d);
         else
             expect.doc = d;
     }
+    json_free(recorded_platform);
+    free(earlier);
     rb_expect_free(&expect);
     json_free(ps.env);
     if (failing)

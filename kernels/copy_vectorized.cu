@@ -53,6 +53,10 @@
  *   optimized kernel with each float4 moved as four 4-byte accesses (copy_vectorized_load/store),
  *   a planted code change whose slowdown `roofbench compare` must attribute to code (its
  *   sass_hash differs). The codegen checks of such a build fail the 16-byte rules, as they must.
+ *   `make NVCCFLAGS=-DRB_PLANT_SLOW10` (issue 12's planted 10% slowdowns, with gemm_precision,
+ *   cuda_graphs and nccl_allreduce) makes the first tenth of the optimized kernel's threads copy
+ *   a second float4 from the far half of the buffer, one another thread copies much later: 10%
+ *   more DRAM traffic (the L2 holds neither copy by then), the same output.
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -116,6 +120,11 @@ static __global__ void copy_vectorized_optimized_kernel(const float4 *__restrict
     }
     for (; i < n4; i += stride)
         copy_vectorized_store(&out[i], copy_vectorized_load(&in[i]));
+#ifdef RB_PLANT_SLOW10
+    i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4 / 10)
+        copy_vectorized_store(&out[i + n4 / 2], copy_vectorized_load(&in[i + n4 / 2]));
+#endif
 }
 
 extern "C" cudaError_t copy_vectorized_baseline(const float *in, float *out, size_t n,

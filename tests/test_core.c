@@ -763,7 +763,12 @@ static void test_cli_defaults_and_sizes(void)
     RB_CHECK(o.command == RB_CMD_CEILINGS && o.expect_none == 0);
     RB_CHECK(strcmp(o.expect_path, "e.json") == 0);
     RB_CHECK(parse_args(&o, err, sizeof err, "run", "--update-expectations", (char *)NULL) == 0);
-    RB_CHECK(o.update_expectations == 1);
+    RB_CHECK(o.update_expectations == 1 && o.repeat == 3); /* three runs unless told */
+    RB_CHECK(parse_args(&o, err, sizeof err, "run", "--repeat", "1", "--update-expectations",
+                        (char *)NULL) == 0);
+    RB_CHECK(o.update_expectations == 1 && o.repeat == 1);
+    RB_CHECK(parse_args(&o, err, sizeof err, "run", "--update-expectations", (char *)NULL) == 0 &&
+             o.repeat == 3);
     RB_CHECK(parse_args(&o, err, sizeof err, "run", "--samples", "100000", (char *)NULL) == 0);
     RB_CHECK(o.samples == 100000);
     RB_CHECK(parse_args(&o, err, sizeof err, "run", "--filter", "^(copy|gemm)_.*$", (char *)NULL) ==
@@ -792,6 +797,12 @@ static void test_cli_refusals(void)
     RB_CHECK(cli_refused("--expect none", "run", "--expect", "none", "--update-expectations",
                          (char *)NULL));
     RB_CHECK(cli_refused("goes with run", "check", "--update-expectations", (char *)NULL));
+    RB_CHECK(cli_refused("--repeat goes with --update-expectations", "run", "--repeat", "3",
+                         (char *)NULL));
+    RB_CHECK(cli_refused("--repeat: 1 to 20", "run", "--update-expectations", "--repeat", "21",
+                         (char *)NULL));
+    RB_CHECK(cli_refused("--repeat", "run", "--update-expectations", "--repeat", "0",
+                         (char *)NULL));
     RB_CHECK(cli_refused("goes with run", "list", "--update-expectations", (char *)NULL));
     RB_CHECK(cli_refused("--no-ceilings does not go with ceilings", "ceilings", "--no-ceilings",
                          (char *)NULL));

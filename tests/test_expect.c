@@ -1438,6 +1438,204 @@ static void test_skipped_variant(void)
     rb_expect_free(&e);
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* thresholds from repeated runs (issue 12)                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/* A variant of a repeat run: its median, and (mhz > 0) a clock sampled under the power cap. */
+static rb_variant_result *add_timed(rb_pair_result *p, const char *name, rb_unit unit,
+                                    double median_ms, double mhz)
+{
+    rb_variant_result *v = add_variant(p, name, RB_ROLE_STEP, 1, median_ms, 0.2);
+    v->unit = unit;
+    /* a tight interval of the median: this run knows it to 0.2% */
+    v->time_ms.ci_lo = 0.999 * median_ms;
+    v->time_ms.ci_hi = 1.001 * median_ms;
+    if (mhz > 0) {
+        v->clocks.sm_mhz_sum = v->clocks.sm_mhz_min = mhz;
+        v->clocks.clock_samples = v->clocks.samples = 1;
+        v->clocks.reasons = 1u << RB_REASON_POWER_CAP;
+    }
+    return v;
+}
+
+/* Three runs: steady (medians spread 1%), drifty (6%), and a power-capped tensor-core GEMM whose
+ * time moves with its clock (its cycles, time x clock, do not move at all). */
+static void three_runs(rb_pair_result runs[3])
+{
+    static const double steady[3] = {1.0, 1.01, 1.005}, drifty[3] = {1.0, 1.06, 1.03};
+    static const double capped_ms[3] = {1.0, 0.9375, 1500.0 / 1400.0};
+    static const double capped_mhz[3] = {1500, 1600, 1400};
+    for (int r = 0; r < 3; r++) {
+        init_pair(&runs[r], "gemm_x", FULL_SIZE);
+        runs[r].flops = 1e12;
+        add_timed(&runs[r], "steady", RB_UNIT_NONE, steady[r], 0);
+        add_timed(&runs[r], "drifty", RB_UNIT_NONE, drifty[r], 0);
+        add_timed(&runs[r], "capped", RB_UNIT_BF16, capped_ms[r], capped_mhz[r]);
+    }
+}
+
+static json_value *record_three(void)
+{
+    rb_pair_result runs[3];
+    three_runs(runs);
+    const rb_pair_result *earlier[2] = {&runs[0], &runs[1]};
+    json_value *doc = NULL, *platform = parse_text("{\"dram_gbps\": 3000, \"source\": \"quick\"}");
+    char err[300] = "";
+    RB_CHECK(rb_expect_update_runs(&doc, &runs[2], 1, earlier, 2, platform,
+                                   parse_text("{\"name\": \"NVIDIA H100 80GB HBM3\"}"), NULL,
+                                   parse_text("{\"git\": \"abc\"}"), err, sizeof err) == 0);
+    json_free(platform);
+    RB_CHECK(doc && rb_expect_validate(doc, err, sizeof err) == 0);
+    return doc;
+}
+
+static void test_update_records_run_spread(void)
+{
+    json_value *doc = record_three();
+    if (!doc)
+        return;
+    const json_value *vs = json_get(json_get(json_get(doc, "pairs"), "gemm_x"), "variants");
+    const json_value *steady = json_get(vs, "steady"), *capped = json_get(vs, "capped");
+    RB_CHECK(json_number_at(steady, "runs") == 3);
+    RB_CHECK(json_number_at(steady, "median_ms") == 1.005); /* the median of the medians */
+    RB_CHECK_NEAR(json_number_at(steady, "run_spread"), 0.01 / 1.005, 1e-12);
+    RB_CHECK_NEAR(json_number_at(json_get(vs, "drifty"), "run_spread"), 0.06 / 1.03, 1e-12);
+    const json_value *med = json_get(steady, "run_medians");
+    RB_CHECK(med && med->type == JSON_ARRAY && med->count == 3);
+    RB_CHECK(!json_true_at(steady, "per_clock") && json_get(steady, "clocks") == NULL);
+    /* capped: judged on cycles, which did not move; its recorded clock the median one */
+    RB_CHECK(json_true_at(capped, "per_clock"));
+    RB_CHECK_NEAR(json_number_at(capped, "run_spread"), 0.0, 1e-12);
+    RB_CHECK(json_number_at(json_get(capped, "clocks"), "sm_mhz_mean") == 1500);
+    /* the pair keeps the platform reference it was recorded with */
+    RB_CHECK(json_number_at(json_get(json_get(json_get(doc, "pairs"), "gemm_x"), "platform"),
+                            "dram_gbps") == 3000);
+    json_free(doc);
+}
+
+/* A new run of gemm_x judged against the three-run expectations. */
+static void judge_new(const json_value *doc, double steady, double drifty, double capped_ms,
+                      double capped_mhz, rb_pair_result *p)
+{
+    rb_expect e = {0};
+    e.doc = json_clone(doc);
+    init_pair(p, "gemm_x", FULL_SIZE);
+    p->flops = 1e12;
+    add_timed(p, "steady", RB_UNIT_NONE, steady, 0);
+    add_timed(p, "drifty", RB_UNIT_NONE, drifty, 0);
+    add_timed(p, "capped", RB_UNIT_BF16, capped_ms, capped_mhz);
+    rb_expect_apply(&e, p, 1);
+    rb_expect_free(&e);
+}
+
+static void test_judge_with_run_spread(void)
+{
+    json_value *doc = record_three();
+    if (!doc)
+        return;
+    rb_pair_result p;
+    /* Within each one's threshold: steady 3% (the floor, 2 x 1% under it), drifty 2 x 5.8%, the
+     * capped GEMM 20% slower in time at a 20% lower clock: the same cycles. The noise within a
+     * loop (0.2, i.e. 20%) no longer sets any threshold: it would have made all three blind. */
+    judge_new(doc, 1.005 * 1.029, 1.03 * 1.11, 1.2, 1250, &p);
+    RB_CHECK(p.v[0].verdict == RB_VERDICT_PASS && p.v[0].threshold == 0.03);
+    RB_CHECK(p.v[1].verdict == RB_VERDICT_PASS);
+    RB_CHECK_NEAR(p.v[1].threshold, 2 * 0.06 / 1.03, 1e-12);
+    RB_CHECK(p.v[2].verdict == RB_VERDICT_PASS && p.v[2].per_clock);
+    RB_CHECK_NEAR(p.v[2].judged_ratio, 1.0, 1e-12);
+    /* A 10% slowdown: steady regressed, drifty not seen (its threshold is 11.7%), the capped GEMM
+     * regressed at the same clock; 5% faster: steady improved. */
+    judge_new(doc, 1.005 * 1.10, 1.03 * 1.10, 1.1, 1500, &p);
+    RB_CHECK(p.v[0].verdict == RB_VERDICT_REGRESSED);
+    RB_CHECK(p.v[1].verdict == RB_VERDICT_PASS);
+    RB_CHECK(p.v[2].verdict == RB_VERDICT_REGRESSED);
+    RB_CHECK_NEAR(p.v[2].judged_ratio, 1.1, 1e-12);
+    judge_new(doc, 1.005 * 0.95, 1.03 * 1.13, 1.0, 1500, &p);
+    RB_CHECK(p.v[0].verdict == RB_VERDICT_IMPROVED);
+    RB_CHECK(p.v[1].verdict == RB_VERDICT_REGRESSED);
+    /* NaN fails, as before */
+    judge_new(doc, NAN, 1.03, 1.0, 1500, &p);
+    RB_CHECK(p.v[0].verdict == RB_VERDICT_REGRESSED);
+    /* A run that knows its median worse than the runs spread widens its own threshold. */
+    rb_expected x;
+    rb_expected_read(json_get(json_get(json_get(json_get(doc, "pairs"), "gemm_x"), "variants"),
+                              "steady"),
+                     &x);
+    rb_stats wide = {.median = 1.0, .ci_lo = 0.9, .ci_hi = 1.1, .noise = 0.3};
+    RB_CHECK_NEAR(rb_expect_run_threshold(&x, &wide), 0.1, 1e-12);
+    /* Fewer than 3 runs: the old rule, max(3%, 3 x the larger noise). */
+    x.runs = 2;
+    RB_CHECK_NEAR(rb_expect_run_threshold(&x, &wide), 0.9, 1e-12);
+    json_free(doc);
+}
+
+static void test_print_thresholds(void)
+{
+    json_value *doc = record_three();
+    if (!doc)
+        return;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    RB_CHECK(f != NULL);
+    if (!f) {
+        json_free(doc);
+        return;
+    }
+    rb_expect_print_thresholds(f, doc, NULL);
+    fclose(f);
+    RB_CHECK(strstr(buf, "gemm_x/drifty") && strstr(buf, "NOT SEEN"));
+    RB_CHECK(strstr(buf, "time x clk"));
+    RB_CHECK(strstr(buf, "3 variant(s): a 10% slowdown is regressed in 2, not seen in 1") != NULL);
+    free(buf);
+    json_free(doc);
+}
+
+static void test_validate_refuses_bad_run_fields(void)
+{
+    static const char *const bad[][2] = {
+        {"\"run_medians\": [1, -2]", "run_medians: expected positive numbers"},
+        {"\"run_medians\": 3", "run_medians: expected array"},
+        {"\"runs\": 0", "runs: expected a whole number >= 1"},
+        {"\"runs\": 2.5", "runs: expected a whole number >= 1"},
+        {"\"run_spread\": -0.1", "run_spread: must be >= 0"},
+        {"\"clocks\": {\"sm_mhz_mean\": 1500, \"x\": 1}", "clocks: expected {"},
+        {"\"clocks\": {\"sm_mhz_mean\": \"fast\"}", "clocks: expected {"},
+        {"\"per_clock\": 1", "per_clock: expected true or false"},
+        {"\"library_algo\": 7", "library_algo: expected an object"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[600], err[300] = "";
+        snprintf(text, sizeof text,
+                 "{\"schema\": 1, \"hardware\": {\"name\": \"x\"}, \"peaks\": {}, \"ceilings\": {}, "
+                 "\"pairs\": {\"p\": {\"size\": 1, \"variants\": {\"v\": {\"median_ms\": 1, "
+                 "\"noise\": 0, %s}}}}}",
+                 bad[i][0]);
+        json_value *doc = parse_text(text);
+        RB_CHECK(doc && rb_expect_validate(doc, err, sizeof err) == -1);
+        if (!strstr(err, bad[i][1]))
+            printf("    %s: got '%s'\n", bad[i][0], err);
+        RB_CHECK(strstr(err, bad[i][1]) != NULL);
+        json_free(doc);
+    }
+    static const char *const bad_pair[][2] = {
+        {"\"platform\": 1", "pairs.p.platform: expected an object"},
+        {"\"kernels\": {}", "pairs.p.kernels: expected array"},
+    };
+    for (size_t i = 0; i < sizeof bad_pair / sizeof bad_pair[0]; i++) {
+        char text[600], err[300] = "";
+        snprintf(text, sizeof text,
+                 "{\"schema\": 1, \"hardware\": {\"name\": \"x\"}, \"peaks\": {}, \"ceilings\": {}, "
+                 "\"pairs\": {\"p\": {\"size\": 1, %s, \"variants\": {}}}}",
+                 bad_pair[i][0]);
+        json_value *doc = parse_text(text);
+        RB_CHECK(doc && rb_expect_validate(doc, err, sizeof err) == -1);
+        RB_CHECK(strstr(err, bad_pair[i][1]) != NULL);
+        json_free(doc);
+    }
+}
+
 static const rbtest_case expect_cases[] = {
     {"validate_refuses_implausible_ceilings", test_validate_refuses_implausible_ceilings},
     {"same_device", test_same_device},
@@ -1452,6 +1650,10 @@ static const rbtest_case expect_cases[] = {
     {"load_errors", test_load_errors},
     {"load_fills_roofs", test_load_fills_roofs},
     {"threshold", test_threshold},
+    {"update_records_run_spread", test_update_records_run_spread},
+    {"judge_with_run_spread", test_judge_with_run_spread},
+    {"print_thresholds", test_print_thresholds},
+    {"validate_refuses_bad_run_fields", test_validate_refuses_bad_run_fields},
     {"judge", test_judge},
     {"apply_pass_and_invalid", test_apply_pass_and_invalid},
     {"apply_new", test_apply_new},

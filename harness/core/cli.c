@@ -52,7 +52,12 @@ const char *rb_cli_usage(void)
            "  --expect-any-device   [run ceilings] use an expectation file recorded on another\n"
            "                        GPU model (refused by default: its times and roofs are not\n"
            "                        this GPU's)\n"
-           "  --update-expectations [run] rewrite the expectation file from this run\n"
+           "  --update-expectations [run] rewrite the expectation file from this run: each\n"
+           "                        variant's median, and the spread of its medians over\n"
+           "                        --repeat runs, from which its regression threshold comes\n"
+           "  --repeat N            [run] with --update-expectations: run the pairs N times,\n"
+           "                        1..20 (default 3; 1 records no spread: the thresholds\n"
+           "                        then fall back to the spread within one timed loop)\n"
            "  --quick               [ceilings] DRAM copy, FP32 FMA and launch latency only (a few\n"
            "                        seconds: a same-run platform reference)\n"
            "  --no-ceilings         [run] skip the platform reference a run measures first\n"
@@ -110,6 +115,7 @@ static const cli_option cli_options[] = {
     {"--expect", ON_RUN | ON_CEILINGS, 1},
     {"--expect-any-device", ON_RUN | ON_CEILINGS, 0},
     {"--update-expectations", ON_RUN, 0},
+    {"--repeat", ON_RUN, 1},
     {"--quick", ON_CEILINGS, 0},
     {"--no-ceilings", ON_RUN, 0},
     {"--nvtx", ON_RUN | ON_CHECK, 0},
@@ -244,13 +250,19 @@ static int parse_count_option(const char *a, const char *v, rb_options *o, char 
                               size_t err_size)
 {
     char why[200];
-    uint64_t *dst = !strcmp(a, "--samples") ? &o->samples : &o->seed;
+    uint64_t *dst = !strcmp(a, "--samples") ? &o->samples
+                    : !strcmp(a, "--repeat") ? &o->repeat
+                                             : &o->seed;
     if (rb_parse_count(v, dst, why, sizeof why) != 0) {
         rb_fmt(err, err_size, "%s: %s", a, why);
         return -1;
     }
     if (dst == &o->samples && o->samples > 100000) {
         rb_fmt(err, err_size, "--samples: at most 100000");
+        return -1;
+    }
+    if (dst == &o->repeat && !(o->repeat >= 1 && o->repeat <= 20)) {
+        rb_fmt(err, err_size, "--repeat: 1 to 20 runs");
         return -1;
     }
     return 0;
@@ -263,7 +275,7 @@ static int parse_value(const char *a, const char *v, rb_options *o, char *err, s
         return parse_filter(v, o, err, err_size);
     if (!strcmp(a, "--size"))
         return parse_size_option(v, o, err, err_size);
-    if (!strcmp(a, "--samples") || !strcmp(a, "--seed"))
+    if (!strcmp(a, "--samples") || !strcmp(a, "--seed") || !strcmp(a, "--repeat"))
         return parse_count_option(a, v, o, err, err_size);
     if (!strcmp(a, "--timeout"))
         return parse_bounded_seconds(a, v, RB_TIMEOUT_MIN_S, RB_TIMEOUT_MAX_S, &o->timeout_s, err,
@@ -369,6 +381,13 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
         rb_fmt(err, err_size, "--fail-on-platform goes with --baseline OLD.json in run");
         return -1;
     }
+    if (o->repeat && !o->update_expectations) {
+        rb_fmt(err, err_size, "--repeat goes with --update-expectations (the runs whose spread "
+                              "sets each variant's regression threshold)");
+        return -1;
+    }
+    if (o->update_expectations && !o->repeat)
+        o->repeat = 3;
     if (o->update_expectations && o->expect_none) {
         rb_fmt(err, err_size, "--update-expectations needs an expectation file, not --expect none");
         return -1;

@@ -33,6 +33,7 @@ typedef struct rb_options {
     const char *expect_path; /* NULL: expectations/<hardware-key>.json */
     int expect_none;
     int update_expectations;
+    uint64_t repeat; /* --update-expectations: runs of the pairs (default 3); 0 otherwise */
     int expect_any_device; /* use an expectation file recorded on another GPU model */
     int nvtx;
     int quick;        /* ceilings: DRAM copy, FP32 and launch only */

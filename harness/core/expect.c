@@ -2,6 +2,7 @@
 #include "expect.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -174,19 +175,69 @@ static int validate_positive(const json_value *o, const char *key, const char *p
     return 0;
 }
 
+/* One key of an expected variant: the numbers (median_ms, noise, gbps, tflops; runs and
+ * run_spread), run_medians (positive numbers), clocks ({"sm_mhz_mean": MHz}), per_clock (true or
+ * false) and library_algo (an object, as the results write it). */
+static int validate_variant_key(const char *key, const json_value *x, const char *vw, char *err,
+                                size_t err_size)
+{
+    char kw[280];
+    rb_fmt(kw, sizeof kw, "%s.%s", vw, key);
+    if (!strcmp(key, "run_medians")) {
+        if (expect_type(x, JSON_ARRAY, kw, err, err_size))
+            return -1;
+        for (size_t i = 0; i < x->count; i++)
+            if (x->items[i]->type != JSON_NUMBER || !(x->items[i]->number > 0))
+                return fail_at(err, err_size, kw, "expected positive numbers");
+        return 0;
+    }
+    if (!strcmp(key, "clocks")) {
+        const json_value *m = json_get(x, "sm_mhz_mean");
+        if (expect_type(x, JSON_OBJECT, kw, err, err_size))
+            return -1;
+        if (x->count != 1 || !m || (m->type != JSON_NULL && m->type != JSON_NUMBER))
+            return fail_at(err, err_size, kw, "expected {\"sm_mhz_mean\": MHz or null}");
+        return 0;
+    }
+    if (!strcmp(key, "per_clock"))
+        return x->type == JSON_BOOL ? 0 : fail_at(err, err_size, kw, "expected true or false");
+    if (!strcmp(key, "library_algo"))
+        return expect_type(x, JSON_OBJECT, kw, err, err_size);
+    if (strcmp(key, "median_ms") && strcmp(key, "noise") && strcmp(key, "gbps") &&
+        strcmp(key, "tflops") && strcmp(key, "runs") && strcmp(key, "run_spread"))
+        return fail_at(err, err_size, kw,
+                       "unknown key (expected median_ms, noise, gbps, tflops, runs, run_medians, "
+                       "run_spread, clocks, per_clock, library_algo)");
+    if (x->type != JSON_NUMBER && x->type != JSON_NULL)
+        return expect_type(x, JSON_NUMBER, kw, err, err_size);
+    if (!strcmp(key, "runs") && !(x->type == JSON_NUMBER && x->number >= 1 &&
+                                  x->number == (double)(int)x->number))
+        return fail_at(err, err_size, kw, "expected a whole number >= 1");
+    if (!strcmp(key, "run_spread") && x->type == JSON_NUMBER && !(x->number >= 0))
+        return fail_at(err, err_size, kw, "must be >= 0 (or null)");
+    return 0;
+}
+
 static int validate_pair(const json_value *p, const char *name, char *err, size_t err_size)
 {
     char where[160], vwhere[200];
     rb_fmt(where, sizeof where, "pairs.%s", name);
     if (expect_type(p, JSON_OBJECT, where, err, err_size))
         return -1;
-    for (size_t i = 0; i < p->count; i++)
-        if (strcmp(p->keys[i], "size") && strcmp(p->keys[i], "shape") &&
-            strcmp(p->keys[i], "recorded") && strcmp(p->keys[i], "variants")) {
-            rb_fmt(vwhere, sizeof vwhere, "%s.%s", where, p->keys[i]);
+    for (size_t i = 0; i < p->count; i++) {
+        const char *key = p->keys[i];
+        rb_fmt(vwhere, sizeof vwhere, "%s.%s", where, key);
+        if (strcmp(key, "size") && strcmp(key, "shape") && strcmp(key, "recorded") &&
+            strcmp(key, "variants") && strcmp(key, "platform") && strcmp(key, "kernels"))
             return fail_at(err, err_size, vwhere,
-                           "unknown key (expected size, shape, recorded, variants)");
-        }
+                           "unknown key (expected size, shape, recorded, variants, platform, "
+                           "kernels)");
+        /* what the expectations were recorded with, for the attribution of a verdict */
+        if (!strcmp(key, "platform") && expect_type(p->items[i], JSON_OBJECT, vwhere, err, err_size))
+            return -1;
+        if (!strcmp(key, "kernels") && expect_type(p->items[i], JSON_ARRAY, vwhere, err, err_size))
+            return -1;
+    }
     const json_value *recorded = json_get(p, "recorded");
     rb_fmt(vwhere, sizeof vwhere, "%s.recorded", where);
     if (recorded && expect_type(recorded, JSON_OBJECT, vwhere, err, err_size))
@@ -211,21 +262,9 @@ static int validate_pair(const json_value *p, const char *name, char *err, size_
             validate_positive(v, "median_ms", vw, 0, err, err_size) ||
             validate_positive(v, "noise", vw, 1, err, err_size))
             return -1;
-        for (size_t k = 0; k < v->count; k++) {
-            const char *key = v->keys[k];
-            if (strcmp(key, "median_ms") && strcmp(key, "noise") && strcmp(key, "gbps") &&
-                strcmp(key, "tflops")) {
-                char kw[280];
-                rb_fmt(kw, sizeof kw, "%s.%s", vw, key);
-                return fail_at(err, err_size, kw,
-                               "unknown key (expected median_ms, noise, gbps, tflops)");
-            }
-            if (v->items[k]->type != JSON_NUMBER && v->items[k]->type != JSON_NULL) {
-                char kw[280];
-                rb_fmt(kw, sizeof kw, "%s.%s", vw, key);
-                return expect_type(v->items[k], JSON_NUMBER, kw, err, err_size);
-            }
-        }
+        for (size_t k = 0; k < v->count; k++)
+            if (validate_variant_key(v->keys[k], v->items[k], vw, err, err_size))
+                return -1;
     }
     return 0;
 }
@@ -359,6 +398,46 @@ rb_verdict rb_expect_judge(double expected_ms, double expected_noise, double ms,
     return RB_VERDICT_PASS;
 }
 
+void rb_expected_read(const json_value *x, rb_expected *e)
+{
+    const json_value *runs = json_get(x, "runs");
+    e->median_ms = json_number_at(x, "median_ms");
+    e->noise = json_number_at(x, "noise");
+    e->runs = runs && runs->type == JSON_NUMBER ? (int)runs->number : 1;
+    e->run_spread = json_number_at(x, "run_spread");
+    e->sm_mhz = json_number_at(json_get(x, "clocks"), "sm_mhz_mean");
+    e->per_clock = json_true_at(x, "per_clock");
+}
+
+double rb_expect_run_threshold(const rb_expected *e, const rb_stats *now)
+{
+    if (e->runs < RB_EXPECT_MIN_RUNS || !(e->run_spread >= 0))
+        return rb_expect_threshold(e->noise, now->noise);
+    /* Half the width of this run's 95% interval of its median: a run that knows its median
+     * worse than the recorded runs spread cannot judge finer than that. */
+    double ci = now->median > 0 ? (now->ci_hi - now->ci_lo) / (2 * now->median) : NAN;
+    double thr = fmax(RB_EXPECT_MIN_THRESHOLD, RB_EXPECT_SPREAD_FACTOR * e->run_spread);
+    return isfinite(ci) ? fmax(thr, ci) : thr;
+}
+
+rb_verdict rb_expect_judge_run(const rb_expected *e, const rb_variant_result *v, double *threshold,
+                               double *ratio, int *per_clock)
+{
+    double now = v->time_ms.median, ref = e->median_ms, mhz = rb_clocks_mean_mhz(&v->clocks);
+    *per_clock = e->per_clock && e->sm_mhz > 0 && mhz > 0;
+    if (*per_clock) {
+        now *= mhz;
+        ref *= e->sm_mhz;
+    }
+    *threshold = rb_expect_run_threshold(e, &v->time_ms);
+    *ratio = now / ref;
+    if (!(*ratio <= 1.0 + *threshold))
+        return RB_VERDICT_REGRESSED;
+    if (*ratio < 1.0 - *threshold)
+        return RB_VERDICT_IMPROVED;
+    return RB_VERDICT_PASS;
+}
+
 static void judge_variant(const json_value *expected_variants, rb_variant_result *v)
 {
     if (v->skipped) {
@@ -374,9 +453,10 @@ static void judge_variant(const json_value *expected_variants, rb_variant_result
         v->verdict = RB_VERDICT_NEW;
         return;
     }
-    v->expected_ms = json_get(x, "median_ms")->number;
-    v->verdict = rb_expect_judge(v->expected_ms, json_get(x, "noise")->number, v->time_ms.median,
-                                 v->time_ms.noise);
+    rb_expected e;
+    rb_expected_read(x, &e);
+    v->expected_ms = e.median_ms;
+    v->verdict = rb_expect_judge_run(&e, v, &v->threshold, &v->judged_ratio, &v->per_clock);
 }
 
 int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n)
@@ -421,6 +501,40 @@ int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n)
     return failing;
 }
 
+void rb_expect_print_thresholds(FILE *f, const json_value *doc, const char *filter_pairs)
+{
+    const json_value *pairs = json_get(doc, "pairs");
+    int n = 0, blind = 0;
+    fprintf(f, "%-40s %5s %10s %10s  %-10s  %s\n", "pair/variant", "runs", "run spread",
+            "threshold", "judged on", "a 10% slowdown");
+    for (size_t i = 0; pairs && pairs->type == JSON_OBJECT && i < pairs->count; i++) {
+        if (filter_pairs && !strstr(filter_pairs, pairs->keys[i]))
+            continue;
+        const json_value *vs = json_get(pairs->items[i], "variants");
+        for (size_t k = 0; vs && vs->type == JSON_OBJECT && k < vs->count; k++) {
+            rb_expected e;
+            rb_stats none = {.median = NAN, .ci_lo = NAN, .ci_hi = NAN, .noise = NAN};
+            rb_expected_read(vs->items[k], &e);
+            double thr = rb_expect_run_threshold(&e, &none);
+            char name[160], spread[32];
+            rb_fmt(name, sizeof name, "%s/%s", pairs->keys[i], vs->keys[k]);
+            if (isfinite(e.run_spread))
+                rb_fmt(spread, sizeof spread, "%.2f%%", 100 * e.run_spread);
+            else
+                rb_fmt(spread, sizeof spread, "-");
+            int caught = thr < 0.10;
+            fprintf(f, "%-40s %5d %10s %9.2f%%  %-10s  %s\n", name, e.runs, spread, 100 * thr,
+                    e.per_clock ? "time x clk" : "time", caught ? "regressed" : "NOT SEEN");
+            n++;
+            blind += !caught;
+        }
+    }
+    fprintf(f, "%d variant(s): a 10%% slowdown is regressed in %d, not seen in %d (threshold = "
+               "max(3%%, 2 x run spread) with %d or more runs, else max(3%%, 3 x noise); a run adds "
+               "half its own 95%% interval of the median when wider)\n",
+            n, n - blind, blind, RB_EXPECT_MIN_RUNS);
+}
+
 /* ---- recording ---- */
 
 int rb_expect_dropped(const rb_variant_result *v)
@@ -428,52 +542,154 @@ int rb_expect_dropped(const rb_variant_result *v)
     return v->verdict == RB_VERDICT_MISSING || v->skipped;
 }
 
-/* One pair's expectations, with the provenance of the run that recorded them (a filtered
- * update leaves the other pairs as an earlier run recorded them). */
-static json_value *pair_entry(const rb_pair_result *p, const json_value *provenance)
+/* The runs of variant k of pairs[i]: this run's and each earlier run's where that run timed it
+ * (valid, same pair and size). ms[] their medians, x[] what their verdict will judge (ms, or ms x
+ * mean SM clock when per_clock), mhz[] their mean SM clocks (NaN when unknown). Returns the count. */
+static int variant_runs(const rb_pair_result *pairs, int i, int k,
+                        const rb_pair_result *const *earlier, int n_earlier, int *per_clock,
+                        double *ms, double *x, double *mhz)
 {
-    json_value *entry = json_new_object(), *vs = json_new_object();
+    const rb_variant_result *v = &pairs[i].v[k];
+    const rb_variant_result *runs[RB_EXPECT_MAX_REPEAT];
+    int n = 0;
+    for (int r = 0; r < n_earlier && n < RB_EXPECT_MAX_REPEAT - 1; r++) {
+        const rb_pair_result *q = &earlier[r][i];
+        if (q->status != RB_PAIR_OK || strcmp(q->name, pairs[i].name) || q->size != pairs[i].size)
+            continue;
+        for (int j = 0; j < q->n_variants; j++)
+            if (!strcmp(q->v[j].name, v->name) && q->v[j].valid && q->v[j].timed)
+                runs[n++] = &q->v[j];
+    }
+    runs[n++] = v;
+    /* At equal clock: a variant on a compute roof that some run timed under the power cap, when
+     * every run knows its clock. */
+    int capped = 0, clocks = 1;
+    for (int r = 0; r < n; r++) {
+        mhz[r] = rb_clocks_mean_mhz(&runs[r]->clocks);
+        capped |= (runs[r]->clocks.reasons & 1u << RB_REASON_POWER_CAP) != 0;
+        clocks &= mhz[r] > 0;
+    }
+    *per_clock = v->unit != RB_UNIT_NONE && capped && clocks;
+    for (int r = 0; r < n; r++) {
+        ms[r] = runs[r]->time_ms.median;
+        x[r] = *per_clock ? ms[r] * mhz[r] : ms[r];
+    }
+    return n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of x[0..n) (n >= 1), which it sorts. */
+static double median_of(double *x, int n)
+{
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+/* One variant's expectation: the median of its runs' medians, the last run's noise, and what its
+ * threshold and attribution need (rb_expect_run_threshold; runcmp's code and clock evidence). */
+static json_value *variant_entry(const rb_pair_result *pairs, int i, int k,
+                                 const rb_pair_result *const *earlier, int n_earlier)
+{
+    const rb_pair_result *p = &pairs[i];
+    const rb_variant_result *v = &p->v[k];
+    double ms[RB_EXPECT_MAX_REPEAT], x[RB_EXPECT_MAX_REPEAT], mhz[RB_EXPECT_MAX_REPEAT];
+    int per_clock;
+    int n = variant_runs(pairs, i, k, earlier, n_earlier, &per_clock, ms, x, mhz);
+    json_value *o = json_new_object(), *med = json_new_array(), *clk = json_new_object();
+    int oom = !o || !med || !clk;
+    for (int r = 0; !oom && r < n; r++)
+        oom |= json_array_push(med, json_new_number(ms[r]));
+    int known = 0;
+    for (int r = 0; r < n; r++)
+        if (mhz[r] > 0)
+            mhz[known++] = mhz[r];
+    double spread = NAN;
+    if (n >= 2) {
+        double mid = median_of(x, n);
+        spread = (x[n - 1] - x[0]) / mid;
+    }
+    oom = oom || json_set_number(o, "median_ms", median_of(ms, n)) ||
+          json_set_number(o, "noise", v->time_ms.noise) || json_set_number(o, "runs", n);
+    if (oom) {
+        json_free(o);
+        json_free(med);
+        json_free(clk);
+        return NULL;
+    }
+    oom |= json_object_set(o, "run_medians", med); /* takes med, also when it fails */
+    oom |= isfinite(spread) && json_set_number(o, "run_spread", spread);
+    if (known && !oom && !json_set_number(clk, "sm_mhz_mean", median_of(mhz, known)))
+        oom |= json_object_set(o, "clocks", clk);
+    else
+        json_free(clk);
+    oom |= per_clock && json_set_bool(o, "per_clock", 1);
+    if (v->library_algo.present && !oom)
+        oom |= json_object_set(o, "library_algo", rb_library_algo_to_json(&v->library_algo));
+    oom |= p->bytes > 0 && json_set_number(o, "gbps", v->vs_ceiling.gbps);
+    oom |= p->flops > 0 && json_set_number(o, "tflops", v->vs_ceiling.tflops);
+    if (oom) {
+        json_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* One pair's expectations, with the provenance of the run that recorded them (a filtered
+ * update leaves the other pairs as an earlier run recorded them), the platform reference that
+ * run measured and the kernels it timed (their registers, memory and SASS fingerprints). */
+static json_value *pair_entry(const rb_pair_result *pairs, int i,
+                              const rb_pair_result *const *earlier, int n_earlier,
+                              const json_value *provenance, const json_value *platform)
+{
+    const rb_pair_result *p = &pairs[i];
+    json_value *entry = json_new_object(), *vs = json_new_object(), *ks = json_new_array();
     char shape[64];
     shape_text(p, shape, sizeof shape);
-    if (!entry || !vs || json_set_number(entry, "size", (double)p->size) ||
-        (shape[0] && json_set_string(entry, "shape", shape))) {
+    int oom = !entry || !vs || !ks;
+    oom = oom || json_set_number(entry, "size", (double)p->size) ||
+          (shape[0] && json_set_string(entry, "shape", shape));
+    if (oom) {
         json_free(entry);
         json_free(vs);
+        json_free(ks);
         return NULL;
     }
-    if (provenance && json_object_set(entry, "recorded", json_clone(provenance))) {
+    /* each set takes its value, also when it fails */
+    oom |= provenance && json_object_set(entry, "recorded", json_clone(provenance));
+    oom |= platform && json_object_set(entry, "platform", json_clone(platform));
+    for (int j = 0; j < p->n_kernels && !oom; j++)
+        oom |= json_array_push(ks, rb_kernel_to_json(&p->kernels[j]));
+    if (!oom && p->n_kernels)
+        oom |= json_object_set(entry, "kernels", ks);
+    else
+        json_free(ks);
+    oom |= json_object_set(entry, "variants", vs);
+    for (int k = 0; k < p->n_variants && !oom; k++)
+        if (!rb_expect_dropped(&p->v[k]))
+            oom |= json_object_set(vs, p->v[k].name, variant_entry(pairs, i, k, earlier, n_earlier));
+    if (oom) {
         json_free(entry);
-        json_free(vs);
         return NULL;
-    }
-    if (json_object_set(entry, "variants", vs)) { /* frees vs when it fails */
-        json_free(entry);
-        return NULL;
-    }
-    for (int k = 0; k < p->n_variants; k++) {
-        const rb_variant_result *v = &p->v[k];
-        if (rb_expect_dropped(v))
-            continue;
-        json_value *x = json_new_object();
-        if (!x || json_set_number(x, "median_ms", v->time_ms.median) ||
-            json_set_number(x, "noise", v->time_ms.noise) || json_object_set(vs, v->name, x)) {
-            json_free(entry);
-            return NULL;
-        }
-        if (p->bytes > 0 && json_set_number(x, "gbps", v->vs_ceiling.gbps)) {
-            json_free(entry);
-            return NULL;
-        }
-        if (p->flops > 0 && json_set_number(x, "tflops", v->vs_ceiling.tflops)) {
-            json_free(entry);
-            return NULL;
-        }
     }
     return entry;
 }
 
 int rb_expect_update(json_value **doc, const rb_pair_result *pairs, int n, json_value *hardware,
                      json_value *peaks, json_value *provenance, char *err, size_t err_size)
+{
+    return rb_expect_update_runs(doc, pairs, n, NULL, 0, NULL, hardware, peaks, provenance, err,
+                                 err_size);
+}
+
+int rb_expect_update_runs(json_value **doc, const rb_pair_result *pairs, int n,
+                          const rb_pair_result *const *earlier, int n_earlier,
+                          const json_value *platform, json_value *hardware, json_value *peaks,
+                          json_value *provenance, char *err, size_t err_size)
 {
     for (int i = 0; i < n; i++) {
         const rb_pair_result *p = &pairs[i];
@@ -525,7 +741,8 @@ int rb_expect_update(json_value **doc, const rb_pair_result *pairs, int n, json_
     for (int i = 0; !oom && i < n; i++)
         if (pairs[i].status == RB_PAIR_OK)
             oom |= json_object_set(all, pairs[i].name,
-                                   pair_entry(&pairs[i], json_get(d, "provenance")));
+                                   pair_entry(pairs, i, earlier, n_earlier,
+                                              json_get(d, "provenance"), platform));
     if (oom) {
         rb_fmt(err, err_size, "out of memory while recording expectations");
         if (!*doc)

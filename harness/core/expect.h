@@ -25,6 +25,8 @@
 #ifndef RB_EXPECT_H
 #define RB_EXPECT_H
 
+#include <stdio.h>
+
 #include "json.h"
 #include "result.h"
 
@@ -51,6 +53,35 @@ double rb_expect_threshold(double expected_noise, double measured_noise);
 /* pass, improved or regressed for a valid timed variant. */
 rb_verdict rb_expect_judge(double expected_ms, double expected_noise, double ms, double noise);
 
+/* Thresholds from repeated runs (issue 12). The spread of a variant's medians over the runs that
+ * recorded it (run_spread = (max - min) / median of them; --repeat, at least RB_EXPECT_MIN_RUNS)
+ * is what varies between runs; the spread of samples within one timed loop is not (a
+ * power-capped GEMM's clock drifts within a loop and its median still repeats to 1%). Then:
+ *   threshold = max(3%, 2 x run_spread, half the width of this run's 95% interval of the median)
+ * For 3 runs of a normal variable the range is ~1.7 standard deviations on average, so 2 x range
+ * is ~3.4 of them. A variant recorded under the power cap on a compute roof (per_clock) is
+ * judged at equal SM clock: time x mean SM clock during its loop (the cycles it took), against
+ * the recorded median x the recorded clock, with its run_spread taken on the same product.
+ * Expectations recorded from fewer runs fall back to rb_expect_threshold. */
+#define RB_EXPECT_MIN_RUNS 3
+#define RB_EXPECT_MIN_THRESHOLD 0.03
+#define RB_EXPECT_SPREAD_FACTOR 2.0
+
+typedef struct rb_expected {
+    double median_ms, noise, run_spread, sm_mhz; /* NaN when absent */
+    int runs;                                    /* 1 when absent */
+    int per_clock;
+} rb_expected;
+
+/* An expected variant's entry (validated) into e. */
+void rb_expected_read(const json_value *entry, rb_expected *e);
+/* The threshold for a run whose variant's stats are now. */
+double rb_expect_run_threshold(const rb_expected *e, const rb_stats *now);
+/* The verdict of v against e, with the threshold used, the judged ratio (time, or time x clock,
+ * over the expected) and whether it was judged at equal clock. */
+rb_verdict rb_expect_judge_run(const rb_expected *e, const rb_variant_result *v, double *threshold,
+                               double *ratio, int *per_clock);
+
 /* Sets verdict and expected_ms on every variant of pairs[0..n). e may be NULL (every verdict new).
  * Expected variants that the run of a pair lacks are appended to it as "missing". Returns the
  * number of variants that make the run fail (regressed or invalid). */
@@ -66,6 +97,23 @@ int rb_expect_dropped(const rb_variant_result *v);
  * a pair failed. */
 int rb_expect_update(json_value **doc, const rb_pair_result *pairs, int n, json_value *hardware,
                      json_value *peaks, json_value *provenance, char *err, size_t err_size);
+
+/* rb_expect_update from several runs of the same pairs (run --update-expectations --repeat N):
+ * earlier[r] (r < n_earlier) are the first runs, pairs the last, all of the same jobs in the same
+ * order. Each variant records the median of its runs' medians and their spread (see
+ * RB_EXPECT_MIN_RUNS); each pair the kernels it timed and platform (the last run's platform
+ * reference, may be NULL), for the attribution of a later verdict. n_earlier + 1 <=
+ * RB_EXPECT_MAX_REPEAT. */
+#define RB_EXPECT_MAX_REPEAT 20
+int rb_expect_update_runs(json_value **doc, const rb_pair_result *pairs, int n,
+                          const rb_pair_result *const *earlier, int n_earlier,
+                          const json_value *platform, json_value *hardware, json_value *peaks,
+                          json_value *provenance, char *err, size_t err_size);
+
+/* The sensitivity table: every expected variant's threshold (before a run adds its own
+ * interval) and whether a 10% slowdown would be regressed. filter_pairs: NULL for all, else
+ * only the pairs whose name occurs in it. */
+void rb_expect_print_thresholds(FILE *f, const json_value *doc, const char *filter_pairs);
 
 /* Datasheet peaks for the GPUs we know, as a "peaks" object; NULL when the GPU is unknown. */
 json_value *rb_datasheet_peaks(const char *hardware_key);

@@ -61,6 +61,7 @@ void rb_variant_result_init(rb_variant_result *v, const char *name, rb_role role
     v->speedup = NAN;
     v->expected_ms = NAN;
     v->verdict = RB_VERDICT_NONE;
+    v->threshold = v->judged_ratio = NAN;
 }
 
 json_value *rb_variant_to_json(const rb_variant_result *v)

@@ -247,9 +247,9 @@ static int attribute_throttle(const json_value *ov, const json_value *nv, rb_run
     return 1;
 }
 
-static void attribute(const json_value *od, const json_value *nd, const json_value *op,
-                      const json_value *np, const json_value *ov, const json_value *nv,
-                      rb_runcmp_row *row)
+void rb_runcmp_attribute(const json_value *od, const json_value *nd, const json_value *op,
+                         const json_value *np, const json_value *ov, const json_value *nv,
+                         rb_runcmp_row *row)
 {
     char code[300];
     code_diff(op, np, row->variant, code, sizeof code);
@@ -342,7 +342,7 @@ static void compare_variant(const json_value *od, const json_value *nd, const js
                           : "either run");
     }
     if (row->change == RB_CHANGE_FASTER || row->change == RB_CHANGE_SLOWER)
-        attribute(od, nd, op, np, ov, nv, row);
+        rb_runcmp_attribute(od, nd, op, np, ov, nv, row);
 }
 
 static int push_row(rb_runcmp *c, int *cap, const rb_runcmp_row *row)

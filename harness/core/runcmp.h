@@ -86,6 +86,16 @@ double rb_runcmp_floor(double noise_old, double noise_new);
 /* The verdict of a ratio interval against a floor (see above). */
 rb_change rb_runcmp_verdict(double lo, double hi, double floor);
 
+/* The attribution of one changed variant into row->cause and row->evidence: row's roof, ratio,
+ * ratio_lo, ratio_hi, floor and change (faster or slower) are set. od / nd are the documents
+ * (their "platform"), op / np the pairs (their "kernels") and ov / nv the variants (their
+ * library_algo, clocks and throttled). run uses it for a verdict against the expectation file,
+ * whose pair entries record platform and kernels, and whose variants library_algo and clocks,
+ * in the same shape. */
+void rb_runcmp_attribute(const json_value *od, const json_value *nd, const json_value *op,
+                         const json_value *np, const json_value *ov, const json_value *nv,
+                         rb_runcmp_row *row);
+
 /* Compares two results documents. 0, or -1 with one line in err (a document that is not a
  * results file, out of memory). */
 int rb_runcmp_build(const json_value *old_doc, const json_value *new_doc, rb_runcmp *c,

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Issue 12's regression detector on a GPU machine, in two calls (each under 10 minutes); logs,
+# results and expectation files land in $OUT.
+#
+#   scripts/gpu_regress.sh record    build; record expectations from 3 full runs
+#                                    (run --update-expectations --repeat 3) into $OUT/exp.json,
+#                                    with the sensitivity table; then a 4th run of the same build
+#                                    judged against them (every verdict pass) and compared with
+#                                    the 3rd (compare: every variant same)
+#   scripts/gpu_regress.sh planted   EXPECT=<expectations> OLD=<a results file of the normal
+#                                    build>: the build with the planted 10% slowdowns
+#                                    (-DRB_PLANT_SLOW10: copy_vectorized/optimized, gemm_precision's
+#                                    bf16 step forced to a slower cuBLASLt algorithm, cuda_graphs'
+#                                    rmsnorm, NCCL all-reduce at 1 GiB) judged against EXPECT and
+#                                    compared with OLD; then the DRAM-streamer comparison under MPS
+#                                    (a second process streaming DRAM throughout, never a clock or
+#                                    power change)
+# Never changes clocks or power limits.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+PHASE=${1:-record}
+OUT=${OUT:-gpu-out}
+case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
+mkdir -p "$OUT"
+LOG=$OUT/summary.log
+: >> "$LOG"
+ARCH=${ARCH:-sm_90}
+B=build/$ARCH/roofbench
+export NCCL_NVLS_ENABLE=0
+export RB_AUTOTUNE_CACHE=${RB_AUTOTUNE_CACHE:-$OUT/gemm_autotune.json}
+say() { echo "== $(date -u +%T) $*" | tee -a "$LOG"; }
+build() { # extra make arguments
+    say "build $*"
+    make -j"$(nproc)" ARCH="$ARCH" all "$@" > "$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; exit 1; }
+}
+judged() { # name, roofbench binary, run arguments...
+    local name=$1 bin=$2
+    shift 2
+    say "run $name: $*"
+    local t0=$SECONDS
+    "$bin" run --json "$OUT/$name.json" "$@" > "$OUT/$name.log" 2>&1
+    echo "run $name exit $?, $((SECONDS - t0)) s" | tee -a "$LOG"
+    grep -E '^(platform|verdicts|regressed|improved|expectations|exit)' "$OUT/$name.log" | tee -a "$LOG"
+}
+cmp() { # old json, new json, name
+    say "compare $3"
+    $B compare "$1" "$2" --json "$OUT/cmp-$3.json" --html "$OUT/cmp-$3.html" > "$OUT/cmp-$3.txt" 2>&1
+    echo "compare exit $?" | tee -a "$LOG"
+    cat "$OUT/cmp-$3.txt" >> "$LOG"
+}
+say "$(date -u +%FT%TZ) on $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.limit --format=csv,noheader | head -n 1)"
+
+if [ "$PHASE" = record ]; then
+    build
+    judged record "$B" --update-expectations --repeat 3 --expect "$OUT/exp.json" ${RUN_ARGS_RECORD:-}
+    sed -n '/regression thresholds:/,$p' "$OUT/record.log" > "$OUT/sensitivity.txt"
+    tail -n 1 "$OUT/sensitivity.txt" | tee -a "$LOG"
+    judged same "$B" --expect "$OUT/exp.json"
+    cmp "$OUT/record.json" "$OUT/same.json" same-build
+elif [ "$PHASE" = planted ]; then
+    build NVCCFLAGS=-DRB_PLANT_SLOW10 CFLAGS=-DRB_PLANT_SLOW10 B=build/plant
+    judged planted build/plant/roofbench --expect "${EXPECT:?EXPECT=expectations file}"
+    cmp "${OLD:?OLD=results of the normal build}" "$OUT/planted.json" planted
+    if [ "${STREAM:-1}" = 1 ]; then
+        build
+        # MPS lets the streamer's kernels run beside ours (without it two processes time-slice
+        # the GPU: every long kernel waits, memory-bound or not, which is not a DRAM roof moving)
+        export CUDA_MPS_PIPE_DIRECTORY=/tmp/rb-mps CUDA_MPS_LOG_DIRECTORY=/tmp/rb-mps-log
+        mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+        if command -v nvidia-cuda-mps-control > /dev/null && nvidia-cuda-mps-control -d; then
+            say "MPS daemon started"
+            SF=${STREAM_FILTER:-^(copy_vectorized|reduction|transpose|softmax|fused_elementwise|gemm_precision|cuda_graphs)$}
+            judged quiet "$B" --filter "$SF" --expect none
+            # the streamer: a quarter of the SMs (MPS's active-thread limit) copying 1 GiB
+            # buffers without pause, enough to take a share of DRAM from every kernel of ours
+            CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 $B run --filter '^copy_vectorized$' --samples 100000 \
+                --cap 3600 --timeout 3600 --expect none --no-ceilings --json "$OUT/stream.json" \
+                > "$OUT/stream.log" 2>&1 &
+            streamer=$!
+            sleep 6
+            judged streamed "$B" --filter "$SF" --expect none
+            kill -INT $streamer 2> /dev/null
+            wait $streamer 2> /dev/null
+            cmp "$OUT/quiet.json" "$OUT/streamed.json" streamer
+            echo quit | nvidia-cuda-mps-control
+            cat "$CUDA_MPS_LOG_DIRECTORY"/control.log > "$OUT/mps-control.log" 2> /dev/null
+        else
+            say "MPS not available here: the streamer comparison was not made"
+        fi
+    fi
+fi
+say "done"
+# The device tool returns at most 8 files: everything but the summary and the sensitivity table
+# in one archive.
+tar czf /tmp/rb-regress.tgz -C "$OUT" --exclude summary.log --exclude sensitivity.txt . &&
+    find "$OUT" -mindepth 1 ! -name summary.log ! -name sensitivity.txt -delete &&
+    mv /tmp/rb-regress.tgz "$OUT/regress-$PHASE.tgz"
