@@ -44,6 +44,15 @@ cudaError_t hgemm_warp_specialized(const uint16_t *a, const uint16_t *b, uint16_
 cudaError_t hgemm_optimized(const uint16_t *a, const uint16_t *b, uint16_t *c, int m, int n, int k,
                             cudaStream_t stream);
 
+/* Step 1 with a planted bug, for bench/hgemm.c's defects (tests/test_gpu.c requires the check
+ * to catch each): HGEMM_DEFECT_K_TAIL, the K loop stops one HGEMM_BK tile early (K rounded down
+ * to a multiple of 32, one tile less when it is one already); HGEMM_DEFECT_EDGE_ROW, the A
+ * loader's row guard is off by one (row < m - 1), so the last row of A reads as zeros and C's
+ * last row is 0. HGEMM_DEFECT_NONE: hgemm_mma_sync. */
+enum { HGEMM_DEFECT_NONE = 0, HGEMM_DEFECT_K_TAIL = 1, HGEMM_DEFECT_EDGE_ROW = 2 };
+cudaError_t hgemm_mma_sync_defect(const uint16_t *a, const uint16_t *b, uint16_t *c, int m, int n,
+                                  int k, int defect, cudaStream_t stream);
+
 /* FP8 E4M3 form of the top step: a (m x k) and b (n x k) are e4m3 bytes, K-major as above, with
  * per-tensor scales: C = (scale_a scale_b) (A B), fp32 accumulation, bf16 output. k % 16 == 0. */
 cudaError_t hgemm_fp8_optimized(const uint8_t *a, const uint8_t *b, uint16_t *c, int m, int n,
