@@ -54,9 +54,10 @@
  *   rounds (the 90th percentile of its ratios below 0.98), taking the lowest median ratio among
  *   those: a win inside the measured noise keeps the heuristic's choice, so the tuned variant is
  *   not slower than the baseline by selection. The choice is cached (JSON, harness/gemm_tune.c,
- *   shared with hgemm) and reused by later runs after cublasLtMatmulAlgoCheck accepts it again; a stale or corrupt cache is reported in one line and rebuilt. The pair reports
- *   candidates, chosen_index, cache_hit and setup_gain (first / chosen, as measured in setup) as
- *   extras. No kernel of ours runs in either variant (the kernels below serve setup).
+ *   shared with hgemm) and reused by later runs after cublasLtMatmulAlgoCheck accepts it again;
+ *   a stale or corrupt cache is reported in one line and rebuilt. The pair reports candidates,
+ *   chosen_index, cache_hit and setup_gain (first / chosen, as measured in setup) as extras. No
+ *   kernel of ours runs in either variant (the kernels below serve setup).
  *   The harness times the two variants in alternating samples (.interleave): timed one after the
  *   other, the first run saw the SM clock fall from 1590 to 1500 MHz between them under the
  *   power cap, and the same algorithm chosen for both (chosen_index 0) measured 0.98x
