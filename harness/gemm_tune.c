@@ -248,8 +248,8 @@ int rb_tune_cache_lookup(const char *path, const char *key, uint64_t lt_version,
 }
 
 /* A new entry (NULL when out of memory). */
-static json_value *gt_entry_new(uint64_t lt_version, const uint64_t words[RB_TUNE_ALGO_WORDS], int index,
-                                int candidates, const double *median_ms)
+static json_value *gt_entry_new(uint64_t lt_version, const uint64_t words[RB_TUNE_ALGO_WORDS],
+                                int index, int candidates, const double *median_ms)
 {
     json_value *e = json_new_object(), *algo = json_new_array(), *times = json_new_array();
     char hex[19], when[32];
