@@ -53,11 +53,11 @@
  *   to a candidate that beat it by more than GEMM_AUTOTUNE_MIN_GAIN (2%) in at least 90% of the
  *   rounds (the 90th percentile of its ratios below 0.98), taking the lowest median ratio among
  *   those: a win inside the measured noise keeps the heuristic's choice, so the tuned variant is
- *   not slower than the baseline by selection. The choice is cached (JSON,
- *   bench/gemm_autotune.c) and reused by later runs after cublasLtMatmulAlgoCheck accepts it
- *   again; a stale or corrupt cache is reported in one line and rebuilt. The pair reports
- *   candidates, chosen_index, cache_hit and setup_gain (first / chosen, as measured in setup) as
- *   extras. No kernel of ours runs in either variant (the kernels below serve setup).
+ *   not slower than the baseline by selection. The choice is cached (JSON, harness/gemm_tune.c,
+ *   shared with hgemm) and reused by later runs after cublasLtMatmulAlgoCheck accepts it again;
+ *   a stale or corrupt cache is reported in one line and rebuilt. The pair reports candidates,
+ *   chosen_index, cache_hit and setup_gain (first / chosen, as measured in setup) as extras. No
+ *   kernel of ours runs in either variant (the kernels below serve setup).
  *   The harness times the two variants in alternating samples (.interleave): timed one after the
  *   other, the first run saw the SM clock fall from 1590 to 1500 MHz between them under the
  *   power cap, and the same algorithm chosen for both (chosen_index 0) measured 0.98x

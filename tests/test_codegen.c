@@ -371,6 +371,44 @@ static void test_optimized_kernels_do_not_spill(void)
     }
 }
 
+/* The fingerprint of a kernel counts each instruction its pair's rules name, once, plus the
+ * total, in RB_MAX_EXTRAS slots (rb_fingerprint_counts): every pair's distinct instructions must
+ * fit, or the last would silently go uncounted. No cuobjdump needed. */
+static void test_codegen_rules_fit_sass_counts(void)
+{
+    for (int i = 0; rb_registry[i]; i++) {
+        const rb_pair *p = rb_registry[i];
+        int distinct = 0;
+        for (int k = 0; k < RB_MAX_CODEGEN && p->codegen[k].kernel; k++) {
+            int seen = 0;
+            for (int j = 0; j < k; j++)
+                seen |= strcmp(p->codegen[j].instruction, p->codegen[k].instruction) == 0;
+            distinct += !seen;
+        }
+        if (distinct + 1 > RB_MAX_EXTRAS)
+            printf("    %s: %d distinct instructions, %d fit\n", p->name, distinct,
+                   RB_MAX_EXTRAS - 1);
+        RB_CHECK(distinct + 1 <= RB_MAX_EXTRAS);
+    }
+}
+
+/* hgemm holds every kernel of its ladder, not only the optimized one, to zero local memory
+ * (issue 13): a spill in a step would make the step's time a story about spills. */
+static void test_hgemm_kernels_do_not_spill(void)
+{
+    if (!have_tool())
+        return;
+    char obj[1024], why[400] = "";
+    object_path("hgemm", obj, sizeof obj);
+    char *r = dump("-res-usage", obj);
+    RB_CHECK(r != NULL);
+    int bad = r ? rb_res_spills(r, "hgemm_", why, sizeof why) : -1;
+    if (bad != 0)
+        printf("    hgemm: %s\n", bad < 0 ? "no hgemm_* kernel in the object" : why);
+    RB_CHECK(bad == 0);
+    free(r);
+}
+
 /* The real-object counterpart of test_sass_rule_missing_fails: the scalar baseline copy has no
  * 16-byte loads, so a rule asking for them there fails. */
 static void test_real_object_missing_instruction_fails(void)
@@ -545,9 +583,9 @@ static void test_summary_names_skipped_codegen_checks(void)
     const char *last = text + (len > 1 ? len - 2 : 0);
     while (last > text && last[-1] != '\n')
         last--;
-    if (!strstr(last, "skipped (6 codegen checks: no cuobjdump)"))
+    if (!strstr(last, "skipped (7 codegen checks: no cuobjdump)"))
         printf("    the inner run ended with: %s", last);
-    RB_CHECK(strstr(last, " passed, 0 failed, 6 skipped (6 codegen checks: no cuobjdump)") != NULL);
+    RB_CHECK(strstr(last, " passed, 0 failed, 7 skipped (7 codegen checks: no cuobjdump)") != NULL);
     RB_CHECK(strstr(text, "codegen checks skipped: cuobjdump not found") != NULL);
     RB_CHECK(strstr(text, "cuda-cuobjdump-") != NULL && strstr(text, "RB_CUOBJDUMP") != NULL);
 }
@@ -559,6 +597,8 @@ static const rbtest_case codegen_cases[] = {
     {"spills_detected", test_spills_detected},
     {"every_pair_has_its_instructions", test_every_pair_has_its_instructions},
     {"optimized_kernels_do_not_spill", test_optimized_kernels_do_not_spill},
+    {"codegen_rules_fit_sass_counts", test_codegen_rules_fit_sass_counts},
+    {"hgemm_kernels_do_not_spill", test_hgemm_kernels_do_not_spill},
     {"real_object_missing_instruction_fails", test_real_object_missing_instruction_fails},
     {"demangle", test_demangle},
     {"fingerprint_parse_and_stability", test_fingerprint_parse_and_stability},

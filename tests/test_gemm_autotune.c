@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Tier 1 (no GPU): gemm_autotune's tuning cache and selection rule (bench/gemm_autotune.c):
+/* Tier 1 (no GPU): the cuBLASLt tuning cache and selection rule (harness/gemm_tune.c):
  * the path rules, a round trip, a missing file, a corrupt file, a wrong schema, a stale
  * cuBLASLt version, and a noisy win that must not replace the heuristic's first choice; and the
  * GEMM pairs' shared rules (harness/gemm_ref.h): the square shape, the rows the CPU checks, the
@@ -14,22 +14,10 @@
 
 #include "../harness/core/json.h"
 #include "../harness/gemm_ref.h"
+#include "../harness/gemm_tune.h"
 #include "rbtest.h"
 
 extern const rbtest_suite autotune_suite;
-
-/* bench/gemm_autotune.c's cache interface (declared there too). */
-int gemm_autotune_cache_path(char *out, size_t out_size, const char *env_path, const char *xdg,
-                             const char *home);
-void gemm_autotune_cache_key(char *out, size_t out_size, const char *device, int cc, uint64_t m,
-                             uint64_t n, uint64_t k);
-int gemm_autotune_cache_lookup(const char *path, const char *key, uint64_t lt_version,
-                               uint64_t words[8], int *index, int *candidates, double *gain,
-                               char *why, size_t why_size);
-int gemm_autotune_cache_store(const char *path, const char *key, uint64_t lt_version,
-                              const uint64_t words[8], int index, int candidates,
-                              const double *median_ms, char *err, size_t err_size);
-int gemm_autotune_select(const double *times_ms, int n, int reps, double min_gain, double *gain);
 
 enum { HIT = 1, MISS = 0, STALE = -1, CORRUPT = -2 }; /* the lookup's results */
 
@@ -79,34 +67,34 @@ static int lookup(const char *key, uint64_t version, char *why, size_t why_size)
     uint64_t got[8];
     int index = -1, candidates = -1;
     double gain;
-    return gemm_autotune_cache_lookup(cache, key, version, got, &index, &candidates, &gain, why,
+    return rb_tune_cache_lookup(cache, key, version, got, &index, &candidates, &gain, why,
                                       why_size);
 }
 
 static void test_path_rules(void)
 {
     char p[256];
-    RB_CHECK(gemm_autotune_cache_path(p, sizeof p, "/x/c.json", "/xdg", "/home/u") == 0);
+    RB_CHECK(rb_tune_cache_path(p, sizeof p, "/x/c.json", "/xdg", "/home/u") == 0);
     RB_CHECK(strcmp(p, "/x/c.json") == 0);
-    RB_CHECK(gemm_autotune_cache_path(p, sizeof p, "", "/xdg", "/home/u") == 0);
+    RB_CHECK(rb_tune_cache_path(p, sizeof p, "", "/xdg", "/home/u") == 0);
     RB_CHECK(strcmp(p, "/xdg/roofbench/gemm_autotune.json") == 0);
-    RB_CHECK(gemm_autotune_cache_path(p, sizeof p, NULL, "relative", "/home/u") == 0);
+    RB_CHECK(rb_tune_cache_path(p, sizeof p, NULL, "relative", "/home/u") == 0);
     RB_CHECK(strcmp(p, "/home/u/.cache/roofbench/gemm_autotune.json") == 0);
-    RB_CHECK(gemm_autotune_cache_path(p, sizeof p, NULL, NULL, "/home/u") == 0);
+    RB_CHECK(rb_tune_cache_path(p, sizeof p, NULL, NULL, "/home/u") == 0);
     RB_CHECK(strcmp(p, "/home/u/.cache/roofbench/gemm_autotune.json") == 0);
-    RB_CHECK(gemm_autotune_cache_path(p, sizeof p, NULL, "", "") == -1);
-    RB_CHECK(gemm_autotune_cache_path(p, 8, "/a/long/path.json", NULL, NULL) == -1);
+    RB_CHECK(rb_tune_cache_path(p, sizeof p, NULL, "", "") == -1);
+    RB_CHECK(rb_tune_cache_path(p, 8, "/a/long/path.json", NULL, NULL) == -1);
 }
 
 static void test_key_names_everything(void)
 {
     char k1[512], k2[512];
-    gemm_autotune_cache_key(k1, sizeof k1, "NVIDIA H100 80GB HBM3", 90, 4000, 3000, 5727);
-    gemm_autotune_cache_key(k2, sizeof k2, "NVIDIA H100 80GB HBM3", 90, 4000, 3000, 5728);
+    rb_tune_cache_key(k1, sizeof k1, "NVIDIA H100 80GB HBM3", 90, 4000, 3000, 5727);
+    rb_tune_cache_key(k2, sizeof k2, "NVIDIA H100 80GB HBM3", 90, 4000, 3000, 5728);
     RB_CHECK(strstr(k1, "NVIDIA H100 80GB HBM3") && strstr(k1, "9.0") &&
              strstr(k1, "M=4000 N=3000 K=5727") && strstr(k1, "bf16") && strstr(k1, "TN"));
     RB_CHECK(strcmp(k1, k2) != 0);
-    gemm_autotune_cache_key(k2, sizeof k2, "NVIDIA H200", 90, 4000, 3000, 5727);
+    rb_tune_cache_key(k2, sizeof k2, "NVIDIA H200", 90, 4000, 3000, 5727);
     RB_CHECK(strcmp(k1, k2) != 0);
 }
 
@@ -120,19 +108,19 @@ static void test_round_trip_and_missing_file(void)
         return;
     RB_CHECK(lookup("k", 130100, why, sizeof why) == MISS); /* no file at all */
     RB_CHECK(strstr(why, "no cache file") != NULL);
-    RB_CHECK(gemm_autotune_cache_store(cache, "k", 130100, words, 3, 4, times, err, sizeof err) ==
+    RB_CHECK(rb_tune_cache_store(cache, "k", 130100, words, 3, 4, times, err, sizeof err) ==
              0); /* creates sub/dir */
-    RB_CHECK(gemm_autotune_cache_lookup(cache, "k", 130100, got, &index, &candidates, &gain, why,
+    RB_CHECK(rb_tune_cache_lookup(cache, "k", 130100, got, &index, &candidates, &gain, why,
                                         sizeof why) == HIT);
     RB_CHECK(memcmp(got, words, sizeof got) == 0);
     RB_CHECK(index == 3 && candidates == 4);
     RB_CHECK_NEAR(gain, 1.0 / 0.95, 1e-12);
     /* a second key is added beside the first; the first is replaced in place */
-    RB_CHECK(gemm_autotune_cache_store(cache, "k2", 130100, words, 0, 1, times, err, sizeof err) ==
+    RB_CHECK(rb_tune_cache_store(cache, "k2", 130100, words, 0, 1, times, err, sizeof err) ==
              0);
-    RB_CHECK(gemm_autotune_cache_store(cache, "k", 130100, words, 1, 2, times, err, sizeof err) ==
+    RB_CHECK(rb_tune_cache_store(cache, "k", 130100, words, 1, 2, times, err, sizeof err) ==
              0);
-    RB_CHECK(gemm_autotune_cache_lookup(cache, "k", 130100, got, &index, &candidates, &gain, why,
+    RB_CHECK(rb_tune_cache_lookup(cache, "k", 130100, got, &index, &candidates, &gain, why,
                                         sizeof why) == HIT);
     RB_CHECK(index == 1 && candidates == 2);
     RB_CHECK(lookup("k2", 130100, why, sizeof why) == HIT);
@@ -161,7 +149,7 @@ static void test_null_time_for_failed_candidate(void)
     char err[600];
     if (!fresh())
         return;
-    RB_CHECK(gemm_autotune_cache_store(cache, "k", 7, words, 1, 4, times, err, sizeof err) == 0);
+    RB_CHECK(rb_tune_cache_store(cache, "k", 7, words, 1, 4, times, err, sizeof err) == 0);
     json_value *v = json_parse_file(cache, err, sizeof err);
     const json_value *t = json_get(json_get(json_get(v, "entries"), "k"), "median_ms");
     RB_CHECK(t && t->count == 4 && t->items[2]->type == JSON_NULL);
@@ -175,7 +163,7 @@ static void test_corrupt_file_detected_and_rebuilt(void)
     char why[600], err[600];
     if (!fresh())
         return;
-    RB_CHECK(gemm_autotune_cache_store(cache, "k", 1, words, 0, 1, times, err, sizeof err) == 0);
+    RB_CHECK(rb_tune_cache_store(cache, "k", 1, words, 0, 1, times, err, sizeof err) == 0);
     write_text(cache, "{\"schema\": 1, \"entries\": {\"k\": {\"cublaslt_version\": 1,");
     RB_CHECK(lookup("k", 1, why, sizeof why) == CORRUPT);
     RB_CHECK(strstr(why, cache) && strstr(why, "line 1"));
@@ -184,7 +172,7 @@ static void test_corrupt_file_detected_and_rebuilt(void)
     write_text(cache, "\x01\x02garbage");
     RB_CHECK(lookup("k", 1, why, sizeof why) == CORRUPT);
     /* storing rebuilds the file from scratch, and it is then read back */
-    RB_CHECK(gemm_autotune_cache_store(cache, "k", 1, words, 0, 1, times, err, sizeof err) == 0);
+    RB_CHECK(rb_tune_cache_store(cache, "k", 1, words, 0, 1, times, err, sizeof err) == 0);
     RB_CHECK(lookup("k", 1, why, sizeof why) == HIT);
     cleanup();
 }
@@ -280,11 +268,11 @@ static void test_stale_version_detected_and_replaced(void)
     char why[600], err[600];
     if (!fresh())
         return;
-    RB_CHECK(gemm_autotune_cache_store(cache, "k", 120900, words, 2, 4, times, err, sizeof err) ==
+    RB_CHECK(rb_tune_cache_store(cache, "k", 120900, words, 2, 4, times, err, sizeof err) ==
              0);
     RB_CHECK(lookup("k", 130100, why, sizeof why) == STALE);
     RB_CHECK(strstr(why, "120900") && strstr(why, "130100"));
-    RB_CHECK(gemm_autotune_cache_store(cache, "k", 130100, words, 2, 4, times, err, sizeof err) ==
+    RB_CHECK(rb_tune_cache_store(cache, "k", 130100, words, 2, 4, times, err, sizeof err) ==
              0);
     RB_CHECK(lookup("k", 130100, why, sizeof why) == HIT);
     RB_CHECK(lookup("k", 120900, why, sizeof why) == STALE); /* one entry per key */
@@ -294,10 +282,10 @@ static void test_stale_version_detected_and_replaced(void)
 static void test_unwritable_cache_is_an_error_not_a_crash(void)
 {
     char err[600];
-    RB_CHECK(gemm_autotune_cache_store("/proc/no/such/dir/c.json", "k", 1, words, 0, 1, times, err,
+    RB_CHECK(rb_tune_cache_store("/proc/no/such/dir/c.json", "k", 1, words, 0, 1, times, err,
                                        sizeof err) == -1);
     RB_CHECK(err[0] != '\0');
-    RB_CHECK(gemm_autotune_cache_store("/tmp/x.json", "k", 1, words, 1, 1, times, err,
+    RB_CHECK(rb_tune_cache_store("/tmp/x.json", "k", 1, words, 1, 1, times, err,
                                        sizeof err) == -1); /* index out of range */
 }
 
@@ -308,28 +296,28 @@ static void test_selection_rule(void)
     /* candidate 2 is 10% faster in every round, candidate 1 5%: 2 wins */
     const double clear[3 * 5] = {1.0,  1.1,  0.9, 1.0,  1.2,  0.95, 1.045, 0.855,
                                  0.95, 1.14, 0.9, 0.99, 0.81, 0.9,  1.08};
-    RB_CHECK(gemm_autotune_select(clear, 3, 5, 0.02, &gain) == 2);
+    RB_CHECK(rb_tune_select(clear, 3, 5, 0.02, &gain) == 2);
     RB_CHECK_NEAR(gain, 1.0 / 0.9, 1e-12);
     /* a lower median but a win in only some rounds (noise): the first choice stays */
     const double noisy[2 * 5] = {1.0, 1.0, 1.0, 1.0, 1.0, 0.85, 0.9, 1.05, 0.88, 1.1};
-    RB_CHECK(gemm_autotune_select(noisy, 2, 5, 0.02, &gain) == 0);
+    RB_CHECK(rb_tune_select(noisy, 2, 5, 0.02, &gain) == 0);
     RB_CHECK(gain == 1.0);
     /* a consistent 1% win is below the 2% threshold */
     const double small[2 * 3] = {1.0, 1.0, 1.0, 0.99, 0.99, 0.99};
-    RB_CHECK(gemm_autotune_select(small, 2, 3, 0.02, &gain) == 0);
+    RB_CHECK(rb_tune_select(small, 2, 3, 0.02, &gain) == 0);
     /* a clock change between rounds cancels in the paired ratios: 5% better every round */
     const double drift[2 * 4] = {1.0, 1.5, 1.0, 1.5, 0.95, 1.425, 0.95, 1.425};
-    RB_CHECK(gemm_autotune_select(drift, 2, 4, 0.02, &gain) == 1);
+    RB_CHECK(rb_tune_select(drift, 2, 4, 0.02, &gain) == 1);
     /* a candidate that failed in a round (INFINITY) or gave NaN is never chosen */
     const double failed[3 * 2] = {1.0, 1.0, 0.5, INFINITY, 0.5, NAN};
-    RB_CHECK(gemm_autotune_select(failed, 3, 2, 0.02, &gain) == 0);
+    RB_CHECK(rb_tune_select(failed, 3, 2, 0.02, &gain) == 0);
     /* the first candidate failed: the fastest that ran */
     const double first_failed[3 * 2] = {INFINITY, INFINITY, 2.0, 2.0, 1.5, 1.5};
-    RB_CHECK(gemm_autotune_select(first_failed, 3, 2, 0.02, &gain) == 2);
+    RB_CHECK(rb_tune_select(first_failed, 3, 2, 0.02, &gain) == 2);
     RB_CHECK(isnan(gain));
     /* one candidate, or bad arguments: 0 */
-    RB_CHECK(gemm_autotune_select(clear, 1, 5, 0.02, &gain) == 0);
-    RB_CHECK(gemm_autotune_select(clear, 3, 0, 0.02, &gain) == 0);
+    RB_CHECK(rb_tune_select(clear, 1, 5, 0.02, &gain) == 0);
+    RB_CHECK(rb_tune_select(clear, 3, 0, 0.02, &gain) == 0);
 }
 
 /* --size N gives the largest square within N (floor(sqrt) exact, also where the double square root

@@ -10,7 +10,8 @@
 
 #include <stddef.h>
 
-#define RB_MAX_CODEGEN 6
+/* Rules per pair: hgemm names three to four instructions in each of its seven kernels. */
+#define RB_MAX_CODEGEN 20
 
 /* In some function whose (mangled) name contains `kernel`, an instruction whose opcode is
  * `instruction` or starts with it followed by '.' ("UTMALDG" matches "UTMALDG.2D"); checked in
