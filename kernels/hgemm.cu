@@ -128,13 +128,13 @@
  *     the same offset and signals both CTAs' full barriers (at the same offset), so each full
  *     barrier still expects 48 KB. A stage may be refilled only when the consumers of BOTH CTAs
  *     are done with it (my half of B lands in the peer too): each consumer warpgroup arrives on
- *     its own CTA's empty barrier and, through mapa + mbarrier.arrive.release.cluster, on the
+ *     its own CTA's empty barrier and, through mapa + mbarrier.arrive.shared::cluster, on the
  *     peer's; empty barriers count 4. Operand traffic from L2 per CTA per k tile: 16 + 16 KB
  *     instead of 48 (-33%), 5.5 TB/s at 700 TFLOP/s. Barrier initialization is published with
  *     fence.mbarrier_init.release.cluster and a cluster barrier before any TMA or remote arrive;
  *     a final cluster barrier keeps each CTA (its shared memory and barriers) alive until the
  *     peer's last multicast and remote arrive are done.
- *   - Persistent tiles: the grid is the SM count rounded down to clusters; cluster c takes
+ *   - Persistent tiles: the grid is as many clusters as fit at once; cluster c takes
  *     cluster tiles c, c + C, c + 2C, ... in a grouped order (8 cluster-rows of 256 at a time,
  *     column by column), so the ~66 tiles in flight cover an 8 x 8 patch of C and share their
  *     A and B panels in L2. The producer runs into the next tile's k tiles while the consumers
@@ -149,8 +149,9 @@
  *   Boxes that would start past m or n (the second CTA of a cluster at the bottom edge, a B half
  *   past the right edge) load from coordinate 0 instead: finite data for rows or columns that are
  *   never stored, rather than relying on the TMA's handling of a box wholly out of bounds.
- * Launch: grid = min(SMs rounded down to 2, 2 x cluster tiles), cluster dims (2, 1, 1) by
- *   cudaLaunchKernelEx, 384 threads, 4 x 48 KB + 32 KB + 1 KB = 225 KB dynamic smem.
+ * Launch: grid = 2 x min(clusters that fit at once (cudaOccupancyMaxActiveClusters; at most
+ *   SMs / 2), cluster tiles), cluster dims (2, 1, 1) by cudaLaunchKernelEx, 384 threads,
+ *   4 x 48 KB + 32 KB + 1 KB = 225 KB dynamic smem, 1 block per SM.
  * Predicted: 620-700 TFLOP/s, at most the ~715 sustained ceiling and near cuBLASLt (~690): the
  *   worklog's cluster + multicast + persistent + store-overlap steps took it from ~610 to ~700+
  *   (its last few % came from tricks not used here: Hilbert order, stmatrix, PTX-level barrier
@@ -389,21 +390,27 @@ static __device__ __forceinline__ void hgemm_sm90_mbar_arrive(uint32_t bar)
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 
-/* One arrival on the barrier at the same offset as bar in CTA `rank` of the cluster (release at
- * cluster scope: this thread's completed reads of that CTA's stage happen before). */
+/* One arrival on the barrier at the same offset as bar in CTA `rank` of the cluster. Default
+ * semantics (release, CTA scope), as CUTLASS's ClusterBarrier: what the arrival publishes is that
+ * this warpgroup's wgmmas have finished reading the stage (wgmma.wait_group before it), not data
+ * the peer reads, so no cluster-scope memory release is needed; .release.cluster would put a
+ * MEMBAR.ALL.GPU in front of every arrival (seen in the SASS). */
 static __device__ __forceinline__ void hgemm_sm90_mbar_arrive_cluster(uint32_t bar, uint32_t rank)
 {
     asm volatile("{\n"
                  ".reg .b32 remote;\n"
                  "mapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
                  "}\n" ::"r"(bar),
                  "r"(rank)
                  : "memory");
 }
 
 /* Returns once the phase with this parity has completed (acquire, CTA scope): the TMA's writes
- * that completed it are then visible. A barrier in its first phase reports parity 1 complete. */
+ * that completed it are then visible. A barrier in its first phase reports parity 1 complete.
+ * Step 6's producer waits this way on empty barriers that the peer CTA arrives on too (as
+ * CUTLASS does): the arrivals only say the peer's reads are done; .acquire.cluster would add an
+ * L1 invalidation (CCTL.IVALL) to every wait. */
 static __device__ __forceinline__ void hgemm_sm90_mbar_wait(uint32_t bar, uint32_t parity)
 {
     uint32_t done;
@@ -411,23 +418,6 @@ static __device__ __forceinline__ void hgemm_sm90_mbar_wait(uint32_t bar, uint32
         asm volatile("{\n"
                      ".reg .pred p;\n"
                      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n"
-                     "}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-
-/* The same wait with acquire at cluster scope: for step 6's empty barriers, which the peer
- * CTA's consumers arrive on remotely (release.cluster). */
-static __device__ __forceinline__ void hgemm_sm90_mbar_wait_cluster(uint32_t bar, uint32_t parity)
-{
-    uint32_t done;
-    do {
-        asm volatile("{\n"
-                     ".reg .pred p;\n"
-                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
                      "selp.u32 %0, 1, 0, p;\n"
                      "}\n"
                      : "=r"(done)
@@ -864,7 +854,7 @@ static __device__ __forceinline__ void hgemm_sm90_opt_producer(const CUtensorMap
         row = row < m ? row : 0;
         bcol = bcol < n ? bcol : 0;
         for (int kt = 0; kt < k_tiles; kt++) {
-            hgemm_sm90_mbar_wait_cluster(empty + 8u * s, phase ^ 1u);
+            hgemm_sm90_mbar_wait(empty + 8u * s, phase ^ 1u);
             const uint32_t stage = ring + s * HGEMM_SM90_STAGE_BYTES;
             hgemm_sm90_mbar_expect_tx(full + 8u * s, HGEMM_SM90_STAGE_BYTES);
             hgemm_sm90_tma_load(stage, map_a, kt * bk, row, full + 8u * s);
@@ -1203,10 +1193,35 @@ extern "C" cudaError_t hgemm_warp_specialized(const uint16_t *a, const uint16_t 
     return cudaGetLastError();
 }
 
+/* How many clusters of `kernel` (launched as config says) fit on device dev at once; the answer
+ * is kept per kernel and device (2 kernels; a query per launch would cost host time in timed
+ * loops of small sizes). Not thread-safe, like the map cache. */
+static cudaError_t hgemm_sm90_clusters_fit(const void *kernel, int dev,
+                                           const cudaLaunchConfig_t *config, int *fit)
+{
+    static struct {
+        const void *kernel;
+        int dev, fit;
+    } known[2];
+    for (int i = 0; i < 2; i++)
+        if (known[i].kernel == kernel && known[i].dev == dev) {
+            *fit = known[i].fit;
+            return cudaSuccess;
+        }
+    cudaError_t e = cudaOccupancyMaxActiveClusters(fit, kernel, config);
+    if (e != cudaSuccess)
+        return e;
+    const int slot = known[0].kernel == NULL || known[0].kernel == kernel ? 0 : 1;
+    known[slot].kernel = kernel;
+    known[slot].dev = dev;
+    known[slot].fit = *fit;
+    return cudaSuccess;
+}
+
 /* Step 6 and FP8: maps with a box of 128 rows for both operands (B's tile is loaded as two
  * halves, one per CTA of the cluster) and bk elements of K; C's map (64 x 64 boxes) only when
  * its row stride is a multiple of 16 bytes (n % 8 == 0), else the register-store epilogue. The
- * persistent grid: the SM count rounded down to whole clusters, no more clusters than tiles. */
+ * persistent grid: as many clusters as can be resident at once, no more than tiles. */
 static cudaError_t hgemm_sm90_optimized_launch(const void *kernel, const void *a, const void *b,
                                                uint16_t *c, int m, int n, int k, int elem_bytes,
                                                float scale, cudaStream_t stream)
@@ -1236,24 +1251,32 @@ static cudaError_t hgemm_sm90_optimized_launch(const void *kernel, const void *a
                             ((n + HGEMM_SM90_BN - 1) / HGEMM_SM90_BN);
     if (tiles > 0x7fffffff)
         return cudaErrorInvalidValue;
-    long long clusters = sms / HGEMM_SM90_CLUSTER;
-    if (clusters > tiles)
-        clusters = tiles;
-    if (clusters < 1)
-        clusters = 1;
-
     cudaLaunchConfig_t config = {};
     cudaLaunchAttribute cluster;
     cluster.id = cudaLaunchAttributeClusterDimension;
     cluster.val.clusterDim.x = HGEMM_SM90_CLUSTER;
     cluster.val.clusterDim.y = 1;
     cluster.val.clusterDim.z = 1;
-    config.gridDim = dim3((unsigned)(clusters * HGEMM_SM90_CLUSTER));
+    config.gridDim = dim3((unsigned)(sms / HGEMM_SM90_CLUSTER * HGEMM_SM90_CLUSTER));
     config.blockDim = dim3(HGEMM_SM90_WS_THREADS);
     config.dynamicSmemBytes = HGEMM_SM90_OPT_SMEM;
     config.stream = stream;
     config.attrs = &cluster;
     config.numAttrs = 1;
+    /* A persistent grid must be co-resident: a cluster that cannot start until another has
+     * finished all its tiles would double the run time. Clusters live inside one GPC, and a GPC
+     * with an odd number of free SMs leaves one idle, so the SM count / 2 can be more than fit
+     * (the fast.cu worklog ran 128 of the H100's 132 SMs for this reason): ask the runtime. */
+    int fit = 0;
+    e = hgemm_sm90_clusters_fit(kernel, dev, &config, &fit);
+    if (e != cudaSuccess)
+        return e;
+    long long clusters = fit < sms / HGEMM_SM90_CLUSTER ? fit : sms / HGEMM_SM90_CLUSTER;
+    if (clusters > tiles)
+        clusters = tiles;
+    if (clusters < 1)
+        clusters = 1;
+    config.gridDim = dim3((unsigned)(clusters * HGEMM_SM90_CLUSTER));
     if (elem_bytes == 1)
         e = cudaLaunchKernelEx(&config, hgemm_fp8_optimized_kernel, map_a, map_b, map_c, c, m, n,
                                k, scale, tma_store);
