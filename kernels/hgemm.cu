@@ -56,7 +56,7 @@
  *   85 flop/B. At 700 TFLOP/s that is 8.2 TB/s of L2 -> SM traffic across 132 SMs (~62 GB/s per
  *   SM), close to what the H100's L2 delivers, which is why step 6 multicasts B.
  *   Per k tile a block does 4.19 MFLOP: 0.56 us at 989/132 = 7.49 TFLOP/s per SM (dense peak),
- *   0.75 us at the 715 TFLOP/s sustained ceiling. 64 x 32 = 2048 tiles over 132 SMs = 15.5
+ *   0.77 us at the 715 TFLOP/s sustained ceiling. 64 x 32 = 2048 tiles over 132 SMs = 15.5
  *   waves for the non-persistent steps (the last wave half full: <= 97% of the rate).
  *
  * ---- Step 3, hgemm_wgmma: the warpgroup MMA. ----
@@ -169,9 +169,9 @@
  *   promotion to a separate fp32 sum): the equivalent of cuBLASLt's FAST_ACCUM mode.
  * Work: 2 m n k flops; compulsory bytes mk + nk + 2 mn = 268 MB at 8192^3; per k tile 2x the
  *   flops of bf16 for the same 48 KB, so L2 traffic per flop halves.
- * Predicted: 1000-1250 TFLOP/s (dense fp8 peak 1979; the power cap and the epilogue, now half
- *   as long as the main loop per tile relative to bf16, cost more; cuBLASLt's fp8 reaches
- *   ~1250-1350 under the same cap).
+ * Predicted: 1000-1250 TFLOP/s (dense fp8 peak 1979): the main loop per tile halves while the
+ *   epilogue (same bf16 output) does not, and the power cap bites harder; cuBLASLt's fp8, the
+ *   yardstick, is expected at ~1250+ under the same cap.
  * ncu: tensor pipe ~75-85%; the epilogue's share of the time visible as consumer stalls on the
  *   named barrier and the TMA-store read wait.
  * Measured: (from the GPU run)
@@ -182,19 +182,19 @@
 #include <cudaTypedefs.h>
 
 enum {
-    HGEMM_SM90_BM = 128,                           /* block tile rows (2 consumers x 64) */
-    HGEMM_SM90_BN = 256,                           /* block tile columns (one m64n256) */
-    HGEMM_SM90_ROW_BYTES = 128,                    /* K tile row: one 128B swizzle atom */
-    HGEMM_SM90_BK = 64,                            /* K tile, bf16 elements */
-    HGEMM_SM90_BK_FP8 = 128,                       /* K tile, fp8 elements */
+    HGEMM_SM90_BM = 128,        /* block tile rows (2 consumers x 64) */
+    HGEMM_SM90_BN = 256,        /* block tile columns (one m64n256) */
+    HGEMM_SM90_ROW_BYTES = 128, /* K tile row: one 128B swizzle atom */
+    HGEMM_SM90_BK = 64,         /* K tile, bf16 elements */
+    HGEMM_SM90_BK_FP8 = 128,    /* K tile, fp8 elements */
     HGEMM_SM90_STAGES = 4,
-    HGEMM_SM90_A_BYTES = HGEMM_SM90_BM * HGEMM_SM90_ROW_BYTES,    /* 16 KB */
-    HGEMM_SM90_B_BYTES = HGEMM_SM90_BN * HGEMM_SM90_ROW_BYTES,    /* 32 KB */
+    HGEMM_SM90_A_BYTES = HGEMM_SM90_BM * HGEMM_SM90_ROW_BYTES, /* 16 KB */
+    HGEMM_SM90_B_BYTES = HGEMM_SM90_BN * HGEMM_SM90_ROW_BYTES, /* 32 KB */
     HGEMM_SM90_STAGE_BYTES = HGEMM_SM90_A_BYTES + HGEMM_SM90_B_BYTES,
     HGEMM_SM90_RING_BYTES = HGEMM_SM90_STAGES * HGEMM_SM90_STAGE_BYTES,
     HGEMM_SM90_ALIGN = 1024, /* 128B swizzle: tiles start 1024-byte aligned */
     HGEMM_SM90_SMEM = HGEMM_SM90_RING_BYTES + HGEMM_SM90_ALIGN, /* + slack to align the base */
-    HGEMM_SM90_THREADS = 256, /* steps 3-4: two computing warpgroups */
+    HGEMM_SM90_THREADS = 256,    /* steps 3-4: two computing warpgroups */
     HGEMM_SM90_WS_THREADS = 384, /* steps 5-6: producer + two consumers */
     HGEMM_SM90_PRODUCER_REGS = 40,
     HGEMM_SM90_CONSUMER_REGS = 232,
@@ -456,8 +456,9 @@ static __device__ __forceinline__ void hgemm_sm90_tma_load_multicast(uint32_t ds
 static __device__ __forceinline__ void hgemm_sm90_tma_store(const CUtensorMap *map, uint32_t src,
                                                             int x, int y)
 {
-    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::
-                     "l"((uint64_t)map),
+    const uint64_t desc = (uint64_t)map;
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
+                 " [%0, {%1, %2}], [%3];\n" ::"l"(desc),
                  "r"(x), "r"(y), "r"(src)
                  : "memory");
 }
@@ -547,8 +548,8 @@ static __device__ __forceinline__ void hgemm_sm90_store_direct(const float (&d)[
             const int row = r + 8 * h;
             if (row >= m || col >= n)
                 continue;
-            const uint32_t v = hgemm_sm90_pack_bf16x2(scale * d[4 * j + 2 * h],
-                                                      scale * d[4 * j + 2 * h + 1]);
+            const uint32_t v =
+                hgemm_sm90_pack_bf16x2(scale * d[4 * j + 2 * h], scale * d[4 * j + 2 * h + 1]);
             uint16_t *p = c + (size_t)row * n + col;
             if (pairs) { /* col even and n even: col + 1 < n too */
                 *(uint32_t *)p = v;
@@ -577,8 +578,8 @@ static __device__ __forceinline__ void hgemm_sm90_cp_async_stage(uint32_t stage,
                                                                  int col0, int k0)
 {
     const int chunk = threadIdx.x % 8, r = threadIdx.x / 8;
-    const uint32_t dst = stage + (uint32_t)r * HGEMM_SM90_ROW_BYTES +
-                         ((uint32_t)(chunk ^ (r % 8)) << 4);
+    const uint32_t dst =
+        stage + (uint32_t)r * HGEMM_SM90_ROW_BYTES + ((uint32_t)(chunk ^ (r % 8)) << 4);
     const int kc = k0 + 8 * chunk;
     const bool k_in = kc < k;
 #pragma unroll
@@ -696,8 +697,8 @@ static __global__ void __launch_bounds__(HGEMM_SM90_THREADS, 1)
     __syncthreads();
     if (producer)
         for (int s = 0; s < HGEMM_SM90_STAGES && s < k_tiles; s++)
-            hgemm_sm90_issue_stage(&map_a, &map_b, ring + s * HGEMM_SM90_STAGE_BYTES,
-                                   full + 8u * s, s, row0, col0);
+            hgemm_sm90_issue_stage(&map_a, &map_b, ring + s * HGEMM_SM90_STAGE_BYTES, full + 8u * s,
+                                   s, row0, col0);
 
     float d[128];
 #pragma unroll
@@ -832,11 +833,9 @@ static __device__ __forceinline__ void hgemm_sm90_tile_coords(int t, int tiles_m
 /* The producer thread of CTA `rank`: for each of the cluster's tiles, each K tile: wait until
  * both CTAs' consumers have released the stage, expect 48 KB on the local full barrier (its own
  * A box, its B half, the peer's B half), load A locally and multicast this CTA's half of B. */
-static __device__ __forceinline__ void hgemm_sm90_opt_producer(const CUtensorMap *map_a,
-                                                               const CUtensorMap *map_b,
-                                                               uint32_t ring, uint32_t full,
-                                                               uint32_t empty, uint32_t rank,
-                                                               int m, int n, int k, int bk)
+static __device__ __forceinline__ void
+hgemm_sm90_opt_producer(const CUtensorMap *map_a, const CUtensorMap *map_b, uint32_t ring,
+                        uint32_t full, uint32_t empty, uint32_t rank, int m, int n, int k, int bk)
 {
     const int tiles_m = (m + 2 * HGEMM_SM90_BM - 1) / (2 * HGEMM_SM90_BM);
     const int tiles_n = (n + HGEMM_SM90_BN - 1) / HGEMM_SM90_BN;
@@ -858,9 +857,9 @@ static __device__ __forceinline__ void hgemm_sm90_opt_producer(const CUtensorMap
             const uint32_t stage = ring + s * HGEMM_SM90_STAGE_BYTES;
             hgemm_sm90_mbar_expect_tx(full + 8u * s, HGEMM_SM90_STAGE_BYTES);
             hgemm_sm90_tma_load(stage, map_a, kt * bk, row, full + 8u * s);
-            hgemm_sm90_tma_load_multicast(stage + HGEMM_SM90_A_BYTES + rank * (HGEMM_SM90_B_BYTES / 2),
-                                          map_b, kt * bk, bcol, full + 8u * s,
-                                          (uint16_t)((1u << HGEMM_SM90_CLUSTER) - 1));
+            hgemm_sm90_tma_load_multicast(
+                stage + HGEMM_SM90_A_BYTES + rank * (HGEMM_SM90_B_BYTES / 2), map_b, kt * bk, bcol,
+                full + 8u * s, (uint16_t)((1u << HGEMM_SM90_CLUSTER) - 1));
             if (++s == HGEMM_SM90_STAGES) {
                 s = 0;
                 phase ^= 1u;
@@ -873,9 +872,9 @@ static __device__ __forceinline__ void hgemm_sm90_opt_producer(const CUtensorMap
  * buffer `buf` and TMA stores of 64 x 64 boxes at C (col0 + 64 b, row0). `lead` is the thread
  * that issues (and waits for) the stores. The buffer holds two boxes, 128 columns: two passes. */
 static __device__ __forceinline__ void hgemm_sm90_store_tma(const float (&d)[128],
-                                                            const CUtensorMap *map_c,
-                                                            uint32_t buf, int consumer, int m,
-                                                            int n, int row0, int col0, float scale)
+                                                            const CUtensorMap *map_c, uint32_t buf,
+                                                            int consumer, int m, int n, int row0,
+                                                            int col0, float scale)
 {
     const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
     const bool lead = threadIdx.x % 128 == 0;
@@ -895,9 +894,10 @@ static __device__ __forceinline__ void hgemm_sm90_store_tma(const float (&d)[128
             const uint32_t chunk = ((uint32_t)(jj % 8) ^ phase8) << 4;
 #pragma unroll
             for (int h = 0; h < 2; h++) {
-                const uint32_t v = hgemm_sm90_pack_bf16x2(scale * d[4 * j + 2 * h],
-                                                          scale * d[4 * j + 2 * h + 1]);
-                const uint32_t addr = box + row_off + h * 8 * HGEMM_SM90_ROW_BYTES + chunk + in_chunk;
+                const uint32_t v =
+                    hgemm_sm90_pack_bf16x2(scale * d[4 * j + 2 * h], scale * d[4 * j + 2 * h + 1]);
+                const uint32_t addr =
+                    box + row_off + h * 8 * HGEMM_SM90_ROW_BYTES + chunk + in_chunk;
                 asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
             }
         }
@@ -1103,15 +1103,14 @@ static cudaError_t hgemm_sm90_map(CUtensorMap *map, const void *ptr, int rows, i
     if (e != cudaSuccess)
         return e;
     const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}; /* innermost first */
-    const cuuint64_t strides[1] = {(cuuint64_t)cols * elem_bytes};  /* bytes, dims 1.. */
+    const cuuint64_t strides[1] = {(cuuint64_t)cols * elem_bytes};   /* bytes, dims 1.. */
     const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
     const cuuint32_t element_strides[2] = {1, 1};
-    CUresult r = encode(map,
-                        elem_bytes == 1 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
-                                        : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-                        2, (void *)ptr, dims, strides, box, element_strides,
-                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    CUresult r = encode(
+        map, elem_bytes == 1 ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
+        (void *)ptr, dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
         return cudaErrorInvalidValue;
     hgemm_sm90_maps[hgemm_sm90_map_next].key = key;
@@ -1152,7 +1151,8 @@ extern "C" cudaError_t hgemm_wgmma(const uint16_t *a, const uint16_t *b, uint16_
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, HGEMM_SM90_SMEM);
     if (e != cudaSuccess)
         return e;
-    const dim3 grid((n + HGEMM_SM90_BN - 1) / HGEMM_SM90_BN, (m + HGEMM_SM90_BM - 1) / HGEMM_SM90_BM);
+    const dim3 grid((n + HGEMM_SM90_BN - 1) / HGEMM_SM90_BN,
+                    (m + HGEMM_SM90_BM - 1) / HGEMM_SM90_BM);
     hgemm_wgmma_kernel<<<grid, HGEMM_SM90_THREADS, HGEMM_SM90_SMEM, stream>>>(a, b, c, m, n, k);
     return cudaGetLastError();
 }
@@ -1169,7 +1169,8 @@ extern "C" cudaError_t hgemm_tma(const uint16_t *a, const uint16_t *b, uint16_t 
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, HGEMM_SM90_SMEM);
     if (e != cudaSuccess)
         return e;
-    const dim3 grid((n + HGEMM_SM90_BN - 1) / HGEMM_SM90_BN, (m + HGEMM_SM90_BM - 1) / HGEMM_SM90_BM);
+    const dim3 grid((n + HGEMM_SM90_BN - 1) / HGEMM_SM90_BN,
+                    (m + HGEMM_SM90_BM - 1) / HGEMM_SM90_BM);
     hgemm_tma_kernel<<<grid, HGEMM_SM90_THREADS, HGEMM_SM90_SMEM, stream>>>(map_a, map_b, c, m, n,
                                                                             k);
     return cudaGetLastError();
@@ -1187,7 +1188,8 @@ extern "C" cudaError_t hgemm_warp_specialized(const uint16_t *a, const uint16_t 
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, HGEMM_SM90_SMEM);
     if (e != cudaSuccess)
         return e;
-    const dim3 grid((n + HGEMM_SM90_BN - 1) / HGEMM_SM90_BN, (m + HGEMM_SM90_BM - 1) / HGEMM_SM90_BM);
+    const dim3 grid((n + HGEMM_SM90_BN - 1) / HGEMM_SM90_BN,
+                    (m + HGEMM_SM90_BM - 1) / HGEMM_SM90_BM);
     hgemm_warp_specialized_kernel<<<grid, HGEMM_SM90_WS_THREADS, HGEMM_SM90_SMEM, stream>>>(
         map_a, map_b, c, m, n, k);
     return cudaGetLastError();
@@ -1278,8 +1280,8 @@ static cudaError_t hgemm_sm90_optimized_launch(const void *kernel, const void *a
         clusters = 1;
     config.gridDim = dim3((unsigned)(clusters * HGEMM_SM90_CLUSTER));
     if (elem_bytes == 1)
-        e = cudaLaunchKernelEx(&config, hgemm_fp8_optimized_kernel, map_a, map_b, map_c, c, m, n,
-                               k, scale, tma_store);
+        e = cudaLaunchKernelEx(&config, hgemm_fp8_optimized_kernel, map_a, map_b, map_c, c, m, n, k,
+                               scale, tma_store);
     else
         e = cudaLaunchKernelEx(&config, hgemm_optimized_kernel, map_a, map_b, map_c, c, m, n, k,
                                tma_store);
