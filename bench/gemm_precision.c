@@ -678,6 +678,11 @@ const rb_pair rb_pair_gemm_precision = {
      * setup only). */
     .kernels = gemm_precision_kernels,
     .library_algo = gp_library_algo,
+    /* Timed in rounds (one sample of each step in turn): its tensor-core steps run under the
+     * power cap, and one after the other each met the board in another thermal state: the bf16
+     * step's median spread 18% over three runs on the H100 (issue 12), interleaved gemm_autotune's
+     * 0.9%. */
+    .interleave = 1,
     .n_variants = 4,
     .variants =
         {

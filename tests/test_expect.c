@@ -1472,6 +1472,8 @@ static void three_runs(rb_pair_result runs[3])
         add_timed(&runs[r], "steady", RB_UNIT_NONE, steady[r], 0);
         add_timed(&runs[r], "drifty", RB_UNIT_NONE, drifty[r], 0);
         add_timed(&runs[r], "capped", RB_UNIT_BF16, capped_ms[r], capped_mhz[r]);
+        /* capped too, but its time repeats and the sampled clock does not: judged on time */
+        add_timed(&runs[r], "steady_capped", RB_UNIT_BF16, r == 1 ? 1.005 : 1.0, capped_mhz[r]);
     }
 }
 
@@ -1508,6 +1510,9 @@ static void test_update_records_run_spread(void)
     RB_CHECK(json_true_at(capped, "per_clock"));
     RB_CHECK_NEAR(json_number_at(capped, "run_spread"), 0.0, 1e-12);
     RB_CHECK(json_number_at(json_get(capped, "clocks"), "sm_mhz_mean") == 1500);
+    const json_value *sc = json_get(vs, "steady_capped");
+    RB_CHECK(!json_true_at(sc, "per_clock"));
+    RB_CHECK_NEAR(json_number_at(sc, "run_spread"), 0.005, 1e-12);
     /* the pair keeps the platform reference it was recorded with */
     RB_CHECK(json_number_at(json_get(json_get(json_get(doc, "pairs"), "gemm_x"), "platform"),
                             "dram_gbps") == 3000);
@@ -1525,6 +1530,7 @@ static void judge_new(const json_value *doc, double steady, double drifty, doubl
     add_timed(p, "steady", RB_UNIT_NONE, steady, 0);
     add_timed(p, "drifty", RB_UNIT_NONE, drifty, 0);
     add_timed(p, "capped", RB_UNIT_BF16, capped_ms, capped_mhz);
+    add_timed(p, "steady_capped", RB_UNIT_BF16, 1.0, capped_mhz);
     rb_expect_apply(&e, p, 1);
     rb_expect_free(&e);
 }
@@ -1587,7 +1593,7 @@ static void test_print_thresholds(void)
     fclose(f);
     RB_CHECK(strstr(buf, "gemm_x/drifty") && strstr(buf, "NOT SEEN"));
     RB_CHECK(strstr(buf, "time x clk"));
-    RB_CHECK(strstr(buf, "3 variant(s): a 10% slowdown is regressed in 2, not seen in 1") != NULL);
+    RB_CHECK(strstr(buf, "4 variant(s): a 10% slowdown is regressed in 3, not seen in 1") != NULL);
     free(buf);
     json_free(doc);
 }

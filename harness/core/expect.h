@@ -59,9 +59,10 @@ rb_verdict rb_expect_judge(double expected_ms, double expected_noise, double ms,
  * power-capped GEMM's clock drifts within a loop and its median still repeats to 1%). Then:
  *   threshold = max(3%, 2 x run_spread, half the width of this run's 95% interval of the median)
  * For 3 runs of a normal variable the range is ~1.7 standard deviations on average, so 2 x range
- * is ~3.4 of them. A variant recorded under the power cap on a compute roof (per_clock) is
- * judged at equal SM clock: time x mean SM clock during its loop (the cycles it took), against
- * the recorded median x the recorded clock, with its run_spread taken on the same product.
+ * is ~3.4 of them. A variant recorded under the power cap on a compute roof whose cycles (time x
+ * mean SM clock during its loop) spread less over the runs than its time (per_clock) is judged
+ * at equal SM clock: its cycles against the recorded median x the recorded clock, with its
+ * run_spread taken on the same product.
  * Expectations recorded from fewer runs fall back to rb_expect_threshold. */
 #define RB_EXPECT_MIN_RUNS 3
 #define RB_EXPECT_MIN_THRESHOLD 0.03
