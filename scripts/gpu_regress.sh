@@ -8,6 +8,9 @@
 #                                    with the sensitivity table; then a 4th run of the same build
 #                                    judged against them (every verdict pass) and compared with
 #                                    the 3rd (compare: every variant same)
+#   scripts/gpu_regress.sh both      record (SAME=0: without the 4th run), then planted with
+#                                    EXPECT=$OUT/exp.json OLD=$OUT/record.json
+#   FILTER=<regex>                   the pairs of the recorded, 4th and planted runs
 #   scripts/gpu_regress.sh planted   EXPECT=<expectations> OLD=<a results file of the normal
 #                                    build>: the build with the planted 10% slowdowns
 #                                    (-DRB_PLANT_SLOW10: copy_vectorized/optimized, gemm_precision's
@@ -51,16 +54,19 @@ cmp() { # old json, new json, name
 }
 say "$(date -u +%FT%TZ) on $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.limit --format=csv,noheader | head -n 1)"
 
-if [ "$PHASE" = record ]; then
+if [ "$PHASE" = record ] || [ "$PHASE" = both ]; then
     build
-    judged record "$B" --update-expectations --repeat 3 --expect "$OUT/exp.json" ${RUN_ARGS_RECORD:-}
+    judged record "$B" --update-expectations --repeat 3 --expect "$OUT/exp.json" ${FILTER:+--filter "$FILTER"}
     sed -n '/regression thresholds:/,$p' "$OUT/record.log" > "$OUT/sensitivity.txt"
     tail -n 1 "$OUT/sensitivity.txt" | tee -a "$LOG"
-    judged same "$B" --expect "$OUT/exp.json"
-    cmp "$OUT/record.json" "$OUT/same.json" same-build
-elif [ "$PHASE" = planted ]; then
+    if [ "${SAME:-1}" = 1 ]; then
+        judged same "$B" --expect "$OUT/exp.json" ${FILTER:+--filter "$FILTER"}
+        cmp "$OUT/record.json" "$OUT/same.json" same-build
+    fi
+fi
+if [ "$PHASE" = planted ] || [ "$PHASE" = both ]; then
     build NVCCFLAGS=-DRB_PLANT_SLOW10 CFLAGS=-DRB_PLANT_SLOW10 B=build/plant
-    judged planted build/plant/roofbench --expect "${EXPECT:?EXPECT=expectations file}"
+    judged planted build/plant/roofbench --expect "${EXPECT:?EXPECT=expectations file}" ${FILTER:+--filter "$FILTER"}
     cmp "${OLD:?OLD=results of the normal build}" "$OUT/planted.json" planted
     if [ "${STREAM:-1}" = 1 ]; then
         build
