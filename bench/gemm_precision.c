@@ -376,8 +376,11 @@ static rb_status gp_plant_slower(gp_ctx *c, int f, const cublasLtMatmulHeuristic
                                      fabs(t[i] / first - 1.10) < fabs(t[pick] / first - 1.10)))
             pick = i;
     fprintf(stderr, "gemm_precision: planted slowdown: %s runs candidate #%d, %.3fx the time of "
-                    "#%d\n",
-            gp_formats[f].name, pick, t[pick] / first, c->candidate[f]);
+                    "#%d; the %d candidates' ms:",
+            gp_formats[f].name, pick, t[pick] / first, c->candidate[f], found);
+    for (int i = 0; i < found; i++)
+        fprintf(stderr, " %.4f", t[i]);
+    fprintf(stderr, "\n");
     c->algo[f] = result[pick].algo;
     c->candidate[f] = pick;
     return RB_OK;
