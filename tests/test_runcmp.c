@@ -159,6 +159,42 @@ static void test_platform_attribution(void)
     rb_runcmp_free(&c);
 }
 
+#define PLATFORM2(dram, fp32)                                                                      \
+    "\"platform\": {\"source\": \"ceilings --quick at run start\", \"dram_gbps\": " #dram          \
+    ", \"fp32_tflops\": " #fp32 ", \"launch_us\": 4.9},"
+
+/* A co-tenant that took SMs and DRAM (the H100 under MPS, 20261125T1452Z-7880ce1-regress):
+ * DRAM 3018 -> 2754 GB/s (time x1.096), FP32 60.5 -> 46.2 TFLOP/s (x1.31). A variant on the DRAM
+ * roof slowed x1.25 is between the two: the platform's. Beyond the envelope, or with only DRAM
+ * moving, it is not; nor when the roofs moved 1% (two runs of one machine). */
+static void test_platform_envelope(void)
+{
+    synth o = base, n = base;
+    o.top = PLATFORM2(3018, 60.5);
+    n.top = PLATFORM2(2754, 46.2);
+    n.median = 1.25;
+    rb_runcmp c;
+    const rb_runcmp_row *r = compare(&o, &n, &c);
+    RB_CHECK(r && r->change == RB_CHANGE_SLOWER && r->cause == RB_CAUSE_PLATFORM);
+    RB_CHECK(r && strstr(r->evidence, "fp32_tflops 60.5 -> 46.2") != NULL);
+    rb_runcmp_free(&c);
+    n.median = 1.45; /* beyond x1.31 and the floor */
+    r = compare(&o, &n, &c);
+    RB_CHECK(r && r->cause == RB_CAUSE_UNEXPLAINED);
+    rb_runcmp_free(&c);
+    n.top = PLATFORM2(2754, 60.5); /* DRAM alone moved: x1.25 is not the platform's */
+    n.median = 1.25;
+    r = compare(&o, &n, &c);
+    RB_CHECK(r && r->cause == RB_CAUSE_UNEXPLAINED);
+    rb_runcmp_free(&c);
+    o.top = PLATFORM2(3018, 60.5); /* both moved 1%: explains nothing beyond its own roof */
+    n.top = PLATFORM2(2990, 59.9);
+    n.median = 1.05;
+    r = compare(&o, &n, &c);
+    RB_CHECK(r && r->cause == RB_CAUSE_UNEXPLAINED);
+    rb_runcmp_free(&c);
+}
+
 static void test_code_attribution(void)
 {
     synth o = base, n = base;
@@ -522,6 +558,7 @@ static const rbtest_case runcmp_cases[] = {
     {"unexplained_slowdown_fails", test_unexplained_slowdown_fails},
     {"unclear_and_noisy", test_unclear_and_noisy},
     {"platform_attribution", test_platform_attribution},
+    {"platform_envelope", test_platform_envelope},
     {"code_attribution", test_code_attribution},
     {"code_resources_attribution", test_code_resources_attribution},
     {"throttled_attribution", test_throttled_attribution},

@@ -17,7 +17,10 @@
  *   platform    its roof moved the same way in the two runs, and the time ratio over the ratio
  *               the roof predicts lies within the tolerance (the floor, or the roof's measured
  *               noise when larger). Roofs: the run's "platform" quick ceilings (DRAM, FP32,
- *               launch) when both runs have one, else each file's roofs.<key>.measured;
+ *               launch) when both runs have one, else each file's roofs.<key>.measured. Or,
+ *               with both runs' platform references, the DRAM and FP32 roofs both moved the
+ *               same way, at least one beyond the tolerance, and the time ratio lies between
+ *               their two predictions (a kernel using both: a co-tenant taking SMs and DRAM);
  *   code        a kernel of the variant changed: sass_hash, registers, static, dynamic or
  *               local memory, a kernel added or gone, or its library_algo;
  *   throttled   the run that was slower was throttled (thermal or hardware slowdown), or the
