@@ -57,7 +57,11 @@
  *   Predicted (H100 SXM, 8192^3, before measuring): ~250-320 TFLOP/s (3.4-4.4 ms): about half
  *   of the mma.sync ceiling (~600-650 TFLOP/s, roughly 60-70% of the 989 dense BF16 peak at
  *   1830 MHz, less at the ~1500 MHz a power-capped GEMM runs at).
- *   Measured: (to be filled from the GPU run).
+ *   Measured (H100, all steps interleaved, results/nvidia-h100-80gb-hbm3/20261125T1512Z-9daabba-hgemm-and-plant/hgemm.json):
+ *   158.0 TFLOP/s at 8192^3 (6.96 ms), 150.1 at 4096^3: 63% of the prediction's low end.
+ *   The 800 cycles of loads per tile are not hidden at all and the 2 barriers per tile serialize
+ *   load and compute, as predicted, but mma.sync at the power-capped clock delivers less than
+ *   the ~2730 flop/clock assumed; ncu was not run on this step.
  *
  * Step 2, cp_async (hgemm_cp_async_kernel): the loads go straight from global to shared memory
  *   with cp.async.cg (16 bytes, L1 bypassed, src-size 0 for the zero fill), into a ring of
@@ -68,7 +72,10 @@
  *   Predicted (same conditions): ~450-550 TFLOP/s (2.0-2.4 ms), 1.6-1.9x step 1, held below the
  *   mma.sync ceiling by the ldmatrix traffic (exactly at shared memory's bandwidth above), the
  *   epilogue and the power cap; the rest of the way to ~700 needs wgmma (step 3).
- *   Measured: (to be filled from the GPU run).
+ *   Measured (same file): 243.5 TFLOP/s at 8192^3 (1.54x step 1), 218.6 at 4096^3: 54% of the
+ *   prediction's low end, as step 1 missed by a similar factor: the mma.sync rate assumed for
+ *   both (~2/3 of wgmma's) is what is off, not measured here (ncu's tensor-pipe figure is the
+ *   next check); the pipeline bought the predicted ~1.5x over step 1.
  */
 #define HGEMM_BM 128
 #define HGEMM_BN 256
@@ -420,7 +427,10 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *   128 x 128 tiles with TMA, reported ~320 TFLOP/s; 128 x 256 reached ~420.)
  * ncu: sm__pipe_tensor_op_gmma_cycles_active ~50-65%; warp stalls dominated by barrier
  *   (__syncthreads) and by the wgmma wait; LSU busy with LDGSTS.
- * Measured: (from the GPU run)
+ * Measured (same file): 590.9 TFLOP/s at 8192^3, 506.0 at 4096^3, above the prediction. In the
+ *   first run, with blocks in row-major order (20261125T1449Z-5a6b046-hgemm), ncu at 8192^3
+ *   (20261125T1503Z-hgemm-ncu-8192.csv) showed this step at 60% L2 hit rate and DRAM at 53% of
+ *   its peak; steps 3-5 now take steps 1-2's grouped order (hgemm_tile_of).
  *
  * ---- Step 4, hgemm_tma: the tensor memory accelerator. ----
  * Idea: one thread describes each 128 x 64 A box and 256 x 64 B box to the TMA
@@ -438,7 +448,15 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *   block still stops at a barrier every k tile and drains its wgmmas before it.
  * ncu: tensor pipe ~60-70%; far fewer issued instructions than step 3; stalls on barrier and
  *   on the mbarrier wait (shown as long scoreboard / "sleeping" on try_wait).
- * Measured: (from the GPU run)
+ * Measured (same file): 675.5 TFLOP/s at 8192^3, 571.8 at 4096^3 (1.14x, 1.13x step 3). In
+ *   row-major block order it was slower than step 3 at 8192^3 (505 vs 572: ncu, L2 hit rate 54%,
+ *   DRAM at 72% of its peak: the TMA issued loads faster than DRAM could serve them). At the
+ *   awkward shape (K = 8208, rows of 16416 bytes, not a multiple of 128) it is still slower than
+ *   step 3 (511.8 vs 554.9 TFLOP/s); with M and N as odd but K = 8192
+ *   (20261125T1520Z-7e67687-plant-gp-and-hgemm-awkward/hgemm-odd-mn.log) the ladder holds
+ *   (556.7 -> 622.3 -> 664.9 -> 669.7), so the row alignment is what costs: likely each 128-byte
+ *   box row then straddles two 128-byte lines (not measured directly; ncu at the awkward shape:
+ *   its warps wait 24.9 cycles per issued instruction against step 3's 8.0, same L2 hit rate).
  *
  * ---- Step 5, hgemm_warp_specialized: a producer warpgroup and two consumers. ----
  * Idea: split the roles. Warpgroup 0 is the producer: one thread waits for a stage's "empty"
@@ -457,7 +475,8 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *   next one fills its ring), and the L2 -> SM operand traffic at 8 TB/s.
  * ncu: tensor pipe ~75-85%; consumer stalls mostly on the wgmma wait (the tensor pipe is the
  *   bottleneck, as it should be); L2 throughput high (~70-80%).
- * Measured: (from the GPU run)
+ * Measured (same file): 740.9 TFLOP/s at 8192^3, 642.8 at 4096^3 (1.10x, 1.12x step 4): above
+ *   the prediction.
  *
  * ---- Step 6, hgemm_optimized: clusters with multicast, persistent tiles, TMA stores. ----
  * Idea, three parts:
@@ -498,7 +517,12 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *   tuning, 3 consumers).
  * ncu: tensor pipe ~85-90%; L2 -> SM bytes (lts__t_sectors_srcunit_tex_op_read) ~2/3 of step
  *   5's; DRAM read close to compulsory; the consumers' stalls on the wgmma wait.
- * Measured: (from the GPU run)
+ * Measured (same file, interleaved with cuBLASLt's best of its top 8 in the same loop, both
+ *   under the 700 W power cap): 790.4 TFLOP/s at 8192^3 against cuBLASLt's 783.6 (1.009x),
+ *   726.6 at 4096^3 against 717.9 (1.012x); awkward 8191 x 8189 x 8208: 645.4 against cuBLASLt's
+ *   116.6 (its heuristic's kernels for that shape are slow). Two other runs at 8192^3: 787.6 vs
+ *   773.1 (1.019x) and 799.3 vs 801.5 (0.997x). The harness records one clock for the
+ *   interleaved loop (the same for both), not one per variant.
  *
  * ---- FP8, hgemm_fp8_optimized: step 6 with E4M3 operands. ----
  * Idea: the same kernel body instantiated for fp8: 128 fp8 elements per 128-byte tile row (the K
@@ -514,7 +538,9 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *   yardstick, is expected at ~1250+ under the same cap.
  * ncu: tensor pipe ~75-85%; the epilogue's share of the time visible as consumer stalls on the
  *   named barrier and the TMA-store read wait.
- * Measured: (from the GPU run)
+ * Measured (same file): 1476.5 TFLOP/s at 8192^3 against cuBLASLt FP8's 1491.7 (0.990x), 1316.2
+ *   at 4096^3 against 1315.3 (1.001x): above the prediction. cuBLASLt has no FP8 algorithm for
+ *   the awkward shape's odd M, where fp8_library is skipped.
  */
 
 /* The driver's cuTensorMapEncodeTiled type (PFN_...): included here, not at the top, so that the
