@@ -409,11 +409,11 @@ static json_value *platform_reference(const rb_options *o, int *rc);
 /* run --baseline: this run's document against the baseline's, printed; the number of variants
  * that make it fail (rb_runcmp_failing), 1 when the comparison could not be made. */
 static int compare_with_baseline(const json_value *baseline, const json_value *doc,
-                                 const rb_options *o)
+                                 const json_value *expect, const rb_options *o)
 {
     rb_runcmp c;
     char err[300];
-    if (rb_runcmp_build(baseline, doc, &c, err, sizeof err) != 0) {
+    if (rb_runcmp_build_expect(baseline, doc, expect, &c, err, sizeof err) != 0) {
         fprintf(stderr, "roofbench: --baseline: %s\n", err);
         return 1;
     }
@@ -605,7 +605,7 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
     if (!doc || rb_results_save(o, key, doc, results, n) != 0)
         failing++;
     if (doc && baseline)
-        failing += compare_with_baseline(baseline, doc, o);
+        failing += compare_with_baseline(baseline, doc, have_expect ? expect.doc : NULL, o);
     json_free(doc);
     if (rb_results_save_csv(o, results, n) != 0)
         failing++;
@@ -934,15 +934,36 @@ static int cmd_compare(const rb_options *o)
         return rc;
     json_value *old_doc = load_results(o->compare_old);
     json_value *new_doc = old_doc ? load_results(o->compare_new) : NULL;
+    rb_expect expect = {0};
+    char expect_path[RB_PATH_BUF] = "";
+    if (new_doc && !o->expect_none) {
+        /* the floors: --expect FILE, else the expectation file of OLD's GPU when there is one */
+        if (o->expect_path)
+            rb_fmt(expect_path, sizeof expect_path, "%s", o->expect_path);
+        else
+            rb_fmt(expect_path, sizeof expect_path, "expectations/%s.json",
+                   json_string_at(old_doc, "hardware_key", "unknown"));
+        if ((o->expect_path || file_exists(expect_path)) &&
+            rb_expect_load(expect_path, &expect, err, sizeof err) != 0) {
+            json_free(old_doc);
+            json_free(new_doc);
+            return usage_error(err);
+        }
+    }
     rb_runcmp c;
-    if (!new_doc || rb_runcmp_build(old_doc, new_doc, &c, err, sizeof err) != 0) {
+    if (!new_doc || rb_runcmp_build_expect(old_doc, new_doc, expect.doc, &c, err, sizeof err) != 0) {
         rc = new_doc ? usage_error(err) : EXIT_USAGE;
         json_free(old_doc);
         json_free(new_doc);
+        rb_expect_free(&expect);
         return rc;
     }
     json_free(old_doc);
     json_free(new_doc);
+    if (c.floors_from_runs)
+        printf("floors: %d variant(s) judged with the spread of their recorded runs (%s)\n",
+               c.floors_from_runs, expect_path);
+    rb_expect_free(&expect);
     json_value *j = o->json_path
                         ? rb_runcmp_json(&c, o->compare_old, o->compare_new, o->fail_on_platform)
                         : NULL;

@@ -195,6 +195,51 @@ static void test_platform_envelope(void)
     rb_runcmp_free(&c);
 }
 
+/* Expectations recorded from 3 runs whose medians spread 10%: compare's floor for the variant
+ * becomes 20%, as run's threshold is; fewer runs, another size or no entry leave it alone. */
+static void test_floor_from_expectations(void)
+{
+    static const char *const expect_fmt =
+        "{\"schema\": 1, \"hardware\": {\"name\": \"x\"}, \"peaks\": {}, \"ceilings\": {},"
+        " \"pairs\": {\"copy\": {\"size\": %d, \"variants\": {\"optimized\": {\"median_ms\": 1,"
+        " \"noise\": 0.01, \"runs\": %d, \"run_spread\": 0.1}}}}}";
+    synth o = base, n = base;
+    n.median = 1.15; /* +15%, tight intervals: slower against the 2% floor */
+    json_value *a = make_doc(&o), *b = make_doc(&n);
+    char text[600], err[200];
+    int sizes[3] = {1024, 1024, 2048}, runs[3] = {3, 2, 3};
+    rb_change want[3] = {RB_CHANGE_SAME, RB_CHANGE_SLOWER, RB_CHANGE_SLOWER};
+    for (int i = 0; i < 3; i++) {
+        snprintf(text, sizeof text, expect_fmt, sizes[i], runs[i]);
+        json_value *e = json_parse(text, strlen(text), err, sizeof err);
+        rb_runcmp c;
+        RB_CHECK(a && b && e && rb_runcmp_build_expect(a, b, e, &c, err, sizeof err) == 0);
+        RB_CHECK(c.n_rows == 1 && c.rows[0].change == want[i]);
+        RB_CHECK(c.floors_from_runs == (i == 0) && c.expect == NULL);
+        if (i == 0)
+            RB_CHECK(fabs(c.rows[0].floor - 0.2) < 1e-12);
+        rb_runcmp_free(&c);
+        json_free(e);
+    }
+    /* no interval (fewer than 6 samples): same within the recorded floor, unclear beyond it */
+    json_free(b);
+    n.half_ci = -0.01; /* an inverted interval: the row has none, as with fewer than 6 samples */
+    n.median = 1.15;
+    b = make_doc(&n);
+    snprintf(text, sizeof text, expect_fmt, 1024, 3);
+    json_value *e = json_parse(text, strlen(text), err, sizeof err);
+    rb_runcmp c;
+    RB_CHECK(b && e && rb_runcmp_build_expect(a, b, e, &c, err, sizeof err) == 0);
+    RB_CHECK(c.n_rows == 1 && c.rows[0].change == RB_CHANGE_SAME);
+    rb_runcmp_free(&c);
+    RB_CHECK(rb_runcmp_build(a, b, &c, err, sizeof err) == 0);
+    RB_CHECK(c.n_rows == 1 && c.rows[0].change == RB_CHANGE_UNCLEAR);
+    rb_runcmp_free(&c);
+    json_free(e);
+    json_free(a);
+    json_free(b);
+}
+
 static void test_code_attribution(void)
 {
     synth o = base, n = base;
@@ -559,6 +604,7 @@ static const rbtest_case runcmp_cases[] = {
     {"unclear_and_noisy", test_unclear_and_noisy},
     {"platform_attribution", test_platform_attribution},
     {"platform_envelope", test_platform_envelope},
+    {"floor_from_expectations", test_floor_from_expectations},
     {"code_attribution", test_code_attribution},
     {"code_resources_attribution", test_code_resources_attribution},
     {"throttled_attribution", test_throttled_attribution},

@@ -47,8 +47,9 @@ const char *rb_cli_usage(void)
            "  --csv FILE            [run] the table as CSV (RFC 4180), one row per variant with\n"
            "                        its roof, replaced if it exists\n"
            "  --results-dir DIR     [run] folder for the default results file (default results)\n"
-           "  --expect FILE|none    [run ceilings] expectation file (default\n"
-           "                        expectations/<hardware-key>.json)\n"
+           "  --expect FILE|none    [run ceilings compare] expectation file (default\n"
+           "                        expectations/<hardware-key>.json; compare: OLD's GPU's,\n"
+           "                        whose recorded run spreads set each variant's floor)\n"
            "  --expect-any-device   [run ceilings] use an expectation file recorded on another\n"
            "                        GPU model (refused by default: its times and roofs are not\n"
            "                        this GPU's)\n"
@@ -112,7 +113,7 @@ static const cli_option cli_options[] = {
     {"--json", ON_RUN | ON_COMPARE, 1},
     {"--csv", ON_RUN, 1},
     {"--results-dir", ON_RUN, 1},
-    {"--expect", ON_RUN | ON_CEILINGS, 1},
+    {"--expect", ON_RUN | ON_CEILINGS | ON_COMPARE, 1},
     {"--expect-any-device", ON_RUN | ON_CEILINGS, 0},
     {"--update-expectations", ON_RUN, 0},
     {"--repeat", ON_RUN, 1},

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expect.h"
 #include "html_table.h"
 #include "stats.h"
 #include "util.h"
@@ -331,7 +332,7 @@ static const char *skip_reason(const json_value *v)
 /* One row: the variant named by either run (ov or nv may be NULL). */
 static void compare_variant(const json_value *od, const json_value *nd, const json_value *op,
                             const json_value *np, const json_value *ov, const json_value *nv,
-                            rb_runcmp_row *row)
+                            const json_value *expected, rb_runcmp_row *row)
 {
     const json_value *any = ov ? ov : nv;
     memset(row, 0, sizeof *row);
@@ -366,6 +367,15 @@ static void compare_variant(const json_value *od, const json_value *nd, const js
     row->ratio_lo = b.lo / a.hi;
     row->ratio_hi = b.hi / a.lo;
     row->floor = rb_runcmp_floor(a.noise, b.noise);
+    /* What varies between runs, where the expectations recorded it (core/expect.h): the same
+     * floor a run's verdict uses, so that compare and run agree on what is noise. */
+    rb_expected e;
+    rb_expected_read(expected, &e);
+    if (expected && e.runs >= RB_EXPECT_MIN_RUNS && e.run_spread >= 0 &&
+        RB_EXPECT_SPREAD_FACTOR * e.run_spread > row->floor) {
+        row->floor = RB_EXPECT_SPREAD_FACTOR * e.run_spread;
+        row->floor_from_runs = 1;
+    }
     row->change = rb_runcmp_verdict(row->ratio_lo, row->ratio_hi, row->floor);
     if (!(row->ratio_lo <= row->ratio_hi)) {
         row->ratio_lo = row->ratio_hi = NAN;
@@ -374,6 +384,12 @@ static void compare_variant(const json_value *od, const json_value *nd, const js
                a.lo > 0   ? "NEW"
                : b.lo > 0 ? "OLD"
                           : "either run");
+        /* A variant too slow for 6 samples in its cap (sgemm's naive kernel at 16M: 275 ms),
+         * whose recorded runs say how much it moves between runs: a ratio within that is no
+         * change. Beyond it, without an interval, it stays unclear. */
+        if (row->floor_from_runs && row->ratio >= 1.0 / (1.0 + row->floor) &&
+            row->ratio <= 1.0 + row->floor)
+            row->change = RB_CHANGE_SAME;
     }
     if (row->change == RB_CHANGE_FASTER || row->change == RB_CHANGE_SLOWER)
         rb_runcmp_attribute(od, nd, op, np, ov, nv, row);
@@ -397,13 +413,19 @@ static int add_pair_rows(const json_value *od, const json_value *nd, const json_
                          const json_value *np, rb_runcmp *c, int *cap)
 {
     const json_value *ova = json_get(op, "variants"), *nva = json_get(np, "variants");
+    const json_value *any = op ? op : np;
+    /* the expectations of this pair, when recorded at this size */
+    const json_value *ep = json_get(json_get(c->expect, "pairs"), json_string_at(any, "name", ""));
+    const json_value *ev =
+        json_number_at(ep, "size") == json_number_at(any, "size") ? json_get(ep, "variants") : NULL;
     rb_runcmp_row row;
     for (size_t i = 0; ova && ova->type == JSON_ARRAY && i < ova->count; i++) {
         const json_value *ov = ova->items[i], *nv = NULL;
         if (!json_string_at(ov, "name", NULL))
             continue;
         nv = find_named(nva, json_string_at(ov, "name", NULL));
-        compare_variant(od, nd, op, np, ov, nv, &row);
+        compare_variant(od, nd, op, np, ov, nv, json_get(ev, json_string_at(ov, "name", "")),
+                        &row);
         if (push_row(c, cap, &row))
             return -1;
     }
@@ -411,7 +433,7 @@ static int add_pair_rows(const json_value *od, const json_value *nd, const json_
         const json_value *nv = nva->items[i];
         if (!json_string_at(nv, "name", NULL) || find_named(ova, json_string_at(nv, "name", NULL)))
             continue;
-        compare_variant(od, nd, op, np, NULL, nv, &row);
+        compare_variant(od, nd, op, np, NULL, nv, NULL, &row);
         if (push_row(c, cap, &row))
             return -1;
     }
@@ -611,7 +633,14 @@ static int is_results(const json_value *doc, const char *which, char *err, size_
 int rb_runcmp_build(const json_value *old_doc, const json_value *new_doc, rb_runcmp *c, char *err,
                     size_t err_size)
 {
+    return rb_runcmp_build_expect(old_doc, new_doc, NULL, c, err, err_size);
+}
+
+int rb_runcmp_build_expect(const json_value *old_doc, const json_value *new_doc,
+                           const json_value *expect, rb_runcmp *c, char *err, size_t err_size)
+{
     memset(c, 0, sizeof *c);
+    c->expect = expect;
     if (!is_results(old_doc, "OLD", err, err_size) || !is_results(new_doc, "NEW", err, err_size))
         return -1;
     rb_fmt(c->old_git, sizeof c->old_git, "%s", json_string_at(old_doc, "git", "?"));
@@ -623,6 +652,9 @@ int rb_runcmp_build(const json_value *old_doc, const json_value *new_doc, rb_run
         rb_fmt(err, err_size, "out of memory");
         return -1;
     }
+    c->expect = NULL; /* the caller's; not kept past the build */
+    for (int i = 0; i < c->n_rows; i++)
+        c->floors_from_runs += c->rows[i].floor_from_runs;
     return 0;
 }
 
@@ -651,7 +683,8 @@ int rb_runcmp_failing(const rb_runcmp *c, int fail_on_platform)
 
 #define RB_RUNCMP_RULE                                                                             \
     "ratio = new / old median time, its 90% interval from each run's 95% interval of the "         \
-    "median; floor = max(2%, half the larger p10-p90 spread of the two timed loops)"
+    "median; floor = max(2%, half the larger p10-p90 spread of the two timed loops, and 2 x "   \
+    "the spread of the expectations' recorded runs where they have one)"
 
 static void print_counts(FILE *f, const rb_runcmp *c)
 {

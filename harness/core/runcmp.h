@@ -62,6 +62,7 @@ typedef struct rb_runcmp_row {
     double ratio;              /* new / old median time: above 1 is slower */
     double ratio_lo, ratio_hi; /* its 90% interval; NaN when a run has no interval */
     double floor;              /* the floor this variant was judged with */
+    int floor_from_runs;       /* it is 2 x the expectations' run_spread (rb_runcmp_build_expect) */
     rb_change change;
     rb_cause cause;
     char evidence[400]; /* the cause's evidence, or why the row was not compared */
@@ -80,6 +81,8 @@ typedef struct rb_runcmp {
     rb_runcmp_env *env;
     int counts[RB_CHANGE_NOT_COMPARED + 1];
     char old_git[64], new_git[64], old_date[64], new_date[64];
+    const json_value *expect; /* during rb_runcmp_build_expect only */
+    int floors_from_runs;     /* rows whose floor came from the expectations' runs */
 } rb_runcmp;
 
 /* The floor of a variant whose two runs spread (p90 - p10) / median by noise_old, noise_new within
@@ -103,6 +106,12 @@ void rb_runcmp_attribute(const json_value *od, const json_value *nd, const json_
  * results file, out of memory). */
 int rb_runcmp_build(const json_value *old_doc, const json_value *new_doc, rb_runcmp *c,
                     char *err, size_t err_size);
+/* The same, with an expectation document (validated; NULL: none): a variant whose expectation
+ * was recorded from RB_EXPECT_MIN_RUNS or more runs at the same size is judged with a floor of at
+ * least 2 x their spread (run_spread), as run's verdict is: what varies between runs of one build
+ * is not a change. */
+int rb_runcmp_build_expect(const json_value *old_doc, const json_value *new_doc,
+                           const json_value *expect, rb_runcmp *c, char *err, size_t err_size);
 void rb_runcmp_free(rb_runcmp *c);
 
 /* The number of variants that make the comparison fail: slower, attributed to anything but the
