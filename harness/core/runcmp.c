@@ -371,8 +371,8 @@ static void compare_variant(const json_value *od, const json_value *nd, const js
      * floor a run's verdict uses, so that compare and run agree on what is noise. */
     rb_expected e;
     rb_expected_read(expected, &e);
-    if (expected && e.runs >= RB_EXPECT_MIN_RUNS && e.run_spread >= 0 &&
-        RB_EXPECT_SPREAD_FACTOR * e.run_spread > row->floor) {
+    int known_runs = expected && e.runs >= RB_EXPECT_MIN_RUNS && e.run_spread >= 0;
+    if (known_runs && RB_EXPECT_SPREAD_FACTOR * e.run_spread > row->floor) {
         row->floor = RB_EXPECT_SPREAD_FACTOR * e.run_spread;
         row->floor_from_runs = 1;
     }
@@ -385,9 +385,9 @@ static void compare_variant(const json_value *od, const json_value *nd, const js
                : b.lo > 0 ? "OLD"
                           : "either run");
         /* A variant too slow for 6 samples in its cap (sgemm's naive kernel at 16M: 275 ms),
-         * whose recorded runs say how much it moves between runs: a ratio within that is no
-         * change. Beyond it, without an interval, it stays unclear. */
-        if (row->floor_from_runs && row->ratio >= 1.0 / (1.0 + row->floor) &&
+         * whose recorded runs say how much it moves between runs: a ratio within the floor is
+         * no change. Beyond it, without an interval, it stays unclear. */
+        if (known_runs && row->ratio >= 1.0 / (1.0 + row->floor) &&
             row->ratio <= 1.0 + row->floor)
             row->change = RB_CHANGE_SAME;
     }
