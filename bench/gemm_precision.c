@@ -338,7 +338,6 @@ static rb_status gp_gpu_references(gp_ctx *c)
 
 #define GP_CANDIDATES 8 /* heuristic results tried in setup */
 
-
 /* Step f's descriptor, layouts and the heuristic's first algorithm that runs. cuBLASLt's A is our B
  * (kp x np column-major, op T), its B our A (kp x M, op N), its C = D our output (np x M). */
 static rb_status gp_make_op(gp_ctx *c, int f, cublasLtMatmulPreference_t pref)

@@ -662,10 +662,10 @@ const rb_pair rb_pair_nccl_allreduce = {
     .pattern = "NCCL collectives over NVLink vs staging every GPU's buffer through host memory",
     .size_unit = "bytes (S)", /* nccl-tests' size, of fp32 data */
     .smoke_size = 1u << 20,
-    /* A full run sweeps nccl_allreduce_sweep (8 B .. 1 GiB; on one GPU 8 B, 2 MiB, 128 MiB and 1 GiB
-     * only, nccl_allreduce_sweep_one_gpu), so full_size only sets where the
-     * harness judges rates against the DRAM peak: above every swept size, because S counts
-     * link traffic, not DRAM traffic. --size 4G runs the 4 GiB point GPU.md quotes. */
+    /* A full run sweeps nccl_allreduce_sweep (8 B .. 1 GiB; on one GPU 8 B, 2 MiB, 128 MiB and 1
+     * GiB only, nccl_allreduce_sweep_one_gpu), so full_size only sets where the harness judges
+     * rates against the DRAM peak: above every swept size, because S counts link traffic, not DRAM
+     * traffic. --size 4G runs the 4 GiB point GPU.md quotes. */
     .full_size = 1ull << 32,
     .flops = ar_flops,
     .bytes = ar_bytes,

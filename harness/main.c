@@ -456,10 +456,10 @@ static void attribute_verdicts(const rb_expect *e, json_value *doc, rb_pair_resu
             /* the judged ratio, with this run's 95% interval of its median around it */
             double m = v->time_ms.median;
             row.ratio = v->judged_ratio;
-            row.ratio_lo = m > 0 && isfinite(v->time_ms.ci_lo) ? row.ratio * v->time_ms.ci_lo / m
-                                                                : row.ratio;
-            row.ratio_hi = m > 0 && isfinite(v->time_ms.ci_hi) ? row.ratio * v->time_ms.ci_hi / m
-                                                                : row.ratio;
+            row.ratio_lo =
+                m > 0 && isfinite(v->time_ms.ci_lo) ? row.ratio * v->time_ms.ci_lo / m : row.ratio;
+            row.ratio_hi =
+                m > 0 && isfinite(v->time_ms.ci_hi) ? row.ratio * v->time_ms.ci_hi / m : row.ratio;
             row.floor = v->threshold;
             row.change = v->verdict == RB_VERDICT_REGRESSED ? RB_CHANGE_SLOWER : RB_CHANGE_FASTER;
             rb_runcmp_attribute(od, doc, ep, np, json_get(json_get(ep, "variants"), v->name), nv,
@@ -586,7 +586,8 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
     json_value *meta =
         rb_results_meta("roofbench", o, argc, argv, ps.env, have_expect ? expect_path : NULL);
     /* the expectations keep a copy of the platform reference they were recorded with */
-    json_value *recorded_platform = o->update_expectations && platform ? json_clone(platform) : NULL;
+    json_value *recorded_platform =
+        o->update_expectations && platform ? json_clone(platform) : NULL;
     if (meta) {
         json_object_set(json_get(meta, "environment"), "end", env_end);
         /* NULL (out of memory) leaves the file without a platform: an old file's shape */
@@ -616,8 +617,8 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
         for (int r = 0; r + 1 < repeat; r++)
             runs[r] = earlier + (size_t)r * n;
         if (rb_expect_update_runs(&d, results, n, runs, repeat - 1, recorded_platform,
-                                  hardware(ps.env), rb_datasheet_peaks(key),
-                                  provenance(o, ps.env), err, sizeof err) != 0 ||
+                                  hardware(ps.env), rb_datasheet_peaks(key), provenance(o, ps.env),
+                                  err, sizeof err) != 0 ||
             write_expectations(expect_path, d, err, sizeof err) != 0) {
             fprintf(stderr, "roofbench: %s\n", err);
             failing++;
@@ -951,7 +952,8 @@ static int cmd_compare(const rb_options *o)
         }
     }
     rb_runcmp c;
-    if (!new_doc || rb_runcmp_build_expect(old_doc, new_doc, expect.doc, &c, err, sizeof err) != 0) {
+    if (!new_doc ||
+        rb_runcmp_build_expect(old_doc, new_doc, expect.doc, &c, err, sizeof err) != 0) {
         rc = new_doc ? usage_error(err) : EXIT_USAGE;
         json_free(old_doc);
         json_free(new_doc);

@@ -286,8 +286,8 @@ static __global__ void __launch_bounds__(CUDA_GRAPHS_BLOCK)
         ss = 0.0f;
         asm volatile("" ::: "memory");
 #endif
-    for (size_t base = threadIdx.x; base < d; base += (size_t)blockDim.x * CUDA_GRAPHS_GROUP) {
-        float v[CUDA_GRAPHS_GROUP];
+        for (size_t base = threadIdx.x; base < d; base += (size_t)blockDim.x * CUDA_GRAPHS_GROUP) {
+            float v[CUDA_GRAPHS_GROUP];
 #pragma unroll
         for (int j = 0; j < CUDA_GRAPHS_GROUP; j++) {
             size_t i = base + (size_t)j * blockDim.x;

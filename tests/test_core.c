@@ -801,8 +801,8 @@ static void test_cli_refusals(void)
                          (char *)NULL));
     RB_CHECK(cli_refused("--repeat: 1 to 20", "run", "--update-expectations", "--repeat", "21",
                          (char *)NULL));
-    RB_CHECK(cli_refused("--repeat", "run", "--update-expectations", "--repeat", "0",
-                         (char *)NULL));
+    RB_CHECK(
+        cli_refused("--repeat", "run", "--update-expectations", "--repeat", "0", (char *)NULL));
     RB_CHECK(cli_refused("goes with run", "list", "--update-expectations", (char *)NULL));
     RB_CHECK(cli_refused("--no-ceilings does not go with ceilings", "ceilings", "--no-ceilings",
                          (char *)NULL));

@@ -1565,9 +1565,8 @@ static void test_judge_with_run_spread(void)
     RB_CHECK(p.v[0].verdict == RB_VERDICT_REGRESSED);
     /* A run that knows its median worse than the runs spread widens its own threshold. */
     rb_expected x;
-    rb_expected_read(json_get(json_get(json_get(json_get(doc, "pairs"), "gemm_x"), "variants"),
-                              "steady"),
-                     &x);
+    rb_expected_read(
+        json_get(json_get(json_get(json_get(doc, "pairs"), "gemm_x"), "variants"), "steady"), &x);
     rb_stats wide = {.median = 1.0, .ci_lo = 0.9, .ci_hi = 1.1, .noise = 0.3};
     RB_CHECK_NEAR(rb_expect_run_threshold(&x, &wide), 0.1, 1e-12);
     /* Fewer than 3 runs: the old rule, max(3%, 3 x the larger noise). */
@@ -1613,11 +1612,12 @@ static void test_validate_refuses_bad_run_fields(void)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[600], err[300] = "";
-        snprintf(text, sizeof text,
-                 "{\"schema\": 1, \"hardware\": {\"name\": \"x\"}, \"peaks\": {}, \"ceilings\": {}, "
-                 "\"pairs\": {\"p\": {\"size\": 1, \"variants\": {\"v\": {\"median_ms\": 1, "
-                 "\"noise\": 0, %s}}}}}",
-                 bad[i][0]);
+        snprintf(
+            text, sizeof text,
+            "{\"schema\": 1, \"hardware\": {\"name\": \"x\"}, \"peaks\": {}, \"ceilings\": {}, "
+            "\"pairs\": {\"p\": {\"size\": 1, \"variants\": {\"v\": {\"median_ms\": 1, "
+            "\"noise\": 0, %s}}}}}",
+            bad[i][0]);
         json_value *doc = parse_text(text);
         RB_CHECK(doc && rb_expect_validate(doc, err, sizeof err) == -1);
         if (!strstr(err, bad[i][1]))
@@ -1631,10 +1631,11 @@ static void test_validate_refuses_bad_run_fields(void)
     };
     for (size_t i = 0; i < sizeof bad_pair / sizeof bad_pair[0]; i++) {
         char text[600], err[300] = "";
-        snprintf(text, sizeof text,
-                 "{\"schema\": 1, \"hardware\": {\"name\": \"x\"}, \"peaks\": {}, \"ceilings\": {}, "
-                 "\"pairs\": {\"p\": {\"size\": 1, %s, \"variants\": {}}}}",
-                 bad_pair[i][0]);
+        snprintf(
+            text, sizeof text,
+            "{\"schema\": 1, \"hardware\": {\"name\": \"x\"}, \"peaks\": {}, \"ceilings\": {}, "
+            "\"pairs\": {\"p\": {\"size\": 1, %s, \"variants\": {}}}}",
+            bad_pair[i][0]);
         json_value *doc = parse_text(text);
         RB_CHECK(doc && rb_expect_validate(doc, err, sizeof err) == -1);
         RB_CHECK(strstr(err, bad_pair[i][1]) != NULL);

@@ -251,7 +251,7 @@ static int parse_count_option(const char *a, const char *v, rb_options *o, char 
                               size_t err_size)
 {
     char why[200];
-    uint64_t *dst = !strcmp(a, "--samples") ? &o->samples
+    uint64_t *dst = !strcmp(a, "--samples")  ? &o->samples
                     : !strcmp(a, "--repeat") ? &o->repeat
                                              : &o->seed;
     if (rb_parse_count(v, dst, why, sizeof why) != 0) {
@@ -383,8 +383,9 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
         return -1;
     }
     if (o->repeat && !o->update_expectations) {
-        rb_fmt(err, err_size, "--repeat goes with --update-expectations (the runs whose spread "
-                              "sets each variant's regression threshold)");
+        rb_fmt(err, err_size,
+               "--repeat goes with --update-expectations (the runs whose spread "
+               "sets each variant's regression threshold)");
         return -1;
     }
     if (o->update_expectations && !o->repeat)

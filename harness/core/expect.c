@@ -210,8 +210,8 @@ static int validate_variant_key(const char *key, const json_value *x, const char
                        "run_spread, clocks, per_clock, library_algo)");
     if (x->type != JSON_NUMBER && x->type != JSON_NULL)
         return expect_type(x, JSON_NUMBER, kw, err, err_size);
-    if (!strcmp(key, "runs") && !(x->type == JSON_NUMBER && x->number >= 1 &&
-                                  x->number == (double)(int)x->number))
+    if (!strcmp(key, "runs") &&
+        !(x->type == JSON_NUMBER && x->number >= 1 && x->number == (double)(int)x->number))
         return fail_at(err, err_size, kw, "expected a whole number >= 1");
     if (!strcmp(key, "run_spread") && x->type == JSON_NUMBER && !(x->number >= 0))
         return fail_at(err, err_size, kw, "must be >= 0 (or null)");
@@ -233,7 +233,8 @@ static int validate_pair(const json_value *p, const char *name, char *err, size_
                            "unknown key (expected size, shape, recorded, variants, platform, "
                            "kernels)");
         /* what the expectations were recorded with, for the attribution of a verdict */
-        if (!strcmp(key, "platform") && expect_type(p->items[i], JSON_OBJECT, vwhere, err, err_size))
+        if (!strcmp(key, "platform") &&
+            expect_type(p->items[i], JSON_OBJECT, vwhere, err, err_size))
             return -1;
         if (!strcmp(key, "kernels") && expect_type(p->items[i], JSON_ARRAY, vwhere, err, err_size))
             return -1;
@@ -529,9 +530,10 @@ void rb_expect_print_thresholds(FILE *f, const json_value *doc, const char *filt
             blind += !caught;
         }
     }
-    fprintf(f, "%d variant(s): a 10%% slowdown is regressed in %d, not seen in %d (threshold = "
-               "max(3%%, 2 x run spread) with %d or more runs, else max(3%%, 3 x noise); a run adds "
-               "half its own 95%% interval of the median when wider)\n",
+    fprintf(f,
+            "%d variant(s): a 10%% slowdown is regressed in %d, not seen in %d (threshold = "
+            "max(3%%, 2 x run spread) with %d or more runs, else max(3%%, 3 x noise); a run adds "
+            "half its own 95%% interval of the median when wider)\n",
             n, n - blind, blind, RB_EXPECT_MIN_RUNS);
 }
 
@@ -544,7 +546,8 @@ int rb_expect_dropped(const rb_variant_result *v)
 
 /* The runs of variant k of pairs[i]: this run's and each earlier run's where that run timed it
  * (valid, same pair and size). ms[] their medians, x[] what their verdict will judge (ms, or ms x
- * mean SM clock when per_clock), mhz[] their mean SM clocks (NaN when unknown). Returns the count. */
+ * mean SM clock when per_clock), mhz[] their mean SM clocks (NaN when unknown). Returns the count.
+ */
 static int variant_runs(const rb_pair_result *pairs, int i, int k,
                         const rb_pair_result *const *earlier, int n_earlier, int *per_clock,
                         double *ms, double *x, double *mhz)
@@ -581,8 +584,7 @@ static int variant_runs(const rb_pair_result *pairs, int i, int k,
         cmin = fmin(cmin, ms[r] * mhz[r]);
         cmax = fmax(cmax, ms[r] * mhz[r]);
     }
-    *per_clock = v->unit != RB_UNIT_NONE && capped && clocks && n >= 2 &&
-                 cmax / cmin < tmax / tmin;
+    *per_clock = v->unit != RB_UNIT_NONE && capped && clocks && n >= 2 && cmax / cmin < tmax / tmin;
     for (int r = 0; r < n; r++)
         x[r] = *per_clock ? ms[r] * mhz[r] : ms[r];
     return n;
@@ -682,7 +684,8 @@ static json_value *pair_entry(const rb_pair_result *pairs, int i,
     oom |= json_object_set(entry, "variants", vs);
     for (int k = 0; k < p->n_variants && !oom; k++)
         if (!rb_expect_dropped(&p->v[k]))
-            oom |= json_object_set(vs, p->v[k].name, variant_entry(pairs, i, k, earlier, n_earlier));
+            oom |=
+                json_object_set(vs, p->v[k].name, variant_entry(pairs, i, k, earlier, n_earlier));
     if (oom) {
         json_free(entry);
         return NULL;
@@ -751,9 +754,9 @@ int rb_expect_update_runs(json_value **doc, const rb_pair_result *pairs, int n,
     }
     for (int i = 0; !oom && i < n; i++)
         if (pairs[i].status == RB_PAIR_OK)
-            oom |= json_object_set(all, pairs[i].name,
-                                   pair_entry(pairs, i, earlier, n_earlier,
-                                              json_get(d, "provenance"), platform));
+            oom |= json_object_set(
+                all, pairs[i].name,
+                pair_entry(pairs, i, earlier, n_earlier, json_get(d, "provenance"), platform));
     if (oom) {
         rb_fmt(err, err_size, "out of memory while recording expectations");
         if (!*doc)

@@ -260,7 +260,8 @@ void rb_report_table(FILE *f, const rb_pair_result *pairs, int n)
             if (v->roof_note[0])
                 fprintf(f, "note: %s/%s: * %s\n", pairs[i].name, v->name, v->roof_note);
             if (v->cause[0])
-                fprintf(f, "%s: %s/%s %+.1f%% against the expectation (threshold %.1f%%%s): %s: %s\n",
+                fprintf(f,
+                        "%s: %s/%s %+.1f%% against the expectation (threshold %.1f%%%s): %s: %s\n",
                         rb_verdict_name(v->verdict), pairs[i].name, v->name,
                         100 * (v->judged_ratio - 1), 100 * v->threshold,
                         v->per_clock ? ", at equal SM clock" : "", v->cause, v->evidence);
@@ -400,8 +401,8 @@ static json_value *variant_json(const rb_variant_result *v)
         json_set_string(o, "verdict", rb_verdict_name(v->verdict)) ||
         (isfinite(v->threshold) && json_set_number(o, "threshold", v->threshold)) ||
         (v->per_clock && json_set_bool(o, "per_clock", 1)) ||
-        (v->cause[0] && (json_set_string(o, "cause", v->cause) ||
-                         json_set_string(o, "evidence", v->evidence)))) {
+        (v->cause[0] &&
+         (json_set_string(o, "cause", v->cause) || json_set_string(o, "evidence", v->evidence)))) {
         json_free(o);
         return NULL;
     }

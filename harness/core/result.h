@@ -113,11 +113,11 @@ typedef struct rb_variant_result {
     double speedup;     /* baseline median / this median; NaN without a timed baseline */
     double expected_ms; /* NaN when no expectation */
     rb_verdict verdict;
-    double threshold; /* the fraction of expected_ms the verdict allowed (NaN: not judged) */
-    int per_clock;    /* judged at equal SM clock: time x mean SM clock (core/expect.h) */
+    double threshold;    /* the fraction of expected_ms the verdict allowed (NaN: not judged) */
+    int per_clock;       /* judged at equal SM clock: time x mean SM clock (core/expect.h) */
     double judged_ratio; /* what the verdict judged: time (x clock) / expected; NaN: none */
-    char cause[16];   /* of a regressed or improved verdict: platform, code, throttled,
-                         unexplained (core/runcmp.h); "" : none */
+    char cause[16];      /* of a regressed or improved verdict: platform, code, throttled,
+                            unexplained (core/runcmp.h); "" : none */
     char evidence[400];
 } rb_variant_result;
 

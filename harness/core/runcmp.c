@@ -387,8 +387,7 @@ static void compare_variant(const json_value *od, const json_value *nd, const js
         /* A variant too slow for 6 samples in its cap (sgemm's naive kernel at 16M: 275 ms),
          * whose recorded runs say how much it moves between runs: a ratio within the floor is
          * no change. Beyond it, without an interval, it stays unclear. */
-        if (known_runs && row->ratio >= 1.0 / (1.0 + row->floor) &&
-            row->ratio <= 1.0 + row->floor)
+        if (known_runs && row->ratio >= 1.0 / (1.0 + row->floor) && row->ratio <= 1.0 + row->floor)
             row->change = RB_CHANGE_SAME;
     }
     if (row->change == RB_CHANGE_FASTER || row->change == RB_CHANGE_SLOWER)
@@ -424,8 +423,7 @@ static int add_pair_rows(const json_value *od, const json_value *nd, const json_
         if (!json_string_at(ov, "name", NULL))
             continue;
         nv = find_named(nva, json_string_at(ov, "name", NULL));
-        compare_variant(od, nd, op, np, ov, nv, json_get(ev, json_string_at(ov, "name", "")),
-                        &row);
+        compare_variant(od, nd, op, np, ov, nv, json_get(ev, json_string_at(ov, "name", "")), &row);
         if (push_row(c, cap, &row))
             return -1;
     }
@@ -683,7 +681,7 @@ int rb_runcmp_failing(const rb_runcmp *c, int fail_on_platform)
 
 #define RB_RUNCMP_RULE                                                                             \
     "ratio = new / old median time, its 90% interval from each run's 95% interval of the "         \
-    "median; floor = max(2%, half the larger p10-p90 spread of the two timed loops, and 2 x "   \
+    "median; floor = max(2%, half the larger p10-p90 spread of the two timed loops, and 2 x "      \
     "the spread of the expectations' recorded runs where they have one)"
 
 static void print_counts(FILE *f, const rb_runcmp *c)
