@@ -48,7 +48,7 @@
 #ifndef HGEMM_WORKSPACE
 #define HGEMM_WORKSPACE (32u << 20) /* cuBLASLt workspace (as gemm_autotune's) */
 #endif
-#define HGEMM_MAX_DIM (1u << 20)     /* rows, cols limit (int kernel and cuBLAS arguments) */
+#define HGEMM_MAX_DIM (1u << 20)      /* rows, cols limit (int kernel and cuBLAS arguments) */
 #define HGEMM_CPU_FULL_MAX (1u << 16) /* M N up to this: the CPU checks every row */
 #define HGEMM_LIB_PAD 16              /* the library variants' C: N padded to this */
 #define HGEMM_E4M3_MAX 448.0f
@@ -236,9 +236,9 @@ typedef struct hgemm_ctx {
     float *ref[2];
     float *scales; /* s_A at [0], s_B at [4] (each 16-byte aligned, as cuBLASLt wants) */
     void *workspace;
-    rb_lt_gemm lt;   /* BF16 */
+    rb_lt_gemm lt; /* BF16 */
     rb_lt_tuned tuned;
-    rb_lt_gemm lt8;  /* FP8 */
+    rb_lt_gemm lt8; /* FP8 */
     cublasLtMatmulAlgo_t algo8;
     int candidate8, no_c8;
     char lt8_missing[240]; /* why fp8_library cannot run this shape ("" : it can) */
@@ -436,8 +436,8 @@ static rb_status hgemm_lt8_choose(hgemm_ctx *c)
     cublasStatus_t s = cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace);
     if (s == CUBLAS_STATUS_SUCCESS)
-        s = cublasLtMatmulAlgoGetHeuristic(c->lt8.lt, c->lt8.desc, c->lt8.layout_a,
-                                           c->lt8.layout_b, c->lt8.layout_c, c->lt8.layout_c, pref,
+        s = cublasLtMatmulAlgoGetHeuristic(c->lt8.lt, c->lt8.desc, c->lt8.layout_a, c->lt8.layout_b,
+                                           c->lt8.layout_c, c->lt8.layout_c, pref,
                                            HGEMM_FP8_CANDIDATES, h, &found);
     cublasLtMatmulPreferenceDestroy(pref);
     if (s != CUBLAS_STATUS_NOT_SUPPORTED)
@@ -460,8 +460,8 @@ static rb_status hgemm_lt8_choose(hgemm_ctx *c)
      * the heuristic answering "not supported"): fp8_library is skipped with the reason, the
      * other variants still run (run_fp8_library). */
     rb_fmt(c->lt8_missing, sizeof c->lt8_missing,
-           "cuBLASLt has no FP8 algorithm for M=%zu N=%zu K=%zu (%d candidates, last: %s)",
-           c->d.m, c->d.n, c->d.k, found, cublasGetStatusString(found ? last : s));
+           "cuBLASLt has no FP8 algorithm for M=%zu N=%zu K=%zu (%d candidates, last: %s)", c->d.m,
+           c->d.n, c->d.k, found, cublasGetStatusString(found ? last : s));
     return RB_OK;
 }
 
@@ -549,8 +549,8 @@ static rb_status hgemm_check(void *ctx, int variant, cudaStream_t stream, double
 
 /* ---- The variants. ---- */
 
-typedef cudaError_t (*hgemm_launcher)(const uint16_t *, const uint16_t *, uint16_t *, int, int,
-                                      int, cudaStream_t);
+typedef cudaError_t (*hgemm_launcher)(const uint16_t *, const uint16_t *, uint16_t *, int, int, int,
+                                      cudaStream_t);
 
 static rb_status hgemm_run_step(void *ctx, hgemm_launcher launch, cudaStream_t stream)
 {
@@ -701,8 +701,8 @@ static int hgemm_selftest(char *why, size_t why_size)
      * 0x08, 5.5 -> 0x4B; 1.0625 (a tie between 1 and 1.125) -> 1 (even); 1.1 -> 1.125 (0x39);
      * 3 2^-12 (0.375 of the subnormal spacing 2^-9) -> 0; every code's value encodes back to
      * the code. */
-    const float in[] = {1.0f, -1.0f, 448.0f, 1000.0f, 0x1p-9f, 0x1p-6f, 5.5f, 1.0625f, 1.1f,
-                        3 * 0x1p-12f};
+    const float in[] = {1.0f,    -1.0f, 448.0f,  1000.0f, 0x1p-9f,
+                        0x1p-6f, 5.5f,  1.0625f, 1.1f,    3 * 0x1p-12f};
     const uint8_t codes[] = {0x38, 0xB8, 0x7E, 0x7E, 0x01, 0x08, 0x4B, 0x38, 0x39, 0x00};
     for (size_t i = 0; i < sizeof codes; i++)
         if (hgemm_to_e4m3(in[i]) != codes[i]) {

@@ -28,8 +28,9 @@
 #define GEMM_AUTOTUNE_SAMPLE_MS 2.0 /* back-to-back launches per sample: about this long */
 #endif
 #ifndef GEMM_AUTOTUNE_MIN_GAIN
-#define GEMM_AUTOTUNE_MIN_GAIN 0.02 /* a candidate must beat the first by this, in 90% of rounds   \
-                                     */
+#define GEMM_AUTOTUNE_MIN_GAIN                                                                     \
+    0.02 /* a candidate must beat the first by this, in 90% of rounds                              \
+          */
 #endif
 #define GEMM_AUTOTUNE_WARMUP 2
 
@@ -43,7 +44,7 @@ _Static_assert(GEMM_AUTOTUNE_CONFIRM >= 1 && GEMM_AUTOTUNE_CONFIRM <= RB_TUNE_MA
                "GEMM_AUTOTUNE_CONFIRM: 1..64");
 
 int rb_tune_cache_path(char *out, size_t out_size, const char *env_path, const char *xdg,
-                             const char *home)
+                       const char *home)
 {
     int len;
     if (env_path && env_path[0])
@@ -63,7 +64,7 @@ int rb_tune_cache_path(char *out, size_t out_size, const char *env_path, const c
 }
 
 void rb_tune_cache_key(char *out, size_t out_size, const char *device, int cc, uint64_t m,
-                             uint64_t n, uint64_t k)
+                       uint64_t n, uint64_t k)
 {
     rb_fmt(out, out_size, "%s|cc %d.%d|M=%llu N=%llu K=%llu|bf16,bf16->bf16,fp32|TN", device,
            cc / 10, cc % 10, (unsigned long long)m, (unsigned long long)n, (unsigned long long)k);
@@ -217,8 +218,8 @@ static int gt_cache_load(const char *path, json_value **root, char *why, size_t 
 }
 
 int rb_tune_cache_lookup(const char *path, const char *key, uint64_t lt_version,
-                               uint64_t words[RB_TUNE_ALGO_WORDS], int *index, int *candidates,
-                               double *gain, char *why, size_t why_size)
+                         uint64_t words[RB_TUNE_ALGO_WORDS], int *index, int *candidates,
+                         double *gain, char *why, size_t why_size)
 {
     json_value *root = NULL;
     int st = gt_cache_load(path, &root, why, why_size);
@@ -281,8 +282,8 @@ static json_value *gt_entry_new(uint64_t lt_version, const uint64_t words[RB_TUN
 }
 
 int rb_tune_cache_store(const char *path, const char *key, uint64_t lt_version,
-                              const uint64_t words[RB_TUNE_ALGO_WORDS], int index, int candidates,
-                              const double *median_ms, char *err, size_t err_size)
+                        const uint64_t words[RB_TUNE_ALGO_WORDS], int index, int candidates,
+                        const double *median_ms, char *err, size_t err_size)
 {
     json_value *root = NULL;
     char why[400], dir[4096];
@@ -585,8 +586,8 @@ rb_status rb_lt_gemm_tune(const rb_lt_gemm *g, uint64_t m, uint64_t n, uint64_t 
                 label, count, out->chosen);
     } else if (rb_tune_cache_store(path, key, lt_version, out->tuned.data, out->chosen, count,
                                    median_ms, why, sizeof why) != 0) {
-        fprintf(stderr, "%s: timed %d candidates, chose #%d; cache not written: %s\n", label,
-                count, out->chosen, why);
+        fprintf(stderr, "%s: timed %d candidates, chose #%d; cache not written: %s\n", label, count,
+                out->chosen, why);
     } else {
         fprintf(stderr, "%s: timed %d candidates, chose #%d (%.3gx the first); cached in %s\n",
                 label, count, out->chosen, out->setup_gain, path);

@@ -57,11 +57,12 @@
  *   Predicted (H100 SXM, 8192^3, before measuring): ~250-320 TFLOP/s (3.4-4.4 ms): about half
  *   of the mma.sync ceiling (~600-650 TFLOP/s, roughly 60-70% of the 989 dense BF16 peak at
  *   1830 MHz, less at the ~1500 MHz a power-capped GEMM runs at).
- *   Measured (H100, all steps interleaved, results/nvidia-h100-80gb-hbm3/20261125T1512Z-9daabba-hgemm-and-plant/hgemm.json):
- *   158.0 TFLOP/s at 8192^3 (6.96 ms), 150.1 at 4096^3: 63% of the prediction's low end.
- *   The 800 cycles of loads per tile are not hidden at all and the 2 barriers per tile serialize
- *   load and compute, as predicted, but mma.sync at the power-capped clock delivers less than
- *   the ~2730 flop/clock assumed; ncu was not run on this step.
+ *   Measured (H100, all steps interleaved,
+ * results/nvidia-h100-80gb-hbm3/20261125T1512Z-9daabba-hgemm-and-plant/hgemm.json): 158.0 TFLOP/s
+ * at 8192^3 (6.96 ms), 150.1 at 4096^3: 63% of the prediction's low end. The 800 cycles of loads
+ * per tile are not hidden at all and the 2 barriers per tile serialize load and compute, as
+ * predicted, but mma.sync at the power-capped clock delivers less than the ~2730 flop/clock
+ * assumed; ncu was not run on this step.
  *
  * Step 2, cp_async (hgemm_cp_async_kernel): the loads go straight from global to shared memory
  *   with cp.async.cg (16 bytes, L1 bypassed, src-size 0 for the zero fill), into a ring of
@@ -143,9 +144,9 @@ static __device__ __forceinline__ void hgemm_warp_tile(float acc[HGEMM_MT][HGEMM
 #pragma unroll
         for (int j = 0; j < HGEMM_NT; j += 2) {
             uint32_t r[4];
-            hgemm_ldmatrix_x4(r, bs + (warp_n * HGEMM_WN + j * 8 + (lane >> 4) * 8 + (lane & 7)) *
-                                         HGEMM_PITCH +
-                                     kk + ((lane >> 3) & 1) * 8);
+            hgemm_ldmatrix_x4(
+                r, bs + (warp_n * HGEMM_WN + j * 8 + (lane >> 4) * 8 + (lane & 7)) * HGEMM_PITCH +
+                       kk + ((lane >> 3) & 1) * 8);
             bf[j][0] = r[0];
             bf[j][1] = r[1];
             bf[j + 1][0] = r[2];
@@ -348,16 +349,13 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
         return cudaErrorInvalidValue;
     /* Above 48 KB of dynamic shared memory a kernel must opt in (once per process would do;
      * the call is cheap and host-side only). */
-    cudaError_t e = cudaFuncSetAttribute(hgemm_cp_async_kernel,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         HGEMM_CP_ASYNC_SMEM);
+    cudaError_t e = cudaFuncSetAttribute(
+        hgemm_cp_async_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, HGEMM_CP_ASYNC_SMEM);
     if (e != cudaSuccess)
         return e;
-    hgemm_cp_async_kernel<<<blocks, HGEMM_THREADS, HGEMM_CP_ASYNC_SMEM, stream>>>(a, b, c, m, n,
-                                                                                 k);
+    hgemm_cp_async_kernel<<<blocks, HGEMM_THREADS, HGEMM_CP_ASYNC_SMEM, stream>>>(a, b, c, m, n, k);
     return cudaGetLastError();
 }
-
 
 /* ======================= Steps 3-6 and FP8: Hopper (wgmma, TMA, clusters) ==================== */
 /*
