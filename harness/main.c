@@ -427,53 +427,6 @@ static int compare_with_baseline(const json_value *baseline, const json_value *d
     return failing;
 }
 
-/* A regressed or improved verdict's cause, as compare attributes a change (core/runcmp.h): the
- * expectation's pair entry stands for the old run (its platform reference, kernels, and each
- * variant's library_algo and clocks), this run's document for the new one. Written into the
- * variant's result and its object in doc. */
-static void attribute_verdicts(const rb_expect *e, json_value *doc, rb_pair_result *results, int n)
-{
-    const json_value *dp = json_get(doc, "pairs");
-    for (int i = 0; e && dp && i < n && (size_t)i < dp->count; i++) {
-        const json_value *ep = json_get(json_get(e->doc, "pairs"), results[i].name);
-        const json_value *np = dp->items[i], *nvs = json_get(np, "variants");
-        json_value *od = json_new_object();
-        if (!od || (json_get(ep, "platform") &&
-                    json_object_set(od, "platform", json_clone(json_get(ep, "platform"))))) {
-            json_free(od);
-            return;
-        }
-        for (int k = 0; k < results[i].n_variants && nvs && (size_t)k < nvs->count; k++) {
-            rb_variant_result *v = &results[i].v[k];
-            json_value *nv = nvs->items[k];
-            if (v->verdict != RB_VERDICT_REGRESSED && v->verdict != RB_VERDICT_IMPROVED)
-                continue;
-            rb_runcmp_row row;
-            memset(&row, 0, sizeof row);
-            rb_fmt(row.pair, sizeof row.pair, "%s", results[i].name);
-            rb_fmt(row.variant, sizeof row.variant, "%s", v->name);
-            rb_fmt(row.roof, sizeof row.roof, "%s", json_string_at(nv, "roof", ""));
-            /* the judged ratio, with this run's 95% interval of its median around it */
-            double m = v->time_ms.median;
-            row.ratio = v->judged_ratio;
-            row.ratio_lo =
-                m > 0 && isfinite(v->time_ms.ci_lo) ? row.ratio * v->time_ms.ci_lo / m : row.ratio;
-            row.ratio_hi =
-                m > 0 && isfinite(v->time_ms.ci_hi) ? row.ratio * v->time_ms.ci_hi / m : row.ratio;
-            row.floor = v->threshold;
-            row.change = v->verdict == RB_VERDICT_REGRESSED ? RB_CHANGE_SLOWER : RB_CHANGE_FASTER;
-            rb_runcmp_attribute(od, doc, ep, np, json_get(json_get(ep, "variants"), v->name), nv,
-                                &row);
-            rb_fmt(v->cause, sizeof v->cause, "%s", rb_cause_name(row.cause));
-            rb_fmt(v->evidence, sizeof v->evidence, "%s", row.evidence);
-            /* (out of memory here leaves the file without them: the table still says it) */
-            if (!json_set_string(nv, "cause", v->cause))
-                json_set_string(nv, "evidence", v->evidence);
-        }
-        json_free(od);
-    }
-}
-
 /* run --update-expectations --repeat N: the first N - 1 runs of the pairs, into earlier[r * n
  * .. r * n + n). 0, or the exit code (interrupted). */
 static int run_earlier(const rb_job *jobs, int n, const rb_options *o, rb_pair_result *earlier)
@@ -599,7 +552,7 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
     }
     json_value *doc = rb_report_json(results, n, &ceilings, &peaks, meta);
     if (doc)
-        attribute_verdicts(have_expect ? &expect : NULL, doc, results, n);
+        rb_runcmp_attribute_verdicts(have_expect ? expect.doc : NULL, doc, results, n);
     printf("\n");
     rb_report_table(stdout, results, n);
     rb_report_summary(stdout, results, n);

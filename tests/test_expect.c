@@ -3,6 +3,7 @@
 #include "../harness/core/expect.h"
 #include "../harness/core/json.h"
 #include "../harness/core/report.h"
+#include "../harness/core/runcmp.h"
 #include "../harness/core/result.h"
 #include "../harness/core/roofline.h"
 #include "../harness/core/util.h"
@@ -1643,6 +1644,80 @@ static void test_validate_refuses_bad_run_fields(void)
     }
 }
 
+/* run's verdicts get compare's attribution against what the expectations were recorded with:
+ * a kernel whose SASS changed (code), the platform reference's DRAM roof moving with a DRAM-bound
+ * variant (platform), and nothing recorded changed (unexplained). */
+static rb_variant_result *add_on_dram(rb_pair_result *p, const char *name, double ms)
+{
+    rb_variant_result *v = add_timed(p, name, RB_UNIT_NONE, ms, 0);
+    v->roof = RB_ROOF_DRAM;
+    return v;
+}
+
+static void kernel_of(rb_pair_result *p, const char *variant, const char *hash)
+{
+    rb_kernel_result *k = &p->kernels[p->n_kernels++];
+    memset(k, 0, sizeof *k);
+    snprintf(k->variant, sizeof k->variant, "%s", variant);
+    snprintf(k->name, sizeof k->name, "%s_kernel", variant);
+    snprintf(k->sass_hash, sizeof k->sass_hash, "%s", hash);
+    k->registers = 32;
+}
+
+static void test_verdicts_attributed(void)
+{
+    rb_pair_result runs[3];
+    for (int r = 0; r < 3; r++) {
+        init_pair(&runs[r], "copy_x", FULL_SIZE);
+        add_on_dram(&runs[r], "coded", 1.0);
+        add_on_dram(&runs[r], "dram", 1.0);
+        add_on_dram(&runs[r], "other", 1.0);
+        kernel_of(&runs[r], "coded", "00000000000000aa");
+    }
+    const rb_pair_result *earlier[2] = {&runs[0], &runs[1]};
+    json_value *edoc = NULL, *platform = parse_text("{\"dram_gbps\": 3000, \"fp32_tflops\": 60, "
+                                                    "\"source\": \"ceilings --quick\"}");
+    char err[300] = "";
+    RB_CHECK(rb_expect_update_runs(&edoc, &runs[2], 1, earlier, 2, platform,
+                                   parse_text("{\"name\": \"x\"}"), NULL,
+                                   parse_text("{\"git\": \"abc\"}"), err, sizeof err) == 0);
+    json_free(platform);
+    rb_expect e = {0};
+    e.doc = edoc;
+    /* the new run: coded's SASS changed and it is 20% slower; DRAM fell 10% and dram is 11%
+     * slower; other is 20% slower with nothing to show for it */
+    rb_pair_result p;
+    init_pair(&p, "copy_x", FULL_SIZE);
+    add_on_dram(&p, "coded", 1.2);
+    add_on_dram(&p, "dram", 1.11);
+    add_on_dram(&p, "other", 1.2);
+    kernel_of(&p, "coded", "00000000000000bb");
+    RB_CHECK(rb_expect_apply(&e, &p, 1) == 3);
+    rb_roofs ceilings, peaks;
+    rb_roofs_unknown(&ceilings);
+    rb_roofs_unknown(&peaks);
+    json_value *doc = rb_report_json(
+        &p, 1, &ceilings, &peaks,
+        parse_text("{\"platform\": {\"dram_gbps\": 2700, \"fp32_tflops\": 60, \"source\": "
+                   "\"ceilings --quick\"}}"));
+    RB_CHECK(doc != NULL);
+    if (doc) {
+        rb_runcmp_attribute_verdicts(e.doc, doc, &p, 1);
+        RB_CHECK(!strcmp(p.v[0].cause, "code") && strstr(p.v[0].evidence, "sass_hash"));
+        RB_CHECK(!strcmp(p.v[1].cause, "platform") && strstr(p.v[1].evidence, "dram_gbps"));
+        RB_CHECK(!strcmp(p.v[2].cause, "unexplained"));
+        const json_value *vs = json_get(json_get(doc, "pairs")->items[0], "variants");
+        RB_CHECK(vs && !strcmp(json_string_at(vs->items[0], "cause", ""), "code"));
+        /* without expectations nothing is attributed */
+        rb_pair_result q = p;
+        q.v[2].cause[0] = '\0';
+        rb_runcmp_attribute_verdicts(NULL, doc, &q, 1);
+        RB_CHECK(q.v[2].cause[0] == '\0');
+    }
+    json_free(doc);
+    rb_expect_free(&e);
+}
+
 static const rbtest_case expect_cases[] = {
     {"validate_refuses_implausible_ceilings", test_validate_refuses_implausible_ceilings},
     {"same_device", test_same_device},
@@ -1661,6 +1736,7 @@ static const rbtest_case expect_cases[] = {
     {"judge_with_run_spread", test_judge_with_run_spread},
     {"print_thresholds", test_print_thresholds},
     {"validate_refuses_bad_run_fields", test_validate_refuses_bad_run_fields},
+    {"verdicts_attributed", test_verdicts_attributed},
     {"judge", test_judge},
     {"apply_pass_and_invalid", test_apply_pass_and_invalid},
     {"apply_new", test_apply_new},

@@ -33,6 +33,7 @@
 #include <stdio.h>
 
 #include "json.h"
+#include "result.h"
 
 /* The smallest change called one: 2% (README says why). */
 #define RB_RUNCMP_MIN_FLOOR 0.02
@@ -101,6 +102,13 @@ rb_change rb_runcmp_verdict(double lo, double hi, double floor);
 void rb_runcmp_attribute(const json_value *od, const json_value *nd, const json_value *op,
                          const json_value *np, const json_value *ov, const json_value *nv,
                          rb_runcmp_row *row);
+
+/* run's regressed and improved verdicts (core/expect.h), attributed as compare attributes a
+ * change: the cause and its evidence into each such variant of results[0..n) (cause, evidence)
+ * and into its object in doc (the run's results document, rb_report_json of the same results, in
+ * the same order). expect: the validated expectation document (NULL: nothing is done). */
+void rb_runcmp_attribute_verdicts(const json_value *expect, json_value *doc,
+                                  rb_pair_result *results, int n);
 
 /* Compares two results documents. 0, or -1 with one line in err (a document that is not a
  * results file, out of memory). */
