@@ -6,6 +6,7 @@
  * what was skipped for want of a tool or a GPU, in brackets.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rbtest.h"
@@ -56,7 +57,11 @@ int main(int argc, char **argv)
         if (!selected(suite->name, argc, argv))
             continue;
         printf("%s (%zu tests)\n", suite->name, suite->count);
+        /* RBTEST_CASE=<name>: that case alone (a GPU check of one thing on a lent machine) */
+        const char *only = getenv("RBTEST_CASE");
         for (size_t i = 0; i < suite->count; i++) {
+            if (only && *only && strcmp(only, suite->cases[i].name))
+                continue;
             failed_asserts = 0;
             skipped = 0;
             suite->cases[i].fn();

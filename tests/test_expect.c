@@ -1589,7 +1589,7 @@ static void test_print_thresholds(void)
         json_free(doc);
         return;
     }
-    rb_expect_print_thresholds(f, doc, NULL);
+    rb_expect_print_thresholds(f, doc);
     fclose(f);
     RB_CHECK(strstr(buf, "gemm_x/drifty") && strstr(buf, "NOT SEEN"));
     RB_CHECK(strstr(buf, "time x clk"));

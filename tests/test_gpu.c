@@ -238,9 +238,11 @@ static void test_planted_defects_fail_their_check(void)
         return;
     int cc_major = 0;
     cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, 0);
+    const char *only = getenv("RBTEST_PAIR"); /* one pair's defects alone */
     for (int i = 0; rb_registry[i]; i++) {
         const rb_pair *p = rb_registry[i];
-        if ((p->min_cc && cc_major * 10 < p->min_cc) || p->min_gpus > rbtest_gpu_count())
+        if ((p->min_cc && cc_major * 10 < p->min_cc) || p->min_gpus > rbtest_gpu_count() ||
+            (only && *only && strcmp(only, p->name)))
             continue;
         for (int d = 0; d < RB_MAX_DEFECTS && p->defects[d].name; d++)
             for (int input = 0; input < (p->n_inputs ? p->n_inputs : 1); input++)

@@ -112,9 +112,8 @@ int rb_expect_update_runs(json_value **doc, const rb_pair_result *pairs, int n,
                           json_value *provenance, char *err, size_t err_size);
 
 /* The sensitivity table: every expected variant's threshold (before a run adds its own
- * interval) and whether a 10% slowdown would be regressed. filter_pairs: NULL for all, else
- * only the pairs whose name occurs in it. */
-void rb_expect_print_thresholds(FILE *f, const json_value *doc, const char *filter_pairs);
+ * interval) and whether a 10% slowdown would be regressed. */
+void rb_expect_print_thresholds(FILE *f, const json_value *doc);
 
 /* Datasheet peaks for the GPUs we know, as a "peaks" object; NULL when the GPU is unknown. */
 json_value *rb_datasheet_peaks(const char *hardware_key);
