@@ -30,37 +30,37 @@ int rb_jobs_select(const rb_options *o, int (*keep)(const rb_pair *p), rb_job *j
         const rb_pair *p = rb_registry[i];
         if (keep && !keep(p))
             continue;
-        /* A full run of a pair with a sweep takes each size of it; any other run one size. */
-        int sweep = p->sweep && p->sweep[0] && o->size_kind == RB_SIZE_FULL;
-        int n_sizes = 1;
-        while (sweep && p->sweep[n_sizes])
-            n_sizes++;
-        for (int jk = 0; jk < (p->n_inputs ? p->n_inputs : 1) * n_sizes && rc == 0; jk++) {
-            int k = jk / n_sizes;
-            rb_job *j = &jobs[*n];
-            j->pair = p;
-            j->input = k;
-            char at[32] = "";
-            rb_size want = requested_size(p, o);
-            j->swept = sweep;
-            if (sweep) {
-                want.n = p->sweep[jk % n_sizes];
-                at[0] = '@';
-                rb_format_count(want.n, at + 1, sizeof at - 1);
-            }
-            rb_fmt(j->name, sizeof j->name, "%s%s%s%s", p->name, p->n_inputs ? "." : "",
-                   p->n_inputs ? p->inputs[k] : "", at);
-            /* A pair's own name selects all its rows: '^sgemm$' is every size of sgemm. */
-            if (o->filter && regexec(&re, j->name, 0, NULL, 0) != 0 &&
-                regexec(&re, p->name, 0, NULL, 0) != 0)
-                continue;
-            char why[200];
-            if (rb_pair_resolve_size(p, &want, &j->size, why, sizeof why) != 0) {
-                rb_fmt(err, err_size, "%s: --size: %s", j->name, why);
-                rc = -1;
-            } else if (++*n == RB_MAX_JOBS) {
-                rb_fmt(err, err_size, "more than %d pairs and inputs selected", RB_MAX_JOBS);
-                rc = -1;
+        /* A full run of a pair with a sweep takes each size of its input's sweep; any other
+         * run one size. */
+        for (int k = 0; k < (p->n_inputs ? p->n_inputs : 1) && rc == 0; k++) {
+            const uint64_t *sizes = p->input_sweep[k] ? p->input_sweep[k] : p->sweep;
+            int sweep = sizes && sizes[0] && o->size_kind == RB_SIZE_FULL;
+            for (int si = 0; rc == 0 && (si == 0 || (sweep && sizes[si])); si++) {
+                rb_job *j = &jobs[*n];
+                j->pair = p;
+                j->input = k;
+                char at[32] = "";
+                rb_size want = requested_size(p, o);
+                j->swept = sweep;
+                if (sweep) {
+                    want.n = sizes[si];
+                    at[0] = '@';
+                    rb_format_count(want.n, at + 1, sizeof at - 1);
+                }
+                rb_fmt(j->name, sizeof j->name, "%s%s%s%s", p->name, p->n_inputs ? "." : "",
+                       p->n_inputs ? p->inputs[k] : "", at);
+                /* A pair's own name selects all its rows: '^sgemm$' is every size of sgemm. */
+                if (o->filter && regexec(&re, j->name, 0, NULL, 0) != 0 &&
+                    regexec(&re, p->name, 0, NULL, 0) != 0)
+                    continue;
+                char why[200];
+                if (rb_pair_resolve_size(p, &want, &j->size, why, sizeof why) != 0) {
+                    rb_fmt(err, err_size, "%s: --size: %s", j->name, why);
+                    rc = -1;
+                } else if (++*n == RB_MAX_JOBS) {
+                    rb_fmt(err, err_size, "more than %d pairs and inputs selected", RB_MAX_JOBS);
+                    rc = -1;
+                }
             }
         }
     }

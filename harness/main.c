@@ -258,7 +258,10 @@ static void run_pairs(const rb_job *jobs, int n, const rb_options *o, rb_pair_re
             printf("      FAILED: %s\n", r->reason);
         else if (r->status == RB_PAIR_SKIPPED)
             printf("      skipped: %s\n", r->reason);
-        printf("      (%.1f s)\n", r->wall_s);
+        if (isfinite(r->setup_s))
+            printf("      (%.1f s, of which setup %.1f s)\n", r->wall_s, r->setup_s);
+        else
+            printf("      (%.1f s)\n", r->wall_s);
         fflush(stdout);
     }
 }

@@ -133,6 +133,8 @@ typedef struct rb_pair {
     /* Sizes a full run sweeps, each its own row group "<pair>[.<input>]@<size>"; 0-terminated,
      * NULL for none. --size smoke and --size N run one size as usual. */
     const uint64_t *sweep;
+    /* Input k's own sweep where it differs from .sweep (0-terminated); NULL: .sweep. */
+    const uint64_t *input_sweep[RB_MAX_INPUTS];
     /* The sizes of the sweep a full run takes when the machine shows one GPU (0-terminated);
      * NULL: all of them. A multi-GPU pair on one GPU moves nothing over a link, and most of
      * its sweep repeats what its neighbours show there (rb_pair_sweeps_size). */

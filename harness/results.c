@@ -28,6 +28,7 @@ void rb_results_begin(rb_pair_result *r, const rb_job *j)
     r->rows = j->size.rows;
     r->cols = j->size.cols;
     r->full_size = p->full_size;
+    r->setup_s = NAN; /* until the child reports it */
 }
 
 void rb_results_child_opts(const rb_job *j, const rb_options *o, rb_child_opts *out)
@@ -57,6 +58,9 @@ void rb_results_line(rb_pair_result *r, const json_value *line)
         r->bytes = b && b->type == JSON_NUMBER ? b->number : NAN;
         const json_value *link = json_get(line, "link_bytes");
         r->link_bytes = link && link->type == JSON_BOOL && link->boolean;
+    } else if (!strcmp(type->string, "setup")) {
+        const json_value *t = json_get(line, "setup_s");
+        r->setup_s = t && t->type == JSON_NUMBER ? t->number : NAN;
     } else if (!strcmp(type->string, "variant") && r->n_variants < RB_MAX_VARIANTS) {
         rb_variant_result *v = &r->v[r->n_variants];
         char err[200];

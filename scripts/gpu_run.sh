@@ -6,7 +6,7 @@
 #
 #   scripts/gpu_run.sh [record]   record: measure ceilings and rewrite the expectation file from
 #                                 the first full run; without it the expectation file is only read
-# Each full run is timed without the build. Two back-to-back runs are made and their medians
+# Each full run is timed without the build, and each pair's wall and setup time is listed. Two back-to-back runs are made and their medians
 # compared by scripts/agree.py (RUNS=1: one). Extra arguments for `roofbench run` can be passed
 # in RUN_ARGS; FILTER limits the full runs to the pairs that match (a --filter regular
 # expression), FILTER2 the second run alone (the NCCL sweep: three sizes on one GPU, ten on
@@ -87,6 +87,8 @@ for i in $(seq 1 "${RUNS:-2}"); do
     end=$(date +%s.%N)
     echo "run $i exit $rc, $(awk "BEGIN{printf \"%.1f\", $end - $start}") s without the build" | tee -a "$LOG"
     sed -n '/^pair /,$p' "$OUT/run$i.log" | tee -a "$LOG"
+    grep -E '^\[[0-9]+/[0-9]+\]|^ +\([0-9.]+ s' "$OUT/run$i.log" | paste - - |
+        sed -E 's/^\[[0-9/]+\] ([^:]+):.*\(([0-9.]+) s(, of which setup ([0-9.]+) s)?\).*/  \1 \2 s (setup \4 s)/' >> "$LOG"
     RECORD=
 done
 
@@ -95,6 +97,12 @@ if [ "${RUNS:-2}" -ge 2 ] && command -v python3 > /dev/null; then
     r2=$(sed -n 's/^results: \([^ ]*\) .*/\1/p' "$OUT/run2.log")
     say "do the two runs agree within 2%? (scripts/agree.py)"
     [ -n "$r1" ] && [ -n "$r2" ] && python3 scripts/agree.py "$r1" "$r2" | tee -a "$LOG"
+    say "compare the two runs (roofbench compare, floors from the expectations' recorded runs)"
+    if [ -n "$r1" ] && [ -n "$r2" ]; then
+        $B compare "$r1" "$r2" --json "$OUT/compare.json" > "$OUT/compare.txt" 2>&1
+        echo "compare exit $?" | tee -a "$LOG"
+        grep -E '^(floors|verdicts)| (slower|faster|unclear) ' "$OUT/compare.txt" | tee -a "$LOG"
+    fi
 fi
 
 if [ "${NCU:-1}" = 1 ]; then

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # One GPU call that does what the machine it lands on is for (a call for an H200 may get an H100):
-#   scripts/gpu_session.sh same-build|plant-hgemm
+#   scripts/gpu_session.sh suite|same-build|plant-hgemm
+#   H100, suite: scripts/gpu_run.sh's GPU tests (every planted defect), two back-to-back full
+#         runs judged against the committed expectations, their agreement and compare, and the
+#         --cold run (no ncu, no chain diagnostic);
 #   H100, same-build: two full runs of the same build judged against the committed
 #         expectations, and compare of the two with the expectations' floors (issue 12);
 #   H100, plant-hgemm: gemm_precision's planted cuBLASLt slowdown judged against the committed
 #         expectations (issue 12), hgemm's full run (8192^3 and 4096^3, square and awkward) and
 #         ncu of the awkward shape's wgmma and tma steps (issue 13);
-#   H200: the ceilings and a full run (hgemm included) recorded as the H200's expectations
-#         (issues 11 and 13).
+#   H200: the ceilings and a full run (hgemm included) recorded as the H200's expectations,
+#         then a second full run judged against them (issues 11 and 13).
 # Logs and results in $OUT (one archive + summary.log).
 set -uo pipefail
 TASK=${1:-same-build}
@@ -22,6 +25,10 @@ B=build/$ARCH/roofbench
 export NCCL_NVLS_ENABLE=0 RB_AUTOTUNE_CACHE=$OUT/f/gemm_autotune.json
 say() { echo "== $(date -u +%T) $*" | tee -a "$LOG"; }
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+case $GPU/$TASK in
+*H200*) ;;
+*/suite) rm -rf "$OUT/f"; exec env TEST=1 CHAIN=0 NCU=0 RUNS=2 OUT="$OUT" scripts/gpu_run.sh ;;
+esac
 say "$GPU, $(nvidia-smi --query-gpu=driver_version,clocks.sm,temperature.gpu,power.limit --format=csv,noheader | head -n 1)"
 make -j"$(nproc)" ARCH=$ARCH all > "$OUT/f/build.log" 2>&1 || { tail -n 30 "$OUT/f/build.log"; exit 1; }
 hgemm_run() {
@@ -40,6 +47,10 @@ case $GPU in
     timeout 300 $B run --update-expectations --repeat 1 --json "$OUT/f/h200-run.json" > "$OUT/f/h200-run.log" 2>&1
     echo "exit $?" | tee -a "$LOG"
     sed -n '/^pair /,$p' "$OUT/f/h200-run.log" >> "$LOG"
+    say "second full run, judged against the expectations just recorded"
+    timeout 200 $B run --json "$OUT/f/h200-run2.json" > "$OUT/f/h200-run2.log" 2>&1
+    echo "exit $?" | tee -a "$LOG"
+    grep -E '^(platform|verdicts|regressed|improved|exit)' "$OUT/f/h200-run2.log" | tee -a "$LOG"
     cp expectations/*.json "$OUT/f/" 2> /dev/null
     ;;
 *)
@@ -71,7 +82,7 @@ case $GPU in
             --csv $B check --filter '^hgemm[.]awkward' --size 8192x8192 > "$OUT/f/ncu-awkward.csv" 2> "$OUT/f/ncu.err"
         echo "ncu exit $?" | tee -a "$LOG"
         ;;
-    *) echo "unknown task $TASK (same-build, plant-hgemm)"; exit 2 ;;
+    *) echo "unknown task $TASK (suite, same-build, plant-hgemm)"; exit 2 ;;
     esac
     ;;
 esac

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../harness/core/cli.h"
+#include "../harness/jobs.h"
 #include "../harness/pair.h"
 #include "rbtest.h"
 
@@ -240,6 +242,38 @@ static void test_cpu_references_pass_hand_computed_cases(void)
             printf("    %s: %s\n", rb_registry[i]->name, why);
         RB_CHECK(rc == 0);
     }
+}
+
+/* A pair's input with a sweep of its own (rb_pair.input_sweep) takes only those sizes in a full
+ * run; the other inputs the pair's sweep: hgemm's awkward shape runs at 4096 scale alone. */
+static void test_input_sweep_overrides_pair_sweep(void)
+{
+    int have = 0;
+    for (int i = 0; rb_registry[i]; i++)
+        have |= !strcmp(rb_registry[i]->name, "hgemm");
+    if (!have) {
+        rbtest_skip("hgemm is not in this build");
+        return;
+    }
+    static rb_job jobs[RB_MAX_JOBS];
+    rb_options o;
+    char err[300];
+    int n = -1;
+    char *full[] = {"roofbench", "run", "--filter", "^hgemm$", NULL};
+    RB_CHECK(rb_cli_parse(4, full, &o, err, sizeof err) == 0);
+    RB_CHECK(rb_jobs_select(&o, NULL, jobs, &n, err, sizeof err) == 0);
+    RB_CHECK(n == 3);
+    if (n != 3)
+        return;
+    RB_CHECK(!strcmp(jobs[0].name, "hgemm.square@64M") && jobs[0].size.n == 1u << 26);
+    RB_CHECK(!strcmp(jobs[1].name, "hgemm.square@16M") && jobs[1].size.n == 1u << 24);
+    RB_CHECK(!strcmp(jobs[2].name, "hgemm.awkward@16M") && jobs[2].input == 1 &&
+             jobs[2].size.n == 1u << 24);
+    /* --size picks one size for every input, the awkward shape's too */
+    char *sized[] = {"roofbench", "run", "--filter", "hgemm.awkward", "--size", "67108864", NULL};
+    RB_CHECK(rb_cli_parse(6, sized, &o, err, sizeof err) == 0);
+    RB_CHECK(rb_jobs_select(&o, NULL, jobs, &n, err, sizeof err) == 0);
+    RB_CHECK(n == 1 && !strcmp(jobs[0].name, "hgemm.awkward") && jobs[0].size.n == 1u << 26);
 }
 
 static void test_inputs_named(void)
@@ -622,6 +656,7 @@ static const rbtest_case registry_cases[] = {
     {"variant_roofs_declared", test_variant_roofs_declared},
     {"every_pair_plants_a_defect", test_every_pair_plants_a_defect},
     {"inputs_named", test_inputs_named},
+    {"input_sweep_overrides_pair_sweep", test_input_sweep_overrides_pair_sweep},
     {"odd_sizes_resolve", test_odd_sizes_resolve},
     {"registry_not_empty_and_names_unique", test_registry_not_empty_and_names_unique},
     {"names_are_identifiers", test_names_are_identifiers},

@@ -452,7 +452,8 @@ json_value *rb_report_json(const rb_pair_result *pairs, int n, const rb_roofs *c
                json_set_number(o, "cols", (double)p->cols) ||
                json_set_number(o, "flops", p->flops) || json_set_number(o, "bytes", p->bytes) ||
                json_set_string(o, "status", status_names[p->status]) ||
-               json_set_string(o, "reason", p->reason) || json_set_number(o, "wall_s", p->wall_s);
+               json_set_string(o, "reason", p->reason) || json_set_number(o, "wall_s", p->wall_s) ||
+               (isfinite(p->setup_s) && json_set_number(o, "setup_s", p->setup_s));
         for (int k = 0; !bad && k < p->n_variants; k++)
             bad |= json_array_push(vs, variant_json(&p->v[k]));
         bad |= json_object_set(o, "variants", vs);
