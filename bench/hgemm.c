@@ -15,8 +15,8 @@
  *              not of 32 or 64, so every kernel's edge and K-tail paths run.
  *   K % 16 == 0 always: TMA and 16-byte cp.async need rows that are multiples of 16 bytes (K % 8
  *   for bf16, K % 16 for e4m3); hgemm_dims_check refuses any other K with a clear message.
- * Inputs: seeded uniform (-1, 1) values (core/random.h, generated on the host), rounded to
- *   nearest-even to bf16; the rounded values are the truth. FP8: the same values over a
+ * Inputs: seeded uniform (-1, 1) values (core/random.h, generated on the device by
+ *   hgemm_fill_inputs in kernels/hgemm.cu), rounded to nearest-even to bf16; the rounded values are the truth. FP8: the same values over a
  *   per-tensor power-of-two scale (s_A = 2^-8, s_B = 2^-7: |x| / s < 256 and 128, inside E4M3's
  *   448), rounded to nearest-even to E4M3; the truth is q s, exact in bf16 (E4M3 has 3 mantissa
  *   bits and a power of two only moves the exponent) and in fp32, so the kernels' scale_a
@@ -51,7 +51,6 @@
 #define HGEMM_MAX_DIM (1u << 20)      /* rows, cols limit (int kernel and cuBLAS arguments) */
 #define HGEMM_CPU_FULL_MAX (1u << 16) /* M N up to this: the CPU checks every row */
 #define HGEMM_LIB_PAD 16              /* the library variants' C: N padded to this */
-#define HGEMM_E4M3_MAX 448.0f
 #define HGEMM_FP8_CANDIDATES 8
 /* The FP8 per-tensor scales: powers of two, see above. */
 #define HGEMM_SCALE_A 0x1p-8f
@@ -170,58 +169,13 @@ static void hgemm_input_work(const rb_size *size, int input, double *flops, doub
     *bytes = hgemm_bytes_of(&d, 2.0);
 }
 
-/* ---- Quantization on the host (bit-exact, no CUDA). ---- */
-
-/* Round to nearest-even to bf16 (finite inputs). */
-static uint16_t hgemm_to_bf16(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    u += 0x7FFFu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-
+/* bf16 bits to float (the CPU reference reads the device's inputs back). */
 static float hgemm_bf16_to_float(uint16_t b)
 {
     uint32_t u = (uint32_t)b << 16;
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
-}
-
-/* An E4M3 byte's value: sign, 4 exponent bits (bias 7), 3 mantissa bits; exponent 0 is
- * subnormal (m x 2^-9); S.1111.111 is NaN; no infinities. */
-static float hgemm_e4m3_to_float(uint8_t b)
-{
-    int e = (b >> 3) & 0xF, m = b & 7;
-    if (e == 0xF && m == 7)
-        return NAN;
-    float v = e == 0 ? ldexpf((float)m, -9) : ldexpf((float)(8 + m), e - 10);
-    return (b & 0x80) ? -v : v;
-}
-
-/* Round to nearest-even to E4M3, saturating at 448 (finite inputs). Below 2^-6 the spacing is
- * 2^-9 and the code is the count of spacings (8 of them is 2^-6, code 0x08). Above, with
- * |x| = f 2^e (f in [0.5, 1)), the spacing is 2^(e - 4) and q = rint(|x| / spacing) is 8..16; the
- * code is (biased exponent e + 6, mantissa q - 8) = ((e + 6) << 3) + q - 8, where a q rounded up
- * to 16 carries into the exponent by the same addition. Codes grow with their values, so
- * saturation is a clamp at 0x7E (448). Constant time: 2 x 2^26 elements at 8192^3 took 8 s with
- * the binary search over the codes this replaced (checked equal on every float below 1024). */
-static uint8_t hgemm_to_e4m3(float x)
-{
-    float a = fabsf(x);
-    int code, e;
-    if (!(a < HGEMM_E4M3_MAX))
-        code = 0x7E;
-    else if (a < 0x1p-6f)
-        code = (int)rintf(a * 0x1p9f); /* rintf: ties to even */
-    else {
-        frexpf(a, &e);
-        code = ((e + 6) << 3) + (int)rintf(ldexpf(a, 4 - e)) - 8;
-        if (code > 0x7E)
-            code = 0x7E;
-    }
-    return (uint8_t)(code | (x < 0.0f ? 0x80 : 0));
 }
 
 /* ---- The context. ---- */
@@ -248,36 +202,6 @@ typedef struct hgemm_ctx {
     cublasHandle_t blas;
     rb_gemm_ref ref64;
 } hgemm_ctx;
-
-/* Host copies of the inputs of one side (rows x K): bf16, e4m3, and the FP8 truth q s in bf16. */
-typedef struct hgemm_host {
-    uint16_t *bf16, *fp8_truth;
-    uint8_t *e4m3;
-} hgemm_host;
-
-static void hgemm_host_free(hgemm_host *h)
-{
-    free(h->bf16);
-    free(h->fp8_truth);
-    free(h->e4m3);
-}
-
-/* Element i of the side's values (seed: A's, or A's + 1 for B) in each form. */
-static rb_status hgemm_host_fill(hgemm_host *h, size_t count, uint64_t seed, float scale)
-{
-    h->bf16 = malloc(count * sizeof *h->bf16);
-    h->fp8_truth = malloc(count * sizeof *h->fp8_truth);
-    h->e4m3 = malloc(count);
-    if (!h->bf16 || !h->fp8_truth || !h->e4m3)
-        return RB_ERR_ALLOC;
-    for (size_t i = 0; i < count; i++) {
-        float x = rb_uniform_f32(seed, i);
-        h->bf16[i] = hgemm_to_bf16(x);
-        h->e4m3[i] = hgemm_to_e4m3(x / scale); /* exact division: scale is a power of two */
-        h->fp8_truth[i] = hgemm_to_bf16(hgemm_e4m3_to_float(h->e4m3[i]) * scale); /* exact */
-    }
-    return RB_OK;
-}
 
 static rb_status hgemm_upload(void **dst, const void *src, size_t bytes)
 {
@@ -335,41 +259,38 @@ static rb_status hgemm_reference(hgemm_ctx *c, const uint16_t *a_truth, const ui
     return rb_gemm_crosscheck(&x);
 }
 
-/* Inputs on the host, uploaded; both references. */
+/* Inputs made on the device (hgemm_fill_inputs: bf16, e4m3 and the FP8 truth of each side, from
+ * rb_uniform_f32 as the host would make them, in milliseconds where the host took seconds at
+ * 8192^3); both references. A's FP8 truth lives in a temporary, B's in c->truth. */
 static rb_status hgemm_inputs_and_references(hgemm_ctx *c, uint64_t seed)
 {
     const hgemm_dims *d = &c->d;
-    hgemm_host ha = {0}, hb = {0};
-    rb_status st = hgemm_host_fill(&ha, d->m * d->k, seed, HGEMM_SCALE_A);
-    if (st == RB_OK)
-        st = hgemm_host_fill(&hb, d->n * d->k, seed + 1, HGEMM_SCALE_B);
-    if (st == RB_OK)
-        st = hgemm_upload((void **)&c->a, ha.bf16, d->m * d->k * 2);
-    if (st == RB_OK)
-        st = hgemm_upload((void **)&c->b, hb.bf16, d->n * d->k * 2);
-    if (st == RB_OK)
-        st = hgemm_upload((void **)&c->a8, ha.e4m3, d->m * d->k);
-    if (st == RB_OK)
-        st = hgemm_upload((void **)&c->b8, hb.e4m3, d->n * d->k);
-    if (st == RB_OK) /* B's FP8 truth; A's goes where the widening reads it */
-        st = hgemm_upload((void **)&c->truth, hb.fp8_truth, d->n * d->k * 2);
-    if (st == RB_OK)
-        st = rb_gemm_ref_alloc(&c->ref64, d->m * d->k, d->n * d->k, d->m * d->n);
+    uint16_t *a_truth = NULL;
+    RB_CUDA(cudaMalloc((void **)&c->a, d->m * d->k * 2));
+    RB_CUDA(cudaMalloc((void **)&c->b, d->n * d->k * 2));
+    RB_CUDA(cudaMalloc((void **)&c->a8, d->m * d->k));
+    RB_CUDA(cudaMalloc((void **)&c->b8, d->n * d->k));
+    RB_CUDA(cudaMalloc((void **)&c->truth, d->n * d->k * 2));
+    RB_CUDA(hgemm_fill_inputs(c->b, c->b8, c->truth, d->n * d->k, seed + 1, HGEMM_SCALE_B, 0));
+    rb_status st = rb_gemm_ref_alloc(&c->ref64, d->m * d->k, d->n * d->k, d->m * d->n);
+    if (st == RB_OK && cudaMalloc((void **)&a_truth, d->m * d->k * 2) != cudaSuccess) {
+        rb_error_at(__FILE__, __LINE__, "cudaMalloc", "A's FP8 truth");
+        st = RB_ERR_CUDA;
+    }
+    if (st == RB_OK &&
+        hgemm_fill_inputs(c->a, c->a8, a_truth, d->m * d->k, seed, HGEMM_SCALE_A, 0) != cudaSuccess) {
+        rb_error_at(__FILE__, __LINE__, "hgemm_fill_inputs", "launch failed");
+        st = RB_ERR_CUDA;
+    }
     if (st == RB_OK && cublasCreate(&c->blas) != CUBLAS_STATUS_SUCCESS) {
         rb_error_at(__FILE__, __LINE__, "cublasCreate", "failed");
         st = RB_ERR_CUDA;
     }
     if (st == RB_OK)
         st = hgemm_reference(c, c->a, c->b, c->ref[0]);
-    if (st == RB_OK) { /* A's FP8 truth, through the bf16 A buffer's twin: a temporary */
-        uint16_t *a_truth = NULL;
-        st = hgemm_upload((void **)&a_truth, ha.fp8_truth, d->m * d->k * 2);
-        if (st == RB_OK)
-            st = hgemm_reference(c, a_truth, c->truth, c->ref[1]);
-        cudaFree(a_truth);
-    }
-    hgemm_host_free(&ha);
-    hgemm_host_free(&hb);
+    if (st == RB_OK)
+        st = hgemm_reference(c, a_truth, c->truth, c->ref[1]);
+    cudaFree(a_truth);
     RB_TRY(st);
     RB_CUDA(cudaFree(c->truth));
     c->truth = NULL;
@@ -692,47 +613,9 @@ static int hgemm_selftest(char *why, size_t why_size)
         rb_fmt(why, why_size, "CPU reference wrong on the 2x2x3 case");
         return -1;
     }
-    /* bf16 RNE: 1 + 2^-8 is a tie -> 1 (even); 1 + 3 2^-8 -> 1 + 2^-6 (0x3F82); -1.5 exact. */
-    if (hgemm_to_bf16(1.0f + 0x1p-8f) != 0x3F80 || hgemm_to_bf16(1.0f + 3 * 0x1p-8f) != 0x3F82 ||
-        hgemm_to_bf16(-1.5f) != 0xBFC0 || hgemm_bf16_to_float(0xC100) != -8.0f) {
-        rb_fmt(why, why_size, "bf16 rounding wrong");
+    if (hgemm_bf16_to_float(0xC100) != -8.0f || hgemm_bf16_to_float(0x3F82) != 1.0f + 0x1p-6f) {
+        rb_fmt(why, why_size, "bf16 decoding wrong");
         return -1;
-    }
-    /* E4M3: 1 -> 0x38, -1 -> 0xB8, 448 and 1000 -> 0x7E (saturated), 2^-9 -> 0x01, 2^-6 ->
-     * 0x08, 5.5 -> 0x4B; 1.0625 (a tie between 1 and 1.125) -> 1 (even); 1.1 -> 1.125 (0x39);
-     * 3 2^-12 (0.375 of the subnormal spacing 2^-9) -> 0; every code's value encodes back to
-     * the code. */
-    const float in[] = {1.0f,    -1.0f, 448.0f,  1000.0f, 0x1p-9f,
-                        0x1p-6f, 5.5f,  1.0625f, 1.1f,    3 * 0x1p-12f};
-    const uint8_t codes[] = {0x38, 0xB8, 0x7E, 0x7E, 0x01, 0x08, 0x4B, 0x38, 0x39, 0x00};
-    for (size_t i = 0; i < sizeof codes; i++)
-        if (hgemm_to_e4m3(in[i]) != codes[i]) {
-            rb_fmt(why, why_size, "E4M3 rounding of %g: 0x%02X, want 0x%02X", (double)in[i],
-                   hgemm_to_e4m3(in[i]), codes[i]);
-            return -1;
-        }
-    for (int code = 0; code < 0x7F; code++)
-        if (hgemm_to_e4m3(hgemm_e4m3_to_float((uint8_t)code)) != code) {
-            rb_fmt(why, why_size, "E4M3 code 0x%02X does not round-trip", code);
-            return -1;
-        }
-    /* Between two neighbouring codes: the midpoint goes to the even one, a value a hair below
-     * it to the lower code and a hair above to the upper (both signs). */
-    for (int code = 0; code < 0x7E; code++) {
-        float lo = hgemm_e4m3_to_float((uint8_t)code), hi = hgemm_e4m3_to_float((uint8_t)(code + 1));
-        float mid = 0.5f * (lo + hi);
-        int even = code % 2 ? code + 1 : code;
-        for (int sign = 0; sign < 2; sign++) {
-            float s = sign ? -1.0f : 1.0f;
-            int m = sign ? 0x80 : 0;
-            if (hgemm_to_e4m3(s * mid) != (even | m) ||
-                hgemm_to_e4m3(s * nextafterf(mid, 0.0f)) != (code | m) ||
-                hgemm_to_e4m3(s * nextafterf(mid, 1e9f)) != ((code + 1) | m)) {
-                rb_fmt(why, why_size, "E4M3 rounding between codes 0x%02X and 0x%02X wrong",
-                       code, code + 1);
-                return -1;
-            }
-        }
     }
     /* Shapes: 2^26 -> 8192^3 and 8191 x 8189 x 8208; 999x1021 -> K 1024 and 998 x 1018 x 1040;
      * 1000003 -> 1000 x 1000 x 1008 and 999 x 997 x 1040 (1024 is a multiple of 64). */

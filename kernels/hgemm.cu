@@ -32,9 +32,11 @@
  */
 #include <cuda.h>
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "core/random.h"
 #include "kernels/hgemm.h"
 
 /* ======================= Steps 1-2: Ampere-style tensor cores (mma.sync) ===================== */
@@ -1704,6 +1706,33 @@ extern "C" cudaError_t hgemm_fp8_optimized(const uint8_t *a, const uint8_t *b, u
 {
     return hgemm_sm90_optimized_launch((const void *)hgemm_fp8_optimized_kernel, a, b, c, m, n, k,
                                        1, scale_a * scale_b, stream);
+}
+
+/* ======================= Inputs (setup only) ================================================= */
+
+/* Element i of one side: x = rb_uniform_f32(seed, i); bf16[i] = x rounded to bf16; e4m3[i] =
+ * x / scale rounded to E4M3 (nearest even, saturating at 448: the conversion of cuda_fp8.h);
+ * fp8_truth[i] = e4m3[i] x scale in bf16, exact (4 significant bits, scale a power of two). */
+static __global__ void hgemm_fill_inputs_kernel(uint16_t *bf16, uint8_t *e4m3, uint16_t *fp8_truth,
+                                                size_t count, uint64_t seed, float scale)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        float x = rb_uniform_f32(seed, i);
+        __nv_fp8_storage_t q = __nv_cvt_float_to_fp8(x / scale, __NV_SATFINITE, __NV_E4M3);
+        float truth = __half2float(__half(__nv_cvt_fp8_to_halfraw(q, __NV_E4M3))) * scale;
+        bf16[i] = __bfloat16_as_ushort(__float2bfloat16_rn(x));
+        e4m3[i] = q;
+        fp8_truth[i] = __bfloat16_as_ushort(__float2bfloat16_rn(truth));
+    }
+}
+
+extern "C" cudaError_t hgemm_fill_inputs(uint16_t *bf16, uint8_t *e4m3, uint16_t *fp8_truth,
+                                         size_t count, uint64_t seed, float scale,
+                                         cudaStream_t stream)
+{
+    hgemm_fill_inputs_kernel<<<1024, 256, 0, stream>>>(bf16, e4m3, fp8_truth, count, seed, scale);
+    return cudaGetLastError();
 }
 
 /* ======================= The kernel table (rb_pair.kernels) ================================== */

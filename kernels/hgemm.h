@@ -58,6 +58,11 @@ cudaError_t hgemm_mma_sync_defect(const uint16_t *a, const uint16_t *b, uint16_t
 cudaError_t hgemm_fp8_optimized(const uint8_t *a, const uint8_t *b, uint16_t *c, int m, int n,
                                 int k, float scale_a, float scale_b, cudaStream_t stream);
 
+/* Setup: one side's count inputs from rb_uniform_f32(seed, i): bf16, e4m3 of x / scale and
+ * that e4m3 value times scale in bf16 (exact; the FP8 variants' truth). scale: a power of two. */
+cudaError_t hgemm_fill_inputs(uint16_t *bf16, uint8_t *e4m3, uint16_t *fp8_truth, size_t count,
+                              uint64_t seed, float scale, cudaStream_t stream);
+
 /* The kernels each variant launches, {0}-terminated (rb_pair.kernels). */
 extern const rb_kernel_info hgemm_kernels[];
 

@@ -22,10 +22,11 @@
  *   the count of wrong elements. On one GPU busbw is 0 (nothing crosses a link) and NCCL's
  *   in-place collectives do nothing at all (out of place: one device-to-device copy).
  *   Sizes: a full run sweeps S = 8 B, 64 B, ..., 1 GiB (powers of 8): small sizes measure the
- *   latency of a collective, large ones its bandwidth. On a machine with one GPU it takes four
+ *   latency of a collective, large ones its bandwidth. On a machine with one GPU it takes three
  *   of them (nccl_allreduce_sweep_one_gpu), because there nothing crosses a link and the other
- *   six repeat their neighbours (1 GiB is kept as the size a regression run after an upgrade
- *   judges the bandwidth plateau at, issue 12) (H100, 20261125T081152Z-317bbe9.json, every size timed):
+ *   seven repeat their neighbours: 8 B, 2 MiB and 1 GiB (the bandwidth plateau, and the size a
+ *   regression run after an upgrade judges it at, issue 12; 128 MiB, swept until 1da3649, was
+ *   within 4% of 1 GiB's rates and cost 4.7 s of a full run: 20261125T163337Z-1da3649.json) (H100, 20261125T081152Z-317bbe9.json, every size timed):
  *   8 B, latency-bound: NCCL's call ~5-6 us (the same from 8 B to 256 KiB), host_staged
  *   ~42-50 us (two copy latencies and a host callback; the all-gather, which has no host sum,
  *   ~6 us); 2 MiB, the knee: host_staged at 16-23 GB/s, 60-85% of its plateau, NCCL's copy still
