@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Issue 12's regression detector on a GPU machine, in two calls (each under 10 minutes); logs,
-# results and expectation files land in $OUT.
+# Issue 12's regression detector on a GPU machine, each phase under 10 minutes; logs, results
+# and the expectation files land in $OUT.
 #
-#   scripts/gpu_regress.sh record    build; record expectations from 3 full runs
-#                                    (run --update-expectations --repeat 3) into $OUT/exp.json,
-#                                    with the sensitivity table; then a 4th run of the same build
-#                                    judged against them (every verdict pass) and compared with
-#                                    the 3rd (compare: every variant same)
-#   scripts/gpu_regress.sh both      record (SAME=0: without the 4th run), then planted with
-#                                    EXPECT=$OUT/exp.json OLD=$OUT/record.json
-#   FILTER=<regex>                   the pairs of the recorded, 4th and planted runs
-#   scripts/gpu_regress.sh planted   EXPECT=<expectations> OLD=<a results file of the normal
-#                                    build>: the build with the planted 10% slowdowns
-#                                    (-DRB_PLANT_SLOW10: copy_vectorized/optimized, gemm_precision's
-#                                    bf16 step forced to a slower cuBLASLt algorithm, cuda_graphs'
-#                                    rmsnorm, NCCL all-reduce at 1 GiB) judged against EXPECT and
-#                                    compared with OLD; then the DRAM-streamer comparison under MPS
-#                                    (a second process streaming DRAM throughout, never a clock or
-#                                    power change)
+#   scripts/gpu_regress.sh record    build; record the tree's expectation file (the one roofbench
+#                                    picks for this GPU) from REPEAT full runs (default 3: run
+#                                    --update-expectations --repeat N), with the sensitivity table;
+#                                    the file is copied into $OUT; SAME=1 adds a run of the same
+#                                    build judged against it and compared with the last recorded
+#   scripts/gpu_regress.sh same      two full runs of the same build judged against the tree's
+#                                    expectations, and compare of the two (every variant same)
+#   scripts/gpu_regress.sh both      record, then planted with OLD=$OUT/record.json
+#   scripts/gpu_regress.sh same+planted
+#                                    same, then planted with OLD=$OUT/same2.json
+#   FILTER=<regex>                   the pairs of the recorded, same and planted runs
+#                                    (PLANT_FILTER: of the planted run alone)
+#   scripts/gpu_regress.sh planted   OLD=<a results file of the normal build>: the build with the
+#                                    planted 10% slowdowns (-DRB_PLANT_SLOW10: copy_vectorized/
+#                                    optimized, gemm_precision's bf16 step given a tenth more rows,
+#                                    cuda_graphs' rmsnorm, NCCL all-reduce at 1 GiB) judged against
+#                                    the tree's expectations (EXPECT=<file> another) and compared
+#                                    with OLD; then (STREAM=1, the default) the DRAM-streamer
+#                                    comparison under MPS (a second process streaming DRAM
+#                                    throughout, never a clock or power change)
 # Never changes clocks or power limits.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -54,19 +58,30 @@ cmp() { # old json, new json, name
 }
 say "$(date -u +%FT%TZ) on $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.limit --format=csv,noheader | head -n 1)"
 
+EXPECT_ARG=${EXPECT:+--expect $EXPECT}
 if [ "$PHASE" = record ] || [ "$PHASE" = both ]; then
     build
-    judged record "$B" --update-expectations --repeat 3 --expect "$OUT/exp.json" ${FILTER:+--filter "$FILTER"}
+    judged record "$B" --update-expectations --repeat "${REPEAT:-3}" ${FILTER:+--filter "$FILTER"}
+    cp expectations/*.json "$OUT/"
     sed -n '/regression thresholds:/,$p' "$OUT/record.log" > "$OUT/sensitivity.txt"
     tail -n 1 "$OUT/sensitivity.txt" | tee -a "$LOG"
     if [ "${SAME:-1}" = 1 ]; then
-        judged same "$B" --expect "$OUT/exp.json" ${FILTER:+--filter "$FILTER"}
+        judged same "$B" ${FILTER:+--filter "$FILTER"}
         cmp "$OUT/record.json" "$OUT/same.json" same-build
     fi
+    OLD=${OLD:-$OUT/record.json}
 fi
-if [ "$PHASE" = planted ] || [ "$PHASE" = both ]; then
+if [ "$PHASE" = same ] || [ "$PHASE" = same+planted ]; then
+    build
+    judged same1 "$B" $EXPECT_ARG ${FILTER:+--filter "$FILTER"}
+    judged same2 "$B" $EXPECT_ARG ${FILTER:+--filter "$FILTER"}
+    cmp "$OUT/same1.json" "$OUT/same2.json" same-build
+    OLD=${OLD:-$OUT/same2.json}
+fi
+if [ "$PHASE" = planted ] || [ "$PHASE" = both ] || [ "$PHASE" = same+planted ]; then
     build NVCCFLAGS=-DRB_PLANT_SLOW10 CFLAGS=-DRB_PLANT_SLOW10 B=build/plant
-    judged planted build/plant/roofbench --expect "${EXPECT:?EXPECT=expectations file}" ${FILTER:+--filter "$FILTER"}
+    PF=${PLANT_FILTER:-${FILTER:-}}
+    judged planted build/plant/roofbench $EXPECT_ARG ${PF:+--filter "$PF"}
     cmp "${OLD:?OLD=results of the normal build}" "$OUT/planted.json" planted
     if [ "${STREAM:-1}" = 1 ]; then
         build

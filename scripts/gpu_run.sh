@@ -16,7 +16,8 @@
 # bf16 candidates (scripts/gemm_bf16_sustained.c, about a minute) after everything else; TORCH=1
 # PyTorch eager's fused_elementwise yardstick (scripts/torch_eager_fused.py), PIPES=1 ncu's
 # detailed sections of async_pipeline's kernels; COLD_FILTER picks the pairs of the --cold run;
-# L2_REPLAY=0 skips l2_persistence's ncu application replay, NCU_TIMEOUT bounds ncu_bytes.sh.
+# L2_REPLAY=0 skips l2_persistence's ncu application replay, NCU_TIMEOUT bounds ncu_bytes.sh;
+# COLD=0 skips the --cold run.
 # SANITIZE=1 adds compute-sanitizer's four tools over every pair (scripts/sanitize.sh, up to
 # SANITIZE_TIMEOUT s per tool and size; SANITIZE_TOOLS picks tools; SANITIZE_PARALLEL=1 runs
 # the four at once): logs into the archive.
@@ -121,10 +122,12 @@ fi
 # --cold over the memory-bound pairs: each rate should be at or above the warm run's minus noise
 # (scripts/cold_vs_warm.py COLD.json WARM.json compares them).
 COLD_FILTER=${COLD_FILTER:-^(copy_coalescing|copy_vectorized|fused_elementwise|histogram|reduction|softmax|transpose|tma_pipeline|async_pipeline)$}
-say "cold and nvtx paths (--filter '$COLD_FILTER')"
-$B run --cold --nvtx --filter "$COLD_FILTER" --expect none --json "$OUT/cold.json" > "$OUT/cold.log" 2>&1
-echo "cold run exit $?" | tee -a "$LOG"
-sed -n '/^pair /,$p' "$OUT/cold.log" | tee -a "$LOG"
+if [ "${COLD:-1}" = 1 ]; then
+    say "cold and nvtx paths (--filter '$COLD_FILTER')"
+    $B run --cold --nvtx --filter "$COLD_FILTER" --expect none --json "$OUT/cold.json" > "$OUT/cold.log" 2>&1
+    echo "cold run exit $?" | tee -a "$LOG"
+    sed -n '/^pair /,$p' "$OUT/cold.log" | tee -a "$LOG"
+fi
 
 if [ "${TORCH:-0}" = 1 ]; then
     say "PyTorch eager gelu(x + b) + r on fused_elementwise's full shape (scripts/torch_eager_fused.py)"
