@@ -116,4 +116,4 @@ say "done"
 # in one archive.
 tar czf /tmp/rb-regress.tgz -C "$OUT" --exclude summary.log --exclude sensitivity.txt . &&
     find "$OUT" -mindepth 1 ! -name summary.log ! -name sensitivity.txt -delete &&
-    mv /tmp/rb-regress.tgz "$OUT/regress-$PHASE.tgz"
+    mv /tmp/rb-regress.tgz "$OUT/regress-${PHASE//+/-}.tgz"
