@@ -582,7 +582,7 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
             report_dropped(results, n);
             printf("expectations: %s updated from %d run(s); the regression thresholds:\n",
                    expect_path, repeat);
-            rb_expect_print_thresholds(stdout, d);
+            rb_expect_print_thresholds(stdout, d, results, n);
         }
         if (!have_expect)
             json_free(d);

@@ -1589,11 +1589,27 @@ static void test_print_thresholds(void)
         json_free(doc);
         return;
     }
-    rb_expect_print_thresholds(f, doc);
+    rb_expect_print_thresholds(f, doc, NULL, 0);
     fclose(f);
     RB_CHECK(strstr(buf, "gemm_x/drifty") && strstr(buf, "NOT SEEN"));
     RB_CHECK(strstr(buf, "time x clk"));
     RB_CHECK(strstr(buf, "4 variant(s): a 10% slowdown is regressed in 3, not seen in 1") != NULL);
+    RB_CHECK(strstr(buf, "other variant(s)") == NULL);
+    free(buf);
+    /* Scoped to a run: its row groups only; the file's others are counted, not listed. */
+    rb_pair_result run[1];
+    memset(run, 0, sizeof run);
+    snprintf(run[0].name, sizeof run[0].name, "copy_y");
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    RB_CHECK(f != NULL);
+    if (f) {
+        rb_expect_print_thresholds(f, doc, run, 1);
+        fclose(f);
+        RB_CHECK(strstr(buf, "gemm_x/") == NULL);
+        RB_CHECK(strstr(buf, "0 variant(s): a 10% slowdown is regressed in 0, not seen in 0"));
+        RB_CHECK(strstr(buf, "4 other variant(s) of the file"));
+    }
     free(buf);
     json_free(doc);
 }

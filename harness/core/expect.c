@@ -502,14 +502,30 @@ int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n)
     return failing;
 }
 
-void rb_expect_print_thresholds(FILE *f, const json_value *doc)
+/* Is the file's row group `name` one of run[0..n_run)? Every group is when run is NULL. */
+static int in_run(const char *name, const rb_pair_result *run, int n_run)
+{
+    if (!run)
+        return 1;
+    for (int i = 0; i < n_run; i++)
+        if (!strcmp(run[i].name, name))
+            return 1;
+    return 0;
+}
+
+void rb_expect_print_thresholds(FILE *f, const json_value *doc, const rb_pair_result *run,
+                                int n_run)
 {
     const json_value *pairs = json_get(doc, "pairs");
-    int n = 0, blind = 0;
+    int n = 0, blind = 0, others = 0;
     fprintf(f, "%-40s %5s %10s %10s  %-10s  %s\n", "pair/variant", "runs", "run spread",
             "threshold", "judged on", "a 10% slowdown");
     for (size_t i = 0; pairs && pairs->type == JSON_OBJECT && i < pairs->count; i++) {
         const json_value *vs = json_get(pairs->items[i], "variants");
+        if (!in_run(pairs->keys[i], run, n_run)) {
+            others += vs && vs->type == JSON_OBJECT ? (int)vs->count : 0;
+            continue;
+        }
         for (size_t k = 0; vs && vs->type == JSON_OBJECT && k < vs->count; k++) {
             rb_expected e;
             rb_stats none = {.median = NAN, .ci_lo = NAN, .ci_hi = NAN, .noise = NAN};
@@ -533,6 +549,10 @@ void rb_expect_print_thresholds(FILE *f, const json_value *doc)
             "max(3%%, 2 x run spread) with %d or more runs, else max(3%%, 3 x noise); a run adds "
             "half its own 95%% interval of the median when wider)\n",
             n, n - blind, blind, RB_EXPECT_MIN_RUNS);
+    if (others)
+        fprintf(f, "%d other variant(s) of the file, of row groups this run did not take, are left "
+                   "as they were recorded\n",
+                others);
 }
 
 /* ---- recording ---- */

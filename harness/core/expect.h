@@ -111,9 +111,12 @@ int rb_expect_update_runs(json_value **doc, const rb_pair_result *pairs, int n,
                           const json_value *platform, json_value *hardware, json_value *peaks,
                           json_value *provenance, char *err, size_t err_size);
 
-/* The sensitivity table: every expected variant's threshold (before a run adds its own
- * interval) and whether a 10% slowdown would be regressed. */
-void rb_expect_print_thresholds(FILE *f, const json_value *doc);
+/* The sensitivity table: each expected variant's threshold (before a run adds its own interval)
+ * and whether a 10% slowdown would be regressed; of the row groups of run[0..n_run) (what was just
+ * recorded), or of every row group of the file when run is NULL. The rows of the file that run
+ * leaves out are counted on the last line. */
+void rb_expect_print_thresholds(FILE *f, const json_value *doc, const rb_pair_result *run,
+                                int n_run);
 
 /* Datasheet peaks for the GPUs we know, as a "peaks" object; NULL when the GPU is unknown. */
 json_value *rb_datasheet_peaks(const char *hardware_key);
