@@ -548,8 +548,10 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *   under the 700 W power cap): 790.4 TFLOP/s at 8192^3 against cuBLASLt's 783.6 (1.009x),
  *   726.6 at 4096^3 against 717.9 (1.012x); awkward 8191 x 8189 x 8208: 645.4 against cuBLASLt's
  *   116.6 (its heuristic's kernels for that shape are slow). Two other runs at 8192^3: 787.6 vs
- *   773.1 (1.019x) and 799.3 vs 801.5 (0.997x). The harness records one clock for the
- *   interleaved loop (the same for both), not one per variant.
+ *   773.1 (1.019x) and 799.3 vs 801.5 (0.997x); in the full run of
+ *   results/nvidia-h100-80gb-hbm3/20261125T165834Z-cd1c74b.json, 786.9 vs 787.3 (0.9995x) and
+ *   717.4 vs 720.5 (0.996x) at 4096^3: level with cuBLASLt, not reliably 1.02x ahead. The
+ *   harness records one clock for the interleaved loop (the same for both), not one per variant.
  *
  * ---- FP8, hgemm_fp8_optimized: step 6 with E4M3 operands. ----
  * Idea: the same kernel body instantiated for fp8: 128 fp8 elements per 128-byte tile row (the K
