@@ -245,6 +245,11 @@ static void feed_rank_records(rb_pair_result *r)
     RB_CHECK(pair && !json_set_number(pair, "flops", 0) &&
              !json_set_number(pair, "bytes", 1048576) && !json_set_bool(pair, "link_bytes", 1));
     feed(r, pair);
+    RB_CHECK(isnan(r->setup_s)); /* not reported yet: no setup_s is written */
+    json_value *setup = record("setup", NULL, NULL);
+    RB_CHECK(setup && !json_set_number(setup, "setup_s", 0.25));
+    feed(r, setup);
+    RB_CHECK(r->setup_s == 0.25);
     feed(r, variant_record("host_staged", RB_ROLE_BASELINE, 1, 0));
     feed(r, variant_record("nccl_out_of_place", RB_ROLE_OPTIMIZED, 1, 0));
     feed(r, variant_record("nccl_in_place", RB_ROLE_LIBRARY, 0, 1));
@@ -282,6 +287,7 @@ static void check_run_document(const char *path, const rb_pair_result *r)
     const json_value *p0 = pairs && pairs->count ? pairs->items[0] : NULL;
     const json_value *name = json_get(p0, "name"), *vs = json_get(p0, "variants");
     RB_CHECK(name && name->type == JSON_STRING && !strcmp(name->string, r->name));
+    RB_CHECK(json_number_at(p0, "setup_s") == 0.25); /* the child's setup time, as reported */
     RB_CHECK(vs && vs->type == JSON_ARRAY && vs->count == 3);
     for (size_t k = 0; vs && k < vs->count; k++) {
         rb_variant_result v;
