@@ -16,11 +16,11 @@
  *   K % 16 == 0 always: TMA and 16-byte cp.async need rows that are multiples of 16 bytes (K % 8
  *   for bf16, K % 16 for e4m3); hgemm_dims_check refuses any other K with a clear message.
  * Inputs: seeded uniform (-1, 1) values (core/random.h, generated on the device by
- *   hgemm_fill_inputs in kernels/hgemm.cu), rounded to nearest-even to bf16; the rounded values are the truth. FP8: the same values over a
- *   per-tensor power-of-two scale (s_A = 2^-8, s_B = 2^-7: |x| / s < 256 and 128, inside E4M3's
- *   448), rounded to nearest-even to E4M3; the truth is q s, exact in bf16 (E4M3 has 3 mantissa
- *   bits and a power of two only moves the exponent) and in fp32, so the kernels' scale_a
- *   scale_b product is exact too.
+ *   hgemm_fill_inputs in kernels/hgemm.cu), rounded to nearest-even to bf16; the rounded values
+ *   are the truth. FP8: the same values over a per-tensor power-of-two scale (s_A = 2^-8,
+ *   s_B = 2^-7: |x| / s < 256 and 128, inside E4M3's 448), rounded to nearest-even to E4M3;
+ *   the truth is q s, exact in bf16 (E4M3 has 3 mantissa bits and a power of two only moves the
+ *   exponent) and in fp32, so the kernels' scale_a scale_b product is exact too.
  * Reference: cublasDgemm (fp64) of the truth widened exactly (rb_gemm_ref), rounded once to
  *   fp32; the CPU (double) pins it on rows 0, M/2, M-1 (every row when M N <= 2^16).
  * Library variants: cuBLASLt in the TN layout (its A = our B, op T; its B = our A), bf16 output
@@ -277,8 +277,8 @@ static rb_status hgemm_inputs_and_references(hgemm_ctx *c, uint64_t seed)
         rb_error_at(__FILE__, __LINE__, "cudaMalloc", "A's FP8 truth");
         st = RB_ERR_CUDA;
     }
-    if (st == RB_OK &&
-        hgemm_fill_inputs(c->a, c->a8, a_truth, d->m * d->k, seed, HGEMM_SCALE_A, 0) != cudaSuccess) {
+    if (st == RB_OK && hgemm_fill_inputs(c->a, c->a8, a_truth, d->m * d->k, seed, HGEMM_SCALE_A,
+                                         0) != cudaSuccess) {
         rb_error_at(__FILE__, __LINE__, "hgemm_fill_inputs", "launch failed");
         st = RB_ERR_CUDA;
     }

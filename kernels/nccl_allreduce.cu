@@ -26,7 +26,8 @@
  *   of them (nccl_allreduce_sweep_one_gpu), because there nothing crosses a link and the other
  *   seven repeat their neighbours: 8 B, 2 MiB and 1 GiB (the bandwidth plateau, and the size a
  *   regression run after an upgrade judges it at, issue 12; 128 MiB, swept until 1da3649, was
- *   within 4% of 1 GiB's rates and cost 4.7 s of a full run: 20261125T163337Z-1da3649.json) (H100, 20261125T081152Z-317bbe9.json, every size timed):
+ *   within 4% of 1 GiB's rates and cost 4.7 s of a full run: 20261125T163337Z-1da3649.json)
+ *   (H100, 20261125T081152Z-317bbe9.json, every size timed):
  *   8 B, latency-bound: NCCL's call ~5-6 us (the same from 8 B to 256 KiB), host_staged
  *   ~42-50 us (two copy latencies and a host callback; the all-gather, which has no host sum,
  *   ~6 us); 2 MiB, the knee: host_staged at 16-23 GB/s, 60-85% of its plateau, NCCL's copy still
@@ -86,9 +87,9 @@
  *   copy latencies and a host callback, whose thread the OS wakes. Both follow the CPU and the
  *   scheduler, not the GPU: across the committed H100 runs NCCL's 8 B all-reduce measured 5.7-6.6
  *   us and host_staged 40-58 us, with noise 10-40% inside a run, so these rows do not reproduce
- *   to 2% (rows at these sizes moved up to 35% between runs 7 min apart) and are not meant to: they show the order
- *   of a collective's fixed cost. The 128 MiB row is bandwidth-bound and agrees within 1% (NCCL's
- *   copy, DRAM) and 1-3% (host_staged, PCIe through pinned memory).
+ *   to 2% (rows at these sizes moved up to 35% between runs 7 min apart) and are not meant to:
+ *   they show the order of a collective's fixed cost. The bandwidth-bound rows (128 MiB, now
+ *   1 GiB) agree within 1% (NCCL's copy, DRAM) and 1-3% (host_staged, PCIe through pinned memory).
  *
  * Is the baseline what a competent engineer would write before knowing this pattern? It is what
  *   one writes without a collectives library and without peer access: every byte through host

@@ -550,8 +550,9 @@ void rb_expect_print_thresholds(FILE *f, const json_value *doc, const rb_pair_re
             "half its own 95%% interval of the median when wider)\n",
             n, n - blind, blind, RB_EXPECT_MIN_RUNS);
     if (others)
-        fprintf(f, "%d other variant(s) of the file, of row groups this run did not take, are left "
-                   "as they were recorded\n",
+        fprintf(f,
+                "%d other variant(s) of the file, of row groups this run did not take, are left "
+                "as they were recorded\n",
                 others);
 }
 

@@ -131,8 +131,8 @@ typedef struct rb_pair_result {
     int link_bytes;      /* bytes cross a link (PCIe, NVLink), not DRAM: no DRAM roof */
     rb_pair_status status;
     char reason[240]; /* why failed or skipped */
-    double wall_s;  /* the pair's child, start to end */
-    double setup_s; /* of which its setup() (inputs, references, tuning); NaN: not reported */
+    double wall_s;    /* the pair's child, start to end */
+    double setup_s;   /* of which its setup() (inputs, references, tuning); NaN: not reported */
     int n_kernels;
     rb_kernel_result kernels[RB_MAX_KERNELS];
     int n_variants;
