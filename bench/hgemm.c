@@ -198,7 +198,7 @@ typedef struct hgemm_ctx {
     int candidate8, no_c8;
     char lt8_missing[240]; /* why fp8_library cannot run this shape ("" : it can) */
     /* Setup only (freed before setup returns; teardown frees them after a failed setup). */
-    uint16_t *truth; /* device: a truth (bf16) to be widened */
+    uint16_t *truth[2]; /* device: A's and B's FP8 truth (bf16), to be widened */
     cublasHandle_t blas;
     rb_gemm_ref ref64;
 } hgemm_ctx;
@@ -261,39 +261,26 @@ static rb_status hgemm_reference(hgemm_ctx *c, const uint16_t *a_truth, const ui
 
 /* Inputs made on the device (hgemm_fill_inputs: bf16, e4m3 and the FP8 truth of each side, from
  * rb_uniform_f32 as the host would make them, in milliseconds where the host took seconds at
- * 8192^3); both references. A's FP8 truth lives in a temporary, B's in c->truth. */
+ * 8192^3); both references. */
 static rb_status hgemm_inputs_and_references(hgemm_ctx *c, uint64_t seed)
 {
     const hgemm_dims *d = &c->d;
-    uint16_t *a_truth = NULL;
     RB_CUDA(cudaMalloc((void **)&c->a, d->m * d->k * 2));
     RB_CUDA(cudaMalloc((void **)&c->b, d->n * d->k * 2));
     RB_CUDA(cudaMalloc((void **)&c->a8, d->m * d->k));
     RB_CUDA(cudaMalloc((void **)&c->b8, d->n * d->k));
-    RB_CUDA(cudaMalloc((void **)&c->truth, d->n * d->k * 2));
-    RB_CUDA(hgemm_fill_inputs(c->b, c->b8, c->truth, d->n * d->k, seed + 1, HGEMM_SCALE_B, 0));
-    rb_status st = rb_gemm_ref_alloc(&c->ref64, d->m * d->k, d->n * d->k, d->m * d->n);
-    if (st == RB_OK && cudaMalloc((void **)&a_truth, d->m * d->k * 2) != cudaSuccess) {
-        rb_error_at(__FILE__, __LINE__, "cudaMalloc", "A's FP8 truth");
-        st = RB_ERR_CUDA;
+    RB_CUDA(cudaMalloc((void **)&c->truth[0], d->m * d->k * 2));
+    RB_CUDA(cudaMalloc((void **)&c->truth[1], d->n * d->k * 2));
+    RB_CUDA(hgemm_fill_inputs(c->a, c->a8, c->truth[0], d->m * d->k, seed, HGEMM_SCALE_A, 0));
+    RB_CUDA(hgemm_fill_inputs(c->b, c->b8, c->truth[1], d->n * d->k, seed + 1, HGEMM_SCALE_B, 0));
+    RB_TRY(rb_gemm_ref_alloc(&c->ref64, d->m * d->k, d->n * d->k, d->m * d->n));
+    RB_CUBLAS(cublasCreate(&c->blas));
+    RB_TRY(hgemm_reference(c, c->a, c->b, c->ref[0]));
+    RB_TRY(hgemm_reference(c, c->truth[0], c->truth[1], c->ref[1]));
+    for (int i = 0; i < 2; i++) {
+        RB_CUDA(cudaFree(c->truth[i]));
+        c->truth[i] = NULL;
     }
-    if (st == RB_OK && hgemm_fill_inputs(c->a, c->a8, a_truth, d->m * d->k, seed, HGEMM_SCALE_A,
-                                         0) != cudaSuccess) {
-        rb_error_at(__FILE__, __LINE__, "hgemm_fill_inputs", "launch failed");
-        st = RB_ERR_CUDA;
-    }
-    if (st == RB_OK && cublasCreate(&c->blas) != CUBLAS_STATUS_SUCCESS) {
-        rb_error_at(__FILE__, __LINE__, "cublasCreate", "failed");
-        st = RB_ERR_CUDA;
-    }
-    if (st == RB_OK)
-        st = hgemm_reference(c, c->a, c->b, c->ref[0]);
-    if (st == RB_OK)
-        st = hgemm_reference(c, a_truth, c->truth, c->ref[1]);
-    cudaFree(a_truth);
-    RB_TRY(st);
-    RB_CUDA(cudaFree(c->truth));
-    c->truth = NULL;
     RB_CUBLAS(cublasDestroy(c->blas));
     c->blas = NULL;
     return rb_gemm_ref_free(&c->ref64);
@@ -440,7 +427,8 @@ static void hgemm_teardown(void *ctx)
     cudaFree(c->ref[1]);
     cudaFree(c->scales);
     cudaFree(c->workspace);
-    cudaFree(c->truth);
+    cudaFree(c->truth[0]);
+    cudaFree(c->truth[1]);
     rb_gemm_ref_free(&c->ref64);
     free(c);
 }

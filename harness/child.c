@@ -421,21 +421,17 @@ static rb_status setup_pair(const rb_pair *p, const rb_child_opts *o, void **ctx
     return p->setup_rank(ctx, &o->size, o->seed, o->input, o->comm);
 }
 
-/* setup_pair, its time sent as a "setup" record (the parent prints it beside the pair's wall
- * time and writes it as setup_s: inputs, references and library tuning are not timed work, but
- * they are part of what a suite run costs). The record is sent only when setup succeeded. */
-static rb_status timed_setup(int fd, const rb_pair *p, const rb_child_opts *o, void **ctx)
+/* The time a successful setup took, as a "setup" record (the parent prints it beside the pair's
+ * wall time and writes it as setup_s: inputs, references and library tuning are not timed work,
+ * but they are part of what a suite run costs). 0, or -1 when it cannot be sent. */
+static int setup_record(int fd, double setup_s)
 {
-    double t0 = rb_now_s();
-    rb_status st = setup_pair(p, o, ctx);
-    if (st != RB_OK)
-        return st;
     json_value *r = record("setup");
-    if (!r || json_set_number(r, "setup_s", rb_now_s() - t0)) {
+    if (!r || json_set_number(r, "setup_s", setup_s)) {
         json_free(r);
-        return RB_ERR_ALLOC;
+        return -1;
     }
-    return rb_child_send(fd, r) == 0 ? RB_OK : RB_ERR_ALLOC;
+    return rb_child_send(fd, r);
 }
 
 int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
@@ -475,14 +471,17 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
     }
     if (o->nvtx)
         nvtxRangePushA(p->name);
+    double t0 = rb_now_s();
     if (inject_fault(p->name, s) != RB_OK) {
         status = send_error(fd, "injected fault");
-    } else if ((st = timed_setup(fd, p, o, &ctx)) != RB_OK) {
+    } else if ((st = setup_pair(p, o, &ctx)) != RB_OK) {
         /* RB_ERR_UNSUPPORTED: this machine cannot run it (no peer access, say): a skip. */
         if (st == RB_ERR_UNSUPPORTED)
             send_reason(fd, "skip", rb_first_error());
         else
             status = send_error(fd, "setup failed");
+    } else if (setup_record(fd, rb_now_s() - t0) != 0) {
+        status = 1;
     } else {
         double median_ms[RB_MAX_VARIANTS];
         if (p->interleave && !o->check_only)
