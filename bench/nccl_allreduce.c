@@ -75,8 +75,8 @@ enum { V_HOST_STAGED, V_OUT_OF_PLACE, V_IN_PLACE, V_COUNT }; /* the variants, in
 
 static const uint64_t nccl_allreduce_sweep[] = {
     8, 64, 512, 4096, 32768, 262144, 2097152, 16777216, 134217728, 1073741824, 0};
-/* One GPU: latency-bound, the knee, bandwidth-bound (kernels/nccl_allreduce.cu, Sizes). */
-static const uint64_t nccl_allreduce_sweep_one_gpu[] = {8, 2097152, 1073741824, 0};
+/* One GPU: the bandwidth-bound size only (kernels/nccl_allreduce.cu, Sizes, says why). */
+static const uint64_t nccl_allreduce_sweep_one_gpu[] = {1073741824, 0};
 
 /* nccl-tests' bus bandwidth factor: busbw = algbw x factor. 0 on one GPU. */
 double nccl_allreduce_bus_factor(int coll, int ranks)
@@ -662,7 +662,7 @@ const rb_pair rb_pair_nccl_allreduce = {
     .pattern = "NCCL collectives over NVLink vs staging every GPU's buffer through host memory",
     .size_unit = "bytes (S)", /* nccl-tests' size, of fp32 data */
     .smoke_size = 1u << 20,
-    /* A full run sweeps nccl_allreduce_sweep (8 B .. 1 GiB; on one GPU 8 B, 2 MiB and 1 GiB only,
+    /* A full run sweeps nccl_allreduce_sweep (8 B .. 1 GiB; on one GPU 1 GiB only,
      * nccl_allreduce_sweep_one_gpu), so full_size only sets where the harness judges
      * rates against the DRAM peak: above every swept size, because S counts link traffic, not DRAM
      * traffic. --size 4G runs the 4 GiB point GPU.md quotes. */

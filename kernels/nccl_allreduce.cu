@@ -22,19 +22,17 @@
  *   the count of wrong elements. On one GPU busbw is 0 (nothing crosses a link) and NCCL's
  *   in-place collectives do nothing at all (out of place: one device-to-device copy).
  *   Sizes: a full run sweeps S = 8 B, 64 B, ..., 1 GiB (powers of 8): small sizes measure the
- *   latency of a collective, large ones its bandwidth. On a machine with one GPU it takes three
- *   of them (nccl_allreduce_sweep_one_gpu), because there nothing crosses a link and the other
- *   seven repeat their neighbours: 8 B, 2 MiB and 1 GiB (the bandwidth plateau, and the size a
- *   regression run after an upgrade judges it at, issue 12; 128 MiB, swept until 1da3649, was
- *   within 4% of 1 GiB's rates and cost 4.7 s of a full run: 20261125T163337Z-1da3649.json)
- *   (H100, 20261125T081152Z-317bbe9.json, every size timed):
- *   8 B, latency-bound: NCCL's call ~5-6 us (the same from 8 B to 256 KiB), host_staged
- *   ~42-50 us (two copy latencies and a host callback; the all-gather, which has no host sum,
- *   ~6 us); 2 MiB, the knee: host_staged at 16-23 GB/s, 60-85% of its plateau, NCCL's copy still
- *   latency-bound (~5 us); 128 MiB, bandwidth-bound: host_staged on its PCIe plateau (26.6
- *   GB/s, 27.3 at 1 GiB) and NCCL's copy at DRAM speed (algbw 1454 GB/s, 1492 at 1 GiB; 16 MiB
- *   would still sit in the 50 MB L2). Several GPUs take the whole sweep: there every size
- *   tells where NCCL's protocols and algorithms change.
+ *   latency of a collective, large ones its bandwidth. On a machine with one GPU it takes 1 GiB
+ *   alone (nccl_allreduce_sweep_one_gpu): there nothing crosses a link, so the only figure that
+ *   means the same as on several GPUs is the bandwidth plateau (NCCL's device copy against the
+ *   host path's PCIe; 128 MiB was within 4% of 1 GiB's rates: 20261125T163337Z-1da3649.json).
+ *   Below it, one GPU measures host work, not a collective (Reproducibility, below): rows at
+ *   8 B or 2 MiB tell the user nothing about NCCL across GPUs and flap the regression verdicts
+ *   of a one-GPU run (H100, every size timed,
+ *   20261125T081152Z-317bbe9.json: NCCL's call ~5-6 us from 8 B to 256 KiB, host_staged ~42-50
+ *   us at 8 B; 2 MiB was still latency-bound for NCCL). Several GPUs take the whole sweep: there
+ *   every size tells where NCCL's protocols and algorithms change. `--size N` still runs any
+ *   one size on one GPU.
  *
  * Baseline (host_staged): what a program does without a collectives library: every GPU's input
  *   goes down to pinned host memory (one copy per GPU, concurrently), the host adds the buffers
@@ -82,14 +80,15 @@
  *   results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json): out of place at 1 GiB is the
  *   predicted device copy (0.72 ms, algbw 1492 GB/s); the in-place rows of that run predate the
  *   skip and mean nothing (0.3 us: nothing moved).
- * Reproducibility on one GPU: the 8 B and 2 MiB rows are latency-bound: NCCL's ~5 us is the host
- *   work of one collective call (nothing crosses a link), and host_staged's ~40-60 us is two
- *   copy latencies and a host callback, whose thread the OS wakes. Both follow the CPU and the
- *   scheduler, not the GPU: across the committed H100 runs NCCL's 8 B all-reduce measured 5.7-6.6
- *   us and host_staged 40-58 us, with noise 10-40% inside a run, so these rows do not reproduce
- *   to 2% (rows at these sizes moved up to 35% between runs 7 min apart) and are not meant to:
- *   they show the order of a collective's fixed cost. The bandwidth-bound rows (128 MiB, now
- *   1 GiB) agree within 1% (NCCL's copy, DRAM) and 1-3% (host_staged, PCIe through pinned memory).
+ * Reproducibility on one GPU: below the bandwidth plateau a row is latency-bound: NCCL's ~5 us
+ *   is the host work of one collective call (nothing crosses a link), and host_staged's ~40-60
+ *   us is two copy latencies and a host callback, whose thread the OS wakes. Both follow the CPU
+ *   and the scheduler, not the GPU: across the committed H100 runs NCCL's 8 B all-reduce
+ *   measured 5.7-6.6 us and host_staged 40-58 us, noise 10-40% inside a run, rows moving up to
+ *   35% between runs 7 min apart; the expectations' four recorded runs (20261125T1639Z-fdff3f5)
+ *   spread 2-33%, so a 10% slowdown passed unseen and a same-build run was judged regressed.
+ *   That is why one GPU runs 1 GiB only. There the rows agree within 1% (NCCL's copy, DRAM) and
+ *   1-3% (host_staged, PCIe through pinned memory and one host thread's sum).
  *
  * Is the baseline what a competent engineer would write before knowing this pattern? It is what
  *   one writes without a collectives library and without peer access: every byte through host

@@ -6,10 +6,13 @@
 #   scripts/gpu_regress.sh record    build; record the tree's expectation file (the one roofbench
 #                                    picks for this GPU) from REPEAT full runs (default 3: run
 #                                    --update-expectations --repeat N), with the sensitivity table;
+#                                    CEILINGS=1 first measures the ceilings into it (roofbench
+#                                    ceilings, then --quick into a copy, each timed);
 #                                    the file is copied into $OUT; SAME=1 adds a run of the same
 #                                    build judged against it and compared with the last recorded
 #   scripts/gpu_regress.sh same      two full runs of the same build judged against the tree's
 #                                    expectations, and compare of the two (every variant same)
+#                                    and scripts/agree.py's 2% agreement of the two
 #   scripts/gpu_regress.sh both      record, then planted with OLD=$OUT/record.json
 #   scripts/gpu_regress.sh same+planted
 #                                    same, then planted with OLD=$OUT/same2.json
@@ -56,11 +59,26 @@ cmp() { # old json, new json, name
     echo "compare exit $?" | tee -a "$LOG"
     cat "$OUT/cmp-$3.txt" >> "$LOG"
 }
+timed() { # name, command...: its output in $OUT/name.log (and the summary), its exit and seconds
+    local name=$1 t0
+    shift
+    say "$name: $*"
+    t0=$(date +%s.%N)
+    "$@" > "$OUT/$name.log" 2>&1
+    echo "$name exit $?, $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") s" | tee -a "$LOG"
+    cat "$OUT/$name.log" >> "$LOG"
+}
 say "$(date -u +%FT%TZ) on $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.limit --format=csv,noheader | head -n 1)"
 
 EXPECT_ARG=${EXPECT:+--expect $EXPECT}
 if [ "$PHASE" = record ] || [ "$PHASE" = both ]; then
     build
+    if [ "${CEILINGS:-0}" = 1 ]; then
+        timed ceilings "$B" ceilings
+        file=$(sed -n 's/^[0-9]* ceilings written to \(.*\)$/\1/p' "$OUT/ceilings.log" | tail -n 1)
+        [ -n "$file" ] && cp "$file" "$OUT/quick-expectations.json" &&
+            timed ceilings-quick "$B" ceilings --quick --expect "$OUT/quick-expectations.json"
+    fi
     judged record "$B" --update-expectations --repeat "${REPEAT:-3}" ${FILTER:+--filter "$FILTER"}
     cp expectations/*.json "$OUT/"
     sed -n '/regression thresholds:/,$p' "$OUT/record.log" > "$OUT/sensitivity.txt"
@@ -76,6 +94,10 @@ if [ "$PHASE" = same ] || [ "$PHASE" = same+planted ]; then
     judged same1 "$B" $EXPECT_ARG ${FILTER:+--filter "$FILTER"}
     judged same2 "$B" $EXPECT_ARG ${FILTER:+--filter "$FILTER"}
     cmp "$OUT/same1.json" "$OUT/same2.json" same-build
+    if command -v python3 > /dev/null; then
+        say "do the two runs agree within 2%? (scripts/agree.py)"
+        python3 scripts/agree.py "$OUT/same1.json" "$OUT/same2.json" | tee -a "$LOG"
+    fi
     OLD=${OLD:-$OUT/same2.json}
 fi
 if [ "$PHASE" = planted ] || [ "$PHASE" = both ] || [ "$PHASE" = same+planted ]; then

@@ -1,90 +1,65 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# One GPU call that does what the machine it lands on is for (a call for an H200 may get an H100):
-#   scripts/gpu_session.sh suite|same-build|plant-hgemm
-#   H100, suite: scripts/gpu_run.sh's GPU tests (every planted defect), two back-to-back full
-#         runs judged against the committed expectations, their agreement and compare, and the
-#         --cold run (no ncu, no chain diagnostic);
-#   H100, same-build: two full runs of the same build judged against the committed
-#         expectations, and compare of the two with the expectations' floors (issue 12);
-#   H100, plant-hgemm: gemm_precision's planted cuBLASLt slowdown judged against the committed
-#         expectations (issue 12), hgemm's full run (8192^3 and 4096^3, square and awkward) and
-#         ncu of the awkward shape's wgmma and tma steps (issue 13);
-#   H200: the ceilings and a full run (hgemm included) recorded as the H200's expectations,
-#         then a second full run judged against them (issues 11 and 13).
-# Logs and results in $OUT (one archive + summary.log).
+# One device call's work, for whichever GPU the call got (the device tool names the kind):
+#   scripts/gpu_session.sh record   build; the ceilings (timed, and --quick timed) and the tree's
+#                                   expectation file for this GPU recorded from REPEAT (3) full
+#                                   runs (scripts/gpu_regress.sh record): a new GPU's file, or
+#                                   the re-recording of one
+#   scripts/gpu_session.sh judge    build; CEILINGS=1 first measures the ceilings into the tree's
+#                                   file (so they share the call with gemm_precision's steps);
+#                                   two full runs of the same build judged against the tree's
+#                                   file, their compare and 2% agreement (gpu_regress.sh same);
+#                                   then make test with its GPU tier (TEST=0 skips it) and ncu's
+#                                   tensor-pipe figures of hgemm's steps at 8192^3 (NCU=0 skips)
+#   scripts/gpu_session.sh suite    scripts/gpu_run.sh's GPU tests, two full runs, --cold run
+# Logs and results land in $OUT: a summary and an archive per part (the device tool returns at
+# most 8 files). Never changes clocks or power limits.
 set -uo pipefail
-TASK=${1:-same-build}
+TASK=${1:-judge}
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-out}
 case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
-mkdir -p "$OUT/f"
-LOG=$OUT/summary.log
+mkdir -p "$OUT"
 ARCH=sm_90
 B=build/$ARCH/roofbench
-export NCCL_NVLS_ENABLE=0 RB_AUTOTUNE_CACHE=$OUT/f/gemm_autotune.json
+export NCCL_NVLS_ENABLE=0
+LOG=$OUT/session.log
 say() { echo "== $(date -u +%T) $*" | tee -a "$LOG"; }
-GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-case $GPU/$TASK in
-*H200*) ;;
-*/suite) rm -rf "$OUT/f"; exec env TEST=1 CHAIN=0 NCU=0 RUNS=2 OUT="$OUT" scripts/gpu_run.sh ;;
-esac
-say "$GPU, $(nvidia-smi --query-gpu=driver_version,clocks.sm,temperature.gpu,power.limit --format=csv,noheader | head -n 1)"
-make -j"$(nproc)" ARCH=$ARCH all > "$OUT/f/build.log" 2>&1 || { tail -n 30 "$OUT/f/build.log"; exit 1; }
-hgemm_run() {
-    say "hgemm full run"
-    timeout 240 $B run --filter '^hgemm$' --expect none --timeout 200 --json "$OUT/f/hgemm.json" > "$OUT/f/hgemm.log" 2>&1
-    echo "exit $?" | tee -a "$LOG"
-    sed -n '/^pair /,$p' "$OUT/f/hgemm.log" | grep -v '^note' >> "$LOG"
-}
-case $GPU in
-*H200*)
-    say ceilings
-    timeout 120 $B ceilings > "$OUT/f/ceilings.log" 2>&1
-    echo "exit $?" | tee -a "$LOG"
-    cat "$OUT/f/ceilings.log" >> "$LOG"
-    say "full run, recorded (--repeat 1)"
-    timeout 300 $B run --update-expectations --repeat 1 --json "$OUT/f/h200-run.json" > "$OUT/f/h200-run.log" 2>&1
-    echo "exit $?" | tee -a "$LOG"
-    sed -n '/^pair /,$p' "$OUT/f/h200-run.log" >> "$LOG"
-    say "second full run, judged against the expectations just recorded"
-    timeout 200 $B run --json "$OUT/f/h200-run2.json" > "$OUT/f/h200-run2.log" 2>&1
-    echo "exit $?" | tee -a "$LOG"
-    grep -E '^(platform|verdicts|regressed|improved|exit)' "$OUT/f/h200-run2.log" | tee -a "$LOG"
-    cp expectations/*.json "$OUT/f/" 2> /dev/null
+say "$TASK on $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.limit --format=csv,noheader | head -n 1)"
+
+case $TASK in
+record)
+    OUT=$OUT/regress CEILINGS=1 SAME=0 scripts/gpu_regress.sh record
+    ;;
+judge)
+    if [ "${CEILINGS:-0}" = 1 ]; then
+        make -j"$(nproc)" ARCH=$ARCH all > "$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; exit 1; }
+        say ceilings
+        t0=$SECONDS
+        $B ceilings > "$OUT/ceilings.log" 2>&1
+        echo "ceilings exit $?, $((SECONDS - t0)) s" | tee -a "$LOG"
+        grep -E '^ *(bf16|tf32|fp8)_tflops' "$OUT/ceilings.log" | tee -a "$LOG"
+    fi
+    OUT=$OUT/regress scripts/gpu_regress.sh same
+    grep -E '^(run |verdicts|regressed|improved|floors|[0-9]+ variants|OFF|compare exit)' \
+        "$OUT/regress/summary.log" | tee -a "$LOG"
+    if [ "${TEST:-1}" = 1 ]; then
+        say "make test (GPU tier included)"
+        make test ARCH=$ARCH > "$OUT/test.log" 2>&1
+        echo "test exit $?: $(tail -n 1 "$OUT/test.log")" | tee -a "$LOG"
+        grep -E "FAIL|caught|not caught" "$OUT/test.log" | tee -a "$LOG"
+    fi
+    if [ "${NCU:-1}" = 1 ]; then
+        say "ncu: hgemm's steps at 8192^3, tensor pipes (metric names as this ncu lists them)"
+        OUT=$OUT scripts/gpu_hgemm_ncu.sh 2>&1 | tee -a "$LOG"
+    fi
+    ;;
+suite)
+    exec env TEST=1 CHAIN=0 NCU=0 RUNS=2 OUT="$OUT" scripts/gpu_run.sh
     ;;
 *)
-    case $TASK in
-    same-build)
-        for i in 1 2; do
-            say "full run $i of the same build, judged against the committed expectations"
-            timeout 200 $B run --json "$OUT/f/same$i.json" > "$OUT/f/same$i.log" 2>&1
-            echo "exit $?" | tee -a "$LOG"
-            grep -E '^(platform|verdicts|regressed|improved|exit)' "$OUT/f/same$i.log" | tee -a "$LOG"
-        done
-        say "compare the two (floors from the committed expectations)"
-        $B compare "$OUT/f/same1.json" "$OUT/f/same2.json" --json "$OUT/f/cmp-same.json" > "$OUT/f/cmp-same.txt" 2>&1
-        echo "exit $?" | tee -a "$LOG"
-        grep -E '^(floors|verdicts|exit)' "$OUT/f/cmp-same.txt" | tee -a "$LOG"
-        grep -E ' (slower|faster|unclear) ' "$OUT/f/cmp-same.txt" | tee -a "$LOG"
-        ;;
-    plant-hgemm)
-        make -j"$(nproc)" ARCH=$ARCH all NVCCFLAGS=-DRB_PLANT_SLOW10 CFLAGS=-DRB_PLANT_SLOW10 B=build/plant > "$OUT/f/build-plant.log" 2>&1 || { tail -n 30 "$OUT/f/build-plant.log"; exit 1; }
-        say "planted gemm_precision judged against the committed expectations"
-        timeout 120 build/plant/roofbench run --filter '^gemm_precision$' --json "$OUT/f/planted-gp.json" > "$OUT/f/planted-gp.log" 2>&1
-        echo "exit $?" | tee -a "$LOG"
-        grep -E 'planted|regressed|improved|verdicts' "$OUT/f/planted-gp.log" | tee -a "$LOG"
-        hgemm_run
-        say "ncu: awkward shape, steps wgmma and tma"
-        timeout 150 ncu --clock-control none --target-processes all \
-            --kernel-name "regex:hgemm_(wgmma|tma)_kernel" --launch-count 2 \
-            --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
-            --csv $B check --filter '^hgemm[.]awkward' --size 8192x8192 > "$OUT/f/ncu-awkward.csv" 2> "$OUT/f/ncu.err"
-        echo "ncu exit $?" | tee -a "$LOG"
-        ;;
-    *) echo "unknown task $TASK (suite, same-build, plant-hgemm)"; exit 2 ;;
-    esac
+    echo "unknown task $TASK (record, judge, suite)"
+    exit 2
     ;;
 esac
 say done
-tar czf /tmp/rb-f.tgz -C "$OUT" f && rm -rf "$OUT/f" && mv /tmp/rb-f.tgz "$OUT/f.tgz"

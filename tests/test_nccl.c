@@ -77,8 +77,8 @@ static void test_sweep_powers_of_8_from_8_bytes_to_1_gib(void)
              !strcmp(p->inputs[1], "allgather") && !strcmp(p->inputs[2], "reduce_scatter"));
 }
 
-/* On one GPU the sweep keeps 8 B, 2 MiB and 1 GiB, each a size of the whole sweep; any other
- * GPU count, and a pair without a one-GPU list, keep every size. */
+/* On one GPU the sweep keeps 1 GiB alone, a size of the whole sweep; any other GPU count, and a
+ * pair without a one-GPU list, keep every size. */
 static void test_one_gpu_sweep(void)
 {
     const rb_pair *p = find_pair("nccl_allreduce");
@@ -89,23 +89,24 @@ static void test_one_gpu_sweep(void)
     RB_CHECK(p->sweep_one_gpu != NULL);
     if (!p->sweep_one_gpu || !p->sweep)
         return;
-    const uint64_t want[] = {8, 2097152, 1073741824};
+    const uint64_t want[] = {1073741824};
     int n = 0;
-    for (; p->sweep_one_gpu[n] && n < 3; n++) {
+    for (; p->sweep_one_gpu[n] && n < 1; n++) {
         RB_CHECK(p->sweep_one_gpu[n] == want[n]);
         int in_sweep = 0;
         for (int k = 0; p->sweep[k]; k++)
             in_sweep |= p->sweep[k] == p->sweep_one_gpu[n];
         RB_CHECK(in_sweep);
     }
-    RB_CHECK(n == 3 && p->sweep_one_gpu[n] == 0);
+    RB_CHECK(n == 1 && p->sweep_one_gpu[n] == 0);
     int kept_one = 0, kept_two = 0;
     for (int k = 0; p->sweep[k]; k++) {
         kept_one += rb_pair_sweeps_size(p, p->sweep[k], 1);
         kept_two += rb_pair_sweeps_size(p, p->sweep[k], 2);
     }
-    RB_CHECK(kept_one == 3 && kept_two == 10);
+    RB_CHECK(kept_one == 1 && kept_two == 10);
     RB_CHECK(!rb_pair_sweeps_size(p, 16777216, 1) && rb_pair_sweeps_size(p, 16777216, 8));
+    RB_CHECK(!rb_pair_sweeps_size(p, 8, 1) && rb_pair_sweeps_size(p, 8, 2));
     const rb_pair *copy = find_pair("copy_vectorized");
     RB_CHECK(copy && copy->sweep_one_gpu == NULL && rb_pair_sweeps_size(copy, 12345, 1));
 }
