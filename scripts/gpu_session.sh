@@ -39,6 +39,7 @@ judge)
         $B ceilings > "$OUT/ceilings.log" 2>&1
         echo "ceilings exit $?, $((SECONDS - t0)) s" | tee -a "$LOG"
         grep -E '^ *(bf16|tf32|fp8)_tflops' "$OUT/ceilings.log" | tee -a "$LOG"
+        cp expectations/*.json "$OUT/"
     fi
     OUT=$OUT/regress scripts/gpu_regress.sh same
     grep -E '^(run |verdicts|regressed|improved|floors|[0-9]+ variants|OFF|compare exit)' \
@@ -53,6 +54,10 @@ judge)
         say "ncu: hgemm's steps at 8192^3, tensor pipes (metric names as this ncu lists them)"
         OUT=$OUT scripts/gpu_hgemm_ncu.sh 2>&1 | tee -a "$LOG"
     fi
+    # the device tool returns at most 8 files: all but the summaries in one archive
+    tar czf /tmp/rb-judge.tgz -C "$OUT" --exclude ./regress --exclude ./session.log . &&
+        find "$OUT" -maxdepth 1 -type f ! -name session.log -delete &&
+        mv /tmp/rb-judge.tgz "$OUT/judge.tgz"
     ;;
 suite)
     exec env TEST=1 CHAIN=0 NCU=0 RUNS=2 OUT="$OUT" scripts/gpu_run.sh
