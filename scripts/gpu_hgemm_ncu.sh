@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # What limits hgemm's steps at 8192^3 (issue 13): ncu's speed-of-light, warp-stall and tensor-pipe
-# figures of one launch of each step (cuBLASLt's kernels are left out: in `check` its candidates
+# figures of each step's two launches in `check` (its run before timing and the one after; cuBLASLt's kernels are left out: in `check` its candidates
 # are tuned and the fp64 reference runs through cuBLAS, so a name filter would catch those). The tensor-pipe metric names
 # differ between ncu versions and chips (sm__pipe_tensor_op_gmma_cycles_active came back n/a
 # once), so they are taken from this ncu's own list (--query-metrics for the GPU's chip) and
@@ -23,8 +23,8 @@ metrics=$(grep -oE '^(sm|smsp)__[a-z0-9_]*tensor[a-z0-9_]*' "$OUT/ncu-metrics-al
     paste -sd, -)
 echo "tensor metrics: ${metrics:-none found}" | tee "$OUT/ncu-tensor-metrics.txt"
 timeout "${NCU_TIMEOUT:-300}" ncu --clock-control none --target-processes all \
-    --kernel-name "regex:^hgemm_(mma_sync|cp_async|wgmma|tma|warp_specialized|optimized)_kernel" \
-    --launch-count 6 \
+    --kernel-name "regex:^hgemm_(mma_sync|cp_async|wgmma|tma|warp_specialized|optimized|fp8_optimized)_kernel" \
+    --launch-count 14 \
     --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis \
     --metrics "${metrics:+$metrics,}l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,lts__t_sector_hit_rate.pct" \
     --csv $B check --filter '^hgemm.square$' --size 8192x8192 > "$OUT/ncu-hgemm.csv" 2> "$OUT/ncu-hgemm.err"
