@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# What limits hgemm's steps at 8192^3 (issue 13): ncu's speed-of-light, warp-stall and tensor-pipe
-# figures of each step's two launches in `check` (its run before timing and the one after; cuBLASLt's kernels are left out: in `check` its candidates
-# are tuned and the fp64 reference runs through cuBLAS, so a name filter would catch those). The tensor-pipe metric names
-# differ between ncu versions and chips (sm__pipe_tensor_op_gmma_cycles_active came back n/a
-# once), so they are taken from this ncu's own list (--query-metrics for the GPU's chip) and
-# written beside the figures. --clock-control none: the harness never changes clocks.
+# What limits hgemm's steps at 8192^3 (issue 13): ncu's speed-of-light, warp-stall and
+# tensor-pipe figures of each step's launches in `check` (two each). cuBLASLt's kernels are left
+# out: in `check` its candidates are tuned and the fp64 reference runs through cuBLAS, so a name
+# filter would catch those. The tensor-pipe metric names differ between ncu versions and chips
+# (sm__pipe_tensor_op_gmma_cycles_active came back n/a once), so they are taken from this ncu's
+# own list (--query-metrics for the GPU's chip) and written beside the figures.
+# --clock-control none: the harness never changes clocks.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-out}
