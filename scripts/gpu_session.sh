@@ -11,6 +11,12 @@
 #                                   file, their compare and 2% agreement (gpu_regress.sh same);
 #                                   then make test with its GPU tier (TEST=0 skips it) and ncu's
 #                                   tensor-pipe figures of hgemm's steps at 8192^3 (NCU=0 skips)
+#   scripts/gpu_session.sh rerecord REGEX
+#                                   after a change to the pairs REGEX matches: build; make test
+#                                   with its GPU tier; ncu of hgemm's steps where NCU=1; their
+#                                   rows of the tree's expectation file recorded again (REPEAT
+#                                   runs, gpu_regress.sh record with FILTER); then a full run
+#                                   judged against the file
 #   scripts/gpu_session.sh suite    scripts/gpu_run.sh's GPU tests, two full runs, --cold run
 # Logs and results land in $OUT: a summary and an archive per part (the device tool returns at
 # most 8 files). Never changes clocks or power limits.
@@ -59,11 +65,35 @@ judge)
         find "$OUT" -maxdepth 1 -type f ! -name session.log -delete &&
         mv /tmp/rb-judge.tgz "$OUT/judge.tgz"
     ;;
+rerecord)
+    make -j"$(nproc)" ARCH=$ARCH all > "$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; exit 1; }
+    say "make test (GPU tier included)"
+    make test ARCH=$ARCH > "$OUT/test.log" 2>&1
+    echo "test exit $?: $(tail -n 1 "$OUT/test.log")" | tee -a "$LOG"
+    grep -E "FAIL|not caught" "$OUT/test.log" | tee -a "$LOG"
+    if [ "${NCU:-0}" = 1 ]; then
+        say "ncu: hgemm's steps at 8192^3"
+        OUT=$OUT scripts/gpu_hgemm_ncu.sh > "$OUT/ncu-run.log" 2>&1
+        tail -n 2 "$OUT/ncu-run.log" | tee -a "$LOG"
+    fi
+    OUT=$OUT/regress FILTER=${2:?the pairs to record again, a --filter regex} SAME=0 \
+        scripts/gpu_regress.sh record
+    tail -n 3 "$OUT/regress/summary.log" | tee -a "$LOG"
+    say "full run judged against the file"
+    t0=$SECONDS
+    $B run --json "$OUT/full.json" > "$OUT/full.log" 2>&1
+    echo "full run exit $?, $((SECONDS - t0)) s" | tee -a "$LOG"
+    grep -E '^(platform|verdicts|regressed|improved)' "$OUT/full.log" | tee -a "$LOG"
+    cp expectations/*.json "$OUT/"
+    tar czf /tmp/rb-rerecord.tgz -C "$OUT" --exclude ./regress --exclude ./session.log . &&
+        find "$OUT" -maxdepth 1 -type f ! -name session.log -delete &&
+        mv /tmp/rb-rerecord.tgz "$OUT/rerecord.tgz"
+    ;;
 suite)
     exec env TEST=1 CHAIN=0 NCU=0 RUNS=2 OUT="$OUT" scripts/gpu_run.sh
     ;;
 *)
-    echo "unknown task $TASK (record, judge, suite)"
+    echo "unknown task $TASK (record, judge, rerecord, suite)"
     exit 2
     ;;
 esac
