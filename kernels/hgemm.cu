@@ -15,10 +15,25 @@
  *   5 warp_specialized  a producer warpgroup and two consumers, setmaxnreg, no block barrier;
  *   6 optimized         clusters of 2 with TMA multicast, persistent grouped tiles, TMA stores;
  *   fp8                 step 6 with E4M3 operands and per-tensor scales.
- * Measured on the H100 (results/nvidia-h100-80gb-hbm3/20261125T1512Z-9daabba-hgemm-and-plant/
- * hgemm.json), 8192^3: 158 -> 244 -> 591 -> 676 -> 741 -> 790 TFLOP/s against cuBLASLt's 784
- * (1.009x); FP8 1477 against 1492 (0.99x).
- *
+ * Measured, 8192^3, every step interleaved in one loop with cuBLASLt (full runs at d4efa47):
+ *   H100 (results/nvidia-h100-80gb-hbm3/20261126T0053Z-d4efa47-hgemm-rerecord/full.json):
+ *     155 -> 254 -> 583 -> 670 -> 735 -> 787 TFLOP/s against cuBLASLt's 783 (1.005x); 4096^3
+ *     0.979x; FP8 1470 against 1491 (0.985x).
+ *   H200 (results/nvidia-h200/20261126T0058Z-d4efa47-hgemm-rerecord/full.json): 155 -> 260 ->
+ *     594 -> 682 -> 747 -> 789 against 778 (1.015x); 4096^3 0.998x; FP8 1470 against 1508
+ *     (0.974x).
+ *   What limits each step, by ncu on the H100 (one 8192^3 launch each, clocks as found:
+ *   results/nvidia-h100-80gb-hbm3/20261126T0045Z-2b29fc1-hgemm-ncu/ncu-hgemm.csv; step 2 in its
+ *   current chunk order from ...20261126T0053Z-d4efa47-hgemm-rerecord/ncu-hgemm.csv): the
+ *   tensor pipe busy (sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active, % of active
+ *   cycles) 27.5, 44.4, 68.9, 79.3, 91.5, 97.7 (fp8 94.0); warp cycles per issued instruction
+ *   16.6, 8.0, 7.5, 18.0, 17.0, 17.9. Step 1 waits on its synchronous loads (and its 16-byte
+ *   shared stores are 2-way conflicted: 101.6 M conflicts a launch, hgemm_chunk_of says why
+ *   they stay); step 2 on ldmatrix and mma.sync issue; step 3 issues wgmma from 4 warps that
+ *   also copy, so the pipe idles a third of the time; steps 4-6 take the copies off the
+ *   consumers (issue slots 10.7-16.0%: the waits are mbarrier waits, by design) and raise the
+ *   pipe to 79, 92 and 98%: step 6 has the tensor pipe busy 97.7% of its cycles, so what is
+ *   left is the clock: the board's 700 W cap held it at ~1565 MHz under ncu.
  * Is the baseline what a competent engineer writes before knowing this pattern? Before knowing
  * Hopper's, yes: step 1 is what Ampere-era tutorials and CUTLASS's warp-level GEMMs teach, with
  * a 128 x 256 block tile, 64 x 64 warp tiles, 16-byte loads, conflict-free ldmatrix and a
@@ -91,10 +106,12 @@
  * at 8192^3 (6.96 ms), 150.1 at 4096^3: 63% of the prediction's low end. The 800 cycles of loads
  * per tile are not hidden at all and the 2 barriers per tile serialize load and compute, as
  * predicted, but mma.sync at the power-capped clock delivers less than the ~2730 flop/clock
- * assumed; ncu was not run on this step.
+ * assumed; ncu (see the file's overview): the tensor pipe busy 27.5% of the cycles, 16.6 warp
+ * cycles per issued instruction, the loads' latency exposed as predicted.
  *
  * Step 2, cp_async (hgemm_cp_async_kernel): the loads go straight from global to shared memory
- *   with cp.async.cg (16 bytes, L1 bypassed, src-size 0 for the zero fill), into a ring of
+ *   with cp.async.cg (16 bytes, L1 bypassed, src-size 0 for the zero fill; each warp 8 rows x
+ *   4 chunks, hgemm_chunk_of, so the writes meet no bank conflict), into a ring of
  *   HGEMM_STAGES (4) tiles: tile t + 3 is in flight while tile t is computed (commit_group per
  *   tile, wait_group 2, one __syncthreads per tile), and the loads need no registers. 120 KB of
  *   dynamic shared memory (4 x 30 KB), still one block per SM; the latency now hides behind
@@ -104,8 +121,10 @@
  *   epilogue and the power cap; the rest of the way to ~700 needs wgmma (step 3).
  *   Measured (same file): 243.5 TFLOP/s at 8192^3 (1.54x step 1), 218.6 at 4096^3: 54% of the
  *   prediction's low end, as step 1 missed by a similar factor: the mma.sync rate assumed for
- *   both (~2/3 of wgmma's) is what is off, not measured here (ncu's tensor-pipe figure is the
- *   next check); the pipeline bought the predicted ~1.5x over step 1.
+ *   both (~2/3 of wgmma's) is what is off: ncu puts mma.sync's pipe at 41.6% busy here (44.4%
+ *   in the chunk order of hgemm_chunk_of, which made the cp.async writes conflict-free: 4.17 ->
+ *   3.92 ms a launch; 254 TFLOP/s, 1.64x step 1, in the d4efa47 run of the overview), so
+ *   ldmatrix traffic and issue, not the tensor pipe, hold it; the pipeline bought ~1.5-1.6x.
  */
 #define HGEMM_BM 128
 #define HGEMM_BN 256
