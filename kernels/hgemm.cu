@@ -29,7 +29,8 @@
  *   cycles) 27.5, 44.4, 68.9, 79.3, 91.5, 97.7 (fp8 94.0); warp cycles per issued instruction
  *   16.6, 8.0, 7.5, 18.0, 17.0, 17.9. Step 1 waits on its synchronous loads (and its 16-byte
  *   shared stores are 2-way conflicted: 101.6 M conflicts a launch, hgemm_chunk_of says why
- *   they stay); step 2 on ldmatrix and mma.sync issue; step 3 issues wgmma from 4 warps that
+ *   they stay); step 2 is not held by its loads (8 cycles per instruction); step 3 issues
+ *   wgmma from 4 warps that
  *   also copy, so the pipe idles a third of the time; steps 4-6 take the copies off the
  *   consumers (issue slots 10.7-16.0%: the waits are mbarrier waits, by design) and raise the
  *   pipe to 79, 92 and 98%: step 6 has the tensor pipe busy 97.7% of its cycles, so what is
@@ -123,8 +124,9 @@
  *   prediction's low end, as step 1 missed by a similar factor: the mma.sync rate assumed for
  *   both (~2/3 of wgmma's) is what is off: ncu puts mma.sync's pipe at 41.6% busy here (44.4%
  *   in the chunk order of hgemm_chunk_of, which made the cp.async writes conflict-free: 4.17 ->
- *   3.92 ms a launch; 254 TFLOP/s, 1.64x step 1, in the d4efa47 run of the overview), so
- *   ldmatrix traffic and issue, not the tensor pipe, hold it; the pipeline bought ~1.5-1.6x.
+ *   3.92 ms a launch; 254 TFLOP/s, 1.64x step 1, in the d4efa47 run of the overview): not the
+ *   tensor pipe but, likely, ldmatrix and mma.sync issue hold it (not separated by ncu here);
+ *   the pipeline bought ~1.5-1.6x.
  */
 #define HGEMM_BM 128
 #define HGEMM_BN 256
