@@ -31,9 +31,8 @@
  *   shared stores are 2-way conflicted: 101.6 M conflicts a launch, hgemm_chunk_of says why
  *   they stay); step 2 is not held by its loads (8 cycles per instruction); step 3 issues
  *   wgmma from 4 warps that also copy, so the pipe idles a third of the time; steps 4-6 take
- *   the copies off the
- *   consumers (issue slots 10.7-16.0%: the waits are mbarrier waits, by design) and raise the
- *   pipe to 79, 92 and 98%: step 6 has the tensor pipe busy 97.7% of its cycles, so what is
+ *   the copies off the consumers (issue slots 10.7-16.0%: the waits are mbarrier waits, by
+ *   design) and raise the pipe to 79, 92 and 98%: step 6 has the tensor pipe busy 97.7% of its cycles, so what is
  *   left is the clock: the board's 700 W cap held it at ~1565 MHz under ncu.
  *
  * Is the baseline what a competent engineer writes before knowing this pattern? Before knowing
