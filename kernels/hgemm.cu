@@ -32,8 +32,8 @@
  *   they stay); step 2 is not held by its loads (8 cycles per instruction); step 3 issues
  *   wgmma from 4 warps that also copy, so the pipe idles a third of the time; steps 4-6 take
  *   the copies off the consumers (issue slots 10.7-16.0%: the waits are mbarrier waits, by
- *   design) and raise the pipe to 79, 92 and 98%: step 6 has the tensor pipe busy 97.7% of its cycles, so what is
- *   left is the clock: the board's 700 W cap held it at ~1565 MHz under ncu.
+ *   design) and raise the pipe to 79, 92 and 98%: step 6 has the tensor pipe busy 97.7% of
+ *   its cycles, so what is left is the clock: the 700 W cap held it at ~1565 MHz under ncu.
  *
  * Is the baseline what a competent engineer writes before knowing this pattern? Before knowing
  * Hopper's, yes: step 1 is what Ampere-era tutorials and CUTLASS's warp-level GEMMs teach, with
