@@ -31,6 +31,17 @@ B=build/$ARCH/roofbench
 export NCCL_NVLS_ENABLE=0
 LOG=$OUT/session.log
 say() { echo "== $(date -u +%T) $*" | tee -a "$LOG"; }
+gpu_test() { # make test with its GPU tier: the summary gets its last line and what failed
+    say "make test (GPU tier included)"
+    make test ARCH=$ARCH > "$OUT/test.log" 2>&1
+    echo "test exit $?: $(tail -n 1 "$OUT/test.log")" | tee -a "$LOG"
+    grep -E "FAIL|not caught" "$OUT/test.log" | tee -a "$LOG"
+}
+hgemm_ncu() { # ncu of hgemm's steps: its log in the archive, the last lines in the summary
+    say "ncu: hgemm's steps at 8192^3, tensor pipes (metric names as this ncu lists them)"
+    OUT=$OUT scripts/gpu_hgemm_ncu.sh > "$OUT/ncu-run.log" 2>&1
+    tail -n 2 "$OUT/ncu-run.log" | tee -a "$LOG"
+}
 say "$TASK on $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.limit --format=csv,noheader | head -n 1)"
 
 case $TASK in
@@ -50,16 +61,8 @@ judge)
     OUT=$OUT/regress scripts/gpu_regress.sh same
     grep -E '^(run |verdicts|regressed|improved|floors|[0-9]+ variants|OFF|compare exit)' \
         "$OUT/regress/summary.log" | tee -a "$LOG"
-    if [ "${TEST:-1}" = 1 ]; then
-        say "make test (GPU tier included)"
-        make test ARCH=$ARCH > "$OUT/test.log" 2>&1
-        echo "test exit $?: $(tail -n 1 "$OUT/test.log")" | tee -a "$LOG"
-        grep -E "FAIL|caught|not caught" "$OUT/test.log" | tee -a "$LOG"
-    fi
-    if [ "${NCU:-1}" = 1 ]; then
-        say "ncu: hgemm's steps at 8192^3, tensor pipes (metric names as this ncu lists them)"
-        OUT=$OUT scripts/gpu_hgemm_ncu.sh 2>&1 | tee -a "$LOG"
-    fi
+    [ "${TEST:-1}" = 1 ] && gpu_test
+    [ "${NCU:-1}" = 1 ] && hgemm_ncu
     # the device tool returns at most 8 files: all but the summaries in one archive
     tar czf /tmp/rb-judge.tgz -C "$OUT" --exclude ./regress --exclude ./session.log . &&
         find "$OUT" -maxdepth 1 -type f ! -name session.log -delete &&
@@ -67,15 +70,8 @@ judge)
     ;;
 rerecord)
     make -j"$(nproc)" ARCH=$ARCH all > "$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; exit 1; }
-    say "make test (GPU tier included)"
-    make test ARCH=$ARCH > "$OUT/test.log" 2>&1
-    echo "test exit $?: $(tail -n 1 "$OUT/test.log")" | tee -a "$LOG"
-    grep -E "FAIL|not caught" "$OUT/test.log" | tee -a "$LOG"
-    if [ "${NCU:-0}" = 1 ]; then
-        say "ncu: hgemm's steps at 8192^3"
-        OUT=$OUT scripts/gpu_hgemm_ncu.sh > "$OUT/ncu-run.log" 2>&1
-        tail -n 2 "$OUT/ncu-run.log" | tee -a "$LOG"
-    fi
+    gpu_test
+    [ "${NCU:-0}" = 1 ] && hgemm_ncu
     OUT=$OUT/regress FILTER=${2:?the pairs to record again, a --filter regex} SAME=0 \
         scripts/gpu_regress.sh record
     tail -n 3 "$OUT/regress/summary.log" | tee -a "$LOG"
