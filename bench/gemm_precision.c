@@ -656,11 +656,9 @@ const rb_pair rb_pair_gemm_precision = {
      * setup only). */
     .kernels = gemm_precision_kernels,
     .library_algo = gp_library_algo,
-    /* Timed in rounds (one sample of each step in turn): its tensor-core steps run under the
-     * power cap, and one after the other each met the board in another thermal state: the bf16
-     * step's median spread 18% over three runs on the H100 (issue 12), interleaved gemm_autotune's
-     * 0.9%. */
-    .interleave = 1,
+    /* Timed sustained (0.5 s warm, then 1 s of samples each), the way `roofbench ceilings`
+     * measures the tensor roofs that these steps are placed on: see "Timing" in the .cu. */
+    .sustain_s = 1.0,
     .n_variants = 4,
     .variants =
         {

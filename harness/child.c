@@ -75,8 +75,7 @@ static int variant_index(const rb_pair *p, const rb_variant_def *v)
     return (int)(v - p->variants);
 }
 
-static rb_status poison_output(const rb_pair *p, const rb_variant_def *v, void *ctx,
-                               cudaStream_t s)
+static rb_status poison_output(const rb_pair *p, const rb_variant_def *v, void *ctx, cudaStream_t s)
 {
     void *out = NULL;
     size_t bytes = 0;
@@ -169,8 +168,9 @@ static rb_status run_interleaved(const rb_pair *p, void *ctx, cudaStream_t s,
             continue;
         RB_TRY(first);
         if (!rb_within_tolerance(r[k].rel_err_before, v->tolerance)) {
-            rb_fmt(r[k].note, sizeof r[k].note, "wrong result before timing: rel_err %.3g > tol %.3g",
-                   r[k].rel_err_before, v->tolerance);
+            rb_fmt(r[k].note, sizeof r[k].note,
+                   "wrong result before timing: rel_err %.3g > tol %.3g", r[k].rel_err_before,
+                   v->tolerance);
             continue;
         }
         timed[n] = (rb_timed){v->run, ctx};
@@ -185,8 +185,8 @@ static rb_status run_interleaved(const rb_pair *p, void *ctx, cudaStream_t s,
         rb_fmt(label, sizeof label, "%s/interleaved", p->name);
         nvtxRangePushA(label);
     }
-    rb_clocks clocks;
-    rb_status st = rb_measure_rounds(timed, n, s, &o->measure, stats, launches, &clocks);
+    rb_clocks clocks[RB_MAX_VARIANTS];
+    rb_status st = rb_measure_rounds(timed, n, s, &o->measure, stats, launches, clocks);
     if (o->nvtx)
         nvtxRangePop();
     RB_TRY(st);
@@ -198,7 +198,7 @@ static rb_status run_interleaved(const rb_pair *p, void *ctx, cudaStream_t s,
         ri->launches_per_sample = launches[i];
         ri->timed = 1;
         ri->sm_clock_mhz = clock;
-        ri->clocks = clocks; /* one loop: the same clocks for all of them */
+        ri->clocks = clocks[i]; /* the readings taken while its own samples ran */
         RB_TRY(checked_launches(p, v, ctx, s, (int)launches[i], &ri->rel_err_after));
         ri->valid = rb_within_tolerance(ri->rel_err_after, v->tolerance);
         if (!ri->valid)
@@ -305,7 +305,8 @@ static int extras_records(int fd, const rb_pair *p, void *ctx, const double *med
             continue;
         json_value *o = record("extras");
         if (!o || json_set_number(o, "index", k) ||
-            json_object_set(o, "extras", rb_extras_to_json(x, m < RB_MAX_EXTRAS ? m : RB_MAX_EXTRAS)) ||
+            json_object_set(o, "extras",
+                            rb_extras_to_json(x, m < RB_MAX_EXTRAS ? m : RB_MAX_EXTRAS)) ||
             rb_child_send(fd, o) != 0)
             return -1;
     }
@@ -459,6 +460,12 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
     void *ctx = NULL;
     rb_child_opts opts = *o;
     opts.measure.comm = o->comm;
+    /* Sustained timing at the full size only: a smoke size or a --cold sample (one launch after
+     * a flush) has no steady state to reach. */
+    if (p->sustain_s > 0 && o->size.n >= p->full_size && !o->measure.cold) {
+        opts.measure.warm_s = RB_SUSTAIN_WARM_S;
+        opts.measure.min_s = p->sustain_s;
+    }
     int status = 0;
     rb_status st;
     if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess)

@@ -12,7 +12,7 @@ static void sample_once(rb_clock_sampler *s)
     int have_reasons;
     unsigned long long bits;
     rb_env_nvml_clock_sample(s->nvml, &mhz, &have_reasons, &bits);
-    rb_clocks_add(&s->clocks, mhz, have_reasons, bits);
+    rb_clocks_add(&s->clocks[atomic_load(&s->current)], mhz, have_reasons, bits);
 }
 
 static void *sampler_main(void *arg)
@@ -27,14 +27,23 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
-void rb_clock_sampler_start(rb_clock_sampler *s, int device)
+void rb_clock_sampler_start(rb_clock_sampler *s, int device, int n)
 {
     memset(s, 0, sizeof *s);
-    rb_clocks_init(&s->clocks);
+    s->n = n < 1 ? 1 : n > RB_MAX_VARIANTS ? RB_MAX_VARIANTS : n;
+    for (int i = 0; i < s->n; i++)
+        rb_clocks_init(&s->clocks[i]);
     atomic_init(&s->stop, 0);
+    atomic_init(&s->current, 0);
     if (rb_env_nvml_device(device, &s->nvml) != 0)
         return;
     s->running = pthread_create(&s->thread, NULL, sampler_main, s) == 0;
+}
+
+void rb_clock_sampler_timing(rb_clock_sampler *s, int i)
+{
+    if (i >= 0 && i < s->n)
+        atomic_store(&s->current, i);
 }
 
 void rb_clock_sampler_stop(rb_clock_sampler *s, rb_clocks *out)
@@ -44,5 +53,6 @@ void rb_clock_sampler_stop(rb_clock_sampler *s, rb_clocks *out)
         pthread_join(s->thread, NULL);
         s->running = 0;
     }
-    *out = s->clocks;
+    for (int i = 0; i < s->n; i++)
+        out[i] = s->clocks[i];
 }

@@ -5,6 +5,12 @@
  * rb_clock_sampler_stop (just after it), and folds them into an rb_clocks (core/clocks.h). It
  * calls NVML only, never CUDA, so it adds nothing to the stream being timed; its cost is one
  * CPU core waking 100 times a second. Without NVML it starts no thread and records nothing.
+ *
+ * A loop that alternates variants (rb_measure_rounds) says which one it is timing before each
+ * sample (rb_clock_sampler_timing), and a reading is folded into that variant's rb_clocks: a
+ * short tensor-core step that follows a long FP32 one runs at another clock than the loop's
+ * average, and a verdict at equal clock needs the step's own. A sample waits for its stop
+ * event before the next one is queued, so the variant the loop names is the one on the GPU.
  */
 #ifndef RB_CLOCK_SAMPLER_H
 #define RB_CLOCK_SAMPLER_H
@@ -13,6 +19,7 @@
 #include <stdatomic.h>
 
 #include "core/clocks.h"
+#include "core/result.h"
 
 #define RB_CLOCK_SAMPLE_MS 10
 
@@ -21,13 +28,19 @@ typedef struct rb_clock_sampler {
     int running;
     void *nvml; /* the device's NVML handle */
     atomic_int stop;
-    rb_clocks clocks; /* written by the thread until it is joined */
+    atomic_int current;                /* the variant being timed */
+    int n;                             /* variants */
+    rb_clocks clocks[RB_MAX_VARIANTS]; /* written by the thread until it is joined */
 } rb_clock_sampler;
 
-/* Starts sampling device (the caller's CUDA device); call on the thread that owns the CUDA
- * context, before the timed loop. */
-void rb_clock_sampler_start(rb_clock_sampler *s, int device);
-/* Stops and joins the thread; *out gets what it saw (empty when it never ran). */
+/* Starts sampling device (the caller's CUDA device) for a loop of n variants (1 to
+ * RB_MAX_VARIANTS; variant 0 is being timed until said otherwise); call on the thread that
+ * owns the CUDA context, before the timed loop. */
+void rb_clock_sampler_start(rb_clock_sampler *s, int device, int n);
+/* The loop is about to time a sample of variant i (0 <= i < n). */
+void rb_clock_sampler_timing(rb_clock_sampler *s, int i);
+/* Stops and joins the thread; out[0..n) get what it saw of each variant (empty when it never
+ * ran). */
 void rb_clock_sampler_stop(rb_clock_sampler *s, rb_clocks *out);
 
 #endif

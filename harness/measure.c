@@ -74,10 +74,13 @@ static rb_status warm_up(const rb_timed *v, cudaStream_t stream, const rb_measur
     RB_TRY(time_sample(v->run, v->ctx, stream, o, t, 1, &one_ms));
     RB_TRY(time_sample(v->run, v->ctx, stream, o, t, 1, &one_ms));
     *launches = launches_for(o, one_ms);
-    if (*launches == 1)
-        return RB_OK;
-    RB_TRY(time_sample(v->run, v->ctx, stream, o, t, *launches, &warm_ms));
-    *launches = launches_for(o, warm_ms);
+    if (*launches > 1) {
+        RB_TRY(time_sample(v->run, v->ctx, stream, o, t, *launches, &warm_ms));
+        *launches = launches_for(o, warm_ms);
+    }
+    /* Sustained timing: back to back until the board has settled at its power limit. */
+    for (double t0 = rb_now_s(); rb_now_s() - t0 < o->warm_s;)
+        RB_TRY(time_sample(v->run, v->ctx, stream, o, t, *launches, &warm_ms));
     return RB_OK;
 }
 
@@ -101,33 +104,37 @@ static int medians_precise(const double *samples, int n, size_t stride, size_t r
 
 /* The timed loop: rounds of one sample of every variant, until the stopping rules say so.
  * samples[i * max_rounds + r]: variant i's sample in round r; *rounds_out: the rounds taken. */
-static rb_status timed_loop(const rb_timed *v, int n, cudaStream_t stream,
-                            const rb_measure_opts *o, const timer *t, const int *launches,
+static rb_status timed_loop(const rb_timed *v, int n, cudaStream_t stream, const rb_measure_opts *o,
+                            const timer *t, const int *launches, rb_clock_sampler *sampler,
                             double *samples, uint64_t max_rounds, size_t *rounds_out)
 {
-    double t0 = rb_now_s();
+    double t0 = rb_now_s(), min_s = fmax(MIN_SAMPLING_S, o->min_s);
     size_t rounds = 0;
     while (rounds < max_rounds) {
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
+            if (sampler)
+                rb_clock_sampler_timing(sampler, i);
             RB_TRY(time_sample(v[i].run, v[i].ctx, stream, o, t, launches[i],
                                &samples[(size_t)i * max_rounds + rounds]));
+        }
         *rounds_out = ++rounds;
         if (o->samples)
             continue;
-        if (rounds >= MIN_SAMPLES && loop_s(o, t0) >= MIN_SAMPLING_S &&
-            (rounds < 100 || rounds % 10 == 0) &&
+        double s = loop_s(o, t0);
+        if (rounds >= MIN_SAMPLES && s >= min_s && (rounds < 100 || rounds % 10 == 0) &&
             medians_precise(samples, n, max_rounds, rounds, o->noise_target))
             break;
-        /* The cap ends a noisy loop; a slow kernel still gets a minimum of 3 samples. */
-        if (loop_s(o, t0) > o->cap_s * n && rounds >= 3)
+        /* The cap ends a noisy loop (not before a sustained loop's minimum); a slow kernel
+         * still gets a minimum of 3 samples. */
+        if (s > fmax(o->cap_s * n, o->min_s) && rounds >= 3)
             break;
     }
     return RB_OK;
 }
 
-/* Warm-up, then the timed loop with the clock sampler (clocks not NULL) running around it:
- * started after the warm-up, stopped once the last sample's event has completed, so it sees
- * the loop and nothing else. */
+/* Warm-up, then the timed loop with the clock sampler (clocks not NULL: n of them) running
+ * around it: started after the warm-up, stopped once the last sample's event has completed, so
+ * it sees the loop and nothing else. */
 static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
                                 const rb_measure_opts *o, const timer *t, double *samples,
                                 uint64_t max_rounds, rb_stats *out, double *launches_per_sample,
@@ -141,11 +148,12 @@ static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
     rb_clock_sampler sampler;
     int device = 0;
     if (clocks && cudaGetDevice(&device) == cudaSuccess)
-        rb_clock_sampler_start(&sampler, device);
+        rb_clock_sampler_start(&sampler, device, n);
     else if (clocks)
         clocks = NULL;
     size_t rounds = 0;
-    rb_status st = timed_loop(v, n, stream, o, t, launches, samples, max_rounds, &rounds);
+    rb_status st = timed_loop(v, n, stream, o, t, launches, clocks ? &sampler : NULL, samples,
+                              max_rounds, &rounds);
     if (clocks)
         rb_clock_sampler_stop(&sampler, clocks);
     RB_TRY(st);
@@ -158,9 +166,8 @@ static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
     return RB_OK;
 }
 
-rb_status rb_measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
-                            const rb_measure_opts *o, rb_stats *out, double *launches_per_sample,
-                            rb_clocks *clocks)
+rb_status rb_measure_rounds(const rb_timed *v, int n, cudaStream_t stream, const rb_measure_opts *o,
+                            rb_stats *out, double *launches_per_sample, rb_clocks *clocks)
 {
     if (n < 1 || n > RB_MAX_VARIANTS) {
         rb_error_at(__FILE__, __LINE__, "rb_measure_rounds", "1 to RB_MAX_VARIANTS variants");
@@ -173,8 +180,7 @@ rb_status rb_measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
         return RB_ERR_ALLOC;
     rb_status st = RB_ERR_CUDA;
     if (cudaEventCreate(&t.start) == cudaSuccess && cudaEventCreate(&t.stop) == cudaSuccess)
-        st = measure_rounds(v, n, stream, o, &t, samples, rounds, out, launches_per_sample,
-                            clocks);
+        st = measure_rounds(v, n, stream, o, &t, samples, rounds, out, launches_per_sample, clocks);
     else
         rb_error_at(__FILE__, __LINE__, "cudaEventCreate", "failed");
     if (t.start)

@@ -19,6 +19,10 @@ typedef struct rb_measure_opts {
     double noise_target; /* 0.01: the widest confidence interval of the median, relative */
     double sample_ms;    /* target duration of a sample, 1 ms */
     int cold;
+    /* Sustained timing (rb_pair.sustain_s): warm_s seconds of untimed back-to-back launches
+     * after the warm-up, then samples over at least min_s seconds, whatever the noise rule
+     * says. 0, 0: neither (the loop's own minimum, MIN_SAMPLING_S, holds). */
+    double warm_s, min_s;
     void *flush_buf; /* cold: >= 2x L2 */
     size_t flush_bytes;
     /* Several processes timing one collective together (roofbench_mpi), NULL: one. Every rank
@@ -46,8 +50,10 @@ typedef struct rb_timed {
  * (seen on an H100: the SM clock fell from 1590 to 1500 MHz between two identical cuBLASLt GEMMs
  * timed one after the other), which would make the later of two equal variants look slower.
  * The stopping rules are rb_measure's, applied to every variant (the cap grows with n);
- * out[i] and launches_per_sample[i] are variant i's; *clocks (when not NULL) is the loop's,
- * shared by all of them. rb_measure is the case n = 1. */
+ * out[i] and launches_per_sample[i] are variant i's; clocks (when not NULL) is an array of n:
+ * clocks[i] holds the readings the sampler took while variant i's samples ran (the loop tells
+ * the sampler which variant it is timing before each sample), so each variant has its own
+ * clock even when they alternate every millisecond. rb_measure is the case n = 1. */
 rb_status rb_measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
                             const rb_measure_opts *o, rb_stats *out, double *launches_per_sample,
                             rb_clocks *clocks);

@@ -45,6 +45,7 @@
 #include "rb_cuda.h"
 
 #define RB_MAX_INPUTS 4
+#define RB_SUSTAIN_WARM_S 0.5 /* rb_pair.sustain_s */
 #define RB_MAX_DEFECTS 4
 
 /* The processes of a multi-process run (roofbench_mpi: one per GPU, bootstrapped through MPI),
@@ -144,6 +145,13 @@ typedef struct rb_pair {
      * one variant after the other: for variants whose difference is a few percent on a GPU
      * whose clocks drift under its power cap (the autotuned GEMM against the heuristic's). */
     int interleave;
+    /* Time each variant sustained, at the full size: after its warm-up, RB_SUSTAIN_WARM_S of
+     * untimed back-to-back launches, then samples over at least sustain_s seconds (the median
+     * as always). For variants that run into the board's power limit and whose figure is what
+     * the tensor cores sustain, measured the way `roofbench ceilings` measures the tensor
+     * roofs (harness/ceilings_gemm.c: 0.5 s warm, 1 s timed): a burst of a few dozen
+     * milliseconds meets the clock wherever the power controller happens to be. 0: not. */
+    double sustain_s;
     /* The kernels the variants launch, {0}-terminated (kernels/<pair>.cu defines the table):
      * the results record each one's registers, shared and local memory and occupancy. */
     const rb_kernel_info *kernels;

@@ -119,6 +119,19 @@
  *   after the record run, 5% faster at a lower clock reading: under the power cap the median
  *   follows the board's state, which the harness records but does not control.
  *
+ * Timing (issue 11): each step is timed sustained (rb_pair.sustain_s): 0.5 s of untimed
+ *   back-to-back launches, then samples over at least 1 s, the median; the method of the tensor
+ *   roofs of `roofbench ceilings` (harness/ceilings_gemm.c), so a step and the roof it is placed
+ *   on are measured in the same state of the board. Two timings came before it. One step after
+ *   the other with ~20 ms of samples each: each met the power controller somewhere else on its
+ *   way down, and the bf16 step's median spread 18% over three runs (issue 12). Interleaved
+ *   (one sample of each step in turn): repeatable, but the 1.4 ms bf16 samples followed the
+ *   22 ms fp32 ones, which draw less power, so bf16 ran near its boost clock, 8.5-8.9% above
+ *   the roof the same board sustains for 1 s in the same call (H100, 26 Nov; that call's result
+ *   folder was never committed, so only this summary of it remains): a burst, not a rate. Predicted now: each tensor step within ~2% of its roof measured in the same
+ *   call (the heuristic's first candidate at 8192^3 is the roof's shape; the roof takes the
+ *   best of 7 candidates), and a median that repeats to ~1% between runs, as the roofs do.
+ *
  * Is the baseline (and each step) what a competent engineer would write before knowing this
  *   pattern? Yes: every step is one cuBLASLt call with the heuristic's algorithm, the call a
  *   framework makes, in the layout (TN) and with the workspace that let cuBLASLt reach its best;

@@ -586,9 +586,10 @@ static int variant_runs(const rb_pair_result *pairs, int i, int k,
     /* At equal clock: a variant on a compute roof that some run timed under the power cap, when
      * every run knows its clock, and when its cycles (time x mean SM clock) repeat better than
      * its time does. On the H100 they did not always: an interleaved cuBLASLt GEMM's time
-     * repeated to 0.9% over three runs while its cycles spread 10% (the sampled clock, a few
-     * dozen NVML readings shared by every variant of the loop, is not the clock each kernel
-     * ran at), so the choice is the data's. */
+     * repeated to 0.9% over three runs while its cycles spread 10%, when the loop's readings
+     * were shared by all its variants (each variant now has the readings taken during its own
+     * samples, harness/clock_sampler.h, but a short one may get only a few), so the choice is
+     * the data's. */
     int capped = 0, clocks = 1;
     for (int r = 0; r < n; r++) {
         mhz[r] = rb_clocks_mean_mhz(&runs[r]->clocks);
