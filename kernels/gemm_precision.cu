@@ -128,14 +128,23 @@
  *   (one sample of each step in turn): repeatable, but the 1.4 ms bf16 samples followed the
  *   22 ms fp32 ones, which draw less power, so bf16 ran near its boost clock, 8.5-8.9% above
  *   the roof the same board sustains for 1 s in the same call (H100, 26 Nov; that call's result
- *   folder was never committed, so only this summary of it remains): a burst, not a rate. Predicted now: each tensor step within ~2% of its roof measured in the same
- *   call (the heuristic's first candidate at 8192^3 is the roof's shape; the roof takes the
- *   best of 7 candidates), and a median that repeats to ~1% between runs, as the roofs do.
+ *   folder was never committed, so only this summary of it remains): a burst, not a rate.
+ *   Timed sustained, the heuristic's first choice then sustained 662 and 672 TFLOP/s in two
+ *   runs, 8-10% under the 729 of the roof measured in the same call, which had found the
+ *   heuristic's candidate #1 faster under the power cap (results/nvidia-h100-80gb-hbm3/
+ *   20261126T0404Z-1bea7ec-affinity-probe/gp-1.json, gp-2.json, ceilings.log). So each tensor
+ *   step now runs the sustained-fastest of the heuristic's first three (bench/gemm_precision.c,
+ *   gp_tune, ~1.2 s of setup per precision; the fp32 baseline keeps the first: FFMA is not
+ *   power-capped), the same search as its roof at this shape. Predicted: each tensor step
+ *   within ~3% of its roof measured in the same call, and medians that repeat to ~1-2%
+ *   between runs, as the roofs do.
  *
  * Is the baseline (and each step) what a competent engineer would write before knowing this
- *   pattern? Yes: every step is one cuBLASLt call with the heuristic's algorithm, the call a
- *   framework makes, in the layout (TN) and with the workspace that let cuBLASLt reach its best;
- *   only the precision changes. The FP32 baseline runs at 0.99x cuBLAS SGEMM at 8192^3 (GPU.md:
+ *   pattern? Yes: every step is one cuBLASLt call, the call a framework makes, in the layout
+ *   (TN) and with the workspace that let cuBLASLt reach its best; only the precision changes.
+ *   The tensor steps run the sustained-fastest of the heuristic's first three candidates
+ *   (above), so the ladder compares each precision at its best, not the heuristic's choices
+ *   (gemm_autotune is the pair about those). The FP32 baseline runs at 0.99x cuBLAS SGEMM at 8192^3 (GPU.md:
  *   51.2) and 76% of the FP32 datasheet peak, so no step's speedup comes from a weak baseline.
  *   Against PyTorch measured beside roofbench (GPU.md, H100, 1 s sustained medians): TF32 381
  *   against our 362, BF16 667 against 666, FP8 1168 against 1316. PyTorch's TF32 is 5% faster:

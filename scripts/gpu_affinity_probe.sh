@@ -108,10 +108,10 @@ for f in ("gp-1", "gp-2", "hgemm"):
         for v in p.get("variants", []):
             c = v.get("clocks", {})
             t = v.get("time_ms", {})
-            print(f"{f:6s} {p['name']:18s} {v['name']:12s} {t.get('median', 0):9.4f} ms "
+            print(f"{f:6s} {p['name']:18s} {v['name']:12s} {t.get('median') or 0:9.4f} ms "
                   f"{v.get('vs_ceiling', {}).get('tflops', 0) or 0:8.1f} TFLOP/s "
                   f"samples {t.get('samples', 0):5} x {t.get('launches_per_sample', 0):4} "
-                  f"clock {c.get('sm_mhz_mean', 0):6.0f} MHz ({c.get('samples', 0)} readings) "
+                  f"clock {c.get('sm_mhz_mean') or 0:6.0f} MHz ({c.get('samples', 0)} readings) "
                   f"%ceil {100 * (v.get('vs_ceiling', {}).get('efficiency', 0) or 0):.1f}")
 EOF
 tar czf "$OUT/probe.tgz" -C "$OUT" runs && rm -rf "$OUT/runs"
