@@ -15,8 +15,6 @@
 #include <cublas_v2.h>
 
 #include "core/compare.h"
-#include "core/stats.h"
-#include "core/util.h"
 #include "gemm_ref.h"
 #include "gpu.h"
 #include "pair_util.h"
@@ -240,8 +238,8 @@ static rb_status gp_crosscheck_format(const gp_ctx *c, gp_cross *x, int f)
         if (i == 0)
             RB_TRY(gp_check_quantized(c, x, f));
         gp_cpu_reference(x->a_q, x->b_q, x->rows.per, n, c->k, kp, scale, x->ref);
-        RB_TRY(rb_crosscheck_reference("gemm_precision", c->ref[f] + r * n, x->ref, x->rows.per * n,
-                                       1e-6));
+        RB_TRY(
+            rb_crosscheck_reference("gemm_precision", c->ref[f] + r * n, x->ref, x->rows.per * n, 1e-6));
     }
     return RB_OK;
 }
@@ -306,9 +304,8 @@ static rb_status gp_inputs(gp_ctx *c, uint64_t seed)
     }
     /* s_A at [0], s_B at [4]: each scale 16-byte aligned (cuBLASLt refused every FP8 algorithm
      * on the H200 with s_B 4 bytes after s_A); [8]: the planted defect's s_A, 5% off. */
-    float scales[12] = {
-        c->scale_a, 0, 0, 0, c->scale_b, 0, 0, 0, c->scale_a * GEMM_PRECISION_DEFECT_SCALE,
-        0,          0, 0};
+    float scales[12] = {c->scale_a, 0, 0, 0, c->scale_b, 0, 0, 0,
+                        c->scale_a * GEMM_PRECISION_DEFECT_SCALE, 0, 0, 0};
     RB_CUDA(cudaMalloc((void **)&c->scales, sizeof scales));
     RB_CUDA(cudaMemcpy(c->scales, scales, sizeof scales, cudaMemcpyHostToDevice));
     RB_CUDA(cudaFree(c->stage));
@@ -341,98 +338,9 @@ static rb_status gp_gpu_references(gp_ctx *c)
 
 #define GP_CANDIDATES 8 /* heuristic results tried in setup */
 
-/* Each tensor step runs the best of the heuristic's first GP_TUNE_CANDIDATES that run, timed
- * sustained, at M x N >= GP_TUNE_MIN_ELEMS (the full size; smaller sizes run the first):
- * GP_TUNE_WARM_S of the first candidate, then GP_TUNE_S of each, in ~GP_TUNE_SAMPLE_MS samples,
- * their medians compared; another than the first is chosen when it is GP_TUNE_MIN_GAIN faster.
- * This is the tensor roofs' method (harness/ceilings_gemm.c: the top 3 at 8192^3, sustained), so
- * a step is the same call as its roof. Why: under the power cap the heuristic's first choice is
- * not the fastest. On the H100 its bf16 candidate #0 sustained 662-672 TFLOP/s at ~1500 MHz while
- * candidate #1 sustained 729 at 1410 MHz in the same call: it does more per clock, so the card's
- * 700 W buy more (results/nvidia-h100-80gb-hbm3/20261126T0404Z-1bea7ec-affinity-probe/). */
-#define GP_TUNE_CANDIDATES 3
-#define GP_TUNE_MIN_ELEMS (1u << 26)
-#define GP_TUNE_WARM_S 0.3
-#define GP_TUNE_S 0.3
-#define GP_TUNE_SAMPLE_MS 10.0
-#define GP_TUNE_MIN_GAIN 0.01
-#define GP_TUNE_MAX_SAMPLES 512
-
-typedef struct gp_candidate {
-    cublasLtMatmulAlgo_t algo;
-    int index; /* in the heuristic's list */
-    int no_c;  /* runs with C = NULL only */
-} gp_candidate;
-
-/* One launch of step f with candidate x on the default stream. */
-static rb_status gp_launch(gp_ctx *c, int f, const gp_candidate *x)
-{
-    const float one = 1.0f, zero = 0.0f;
-    RB_CUBLAS(cublasLtMatmul(c->lt, c->desc[f], &one, c->b[f], c->layout_a[f], c->a[f],
-                             c->layout_b[f], &zero, x->no_c ? NULL : c->out, c->layout_d[f], c->out,
-                             c->layout_d[f], &x->algo, c->workspace, GEMM_PRECISION_WORKSPACE, 0));
-    return RB_OK;
-}
-
-/* The median time of one launch of candidate x over `seconds` of back-to-back launches. */
-static rb_status gp_sustained_ms(gp_ctx *c, int f, const gp_candidate *x, double seconds,
-                                 cudaEvent_t start, cudaEvent_t stop, double *ms)
-{
-    double sample[GP_TUNE_MAX_SAMPLES];
-    size_t n = 0;
-    int launches = 1;
-    for (double t0 = rb_now_s(); n < GP_TUNE_MAX_SAMPLES && (n < 3 || rb_now_s() - t0 < seconds);) {
-        RB_CUDA(cudaEventRecord(start, 0));
-        for (int l = 0; l < launches; l++)
-            RB_TRY(gp_launch(c, f, x));
-        RB_CUDA(cudaEventRecord(stop, 0));
-        RB_CUDA(cudaEventSynchronize(stop));
-        float elapsed = 0.0f;
-        RB_CUDA(cudaEventElapsedTime(&elapsed, start, stop));
-        sample[n++] = (double)elapsed / launches;
-        launches = (int)fmax(1.0, ceil(GP_TUNE_SAMPLE_MS / ((double)elapsed / launches)));
-    }
-    rb_stats st;
-    *ms = rb_stats_compute(sample + 1, n - 1, &st) == 0 ? st.median : INFINITY; /* 1st: 1 launch */
-    return RB_OK;
-}
-
-/* The sustained-fastest of run[0..n) into *best (0 unless another wins by GP_TUNE_MIN_GAIN);
- * every candidate's median is printed, so the run's log shows the choice. */
-static rb_status gp_tune(gp_ctx *c, int f, const gp_candidate *run, int n, int *best)
-{
-    cudaEvent_t start = NULL, stop = NULL;
-    double ms[GP_TUNE_CANDIDATES], warm;
-    rb_status st = RB_ERR_CUDA;
-    if (cudaEventCreate(&start) == cudaSuccess && cudaEventCreate(&stop) == cudaSuccess) {
-        st = gp_sustained_ms(c, f, &run[0], GP_TUNE_WARM_S, start, stop, &warm);
-        for (int i = 0; st == RB_OK && i < n; i++)
-            st = gp_sustained_ms(c, f, &run[i], GP_TUNE_S, start, stop, &ms[i]);
-    }
-    if (start)
-        cudaEventDestroy(start);
-    if (stop)
-        cudaEventDestroy(stop);
-    RB_TRY(st);
-    *best = 0;
-    for (int i = 1; i < n; i++)
-        if (ms[i] < ms[*best] && ms[i] < (1.0 - GP_TUNE_MIN_GAIN) * ms[0])
-            *best = i;
-    char line[300];
-    int used =
-        snprintf(line, sizeof line,
-                 "gemm_precision: %s sustained (%.1f s each):", gp_formats[f].name, GP_TUNE_S);
-    for (int i = 0; i < n && used > 0 && (size_t)used < sizeof line; i++)
-        used += snprintf(line + used, sizeof line - (size_t)used, " #%d%s %.4f ms", run[i].index,
-                         run[i].no_c ? " (no C)" : "", ms[i]);
-    fprintf(stderr, "%s: the fastest is #%d\n", line, run[*best].index);
-    return RB_OK;
-}
-
-/* Step f's descriptor, layouts and algorithm (the heuristic's first that runs; with tune, the
- * sustained-fastest of its first GP_TUNE_CANDIDATES). cuBLASLt's A is our B (kp x np
- * column-major, op T), its B our A (kp x M, op N), its C = D our output (np x M). */
-static rb_status gp_make_op(gp_ctx *c, int f, cublasLtMatmulPreference_t pref, int tune)
+/* Step f's descriptor, layouts and the heuristic's first algorithm that runs. cuBLASLt's A is our B
+ * (kp x np column-major, op T), its B our A (kp x M, op N), its C = D our output (np x M). */
+static rb_status gp_make_op(gp_ctx *c, int f, cublasLtMatmulPreference_t pref)
 {
     const gp_format *g = &gp_formats[f];
     int32_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
@@ -473,11 +381,9 @@ static rb_status gp_make_op(gp_ctx *c, int f, cublasLtMatmulPreference_t pref, i
     /* The heuristic does not see the pointers: on the H100 (cuBLASLt 13.0) its first FP8 choice
      * was refused by cublasLtMatmul itself ("not supported") with C = D. So each candidate, in
      * the heuristic's order, is tried once here, first with C = D, then with no C (beta is 0,
-     * as NVIDIA's FP8 sample and PyTorch's scaled_mm call it); those that run are kept. */
+     * as NVIDIA's FP8 sample and PyTorch's scaled_mm call it); the first that runs is kept. */
     cublasStatus_t last = CUBLAS_STATUS_NOT_SUPPORTED;
-    gp_candidate run[GP_CANDIDATES];
-    int n_run = 0;
-    for (int no_c = 0; no_c < 2 && n_run == 0; no_c++)
+    for (int no_c = 0; no_c < 2; no_c++)
         for (int i = 0; i < found; i++) {
             if (result[i].state != CUBLAS_STATUS_SUCCESS)
                 continue;
@@ -487,29 +393,24 @@ static rb_status gp_make_op(gp_ctx *c, int f, cublasLtMatmulPreference_t pref, i
                 no_c ? NULL : c->out, c->layout_d[f], c->out, c->layout_d[f], &result[i].algo,
                 c->workspace, GEMM_PRECISION_WORKSPACE, 0);
             last = st;
-            if (st == CUBLAS_STATUS_SUCCESS)
-                run[n_run++] = (gp_candidate){result[i].algo, i, no_c};
+            if (st == CUBLAS_STATUS_SUCCESS) {
+                RB_CUDA(cudaDeviceSynchronize());
+                c->algo[f] = result[i].algo;
+                c->candidate[f] = i;
+                c->no_c[f] = no_c;
+                if (i > 0 || no_c)
+                    fprintf(stderr, "gemm_precision: %s runs the heuristic's candidate #%d%s\n",
+                            g->name, i, no_c ? " with no C" : "");
+                return RB_OK;
+            }
         }
-    if (n_run == 0) {
-        char msg[200];
-        rb_fmt(msg, sizeof msg,
-               "cuBLASLt has no %s algorithm that runs for m=%zu n=%zu k=%zu (%d candidates "
-               "tried, last: %s)",
-               g->name, c->np, c->m, c->kp, found, cublasGetStatusString(last));
-        rb_error_at(__FILE__, __LINE__, "cublasLtMatmul", msg);
-        return RB_ERR_CUDA;
-    }
-    RB_CUDA(cudaDeviceSynchronize());
-    int best = 0;
-    if (tune && f != GP_FP32 && n_run > 1)
-        RB_TRY(gp_tune(c, f, run, n_run < GP_TUNE_CANDIDATES ? n_run : GP_TUNE_CANDIDATES, &best));
-    c->algo[f] = run[best].algo;
-    c->candidate[f] = run[best].index;
-    c->no_c[f] = run[best].no_c;
-    if (run[best].index > 0 || run[best].no_c)
-        fprintf(stderr, "gemm_precision: %s runs the heuristic's candidate #%d%s\n", g->name,
-                run[best].index, run[best].no_c ? " with no C" : "");
-    return RB_OK;
+    char msg[200];
+    rb_fmt(msg, sizeof msg,
+           "cuBLASLt has no %s algorithm that runs for m=%zu n=%zu k=%zu (%d candidates tried, "
+           "last: %s)",
+           g->name, c->np, c->m, c->kp, found, cublasGetStatusString(last));
+    rb_error_at(__FILE__, __LINE__, "cublasLtMatmul", msg);
+    return RB_ERR_CUDA;
 }
 
 static rb_status gp_setup(void **ctx, const rb_size *size, uint64_t seed, int input)
@@ -545,9 +446,8 @@ static rb_status gp_setup(void **ctx, const rb_size *size, uint64_t seed, int in
                     cublasGetStatusString(bs));
         st = RB_ERR_CUDA;
     }
-    int tune = c->m * c->n >= GP_TUNE_MIN_ELEMS;
     for (int f = 0; st == RB_OK && f < GP_COUNT; f++)
-        st = gp_make_op(c, f, pref, tune);
+        st = gp_make_op(c, f, pref);
     cublasLtMatmulPreferenceDestroy(pref);
     return st;
 }
@@ -636,8 +536,8 @@ static rb_status gp_matmul(gp_ctx *c, int f, cudaStream_t stream)
 #endif
     RB_CUBLAS(cublasLtMatmul(c->lt, c->desc[f], &one, c->b[f], c->layout_a[f], c->a[f],
                              c->layout_b[f], &zero, c->no_c[f] ? NULL : c->out, c->layout_d[f],
-                             c->out, c->layout_d[f], &c->algo[f], c->workspace,
-                             GEMM_PRECISION_WORKSPACE, stream));
+                             c->out, c->layout_d[f],
+                             &c->algo[f], c->workspace, GEMM_PRECISION_WORKSPACE, stream));
     return RB_OK;
 }
 
