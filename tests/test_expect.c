@@ -863,10 +863,11 @@ static void test_report_markdown(void)
     RB_CHECK(strncmp(md, "# roofbench results: NVIDIA H100 80GB HBM3\n", 43) == 0);
     RB_CHECK(strstr(md, "git: abc1234") != NULL);
     RB_CHECK(strstr(md, "- driver 560.35, CUDA runtime ?,") != NULL);
-    RB_CHECK(strstr(md,
-                    "\n| pair | variant | median ms | noise | rate | % ceiling | % peak | "
-                    "speedup | verdict | roof |\n|---|---|---:|---:|---:|---:|---:|---:|---|---|\n") !=
-             NULL);
+    RB_CHECK(
+        strstr(md,
+               "\n| pair | variant | median ms | noise | rate | % ceiling | % peak | "
+               "speedup | verdict | roof |\n|---|---|---:|---:|---:|---:|---:|---:|---|---|\n") !=
+        NULL);
     RB_CHECK(strstr(md, "| copy_vectorized | baseline | 4.0000 | 0.4% | 536.9 GB/s |") != NULL);
     RB_CHECK(strstr(md, "|  | optimized | 1.0000 |") != NULL);
     RB_CHECK(strstr(md, "| 4.00x | - | dram_gbps |\n") != NULL);
@@ -1452,9 +1453,10 @@ static rb_variant_result *add_timed(rb_pair_result *p, const char *name, rb_unit
     /* a tight interval of the median: this run knows it to 0.2% */
     v->time_ms.ci_lo = 0.999 * median_ms;
     v->time_ms.ci_hi = 1.001 * median_ms;
-    if (mhz > 0) {
-        v->clocks.sm_mhz_sum = v->clocks.sm_mhz_min = mhz;
-        v->clocks.clock_samples = v->clocks.samples = 1;
+    if (mhz > 0) { /* as many readings as a clock needs to judge by */
+        v->clocks.clock_samples = v->clocks.samples = RB_EXPECT_MIN_CLOCK_READINGS;
+        v->clocks.sm_mhz_sum = mhz * RB_EXPECT_MIN_CLOCK_READINGS;
+        v->clocks.sm_mhz_min = mhz;
         v->clocks.reasons = 1u << RB_REASON_POWER_CAP;
     }
     return v;
@@ -1573,6 +1575,59 @@ static void test_judge_with_run_spread(void)
     /* Fewer than 3 runs: the old rule, max(3%, 3 x the larger noise). */
     x.runs = 2;
     RB_CHECK_NEAR(rb_expect_run_threshold(&x, &wide), 0.9, 1e-12);
+    json_free(doc);
+}
+
+/* Under the power cap a verdict needs the time and the time at equal clock to agree, and a clock
+ * read fewer than RB_EXPECT_MIN_CLOCK_READINGS times does not judge (the H100 cases of the
+ * 4053b1d judge call, in miniature). */
+static void test_power_cap_needs_time_and_clock(void)
+{
+    json_value *doc = record_three();
+    if (!doc)
+        return;
+    rb_pair_result p;
+    /* steady_capped is judged on time (its recorded cycles spread more than its time): 5.5%
+     * slower at a 12% lower clock, so fewer cycles: the board moved, not the kernel: pass. */
+    judge_new(doc, 1.005, 1.03, 1.0, 1500, &p);
+    rb_variant_result *sc = &p.v[3];
+    RB_CHECK(sc->verdict == RB_VERDICT_PASS);
+    double mhz = rb_clocks_mean_mhz(&sc->clocks);
+    sc->time_ms.median = 1.055;
+    sc->clocks.sm_mhz_sum = 0.88 * mhz * sc->clocks.clock_samples;
+    rb_expected e;
+    rb_expected_read(
+        json_get(json_get(json_get(json_get(doc, "pairs"), "gemm_x"), "variants"), "steady_capped"),
+        &e);
+    RB_CHECK(!e.per_clock);
+    double thr, ratio;
+    int per_clock;
+    RB_CHECK(rb_expect_judge_run(&e, sc, &thr, &ratio, &per_clock) == RB_VERDICT_PASS);
+    /* ... but 10% slower at the same clock is a regression, in both. */
+    sc->time_ms.median = 1.10;
+    sc->clocks.sm_mhz_sum = mhz * sc->clocks.clock_samples;
+    RB_CHECK(rb_expect_judge_run(&e, sc, &thr, &ratio, &per_clock) == RB_VERDICT_REGRESSED);
+    /* Without the power cap the clock is no witness: 5.5% slower is regressed. */
+    sc->time_ms.median = 1.055;
+    sc->clocks.sm_mhz_sum = 0.88 * mhz * sc->clocks.clock_samples;
+    sc->clocks.reasons = 0;
+    RB_CHECK(rb_expect_judge_run(&e, sc, &thr, &ratio, &per_clock) == RB_VERDICT_REGRESSED);
+    /* capped is judged at equal clock: the same time at a 4% higher clock read 20 times is 4%
+     * more cycles, which the time does not show: pass. */
+    judge_new(doc, 1.005, 1.03, 1.0, 1560, &p);
+    RB_CHECK(p.v[2].per_clock && p.v[2].verdict == RB_VERDICT_PASS);
+    /* The same with a clock read 5 times: not a clock to judge by; on time, which passes. */
+    rb_variant_result *c = &p.v[2];
+    rb_expected_read(
+        json_get(json_get(json_get(json_get(doc, "pairs"), "gemm_x"), "variants"), "capped"), &e);
+    c->clocks.clock_samples = 5;
+    c->clocks.sm_mhz_sum = 1560.0 * 5;
+    c->time_ms.median = 1.0;
+    RB_CHECK(rb_expect_judge_run(&e, c, &thr, &ratio, &per_clock) == RB_VERDICT_PASS && !per_clock);
+    RB_CHECK_NEAR(ratio, 1.0, 1e-12);
+    /* and a 10% slowdown with it: regressed on time. */
+    c->time_ms.median = 1.10;
+    RB_CHECK(rb_expect_judge_run(&e, c, &thr, &ratio, &per_clock) == RB_VERDICT_REGRESSED);
     json_free(doc);
 }
 
@@ -1750,6 +1805,7 @@ static const rbtest_case expect_cases[] = {
     {"threshold", test_threshold},
     {"update_records_run_spread", test_update_records_run_spread},
     {"judge_with_run_spread", test_judge_with_run_spread},
+    {"power_cap_needs_time_and_clock", test_power_cap_needs_time_and_clock},
     {"print_thresholds", test_print_thresholds},
     {"validate_refuses_bad_run_fields", test_validate_refuses_bad_run_fields},
     {"verdicts_attributed", test_verdicts_attributed},

@@ -63,8 +63,18 @@ rb_verdict rb_expect_judge(double expected_ms, double expected_noise, double ms,
  * mean SM clock during its loop) spread less over the runs than its time (per_clock) is judged
  * at equal SM clock: its cycles against the recorded median x the recorded clock, with its
  * run_spread taken on the same product.
+ * A variant timed under the power cap whose clock is known (this run's and the recorded one) is
+ * regressed or improved only when its time and its time at equal clock both say so: under the
+ * cap the board sets the clock from its power and temperature, which move between runs, so one
+ * of the two alone can move while the kernel did not. On the H100 (results/nvidia-h100-80gb-
+ * hbm3/20261126T0415Z-4053b1d-judge/): gemm_autotune.awkward's baseline +5.5% in time at a 12%
+ * lower clock (judged on time: a false regression), hgemm's 16M steps +3-5% in cycles while
+ * their times moved under 1% (judged on cycles, at clocks read 3-12 times: false regressions).
+ * A clock is known from RB_EXPECT_MIN_CLOCK_READINGS readings of the sampler (10 ms apart)
+ * during the variant's own samples; with fewer, its mean says little and the time alone judges.
  * Expectations recorded from fewer runs fall back to rb_expect_threshold. */
 #define RB_EXPECT_MIN_RUNS 3
+#define RB_EXPECT_MIN_CLOCK_READINGS 20
 #define RB_EXPECT_MIN_THRESHOLD 0.03
 #define RB_EXPECT_SPREAD_FACTOR 2.0
 
@@ -79,7 +89,7 @@ void rb_expected_read(const json_value *entry, rb_expected *e);
 /* The threshold for a run whose variant's stats are now. */
 double rb_expect_run_threshold(const rb_expected *e, const rb_stats *now);
 /* The verdict of v against e, with the threshold used, the judged ratio (time, or time x clock,
- * over the expected) and whether it was judged at equal clock. */
+ * over the expected) and whether it was judged at equal clock (see above for the power cap). */
 rb_verdict rb_expect_judge_run(const rb_expected *e, const rb_variant_result *v, double *threshold,
                                double *ratio, int *per_clock);
 
