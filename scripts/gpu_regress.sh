@@ -55,7 +55,7 @@ judged() { # name, roofbench binary, run arguments...
 }
 cmp() { # old json, new json, name
     say "compare $3"
-    $B compare "$1" "$2" --json "$OUT/cmp-$3.json" --html "$OUT/cmp-$3.html" > "$OUT/cmp-$3.txt" 2>&1
+    "${CMP_BIN:-$B}" compare "$1" "$2" --json "$OUT/cmp-$3.json" --html "$OUT/cmp-$3.html" > "$OUT/cmp-$3.txt" 2>&1
     echo "compare exit $?" | tee -a "$LOG"
     cat "$OUT/cmp-$3.txt" >> "$LOG"
 }
@@ -104,7 +104,8 @@ if [ "$PHASE" = planted ] || [ "$PHASE" = both ] || [ "$PHASE" = same+planted ];
     build NVCCFLAGS=-DRB_PLANT_SLOW10 CFLAGS=-DRB_PLANT_SLOW10 B=build/plant
     PF=${PLANT_FILTER:-${FILTER:-}}
     judged planted build/plant/roofbench $EXPECT_ARG ${PF:+--filter "$PF"}
-    cmp "${OLD:?OLD=results of the normal build}" "$OUT/planted.json" planted
+    # the normal build's binary may not exist yet on a fresh machine: compare with the planted one
+    CMP_BIN=build/plant/roofbench cmp "${OLD:?OLD=results of the normal build}" "$OUT/planted.json" planted
     if [ "${STREAM:-1}" = 1 ]; then
         build
         # MPS lets the streamer's kernels run beside ours (without it two processes time-slice
