@@ -525,9 +525,8 @@ static rb_status gp_matmul(gp_ctx *c, int f, cudaStream_t stream)
      * BF16 step first computes the first tenth of the output's rows, then the whole output as
      * always (which overwrites them): 10% more work through the same cuBLASLt call. A forced
      * slower algorithm could not do it: the heuristic's 8 candidates for this GEMM all ran within
-     * 2.5% of each other on the H100 (results/nvidia-h100-80gb-hbm3/
-     * 20261125T1503Z-gemm-precision-plant-candidates.log), and its algorithm accepted no other
-     * tile or split-K. */
+     * 2.5% of each other on the H100 (a call of 25 Nov whose log was never committed), and its
+     * algorithm accepted no other tile or split-K. */
     if (f == GP_BF16 && c->plant_layout_b)
         RB_CUBLAS(cublasLtMatmul(c->lt, c->desc[f], &one, c->b[f], c->layout_a[f], c->a[f],
                                  c->plant_layout_b, &zero, c->no_c[f] ? NULL : c->out,

@@ -124,7 +124,11 @@
  *   samples, each run knew its median to about +-0.5-1%; the machine moved between them). The
  *   graphs, which the GPU runs from a prepared command stream, agree within 0.3% between those
  *   runs. The baseline's 95% interval of the median is in the results
- *   (median_ci_lo/hi); scripts/agree.py says whether two runs differ beyond them.
+ *   (median_ci_lo/hi); scripts/agree.py says whether two runs differ beyond them. Where the
+ *   process runs does not settle it either: on the H100 (a Firecracker VM, 16 vCPUs, one NUMA
+ *   node), three runs in each of three placements, none, taskset to the GPU's local CPUs and
+ *   taskset to one CPU, spread 48%, 9% and 15% (0.63-0.97 ms; results/nvidia-h100-80gb-hbm3/
+ *   20261126T0404Z-1bea7ec-affinity-probe/probe.log), so the harness pins nothing.
  *
  * Is the baseline what a competent engineer would write before knowing this pattern? Yes: one
  *   launch per operation on one stream is what an eager framework does for a decode step

@@ -55,7 +55,12 @@
  *   081152Z-317bbe9). So the pageable variants are not reproducible to 2% here, and the pair does
  *   not claim it: their figure is the speedup's order of magnitude (4-8x), not a rate to track.
  *   The pinned copies, one DMA each, agree within 1-4% between runs (19.5-20.4 ms); the link is
- *   shared with the rest of the virtual machine's host.
+ *   shared with the rest of the virtual machine's host. Binding the process does not help: three
+ *   runs in each of three placements (none, the GPU's local CPUs, one CPU) gave the pageable
+ *   D2H 19%, 17% and 35% spreads and the H2D 7.6%, 1.4% and 2.9%, its samples falling in two
+ *   groups (70 and 90-105 ms) in every placement (results/nvidia-h100-80gb-hbm3/
+ *   20261126T0404Z-1bea7ec-affinity-probe/probe.log; the machines are Firecracker VMs whose
+ *   guest memory the host reclaims and faults back, page_reporting on the kernel command line).
  *
  * Is the baseline what a competent engineer would write before knowing this pattern? Yes: a
  *   malloc'd buffer and one cudaMemcpyAsync is every program's default, and it is what PyTorch

@@ -19,8 +19,9 @@
  *
  * peaks and ceilings hold the roof keys of harness/core/roofline.h (a positive number, or null
  * when unknown) and "source" (a string); ceilings also "methods" (sm_clock_mhz and power_w
- * optional, positive or null). Any other key is refused with its path. Verdicts: regressed = slower than expected by more than
- * max(3%, 3 x the larger of the recorded and the measured noise); improved = faster by as much.
+ * optional, positive or null). Any other key is refused with its path. Verdicts: regressed =
+ * slower than expected by more than max(3%, 3 x the larger of the recorded and the measured
+ * noise); improved = faster by as much.
  */
 #ifndef RB_EXPECT_H
 #define RB_EXPECT_H
