@@ -140,27 +140,30 @@
  *   hunts around the 700 W limit; the roofs' own bf16 samples spread 10%), more than the
  *   candidates do, so the choice was noise and was taken out again. The same noise lifts the
  *   roof: it is the best of 7 candidates' 1 s medians, so it sits a little above a typical
- *   window of any one of them. The steps keep the heuristic's first choice, as a framework
- *   would. Measured in that call: the three runs' bf16 steps 670, 691 (candidate #1) and 699
- *   TFLOP/s against the roof of 714.75: 93.7-97.8%; tf32 368.8 against 373.3 (98.8%), fp8
- *   1334.8 against 1375.0 (97.1%) in the last run. Predicted: each tensor step within ~2-6% of
- *   its roof measured in the same call (the roof's upward bias plus the board's drift between
- *   the two measurements), its median repeating to ~2-4% between runs.
- *   Measured with the heuristic's first choice again, the roof at the start of each call: bf16
+ *   window of any one of them. Measured with the heuristic's first choice, the roof at the
+ *   start of each call: bf16 670, 691 and 699 TFLOP/s against 714.75 (93.7-97.8%; that call),
  *   691.6 and 696.5 against 719.69 (96.1%, 96.8%; 20261126T0415Z-4053b1d-judge), then 672.4,
  *   673.4, 667.7, 673.5 and 672.8 against 713.06 (93.6-94.4%; 20261126T0443Z-b092044-record-
- *   and-same: the file's run_medians and same1/same2.json); tf32 98.1-98.2%, fp8 96.1-98.7% in
- *   both calls. The medians repeat to 0.9% within a call, as predicted, but the gap to the roof
- *   is 3-6.4%, not reliably under 5%: the roof is a maximum over 7 sustained windows, each
- *   of which differs from the next by a few percent at the power cap, and the step is one
- *   window of one candidate. (scripts/gemm_bf16_sustained.c found the best candidate 2%
- *   above the first with 3.5 s each, in the header's earlier measurement above.)
+ *   and-same: the file's run_medians and same1/same2.json); tf32 98.1-98.8%, fp8 96.1-98.7%.
+ *   The medians repeat to ~1% within a call, but the gap to the bf16 roof was 3-6.4%.
+ *   Is #1 faster at the cap, then? Timed in turn with windows of 3.5 s
+ *   (scripts/gemm_bf16_sustained.c, 20261126T0503Z-7a4b555-bf16-candidates.txt): #1 707.6,
+ *   706.7, 708.0, 707.3 TFLOP/s, #0 694.7, 693.7, 693.6, 685.7: yes, by 1.9-3.1% in every
+ *   round, at a lower clock (1365-1380 against 1365-1395 MHz): it does more per clock, so the
+ *   700 W buy more. So each tensor step now runs the faster of the heuristic's first two, timed
+ *   in turn in 1 s windows twice each after 0.5 s of warm-up (bench/gemm_precision.c, gp_tune:
+ *   ~4.5 s of setup per precision, printed in the run's log; the fp32 baseline keeps the first:
+ *   FFMA is not power-capped), the roofs' search at this shape. Predicted: bf16 ~2% above the
+ *   first choice, within ~3% of its roof in the same call.
  *
  * Is the baseline (and each step) what a competent engineer would write before knowing this
- *   pattern? Yes: every step is one cuBLASLt call with the heuristic's algorithm, the call a
- *   framework makes, in the layout (TN) and with the workspace that let cuBLASLt reach its best;
- *   only the precision changes. The FP32 baseline runs at 0.99x cuBLAS SGEMM at 8192^3 (GPU.md:
- *   51.2) and 76% of the FP32 datasheet peak, so no step's speedup comes from a weak baseline.
+ *   pattern? Yes: every step is one cuBLASLt call, the call a framework makes, in the layout
+ *   (TN) and with the workspace that let cuBLASLt reach its best; only the precision changes.
+ *   The tensor steps run the sustained-faster of the heuristic's first two candidates (above),
+ *   so the ladder compares each precision at its best, as its roof does (gemm_autotune is the
+ *   pair about the heuristic's choices). The FP32 baseline runs at 0.99x cuBLAS SGEMM at
+ *   8192^3 (GPU.md: 51.2) and 76% of the FP32 datasheet peak, so no step's speedup comes from a
+ *   weak baseline.
  *   Against PyTorch measured beside roofbench (GPU.md, H100, 1 s sustained medians): TF32 381
  *   against our 362, BF16 667 against 666, FP8 1168 against 1316. PyTorch's TF32 is 5% faster:
  *   it calls cuBLASLt too, and a 5% difference between the heuristic's candidates is what

@@ -8,7 +8,10 @@
  * launches between two events; the median sample is reported with the SM clock and board power
  * read through NVML (dlopen) after every sample. Build and run on the GPU machine from the
  * repository root:
- *   make diagnostics ARCH=sm_90 && build/sm_90/gemm_bf16_sustained [candidates]
+ *   make diagnostics ARCH=sm_90 && build/sm_90/gemm_bf16_sustained [candidates [rounds]]
+ * rounds > 0: then candidates 0 and 1 in turn, rounds times each (0, 1, 0, 1, ...), so that a
+ * drift of the card over the sweep hits both alike: is the one the ceilings keep choosing (#1)
+ * faster than the heuristic's first in the same state of the board?
  */
 /* cublasLt.h declares cublasLtLoggerForceDisable() without a prototype (CUDA 13.0). */
 #pragma GCC diagnostic push
@@ -231,5 +234,12 @@ int main(int argc, char **argv)
     double tf, mhz, w;
     sustain(&g, &h[0].algo, &tf, &mhz, &w);
     printf(" 0 again%*s %9.1f %7.0f %8.0f\n", 38, "", tf, mhz, w);
+    int rounds = argc > 2 ? atoi(argv[2]) : 0;
+    for (int r = 0; r < rounds && found > 1; r++)
+        for (int i = 0; i < 2; i++) {
+            sustain(&g, &h[i].algo, &tf, &mhz, &w);
+            printf("round %d #%d%*s %9.1f %7.0f %8.0f\n", r + 1, i, 34, "", tf, mhz, w);
+            fflush(stdout);
+        }
     return 0;
 }
