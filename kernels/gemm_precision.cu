@@ -162,7 +162,9 @@
  *   693.8 and 693.3 in the three runs that recorded the rows again
  *   (20261126T0506Z-1df26f8-gemm-precision-rerecord), against the file's 713.06 from the call
  *   before (94.7-97.3%). So within 5% in four of five runs, up from four of ten with the first
- *   choice; the first run after a pause is the slowest (the card heats during it).
+ *   choice; the first run after a pause is the slowest (the card heats during it). H200
+ *   (20261126T0508Z-d715aca-gemm-precision-rerecord): #1 in all three runs, bf16 677.9-678.5
+ *   TFLOP/s, 97.1-97.2% of its roof of 697.97.
  *
  * Is the baseline (and each step) what a competent engineer would write before knowing this
  *   pattern? Yes: every step is one cuBLASLt call, the call a framework makes, in the layout
