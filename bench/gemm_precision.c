@@ -15,10 +15,9 @@
 #include <cublas_v2.h>
 
 #include "core/compare.h"
-#include "core/stats.h"
-#include "core/util.h"
 #include "gemm_ref.h"
 #include "gpu.h"
+#include "measure.h"
 #include "pair_util.h"
 
 #include "kernels/gemm_precision.h"
@@ -343,14 +342,14 @@ static rb_status gp_gpu_references(gp_ctx *c)
 /* Each tensor step runs the sustained-faster of the heuristic's first GP_TUNE_CANDIDATES that
  * run, at M x N >= GP_TUNE_MIN_ELEMS (the full size; smaller sizes run the first): after
  * GP_TUNE_WARM_S of the first, GP_TUNE_ROUNDS rounds of GP_TUNE_S back to back of each in turn
- * (A B A B: the board's drift hits both alike), in ~GP_TUNE_SAMPLE_MS samples; a candidate's
- * score is the mean of its windows' medians, and another than the first is chosen when it is
- * GP_TUNE_MIN_GAIN faster. Why: at the power cap the heuristic's first choice is not the
- * fastest, and the roof it is placed on is the best candidate's. On the H100, bf16 8192^3,
- * windows of 3.5 s in turn: candidate #1 707.6, 706.7, 708.0, 707.3 TFLOP/s against #0's 694.7,
- * 693.7, 693.6, 685.7, every round 1.9-3.1% faster (results/nvidia-h100-80gb-hbm3/
- * 20261126T0503Z-7a4b555-bf16-candidates.txt); the roofs chose #1 for bf16 in all four calls of
- * that day. A first version timed 3 candidates once for 0.3 s each: windows that short differ
+ * (A B A B: the board's drift hits both alike), each window timed by rb_measure in
+ * ~GP_TUNE_SAMPLE_MS samples; a candidate's score is the mean of its windows' medians, and
+ * another than the first is chosen when it is GP_TUNE_MIN_GAIN faster. Why: at the power cap
+ * the heuristic's first choice is not the fastest, and the roof it is placed on is the best
+ * candidate's. On the H100, bf16 8192^3, windows of 3.5 s in turn: candidate #1 707.6, 706.7,
+ * 708.0, 707.3 TFLOP/s against #0's 694.7, 693.7, 693.6, 685.7, every round 1.9-3.1% faster
+ * (results/nvidia-h100-80gb-hbm3/20261126T0503Z-7a4b555-bf16-candidates.txt); the roofs chose
+ * #1 for bf16 in all four calls of that day. A first version timed 3 candidates once for 0.3 s each: windows that short differ
  * by up to 10% at the power cap and it picked noise (kernels/gemm_precision.cu, "Timing"). */
 #define GP_TUNE_CANDIDATES 2
 #define GP_TUNE_MIN_ELEMS (1u << 26)
@@ -359,7 +358,6 @@ static rb_status gp_gpu_references(gp_ctx *c)
 #define GP_TUNE_ROUNDS 2
 #define GP_TUNE_SAMPLE_MS 10.0
 #define GP_TUNE_MIN_GAIN 0.01
-#define GP_TUNE_MAX_SAMPLES 512
 
 typedef struct gp_candidate {
     cublasLtMatmulAlgo_t algo;
@@ -367,37 +365,42 @@ typedef struct gp_candidate {
     int no_c;  /* runs with C = NULL only */
 } gp_candidate;
 
-/* One launch of step f with candidate x on the default stream. */
-static rb_status gp_launch(gp_ctx *c, int f, const gp_candidate *x)
+/* One launch of step f with candidate x. */
+static rb_status gp_launch(gp_ctx *c, int f, const gp_candidate *x, cudaStream_t stream)
 {
     const float one = 1.0f, zero = 0.0f;
     RB_CUBLAS(cublasLtMatmul(c->lt, c->desc[f], &one, c->b[f], c->layout_a[f], c->a[f],
                              c->layout_b[f], &zero, x->no_c ? NULL : c->out, c->layout_d[f], c->out,
-                             c->layout_d[f], &x->algo, c->workspace, GEMM_PRECISION_WORKSPACE, 0));
+                             c->layout_d[f], &x->algo, c->workspace, GEMM_PRECISION_WORKSPACE,
+                             stream));
     return RB_OK;
 }
 
-/* The median time of one launch of candidate x over `seconds` of back-to-back launches. */
-static rb_status gp_sustained_ms(gp_ctx *c, int f, const gp_candidate *x, double seconds,
-                                 cudaEvent_t start, cudaEvent_t stop, double *ms)
+/* Candidate x of step f as a variant the harness's timer can run. */
+typedef struct gp_trial {
+    gp_ctx *c;
+    int f;
+    const gp_candidate *x;
+} gp_trial;
+
+static rb_status gp_trial_run(void *arg, cudaStream_t stream)
 {
-    double sample[GP_TUNE_MAX_SAMPLES];
-    size_t n = 0;
-    int launches = 1;
-    double t0 = rb_now_s();
-    while (n < GP_TUNE_MAX_SAMPLES && (n < 3 || rb_now_s() - t0 < seconds)) {
-        RB_CUDA(cudaEventRecord(start, 0));
-        for (int l = 0; l < launches; l++)
-            RB_TRY(gp_launch(c, f, x));
-        RB_CUDA(cudaEventRecord(stop, 0));
-        RB_CUDA(cudaEventSynchronize(stop));
-        float elapsed = 0.0f;
-        RB_CUDA(cudaEventElapsedTime(&elapsed, start, stop));
-        sample[n++] = (double)elapsed / launches;
-        launches = (int)fmax(1.0, ceil(GP_TUNE_SAMPLE_MS / ((double)elapsed / launches)));
-    }
-    rb_stats st; /* the first sample, one launch, is left out */
-    *ms = rb_stats_compute(sample + 1, n - 1, &st) == 0 ? st.median : INFINITY;
+    const gp_trial *t = arg;
+    return gp_launch(t->c, t->f, t->x, stream);
+}
+
+/* One window: the median time of a launch of x in ~GP_TUNE_SAMPLE_MS samples over GP_TUNE_S of
+ * back-to-back launches, after warm_s of them untimed; rb_measure with no noise target, so the
+ * window ends at its length and not before. */
+static rb_status gp_window_ms(gp_ctx *c, int f, const gp_candidate *x, double warm_s, double *ms)
+{
+    gp_trial t = {c, f, x};
+    rb_measure_opts o = {.cap_s = GP_TUNE_S, .min_s = GP_TUNE_S, .warm_s = warm_s,
+                         .sample_ms = GP_TUNE_SAMPLE_MS};
+    rb_stats st;
+    double launches;
+    RB_TRY(rb_measure(gp_trial_run, &t, 0, &o, &st, &launches, NULL));
+    *ms = st.median;
     return RB_OK;
 }
 
@@ -405,20 +408,12 @@ static rb_status gp_sustained_ms(gp_ctx *c, int f, const gp_candidate *x, double
  * every candidate's windows are printed, so the run's log shows the choice. */
 static rb_status gp_tune(gp_ctx *c, int f, const gp_candidate *run, int n, int *best)
 {
-    cudaEvent_t start = NULL, stop = NULL;
-    double ms[GP_TUNE_CANDIDATES][GP_TUNE_ROUNDS], score[GP_TUNE_CANDIDATES], warm;
-    rb_status st = RB_ERR_CUDA;
-    if (cudaEventCreate(&start) == cudaSuccess && cudaEventCreate(&stop) == cudaSuccess) {
-        st = gp_sustained_ms(c, f, &run[0], GP_TUNE_WARM_S, start, stop, &warm);
-        for (int r = 0; st == RB_OK && r < GP_TUNE_ROUNDS; r++)
-            for (int i = 0; st == RB_OK && i < n; i++)
-                st = gp_sustained_ms(c, f, &run[i], GP_TUNE_S, start, stop, &ms[i][r]);
-    }
-    if (start)
-        cudaEventDestroy(start);
-    if (stop)
-        cudaEventDestroy(stop);
-    RB_TRY(st);
+    double ms[GP_TUNE_CANDIDATES][GP_TUNE_ROUNDS], score[GP_TUNE_CANDIDATES];
+    for (int r = 0; r < GP_TUNE_ROUNDS; r++)
+        for (int i = 0; i < n; i++) {
+            double warm_s = r == 0 && i == 0 ? GP_TUNE_WARM_S : 0.0;
+            RB_TRY(gp_window_ms(c, f, &run[i], warm_s, &ms[i][r]));
+        }
     char line[400];
     int used = snprintf(line, sizeof line, "gemm_precision: %s, %d x %.1f s windows in turn:",
                         gp_formats[f].name, GP_TUNE_ROUNDS, GP_TUNE_S);

@@ -75,7 +75,8 @@ static int variant_index(const rb_pair *p, const rb_variant_def *v)
     return (int)(v - p->variants);
 }
 
-static rb_status poison_output(const rb_pair *p, const rb_variant_def *v, void *ctx, cudaStream_t s)
+static rb_status poison_output(const rb_pair *p, const rb_variant_def *v, void *ctx,
+                               cudaStream_t s)
 {
     void *out = NULL;
     size_t bytes = 0;
@@ -168,9 +169,8 @@ static rb_status run_interleaved(const rb_pair *p, void *ctx, cudaStream_t s,
             continue;
         RB_TRY(first);
         if (!rb_within_tolerance(r[k].rel_err_before, v->tolerance)) {
-            rb_fmt(r[k].note, sizeof r[k].note,
-                   "wrong result before timing: rel_err %.3g > tol %.3g", r[k].rel_err_before,
-                   v->tolerance);
+            rb_fmt(r[k].note, sizeof r[k].note, "wrong result before timing: rel_err %.3g > tol %.3g",
+                   r[k].rel_err_before, v->tolerance);
             continue;
         }
         timed[n] = (rb_timed){v->run, ctx};
@@ -305,8 +305,7 @@ static int extras_records(int fd, const rb_pair *p, void *ctx, const double *med
             continue;
         json_value *o = record("extras");
         if (!o || json_set_number(o, "index", k) ||
-            json_object_set(o, "extras",
-                            rb_extras_to_json(x, m < RB_MAX_EXTRAS ? m : RB_MAX_EXTRAS)) ||
+            json_object_set(o, "extras", rb_extras_to_json(x, m < RB_MAX_EXTRAS ? m : RB_MAX_EXTRAS)) ||
             rb_child_send(fd, o) != 0)
             return -1;
     }

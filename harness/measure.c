@@ -104,9 +104,10 @@ static int medians_precise(const double *samples, int n, size_t stride, size_t r
 
 /* The timed loop: rounds of one sample of every variant, until the stopping rules say so.
  * samples[i * max_rounds + r]: variant i's sample in round r; *rounds_out: the rounds taken. */
-static rb_status timed_loop(const rb_timed *v, int n, cudaStream_t stream, const rb_measure_opts *o,
-                            const timer *t, const int *launches, rb_clock_sampler *sampler,
-                            double *samples, uint64_t max_rounds, size_t *rounds_out)
+static rb_status timed_loop(const rb_timed *v, int n, cudaStream_t stream,
+                            const rb_measure_opts *o, const timer *t, const int *launches,
+                            rb_clock_sampler *sampler, double *samples, uint64_t max_rounds,
+                            size_t *rounds_out)
 {
     double t0 = rb_now_s(), min_s = fmax(MIN_SAMPLING_S, o->min_s);
     size_t rounds = 0;
@@ -166,8 +167,9 @@ static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
     return RB_OK;
 }
 
-rb_status rb_measure_rounds(const rb_timed *v, int n, cudaStream_t stream, const rb_measure_opts *o,
-                            rb_stats *out, double *launches_per_sample, rb_clocks *clocks)
+rb_status rb_measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
+                            const rb_measure_opts *o, rb_stats *out, double *launches_per_sample,
+                            rb_clocks *clocks)
 {
     if (n < 1 || n > RB_MAX_VARIANTS) {
         rb_error_at(__FILE__, __LINE__, "rb_measure_rounds", "1 to RB_MAX_VARIANTS variants");
@@ -180,7 +182,8 @@ rb_status rb_measure_rounds(const rb_timed *v, int n, cudaStream_t stream, const
         return RB_ERR_ALLOC;
     rb_status st = RB_ERR_CUDA;
     if (cudaEventCreate(&t.start) == cudaSuccess && cudaEventCreate(&t.stop) == cudaSuccess)
-        st = measure_rounds(v, n, stream, o, &t, samples, rounds, out, launches_per_sample, clocks);
+        st = measure_rounds(v, n, stream, o, &t, samples, rounds, out, launches_per_sample,
+                            clocks);
     else
         rb_error_at(__FILE__, __LINE__, "cudaEventCreate", "failed");
     if (t.start)

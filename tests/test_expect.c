@@ -863,11 +863,10 @@ static void test_report_markdown(void)
     RB_CHECK(strncmp(md, "# roofbench results: NVIDIA H100 80GB HBM3\n", 43) == 0);
     RB_CHECK(strstr(md, "git: abc1234") != NULL);
     RB_CHECK(strstr(md, "- driver 560.35, CUDA runtime ?,") != NULL);
-    RB_CHECK(
-        strstr(md,
-               "\n| pair | variant | median ms | noise | rate | % ceiling | % peak | "
-               "speedup | verdict | roof |\n|---|---|---:|---:|---:|---:|---:|---:|---|---|\n") !=
-        NULL);
+    RB_CHECK(strstr(md,
+                    "\n| pair | variant | median ms | noise | rate | % ceiling | % peak | "
+                    "speedup | verdict | roof |\n|---|---|---:|---:|---:|---:|---:|---:|---|---|\n") !=
+             NULL);
     RB_CHECK(strstr(md, "| copy_vectorized | baseline | 4.0000 | 0.4% | 536.9 GB/s |") != NULL);
     RB_CHECK(strstr(md, "|  | optimized | 1.0000 |") != NULL);
     RB_CHECK(strstr(md, "| 4.00x | - | dram_gbps |\n") != NULL);

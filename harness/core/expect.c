@@ -63,8 +63,8 @@ static int validate_method_number(const json_value *m, const char *key, const ch
  * "...", "samples": N, "noise": x, "sm_clock_mhz": M, "power_w": W}} (the last two optional). */
 static int validate_methods(const json_value *o, char *err, size_t err_size)
 {
-    static const char *const fields[] = {"method", "size",         "samples",
-                                         "noise",  "sm_clock_mhz", "power_w"};
+    static const char *const fields[] = {"method", "size", "samples", "noise", "sm_clock_mhz",
+                                         "power_w"};
     char where[160], fw[240];
     if (expect_type(o, JSON_OBJECT, "ceilings.methods", err, err_size))
         return -1;
@@ -842,8 +842,8 @@ json_value *rb_datasheet_peaks(const char *hardware_key)
             json_set_number(o, "tf32_tflops", s->tf32) ||
             json_set_number(o, "bf16_tflops", s->bf16) ||
             json_set_number(o, "fp16_tflops", s->bf16) ||
-            json_set_number(o, "fp8_tflops", s->fp8) || json_set_number(o, "pcie_h2d_gbps", 63.0) ||
-            json_set_number(o, "pcie_d2h_gbps", 63.0) ||
+            json_set_number(o, "fp8_tflops", s->fp8) ||
+            json_set_number(o, "pcie_h2d_gbps", 63.0) || json_set_number(o, "pcie_d2h_gbps", 63.0) ||
             json_set_number(o, "pcie_duplex_gbps", 126.0) ||
             json_set_number(o, "nvlink_gbps", 450.0) || json_set_string(o, "source", s->source)) {
             json_free(o);
