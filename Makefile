@@ -58,14 +58,20 @@ NCCL_MISSING := NCCL not found (include/nccl.h and libnccl.so[.2] in $(if $(NCCL
 endif
 
 B := build/$(ARCH)
-# Include paths: -Iharness for the harness's headers ("pair.h", "core/json.h"), and -I. (the
-# repository root) for the pair seams, named by their folder: #include "kernels/<pair>.h".
-INC := -Iharness -I.
+# Include paths. harness/ has three folders: core/ (no CUDA headers: stats, JSON, compare,
+# roofline, report, plots), kit/ (the pair kit: the pair contract and the helpers a pair may use)
+# and runner/ (the engine: main, jobs, child, measure, results, ceilings, env). Pairs (bench/,
+# kernels/), the kit and core are compiled with the kit and core on the include path only, so a
+# pair that includes a runner header does not build; the runner sees all three. -I. (the
+# repository root) names the pair seams by their folder: #include "kernels/<pair>.h".
+INC_KIT := -Iharness/kit -Iharness -I.
+INC_RUNNER := -Iharness/runner $(INC_KIT)
+INC = $(INC_KIT)
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS_ALL := -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g $(WARN) $(if $(WERROR),-Werror) \
-              $(INC) -I$(CUDA_HOME)/include $(NCCL_CFLAGS) $(CFLAGS)
+              -I$(CUDA_HOME)/include $(NCCL_CFLAGS) $(CFLAGS)
 NVCCFLAGS_ALL := -std=c++17 -O3 -lineinfo $(GENCODE) -Xcompiler -Wall,-Wextra \
-                 $(if $(WERROR),-Werror all-warnings) $(INC) $(NVCCFLAGS)
+                 $(if $(WERROR),-Werror all-warnings) $(NVCCFLAGS)
 LDLIBS_ALL := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcublas -lcudart \
               $(NCCL_LDLIBS) -lstdc++ -ldl -lm \
               -lpthread $(LDLIBS)
@@ -103,8 +109,9 @@ endif
 PAIRS := $(filter-out $(if $(NCCL_MISSING),$(NCCL_PAIRS)),$(sort $(basename $(notdir $(wildcard bench/*.c)))))
 
 CORE_SRC := $(wildcard harness/core/*.c)
-HARNESS_SRC := $(filter-out harness/main.c harness/mpi_main.c,$(wildcard harness/*.c))
-HARNESS_CU := $(wildcard harness/*.cu)
+HARNESS_SRC := $(filter-out harness/runner/main.c harness/runner/mpi_main.c,\
+                              $(wildcard harness/kit/*.c harness/runner/*.c))
+HARNESS_CU := $(wildcard harness/kit/*.cu harness/runner/*.cu)
 OBJ_CORE := $(CORE_SRC:%.c=$(B)/%.o)
 OBJ_LIB := $(OBJ_CORE) $(HARNESS_SRC:%.c=$(B)/%.o) $(HARNESS_CU:%.cu=$(B)/%.o) \
            $(PAIRS:%=$(B)/bench/%.o) $(PAIRS:%=$(B)/kernels/%.o) $(B)/registry.o $(B)/version.o \
@@ -114,14 +121,14 @@ OBJ_TEST := $(patsubst %.c,$(B)/%.o,$(wildcard tests/*.c))
 .PHONY: all bench test diagnostics clean FORCE
 all: $(B)/roofbench
 
-$(B)/roofbench: $(B)/harness/main.o $(OBJ_LIB) $(B)/ldflags.stamp
+$(B)/roofbench: $(B)/harness/runner/main.o $(OBJ_LIB) $(B)/ldflags.stamp
 	$(CC) -o $@ $(filter %.o,$^) $(LDLIBS_ALL)
 
 $(B)/rbtest: $(OBJ_TEST) $(OBJ_LIB) $(B)/ldflags.stamp
 	$(CC) -o $@ $(filter %.o,$^) $(LDLIBS_ALL)
 
 # make MPI=1 also builds $(B)/roofbench_mpi: the NCCL collectives with one process per GPU,
-# bootstrapped through MPI (harness/mpi_main.c), compiled and linked by MPICC.
+# bootstrapped through MPI (harness/runner/mpi_main.c), compiled and linked by MPICC.
 ifeq ($(MPI),1)
 ifneq ($(NCCL_MISSING),)
 $(error make MPI=1 needs NCCL: $(NCCL_MISSING))
@@ -129,12 +136,12 @@ endif
 MPICC ?= mpicc
 all: $(B)/roofbench_mpi
 
-$(B)/roofbench_mpi: $(B)/harness/mpi_main.o $(OBJ_LIB) $(B)/ldflags.stamp
+$(B)/roofbench_mpi: $(B)/harness/runner/mpi_main.o $(OBJ_LIB) $(B)/ldflags.stamp
 	$(MPICC) -o $@ $(filter %.o,$^) $(LDLIBS_ALL)
 
-$(B)/harness/mpi_main.o: harness/mpi_main.c $(B)/cflags.stamp
+$(B)/harness/runner/mpi_main.o: harness/runner/mpi_main.c $(B)/cflags.stamp
 	@mkdir -p $(@D)
-	$(MPICC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+	$(MPICC) $(CFLAGS_ALL) $(INC_RUNNER) -MMD -MP -c $< -o $@
 endif
 
 # Diagnostics behind two pairs' headers, not part of the suite (scripts/gpu_run.sh runs them on
@@ -144,11 +151,11 @@ diagnostics: $(B)/cuda_graphs_chain $(B)/gemm_bf16_sustained
 
 $(B)/cuda_graphs_chain: scripts/cuda_graphs_chain.cu $(B)/nvccflags.stamp
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS_ALL) -MMD -MP -MF $@.d -o $@ $<
+	$(NVCC) $(NVCCFLAGS_ALL) $(INC) -MMD -MP -MF $@.d -o $@ $<
 
 $(B)/gemm_bf16_sustained: scripts/gemm_bf16_sustained.c $(B)/cflags.stamp $(B)/ldflags.stamp
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -MMD -MP -MF $@.d -o $@ $< $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(INC) -MMD -MP -MF $@.d -o $@ $< $(LDLIBS_ALL)
 
 bench: $(B)/roofbench
 	$(B)/roofbench run $(BENCH_ARGS)
@@ -215,16 +222,20 @@ $(B)/version.c: FORCE
 	   '$(GIT_REV)' '$(ARCH)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
+# The runner, and the generated version.c (it includes the runner's env.h), see the runner's
+# headers; everything else the kit's and core's only (INC above).
+$(B)/harness/runner/%.o $(B)/version.o: INC = $(INC_RUNNER)
+
 $(B)/%.o: $(B)/%.c $(B)/cflags.stamp
-	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(INC) -MMD -MP -c $< -o $@
 
 $(B)/%.o: %.c $(B)/cflags.stamp
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(INC) -MMD -MP -c $< -o $@
 
 $(B)/%.o: %.cu $(B)/nvccflags.stamp
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS_ALL) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS_ALL) $(INC) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
 FORCE:
 

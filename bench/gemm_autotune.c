@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* gemm_autotune: the harness's view of kernels/gemm_autotune.cu (read that file first). The
- * tuning and its cache live in harness/gemm_tune.c (hgemm's library variant uses them too). */
+ * tuning and its cache live in harness/kit/gemm_tune.c (hgemm's library variant uses them too). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -26,7 +26,7 @@
 
 #include "kernels/gemm_autotune.h"
 
-/* Tunable (CFLAGS=-D...); the tuning's own (candidates, rounds, gain) are in harness/gemm_tune.c. */
+/* Tunable (CFLAGS=-D...); the tuning's own (candidates, rounds, gain) are in harness/kit/gemm_tune.c. */
 #ifndef GEMM_AUTOTUNE_WORKSPACE
 #define GEMM_AUTOTUNE_WORKSPACE (32u << 20)
 #endif
@@ -95,7 +95,7 @@ static double ga_bytes_of(const ga_dims *d)
     return 2.0 * ((double)d->m * d->k + (double)d->n * d->k + (double)d->m * d->n);
 }
 
-/* flops()/bytes() are the square's (what `list` shows without an input); input_work gives each
+/* flops()/bytes() are the square's (what `list` shows without an input); by_input.work gives each
  * input its own. */
 static double ga_flops(const rb_size *size)
 {
@@ -439,7 +439,7 @@ const rb_pair rb_pair_gemm_autotune = {
     .shape = ga_shape,
     .flops = ga_flops,
     .bytes = ga_bytes,
-    .input_work = ga_input_work,
+    .by_input.work = ga_input_work,
     .setup = ga_setup,
     .output = ga_output,
     .check = ga_check,
@@ -453,8 +453,8 @@ const rb_pair rb_pair_gemm_autotune = {
     .inputs = {"square", "skinny", "awkward"},
     /* The two variants differ by a few percent at most (often they are the same algorithm),
      * less than the power-capped GPU drifts in the seconds between two variants timed one after
-     * the other: they are timed in alternating samples (harness/measure.h). */
-    .interleave = 1,
+     * the other: they are timed in alternating samples (harness/runner/measure.h). */
+    .timing.interleave = 1,
     .n_variants = 2,
     .variants =
         {

@@ -17,8 +17,8 @@
 #include "core/compare.h"
 #include "gemm_ref.h"
 #include "gpu.h"
-#include "measure.h"
 #include "pair_util.h"
+#include "timer.h"
 
 #include "kernels/gemm_precision.h"
 
@@ -342,7 +342,7 @@ static rb_status gp_gpu_references(gp_ctx *c)
 /* Each tensor step runs the sustained-faster of the heuristic's first GP_TUNE_CANDIDATES that
  * run, at M x N >= GP_TUNE_MIN_ELEMS (the full size; smaller sizes run the first): after
  * GP_TUNE_WARM_S of the first, GP_TUNE_ROUNDS rounds of GP_TUNE_S back to back of each in turn
- * (A B A B: the board's drift hits both alike), each window timed by rb_measure in
+ * (A B A B: the board's drift hits both alike), each window timed by rb_time_window in
  * ~GP_TUNE_SAMPLE_MS samples; a candidate's score is the mean of its windows' medians, and
  * another than the first is chosen when it is GP_TUNE_MIN_GAIN faster. Why: at the power cap
  * the heuristic's first choice is not the fastest, and the roof it is placed on is the best
@@ -390,18 +390,12 @@ static rb_status gp_trial_run(void *arg, cudaStream_t stream)
 }
 
 /* One window: the median time of a launch of x in ~GP_TUNE_SAMPLE_MS samples over GP_TUNE_S of
- * back-to-back launches, after warm_s of them untimed; rb_measure with no noise target, so the
- * window ends at its length and not before. */
+ * back-to-back launches, after warm_s of them untimed (the kit's timer: no noise target, so the
+ * window ends at its length and not before). */
 static rb_status gp_window_ms(gp_ctx *c, int f, const gp_candidate *x, double warm_s, double *ms)
 {
     gp_trial t = {c, f, x};
-    rb_measure_opts o = {.cap_s = GP_TUNE_S, .min_s = GP_TUNE_S, .warm_s = warm_s,
-                         .sample_ms = GP_TUNE_SAMPLE_MS};
-    rb_stats st;
-    double launches;
-    RB_TRY(rb_measure(gp_trial_run, &t, 0, &o, &st, &launches, NULL));
-    *ms = st.median;
-    return RB_OK;
+    return rb_time_window(gp_trial_run, &t, 0, warm_s, GP_TUNE_S, GP_TUNE_SAMPLE_MS, ms);
 }
 
 /* The sustained-fastest of run[0..n) into *best (0 unless another wins by GP_TUNE_MIN_GAIN);
@@ -769,7 +763,7 @@ const rb_pair rb_pair_gemm_precision = {
     .library_algo = gp_library_algo,
     /* Timed sustained (0.5 s warm, then 1 s of samples each), the way `roofbench ceilings`
      * measures the tensor roofs that these steps are placed on: see "Timing" in the .cu. */
-    .sustain_s = 1.0,
+    .timing.sustain_s = 1.0,
     .n_variants = 4,
     .variants =
         {

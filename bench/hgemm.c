@@ -26,7 +26,7 @@
  * Library variants: cuBLASLt in the TN layout (its A = our B, op T; its B = our A), bf16 output
  *   into their own buffer with N padded to a multiple of 16 (cuBLASLt's FP8 kernels want 16-byte
  *   leading dimensions; the padding is dropped before the check). "library": BF16, the best of
- *   the heuristic's top candidates timed and cached by harness/gemm_tune.c (gemm_autotune's
+ *   the heuristic's top candidates timed and cached by harness/kit/gemm_tune.c (gemm_autotune's
  *   tuning, same cache file, same key for the same M N K). "fp8_library": FP8 E4M3 with the same
  *   scales (A/B_SCALE_POINTER) and fast accumulation, the heuristic's first candidate that runs
  *   (tried with C = D, then with no C, as gemm_precision does).
@@ -658,7 +658,7 @@ const rb_pair rb_pair_hgemm = {
     .shape = hgemm_shape,
     .flops = hgemm_flops,
     .bytes = hgemm_bytes,
-    .input_work = hgemm_input_work,
+    .by_input.work = hgemm_input_work,
     .setup = hgemm_setup,
     .output = hgemm_output,
     .check = hgemm_check,
@@ -696,10 +696,10 @@ const rb_pair rb_pair_hgemm = {
     .n_inputs = HG_INPUTS,
     .inputs = {"square", "awkward"},
     .sweep = hgemm_sweep,
-    .input_sweep = {NULL, hgemm_awkward_sweep},
+    .by_input.sweep = {NULL, hgemm_awkward_sweep},
     /* optimized and library differ by a few percent at most, less than a power-capped GPU
      * drifts between two variants timed one after the other: every variant is timed in turns. */
-    .interleave = 1,
+    .timing.interleave = 1,
     .n_variants = HG_VARIANTS,
     .variants =
         {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/compare.h"
-#include "env.h"
+#include "platform.h"
 #include "gpu.h"
 #include "pair_util.h"
 
@@ -230,7 +230,7 @@ const rb_pair rb_pair_host_transfer = {
     .inputs = {"h2d", "d2h"},
     /* Both variants on the link of their direction: pageable memory's staging shows as the
      * distance from the pinned rate the link allows. */
-    .input_roofs = {"pcie_h2d_gbps", "pcie_d2h_gbps"},
+    .by_input.roofs = {"pcie_h2d_gbps", "pcie_d2h_gbps"},
     .kernels = host_transfer_kernels,
     .extras = ht_extras,
     .n_variants = 2,

@@ -5,7 +5,7 @@
  * One process drives every visible GPU: local GPU k is CUDA device k and NCCL rank k
  * (ncclCommInitAll). run() gets a stream of GPU 0: it forks the other GPUs' streams from it with
  * an event and joins them back, so the harness's events on that stream time the collective on
- * all GPUs. The MPI driver (harness/mpi_main.c, `make MPI=1`) runs the same code with one GPU
+ * all GPUs. The MPI driver (harness/runner/mpi_main.c, `make MPI=1`) runs the same code with one GPU
  * per process: setup_rank() gets its communicator (made by ncclCommInitRank) and the ranks'
  * host reductions (rb_comm); the check then sums its three figures over all ranks, so every
  * rank reports the error and the wrong elements of the whole collective.
@@ -46,7 +46,7 @@
 
 #include "core/compare.h"
 #include "core/random.h"
-#include "env.h"
+#include "platform.h"
 #include "gpu.h"
 #include "pair_util.h"
 
@@ -671,7 +671,7 @@ const rb_pair rb_pair_nccl_allreduce = {
     .bytes = ar_bytes,
     .link_bytes = 1,
     .setup = ar_setup,
-    .setup_rank = ar_setup_comm,
+    .gpus.setup_rank = ar_setup_comm,
     .output = ar_output,
     .check = ar_check,
     .teardown = ar_teardown,
@@ -681,7 +681,7 @@ const rb_pair rb_pair_nccl_allreduce = {
     .n_inputs = 3,
     .inputs = {"allreduce", "allgather", "reduce_scatter"},
     .sweep = nccl_allreduce_sweep,
-    .sweep_one_gpu = nccl_allreduce_sweep_one_gpu,
+    .gpus.sweep_one_gpu = nccl_allreduce_sweep_one_gpu,
     .extras = ar_extras,
     .n_variants = 3,
     .variants =

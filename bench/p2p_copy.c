@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "env.h"
+#include "platform.h"
 #include "gpu.h"
 #include "pair_util.h"
 
@@ -285,7 +285,7 @@ const rb_pair rb_pair_p2p_copy = {
             {"p2p_copy_peer_read_kernel", "LDG.E.128"},
             {"p2p_copy_peer_read_kernel", "STG.E.128"},
         },
-    .min_gpus = 2,
+    .gpus.min = 2,
     .kernels = p2p_copy_kernels,
     .extras = p2p_extras,
     .n_variants = 3,

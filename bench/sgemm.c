@@ -34,7 +34,7 @@ typedef struct sgemm_ctx {
     float *a, *b, *c, *ref; /* device: A (M x K), B (K x N), C and its reference (M x N) */
     int m, n, k;
     cublasHandle_t blas; /* the library variant's, and setup's fp64 reference GEMM */
-    rb_gemm_ref ref64;   /* setup only (see harness/gemm_ref.h) */
+    rb_gemm_ref ref64;   /* setup only (see harness/kit/gemm_ref.h) */
 } sgemm_ctx;
 
 /* K for a resolved shape (M x N). */

@@ -371,8 +371,8 @@ const rb_pair rb_pair_streams_overlap = {
     /* The pipelined time is judged against the stages timed alone; the host link's speed drifts
      * from one second to the next on a shared machine (pinned H2D medians of 19.5 to 20.1 ms and
      * pipelines of 22.7 to 27.0 ms in runs minutes apart), so all five are timed in alternating
-     * samples (harness/measure.h) and see the same link. */
-    .interleave = 1,
+     * samples (harness/runner/measure.h) and see the same link. */
+    .timing.interleave = 1,
     .n_variants = 6,
     .variants =
         {

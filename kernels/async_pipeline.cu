@@ -500,7 +500,7 @@ extern "C" void async_pipeline_dims(int *k, int *n)
     *n = AP_N;
 }
 
-/* The kernels each variant launches, as launched (harness/kernel_info.h); the reference kernel
+/* The kernels each variant launches, as launched (harness/kit/kernel_info.h); the reference kernel
  * runs in setup only. */
 extern "C" const rb_kernel_info async_pipeline_kernels[] = {
     {"baseline", "async_pipeline_baseline_kernel", (const void *)async_pipeline_baseline_kernel,

@@ -103,7 +103,7 @@ extern "C" cudaError_t copy_coalescing_optimized(const float *in, float *out, si
     return cudaGetLastError();
 }
 
-/* The kernels each variant launches, as launched (harness/kernel_info.h). */
+/* The kernels each variant launches, as launched (harness/kit/kernel_info.h). */
 extern "C" const rb_kernel_info copy_coalescing_kernels[] = {
     {"baseline", "copy_coalescing_baseline_kernel", (const void *)copy_coalescing_baseline_kernel,
      COPY_COALESCING_BLOCK, 0},

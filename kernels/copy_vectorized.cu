@@ -148,7 +148,7 @@ extern "C" cudaError_t copy_vectorized_optimized(const float *in, float *out, si
     return cudaGetLastError();
 }
 
-/* The kernels each variant launches, as launched (harness/kernel_info.h). */
+/* The kernels each variant launches, as launched (harness/kit/kernel_info.h). */
 extern "C" const rb_kernel_info copy_vectorized_kernels[] = {
     {"baseline", "copy_vectorized_baseline_kernel", (const void *)copy_vectorized_baseline_kernel,
      COPY_VECTORIZED_BLOCK, 0},

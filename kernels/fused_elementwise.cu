@@ -86,7 +86,7 @@
  *   22 MB are the previous launch's dirty lines) yet takes 536 us against 522 us warm. The
  *   cause was the flush's L2 lines: loaded evict-normal, they outranked this kernel's
  *   evict-first (.cs) lines, so the kernel met an L2 that was not like an empty one. With the
- *   flush's loads evict-first too (harness/gpu_kernels.cu since 2026-11-25), cold runs 0.5213
+ *   flush's loads evict-first too (harness/kit/gpu_kernels.cu since 2026-11-25), cold runs 0.5213
  *   ms against 0.5251 warm (20261125T1219Z-flush-experiment.txt).
  */
 #include <cuda_bf16.h>
@@ -374,7 +374,7 @@ extern "C" cudaError_t fused_elementwise_reference(const void *x, const void *bi
     return cudaGetLastError();
 }
 
-/* The kernels each variant launches, as launched (harness/kernel_info.h); the conversion and
+/* The kernels each variant launches, as launched (harness/kit/kernel_info.h); the conversion and
  * reference kernels run in setup only. */
 extern "C" const rb_kernel_info fused_elementwise_kernels[] = {
     {"baseline", "fused_elementwise_baseline_bias_kernel",

@@ -53,7 +53,7 @@
  *   to a candidate that beat it by more than GEMM_AUTOTUNE_MIN_GAIN (2%) in at least 90% of the
  *   rounds (the 90th percentile of its ratios below 0.98), taking the lowest median ratio among
  *   those: a win inside the measured noise keeps the heuristic's choice, so the tuned variant is
- *   not slower than the baseline by selection. The choice is cached (JSON, harness/gemm_tune.c,
+ *   not slower than the baseline by selection. The choice is cached (JSON, harness/kit/gemm_tune.c,
  *   shared with hgemm) and reused by later runs after cublasLtMatmulAlgoCheck accepts it again;
  *   a stale or corrupt cache is reported in one line and rebuilt. The pair reports candidates,
  *   chosen_index, cache_hit and setup_gain (first / chosen, as measured in setup) as extras. No

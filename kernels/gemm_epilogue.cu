@@ -200,7 +200,7 @@ extern "C" cudaError_t gemm_epilogue_reference(const double *c, const void *bias
     return cudaGetLastError();
 }
 
-/* The kernels of ours each variant launches, as launched (harness/kernel_info.h): the
+/* The kernels of ours each variant launches, as launched (harness/kit/kernel_info.h): the
  * baseline's second launch. Its GEMM and the whole optimized variant are cuBLASLt's kernels; the
  * conversion and reference kernels run in setup only. */
 extern "C" const rb_kernel_info gemm_epilogue_kernels[] = {

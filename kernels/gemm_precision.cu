@@ -121,7 +121,7 @@
  *
  * Timing (issue 11): each step is timed sustained (rb_pair.sustain_s): 0.5 s of untimed
  *   back-to-back launches, then samples over at least 1 s, the median; the method of the tensor
- *   roofs of `roofbench ceilings` (harness/ceilings_gemm.c), so a step and the roof it is placed
+ *   roofs of `roofbench ceilings` (harness/runner/ceilings_gemm.c), so a step and the roof it is placed
  *   on are measured in the same state of the board. Two timings came before it. One step after
  *   the other with ~20 ms of samples each: each met the power controller somewhere else on its
  *   way down, and the bf16 step's median spread 18% over three runs (issue 12). Interleaved

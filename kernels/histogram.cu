@@ -336,7 +336,7 @@ extern "C" cudaError_t histogram_make_input(unsigned char *x, size_t n, uint64_t
     return cudaGetLastError();
 }
 
-/* The kernels each variant launches, as launched (harness/kernel_info.h); the library variant is
+/* The kernels each variant launches, as launched (harness/kit/kernel_info.h); the library variant is
  * CUB's, and the input kernel runs in setup only. */
 extern "C" const rb_kernel_info histogram_kernels[] = {
     {"baseline", "histogram_baseline_kernel", (const void *)histogram_baseline_kernel,

@@ -291,7 +291,7 @@ extern "C" cudaError_t l2_persistence_reference(const float *x, const float *tab
     return cudaGetLastError();
 }
 
-/* The kernels each variant launches, as launched (harness/kernel_info.h); the reference kernel
+/* The kernels each variant launches, as launched (harness/kit/kernel_info.h); the reference kernel
  * runs in setup only. */
 extern "C" const rb_kernel_info l2_persistence_kernels[] = {
     {"baseline", "l2_persistence_baseline_kernel", (const void *)l2_persistence_baseline_kernel,

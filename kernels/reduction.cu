@@ -405,7 +405,7 @@ extern "C" cudaError_t reduction_reference(const float *x, size_t n, unsigned lo
     return cudaGetLastError();
 }
 
-/* The kernels each variant launches, as launched (harness/kernel_info.h): the baseline launches
+/* The kernels each variant launches, as launched (harness/kit/kernel_info.h): the baseline launches
  * its kernel once per level; the library variant is CUB's; the input and reference kernels run
  * in setup only. */
 extern "C" const rb_kernel_info reduction_kernels[] = {

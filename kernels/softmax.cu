@@ -540,7 +540,7 @@ extern "C" cudaError_t softmax_defect_truncated_sum(const float *x, float *y, fl
     return cudaGetLastError();
 }
 
-/* The kernels each variant launches, as launched (harness/kernel_info.h); the reference and
+/* The kernels each variant launches, as launched (harness/kit/kernel_info.h); the reference and
  * scale kernels run in setup only. softmax_pick chooses one optimized instantiation by the row
  * length, so each is listed: the full and smoke sizes (4096 columns) run <4, 4>, the odd shape
  * 999 x 1021 of the GPU tests <1, 4>; the baseline's kernels run <4> and <1> there. */

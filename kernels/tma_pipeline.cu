@@ -648,7 +648,7 @@ extern "C" cudaError_t tma_pipeline_encode_map(CUtensorMap *map, const float *in
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-/* The kernels each variant launches, as launched (harness/kernel_info.h); the reference kernel
+/* The kernels each variant launches, as launched (harness/kit/kernel_info.h); the reference kernel
  * runs in setup only. */
 extern "C" const rb_kernel_info tma_pipeline_kernels[] = {
     {"baseline", "tma_pipeline_baseline_kernel", (const void *)tma_pipeline_baseline_kernel,

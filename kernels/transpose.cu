@@ -214,7 +214,7 @@ extern "C" cudaError_t transpose_optimized(const float *in, float *out, size_t r
     return cudaGetLastError();
 }
 
-/* The kernels each variant launches, as launched (harness/kernel_info.h): all three use the
+/* The kernels each variant launches, as launched (harness/kit/kernel_info.h): all three use the
  * TRANSPOSE_TILE x TRANSPOSE_BLOCK_ROWS block and static shared memory only. */
 extern "C" const rb_kernel_info transpose_kernels[] = {
     {"baseline", "transpose_baseline_kernel", (const void *)transpose_baseline_kernel,

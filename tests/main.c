@@ -13,7 +13,7 @@
 
 extern const rbtest_suite json_suite, core_suite, expect_suite, ceilings_suite, plot_suite,
     autotune_suite, registry_suite, codegen_suite, launch_suite, nccl_suite, runcmp_suite,
-    binary_suite, gpu_suite, clocks_suite, docs_suite;
+    binary_suite, gpu_suite, clocks_suite, docs_suite, layout_suite;
 
 const char *rbtest_binary = "build/sm_90/roofbench";
 
@@ -32,6 +32,33 @@ void rbtest_skip(const char *why)
     snprintf(skip_reason, sizeof skip_reason, "%s", why);
 }
 
+char *rbtest_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0, got;
+    char *text = malloc(cap);
+    while (text && (got = fread(text + len, 1, cap - len - 1, f)) > 0) {
+        len += got;
+        if (len + 1 < cap)
+            continue;
+        char *more = realloc(text, cap * 2);
+        if (!more)
+            free(text);
+        text = more;
+        cap *= 2;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!text || bad) {
+        free(text);
+        return NULL;
+    }
+    text[len] = '\0';
+    return text;
+}
+
 static int selected(const char *suite, int argc, char **argv)
 {
     if (argc <= 2)
@@ -47,7 +74,7 @@ int main(int argc, char **argv)
     const rbtest_suite *suites[] = {&json_suite,    &core_suite,   &expect_suite,   &ceilings_suite,
                                     &clocks_suite,  &plot_suite,   &autotune_suite, &registry_suite,
                                     &codegen_suite, &launch_suite, &nccl_suite,     &runcmp_suite,
-                                    &binary_suite,  &docs_suite,   &gpu_suite};
+                                    &binary_suite,  &docs_suite,   &layout_suite,   &gpu_suite};
     int passed = 0, failed = 0, skips = 0, codegen_skips = 0, gpu_skips = 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc > 1)

@@ -26,6 +26,10 @@ void rbtest_fail(const char *file, int line, const char *what);
 /* Marks the running test as skipped (counted apart, not as passed), with a reason. */
 void rbtest_skip(const char *why);
 
+/* The whole file at path, NUL-terminated, malloc'd (the caller frees it); NULL when it cannot be
+ * read. */
+char *rbtest_read_file(const char *path);
+
 /* Path of the roofbench binary under test (the runner's first argument). */
 extern const char *rbtest_binary;
 /* Number of usable CUDA devices (0 on a machine without a GPU). */

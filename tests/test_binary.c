@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../harness/pair.h"
+#include "../harness/kit/pair.h"
 #include "rbtest.h"
 
 extern const rbtest_suite binary_suite;

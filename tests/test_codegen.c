@@ -13,8 +13,8 @@
 #include "../harness/core/codegen.h"
 #include "../harness/core/fingerprint.h"
 #include "../harness/core/util.h"
-#include "../harness/env.h"
-#include "../harness/pair.h"
+#include "../harness/runner/env.h"
+#include "../harness/kit/pair.h"
 #include "rbtest.h"
 
 extern const rbtest_suite codegen_suite;

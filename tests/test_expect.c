@@ -7,7 +7,7 @@
 #include "../harness/core/result.h"
 #include "../harness/core/roofline.h"
 #include "../harness/core/util.h"
-#include "../harness/results.h"
+#include "../harness/runner/results.h"
 #include "rbtest.h"
 
 #include <math.h>

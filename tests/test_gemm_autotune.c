@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Tier 1 (no GPU): the cuBLASLt tuning cache and selection rule (harness/gemm_tune.c):
+/* Tier 1 (no GPU): the cuBLASLt tuning cache and selection rule (harness/kit/gemm_tune.c):
  * the path rules, a round trip, a missing file, a corrupt file, a wrong schema, a stale
  * cuBLASLt version, and a noisy win that must not replace the heuristic's first choice; and the
- * GEMM pairs' shared rules (harness/gemm_ref.h): the square shape, the rows the CPU checks, the
+ * GEMM pairs' shared rules (harness/kit/gemm_ref.h): the square shape, the rows the CPU checks, the
  * bf16 widening. */
 #include <dirent.h>
 #include <math.h>
@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "../harness/core/json.h"
-#include "../harness/gemm_ref.h"
-#include "../harness/gemm_tune.h"
+#include "../harness/kit/gemm_ref.h"
+#include "../harness/kit/gemm_tune.h"
 #include "rbtest.h"
 
 extern const rbtest_suite autotune_suite;

@@ -12,9 +12,9 @@
 #include "../harness/core/compare.h"
 #include "../harness/core/json.h"
 #include "../harness/core/random.h"
-#include "../harness/gpu.h"
-#include "../harness/pair.h"
-#include "../harness/pair_util.h"
+#include "../harness/kit/gpu.h"
+#include "../harness/kit/pair.h"
+#include "../harness/kit/pair_util.h"
 #include "rbtest.h"
 
 extern const rbtest_suite gpu_suite;
@@ -109,7 +109,7 @@ static void test_poison_alone_fails_every_check(void)
         char why[200];
         rb_size want = {p->smoke_size, 0, 0}, size;
         RB_CHECK(rb_pair_resolve_size(p, &want, &size, why, sizeof why) == 0);
-        if (p->min_gpus > rbtest_gpu_count())
+        if (p->gpus.min > rbtest_gpu_count())
             continue;
         if (p->min_cc) {
             int cc_major = 0;
@@ -149,7 +149,7 @@ static void test_planted_nan_caught_and_persisting_l2_reset(void)
     cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, 0);
     for (int i = 0; rb_registry[i]; i++) {
         const rb_pair *p = rb_registry[i];
-        if ((p->min_cc && cc_major * 10 < p->min_cc) || p->min_gpus > rbtest_gpu_count())
+        if ((p->min_cc && cc_major * 10 < p->min_cc) || p->gpus.min > rbtest_gpu_count())
             continue;
         const rb_variant_def *opt = NULL;
         int opt_k = 0;
@@ -241,7 +241,7 @@ static void test_planted_defects_fail_their_check(void)
     const char *only = getenv("RBTEST_PAIR"); /* one pair's defects alone */
     for (int i = 0; rb_registry[i]; i++) {
         const rb_pair *p = rb_registry[i];
-        if ((p->min_cc && cc_major * 10 < p->min_cc) || p->min_gpus > rbtest_gpu_count() ||
+        if ((p->min_cc && cc_major * 10 < p->min_cc) || p->gpus.min > rbtest_gpu_count() ||
             (only && *only && strcmp(only, p->name)))
             continue;
         for (int d = 0; d < RB_MAX_DEFECTS && p->defects[d].name; d++)
@@ -343,7 +343,7 @@ static void test_interleaved_pair_times_every_variant(void)
     rbtest_remove_dir();
 }
 
-/* The adaptive loop (harness/measure.c): every variant has >= 20 samples and the 95% interval of
+/* The adaptive loop (harness/runner/measure.c): every variant has >= 20 samples and the 95% interval of
  * its median in the results, around the median; the loop stopped because that interval spans
  * <= 1% of the median, or because the time cap (1 s of wall clock) ran out, of which the timed
  * launches take more than half (the rest: a sync and a check between samples). */

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../harness/pair.h"
+#include "../harness/kit/pair.h"
 #include "kernels/streams_overlap.h"
 #include "rbtest.h"
 

@@ -3,7 +3,7 @@
  * Tier 2 (no GPU needed): the multi-GPU pairs' declarations. nccl_allreduce's sweep list and
  * nccl-tests' bus-bandwidth formulas, and the build's account of a pair it left out (a build
  * without NCCL names nccl_allreduce in rb_registry_missing, with the reason). The pieces of
- * roofbench_mpi (harness/mpi_main.c) that need no MPI and no GPU: the pairs it takes from the
+ * roofbench_mpi (harness/runner/mpi_main.c) that need no MPI and no GPU: the pairs it takes from the
  * registry (those with setup_rank) and the results document its ranks' records make, which must
  * be roofbench run's. tests/mpi_smoke.sh checks the MPI binary itself (CI, make MPI=1).
  */
@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "../harness/core/report.h"
-#include "../harness/jobs.h"
-#include "../harness/pair.h"
-#include "../harness/results.h"
+#include "../harness/runner/jobs.h"
+#include "../harness/kit/pair.h"
+#include "../harness/runner/results.h"
 #include "rbtest.h"
 
 extern const rbtest_suite nccl_suite;
@@ -86,19 +86,19 @@ static void test_one_gpu_sweep(void)
         rbtest_skip("nccl_allreduce is not in this build (no NCCL)");
         return;
     }
-    RB_CHECK(p->sweep_one_gpu != NULL);
-    if (!p->sweep_one_gpu || !p->sweep)
+    RB_CHECK(p->gpus.sweep_one_gpu != NULL);
+    if (!p->gpus.sweep_one_gpu || !p->sweep)
         return;
     const uint64_t want[] = {1073741824};
     int n = 0;
-    for (; p->sweep_one_gpu[n] && n < 1; n++) {
-        RB_CHECK(p->sweep_one_gpu[n] == want[n]);
+    for (; p->gpus.sweep_one_gpu[n] && n < 1; n++) {
+        RB_CHECK(p->gpus.sweep_one_gpu[n] == want[n]);
         int in_sweep = 0;
         for (int k = 0; p->sweep[k]; k++)
-            in_sweep |= p->sweep[k] == p->sweep_one_gpu[n];
+            in_sweep |= p->sweep[k] == p->gpus.sweep_one_gpu[n];
         RB_CHECK(in_sweep);
     }
-    RB_CHECK(n == 1 && p->sweep_one_gpu[n] == 0);
+    RB_CHECK(n == 1 && p->gpus.sweep_one_gpu[n] == 0);
     int kept_one = 0, kept_two = 0;
     for (int k = 0; p->sweep[k]; k++) {
         kept_one += rb_pair_sweeps_size(p, p->sweep[k], 1);
@@ -108,7 +108,7 @@ static void test_one_gpu_sweep(void)
     RB_CHECK(!rb_pair_sweeps_size(p, 16777216, 1) && rb_pair_sweeps_size(p, 16777216, 8));
     RB_CHECK(!rb_pair_sweeps_size(p, 8, 1) && rb_pair_sweeps_size(p, 8, 2));
     const rb_pair *copy = find_pair("copy_vectorized");
-    RB_CHECK(copy && copy->sweep_one_gpu == NULL && rb_pair_sweeps_size(copy, 12345, 1));
+    RB_CHECK(copy && copy->gpus.sweep_one_gpu == NULL && rb_pair_sweeps_size(copy, 12345, 1));
 }
 
 static void test_bus_bandwidth_formulas(void)
@@ -137,11 +137,11 @@ static void test_bus_bandwidth_formulas(void)
 static void test_min_gpus_declared(void)
 {
     const rb_pair *p2p = find_pair("p2p_copy");
-    RB_CHECK(p2p != NULL && p2p->min_gpus == 2);
+    RB_CHECK(p2p != NULL && p2p->gpus.min == 2);
     for (int i = 0; rb_registry[i]; i++)
-        RB_CHECK(rb_registry[i]->min_gpus >= 0 && rb_registry[i]->min_gpus <= 8);
+        RB_CHECK(rb_registry[i]->gpus.min >= 0 && rb_registry[i]->gpus.min <= 8);
     const rb_pair *nccl = find_pair("nccl_allreduce");
-    RB_CHECK(!nccl || nccl->min_gpus <= 1); /* works on one GPU: busbw 0, as nccl-tests */
+    RB_CHECK(!nccl || nccl->gpus.min <= 1); /* works on one GPU: busbw 0, as nccl-tests */
 }
 
 /* The optional hook is there where it must be, and only there: roofbench_mpi runs exactly the
@@ -150,7 +150,7 @@ static void test_setup_rank_declared(void)
 {
     int with = 0;
     for (int i = 0; rb_registry[i]; i++)
-        if (rb_registry[i]->setup_rank) {
+        if (rb_registry[i]->gpus.setup_rank) {
             with++;
             RB_CHECK(rb_registry[i]->setup != NULL);
         }
@@ -160,13 +160,13 @@ static void test_setup_rank_declared(void)
         rbtest_skip("nccl_allreduce is not in this build (no NCCL)");
         return;
     }
-    RB_CHECK(p->setup_rank != NULL);
+    RB_CHECK(p->gpus.setup_rank != NULL);
     RB_CHECK(with == 1);
 }
 
 static int has_setup_rank(const rb_pair *p)
 {
-    return p->setup_rank != NULL;
+    return p->gpus.setup_rank != NULL;
 }
 
 /* roofbench_mpi's selection: the registry's pairs with setup_rank, named as roofbench names

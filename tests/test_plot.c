@@ -14,7 +14,7 @@
 
 #include "../harness/core/plot.h"
 #include "../harness/core/svg.h"
-#include "../harness/results.h"
+#include "../harness/runner/results.h"
 #include "rbtest.h"
 
 #define FIXTURE "tests/plot/roofs.json"

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "../harness/core/cli.h"
-#include "../harness/jobs.h"
-#include "../harness/pair.h"
+#include "../harness/runner/jobs.h"
+#include "../harness/kit/pair.h"
 #include "rbtest.h"
 
 extern const rbtest_suite registry_suite;
@@ -131,7 +131,7 @@ static void test_variant_roofs_declared(void)
                 RB_CHECK(ok);
                 if (!ok) {
                     printf("    (%s/%s: '%s' is not a roof key)\n", p->name, v->name,
-                           v->roof ? v->roof : p->input_roofs[in]);
+                           v->roof ? v->roof : p->by_input.roofs[in]);
                     continue;
                 }
                 if (p->link_bytes)
@@ -244,7 +244,7 @@ static void test_cpu_references_pass_hand_computed_cases(void)
     }
 }
 
-/* A pair's input with a sweep of its own (rb_pair.input_sweep) takes only those sizes in a full
+/* A pair's input with a sweep of its own (rb_pair.by_input.sweep) takes only those sizes in a full
  * run; the other inputs the pair's sweep: hgemm's awkward shape runs at 4096 scale alone. */
 static void test_input_sweep_overrides_pair_sweep(void)
 {
@@ -303,7 +303,7 @@ static void test_odd_sizes_resolve(void)
     }
 }
 
-/* ---- kernel resource tables (harness/kernel_info.h) ---- */
+/* ---- kernel resource tables (harness/kit/kernel_info.h) ---- */
 
 #define KERNEL_NAME_MAX sizeof(((rb_kernel_result *)NULL)->name) /* as the results hold it */
 #define MAX_SOURCE_KERNELS 64

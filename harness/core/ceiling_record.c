@@ -48,6 +48,29 @@ json_value *rb_ceiling_method_json(const rb_ceiling_method *m)
     return o;
 }
 
+json_value *rb_ceiling_roof_line(const char *key, double value, const rb_ceiling_method *m)
+{
+    json_value *o = json_new_object();
+    if (!o || json_set_string(o, "type", "ceiling") || json_set_string(o, "key", key) ||
+        json_set_number(o, "value", value) ||
+        json_object_set(o, "method", rb_ceiling_method_json(m))) {
+        json_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+json_value *rb_ceiling_skip_line(const char *key, const char *reason)
+{
+    json_value *o = json_new_object();
+    if (!o || json_set_string(o, "type", "ceiling_skip") || json_set_string(o, "key", key) ||
+        json_set_string(o, "reason", reason)) {
+        json_free(o);
+        return NULL;
+    }
+    return o;
+}
+
 static int refuse(char *err, size_t err_size, const char *what, const char *key)
 {
     rb_fmt(err, err_size, "ceiling %s: %s", key, what);

@@ -48,6 +48,12 @@ typedef struct rb_ceiling_method {
 /* The method's JSON object; NULL when out of memory. */
 json_value *rb_ceiling_method_json(const rb_ceiling_method *m);
 
+/* The child's two lines to the parent: a measured roof ({"type": "ceiling", key, value,
+ * method}) and a roof that could not be measured ({"type": "ceiling_skip", key, reason}).
+ * NULL when out of memory. */
+json_value *rb_ceiling_roof_line(const char *key, double value, const rb_ceiling_method *m);
+json_value *rb_ceiling_skip_line(const char *key, const char *reason);
+
 /* Checks one {"type": "ceiling"} line: a known key, a positive finite value, and a method with
  * method and size (strings), samples (>= 1), noise (>= 0) and, when present, sm_clock_mhz and
  * power_w (positive numbers), nothing else. 0, or -1 with the reason in err. */

@@ -604,7 +604,7 @@ static int variant_runs(const rb_pair_result *pairs, int i, int k,
      * its time does. On the H100 they did not always: an interleaved cuBLASLt GEMM's time
      * repeated to 0.9% over three runs while its cycles spread 10%, when the loop's readings
      * were shared by all its variants (each variant now has the readings taken during its own
-     * samples, harness/clock_sampler.h, but a short one may get only a few), so the choice is
+     * samples, harness/runner/clock_sampler.h, but a short one may get only a few), so the choice is
      * the data's. */
     int capped = 0, clocks = 1;
     for (int r = 0; r < n; r++) {

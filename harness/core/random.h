@@ -3,7 +3,7 @@
  * Seeded, counter-based random inputs: element i of a stream is a pure function of (seed, i),
  * so the GPU fills large inputs in place and the CPU recomputes any element bit-exactly for a
  * reference. Under nvcc the functions are __host__ __device__ (RB_HOST_DEVICE): the GPU fill
- * (harness/gpu_kernels.cu) and the kernels that regenerate inputs run this same code, so there is
+ * (harness/kit/gpu_kernels.cu) and the kernels that regenerate inputs run this same code, so there is
  * no device copy to keep in step.
  */
 #ifndef RB_RANDOM_H

@@ -27,7 +27,7 @@ typedef struct rb_extra {
     double value;  /* NaN when it could not be computed */
 } rb_extra;
 
-/* What the runtime says of one of a pair's kernels (see harness/kernel_info.h). */
+/* What the runtime says of one of a pair's kernels (see harness/kit/kernel_info.h). */
 typedef struct rb_kernel_result {
     char variant[RB_NAME_MAX];
     char name[96];

@@ -5,7 +5,7 @@
  * A roof is one of a fixed table of keys (the same keys in expectation files and results files):
  * its kind and unit are in its name's suffix, _gbps (bandwidth, 1e9 bytes/s), _tflops (compute,
  * 1e12 flop/s, dense) or _us (latency, microseconds). Every variant is placed on one roof, which
- * its pair declares or the harness derives (harness/pair.h, rb_variant_def.roof).
+ * its pair declares or the harness derives (harness/kit/pair.h, rb_variant_def.roof).
  *
  * Against a compute roof: floor = max(flops / compute roof, bytes / dram_gbps) (the classic
  * roofline, attainable = min(compute, AI x memory)). Against a bandwidth roof: floor =

@@ -45,7 +45,7 @@
 #include "rb_cuda.h"
 
 #define RB_MAX_INPUTS 4
-#define RB_SUSTAIN_WARM_S 0.5 /* rb_pair.sustain_s */
+#define RB_SUSTAIN_WARM_S 0.5 /* rb_pair.timing.sustain_s */
 #define RB_MAX_DEFECTS 4
 
 /* The processes of a multi-process run (roofbench_mpi: one per GPU, bootstrapped through MPI),
@@ -93,6 +93,46 @@ typedef struct rb_defect {
     uint64_t size; /* 0: the odd size */
 } rb_defect;
 
+/* What differs between a pair's inputs, beyond the size (gemm_autotune, hgemm, host_transfer).
+ * Left empty, every input has the pair's work model, roofs and sweep. */
+typedef struct rb_pair_by_input {
+    /* The work of one input (inputs of different shapes); NULL: the pair's flops()/bytes(). */
+    void (*work)(const rb_size *size, int input, double *flops, double *bytes);
+    /* The roof of every variant on input k, when the input decides it (host_transfer: h2d or
+     * d2h); NULL: each variant's own .roof. */
+    const char *roofs[RB_MAX_INPUTS];
+    /* Input k's own sweep where it differs from rb_pair.sweep (0-terminated); NULL: .sweep. */
+    const uint64_t *sweep[RB_MAX_INPUTS];
+} rb_pair_by_input;
+
+/* Timing other than one variant after the other under the noise rule (runner/measure.h). */
+typedef struct rb_pair_timing {
+    /* Time the variants together, one sample of each in turn (rb_measure_rounds): for variants
+     * whose difference is a few percent on a GPU whose clocks drift under its power cap (the
+     * autotuned GEMM against the heuristic's). */
+    int interleave;
+    /* Time each variant sustained, at the full size: after its warm-up, RB_SUSTAIN_WARM_S of
+     * untimed back-to-back launches, then samples over at least sustain_s seconds (the median
+     * as always). For variants that run into the board's power limit and whose figure is what
+     * the tensor cores sustain, measured the way `roofbench ceilings` measures the tensor
+     * roofs (runner/ceilings_gemm.c: 0.5 s warm, 1 s timed): a burst of a few dozen
+     * milliseconds meets the clock wherever the power controller happens to be. 0: not. */
+    double sustain_s;
+} rb_pair_timing;
+
+/* Pairs of several GPUs (p2p_copy, nccl_allreduce). Left empty: one GPU, one process. */
+typedef struct rb_pair_gpus {
+    int min; /* GPUs the pair needs (p2p: 2); 0 or 1: one. Fewer visible: skipped. */
+    /* setup() for rank comm->rank of a multi-process run (see above): this process drives one
+     * GPU, the current device, through comm. NULL: the pair runs in one process only. */
+    rb_status (*setup_rank)(void **ctx, const rb_size *size, uint64_t seed, int input,
+                            const rb_comm *comm);
+    /* The sizes of the sweep a full run takes when the machine shows one GPU (0-terminated);
+     * NULL: all of them. A multi-GPU pair on one GPU moves nothing over a link, and most of
+     * its sweep repeats what its neighbours show there (rb_pair_sweeps_size). */
+    const uint64_t *sweep_one_gpu;
+} rb_pair_gpus;
+
 typedef struct rb_pair {
     const char *name;
     const char *pattern;            /* one line: what the pair teaches */
@@ -105,16 +145,10 @@ typedef struct rb_pair {
      * pairs' children, calls them too and must not initialise CUDA). */
     double (*flops)(const rb_size *size);
     double (*bytes)(const rb_size *size);
-    /* Inputs of different shapes (gemm_autotune): the work of one input; NULL: flops()/bytes(). */
-    void (*input_work)(const rb_size *size, int input, double *flops, double *bytes);
     /* bytes() counts traffic over a link (PCIe, NVLink), not DRAM: no DRAM roof applies. */
     int link_bytes;
     /* input: index into inputs[] (0 when the pair has none). */
     rb_status (*setup)(void **ctx, const rb_size *size, uint64_t seed, int input);
-    /* setup() for rank comm->rank of a multi-process run (see above): this process drives one
-     * GPU, the current device, through comm. NULL: the pair runs in one process only. */
-    rb_status (*setup_rank)(void **ctx, const rb_size *size, uint64_t seed, int input,
-                            const rb_comm *comm);
     /* variant: index into variants[] (see above). */
     void (*output)(void *ctx, int variant, void **dev_ptr, size_t *bytes);
     rb_status (*check)(void *ctx, int variant, cudaStream_t stream, double *rel_err);
@@ -128,30 +162,12 @@ typedef struct rb_pair {
     const char *spills_why;
     int n_inputs; /* 0: one unnamed input */
     const char *inputs[RB_MAX_INPUTS];
-    /* The roof of every variant on input k, when the input decides it (host_transfer: h2d or
-     * d2h); NULL: each variant's own .roof. */
-    const char *input_roofs[RB_MAX_INPUTS];
     /* Sizes a full run sweeps, each its own row group "<pair>[.<input>]@<size>"; 0-terminated,
      * NULL for none. --size smoke and --size N run one size as usual. */
     const uint64_t *sweep;
-    /* Input k's own sweep where it differs from .sweep (0-terminated); NULL: .sweep. */
-    const uint64_t *input_sweep[RB_MAX_INPUTS];
-    /* The sizes of the sweep a full run takes when the machine shows one GPU (0-terminated);
-     * NULL: all of them. A multi-GPU pair on one GPU moves nothing over a link, and most of
-     * its sweep repeats what its neighbours show there (rb_pair_sweeps_size). */
-    const uint64_t *sweep_one_gpu;
-    int min_gpus; /* GPUs the pair needs (p2p: 2); 0 or 1: one. Fewer visible: skipped. */
-    /* Time the variants together, one sample of each in turn (rb_measure_rounds), instead of
-     * one variant after the other: for variants whose difference is a few percent on a GPU
-     * whose clocks drift under its power cap (the autotuned GEMM against the heuristic's). */
-    int interleave;
-    /* Time each variant sustained, at the full size: after its warm-up, RB_SUSTAIN_WARM_S of
-     * untimed back-to-back launches, then samples over at least sustain_s seconds (the median
-     * as always). For variants that run into the board's power limit and whose figure is what
-     * the tensor cores sustain, measured the way `roofbench ceilings` measures the tensor
-     * roofs (harness/ceilings_gemm.c: 0.5 s warm, 1 s timed): a burst of a few dozen
-     * milliseconds meets the clock wherever the power controller happens to be. 0: not. */
-    double sustain_s;
+    rb_pair_by_input by_input; /* what differs between inputs, for the few pairs it does */
+    rb_pair_timing timing;     /* timing other than one variant after the other */
+    rb_pair_gpus gpus;         /* several GPUs */
     /* The kernels the variants launch, {0}-terminated (kernels/<pair>.cu defines the table):
      * the results record each one's registers, shared and local memory and occupancy. */
     const rb_kernel_info *kernels;
@@ -159,7 +175,7 @@ typedef struct rb_pair {
      * median (NaN when it was not timed). Fills out[] and returns how many; NULL for none. */
     int (*extras)(void *ctx, int variant, const double *median_ms, rb_extra out[RB_MAX_EXTRAS]);
     /* The library algorithm variant `variant` ran (its cublasLtMatmulAlgo_t: rb_lt_algo_describe
-     * in harness/gemm_ref.h), asked once the variant ran: 1 when out is filled, 0 when the
+     * in harness/kit/gemm_ref.h), asked once the variant ran: 1 when out is filled, 0 when the
      * variant runs none. NULL: no variant does. The results write it as library_algo. */
     int (*library_algo)(void *ctx, int variant, rb_library_algo *out);
     int n_variants;
@@ -173,11 +189,11 @@ int rb_pair_resolve_size(const rb_pair *p, const rb_size *requested, rb_size *ou
                          size_t why_size);
 
 /* Does a full run on `gpus` GPUs take `size` of p's sweep? 1: yes; 0: one GPU and size is not
- * in p->sweep_one_gpu. */
+ * in p->gpus.sweep_one_gpu. */
 int rb_pair_sweeps_size(const rb_pair *p, uint64_t size, int gpus);
 
 /* The roof variant k of p is placed on when it runs on `input` with `flops` (see
- * rb_variant_def.roof and rb_pair.input_roofs). 0, or -1 when the key declared is not a roof's
+ * rb_variant_def.roof and rb_pair.by_input.roofs). 0, or -1 when the key declared is not a roof's
  * (tests/test_registry.c keeps every declared key valid). */
 int rb_pair_variant_roof(const rb_pair *p, int k, int input, double flops, rb_roof *out);
 

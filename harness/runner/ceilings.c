@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `roofbench ceilings` in its child process: every roof but the tensor cores' (those are in
- * ceilings_gemm.c), each timed by rb_measure (harness/measure.h: ~2 ms samples of back-to-back
+ * ceilings_gemm.c), each timed by rb_measure (harness/runner/measure.h: ~2 ms samples of back-to-back
  * launches, until the median is known to 1% or the cap) and sent to the parent as soon as it is
  * measured. Order: DRAM copy, read, write; L2; shared memory; FP32, FP64; tensor cores; host
  * links; peer link; launch latency. Time (H100, full): DRAM and L2 ~3 s, FMA and shared memory
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ceilings_gemm.h"
 #include "ceilings_kernels.h"
 #include "child.h"
 #include "core/util.h"
@@ -45,29 +46,6 @@ typedef struct ceil_ctx {
     double dram_read_gbps; /* where L2 falls to */
 } ceil_ctx;
 
-int rb_ceilings_send_roof(int fd, const char *key, double value, const rb_ceiling_method *m)
-{
-    json_value *o = json_new_object();
-    if (!o || json_set_string(o, "type", "ceiling") || json_set_string(o, "key", key) ||
-        json_set_number(o, "value", value) ||
-        json_object_set(o, "method", rb_ceiling_method_json(m))) {
-        json_free(o);
-        return -1;
-    }
-    return rb_child_send(fd, o);
-}
-
-int rb_ceilings_send_skip(int fd, const char *key, const char *reason)
-{
-    json_value *o = json_new_object();
-    if (!o || json_set_string(o, "type", "ceiling_skip") || json_set_string(o, "key", key) ||
-        json_set_string(o, "reason", reason)) {
-        json_free(o);
-        return -1;
-    }
-    return rb_child_send(fd, o);
-}
-
 /* One roof: value from the median, its method from the samples, the SM clock just after. */
 static rb_status report(const ceil_ctx *c, const char *key, double value, const rb_stats *st,
                         const char *method, const char *size)
@@ -79,8 +57,8 @@ static rb_status report(const ceil_ctx *c, const char *key, double value, const 
     m.noise = st->noise;
     m.sm_clock_mhz = rb_env_sm_clock_mhz(0);
     m.power_w = NAN;
-    if (rb_ceilings_send_roof(c->fd, key, value, &m) != 0) {
-        rb_error_at(__FILE__, __LINE__, "rb_ceilings_send_roof", "cannot report to the parent");
+    if (rb_child_send(c->fd, rb_ceiling_roof_line(key, value, &m)) != 0) {
+        rb_error_at(__FILE__, __LINE__, "rb_child_send", "cannot report to the parent");
         return RB_ERR_ALLOC;
     }
     return RB_OK;
@@ -370,13 +348,13 @@ static rb_status measure_peer(ceil_ctx *c)
     int count = 0, can01 = 0, can10 = 0;
     RB_CUDA(cudaGetDeviceCount(&count));
     if (count < 2) {
-        rb_ceilings_send_skip(c->fd, "nvlink_gbps", "one GPU: no peer link to measure");
+        rb_child_send(c->fd, rb_ceiling_skip_line("nvlink_gbps", "one GPU: no peer link to measure"));
         return RB_OK;
     }
     RB_CUDA(cudaDeviceCanAccessPeer(&can01, 0, 1));
     RB_CUDA(cudaDeviceCanAccessPeer(&can10, 1, 0));
     if (!can01 || !can10) {
-        rb_ceilings_send_skip(c->fd, "nvlink_gbps", "GPUs 0 and 1 have no peer access");
+        rb_child_send(c->fd, rb_ceiling_skip_line("nvlink_gbps", "GPUs 0 and 1 have no peer access"));
         return RB_OK;
     }
     RB_TRY(enable_peer(1, 0));

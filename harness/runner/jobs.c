@@ -33,7 +33,7 @@ int rb_jobs_select(const rb_options *o, int (*keep)(const rb_pair *p), rb_job *j
         /* A full run of a pair with a sweep takes each size of its input's sweep; any other
          * run one size. */
         for (int k = 0; k < (p->n_inputs ? p->n_inputs : 1) && rc == 0; k++) {
-            const uint64_t *sizes = p->input_sweep[k] ? p->input_sweep[k] : p->sweep;
+            const uint64_t *sizes = p->by_input.sweep[k] ? p->by_input.sweep[k] : p->sweep;
             int sweep = sizes && sizes[0] && o->size_kind == RB_SIZE_FULL;
             for (int si = 0; rc == 0 && (si == 0 || (sweep && sizes[si])); si++) {
                 rb_job *j = &jobs[*n];
@@ -83,10 +83,10 @@ int rb_jobs_for_gpus(rb_job *jobs, int n, int gpus)
             jobs[kept++] = jobs[i];
         } else if (p != said) {
             char sizes[200] = "";
-            for (int k = 0; p->sweep_one_gpu[k]; k++) {
+            for (int k = 0; p->gpus.sweep_one_gpu[k]; k++) {
                 char one[32];
                 size_t len = strlen(sizes);
-                rb_format_count(p->sweep_one_gpu[k], one, sizeof one);
+                rb_format_count(p->gpus.sweep_one_gpu[k], one, sizeof one);
                 rb_fmt(sizes + len, sizeof sizes - len, "%s %s", k ? "," : "", one);
             }
             printf("%s: one GPU: its sweep takes only%s (see the pair)\n", p->name, sizes);

@@ -47,7 +47,7 @@ int rb_lt_algo_describe(const cublasLtMatmulAlgo_t *algo, int candidate_index,
 double rb_bf16_to_double(uint16_t bits);
 
 /* The fp64 operands of the reference GEMM, on the device: a pair widens its inputs into a and b
- * exactly (rb_f32_to_f64 or rb_bf16_to_f64 in harness/gpu.h; gemm_precision's own kernel for its
+ * exactly (rb_f32_to_f64 or rb_bf16_to_f64 in harness/kit/gpu.h; gemm_precision's own kernel for its
  * scaled formats), rb_gemm_ref_dgemm computes c, and the pair rounds c into its reference
  * (rb_f64_to_f32, or gemm_epilogue's epilogue kernel). Setup only: rb_gemm_ref_free releases them before setup
  * returns, and teardown calls it again after a failed setup. */
@@ -68,7 +68,7 @@ rb_status rb_gemm_ref_free(rb_gemm_ref *g);
 /* The check of a padded GEMM output: out is rows x cols elements of elem bytes (4: fp32, 2: bf16)
  * stored with a row stride of ld elements; the padding columns are dropped into packed (rows x
  * cols, on the device; NULL when ld == cols) first, then the normwise error against ref (rows x
- * cols fp32) is computed on the device (harness/gpu.h). */
+ * cols fp32) is computed on the device (harness/kit/gpu.h). */
 rb_status rb_gemm_relerr_padded(const void *out, void *packed, size_t rows, size_t cols, size_t ld,
                                 size_t elem, const float *ref, cudaStream_t stream,
                                 double *rel_err);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The harness's own device code (harness/gpu_kernels.cu): input fills, the device-side
+ * The harness's own device code (harness/kit/gpu_kernels.cu): input fills, the device-side
  * comparison that checks large outputs, the conversions of the GEMM references
- * (harness/gemm_ref.h) and the L2 flush. Pairs use the first three from bench/<pair>.c. (The
- * ceiling kernels: harness/ceilings_kernels.h.)
+ * (harness/kit/gemm_ref.h) and the L2 flush. Pairs use the first three from bench/<pair>.c. (The
+ * ceiling kernels: harness/runner/ceilings_kernels.h.)
  */
 #ifndef RB_GPU_H
 #define RB_GPU_H
@@ -29,7 +29,7 @@ cudaError_t rb_relerr_f32_device(const float *out, const float *ref, size_t n, c
 cudaError_t rb_relerr_bf16_device(const void *out_bf16, const float *ref, size_t n,
                                   cudaStream_t stream, double *rel_err);
 
-/* The fp64 reference GEMM's operands and result (harness/gemm_ref.h): out[i] = in[i] widened
+/* The fp64 reference GEMM's operands and result (harness/kit/gemm_ref.h): out[i] = in[i] widened
  * exactly from fp32 or bf16 (raw bits), or rounded once (to nearest) from fp64 to fp32. */
 cudaError_t rb_f32_to_f64(const float *in, double *out, size_t n, cudaStream_t stream);
 cudaError_t rb_bf16_to_f64(const void *in_bf16, double *out, size_t n, cudaStream_t stream);

@@ -23,18 +23,18 @@ int rb_pair_resolve_size(const rb_pair *p, const rb_size *requested, rb_size *ou
 
 int rb_pair_sweeps_size(const rb_pair *p, uint64_t size, int gpus)
 {
-    if (gpus != 1 || !p->sweep_one_gpu)
+    if (gpus != 1 || !p->gpus.sweep_one_gpu)
         return 1;
-    for (int i = 0; p->sweep_one_gpu[i]; i++)
-        if (p->sweep_one_gpu[i] == size)
+    for (int i = 0; p->gpus.sweep_one_gpu[i]; i++)
+        if (p->gpus.sweep_one_gpu[i] == size)
             return 1;
     return 0;
 }
 
 int rb_pair_variant_roof(const rb_pair *p, int k, int input, double flops, rb_roof *out)
 {
-    const char *key = input >= 0 && input < RB_MAX_INPUTS && p->input_roofs[input]
-                          ? p->input_roofs[input]
+    const char *key = input >= 0 && input < RB_MAX_INPUTS && p->by_input.roofs[input]
+                          ? p->by_input.roofs[input]
                           : p->variants[k].roof;
     *out = rb_roof_derived(p->variants[k].unit, flops);
     return key ? rb_roof_from_key(key, out) : 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The kernels of `roofbench ceilings` (harness/ceilings_kernels.cu), the seam between them and
- * the measurement (harness/ceilings.c, harness/ceilings_gemm.c). Each sets one roof; the header
+ * The kernels of `roofbench ceilings` (harness/runner/ceilings_kernels.cu), the seam between them and
+ * the measurement (harness/runner/ceilings.c, harness/runner/ceilings_gemm.c). Each sets one roof; the header
  * of the .cu says how each one reaches it. Launchers only enqueue: no sync, no allocation.
  */
 #ifndef RB_CEILINGS_KERNELS_H

@@ -18,86 +18,7 @@
 #pragma GCC diagnostic pop
 
 #include "core/util.h"
-
-/* ---- NVML through dlopen: the few entry points we read, declared by hand ---- */
-
-typedef int nvml_ret;
-typedef struct nvml_device_st *nvml_device;
-
-typedef struct nvml_api {
-    int loaded;
-    char why[160];
-    nvml_ret (*init)(void);
-    nvml_ret (*by_pci)(const char *, nvml_device *);
-    nvml_ret (*clock)(nvml_device, int, unsigned *);
-    nvml_ret (*max_clock)(nvml_device, int, unsigned *);
-    nvml_ret (*temperature)(nvml_device, int, unsigned *);
-    nvml_ret (*power)(nvml_device, unsigned *);
-    nvml_ret (*power_limit)(nvml_device, unsigned *);
-    nvml_ret (*reasons)(nvml_device, unsigned long long *);
-    nvml_ret (*persistence)(nvml_device, int *);
-    nvml_ret (*pcie_gen)(nvml_device, unsigned *);
-    nvml_ret (*pcie_width)(nvml_device, unsigned *);
-    nvml_ret (*ecc)(nvml_device, int *, int *);
-    nvml_ret (*mig)(nvml_device, unsigned *, unsigned *);
-    nvml_ret (*driver)(char *, unsigned);
-} nvml_api;
-
-enum { NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_TEMPERATURE_GPU = 0 };
-
-static nvml_api nvml;
-
-static void *nvml_sym(void *lib, const char *name, const char *fallback)
-{
-    void *f = dlsym(lib, name);
-    return f || !fallback ? f : dlsym(lib, fallback);
-}
-
-static nvml_api *nvml_load(void)
-{
-    if (nvml.loaded)
-        return nvml.loaded > 0 ? &nvml : NULL;
-    nvml.loaded = -1;
-    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        rb_fmt(nvml.why, sizeof nvml.why, "libnvidia-ml.so.1 not loadable: %s", dlerror());
-        return NULL;
-    }
-    *(void **)&nvml.init = nvml_sym(lib, "nvmlInit_v2", NULL);
-    *(void **)&nvml.by_pci = nvml_sym(lib, "nvmlDeviceGetHandleByPciBusId_v2", NULL);
-    *(void **)&nvml.clock = nvml_sym(lib, "nvmlDeviceGetClockInfo", NULL);
-    *(void **)&nvml.max_clock = nvml_sym(lib, "nvmlDeviceGetMaxClockInfo", NULL);
-    *(void **)&nvml.temperature = nvml_sym(lib, "nvmlDeviceGetTemperature", NULL);
-    *(void **)&nvml.power = nvml_sym(lib, "nvmlDeviceGetPowerUsage", NULL);
-    *(void **)&nvml.power_limit = nvml_sym(lib, "nvmlDeviceGetEnforcedPowerLimit", NULL);
-    *(void **)&nvml.reasons = nvml_sym(lib, "nvmlDeviceGetCurrentClocksEventReasons",
-                                       "nvmlDeviceGetCurrentClocksThrottleReasons");
-    *(void **)&nvml.persistence = nvml_sym(lib, "nvmlDeviceGetPersistenceMode", NULL);
-    *(void **)&nvml.pcie_gen = nvml_sym(lib, "nvmlDeviceGetCurrPcieLinkGeneration", NULL);
-    *(void **)&nvml.pcie_width = nvml_sym(lib, "nvmlDeviceGetCurrPcieLinkWidth", NULL);
-    *(void **)&nvml.ecc = nvml_sym(lib, "nvmlDeviceGetEccMode", NULL);
-    *(void **)&nvml.mig = nvml_sym(lib, "nvmlDeviceGetMigMode", NULL);
-    *(void **)&nvml.driver = nvml_sym(lib, "nvmlSystemGetDriverVersion", NULL);
-    if (!nvml.init || !nvml.by_pci) {
-        rb_fmt(nvml.why, sizeof nvml.why, "%s", "libnvidia-ml.so.1 lacks nvmlInit_v2");
-        return NULL;
-    }
-    if (nvml.init() != 0) {
-        rb_fmt(nvml.why, sizeof nvml.why, "%s", "nvmlInit_v2 failed");
-        return NULL;
-    }
-    nvml.loaded = 1;
-    return &nvml;
-}
-
-static int nvml_handle(int device, nvml_device *h)
-{
-    char bus[64];
-    nvml_api *api = nvml_load();
-    if (!api || cudaDeviceGetPCIBusId(bus, sizeof bus, device) != cudaSuccess)
-        return -1;
-    return api->by_pci(bus, h) == 0 ? 0 : -1;
-}
+#include "platform.h"
 
 /* Sets key to the value read by ok ? x : null. */
 static int set_reading(json_value *o, const char *key, int ok, double x)
@@ -107,7 +28,7 @@ static int set_reading(json_value *o, const char *key, int ok, double x)
 
 /* One NVML reading: calls read, then records the value or null. Kept as a separate step so
  * the value is never read before the call that fills it. */
-static int set_nvml(json_value *o, const char *key, nvml_ret rc, unsigned v, double scale)
+static int set_nvml(json_value *o, const char *key, rb_nvml_ret rc, unsigned v, double scale)
 {
     return set_reading(o, key, rc == 0, v * scale);
 }
@@ -120,38 +41,39 @@ static const char *const reason_names[] = {
 static json_value *nvml_state(int device)
 {
     json_value *o = json_new_object();
-    nvml_device h;
+    rb_nvml_device h;
     if (!o)
         return NULL;
-    if (nvml_handle(device, &h) != 0) {
-        json_set_string(o, "unavailable", nvml.why[0] ? nvml.why : "no NVML handle for device");
+    const rb_nvml_api *nvml = rb_nvml_handle(device, &h);
+    if (!nvml) {
+        json_set_string(o, "unavailable", rb_nvml_why());
         return o;
     }
     unsigned v = 0;
     int bad = 0;
-    nvml_ret rc;
-    const nvml_ret missing = -1;
-    rc = nvml.clock ? nvml.clock(h, NVML_CLOCK_SM, &v) : missing;
+    rb_nvml_ret rc;
+    const rb_nvml_ret missing = -1;
+    rc = nvml->clock ? nvml->clock(h, RB_NVML_CLOCK_SM, &v) : missing;
     bad |= set_nvml(o, "sm_clock_mhz", rc, v, 1);
-    rc = nvml.clock ? nvml.clock(h, NVML_CLOCK_MEM, &v) : missing;
+    rc = nvml->clock ? nvml->clock(h, RB_NVML_CLOCK_MEM, &v) : missing;
     bad |= set_nvml(o, "mem_clock_mhz", rc, v, 1);
-    rc = nvml.max_clock ? nvml.max_clock(h, NVML_CLOCK_SM, &v) : missing;
+    rc = nvml->max_clock ? nvml->max_clock(h, RB_NVML_CLOCK_SM, &v) : missing;
     bad |= set_nvml(o, "sm_clock_max_mhz", rc, v, 1);
-    rc = nvml.temperature ? nvml.temperature(h, NVML_TEMPERATURE_GPU, &v) : missing;
+    rc = nvml->temperature ? nvml->temperature(h, RB_NVML_TEMPERATURE_GPU, &v) : missing;
     bad |= set_nvml(o, "temperature_c", rc, v, 1);
-    rc = nvml.power ? nvml.power(h, &v) : missing;
+    rc = nvml->power ? nvml->power(h, &v) : missing;
     bad |= set_nvml(o, "power_w", rc, v, 1e-3);
-    rc = nvml.power_limit ? nvml.power_limit(h, &v) : missing;
+    rc = nvml->power_limit ? nvml->power_limit(h, &v) : missing;
     bad |= set_nvml(o, "power_limit_w", rc, v, 1e-3);
     int pm = 0;
-    rc = nvml.persistence ? nvml.persistence(h, &pm) : missing;
+    rc = nvml->persistence ? nvml->persistence(h, &pm) : missing;
     bad |= set_nvml(o, "persistence_mode", rc, (unsigned)pm, 1);
-    rc = nvml.pcie_gen ? nvml.pcie_gen(h, &v) : missing;
+    rc = nvml->pcie_gen ? nvml->pcie_gen(h, &v) : missing;
     bad |= set_nvml(o, "pcie_gen", rc, v, 1);
-    rc = nvml.pcie_width ? nvml.pcie_width(h, &v) : missing;
+    rc = nvml->pcie_width ? nvml->pcie_width(h, &v) : missing;
     bad |= set_nvml(o, "pcie_width", rc, v, 1);
     unsigned long long r = 0;
-    if (nvml.reasons && !nvml.reasons(h, &r)) {
+    if (nvml->reasons && !nvml->reasons(h, &r)) {
         json_value *list = json_new_array();
         for (unsigned b = 0; list && b < sizeof reason_names / sizeof reason_names[0]; b++)
             if (r & (1ull << b))
@@ -163,63 +85,6 @@ static json_value *nvml_state(int device)
         return NULL;
     }
     return o;
-}
-
-int rb_env_pcie_link(int device, int *gen, int *width)
-{
-    nvml_device h;
-    unsigned g = 0, w = 0;
-    if (nvml_handle(device, &h) != 0 || !nvml.pcie_gen || !nvml.pcie_width ||
-        nvml.pcie_gen(h, &g) != 0 || nvml.pcie_width(h, &w) != 0 || g == 0 || w == 0)
-        return -1;
-    *gen = (int)g;
-    *width = (int)w;
-    return 0;
-}
-
-double rb_pcie_gbps(int gen, int width)
-{
-    static const double gt_per_s[] = {0, 2.5, 5, 8, 16, 32, 64};
-    if (gen < 1 || gen > 6 || width < 1)
-        return NAN;
-    double code = gen <= 2 ? 8.0 / 10.0 : 128.0 / 130.0;
-    return gt_per_s[gen] * code * width / 8.0;
-}
-
-double rb_env_sm_clock_mhz(int device)
-{
-    nvml_device h;
-    unsigned v = 0;
-    if (nvml_handle(device, &h) != 0 || !nvml.clock || nvml.clock(h, NVML_CLOCK_SM, &v) != 0)
-        return NAN;
-    return v;
-}
-
-double rb_env_power_w(int device)
-{
-    nvml_device h;
-    unsigned mw = 0;
-    if (nvml_handle(device, &h) != 0 || !nvml.power || nvml.power(h, &mw) != 0)
-        return NAN;
-    return mw * 1e-3;
-}
-
-int rb_env_nvml_device(int device, void **handle)
-{
-    nvml_device h;
-    if (nvml_handle(device, &h) != 0)
-        return -1;
-    *handle = h;
-    return 0;
-}
-
-void rb_env_nvml_clock_sample(void *handle, double *sm_mhz, int *have_reasons,
-                              unsigned long long *reasons)
-{
-    unsigned v = 0;
-    *sm_mhz = nvml.clock && nvml.clock(handle, NVML_CLOCK_SM, &v) == 0 ? (double)v : NAN;
-    *reasons = 0;
-    *have_reasons = nvml.reasons && nvml.reasons(handle, reasons) == 0;
 }
 
 /* ---- CUDA ---- */
@@ -275,18 +140,6 @@ static int attr(enum cudaDeviceAttr a, int device)
 {
     int v = 0;
     return cudaDeviceGetAttribute(&v, a, device) == cudaSuccess ? v : -1;
-}
-
-void rb_env_list(const char *prefix, char *out, size_t out_size)
-{
-    extern char **environ;
-    size_t prefix_len = strlen(prefix);
-    out[0] = '\0';
-    for (char **e = environ; e && *e; e++)
-        if (!strncmp(*e, prefix, prefix_len)) {
-            size_t len = strlen(out);
-            rb_fmt(out + len, out_size - len, " %s", *e);
-        }
 }
 
 /* The user's settings that change what is measured: NCCL_* (the collectives' algorithm,
@@ -353,30 +206,31 @@ static int library_versions(json_value *o)
  * now, MIG, the maximum SM clock and the memory clock now. The harness never changes them. */
 static int platform_settings(json_value *o, int device, const struct cudaDeviceProp *p)
 {
-    nvml_device h;
-    int have = nvml_handle(device, &h) == 0, bad = 0;
-    const nvml_ret missing = -1, not_supported = 3; /* NVML_ERROR_NOT_SUPPORTED */
+    rb_nvml_device h;
+    const rb_nvml_api *nvml = rb_nvml_handle(device, &h);
+    int have = nvml != NULL, bad = 0;
+    const rb_nvml_ret missing = -1, not_supported = 3; /* NVML_ERROR_NOT_SUPPORTED */
     unsigned v = 0, mig = 0, mig_pending = 0;
     int ecc = 0, ecc_pending = 0, pm = 0;
-    nvml_ret rc = have && nvml.power_limit ? nvml.power_limit(h, &v) : missing;
+    rb_nvml_ret rc = have && nvml->power_limit ? nvml->power_limit(h, &v) : missing;
     bad |= set_nvml(o, "power_limit_w", rc, v, 1e-3);
-    rc = have && nvml.ecc ? nvml.ecc(h, &ecc, &ecc_pending) : missing;
+    rc = have && nvml->ecc ? nvml->ecc(h, &ecc, &ecc_pending) : missing;
     /* without NVML, the runtime's view of ECC */
     bad |= set_flag(o, "ecc", 1, rc == 0 ? ecc != 0 : p->ECCEnabled != 0);
-    rc = have && nvml.persistence ? nvml.persistence(h, &pm) : missing;
+    rc = have && nvml->persistence ? nvml->persistence(h, &pm) : missing;
     bad |= set_flag(o, "persistence_mode", rc == 0, pm != 0);
-    rc = have && nvml.pcie_gen ? nvml.pcie_gen(h, &v) : missing;
+    rc = have && nvml->pcie_gen ? nvml->pcie_gen(h, &v) : missing;
     bad |= set_nvml(o, "pcie_gen", rc, v, 1);
-    rc = have && nvml.pcie_width ? nvml.pcie_width(h, &v) : missing;
+    rc = have && nvml->pcie_width ? nvml->pcie_width(h, &v) : missing;
     bad |= set_nvml(o, "pcie_width", rc, v, 1);
     /* A GPU without MIG answers "not supported": MIG is off there. */
-    rc = have && nvml.mig ? nvml.mig(h, &mig, &mig_pending) : missing;
+    rc = have && nvml->mig ? nvml->mig(h, &mig, &mig_pending) : missing;
     bad |= set_flag(o, "mig", rc == 0 || rc == not_supported, rc == 0 && mig != 0);
     /* NVML's, else the runtime's attributes (kHz) */
     int sm_khz = attr(cudaDevAttrClockRate, device), mem_khz = attr(cudaDevAttrMemoryClockRate, device);
-    rc = have && nvml.max_clock ? nvml.max_clock(h, NVML_CLOCK_SM, &v) : missing;
+    rc = have && nvml->max_clock ? nvml->max_clock(h, RB_NVML_CLOCK_SM, &v) : missing;
     bad |= set_reading(o, "sm_clock_max_mhz", rc == 0 || sm_khz > 0, rc == 0 ? v : sm_khz * 1e-3);
-    rc = have && nvml.clock ? nvml.clock(h, NVML_CLOCK_MEM, &v) : missing;
+    rc = have && nvml->clock ? nvml->clock(h, RB_NVML_CLOCK_MEM, &v) : missing;
     bad |= set_reading(o, "mem_clock_mhz", rc == 0 || mem_khz > 0, rc == 0 ? v : mem_khz * 1e-3);
     return bad;
 }
@@ -416,7 +270,9 @@ json_value *rb_env_collect(int device)
     rb_fmt(buf, sizeof buf, "%d.%d", runtime / 1000, runtime % 1000 / 10);
     bad |= json_set_string(o, "cuda_runtime", buf);
     char drv[96] = "";
-    if (nvml_load() && nvml.driver && nvml.driver(drv, sizeof drv) == 0)
+    rb_nvml_device h;
+    const rb_nvml_api *nvml = rb_nvml_handle(device, &h);
+    if (nvml && nvml->driver && nvml->driver(drv, sizeof drv) == 0)
         bad |= json_set_string(o, "driver", drv);
     else
         bad |= json_set_string(o, "driver", NULL);

@@ -121,7 +121,7 @@ static int parse_args(int argc, char **argv, rb_options *o, char *err, size_t er
 
 static int runs_across_ranks(const rb_pair *p)
 {
-    return p->setup_rank != NULL;
+    return p->gpus.setup_rank != NULL;
 }
 
 /* ---- setup ---- */

@@ -54,8 +54,8 @@ static void job_work(const rb_job *j, char *buf, size_t size)
 {
     const rb_pair *p = j->pair;
     double flops = p->flops(&j->size), bytes = p->bytes(&j->size);
-    if (p->input_work)
-        p->input_work(&j->size, j->input, &flops, &bytes);
+    if (p->by_input.work)
+        p->by_input.work(&j->size, j->input, &flops, &bytes);
     /* bytes in the unit that shows them: 8 B, not 8e-09 GB */
     double scale = bytes >= 1e9 ? 1e-9 : bytes >= 1e6 ? 1e-6 : bytes >= 1e3 ? 1e-3 : 1;
     const char *unit = bytes >= 1e9 ? "GB" : bytes >= 1e6 ? "MB" : bytes >= 1e3 ? "kB" : "B";
@@ -84,7 +84,7 @@ static void list_work(const rb_job *jobs, int n, int i)
     }
     job_work(&jobs[last], last_work, sizeof last_work);
     int one_gpu = 0;
-    while (p->sweep_one_gpu && p->sweep_one_gpu[one_gpu])
+    while (p->gpus.sweep_one_gpu && p->gpus.sweep_one_gpu[one_gpu])
         one_gpu++;
     char on_one[48] = "";
     if (one_gpu)

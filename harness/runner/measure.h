@@ -19,7 +19,7 @@ typedef struct rb_measure_opts {
     double noise_target; /* 0.01: the widest confidence interval of the median, relative */
     double sample_ms;    /* target duration of a sample, 1 ms */
     int cold;
-    /* Sustained timing (rb_pair.sustain_s): warm_s seconds of untimed back-to-back launches
+    /* Sustained timing (rb_pair.timing.sustain_s): warm_s seconds of untimed back-to-back launches
      * after the warm-up, then samples over at least min_s seconds, whatever the noise rule
      * says. 0, 0: neither (the loop's own minimum, MIN_SAMPLING_S, holds). */
     double warm_s, min_s;
@@ -34,7 +34,7 @@ typedef struct rb_measure_opts {
 
 /* Times run(ctx, stream). On success, *out holds per-launch milliseconds. clocks not NULL: a
  * background thread samples the SM clock and the clock-event reasons during the timed loop
- * (after the warm-up; harness/clock_sampler.h) into *clocks, empty without NVML. */
+ * (after the warm-up; harness/runner/clock_sampler.h) into *clocks, empty without NVML. */
 rb_status rb_measure(rb_status (*run)(void *, cudaStream_t), void *ctx, cudaStream_t stream,
                      const rb_measure_opts *o, rb_stats *out, double *launches_per_sample,
                      rb_clocks *clocks);

@@ -31,8 +31,10 @@
 #include <cublasLt.h>
 #pragma GCC diagnostic pop
 
-#include "ceilings.h"
+#include "ceilings_gemm.h"
 #include "ceilings_kernels.h"
+#include "child.h"
+#include "core/ceiling_record.h"
 #include "core/stats.h"
 #include "core/util.h"
 #include "gemm_ref.h"
@@ -371,8 +373,8 @@ static rb_status cg_report(int fd, const cg_ctx *c, const cg_best *b)
     m.noise = b->r.noise;
     m.sm_clock_mhz = b->r.mhz;
     m.power_w = b->r.watts;
-    if (rb_ceilings_send_roof(fd, c->f->key, b->r.tflops, &m) != 0) {
-        rb_error_at(__FILE__, __LINE__, "rb_ceilings_send_roof", "cannot report to the parent");
+    if (rb_child_send(fd, rb_ceiling_roof_line(c->f->key, b->r.tflops, &m)) != 0) {
+        rb_error_at(__FILE__, __LINE__, "rb_child_send", "cannot report to the parent");
         return RB_ERR_ALLOC;
     }
     return RB_OK;
@@ -385,7 +387,7 @@ static rb_status cg_precision(int fd, cg_ctx *c, const rb_device *dev)
     if (dev->cc < c->f->min_cc) {
         rb_fmt(why, sizeof why, "%s tensor cores need compute capability %d.%d, this GPU has %d.%d",
                c->f->name, c->f->min_cc / 10, c->f->min_cc % 10, dev->cc / 10, dev->cc % 10);
-        return rb_ceilings_send_skip(fd, c->f->key, why) == 0 ? RB_OK : RB_ERR_ALLOC;
+        return rb_child_send(fd, rb_ceiling_skip_line(c->f->key, why)) == 0 ? RB_OK : RB_ERR_ALLOC;
     }
     cg_best b;
     memset(&b, 0, sizeof b);
@@ -399,7 +401,7 @@ static rb_status cg_precision(int fd, cg_ctx *c, const rb_device *dev)
     if (b.tried == 0) {
         rb_fmt(why, sizeof why, "cuBLASLt has no %s algorithm that runs at these shapes",
                c->f->name);
-        return rb_ceilings_send_skip(fd, c->f->key, why) == 0 ? RB_OK : RB_ERR_ALLOC;
+        return rb_child_send(fd, rb_ceiling_skip_line(c->f->key, why)) == 0 ? RB_OK : RB_ERR_ALLOC;
     }
     return cg_report(fd, c, &b);
 }

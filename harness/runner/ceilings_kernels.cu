@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The kernels of `roofbench ceilings`: each sets one roof every pair is judged against, so each
- * is written to reach its unit's limit and nothing else (harness/ceilings_kernels.h).
+ * is written to reach its unit's limit and nothing else (harness/runner/ceilings_kernels.h).
  *
  * DRAM: 16-byte accesses with evict-first (.cs) hints over buffers >= 8x L2, so no line is
  *   reused. Copy: one load and one store per thread over a grid that covers the array in one

@@ -212,8 +212,8 @@ static int pair_header(int fd, const rb_pair *p, const rb_size *size, int input)
 {
     json_value *o = record("pair");
     double flops = p->flops(size), bytes = p->bytes(size);
-    if (p->input_work)
-        p->input_work(size, input, &flops, &bytes);
+    if (p->by_input.work)
+        p->by_input.work(size, input, &flops, &bytes);
     if (!o || json_set_string(o, "name", p->name) || json_set_string(o, "pattern", p->pattern) ||
         json_set_number(o, "size", (double)size->n) || json_set_number(o, "flops", flops) ||
         json_set_number(o, "bytes", bytes) || json_set_bool(o, "link_bytes", p->link_bytes)) {
@@ -319,8 +319,8 @@ static void variant_init(const rb_pair *p, int k, const rb_child_opts *o, rb_var
     if (v->bytes)
         r->bytes = v->bytes(&o->size);
     double flops = p->flops(&o->size), bytes = 0;
-    if (p->input_work)
-        p->input_work(&o->size, o->input, &flops, &bytes);
+    if (p->by_input.work)
+        p->by_input.work(&o->size, o->input, &flops, &bytes);
     /* A key that is not a roof's leaves the derived one (tests/test_registry.c refuses it). */
     rb_pair_variant_roof(p, k, o->input, flops, &r->roof);
     if (v->roof_rate)
@@ -414,11 +414,11 @@ static rb_status setup_pair(const rb_pair *p, const rb_child_opts *o, void **ctx
 {
     if (!o->comm)
         return p->setup(ctx, &o->size, o->seed, o->input);
-    if (!p->setup_rank) {
+    if (!p->gpus.setup_rank) {
         rb_error_at(__FILE__, __LINE__, "setup_rank", "the pair runs in one process only");
         return RB_ERR_INPUT;
     }
-    return p->setup_rank(ctx, &o->size, o->seed, o->input, o->comm);
+    return p->gpus.setup_rank(ctx, &o->size, o->seed, o->input, o->comm);
 }
 
 /* The time a successful setup took, as a "setup" record (the parent prints it beside the pair's
@@ -448,8 +448,8 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
         return 0;
     }
     int gpus = 0;
-    if (p->min_gpus > 1 && (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < p->min_gpus)) {
-        rb_fmt(why, sizeof why, "needs %d GPUs, this machine has %d", p->min_gpus, gpus);
+    if (p->gpus.min > 1 && (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < p->gpus.min)) {
+        rb_fmt(why, sizeof why, "needs %d GPUs, this machine has %d", p->gpus.min, gpus);
         send_reason(fd, "skip", why);
         return 0;
     }
@@ -461,9 +461,9 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
     opts.measure.comm = o->comm;
     /* Sustained timing at the full size only: a smoke size or a --cold sample (one launch after
      * a flush) has no steady state to reach. */
-    if (p->sustain_s > 0 && o->size.n >= p->full_size && !o->measure.cold) {
+    if (p->timing.sustain_s > 0 && o->size.n >= p->full_size && !o->measure.cold) {
         opts.measure.warm_s = RB_SUSTAIN_WARM_S;
-        opts.measure.min_s = p->sustain_s;
+        opts.measure.min_s = p->timing.sustain_s;
     }
     int status = 0;
     rb_status st;
@@ -490,7 +490,7 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
         status = 1;
     } else {
         double median_ms[RB_MAX_VARIANTS];
-        if (p->interleave && !o->check_only)
+        if (p->timing.interleave && !o->check_only)
             status = interleaved_records(fd, p, ctx, s, &opts, median_ms);
         else
             status = sequential_records(fd, p, ctx, s, &opts, median_ms);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The harness's own kernels; see harness/gpu.h. Not a pair: nothing here is timed against a
- * baseline. (The ceiling kernels, which set the roofs, are in harness/ceilings_kernels.cu.) */
+/* The harness's own kernels; see harness/kit/gpu.h. Not a pair: nothing here is timed against a
+ * baseline. (The ceiling kernels, which set the roofs, are in harness/runner/ceilings_kernels.cu.) */
 #include "gpu.h"
 
 #include <cuda_bf16.h>

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `roofbench ceilings`, the GPU side: measures every roof of the machine in the child process
+ * (ceilings.c: memory, FMA, host and peer links, launch latency; ceilings_gemm.h: the tensor
+ * cores through cuBLASLt) and reports each as it is measured, one JSON line per roof
+ * (harness/core/ceiling_record.h has the lines and what the parent does with them).
+ */
+#ifndef RB_CEILINGS_H
+#define RB_CEILINGS_H
+
+#include "core/ceiling_record.h"
+#include "env.h"
+#include "rb_cuda.h"
+
+/* Measures the roofs of device 0 and reports them on fd; quick: DRAM copy, FP32 FMA and the
+ * launch latency only (a few seconds). Returns the exit status of the child (0: every roof was
+ * measured or reported as skipped). */
+int rb_ceilings_child(int fd, int quick);
+
+#endif

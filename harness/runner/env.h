@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The environment of a run: what the CUDA runtime says of the device, and what NVML says of
+ * its clocks, temperature, power and throttle reasons (through the kit's platform.h); without
+ * NVML those fields are null and the reason is kept.
+ * The harness only reads these settings, never changes them.
+ */
+#ifndef RB_ENV_H
+#define RB_ENV_H
+
+#include "core/json.h"
+#include "platform.h"
+#include "rb_cuda.h"
+
+/* Device facts used by the harness itself. */
+typedef struct rb_device {
+    char name[256];
+    int cc; /* compute capability x 10 */
+    int sms;
+    size_t l2_bytes;
+    size_t persisting_l2_max_bytes;
+    size_t global_mem_bytes;
+} rb_device;
+
+/* Number of devices; on failure *why holds one line ("no usable CUDA device: ..."). */
+rb_status rb_env_device_count(int *count, char *why, size_t why_size);
+rb_status rb_env_device(int device, rb_device *d);
+
+/* The whole environment of device as a JSON object (CUDA + NVML + build). NULL on failure. */
+json_value *rb_env_collect(int device);
+
+/* Build facts, from the generated version file. */
+extern const char rb_git_rev[];
+extern const char rb_build_arch[];
+
+#endif
