@@ -243,7 +243,7 @@ const rb_pair rb_pair_transpose = {
     .variants =
         {
             /* Exact: every variant moves bits (no arithmetic), so the error is 0 or the output
-             * is wrong. Measured 0 for all four (20261125T081152Z-317bbe9.json). */
+             * is wrong; it was 0 for all four on the H100 (docs/notes/transpose.md). */
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 0.0, run_baseline},
             {"tiled", RB_ROLE_STEP, RB_UNIT_NONE, 0.0, run_tiled},
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.0, run_optimized},

@@ -1,92 +1,39 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * transpose: out = in^T for an fp32 matrix, staged through shared memory, with and without the
- * one-word pad that removes bank conflicts.
+/* transpose: one side of a transpose is strided; a shared-memory tile makes both sides
+ * coalesced, and one word of padding takes away the tile's bank conflicts.
  *
- * What: in is rows x cols, row-major; out is cols x rows, row-major: out[c * rows + r] =
- *   in[r * cols + c]. Any shape (bounds checks everywhere; nothing needs a multiple of the tile).
- *   With --size N the shape is rows = floor(sqrt(N / 2)), cols = floor(N / rows): full size
- *   2^27 gives 8192 x 16384.
- *
- * Work: 0 flops; 4n bytes read + 4n bytes written = 8n bytes compulsory DRAM traffic. Full size
- *   n = 2^27: 512 MiB per buffer, 1 GiB moved (> 4x the 50 MB L2 of an H100).
- *
- * The problem: one side of a transpose is always strided. Reading rows coalesced means writing
- *   columns: the 32 lanes of a warp then store to 32 different output rows, `rows * 4` bytes
- *   apart, one 4-byte piece of 32 different 32-byte sectors per store instruction.
- *
- * Baseline: one thread per element, the textbook first kernel. Blocks of 32 x 8 threads, x along
- *   the columns, so reads are coalesced (a warp reads 128 contiguous bytes) and writes are
- *   strided as above. The 8 warps of a block do fill each output sector between them (8 rows x 4
- *   bytes = 32 bytes), but as 8 separate partial-sector writes from 8 instructions: L2 handles
- *   32 sector writes for every 128 useful bytes instead of 4, and the SM issues a 32-way
- *   scattered store for every warp instruction.
- *
- * Step `tiled`: a block moves a 32 x 32 tile through shared memory. It reads the tile row by row
- *   (coalesced), synchronizes, then writes the tile's columns as output rows (coalesced too: a
- *   warp stores 128 contiguous bytes). The block is 32 x 8 threads, each moving 32 / 8 = 4
- *   elements: four independent global loads in flight per thread before the barrier. But the
- *   column read of the tile, tile[threadIdx.x][k], strides by 32 words: all 32 lanes hit the
- *   same bank (bank = word address mod 32), so each such shared-memory load is replayed as 32
- *   wavefronts. Per 32 x 32 tile: 32 conflict-free stores + 32 loads x 32 = 1056 shared-memory
- *   cycles for 8 KB of DRAM traffic. At 132 SMs x ~1.75 GHz that caps the kernel near
- *   132 x 1.75e9 / 1056 x 8 KB ~ 1.8 TB/s, below the DRAM roof.
- *
- * Optimized: the same kernel with the tile declared [32][33]. Row r of the tile now starts at
- *   word 33r, so tile[lane][k] sits in bank (33 lane + k) mod 32 = (lane + k) mod 32: 32 lanes,
- *   32 different banks, one wavefront. The padding costs 128 bytes of shared memory per block.
- *   `tiled` and `optimized` share one device function and differ only in that pad (a template
- *   argument), so their ratio measures exactly the cost of the bank conflicts.
- *   Block 32 x 8 (TRANSPOSE_TILE x TRANSPOSE_BLOCK_ROWS), 4 elements per thread: 256 threads
- *   and 4.2 KB of shared memory per block, so 8 blocks (2048 threads) fit an SM and each SM
- *   keeps ~32 KB of loads in flight, more than the ~14 KB Little's law asks for (~3 TB/s x
- *   ~0.6 us / 132 SMs). TILE may be any multiple of 32 (the +1 pad works for all: 33, 65 ... are
- *   odd) and BLOCK_ROWS any divisor of TILE with TILE x BLOCK_ROWS <= 1024.
- *
- * Grids: every kernel here uses a one-dimensional grid and splits the block index into (tile
- *   row, tile column) with one division per block, x fastest as a 2D grid would run. gridDim.y
- *   is limited to 65535, which would cap rows at ~2M for a tall, skinny matrix; gridDim.x
- *   holds 2^31 - 1 blocks.
- *
- * Library: cublasSgeam, C = 1 * op(A) + 0 * B with op(A) = A^T. cuBLAS is column-major: the
- *   row-major rows x cols input is a column-major cols x rows matrix with lda = cols, and the
- *   row-major cols x rows output is a column-major rows x cols matrix with ldc = rows. The
- *   cuBLAS documentation says that with beta == 0, B "does not have to be a valid input", so B
- *   is NULL (it is not read; if it were, the run would fault or the check would see NaN). The
- *   _64 entry point takes 64-bit dimensions. See bench/transpose.c.
- *
- * Predicted (H100 SXM, before measuring), against cudaMemcpy D2D 2996 GB/s (GPU.md):
- *   baseline ~0.9-1.3 TB/s: reads stream at full speed, but 32 partial-sector writes per 128
- *   bytes load the L2 ~4.5x as much per byte as a copy (copy_coalescing's column walk, with 32 on
- *   both sides, measured 311 GB/s; here only the write side is scattered, and a block's warps
- *   complete each sector within a short window).
- *   tiled ~1.6-1.9 TB/s: bound by the 32-way shared-memory replays (estimate above).
- *   optimized ~2.7-2.9 TB/s (0.90-0.97x cudaMemcpy): both sides coalesced, no replays; short of
- *   the float4 copy because accesses are 4 bytes per lane and the write stream goes out in 128-
- *   byte pieces 32 KB apart rather than as one contiguous stream.
- *   library (cublasSgeam) ~2.6-2.9 TB/s, about the optimized kernel.
- *
- * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json, the latest full
- *   run; ncu: 20261122T042800Z-6bfc0b1-ncu-bytes.txt/.csv): baseline 422 GB/s, tiled 1736 GB/s
- *   (4.11x), optimized 2795 GB/s (6.62x; 0.93x the cudaMemcpy 2986-2993 GB/s of the same run,
- *   the copy pairs' library rows), cuBLAS geam 2863 GB/s. The baseline came in far
- *   under the predicted 0.9-1.3 TB/s: ncu shows its stores as 134M L2 write sectors for 16.8M of
- *   data (8x: each 4-byte store of a warp lands in its own sector), the L2 at 79% of its peak
- *   throughput and DRAM at 15%: it is bound by L2 write requests, exactly like copy_coalescing's
- *   baseline, and partial-sector write-back adds 15% DRAM bytes. tiled and optimized matched the
- *   predictions; the pad alone is worth 1.61x. The library row's kernel in ncu is cuBLAS's
- *   transpose_readWrite_alignment_kernel.
- *
- * Audit (issue 9: is the baseline what a competent engineer writes before knowing the pattern?):
- *   yes. The baseline is the naive kernel of NVIDIA's transpose tutorial: full occupancy (8
- *   blocks of 256 threads per SM), coalesced reads, the strided writes being the subject. Its
- *   4-byte accesses are not the handicap (the 16-byte form of a transpose needs the tile this
- *   pair teaches). A framework doing the same op is no stronger: PyTorch's
- *   x.t().contiguous() on the same 8192 x 16384 fp32 input runs 903 GB/s on the H100 (GPU.md),
- *   a generic strided copy, 2.1x the baseline and 0.32x the optimized kernel; cuBLAS geam is
- *   2.4% faster than the optimized kernel (2863 vs 2795 GB/s). So the speedups are what tiling
- *   (4.11x) and the pad (1.61x) are worth against what an engineer, or a framework, would run
- *   without them; cuBLAS shows the kernel is within a few percent of the best known.
+ * What:      out = in^T in fp32: in is rows x cols and out cols x rows, both row-major,
+ *   out[c * rows + r] = in[r * cols + c]. Any shape (bounds checks everywhere). --size N gives
+ *   rows = floor(sqrt(N / 2)), cols = floor(N / rows): full size 2^27 is 8192 x 16384.
+ * Work:      0 flops; 4n bytes read + 4n bytes written = 8n bytes of compulsory DRAM traffic.
+ *   n = 2^27: 512 MiB per buffer, 1 GiB moved, more than 4x the 50 MB L2.
+ * Baseline:  one thread per element in blocks of 32 x 8, x along the columns: reads coalesced
+ *   (128 contiguous bytes per warp), writes strided (the 32 lanes store to 32 output rows,
+ *   `rows * 4` bytes apart, a 4-byte piece of 32 different sectors per instruction). It is the
+ *   naive kernel of NVIDIA's transpose tutorial at full occupancy (8 blocks of 256 threads per
+ *   SM), and its 4-byte accesses are no handicap: a 16-byte transpose needs this pair's tile.
+ * Steps:     tiled: a 32 x 32 tile through shared memory, read as rows and written as columns,
+ *   so global loads and stores are both coalesced; its column read tile[lane][k] strides by 32
+ *   words, one bank for all 32 lanes: 32 replays per load, 1056 shared-memory cycles per tile.
+ * Optimized: the same kernel with the tile declared [32][33]: row r starts at word 33r, so
+ *   tile[lane][k] sits in bank (lane + k) mod 32, 32 lanes in 32 banks, one wavefront. The pad
+ *   costs 128 bytes per block; `tiled` and `optimized` share one device function and differ only
+ *   in it, so their ratio is the price of the conflicts. 256 threads and 4.2 KB of shared memory
+ *   per block let 8 blocks share an SM, ~32 KB of loads in flight per SM, more than Little's law
+ *   asks (~3 TB/s x ~0.6 us / 132 SMs ~ 14 KB).
+ * Predicted: against the 3.35 TB/s HBM3 peak (a copy reaches ~90% of it):
+ *   baseline ~0.9-1.3 TB/s: reads stream, but 32 partial-sector writes per 128 bytes load the L2
+ *   ~4.5x as much per byte as a copy does.
+ *   tiled ~1.6-1.9 TB/s: shared-memory bound, 132 SMs x ~1.75 GHz / 1056 cycles x 8 KB per tile.
+ *   optimized ~2.7-2.9 TB/s: both sides coalesced, no replays; a little short of a float4 copy
+ *   (4-byte accesses, writes in 128-byte pieces 32 KB apart). cublasSgeam about the same.
+ * Measured:  (generated by `make docs` from the H100 reference run; do not edit)
+ *   (end of generated lines)
+ *   The baseline is far under its prediction: ncu counts each lane's store as an L2 write sector
+ *   of its own, so it is bound by L2 write requests, as copy_coalescing's baseline is.
+ * Does not pay when: a dimension is under 32 (a 1 x n transpose is a copy: the tile idles most
+ *   of its lanes and the strided side is short), the matrix is so small that the launch sets the
+ *   time, or the consumer can read the transposed layout itself (fuse the transpose away).
  */
 #include <cuda_runtime.h>
 #include <limits.h>
@@ -166,7 +113,10 @@ static __global__ void __launch_bounds__(TRANSPOSE_THREADS)
 }
 
 /* Blocks of a grid whose block covers block_rows x TRANSPOSE_TILE elements; 0 when the grid
- * would exceed gridDim.x's 2^31 - 1 (far beyond any matrix that fits in memory twice). */
+ * would exceed gridDim.x's 2^31 - 1 (far beyond any matrix that fits in memory twice). Every
+ * kernel here takes a one-dimensional grid and splits the block index into (tile row, tile
+ * column) with one division per block, x fastest as a 2D grid would run: gridDim.y's limit of
+ * 65535 would cap rows near 2M for a tall, skinny matrix. */
 static size_t transpose_grid(size_t rows, size_t cols, size_t block_rows, unsigned *tiles_x)
 {
     size_t tx = (cols + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE;
