@@ -53,8 +53,8 @@ const rb_pair rb_pair_copy_coalescing = {
     .n_variants = 3,
     .variants =
         {
-            /* Exact: a copy moves bits, so the error is 0 or the output is wrong. Measured 0
-             * for all three (20261125T081152Z-317bbe9.json). */
+            /* Exact: a copy moves bits, so the error is 0 or the output is wrong; it was 0 for
+             * all three on the H100 (docs/notes/copy_coalescing.md). */
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 0.0, run_baseline},
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.0, run_optimized},
             {"library", RB_ROLE_LIBRARY, RB_UNIT_NONE, 0.0, rb_copy_memcpy},

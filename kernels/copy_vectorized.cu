@@ -1,62 +1,32 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * copy_vectorized: one 4-byte element per thread vs 16-byte accesses with bytes in flight.
+/* copy_vectorized: the same coalesced copy with 4-byte and with 16-byte accesses; a copy needs
+ * enough bytes in flight per SM to cover DRAM latency, and wide accesses are how it gets them.
  *
- * What: out = in, n fp32 elements.
- *
- * Work: 0 flops; 4n bytes read + 4n bytes written = 8n bytes compulsory DRAM traffic.
- *   Full size n = 2^28 (1 GiB per buffer, > 4x the 50 MB L2 of an H100).
- *
- * Baseline: the textbook first kernel, out[i] = in[i] with one thread per element. Coalesced,
- *   but each thread has 4 bytes in flight and a warp instruction moves 128 bytes, so the SM
- *   issues 4x the load/store instructions of a 16-byte version and the memory system sees many
- *   small requests. Little's law: ~3 TB/s x ~0.6 us of latency is ~1.8 MB in flight, ~14 KB per
- *   SM; 2048 resident threads x 4 B = 8 KB per SM is not enough, 2048 x 16 B = 32 KB is.
- *
- * Optimized: float4 (16-byte) loads and stores, one per thread: COPY_VECTORIZED_UNROLL is 1,
- *   because more work per thread measured slower (Measured). The grid-stride loop's body issues
- *   COPY_VECTORIZED_UNROLL independent loads before the first store, so raising it keeps that
- *   many 16-byte requests in flight per thread. ld.global.cs / st.global.cs (evict-first) mark
- *   the stream as not worth caching. The grid covers the array in one pass of the loop body (a
- *   persistent grid of a few blocks per SM measured ~7% slower on an H200: 3.92-3.98 TB/s vs
- *   4.29 TB/s for one pass), and the loop keeps the kernel correct for any grid. The n % 4 tail
- *   elements are copied one by one.
- *
- * Library: cudaMemcpyAsync device-to-device.
- *
- * Predicted (H100 SXM, before measuring): baseline ~2.4 TB/s (GPU.md: scalar copy 2401 GB/s);
- *   optimized at the copy roof, ~2.9-3.0 TB/s, within 3% of cudaMemcpy (2996 GB/s); on an H200
- *   the sweep gave 2.73 TB/s scalar, 4.29 TB/s one-pass float4 vs 4.26 TB/s cudaMemcpy.
- *
- * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json, the latest full
- *   run): baseline 2401 GB/s, optimized 3004 GB/s, cudaMemcpy 2993 GB/s (optimized / library =
- *   1.004), 1.25x. ncu (20261122T032112Z-8d68b70-ncu-bytes.csv): both kernels move the declared 8n
- *   bytes within 1.6%; the baseline issues 8.4M load requests against 2.1M and reaches 72% of the
- *   DRAM peak against 90%. Work per thread, H100 sweep: one float4 per thread 3009-3012 GB/s; 2, 4,
- *   8, 16 per thread (grid-stride) 2997, 2980, 2937, 2908; a persistent grid of 4-32 blocks per SM
- *   2766-2837. More work per thread lost bandwidth. A likely cause, not yet confirmed with
- *   counters: a grid-stride thread's successive accesses are a whole grid (MBs) apart, so the DRAM
- *   pages in use at once are more scattered than when resident blocks sweep one contiguous window.
- *   (The work-per-thread sweep was run by hand when the pair was tuned, commit 5c2901f; no results
- *   file of it is committed.)
- *
- * Audit (issue 9: is the baseline what a competent engineer writes before knowing the pattern?):
- *   yes: one element per thread, coalesced, full occupancy (8 blocks of 256 per SM), is the copy
- *   every CUDA course writes first, and what an elementwise kernel looks like before anyone
- *   thinks of access width. Libraries do better: PyTorch's copy_ of 1 GiB fp32 runs 2964 GB/s
- *   on the H100 (GPU.md) and cudaMemcpy 2993, 1.23-1.25x the baseline, because they move 16
- *   bytes per access; that is exactly the pattern this pair teaches, and the library row shows
- *   the optimized kernel reaches it (1.004x cudaMemcpy). The speedup is what 16-byte accesses
- *   and bytes in flight are worth, no more.
- *
- * Test hook (issue 12, not part of the lesson): `make NVCCFLAGS=-DRB_PLANT_SCALAR_COPY` builds the
- *   optimized kernel with each float4 moved as four 4-byte accesses (copy_vectorized_load/store),
- *   a planted code change whose slowdown `roofbench compare` must attribute to code (its
- *   sass_hash differs). The codegen checks of such a build fail the 16-byte rules, as they must.
- *   `make NVCCFLAGS=-DRB_PLANT_SLOW10` (issue 12's planted 10% slowdowns, with gemm_precision,
- *   cuda_graphs and nccl_allreduce) makes the first tenth of the optimized kernel's threads copy
- *   a second float4 from the far half of the buffer, one another thread copies much later: 10%
- *   more DRAM traffic (the L2 holds neither copy by then), the same output.
+ * What:      out = in, n fp32 elements.
+ * Work:      0 flops; 4n bytes read + 4n bytes written = 8n bytes of compulsory DRAM traffic.
+ *   Full size n = 2^28: 1 GiB per buffer, more than 4x the 50 MB L2.
+ * Baseline:  out[i] = in[i], one thread per element: coalesced, full occupancy (8 blocks of 256
+ *   per SM), the copy every CUDA course writes first and what an elementwise kernel looks like
+ *   before anyone thinks of access width. Libraries (cudaMemcpy, PyTorch's copy_) move 16 bytes
+ *   per access, which is exactly what this pair teaches: the library row is the bar.
+ * Steps:     none
+ * Optimized: one float4 (16-byte) load and store per thread with ld/st.global.cs (evict-first:
+ *   the stream is not worth caching); the n % 4 tail elements are copied one by one. Little's
+ *   law: ~3 TB/s x ~0.6 us of latency is ~1.8 MB in flight, ~14 KB per SM; 2048 resident threads
+ *   x 4 B = 8 KB per SM is not enough, 2048 x 16 B = 32 KB is, and the SM issues a quarter of the
+ *   instructions. The grid covers the array in one pass; the grid-stride loop only keeps the
+ *   kernel correct for any grid, and COPY_VECTORIZED_UNROLL (independent loads in flight per
+ *   thread before the first store) stays 1, because more work per thread measured slower.
+ * Predicted: baseline ~2.4 TB/s, short of the copy roof for want of bytes in flight; optimized at
+ *   the copy roof, ~2.9-3.0 TB/s (about 90% of the 3.35 TB/s HBM3 peak), within 3% of
+ *   cudaMemcpy: a 1.2-1.25x speedup.
+ * Measured:  (generated by `make docs` from the H100 reference run; do not edit)
+ *   (end of generated lines)
+ *   As predicted: the optimized kernel matches cudaMemcpy; both kernels move the declared bytes
+ *   (ncu), so the whole difference is requests in flight, not traffic.
+ * Does not pay when: the data is L2-resident or tiny (latency per byte is low, or the launch
+ *   dominates), pointers are not 16-byte aligned (a scalar head or tail eats the gain), or the
+ *   kernel is not bound by memory (an elementwise op heavy in math already has work in flight).
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -75,7 +45,14 @@ static __global__ void copy_vectorized_baseline_kernel(const float *__restrict__
         out[i] = in[i];
 }
 
-/* The optimized kernel's accesses: __ldcs / __stcs of a float4, or the planted scalar ones. */
+/* The optimized kernel's accesses: __ldcs / __stcs of a float4, or the planted scalar ones.
+ * Test hooks, not part of the lesson: `make NVCCFLAGS=-DRB_PLANT_SCALAR_COPY` moves each float4
+ * as four 4-byte accesses, a planted code change whose slowdown `roofbench compare` must
+ * attribute to code (its sass_hash differs; the codegen checks of such a build fail the 16-byte
+ * rules, as they must). `make NVCCFLAGS=-DRB_PLANT_SLOW10` (a planted 10% slowdown, with
+ * gemm_precision, cuda_graphs and nccl_allreduce) makes the first tenth of the threads copy a
+ * second float4 from the far half of the buffer, one that another thread copies much later: 10%
+ * more DRAM traffic (the L2 holds neither copy by then), the same output. */
 static __device__ __forceinline__ float4 copy_vectorized_load(const float4 *p)
 {
 #ifdef RB_PLANT_SCALAR_COPY
