@@ -300,7 +300,7 @@ const rb_pair rb_pair_histogram = {
         {
             /* exact counts */
             /* Exact: integer counts, 0 only on an exact match (histogram_check). Measured 0 for
-             * every variant on both inputs (20261125T081152Z-317bbe9.json). */
+             * every variant on both inputs (docs/notes/histogram.md). */
             /* Roof: the input is read once and 1 KB of counts written: the read-only DRAM roof. */
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 0.0, run_baseline,
              .roof = "dram_read_gbps"},

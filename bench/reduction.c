@@ -17,11 +17,11 @@
 /* Every variant's tolerance. Error model: n - 1 fp32 adds of positive values in (0.25, 1.25]
  * in a tree (baseline: pairwise within blocks of 256, then again over the partials; optimized:
  * 4 accumulators per thread, warp shuffles, a fixed-order finish kernel; CUB: its own tree).
- * The worst-case bound is depth x 2^-24 (1.7e-6 to 2.3e-6, see the .cu), but rounding errors
- * are random and shrink with the partial sums they act on, so only the top few adds and the
- * final rounding of the result to fp32 (at most 2^-24 = 6.0e-8 relative) count. Measured: H100
- * full size n = 2^28 (results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json) 4.89e-8
- * baseline and optimized, 3.06e-8 CUB. A host replay of the baseline's and the optimized
+ * The worst-case bound is depth x 2^-24 (1.7e-6 to 2.3e-6, docs/notes/reduction.md), but
+ * rounding errors are random and shrink with the partial sums they act on, so only the top few
+ * adds and the final rounding of the result to fp32 (at most 2^-24 = 6.0e-8 relative) count.
+ * Measured: H100 full size n = 2^28 (docs/notes/reduction.md) 4.89e-8 baseline and optimized,
+ * 3.06e-8 CUB. A host replay of the baseline's and the optimized
  * kernel's exact fp32 order (scratch program, reproducing both 4.89e-8 to 3 digits) gives
  * 2.11e-8 for both at the odd size 1000003 (seed 5) and 3.2e-9 to 6.1e-8 at 2^20. 2e-7 is 3.3x
  * the largest (6.1e-8, about one final rounding). A kernel that skips one input (>= 0.25 of a

@@ -1,98 +1,42 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * histogram: 256-bin byte histogram, from one global atomic per byte to conflict-free
- * shared-memory sub-histograms.
+/* histogram: a 256-bin byte histogram, from one global atomic per byte to conflict-free
+ * shared-memory sub-histograms: never funnel every update through a few global words.
  *
- * What: hist[b] = #{i : x[i] == b} for n bytes x and b in 0..255 (uint32 counts). Two inputs:
- *   "uniform" (random bytes) and "skewed" (half of the bytes are 0x2A, the rest random): the
- *   same work, but a contended bin on the second.
- *
- * Work: 0 flops; n bytes read + 256 x 4 bytes written = n + 1024 bytes of compulsory DRAM
- *   traffic. Full size n = 2^28 (256 MiB, > 4x the 50 MB L2). The harness holds two copies of
- *   the input and each launch reads the other one than the launch before (bench/histogram.c),
- *   so every timed launch reads its input from DRAM: on one copy, back-to-back launches found
- *   up to 4% of it still in L2 (ncu: 256.8 MB read against 268.4 MB declared). At the datasheet 3352 GB/s one
- *   pass takes 80 us; the kernel must count 2^28 bytes in that time: 3.4e12 counts/s, ~14.5
- *   per clock per SM (132 SMs at ~1.75 GHz). The counting, not DRAM, is the hard part.
- *
- * Baseline: the realistic first attempt: a grid-stride loop, one byte per thread per step,
- *   atomicAdd(&hist[b], 1) on global memory (run() zeroes hist first). Every byte is one
- *   read-modify-write in L2, and all 256 counters live in 1 KB = 8 lines of 128 bytes, so every
- *   update in the GPU funnels into the few L2 slices that own those 8 lines, and two updates of
- *   one word are serialized there. On the skewed input half of all updates hit the same word.
- *
- * Optimized:
- *   - Privatization: each block counts into shared-memory sub-histograms and adds them to the
- *     global histogram once, with one atomicAdd per bin per block: ~256 x (a few blocks per SM)
- *     global atomics in all instead of n.
- *   - HISTOGRAM_COPIES sub-histograms per block, interleaved: lane l of every warp counts into
- *     copy l % COPIES, at word bin * COPIES + copy. With the default 32, no two lanes of a warp
- *     ever touch the same word (so same-bin collisions inside a warp cannot happen, on any
- *     input), and word bin * 32 + lane lies in bank `lane`, so every shared atomic of a warp is
- *     bank-conflict-free whatever the data: the skewed input costs what the uniform one does.
- *     With a single copy, the 32 lanes of a warp hit 32 random bins spread over 32 banks
- *     (~3.5-way conflicts on uniform data, the maximum occupancy of 32 balls in 32 bins), and
- *     on the skewed input ~16 lanes name the same word (serialized, unless the hardware merges
- *     them: see Predicted).
- *     Cost: 256 x 32 x 4 B = 32 KB of shared memory per block (4 blocks of 512 threads: 132 KB
- *     of the 228 KB per SM, full occupancy), zeroed at the start and summed at the end.
- *   - Warp aggregation, HISTOGRAM_MATCH (default 0, off): __match_any_sync groups the lanes
- *     that would update the same word, and the lowest of them adds the group's size. It helps a
- *     layout where lanes share a copy (COPIES < 32) on contended data; with 32 copies there is
- *     nothing to aggregate, and MATCH.ANY (a multi-cycle instruction) plus the leader test
- *     would only add cost to every byte. Sweep COPIES x MATCH to see the trade.
- *   - 16-byte loads (uint4, ld.global.cs): 16 bytes per thread per load, HISTOGRAM_ITEMS loads
- *     issued before the first byte is counted, so a thread has 32 bytes in flight while others
- *     count (Little's law asks ~18 KB in flight per SM; 2048 threads x 32 B = 64 KB).
- *   - Persistent grid: as many blocks as fit at once (occupancy query in setup), each looping
- *     over 16 KB tiles (block b takes tiles b, b + grid, ...). The copy pairs found a one-pass
- *     grid faster for a stream, but here a block pays a fixed 32 KB zeroing and merge: at one
- *     16 KB tile per block that overhead would match the work; over ~500 KB per block it is ~3%.
- *   - The tail (bytes after the last whole tile, and the n % 16 after the last whole uint4) is
- *     counted by one block with bounds checks; whole tiles run without any.
- *
- * Library: cub::DeviceHistogram::HistogramEven (257 levels over [0, 256)): also privatized in
- *   shared memory, with one sub-histogram per block and an init kernel that zeroes the output.
- *
- * Predicted (H100 SXM, before measuring):
- *   - baseline: L2 atomic throughput on 8 lines, ~50-150 GB/s on uniform bytes; ~20-80 GB/s on
- *     the skewed input, where half the updates serialize on one word.
- *   - optimized: ~2.0-3.0 TB/s on both inputs. Per byte, ptxas (sm_90a) emits a byte extract
- *     (PRMT), the word index (IMAD), its address (LEA) and the shared atomic (ATOMS.POPC.INC):
- *     4 instructions, so a warp instruction slot counts 8 bytes: issue-bound at 4 x 8 B/clk
- *     per SM x 132 SMs x ~1.75 GHz ~ 7.4 TB/s. The shared atomics (one conflict-free warp
- *     instruction counts 32 bytes) bound it at 7.4 TB/s if the atomic unit takes one per clock
- *     per SM, 1.9-3.7 TB/s if it takes one per 2-4 clocks (the number to measure). The DRAM
- *     read roof is ~3.1 TB/s. Expect ~2.5 TB/s, a speedup of >= 15x uniform and >= 30x skewed.
- *     (ATOMS.POPC.INC, the form ptxas picks for "+1", adds the number of lanes naming the same
- *     word: if the hardware merges such lanes in one pass, a single copy suffers bank
- *     conflicts but no same-word serialization; COPIES = 1 on both inputs will tell.)
- *   - CUB: near the optimized kernel on uniform bytes; slower on the skewed input, where its
- *     single sub-histogram per block serializes the lanes that hit 0x2A.
- *
- * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json, the latest full
- *   run; ncu: 20261122T042800Z-6bfc0b1-ncu-bytes.txt/.csv): baseline 3.89 GB/s (uniform) and
- *   1.93 GB/s (skewed); optimized 2865 and 2866 GB/s (737x and 1488x); CUB 2060 and 2536 GB/s.
- *   The baseline is 10-40x under the predicted 50-150 GB/s. ncu: the L2 at 2.8% of its peak
- *   throughput and DRAM at 0.1%, so neither bandwidth limits it: 268M atomics on 256 addresses
- *   (1 KiB: eight 128-byte lines, so a handful of L2 slices) are serialized per address at the
- *   L2's atomic units, about 3.9 G atomics/s in all; skewed input puts half of them on one
- *   address and halves the rate again. (The per-slice atomic rate is inferred from these
- *   figures, not measured directly.) The optimized kernel reads the input at 86% of the DRAM
- *   peak, its declared bytes within 1%, and is as fast on skewed as on uniform data: every lane
- *   has its own copy of the bins, so skew costs no conflicts.
- *
- * Audit (issue 9: is the baseline what a competent engineer writes before knowing the pattern?):
- *   the baseline is the first histogram of the textbooks (one global atomicAdd per byte, full
- *   occupancy, 1-byte loads), and the code many people write first; but an engineer who knows
- *   that global atomics contend writes the next step, one shared-memory sub-histogram per block,
- *   which is what CUB does (2060 / 2536 GB/s here). Against that, the pattern this pair adds
- *   (32 interleaved copies so no lanes collide, 16-byte loads, a persistent grid) is worth 1.39x
- *   uniform and 1.13x skewed, not the 737x / 1488x the baseline row shows: the big figure
- *   teaches "never funnel every update through a few global words", the CUB row the rest. The
- *   checks are exact (tolerance 0: integer counts), so a count short by one fails. For the lead:
- *   a "shared" step (one sub-histogram per block, 4-byte loads) between the two would show the
- *   split within the pair; not added here (bench/histogram.c is being edited by h-suite).
+ * What:      hist[b] = #{i : x[i] == b} for n bytes x, b in 0..255, uint32 counts. Two inputs:
+ *   "uniform" (random bytes) and "skewed" (half the bytes 0x2A): the same work, but one bin
+ *   contended on the second. Counts are exact, so a count short by one fails.
+ * Work:      0 flops; n bytes read + 256 x 4 bytes written = n + 1024 bytes compulsory. n = 2^28
+ *   (256 MiB, more than 4x the 50 MB L2; launches alternate between two copies of the input so
+ *   each reads DRAM). At the 3.35 TB/s peak one pass takes 80 us, and the kernel must count 2^28
+ *   bytes in it: ~14.5 per clock per SM. The counting, not DRAM, is the hard part.
+ * Baseline:  a grid-stride loop, one byte per thread per step, atomicAdd(&hist[b], 1) in global
+ *   memory: the first histogram of the textbooks, full occupancy. Every byte is a read-modify-
+ *   write in L2, and all 256 counters live in 8 lines of 128 bytes, so every update in the GPU
+ *   funnels into the few L2 slices owning them, serialized per word; on the skewed input half
+ *   of them hit one word. An engineer who knows atomics contend writes one shared-memory
+ *   sub-histogram per block: that is what CUB does, and the library row measures it.
+ * Steps:     none
+ * Optimized: privatization: each block counts into HISTOGRAM_COPIES = 32 interleaved shared-
+ *   memory sub-histograms and adds them to the global one with one atomic per bin per block.
+ *   Lane l counts into copy l at word bin * 32 + l, which lies in bank l: no two lanes of a warp
+ *   ever touch the same word or bank, whatever the data, so skew costs nothing (one copy would
+ *   give ~3.5-way conflicts on uniform bytes and ~16 lanes on one word on skewed ones). 32 KB of
+ *   shared memory per block, 4 blocks of 512 threads per SM. 16-byte loads (ld.global.cs), two
+ *   per thread before the first byte is counted: 64 KB in flight per SM against the ~18 KB
+ *   Little's law asks. A persistent grid of 16 KB tiles amortizes each block's zeroing and merge.
+ * Predicted: baseline bound by L2 atomic throughput on 8 lines: ~50-150 GB/s uniform, ~20-80 GB/s
+ *   skewed. Optimized: per byte ptxas emits PRMT, IMAD, LEA and ATOMS.POPC.INC, 4 instructions,
+ *   so issue bounds it near 4 x 8 B/clk x 132 SMs x ~1.75 GHz ~ 7.4 TB/s; the shared atomic unit,
+ *   at one per 1-4 clocks, at 1.9-7.4 TB/s; the DRAM read roof ~3.1 TB/s. Expect ~2.5 TB/s on
+ *   both inputs, >= 15x uniform and >= 30x skewed; CUB near it on uniform bytes, slower on skewed
+ *   ones (one sub-histogram per block serializes the lanes that hit 0x2A).
+ * Measured:  (generated by `make docs` from the H100 reference run; do not edit)
+ *   (end of generated lines)
+ *   The baseline is far under its prediction: neither L2 nor DRAM bandwidth limits it (ncu), but
+ *   the serialized atomics on so few addresses. The optimized kernel is equal on both inputs.
+ * Does not pay when: the bins outgrow shared memory (65536 bins x 32 copies do not fit: fewer
+ *   copies, or sort first), the input is tiny (zeroing and merging the copies dominate), or the
+ *   data is so spread over many bins that global atomics rarely meet.
  */
 #include "device_limits.h"
 #include <cub/cub.cuh>
@@ -159,7 +103,13 @@ static __device__ __forceinline__ void histogram_count(unsigned *sub, unsigned w
 }
 
 /* The same for a whole warp (all 32 lanes must call it together): with HISTOGRAM_MATCH, lanes
- * that would update the same word elect the lowest of them to add the group's size. */
+ * that would update the same word elect the lowest of them to add the group's size. That helps a
+ * layout where lanes share a copy (HISTOGRAM_COPIES < 32) on contended data; with 32 copies there
+ * is nothing to aggregate, and MATCH.ANY (a multi-cycle instruction) plus the leader test would
+ * only add cost to every byte, so it is off. Sweep COPIES x MATCH to see the trade. Note that
+ * ATOMS.POPC.INC, the form ptxas picks for "+1", adds the number of lanes naming the same word:
+ * if the hardware merges such lanes in one pass, a single copy suffers bank conflicts but no
+ * same-word serialization; COPIES = 1 on both inputs tells. */
 static __device__ __forceinline__ void histogram_count_warp(unsigned *sub, unsigned word, int k,
                                                             unsigned copy)
 {
@@ -240,7 +190,10 @@ static __global__ void __launch_bounds__(HISTOGRAM_BLOCK, RB_MAX_THREADS_PER_SM 
 }
 
 /* The optimized grid for n bytes: as many blocks as fit on the device at once (capped by
- * HISTOGRAM_BLOCKS_PER_SM when set), no more than there are tiles. Host queries only. */
+ * HISTOGRAM_BLOCKS_PER_SM when set), no more than there are tiles. Host queries only. The copy
+ * pairs found a one-pass grid faster for a stream, but here a block pays a fixed 32 KB zeroing
+ * and merge: at one 16 KB tile per block that overhead would match the work; over ~500 KB per
+ * block it is ~3%. */
 extern "C" cudaError_t histogram_optimized_grid(size_t n, int *blocks)
 {
     int dev = 0, sms = 0, per_sm = 0;

@@ -1,114 +1,40 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * reduction: the sum of n fp32 values, from the textbook first kernel to a bandwidth-bound one.
+/* reduction: the sum of n fp32 values, from the textbook first kernel to one that streams at
+ * the DRAM read roof: wide loads in flight, shuffles instead of barriers, a deterministic finish.
  *
- * What: out = x[0] + x[1] + ... + x[n-1], n fp32 values, one fp32 result. The inputs lie in
- *   (0.25, 1.25] (0.5 u + 0.75 for u uniform in (-1, 1)), strictly positive, so the relative
- *   error of the sum is meaningful and no cancellation can hide a wrong answer.
- *
- * Work: n - 1 adds, counted as n flops; 4n bytes read + 4 bytes written = 4n + 4 bytes of
- *   compulsory DRAM traffic. AI = 1/4 flop per byte: memory-bound on every GPU (the H100's fp32
- *   roof is reached only at AI ~ 60.6e12 / 3.35e12 = 18). Full size n = 2^28: 1 GiB read,
- *   > 4x the 50 MB L2, so every timed pass comes from DRAM. At the datasheet 3352 GB/s one pass
- *   takes 320 us; the adds (2^28 in 320 us = 0.84 TFLOP/s) cost ~1% of the FP32 roof.
- *
- * Baseline: the classic first version (Harris, "Optimizing parallel reduction in CUDA", kernel
- *   1). Each block loads one element per thread into shared memory and folds it in log2(256) = 8
- *   steps with interleaved addressing: at step s, thread t with t % (2s) == 0 adds sdata[t + s].
- *   Its costs are on the SM side:
- *   - divergence: at step s only 1 thread in 2s works, but every warp runs the step's test and
- *     every warp holding a working thread issues its loads, add and store: all 8 warps for
- *     s = 1..16 (16, 8, 4, 2, then 1 working lane per warp), then 4, 2, 1 warps;
- *   - the remainder t % (2s) by a value unknown at compile time: an integer division sequence
- *     (I2F, MUFU.RCP, F2I and ~10 integer instructions in the sm_90a SASS) per thread per step;
- *   - 8 __syncthreads per 1 KB of input, and 4 bytes in flight per thread when loading.
- *   Each block writes one partial; the launcher calls the same kernel on the partials until one
- *   value remains (2^28 -> 2^20 -> 4096 -> 16 -> 1: four launches).
- *
- * Optimized: what makes a reduction run at the DRAM read roof.
- *   - 16-byte loads (float4, ld.global.cs: read once, evict first; REDUCTION_STREAMING_LOADS 0
- *     switches to the read-only path, __ldg): a quarter of the load instructions of the scalar
- *     version, each moving 512 bytes per warp.
- *   - Bytes in flight: Little's law asks ~3.3 TB/s x ~0.7 us ~ 2.3 MB in flight, ~18 KB per SM.
- *     Each thread's REDUCTION_ITEMS float4 loads are independent and written before any add
- *     (ptxas, sm_90a, 32 registers: the first 4 of 8 issue back to back, the rest between the
- *     first adds): 64-128 B per thread, 128-256 KB per SM at full occupancy, many times what
- *     is needed, so warps busy in their block reduction cannot starve the memory system.
- *   - Tiles: block b takes tile b (REDUCTION_BLOCK x REDUCTION_ITEMS float4 = 32 KB, contiguous;
- *     thread t loads elements t, t + 256, ...), then tile b + gridDim.x (a grid-stride loop over
- *     tiles). The default grid has one block per tile, so the loop body runs once: on the H100
- *     the copy pairs found a grid covering the array in one pass faster than a persistent grid
- *     (3010 vs 2830 GB/s), and a contiguous tile keeps each block's requests on a few DRAM pages.
- *     REDUCTION_MAX_BLOCKS caps the grid (persistent grid) so the two can be swept.
- *   - Accumulation in a float4: four independent fp32 add chains per thread, so no add waits on
- *     the previous one (an add's ~4-cycle latency never gates the next load batch).
- *   - One block partial: __shfl_down_sync within each warp (no shared memory, no barrier), one
- *     value per warp to a 32-float shared array, one barrier, the first warp shuffles again.
- *   - A second, single-block kernel sums the partials (one per tile: 32768 at full size, 128 KB,
- *     read from L2). It is deterministic: the same input gives the same bits every run, which a
- *     float atomicAdd per block would not (the order of the atomics changes from run to run, and
- *     fp32 addition is not associative). It costs one dependent launch (~2-3 us against ~330 us,
- *     ~1%), the same structure CUB uses (a reduce kernel, then a single-tile kernel).
- *   - The n % 4 floats after the last whole float4, and the float4s after the last whole tile,
- *     are added by the block whose turn that tile would be, with bounds checks; whole tiles run
- *     without any.
- *
- * Library: cub::DeviceReduce::Sum (a vectorized, tiled reduce kernel over an "even share" grid,
- *   then a single-tile kernel), temp storage sized and allocated in setup.
- *
- * Accuracy: every variant adds in fp32 in a different order. For positive values the rounding
- *   error of a sum is at most (depth of its adding tree) x 2^-24 relative. Baseline and CUB are
- *   trees of depth ~log2(n) = 28 (plus a few sequential steps in CUB): 1.7e-6. The optimized
- *   kernel at full size: chains of REDUCTION_ITEMS = 8 adds in each of 4 accumulators, 2 + 5 +
- *   3 levels within the block, then in the finish kernel chains of 8, 2 + 10 levels: depth ~38,
- *   2.3e-6. But rounding errors are random and each acts on a partial sum, so the small partials
- *   of the lower levels contribute little: what remains is the top few adds and the final
- *   rounding of the result to fp32 (at most 2^-24 = 6e-8). Measured 4.89e-8 at full size, and a
- *   host replay of the exact fp32 order gives 2.1e-8 at n = 1000003. The tolerance, 2e-7, and
- *   its derivation are beside it in bench/reduction.c. (A persistent grid of 8 blocks per SM
- *   makes each accumulator's chain ~250 adds: worst case ~1.6e-5; re-measure before using it.)
- *   A scalar result cannot show a defect smaller than its own rounding: at full size a dropped
- *   tail of 3 floats is 1.1e-8 relative, invisible, which is why the planted defects run at
- *   n = 1000003, where the same bug is 2.9e-6. The inputs stay positive: a zero-mean input would
- *   make the relative error of the sum large and input-dependent (cancellation), hiding more.
-
- * Reference: exact. Every input x >= 0.25 is a multiple of 2^-25 (a float in [2^e, 2^(e+1)) is
- *   a multiple of 2^(e-23)), and x < 2, so x * 2^25 is an integer below 2^26 and a sum of up to
- *   2^28 of them is below 2^54: an unsigned 64-bit integer holds it exactly. The reference
- *   kernel adds x * 2^25 as integers (associative, so exact and order-free), and the host turns
- *   the sum into a double with a single rounding: better than any fp64 accumulation. Up to
- *   RB_CPU_REFERENCE_MAX elements the host recomputes the same sum from rb_uniform_f32.
- *
- * Predicted (H100 SXM, before measuring):
- *   - baseline ~300-600 GB/s: an SM-bound kernel. Per 1 KB block: 8 steps x 8 warps x ~27
- *     instructions (the loop body in SASS: modulo, test, two shared loads, add, store,
- *     barrier) ~ 1700 warp instructions; at the ideal 4 per clock per SM, 132 SMs at
- *     ~1.75 GHz: ~550 GB/s, and the barriers and the quarter-rate I2F/MUFU/F2I keep it below.
- *   - optimized ~3.1 TB/s: a read-only stream has no read/write turnaround, so it can beat the
- *     copy roof (cudaMemcpy 2996 GB/s counts reads + writes); ~92-95% of the datasheet 3352 GB/s
- *     (the acceptance asks >= 3084 GB/s), i.e. ~345 us at full size, ~7x the baseline.
- *   - CUB within ~2% of the optimized kernel (same structure).
- *
- * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json, the latest full
- *   run): baseline 415 GB/s (predicted 300-600), optimized 3113 GB/s of reads = 0.929x the 3352
- *   GB/s datasheet peak, 7.49x the baseline, CUB 3068 GB/s. ncu (20261122T042800Z-6bfc0b1-ncu-
- *   bytes.txt/.csv): 94.8% of the DRAM peak, the declared bytes within 0.2%. A sweep of float4
- *   loads per thread (20261122T042738Z-6bfc0b1: 4: 3114, 8: 3104, 16: 3085 GB/s; __ldg instead of
- *   __ldcs: 3076) chose 4. The margin over the 0.92x target is small (about 1%), and it is the
- *   figure to watch after a driver upgrade.
- *
- * Audit (issue 9: is the baseline what a competent engineer writes before knowing the pattern?):
- *   the baseline is the textbook first reduction (Harris's kernel 1): full occupancy (8 blocks
- *   of 256 per SM), coalesced 4-byte loads, but SM-bound by divergent interleaved steps, a
- *   modulo and 8 barriers per 1 KB. A competent engineer who had not studied reductions writes
- *   this or the sequential-addressing tree (Harris's kernel 2; ~2x on his G80); one who has would
- *   call a library: PyTorch's sum runs 2936 GB/s (GPU.md), CUB 3068 GB/s here, the optimized
- *   kernel 3113. So the 7.5x is "what the pattern is worth over the first version", not over
- *   what production code runs; the library row is there to show that the optimized kernel is
- *   the pattern a library already applies (within 1.5% of CUB, 6% above PyTorch). The pair keeps
- *   the textbook baseline because it teaches the costs (divergence, barriers, 4 bytes in flight)
- *   one at a time; the lead decides whether the README should also quote the speedup over the
- *   sequential-addressing tree, the more honest "first attempt" figure (not measured yet).
+ * What:      out = x[0] + ... + x[n-1], fp32 in and out. Inputs lie in (0.25, 1.25]: strictly
+ *   positive, so the relative error of the sum means something and no cancellation hides a
+ *   wrong answer. The reference is exact (an integer sum, see reduction_reference_kernel).
+ * Work:      n - 1 adds, counted as n flops; 4n + 4 bytes compulsory. AI = 1/4 flop per byte:
+ *   memory-bound on every GPU (the fp32 roof needs AI ~ 60e12 / 3.35e12 = 18). n = 2^28: 1 GiB
+ *   read, more than 4x the 50 MB L2; at the 3.35 TB/s datasheet peak one pass takes 320 us.
+ * Baseline:  Harris's kernel 1 ("Optimizing parallel reduction in CUDA"): one element per thread
+ *   into shared memory, folded in 8 interleaved steps where thread t works when t % (2s) == 0;
+ *   one partial per block, the same kernel again on the partials (four launches at full size).
+ *   Full occupancy and coalesced loads, but SM-bound: divergent steps that every warp still
+ *   issues, a modulo by a runtime value (I2F, MUFU.RCP, F2I and ~10 integer instructions) per
+ *   thread per step, 8 barriers per 1 KB, 4 bytes in flight per thread. It is what an engineer
+ *   who has not studied reductions writes; one who has calls a library (the library row).
+ * Steps:     none
+ * Optimized: float4 loads (ld.global.cs: read once, evict first), REDUCTION_ITEMS of them
+ *   independent per thread before any add: Little's law asks ~3.3 TB/s x ~0.7 us ~ 2.3 MB in
+ *   flight, ~18 KB per SM, and 64 B per thread at full occupancy gives 128 KB. Block b takes a
+ *   contiguous 16 KB tile (a few DRAM pages per block), one pass over the array; four fp32
+ *   accumulators so no add waits on the last; __shfl_down_sync within warps, one barrier per
+ *   block. A second, single-block kernel sums the partials in a fixed order: the same bits every
+ *   run, which atomicAdd of floats would not give, for one dependent launch (~1%), as CUB does.
+ * Predicted: baseline ~300-600 GB/s: per 1 KB block 8 steps x 8 warps x ~27 instructions ~ 1700
+ *   warp instructions; at 4 per clock per SM, 132 SMs at ~1.75 GHz: ~550 GB/s, and the barriers
+ *   and quarter-rate I2F/MUFU/F2I keep it below. Optimized ~3.1 TB/s, ~92-95% of the 3.35 TB/s
+ *   peak: a read-only stream has no read/write turnaround, so it can beat the copy roof. ~7x.
+ *   CUB (cub::DeviceReduce::Sum, the same structure) within ~2% of the optimized kernel.
+ * Measured:  (generated by `make docs` from the H100 reference run; do not edit)
+ *   (end of generated lines)
+ *   Both as predicted: the optimized kernel reads the declared bytes (ncu) and sits just above
+ *   CUB; its small margin over the target is the figure to watch after a driver upgrade.
+ * Does not pay when: n is small (a few hundred KB: the launches, not DRAM, set the time; one
+ *   block or a warp-level reduce in the producer's kernel wins), or the sum can be fused into the
+ *   kernel that produces x (then the reduction costs no extra pass at all).
  */
 #include "device_limits.h"
 #include <cub/cub.cuh>
@@ -125,8 +51,8 @@
 #define REDUCTION_BLOCK 256 /* optimized: threads per block, a multiple of 32 */
 #endif
 #ifndef REDUCTION_ITEMS
-/* optimized: float4 loads in flight per thread per tile. H100 sweep (GB/s read): 4: 3114,
- * 8: 3104, 16: 3085; __ldg instead of __ldcs at 8: 3076. */
+/* optimized: float4 loads in flight per thread per tile; 4 was the fastest of 4, 8 and 16 in an
+ * H100 sweep, and __ldcs beat __ldg (docs/notes/reduction.md). */
 #define REDUCTION_ITEMS 4
 #endif
 #ifndef REDUCTION_MAX_BLOCKS
@@ -371,8 +297,14 @@ extern "C" cudaError_t reduction_map_input(float *x, size_t n, cudaStream_t stre
     return cudaGetLastError();
 }
 
-/* acc[0] += sum of x[i] * 2^25 as integers (exact: see the header); acc[1] += the number of
- * values outside [0.25, 2), where that scaling is not an exact integer (NaN counts too). */
+/* The reference is exact. Every input x >= 0.25 is a multiple of 2^-25 (a float in
+ * [2^e, 2^(e+1)) is a multiple of 2^(e-23)), and x < 2, so x * 2^25 is an integer below 2^26 and
+ * a sum of up to 2^28 of them is below 2^54: an unsigned 64-bit integer holds it exactly. Adding
+ * x * 2^25 as integers is associative, so exact and order-free, and the host turns the sum into
+ * a double with a single rounding: better than any fp64 accumulation. Up to
+ * RB_CPU_REFERENCE_MAX elements the host recomputes the same sum from rb_uniform_f32.
+ * acc[0] += sum of x[i] * 2^25 as integers; acc[1] += the number of values outside [0.25, 2),
+ * where that scaling is not an exact integer (NaN counts too). */
 static __global__ void reduction_reference_kernel(const float *x, size_t n, unsigned long long *acc)
 {
     unsigned long long sum = 0, outside = 0;
