@@ -263,8 +263,8 @@ const rb_pair rb_pair_fused_elementwise = {
              * rounded; t1's error passes through gelu' <= 1.13). Measured by emulating both
              * roundings on the CPU at 256 x 4096, 999 x 1021 and 65536 x 4096 (the same figures
              * to 3 digits at all three), and what the GPU measured at full size: 2.7785e-3
-             * and 1.6303e-3 (results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json, the
-             * scalar baseline, same roundings). The tolerances are ~1.8x those: a dropped bias
+             * and 1.6303e-3 (docs/notes/fused_elementwise.md; the scalar baseline, same
+             * roundings). The tolerances are ~1.8x those: a dropped bias
              * (0.30), bias indexed by row (0.42) or any unwritten element (NaN) fails by 100x. A
              * tanh GELU instead of erf (1.64e-3) hides under the bf16 rounding: no normwise check
              * can tell it. */

@@ -1,93 +1,40 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * fused_elementwise: bias + GELU + residual as three framework-style ops vs one fused kernel.
+/* fused_elementwise: bias + GELU + residual as three framework-style ops against one fused
+ * kernel; fusion pays by the bytes the intermediates no longer move through DRAM, nothing else.
  *
- * What: y = gelu(x + bias) + residual over a rows x cols bf16 matrix (row-major), bias one value
- *   per column (a transformer MLP's bias-GELU followed by its residual add). GELU is the exact
- *   erf form, gelu(v) = 0.5 v (1 + erf(v / sqrt 2)), evaluated in fp32 (erff). Default shape:
- *   cols = min(4096, n) (a hidden size), rows = n / cols; any rows x cols works (999 x 1021 too).
- *
- * Work: compulsory DRAM traffic 2n (x) + 2n (residual) + 2n (y) + 2 cols (bias) = 6n + 2 cols
- *   bytes. Flops: 6 fp32 operations per element as the formula is written (x + b, v / sqrt 2,
- *   1 + erf, 0.5 v, the product, + residual), erf itself not counted (libdevice's erff is a
- *   ~20-instruction polynomial, an implementation detail like exp's): AI = 6n / 6n = 1 flop per
- *   byte, memory-bound by 60x on an H100 (ridge point 60.6 TFLOP/s / 3 TB/s = 20).
- *   Full size n = 2^28 (x, residual and y are 512 MiB each; 1.61 GB compulsory, > 4x L2).
- *
- * The lesson is fusion, and only fusion: both variants are built from the same pieces (16-byte
- *   vectors of 8 bf16, the same load/store instructions, the same grid shape, the same tail
- *   rule), so the one thing that differs is how many bytes cross the DRAM bus.
- *
- * Baseline: what an eager framework runs for `gelu(x + bias) + residual` (PyTorch eager launches
- *   exactly these three kernels): three ops, each its own kernel, the intermediates in DRAM:
- *     t1 = x + bias (bf16),  t2 = gelu(t1) (bf16),  y = t2 + residual (bf16).
- *   Each op computes in fp32 and rounds to bf16, as frameworks do. Each kernel is a good
- *   elementwise kernel, as a framework's are: every thread moves one 16-byte vector (8 bf16) per
- *   operand (ld/st.global.cs, 128-bit), the grid has one thread per vector (256-thread blocks),
- *   and the n % 8 tail elements are done one per thread. Little's law: streaming ~3 TB/s through
- *   a loaded DRAM latency of ~0.7-1 us needs ~2-3 MB in flight, ~16-23 KB per SM; a thread of
- *   the gelu kernel has 16 bytes of loads in flight, and 8 blocks of 256 threads per SM (the
- *   registers allow it: see -Xptxas -v, <= 32 registers) hold 32 KB; the residual kernel holds
- *   32 bytes per thread. Is this what a competent engineer writes before knowing fusion? Yes:
- *   it is the library-quality unfused version (a framework's elementwise kernels vectorize
- *   contiguous, aligned operands the same way), so the measured speedup is what fusion buys and
- *   nothing else. SASS: the gelu kernel's loop is ~238 instructions per 8 elements.
- *   DRAM traffic, pass by pass (2 bytes an element):
- *     pass 1 reads x, writes t1                      4n
- *     pass 2 reads t1, writes t2                     4n
- *     pass 3 reads t2 and residual, writes y         6n
- *   = 14n bytes, against the fused kernel's 6n: t1 and t2 (512 MiB each) are each written once
- *   and read once, and are far too large to stay in the 50 MB L2 between kernels.
- *
+ * What:      y = gelu(x + bias) + residual over a rows x cols bf16 matrix (row-major), bias one
+ *   value per column: a transformer MLP's bias-GELU and its residual add. GELU is the exact erf
+ *   form, 0.5 v (1 + erf(v / sqrt 2)), in fp32. cols = min(4096, n), rows = n / cols; any shape
+ *   works (999 x 1021 too: a 16-byte vector may straddle two rows).
+ * Work:      2n (x) + 2n (residual) + 2n (y) + 2 cols (bias) = 6n + 2 cols bytes compulsory;
+ *   6 fp32 operations per element as the formula is written (erf's own polynomial not counted):
+ *   AI = 1 flop per byte, memory-bound by far (ridge ~20). n = 2^28: 1.61 GB, more than 4x L2.
+ * Baseline:  what PyTorch eager runs for `gelu(x + bias) + residual`: three kernels, t1 = x + bias,
+ *   t2 = gelu(t1), y = t2 + residual, each computing in fp32 and rounding to bf16, the
+ *   intermediates in DRAM (512 MiB each, far beyond the 50 MB L2). Each is a library-quality
+ *   elementwise kernel: one 16-byte vector of 8 bf16 per operand per thread, ld/st.global.cs,
+ *   one thread per vector, 8 blocks of 256 per SM (16-32 KB in flight per SM, what Little's law
+ *   asks). DRAM traffic: 4n + 4n + 6n = 14n bytes. No toolkit routine fuses this (cuBLASLt's
+ *   GELU_BIAS only ends a GEMM), so there is no library row; scripts/torch_eager_fused.py times
+ *   PyTorch eager on the same shape.
+ * Steps:     none
  * Optimized: one kernel reads x and residual once and writes y once; t1 and t2 live in
- *   registers. Same 16-byte vectors and .cs accesses (evict-first: each byte is read or written
- *   once), same grid. Math is fp32 with a single rounding to bf16 at the end (the baseline rounds
- *   three times: it is also less accurate).
- *
- * Shared details: the matrix is treated as a flat array of n elements; a vector's first column
- *   is one 32-bit remainder (a 64-bit `%` is a ~60-instruction software routine), and the next 7
- *   columns count up with wrap-around, so any cols works, even odd ones where a vector straddles
- *   two rows. When cols % 8 == 0 (every real hidden size) the 8 bias values are one aligned
- *   16-byte load (the 2*cols-byte bias stays in L1/L2); otherwise they are 8 scalar loads.
- *
- * Library: none. The CUDA Toolkit has no standalone fused bias + GELU + residual routine
- *   (cuBLASLt's GELU_BIAS epilogue fuses bias and GELU only onto the end of a GEMM); frameworks
- *   get this fusion from a compiler (torch.compile / Triton), not from the toolkit.
- *   scripts/torch_eager_fused.py times PyTorch eager on the same shape, for comparison.
- *
- * Predicted (H100 SXM, before measuring this version; n = 2^28):
- *   Optimized: ~3.0 TB/s in declared bytes (it measured 3054 GB/s = 0.527 ms before this change,
- *   which left it as it was), 0.52-0.54 ms.
- *   Baseline: 14n = 3.76 GB. Pass 1 is a 1:1 stream like a copy (~2.8-3.0 TB/s: 1.07 GB in
- *   0.36-0.38 ms). Pass 2 moves the same bytes, but it is the pass nearest the compute limit:
- *   at 2.9 TB/s and 4 bytes an element an SM must finish 725 G/s / 132 / 1.98 GHz = 2.8
- *   elements per clock, at ~30 instructions an element (erff ~22) that is ~83 of the 128
- *   instructions an SM issues per clock: memory-bound still, with little slack (a lower clock
- *   under load would show here first): 0.37-0.40 ms. Pass 3 is a two-in, one-out stream like the
- *   fused kernel (~3.0 TB/s: 1.61 GB in 0.53-0.55 ms). Launch gaps between the three kernels are
- *   a few us. Total 1.26-1.33 ms, i.e. 2.8-3.0 TB/s of the 14n moved, 1.21-1.28 TB/s of the
- *   declared 6n.
- *   Speedup = (14/6) x (fused rate / unfused rate) = 2.33 x (3.05 / 2.85-3.0) = 2.4-2.5x: the
- *   bytes not moved, nothing else. (The previous baseline, one 2-byte element per thread, ran
- *   2.53 ms and showed 4.8x; PyTorch eager measured 1.60 ms on the same H100: this baseline
- *   should be at or below it; scripts/torch_eager_fused.py times both in one GPU call.)
- *
- * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T120458Z-7100242.json and 120618Z, two
- *   back-to-back runs): baseline 1.2757 / 1.2663 ms (1263 / 1272 GB/s of the declared 6n; 14n
- *   moved at 2.95 TB/s), optimized 0.5282 / 0.5252 ms (3049 / 3067 GB/s), 2.42x / 2.41x: all
- *   three inside their predictions (1.26-1.33 ms, 0.52-0.54 ms, 2.4-2.5x). PyTorch eager on the
- *   same shape in the same GPU call: 1.5797 ms (20261125T1209Z-7100242-torch-eager-fused.txt),
- *   so this baseline is 1.24x faster than the framework, and the 2.42x is what fusion buys.
- *   --cold (20261125T1209Z-7100242-cold.json, cold-vs-warm.txt): baseline 1.2754 ms, level with
- *   warm; optimized 0.5369 ms, 2.2% slower than warm, the one memory-bound variant whose cold
- *   rate falls below warm less noise (also -2.3% in an earlier call). ncu on every launch
- *   (20261125T1214Z-7d58124-fused-cold-warm-ncu.txt) rules out the flush's write-backs: a cold
- *   launch reads the same 1073.8 MB and writes less (514.4 MB against 536 MB warm, whose extra
- *   22 MB are the previous launch's dirty lines) yet takes 536 us against 522 us warm. The
- *   cause was the flush's L2 lines: loaded evict-normal, they outranked this kernel's
- *   evict-first (.cs) lines, so the kernel met an L2 that was not like an empty one. With the
- *   flush's loads evict-first too (harness/kit/gpu_kernels.cu since 2026-11-25), cold runs 0.5213
- *   ms against 0.5251 warm (20261125T1219Z-flush-experiment.txt).
+ *   registers. Same vectors, same .cs accesses, same grid, same tail rule: the only difference is
+ *   the bytes that cross the DRAM bus, 6n instead of 14n. One rounding to bf16 at the end instead
+ *   of three, so it is also more accurate.
+ * Predicted: optimized ~3.0 TB/s of the declared 6n, 0.52-0.54 ms at n = 2^28. Baseline: pass 1
+ *   streams 1:1 like a copy (~2.8-3.0 TB/s, 0.36-0.38 ms); pass 2 moves the same bytes nearest
+ *   the compute limit (2.8 elements per clock per SM at ~30 instructions each is ~83 of the 128 an
+ *   SM issues per clock: memory-bound, little slack), 0.37-0.40 ms; pass 3 streams two in, one
+ *   out, 0.53-0.55 ms; a few us of launch gaps: 1.26-1.33 ms. Speedup = (14/6) x (fused rate /
+ *   unfused rate) = 2.33 x (3.05 / 2.85-3.0) = 2.4-2.5x: the bytes not moved.
+ * Measured:  (generated by `make docs` from the H100 reference run; do not edit)
+ *   (end of generated lines)
+ *   All inside their predictions; this baseline is also faster than PyTorch eager on the same
+ *   shape, so the speedup is what fusion buys.
+ * Does not pay when: an intermediate is needed elsewhere (saved for the backward pass, so it must
+ *   be written anyway), the tensors fit in L2 (the intermediates never reach DRAM), or one op is
+ *   compute-bound (a GEMM: fuse into its epilogue instead, see gemm_epilogue).
  */
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -99,7 +46,9 @@
 /* Threads per block of every kernel of the pair. Each thread moves one 8-element vector. */
 #define FUSED_ELEMENTWISE_BLOCK 256
 
-/* The column of flat element i. A 32-bit remainder while i fits 32 bits (n up to 4 Gi). */
+/* The column of flat element i. A 32-bit remainder while i fits 32 bits (n up to 4 Gi): a 64-bit
+ * `%` is a ~60-instruction software routine. A vector takes one remainder for its first column
+ * and counts the next 7 up with wrap-around, so any cols works, even odd ones. */
 static __device__ __forceinline__ unsigned fused_elementwise_col(size_t i, unsigned cols)
 {
     return i <= 0xFFFFFFFFu ? (unsigned)i % cols : (unsigned)(i % cols);
@@ -151,7 +100,9 @@ static __device__ __forceinline__ uint4 fused_elementwise_pack8(const float f[8]
     return v;
 }
 
-/* The bias values of the 8 elements of vector v (elements 8v .. 8v+7). */
+/* The bias values of the 8 elements of vector v (elements 8v .. 8v+7). When cols % 8 == 0 (every
+ * real hidden size) they are one aligned 16-byte load (the 2 cols bytes of bias stay in L1/L2);
+ * otherwise 8 scalar loads. */
 static __device__ __forceinline__ void fused_elementwise_bias8(const unsigned short *bias, size_t v,
                                                                unsigned cols, float b[8])
 {
