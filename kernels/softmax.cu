@@ -1,104 +1,40 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * softmax: row-wise softmax of an fp32 matrix in one pass over DRAM instead of three, with the
- * online (running max, running sum) rule.
+/* softmax: row-wise softmax of an fp32 matrix in one pass over DRAM instead of three, with the
+ * online rule: carry (running max, running sum) together and rescale the sum when the max grows.
  *
- * What: x is rows x cols, row-major; y[r][c] = exp(x[r][c] - max_r) / sum_c' exp(x[r][c'] -
- *   max_r). Subtracting the row max keeps exp from overflowing; it does not change the result.
- *   With --size N the shape is cols = min(4096, N), rows = N / cols: full size 2^27 gives
- *   32768 x 4096. Any rows and cols work (cols need not be a multiple of 4).
- *
- * Work: bytes = 4n read + 4n written = 8n bytes compulsory DRAM traffic (x read once, y written
- *   once); full size n = 2^27 moves 1 GiB. flops ~5 per element, counted honestly: a max, a
- *   subtraction, an exp (counted as one, although expf is ~8 instructions), an addition into
- *   the sum and a multiplication by the scale; the per-row reductions add O(rows x threads).
- *   Arithmetic intensity 5 / 8 = 0.6 flop/byte against an H100 ridge point of 60.6e12 / 3e12 =
- *   20: memory-bound by a factor of ~30, so the goal is to touch DRAM as few times as possible.
- *
- * Baseline: the three kernels an unfused implementation runs, each one block (256 threads) per
- *   row with a shared-memory tree reduction: (1) row max -> max[rows]; (2) sum of exp(x - max)
- *   -> sum[rows], reading x again; (3) y = exp(x - max) / sum, reading x a third time. DRAM
- *   traffic 16n bytes (3 reads + 1 write) for the 8n that are compulsory, plus two extra
- *   launches; rows of 16 KB are long gone from the 50 MB L2 by the time the next kernel reads
- *   them. Each kernel's accesses are framework quality: 16-byte loads and stores when cols % 4
- *   == 0 (scalar otherwise), full occupancy (8 blocks of 256 per SM, 1 KB of shared memory
- *   each), so the speedup is only the passes saved. Until 2026-11-25 the baseline used 4-byte
- *   loads (1125 GB/s, 2.65x), which mixed copy_vectorized's lesson into this one.
- *
- * Optimized: one kernel, one block of SOFTMAX_BLOCK (256) threads per row, the row read from
- *   DRAM once and kept in registers:
- *   - Each thread loads its ITEMS x VEC elements up front (VEC = 4: 16-byte ld.global.cs loads
- *     when cols % 4 == 0, so every row starts 16-byte aligned; VEC = 1: scalar loads otherwise).
- *     All loads are independent, so a thread has ITEMS requests in flight: at 4096 columns,
- *     ITEMS = 4 float4 = 64 bytes per thread; 40 registers allow 6 blocks per SM, ~96 KB in
- *     flight per SM, well over the ~14 KB Little's law asks for (~3 TB/s x ~0.6 us / 132).
- *   - The thread reduces its registers to a pair (m, s): m = its max, s = sum of exp(x - m),
- *     keeping e = exp(x - m) in place of x.
- *   - Pairs are combined with the online merge rule: (m1, s1) + (m2, s2) = (M, s1 exp(m1 - M) +
- *     s2 exp(m2 - M)) with M = max(m1, m2), i.e. when the running max grows, the running sum is
- *     rescaled by exp(m_old - m_new). A warp merges by xor shuffles (every lane ends with the
- *     warp's pair, up to the last bit); each warp's pair goes to shared memory; after one
- *     __syncthreads every thread merges the 8 warp pairs in the same order and so holds the
- *     same row (M, S).
- *     Carrying (m, s) together is what makes one reduction (one barrier) enough: the textbook
- *     two-step form needs a block-wide max, then a block-wide sum.
- *   - y = e * (exp(m - M) / S): one expf per element (the e already computed), one expf and one
- *     division per thread, a multiplication per element. Stores are 16-byte st.global.cs.
- *   Why a block and not a warp per row: at 4096 columns a warp per row holds 128 floats per lane
- *   (~160 registers, ~12 warps per SM), while a block holds 16 per thread (~40 registers, ~48
- *   warps per SM); the cost is one __syncthreads per row. A warp per row would win for short
- *   rows (cols <~ 1024), which the full size does not use.
- *   Where the row does not fit in registers (cols > SOFTMAX_BLOCK x 32 = 8192 floats) the same
- *   kernel takes its general path: a first pass keeps a running (m, s) per thread element by
- *   element (the online rule proper: when x > m, s = s exp(m - x) + 1, m = x), the block merges,
- *   and a second pass reads the row again to write y. That path reads x twice (12n bytes of
- *   DRAM traffic unless the rows in flight fit in L2); the full size does not use it.
- *   expf, not __expf: __expf is ex2.approx(x log2 e), whose error grows with |x| (~2 + 1.2|x|
- *   ulp; the arguments here reach -16) for an instruction saving that a memory-bound kernel at
- *   0.6 flop/byte never sees. The merges also use expf.
- *
- * Library: none. The CUDA Toolkit has no softmax (cuDNN has one, but it is not part of the
- *   toolkit and roofbench depends on the toolkit alone).
- *
- * Accuracy: errors are a few ulp per element (expf <= 2 ulp, one multiplication, the scale's
- *   expf and division) plus float sums of <= 4096 terms (16 per thread, then a tree; ~1e-7):
- *   measured 6.6e-8 (baseline) and 7.8e-8 (optimized) normwise against the fp64 reference;
- *   the tolerance, 4e-7, and its derivation are beside it in bench/softmax.c.
- *
- * Predicted (H100 SXM, before measuring), against cudaMemcpy D2D 2996 GB/s (GPU.md):
- *   optimized ~2.7-2.85 TB/s counted as 8n (0.90-0.95x cudaMemcpy), ~0.38-0.40 ms at full size:
- *   a copy with 16-byte accesses whose per-row barrier and merges hide behind other blocks'
- *   loads.
- *   baseline (16-byte accesses, 2026-11-25): 16n bytes in three streaming kernels at ~2.8-2.95
- *   TB/s (copy_vectorized's optimized rate, less a little for each kernel's tail and the two
- *   extra launches) = ~0.73-0.77 ms, ~1.4-1.47 TB/s counted as 8n; speedup ~1.9-2.0x, the 2x
- *   of reading x once instead of three times, less the write that both pay. (The 4-byte
- *   baseline was predicted at ~1.1-1.3 TB/s counted as 8n.)
- *
- * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T120458Z-7100242.json and 120618Z, two
- *   back-to-back runs): baseline 0.7208 / 0.7176 ms (1490 / 1496 GB/s of the declared 8n; its
- *   16n moved at 2.98 TB/s, the cudaMemcpy rate), optimized 0.3612 / 0.3598 ms (2973 / 2985
- *   GB/s), 2.00x / 1.99x; predicted 0.73-0.77 ms, 1.9-2.0x. ncu (20261125T1213Z-7d58124-ncu-
- *   bytes-softmax.txt): the baseline's warm launches move 2.001x the declared bytes (max and sum
- *   kernels 0.50 each, normalize 0.98: three reads of x and one write, as modelled), the
- *   optimized kernel 0.999x.
- * Before, with the 4-byte baseline (H100, 20261125T081152Z-317bbe9.json; ncu:
- *   20261122T042800Z-6bfc0b1-ncu-bytes.txt/.csv): baseline 1125 GB/s (of the declared 8 bytes
- *   per element; it moves 16), optimized 2984 GB/s = 1.00x the cudaMemcpy 2986-2993 GB/s of
- *   the same run (the copy pairs' library rows), 2.65x. Better than predicted (2.7-2.85 TB/s): ncu
- *   puts the optimized kernel at 89% of the DRAM peak with the declared bytes within 2%; a
- *   read-once row in registers leaves the kernel a plain stream, and with 4 loads per thread in
- *   flight it streams like the best copy.
- *
- * Audit (issue 9: is the baseline what a competent engineer writes before knowing the pattern?):
- *   yes, now: the three-kernel form that follows the formula (max, sum, normalize), at full
- *   occupancy, one block per row, with the 16-byte accesses a framework's unfused kernels use.
- *   Before 2026-11-25 it used 4-byte loads: 16n bytes at 2.25 TB/s, the rate of a scalar copy,
- *   so about 1.3x of its 2.65x was access width (copy_vectorized's lesson). PyTorch's softmax
- *   on the same 32768 x 4096 fp32 input runs 2340 GB/s on the H100 (GPU.md): it is a single
- *   fused pass already (a library implementation of this pair's pattern, not an unfused
- *   baseline), so it sits between the two variants, not below the baseline. The division per
- *   element stays: at 0.6 flop/byte it hides behind the memory traffic.
+ * What:      x is rows x cols, row-major; y[r][c] = exp(x[r][c] - max_r) / sum_c' exp(x[r][c'] -
+ *   max_r) (the row max keeps exp from overflowing and does not change the result). --size N:
+ *   cols = min(4096, N), rows = N / cols; full size 2^27 is 32768 x 4096. Any shape works.
+ * Work:      4n bytes read + 4n written = 8n compulsory; ~5 flops per element (a max, a subtract,
+ *   an exp counted as one, an add into the sum, a multiply by the scale). AI 0.6 flop/byte
+ *   against a ridge of ~20: memory-bound by ~30x, so the goal is to touch DRAM as few times as
+ *   possible. n = 2^27 moves 1 GiB.
+ * Baseline:  the three kernels an unfused implementation runs, one 256-thread block per row with
+ *   a shared-memory tree: row max, then sum of exp(x - max) reading x again, then y = exp(x -
+ *   max) / sum reading x a third time: 16n bytes of traffic, since 16 KB rows are long gone from
+ *   the 50 MB L2 by the next kernel. Each kernel's accesses are framework quality (16-byte loads
+ *   and stores when cols % 4 == 0, full occupancy), so the speedup is only the passes saved.
+ *   There is no library row: the CUDA Toolkit has no softmax (cuDNN's is not part of it).
+ * Steps:     none
+ * Optimized: one block per row, the row read once into registers (16-byte ld.global.cs, 4 float4
+ *   per thread at 4096 columns, ~96 KB in flight per SM against the ~14 KB Little's law asks).
+ *   Each thread reduces its registers to (m, s), keeping e = exp(x - m); pairs merge by the online
+ *   rule (M = max(m1, m2), S = s1 exp(m1 - M) + s2 exp(m2 - M)) through xor shuffles and one
+ *   __syncthreads, where the textbook form needs a block-wide max and then a block-wide sum; then
+ *   y = e * (exp(m - M) / S). The fact that makes it pay: at 0.6 flop/byte the extra exps are
+ *   free, and every byte not reread is time saved.
+ * Predicted: optimized ~2.7-2.85 TB/s counted as 8n, 0.38-0.40 ms: a copy with 16-byte accesses
+ *   (~90% of the 3.35 TB/s HBM3 peak) whose per-row barrier and merges hide behind other blocks'
+ *   loads. Baseline: 16n bytes in three streaming kernels at ~2.8-2.95 TB/s, less a little for
+ *   each kernel's tail and the two extra launches: 0.73-0.77 ms, 1.4-1.47 TB/s counted as 8n.
+ *   Speedup ~1.9-2.0x: x read once instead of three times, less the write both pay.
+ * Measured:  (generated by `make docs` from the H100 reference run; do not edit)
+ *   (end of generated lines)
+ *   As predicted: ncu counts the baseline's launches at twice the declared bytes (three reads of
+ *   x and a write) and the optimized kernel at the declared bytes.
+ * Does not pay when: a row does not fit in registers (cols > 8192 here: the kernel's general path
+ *   reads x twice), rows are short (<~ 1024 columns: a warp per row beats a block and its
+ *   barrier), or softmax can be fused into its producer or consumer (attention: flash-style).
  */
 #include <cuda_runtime.h>
 #include <limits.h>
@@ -330,8 +266,10 @@ static __device__ __forceinline__ void softmax_row_registers(const float *__rest
     }
 }
 
-/* Rows too long for registers: a running (m, s) per thread over a first read, then a second
- * read of the row to write y. */
+/* Rows too long for registers (cols > SOFTMAX_BLOCK x 32 floats): a running (m, s) per thread
+ * over a first read, element by element (the online rule proper: when x > m, s = s exp(m - x) + 1,
+ * m = x), then a second read of the row to write y: 12n bytes of DRAM traffic unless the rows in
+ * flight fit in L2. The full size does not use this path. */
 static __device__ __forceinline__ void softmax_row_streamed(const float *__restrict__ x,
                                                             float *__restrict__ y, size_t cols,
                                                             softmax_ms *partials)
@@ -352,7 +290,14 @@ static __device__ __forceinline__ void softmax_row_streamed(const float *__restr
         __stcs(y + c, expf(__ldcs(x + c) - t.m) * inv_s);
 }
 
-/* One block per row. ITEMS > 0: the row in registers (VEC = 4 or 1); ITEMS = 0: streamed. */
+/* One block per row. ITEMS > 0: the row in registers (VEC = 4 or 1); ITEMS = 0: streamed.
+ * Why a block and not a warp per row: at 4096 columns a warp per row holds 128 floats per lane
+ * (~160 registers, ~12 warps per SM), while a block holds 16 per thread (~40 registers, ~48 warps
+ * per SM); the cost is one __syncthreads per row. A warp per row would win for short rows
+ * (cols <~ 1024), which the full size does not use. expf, not __expf: __expf is
+ * ex2.approx(x log2 e), whose error grows with |x| (~2 + 1.2|x| ulp; the arguments here reach
+ * -16), for an instruction saving that a memory-bound kernel at 0.6 flop/byte never sees; the
+ * merges use expf too. */
 template <int VEC, int ITEMS>
 static __global__ void __launch_bounds__(SOFTMAX_BLOCK)
     softmax_optimized_kernel(const float *__restrict__ x, float *__restrict__ y, size_t cols)
