@@ -1,131 +1,44 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * async_pipeline: a skinny GEMM whose input chunks are loaded, waited for and then computed, vs
- * the same chunks loaded with cp.async into a ring of shared-memory stages, two chunks ahead of
- * the compute.
+/* async_pipeline: a skinny GEMM whose chunks are loaded, waited for and computed, against the same
+ * chunks copied by cp.async into a ring of shared-memory stages two ahead of the compute: loading
+ * ahead is how one block per SM keeps DRAM busy when occupancy cannot.
  *
- * What: out = in W, fp32, row-major: in is m x K, W is K x N, out is m x N, with K = 1024 and
- *   N = 32 fixed (a projection of long feature rows down to 32 features, as in a low-rank
- *   adapter's down-projection or a retrieval embedding's head) and m, the row count, the size.
- *
- * Work: 2 K N = 65536 flops per row; compulsory DRAM traffic 4 K (in) + 4 N (out) = 4224 bytes per
- *   row, + 4 K N (W, once). AI = 65536 / 4224 = 15.5 flop/byte, just under the H100's balance
- *   (60.6 TFLOP/s FP32 FMA / 3.0 TB/s = 20), and FFMA is only ~80% of this kernel's
- *   instructions (below): the memory and the FP32 pipe both need nearly the whole run. Full size
- *   m = 270336 = 1056 tiles of 256 rows = 8 per SM on a 132-SM H100 or H200 (no partial wave):
- *   in is 1.107 GB, out 34.6 MB, 1.142 GB compulsory (> 4x L2), 17.7 GFLOP; 0.38 ms at a
- *   3.0 TB/s roof, 0.29 ms at 60.6 TFLOP/s.
- *
- * Why this workload (the lesson is when loading ahead matters):
- *   Little's law: to stream ~3 TB/s through a loaded DRAM latency of ~0.7-1 us the GPU must keep
- *   ~2-3 MB of reads in flight, ~16-23 KB per SM, all the time. A synchronous block (load a chunk,
- *   __syncthreads, compute it) has loads in flight only during its load phase; while it computes,
- *   its SM asks the DRAM for nothing. There are two ways to fill that gap: more resident blocks
- *   (one computes while another loads: occupancy), or one block that issues the next chunks
- *   before it computes the current one (a pipeline). A pipeline is the only way when something
- *   the algorithm needs caps the SM at one block. Here it is W: every row of `in` meets all of W,
- *   so each block holds the whole of W (128 KB) in shared memory for its lifetime; two copies do
- *   not fit in 227 KB, so one block per SM is all the shared memory allows, whatever the block
- *   size. (Splitting W between two blocks would make each read every row of `in`: twice the
- *   traffic.) This is a GEMM main loop in miniature: a large operand kept on chip for reuse,
- *   accumulators in registers across the K loop, the other operand streamed in chunks.
- *   And the work is near balance: the synchronous kernel's time is load + compute per chunk,
- *   the pipeline's is max(load, compute), so the gain is largest when the two are equal (up to
- *   2x, plus the exposed latency).
- *
- * The tile, both kernels: a tile is 256 rows of in (all K) -> 256 x 32 of out; 256 threads; the
- *   thread (rg, cg) = (t / 4, t % 4) owns rows rg + 64 i (i < 4) and columns 8 cg .. 8 cg + 7:
- *   32 accumulators in registers for the whole tile. The K loop is 32 chunks of 32 columns: a
- *   chunk is 256 rows x 128 bytes (one whole line of each row) = 32 KB of `in` (2048 16-byte
- *   pieces, 8 per thread; a warp's 32 pieces are 4 whole lines). Per 4 k a thread does 4 LDS.128
- *   of in (4 k of each of its rows) and 8 of W (8 columns for each k) for 128 FFMA: shared
- *   memory is not the limit. A chunk row is 128 bytes, so the 8 rows a warp reads at once would
- *   all hit one 16-byte bank group (8-way conflicts): the piece index is XOR-swizzled by the low
- *   3 bits of the row (async_pipeline_slot). Rows past m are zero-filled and never stored (the
- *   tail tile). A persistent grid (blocks per SM the kernel fits x SMs, all 1 here: see the
- *   sweep below) takes tiles b, b + grid, ...; W is loaded once per block (128 KB from L2: ~1%
- *   of the run).
- *
- * Baseline: a good synchronous GEMM loop. Per chunk every thread issues its 8 16-byte loads
- *   (ld.global.cg, all before the first shared store: 32 KB per SM in flight at once, above the
- *   16-23 KB Little's law asks), stores them to the swizzled chunk, __syncthreads, computes,
- *   __syncthreads. Coalesced, 16-byte, conflict-free, one block per SM because that is all its
- *   shared memory (W 128 KB + one chunk 32 KB = 160 KB) allows: cudaOccupancyMaxActive-
- *   BlocksPerMultiprocessor says 1 for both kernels, the launcher sizes the grid with it, and
- *   the extras (bench/async_pipeline.c) record that figure and time each variant at every
- *   blocks-per-SM it fits (ms_bps_1: the whole sweep). A non-persistent grid (one block per
- *   tile) would reload W for every tile and still run one block per SM. Is this what a competent
- *   engineer writes before knowing cp.async? Yes: it is the classic tiled loop with every access
- *   right; its only missing idea is loading ahead. Its weakness: while its loads are in flight
- *   the block computes nothing, and while it computes it has nothing in flight.
- *
- * Optimized: the same tile, chunk layout and compute, but the chunks arrive by cp.async.cg 16-byte
- *   copies (global -> shared without passing through registers, and without stalling the
- *   thread; rows past m use the zero-fill form) into a ring of ASYNC_PIPELINE_STAGES = 3 stages.
- *   The block's chunks form one stream across its tiles (the ring runs through tile ends). Each
- *   thread commits one group per chunk; iteration c does
- *     cp.async.wait_group STAGES-2   (this thread's pieces of chunk c have landed)
- *     __syncthreads                  (everyone's have; and everyone is done with chunk c-1)
- *     issue chunk c+STAGES-1 into the stage chunk c-1 used; commit (an empty group past the end,
- *                                    so that the group count stays one per iteration)
- *     compute chunk c (and store the tile after its last chunk)
- *   so 2 chunks (64 KB per SM, ~3x what Little's law asks) are in flight while one is computed.
- *   Shared memory: W + 3 x 32 KB = 224 KB of the 227 KB; a 4th stage does not fit.
- *
- * Where this pattern does not win (so a learner does not reach for it everywhere):
- *   - When occupancy can hide the latency instead: a block small enough that two or more fit
- *     per SM. With K = N = 64, W is 16 KB and two synchronous blocks fit; they take turns and
- *     the pipeline buys little. The 5x5 stencil that this pair used to teach with is that case:
- *     its synchronous baseline at 2 blocks per SM ran 0.925 ms on the H100 against the cp.async
- *     ring's 0.83 (1.12x; level on an H200). The stencil now lives in tma_pipeline.
- *   - Far from balance: a copy has no compute to overlap (16-byte loads with enough in flight
- *     already reach the roof: copy_vectorized); a compute-heavy tile (AI >> 20) spends so little
- *     time loading that hiding it gains little.
- *   - Data that L2 or L1 already holds: its latency is short, and there is less to hide.
- *
- * Library: cuBLAS SGEMM would compute this product; it is not a variant here because the lesson
- *   is the loop structure, and cuBLAS's kernel for an m x 32 x 1024 shape is its own choice
- *   (gemm_autotune times such skinny shapes).
- *
- * Predicted (H100 SXM, before measuring; m = 270336, 256 chunks of 32 KB per SM):
- *   Compute per chunk: the optimized loop is ~1270 instructions per thread per chunk (1024 FFMA,
- *   ~100 LDS, ~130 for the 8 copies' addresses, the rest indexing; cuobjdump), the baseline's
- *   ~1370 (its loads and shared stores each compute their address). 8 warps x 1270 / 4
- *   schedulers = 2540 issue cycles = 1.3 us at 1.98 GHz; ~1.45-1.7 us with only 2 warps per
- *   scheduler to hide the FFMA and LDS latencies. Memory per chunk at the SM's share of 3.0
- *   TB/s: 32 KB / 22.7 GB/s = 1.45 us. Optimized: the larger of the two, ~1.55-1.85 us per chunk
- *   -> 0.40-0.47 ms, 2.45-2.85 TB/s, 38-44 TFLOP/s (both pipes busy; 0.8-0.95 of the memory
- *   roof).
- *   Baseline: load phase + compute per chunk. The load phase is the latency of its slowest of
- *   2048 loads under load (~0.7-1 us) plus its transfer. Two limits: if the SMs stay in step (all
- *   start together and do the same work, so their load phases tend to coincide), the DRAM is
- *   shared 132 ways: ~0.8 + 1.45 us; if they drift apart, an SM loads while others compute and
- *   is limited by its own 32 KB in flight: ~0.9-1.2 us. With ~1.6-1.8 us of compute: 2.6-3.9 us
- *   per chunk -> 0.66-1.0 ms, 1.15-1.7 TB/s. Speedup 1.4-2.5x, central ~1.7x. The loaded latency
- *   and how far the SMs drift apart are the uncertain terms.
- *
- * Tunables (compile-time; -D, e.g. make NVCCFLAGS=-DASYNC_PIPELINE_STAGES=2): the ring's stage
- *   count, 2 or 3 (a 4th does not fit beside W).
- *
- * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T120458Z-7100242.json and 120618Z, two
- *   back-to-back runs): baseline 0.7055 / 0.7064 ms (1619 GB/s), optimized 0.5122 / 0.5151 ms
- *   (2230 GB/s, 74% of the measured copy roof), 1.38x / 1.37x. Both at 1 block per SM, the
- *   most their shared memory allows (the occupancy sweep in the extras: max_blocks_per_sm 1,
- *   ms_bps_1 as the median), so the baseline is at its best occupancy. --cold: 0.7028 and 0.5081
- *   ms (20261125T1209Z-7100242-cold.json). The baseline is inside its prediction (0.66-1.0 ms);
- *   the optimized kernel missed its 0.40-0.47 ms by 10-25%, and the speedup sits at the bottom
- *   of the predicted 1.4-2.5x.
- *   Why, from ncu (--set detailed, 20261125T1214Z-7d58124-async-pipeline-optimized-ncu.txt and
- *   20261125T1209Z-7100242-async-pipeline-baseline-ncu.txt): the optimized kernel keeps neither
- *   DRAM (66% of peak) nor the FMA pipe (53%) busy; issue slots are 65% busy (IPC 2.63 of 4)
- *   with 8 warps per SM, 2 per scheduler. Per chunk it spends 2.0 us (0.512 ms / 256 chunks)
- *   against the predicted 1.55-1.85: the compute phase is the limit, and with two warps a
- *   scheduler cannot cover the LDS -> FFMA latency of each warp's dependent chain (the
- *   prediction allowed 1.45-1.7 us for it, measured ~1.9). The copies are hidden, which is the
- *   pattern's part; what is left is instruction latency, which more independent FFMAs per
- *   thread (a larger register tile, AP_TR x AP_TC) or a second block per SM (W in shared memory
- *   prevents it) would hide. The baseline: issue 48%, FMA 38%, DRAM 48%: its load phase and
- *   compute phase alternate, as modelled.
+ * What:      out = in W, fp32 row-major: in is m x K, W is K x N, out m x N, K = 1024 and N = 32
+ *   fixed (long feature rows projected to 32 features: a low-rank adapter's down-projection, an
+ *   embedding head), m the size. Full size m = 270336 = 1056 tiles of 256 rows, 8 per SM.
+ * Work:      2 K N = 65536 flops per row; 4 K (in) + 4 N (out) = 4224 bytes per row compulsory,
+ *   + 4 K N (W, once): AI 15.5 flop/byte, just under the balance (60.6 TFLOP/s / 3.0 TB/s = 20),
+ *   so memory and the FP32 pipe are both needed nearly the whole run. Full size: 1.142 GB
+ *   (> 4x L2), 17.7 GFLOP: 0.38 ms at a 3.0 TB/s roof, 0.29 ms at 60.6 TFLOP/s.
+ * Baseline:  a good synchronous tiled loop: per 32 KB chunk every thread issues its 8 16-byte loads
+ *   (all before the first shared store: 32 KB in flight, above the ~16-23 KB per SM Little's law
+ *   asks), stores them swizzled, __syncthreads, computes, __syncthreads. Coalesced, 16-byte,
+ *   conflict-free, persistent grid. Every row meets all of W, so each block keeps W (128 KB) in
+ *   shared memory: one block per SM is all that allows (the occupancy query says 1, and the
+ *   extras time every blocks-per-SM that fits). Its one missing idea is loading ahead: while its
+ *   loads fly it computes nothing, while it computes it asks DRAM for nothing.
+ * Steps:     none
+ * Optimized: the same tile, layout and compute, but chunks arrive by cp.async.cg (global to shared
+ *   without registers and without stalling the thread; zero-fill past m) into a ring of
+ *   ASYNC_PIPELINE_STAGES = 3 stages running through tile ends: wait for chunk c, __syncthreads,
+ *   issue chunk c + 2 into the stage chunk c - 1 used, compute chunk c. Two chunks (64 KB) are in
+ *   flight while one is computed; W + 3 stages = 224 KB of the 227 KB. Time per chunk becomes
+ *   max(load, compute) instead of load + compute: the most at balance, where this workload sits.
+ * Predicted: per chunk, compute ~1270 instructions per thread (1024 FFMA): 8 warps x 1270 / 4
+ *   schedulers = 2540 issue cycles, 1.3 us at 1.98 GHz, ~1.45-1.7 us with 2 warps per scheduler
+ *   to hide latency; memory 32 KB at the SM's share of 3.0 TB/s, 1.45 us. Optimized: the larger,
+ *   1.55-1.85 us -> 0.40-0.47 ms, 2.45-2.85 TB/s. Baseline: load phase (latency ~0.7-1 us plus
+ *   transfer, 0.9-2.2 us depending on whether the SMs load in step) + compute: 2.6-3.9 us per
+ *   chunk -> 0.66-1.0 ms. Speedup 1.4-2.5x, central ~1.7x.
+ * Measured:  (generated by `make docs` from the H100 reference run; do not edit)
+ *   (end of generated lines)
+ *   The copies are hidden, but the compute phase is slower than predicted: with two warps per
+ *   scheduler the LDS -> FFMA chains are exposed (ncu), so the speedup sits low in its range.
+ * Does not pay when: occupancy can hide the latency instead (two synchronous blocks per SM take
+ *   turns: with K = N = 64, W is 16 KB and the pipeline buys little), the work is far from
+ *   balance (a copy has nothing to overlap; a tile with AI >> 20 loads too little to matter), or
+ *   L2 or L1 already holds the data (short latency, little to hide). cuBLAS would compute this
+ *   product, but the lesson is the loop structure, so there is no library row.
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -134,9 +47,19 @@
 #include "kernel_info.h"
 #include "kernels/async_pipeline.h"
 
+/* The ring's stage count, 2 or 3 (a 4th does not fit beside W); e.g.
+ * make NVCCFLAGS=-DASYNC_PIPELINE_STAGES=2. */
 #ifndef ASYNC_PIPELINE_STAGES
 #define ASYNC_PIPELINE_STAGES 3
 #endif
+
+/* The tile, both kernels: 256 rows of in (all K) -> 256 x 32 of out; 256 threads; thread
+ * (rg, cg) = (t / 4, t % 4) owns rows rg + 64 i (i < 4) and columns 8 cg .. 8 cg + 7: 32
+ * accumulators in registers for the whole tile. The K loop is 32 chunks of 32 columns: a chunk is
+ * 256 rows x 128 bytes = 32 KB of in (2048 16-byte pieces, 8 per thread). A persistent grid takes
+ * tiles b, b + grid, ...; W is loaded once per block (128 KB from L2: ~1% of the run). A GEMM
+ * main loop in miniature: one operand kept on chip for reuse, accumulators in registers across
+ * the K loop, the other operand streamed in chunks. */
 
 enum {
     AP_K = 1024, /* in's columns = W's rows */
