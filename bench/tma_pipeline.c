@@ -259,8 +259,7 @@ static int tma_pipeline_selftest(char *why, size_t why_size)
 
 /* Tolerance: each output is 25 fused multiply-adds in fp32 (each rounds once, to 2^-24 relative
  * of the running sum), against an fp64 reference rounded to fp32 once: measured 9.40e-8
- * normwise on the H100 at full size, both variants (results/nvidia-h100-80gb-hbm3/
- * 20261125T081152Z-317bbe9.json, when these kernels belonged to async_pipeline). 5e-7 is ~5x
+ * normwise on the H100 at full size, both variants (docs/notes/tma_pipeline.md). 5e-7 is ~5x
  * that: a wrong tap, a flipped or transposed stencil, or a halo row from the wrong tile is off
  * by > 1e-2, and a tile not computed is NaN (the output is poisoned before every check). */
 const rb_pair rb_pair_tma_pipeline = {

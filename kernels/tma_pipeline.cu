@@ -1,152 +1,41 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * tma_pipeline: a tiled 5x5 stencil whose tiles arrive by per-thread cp.async copies into a ring of
- * shared-memory stages vs the same ring filled by the tensor memory accelerator (TMA, sm_90).
+/* tma_pipeline: a tiled 5x5 stencil whose shared-memory ring is filled by per-thread cp.async
+ * copies, against the same ring filled by the tensor memory accelerator (TMA, sm_90): one thread
+ * hands a whole tile to the hardware, and the other threads only compute.
  *
- * What: out[r][c] = sum over |dr|, |dc| <= R of w[dr + R][dc + R] * in[r + dr][c + dc], an fp32
- *   image of rows x cols, zero outside the image, R = 2 (a 5x5 correlation). The 25 weights are
- *   fixed, in __constant__ memory, and asymmetric in both directions, so a flipped (convolution)
- *   or transposed stencil fails the check.
- *
- * Layout: `out` is dense, rows x cols. `in` is row-major with a row pitch P = cols rounded up to a
- *   multiple of 4 floats (16 bytes), and the P - cols pad floats of each row are zero (setup
- *   writes them; nothing else touches them). Every row then starts 16-byte aligned, so a tile row
- *   moves in whole 16-byte pieces whatever cols is (16-byte cp.async; the TMA needs the 16-byte
- *   pitch too), and a piece that straddles the right edge of the image brings zeros from the
- *   pad, which is exactly the zero padding the stencil wants. With cols % 4 == 0, as at full
- *   size, P = cols and there is no pad. The GPU reference never reads the pad, so it checks the
- *   kernels' use of it.
- *
- * Work: 2 (2R+1)^2 = 50 flops per pixel; compulsory DRAM traffic 4 bytes read + 4 bytes written
- *   per pixel = 8 rows cols bytes. A tile also reads a 2-pixel halo around it (+13%), but the
- *   halo belongs to neighbouring tiles that run at about the same time, so it comes from L2, not
- *   DRAM. Full size 16384 x 16384: 2.15 GB moved, 13.4 GFLOP, 6.25 flop/byte, under the H100's
- *   balance of 60.6 TFLOP/s / 3.0 TB/s = 20 flop/byte: memory-bound. At the copy roof (~3.0
- *   TB/s) one pass takes 0.72 ms.
- *
- * Both kernels share the tile and compute code:
- * - A tile is 64 x 64 outputs plus a 2-pixel halo; 512 threads; thread (tx, ty) computes the 8
- *   outputs of column tx, rows 8 ty .. 8 ty + 7, with a register window: it reads each of the
- *   12 input rows it needs once (5 floats) and adds it to every output that row touches. 60
- *   shared loads per 8 outputs (7.5 per output) instead of 25: shared memory serves 32 floats
- *   per clock per SM, and the DRAM roof needs 3.0 TB/s / 8 B / 132 SMs / 1.75 GHz = 1.6 pixels
- *   per clock per SM; at 25 loads per output the stencil would top out at 32 / 25 = 1.3. A warp
- *   reads 32 consecutive floats of one row: no bank conflicts. 25 FFMA per output (weights as
- *   constant-bank operands).
- * - Persistent loop: a grid of (blocks per SM) x SMs blocks, block b taking tiles b, b + grid,
- *   b + 2 grid, ... in row-major tile order, so the tiles in flight at one time form a band of
- *   the image a few tile rows tall, and each halo row is still in L2 when the tile row below
- *   needs it.
- * - A ring of TMA_PIPELINE_STAGES = 3 shared stages: 2 tiles (~37-39 KB) in flight per SM while
- *   one is computed, ~2-5x the ~8-16 KB of reads Little's law asks per SM.
- *
- * Baseline: the cp.async ring (it was async_pipeline's optimized kernel; that pair now teaches
- *   the pipeline on a workload where it matters, a skinny GEMM). Each tile's input, 68 rows x 72
- *   floats (the halo widened from 2 to 4 floats on each side so that every row is 18 aligned
- *   16-byte pieces), is 19.6 KB; each of the 512 threads computes the addresses and bounds of
- *   its ~2.4 pieces per tile and issues them as cp.async.cg 16-byte copies (global -> shared,
- *   not through registers; out-of-image pieces use the zero-fill form, src-size 0), a few dozen
- *   instructions per thread per tile, and the LSU tracks 1224 copies per tile. Each thread
- *   commits one group per tile; iteration k does
- *     cp.async.wait_group STAGES-2   (this thread's pieces of tile k have landed)
- *     __syncthreads                  (everyone's have; and everyone is done reading tile k-1)
- *     issue tile k+STAGES-1 into the stage tile k-1 used; commit (an empty group past the end,
- *                                    so that the group count stays one per iteration)
- *     compute tile k, store its outputs
- *   Is this what a competent engineer writes before knowing the TMA? Yes: it is the best
- *   pre-Hopper way to fill a shared ring (async_pipeline's lesson), and it runs at the occupancy
- *   that is best for it. Fairness of occupancy: as built (__launch_bounds__(512, 1), 96
- *   registers), one block per SM is all its resources allow, and issue 9 measured this kernel's
- *   best at 1 block per SM on the H100 (0.83 ms; built for 2 per SM, with 64 registers, it was
- *   not faster), so both variants run the same persistent grid of 1 block per SM. The extras of
- *   each variant time it at every blocks-per-SM its kernel fits (ms_bps_1, ms_bps_2, ...:
- *   bench/tma_pipeline.c), so every run records the sweep; make
- *   NVCCFLAGS=-DTMA_PIPELINE_BLOCKS_PER_SM=2 rebuilds both kernels for 2 per SM to check again.
- *
- * Optimized: one thread describes the whole tile to the TMA with one instruction,
- *     cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
- *   and the TMA walks the box (68 x 68 floats = the tile + the 2-pixel halo) in hardware:
- *   address generation, the bounds (elements past the right and bottom edges are written as
- *   zeros: the stencil's zero padding there) and the shared-memory writes. The threads only
- *   compute.
- *   - Negative coordinates: a box that starts left of or above the tensor's origin faults. On
- *     the H100 (driver 580.159.04) cp.async.bulk.tensor.2d in tile mode with a start of
- *     (-2, -2) raised "an illegal instruction was encountered" for every box shape tried, with
- *     the descriptor in param or in global memory, while the same boxes at (0, 0) ran
- *     (scratch experiment, 2026-11-22). So the top and left zero padding cannot come from the
- *     TMA's out-of-bounds fill: setup makes a zero-bordered copy of the image, R rows above and
- *     R columns left of it (outside the timed region), and the box of the tile at image
- *     (c0, r0) starts at bordered (c0, r0), which is image (c0 - R, r0 - R).
- *   - The tensor map (CUtensorMap) describes the bordered image: fp32, 2 dims
- *     {cols + 2R, rows + 2R}, row stride bordered pitch x 4 bytes, box {68, 68}, no swizzle,
- *     no interleave, out-of-bounds fill zero. It is encoded on the host in setup with
- *     cuTensorMapEncodeTiled, fetched from the driver with cudaGetDriverEntryPointByVersion
- *     (so nothing links -lcuda; <cuda.h> and <cudaTypedefs.h> give the types only), and passed
- *     by value as a `const __grid_constant__ CUtensorMap` kernel parameter, the form the TMA
- *     reads it from.
- *   - TMA constraints and how they are met: the global base 16-byte aligned (cudaMalloc: 256);
- *     the row stride a multiple of 16 bytes: cols x 4 is not when cols % 4 != 0 (999 x 1021),
- *     which is why the image both variants use is stored with a pitch rounded up to 4 floats
- *     (setup, outside the timed region; the cp.async baseline and the reference use the same
- *     pitched image; the bordered copy has its own pitch, cols + 2R rounded up to 4). The
- *     map's inner dim is cols + 2R, not the pitch, so the TMA zero-fills past it itself. The
- *     box's inner dimension, 68 x 4 = 272 bytes, is a multiple of 16, and both box dims are
- *     <= 256. Each stage's shared destination is 128-byte aligned (stages of 18,560 bytes,
- *     145 x 128, from a base rounded up at run time).
- *   - Completion: a "full" mbarrier per stage, initialized with an arrival count of 1. The
- *     producer thread does mbarrier.arrive.expect_tx(box bytes = 18,496) then issues the copy,
- *     whose completion subtracts the bytes it wrote; the phase completes when both the arrival
- *     and the bytes are in. The TMA always writes (and counts) the whole box, zero-filled parts
- *     included, so the expected count is the same for every tile.
- *   - Phases: stage s holds this block's tiles k = s, s + S, s + 2S, ...; the u-th of them
- *     completes the barrier's phase u, so the consumers wait with
- *     mbarrier.try_wait.parity(parity = u & 1), kept as (stage, phase bit) flipping when the
- *     stage index wraps. A barrier can never be two phases ahead of a waiter: a stage is refilled
- *     only after every thread has finished with it (the __syncthreads below).
- *   - The loop: wait(full[s], phase); compute from stage s; __syncthreads (every thread is done
- *     reading stage s); the producer refills stage s with tile k + S. With S = 3 stages, the
- *     next 2 tiles (37 KB) are in flight while one is computed, as in the baseline.
- *   - Proxies: the TMA writes shared memory through the async proxy; the mbarrier's completion
- *     (complete_tx, observed by try_wait's acquire) makes those writes visible to the threads'
- *     ordinary loads, so no fence is needed for loads. fence.proxy.async would be needed if
- *     threads wrote shared memory with ordinary stores that the async proxy then read (a TMA
- *     store of an output tile from shared memory); this kernel stores its outputs directly from
- *     registers, so it has none. The mbarrier initialization is published to the async proxy
- *     and to the other threads by fence.mbarrier_init + __syncthreads before the first copy.
- *   All sm_90 PTX sits under `__CUDA_ARCH__ >= 900`: an ARCH=sm_80 build compiles, its kernel
- *   body is a trap, and the harness skips the pair below compute capability 9.0 (min_cc = 90).
- *
- * Library: none (no CUDA Toolkit library in our dependencies computes a 2D stencil).
- *
- * Predicted (H100 SXM, before measuring): both near the copy roof, the TMA version ~2.7-2.85
- *   TB/s (>= 0.9 of 2996 GB/s; the acceptance floor is 0.85, ~2550 GB/s) and the cp.async
- *   baseline ~2.6-2.8 TB/s; the TMA kernel a few percent faster (no per-thread address and copy
- *   instructions, fewer registers), not more: both are DRAM-bound with the same bytes in flight.
- *   The lesson is what the TMA frees (the threads' issue slots and registers), not bandwidth.
- *
- * Tunables (compile-time, overridable with -D): TMA_PIPELINE_STAGES (2..4, both kernels),
- *   TMA_PIPELINE_BLOCKS_PER_SM (the launch bound of both kernels and their default grid),
- *   TMA_PIPELINE_TILE_W (multiple of 32, tile + 4 <= 256), TMA_PIPELINE_TILE_H (tile + 4 <=
- *   256), TMA_PIPELINE_ROWS_PER_THREAD.
- *
- * Measured (H100, results/nvidia-h100-80gb-hbm3/20261122T042738Z-6bfc0b1.json, when the baseline
- *   was async_pipeline's optimized kernel, the same code; ncu: ...-6bfc0b1-ncu-bytes.txt/.csv):
- *   cp.async baseline 2591 GB/s, TMA 2636 GB/s = 1.02x (the first run of the same revision:
- *   1.01x) and 0.88x the cudaMemcpy 2999 GB/s of the same run; declared bytes within 2.1% (ncu).
- *   That is under the predicted 2.7-2.85 TB/s and the TMA's timing noise is higher than the
- *   others' (1.7-2.3%). ncu has the single kernel at 84% of the DRAM peak (775 us) against ~815
- *   us per launch back to back, so some of the gap is between launches of the persistent grid;
- *   the per-tile __syncthreads of one 512-thread block per SM is the other suspect. Neither is
- *   confirmed yet: the extras' blocks-per-SM sweep and TMA_PIPELINE_STAGES are the next checks,
- *   then a warp-specialized producer.
- * Measured after the move (H100, 20261125T120458Z-7100242.json and 120618Z, two back-to-back
- *   runs): cp.async baseline 0.8354 / 0.8390 ms (2571 / 2560 GB/s), TMA 0.8214 / 0.8153 ms
- *   (2614 / 2634 GB/s), 1.02x / 1.03x; --cold 0.8327 and 0.7879 ms (1.06x,
- *   20261125T1209Z-7100242-cold.json). The extras' occupancy sweep: the baseline fits 1 block
- *   per SM (its registers), the TMA kernel 2, where it is slower (ms_bps_2 0.878 against
- *   ms_bps_1 0.824), so 1 block per SM is each kernel's best and the comparison is fair. Still
- *   ~0.87x the copy roof, as before the move: the gap between launches and the per-tile barrier
- *   remain the suspects, unconfirmed.
+ * What:      out[r][c] = sum over |dr|, |dc| <= 2 of w[dr + 2][dc + 2] * in[r + dr][c + dc], fp32,
+ *   rows x cols, zero outside the image. The 25 weights sit in __constant__ memory, asymmetric in
+ *   both directions, so a flipped or transposed stencil fails. `in` has a row pitch rounded up to
+ *   4 floats with zero pad (every row 16-byte aligned; see tma_pipeline_baseline).
+ * Work:      2 x 25 = 50 flops per pixel; 4 bytes read + 4 written per pixel compulsory (the
+ *   2-pixel halo, +13%, belongs to neighbouring tiles running at about the same time: L2, not
+ *   DRAM). 16384 x 16384: 2.15 GB, 13.4 GFLOP, 6.25 flop/byte, under the balance of ~20:
+ *   memory-bound, 0.72 ms at a ~3.0 TB/s copy roof.
+ * Baseline:  the cp.async ring (async_pipeline's lesson, the best pre-Hopper way to fill shared
+ *   stages): each tile's 68 x 72 floats (halo widened to whole 16-byte pieces) arrive as 1224
+ *   16-byte copies, ~2.4 per thread, each thread computing their addresses and bounds (zero-fill
+ *   form past the image), one commit group per tile, wait_group + __syncthreads before compute.
+ *   It runs at its best occupancy: its registers allow one 512-thread block per SM, and the
+ *   extras time every blocks-per-SM each kernel fits (ms_bps_1, ms_bps_2, ...).
+ * Steps:     none
+ * Optimized: one thread issues cp.async.bulk.tensor.2d per tile: the TMA walks the 68 x 68 box in
+ *   hardware (addresses, bounds with zero fill past the right and bottom edges, shared-memory
+ *   writes) and reports to a per-stage mbarrier expecting the box's 18,496 bytes; the threads
+ *   wait on the phase parity and compute. Same tile, same ring of 3 stages, same persistent grid
+ *   of 1 block per SM. The hardware fact: the TMA frees the threads' issue slots and registers
+ *   from address generation; it does not add bandwidth, since both kernels keep the same bytes in
+ *   flight (2 tiles, ~37 KB per SM, 2-5x what Little's law asks).
+ * Predicted: both near the copy roof: TMA ~2.7-2.85 TB/s (about 0.9 of a ~3.0 TB/s copy, 81-85%
+ *   of the 3.35 TB/s peak), cp.async ~2.6-2.8 TB/s; the TMA a few percent faster (no per-thread
+ *   address and copy instructions, fewer registers), not more: both are DRAM-bound.
+ * Measured:  (generated by `make docs` from the H100 reference run; do not edit)
+ *   (end of generated lines)
+ *   A few percent, as predicted, but both sit below the predicted rate; ncu suggests gaps between
+ *   launches of the persistent grid and the per-tile barrier, neither confirmed yet.
+ * Does not pay when: the tile is small or irregular (a gather: the TMA moves boxes, and one
+ *   descriptor per tensor must be encoded on the host), the threads have issue slots to spare
+ *   anyway (a memory-bound kernel with light compute gains a few percent at most), or the GPU is
+ *   older than sm_90 (the pair is skipped there; its kernel body is a trap).
  */
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -157,6 +46,10 @@
 #include "kernel_info.h"
 #include "kernels/tma_pipeline.h"
 
+/* Tunables (compile-time, overridable with -D): TMA_PIPELINE_STAGES (2..4, both kernels),
+ * TMA_PIPELINE_BLOCKS_PER_SM (the launch bound of both kernels and their default grid; 1 measured
+ * best for both: see docs/notes/tma_pipeline.md), TMA_PIPELINE_TILE_W (a multiple of 32,
+ * tile + 4 <= 256), TMA_PIPELINE_TILE_H (tile + 4 <= 256), TMA_PIPELINE_ROWS_PER_THREAD. */
 #define TMA_PIPELINE_R 2
 #ifndef TMA_PIPELINE_TILE_W
 #define TMA_PIPELINE_TILE_W 64
@@ -238,7 +131,15 @@ static __device__ __forceinline__ void tma_pipeline_tile_origin(int t, int tiles
     *c0 = (t - ty * tiles_x) * TP_TILE_W;
 }
 
-/* Thread (tx, ty) of the tile at (r0, c0) computes out[r0 + V ty + j][c0 + tx], j < V. s points
+/* Both kernels share the tile and this compute: a tile is 64 x 64 outputs plus a 2-pixel halo,
+ * 512 threads, and each thread computes 8 outputs of one column with a register window: it reads
+ * each of the 12 input rows it needs once (5 floats) and adds it to every output that row
+ * touches. 60 shared loads per 8 outputs (7.5 per output) instead of 25: shared memory serves 32
+ * floats per clock per SM, and the DRAM roof needs 3.0 TB/s / 8 B / 132 SMs / 1.75 GHz = 1.6
+ * pixels per clock per SM; at 25 loads per output the stencil would top out at 32 / 25 = 1.3. A
+ * warp reads 32 consecutive floats of one row: no bank conflicts. 25 FFMA per output, the weights
+ * as constant-bank operands.
+ * Thread (tx, ty) of the tile at (r0, c0) computes out[r0 + V ty + j][c0 + tx], j < V. s points
  * at the shared float holding image (r0 + V ty - R, c0 + tx - R): the top left of the thread's
  * window; ROW is the stage's row stride in floats (72 for the cp.async ring, 68 for the TMA). */
 template <int ROW>
@@ -385,7 +286,46 @@ static __global__ void __launch_bounds__(TP_THREADS, TMA_PIPELINE_BLOCKS_PER_SM)
     /* Every copy issued was for a tile this block then waited for: none is left in flight. */
 }
 
-/* ---- Optimized: one thread hands each tile to the TMA. ---- */
+/* ---- Optimized: one thread hands each tile to the TMA. ----
+ *
+ * The copy, cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes,
+ * walks a 68 x 68 box (the tile and its halo) of the tensor map.
+ * - Negative coordinates: a box that starts left of or above the tensor's origin faulted on the
+ *   H100 (docs/notes/tma_pipeline.md), so the top and left zero padding cannot come from the TMA's
+ *   out-of-bounds fill: setup makes a zero-bordered copy of the image, R rows above and R columns
+ *   left of it (outside the timed region), and the box of the tile at image (c0, r0) starts at
+ *   bordered (c0, r0), which is image (c0 - R, r0 - R).
+ * - The tensor map (CUtensorMap) describes the bordered image: fp32, 2 dims {cols + 2R,
+ *   rows + 2R}, row stride the bordered pitch x 4 bytes, box {68, 68}, no swizzle, no interleave,
+ *   out-of-bounds fill zero. Setup encodes it with cuTensorMapEncodeTiled, fetched from the driver
+ *   with cudaGetDriverEntryPointByVersion (so nothing links -lcuda; <cuda.h> and <cudaTypedefs.h>
+ *   give the types only), and it is passed by value as a `const __grid_constant__ CUtensorMap`
+ *   kernel parameter, the form the TMA reads it from.
+ * - Constraints: the global base 16-byte aligned (cudaMalloc: 256); the row stride a multiple of
+ *   16 bytes, which cols x 4 is not when cols % 4 != 0 (999 x 1021): hence the pitch rounded up
+ *   to 4 floats (the bordered copy has its own, cols + 2R rounded up to 4). The map's inner dim is
+ *   cols + 2R, not the pitch, so the TMA zero-fills past it itself. The box's inner dimension,
+ *   68 x 4 = 272 bytes, is a multiple of 16, and both box dims are <= 256. Each stage's shared
+ *   destination is 128-byte aligned (stages of 145 x 128 bytes from a base rounded up at run time).
+ * - Completion: a "full" mbarrier per stage with an arrival count of 1. The producer does
+ *   mbarrier.arrive.expect_tx(box bytes) and then issues the copy, whose completion subtracts the
+ *   bytes it wrote; the phase completes when both the arrival and the bytes are in. The TMA
+ *   always writes (and counts) the whole box, zero-filled parts included, so the expected count is
+ *   the same for every tile.
+ * - Phases: stage s holds this block's tiles k = s, s + S, s + 2S, ...; the u-th of them completes
+ *   the barrier's phase u, so the consumers wait with mbarrier.try_wait.parity(u & 1), kept as
+ *   (stage, phase bit) flipping when the stage index wraps. A barrier can never be two phases
+ *   ahead of a waiter: a stage is refilled only after every thread is done with it.
+ * - The loop: wait(full[s], phase); compute from stage s; __syncthreads (every thread is done
+ *   reading stage s); the producer refills stage s with tile k + S.
+ * - Proxies: the TMA writes shared memory through the async proxy; the mbarrier's completion
+ *   (complete_tx, observed by try_wait's acquire) makes those writes visible to the threads'
+ *   ordinary loads, so loads need no fence. fence.proxy.async would be needed if threads wrote
+ *   shared memory that the async proxy then read (a TMA store of an output tile); this kernel
+ *   stores its outputs from registers. The mbarrier initialization is published to the async
+ *   proxy and to the other threads by fence.mbarrier_init + __syncthreads before the first copy.
+ * All sm_90 PTX sits under `__CUDA_ARCH__ >= 900`: an ARCH=sm_80 build compiles, its kernel body
+ * is a trap, and the harness skips the pair below compute capability 9.0 (min_cc = 90). */
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 
@@ -532,7 +472,9 @@ static __global__ void tma_pipeline_reference_kernel(const float *__restrict__ i
 }
 
 /* The persistent grid of `kernel`: blocks_per_sm blocks per SM (0: TMA_PIPELINE_BLOCKS_PER_SM,
- * the default both variants run), no more blocks than tiles. Opts the kernel in to smem_bytes of
+ * the default both variants run), no more blocks than tiles. Block b takes tiles b, b + grid, ...
+ * in row-major tile order, so the tiles in flight at one time form a band of the image a few tile
+ * rows tall, and each halo row is still in L2 when the tile row below needs it. Opts the kernel in to smem_bytes of
  * dynamic shared memory first (above 48 KB a kernel must; a host-side attribute, no sync). */
 static cudaError_t tma_pipeline_grid(const void *kernel, int smem_bytes, int rows, int cols,
                                      int blocks_per_sm, int *tiles_x, int *n_tiles, int *blocks)
@@ -565,7 +507,14 @@ extern "C" cudaError_t tma_pipeline_max_blocks_per_sm(int variant, int *blocks_p
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, TP_THREADS, smem);
 }
 
-/* in: rows x pitch floats (pitch % 4 == 0, pad zero, 16-byte aligned base); out: rows x cols;
+/* Layout: `out` is dense, rows x cols. `in` is row-major with a row pitch P = cols rounded up to
+ * a multiple of 4 floats, and the P - cols pad floats of each row are zero (setup writes them).
+ * Every row then starts 16-byte aligned, so a tile row moves in whole 16-byte pieces whatever
+ * cols is (16-byte cp.async; the TMA needs the 16-byte pitch too), and a piece that straddles the
+ * right edge brings zeros from the pad: exactly the zero padding the stencil wants. With
+ * cols % 4 == 0, as at full size, there is no pad. The GPU reference never reads the pad, so it
+ * checks the kernels' use of it.
+ * in: rows x pitch floats (pitch % 4 == 0, pad zero, 16-byte aligned base); out: rows x cols;
  * rows, cols >= 1 and small enough that the tile count fits an int (the bench file limits both to
  * 2^30). blocks_per_sm: 0 for the default (see tma_pipeline_grid). */
 extern "C" cudaError_t tma_pipeline_baseline(const float *in, float *out, int rows, int cols,
