@@ -245,7 +245,7 @@ const rb_pair rb_pair_l2_persistence = {
         {
             /* Exact: both variants and the reference compute the same correctly rounded fp32 add
              * (one add per element, no accumulation). Measured 0 for both
-             * (20261125T081152Z-317bbe9.json). */
+             * (docs/notes/l2_persistence.md). */
             /* Roof: DRAM copy for both. The table lives in L2 by design, but it is 16 MiB of
              * the 2 GiB the declared bytes count: the stream (x read, y written, 99.2%) comes
              * from DRAM in both variants, and what the window buys is DRAM traffic not moved

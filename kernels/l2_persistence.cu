@@ -1,95 +1,42 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * l2_persistence: a hot lookup table kept in L2 with an access-policy window while a large
- * stream flows past it, vs the same kernel with normal caching.
+/* l2_persistence: a hot lookup table kept in L2 by an access-policy window while a large stream
+ * flows past it, against the same kernel with normal caching: pin what is reused, so a stream
+ * that is read once cannot flush it.
  *
- * What: y[i] = x[i] + table[h(i / G) & (T - 1)] over n fp32 elements: one gather from a table of
- *   T floats per G consecutive streamed elements (think of a per-token embedding or bias lookup
- *   beside an elementwise pass). h is a cheap integer hash (lowbias32); indices are computed in
- *   the kernel, so no index array is read. T = 2^L2_PERSISTENCE_TABLE_LOG2 = 2^22 floats (16 MiB
- *   = 16.8 MB) and G = L2_PERSISTENCE_GROUP = 16, both compile-time.
- *
- * Work: compulsory DRAM traffic 4n (x) + 4n (y) + 4T (the table once) = 8n + 4T bytes at full size
- *   (bench/l2_persistence.c counts only the table sectors that n / G random gathers are expected
- *   to touch, 4T (1 - e^(-8 n / (G T))), so small sizes are not charged the whole table); 1 flop
- *   (the add) per element. Full size n = 2^28: 2 GiB streamed + 16 MiB of table.
- *
- * Reuse distance, the napkin math that sets T and G: the n / G gathers land uniformly on the
- *   T / 8 32-byte sectors of the table, so a given sector is touched once every T / 8 gathers,
- *   i.e. every T / 8 * G streamed elements, i.e. every T / 8 * G * 8 = T * G bytes of stream
- *   (each element reads 4 bytes and writes 4, and both pass through L2). Here T * G = 2^22 * 16
- *   bytes = 64 MiB, more than what L2 can hold besides the table, 50 MiB - 16 MiB = 34 MiB: with
- *   normal caching the stream flushes a table sector between most of its uses. (G = 4 would give
- *   16 MiB and the table would mostly survive on its own; a larger G makes each miss matter less,
- *   since one 32-byte miss is spread over 8 G streamed bytes.) The caveat: L2 evicts 128-byte
- *   lines, and a line stays warm while any of its 4 sectors is touched, every T / 32 gathers
- *   = 16 MiB of stream, which is under 34 MiB; how much of the table survives then depends on the
- *   replacement policy, which NVIDIA does not document. A simulation of 2^27 elements (50 MiB
- *   fully associative, 128-byte lines, sector fills) gives: true LRU, 33% of gathers miss
- *   (+8% DRAM bytes over the 8n stream); random replacement, 62% (+16%); LRU with 25 MiB (if
- *   each of the H100's two L2 partitions effectively caches for its own SMs), 72% (+18%).
- *
- * Baseline: the kernel launched plainly. Each thread moves one float4 of x to y, adds one
- *   gathered table value (the 4 lanes of a group of 16 elements load the same address, which a
- *   warp coalesces into one request, so it is one sector read per G elements), and table
- *   sectors that missed are re-read from DRAM as scattered 32-byte reads.
- *
- * Optimized: the same kernel body (a second name, so profilers tell the two apart), launched
- *   with cudaLaunchKernelEx and a per-launch cudaLaunchAttributeAccessPolicyWindow over the
- *   table: hitProp = persisting, missProp = streaming, hitRatio = 1 when the set-aside holds the
- *   whole window, else set-aside / window. Setup sets aside L2 for persisting lines with
- *   cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize) (clamped to persistingL2CacheMaxSize:
- *   32768000 bytes = 31.25 MiB on an H100, 62.5% of its 50 MiB L2), so the 16 MiB table fits.
- *   Normal accesses may use the set-aside while no persisting lines occupy it (CUDA Programming
- *   Guide, "L2 cache set-aside"), so the baseline, which the harness runs first, has all of L2.
- *   Persisting lines are not evicted by normal accesses; after the first launch the whole table
- *   stays in L2 and the kernel moves only the 8n stream. A per-launch attribute rather than a
- *   stream attribute keeps the baseline, on the same stream, plain. Persisting lines outlive the
- *   kernel: teardown must reset them (cudaCtxResetPersistingL2Cache) and give the set-aside back
- *   (limit 0), or the next pair would run with 16 MiB of L2 pinned. The harness runs the
- *   baseline first, so it is never timed after the optimized variant pinned the table.
- *   (A different tool for the same problem: mark the stream evict-first, __ldcs / __stcs, so it
- *   does not push the table out; here the stream uses plain loads and stores in both variants,
- *   as code written without either tool would.)
- *
- * Library: none (the access-policy window is a launch attribute, not a routine).
- *
- * Predicted (H100 SXM, before measuring): optimized ~2.85-2.95 TB/s in declared bytes, a float4
- *   stream (GPU.md: float4 copy 2807-3009 GB/s) whose gathers all hit L2: ~0.74 ms at full size
- *   (in the timed loop the table is already resident, so DRAM moves 8n, 0.8% under the declared
- *   8n + 4T). Baseline: 8-18% more DRAM bytes than the optimized (the simulation above), and the
- *   extra bytes are scattered sector reads, which HBM serves less efficiently than a stream:
- *   1.08-1.3x slower, central ~1.15x. ncu should show the optimized kernel's DRAM bytes within
- *   1% of 8n + 4T (its first launch after a flush reads the table once) and the baseline's reads
- *   0.17-0.4 GB above 4n + 4T. T = 2^21 or G = 4 should show almost no difference; T = 2^23
- *   (32 MiB, over the 31.25 MiB set-aside: hitRatio 0.98) a larger one.
- *
- * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json, the latest full
- *   run; the same figures as 20261122T042738Z-6bfc0b1.json): baseline 0.982 ms (2204 GB/s of
- *   declared bytes), optimized 0.745 ms (2905 GB/s): 1.32x, at the top of the predicted
- *   1.08-1.3x. Why: the baseline's time
- *   matches a kernel in which every gather misses: ncu (cold, first launch) counts 2.657 GB of DRAM
- *   traffic against 2.164 declared, the excess 0.49 GB being about one 32-byte sector per gather
- *   (16.8M x 32 B = 0.54 GB), and 2.657 GB in 0.982 ms is 2.7 TB/s, a streaming rate. The optimized
- *   time is the declared 2.164 GB at 2.9 TB/s, the copy roof: the table is served from L2. ncu
- *   cannot show this directly: with kernel replay and with application replay alike
- *   (...-l2-persistence-ncu-application- replay.csv) both variants read the same bytes at the same
- *   speed, so the profiler does not preserve the persisting state. A control run settles it
- *   (...-l2-persistence-experiments.txt beside the results): the same window and launch path with
- *   nothing marked persisting runs at the baseline's speed (0.984 vs 0.981 ms). The gain grows with
- *   the pressure on L2: an 8 MiB table 1.10x, 16 MiB 1.32x, 32 MiB (over the 31.25 MiB set-aside)
- *   2.31x, where the plain kernel collapses to 818 GB/s; a gather every 4 elements 1.16x, every 64
- *   1.23x. (The control run and the sweeps are in the 20261122T0440Z experiments file.)
- *
- * Audit (issue 9: is the baseline what a competent engineer writes before knowing the pattern?):
- *   yes for the kernel: the baseline is the optimized kernel itself, float4 stream, full
- *   occupancy (8 blocks of 256 per SM), launched without the window, so the 1.32x is the window
- *   alone. But an engineer who knows caches has a cheaper tool for the same problem, named
- *   above: evict-first loads and stores on the stream (__ldcs / __stcs), which keep the stream
- *   from flushing the table without pinning any L2. That variant is not measured here; if it
- *   comes close to the window, the pair should show it as a step (or say why the window is the
- *   better lesson: it also protects the table from other kernels' traffic). The lead's call; no
- *   framework does this operation as such, so there is no library row.
+ * What:      y[i] = x[i] + table[h(i / G) & (T - 1)] over n fp32 elements: one gather from a
+ *   table of T floats per G streamed elements (a per-token embedding or bias lookup beside an
+ *   elementwise pass). h is a cheap integer hash computed in the kernel (no index array).
+ *   T = 2^22 floats (16 MiB) and G = 16, both compile-time (L2_PERSISTENCE_TABLE_LOG2, _GROUP).
+ * Work:      4n (x) + 4n (y) + 4T (the table once) = 8n + 4T bytes compulsory at full size
+ *   (bench/l2_persistence.c charges small sizes only the sectors their gathers touch); 1 flop per
+ *   element. n = 2^28: 2 GiB streamed + 16 MiB of table.
+ * Baseline:  the optimized kernel itself launched plainly: one float4 of x to y per thread, one
+ *   gather per group (the 4 lanes of a group ask for one address, one request), full occupancy.
+ *   Table sectors the stream pushed out are re-read from DRAM as scattered 32-byte reads. The
+ *   speedup is the window alone. An engineer who knows caches has a cheaper tool too:
+ *   evict-first loads and stores on the stream (__ldcs / __stcs); not measured here.
+ * Steps:     none
+ * Optimized: the same body, launched with cudaLaunchKernelEx and a per-launch access-policy window
+ *   over the table (hitProp persisting, missProp streaming, hitRatio 1 when the set-aside holds
+ *   it). Setup sets aside L2 for persisting lines (cudaLimitPersistingL2CacheSize, at most 31.25
+ *   MiB of the H100's 50 MiB L2), and normal accesses cannot evict persisting lines: after the
+ *   first launch the table stays in L2 and the kernel moves only the 8n stream. A per-launch
+ *   attribute keeps the baseline on the same stream plain; teardown resets persisting lines and
+ *   gives the set-aside back, or the next pair would run with 16 MiB of L2 pinned.
+ * Predicted: reuse distance: the n / G gathers land uniformly on T / 8 sectors, so a sector is
+ *   touched once every T x G = 64 MiB of stream, more than the 34 MiB of L2 beside the table:
+ *   normal caching loses most table sectors between uses. A simulation (50 MiB, 128-byte lines,
+ *   sector fills) gives 33-72% of gathers missing (+8-18% DRAM bytes) by replacement policy,
+ *   which NVIDIA does not document. Optimized ~2.85-2.95 TB/s, a float4 stream whose gathers all
+ *   hit, ~0.74 ms; baseline 1.08-1.3x slower (the extra bytes scattered), central ~1.15x.
+ * Measured:  (generated by `make docs` from the H100 reference run; do not edit)
+ *   (end of generated lines)
+ *   At the top of the predicted range: the baseline runs like a kernel whose every gather
+ *   misses, while the optimized one streams at the copy roof with the table served from L2.
+ * Does not pay when: the table's reuse distance fits in the L2 left beside it (normal caching
+ *   then keeps it, and the gain shrinks toward nothing), the stream is already marked
+ *   evict-first, the table outgrows the set-aside (hitRatio < 1: part of it thrashes anyway), or
+ *   other kernels need the L2 that the set-aside takes from them.
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -98,7 +45,14 @@
 #include "kernels/l2_persistence.h"
 
 /* Tunables: table size (log2 of floats), streamed elements per gather (a power of two), threads
- * per block. */
+ * per block. The reuse distance sets T and G: the n / G gathers land uniformly on the T / 8
+ * 32-byte sectors of the table, so a sector is touched once every T / 8 gathers, i.e. every
+ * T / 8 x G streamed elements, i.e. every T x G bytes of stream (4 read and 4 written per
+ * element, both through L2). Here T x G = 64 MiB, more than L2 holds beside the table (50 - 16 =
+ * 34 MiB). G = 4 would give 16 MiB and the table would mostly survive on its own; a larger G makes
+ * each miss matter less (one 32-byte miss per 8 G streamed bytes). The caveat: L2 evicts 128-byte
+ * lines, and a line stays warm while any of its 4 sectors is touched, every 16 MiB of stream, so
+ * how much survives depends on the replacement policy (docs/notes/l2_persistence.md). */
 #ifndef L2_PERSISTENCE_TABLE_LOG2
 #define L2_PERSISTENCE_TABLE_LOG2 22
 #endif
