@@ -238,7 +238,7 @@ const rb_pair rb_pair_host_transfer = {
         {
             /* Error model: a copy is exact, so the tolerance is 0 (any changed bit fails);
              * measured 0 for both variants and directions (H100, 1 GiB:
-             * results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json). */
+             * docs/notes/host_transfer.md). */
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 0.0, run_baseline},
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.0, run_optimized},
         },
