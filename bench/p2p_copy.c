@@ -293,8 +293,7 @@ const rb_pair rb_pair_p2p_copy = {
         {
             /* Host transfer is the baseline's pattern (see kernels/p2p_copy.cu). Error model:
              * every variant copies, exactly, so the tolerance is 0 (any changed bit fails);
-             * measured 0 for all three (2 x H200, 1 GiB:
-             * results/nvidia-h200-x2/20261123T024453Z-ef68b16.json). */
+             * measured 0 for all three (2 x H200, 1 GiB: docs/notes/p2p_copy.md). */
             /* Roofs: the peer paths on the link they cross, nvlink_gbps. The host-staged
              * baseline never touches NVLink: its bytes cross PCIe down, then up, one crossing
              * after the other, so it is on pcie_d2h_gbps, where ~50% (1 / (1 + B_d2h / B_h2d))

@@ -1,52 +1,37 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * p2p_copy: a large buffer copied from GPU 0 to GPU 1, staged through host memory vs directly
- * between the GPUs (peer to peer).
+/* p2p_copy: a large buffer copied from GPU 0 to GPU 1, staged through host memory against
+ * directly between the GPUs (peer to peer): NVLink carries several times what PCIe does, and
+ * a staged copy crosses PCIe twice.
  *
- * What: out = in, n fp32 elements, with in in GPU 0's memory and out in GPU 1's. The pair needs
- *   two GPUs (rb_pair.min_gpus = 2) that can access each other's memory
- *   (cudaDeviceCanAccessPeer both ways); setup reports which answer was no otherwise.
- *
- * Work: 0 flops; bytes = 4n, the bytes that cross from GPU 0 to GPU 1, so the GB/s column is
- *   the one-way throughput of the path between the GPUs (each byte is also read once from GPU
- *   0's DRAM and written once to GPU 1's, but a few hundred GB/s of link is the bottleneck, not
- *   3-5 TB/s of DRAM). Full size n = 2^28: 1 GiB.
- *
- * Baseline (host-staged): what a first multi-GPU program does when it does not know about peer
- *   access: cudaMemcpyAsync device-to-host into one pinned buffer, then host-to-device from it
- *   to GPU 1, one whole-buffer copy after the other (the second waits for the first through an
- *   event). Every byte crosses PCIe twice, and the two crossings do not overlap:
- *   t = S / B_d2h + S / B_h2d.
- *
- * Step `peer_read`: p2p_copy_peer_read_kernel runs on GPU 1 and loads GPU 0's buffer through
- *   its unified address (peer access enabled): each load crosses NVLink, each store stays in
- *   GPU 1's memory. One 16-byte load per thread; a full grid keeps ~2048 threads x 16 bytes =
- *   32 KB in flight per SM, far more than Little's law asks of a ~450 GB/s link with ~1-2 us of
- *   remote latency (~0.5-1 MB for the whole GPU).
- *
+ * What:      out = in, n fp32 elements, in in GPU 0's memory, out in GPU 1's. Needs two GPUs
+ *   (min_gpus = 2) that can access each other's memory (cudaDeviceCanAccessPeer both ways);
+ *   setup says which answer was no otherwise.
+ * Work:      0 flops; bytes = 4n, the bytes that cross from GPU 0 to GPU 1, so GB/s is the
+ *   one-way throughput of the path (each byte is also read from GPU 0's DRAM and written to GPU
+ *   1's, but a few hundred GB/s of link, not 3-5 TB/s of DRAM, is the bottleneck). n = 2^28:
+ *   1 GiB.
+ * Baseline:  host-staged: cudaMemcpyAsync device-to-host into one pinned buffer, then
+ *   host-to-device to GPU 1, the second waiting for the first through an event: what a first
+ *   multi-GPU program does without peer access (and what cudaMemcpyPeer does by itself when peer
+ *   access is off). Every byte crosses PCIe twice, one crossing after the other: t = S / B_d2h +
+ *   S / B_h2d. Chunking the two crossings to overlap them (streams_overlap's lesson) would make
+ *   the staged path about twice as fast; that is not a variant yet.
+ * Steps:     peer_read: a kernel on GPU 1 loads GPU 0's buffer through its unified address (16-byte
+ *   loads, ~32 KB in flight per SM, far above the ~0.5-1 MB a ~450 GB/s link with 1-2 us of
+ *   remote latency asks of the whole GPU): each load crosses NVLink as request and response.
  * Optimized: cudaMemcpyPeerAsync with peer access enabled both ways: the copy engines move the
  *   buffer over NVLink directly, no SM involved, no host memory touched.
- *
- * Predicted (H100 SXM or H200 SXM pair, NVLink 4: 18 links x 25 GB/s = 450 GB/s each way;
- *   PCIe gen 5 x16 to the host, 63 GB/s each way in theory, ~50-55 GB/s with pinned memory):
- *   baseline ~25 GB/s (two serial PCIe crossings at ~53 GB/s: 1 / (1/53 + 1/53));
- *   peer_read ~360-400 GB/s (remote loads carry request and response packets; ~80-90% of the
- *   link); optimized ~390 GB/s (GPU.md measured 394 GB/s one way on 2 x H200: 88% of 450), so
- *   ~15x over the baseline. Acceptance on 2 x H200: optimized >= 370 GB/s.
- * Measured (2 x H200, NVLink, results/nvidia-h200-x2/20261123T024453Z-ef68b16.json; a second run
- *   20261123T024457Z-ef68b16.json within 0.1%): baseline 27.7 GB/s (38.74 ms), peer_read 373.2
- *   (2.877 ms), optimized 396.6 (2.707 ms): 14.3x over the baseline, every figure inside its
- *   prediction and the acceptance (>= 370) met. No H100 figure: our H100 machine has one GPU
- *   (the pair is skipped there).
- *
- * Is the baseline what a competent engineer would write before knowing this pattern? Partly. Two
- *   whole-buffer copies through pinned memory are what one writes without peer access (and what
- *   cudaMemcpyPeer does by itself when peer access is off), but the two PCIe crossings run one
- *   after the other. An engineer who knows streams_overlap's lesson would pipeline them in chunks
- *   (GPU 0's download of chunk c + 1 under GPU 1's upload of chunk c), which at ~53 GB/s per
- *   crossing would take ~20 ms instead of 38.7: the staged path at its best is ~2x faster than
- *   this baseline, and peer copy's gain over it ~7.5x rather than 14.3x. The baseline is kept
- *   as the unpipelined path; the chunked one is not a variant yet.
+ * Predicted: for an H100 or H200 SXM pair, NVLink 4 (18 links x 25 GB/s = 450 GB/s each way) and
+ *   PCIe gen 5 x16 to the host (63 GB/s in theory, ~50-55 GB/s pinned): baseline ~25 GB/s
+ *   (1 / (1/53 + 1/53)); peer_read ~360-400 GB/s (~80-90% of the link, remote loads carrying
+ *   request and response packets); optimized ~390 GB/s, ~88% of the link: ~15x.
+ * Measured:  (generated by `make docs` from the H100 reference run; do not edit)
+ *   (end of generated lines)
+ *   Every figure inside its prediction where two GPUs ran it; a machine with one GPU skips the
+ *   pair (min_gpus), so a single-GPU reference run carries no figure for it.
+ * Does not pay when: the GPUs have no peer path (PCIe peer access through a host bridge may be
+ *   slower than staging, or refused), the data is needed on the host anyway, or the buffers are
+ *   small (a few KB: launch and synchronization, not the link, set the time).
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
