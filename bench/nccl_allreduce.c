@@ -75,7 +75,11 @@ enum { V_HOST_STAGED, V_OUT_OF_PLACE, V_IN_PLACE, V_COUNT }; /* the variants, in
 
 static const uint64_t nccl_allreduce_sweep[] = {
     8, 64, 512, 4096, 32768, 262144, 2097152, 16777216, 134217728, 1073741824, 0};
-/* One GPU: the bandwidth-bound size only (kernels/nccl_allreduce.cu, Sizes, says why). */
+/* One GPU: the bandwidth-bound size only. Nothing crosses a link there, so the only figure that
+ * means the same as on several GPUs is the bandwidth plateau (NCCL's device copy against the host
+ * path's PCIe). Below it a row times host work (a collective call's ~5 us, host_staged's copy
+ * latencies and a host callback), which follows the CPU and the scheduler, not the GPU: such rows
+ * flapped the regression verdicts of one-GPU runs (docs/notes/nccl_allreduce.md). */
 static const uint64_t nccl_allreduce_sweep_one_gpu[] = {1073741824, 0};
 
 /* nccl-tests' bus bandwidth factor: busbw = algbw x factor. 0 on one GPU. */
@@ -297,9 +301,10 @@ static rb_status run_out_of_place(void *ctx, cudaStream_t stream)
     ar_ctx *c = ctx;
     c->in_place_ready = 0;
 #ifdef RB_PLANT_SLOW10
-    /* Issue 12's planted slowdown (make NVCCFLAGS=-DRB_PLANT_SLOW10 CFLAGS=-DRB_PLANT_SLOW10):
-     * GPU 0's output cleared over a fifth of a chunk before the collective writes it all: on one
-     * GPU, where the all-reduce is a copy (a chunk read and written), 10% more DRAM traffic. */
+    /* A planted 10% slowdown, a test hook (make NVCCFLAGS=-DRB_PLANT_SLOW10
+     * CFLAGS=-DRB_PLANT_SLOW10): GPU 0's output cleared over a fifth of a chunk before the
+     * collective writes it all: on one GPU, where the all-reduce is a copy (a chunk read and
+     * written), 10% more DRAM traffic. */
     RB_CUDA(cudaSetDevice(c->gpu[0].dev));
     RB_CUDA(cudaMemsetAsync(c->gpu[0].recv, 0, c->l.chunk * sizeof(float) / 5, stream));
 #endif
@@ -665,7 +670,7 @@ const rb_pair rb_pair_nccl_allreduce = {
     /* A full run sweeps nccl_allreduce_sweep (8 B .. 1 GiB; on one GPU 1 GiB only,
      * nccl_allreduce_sweep_one_gpu), so full_size only sets where the harness judges
      * rates against the DRAM peak: above every swept size, because S counts link traffic, not DRAM
-     * traffic. --size 4G runs the 4 GiB point GPU.md quotes. */
+     * traffic. --size 4G runs a 4 GiB point. */
     .full_size = 1ull << 32,
     .flops = ar_flops,
     .bytes = ar_bytes,
@@ -693,9 +698,8 @@ const rb_pair rb_pair_nccl_allreduce = {
              * partial sums, at most (n - 1) 2^-24 sum|x_q| per element, normwise at most (n -
              * 1) 2^-24 sqrt(3 n) for inputs uniform in (-1, 1): 2.0e-6 on 8 GPUs, 5e-5 on 64 if
              * every rounding were maximal and aligned (random ones give ~30x less). Measured
-             * (every size and collective): 0 on one GPU (H100,
-             * results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json) and on two (2 x
-             * H200, results/nvidia-h200-x2/20261123T024453Z-ef68b16.json). 1e-5 is 5x the
+             * (every size and collective): 0 on one GPU (H100) and on two (2 x H200)
+             * (docs/notes/nccl_allreduce.md). 1e-5 is 5x the
              * 8-GPU bound; the planted defect gives 1.41. */
             /* Roofs. host_staged: every byte goes down PCIe and back up, in series (and the host
              * sums in between): pcie_d2h_gbps, where ~50% is the most two serial crossings

@@ -20,9 +20,10 @@
  * row's sum of 1021 to 4096 positive fp32 terms (a tree: its rounding is a few 1e-8 and scales
  * the whole row); against an fp64 reference rounded to fp32. Errors are independent across
  * elements, so the normwise error is their rms, a little over one ulp (6e-8): measured on the
- * H100 at full size 32768 x 4096 (docs/notes/softmax.md) 6.61e-8 baseline, 7.77e-8 optimized. A host replay of both kernels' fp32 order with glibc's
- * expf (scratch program) gives 5.93e-8 / 6.93e-8 at full size, ~12% under the GPU, and
- * 5.89e-8 / 6.61e-8 at the odd shape 999 x 1021 (seed 5). 4e-7 is 5.1x the largest measured;
+ * H100 at full size 32768 x 4096 (docs/notes/softmax.md) 6.61e-8 baseline, 7.77e-8 optimized.
+ * A host replay of both kernels' fp32 order with glibc's expf (scratch program) gives 5.93e-8 /
+ * 6.93e-8 at full size, ~12% under the GPU, and 5.89e-8 / 6.61e-8 at the odd shape 999 x 1021
+ * (seed 5). 4e-7 is 5.1x the largest measured;
  * a row sum that misses one term in 1021 is off by ~1e-3 (see the defects). */
 #define SOFTMAX_TOLERANCE 4e-7
 

@@ -1,102 +1,43 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * nccl_allreduce: the collectives of data-parallel training (all-reduce, and the two halves it
- * is made of, reduce-scatter and all-gather) across every visible GPU of one machine, staged
- * through host memory vs NCCL. The three collectives are the pair's three inputs.
+/* nccl_allreduce: the collectives of data-parallel training (all-reduce, and its halves
+ * reduce-scatter and all-gather) across every visible GPU of one machine, staged through host
+ * memory against NCCL over NVLink. The three collectives are the pair's three inputs.
  *
- * What: n GPUs (ranks), rank r holding fp32 input x_r (the seeded stream seed + r), sum:
- *   allreduce       every rank gets y[i] = sum_r x_r[i], i < count
- *   allgather       every rank gets the concatenation x_0[0..c) x_1[0..c) ... x_{n-1}[0..c)
- *   reduce_scatter  rank r gets chunk r of the sum: y_r[j] = sum_q x_q[r c + j], j < c
- *   with count = S / 4 and c = S / (4 n) (at least 1), where S (bytes, the pair's size, as
- *   nccl-tests defines it) is the all-reduce buffer, the all-gather output, the reduce-scatter
- *   input. The sum is ncclSum on ncclFloat: the op whose fp32 form NVLink SHARP (NVLS) also
- *   runs, so on machines that enable NVLS the pair measures what nccl-tests measures by default
- *   (average and max are not NVLS ops for fp32; bench/nccl_allreduce.c explains what that
- *   choice costs the in-place variant).
- *
- * Work: 0 flops. bytes = S, so the GB/s column is nccl-tests' algorithm bandwidth
- *   algbw = S / t. The figure that compares across GPU counts is the bus bandwidth,
- *   busbw = algbw x 2(n-1)/n (all-reduce: a ring sends and receives that much per GPU) or
- *   algbw x (n-1)/n (all-gather, reduce-scatter); it is an extra beside the time, with algbw and
- *   the count of wrong elements. On one GPU busbw is 0 (nothing crosses a link) and NCCL's
- *   in-place collectives do nothing at all (out of place: one device-to-device copy).
- *   Sizes: a full run sweeps S = 8 B, 64 B, ..., 1 GiB (powers of 8): small sizes measure the
- *   latency of a collective, large ones its bandwidth. On a machine with one GPU it takes 1 GiB
- *   alone (nccl_allreduce_sweep_one_gpu): there nothing crosses a link, so the only figure that
- *   means the same as on several GPUs is the bandwidth plateau (NCCL's device copy against the
- *   host path's PCIe; 128 MiB was within 4% of 1 GiB's rates: 20261125T163337Z-1da3649.json).
- *   Below it, one GPU measures host work, not a collective (Reproducibility, below): rows at
- *   8 B or 2 MiB tell the user nothing about NCCL across GPUs and flap the regression verdicts
- *   of a one-GPU run (H100, every size timed,
- *   20261125T081152Z-317bbe9.json: NCCL's call ~5-6 us from 8 B to 256 KiB, host_staged ~42-50
- *   us at 8 B; 2 MiB was still latency-bound for NCCL). Several GPUs take the whole sweep: there
- *   every size tells where NCCL's protocols and algorithms change. `--size N` still runs any
- *   one size on one GPU.
- *
- * Baseline (host_staged): what a program does without a collectives library: every GPU's input
- *   goes down to pinned host memory (one copy per GPU, concurrently), the host adds the buffers
- *   (one thread, in a host function enqueued on the stream), and the result goes up to every
- *   GPU. Each byte crosses PCIe twice, and the host's one-thread sum (~10 GB/s) is slower
- *   still.
- *
- * Optimized (nccl_out_of_place): one NCCL call per GPU inside ncclGroupStart/End, from one
- *   process (ncclCommInitAll). NCCL moves the data GPU to GPU over NVLink, reducing in its own
- *   kernels (ring or tree, LL / LL128 / Simple protocol, chosen by its tuner per size unless
- *   NCCL_ALGO / NCCL_PROTO say otherwise: the environment is the user's and is left as it is).
- *
- * Library (nccl_in_place): the same calls with the output buffer as the input (all-gather: the
- *   rank's own chunk inside the output; reduce-scatter: the output is chunk r of the input), as
- *   frameworks call them (PyTorch's all_reduce works in place on the gradients). Saves one
- *   buffer per GPU; NCCL may skip the local copy of the own chunk, so it can be a little faster
- *   at small sizes, and should be the same at large ones.
- *
- * Check (nccl_allreduce_check_kernel, not timed): each GPU recomputes its expected output from
- *   the seeds (rb_uniform_f32 is a pure function of seed and index), in double, so no reference
- *   buffer and no copy between GPUs is needed, and compares: the normwise relative error, and
- *   the count of wrong elements: |out - ref| beyond n 2^-24 sum_r |x_r| (the rounding bound of
- *   an fp32 sum of n terms in any order, which NCCL's ring and tree orders both meet; 0 for the
- *   all-gather, which is a copy). NaN counts as wrong. setup pins the kernel to the CPU
- *   reference at small sizes (bench/nccl_allreduce.c).
- *
- * Predicted (2 x H200 SXM on NVLink 4, 450 GB/s each way per GPU; NCCL 2.28, NVLS off; before
- *   measuring): all-reduce busbw at 1 GiB ~320-340 GB/s (GPU.md: 327 GB/s measured with
- *   nccl-tests), in place within 2%; all-gather and reduce-scatter busbw ~330-370 GB/s (half
- *   the steps of an all-reduce per byte, the same link). Small sizes: ~10-20 us per all-reduce
- *   (NCCL's LL protocol, and the host work of launching one kernel per GPU in a group; our
- *   fork/join events add ~2 us); host_staged ~50-80 us there (four copy latencies and a host
- *   callback). host_staged at 1 GiB: ~0.35 s (1 GiB down from each GPU at ~25-50 GB/s when
- *   both share a PCIe switch, a one-thread sum of 2 GiB, 1 GiB up to each GPU), algbw ~3 GB/s:
- *   NCCL ~100x faster. On one GPU (H100 SXM): out of place is a 1 GiB device copy (algbw
- *   ~1.5 TB/s: S over a copy that moves 2S), in place does nothing (a meaningless algbw), busbw
- *   0 for both.
- * Measured (2 x H200, NVLink, NVLS off, results/nvidia-h200-x2/20261123T024453Z-ef68b16.json):
- *   at 1 GiB all-reduce busbw 324.5 GB/s out of place and 327.7 in place (as predicted), all-
- *   gather 265.6 / 287.2 and reduce-scatter 271.1 / 275.4 (below the predicted 330-370: not
- *   explained; nccl-tests on the same machine would say whether NCCL itself runs them at that
- *   rate); host_staged all-reduce 265.5 ms (algbw 4.0 GB/s against NCCL's 324.5: 80x). At 32
- *   KiB the all-reduce takes 14.3 us out of place and host_staged 73.5 us, as predicted. Zero
- *   wrong elements at every size of every collective. On one GPU (H100,
- *   results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json): out of place at 1 GiB is the
- *   predicted device copy (0.72 ms, algbw 1492 GB/s); the in-place rows of that run predate the
- *   skip and mean nothing (0.3 us: nothing moved).
- * Reproducibility on one GPU: below the bandwidth plateau a row is latency-bound: NCCL's ~5 us
- *   is the host work of one collective call (nothing crosses a link), and host_staged's ~40-60
- *   us is two copy latencies and a host callback, whose thread the OS wakes. Both follow the CPU
- *   and the scheduler, not the GPU: across the committed H100 runs NCCL's 8 B all-reduce
- *   measured 5.7-6.6 us and host_staged 40-58 us, noise 10-40% inside a run, rows moving up to
- *   35% between runs 7 min apart; the expectations' four recorded runs (20261125T1639Z-fdff3f5)
- *   spread 2-33%, so a 10% slowdown passed unseen and a same-build run was judged regressed.
- *   That is why one GPU runs 1 GiB only. There the rows agree within 1% (NCCL's copy, DRAM) and
- *   1-3% (host_staged, PCIe through pinned memory and one host thread's sum).
- *
- * Is the baseline what a competent engineer would write before knowing this pattern? It is what
- *   one writes without a collectives library and without peer access: every byte through host
- *   memory, summed by one host thread. An engineer who knows peer access (p2p_copy's lesson)
- *   would reduce over NVLink with a kernel of their own, which would come much closer to NCCL;
- *   the pair has no such variant, so the 80x at 1 GiB is NCCL against the host path, not
- *   against the best hand-written collective. NCCL's own choices (algorithm, protocol) are left
- *   to its tuner, as users run it.
+ * What:      n ranks (GPUs), rank r holding fp32 x_r (seed + r), sum: allreduce gives every rank
+ *   y[i] = sum_r x_r[i]; allgather every rank the concatenation of the x_r[0..c); reduce_scatter
+ *   rank r chunk r of the sum. S (bytes, as nccl-tests defines it) is the all-reduce buffer, the
+ *   all-gather output, the reduce-scatter input; c = S / (4 n). ncclSum on ncclFloat, the op
+ *   NVLink SHARP also runs, so the pair measures what nccl-tests measures by default.
+ * Work:      0 flops; bytes = S, so GB/s is nccl-tests' algbw = S / t. The figure that compares
+ *   across GPU counts is the extra busbw = algbw x 2(n-1)/n (all-reduce) or x (n-1)/n (the
+ *   halves). A full run sweeps S = 8 B .. 1 GiB in powers of 8 (latency, then bandwidth); on one
+ *   GPU, where nothing crosses a link and small sizes time host work, 1 GiB alone.
+ * Baseline:  host_staged, what a program does without a collectives library or peer access: every
+ *   GPU's input goes down to pinned host memory (concurrently), one host thread sums the buffers
+ *   in a host function enqueued on the stream, and the result goes up to every GPU. Each byte
+ *   crosses PCIe twice, and the one-thread sum (~10 GB/s) is slower still. A hand-written NVLink
+ *   reduction (p2p_copy's lesson) would come much closer to NCCL; there is no such variant.
+ * Steps:     none
+ * Optimized: nccl_out_of_place: one NCCL call per GPU inside ncclGroupStart/End from one process
+ *   (ncclCommInitAll). NCCL moves data GPU to GPU over NVLink, reducing in its own kernels (ring
+ *   or tree, LL / LL128 / Simple, chosen by its tuner per size; NCCL_ALGO / NCCL_PROTO are the
+ *   user's and are left as they are). The library row, nccl_in_place, makes the same calls with
+ *   the output as the input, as frameworks do (PyTorch's all_reduce on the gradients): one buffer
+ *   less per GPU, a little faster at small sizes, the same at large ones.
+ * Predicted: 2 x H200 on NVLink 4 (450 GB/s each way per GPU), NCCL 2.28, NVLS off: all-reduce
+ *   busbw at 1 GiB ~320-340 GB/s, in place within 2%; all-gather and reduce-scatter ~330-370
+ *   GB/s (half an all-reduce's steps per byte). Small sizes: ~10-20 us per all-reduce (LL, and
+ *   the host work of a kernel per GPU; our fork/join events add ~2 us), host_staged ~50-80 us.
+ *   host_staged at 1 GiB ~0.35 s (down at ~25-50 GB/s when both GPUs share a PCIe switch, a
+ *   one-thread sum of 2 GiB, up again): algbw ~3 GB/s, NCCL ~100x faster. On one H100: out of
+ *   place is a 1 GiB device copy (algbw ~1.5 TB/s), in place does nothing; busbw 0 for both.
+ * Measured:  (generated by `make docs` from the H100 reference run; do not edit)
+ *   (end of generated lines)
+ *   One GPU shows only NCCL's device copy against the host path's PCIe; the collectives across
+ *   GPUs, and the all-gather and reduce-scatter below their prediction, need two or more.
+ * Does not pay when: there is one GPU (nothing crosses a link: NCCL's out-of-place all-reduce is
+ *   a device copy), or the buffers are so small that both paths are bound by host work and
+ *   launch latency rather than by any link.
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -110,7 +51,13 @@ enum { NCCL_ALLREDUCE_AR = 0, NCCL_ALLREDUCE_AG = 1, NCCL_ALLREDUCE_RS = 2 };
 
 #define NCCL_ALLREDUCE_CHECK_BLOCK 256
 
-/* acc[0] += sum (out - ref)^2, acc[1] += sum ref^2, acc[2] += wrong elements, over rank's n
+/* The check (not timed): each GPU recomputes its expected output from the seeds (rb_uniform_f32
+ * is a pure function of seed and index), in double, so no reference buffer and no copy between
+ * GPUs is needed. An element is wrong when |out - ref| is beyond n 2^-24 sum_r |x_r| (the rounding
+ * bound of an fp32 sum of n terms in any order, which NCCL's ring and tree orders both meet; 0
+ * for the all-gather, a copy); NaN counts as wrong. setup pins this kernel to the CPU reference at
+ * small sizes (bench/nccl_allreduce.c).
+ * acc[0] += sum (out - ref)^2, acc[1] += sum ref^2, acc[2] += wrong elements, over rank's n
  * output elements. One pass; each thread accumulates in double, then a block reduction and one
  * atomic per block and figure. */
 static __global__ void __launch_bounds__(NCCL_ALLREDUCE_CHECK_BLOCK)

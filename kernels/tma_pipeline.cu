@@ -474,8 +474,9 @@ static __global__ void tma_pipeline_reference_kernel(const float *__restrict__ i
 /* The persistent grid of `kernel`: blocks_per_sm blocks per SM (0: TMA_PIPELINE_BLOCKS_PER_SM,
  * the default both variants run), no more blocks than tiles. Block b takes tiles b, b + grid, ...
  * in row-major tile order, so the tiles in flight at one time form a band of the image a few tile
- * rows tall, and each halo row is still in L2 when the tile row below needs it. Opts the kernel in to smem_bytes of
- * dynamic shared memory first (above 48 KB a kernel must; a host-side attribute, no sync). */
+ * rows tall, and each halo row is still in L2 when the tile row below needs it. Opts the kernel
+ * in to smem_bytes of dynamic shared memory first (above 48 KB a kernel must; a host-side
+ * attribute, no sync). */
 static cudaError_t tma_pipeline_grid(const void *kernel, int smem_bytes, int rows, int cols,
                                      int blocks_per_sm, int *tiles_x, int *n_tiles, int *blocks)
 {

@@ -250,9 +250,9 @@ static void test_citation_matcher(void)
 #define HEADER_GEN_END "(end of generated lines)"
 #define HEADER_MAX_NUMBERS 256
 
-static const char *const header_headings[] = {"What:",      "Work:",      "Baseline:",
-                                              "Steps:",     "Optimized:", "Predicted:",
-                                              "Measured:",  "Does not pay when:"};
+static const char *const header_headings[] = {
+    "What:",      "Work:",      "Baseline:", "Steps:",
+    "Optimized:", "Predicted:", "Measured:", "Does not pay when:"};
 #define HEADER_N_HEADINGS ((int)(sizeof header_headings / sizeof header_headings[0]))
 #define HEADER_MEASURED 6
 
@@ -316,8 +316,7 @@ static size_t header_number_at(const char *s, size_t i, size_t len, double *valu
 
 /* Whether every number of hand[0..hand_len) is one that gen[0..gen_len) carries, rounded at
  * most (1.6 is backed by 1.61, 1.7 is not). */
-static int header_numbers_backed(const char *hand, size_t hand_len, const char *gen,
-                                 size_t gen_len)
+static int header_numbers_backed(const char *hand, size_t hand_len, const char *gen, size_t gen_len)
 {
     double have[HEADER_MAX_NUMBERS];
     int n_have = 0, d;
@@ -347,7 +346,7 @@ static int header_numbers_backed(const char *hand, size_t hand_len, const char *
 }
 
 __attribute__((format(printf, 3, 4))) static int header_fail(char *why, size_t why_size,
-                                                              const char *fmt, ...)
+                                                             const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -365,7 +364,8 @@ static int header_check(const char *pair, const char *text, char *why, size_t wh
     size_t len = 0;
     char first[128];
     snprintf(first, sizeof first, "/* %s: ", pair);
-    if (!header_next_line(&s, &line, &len) || !header_line_has(line, len, "SPDX-License-Identifier"))
+    if (!header_next_line(&s, &line, &len) ||
+        !header_line_has(line, len, "SPDX-License-Identifier"))
         return header_fail(why, why_size, "%s: no SPDX line first", pair);
     if (!header_next_line(&s, &line, &len) || len <= strlen(first) ||
         memcmp(line, first, strlen(first)) != 0)
@@ -382,8 +382,7 @@ static int header_check(const char *pair, const char *text, char *why, size_t wh
         if (h >= 0)
             next++;
         if (h == HEADER_MEASURED && !header_line_has(line, len, HEADER_GEN_BEGIN))
-            return header_fail(why, why_size, "%s: Measured: lacks %s", pair,
-                               HEADER_GEN_BEGIN);
+            return header_fail(why, why_size, "%s: Measured: lacks %s", pair, HEADER_GEN_BEGIN);
         if (h == HEADER_MEASURED) {
             gen = s;
         } else if (gen && !gen_end && header_line_has(line, len, HEADER_GEN_END)) {
@@ -414,8 +413,10 @@ static int header_check(const char *pair, const char *text, char *why, size_t wh
         return header_fail(why, why_size, "%s: %d hand-written lines under Measured:", pair,
                            hand_lines);
     if (!header_numbers_backed(hand, (size_t)(hand_end - hand), gen, (size_t)(gen_end - gen)))
-        return header_fail(why, why_size, "%s: a hand-written number under Measured: that the "
-                           "generated lines do not carry", pair);
+        return header_fail(why, why_size,
+                           "%s: a hand-written number under Measured: that the "
+                           "generated lines do not carry",
+                           pair);
     return 1;
 }
 
@@ -511,11 +512,11 @@ static int text_rules_check(const char *text, char *why, size_t why_size)
             s += n - 1; /* a citation's hash is the citation's business */
             continue;
         }
-        const char *what = tracker_ref_at(text, s)          ? "a tracker reference"
-                           : !strncmp(s, "GPU.md", 6)       ? "GPU.md (not in the repository)"
+        const char *what = tracker_ref_at(text, s)              ? "a tracker reference"
+                           : !strncmp(s, "GPU.md", 6)           ? "GPU.md (not in the repository)"
                            : !strncmp(s, "never committed", 15) ? "results never committed"
-                           : commit_hash_at(text, s)        ? "a commit hash"
-                                                            : NULL;
+                           : commit_hash_at(text, s)            ? "a commit hash"
+                                                                : NULL;
         if (what)
             return header_fail(why, why_size, "%s: \"%.*s\"", what,
                                (int)(strcspn(s, "\n") < 24 ? strcspn(s, "\n") : 24), s);
@@ -666,12 +667,12 @@ static void test_header_check_planted(void)
 {
     char why[256];
     RB_CHECK(header_check("copy", header_fixture, why, sizeof why));
-    RB_CHECK(!header_check("transpose", header_fixture, why, sizeof why)); /* another pair's */
+    RB_CHECK(!header_check("transpose", header_fixture, why, sizeof why));    /* another pair's */
     RB_CHECK(fixture_passes(" * Steps:     none\n", " * Steps:     none\n")); /* the harness */
     RB_CHECK(!fixture_passes(" * Steps:     none\n", ""));
     RB_CHECK(!fixture_passes(" * Work:", " * Work -")); /* a heading misspelt */
     RB_CHECK(!fixture_passes(" * Predicted: ~3.0 TB/s: 90% of the 3.35 TB/s HBM3 peak.\n",
-                             "")); /* missing */
+                             ""));                                       /* missing */
     RB_CHECK(!fixture_passes(" * Steps:     none\n * Optimized: float4", /* out of order */
                              " * Optimized: float4 ...\n * Steps:     none\n * float4"));
     RB_CHECK(!fixture_passes("(generated by `make docs` from", "(generated from"));
@@ -717,8 +718,8 @@ static void test_text_rules_planted(void)
     RB_CHECK(!text_rules_check("/* a run never committed */", why, sizeof why));
     RB_CHECK(!text_rules_check("/* the rule added in 46a1f36 */", why, sizeof why) &&
              strstr(why, "commit hash"));
-    RB_CHECK(text_rules_check("/* (results/gpu/20261122T050613Z-a3260d1.json) */", why,
-                              sizeof why));
+    RB_CHECK(
+        text_rules_check("/* (results/gpu/20261122T050613Z-a3260d1.json) */", why, sizeof why));
     RB_CHECK(citation_count("results/gpu/20261122T050613Z-a3260d1.json and "
                             "20261125T1219Z-flush-experiment.txt, results/gpu/reference.json") ==
              3);
