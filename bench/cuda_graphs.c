@@ -23,8 +23,7 @@ enum { CG_BASELINE, CG_GRAPH, CG_OPTIMIZED, CG_UPDATE };
  * operation to float in the GPU's order (cg_reference with f32; the selftest re-measures it at
  * d = 4096) is off by 2.9e-7 at d = 4096 and 1.9e-7 at d = 1000003 (normwise). Measured on the
  * GPU (H100, d = 4096, every variant): 1.83e-7 to 1.94e-7 in the committed runs
- * (results/nvidia-h100-80gb-hbm3/20261125T050524Z-dee9596.json the largest,
- * 20261125T081152Z-317bbe9.json 1.85e-7). 1e-6 is 3.4x the largest of those; a stale graph
+ * (docs/notes/cuda_graphs.md). 1e-6 is 3.4x the largest of those; a stale graph
  * parameter (the planted defects) gives 1.4-2.2. */
 #define CG_TOL 1e-6
 

@@ -1,144 +1,45 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * cuda_graphs: a step of ~200 tiny dependent kernels, launched one by one on a stream vs
- * captured once into a CUDA graph and replayed with one call; and a graph whose parameters
- * change between replays, updated in place instead of captured again.
+/* cuda_graphs: ~200 tiny dependent kernels launched one by one on a stream, against the same
+ * launches captured once into a CUDA graph and replayed with one call, with programmatic
+ * dependent launch on its edges, and updated in place when a parameter changes.
  *
- * What: the non-matmul part of one LLM decode step on a single token, as a chain of small
- *   kernels over vectors of d fp32 values (the hidden size; d = 4096 at full size), each kernel
- *   reading what the previous one wrote. An embedding lookup copies the token's input vector into
- *   the residual stream x; then each of CUDA_GRAPHS_LAYERS layers runs
- *     h = rmsnorm(x) * g_l        a reduction over the whole vector (sum of squares), a scale
- *     h = silu(h)                 elementwise
- *     p = softmax(h / 2)          per row of CUDA_GRAPHS_ROW = 128 elements: the attention
- *                                 scores of d / 128 heads over 128 positions, each row reduced
- *                                 by one warp (max, then sum of exponentials)
- *     h = h * p' * 128            elementwise (a gate; p * 128 averages 1; p' is p rotated)
- *     x = x + h / LAYERS          elementwise (the residual add)
- *   and a final out = rmsnorm(x) * g_final * scale. 5 x LAYERS + 2 = 202 kernels at 40 layers.
- *   The matmuls a real decode step has between these are left out: they would hide what this
- *   pair measures, the cost of launching many kernels that each do almost nothing. Without them
- *   nothing mixes positions, and the largest elements would feed back on themselves layer after
- *   layer (a few spikes would hold the whole output); so the gate reads p at a rotated position,
- *   p'[i] = p[(i + 97 (l + 1)) mod d] in layer l, which crosses rows, and the softmax's
- *   temperature of 2 keeps p * 128 within a small range. (Below d = 128 the one row is d long
- *   and the gate's factor is d.) The output then stays spread (median |out| ~0.65, max ~3.9 at
- *   d = 4096, from the CPU reference).
- *
- * Work (per step, counting 1 flop per add, multiply, divide, exp or compare; an FMA is 2):
- *   rmsnorm 4d (x^2 summed, then x r g), silu 4d, softmax 6d (max; exp and sum; scale), gate
- *   2d, residual 2d: flops = (18 LAYERS + 4) d = 3.0 MFLOP at full size. bytes = what the
- *   kernels read and write, 4 bytes per element: embed 8d, rmsnorm 12d (x and g read, y
- *   written), silu 8d, softmax 8d, gate 12d, residual 12d: (52 LAYERS + 20) d = 8.6 MB at full
- *   size. None of it is DRAM traffic: the working set (41 gain vectors and 5 vectors of 16 KB,
- *   ~0.75 MB) stays in L2 from one step to the next. The roofline point of every variant is
- *   far under any roof (~10-45 GB/s against ~3 TB/s): that is the point of the pair. Its
- *   honest figure is the extra `us_per_kernel` = median time of a step / kernels per step.
- *
- * Baseline: the kernels launched one after the other on the stream, <<<...>>> each. Every launch
- *   costs the CPU a few microseconds in the runtime and driver (argument packing, a push into the
- *   GPU's command queue), and the GPU cannot start a kernel before its launch arrives. A kernel
- *   here runs for about a microsecond, so the step is bound by the CPU issuing launches: the GPU
- *   idles between kernels.
- *
- * Step `graph`: the same launches captured once (setup) into a CUDA graph by stream capture,
- *   which records the 202 kernels and their order as nodes and edges instead of running them.
- *   The graph is instantiated once: the driver validates it and builds the whole command stream
- *   up front. A replay is then one cudaGraphLaunch: one cheap call for the CPU, and the GPU walks
- *   the prepared chain, starting each kernel once the one before it has finished.
- *
- * Optimized: the graph captured from launches that carry the programmatic-serialization
- *   attribute (programmatic dependent launch, Hopper and later), which capture turns into
- *   programmatic edges. In the plain graph a kernel is launched only once the one before it has
- *   completed and flushed its writes: each node pays the launch (grid set-up, block dispatch,
- *   the kernel's first instructions) in series with the work. With a programmatic edge the next
- *   kernel may be launched as soon as every block of the current one has executed
- *   griddepcontrol.launch_dependents, which each kernel does first thing; its blocks are then
- *   dispatched and wait at griddepcontrol.wait, which returns once the kernel before has
- *   completed and its writes are visible. The launch of kernel i + 1 overlaps the work of kernel
- *   i, and what is left in series per kernel is the hand-over at the wait plus the kernel's own
- *   dependent latency (its loads from L2, its reduction). Correctness does not depend on how far
- *   launches run ahead: every kernel waits before it touches memory, and kernel i completes only
- *   after its own wait, so each one sees all the kernels before it. Where the GPU or the build
- *   cannot (before sm_90; an older target's PTX JIT-compiled on Hopper has no wait), setup
- *   captures the optimized graph without the attribute (extra pdl = 0).
- *
- * Step `graph_update`: the next decode step uses another token (another input vector) and, here,
- *   another output scale. Capturing again per step would cost more than the stream launches.
- *   Instead the executable graph (the optimized one's twin) is edited in place:
- *   cudaGraphExecKernelNodeSetParams gives the embedding node a new input pointer and the final
- *   rmsnorm node a new scale (the node handles were taken during capture with
- *   cudaStreamGetCaptureInfo), then it is launched. An update affects only later launches, so
- *   updating while earlier replays still run is safe. Replay r uses input 1 and scale 0.5 when r
- *   is even, input 0 and scale 1 when r is odd: the first replay (the harness's first checked
- *   run) differs from what was captured, so an update that did not take would fail the check.
- *
- * Kernels: elementwise ones run one thread per element in blocks of CUDA_GRAPHS_BLOCK. rmsnorm
- *   runs in up to CUDA_GRAPHS_REDUCE_GRID blocks of the same size, each of which reduces the
- *   whole vector by itself and writes only its own slice: at batch 1 there is one small vector,
- *   and the redundant reads (from L2) cost less than a second kernel or a grid-wide
- *   synchronization. Within a block, each thread issues the loads of all its elements before
- *   using any, warps reduce with shuffles, and every warp then reduces the warp partials itself,
- *   so one barrier per reduction suffices. The softmax's rows are independent: one warp per row,
- *   two shuffle trees, no shared memory, no barrier. Every kernel here is a chain of latencies
- *   (an L2 round trip, a shuffle tree, a barrier), not of bandwidth: the choices above each
- *   shortened that chain (the per-kernel chain figures under Measured).
- *
- * Predicted (H100 SXM, before measuring; GPU.md: back-to-back stream launches of empty kernels
- *   3.9-4.4 us each, a graph of 1000 empty kernels 0.79 us per node): baseline ~3-4.5 us per
- *   kernel, ~0.6-0.9 ms per step: the CPU's launch cost, under which each kernel's ~1 us of GPU
- *   time hides. Plain graph: the empty node's cost plus each kernel's own latency (an L2 round
- *   trip of what the previous kernel wrote, ~0.15-0.3 us; for the reductions a barrier and two
- *   shuffle trees, ~0.1-0.2 us): ~0.95-1.2 us per kernel. Optimized (PDL): what is left in series
- *   per kernel is the hand-over at the wait plus the kernel's own dependent work: an elementwise
- *   kernel ~0.75 us, the per-row softmax ~0.85-0.9 (two 5-step shuffle trees and an exponential
- *   on top), rmsnorm ~1.3 (a whole-vector reduction): ~4.4-4.5 us per layer, ~0.89-0.92 us per
- *   kernel, ~0.18 ms per step, ~0.2x the stream. graph_update within ~2% of it: the two node
- *   updates cost the CPU ~1-2 us per replay, hidden while the GPU runs the previous replay.
- *   Acceptance: the optimized graph <= 1.0 us per kernel and <= 0.3x the stream's cost.
- * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T080411Z-e8e015a.json, the record run):
- *   stream 4.47 us per kernel (0.903 ms per step), plain graph 1.232, optimized 0.976 (0.197 ms
- *   per step, 0.22x the stream), graph_update 0.989; the full run 20261125T081152Z-317bbe9.json
- *   agrees (4.20, 1.231, 0.973, 0.986). Each kernel alone, in 1000-node chains of copies of it
- *   (scripts/cuda_graphs_chain.cu, 20261125T0759Z-e8e015a-cuda-graphs-chains.txt), plain / PDL:
- *   embed 0.99 / 0.67, rmsnorm 1.53 / 1.28, silu 1.02 / 0.77, softmax 1.31 / 1.01, gate 1.02 /
- *   0.76, residual 1.00 / 0.75 us. Where that differs from the prediction:
- *   - the plain graph's nodes cost 1.0-1.5 us, above the empty kernel's 0.79: in a plain graph
- *     the GPU dispatches a kernel only after the one before has drained, and that set-up (grid
- *     launch, 16 blocks placed, parameters loaded) is longer for real grids than for one empty
- *     block; PDL moves it off the critical path (0.25-0.32 us saved per kernel);
- *   - the softmax costs 1.01 us in a PDL chain, 0.26 over an elementwise kernel where 0.1-0.15
- *     was predicted: its chain after the loads is ~450 dependent cycles (ten shuffle steps of
- *     ~25-30 cycles, the exponentials, a reciprocal), which the prediction counted at half that;
- *   - the layer in chains sums to 4.57 us (0.91 per kernel), and the step runs 7% slower than
- *     that: not explained. The chains repeat one kernel, while the step hands over between
- *     different kernels and grids (16, 16, 4, 16, 16 blocks), and the hand-over cost may depend
- *     on both sides.
- * Reproducibility: the baseline is bound by the CPU issuing launches, so its time is the time of
- *   the host thread in the runtime and driver: it follows the CPU's clock, caches and scheduling,
- *   which the harness does not control (nor should). Within a run its samples spread 10-36%
- *   (noise); between runs of the same code its median moved 3.1% in two runs 5 s apart (0.814
- *   and 0.789 ms, 20261125T050941Z/050946Z-4bb75ee) and 6.2% in two runs 7 min apart (0.903 and
- *   0.849 ms, 20261125T080411Z-e8e015a and 081152Z-317bbe9): it is not reproducible to 2% on
- *   these virtual machines, and more samples do not change that (from its spread and 550-610
- *   samples, each run knew its median to about +-0.5-1%; the machine moved between them). The
- *   graphs, which the GPU runs from a prepared command stream, agree within 0.3% between those
- *   runs. The baseline's 95% interval of the median is in the results
- *   (median_ci_lo/hi); scripts/agree.py says whether two runs differ beyond them. Where the
- *   process runs does not settle it either: on the H100 (a Firecracker VM, 16 vCPUs, one NUMA
- *   node), three runs in each of three placements, none, taskset to the GPU's local CPUs and
- *   taskset to one CPU, spread 48%, 9% and 15% (0.63-0.97 ms; results/nvidia-h100-80gb-hbm3/
- *   20261126T0404Z-1bea7ec-affinity-probe/probe.log), so the harness pins nothing.
- *
- * Is the baseline what a competent engineer would write before knowing this pattern? Yes: one
- *   launch per operation on one stream is what an eager framework does for a decode step
- *   (PyTorch eager launches each op; its remedy is the same CUDA graph capture, through
- *   torch.cuda.graphs or torch.compile's "reduce-overhead" mode). The kernels are identical in
- *   every variant and each is already written for latency (loads issued together, shuffle
- *   reductions, one barrier, 16-block grids so a kernel spreads over SMs), so the speedups are
- *   launch cost and nothing else; a slower kernel would only hide under the stream's launch
- *   cost and flatter the graphs less, not more. The work is tiny by design (d = 4096 values):
- *   occupancy and bandwidth are not what is measured.
+ * What:      the non-matmul part of one LLM decode step on one token, over fp32 vectors of d =
+ *   4096: an embedding copy into the residual x, then per layer (40) h = rmsnorm(x) * g_l,
+ *   h = silu(h), p = softmax(h / 2) per 128-element row (one warp a row), h = h * p' * 128 (p'
+ *   rotated so positions mix), x = x + h / 40; a final rmsnorm with a scale: 202 kernels. The
+ *   matmuls are left out: they would hide what this pair measures, the cost of launching many
+ *   kernels that each do almost nothing.
+ * Work:      (18 LAYERS + 4) d flops = 3.0 MFLOP and (52 LAYERS + 20) d x 4 bytes = 8.6 MB per
+ *   step, none of it DRAM traffic (the ~0.75 MB working set stays in L2). Every variant sits far
+ *   under any roof; the honest figure is the extra `us_per_kernel` = step time / kernels per step.
+ * Baseline:  the kernels launched one after the other on a stream, <<<...>>> each: what an eager
+ *   framework does for a decode step (PyTorch's remedy is the same graph capture). Every launch
+ *   costs the CPU a few microseconds in runtime and driver, a kernel here runs about one, so the
+ *   step is bound by the CPU issuing launches and the GPU idles between kernels. The kernels are
+ *   identical in every variant and already written for latency (loads issued together, shuffle
+ *   reductions, one barrier, 16-block grids), so the speedups are launch cost and nothing else.
+ * Steps:     graph: stream capture once, instantiate once, replay with one cudaGraphLaunch.
+ *   graph_update: the optimized graph's twin, its embedding input and output scale changed per
+ *   replay with cudaGraphExecKernelNodeSetParams instead of a new capture.
+ * Optimized: the graph captured from launches with the programmatic-serialization attribute, so
+ *   its edges are programmatic: a kernel may launch once every block of the one before has run
+ *   griddepcontrol.launch_dependents (first thing), and its blocks wait at griddepcontrol.wait
+ *   until the one before has completed and its writes are visible. Kernel i + 1's launch (grid
+ *   set-up, block dispatch) overlaps kernel i's work; what stays in series is the hand-over and
+ *   each kernel's own dependent latency. Before sm_90 setup captures it without the attribute.
+ * Predicted: stream ~3-4.5 us per kernel (the CPU's launch cost), ~0.6-0.9 ms per step. Plain
+ *   graph: an empty node's ~0.8 us plus each kernel's latency (an L2 round trip, ~0.15-0.3 us; a
+ *   barrier and shuffle trees for the reductions): ~0.95-1.2 us per kernel. PDL: the hand-over
+ *   plus the kernel's dependent work, ~0.75 us elementwise, ~0.85-0.9 softmax, ~1.3 rmsnorm:
+ *   ~0.9 us per kernel, ~0.18 ms per step, ~0.2x the stream. graph_update within ~2% of it: two
+ *   node updates cost the CPU ~1-2 us, hidden under the previous replay.
+ * Measured:  (generated by `make docs` from the H100 reference run; do not edit)
+ *   (end of generated lines)
+ *   Plain graph nodes cost more than an empty kernel's (real grids take longer to set up), and
+ *   the stream's time follows the host CPU, so it moves between runs where the graphs do not.
+ * Does not pay when: kernels run long enough to hide their own launch (tens of microseconds and
+ *   up), the sequence changes shape every step (capture and instantiation cost more than they
+ *   save), or parameters change in ways an in-place update cannot express.
  */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -266,8 +167,8 @@ static __global__ void __launch_bounds__(CUDA_GRAPHS_BLOCK)
 /* y = x * scale / sqrt(mean(x^2) + eps) * g. Every block reduces the whole vector itself
  * (redundantly: at d = 4096, 16 KB that the L2 serves 16 times) and then writes its own slice,
  * grid-stride: no second kernel, no grid-wide synchronization, and the work spread over 16 SMs
- * (one 1024-thread block doing it all was measured at 1.43 us per kernel in a PDL chain, a
- * 16-block elementwise kernel at 0.75). A thread's elements are taken in groups of
+ * (one 1024-thread block doing it all measured well above the ~0.75 us per kernel of a 16-block
+ * elementwise kernel in a PDL chain). A thread's elements are taken in groups of
  * CUDA_GRAPHS_GROUP, i + j * blockDim for j < GROUP, all loads of a group issued before the
  * first use: one L2 round trip per group (a plain strided loop compiles to a load, its FMA, the
  * next load). g, which no earlier kernel writes, is loaded before the wait. */
@@ -281,9 +182,9 @@ static __global__ void __launch_bounds__(CUDA_GRAPHS_BLOCK)
     cuda_graphs_pdl_enter();
     float ss = 0.0f;
 #ifdef RB_PLANT_SLOW10
-    /* issue 12's planted slowdown (make NVCCFLAGS=-DRB_PLANT_SLOW10): the sum of squares taken
-     * twice, the loads forced again by a compiler barrier; the two sums are equal, so their
-     * mean is the same ss. Not part of the lesson. */
+    /* A planted 10% slowdown, a test hook (make NVCCFLAGS=-DRB_PLANT_SLOW10): the sum of
+     * squares taken twice, the loads forced again by a compiler barrier; the two sums are equal,
+     * so their mean is the same ss. Not part of the lesson. */
     float first_ss = 0.0f;
     for (int rep = 0; rep < 2; rep++) {
         first_ss = rep ? ss : first_ss;
