@@ -1,112 +1,43 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * streams_overlap: a large host buffer processed on the GPU in three stages (copy in, compute,
- * copy out), one stage after the other on one stream vs in chunks over several streams, so that
- * both copy directions and the compute run at the same time. Both from pinned host memory:
- * pinned against pageable memory is host_transfer's lesson, and this pair shows overlap alone.
+/* streams_overlap: a large host buffer processed on the GPU in three stages (copy in, compute,
+ * copy out), one after the other on one stream, against chunks over several streams so that both
+ * copy directions and the compute run at once. Both from pinned memory: this pair is overlap alone.
  *
- * What: h_out[i] = f(h_in[i]) for n fp32 values that live in host memory, with f computed on
- *   the GPU: H2D copy of the input, the kernel, D2H copy of the result. f is a stand-in for real
- *   processing whose time is comparable to one copy direction (that is when overlap pays most):
- *   STREAMS_OVERLAP_ITERS dependent steps x <- a x + b per element, one FMA each, with
- *   a = 1 - 2 / ITERS and b = 1 - a (exact in float), so that x drifts towards 1 without
- *   reaching it and the result still depends on the input: x_K = c + a^K (x_0 - c), c = b / (1-a),
- *   a^K ~ e^-2. That closed form is the reference (bench/streams_overlap.c), in double.
- *   Host transfers are this pair's pattern: its run() callbacks copy between host and device
- *   (the harness contract allows that when the transfer is what is measured).
- *
- * Work: flops = 2 x ITERS per element (one FMA = 2 flops): 2^12 x n = 1.1 TFLOP at n = 2^28.
- *   bytes = 8n: each element crosses the PCIe link twice, 4 bytes in and 4 bytes out (2 GiB at
- *   full size; the device DRAM sees the same 8n, plus the kernel's 8n, ~1 ms of it). The roof of
- *   the copies is the host link, not DRAM: the harness's rate column says little here. The
- *   honest figures are the extras of the optimized variant: `bound_ms` = max(H2D, kernel, D2H)
- *   with each stage timed alone (the PART variants `h2d`, `kernel`, `d2h`, pinned, in the same
- *   run), `serial_ms` = their sum, and `pipelined_over_bound` = pipelined time / bound_ms, which
- *   a perfect pipeline brings to 1.
- *
- * Baseline: what one writes before knowing streams: pinned host buffers (direct DMA at the link's
- *   rate, as host_transfer teaches) and one stream, each stage waiting for the one before:
- *   time = H2D + kernel + D2H. Until 2026-11-25 the baseline used pageable (malloc'd) buffers,
- *   which mixed host_transfer's lesson into this pair's speedup (9-15x, of which overlap was
- *   ~2.5x) and made the baseline host-bound and irreproducible (214-347 ms across runs).
- *
- * Optimized: the same pinned host buffers and a pipeline. The buffer is
- *   cut into STREAMS_OVERLAP_CHUNKS chunks dealt round-robin to STREAMS_OVERLAP_LANES streams
- *   ("lanes"); each lane runs H2D, kernel, D2H of its chunks in order, and different lanes run at
- *   the same time, so while chunk c is computed, chunk c+1 is copied in and chunk c-1 is copied
- *   out: the GPU has separate copy engines for each direction, the SMs do the compute, and PCIe
- *   is full duplex. The lanes fork from the stream run() is given (an event recorded there, which
- *   every lane waits for) and join back into it (an event recorded on each lane, which that stream
- *   waits for), so the harness's two events on its stream time the whole pipeline. Three lanes
- *   are the minimum for three stages in flight; eight keep the copies of several chunks in
- *   flight in each direction, which this machine's link needed once both directions run (see
- *   Measured: 2, 4 and 8 lanes). Time = the slowest stage
- *   over the whole buffer, plus filling and draining the pipeline: about
- *   max(T_h2d, T_k, T_d2h) + (the other two) / CHUNKS.
- *
- * Predicted (H100 SXM, PCIe gen 5 x16 = 63 GB/s per direction, before measuring), n = 2^28:
- *   pinned H2D and D2H of 1 GiB each ~19.5-21 ms (~52-55 GB/s, see host_transfer); the kernel
- *   ~18 ms (1.1 TFLOP at the measured FMA ceiling of ~60 TFLOP/s: 2048 FMAs per element, all
- *   warps resident keep the 4 FMA pipes of each SM partition busy despite each thread's
- *   dependent chain), so bound ~20 ms. Pipelined ~21-24 ms: fill and drain add ~(20 + 18) / 32
- *   ~1.2 ms, and H2D and D2H running together may each lose a few GB/s to the shared host
- *   memory and PCIe flow control: pipelined_over_bound ~1.05-1.2. Baseline (pinned, serial):
- *   the sum of the stages, ~57-60 ms (serial_ms, 57.7 ms in 20261125T081152Z-317bbe9.json), so
- *   the pipeline is ~2.4-2.6x faster: what overlap alone buys. (The pageable baseline this pair
- *   had before was predicted at ~100-240 ms, 4-10x.) Acceptance: pipelined <= 1.2x the bound
- *   and >= 2x faster than the baseline.
- * Measured with the pinned serial baseline (H100, 20261125T120458Z-7100242.json and 120618Z, two
- *   back-to-back runs): baseline 57.84 / 59.08 ms, the sum of its parts as modelled (H2D 19.70
- *   + kernel 18.64 + D2H 19.49 = 57.83 ms, serial_ms); pipeline 24.10 / 23.89 ms: 2.40x / 2.47x,
- *   inside the predicted 2.4-2.6x; 1.223x / 1.171x the bound, 0.978x / 0.955x the duplex part.
- *   The baseline moved 2.2% between the runs with its PCIe parts (H2D 3.5%, D2H 2.3%): the
- *   pinned copies are bound by the host link, which on these virtual machines is not steady to
- *   2% (see Reproducibility).
- * Measured before, with the pageable baseline (H100, results/nvidia-h100-80gb-hbm3/): the stages
- *   alone as predicted (H2D 19.5-20.3, kernel 18.8, D2H 19.5-20.0 ms), the baseline 214-347 ms
- *   (9-15x slower than the pipeline),
- *   but the pipeline from run to run: 23.6 ms (1.206x the bound, 32 chunks, 045328Z), 23.1
- *   (1.182x, 32 chunks), 22.7 (1.168x, 64), 22.8 (1.173x, 128) minutes later (050538Z,
- *   050551Z, 050604Z), then 27.0 (1.345x, 64, 051010Z) and, interleaved with its parts, 26.0
- *   (1.281x, 052913Z). The one-way copies held their speed in those runs; the pipeline's H2D and
- *   D2H together did not: 2 GiB in 22.7 ms is 95 GB/s across both directions, in 26-27 ms
- *   80-83 GB/s, against 2 x 53 alone. The host side of this virtual machine does not sustain
- *   both directions at full rate (the baseline's pageable copies, which go through the host's
- *   memory, slowed in the same runs: 300 ms against 214), so the bound of one-way parts is not
- *   reachable here. The part `duplex` (both 1 GiB copies at once, no kernel) measures what the
- *   link gives then, and pipelined_over_duplex says how close the pipeline comes to it.
- *   Predicted for it (before measuring): duplex ~21-26 ms, pipelined_over_duplex ~1.02-1.08
- *   (only the fill and drain, ~0.6 ms with 64 chunks, and the kernel's share of the chunks).
- * Measured with the duplex part (4 lanes): duplex 25.45 ms and the pipeline 23.68 (1.212x the
- *   bound, 20261125T080411Z-e8e015a), then 23.77 and 23.49 (1.204x, 20261125T081152Z-317bbe9):
- *   both directions at once cost 4-6 ms more than one, as suspected, but the pipeline matched
- *   or beat two plain concurrent copies (pipelined_over_duplex 0.93-0.99), against the 1.02-1.08
- *   predicted. The pipeline differs from the duplex part in having several copies of each
- *   direction in flight at once (up to one per lane), the duplex part one. So the lanes were
- *   varied (-DSTREAMS_OVERLAP_LANES, each build run twice, interleaved, in one session:
- *   20261125T0807Z-317bbe9-streams-lanes.txt): 2 lanes 1.625x and 1.614x the bound, 4 lanes
- *   1.243x and 1.267x, 8 lanes 1.192x and 1.191x, the duplex part 24.0-24.3 ms throughout.
- *   More copies in flight per direction help while both directions share the link; 8 lanes
- *   is the default since. Its record run (20261125T081618Z-cf7bcdd) came on another machine of
- *   the same kind, whose link was slower and noisier (H2D alone 22.8 ms median, noise 7.7%,
- *   against 19.5 and 0.4-0.7%; duplex 27.9 ms; the pageable baseline 378 ms against 216-267):
- *   the pipeline 28.8 ms, 1.267x the bound; 16 lanes there 1.306x and 1.326x, 8 lanes again
- *   1.267x and 1.264x (20261125T0816Z-cf7bcdd-streams-lanes.txt). So 1.2x the bound is reached
- *   on neither machine: the one-way parts do not add up to what the host gives both directions
- *   at once, and the duplex part, measured in every run, shows it.
- * Reproducibility: the pageable baseline was host-bound: 214-347 ms across the committed H100
- *   runs, 19% apart in two runs 7 min apart (20261125T080411Z-e8e015a, 081152Z-317bbe9), which is
- *   why it was replaced by the pinned serial one, whose stages are the pinned parts. Those are
- *   reproducible to ~1% on a quiet link, but not on every run here: between the two runs of
- *   7100242 the pinned H2D moved 3.5%, D2H 2.3% and so the serial baseline 2.2%. The duplex part
- *   and the pipeline share the link both ways and moved 7% (25.45 and 23.77 ms) between the
- *   runs of e8e015a and 317bbe9, with the host's memory traffic.
- *
- * Is the baseline what a competent engineer would write before knowing this pattern? Yes: pinned
- *   buffers (host_transfer's lesson, which an engineer moving gigabytes knows first), single
- *   cudaMemcpyAsync calls at the link's rate, and the kernel on a full grid at full occupancy (8
- *   blocks of 256 per SM in the results); the only thing it lacks is overlap, which is the
- *   pattern. The pageable baseline it replaced differed in two things at once.
+ * What:      h_out[i] = f(h_in[i]) for n fp32 values in host memory: H2D copy, kernel, D2H copy.
+ *   f stands in for processing whose time is comparable to one copy direction (where overlap pays
+ *   most): STREAMS_OVERLAP_ITERS = 2048 dependent FMAs x <- a x + b, a = 1 - 2 / ITERS, b = 1 - a,
+ *   so x drifts towards 1 and still depends on the input (closed form: the reference). Host
+ *   transfer is this pair's pattern, so run() copies between host and device, as allowed.
+ * Work:      2 x ITERS flops per element (1.1 TFLOP at n = 2^28); bytes = 8n: each element
+ *   crosses PCIe twice (2 GiB at full size). The roof of the copies is the host link; the honest
+ *   figures are the optimized variant's extras: bound_ms = max(H2D, kernel, D2H), each timed
+ *   alone by the parts `h2d`, `kernel`, `d2h`; serial_ms = their sum; pipelined_over_bound, which
+ *   a perfect pipeline brings to 1; and the part `duplex` (both copies at once, no kernel), what
+ *   the link gives both directions together, with pipelined_over_duplex.
+ * Baseline:  pinned host buffers (host_transfer's lesson, which an engineer moving gigabytes knows
+ *   first: direct DMA at the link's rate) and one stream, each stage waiting for the one before,
+ *   the kernel on a full grid at full occupancy: time = H2D + kernel + D2H. The only thing it
+ *   lacks is overlap, which is the pattern.
+ * Steps:     none
+ * Optimized: the same buffers cut into STREAMS_OVERLAP_CHUNKS chunks dealt round-robin to
+ *   STREAMS_OVERLAP_LANES = 8 streams, each running H2D, kernel, D2H of its chunks in order, so
+ *   while chunk c is computed, c + 1 is copied in and c - 1 out: the GPU has a copy engine per
+ *   direction, the SMs compute, and PCIe is full duplex. The lanes fork from run()'s stream and
+ *   join back (events), so the harness's events time the whole pipeline. Three lanes are the
+ *   minimum for three stages; eight keep several copies in flight per direction, which the link
+ *   needed once both directions ran. Time ~ max(T_h2d, T_k, T_d2h) + (the other two) / CHUNKS.
+ * Predicted: pinned 1 GiB copies ~19.5-21 ms each (~52-55 GB/s of PCIe gen 5 x16's 63); the
+ *   kernel ~18 ms (1.1 TFLOP at an FMA rate of ~60 TFLOP/s: every warp slot filled hides each
+ *   thread's dependent chain), so bound ~20 ms. Pipelined ~21-24 ms: fill and drain ~(20 + 18) /
+ *   32 ~ 1.2 ms, and both directions at once may each lose a few GB/s: over the bound ~1.05-1.2.
+ *   Baseline the sum of the stages, ~57-60 ms: ~2.4-2.6x, what overlap alone buys.
+ * Measured:  (generated by `make docs` from the H100 reference run; do not edit)
+ *   (end of generated lines)
+ *   The speedup is as predicted, but the pipeline sits a little above the bound: this machine's
+ *   host does not give both directions their one-way rate at once, as the duplex part shows.
+ * Does not pay when: one stage dominates (overlap hides the smaller ones, which were little to
+ *   begin with), the host memory is pageable (the copies are CPU relays: pin it first), the
+ *   data is small (each chunk pays a copy's fixed latency), or the data can stay on the GPU.
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
