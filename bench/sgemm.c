@@ -363,7 +363,7 @@ const rb_pair rb_pair_sgemm = {
              * grows as sqrt(j) for these random inputs, so the normwise error is ~0.3 u sqrt(K)
              * (a CPU simulation of sequential fp32 FMA sums agrees within 5% for K = 512 ..
              * 45000): 5.7e-7 at K = 1000, 1.14e-6 at K = 4096. Measured (H100,
-             * results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json), every variant alike:
+             * docs/notes/sgemm.md), every variant alike:
              * 5.75e-7 at 1024^3, 8.11e-7 at 2048^3, 1.146e-6 at 4096^3 (the full size, the
              * largest measured). 5e-6 is 4.4x that and covers the model up to K = 78000 (the
              * largest square problem whose fp64 reference fits in 80 GB has K = 45000: 3.7e-6);

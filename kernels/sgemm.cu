@@ -1,146 +1,43 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * sgemm: fp32 C = A B on the CUDA cores, a ladder of six kernels from the textbook first attempt
- * to a register- and warp-tiled, double-buffered kernel, against cuBLAS SGEMM.
+/* sgemm: fp32 C = A B on the CUDA cores, a ladder of six kernels from the textbook first attempt
+ * to a warp-tiled, double-buffered kernel against cuBLAS; each rung removes what else eats the
+ * issue slots that FFMAs need.
  *
- * What: C = A B, row-major fp32: A is M x K, B is K x N, C is M x N, fp32 accumulation (FFMA).
- *   Any M, N, K >= 1: what a kernel's tiles hold beyond the matrices is zeros (or, in the
- *   optimized kernel, copies of the last row or column, feeding only outputs that are dropped),
- *   and only elements inside C are stored, so no size has to be a multiple of a tile. Shape
- *   (bench/sgemm.c): --size n gives M = N = K = floor(sqrt(n)) (n = 2^24: 4096^3); --size RxC
- *   gives M = R, N = C and K = N (999x1021: K = 1021, a K that is not a multiple of 4 or of any
- *   tile, so the scalar edge paths are exercised too).
- *
- * Work: flops = 2 M N K (M N outputs, each K multiply-adds); compulsory bytes = 4 (M K + K N +
- *   M N): A and B read once, C written once (beta = 0: C is not read). At 4096^3: 137.4 GFLOP
- *   over 201 MB, AI = 683 flop/byte, far right of the fp32 ridge (~60 TFLOP/s / ~3 TB/s = 20):
- *   compute-bound. The roof is FFMA issue: an SM has 4 schedulers, each issuing one warp
- *   instruction per clock and 32 FP32 lanes, so 128 FMAs (256 flops) per clock when every issue
- *   slot is an FFMA. Every kernel below is a story about what else eats issue slots or stalls:
- *   memory instructions and their wavefronts (a wavefront = one 128-byte pass of the L1 or
- *   shared-memory data path, one per clock per SM), address arithmetic, barriers.
- *
- * Baseline (sgemm_baseline_kernel): one thread per output, a 32 x 32 block, threadIdx.x mapped
- *   to the row of C, as a first attempt often does (x is "the first coordinate", and rows come
- *   first). The 32 lanes of a warp then own 32 consecutive rows of one column: each A load is 32
- *   addresses K * 4 bytes apart (32 sectors, 32 L1 wavefronts for one instruction), the B load
- *   is one address for all lanes, and the stores of C are 32 scattered words. The L1 catches
- *   most of A (the block's 32 warps share the same 32 rows), so the kernel is bound by L1
- *   wavefronts: ~32 clocks of the L1 per warp FFMA, 64 flops per 32 clocks per SM.
- *
- * Step coalesced: the same kernel with threadIdx.x mapped to the column. Now a warp's B load is
- *   one 128-byte line (1 wavefront), its A load one broadcast word (1 wavefront) and its C
- *   store one line. Two global loads per FFMA remain: the L1 data path (2 wavefronts per FFMA)
- *   and the load/store unit's issue bound it, not the FP32 lanes.
- *
- * Step smem_tiled: the block stages a 32 x 32 tile of A and of B in shared memory (each thread
- *   loads one element of each, coalesced), synchronizes, and every thread runs 32 FMAs from
- *   shared memory. Global traffic per FMA falls 32x; the inner loop reads As[ty][p] (the same
- *   word for the whole warp: a broadcast, which the compiler also merges into 16-byte LDS.128
- *   over p) and Bs[p][tx] (32 consecutive words: one wavefront). Still about 1.25 shared-memory
- *   wavefronts and 1.25 load instructions per FFMA: bound by the shared-memory pipe.
- *
- * Step reg_1d: register blocking in one dimension. A 64 x 64 block tile (BK = 8), 512 threads,
- *   each computing 8 outputs down one column: per k it loads one B value into a register and
- *   reuses it for 8 FMAs with 8 A values (broadcasts, merged into LDS.128 over k): 2.7 FMAs
- *   per shared-memory load instruction instead of 0.8.
- *
- * Step reg_2d_vec4: register blocking in two dimensions plus 16-byte accesses. A 128 x 128 block
- *   tile (BK = 8), 256 threads (16 x 16), each computing an 8 x 8 micro-tile: per k it loads 8
- *   A values and 8 B values (four LDS.128) and does 64 FMAs with them. Global loads are float4
- *   (one of A and one of B per thread per tile); A is stored transposed in shared memory (As[p][r])
- *   so that a thread's 8 A values of one k are contiguous and load as two LDS.128. What is left:
- *   a warp's 16 B fragments land on 4 bank groups only (16-byte pieces 32 bytes apart: a 2x
- *   shared-memory bank conflict, 4 wavefronts where 2 would do), the transposed A stores collide
- *   2-way, and each tile costs two barriers with the global-load latency exposed between them
- *   (load, barrier, compute, barrier: nothing overlaps the loads but other resident blocks).
- *
- * Optimized (sgemm_optimized_kernel): keep the FP32 lanes fed. Block tile SGEMM_BM x SGEMM_BN
- *   (128 x 128), BK = 8, 256 threads; warp tile SGEMM_WM x SGEMM_WN (64 x 32, 2 x 4 warps); a
- *   warp's 32 lanes form an 8 x 4 grid and each lane computes an 8 x 8 micro-tile made of 2 x 2
- *   sub-tiles of 4 x 4 spaced 32 rows and 16 columns apart. Consequences:
- *   - fragment loads are conflict-free broadcasts: for one k the warp's A reads are 8 distinct
- *     16-byte pieces, contiguous (128 bytes, 1 wavefront), its B reads 4 distinct pieces (64
- *     bytes, 1 wavefront): 4 LDS.128 and 4 wavefronts per 64 FFMA (reg_2d_vec4: 10 wavefronts);
- *   - A's shared tile rows are padded by 4 floats (SGEMM_BM + 4), so the transposed stores of a
- *     warp (16 rows x 2 k-groups) spread over all 32 banks, and rows stay 16-byte aligned;
- *   - double-buffered shared memory with register prefetch: at the top of tile t each thread
- *     issues the global loads of tile t + 1 into registers, computes tile t from one shared
- *     buffer, then stores the registers into the other buffer: one barrier per tile, and the
- *     global latency hides behind BK x 64 FMAs;
- *   - the fragments of step k + 1 are loaded from shared memory while step k's FMAs run (two
- *     register sets), so the LDS latency hides too;
- *   - edges cost nothing in the main loop: rows of A past M and columns of B past N are clamped
- *     to the last row or column (they only feed outputs that are never stored), the loop runs
- *     over the tiles wholly inside K, and a last partial tile (K % BK != 0) is handled once
- *     after it with checked loads; the global pointers advance by a constant per tile;
- *   - the tile loop is unrolled by two, so that the two shared buffers have constant addresses;
- *   - __launch_bounds__(256, 2): at most 128 registers, so two blocks (16 warps) share an SM.
- *   Per thread per tile: 512 FFMA, 32 LDS.128, 2 LDG.128, 4 STS + 1 STS.128, one barrier and
- *   ~20 other instructions: 90% of the main loop's instructions are FFMA (cuobjdump, sm_90).
- *   16-byte global loads need rows that start 16-byte aligned: K % 4 == 0 and N % 4 == 0 (the
- *   VEC = true instantiation, all the sizes we time); other shapes run VEC = false, four checked
- *   scalar loads per float4 (it needs ~150 registers, so it asks for one block per SM).
- *   Tunables (-D, see below): SGEMM_BM, SGEMM_BN, SGEMM_BK, SGEMM_WM, SGEMM_WN,
- *   SGEMM_MIN_BLOCKS; the lane grid is fixed at 8 x 4, so the micro-tile is (WM / 8) x (WN / 4).
- *
- * Library: cublasSgemm with CUBLAS_DEFAULT_MATH (bench/sgemm.c says how TF32 stays off).
- *
- * Reference: cublasDgemm on fp64 copies of the inputs (exact widening), rounded to fp32,
- *   cross-checked on the CPU (double) for every row when M N K <= 2^27, else rows 0, M/2 and
- *   M - 1 (bench/sgemm.c).
- *
- * Predicted (H100 SXM, before measuring). Sustained GEMMs run power-capped on our H100 (SM clock
- *   seen 1440-1575 MHz, gemm_epilogue's header), where the FFMA peak is 132 x 256 x ~1.5 GHz
- *   ~ 51 TFLOP/s; cuBLAS SGEMM ~45-55 TFLOP/s (GPU.md: 51.2 at 8192^3). The share of FFMA among
- *   the instructions of each kernel's inner loop (cuobjdump -sass, sm_90) is an upper bound on
- *   its share of the FFMA peak: baseline and coalesced 18%, smem_tiled 31%, reg_1d 53%,
- *   reg_2d_vec4 83%, optimized 90%. The ratios of the same ladder reported for an RTX A6000
- *   (siboehm's SGEMM worklog: naive 1.3%, coalesced 8.5%, shared memory 12.8%, 1D tiling 36%,
- *   2D + float4 78%, warp tiling 94% of cuBLAS) are a sanity check for the numbers below, each
- *   derived from the bound named in its paragraph above:
- *     baseline     ~0.4 TFLOP/s: 64 flops per ~32 L1 clocks per SM = 2 flops/clk x 132 SMs x
- *                  ~1.6 GHz = 0.42 (the A6000 figure, 0.31, is that same bound for 84 SMs);
- *     coalesced    ~3 TFLOP/s: 2 L1 wavefronts per FFMA bound it at 32 flops/clk/SM = ~7,
- *                  and such kernels reach ~40% of that bound (A6000: 2.0 of 4.8);
- *     smem_tiled   ~5 TFLOP/s: 1.25 shared wavefronts per FFMA: bound ~11, ~40-45% of it;
- *     reg_1d       ~15-20 TFLOP/s: 24 shared wavefronts and 53% FFMA per 64 FMAs, two barriers
- *                  per 8-deep tile in 512-thread blocks;
- *     reg_2d_vec4  ~30-38 TFLOP/s: 83% FFMA, but 10 shared wavefronts per 64 FFMA (the bank
- *                  conflicts), two barriers per tile and global latency exposed within a block
- *                  (two blocks per SM overlap each other's);
- *     optimized    ~43-48 TFLOP/s, 0.85-0.95x cuBLAS: 90% FFMA, latencies hidden;
- *     library      ~45-52 TFLOP/s.
- *   The acceptance test for the measurement: optimized >= 0.85x library at 4096^3, and every step
- *   faster than the one before it. Only the optimized kernel is expected near the roof; the
- *   others are bound by the pipes named above, not by DRAM (A and B are 128 MB at 4096^3 and are
- *   re-read mostly from L2: each 128 x 128 block reads 4 MB of A and B panels, 4.3 GB in all,
- *   ~1.5 TB/s from L2 at 45 TFLOP/s, well under its bandwidth).
- * Measured (H100, results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json, 4096^3, SM clock
- *   1980 MHz after every timed loop): baseline 0.50 TFLOP/s, coalesced 5.86, smem_tiled 8.80,
- *   reg_1d 16.6, reg_2d_vec4 34.5, optimized 45.7, cuBLAS 51.2: the optimized kernel 0.89x
- *   cuBLAS and every step faster than the one before it, as accepted (the record run
- *   20261125T080411Z-e8e015a.json, which the README quotes, within 0.5%). Against the
- *   prediction: baseline, reg_1d, reg_2d_vec4, optimized and cuBLAS inside their ranges;
- *   coalesced (5.9 against ~3) and smem_tiled (8.8 against ~5) above them: they reach 84% and 80%
- *   of the wavefront bounds named in their paragraphs (7 and 11), not the ~40% the A6000's
- *   ladder suggested; why this L1 does better is not measured here. At 1024^3 (sgemm@1M, 64
- *   blocks of 128 x 128 for 132 SMs) reg_2d_vec4 (13.2) is slower than reg_1d (16.6): a step's
- *   gain assumes enough tiles to fill the GPU.
- *
- * Is the baseline what a competent engineer would write before knowing this pattern? Not the
- *   baseline itself: it is the textbook first attempt, kept as the ladder's first rung, with
- *   the rows on threadIdx.x; an engineer who knows coalescing (copy_coalescing's lesson) starts
- *   at `coalesced`, and one who knows the CUDA guide's shared-memory GEMM starts at
- *   `smem_tiled`. So the optimized / baseline ratio (92x at 4096^3) is the span of the whole
- *   ladder, not what register and warp tiling buy: against smem_tiled, the last step an
- *   engineer writes before knowing them, the optimized kernel is 5.2x, against coalesced 7.8x,
- *   and each step is judged against the one before it (the README's table). Every rung is
- *   launched with a full grid, so it runs at the occupancy its registers and shared memory
- *   allow, none held below what fits (the results record it: 2048 threads per SM for the first
- *   three, 1024 for reg_1d, 512 for the last two). The library is cuBLAS SGEMM, what PyTorch's fp32
- *   matmul calls with TF32 off (its default for matmul): 1.12x faster than our top step; the
- *   pair teaches the ladder up to 0.89x of it and claims nothing beyond.
+ * What:      C = A B, row-major fp32, A M x K, B K x N, fp32 accumulation. Any M, N, K >= 1 (edges
+ *   padded with zeros or clamped, only elements inside C stored). --size n: M = N = K =
+ *   floor(sqrt(n)) (2^24: 4096^3); --size RxC: M = R, N = K = C (999x1021 exercises odd edges).
+ * Work:      2 M N K flops; 4 (M K + K N + M N) bytes compulsory (beta = 0). 4096^3: 137.4 GFLOP
+ *   over 201 MB, AI 683: compute-bound. The roof is FFMA issue: 4 schedulers per SM, each one warp
+ *   instruction per clock, so 256 flops per clock per SM only when every issue slot is an FFMA.
+ * Baseline:  one thread per output, threadIdx.x on the row of C, the textbook first attempt, kept
+ *   as the ladder's first rung: a warp's A load is 32 sectors K * 4 bytes apart, bound by L1
+ *   wavefronts. An engineer who knows coalescing starts at `coalesced`, one who knows the CUDA
+ *   guide's shared-memory GEMM at `smem_tiled`, so each step is judged against the one before it.
+ *   Every rung runs at the occupancy its registers and shared memory allow.
+ * Steps:     coalesced: threadIdx.x on the column: B loads one line, A one broadcast word.
+ *   smem_tiled: 32 x 32 tiles of A and B in shared memory: each element loaded once per block.
+ *   reg_1d: 8 outputs per thread down a column: a B value in a register serves 8 FMAs.
+ *   reg_2d_vec4: an 8 x 8 micro-tile per thread, float4 global loads, A transposed for LDS.128.
+ * Optimized: warp tiling with conflict-free broadcast fragment loads (4 wavefronts per 64 FFMA
+ *   instead of 10), double-buffered shared memory with register prefetch (one barrier per tile,
+ *   global latency hidden behind the FMAs), next fragments loaded under the current FMAs, and
+ *   edges clamped out of the main loop: 90% of the loop's instructions are FFMA. cuBLAS SGEMM
+ *   (CUBLAS_DEFAULT_MATH, TF32 off: what PyTorch's fp32 matmul calls) is the library row.
+ * Predicted: sustained GEMMs run power-capped on an H100 (~1.5 GHz seen), where the FFMA peak is
+ *   132 x 256 x ~1.5 GHz ~ 51 TFLOP/s; cuBLAS ~45-55. The FFMA share of each inner loop bounds its
+ *   share of that peak: 18%, 18%, 31%, 53%, 83%, 90%. From each rung's bound: baseline ~0.4
+ *   TFLOP/s (2 flops/clk/SM x 132 x ~1.6 GHz); coalesced ~3 (~40% of a 7 TFLOP/s wavefront
+ *   bound); smem_tiled ~5 (of ~11); reg_1d ~15-20; reg_2d_vec4 ~30-38 (bank conflicts, two
+ *   barriers, exposed latency); optimized ~43-48, 0.85-0.95x cuBLAS at 4096^3. A and B come
+ *   mostly from L2 (~1.5 TB/s at 45 TFLOP/s), not DRAM. An RTX A6000's published ladder
+ *   (siboehm's SGEMM worklog) is the sanity check for these ratios.
+ * Measured:  (generated by `make docs` from the H100 reference run; do not edit)
+ *   (end of generated lines)
+ *   Every step faster than the one before it; coalesced and smem_tiled reach far more of their
+ *   wavefront bounds than the A6000's ladder suggested, for reasons not measured here.
+ * Does not pay when: the matrices are small (few block tiles for 132 SMs: at 1024^3 the 128 x 128
+ *   rungs leave SMs idle and reg_2d_vec4 falls behind reg_1d), tensor cores can be used (TF32,
+ *   bf16: see hgemm), or cuBLAS is at hand: the ladder teaches, cuBLAS remains faster.
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -222,7 +119,14 @@ static_assert(SGEMM_B_LOADS >= 1 && SGEMM_B_LOADS * SGEMM_THREADS * 4 == SGEMM_B
               "the threads load the B tile in whole float4 rounds");
 static_assert(SGEMM_SMEM_BYTES <= 48 * 1024, "static shared memory is limited to 48 KB");
 
-/* ---- Baseline: one thread per output, lanes down a column (uncoalesced). ---- */
+/* ---- Baseline: one thread per output, lanes down a column (uncoalesced). ----
+ * A 32 x 32 block, threadIdx.x mapped to the row of C, as a first attempt often does (x is "the
+ * first coordinate"). The 32 lanes of a warp own 32 consecutive rows of one column: each A load
+ * is 32 addresses K * 4 bytes apart (32 sectors, 32 L1 wavefronts for one instruction), the B load
+ * one address for all lanes, the stores of C 32 scattered words. The L1 catches most of A (the
+ * block's warps share the same 32 rows), so the kernel is bound by L1 wavefronts: ~32 clocks of
+ * the L1 per warp FFMA, 64 flops per 32 clocks per SM (a wavefront = one 128-byte pass of the L1
+ * or shared-memory data path, one per clock per SM). */
 
 static __global__ void __launch_bounds__(SGEMM_TILE *SGEMM_TILE)
     sgemm_baseline_kernel(const float *__restrict__ a, const float *__restrict__ b,
@@ -239,7 +143,11 @@ static __global__ void __launch_bounds__(SGEMM_TILE *SGEMM_TILE)
     c[(size_t)row * n + col] = acc;
 }
 
-/* ---- Step coalesced: the same, lanes along a row (one idea: x walks the columns). ---- */
+/* ---- Step coalesced: the same, lanes along a row (one idea: x walks the columns). ----
+ * A warp's B load is now one 128-byte line (1 wavefront), its A load one broadcast word (1
+ * wavefront), its C store one line. Two global loads per FFMA remain: the L1 data path (2
+ * wavefronts per FFMA, a bound of 32 flops per clock per SM) and the load/store unit's issue
+ * bound it, not the FP32 lanes. */
 
 static __global__ void __launch_bounds__(SGEMM_TILE *SGEMM_TILE)
     sgemm_coalesced_kernel(const float *__restrict__ a, const float *__restrict__ b,
@@ -256,7 +164,11 @@ static __global__ void __launch_bounds__(SGEMM_TILE *SGEMM_TILE)
 }
 
 /* ---- Step smem_tiled: TILE x TILE tiles of A and B staged in shared memory (one idea: each
- * element loaded from global memory once per block instead of once per thread). ---- */
+ * element loaded from global memory once per block instead of once per thread). ----
+ * Global traffic per FMA falls 32x; the inner loop reads As[ty][p] (one word for the whole warp:
+ * a broadcast, which the compiler merges into LDS.128 over p) and Bs[p][tx] (32 consecutive
+ * words: one wavefront). Still about 1.25 shared-memory wavefronts and 1.25 load instructions per
+ * FFMA: bound by the shared-memory pipe. */
 
 static __global__ void __launch_bounds__(SGEMM_TILE *SGEMM_TILE)
     sgemm_smem_tiled_kernel(const float *__restrict__ a, const float *__restrict__ b,
@@ -283,7 +195,11 @@ static __global__ void __launch_bounds__(SGEMM_TILE *SGEMM_TILE)
 }
 
 /* ---- Step reg_1d: each thread computes R1_TM outputs of one column (one idea: a B value
- * loaded into a register once serves R1_TM FMAs). ---- */
+ * loaded into a register once serves R1_TM FMAs). ----
+ * A 64 x 64 block tile (BK = 8), 512 threads, 8 outputs each: per k one B value serves 8 FMAs
+ * with 8 A values (broadcasts, merged into LDS.128 over k): 2.7 FMAs per shared-memory load
+ * instruction instead of 0.8, but still 24 shared wavefronts per 64 FMAs and two barriers per
+ * 8-deep tile. */
 
 static __global__ void __launch_bounds__(SGEMM_R1_THREADS)
     sgemm_reg_1d_kernel(const float *__restrict__ a, const float *__restrict__ b,
@@ -371,7 +287,12 @@ static __device__ __forceinline__ void sgemm_store4(float *__restrict__ x, int r
 
 /* ---- Step reg_2d_vec4: an R2_T x R2_T micro-tile per thread, float4 global loads, A stored
  * transposed so that fragments load as LDS.128 (one idea: each value loaded from shared memory
- * serves R2_T FMAs in both dimensions). ---- */
+ * serves R2_T FMAs in both dimensions). ----
+ * 128 x 128 block tile (BK = 8), 256 threads, 8 x 8 outputs each: per k four LDS.128 feed 64 FMAs.
+ * What is left: a warp's 16 B fragments land on 4 bank groups only (16-byte pieces 32 bytes
+ * apart: a 2x bank conflict, 4 wavefronts where 2 would do), the transposed A stores collide
+ * 2-way, and each tile costs two barriers with the global-load latency exposed between them
+ * (load, barrier, compute, barrier: only other resident blocks overlap the loads). */
 
 static __global__ void __launch_bounds__(SGEMM_R2_THREADS)
     sgemm_reg_2d_vec4_kernel(const float *__restrict__ a, const float *__restrict__ b,
@@ -431,7 +352,21 @@ static __global__ void __launch_bounds__(SGEMM_R2_THREADS)
 
 /* ---- Optimized: warp tiling, double-buffered shared memory, register prefetch (one idea:
  * keep every issue slot an FFMA: conflict-free broadcast fragment loads, and global and shared
- * latencies hidden behind the math of the previous step). ---- */
+ * latencies hidden behind the math of the previous step). ----
+ * Block tile 128 x 128, BK = 8, 256 threads; warp tile 64 x 32 (2 x 4 warps); a warp's lanes
+ * form an 8 x 4 grid and each computes an 8 x 8 micro-tile of 2 x 2 sub-tiles of 4 x 4, 32 rows
+ * and 16 columns apart. For one k the warp's A reads are 8 contiguous 16-byte pieces (1
+ * wavefront) and its B reads 4 (1 wavefront): 4 LDS.128 and 4 wavefronts per 64 FFMA, against
+ * reg_2d_vec4's 10. A's shared rows are padded by 4 floats so the transposed stores spread over
+ * all banks. At the top of tile t each thread issues tile t + 1's global loads into registers,
+ * computes tile t from one shared buffer and stores the registers into the other: one barrier
+ * per tile, the global latency hidden behind BK x 64 FMAs; step k + 1's fragments load while
+ * step k's FMAs run. The tile loop is unrolled by two so the buffers have constant addresses;
+ * __launch_bounds__(256, 2) caps registers at 128 so two blocks share an SM. Per thread per tile:
+ * 512 FFMA, 32 LDS.128, 2 LDG.128, 4 STS + 1 STS.128, one barrier and ~20 other instructions:
+ * 90% of the main loop is FFMA (cuobjdump, sm_90). Shapes with K or N not a multiple of 4 run the
+ * VEC = false instantiation, four checked scalar loads per float4 (one block per SM: ~150
+ * registers). */
 
 /* A thread's global-load state. It loads, of each tile, the float4s of A in rows ar + l *
  * A_ROW_STEP at k offset ap, and of B in k-rows bp + l * B_ROW_STEP at column bc (b_col in C). */
