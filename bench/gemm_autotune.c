@@ -54,7 +54,7 @@ static size_t ga_round_up(size_t x, size_t to)
  * is 4 rows x 4 cols, awkward rows 125/128 x cols 375/512 (4096 -> 4000 x 3000), and both take
  * the K that makes M N K equal the square's, rounded to a multiple of GEMM_AUTOTUNE_PAD (exact
  * for skinny when 32 | cols): cuBLASLt's Hopper kernels want K-contiguous rows whose length is a
- * multiple of 16 bytes (an odd K = 5727 left only slow kernels, kernels/gemm_autotune.cu). */
+ * multiple of 16 bytes (an odd K = 5727 left only slow kernels, docs/notes/gemm_autotune.md). */
 static ga_dims ga_shape_of(const rb_size *size, int input)
 {
     size_t r = (size_t)size->rows, c = (size_t)size->cols;
@@ -462,8 +462,8 @@ const rb_pair rb_pair_gemm_autotune = {
              * sqrt(K) = 1.6e-6 at K = 8192: negligible), then the bf16 output rounding (u =
              * 2^-8: ~1.6e-3 normwise for random values, whatever the shape), as in
              * kernels/gemm_precision.cu. Measured (H100, 8192^3 flops, every shape, both
-             * variants: results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json; 4096^3
-             * the same in 20261125T051018Z-4bb75ee.json): 1.660e-3 to 1.662e-3. 5e-3 is 3.0x
+             * variants, and the same at 4096^3: docs/notes/gemm_autotune.md): 1.660e-3 to
+             * 1.662e-3. 5e-3 is 3.0x
              * that; a skipped tile of K (the planted defect) gives 0.13-0.71. */
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_BF16, 5e-3, run_first},
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_BF16, 5e-3, run_tuned},
