@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* gemm_epilogue: the harness's view of kernels/gemm_epilogue.cu (read that file first: it explains
- * the row-major -> column-major mapping used by every cuBLAS call below). */
+/* gemm_epilogue: the harness's view of kernels/gemm_epilogue.cu (read that file first; the
+ * row-major -> column-major mapping used by every cuBLAS call below is explained in ge_setup). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +32,7 @@ typedef struct ge_op {
 } ge_op;
 
 /* Device buffers. bf16 buffers hold raw bits (uint16_t). B, D and bias rows have ldn elements
- * (N rounded up to a multiple of 8; see the .cu); ref and packed are compact M x N. */
+ * (N rounded up to a multiple of 8; see ge_setup); ref and packed are compact M x N. */
 typedef struct ge_ctx {
     uint16_t *a, *b, *bias, *d;
     uint16_t *packed; /* check(): D without its padding columns; NULL when ldn == N */
@@ -187,7 +187,8 @@ static rb_status ge_make_op(ge_ctx *c, ge_op *op, cublasLtEpilogue_t epilogue,
 }
 
 /* The trusted reference: fp64 GEMM of the bf16 inputs widened exactly, then bias + GELU in
- * double (kernel), into c->ref. Column-major view as in the variants: C^T (N x M, ld N) =
+ * double (kernel), into c->ref: fp64 rather than a tensor-core GEMM, so that the reference does
+ * not share the accumulation behaviour it checks (ge_crosscheck pins it to the CPU). Column-major view as in the variants: C^T (N x M, ld N) =
  * B^T (N x K, ld ldn) A^T (K x M, ld K); C^T column-major is the compact row-major M x N. */
 static rb_status ge_gpu_reference(ge_ctx *c)
 {
@@ -245,7 +246,16 @@ static rb_status ge_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     RB_TRY(ge_gpu_reference(c));
     RB_TRY(ge_crosscheck(c));
 
-    /* cuBLASLt: D^T (N x M) = B^T (N x K) A^T (K x M), all column-major, no transposes. */
+    /* cuBLASLt: D^T (N x M) = B^T (N x K) A^T (K x M), all column-major, no transposes. cuBLASLt
+     * is column-major: a row-major R x C buffer with row stride ld is a column-major C x R
+     * matrix with leading dimension ld, its transpose. So cuBLASLt's "A" is our B buffer (N x K,
+     * ld = ldn), its "B" our A buffer (K x M, ld = K), its output our D buffer (N x M, ld = ldn):
+     * m = N, n = M, k = K. The BIAS epilogue adds a vector whose length is the number of rows of
+     * its column-major output, here m = N: one value per column of our row-major D (with the
+     * other operand order the bias would be per row of D, the wrong function). ldn = N rounded
+     * up to a multiple of 8, so every column of B^T and D^T starts 16-byte aligned and the
+     * heuristic can pick its TMA / 16-byte-vector kernels at odd sizes (999 x 1021) too; ldn = N
+     * whenever N % 8 == 0, and the padding columns of D are never compared. */
     RB_CUBLAS(cublasLtCreate(&c->lt));
     RB_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_a, CUDA_R_16BF, n, k, (int64_t)ldn));
     RB_CUBLAS(cublasLtMatrixLayoutCreate(&c->layout_b, CUDA_R_16BF, k, m, (int64_t)k));
@@ -450,8 +460,7 @@ const rb_pair rb_pair_gemm_epilogue = {
              * normwise each for random values, whatever the shape): the fused path rounds once
              * (GELU of the fp32 sum), the baseline twice (the GEMM's bf16 output, then its
              * GELU's), so ~sqrt(2) more. Measured (H100, 8192 x 8192, identical in every
-             * committed run, e.g. results/nvidia-h100-80gb-hbm3/20261125T081152Z-317bbe9.json):
-             * baseline 2.35e-3, optimized 1.66e-3. Tolerances 3x those; the bias dropped (the
+             * committed run: docs/notes/gemm_epilogue.md): baseline 2.35e-3, optimized 1.66e-3. Tolerances 3x those; the bias dropped (the
              * planted defect) gives 0.21. */
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_BF16, 7e-3, run_baseline},
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_BF16, 5e-3, run_optimized},
