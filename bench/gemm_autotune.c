@@ -461,10 +461,10 @@ const rb_pair rb_pair_gemm_autotune = {
             /* Error model: bf16 inputs (products exact), fp32 accumulation over K (~0.3 u_32
              * sqrt(K) = 1.6e-6 at K = 8192: negligible), then the bf16 output rounding (u =
              * 2^-8: ~1.6e-3 normwise for random values, whatever the shape), as in
-             * kernels/gemm_precision.cu. Measured (H100, 8192^3 flops, every shape, both
+             * bench/gemm_precision.c. Measured (H100, 8192^3 flops, every shape, both
              * variants, and the same at 4096^3: docs/notes/gemm_autotune.md): 1.660e-3 to
-             * 1.662e-3. 5e-3 is 3.0x
-             * that; a skipped tile of K (the planted defect) gives 0.13-0.71. */
+             * 1.662e-3. 5e-3 is 3.0x that; a skipped tile of K (the planted defect) gives
+             * 0.13-0.71. */
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_BF16, 5e-3, run_first},
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_BF16, 5e-3, run_tuned},
         },

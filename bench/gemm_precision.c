@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* gemm_precision: the harness's view of kernels/gemm_precision.cu (read that file first: it
- * explains the layout, the padding, the quantization and the tolerances). */
+/* gemm_precision: the harness's view of kernels/gemm_precision.cu (read that file first). The
+ * layout is explained at gp_make_op, the padding at GEMM_PRECISION_PAD, the tolerances above the
+ * variant table. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,18 +26,30 @@
 /* The precisions, in variant order (kernels/gemm_precision.cu numbers them the same way). */
 enum { GP_FP32, GP_TF32, GP_BF16, GP_FP8, GP_COUNT };
 
-/* Tunable (CFLAGS=-D...): cuBLASLt workspace, and FP8 fast accumulation (see the .cu). */
+/* Tunable (CFLAGS=-D...): cuBLASLt workspace, and FP8 fast accumulation (see the .cu). The 32 MiB
+ * workspace matters: Hopper kernels use it for split-K / stream-K partials, and without it the
+ * heuristic drops those configurations. -DGEMM_PRECISION_FP8_FAST_ACCUM=0 measures the accurate
+ * FP8 mode (same tolerance). */
 #ifndef GEMM_PRECISION_WORKSPACE
 #define GEMM_PRECISION_WORKSPACE (32u << 20)
 #endif
 #ifndef GEMM_PRECISION_FP8_FAST_ACCUM
 #define GEMM_PRECISION_FP8_FAST_ACCUM 1
 #endif
-/* FP8's tolerance, with or without fast accumulation (the error model is in the .cu). */
+/* FP8's tolerance, with or without fast accumulation (the error model is above the variant
+ * table). */
 #define GEMM_PRECISION_FP8_TOL 5e-3
 /* The planted defect's error in s_A (run_defect_fp8_scale): 5% too large. */
 #define GEMM_PRECISION_DEFECT_SCALE 1.05f
 
+/* cuBLASLt's FP8 kernels require 16-byte aligned matrices whose dimensions meet its Tensor Core
+ * alignment rules (the cuBLAS documentation of cublasLtMatmul: 16 bytes for the leading
+ * dimensions and the contiguous extents, i.e. 16 fp8 elements). So every buffer has kp = K
+ * rounded up to 16 columns, and B has np = N rounded up to 16 rows: every extent cuBLASLt sees
+ * (m = np, k = kp, all leading dimensions) is a multiple of 16, however strictly the rules are
+ * read. The padding is zero, so the padded products add exactly 0; C's padding columns are never
+ * compared. All four steps run this same padded problem; the work model counts the logical
+ * M N K. */
 #define GEMM_PRECISION_PAD 16                  /* kp, np: multiples of 16 elements */
 #define GEMM_PRECISION_MAX_DIM (1u << 24)      /* M, N, K limit (int arguments of cublasDgemm) */
 #define GEMM_PRECISION_CPU_FULL_MAX (1u << 16) /* M N up to this: CPU checks every row */
@@ -346,11 +359,10 @@ static rb_status gp_gpu_references(gp_ctx *c)
  * ~GP_TUNE_SAMPLE_MS samples; a candidate's score is the mean of its windows' medians, and
  * another than the first is chosen when it is GP_TUNE_MIN_GAIN faster. Why: at the power cap
  * the heuristic's first choice is not the fastest, and the roof it is placed on is the best
- * candidate's. On the H100, bf16 8192^3, windows of 3.5 s in turn: candidate #1 707.6, 706.7,
- * 708.0, 707.3 TFLOP/s against #0's 694.7, 693.7, 693.6, 685.7, every round 1.9-3.1% faster
- * (results/nvidia-h100-80gb-hbm3/20261126T0503Z-7a4b555-bf16-candidates.txt); the roofs chose
- * #1 for bf16 in all four calls of that day. A first version timed 3 candidates once for 0.3 s each: windows that short differ
- * by up to 10% at the power cap and it picked noise (kernels/gemm_precision.cu, "Timing"). */
+ * candidate's: on the H100, in bf16 at 8192^3, the heuristic's second candidate sustained a few
+ * percent more than its first in every round of 3.5 s windows timed in turn. Windows of 0.3 s
+ * differ by up to 10% at the power cap, more than the candidates do, so a choice made from them
+ * is noise (docs/notes/gemm_precision.md). */
 #define GP_TUNE_CANDIDATES 2
 #define GP_TUNE_MIN_ELEMS (1u << 26)
 #define GP_TUNE_WARM_S 0.5
@@ -433,7 +445,13 @@ static rb_status gp_tune(gp_ctx *c, int f, const gp_candidate *run, int n, int *
 
 /* Step f's descriptor, layouts and algorithm (the heuristic's first that runs; with tune, the
  * sustained-faster of its first GP_TUNE_CANDIDATES). cuBLASLt's A is our B (kp x np
- * column-major, op T), its B our A (kp x M, op N), its C = D our output (np x M). */
+ * column-major, op T), its B our A (kp x M, op N), its C = D our output (np x M). cuBLASLt is
+ * column-major: the row-major N x K buffer of B is a column-major K x N matrix, and the row-major
+ * M x K buffer of A a column-major K x M one. So cuBLASLt computes D = op(A') op(B') with A' = our
+ * B (op T), B' = our A (op N), and D = C^T (N x M column-major = C row-major): m = N, n = M,
+ * k = K, the "TN" form. TN is what Hopper's FP8 GEMMs require, and the layout in which wgmma
+ * reads both operands K-major from shared memory with no transposition (TF32 and FP8 wgmma accept
+ * only K-major operands), so all four steps use it and differ only in precision. */
 static rb_status gp_make_op(gp_ctx *c, int f, cublasLtMatmulPreference_t pref, int tune)
 {
     const gp_format *g = &gp_formats[f];
@@ -627,12 +645,12 @@ static rb_status gp_matmul(gp_ctx *c, int f, cudaStream_t stream)
 {
     const float one = 1.0f, zero = 0.0f;
 #ifdef RB_PLANT_SLOW10
-    /* Issue 12's planted slowdown (make CFLAGS=-DRB_PLANT_SLOW10), not part of the lesson: the
-     * BF16 step first computes the first tenth of the output's rows, then the whole output as
-     * always (which overwrites them): 10% more work through the same cuBLASLt call. A forced
-     * slower algorithm could not do it: the heuristic's 8 candidates for this GEMM all ran within
-     * 2.5% of each other on the H100 (a call of 25 Nov whose log was never committed), and its
-     * algorithm accepted no other tile or split-K. */
+    /* A planted 10% slowdown, a test hook (make CFLAGS=-DRB_PLANT_SLOW10), not part of the
+     * lesson: the BF16 step first computes the first tenth of the output's rows, then the whole
+     * output as always (which overwrites them): 10% more work through the same cuBLASLt call. A
+     * forced slower algorithm could not do it: the heuristic's candidates for this GEMM all ran
+     * within a few percent of each other on the H100, and its algorithm accepted no other tile
+     * or split-K. */
     if (f == GP_BF16 && c->plant_layout_b)
         RB_CUBLAS(cublasLtMatmul(c->lt, c->desc[f], &one, c->b[f], c->layout_a[f], c->a[f],
                                  c->plant_layout_b, &zero, c->no_c[f] ? NULL : c->out,
@@ -762,12 +780,32 @@ const rb_pair rb_pair_gemm_precision = {
     .kernels = gemm_precision_kernels,
     .library_algo = gp_library_algo,
     /* Timed sustained (0.5 s warm, then 1 s of samples each), the way `roofbench ceilings`
-     * measures the tensor roofs that these steps are placed on: see "Timing" in the .cu. */
+     * measures the tensor roofs that these steps are placed on (harness/runner/ceilings_gemm.c),
+     * so a step and its roof are measured in the same state of the board; shorter or interleaved
+     * samples met the power controller at different points (docs/notes/gemm_precision.md). */
     .timing.sustain_s = 1.0,
     .n_variants = 4,
     .variants =
         {
-            /* Tolerances: the error models are under "Validation" in kernels/gemm_precision.cu. */
+            /* Each step is checked against its own reference: cublasDgemm (fp64) on that step's
+             * quantized inputs widened to double exactly (fp8: q * s), so quantization error is
+             * not counted, only accumulation and output rounding; the CPU pins each reference,
+             * and setup checks each quantized input against the fp32 original (normwise error <=
+             * the format's unit roundoff; tf32 values have their 13 low mantissa bits clear).
+             * Tolerances (normwise), each a small multiple of the largest error measured on the
+             * H100 at 8192^3, identical in every committed run (docs/notes/gemm_precision.md):
+             * fp32 5e-6: FMA chains over K, ~0.3 u sqrt(K) (u = 2^-24): 1.6e-6 at K = 8192.
+             *   Measured 1.62e-6: 3.1x. Rejects a silent TF32 path (~2e-5) and a skipped k tile.
+             * tf32 5e-5: the inputs are tf32 already, so the products are exact; the tensor
+             *   core's fp32 accumulation truncates (biased, linear in K). Measured 1.92e-5:
+             *   2.6x. Rejects bf16-precision inputs (~2e-3).
+             * bf16 5e-3: products exact, fp32 accumulation, then the bf16 output rounding (u =
+             *   2^-8: ~1.6e-3 normwise for random values, whatever K). Measured 1.66e-3: 3.0x.
+             * fp8 5e-3, with or without fast accumulation: the bf16 output rounding plus the
+             *   ~14-bit running sum inside the MMA, which grows with K: measured 2.49e-3 with fast
+             *   accumulation at K = 8192 (2.0x; ~1.9e-3 of it from the accumulation). A
+             *   per-tensor scale 5% off gives 0.05 whatever the size: the planted defect fails by
+             *   10x. */
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_FP32, 5e-6, run_fp32},
             {"tf32", RB_ROLE_STEP, RB_UNIT_TF32, 5e-5, run_tf32, gp_bytes_tf32},
             {"bf16", RB_ROLE_STEP, RB_UNIT_BF16, 5e-3, run_bf16, gp_bytes_bf16},

@@ -5,7 +5,7 @@
  *
  * What:      C = A B^T, bf16 in and out, fp32 accumulation: A M x K, B N x K (activations and
  *   weights), C M x N, row-major; cuBLASLt sees the TN problem m = N, n = M, k = K (the mapping is
- *   explained in kernels/gemm_precision.cu). Three shapes, the inputs, all with M N K =
+ *   explained at gp_make_op in bench/gemm_precision.c). Three shapes, the inputs, all with M N K =
  *   8192^3 at full size so their times compare: square 8192^3, the case every heuristic is tuned
  *   on; skinny 32768 x 32768 x 512, a 2 GiB output for 512 multiply-adds per element, so the tile
  *   shape and the epilogue's overlap decide the time; awkward 8000 x 6000 x 11456, no dimension a
