@@ -548,7 +548,7 @@ static rb_status run_defect_edge_row(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
-/* The acceptance ratios (issue 13), beside the optimized and fp8 variants: speed over the
+/* The acceptance ratios, beside the optimized and fp8 variants: speed over the
  * library's (library time / ours; >= 0.95 for bf16, >= 0.90 for FP8). The variants are timed
  * interleaved, in one loop whose clocks the run records once for all of them, so both sides of
  * each ratio ran at the same clock; the harness gives extras() no per-variant clock, so no
@@ -714,12 +714,9 @@ const rb_pair rb_pair_hgemm = {
              * defects). FP8: the same output rounding plus the wgmma's FP8 accumulation inside
              * the MMA without promotion (fast accumulation: ~14 bits kept), which grows with K:
              * cuBLASLt measured 2.49e-3 at K = 8192 in gemm_precision; 5e-3 is 2x that.
-             * Measured on the H100 (results/nvidia-h100-80gb-hbm3/20261126T0415Z-4053b1d-judge/
-             * same1.json): every bf16 step and cuBLASLt 1.657e-3 to 1.660e-3 at the three shapes
-             * of a full run (cuBLASLt gave 2.35e-3 at 8191 x 8189 x 8208, which the full run no
-             * longer takes, in a call of 25 Nov whose files were never committed); fp8 and
-             * fp8_library 2.04e-3 at K = 4096 and 2.50e-3 at K = 8192. The largest, 2.50e-3, is
-             * half the tolerance. */
+             * Measured on the H100 (docs/notes/hgemm.md): every bf16 step and cuBLASLt 1.657e-3
+             * to 1.660e-3 at the three shapes of a full run; fp8 and fp8_library 2.04e-3 at
+             * K = 4096 and 2.50e-3 at K = 8192. The largest, 2.50e-3, is half the tolerance. */
             {"mma_sync", RB_ROLE_BASELINE, RB_UNIT_BF16, 5e-3, run_mma_sync},
             {"cp_async", RB_ROLE_STEP, RB_UNIT_BF16, 5e-3, run_cp_async},
             {"wgmma", RB_ROLE_STEP, RB_UNIT_BF16, 5e-3, run_wgmma},

@@ -1,54 +1,43 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * hgemm: a hand-written Hopper BF16 GEMM ladder, from Ampere-style mma.sync to TMA + wgmma +
- * warp specialization, against cuBLASLt (bench/hgemm.c times them all in one interleaved loop).
- * C = A B, bf16 in, fp32 accumulation, bf16 out; A m x k and B n x k, both K-major (the layout
- * wgmma reads from shared memory untransposed), C m x n row-major (kernels/hgemm.h).
+/* hgemm: a hand-written Hopper BF16 GEMM ladder, from Ampere-style mma.sync to TMA + wgmma + warp
+ * specialization + clusters, against cuBLASLt: each step takes one job off the threads that feed
+ * the tensor cores, until the tensor pipe is busy nearly every cycle.
  *
- * The ladder, one idea per step (each step's comment below: idea, work model, prediction,
- * measured, what limited it):
- *   1 mma_sync          warp-level mma.sync m16n8k16 from padded shared tiles via ldmatrix,
- *                       synchronous 16-byte loads: the Ampere tutorial kernel;
- *   2 cp_async          the same fed by a 4-stage cp.async ring;
- *   3 wgmma             warpgroup wgmma from a 128B-swizzled ring that cp.async fills;
- *   4 tma               the ring filled by the TMA (tensor maps, mbarrier stages, one thread);
- *   5 warp_specialized  a producer warpgroup and two consumers, setmaxnreg, no block barrier;
- *   6 optimized         clusters of 2 with TMA multicast, persistent grouped tiles, TMA stores;
- *   fp8                 step 6 with E4M3 operands and per-tensor scales.
- * Measured, 8192^3, every step interleaved in one loop with cuBLASLt (two same-build full runs
- * per GPU, each variant's clock its own):
- *   H100 (results/nvidia-h100-80gb-hbm3/20261126T0415Z-4053b1d-judge/same1.json): 158 -> 262 ->
- *     598 -> 684 -> 747 -> 802 TFLOP/s against cuBLASLt's 818 (0.980x, and 0.980x in
- *     same2.json); 4096^3 737 against 748 (0.986x); FP8 1497 against 1532 (0.977x).
- *   H200 (results/nvidia-h200/20261126T0428Z-46a1f36-judge/same1.json): 155 -> 260 -> 597 ->
- *     684 -> 752 -> 795 against 802 (0.992x; same2.json 788 against 782, 1.007x); 4096^3 747
- *     against 749 (0.998x); FP8 1483 against 1513 (0.980x).
- *   An earlier pair of calls (d4efa47, 26 Nov; their result folders were never committed) had
- *   the top step at 1.005x and 1.015x: level with cuBLASLt within its own run-to-run swing of
- *   ~2% (its autotuned choice changes between runs), not reliably ahead.
- *   What limits each step, by ncu on the H100 (each 8192^3 launch twice, clocks as found:
- *   results/nvidia-h100-80gb-hbm3/20261126T0415Z-4053b1d-judge/ncu-hgemm.csv): the tensor pipe
- *   busy (sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active, % of active cycles) 27.5,
- *   44.4, 68.9, 79.3, 89.5-90.6, 97.6 (fp8 94.0); warp cycles per issued instruction
- *   16.6, 8.0, 7.5, 18.0, 17.0, 17.9 (fp8 17.6). Step 1 waits on its synchronous loads (and
- *   its 16-byte shared stores are 2-way conflicted, 101.6 M conflicts a launch by ncu in the
- *   uncommitted d4efa47-era call; hgemm_chunk_of says why they stay); step 2 is not held by
- *   its loads (8 cycles per instruction); step 3 issues wgmma from 4 warps that also copy, so
- *   the pipe idles a third of the time; steps 4-6 take the copies off the consumers (issue
- *   slots 10.7-16.2%: the waits are mbarrier waits, by
- *   design) and raise the pipe to 79, 90 and 98%: step 6 has the tensor pipe busy 97.6% of
- *   its cycles, so what is left is the clock: the 700 W cap held it at ~1564 MHz under ncu.
- *
- * Is the baseline what a competent engineer writes before knowing this pattern? Before knowing
- * Hopper's, yes: step 1 is what Ampere-era tutorials and CUTLASS's warp-level GEMMs teach, with
- * a 128 x 256 block tile, 64 x 64 warp tiles, 16-byte loads, conflict-free ldmatrix and a
- * grouped block order; nothing in it is deliberately weak. It runs at the best occupancy its
- * resources allow: 128 fp32 accumulators per thread put it at ~214 registers, one 256-thread
- * block per SM (a second block would need <= 128 registers per thread, fewer than the
- * accumulators alone). Its one naive part is the synchronous load, which is step 2's lesson. The
- * optimized / mma_sync ratio (5.1x) is therefore the span of the whole ladder, from Ampere-style
- * code to Hopper's asynchronous machinery, not what one idea buys: each step is judged against the
- * one before it, and the top one against cuBLASLt, the library a user would call instead.
+ * What:      C = A B, bf16 in, fp32 accumulation, bf16 out; A m x k and B n x k, both K-major
+ *   (the layout wgmma reads from shared memory untransposed), C m x n row-major (kernels/hgemm.h).
+ *   Any m, n >= 1, k % 8 == 0 (fp8: k % 16 == 0). bench/hgemm.c times every step and cuBLASLt in
+ *   one interleaved loop, at 8192^3, 4096^3 and an awkward 4095 x 4093 x 4112.
+ * Work:      2 m n k flops (8192^3: 1.100 TFLOP); 2 (m k + n k + m n) bytes compulsory (403 MB, AI
+ *   2731): compute-bound. What limits a tile is the tensor pipe and the operand traffic from L2:
+ *   a 128 x 256 tile reads 768 B per k for 65536 flop, 85 flop/B, so 700 TFLOP/s needs ~8 TB/s
+ *   from L2 into the SMs, close to what the H100's L2 delivers.
+ * Baseline:  step 1, mma_sync: what Ampere-era tutorials and CUTLASS's warp-level GEMMs teach: a
+ *   128 x 256 block tile, 64 x 64 warp tiles of mma.sync.m16n8k16, conflict-free ldmatrix from
+ *   padded tiles, 16-byte loads, a grouped block order. ~214 registers (128 accumulators) allow
+ *   one block per SM. Its one naive part is the synchronous load, step 2's lesson; the optimized
+ *   / mma_sync ratio is the span of the ladder, and each step is judged against the one before.
+ * Steps:     2 cp_async: the same fed by a 4-stage cp.async ring: tile t + 3 loads while t computes.
+ *   3 wgmma: warpgroup MMA 64 x 256 x 16 straight from a 128B-swizzled shared ring, asynchronous.
+ *   4 tma: the ring filled by the TMA from tensor maps, one thread, mbarrier stages.
+ *   5 warp_specialized: a producer warpgroup and two consumers (setmaxnreg), no block barrier.
+ *   fp8: step 6 with E4M3 operands (m64n256k32, twice bf16's rate) and per-tensor scales.
+ * Optimized: step 6: clusters of 2 CTAs sharing B through TMA multicast (a third less operand
+ *   traffic from L2 per CTA), persistent grouped tiles so one tile's fill and drain overlap the
+ *   next, and TMA stores of C from a swizzled shared buffer. The hardware facts: wgmma and the
+ *   TMA run asynchronously to the threads, and multicast lets one L2 read feed two SMs.
+ * Predicted: 8192^3 on the power-capped H100 (~715 TFLOP/s sustained bf16 ceiling): mma_sync
+ *   ~250-320 TFLOP/s (its loads' ~800 cycles per tile unhidden), cp_async ~450-550, wgmma
+ *   ~380-480, tma ~420-520, warp_specialized ~520-620, optimized ~620-700, near cuBLASLt; fp8
+ *   ~1000-1250 (the epilogue does not halve, the cap bites harder). Each step's napkin math is
+ *   beside its kernel below.
+ * Measured:  (generated by `make docs` from the H100 reference run; do not edit)
+ *   (end of generated lines)
+ *   The mma.sync steps miss low, the wgmma steps beat their predictions; ncu shows the tensor
+ *   pipe ever busier up the ladder, so what limits the top step is the power-capped clock.
+ * Does not pay when: the GEMM is small (few tiles per SM: the persistent, multicast machinery has
+ *   nothing to overlap), k is not a multiple of 8 or rows are not 128-byte aligned (the TMA's
+ *   boxes straddle lines: at the awkward shape tma gains nothing over wgmma), the GPU is not
+ *   sm_90a (no wgmma: the pair is skipped), or cuBLASLt is at hand: it is as fast, and tuned.
  */
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -106,13 +95,8 @@
  *   Predicted (H100 SXM, 8192^3, before measuring): ~250-320 TFLOP/s (3.4-4.4 ms): about half
  *   of the mma.sync ceiling (~600-650 TFLOP/s, roughly 60-70% of the 989 dense BF16 peak at
  *   1830 MHz, less at the ~1500 MHz a power-capped GEMM runs at).
- *   Measured (H100, all steps interleaved,
- * results/nvidia-h100-80gb-hbm3/20261126T0415Z-4053b1d-judge/same1.json): 158.1 TFLOP/s
- * at 8192^3 (6.95 ms), 150.0 at 4096^3: 63% of the prediction's low end. The 800 cycles of loads
- * per tile are not hidden at all and the 2 barriers per tile serialize load and compute, as
- * predicted, but mma.sync at the power-capped clock delivers less than the ~2730 flop/clock
- * assumed; ncu (see the file's overview): the tensor pipe busy 27.5% of the cycles, 16.6 warp
- * cycles per issued instruction, the loads' latency exposed as predicted.
+ *   (It measured lower: mma.sync at the power-capped clock delivers less than the ~2730
+ *   flop/clock assumed; docs/notes/hgemm.md.)
  *
  * Step 2, cp_async (hgemm_cp_async_kernel): the loads go straight from global to shared memory
  *   with cp.async.cg (16 bytes, L1 bypassed, src-size 0 for the zero fill; each warp 8 rows x
@@ -124,13 +108,8 @@
  *   Predicted (same conditions): ~450-550 TFLOP/s (2.0-2.4 ms), 1.6-1.9x step 1, held below the
  *   mma.sync ceiling by the ldmatrix traffic (exactly at shared memory's bandwidth above), the
  *   epilogue and the power cap; the rest of the way to ~700 needs wgmma (step 3).
- *   Measured (same file): 261.9 TFLOP/s at 8192^3 (1.66x step 1), 233.9 at 4096^3: 58% of the
- *   prediction's low end, as step 1 missed by a similar factor: the mma.sync rate assumed for
- *   both (~2/3 of wgmma's) is what is off: ncu puts mma.sync's pipe at 44.4% busy here (41.6%
- *   in the row-major chunk order, before hgemm_chunk_of made the cp.async writes conflict-free:
- *   4.17 -> 3.92 ms a launch, 1.54x -> 1.64x step 1, in the uncommitted d4efa47-era calls): not the
- *   tensor pipe but, likely, ldmatrix and mma.sync issue hold it (not separated by ncu here);
- *   the pipeline bought ~1.5-1.6x.
+ *   (It measured lower, by about the factor step 1 missed: the mma.sync rate assumed for both
+ *   is what is off; docs/notes/hgemm.md.)
  */
 #define HGEMM_BM 128
 #define HGEMM_BN 256
@@ -171,14 +150,9 @@ static __device__ __forceinline__ void hgemm_tile_of(int tile, int tiles_m, int 
  * Shared memory serves 16-byte writes 8 lanes at a time, and 8 lanes then write one chunk column
  * of 8 consecutive rows, 80 bytes apart: 16-byte bank groups 0, 5, 2, 7, 4, 1, 6, 3, no conflict.
  * In the row-major order (lanes 0-7: rows 0-1, chunks 0-3) lanes 0 and 7 share a bank group.
- * Measured on the H100 at 8192^3 (a call of 26 Nov whose result folder was never committed;
- * step 2 in this order: ncu-hgemm.csv of 20261126T0415Z-4053b1d-judge): this order took step 2
- * from 4.17 to 3.92 ms a launch (ncu; the cp.async writes conflict-free, tensor pipe 41.6% ->
- * 44.4%). Step 1 keeps the row-major order: there its
- * st.shared.v4 are 2-way conflicted (101.6 M conflicts a launch), but in this order its
- * L1-cached 16-byte loads put 8 rows 16 KB apart in each quarter warp, and the launch went from
- * 6.66 to 8.15 ms (21.2 cycles per issued instruction against 16.6; at K = 4112, rows 8224
- * bytes apart, the two orders ran alike). */
+ * This order made step 2 faster. Step 1 keeps the row-major order: there its st.shared.v4 are
+ * 2-way conflicted, but in this order its L1-cached 16-byte loads put 8 rows 16 KB apart in each
+ * quarter warp, which measured slower still (docs/notes/hgemm.md). */
 static __device__ __forceinline__ void hgemm_chunk_of(int chunk, int *r, int *col)
 {
     int lane = chunk % 32;
@@ -500,10 +474,8 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *   128 x 128 tiles with TMA, reported ~320 TFLOP/s; 128 x 256 reached ~420.)
  * ncu: sm__pipe_tensor_op_gmma_cycles_active ~50-65%; warp stalls dominated by barrier
  *   (__syncthreads) and by the wgmma wait; LSU busy with LDGSTS.
- * Measured (same file): 598.2 TFLOP/s at 8192^3, 511.7 at 4096^3, above the prediction. In the
- *   first run, with blocks in row-major order, ncu at 8192^3 showed this step at 60% L2 hit
- *   rate and DRAM at 53% of its peak (a call of 25 Nov whose files were never committed);
- *   steps 3-5 now take steps 1-2's grouped order (hgemm_tile_of).
+ * Steps 3-5 take steps 1-2's grouped block order (hgemm_tile_of): in row-major order this step
+ *   ran at a low L2 hit rate with DRAM busy (docs/notes/hgemm.md).
  *
  * ---- Step 4, hgemm_tma: the tensor memory accelerator. ----
  * Idea: one thread describes each 128 x 64 A box and 256 x 64 B box to the TMA
@@ -521,16 +493,11 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *   block still stops at a barrier every k tile and drains its wgmmas before it.
  * ncu: tensor pipe ~60-70%; far fewer issued instructions than step 3; stalls on barrier and
  *   on the mbarrier wait (shown as long scoreboard / "sleeping" on try_wait).
- * Measured (same file): 683.6 TFLOP/s at 8192^3, 577.4 at 4096^3 (1.14x, 1.13x step 3). In
- *   row-major block order it was slower than step 3 at 8192^3 (505 vs 572: ncu, L2 hit rate 54%,
- *   DRAM at 72% of its peak: the TMA issued loads faster than DRAM could serve them). At the
- *   awkward shape (4095 x 4093 x 4112: rows of 8224 bytes, not a multiple of 128) it gains
- *   nothing over step 3 (471.9 vs 469.7 TFLOP/s; 511.8 vs 554.9 at 8191 x 8189 x 8208 in an
- *   earlier call); with M and N odd but K = 8192 the ladder held (556.7 -> 622.3 -> 664.9 ->
- *   669.7 in a call of 25 Nov whose log was never committed), so the row alignment is what
- *   costs: likely each 128-byte
- *   box row then straddles two 128-byte lines (not measured directly; ncu at the awkward shape:
- *   its warps wait 24.9 cycles per issued instruction against step 3's 8.0, same L2 hit rate).
+ * In row-major block order this step was slower than step 3: the TMA issued loads faster than
+ *   DRAM could serve them. At the awkward shape (rows of 8224 bytes, not a multiple of 128) it
+ *   gains nothing over step 3, while with only M and N odd the ladder holds: the row alignment
+ *   is what costs, likely because each 128-byte box row then straddles two 128-byte lines (not
+ *   measured directly; docs/notes/hgemm.md).
  *
  * ---- Step 5, hgemm_warp_specialized: a producer warpgroup and two consumers. ----
  * Idea: split the roles. Warpgroup 0 is the producer: one thread waits for a stage's "empty"
@@ -549,8 +516,6 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *   next one fills its ring), and the L2 -> SM operand traffic at 8 TB/s.
  * ncu: tensor pipe ~75-85%; consumer stalls mostly on the wgmma wait (the tensor pipe is the
  *   bottleneck, as it should be); L2 throughput high (~70-80%).
- * Measured (same file): 747.4 TFLOP/s at 8192^3, 650.9 at 4096^3 (1.09x, 1.13x step 4): above
- *   the prediction.
  *
  * ---- Step 6, hgemm_optimized: clusters with multicast, persistent tiles, TMA stores. ----
  * Idea, three parts:
@@ -591,14 +556,6 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *   tuning, 3 consumers).
  * ncu: tensor pipe ~85-90%; L2 -> SM bytes (lts__t_sectors_srcunit_tex_op_read) ~2/3 of step
  *   5's; DRAM read close to compulsory; the consumers' stalls on the wgmma wait.
- * Measured (same file, interleaved with cuBLASLt's best of its top 8 in the same loop, both
- *   under the 700 W power cap): 802.4 TFLOP/s at 8192^3 against cuBLASLt's 818.5 (0.980x),
- *   737.3 at 4096^3 against 747.7 (0.986x); awkward 4095 x 4093 x 4112: 553.8 against cuBLASLt's
- *   114.5 (its heuristic's kernels for that shape are slow). In the full run of
- *   results/nvidia-h100-80gb-hbm3/20261125T165834Z-cd1c74b.json, 786.9 vs 787.3 (0.9995x) and
- *   717.4 vs 720.5 (0.996x) at 4096^3: level with cuBLASLt within ~2%, not reliably ahead. Each
- *   variant of the loop has the clock readings taken during its own samples (both ~1840 MHz
- *   in the record run, 20261126T0409Z-415cdee-record/record.json).
  *
  * ---- FP8, hgemm_fp8_optimized: step 6 with E4M3 operands. ----
  * Idea: the same kernel body instantiated for fp8: 128 fp8 elements per 128-byte tile row (the K
@@ -614,9 +571,7 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *   yardstick, is expected at ~1250+ under the same cap.
  * ncu: tensor pipe ~75-85%; the epilogue's share of the time visible as consumer stalls on the
  *   named barrier and the TMA-store read wait.
- * Measured (same file): 1497.3 TFLOP/s at 8192^3 against cuBLASLt FP8's 1532.3 (0.977x), 1334.6
- *   at 4096^3 against 1362.0 (0.980x): above the prediction. cuBLASLt has no FP8 algorithm for
- *   the awkward shape's odd M, where fp8_library is skipped.
+ * cuBLASLt has no FP8 algorithm for the awkward shape's odd M, where fp8_library is skipped.
  */
 
 /* The driver's cuTensorMapEncodeTiled type (PFN_...): included here, not at the top, so that the
@@ -1051,7 +1006,7 @@ static __global__ void __launch_bounds__(HGEMM_SM90_THREADS, 1)
         (hgemm_sm90_smem_u32(hgemm_sm90_smem) + HGEMM_SM90_ALIGN - 1) & ~(HGEMM_SM90_ALIGN - 1u);
     const int wg = threadIdx.x / 128;
     /* the grouped block order of steps 1-2 (hgemm_tile_of): at 8192^3 the plain row-major order
-     * left steps 3-5 DRAM-bound (ncu, tma step: L2 hit rate 54%, DRAM at 72% of its peak) */
+     * left steps 3-5 DRAM-bound (docs/notes/hgemm.md) */
     int tm, tn;
     hgemm_tile_of(blockIdx.y * gridDim.x + blockIdx.x, gridDim.y, gridDim.x, &tm, &tn);
     const int row0 = tm * HGEMM_SM90_BM, col0 = tn * HGEMM_SM90_BN;
@@ -1131,7 +1086,7 @@ static __global__ void __launch_bounds__(HGEMM_SM90_THREADS, 1)
     const bool producer = threadIdx.x == 0;
     const int wg = threadIdx.x / 128;
     /* the grouped block order of steps 1-2 (hgemm_tile_of): at 8192^3 the plain row-major order
-     * left steps 3-5 DRAM-bound (ncu, tma step: L2 hit rate 54%, DRAM at 72% of its peak) */
+     * left steps 3-5 DRAM-bound (docs/notes/hgemm.md) */
     int tm, tn;
     hgemm_tile_of(blockIdx.y * gridDim.x + blockIdx.x, gridDim.y, gridDim.x, &tm, &tn);
     const int row0 = tm * HGEMM_SM90_BM, col0 = tn * HGEMM_SM90_BN;
@@ -1201,7 +1156,7 @@ static __global__ void __launch_bounds__(HGEMM_SM90_WS_THREADS, 1)
     const uint32_t full = hgemm_sm90_smem_u32(full_bar), empty = hgemm_sm90_smem_u32(empty_bar);
     const int wg = threadIdx.x / 128;
     /* the grouped block order of steps 1-2 (hgemm_tile_of): at 8192^3 the plain row-major order
-     * left steps 3-5 DRAM-bound (ncu, tma step: L2 hit rate 54%, DRAM at 72% of its peak) */
+     * left steps 3-5 DRAM-bound (docs/notes/hgemm.md) */
     int tm, tn;
     hgemm_tile_of(blockIdx.y * gridDim.x + blockIdx.x, gridDim.y, gridDim.x, &tm, &tn);
     const int row0 = tm * HGEMM_SM90_BM, col0 = tn * HGEMM_SM90_BN;
