@@ -203,8 +203,9 @@ static rb_status ga_inputs_and_reference(ga_ctx *c, uint64_t seed)
 
 /* ---- cuBLASLt: the problem, the heuristic, the timing, the cache. ---- */
 
-/* The TN problem (see the .cu): cuBLASLt's A is our B (ldk x N column-major, op T), its B our A
- * (ldk x M, op N), its C = D our C (N x M, ld ldn); m = N, n = M, k = K. */
+/* The TN problem (see gp_make_op in bench/gemm_precision.c): cuBLASLt's A is our B (ldk x N
+ * column-major, op T), its B our A (ldk x M, op N), its C = D our C (N x M, ld ldn); m = N,
+ * n = M, k = K. */
 static rb_status ga_problem(ga_ctx *c)
 {
     const ga_dims *d = &c->d;

@@ -188,8 +188,9 @@ static rb_status ge_make_op(ge_ctx *c, ge_op *op, cublasLtEpilogue_t epilogue,
 
 /* The trusted reference: fp64 GEMM of the bf16 inputs widened exactly, then bias + GELU in
  * double (kernel), into c->ref: fp64 rather than a tensor-core GEMM, so that the reference does
- * not share the accumulation behaviour it checks (ge_crosscheck pins it to the CPU). Column-major view as in the variants: C^T (N x M, ld N) =
- * B^T (N x K, ld ldn) A^T (K x M, ld K); C^T column-major is the compact row-major M x N. */
+ * not share the accumulation behaviour it checks (ge_crosscheck pins it to the CPU).
+ * Column-major view as in the variants: C^T (N x M, ld N) = B^T (N x K, ld ldn) A^T (K x M,
+ * ld K); C^T column-major is the compact row-major M x N. */
 static rb_status ge_gpu_reference(ge_ctx *c)
 {
     size_t m = c->m, n = c->n, k = c->k, ldn = c->ldn;
@@ -460,8 +461,8 @@ const rb_pair rb_pair_gemm_epilogue = {
              * normwise each for random values, whatever the shape): the fused path rounds once
              * (GELU of the fp32 sum), the baseline twice (the GEMM's bf16 output, then its
              * GELU's), so ~sqrt(2) more. Measured (H100, 8192 x 8192, identical in every
-             * committed run: docs/notes/gemm_epilogue.md): baseline 2.35e-3, optimized 1.66e-3. Tolerances 3x those; the bias dropped (the
-             * planted defect) gives 0.21. */
+             * committed run: docs/notes/gemm_epilogue.md): baseline 2.35e-3, optimized
+             * 1.66e-3. Tolerances 3x those; the bias dropped (the planted defect) gives 0.21. */
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_BF16, 7e-3, run_baseline},
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_BF16, 5e-3, run_optimized},
         },

@@ -19,8 +19,7 @@
  *   identical in every variant and already written for latency (loads issued together, shuffle
  *   reductions, one barrier, 16-block grids), so the speedups are launch cost and nothing else.
  * Steps:     graph: stream capture once, instantiate once, replay with one cudaGraphLaunch.
- *   graph_update: the optimized graph's twin, its embedding input and output scale changed per
- *   replay with cudaGraphExecKernelNodeSetParams instead of a new capture.
+ *   graph_update: the optimized graph, its parameters changed in place each replay, not recaptured.
  * Optimized: the graph captured from launches with the programmatic-serialization attribute, so
  *   its edges are programmatic: a kernel may launch once every block of the one before has run
  *   griddepcontrol.launch_dependents (first thing), and its blocks wait at griddepcontrol.wait

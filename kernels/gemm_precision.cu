@@ -18,7 +18,7 @@
  *   a framework makes, in the layout and with the 32 MiB workspace that let cuBLASLt reach its
  *   best; only the precision changes, so no step's speedup comes from a weak baseline.
  * Steps:     tf32: the same fp32 buffers with CUBLAS_COMPUTE_32F_FAST_TF32: one flag, tensor cores.
- *   bf16: bf16 inputs and output: twice TF32's tensor rate (494.7 -> 989.4 TFLOP/s), half the bytes.
+ *   bf16: bf16 in and out: twice TF32's tensor rate (494.7 -> 989.4 TFLOP/s), half the bytes.
  * Optimized: FP8 E4M3: twice BF16's rate again (1978.9 TFLOP/s), a quarter of fp32's input bytes,
  *   bf16 output, with fast accumulation (GEMM_PRECISION_FP8_FAST_ACCUM): Hopper's FP8 tensor
  *   cores keep ~14 bits of the running sum inside the MMA, and without fast accumulation

@@ -16,7 +16,7 @@
  *   padded tiles, 16-byte loads, a grouped block order. ~214 registers (128 accumulators) allow
  *   one block per SM. Its one naive part is the synchronous load, step 2's lesson; the optimized
  *   / mma_sync ratio is the span of the ladder, and each step is judged against the one before.
- * Steps:     2 cp_async: the same fed by a 4-stage cp.async ring: tile t + 3 loads while t computes.
+ * Steps:     2 cp_async: the same fed by a 4-stage cp.async ring: tile t + 3 loads while t runs.
  *   3 wgmma: warpgroup MMA 64 x 256 x 16 straight from a 128B-swizzled shared ring, asynchronous.
  *   4 tma: the ring filled by the TMA from tensor maps, one thread, mbarrier stages.
  *   5 warp_specialized: a producer warpgroup and two consumers (setmaxnreg), no block barrier.
@@ -634,8 +634,9 @@ static __device__ __forceinline__ uint32_t hgemm_sm90_smem_u32(const void *p)
 
 /* ---- wgmma ---- */
 
-/* The descriptor of a K-major, 128B-swizzled tile at shared address addr (see the header):
- * start >> 4, LBO 1 (unused when swizzled), SBO 1024 >> 4, swizzle mode 1 in bits 62-63. */
+/* The descriptor of a K-major, 128B-swizzled tile at shared address addr (see the overview of
+ * steps 3-6 above): start >> 4, LBO 1 (unused when swizzled), SBO 1024 >> 4, swizzle mode 1 in
+ * bits 62-63. */
 static __device__ __forceinline__ uint64_t hgemm_sm90_desc(uint32_t addr)
 {
     return (uint64_t)((addr & 0x3FFFFu) >> 4) | ((uint64_t)1 << 16) |

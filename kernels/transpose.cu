@@ -12,15 +12,15 @@
  *   `rows * 4` bytes apart, a 4-byte piece of 32 different sectors per instruction). It is the
  *   naive kernel of NVIDIA's transpose tutorial at full occupancy (8 blocks of 256 threads per
  *   SM), and its 4-byte accesses are no handicap: a 16-byte transpose needs this pair's tile.
- * Steps:     tiled: a 32 x 32 tile through shared memory, read as rows and written as columns,
- *   so global loads and stores are both coalesced; its column read tile[lane][k] strides by 32
- *   words, one bank for all 32 lanes: 32 replays per load, 1056 shared-memory cycles per tile.
- * Optimized: the same kernel with the tile declared [32][33]: row r starts at word 33r, so
- *   tile[lane][k] sits in bank (lane + k) mod 32, 32 lanes in 32 banks, one wavefront. The pad
- *   costs 128 bytes per block; `tiled` and `optimized` share one device function and differ only
- *   in it, so their ratio is the price of the conflicts. 256 threads and 4.2 KB of shared memory
- *   per block let 8 blocks share an SM, ~32 KB of loads in flight per SM, more than Little's law
- *   asks (~3 TB/s x ~0.6 us / 132 SMs ~ 14 KB).
+ * Steps:     tiled: a 32 x 32 shared tile, read as rows, written as columns: both sides coalesced.
+ * Optimized: tiled's column read tile[lane][k] strides by 32 words, one bank for all 32 lanes:
+ *   32 replays per load, 1056 shared-memory cycles per 32 x 32 tile. The optimized kernel is the
+ *   same with the tile declared [32][33]: row r starts at word 33r, so tile[lane][k] sits in
+ *   bank (lane + k) mod 32: 32 lanes in 32 banks, one wavefront. The pad costs 128 bytes per
+ *   block; `tiled` and `optimized` share one device function and differ only in it, so their
+ *   ratio is the price of the conflicts. 256 threads and 4.2 KB of shared memory per block let 8
+ *   blocks share an SM: ~32 KB of loads in flight per SM, more than Little's law asks
+ *   (~3 TB/s x ~0.6 us / 132 SMs ~ 14 KB).
  * Predicted: against the 3.35 TB/s HBM3 peak (a copy reaches ~90% of it):
  *   baseline ~0.9-1.3 TB/s: reads stream, but 32 partial-sector writes per 128 bytes load the L2
  *   ~4.5x as much per byte as a copy does.

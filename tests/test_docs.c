@@ -376,9 +376,12 @@ static int header_check(const char *pair, const char *text, char *why, size_t wh
         lines++;
         closed = header_line_has(line, len, "*/");
         int h = header_heading(line, len);
-        if (h >= 0 && h != next)
-            return header_fail(why, why_size, "%s: heading \"%s\" out of the template's order",
-                               pair, header_headings[h]);
+        if (h > next)
+            return header_fail(why, why_size, "%s: heading \"%s\" missing before \"%s\"", pair,
+                               header_headings[next], header_headings[h]);
+        if (h >= 0 && h < next)
+            return header_fail(why, why_size, "%s: heading \"%s\" again or out of order", pair,
+                               header_headings[h]);
         if (h >= 0)
             next++;
         if (h == HEADER_MEASURED && !header_line_has(line, len, HEADER_GEN_BEGIN))
