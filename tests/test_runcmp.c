@@ -115,12 +115,45 @@ static void test_unclear_and_noisy(void)
     RB_CHECK(r && r->change == RB_CHANGE_UNCLEAR && r->cause == RB_CAUSE_NONE);
     RB_CHECK(rb_runcmp_failing(&c, 1) == 0);
     rb_runcmp_free(&c);
-    /* 10% slower, but the loops spread 40%: the floor is 20% */
+    /* 5% slower, the loops spread 16%: the floor is 8%, and the row same */
     synth o = base;
-    o.noise = n.noise = 0.4;
-    n.median = 1.1;
+    o.noise = n.noise = 0.16;
+    n.median = 1.05;
     r = compare(&o, &n, &c);
-    RB_CHECK(r && r->change == RB_CHANGE_SAME && fabs(r->floor - 0.2) < 1e-12);
+    RB_CHECK(r && r->change == RB_CHANGE_SAME && fabs(r->floor - 0.08) < 1e-12);
+    rb_runcmp_free(&c);
+}
+
+/* A floor above 10% hides a 10% change: such a row is blind, never same nor unclear, counted
+ * apart and with the reason; a change seen beyond it stands. */
+static void test_blind_rows(void)
+{
+    synth o = base, n = base;
+    o.noise = n.noise = 0.4; /* loops spread 40%: the floor is 20% */
+    n.median = 1.1;          /* a real 10% slowdown the floor hides */
+    rb_runcmp c;
+    const rb_runcmp_row *r = compare(&o, &n, &c);
+    RB_CHECK(r && r->change == RB_CHANGE_BLIND && fabs(r->floor - 0.2) < 1e-12);
+    RB_CHECK(r && strstr(r->evidence, "blind: floor 20.0% (half the p10-p90 spread of a timed "
+                                      "loop) hides a 10% change"));
+    RB_CHECK(c.counts[RB_CHANGE_BLIND] == 1 && c.counts[RB_CHANGE_SAME] == 0);
+    RB_CHECK(rb_runcmp_failing(&c, 1) == 0);
+    rb_runcmp_free(&c);
+    /* within 1 whatever the floor: still blind, the floor could hide anything under 20% */
+    n.median = 1.0;
+    r = compare(&o, &n, &c);
+    RB_CHECK(r && r->change == RB_CHANGE_BLIND);
+    rb_runcmp_free(&c);
+    /* 50% slower: seen beyond the floor, slower and failing */
+    n.median = 1.5;
+    r = compare(&o, &n, &c);
+    RB_CHECK(r && r->change == RB_CHANGE_SLOWER && rb_runcmp_failing(&c, 0) == 1);
+    rb_runcmp_free(&c);
+    /* at the edge: a floor of exactly 10% still sees a 10% change's worth */
+    o.noise = n.noise = 0.2;
+    n.median = 1.0;
+    r = compare(&o, &n, &c);
+    RB_CHECK(r && r->change == RB_CHANGE_SAME && fabs(r->floor - 0.1) < 1e-12);
     rb_runcmp_free(&c);
 }
 
@@ -195,38 +228,49 @@ static void test_platform_envelope(void)
     rb_runcmp_free(&c);
 }
 
-/* Expectations recorded from 3 runs whose medians spread 10%: compare's floor for the variant
- * becomes 20%, as run's threshold is; fewer runs, another size or no entry leave it alone. */
+/* Expectations recorded from 3 runs whose medians spread 4.5%: compare's floor for the variant
+ * becomes 9%, as run's threshold is; fewer runs, another size or no entry leave it alone. A
+ * spread of 10% makes the floor 20%: blind, said with the recorded runs as its source. */
 static void test_floor_from_expectations(void)
 {
     static const char *const expect_fmt =
         "{\"schema\": 1, \"hardware\": {\"name\": \"x\"}, \"peaks\": {}, \"ceilings\": {},"
         " \"pairs\": {\"copy\": {\"size\": %d, \"variants\": {\"optimized\": {\"median_ms\": 1,"
-        " \"noise\": 0.01, \"runs\": %d, \"run_spread\": 0.1}}}}}";
+        " \"noise\": 0.01, \"runs\": %d, \"run_spread\": %g}}}}}";
     synth o = base, n = base;
-    n.median = 1.15; /* +15%, tight intervals: slower against the 2% floor */
+    n.median = 1.07; /* +7%, tight intervals: slower against the 2% floor */
     json_value *a = make_doc(&o), *b = make_doc(&n);
     char text[600], err[200];
     int sizes[3] = {1024, 1024, 2048}, runs[3] = {3, 2, 3};
     rb_change want[3] = {RB_CHANGE_SAME, RB_CHANGE_SLOWER, RB_CHANGE_SLOWER};
     for (int i = 0; i < 3; i++) {
-        snprintf(text, sizeof text, expect_fmt, sizes[i], runs[i]);
+        snprintf(text, sizeof text, expect_fmt, sizes[i], runs[i], 0.045);
         json_value *e = json_parse(text, strlen(text), err, sizeof err);
         rb_runcmp c;
         RB_CHECK(a && b && e && rb_runcmp_build_expect(a, b, e, &c, err, sizeof err) == 0);
         RB_CHECK(c.n_rows == 1 && c.rows[0].change == want[i]);
         RB_CHECK(c.floors_from_runs == (i == 0) && c.expect == NULL);
         if (i == 0)
-            RB_CHECK(fabs(c.rows[0].floor - 0.2) < 1e-12);
+            RB_CHECK(fabs(c.rows[0].floor - 0.09) < 1e-12);
+        rb_runcmp_free(&c);
+        json_free(e);
+    }
+    {
+        snprintf(text, sizeof text, expect_fmt, 1024, 3, 0.1);
+        json_value *e = json_parse(text, strlen(text), err, sizeof err);
+        rb_runcmp c;
+        RB_CHECK(a && b && e && rb_runcmp_build_expect(a, b, e, &c, err, sizeof err) == 0);
+        RB_CHECK(c.n_rows == 1 && c.rows[0].change == RB_CHANGE_BLIND &&
+                 strstr(c.rows[0].evidence, "2 x the 10.0% spread of its 3 recorded runs"));
         rb_runcmp_free(&c);
         json_free(e);
     }
     /* no interval (fewer than 6 samples): same within the recorded floor, unclear beyond it */
     json_free(b);
     n.half_ci = -0.01; /* an inverted interval: the row has none, as with fewer than 6 samples */
-    n.median = 1.15;
+    n.median = 1.07;
     b = make_doc(&n);
-    snprintf(text, sizeof text, expect_fmt, 1024, 3);
+    snprintf(text, sizeof text, expect_fmt, 1024, 3, 0.045);
     json_value *e = json_parse(text, strlen(text), err, sizeof err);
     rb_runcmp c;
     RB_CHECK(b && e && rb_runcmp_build_expect(a, b, e, &c, err, sizeof err) == 0);
@@ -444,12 +488,14 @@ static void test_committed_same_build(void)
     RB_CHECK(a && b && rb_runcmp_build(a, b, &c, err, sizeof err) == 0);
     if (a && b) {
         int compared = c.n_rows - c.counts[RB_CHANGE_NOT_COMPARED];
-        printf("    8429b07 twice: %d same, %d faster, %d slower, %d unclear, %d not compared; "
-               "environment: %d differ\n",
+        printf("    8429b07 twice: %d same, %d faster, %d slower, %d unclear, %d blind, %d not "
+               "compared; environment: %d differ\n",
                c.counts[RB_CHANGE_SAME], c.counts[RB_CHANGE_FASTER], c.counts[RB_CHANGE_SLOWER],
-               c.counts[RB_CHANGE_UNCLEAR], c.counts[RB_CHANGE_NOT_COMPARED], c.n_env);
+               c.counts[RB_CHANGE_UNCLEAR], c.counts[RB_CHANGE_BLIND],
+               c.counts[RB_CHANGE_NOT_COMPARED], c.n_env);
         RB_CHECK(compared >= 80);
-        RB_CHECK(c.counts[RB_CHANGE_SAME] * 10 >= compared * 8); /* at least 80% same */
+        /* at least 80% same, or blind: no row whose floor hides 10% may say same */
+        RB_CHECK((c.counts[RB_CHANGE_SAME] + c.counts[RB_CHANGE_BLIND]) * 10 >= compared * 8);
         RB_CHECK(c.n_env == 0); /* same machine, driver, build */
         for (int i = 0; i < c.n_rows; i++) {
             const rb_runcmp_row *r = &c.rows[i];
@@ -457,6 +503,10 @@ static void test_committed_same_build(void)
             RB_CHECK(r->cause != RB_CAUSE_CODE && r->cause != RB_CAUSE_PLATFORM);
             if (r->change == RB_CHANGE_FASTER || r->change == RB_CHANGE_SLOWER)
                 RB_CHECK(r->cause != RB_CAUSE_NONE && r->evidence[0]);
+            if (r->change == RB_CHANGE_SAME || r->change == RB_CHANGE_UNCLEAR)
+                RB_CHECK(r->floor <= RB_RUNCMP_BLIND_FLOOR);
+            if (r->change == RB_CHANGE_BLIND)
+                RB_CHECK(r->floor > RB_RUNCMP_BLIND_FLOOR && strstr(r->evidence, "blind: "));
             if (i > 0 && isfinite(r->ratio))
                 RB_CHECK(r->ratio <= c.rows[i - 1].ratio);
             /* the memory-bound copies are as steady as anything the GPU does */
@@ -602,6 +652,7 @@ static const rbtest_case runcmp_cases[] = {
     {"identical_runs_same", test_identical_runs_same},
     {"unexplained_slowdown_fails", test_unexplained_slowdown_fails},
     {"unclear_and_noisy", test_unclear_and_noisy},
+    {"blind_rows", test_blind_rows},
     {"platform_attribution", test_platform_attribution},
     {"platform_envelope", test_platform_envelope},
     {"floor_from_expectations", test_floor_from_expectations},

@@ -25,11 +25,15 @@ const char *rb_cli_usage(void)
            "                        faster, slower or unclear, and for each change its cause\n"
            "                        (platform, code, throttled, unexplained); exit 1 when a\n"
            "                        variant is slower for any cause but the platform\n"
+           "  history DIR|FILE...   every variant's median over the runs of one GPU (a folder's\n"
+           "                        *.json, e.g. results/<hardware-key>/, or the files), in\n"
+           "                        date order: step changes that stayed, and their cause\n"
            "\n"
            "options (the commands each one goes with in brackets; any other use is refused):\n"
-           "  --filter REGEX        [list run check plot] only pairs whose name, or whose\n"
+           "  --filter REGEX        [list run check plot compare history] only pairs whose name, or whose\n"
            "                        <pair>.<input>@<size> row name, matches (POSIX extended\n"
-           "                        regex): '^sgemm$' selects every size of sgemm\n"
+           "                        regex): '^sgemm$' selects every size of sgemm; compare,\n"
+           "                        history: or whose pair/variant matches\n"
            "  --size smoke|full|N|RxC  [list run check] problem size in elements: a count with\n"
            "                        an optional K, M, G, T (binary) suffix, or a shape ROWSxCOLS\n"
            "                        for two-dimensional pairs (see list)\n"
@@ -47,9 +51,10 @@ const char *rb_cli_usage(void)
            "  --csv FILE            [run] the table as CSV (RFC 4180), one row per variant with\n"
            "                        its roof, replaced if it exists\n"
            "  --results-dir DIR     [run] folder for the default results file (default results)\n"
-           "  --expect FILE|none    [run ceilings compare] expectation file (default\n"
-           "                        expectations/<hardware-key>.json; compare: OLD's GPU's,\n"
-           "                        whose recorded run spreads set each variant's floor)\n"
+           "  --expect FILE|none    [run ceilings compare history] expectation file (default\n"
+           "                        expectations/<hardware-key>.json; compare, history: the\n"
+           "                        runs' GPU's, in the tree the binary was built from, whose\n"
+           "                        recorded run spreads set each variant's floor)\n"
            "  --expect-any-device   [run ceilings] use an expectation file recorded on another\n"
            "                        GPU model (refused by default: its times and roofs are not\n"
            "                        this GPU's)\n"
@@ -78,6 +83,10 @@ const char *rb_cli_usage(void)
            "                        exit 1 when a variant is slower for any cause but the\n"
            "                        platform; the file is read before any GPU work\n"
            "  --fail-on-platform    [run compare] a slowdown the platform explains fails too\n"
+           "  --md, --csv           [compare] print the comparison as Markdown (a pull-request\n"
+           "                        comment) or as CSV instead of the text report\n"
+           "  -o BASE               [history] also write BASE.svg (a trend line per variant),\n"
+           "                        BASE.md and BASE.json\n"
            "  paths (FILE, DIR) are at most 1024 bytes long\n"
            "  -h, --help            this text\n"
            "\n"
@@ -97,7 +106,15 @@ static int need_value(int argc, char **argv, int i, char *err, size_t err_size)
 
 /* Which commands take which option: an option a command does not use is refused, so a user
  * who writes `list --cold` or `check --expect e.json` learns that it does nothing there. */
-enum { ON_LIST = 1, ON_RUN = 2, ON_CHECK = 4, ON_CEILINGS = 8, ON_PLOT = 16, ON_COMPARE = 32 };
+enum {
+    ON_LIST = 1,
+    ON_RUN = 2,
+    ON_CHECK = 4,
+    ON_CEILINGS = 8,
+    ON_PLOT = 16,
+    ON_COMPARE = 32,
+    ON_HISTORY = 64
+};
 typedef struct cli_option {
     const char *name;
     unsigned commands;
@@ -105,15 +122,17 @@ typedef struct cli_option {
 } cli_option;
 
 static const cli_option cli_options[] = {
-    {"--filter", ON_LIST | ON_RUN | ON_CHECK | ON_PLOT, 1},
+    {"--filter", ON_LIST | ON_RUN | ON_CHECK | ON_PLOT | ON_COMPARE | ON_HISTORY, 1},
     {"--size", ON_LIST | ON_RUN | ON_CHECK, 1},
     {"--samples", ON_RUN, 1},
     {"--cap", ON_RUN, 1},
     {"--cold", ON_RUN, 0},
     {"--json", ON_RUN | ON_COMPARE, 1},
     {"--csv", ON_RUN, 1},
+    {"--csv", ON_COMPARE, 0},
+    {"--md", ON_COMPARE, 0},
     {"--results-dir", ON_RUN, 1},
-    {"--expect", ON_RUN | ON_CEILINGS | ON_COMPARE, 1},
+    {"--expect", ON_RUN | ON_CEILINGS | ON_COMPARE | ON_HISTORY, 1},
     {"--expect-any-device", ON_RUN | ON_CEILINGS, 0},
     {"--update-expectations", ON_RUN, 0},
     {"--repeat", ON_RUN, 1},
@@ -122,14 +141,14 @@ static const cli_option cli_options[] = {
     {"--nvtx", ON_RUN | ON_CHECK, 0},
     {"--timeout", ON_RUN | ON_CHECK | ON_CEILINGS, 1},
     {"--seed", ON_RUN | ON_CHECK, 1},
-    {"-o", ON_PLOT, 1},
+    {"-o", ON_PLOT | ON_HISTORY, 1},
     {"--html", ON_PLOT | ON_COMPARE, 1},
     {"--baseline", ON_RUN, 1},
     {"--fail-on-platform", ON_RUN | ON_COMPARE, 0},
 };
 
-static const char *const command_names[] = {"help",     "list", "run",    "check",
-                                            "ceilings", "plot", "compare"};
+static const char *const command_names[] = {"help", "list",    "run",    "check",
+                                            "ceilings", "plot", "compare", "history"};
 
 static unsigned command_bit(rb_command c)
 {
@@ -139,29 +158,35 @@ static unsigned command_bit(rb_command c)
            : c == RB_CMD_CEILINGS ? ON_CEILINGS
            : c == RB_CMD_PLOT     ? ON_PLOT
            : c == RB_CMD_COMPARE  ? ON_COMPARE
+           : c == RB_CMD_HISTORY  ? ON_HISTORY
                                   : 0;
 }
 
-/* The option named a, or NULL with the refusal in err (unknown, or not for this command). */
+/* The option named a, or NULL with the refusal in err (unknown, or not for this command). An
+ * option may have an entry per command (run's --csv FILE, compare's --csv switch). */
 static const cli_option *find_option(const char *a, rb_command cmd, char *err, size_t err_size)
 {
+    unsigned goes_with = 0;
     for (size_t k = 0; k < sizeof cli_options / sizeof cli_options[0]; k++) {
         const cli_option *opt = &cli_options[k];
         if (strcmp(a, opt->name) != 0)
             continue;
         if (opt->commands & command_bit(cmd))
             return opt;
-        char with[64] = "";
-        for (int c = RB_CMD_LIST; c <= RB_CMD_COMPARE; c++)
-            if (opt->commands & command_bit((rb_command)c)) {
-                size_t len = strlen(with);
-                rb_fmt(with + len, sizeof with - len, "%s%s", len ? ", " : "", command_names[c]);
-            }
-        rb_fmt(err, err_size, "%s does not go with %s: %s does nothing there (it goes with %s)", a,
-               command_names[cmd], a, with);
+        goes_with |= opt->commands;
+    }
+    if (!goes_with) {
+        rb_fmt(err, err_size, "unknown option '%s' (try: roofbench --help)", a);
         return NULL;
     }
-    rb_fmt(err, err_size, "unknown option '%s' (try: roofbench --help)", a);
+    char with[96] = "";
+    for (int c = RB_CMD_LIST; c <= RB_CMD_HISTORY; c++)
+        if (goes_with & command_bit((rb_command)c)) {
+            size_t len = strlen(with);
+            rb_fmt(with + len, sizeof with - len, "%s%s", len ? ", " : "", command_names[c]);
+        }
+    rb_fmt(err, err_size, "%s does not go with %s: %s does nothing there (it goes with %s)", a,
+           command_names[cmd], a, with);
     return NULL;
 }
 
@@ -181,6 +206,8 @@ static int parse_command(const char *cmd, rb_options *o, char *err, size_t err_s
         o->command = RB_CMD_PLOT;
     else if (!strcmp(cmd, "compare"))
         o->command = RB_CMD_COMPARE;
+    else if (!strcmp(cmd, "history"))
+        o->command = RB_CMD_HISTORY;
     else {
         rb_fmt(err, err_size, "unknown command '%s' (try: roofbench --help)", cmd);
         return -1;
@@ -290,7 +317,8 @@ static int parse_value(const char *a, const char *v, rb_options *o, char *err, s
     if (!strcmp(a, "--results-dir"))
         return parse_path(a, v, &o->results_dir, err, err_size);
     if (!strcmp(a, "-o"))
-        return parse_path(a, v, &o->plot_svg, err, err_size);
+        return parse_path(a, v, o->command == RB_CMD_HISTORY ? &o->out_base : &o->plot_svg, err,
+                          err_size);
     if (!strcmp(a, "--html"))
         return parse_path(a, v, &o->plot_html, err, err_size);
     if (!strcmp(a, "--baseline"))
@@ -345,6 +373,17 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
                 return -1;
             continue;
         }
+        if (o->command == RB_CMD_HISTORY && a[0] != '-') {
+            if (o->n_inputs == RB_CLI_MAX_INPUTS) {
+                rb_fmt(err, err_size, "history takes at most %d operands: give the folder",
+                       RB_CLI_MAX_INPUTS);
+                return -1;
+            }
+            if (parse_path("history", a, &o->inputs[o->n_inputs], err, err_size) != 0)
+                return -1;
+            o->n_inputs++;
+            continue;
+        }
         const cli_option *opt = find_option(a, o->command, err, err_size);
         if (!opt)
             return -1;
@@ -365,6 +404,10 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
             o->no_ceilings = 1;
         } else if (!strcmp(a, "--fail-on-platform")) {
             o->fail_on_platform = 1;
+        } else if (!strcmp(a, "--md")) {
+            o->compare_md = 1;
+        } else if (!strcmp(a, "--csv")) {
+            o->compare_csv = 1;
         } else {
             o->update_expectations = 1;
         }
@@ -376,6 +419,15 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
     if (o->command == RB_CMD_COMPARE && !o->compare_new) {
         rb_fmt(err, err_size, "compare needs two results files: roofbench compare OLD.json "
                               "NEW.json");
+        return -1;
+    }
+    if (o->command == RB_CMD_COMPARE && o->compare_md && o->compare_csv) {
+        rb_fmt(err, err_size, "compare prints one format: --md or --csv, not both");
+        return -1;
+    }
+    if (o->command == RB_CMD_HISTORY && o->n_inputs == 0) {
+        rb_fmt(err, err_size, "history needs runs: roofbench history results/<hardware-key>/ (or "
+                              "results files)");
         return -1;
     }
     if (o->command == RB_CMD_RUN && o->fail_on_platform && !o->baseline_path) {

@@ -15,8 +15,12 @@ typedef enum rb_command {
     RB_CMD_CHECK,   /* validate every variant, no timing (the GPU tests) */
     RB_CMD_CEILINGS, /* measure the ceilings into the expectation file */
     RB_CMD_PLOT,     /* draw the charts (and the HTML report) of a results file */
-    RB_CMD_COMPARE   /* compare two results files: what changed, and why */
+    RB_CMD_COMPARE,  /* compare two results files: what changed, and why */
+    RB_CMD_HISTORY   /* every variant over a GPU's runs: steps, and why */
 } rb_command;
+
+/* history's operands: folders of results files, or the files themselves. */
+#define RB_CLI_MAX_INPUTS 512
 
 typedef enum rb_size_kind { RB_SIZE_FULL, RB_SIZE_SMOKE, RB_SIZE_N } rb_size_kind;
 
@@ -48,6 +52,10 @@ typedef struct rb_options {
     const char *compare_old, *compare_new; /* compare's two results files */
     const char *baseline_path; /* run --baseline: compare the run with this results file */
     int fail_on_platform;      /* compare, run --baseline: a platform slowdown fails too */
+    int compare_md, compare_csv; /* compare --md / --csv: stdout in that format */
+    const char *out_base;        /* history -o BASE: BASE.svg, BASE.md, BASE.json */
+    int n_inputs;                /* history's operands */
+    const char *inputs[RB_CLI_MAX_INPUTS];
 } rb_options;
 
 /* The ranges --timeout and --cap accept, in seconds. */

@@ -482,30 +482,15 @@ json_value *rb_report_json(const rb_pair_result *pairs, int n, const rb_roofs *c
 
 /* ---- CSV ---- */
 
-/* One RFC 4180 field: quoted (quotes doubled) when it holds a comma, a quote, CR or LF. */
 static void csv_field(rb_sbuf *b, const char *s, int last)
 {
-    if (strpbrk(s, ",\"\r\n")) {
-        rb_sbuf_add(b, "\"");
-        for (const char *c = s; *c; c++) {
-            if (*c == '"')
-                rb_sbuf_add(b, "\"");
-            rb_sbuf_add(b, "%c", *c);
-        }
-        rb_sbuf_add(b, "\"");
-    } else {
-        rb_sbuf_add(b, "%s", s);
-    }
-    rb_sbuf_add(b, last ? "\r\n" : ",");
+    rb_csv_field(b, s, last);
 }
 
 /* A number field: empty when NaN (a spreadsheet's blank, where the table prints '-'). */
 static void csv_number(rb_sbuf *b, double x, double scale)
 {
-    char cell[40] = "";
-    if (!isnan(x))
-        rb_fmt(cell, sizeof cell, "%.10g", x * scale);
-    csv_field(b, cell, 0);
+    rb_csv_number(b, x, scale);
 }
 
 /* The pair and the input of a row group named "<pair>[.<input>][@<size>]" (jobs.h). */

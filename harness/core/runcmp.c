@@ -12,7 +12,8 @@
 
 const char *rb_change_name(rb_change c)
 {
-    static const char *const names[] = {"same", "faster", "slower", "unclear", "not_compared"};
+    static const char *const names[] = {"same",  "faster", "slower",
+                                        "unclear", "blind", "not_compared"};
     return names[c];
 }
 
@@ -375,10 +376,29 @@ static const char *skip_reason(const json_value *v)
     return NULL;
 }
 
-/* One row: the variant named by either run (ov or nv may be NULL). */
-static void compare_variant(const json_value *od, const json_value *nd, const json_value *op,
-                            const json_value *np, const json_value *ov, const json_value *nv,
-                            const json_value *expected, rb_runcmp_row *row)
+/* A row whose floor hides a 10% change cannot say same, nor that it is unclear by how much:
+ * blind, with where the floor came from. */
+static void judge_blind(rb_runcmp_row *row, const rb_expected *e)
+{
+    if (!(row->floor > RB_RUNCMP_BLIND_FLOOR) ||
+        (row->change != RB_CHANGE_SAME && row->change != RB_CHANGE_UNCLEAR))
+        return;
+    row->change = RB_CHANGE_BLIND;
+    char from[120];
+    if (row->floor_from_runs)
+        rb_fmt(from, sizeof from, "2 x the %.1f%% spread of its %d recorded runs", 100 * e->run_spread,
+               e->runs);
+    else
+        rb_fmt(from, sizeof from, "half the p10-p90 spread of a timed loop");
+    size_t len = strlen(row->evidence);
+    rb_fmt(row->evidence + len, sizeof row->evidence - len,
+           "%sblind: floor %.1f%% (%s) hides a %.0f%% change", len ? "; " : "", 100 * row->floor,
+           from, 100 * RB_RUNCMP_BLIND_FLOOR);
+}
+
+void rb_runcmp_judge(const json_value *od, const json_value *nd, const json_value *op,
+                     const json_value *np, const json_value *ov, const json_value *nv,
+                     const json_value *expected, rb_runcmp_row *row)
 {
     const json_value *any = ov ? ov : nv;
     memset(row, 0, sizeof *row);
@@ -436,6 +456,7 @@ static void compare_variant(const json_value *od, const json_value *nd, const js
         if (known_runs && row->ratio >= 1.0 / (1.0 + row->floor) && row->ratio <= 1.0 + row->floor)
             row->change = RB_CHANGE_SAME;
     }
+    judge_blind(row, &e);
     if (row->change == RB_CHANGE_FASTER || row->change == RB_CHANGE_SLOWER)
         rb_runcmp_attribute(od, nd, op, np, ov, nv, row);
 }
@@ -454,22 +475,28 @@ static int push_row(rb_runcmp *c, int *cap, const rb_runcmp_row *row)
     return 0;
 }
 
+const json_value *rb_runcmp_expected(const json_value *expect, const json_value *pair,
+                                     const char *variant)
+{
+    const json_value *ep = json_get(json_get(expect, "pairs"), json_string_at(pair, "name", ""));
+    if (!ep || json_number_at(ep, "size") != json_number_at(pair, "size"))
+        return NULL;
+    return json_get(json_get(ep, "variants"), variant);
+}
+
 static int add_pair_rows(const json_value *od, const json_value *nd, const json_value *op,
                          const json_value *np, rb_runcmp *c, int *cap)
 {
     const json_value *ova = json_get(op, "variants"), *nva = json_get(np, "variants");
     const json_value *any = op ? op : np;
-    /* the expectations of this pair, when recorded at this size */
-    const json_value *ep = json_get(json_get(c->expect, "pairs"), json_string_at(any, "name", ""));
-    const json_value *ev =
-        json_number_at(ep, "size") == json_number_at(any, "size") ? json_get(ep, "variants") : NULL;
     rb_runcmp_row row;
     for (size_t i = 0; ova && ova->type == JSON_ARRAY && i < ova->count; i++) {
         const json_value *ov = ova->items[i], *nv = NULL;
         if (!json_string_at(ov, "name", NULL))
             continue;
         nv = find_named(nva, json_string_at(ov, "name", NULL));
-        compare_variant(od, nd, op, np, ov, nv, json_get(ev, json_string_at(ov, "name", "")), &row);
+        rb_runcmp_judge(od, nd, op, np, ov, nv,
+                        rb_runcmp_expected(c->expect, any, json_string_at(ov, "name", "")), &row);
         if (push_row(c, cap, &row))
             return -1;
     }
@@ -477,7 +504,7 @@ static int add_pair_rows(const json_value *od, const json_value *nd, const json_
         const json_value *nv = nva->items[i];
         if (!json_string_at(nv, "name", NULL) || find_named(ova, json_string_at(nv, "name", NULL)))
             continue;
-        compare_variant(od, nd, op, np, NULL, nv, NULL, &row);
+        rb_runcmp_judge(od, nd, op, np, NULL, nv, NULL, &row);
         if (push_row(c, cap, &row))
             return -1;
     }
@@ -699,7 +726,33 @@ int rb_runcmp_build_expect(const json_value *old_doc, const json_value *new_doc,
     c->expect = NULL; /* the caller's; not kept past the build */
     for (int i = 0; i < c->n_rows; i++)
         c->floors_from_runs += c->rows[i].floor_from_runs;
+    c->old_fingerprints = rb_runcmp_fingerprints(old_doc);
+    c->new_fingerprints = rb_runcmp_fingerprints(new_doc);
     return 0;
+}
+
+int rb_runcmp_fingerprints(const json_value *doc)
+{
+    const json_value *pairs = json_get(doc, "pairs");
+    int n = 0;
+    for (size_t i = 0; pairs && pairs->type == JSON_ARRAY && i < pairs->count; i++) {
+        const json_value *ks = json_get(pairs->items[i], "kernels");
+        for (size_t k = 0; ks && ks->type == JSON_ARRAY && k < ks->count; k++)
+            n += json_string_at(ks->items[k], "sass_hash", NULL) != NULL;
+    }
+    return n;
+}
+
+void rb_runcmp_code_note(const rb_runcmp *c, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (c->old_fingerprints && c->new_fingerprints)
+        return;
+    rb_fmt(buf, size, "code attribution unavailable: %s %s",
+           c->old_fingerprints   ? "NEW has"
+           : c->new_fingerprints ? "OLD has"
+                                 : "OLD and NEW have",
+           RB_RUNCMP_NO_FINGERPRINT);
 }
 
 void rb_runcmp_free(rb_runcmp *c)
@@ -725,16 +778,12 @@ int rb_runcmp_failing(const rb_runcmp *c, int fail_on_platform)
 
 /* ---- output ---- */
 
-#define RB_RUNCMP_RULE                                                                             \
-    "ratio = new / old median time, its 90% interval from each run's 95% interval of the "         \
-    "median; floor = max(2%, half the larger p10-p90 spread of the two timed loops, and 2 x "      \
-    "the spread of the expectations' recorded runs where they have one)"
-
 static void print_counts(FILE *f, const rb_runcmp *c)
 {
-    fprintf(f, "verdicts: %d same, %d faster, %d slower, %d unclear, %d not compared\n",
+    fprintf(f, "verdicts: %d same, %d faster, %d slower, %d unclear, %d blind, %d not compared\n",
             c->counts[RB_CHANGE_SAME], c->counts[RB_CHANGE_FASTER], c->counts[RB_CHANGE_SLOWER],
-            c->counts[RB_CHANGE_UNCLEAR], c->counts[RB_CHANGE_NOT_COMPARED]);
+            c->counts[RB_CHANGE_UNCLEAR], c->counts[RB_CHANGE_BLIND],
+            c->counts[RB_CHANGE_NOT_COMPARED]);
     fprintf(f, "(%s)\n", RB_RUNCMP_RULE);
 }
 
@@ -758,8 +807,17 @@ static void print_row(FILE *f, const rb_runcmp_row *r)
 
 void rb_runcmp_print(FILE *f, const rb_runcmp *c, const char *old_path, const char *new_path)
 {
+    char note[400];
+    if (c->floors_line)
+        fprintf(f, "%s\n", c->floors_line);
     fprintf(f, "compare: OLD %s (git %s, %s)\n         NEW %s (git %s, %s)\n", old_path, c->old_git,
             c->old_date, new_path, c->new_git, c->new_date);
+    rb_runcmp_code_note(c, note, sizeof note);
+    if (note[0])
+        fprintf(f, "%s\n", note);
+    if (c->filter)
+        fprintf(f, "filter '%s': %d variant(s), %d left out\n", c->filter, c->n_rows,
+                c->n_filtered_out);
     fprintf(f, "environment: %d fact(s) differ, %d the same\n", c->n_env, c->n_env_same);
     for (int i = 0; i < c->n_env; i++)
         fprintf(f, "  %-36s %s -> %s\n", c->env[i].key, c->env[i].old_value, c->env[i].new_value);
@@ -783,7 +841,8 @@ static json_value *row_json(const rb_runcmp_row *r)
               json_set_string(o, "verdict", rb_change_name(r->change)) |
               json_set_string(o, "attribution",
                               r->cause == RB_CAUSE_NONE ? NULL : rb_cause_name(r->cause)) |
-              json_set_string(o, "evidence", r->evidence);
+              json_set_string(o, "evidence", r->evidence) |
+              json_set_string(o, "floor_from", r->floor_from_runs ? "recorded runs" : "timed loops");
     if (bad) {
         json_free(o);
         return NULL;
@@ -825,7 +884,15 @@ json_value *rb_runcmp_json(const rb_runcmp *c, const char *old_path, const char 
               json_set_string(doc, "new_git", c->new_git) ||
               json_set_string(doc, "rule", RB_RUNCMP_RULE) ||
               json_set_number(doc, "min_floor", RB_RUNCMP_MIN_FLOOR) ||
+              json_set_number(doc, "blind_floor", RB_RUNCMP_BLIND_FLOOR) ||
               json_set_number(doc, "failing", rb_runcmp_failing(c, fail_on_platform));
+    char note[400];
+    rb_runcmp_code_note(c, note, sizeof note);
+    if (!bad)
+        bad = json_set_string(doc, "floors", c->floors_line) ||
+              json_set_string(doc, "code_attribution", note[0] ? note : "available") ||
+              json_set_string(doc, "filter", c->filter) ||
+              json_set_number(doc, "filtered_out", c->n_filtered_out);
     json_value *env = bad ? NULL : env_json(c);
     if (!bad)
         bad = !env || json_object_set(doc, "environment_diff", env); /* takes env, even failing */
@@ -876,7 +943,8 @@ char *rb_runcmp_html(const rb_runcmp *c, const char *old_path, const char *new_p
                 "</title>\n<style>\nbody { font-family: sans-serif; margin: 1.5em; color: #111; }\n"
                 "%stable.rb tr.slower td { background: #fde0dc; }\n"
                 "table.rb tr.faster td { background: #e0f4e0; }\n"
-                "table.rb tr.unclear td { background: #fff6d5; }\n</style>\n</head>\n<body>\n"
+                "table.rb tr.unclear td { background: #fff6d5; }\n"
+                "table.rb tr.blind td { background: #e8e8e8; }\n</style>\n</head>\n<body>\n"
                 "<h1>roofbench compare</h1>\n<p>OLD <code>",
                 rb_html_table_css);
     rb_sbuf_escaped(&b, old_path);
@@ -904,9 +972,10 @@ char *rb_runcmp_html(const rb_runcmp *c, const char *old_path, const char *new_p
     }
     rb_sbuf_add(&b,
                 "</tbody>\n</table>\n<h2>Variants: %d same, %d faster, %d slower, %d unclear, "
-                "%d not compared</h2>\n<p>",
+                "%d blind, %d not compared</h2>\n<p>",
                 c->counts[RB_CHANGE_SAME], c->counts[RB_CHANGE_FASTER], c->counts[RB_CHANGE_SLOWER],
-                c->counts[RB_CHANGE_UNCLEAR], c->counts[RB_CHANGE_NOT_COMPARED]);
+                c->counts[RB_CHANGE_UNCLEAR], c->counts[RB_CHANGE_BLIND],
+                c->counts[RB_CHANGE_NOT_COMPARED]);
     rb_sbuf_escaped(&b, RB_RUNCMP_RULE);
     rb_sbuf_add(&b, ". Click a column's header to sort by it.</p>\n<table class=\"rb\">\n"
                     "<thead><tr><th>pair/variant</th><th>roof</th><th class=\"num\">old ms</th>"

@@ -11,7 +11,10 @@
  * least 0.95^2 = 90% (the runs are independent). With the floor f (rb_runcmp_floor):
  *   same     the interval holds 1, or lies within [1/(1+f), 1+f]: no change worth the name;
  *   slower   the whole interval lies above 1+f;  faster: the whole interval below 1/(1+f);
- *   unclear  it excludes 1 but crosses a floor: changed, by less or more than f, unknown.
+ *   unclear  it excludes 1 but crosses a floor: changed, by less or more than f, unknown;
+ *   blind    same or unclear with a floor above RB_RUNCMP_BLIND_FLOOR: a change of that size
+ *            could hide in it, so the row cannot say "same" (the evidence says where the floor
+ *            came from). Counted apart; slower and faster stand whatever the floor.
  *
  * Attribution of each faster / slower variant, the first that holds, with one line of evidence:
  *   platform    its roof moved the same way in the two runs, and the time ratio over the ratio
@@ -30,6 +33,7 @@
 #ifndef RB_RUNCMP_H
 #define RB_RUNCMP_H
 
+#include <regex.h>
 #include <stdio.h>
 
 #include "json.h"
@@ -37,12 +41,15 @@
 
 /* The smallest change called one: 2% (README says why). */
 #define RB_RUNCMP_MIN_FLOOR 0.02
+/* A floor above this hides a 10% change: the row is blind. */
+#define RB_RUNCMP_BLIND_FLOOR 0.10
 
 typedef enum rb_change {
     RB_CHANGE_SAME,
     RB_CHANGE_FASTER,
     RB_CHANGE_SLOWER,
     RB_CHANGE_UNCLEAR,
+    RB_CHANGE_BLIND,
     RB_CHANGE_NOT_COMPARED /* in one run only, invalid or untimed in one, or sizes differ */
 } rb_change;
 
@@ -84,6 +91,10 @@ typedef struct rb_runcmp {
     char old_git[64], new_git[64], old_date[64], new_date[64];
     const json_value *expect; /* during rb_runcmp_build_expect only */
     int floors_from_runs;     /* rows whose floor came from the expectations' runs */
+    int old_fingerprints, new_fingerprints; /* kernels with a sass_hash in each run */
+    const char *floors_line; /* the caller's (core/floors.h): printed first; NULL: not */
+    const char *filter;      /* rb_runcmp_filter's regex; NULL: every row */
+    int n_filtered_out;      /* rows it left out */
 } rb_runcmp;
 
 /* The floor of a variant whose two runs spread (p90 - p10) / median by noise_old, noise_new within
@@ -102,6 +113,27 @@ rb_change rb_runcmp_verdict(double lo, double hi, double floor);
 void rb_runcmp_attribute(const json_value *od, const json_value *nd, const json_value *op,
                          const json_value *np, const json_value *ov, const json_value *nv,
                          rb_runcmp_row *row);
+
+/* One variant of two runs into row: verdict, floor and, for a change, its attribution. od / nd
+ * the documents, op / np the pair records (either NULL: the pair is in one run only), ov / nv
+ * the variant records (either NULL: in one run only), expected the expectation file's entry
+ * for the variant (rb_runcmp_expected; NULL: none). compare builds each row with it, history
+ * each step. */
+void rb_runcmp_judge(const json_value *od, const json_value *nd, const json_value *op,
+                     const json_value *np, const json_value *ov, const json_value *nv,
+                     const json_value *expected, rb_runcmp_row *row);
+/* The entry of a validated expectation document for a variant of pair (a results pair record),
+ * when the file recorded that pair at the pair's size; NULL otherwise. */
+const json_value *rb_runcmp_expected(const json_value *expect, const json_value *pair,
+                                     const char *variant);
+/* The number of kernels of a results document that carry a SASS fingerprint (sass_hash). None:
+ * the build had no cuobjdump, and a code change that keeps a kernel's registers and memory
+ * sizes cannot be named. */
+int rb_runcmp_fingerprints(const json_value *doc);
+#define RB_RUNCMP_NO_FINGERPRINT "no SASS fingerprint (built without cuobjdump)"
+/* "code attribution unavailable: ..." when a run of c has no fingerprint; "" otherwise. A
+ * change of registers, memory sizes or library algorithm is still named. */
+void rb_runcmp_code_note(const rb_runcmp *c, char *buf, size_t size);
 
 /* run's regressed and improved verdicts (core/expect.h), attributed as compare attributes a
  * change: the cause and its evidence into each such variant of results[0..n) (cause, evidence)
@@ -122,9 +154,23 @@ int rb_runcmp_build_expect(const json_value *old_doc, const json_value *new_doc,
                            const json_value *expect, rb_runcmp *c, char *err, size_t err_size);
 void rb_runcmp_free(rb_runcmp *c);
 
+/* The rule, said under every report. */
+#define RB_RUNCMP_RULE                                                                             \
+    "ratio = new / old median time, its 90% interval from each run's 95% interval of the "         \
+    "median; floor = max(2%, half the larger p10-p90 spread of the two timed loops, and 2 x "      \
+    "the spread of the expectations' recorded runs where they have one); blind: same or "         \
+    "unclear with a floor above 10%"
+
 /* The number of variants that make the comparison fail: slower, attributed to anything but the
  * platform (fail_on_platform: to anything). */
 int rb_runcmp_failing(const rb_runcmp *c, int fail_on_platform);
+
+/* Keeps the rows whose pair (its row name "<pair>.<input>@<size>", or the pair's own name
+ * before the first '.' or '@') or "pair/variant" matches the POSIX extended regex, and counts
+ * them again. 0, or -1 with one line in err (not a valid regex). */
+int rb_runcmp_filter(rb_runcmp *c, const char *regex, char *err, size_t err_size);
+/* 1 when a row of pair and variant is selected by re (compiled REG_EXTENDED | REG_NOSUB). */
+int rb_runcmp_selected(const regex_t *re, const char *pair, const char *variant);
 
 /* The report: the environment diff, the verdict counts and the table. */
 void rb_runcmp_print(FILE *f, const rb_runcmp *c, const char *old_path, const char *new_path);
@@ -133,5 +179,11 @@ json_value *rb_runcmp_json(const rb_runcmp *c, const char *old_path, const char 
                            int fail_on_platform);
 /* A self-contained HTML page (sortable table); caller frees, NULL when out of memory. */
 char *rb_runcmp_html(const rb_runcmp *c, const char *old_path, const char *new_path);
+/* Markdown for a pull-request comment (runcmp_table.c): the floors line, the runs, the counts,
+ * the changed rows as a table and the rest folded under <details>. Caller frees; NULL: out of
+ * memory. */
+char *rb_runcmp_markdown(const rb_runcmp *c, const char *old_path, const char *new_path);
+/* CSV (RFC 4180), one row per variant with its floor's source. Caller frees; NULL: OOM. */
+char *rb_runcmp_csv(const rb_runcmp *c);
 
 #endif

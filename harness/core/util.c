@@ -85,6 +85,19 @@ void rb_hardware_key_single(const char *key, char *out, size_t out_size)
     *x = '\0';
 }
 
+int rb_is_hardware_key(const char *key)
+{
+    size_t n = key ? strlen(key) : 0;
+    if (n == 0 || n > 128 || key[0] == '-' || key[n - 1] == '-')
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)key[i];
+        if (!(islower(c) || isdigit(c) || (c == '-' && key[i + 1] != '-')))
+            return 0;
+    }
+    return 1;
+}
+
 void rb_format_count(uint64_t n, char *out, size_t out_size)
 {
     static const char suffix[] = "KMGT";
@@ -431,6 +444,49 @@ void rb_sbuf_free(rb_sbuf *b)
 {
     free(b->s);
     memset(b, 0, sizeof *b);
+}
+
+void rb_csv_field(rb_sbuf *b, const char *s, int last)
+{
+    if (strpbrk(s, ",\"\r\n")) {
+        rb_sbuf_add(b, "\"");
+        for (const char *c = s; *c; c++) {
+            if (*c == '"')
+                rb_sbuf_add(b, "\"");
+            rb_sbuf_add(b, "%c", *c);
+        }
+        rb_sbuf_add(b, "\"");
+    } else {
+        rb_sbuf_add(b, "%s", s);
+    }
+    rb_sbuf_add(b, last ? "\r\n" : ",");
+}
+
+void rb_csv_number(rb_sbuf *b, double x, double scale)
+{
+    char cell[40] = "";
+    if (isfinite(x))
+        rb_fmt(cell, sizeof cell, "%.10g", x * scale);
+    rb_csv_field(b, cell, 0);
+}
+
+void rb_md_text(rb_sbuf *b, const char *s)
+{
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch < 0x20 || ch == 0x7f)
+            rb_sbuf_add(b, " ");
+        else if (ch == '<')
+            rb_sbuf_add(b, "&lt;");
+        else if (ch == '>')
+            rb_sbuf_add(b, "&gt;");
+        else if (ch == '&')
+            rb_sbuf_add(b, "&amp;");
+        else if (strchr("|\\`*[]", ch))
+            rb_sbuf_add(b, "\\%c", ch);
+        else
+            rb_sbuf_add(b, "%c", ch);
+    }
 }
 
 char *rb_command_output(const char *cmd, int *status)

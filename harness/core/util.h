@@ -29,6 +29,10 @@ void rb_hardware_key(const char *device_name, char *out, size_t out_size);
  * expectations. rb_hardware_key_single() strips that suffix again (datasheet look-ups). */
 void rb_machine_key(const char *device_name, int gpus, char *out, size_t out_size);
 void rb_hardware_key_single(const char *key, char *out, size_t out_size);
+/* 1 when key is a hardware key as rb_machine_key writes it: lower-case letters and digits in
+ * runs joined by single '-', at most 128 bytes. A key read from a file is checked with this
+ * before it names a path (no '/', no "..", nothing a shell or a terminal reads). */
+int rb_is_hardware_key(const char *key);
 
 /* Formats a count the way rb_parse_count reads it, with the largest binary suffix that divides
  * it exactly: 1073741824 -> "1G", 1536 -> "1536", 3072 -> "3K". */
@@ -101,5 +105,15 @@ void rb_sbuf_add(rb_sbuf *b, const char *fmt, ...) __attribute__((format(printf,
 /* The string (caller frees), or NULL when an allocation failed; b is left empty. */
 char *rb_sbuf_take(rb_sbuf *b);
 void rb_sbuf_free(rb_sbuf *b);
+
+/* One RFC 4180 CSV field: quoted (quotes doubled) when it holds a comma, a quote, CR or LF;
+ * then "," or, for the last field of a row, CRLF. */
+void rb_csv_field(rb_sbuf *b, const char *s, int last);
+/* A number field, x * scale with 10 significant digits; empty (a spreadsheet's blank) when not
+ * finite. */
+void rb_csv_number(rb_sbuf *b, double x, double scale);
+/* Markdown text that cannot break a table cell or open markup: | \ ` * [ ] backslash-escaped,
+ * < > & as entities, control characters (newlines too) as spaces. */
+void rb_md_text(rb_sbuf *b, const char *s);
 
 #endif

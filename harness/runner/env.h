@@ -32,5 +32,8 @@ json_value *rb_env_collect(int device);
 /* Build facts, from the generated version file. */
 extern const char rb_git_rev[];
 extern const char rb_build_arch[];
+/* The folder the Makefile built this binary in: the repository whose expectations/ compare and
+ * history read (core/floors.h). */
+extern const char rb_source_root[];
 
 #endif

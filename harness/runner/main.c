@@ -15,6 +15,8 @@
 #include "child.h"
 #include "core/cli.h"
 #include "core/expect.h"
+#include "core/floors.h"
+#include "core/history.h"
 #include "core/plot.h"
 #include "core/report.h"
 #include "core/runcmp.h"
@@ -882,46 +884,76 @@ static int compare_outputs_ok(const rb_options *o)
     return 0;
 }
 
+/* The floors of runs whose hardware keys are keys[0..n) (core/floors.h): the same from any
+ * folder. 0, or the exit code with the line said. */
+static int resolve_floors(const rb_options *o, const char *const *keys, int n, rb_floors *f)
+{
+    char root[RB_PATH_BUF], err[RB_PATH_BUF + 300];
+    rb_floors_source_root(rb_source_root, root, sizeof root);
+    if (rb_floors_resolve(o->expect_none ? NULL : o->expect_path, o->expect_none, keys, n, root, f,
+                          err, sizeof err) != 0)
+        return usage_error(err);
+    return 0;
+}
+
+/* compare's report on stdout: text, --md or --csv (the floors line then goes to stderr: CSV
+ * is data). */
+static void print_compare(const rb_options *o, const rb_runcmp *c)
+{
+    char *text = o->compare_md    ? rb_runcmp_markdown(c, o->compare_old, o->compare_new)
+                 : o->compare_csv ? rb_runcmp_csv(c)
+                                  : NULL;
+    if (o->compare_csv && c->floors_line)
+        fprintf(stderr, "%s\n", c->floors_line);
+    if (text)
+        fputs(text, stdout);
+    else if (o->compare_md || o->compare_csv)
+        fprintf(stderr, "roofbench: compare: out of memory\n");
+    else
+        rb_runcmp_print(stdout, c, o->compare_old, o->compare_new);
+    free(text);
+}
+
+/* The comparison of compare's two files, with its floors and filter. 0, or the exit code. */
+static int build_compare(const rb_options *o, rb_runcmp *c, char *floors_line, size_t size)
+{
+    char err[RB_PATH_BUF + 300];
+    json_value *old_doc = load_results(o->compare_old);
+    json_value *new_doc = old_doc ? load_results(o->compare_new) : NULL;
+    if (!new_doc) {
+        json_free(old_doc);
+        return EXIT_USAGE;
+    }
+    const char *keys[2] = {json_string_at(old_doc, "hardware_key", NULL),
+                           json_string_at(new_doc, "hardware_key", NULL)};
+    rb_floors f;
+    int rc = resolve_floors(o, keys, 2, &f);
+    if (rc == 0 &&
+        rb_runcmp_build_expect(old_doc, new_doc, f.have ? f.expect.doc : NULL, c, err,
+                               sizeof err) != 0)
+        rc = usage_error(err);
+    if (rc == 0 && o->filter && rb_runcmp_filter(c, o->filter, err, sizeof err) != 0) {
+        rb_runcmp_free(c);
+        rc = usage_error(err);
+    }
+    if (rc == 0) {
+        rb_floors_line(&f, c->floors_from_runs, floors_line, size);
+        c->floors_line = floors_line;
+    }
+    rb_floors_free(&f);
+    json_free(old_doc);
+    json_free(new_doc);
+    return rc;
+}
+
 /* Everything is read and built before anything is written. */
 static int cmd_compare(const rb_options *o)
 {
-    char err[RB_PATH_BUF + 300];
+    char err[RB_PATH_BUF + 300], floors_line[RB_PATH_BUF + 600];
     int rc = compare_outputs_ok(o);
-    if (rc != 0)
-        return rc;
-    json_value *old_doc = load_results(o->compare_old);
-    json_value *new_doc = old_doc ? load_results(o->compare_new) : NULL;
-    rb_expect expect = {0};
-    char expect_path[RB_PATH_BUF] = "";
-    if (new_doc && !o->expect_none) {
-        /* the floors: --expect FILE, else the expectation file of OLD's GPU when there is one */
-        if (o->expect_path)
-            rb_fmt(expect_path, sizeof expect_path, "%s", o->expect_path);
-        else
-            rb_fmt(expect_path, sizeof expect_path, "expectations/%s.json",
-                   json_string_at(old_doc, "hardware_key", "unknown"));
-        if ((o->expect_path || file_exists(expect_path)) &&
-            rb_expect_load(expect_path, &expect, err, sizeof err) != 0) {
-            json_free(old_doc);
-            json_free(new_doc);
-            return usage_error(err);
-        }
-    }
     rb_runcmp c;
-    if (!new_doc ||
-        rb_runcmp_build_expect(old_doc, new_doc, expect.doc, &c, err, sizeof err) != 0) {
-        rc = new_doc ? usage_error(err) : EXIT_USAGE;
-        json_free(old_doc);
-        json_free(new_doc);
-        rb_expect_free(&expect);
+    if (rc != 0 || (rc = build_compare(o, &c, floors_line, sizeof floors_line)) != 0)
         return rc;
-    }
-    json_free(old_doc);
-    json_free(new_doc);
-    if (c.floors_from_runs)
-        printf("floors: %d variant(s) judged with the spread of their recorded runs (%s)\n",
-               c.floors_from_runs, expect_path);
-    rb_expect_free(&expect);
     json_value *j = o->json_path
                         ? rb_runcmp_json(&c, o->compare_old, o->compare_new, o->fail_on_platform)
                         : NULL;
@@ -932,9 +964,9 @@ static int cmd_compare(const rb_options *o)
              (html && rb_write_file_atomic(o->plot_html, html, err, sizeof err) != 0))
         rc = usage_error(err);
     if (rc == 0) {
-        rb_runcmp_print(stdout, &c, o->compare_old, o->compare_new);
+        print_compare(o, &c);
         int failing = rb_runcmp_failing(&c, o->fail_on_platform);
-        if (failing)
+        if (failing && !o->compare_md && !o->compare_csv)
             printf("exit 1: %d variant(s) slower for a cause other than the platform%s\n", failing,
                    o->fail_on_platform ? " (or for any cause)" : "");
         rc = failing ? EXIT_FAIL : EXIT_OK;
@@ -942,6 +974,81 @@ static int cmd_compare(const rb_options *o)
     json_free(j);
     free(html);
     rb_runcmp_free(&c);
+    return rc;
+}
+
+/* ---- history ---- */
+
+/* history -o BASE: BASE.svg, BASE.md, BASE.json; none an input run. 0, or the exit code. */
+static int history_outputs(const rb_options *o, const rb_history *h, char out[3][RB_PATH_BUF])
+{
+    static const char *const ext[3] = {".svg", ".md", ".json"};
+    char err[RB_PATH_BUF + 200];
+    for (int i = 0; i < 3; i++) {
+        struct stat so, si;
+        if (rb_fmt_fits(out[i], RB_PATH_BUF, "%s%s", o->out_base, ext[i]) != 0 ||
+            strlen(out[i]) > RB_PATH_MAX)
+            return usage_error("history: -o BASE: the path is too long");
+        for (int r = 0; r < h->n_runs && stat(out[i], &so) == 0; r++)
+            if (stat(h->runs[r].path, &si) == 0 && so.st_dev == si.st_dev &&
+                so.st_ino == si.st_ino) {
+                rb_fmt(err, sizeof err, "history: %s would replace a run it reads", out[i]);
+                return usage_error(err);
+            }
+        if (rb_output_file_ok(out[i], 0, err, sizeof err) != 0)
+            return usage_error(err);
+    }
+    return 0;
+}
+
+static int write_history(const rb_history *h, char out[3][RB_PATH_BUF])
+{
+    char err[RB_PATH_BUF + 300];
+    char *svg = rb_history_svg(h), *md = rb_history_markdown(h);
+    json_value *j = rb_history_json(h);
+    int rc = 0;
+    if (!svg || !md || !j)
+        rc = usage_error("history: out of memory");
+    else if (rb_write_file_atomic(out[0], svg, err, sizeof err) != 0 ||
+             rb_write_file_atomic(out[1], md, err, sizeof err) != 0 ||
+             json_write_file(out[2], j, err, sizeof err) != 0)
+        rc = usage_error(err);
+    else
+        printf("history: %s, %s, %s\n", out[0], out[1], out[2]);
+    free(svg);
+    free(md);
+    json_free(j);
+    return rc;
+}
+
+static int cmd_history(const rb_options *o)
+{
+    char err[RB_PATH_BUF + 300], floors_line[RB_PATH_BUF + 600], out[3][RB_PATH_BUF];
+    rb_history h;
+    if (rb_history_load(o->inputs, o->n_inputs, &h, err, sizeof err) != 0)
+        return usage_error(err);
+    const char **keys = malloc((size_t)h.n_runs * sizeof *keys);
+    rb_floors f = {0};
+    int rc = keys ? 0 : usage_error("history: out of memory");
+    for (int i = 0; rc == 0 && i < h.n_runs; i++)
+        keys[i] = h.runs[i].hardware_key[0] ? h.runs[i].hardware_key : NULL;
+    if (rc == 0 && o->out_base)
+        rc = history_outputs(o, &h, out);
+    if (rc == 0)
+        rc = resolve_floors(o, keys, h.n_runs, &f);
+    free(keys);
+    if (rc == 0 && rb_history_build(&h, f.have ? f.expect.doc : NULL, o->filter, err,
+                                    sizeof err) != 0)
+        rc = usage_error(err);
+    if (rc == 0) {
+        rb_floors_line(&f, h.floors_from_runs, floors_line, sizeof floors_line);
+        h.floors_line = floors_line;
+        rb_history_print(stdout, &h);
+        if (o->out_base)
+            rc = write_history(&h, out);
+    }
+    rb_floors_free(&f);
+    rb_history_free(&h);
     return rc;
 }
 
@@ -998,6 +1105,8 @@ int main(int argc, char **argv)
         return cmd_plot(&o);
     if (o.command == RB_CMD_COMPARE)
         return cmd_compare(&o);
+    if (o.command == RB_CMD_HISTORY)
+        return cmd_history(&o);
     /* From here on a child may run: Ctrl-C or SIGTERM ends it and the run (interrupted_exit). */
     if (o.command != RB_CMD_LIST)
         rb_runner_catch_interrupts();

@@ -1,0 +1,567 @@
+/* SPDX-License-Identifier: MIT */
+#include "history.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util.h"
+
+const char *rb_history_verdict_name(rb_history_verdict v)
+{
+    static const char *const names[] = {"steady", "step", "moved", "blind", "single"};
+    return names[v];
+}
+
+/* ---- reading the runs ---- */
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+static int add_note(rb_history *h, const char *text)
+{
+    char **n = realloc(h->notes, (size_t)(h->n_notes + 1) * sizeof *n);
+    if (!n)
+        return -1;
+    h->notes = n;
+    if (!(n[h->n_notes] = dup_str(text)))
+        return -1;
+    h->n_notes++;
+    return 0;
+}
+
+typedef struct path_list {
+    char **p;
+    int n, cap;
+} path_list;
+
+static int push_path(path_list *l, const char *path)
+{
+    if (l->n == l->cap) {
+        int ncap = l->cap ? 2 * l->cap : 64;
+        char **p = realloc(l->p, (size_t)ncap * sizeof *p);
+        if (!p)
+            return -1;
+        l->p = p;
+        l->cap = ncap;
+    }
+    if (!(l->p[l->n] = dup_str(path)))
+        return -1;
+    l->n++;
+    return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n > t && !strcmp(s + n - t, tail);
+}
+
+/* A folder's *.json files, in name order, into l; its sub-folders counted in a note. */
+static int list_folder(const char *dir, path_list *l, rb_history *h, char *err, size_t err_size)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        rb_fmt(err, err_size, "%s: cannot read the folder", dir);
+        return -1;
+    }
+    int first = l->n, subfolders = 0, rc = 0;
+    const char *sep = ends_with(dir, "/") || !strcmp(dir, "/") ? "" : "/";
+    for (struct dirent *e; rc == 0 && (e = readdir(d)) != NULL;) {
+        char path[RB_PATH_BUF];
+        struct stat st;
+        if (e->d_name[0] == '.' ||
+            rb_fmt_fits(path, sizeof path, "%s%s%s", dir, sep, e->d_name) != 0 ||
+            stat(path, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode))
+            subfolders++;
+        else if (S_ISREG(st.st_mode) && ends_with(e->d_name, ".json"))
+            rc = push_path(l, path);
+    }
+    closedir(d);
+    if (rc != 0) {
+        rb_fmt(err, err_size, "out of memory");
+        return -1;
+    }
+    qsort(l->p + first, (size_t)(l->n - first), sizeof *l->p, by_name);
+    if (subfolders) {
+        char note[RB_PATH_BUF + 100];
+        rb_fmt(note, sizeof note,
+               "%s: %d sub-folder(s) not read (name their files to include "
+               "them)",
+               dir, subfolders);
+        rc = add_note(h, note);
+    }
+    return rc;
+}
+
+static int add_run(rb_history *h, int *cap, const char *path, json_value *doc)
+{
+    if (h->n_runs == *cap) {
+        int ncap = *cap ? 2 * *cap : 64;
+        rb_history_run *r = realloc(h->runs, (size_t)ncap * sizeof *r);
+        if (!r)
+            return -1;
+        h->runs = r;
+        *cap = ncap;
+    }
+    rb_history_run *r = &h->runs[h->n_runs];
+    memset(r, 0, sizeof *r);
+    if (!(r->path = dup_str(path)))
+        return -1;
+    r->doc = doc;
+    rb_fmt(r->date, sizeof r->date, "%s", json_string_at(doc, "date", "?"));
+    rb_fmt(r->git, sizeof r->git, "%s", json_string_at(doc, "git", "?"));
+    rb_fmt(r->hardware_key, sizeof r->hardware_key, "%s", json_string_at(doc, "hardware_key", ""));
+    r->fingerprints = rb_runcmp_fingerprints(doc);
+    h->n_runs++;
+    return 0;
+}
+
+/* One file: a run, or a note saying why it is not one. */
+static int read_run(rb_history *h, int *cap, const char *path)
+{
+    char err[RB_PATH_BUF + 300], note[RB_PATH_BUF + 400];
+    json_value *doc = json_parse_file(path, err, sizeof err);
+    const json_value *pairs = json_get(doc, "pairs");
+    if (doc && doc->type == JSON_OBJECT && pairs && pairs->type == JSON_ARRAY)
+        return add_run(h, cap, path, doc) == 0 ? 0 : (json_free(doc), -1);
+    if (doc)
+        rb_fmt(note, sizeof note, "skipped %s: not a results file (no \"pairs\" array)", path);
+    else
+        rb_fmt(note, sizeof note, "skipped %s", err); /* err names the path */
+    json_free(doc);
+    return add_note(h, note);
+}
+
+static int by_date(const void *pa, const void *pb)
+{
+    const rb_history_run *a = pa, *b = pb;
+    int k = strcmp(a->date, b->date);
+    return k ? k : strcmp(a->path, b->path);
+}
+
+static int collect_paths(const char *const *inputs, int n_inputs, path_list *l, rb_history *h,
+                         char *err, size_t err_size)
+{
+    for (int i = 0; i < n_inputs; i++) {
+        struct stat st;
+        if (stat(inputs[i], &st) != 0) {
+            rb_fmt(err, err_size, "%s: no such file or folder", inputs[i]);
+            return -1;
+        }
+        if (S_ISDIR(st.st_mode) ? list_folder(inputs[i], l, h, err, err_size) != 0
+                                : push_path(l, inputs[i]) != 0) {
+            if (!S_ISDIR(st.st_mode))
+                rb_fmt(err, err_size, "out of memory");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int rb_history_load(const char *const *inputs, int n_inputs, rb_history *h, char *err,
+                    size_t err_size)
+{
+    memset(h, 0, sizeof *h);
+    path_list l = {0};
+    int cap = 0, rc = collect_paths(inputs, n_inputs, &l, h, err, err_size);
+    for (int i = 0; rc == 0 && i < l.n; i++)
+        if ((rc = read_run(h, &cap, l.p[i])) != 0)
+            rb_fmt(err, err_size, "out of memory");
+    for (int i = 0; i < l.n; i++)
+        free(l.p[i]);
+    free(l.p);
+    if (rc == 0 && h->n_runs == 0) {
+        rb_fmt(err, err_size, "history: no results file in %s%s", inputs[0],
+               n_inputs > 1 ? " and the rest" : "");
+        rc = -1;
+    }
+    if (rc != 0) {
+        rb_history_free(h);
+        return -1;
+    }
+    qsort(h->runs, (size_t)h->n_runs, sizeof *h->runs, by_date);
+    return 0;
+}
+
+void rb_history_free(rb_history *h)
+{
+    for (int i = 0; i < h->n_runs; i++) {
+        free(h->runs[i].path);
+        json_free(h->runs[i].doc);
+    }
+    for (int i = 0; i < h->n_series; i++) {
+        free(h->series[i].points);
+        free(h->series[i].steps);
+    }
+    for (int i = 0; i < h->n_notes; i++)
+        free(h->notes[i]);
+    free(h->runs);
+    free(h->series);
+    free(h->notes);
+    memset(h, 0, sizeof *h);
+}
+
+/* ---- the series ---- */
+
+/* An open-addressing table from a series' key to its index: the points of every run are added
+ * in time linear in their number. */
+typedef struct series_index {
+    int *slot; /* -1: empty */
+    size_t size;
+} series_index;
+
+static uint64_t key_hash(const char *pair, const char *variant, double size, int cold)
+{
+    uint64_t x = 1469598103934665603ull; /* FNV-1a */
+    for (const char *s = pair; *s; s++)
+        x = (x ^ (unsigned char)*s) * 1099511628211ull;
+    x = (x ^ 0x1f) * 1099511628211ull;
+    for (const char *s = variant; *s; s++)
+        x = (x ^ (unsigned char)*s) * 1099511628211ull;
+    uint64_t bits;
+    memcpy(&bits, &size, sizeof bits);
+    return (x ^ bits ^ (uint64_t)cold) * 1099511628211ull;
+}
+
+static int same_series(const rb_history_series *s, const char *pair, const char *variant,
+                       double size, int cold)
+{
+    return s->cold == cold && !strcmp(s->pair, pair) && !strcmp(s->variant, variant) &&
+           (s->size == size || (isnan(s->size) && isnan(size)));
+}
+
+static int index_grow(series_index *ix, const rb_history *h)
+{
+    size_t size = ix->size ? 2 * ix->size : 256;
+    int *slot = malloc(size * sizeof *slot);
+    if (!slot)
+        return -1;
+    for (size_t i = 0; i < size; i++)
+        slot[i] = -1;
+    for (int k = 0; k < h->n_series; k++) {
+        const rb_history_series *s = &h->series[k];
+        size_t i = key_hash(s->pair, s->variant, s->size, s->cold) & (size - 1);
+        while (slot[i] >= 0)
+            i = (i + 1) & (size - 1);
+        slot[i] = k;
+    }
+    free(ix->slot);
+    ix->slot = slot;
+    ix->size = size;
+    return 0;
+}
+
+/* The series of (pair, variant, size, cold), made when new; NULL when out of memory. */
+static rb_history_series *series_for(rb_history *h, int *cap, series_index *ix, const char *pair,
+                                     const char *variant, double size, int cold)
+{
+    if ((size_t)(h->n_series + 1) * 2 > ix->size && index_grow(ix, h) != 0)
+        return NULL;
+    size_t i = key_hash(pair, variant, size, cold) & (ix->size - 1);
+    for (; ix->slot[i] >= 0; i = (i + 1) & (ix->size - 1))
+        if (same_series(&h->series[ix->slot[i]], pair, variant, size, cold))
+            return &h->series[ix->slot[i]];
+    if (h->n_series == *cap) {
+        int ncap = *cap ? 2 * *cap : 128;
+        rb_history_series *s = realloc(h->series, (size_t)ncap * sizeof *s);
+        if (!s)
+            return NULL;
+        h->series = s;
+        *cap = ncap;
+    }
+    rb_history_series *s = &h->series[h->n_series];
+    memset(s, 0, sizeof *s);
+    rb_fmt(s->pair, sizeof s->pair, "%s", pair);
+    rb_fmt(s->variant, sizeof s->variant, "%s", variant);
+    s->size = size;
+    s->cold = cold;
+    s->first = h->n_series;
+    ix->slot[i] = h->n_series++;
+    return s;
+}
+
+static int add_point(rb_history_series *s, int run, const json_value *pair,
+                     const json_value *variant)
+{
+    if (s->n_points == s->cap) {
+        int ncap = s->cap ? 2 * s->cap : 16;
+        rb_history_point *p = realloc(s->points, (size_t)ncap * sizeof *p);
+        if (!p)
+            return -1;
+        s->points = p;
+        s->cap = ncap;
+    }
+    rb_history_point *p = &s->points[s->n_points++];
+    const json_value *t = json_get(variant, "time_ms"), *samples = json_get(t, "samples");
+    p->run = run;
+    p->median_ms = json_number_at(t, "median");
+    p->has_interval = samples && samples->type == JSON_ARRAY
+                          ? samples->count >= 6
+                          : json_number_at(t, "median_ci_lo") <= json_number_at(t, "median_ci_hi");
+    p->pair = pair;
+    p->variant = variant;
+    return 0;
+}
+
+/* Every valid, timed variant of run r into its series (a name the run repeats: its first). */
+static int add_run_points(rb_history *h, int r, int *cap, series_index *ix)
+{
+    const json_value *pairs = json_get(h->runs[r].doc, "pairs");
+    int cold = json_true_at(h->runs[r].doc, "cold");
+    for (size_t i = 0; i < pairs->count; i++) {
+        const json_value *p = pairs->items[i], *vs = json_get(p, "variants");
+        const char *pair = json_string_at(p, "name", NULL);
+        for (size_t k = 0; pair && vs && vs->type == JSON_ARRAY && k < vs->count; k++) {
+            const json_value *v = vs->items[k];
+            const char *name = json_string_at(v, "name", NULL);
+            if (!name || !json_true_at(v, "valid") || !json_true_at(v, "timed") ||
+                !(json_number_at(json_get(v, "time_ms"), "median") > 0))
+                continue;
+            rb_history_series *s =
+                series_for(h, cap, ix, pair, name, json_number_at(p, "size"), cold);
+            if (!s)
+                return -1;
+            if (s->n_points && s->points[s->n_points - 1].run == r)
+                continue;
+            if (add_point(s, r, p, v) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- steps ---- */
+
+static int add_step(rb_history_series *s, int from, int to, int confirmed, const rb_runcmp_row *row)
+{
+    if (s->n_steps == s->steps_cap) {
+        int ncap = s->steps_cap ? 2 * s->steps_cap : 4;
+        rb_history_step *st = realloc(s->steps, (size_t)ncap * sizeof *st);
+        if (!st)
+            return -1;
+        s->steps = st;
+        s->steps_cap = ncap;
+    }
+    rb_history_step *st = &s->steps[s->n_steps++];
+    st->from = from;
+    st->to = to;
+    st->confirmed = confirmed;
+    st->row = *row;
+    return 0;
+}
+
+/* Without an interval compare says unclear; a ratio of the medians beyond the floor is then a
+ * move for history to confirm with the next run, attributed as compare attributes one. */
+static void judge_medians(const rb_history_point *pa, const rb_history_point *pb,
+                          const json_value *od, const json_value *nd, rb_runcmp_row *row)
+{
+    if (row->change != RB_CHANGE_UNCLEAR || isfinite(row->ratio_lo) || !isfinite(row->ratio))
+        return;
+    if (row->ratio > 1 + row->floor)
+        row->change = RB_CHANGE_SLOWER;
+    else if (row->ratio < 1 / (1 + row->floor))
+        row->change = RB_CHANGE_FASTER;
+    else
+        return;
+    /* the ratio itself stands for its interval in the attribution's tests */
+    row->ratio_lo = row->ratio_hi = row->ratio;
+    rb_runcmp_attribute(od, nd, pa->pair, pb->pair, pa->variant, pb->variant, row);
+    row->ratio_lo = row->ratio_hi = NAN;
+    size_t len = strlen(row->evidence);
+    rb_fmt(row->evidence + len, sizeof row->evidence - len,
+           " (judged on the medians: no interval of the median in %s)",
+           pa->has_interval ? "the later run" : "the earlier run");
+}
+
+/* Point b of s judged against point a, as compare judges two runs. */
+static rb_change judge(const rb_history *h, rb_history_series *s, const json_value *expect, int a,
+                       int b, rb_runcmp_row *row)
+{
+    const rb_history_point *pa = &s->points[a], *pb = &s->points[b];
+    const json_value *od = h->runs[pa->run].doc, *nd = h->runs[pb->run].doc;
+    rb_runcmp_judge(od, nd, pa->pair, pb->pair, pa->variant, pb->variant,
+                    rb_runcmp_expected(expect, pa->pair, s->variant), row);
+    judge_medians(pa, pb, od, nd, row);
+    s->n_judged++;
+    s->n_blind += row->floor > RB_RUNCMP_BLIND_FLOOR;
+    if (row->floor > s->max_floor) {
+        s->max_floor = row->floor;
+        const char *why = strstr(row->evidence, "blind: ");
+        if (why)
+            rb_fmt(s->blind_why, sizeof s->blind_why, "%s", why + 7);
+    }
+    return row->change;
+}
+
+static int is_move(rb_change c)
+{
+    return c == RB_CHANGE_SLOWER || c == RB_CHANGE_FASTER;
+}
+
+/* The steps of one series (history.h): one pass, each point judged at most twice. Returns 1
+ * when a judgement's floor came from the expectation file, else 0; -1: out of memory. */
+static int find_steps(const rb_history *h, rb_history_series *s, const json_value *expect)
+{
+    int ref = 0, from_runs = 0;
+    rb_runcmp_row row, next;
+    for (int i = 1; i < s->n_points; i++) {
+        rb_change c = judge(h, s, expect, ref, i, &row);
+        from_runs |= row.floor_from_runs;
+        if (!is_move(c)) {
+            if (!s->points[ref].has_interval && s->points[i].has_interval)
+                ref = i; /* a better reference for the same level */
+            continue;
+        }
+        if (i + 1 == s->n_points)
+            return add_step(s, ref, i, 0, &row) == 0 ? from_runs : -1;
+        if (judge(h, s, expect, ref, i + 1, &next) == c) {
+            if (add_step(s, ref, i, 1, &row) != 0)
+                return -1;
+            ref = i;
+        } else {
+            s->n_blips++;
+        }
+    }
+    return from_runs;
+}
+
+static rb_history_verdict series_verdict(const rb_history_series *s)
+{
+    if (s->n_points < 2)
+        return RB_HISTORY_SINGLE;
+    if (s->n_steps && !s->steps[s->n_steps - 1].confirmed)
+        return RB_HISTORY_MOVED;
+    if (s->n_steps)
+        return RB_HISTORY_STEP;
+    return 2 * s->n_blind > s->n_judged ? RB_HISTORY_BLIND : RB_HISTORY_STEADY;
+}
+
+/* ---- the whole ---- */
+
+static int by_pair(const void *pa, const void *pb)
+{
+    const rb_history_series *a = pa, *b = pb;
+    int k = strcmp(a->pair, b->pair);
+    if (k)
+        return k;
+    if (a->cold != b->cold)
+        return a->cold - b->cold;
+    return a->first - b->first;
+}
+
+static int by_variant(const void *pa, const void *pb)
+{
+    const rb_history_series *a = *(rb_history_series *const *)pa,
+                            *b = *(rb_history_series *const *)pb;
+    int k = strcmp(a->pair, b->pair);
+    return k ? k : strcmp(a->variant, b->variant);
+}
+
+/* pair/variant, with the size where another series of that pair and variant is of the same
+ * regime, and [cold] for a cold one. */
+static int label_series(rb_history *h)
+{
+    rb_history_series **v = malloc((size_t)(h->n_series ? h->n_series : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    for (int i = 0; i < h->n_series; i++)
+        v[i] = &h->series[i];
+    qsort(v, (size_t)h->n_series, sizeof *v, by_variant);
+    for (int i = 0, end; i < h->n_series; i = end) {
+        int warm = 0, cold = 0;
+        for (end = i; end < h->n_series && !by_variant(&v[i], &v[end]); end++)
+            *(v[end]->cold ? &cold : &warm) += 1;
+        for (int k = i; k < end; k++) {
+            char size[48] = "";
+            if ((v[k]->cold ? cold : warm) > 1)
+                rb_fmt(size, sizeof size, " (size %.0f)", v[k]->size);
+            rb_fmt(v[k]->label, sizeof v[k]->label, "%s/%s%s%s", v[k]->pair, v[k]->variant, size,
+                   v[k]->cold ? " [cold]" : "");
+        }
+    }
+    free(v);
+    return 0;
+}
+
+/* Keeps the series filter selects; -1 with err for a bad regex. */
+static int filter_series(rb_history *h, const char *filter, char *err, size_t err_size)
+{
+    regex_t re;
+    if (!filter)
+        return 0;
+    if (regcomp(&re, filter, REG_EXTENDED | REG_NOSUB) != 0) {
+        rb_fmt(err, err_size, "--filter '%s': not a valid regular expression", filter);
+        return -1;
+    }
+    int kept = 0;
+    for (int i = 0; i < h->n_series; i++) {
+        if (rb_runcmp_selected(&re, h->series[i].pair, h->series[i].variant))
+            h->series[kept++] = h->series[i];
+        else
+            free(h->series[i].points);
+    }
+    regfree(&re);
+    h->n_filtered_out = h->n_series - kept;
+    h->n_series = kept;
+    h->filter = filter;
+    return 0;
+}
+
+int rb_history_build(rb_history *h, const json_value *expect, const char *filter, char *err,
+                     size_t err_size)
+{
+    series_index ix = {0};
+    int cap = 0, rc = 0;
+    for (int r = 0; rc == 0 && r < h->n_runs; r++)
+        rc = add_run_points(h, r, &cap, &ix);
+    free(ix.slot);
+    if (rc != 0) {
+        rb_fmt(err, err_size, "out of memory");
+        return -1;
+    }
+    if (filter_series(h, filter, err, err_size) != 0)
+        return -1;
+    for (int i = 0; i < h->n_series && rc >= 0; i++) {
+        rb_history_series *s = &h->series[i];
+        rc = find_steps(h, s, expect);
+        h->floors_from_runs += rc > 0 ? rc : 0;
+        s->verdict = series_verdict(s);
+        h->counts[s->verdict]++;
+    }
+    if (rc < 0) {
+        rb_fmt(err, err_size, "out of memory");
+        return -1;
+    }
+    if (h->n_series)
+        qsort(h->series, (size_t)h->n_series, sizeof *h->series, by_pair);
+    if (label_series(h) != 0) {
+        rb_fmt(err, err_size, "out of memory");
+        return -1;
+    }
+    for (int r = 0; r < h->n_runs; r++) {
+        h->runs_without_fingerprints += h->runs[r].fingerprints == 0;
+        json_free(h->runs[r].doc);
+        h->runs[r].doc = NULL;
+    }
+    for (int i = 0; i < h->n_series; i++)
+        for (int k = 0; k < h->series[i].n_points; k++)
+            h->series[i].points[k].pair = h->series[i].points[k].variant = NULL;
+    return 0;
+}
