@@ -635,6 +635,154 @@ static void test_binary_refusals(void)
     rbtest_remove_dir();
 }
 
+/* Two synthetic runs of two pairs, "copy" (a 20% slowdown) and "scale" (the same), the first
+ * pair renamed to name: a and b must be freed. */
+static void two_pairs(const char *name, json_value **a, json_value **b)
+{
+    synth n = base;
+    n.median = 1.2;
+    *a = make_doc(&base);
+    *b = make_doc(&n);
+    for (int k = 0; k < 2; k++) {
+        json_value *d = k ? *b : *a, *pairs = json_get(d, "pairs");
+        if (!pairs)
+            continue;
+        json_value *second = json_clone(pairs->items[0]);
+        if (!second || json_set_string(second, "name", "scale") || json_array_push(pairs, second) ||
+            json_set_string(pairs->items[0], "name", name))
+            printf("    out of memory\n");
+        /* "scale" runs the same in both */
+        json_value *t = json_get(json_get(second, "variants")->items[0], "time_ms");
+        json_set_number(t, "median", 1.0);
+        json_set_number(t, "median_ci_lo", 0.998);
+        json_set_number(t, "median_ci_hi", 1.002);
+    }
+}
+
+static void test_filter(void)
+{
+    json_value *a, *b;
+    two_pairs("copy@4M", &a, &b);
+    rb_runcmp c;
+    char err[200];
+    RB_CHECK(a && b && rb_runcmp_build(a, b, &c, err, sizeof err) == 0);
+    RB_CHECK(c.n_rows == 2 && c.counts[RB_CHANGE_SLOWER] == 1 && c.counts[RB_CHANGE_SAME] == 1);
+    /* the pair's own name selects every size of it */
+    RB_CHECK(rb_runcmp_filter(&c, "^copy$", err, sizeof err) == 0);
+    RB_CHECK(c.n_rows == 1 && !strcmp(c.rows[0].pair, "copy@4M") && c.n_filtered_out == 1);
+    RB_CHECK(c.counts[RB_CHANGE_SLOWER] == 1 && c.counts[RB_CHANGE_SAME] == 0);
+    RB_CHECK(rb_runcmp_failing(&c, 0) == 1);
+    rb_runcmp_free(&c);
+    /* pair/variant, and a filter that leaves the slowdown out passes */
+    RB_CHECK(rb_runcmp_build(a, b, &c, err, sizeof err) == 0);
+    RB_CHECK(rb_runcmp_filter(&c, "^scale/optimized$", err, sizeof err) == 0);
+    RB_CHECK(c.n_rows == 1 && !strcmp(c.rows[0].pair, "scale") && rb_runcmp_failing(&c, 1) == 0);
+    RB_CHECK(rb_runcmp_filter(&c, "(", err, sizeof err) == -1 && strstr(err, "--filter"));
+    rb_runcmp_free(&c);
+    json_free(a);
+    json_free(b);
+}
+
+static int count(const char *s, const char *needle)
+{
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+static void test_markdown_and_csv(void)
+{
+    json_value *a, *b;
+    two_pairs("co|py,<b>", &a, &b); /* a name that would break a table cell and a CSV row */
+    rb_runcmp c;
+    char err[200];
+    RB_CHECK(a && b && rb_runcmp_build(a, b, &c, err, sizeof err) == 0);
+    c.floors_line = "floors: none (--expect none): timed-loop spreads only, at least 2%";
+    char *md = rb_runcmp_markdown(&c, "old.json", "new.json");
+    RB_CHECK(md && !strncmp(md, "floors: none (--expect none)", 28));
+    RB_CHECK(md && strstr(md, "| pair/variant | old ms | new ms | change |"));
+    RB_CHECK(md && strstr(md, "| co\\|py,&lt;b&gt;/optimized | 1.0000 | 1.2000 | +20.0% |"));
+    RB_CHECK(md && !strstr(md, "co|py") && !strstr(md, "<b>"));
+    RB_CHECK(md && strstr(md, "**slower** | unexplained |"));
+    /* the unchanged row is folded away, under the changed one */
+    const char *details = md ? strstr(md, "<details><summary>1 same, 0 not compared") : NULL;
+    RB_CHECK(details && strstr(details, "| scale/optimized |") && !strstr(details, "co\\|py"));
+    RB_CHECK(md && strstr(md, "**1 slower** · 0 faster · 0 unclear · 0 blind · 1 same"));
+    free(md);
+    char *csv = rb_runcmp_csv(&c);
+    RB_CHECK(csv && !strncmp(csv,
+                             "pair,variant,roof,old_ms,new_ms,change_pct,ratio_lo,ratio_hi,"
+                             "floor_pct,floor_from,verdict,cause,evidence\r\n",
+                             100));
+    RB_CHECK(csv && count(csv, "\r\n") == 3); /* the header and two rows */
+    RB_CHECK(csv && strstr(csv, "\"co|py,<b>\",optimized,dram_gbps,1,1.2,20,"));
+    RB_CHECK(csv && strstr(csv, ",2,timed loops,slower,unexplained,\"no roof moved to match,"));
+    free(csv);
+    rb_runcmp_free(&c);
+    json_free(a);
+    json_free(b);
+}
+
+static void test_code_attribution_note(void)
+{
+    synth o = base, n = base;
+    char note[400];
+    rb_runcmp c;
+    RB_CHECK(compare(&o, &n, &c) != NULL); /* neither run has a sass_hash */
+    rb_runcmp_code_note(&c, note, sizeof note);
+    RB_CHECK(!strcmp(note, "code attribution unavailable: OLD and NEW have no SASS fingerprint "
+                           "(built without cuobjdump)"));
+    rb_runcmp_free(&c);
+    n.kernel = ", \"sass_hash\": \"00112233aabbccdd\"";
+    RB_CHECK(compare(&o, &n, &c) != NULL);
+    rb_runcmp_code_note(&c, note, sizeof note);
+    RB_CHECK(c.new_fingerprints == 1 && strstr(note, "unavailable: OLD has no SASS fingerprint"));
+    rb_runcmp_free(&c);
+    o.kernel = n.kernel;
+    RB_CHECK(compare(&o, &n, &c) != NULL);
+    rb_runcmp_code_note(&c, note, sizeof note);
+    RB_CHECK(note[0] == '\0');
+    rb_runcmp_free(&c);
+    /* the binary says it, in its report and in its JSON */
+    const char *dir = fixture_dir();
+    RB_CHECK(rbtest_run("compare old.json slow.json --json c.json") == 1);
+    RB_CHECK(strstr(rbtest_output(), "\ncode attribution unavailable: OLD and NEW have no SASS "
+                                     "fingerprint (built without cuobjdump)\n"));
+    char path[400], err[300];
+    snprintf(path, sizeof path, "%s/c.json", dir);
+    json_value *j = json_parse_file(path, err, sizeof err);
+    RB_CHECK(j && strstr(json_string_at(j, "code_attribution", ""), "unavailable"));
+    json_free(j);
+    rbtest_remove_dir();
+}
+
+static void test_binary_formats(void)
+{
+    fixture_dir();
+    RB_CHECK(rbtest_run("compare old.json slow.json --md --expect none") == 1);
+    const char *out = rbtest_output();
+    RB_CHECK(!strncmp(out, "floors: none (--expect none)", 28));
+    RB_CHECK(strstr(out, "| copy/optimized | 1.0000 | 1.3000 | +30.0% |") &&
+             strstr(out, "**slower**") && !strstr(out, "exit 1:"));
+    RB_CHECK(rbtest_run("compare old.json slow.json --csv") == 1);
+    /* the floors line goes to stderr, then the CSV alone */
+    out = rbtest_output();
+    RB_CHECK(strstr(out, "floors: none (") && strstr(out, "\npair,variant,roof,old_ms") &&
+             strstr(out, "\r\ncopy,optimized,dram_gbps,1,1.3,30,"));
+    RB_CHECK(rbtest_run("compare old.json slow.json --filter '^nothing$'") == 0);
+    RB_CHECK(strstr(rbtest_output(), "filter '^nothing$': 0 variant(s), 1 left out"));
+    RB_CHECK(rbtest_run("compare old.json slow.json --filter '^copy$'") == 1);
+    RB_CHECK(rbtest_run("compare old.json slow.json --md --csv") == 2);
+    RB_CHECK(strstr(rbtest_output(), "--md or --csv, not both"));
+    RB_CHECK(rbtest_run("compare old.json slow.json --filter '('") == 2);
+    RB_CHECK(rbtest_run("run --md") == 2 && strstr(rbtest_output(), "goes with compare"));
+    /* run's --csv takes a file; compare's is a switch */
+    RB_CHECK(rbtest_run("list --csv x.csv") == 2 &&
+             strstr(rbtest_output(), "it goes with run, compare"));
+    rbtest_remove_dir();
+}
+
 static void test_run_accepts_baseline(void)
 {
     if (rbtest_gpu_count() > 0) {
@@ -667,6 +815,10 @@ static const rbtest_case runcmp_cases[] = {
     {"binary_exit_codes", test_binary_exit_codes},
     {"binary_refusals", test_binary_refusals},
     {"run_accepts_baseline", test_run_accepts_baseline},
+    {"filter", test_filter},
+    {"markdown_and_csv", test_markdown_and_csv},
+    {"code_attribution_note", test_code_attribution_note},
+    {"binary_formats", test_binary_formats},
 };
 
 RB_SUITE(runcmp_suite, "runcmp", runcmp_cases);

@@ -30,10 +30,10 @@ const char *rb_cli_usage(void)
            "                        date order: step changes that stayed, and their cause\n"
            "\n"
            "options (the commands each one goes with in brackets; any other use is refused):\n"
-           "  --filter REGEX        [list run check plot compare history] only pairs whose name, or whose\n"
-           "                        <pair>.<input>@<size> row name, matches (POSIX extended\n"
-           "                        regex): '^sgemm$' selects every size of sgemm; compare,\n"
-           "                        history: or whose pair/variant matches\n"
+           "  --filter REGEX        [list run check plot compare history] only pairs whose\n"
+           "                        name, or whose <pair>.<input>@<size> row name, matches\n"
+           "                        (POSIX extended regex): '^sgemm$' selects every size of\n"
+           "                        sgemm; compare, history: or whose pair/variant matches\n"
            "  --size smoke|full|N|RxC  [list run check] problem size in elements: a count with\n"
            "                        an optional K, M, G, T (binary) suffix, or a shape ROWSxCOLS\n"
            "                        for two-dimensional pairs (see list)\n"
@@ -147,7 +147,7 @@ static const cli_option cli_options[] = {
     {"--fail-on-platform", ON_RUN | ON_COMPARE, 0},
 };
 
-static const char *const command_names[] = {"help", "list",    "run",    "check",
+static const char *const command_names[] = {"help",     "list", "run",     "check",
                                             "ceilings", "plot", "compare", "history"};
 
 static unsigned command_bit(rb_command c)
@@ -426,8 +426,9 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
         return -1;
     }
     if (o->command == RB_CMD_HISTORY && o->n_inputs == 0) {
-        rb_fmt(err, err_size, "history needs runs: roofbench history results/<hardware-key>/ (or "
-                              "results files)");
+        rb_fmt(err, err_size,
+               "history needs runs: roofbench history results/<hardware-key>/ (or "
+               "results files)");
         return -1;
     }
     if (o->command == RB_CMD_RUN && o->fail_on_platform && !o->baseline_path) {

@@ -16,7 +16,8 @@ typedef enum rb_command {
     RB_CMD_CEILINGS, /* measure the ceilings into the expectation file */
     RB_CMD_PLOT,     /* draw the charts (and the HTML report) of a results file */
     RB_CMD_COMPARE,  /* compare two results files: what changed, and why */
-    RB_CMD_HISTORY   /* every variant over a GPU's runs: steps, and why */
+    /* every variant over a GPU's runs: steps, and why */
+    RB_CMD_HISTORY
 } rb_command;
 
 /* history's operands: folders of results files, or the files themselves. */
@@ -52,9 +53,13 @@ typedef struct rb_options {
     const char *compare_old, *compare_new; /* compare's two results files */
     const char *baseline_path; /* run --baseline: compare the run with this results file */
     int fail_on_platform;      /* compare, run --baseline: a platform slowdown fails too */
-    int compare_md, compare_csv; /* compare --md / --csv: stdout in that format */
-    const char *out_base;        /* history -o BASE: BASE.svg, BASE.md, BASE.json */
-    int n_inputs;                /* history's operands */
+
+    /* compare --md / --csv: stdout in that format */
+    int compare_md, compare_csv;
+    /* history -o BASE: BASE.svg, BASE.md, BASE.json; NULL: none */
+    const char *out_base;
+    /* history's operands */
+    int n_inputs;
     const char *inputs[RB_CLI_MAX_INPUTS];
 } rb_options;
 

@@ -12,8 +12,8 @@
 
 const char *rb_change_name(rb_change c)
 {
-    static const char *const names[] = {"same",  "faster", "slower",
-                                        "unclear", "blind", "not_compared"};
+    static const char *const names[] = {"same",    "faster", "slower",
+                                        "unclear", "blind",  "not_compared"};
     return names[c];
 }
 
@@ -386,8 +386,8 @@ static void judge_blind(rb_runcmp_row *row, const rb_expected *e)
     row->change = RB_CHANGE_BLIND;
     char from[120];
     if (row->floor_from_runs)
-        rb_fmt(from, sizeof from, "2 x the %.1f%% spread of its %d recorded runs", 100 * e->run_spread,
-               e->runs);
+        rb_fmt(from, sizeof from, "2 x the %.1f%% spread of its %d recorded runs",
+               100 * e->run_spread, e->runs);
     else
         rb_fmt(from, sizeof from, "half the p10-p90 spread of a timed loop");
     size_t len = strlen(row->evidence);
@@ -841,8 +841,8 @@ static json_value *row_json(const rb_runcmp_row *r)
               json_set_string(o, "verdict", rb_change_name(r->change)) |
               json_set_string(o, "attribution",
                               r->cause == RB_CAUSE_NONE ? NULL : rb_cause_name(r->cause)) |
-              json_set_string(o, "evidence", r->evidence) |
-              json_set_string(o, "floor_from", r->floor_from_runs ? "recorded runs" : "timed loops");
+              json_set_string(o, "evidence", r->evidence);
+    bad |= json_set_string(o, "floor_from", r->floor_from_runs ? "recorded runs" : "timed loops");
     if (bad) {
         json_free(o);
         return NULL;

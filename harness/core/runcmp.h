@@ -91,10 +91,14 @@ typedef struct rb_runcmp {
     char old_git[64], new_git[64], old_date[64], new_date[64];
     const json_value *expect; /* during rb_runcmp_build_expect only */
     int floors_from_runs;     /* rows whose floor came from the expectations' runs */
-    int old_fingerprints, new_fingerprints; /* kernels with a sass_hash in each run */
-    const char *floors_line; /* the caller's (core/floors.h): printed first; NULL: not */
-    const char *filter;      /* rb_runcmp_filter's regex; NULL: every row */
-    int n_filtered_out;      /* rows it left out */
+
+    /* kernels with a sass_hash in each run */
+    int old_fingerprints, new_fingerprints;
+    /* the caller's line (core/floors.h), printed first; NULL: none */
+    const char *floors_line;
+    /* rb_runcmp_filter's regex (NULL: every row), and the rows it left out */
+    const char *filter;
+    int n_filtered_out;
 } rb_runcmp;
 
 /* The floor of a variant whose two runs spread (p90 - p10) / median by noise_old, noise_new within
@@ -158,7 +162,7 @@ void rb_runcmp_free(rb_runcmp *c);
 #define RB_RUNCMP_RULE                                                                             \
     "ratio = new / old median time, its 90% interval from each run's 95% interval of the "         \
     "median; floor = max(2%, half the larger p10-p90 spread of the two timed loops, and 2 x "      \
-    "the spread of the expectations' recorded runs where they have one); blind: same or "         \
+    "the spread of the expectations' recorded runs where they have one); blind: same or "          \
     "unclear with a floor above 10%"
 
 /* The number of variants that make the comparison fail: slower, attributed to anything but the

@@ -928,9 +928,8 @@ static int build_compare(const rb_options *o, rb_runcmp *c, char *floors_line, s
                            json_string_at(new_doc, "hardware_key", NULL)};
     rb_floors f;
     int rc = resolve_floors(o, keys, 2, &f);
-    if (rc == 0 &&
-        rb_runcmp_build_expect(old_doc, new_doc, f.have ? f.expect.doc : NULL, c, err,
-                               sizeof err) != 0)
+    if (rc == 0 && rb_runcmp_build_expect(old_doc, new_doc, f.have ? f.expect.doc : NULL, c, err,
+                                          sizeof err) != 0)
         rc = usage_error(err);
     if (rc == 0 && o->filter && rb_runcmp_filter(c, o->filter, err, sizeof err) != 0) {
         rb_runcmp_free(c);
@@ -1037,8 +1036,8 @@ static int cmd_history(const rb_options *o)
     if (rc == 0)
         rc = resolve_floors(o, keys, h.n_runs, &f);
     free(keys);
-    if (rc == 0 && rb_history_build(&h, f.have ? f.expect.doc : NULL, o->filter, err,
-                                    sizeof err) != 0)
+    if (rc == 0 &&
+        rb_history_build(&h, f.have ? f.expect.doc : NULL, o->filter, err, sizeof err) != 0)
         rc = usage_error(err);
     if (rc == 0) {
         rb_floors_line(&f, h.floors_from_runs, floors_line, sizeof floors_line);
