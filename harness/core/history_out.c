@@ -415,7 +415,7 @@ static void svg_header(rb_sbuf *b, const rb_history *h)
            100 * RB_HISTORY_SVG_RANGE);
     rb_svg_text(b, SVG_MARGIN, 64, 10, "start", "#555555", 0, line);
     double x = SVG_MARGIN + 10;
-    static const char *const what[3] = {"step slower", "step faster", "moved in the latest run"};
+    static const char *const what[3] = {"step slower", "step faster", "moved in its latest run"};
     const char *colours[3] = {svg_slower, svg_faster, svg_pending};
     for (int i = 0; i < 3; i++) {
         rb_svg_circle(b, x, 76, 3, colours[i], NULL, NULL);
