@@ -18,13 +18,16 @@ const char *rb_history_verdict_name(rb_history_verdict v)
 
 /* ---- reading the runs ---- */
 
-static char *dup_str(const char *s)
+/* items with room for item n (doubling *cap), or NULL when out of memory (items unchanged). */
+static void *grow(void *items, int n, int *cap, size_t size)
 {
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
+    if (n < *cap)
+        return items;
+    int ncap = *cap ? 2 * *cap : 16;
+    void *more = realloc(items, (size_t)ncap * size);
+    if (more)
+        *cap = ncap;
+    return more;
 }
 
 static int add_note(rb_history *h, const char *text)
@@ -33,7 +36,7 @@ static int add_note(rb_history *h, const char *text)
     if (!n)
         return -1;
     h->notes = n;
-    if (!(n[h->n_notes] = dup_str(text)))
+    if (!(n[h->n_notes] = strdup(text)))
         return -1;
     h->n_notes++;
     return 0;
@@ -46,15 +49,11 @@ typedef struct path_list {
 
 static int push_path(path_list *l, const char *path)
 {
-    if (l->n == l->cap) {
-        int ncap = l->cap ? 2 * l->cap : 64;
-        char **p = realloc(l->p, (size_t)ncap * sizeof *p);
-        if (!p)
-            return -1;
-        l->p = p;
-        l->cap = ncap;
-    }
-    if (!(l->p[l->n] = dup_str(path)))
+    char **p = grow(l->p, l->n, &l->cap, sizeof *p);
+    if (!p)
+        return -1;
+    l->p = p;
+    if (!(l->p[l->n] = strdup(path)))
         return -1;
     l->n++;
     return 0;
@@ -112,17 +111,13 @@ static int list_folder(const char *dir, path_list *l, rb_history *h, char *err, 
 
 static int add_run(rb_history *h, int *cap, const char *path, json_value *doc)
 {
-    if (h->n_runs == *cap) {
-        int ncap = *cap ? 2 * *cap : 64;
-        rb_history_run *r = realloc(h->runs, (size_t)ncap * sizeof *r);
-        if (!r)
-            return -1;
-        h->runs = r;
-        *cap = ncap;
-    }
+    rb_history_run *runs = grow(h->runs, h->n_runs, cap, sizeof *runs);
+    if (!runs)
+        return -1;
+    h->runs = runs;
     rb_history_run *r = &h->runs[h->n_runs];
     memset(r, 0, sizeof *r);
-    if (!(r->path = dup_str(path)))
+    if (!(r->path = strdup(path)))
         return -1;
     r->doc = doc;
     rb_fmt(r->date, sizeof r->date, "%s", json_string_at(doc, "date", "?"));
@@ -188,8 +183,9 @@ int rb_history_load(const char *const *inputs, int n_inputs, rb_history *h, char
         free(l.p[i]);
     free(l.p);
     if (rc == 0 && h->n_runs == 0) {
-        rb_fmt(err, err_size, "history: no results file in %s%s", inputs[0],
-               n_inputs > 1 ? " and the rest" : "");
+        rb_fmt(err, err_size, "history: no results file in %s%s%s%s", inputs[0],
+               n_inputs > 1 ? " and the rest" : "", h->n_notes ? "; " : "",
+               h->n_notes ? h->notes[h->n_notes - 1] : "");
         rc = -1;
     }
     if (rc != 0) {
@@ -278,14 +274,10 @@ static rb_history_series *series_for(rb_history *h, int *cap, series_index *ix, 
     for (; ix->slot[i] >= 0; i = (i + 1) & (ix->size - 1))
         if (same_series(&h->series[ix->slot[i]], pair, variant, size, cold))
             return &h->series[ix->slot[i]];
-    if (h->n_series == *cap) {
-        int ncap = *cap ? 2 * *cap : 128;
-        rb_history_series *s = realloc(h->series, (size_t)ncap * sizeof *s);
-        if (!s)
-            return NULL;
-        h->series = s;
-        *cap = ncap;
-    }
+    rb_history_series *all = grow(h->series, h->n_series, cap, sizeof *all);
+    if (!all)
+        return NULL;
+    h->series = all;
     rb_history_series *s = &h->series[h->n_series];
     memset(s, 0, sizeof *s);
     rb_fmt(s->pair, sizeof s->pair, "%s", pair);
@@ -300,14 +292,10 @@ static rb_history_series *series_for(rb_history *h, int *cap, series_index *ix, 
 static int add_point(rb_history_series *s, int run, const json_value *pair,
                      const json_value *variant)
 {
-    if (s->n_points == s->cap) {
-        int ncap = s->cap ? 2 * s->cap : 16;
-        rb_history_point *p = realloc(s->points, (size_t)ncap * sizeof *p);
-        if (!p)
-            return -1;
-        s->points = p;
-        s->cap = ncap;
-    }
+    rb_history_point *points = grow(s->points, s->n_points, &s->cap, sizeof *points);
+    if (!points)
+        return -1;
+    s->points = points;
     rb_history_point *p = &s->points[s->n_points++];
     const json_value *t = json_get(variant, "time_ms"), *samples = json_get(t, "samples");
     p->run = run;
@@ -351,14 +339,10 @@ static int add_run_points(rb_history *h, int r, int *cap, series_index *ix)
 
 static int add_step(rb_history_series *s, int from, int to, int confirmed, const rb_runcmp_row *row)
 {
-    if (s->n_steps == s->steps_cap) {
-        int ncap = s->steps_cap ? 2 * s->steps_cap : 4;
-        rb_history_step *st = realloc(s->steps, (size_t)ncap * sizeof *st);
-        if (!st)
-            return -1;
-        s->steps = st;
-        s->steps_cap = ncap;
-    }
+    rb_history_step *steps = grow(s->steps, s->n_steps, &s->steps_cap, sizeof *steps);
+    if (!steps)
+        return -1;
+    s->steps = steps;
     rb_history_step *st = &s->steps[s->n_steps++];
     st->from = from;
     st->to = to;
