@@ -245,8 +245,8 @@ static int count_results(const char *dir)
 
 /* The committed H100 runs, judged with the committed expectation file's floors. What they hold
  * (results/nvidia-h100-80gb-hbm3/): fused_elementwise's baseline halved when its bias kernel came
- * in (de31dd9), cuda_graphs' stream-launch baseline spreads 53% between recorded runs, and the
- * memory-bound copies do not move. */
+ * in, cuda_graphs' stream-launch baseline spreads 53% between recorded runs, and the memory-bound
+ * copies do not move. */
 static void test_committed_h100(void)
 {
     rb_history h;
