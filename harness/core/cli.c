@@ -28,6 +28,9 @@ const char *rb_cli_usage(void)
            "  history DIR|FILE...   every variant's median over the runs of one GPU (a folder's\n"
            "                        *.json, e.g. results/<hardware-key>/, or the files), in\n"
            "                        date order: step changes that stayed, and their cause\n"
+           "  docs                  regenerate the numbers of README.md, docs/ and the kernel\n"
+           "                        headers from results/<hardware-key>/reference.json (in the\n"
+           "                        repository's root; make docs)\n"
            "\n"
            "options (the commands each one goes with in brackets; any other use is refused):\n"
            "  --filter REGEX        [list run check plot compare history] only pairs whose\n"
@@ -87,6 +90,8 @@ const char *rb_cli_usage(void)
            "                        comment) or as CSV instead of the text report\n"
            "  -o BASE               [history] also write BASE.svg (a trend line per variant),\n"
            "                        BASE.md and BASE.json\n"
+           "  --check               [docs] rewrite nothing; exit 1 when a generated block differs\n"
+           "                        from what the reference runs give\n"
            "  paths (FILE, DIR) are at most 1024 bytes long\n"
            "  -h, --help            this text\n"
            "\n"
@@ -113,7 +118,8 @@ enum {
     ON_CEILINGS = 8,
     ON_PLOT = 16,
     ON_COMPARE = 32,
-    ON_HISTORY = 64
+    ON_HISTORY = 64,
+    ON_DOCS = 128
 };
 typedef struct cli_option {
     const char *name;
@@ -145,10 +151,11 @@ static const cli_option cli_options[] = {
     {"--html", ON_PLOT | ON_COMPARE, 1},
     {"--baseline", ON_RUN, 1},
     {"--fail-on-platform", ON_RUN | ON_COMPARE, 0},
+    {"--check", ON_DOCS, 0},
 };
 
-static const char *const command_names[] = {"help",     "list", "run",     "check",
-                                            "ceilings", "plot", "compare", "history"};
+static const char *const command_names[] = {"help", "list",    "run",     "check",  "ceilings",
+                                            "plot", "compare", "history", "docs"};
 
 static unsigned command_bit(rb_command c)
 {
@@ -159,6 +166,7 @@ static unsigned command_bit(rb_command c)
            : c == RB_CMD_PLOT     ? ON_PLOT
            : c == RB_CMD_COMPARE  ? ON_COMPARE
            : c == RB_CMD_HISTORY  ? ON_HISTORY
+           : c == RB_CMD_DOCS     ? ON_DOCS
                                   : 0;
 }
 
@@ -180,7 +188,7 @@ static const cli_option *find_option(const char *a, rb_command cmd, char *err, s
         return NULL;
     }
     char with[96] = "";
-    for (int c = RB_CMD_LIST; c <= RB_CMD_HISTORY; c++)
+    for (int c = RB_CMD_LIST; c <= RB_CMD_DOCS; c++)
         if (goes_with & command_bit((rb_command)c)) {
             size_t len = strlen(with);
             rb_fmt(with + len, sizeof with - len, "%s%s", len ? ", " : "", command_names[c]);
@@ -208,6 +216,8 @@ static int parse_command(const char *cmd, rb_options *o, char *err, size_t err_s
         o->command = RB_CMD_COMPARE;
     else if (!strcmp(cmd, "history"))
         o->command = RB_CMD_HISTORY;
+    else if (!strcmp(cmd, "docs"))
+        o->command = RB_CMD_DOCS;
     else {
         rb_fmt(err, err_size, "unknown command '%s' (try: roofbench --help)", cmd);
         return -1;
@@ -408,6 +418,8 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
             o->compare_md = 1;
         } else if (!strcmp(a, "--csv")) {
             o->compare_csv = 1;
+        } else if (!strcmp(a, "--check")) {
+            o->check = 1;
         } else {
             o->update_expectations = 1;
         }

@@ -17,7 +17,8 @@ typedef enum rb_command {
     RB_CMD_PLOT,     /* draw the charts (and the HTML report) of a results file */
     RB_CMD_COMPARE,  /* compare two results files: what changed, and why */
     /* every variant over a GPU's runs: steps, and why */
-    RB_CMD_HISTORY
+    RB_CMD_HISTORY,
+    RB_CMD_DOCS      /* regenerate (or --check) the docs' blocks from the reference runs */
 } rb_command;
 
 /* history's operands: folders of results files, or the files themselves. */
@@ -61,6 +62,7 @@ typedef struct rb_options {
     /* history's operands */
     int n_inputs;
     const char *inputs[RB_CLI_MAX_INPUTS];
+    int check;                 /* docs --check: rewrite nothing, fail when a block is stale */
 } rb_options;
 
 /* The ranges --timeout and --cap accept, in seconds. */

@@ -14,6 +14,7 @@
 #include "ceilings.h"
 #include "child.h"
 #include "core/cli.h"
+#include "core/docs.h"
 #include "core/expect.h"
 #include "core/floors.h"
 #include "core/history.h"
@@ -1106,6 +1107,8 @@ int main(int argc, char **argv)
         return cmd_compare(&o);
     if (o.command == RB_CMD_HISTORY)
         return cmd_history(&o);
+    if (o.command == RB_CMD_DOCS)
+        return rb_docs_main(".", o.check, stdout, stderr);
     /* From here on a child may run: Ctrl-C or SIGTERM ends it and the run (interrupted_exit). */
     if (o.command != RB_CMD_LIST)
         rb_runner_catch_interrupts();

@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: MIT */
+#include "docs_render.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* ---- cells ---- */
+
+static void pct_text(char *buf, size_t size, double x)
+{
+    if (isnan(x))
+        rb_fmt(buf, size, "-");
+    else
+        rb_fmt(buf, size, "%.1f%%", 100.0 * x);
+}
+
+static const char *bound_of(const json_value *v, const char *point)
+{
+    return json_string_at(json_get(v, point), "bound", "");
+}
+
+/* The rate the table shows: µs per launch on a latency roof (the pair's roof_rate extra),
+ * TFLOP/s when either point is compute-bound, else GB/s. "-" when the variant was not timed. */
+static void rate_text(const json_value *pair, const json_value *v, const json_value *roofs,
+                      char *buf, size_t size)
+{
+    const char *roof = json_string_at(v, "roof", "");
+    const char *kind = json_string_at(json_get(roofs, roof), "kind", "");
+    if (!json_true_at(v, "timed")) {
+        rb_fmt(buf, size, "-");
+    } else if (!strcmp(kind, "latency")) {
+        double us = json_number_at(json_get(v, "extras"), json_string_at(v, "roof_rate", ""));
+        if (isnan(us))
+            rb_fmt(buf, size, "-");
+        else
+            rb_fmt(buf, size, "%.2f us/launch", us);
+    } else if (json_number_at(pair, "flops") > 0 &&
+               (!strcmp(bound_of(v, "vs_ceiling"), "compute") ||
+                !strcmp(bound_of(v, "vs_peak"), "compute"))) {
+        rb_fmt(buf, size, "%.1f TFLOP/s", json_number_at(json_get(v, "vs_ceiling"), "tflops"));
+    } else {
+        rb_fmt(buf, size, "%.1f GB/s", json_number_at(json_get(v, "vs_ceiling"), "gbps"));
+    }
+}
+
+/* The cells of one variant's row, as the run's table prints them. */
+typedef struct docs_row {
+    char ms[24], noise[16], rate[40], ceil[16], peak[16], speedup[16];
+} docs_row;
+
+static void row_cells(const json_value *pair, const json_value *v, const json_value *roofs,
+                      docs_row *r)
+{
+    int timed = json_true_at(v, "timed");
+    const json_value *t = json_get(v, "time_ms");
+    rate_text(pair, v, roofs, r->rate, sizeof r->rate);
+    if (!timed) {
+        rb_fmt(r->ms, sizeof r->ms, "-");
+        rb_fmt(r->noise, sizeof r->noise, "-");
+        rb_fmt(r->ceil, sizeof r->ceil, "-");
+        rb_fmt(r->peak, sizeof r->peak, "-");
+        rb_fmt(r->speedup, sizeof r->speedup, "-");
+        return;
+    }
+    rb_fmt(r->ms, sizeof r->ms, "%.4f%s", json_number_at(t, "median"),
+           json_true_at(v, "throttled") ? "!" : "");
+    pct_text(r->noise, sizeof r->noise, json_number_at(t, "noise"));
+    pct_text(r->ceil, sizeof r->ceil, json_number_at(json_get(v, "vs_ceiling"), "efficiency"));
+    if (json_get(v, "roof_note")) {
+        size_t len = strlen(r->ceil);
+        rb_fmt(r->ceil + len, sizeof r->ceil - len, "*");
+    }
+    pct_text(r->peak, sizeof r->peak, json_number_at(json_get(v, "vs_peak"), "efficiency"));
+    double s = json_number_at(v, "speedup");
+    if (isnan(s))
+        rb_fmt(r->speedup, sizeof r->speedup, "-");
+    else
+        rb_fmt(r->speedup, sizeof r->speedup, "%.2fx", s);
+}
+
+static const char *roof_cell(const json_value *v)
+{
+    return json_true_at(v, "timed") ? json_string_at(v, "roof", "-") : "-";
+}
+
+/* ---- row groups ---- */
+
+static void pair_of(const char *group, char *out, size_t size)
+{
+    size_t n = strcspn(group, ".@");
+    rb_fmt(out, size, "%.*s", (int)n, group);
+}
+
+int rb_docs_group_matches(const char *group, const char *pair, const regex_t *re)
+{
+    char name[RB_PATH_BUF];
+    pair_of(group, name, sizeof name);
+    if (pair)
+        return !strcmp(name, pair);
+    return re && (regexec(re, group, 0, NULL, 0) == 0 || regexec(re, name, 0, NULL, 0) == 0);
+}
+
+static const json_value *pairs_of(const json_value *doc)
+{
+    const json_value *p = json_get(doc, "pairs");
+    return p && p->type == JSON_ARRAY ? p : NULL;
+}
+
+static size_t variant_count(const json_value *pair)
+{
+    const json_value *vs = json_get(pair, "variants");
+    return vs && vs->type == JSON_ARRAY ? vs->count : 0;
+}
+
+static void terminal_row(rb_sbuf *b, const json_value *pair, const json_value *v,
+                         const json_value *roofs, int first)
+{
+    docs_row r;
+    row_cells(pair, v, roofs, &r);
+    rb_sbuf_add(b, "%-18s %-12s %10s %6s %17s %8s %7s %8s  %-9s  %s\n",
+                first ? json_string_at(pair, "name", "?") : "", json_string_at(v, "name", "?"),
+                r.ms, r.noise, r.rate, r.ceil, r.peak, r.speedup, json_string_at(v, "verdict", "-"),
+                roof_cell(v));
+}
+
+static void markdown_row(rb_sbuf *b, const json_value *pair, const json_value *v,
+                         const json_value *roofs, int first)
+{
+    docs_row r;
+    row_cells(pair, v, roofs, &r);
+    rb_sbuf_add(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                first ? json_string_at(pair, "name", "?") : "", json_string_at(v, "name", "?"),
+                r.ms, r.rate, r.ceil, r.peak, r.speedup, json_string_at(v, "verdict", "-"),
+                roof_cell(v));
+}
+
+/* The notes of the rows shown: why a variant is not timed, and why a point sits above its
+ * measured roof (the * of its cell). */
+static void row_notes(rb_sbuf *b, const json_value *pair, int terminal)
+{
+    const json_value *vs = json_get(pair, "variants");
+    for (size_t k = 0; k < variant_count(pair); k++) {
+        const json_value *v = vs->items[k];
+        const char *note = json_string_at(v, "note", ""),
+                   *roof_note = json_string_at(v, "roof_note", "");
+        const char *group = json_string_at(pair, "name", "?"),
+                   *name = json_string_at(v, "name", "?");
+        if (note[0])
+            rb_sbuf_add(b, terminal ? "note: %s/%s: %s\n" : "- %s/%s: %s\n", group, name, note);
+        if (roof_note[0])
+            rb_sbuf_add(b, terminal ? "note: %s/%s: * %s\n" : "- %s/%s: \\* %s\n", group, name,
+                        roof_note);
+    }
+}
+
+char *rb_docs_render_rows(const json_value *doc, const regex_t *re, int terminal, int max_rows,
+                          char *err, size_t err_size)
+{
+    const json_value *pairs = pairs_of(doc), *roofs = json_get(doc, "roofs");
+    rb_sbuf b = {0}, notes = {0};
+    int rows = 0;
+    if (terminal)
+        rb_sbuf_add(&b, "```\n%-18s %-12s %10s %6s %17s %8s %7s %8s  %-9s  %s\n", "pair", "variant",
+                    "median ms", "noise", "rate", "%ceil", "%peak", "speedup", "verdict", "roof");
+    else
+        rb_sbuf_add(&b, "| row | variant | median ms | rate | %% of roof | %% of datasheet | "
+                        "speedup | verdict | roof |\n|---|---|---:|---:|---:|---:|---:|---|---|\n");
+    for (size_t i = 0; pairs && i < pairs->count; i++) {
+        const json_value *p = pairs->items[i];
+        if (!rb_docs_group_matches(json_string_at(p, "name", ""), NULL, re))
+            continue;
+        const json_value *vs = json_get(p, "variants");
+        if (variant_count(p) == 0) {
+            const char *status = json_string_at(p, "status", "?"),
+                       *name = json_string_at(p, "name", "?");
+            const char *why = json_string_at(p, "reason", "");
+            if (terminal)
+                rb_sbuf_add(&b, "%-18s %-12s %s: %s\n", name, "-", status, why);
+            else
+                rb_sbuf_add(&b, "| %s | - | %s: %s | | | | | | |\n", name, status, why);
+            rows++;
+        }
+        for (size_t k = 0; k < variant_count(p); k++, rows++)
+            (terminal ? terminal_row : markdown_row)(&b, p, vs->items[k], roofs, k == 0);
+        row_notes(&notes, p, terminal);
+    }
+    char *tail = rb_sbuf_take(&notes);
+    if (tail && tail[0])
+        rb_sbuf_add(&b, "%s%s", terminal ? "" : "\n", tail);
+    free(tail);
+    if (terminal)
+        rb_sbuf_add(&b, "```\n");
+    if (rows == 0 || (max_rows > 0 && rows > max_rows)) {
+        if (rows)
+            rb_fmt(err, err_size, "%d rows match: at most %d may be shown", rows, max_rows);
+        else
+            rb_fmt(err, err_size, "no row group matches");
+        rb_sbuf_free(&b);
+        return NULL;
+    }
+    char *text = rb_sbuf_take(&b);
+    if (!text)
+        rb_fmt(err, err_size, "out of memory");
+    return text;
+}
+
+/* ---- the roofs ---- */
+
+static const char *roof_unit(const char *key)
+{
+    size_t n = strlen(key);
+    if (n > 5 && !strcmp(key + n - 5, "_gbps"))
+        return "GB/s";
+    if (n > 7 && !strcmp(key + n - 7, "_tflops"))
+        return "TFLOP/s";
+    return "us";
+}
+
+static void roof_value(char *buf, size_t size, double x, const char *unit)
+{
+    if (isnan(x))
+        rb_fmt(buf, size, "-");
+    else
+        rb_fmt(buf, size, !strcmp(unit, "us") ? "%.2f %s" : "%.1f %s", x, unit);
+}
+
+char *rb_docs_render_roofs(const json_value *doc)
+{
+    const json_value *roofs = json_get(doc, "roofs");
+    rb_sbuf b = {0};
+    rb_sbuf_add(&b, "| roof | kind | measured | datasheet | measured / datasheet |\n"
+                    "|---|---|---:|---:|---:|\n");
+    for (size_t i = 0; roofs && roofs->type == JSON_OBJECT && i < roofs->count; i++) {
+        const json_value *r = roofs->items[i];
+        const char *unit = roof_unit(roofs->keys[i]);
+        double measured = json_number_at(r, "measured"), peak = json_number_at(r, "peak");
+        char m[32], p[32], ratio[16];
+        roof_value(m, sizeof m, measured, unit);
+        roof_value(p, sizeof p, peak, unit);
+        pct_text(ratio, sizeof ratio, measured / peak);
+        rb_sbuf_add(&b, "| `%s` | %s | %s | %s | %s |\n", roofs->keys[i],
+                    json_string_at(r, "kind", "?"), m, p, ratio);
+    }
+    return rb_sbuf_take(&b);
+}
+
+/* ---- the run, one paragraph ---- */
+
+/* Appends text to b wrapped at width, breaking at spaces (a word longer than width stands
+ * alone on its line). */
+static void add_wrapped(rb_sbuf *b, const char *text, int width)
+{
+    int col = 0;
+    const char *s = text;
+    while (*s) {
+        while (*s == ' ')
+            s++;
+        size_t w = strcspn(s, " ");
+        if (w == 0)
+            break;
+        if (col > 0 && col + 1 + (int)w > width) {
+            rb_sbuf_add(b, "\n");
+            col = 0;
+        }
+        rb_sbuf_add(b, "%s%.*s", col ? " " : "", (int)w, s);
+        col += (col ? 1 : 0) + (int)w;
+        s += w;
+    }
+    rb_sbuf_add(b, "\n");
+}
+
+/* "108 pass, 4 skipped": the verdicts of every variant, in a fixed order. */
+static void verdict_counts(const json_value *doc, char *buf, size_t size)
+{
+    static const char *const names[] = {"pass",    "improved", "regressed", "new",
+                                        "missing", "invalid",  "skipped",   "none"};
+    int count[sizeof names / sizeof names[0]] = {0};
+    const json_value *pairs = pairs_of(doc);
+    for (size_t i = 0; pairs && i < pairs->count; i++)
+        for (size_t k = 0; k < variant_count(pairs->items[i]); k++) {
+            const char *v =
+                json_string_at(json_get(pairs->items[i], "variants")->items[k], "verdict", "none");
+            for (size_t n = 0; n < sizeof names / sizeof names[0]; n++)
+                if (!strcmp(v, names[n]) || n + 1 == sizeof names / sizeof names[0]) {
+                    count[n]++;
+                    break;
+                }
+        }
+    buf[0] = '\0';
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++)
+        if (count[n]) {
+            size_t len = strlen(buf);
+            rb_fmt(buf + len, size - len, "%s%d %s", len ? ", " : "", count[n], names[n]);
+        }
+}
+
+/* "; p2p_copy skipped (needs 2 GPUs, this machine has 1)" for each pair not run. */
+static void pairs_not_run(const json_value *doc, rb_sbuf *b)
+{
+    const json_value *pairs = pairs_of(doc);
+    for (size_t i = 0; pairs && i < pairs->count; i++) {
+        const json_value *p = pairs->items[i];
+        const char *status = json_string_at(p, "status", "ok");
+        if (strcmp(status, "ok"))
+            rb_sbuf_add(b, "; %s %s (%s)", json_string_at(p, "name", "?"), status,
+                        json_string_at(p, "reason", ""));
+    }
+}
+
+char *rb_docs_render_run(const json_value *doc, const char *ref_path, const char *copy_of,
+                         int width)
+{
+    const json_value *env = json_get(json_get(doc, "environment"), "start");
+    const json_value *platform = json_get(doc, "platform");
+    rb_sbuf s = {0};
+    rb_sbuf_add(&s, "The reference run `%s`", ref_path);
+    if (copy_of)
+        rb_sbuf_add(&s, " (a copy of `%s`)", copy_of);
+    rb_sbuf_add(&s,
+                ": `%s` at git %s, %s, size %s, seed %.0f, on an %s (compute capability %s, "
+                "%.0f SMs, %.0f MiB L2, %.0f W power limit), driver %s, CUDA runtime %s",
+                json_string_at(doc, "command", "?"), json_string_at(doc, "git", "?"),
+                json_string_at(doc, "date", "?"), json_string_at(doc, "size", "?"),
+                json_number_at(doc, "seed"), json_string_at(env, "device", "?"),
+                json_string_at(env, "cc", "?"), json_number_at(env, "sms"),
+                json_number_at(env, "l2_bytes") / 1048576.0, json_number_at(env, "power_limit_w"),
+                json_string_at(env, "driver", "?"), json_string_at(env, "cuda_runtime", "?"));
+    if (!isnan(json_number_at(platform, "dram_gbps")))
+        rb_sbuf_add(&s,
+                    "; platform at its start: DRAM copy %.0f GB/s, FP32 %.1f TFLOP/s, launch "
+                    "%.2f us",
+                    json_number_at(platform, "dram_gbps"), json_number_at(platform, "fp32_tflops"),
+                    json_number_at(platform, "launch_us"));
+    char counts[200];
+    verdict_counts(doc, counts, sizeof counts);
+    const char *expect = json_string_at(doc, "expectations", "");
+    rb_sbuf_add(&s, ". Verdicts%s%s%s: %s", expect[0] ? " against `" : "", expect,
+                expect[0] ? "`" : "", counts);
+    pairs_not_run(doc, &s);
+    rb_sbuf_add(&s, ".");
+    char *line = rb_sbuf_take(&s);
+    if (!line)
+        return NULL;
+    rb_sbuf b = {0};
+    add_wrapped(&b, line, width);
+    free(line);
+    return rb_sbuf_take(&b);
+}
+
+/* ---- a kernel header's measured lines ---- */
+
+#define DOCS_HEADER_MAX_LINES 8
+
+static int shown_in_header(const json_value *v)
+{
+    const char *role = json_string_at(v, "role", "");
+    return !strcmp(role, "baseline") || !strcmp(role, "optimized") || !strcmp(role, "library");
+}
+
+/* "baseline 2408.4 GB/s (79.7%), optimized 3019.6 (99.9%, 1.25x), ...": a unit is said where
+ * it changes. */
+static void header_entries(const json_value *pair, const json_value *roofs, rb_sbuf *b)
+{
+    const json_value *vs = json_get(pair, "variants");
+    char unit[24] = "";
+    int n = 0;
+    for (size_t k = 0; k < variant_count(pair); k++) {
+        const json_value *v = vs->items[k];
+        if (!shown_in_header(v))
+            continue;
+        rb_sbuf_add(b, "%s%s", n++ ? ", " : "", json_string_at(v, "name", "?"));
+        if (!json_true_at(v, "timed")) {
+            rb_sbuf_add(b, " %s",
+                        json_true_at(v, "skipped") ? "skipped"
+                        : json_true_at(v, "valid") ? "not timed"
+                                                   : "invalid");
+            continue;
+        }
+        docs_row r;
+        row_cells(pair, v, roofs, &r);
+        const char *space = strchr(r.rate, ' ');
+        size_t digits = space ? (size_t)(space - r.rate) : strlen(r.rate);
+        const char *this_unit = space ? space + 1 : "";
+        rb_sbuf_add(b, " %.*s%s%s", (int)digits, r.rate, strcmp(this_unit, unit) ? " " : "",
+                    strcmp(this_unit, unit) ? this_unit : "");
+        rb_fmt(unit, sizeof unit, "%s", this_unit);
+        int known = strcmp(r.ceil, "-") != 0,
+            optimized = !strcmp(json_string_at(v, "role", ""), "optimized");
+        if (known && optimized)
+            rb_sbuf_add(b, " (%s, %s)", r.ceil, r.speedup);
+        else if (known || optimized)
+            rb_sbuf_add(b, " (%s)", known ? r.ceil : r.speedup);
+    }
+}
+
+/* Splits text at ", " into lines of at most width characters; returns how many, each copied
+ * into lines[] (up to max) as a pointer into a copy the caller frees (*copy). */
+static int split_entries(const char *text, int width, char **lines, int max, char **copy)
+{
+    *copy = malloc(strlen(text) + 1 + (size_t)max);
+    if (!*copy)
+        return -1;
+    char *out = *copy;
+    int n = 0;
+    const char *s = text;
+    while (*s) {
+        size_t take = strlen(s);
+        if ((int)take > width) {
+            /* the last ", " that keeps the line within width (the comma stays on it) */
+            size_t cut = 0;
+            for (size_t i = 0; i + 1 < (size_t)width && s[i]; i++)
+                if (s[i] == ',' && s[i + 1] == ' ')
+                    cut = i + 1;
+            take = cut ? cut : (size_t)width;
+        }
+        if (n < max)
+            lines[n] = out;
+        memcpy(out, s, take);
+        out[take] = '\0';
+        out += take + 1;
+        n++;
+        s += take;
+        while (*s == ' ')
+            s++;
+        if (n >= max)
+            break;
+    }
+    return *s ? max + 1 : n;
+}
+
+char *rb_docs_render_header(const json_value *doc, const char *ref_path, const char *pair,
+                            const char *prefix, int width, int max_lines)
+{
+    const json_value *pairs = pairs_of(doc), *roofs = json_get(doc, "roofs");
+    int room = width - (int)strlen(prefix), groups = 0, used = 1;
+    if (max_lines > DOCS_HEADER_MAX_LINES)
+        max_lines = DOCS_HEADER_MAX_LINES;
+    rb_sbuf b = {0};
+    rb_sbuf_add(&b, "%s%s: median rate (%% of its measured roof, speedup)\n", prefix, ref_path);
+    for (size_t i = 0; pairs && i < pairs->count; i++)
+        groups += rb_docs_group_matches(json_string_at(pairs->items[i], "name", ""), pair, NULL);
+    for (size_t i = 0; pairs && i < pairs->count && used < max_lines; i++) {
+        const json_value *p = pairs->items[i];
+        const char *group = json_string_at(p, "name", "");
+        if (!rb_docs_group_matches(group, pair, NULL))
+            continue;
+        rb_sbuf e = {0};
+        /* the header is the pair's: its input and size say which group ("uniform",
+         * "square@64M", "sgemm@1M") */
+        size_t plen = strlen(pair);
+        if (groups > 1 || strcmp(group, pair))
+            rb_sbuf_add(&e, "%s: ", group[plen] == '.' ? group + plen + 1 : group);
+        if (strcmp(json_string_at(p, "status", "ok"), "ok"))
+            rb_sbuf_add(&e, "%s: %s", json_string_at(p, "status", "?"),
+                        json_string_at(p, "reason", ""));
+        else
+            header_entries(p, roofs, &e);
+        char *text = rb_sbuf_take(&e), *copy = NULL, *lines[DOCS_HEADER_MAX_LINES];
+        /* (room for the two spaces that indent a continuation) */
+        int n = text ? split_entries(text, room - 2, lines, max_lines - used, &copy) : -1;
+        /* a group that does not fit ends the lines, unless it is the first (then cut short) */
+        if (n > max_lines - used && used > 1)
+            n = 0;
+        for (int k = 0; k < n && k < max_lines - used; k++)
+            rb_sbuf_add(&b, "%s%s%s\n", prefix, k ? "  " : "", lines[k]);
+        used += n > max_lines - used ? max_lines - used : n < 0 ? 0 : n;
+        free(text);
+        free(copy);
+        if (n == 0)
+            break;
+    }
+    if (groups == 0)
+        rb_sbuf_add(&b, "%sno row of %s: the reference run is older than the pair\n", prefix, pair);
+    return rb_sbuf_take(&b);
+}
