@@ -4,6 +4,7 @@
 #   make bench ARCH=sm_90     build, run the full suite, compare with expectations, write results
 #   make test                 unit tests + every pair compiled (+ GPU validation where a GPU is)
 #   make diagnostics          build the diagnostics in scripts/ into build/$(ARCH)/
+#   make docs                 regenerate the numbers in README.md, docs/ and the kernel headers
 # ARCH defaults to the GPU's compute capability (nvidia-smi), else sm_90.
 
 CUDA_HOME ?= /usr/local/cuda
@@ -118,7 +119,7 @@ OBJ_LIB := $(OBJ_CORE) $(HARNESS_SRC:%.c=$(B)/%.o) $(HARNESS_CU:%.cu=$(B)/%.o) \
            $(B)/fingerprints.o
 OBJ_TEST := $(patsubst %.c,$(B)/%.o,$(wildcard tests/*.c))
 
-.PHONY: all bench test diagnostics clean FORCE
+.PHONY: all bench test diagnostics docs clean FORCE
 all: $(B)/roofbench
 
 $(B)/roofbench: $(B)/harness/runner/main.o $(OBJ_LIB) $(B)/ldflags.stamp
@@ -162,6 +163,13 @@ bench: $(B)/roofbench
 
 test: $(B)/roofbench $(B)/rbtest
 	$(B)/rbtest $(B)/roofbench
+
+# The numbers in README.md, docs/ and the kernel headers' Measured lines, regenerated from each
+# GPU's committed reference run (results/<hardware-key>/reference.json; harness/core/docs.h),
+# and that run's charts beside it. make test fails while a generated block differs.
+docs: $(B)/roofbench
+	$(B)/roofbench docs
+	@for f in results/*/reference.json; do $(B)/roofbench plot $$f || exit 1; done
 
 clean:
 	rm -rf build

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The measured figures the project quotes must be committed: every result file or folder that
- * the README, a kernel header, a pair, the harness or a script names by its time stamp
- * (results/<hardware-key>/<yyyymmddThhmm[ss]Z>-<rev>...) must exist under results/. Runs are
- * not committed unless added on purpose (`git add -f`: .gitignore keeps the files under
- * results/<key>/ out), so a folder quoted but never added exists on the machine that fetched
- * it and nowhere else; CI runs on a clean clone, where this test then fails and names what is
- * missing.
+ * The measured figures the documentation quotes must be committed: every result file or folder
+ * that README.md, results/README.md, a page under docs/ or a kernel header's generated lines
+ * (core/docs.h) names must exist under results/, whether by its time stamp
+ * (<yyyymmddThhmm[ss]Z>-<rev>...) or by its path (results/<hardware-key>/reference.json). Runs
+ * are not committed unless added on purpose (`git add -f`: .gitignore keeps the files under
+ * results/<key>/ out), so a file quoted but never added exists on the machine that fetched it
+ * and nowhere else; CI runs on a clean clone, where this test then fails and names what is
+ * missing. Source comments are not documentation: numbers in them come from the generated lines.
  *
- * A citation is matched by its stamp-named component and, when a '/' follows it, the name after
- * it, as a substring of a path under results/: "20261126T0029Z-3364754-record/record.{json,md}"
+ * A stamp citation is matched by its stamp-named component and, when a '/' follows it, the name
+ * after it, as a substring of a path under results/: "20261126T0029Z-3364754-record/record.{json,md}"
  * needs a path containing "/20261126T0029Z-3364754-record/record". A name wrapped at the end of
- * a comment line ("...-hgemm-" then a new line) is matched by the part before the wrap.
+ * a line ("...-hgemm-" then a new line) is matched by the part before the wrap. A path citation
+ * ("results/nvidia-h200/reference.{json,md}") must be the start of a path under results/.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -22,6 +24,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "../harness/core/docs.h"
 #include "rbtest.h"
 
 #define DOCS_MAX_PATHS 8192
@@ -79,6 +82,48 @@ static size_t stamp_at(const char *s)
     return i + 2;
 }
 
+static void add_missing(const char *file, const char *cite, char *missing, size_t missing_size,
+                        int *n_missing)
+{
+    if ((*n_missing)++ < DOCS_MAX_MISSING) {
+        size_t used = strlen(missing);
+        snprintf(missing + used, missing_size - used, "  %s: %s\n", file, cite);
+    }
+}
+
+/* A citation by path at s ("results/<key>/<name>..."): its length, 0 when there is none (a
+ * placeholder such as results/<hardware-key>/, or a path holding a stamp, which the stamp
+ * matcher checks). */
+static size_t path_at(const char *s)
+{
+    if (strncmp(s, "results/", 8) != 0)
+        return 0;
+    size_t n = 8, slashes = 0;
+    while (name_char(s[n]) || s[n] == '/') {
+        slashes += s[n] == '/';
+        if (stamp_at(s + n))
+            return 0;
+        n++;
+    }
+    return slashes > 0 && n > 8 && s[8] != '/' ? n : 0;
+}
+
+static int check_path(const char *file, const char *s, size_t n, const docs_paths *have,
+                      char *missing, size_t missing_size, int *n_missing)
+{
+    char cite[DOCS_PATH_LEN];
+    snprintf(cite, sizeof cite, "%.*s", (int)(n < sizeof cite - 1 ? n : sizeof cite - 1), s);
+    size_t len = strlen(cite);
+    while (len > 1 && (cite[len - 1] == '.' || cite[len - 1] == ','))
+        cite[--len] = '\0';
+    int ok = 0;
+    for (int i = 0; i < have->n && !ok; i++)
+        ok = strncmp(have->path[i], cite, len) == 0;
+    if (!ok)
+        add_missing(file, cite, missing, missing_size, n_missing);
+    return 1;
+}
+
 /* The citations in text: each one whose path under results/ is missing is appended to missing
  * (as "file: citation"). Returns how many citations it found. */
 static int check_text(const char *file, const char *text, const docs_paths *have, char *missing,
@@ -88,7 +133,13 @@ static int check_text(const char *file, const char *text, const docs_paths *have
     for (const char *s = text; *s; s++) {
         if (s > text && isalnum((unsigned char)s[-1]))
             continue;
-        size_t n = stamp_at(s);
+        size_t n = path_at(s);
+        if (n) {
+            found += check_path(file, s, n, have, missing, missing_size, n_missing);
+            s += n - 1;
+            continue;
+        }
+        n = stamp_at(s);
         if (!n)
             continue;
         while (name_char(s[n]))
@@ -107,9 +158,10 @@ static int check_text(const char *file, const char *text, const docs_paths *have
         int ok = 0;
         for (int i = 0; i < have->n && !ok; i++)
             ok = strstr(have->path[i], cite) != NULL;
-        if (!ok && (*n_missing)++ < DOCS_MAX_MISSING) {
-            size_t used = strlen(missing);
-            snprintf(missing + used, missing_size - used, "  %s: results/...%s\n", file, cite);
+        if (!ok) {
+            char shown[DOCS_PATH_LEN + 16];
+            snprintf(shown, sizeof shown, "results/...%s", cite);
+            add_missing(file, shown, missing, missing_size, n_missing);
         }
         s += n - 1;
     }
@@ -133,7 +185,27 @@ static char *read_file(const char *path)
     return buf;
 }
 
-/* The files that may quote results: the README and the sources under these folders. */
+/* A kernel header's generated lines: the text between the begin and end markers (core/docs.h),
+ * each block's lines joined; the rest of the file is blanked out. */
+static void keep_generated(char *text)
+{
+    char *s = text;
+    while (*s) {
+        char *begin = strstr(s, RB_DOCS_CU_BEGIN);
+        char *end = begin ? strstr(begin, RB_DOCS_CU_END) : NULL;
+        char *stop = begin ? begin : s + strlen(s);
+        memset(s, ' ', (size_t)(stop - s));
+        if (!end) {
+            if (begin)
+                memset(begin, ' ', strlen(begin));
+            return;
+        }
+        s = end + strlen(RB_DOCS_CU_END);
+    }
+}
+
+/* The files that may quote results: README.md, results/README.md, docs/ (Markdown) and the
+ * generated lines of the kernel headers. */
 static void scan(const char *path, const docs_paths *have, char *missing, size_t size,
                  int *n_missing, int *found, int *files)
 {
@@ -156,15 +228,14 @@ static void scan(const char *path, const docs_paths *have, char *missing, size_t
         return;
     }
     const char *dot = strrchr(path, '.');
-    const char *base = strrchr(path, '/');
-    int text = (dot && (!strcmp(dot, ".c") || !strcmp(dot, ".h") || !strcmp(dot, ".cu") ||
-                        !strcmp(dot, ".md") || !strcmp(dot, ".sh") || !strcmp(dot, ".py"))) ||
-               (base && !strchr(base, '.'));
-    if (!text)
+    int cu = dot && !strcmp(dot, ".cu");
+    if (!dot || (strcmp(dot, ".md") && !cu))
         return;
     char *buf = read_file(path);
     if (!buf)
         return;
+    if (cu)
+        keep_generated(buf);
     *found += check_text(path, buf, have, missing, size, n_missing);
     ++*files;
     free(buf);
@@ -187,13 +258,13 @@ static void test_cited_results_are_committed(void)
     }
     collect("results", &have);
     int n_missing = 0, found = 0, files = 0;
-    const char *roots[] = {"README.md", "kernels", "bench", "harness", "scripts"};
+    const char *roots[] = {"README.md", "results/README.md", "docs", "kernels"};
     for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++)
         scan(roots[i], &have, missing, 16384, &n_missing, &found, &files);
     if (n_missing)
         fprintf(stderr, "%d cited result(s) not under results/ (commit them: git add -f):\n%s",
                 n_missing, missing);
-    RB_CHECK(files > 20 && found > 0);
+    RB_CHECK(files > 10 && found > 0);
     RB_CHECK(n_missing == 0);
     free(have.path);
     free(missing);
@@ -202,13 +273,14 @@ static void test_cited_results_are_committed(void)
 /* The matcher on planted text: a cited folder that exists, one that does not, a wrapped name. */
 static void test_citation_matcher(void)
 {
-    docs_paths have = {calloc(3, DOCS_PATH_LEN), 3};
+    docs_paths have = {calloc(4, DOCS_PATH_LEN), 4};
     RB_CHECK(have.path != NULL);
     if (!have.path)
         return;
     strcpy(have.path[0], "results/gpu/20261126T0029Z-3364754-record/");
     strcpy(have.path[1], "results/gpu/20261126T0029Z-3364754-record/record.json");
     strcpy(have.path[2], "results/gpu/20261122T032108Z-8d68b70.json");
+    strcpy(have.path[3], "results/gpu/reference.json");
     char missing[2048] = "";
     int n = 0;
     RB_CHECK(check_text("a", "see `results/gpu/20261126T0029Z-3364754-record/record.{json,md}`.",
@@ -228,6 +300,15 @@ static void test_citation_matcher(void)
              n == 2);
     RB_CHECK(check_text("d", "x120261126T0029Z-3 and 2026112T0029Z-", &have, missing,
                         sizeof missing, &n) == 0);
+    /* by path: a reference run, a stem, a placeholder, a file never committed */
+    RB_CHECK(check_text("e", "(`results/gpu/reference.{json,md}`, ../results/gpu/reference.json)",
+                        &have, missing, sizeof missing, &n) == 2 &&
+             n == 2);
+    RB_CHECK(check_text("e", "results/<hardware-key>/reference.json, results/*/x, results/", &have,
+                        missing, sizeof missing, &n) == 0);
+    RB_CHECK(check_text("f", "see results/gpu/reference.svg.", &have, missing, sizeof missing,
+                        &n) == 1 &&
+             n == 3 && strstr(missing, "f: results/gpu/reference.svg\n"));
     free(have.path);
 }
 

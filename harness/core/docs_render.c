@@ -320,7 +320,7 @@ char *rb_docs_render_run(const json_value *doc, const char *ref_path, const char
     if (copy_of)
         rb_sbuf_add(&s, " (a copy of `%s`)", copy_of);
     rb_sbuf_add(&s,
-                ": `%s` at git %s, %s, size %s, seed %.0f, on an %s (compute capability %s, "
+                ": `%s` at git %s, %s, size %s, seed %.0f, on the %s (compute capability %s, "
                 "%.0f SMs, %.0f MiB L2, %.0f W power limit), driver %s, CUDA runtime %s",
                 json_string_at(doc, "command", "?"), json_string_at(doc, "git", "?"),
                 json_string_at(doc, "date", "?"), json_string_at(doc, "size", "?"),
@@ -334,6 +334,13 @@ char *rb_docs_render_run(const json_value *doc, const char *ref_path, const char
                     "%.2f us",
                     json_number_at(platform, "dram_gbps"), json_number_at(platform, "fp32_tflops"),
                     json_number_at(platform, "launch_us"));
+    double wall_s = 0;
+    const json_value *pairs = pairs_of(doc);
+    for (size_t i = 0; pairs && i < pairs->count; i++) {
+        double w = json_number_at(pairs->items[i], "wall_s");
+        wall_s += isnan(w) ? 0 : w;
+    }
+    rb_sbuf_add(&s, "; the pairs' processes ran for %.0f s", wall_s);
     char counts[200];
     verdict_counts(doc, counts, sizeof counts);
     const char *expect = json_string_at(doc, "expectations", "");
