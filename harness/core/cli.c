@@ -154,7 +154,7 @@ static const cli_option cli_options[] = {
     {"--check", ON_DOCS, 0},
 };
 
-static const char *const command_names[] = {"help", "list",    "run",     "check",  "ceilings",
+static const char *const command_names[] = {"help", "list",    "run",     "check", "ceilings",
                                             "plot", "compare", "history", "docs"};
 
 static unsigned command_bit(rb_command c)
