@@ -120,7 +120,11 @@ OBJ_LIB := $(OBJ_CORE) $(HARNESS_SRC:%.c=$(B)/%.o) $(HARNESS_CU:%.cu=$(B)/%.o) \
 OBJ_TEST := $(patsubst %.c,$(B)/%.o,$(wildcard tests/*.c))
 
 .PHONY: all bench test diagnostics docs clean FORCE
+# The last line a person sees after `make` says when the build has no codegen fingerprints (no
+# cuobjdump): its results cannot attribute a change to the code (each says so in its
+# environment, codegen_fingerprints: false).
 all: $(B)/roofbench
+	@$(if $(CUOBJDUMP),:,echo "note: this build has no codegen fingerprints: cuobjdump was not found (RB_CUOBJDUMP, $(CUDA_HOME)/bin or PATH; CUOBJDUMP=<path> sets it); its results cannot tell a code change from a platform change")
 
 $(B)/roofbench: $(B)/harness/runner/main.o $(OBJ_LIB) $(B)/ldflags.stamp
 	$(CC) -o $@ $(filter %.o,$^) $(LDLIBS_ALL)

@@ -118,7 +118,8 @@ static void test_help(void)
 {
     rbtest_fresh_dir();
     RB_CHECK(rbtest_run("--help") == 0);
-    RB_CHECK(strstr(out, "exit codes") != NULL);
+    RB_CHECK(strstr(out, "Exit codes") != NULL);
+    RB_CHECK(rbtest_run("run --help") == 0);
     RB_CHECK(strstr(out, "--update-expectations") != NULL);
     rbtest_remove_dir();
 }

@@ -459,7 +459,8 @@ static void test_plot_command(void)
         {"plot run.json other.json", "plot takes one results file"},
         {"plot run.json --cold", "--cold does not go with plot"},
         {"plot missing.json -o m.svg", "missing.json"},
-        {"plot run.json -o run.json", "replace the results file"},
+        {"plot run.json -o run.json", "base name"},
+        {"plot run.json -o m.png", "plot writes SVG"},
         {"plot run.json -o nodir/x.svg", "nodir"},
         {"plot run.json -o m.svg --filter '('", "--filter"},
         {"plot notjson.json -o m.svg", "notjson.json: line 1"},
@@ -475,6 +476,11 @@ static void test_plot_command(void)
         RB_CHECK(rc == 2 && strstr(rbtest_output(), bad[i][1]));
         RB_CHECK(!file_in(dir, "m.svg") && !file_in(dir, "m-speedup.svg"));
     }
+    RB_CHECK(!file_in(dir, "m.png"));
+    /* -o BASE: BASE.svg, BASE-speedup.svg and, with --html alone, BASE.html */
+    RB_CHECK(rbtest_run("plot run.json -o chart --html") == 0);
+    RB_CHECK(file_in(dir, "chart.svg") && file_in(dir, "chart-speedup.svg") &&
+             file_in(dir, "chart.html") && !file_in(dir, "chart"));
     RB_CHECK(rbtest_run("run -o x.svg") == 2);
     rbtest_remove_dir();
 }

@@ -4,101 +4,8 @@
 #include <regex.h>
 #include <string.h>
 
+#include "text.h"
 #include "util.h"
-
-const char *rb_cli_usage(void)
-{
-    return "usage: roofbench COMMAND [options]\n"
-           "\n"
-           "commands:\n"
-           "  list                  the pairs, their variants and sizes\n"
-           "  run                   validate, time and place every variant on the roofline,\n"
-           "                        compare with the expectation file, write the results\n"
-           "  check                 validate every variant (no timing): the GPU tests\n"
-           "  ceilings              measure every roof of this GPU (DRAM copy, read, write; L2;\n"
-           "                        shared memory; FP32, FP64 FMA; TF32, BF16, FP16, FP8 tensor\n"
-           "                        cores; host and peer links; launch and graph-node latency)\n"
-           "                        and write them into the expectation file's ceilings\n"
-           "  plot RESULTS.json     draw the roofline chart (RESULTS.svg) and the speedup chart\n"
-           "                        (RESULTS-speedup.svg) of a results file\n"
-           "  compare OLD.json NEW.json  compare two results files variant by variant: same,\n"
-           "                        faster, slower or unclear, and for each change its cause\n"
-           "                        (platform, code, throttled, unexplained); exit 1 when a\n"
-           "                        variant is slower for any cause but the platform\n"
-           "  history DIR|FILE...   every variant's median over the runs of one GPU (a folder's\n"
-           "                        *.json, e.g. results/<hardware-key>/, or the files), in\n"
-           "                        date order: step changes that stayed, and their cause\n"
-           "  docs                  regenerate the numbers of README.md, docs/ and the kernel\n"
-           "                        headers from results/<hardware-key>/reference.json (in the\n"
-           "                        repository's root; make docs)\n"
-           "\n"
-           "options (the commands each one goes with in brackets; any other use is refused):\n"
-           "  --filter REGEX        [list run check plot compare history] only pairs whose\n"
-           "                        name, or whose <pair>.<input>@<size> row name, matches\n"
-           "                        (POSIX extended regex): '^sgemm$' selects every size of\n"
-           "                        sgemm; compare, history: or whose pair/variant matches\n"
-           "  --size smoke|full|N|RxC  [list run check] problem size in elements: a count with\n"
-           "                        an optional K, M, G, T (binary) suffix, or a shape ROWSxCOLS\n"
-           "                        for two-dimensional pairs (see list)\n"
-           "  --samples N           [run] exactly N timed samples, 1..100000 (default:\n"
-           "                        adaptive, until the 95% interval of the median is within\n"
-           "                        1% of it, or the time cap)\n"
-           "  --cap S               [run] time cap of the timed loop per variant, 0.01..3600\n"
-           "                        seconds (default 1)\n"
-           "  --cold                [run] flush L2 and reset persisting L2 before each\n"
-           "                        single-launch sample\n"
-           "  --json FILE           [run compare] compare: the comparison as JSON; run: the\n"
-           "                        results file, replaced if it exists (default\n"
-           "                        results/<hardware-key>/<UTC>-<git>.json, never replaced:\n"
-           "                        a second run in the same second writes <...>-2.json)\n"
-           "  --csv FILE            [run] the table as CSV (RFC 4180), one row per variant with\n"
-           "                        its roof, replaced if it exists\n"
-           "  --results-dir DIR     [run] folder for the default results file (default results)\n"
-           "  --expect FILE|none    [run ceilings compare history] expectation file (default\n"
-           "                        expectations/<hardware-key>.json; compare, history: the\n"
-           "                        runs' GPU's, in the tree the binary was built from, whose\n"
-           "                        recorded run spreads set each variant's floor)\n"
-           "  --expect-any-device   [run ceilings] use an expectation file recorded on another\n"
-           "                        GPU model (refused by default: its times and roofs are not\n"
-           "                        this GPU's)\n"
-           "  --update-expectations [run] rewrite the expectation file from this run: each\n"
-           "                        variant's median, and the spread of its medians over\n"
-           "                        --repeat runs, from which its regression threshold comes\n"
-           "  --repeat N            [run] with --update-expectations: run the pairs N times,\n"
-           "                        1..20 (default 3; 1 records no spread: the thresholds\n"
-           "                        then fall back to the spread within one timed loop)\n"
-           "  --quick               [ceilings] DRAM copy, FP32 FMA and launch latency only (a few\n"
-           "                        seconds: a same-run platform reference)\n"
-           "  --no-ceilings         [run] skip the platform reference a run measures first\n"
-           "                        (ceilings --quick: DRAM copy, FP32, launch; under 5 s);\n"
-           "                        the results then say platform: none\n"
-           "  --nvtx                [run check] NVTX ranges around each pair and variant\n"
-           "  --timeout S           [run check ceilings] watchdog: a pair running longer fails,\n"
-           "                        5..86400 seconds (default 300)\n"
-           "  --seed N              [run check] seed of the random inputs (default 20261122)\n"
-           "  -o FILE.svg           [plot] the roofline chart's file (default: beside the\n"
-           "                        results file, same name, .svg); the speedup chart goes to\n"
-           "                        FILE-speedup.svg\n"
-           "  --html FILE.html      [plot compare] also the self-contained HTML report (plot:\n"
-           "                        charts and a sortable table, run writes one beside every\n"
-           "                        results file; compare: the sortable comparison)\n"
-           "  --baseline OLD.json   [run] compare this run with OLD.json (as compare does) and\n"
-           "                        exit 1 when a variant is slower for any cause but the\n"
-           "                        platform; the file is read before any GPU work\n"
-           "  --fail-on-platform    [run compare] a slowdown the platform explains fails too\n"
-           "  --md, --csv           [compare] print the comparison as Markdown (a pull-request\n"
-           "                        comment) or as CSV instead of the text report\n"
-           "  -o BASE               [history] also write BASE.svg (a trend line per variant),\n"
-           "                        BASE.md and BASE.json\n"
-           "  --check               [docs] rewrite nothing; exit 1 when a generated block differs\n"
-           "                        from what the reference runs give\n"
-           "  paths (FILE, DIR) are at most 1024 bytes long\n"
-           "  -h, --help            this text\n"
-           "\n"
-           "exit codes: 0 ok; 1 invalid result or regression; 2 usage, configuration or input\n"
-           "error; 3 no usable CUDA device; 130 / 143 interrupted by SIGINT (Ctrl-C) /\n"
-           "SIGTERM (the running pair is ended, nothing is written)\n";
-}
 
 static int need_value(int argc, char **argv, int i, char *err, size_t err_size)
 {
@@ -110,7 +17,10 @@ static int need_value(int argc, char **argv, int i, char *err, size_t err_size)
 }
 
 /* Which commands take which option: an option a command does not use is refused, so a user
- * who writes `list --cold` or `check --expect e.json` learns that it does nothing there. */
+ * who writes `list --cold` or `check --expect e.json` learns that it does nothing there. An
+ * option that means something else for another command has an entry of its own for it (its
+ * help is that command's). takes_value 2: an optional value, taken when the next argument ends
+ * in value_suffix. */
 enum {
     ON_LIST = 1,
     ON_RUN = 2,
@@ -125,37 +35,105 @@ typedef struct cli_option {
     const char *name;
     unsigned commands;
     int takes_value;
+    const char *value; /* the value's name in the help ("REGEX") */
+    const char *help;
 } cli_option;
 
 static const cli_option cli_options[] = {
-    {"--filter", ON_LIST | ON_RUN | ON_CHECK | ON_PLOT | ON_COMPARE | ON_HISTORY, 1},
-    {"--size", ON_LIST | ON_RUN | ON_CHECK, 1},
-    {"--samples", ON_RUN, 1},
-    {"--cap", ON_RUN, 1},
-    {"--cold", ON_RUN, 0},
-    {"--json", ON_RUN | ON_COMPARE, 1},
-    {"--csv", ON_RUN, 1},
-    {"--csv", ON_COMPARE, 0},
-    {"--md", ON_COMPARE, 0},
-    {"--results-dir", ON_RUN, 1},
-    {"--expect", ON_RUN | ON_CEILINGS | ON_COMPARE | ON_HISTORY, 1},
-    {"--expect-any-device", ON_RUN | ON_CEILINGS, 0},
-    {"--update-expectations", ON_RUN, 0},
-    {"--repeat", ON_RUN, 1},
-    {"--quick", ON_CEILINGS, 0},
-    {"--no-ceilings", ON_RUN, 0},
-    {"--nvtx", ON_RUN | ON_CHECK, 0},
-    {"--timeout", ON_RUN | ON_CHECK | ON_CEILINGS, 1},
-    {"--seed", ON_RUN | ON_CHECK, 1},
-    {"-o", ON_PLOT | ON_HISTORY, 1},
-    {"--html", ON_PLOT | ON_COMPARE, 1},
-    {"--baseline", ON_RUN, 1},
-    {"--fail-on-platform", ON_RUN | ON_COMPARE, 0},
-    {"--check", ON_DOCS, 0},
+    {"--filter", ON_LIST | ON_RUN | ON_CHECK | ON_PLOT, 1, "REGEX",
+     "only pairs whose name, or whose <pair>.<input>@<size> row name, matches (POSIX extended "
+     "regex): '^sgemm$' selects every size of sgemm"},
+    {"--filter", ON_COMPARE | ON_HISTORY, 1, "REGEX",
+     "only the rows whose <pair>.<input>@<size> row name, or whose pair/variant, matches (POSIX "
+     "extended regex)"},
+    {"--size", ON_LIST | ON_RUN | ON_CHECK, 1, "smoke|full|N|RxC",
+     "problem size in elements: a count with an optional K, M, G, T (binary) suffix, or a shape "
+     "ROWSxCOLS for two-dimensional pairs (see list); default full"},
+    {"--device", ON_RUN | ON_CHECK | ON_CEILINGS, 1, "N",
+     "the GPU to use: the N-th (from 0) of those the CUDA runtime shows, which "
+     "CUDA_VISIBLE_DEVICES sets; default 0. The results record its index, UUID and PCI bus id; "
+     "pairs that need several GPUs are skipped"},
+    {"--samples", ON_RUN, 1, "N",
+     "exactly N timed samples, 1..100000 (default: adaptive, until the 95% interval of the "
+     "median is within 1% of it, or the time cap)"},
+    {"--cap", ON_RUN, 1, "S",
+     "time cap of the timed loop per variant, 0.01..3600 seconds (default 1)"},
+    {"--cold", ON_RUN, 0, NULL,
+     "flush L2 and reset persisting L2 before each single-launch sample"},
+    {"--json", ON_RUN, 1, "FILE",
+     "the results file, replaced if it exists (default results/<hardware-key>/<UTC>-<git>.json, "
+     "never replaced: a second run in the same second writes <...>-2.json)"},
+    {"--json", ON_COMPARE, 1, "FILE", "also the comparison as JSON"},
+    {"--md", ON_COMPARE, 0, NULL,
+     "print the comparison as Markdown (a pull-request comment) instead of the text report"},
+    {"--csv", ON_COMPARE, 0, NULL, "print the comparison as CSV instead of the text report"},
+    {"--csv", ON_RUN, 1, "FILE",
+     "the table as CSV (RFC 4180), one row per variant with its roof, replaced if it exists"},
+    {"--results-dir", ON_RUN, 1, "DIR", "folder for the default results file (default results)"},
+    {"--wide", ON_RUN, 0, NULL,
+     "the table with every name and roof key whole and the notes unwrapped (by default the "
+     "table fits 100 columns)"},
+    {"--gate", ON_RUN, 1, "gating|all",
+     "which verdicts set the exit code: gating (default) leaves out the informational rows, "
+     "whose time the host sets (pageable copies, stream launches, host-staged baselines); all "
+     "counts them too"},
+    {"--expect", ON_RUN, 1, "FILE|none",
+     "expectation file (default expectations/<hardware-key>.json); none: no verdicts"},
+    {"--expect", ON_CEILINGS, 1, "FILE",
+     "the expectation file to write the ceilings into (default "
+     "expectations/<hardware-key>.json)"},
+    {"--expect", ON_COMPARE | ON_HISTORY, 1, "FILE|none",
+     "the expectation file whose recorded run spreads set each variant's floor (default: the "
+     "runs' GPU's, in the tree the binary was built from); none: no floors from a file"},
+    {"--expect-any-device", ON_RUN | ON_CEILINGS, 0, NULL,
+     "use an expectation file recorded on another GPU model (refused by default: its times and "
+     "roofs are not this GPU's)"},
+    {"--update-expectations", ON_RUN, 0, NULL,
+     "rewrite the expectation file from this run: each variant's median, the spread of its "
+     "medians over --repeat runs (from which its regression threshold comes) and each pair's "
+     "wall time (for the progress line's estimate)"},
+    {"--repeat", ON_RUN, 1, "N",
+     "with --update-expectations: run the pairs N times, 1..20 (default 3; 1 records no spread: "
+     "the thresholds then fall back to the spread within one timed loop)"},
+    {"--quick", ON_CEILINGS, 0, NULL,
+     "DRAM copy, FP32 FMA and launch latency only (a few seconds: a same-run platform "
+     "reference)"},
+    {"--no-ceilings", ON_RUN, 0, NULL,
+     "skip the platform reference a run measures first (ceilings --quick: DRAM copy, FP32, "
+     "launch; under 5 s); the results then say platform: none"},
+    {"--nvtx", ON_RUN | ON_CHECK, 0, NULL, "NVTX ranges around each pair and variant"},
+    {"--timeout", ON_RUN | ON_CHECK | ON_CEILINGS, 1, "S",
+     "watchdog: a pair (or the measurement) running longer fails, 5..86400 seconds (default "
+     "300)"},
+    {"--seed", ON_RUN | ON_CHECK, 1, "N", "seed of the random inputs (default 20261122)"},
+    {"-o", ON_PLOT, 1, "BASE",
+     "write BASE.svg (the roofline chart) and BASE-speedup.svg (and BASE.html with --html); "
+     "default: beside the results file, same name. A BASE ending in .svg is taken without it; "
+     "another image name (x.png, x.pdf) is refused: plot writes SVG"},
+    {"--html", ON_PLOT, 2, "[FILE.html]",
+     "also the self-contained HTML report (charts and a sortable table): to FILE.html when "
+     "given, else BASE.html"},
+    {"--html", ON_COMPARE, 1, "FILE.html", "also the comparison as a sortable HTML page"},
+    {"-o", ON_HISTORY, 1, "BASE",
+     "also write BASE.svg (a trend line per variant), BASE.md and BASE.json"},
+    {"--check", ON_DOCS, 0, NULL,
+     "rewrite nothing; exit 1 when a generated block differs from what the reference runs give"},
+    {"--baseline", ON_RUN, 1, "OLD.json",
+     "compare this run with OLD.json (as compare does) and exit 1 when a variant is slower for "
+     "any cause but the platform; the file is read before any GPU work"},
+    {"--fail-on-platform", ON_RUN | ON_COMPARE, 0, NULL,
+     "a slowdown the platform explains fails too"},
 };
+#define CLI_OPTIONS (sizeof cli_options / sizeof cli_options[0])
 
-static const char *const command_names[] = {"help", "list",    "run",     "check", "ceilings",
-                                            "plot", "compare", "history", "docs"};
+static const char *const command_names[] = {"help",     "--version", "list",    "run",
+                                            "check",    "ceilings",  "plot",    "compare",
+                                            "history",  "docs"};
+
+const char *rb_cli_command_name(rb_command c)
+{
+    return (unsigned)c <= RB_CMD_DOCS ? command_names[c] : "?";
+}
 
 static unsigned command_bit(rb_command c)
 {
@@ -170,26 +148,26 @@ static unsigned command_bit(rb_command c)
                                   : 0;
 }
 
-/* The option named a, or NULL with the refusal in err (unknown, or not for this command). An
- * option may have an entry per command (run's --csv FILE, compare's --csv switch). */
+/* The option named a, or NULL with the refusal in err (unknown, or not for this command). */
 static const cli_option *find_option(const char *a, rb_command cmd, char *err, size_t err_size)
 {
-    unsigned goes_with = 0;
-    for (size_t k = 0; k < sizeof cli_options / sizeof cli_options[0]; k++) {
+    unsigned with_bits = 0;
+    for (size_t k = 0; k < CLI_OPTIONS; k++) {
         const cli_option *opt = &cli_options[k];
         if (strcmp(a, opt->name) != 0)
             continue;
         if (opt->commands & command_bit(cmd))
             return opt;
-        goes_with |= opt->commands;
+        with_bits |= opt->commands;
     }
-    if (!goes_with) {
-        rb_fmt(err, err_size, "unknown option '%s' (try: roofbench --help)", a);
+    if (!with_bits) {
+        rb_fmt(err, err_size, "unknown option '%s' (try: roofbench %s --help)", a,
+               command_names[cmd]);
         return NULL;
     }
     char with[96] = "";
     for (int c = RB_CMD_LIST; c <= RB_CMD_DOCS; c++)
-        if (goes_with & command_bit((rb_command)c)) {
+        if (with_bits & command_bit((rb_command)c)) {
             size_t len = strlen(with);
             rb_fmt(with + len, sizeof with - len, "%s%s", len ? ", " : "", command_names[c]);
         }
@@ -198,31 +176,50 @@ static const cli_option *find_option(const char *a, rb_command cmd, char *err, s
     return NULL;
 }
 
-static int parse_command(const char *cmd, rb_options *o, char *err, size_t err_size)
+/* A command's name as typed: 0 with *out, or -1 (not a command; help and --version are not). */
+static int command_of(const char *name, rb_command *out)
 {
-    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help"))
+    for (int c = RB_CMD_LIST; c <= RB_CMD_DOCS; c++)
+        if (!strcmp(name, command_names[c])) {
+            *out = (rb_command)c;
+            return 0;
+        }
+    return -1;
+}
+
+/* argv[1] and, for `help CMD`, argv[2]. Returns the index of the first option, or -1. */
+static int parse_command(int argc, char **argv, rb_options *o, char *err, size_t err_size)
+{
+    const char *cmd = argv[1];
+    o->help_topic = RB_CMD_HELP;
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
         o->command = RB_CMD_HELP;
-    else if (!strcmp(cmd, "list"))
-        o->command = RB_CMD_LIST;
-    else if (!strcmp(cmd, "run"))
-        o->command = RB_CMD_RUN;
-    else if (!strcmp(cmd, "check"))
-        o->command = RB_CMD_CHECK;
-    else if (!strcmp(cmd, "ceilings"))
-        o->command = RB_CMD_CEILINGS;
-    else if (!strcmp(cmd, "plot"))
-        o->command = RB_CMD_PLOT;
-    else if (!strcmp(cmd, "compare"))
-        o->command = RB_CMD_COMPARE;
-    else if (!strcmp(cmd, "history"))
-        o->command = RB_CMD_HISTORY;
-    else if (!strcmp(cmd, "docs"))
-        o->command = RB_CMD_DOCS;
-    else {
+        return argc;
+    }
+    if (!strcmp(cmd, "--version")) {
+        o->command = RB_CMD_VERSION;
+        return 2;
+    }
+    if (!strcmp(cmd, "help")) {
+        o->command = RB_CMD_HELP;
+        if (argc > 2 && command_of(argv[2], &o->help_topic) != 0) {
+            rb_fmt(err, err_size,
+                   "help: unknown command '%s' (commands: list, run, check, ceilings, plot, "
+                   "compare, history, docs)",
+                   argv[2]);
+            return -1;
+        }
+        if (argc > 3) {
+            rb_fmt(err, err_size, "help takes one command, not '%s'", argv[3]);
+            return -1;
+        }
+        return argc;
+    }
+    if (command_of(cmd, &o->command) != 0) {
         rb_fmt(err, err_size, "unknown command '%s' (try: roofbench --help)", cmd);
         return -1;
     }
-    return 0;
+    return 2;
 }
 
 static int parse_path(const char *a, const char *v, const char **dst, char *err, size_t err_size)
@@ -306,6 +303,78 @@ static int parse_count_option(const char *a, const char *v, rb_options *o, char 
     return 0;
 }
 
+/* strcmp without case, for ASCII file name extensions. */
+static int strcasecmp_ascii(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        int x = *a >= 'A' && *a <= 'Z' ? *a + 32 : *a, y = *b >= 'A' && *b <= 'Z' ? *b + 32 : *b;
+        if (x != y)
+            return x - y;
+    }
+    return *a - *b;
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && !strcmp(s + n - k, suffix);
+}
+
+/* --device N: a GPU index, 0..RB_DEVICE_MAX (whether there is such a GPU, the probe says). */
+static int parse_device(const char *v, rb_options *o, char *err, size_t err_size)
+{
+    char why[200];
+    uint64_t n = 0;
+    /* rb_parse_count refuses 0, which is a GPU's index here */
+    if (!strcmp(v, "0")) {
+        o->device = 0;
+        return 0;
+    }
+    if (rb_parse_count(v, &n, why, sizeof why) != 0 || strspn(v, "0123456789") != strlen(v)) {
+        rb_fmt(err, err_size, "--device: '%s' is not a GPU index (0, 1, ...)", v);
+        return -1;
+    }
+    if (n > RB_DEVICE_MAX) {
+        rb_fmt(err, err_size, "--device: %s is out of range (0 to %d)", v, RB_DEVICE_MAX);
+        return -1;
+    }
+    o->device = (int)n;
+    return 0;
+}
+
+static int parse_gate(const char *v, rb_options *o, char *err, size_t err_size)
+{
+    if (strcmp(v, "all") && strcmp(v, "gating")) {
+        rb_fmt(err, err_size, "--gate: '%s': expected gating or all", v);
+        return -1;
+    }
+    o->gate_all = !strcmp(v, "all");
+    return 0;
+}
+
+/* plot -o BASE: a base name; BASE.svg is taken as BASE; a name that asks for another format is
+ * refused, never written as SVG under that name. */
+static int parse_plot_base(const char *v, rb_options *o, char *err, size_t err_size)
+{
+    static const char *const refused[] = {".png",  ".jpg",  ".jpeg", ".gif", ".pdf",
+                                          ".eps",  ".ps",   ".webp", ".bmp", ".tif",
+                                          ".tiff", ".html", ".json", ".md"};
+    const char *slash = strrchr(v, '/'), *name = slash ? slash + 1 : v, *dot = strrchr(name, '.');
+    for (size_t k = 0; dot && k < sizeof refused / sizeof refused[0]; k++)
+        if (!strcasecmp_ascii(dot, refused[k])) {
+            rb_fmt(err, err_size,
+                   "-o %s: plot writes SVG files named after a base name (-o %.*s writes "
+                   "%.*s.svg and %.*s-speedup.svg); give the base name",
+                   v, (int)(dot - v), v, (int)(dot - v), v, (int)(dot - v), v);
+            return -1;
+        }
+    if (!*name || !strcmp(name, ".svg")) {
+        rb_fmt(err, err_size, "-o '%s': a base name is needed (-o out writes out.svg)", v);
+        return -1;
+    }
+    return parse_path("-o", v, &o->plot_svg, err, err_size);
+}
+
 /* One option that takes a value v. */
 static int parse_value(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
 {
@@ -326,13 +395,18 @@ static int parse_value(const char *a, const char *v, rb_options *o, char *err, s
         return parse_path(a, v, &o->csv_path, err, err_size);
     if (!strcmp(a, "--results-dir"))
         return parse_path(a, v, &o->results_dir, err, err_size);
+    if (!strcmp(a, "-o") && o->command == RB_CMD_HISTORY)
+        return parse_path(a, v, &o->out_base, err, err_size);
     if (!strcmp(a, "-o"))
-        return parse_path(a, v, o->command == RB_CMD_HISTORY ? &o->out_base : &o->plot_svg, err,
-                          err_size);
+        return parse_plot_base(v, o, err, err_size);
     if (!strcmp(a, "--html"))
         return parse_path(a, v, &o->plot_html, err, err_size);
     if (!strcmp(a, "--baseline"))
         return parse_path(a, v, &o->baseline_path, err, err_size);
+    if (!strcmp(a, "--device"))
+        return parse_device(v, o, err, err_size);
+    if (!strcmp(a, "--gate"))
+        return parse_gate(v, o, err, err_size);
     o->expect_none = !strcmp(v, "none");
     return parse_path(a, v, &o->expect_path, err, err_size); /* --expect */
 }
@@ -358,11 +432,18 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
         rb_fmt(err, err_size, "no command given (try: roofbench --help)");
         return -1;
     }
-    if (parse_command(argv[1], o, err, err_size) != 0)
+    o->device = -1;
+    int first = parse_command(argc, argv, o, err, err_size);
+    if (first < 0)
         return -1;
-    for (int i = 2; i < argc && o->command != RB_CMD_HELP; i++) {
+    if (o->command == RB_CMD_VERSION && argc > 2) {
+        rb_fmt(err, err_size, "--version takes nothing more, not '%s'", argv[2]);
+        return -1;
+    }
+    for (int i = first; i < argc && o->command != RB_CMD_HELP; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            o->help_topic = o->command;
             o->command = RB_CMD_HELP;
             return 0;
         }
@@ -397,7 +478,15 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
         const cli_option *opt = find_option(a, o->command, err, err_size);
         if (!opt)
             return -1;
-        if (opt->takes_value) {
+        if (opt->takes_value == 2) { /* plot --html [FILE.html] */
+            if (i + 1 < argc && has_suffix(argv[i + 1], ".html")) {
+                if (parse_path(a, argv[i + 1], &o->plot_html, err, err_size) != 0)
+                    return -1;
+                i++;
+            } else {
+                o->plot_html_beside = 1;
+            }
+        } else if (opt->takes_value) {
             if (need_value(argc, argv, i, err, err_size) ||
                 parse_value(a, argv[i + 1], o, err, err_size))
                 return -1;
@@ -414,6 +503,8 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
             o->no_ceilings = 1;
         } else if (!strcmp(a, "--fail-on-platform")) {
             o->fail_on_platform = 1;
+        } else if (!strcmp(a, "--wide")) {
+            o->wide = 1;
         } else if (!strcmp(a, "--md")) {
             o->compare_md = 1;
         } else if (!strcmp(a, "--csv")) {
@@ -460,4 +551,130 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
         return -1;
     }
     return 0;
+}
+
+/* ---- help ---- */
+
+#define HELP_WIDTH 80
+#define HELP_OPTION_COL 26
+
+typedef struct command_help {
+    rb_command command;
+    const char *usage;   /* after "roofbench " */
+    const char *summary; /* one line for the overview */
+    const char *text;    /* what it does, for its own help */
+} command_help;
+
+static const command_help command_helps[] = {
+    {RB_CMD_LIST, "list [options]", "the pairs, their variants, sizes and work",
+     "Lists every pair: its variants, smoke and full sizes, what --size counts, and the work "
+     "(flops, compulsory bytes) of a run at the selected size."},
+    {RB_CMD_RUN, "run [options]",
+     "validate, time, place on the roofline, judge and write the results",
+     "Validates every variant (before and after timing), times it, places it on the roof that "
+     "binds it, judges it against the expectation file of this GPU and writes "
+     "results/<hardware-key>/<UTC>-<git>.json with its Markdown page, charts and HTML report. "
+     "Exit 1 when a gating variant regressed or is invalid, or a pair failed."},
+    {RB_CMD_CHECK, "check [options]", "validate every variant, no timing (the GPU tests)",
+     "Runs every variant twice on poisoned outputs and checks both results against the "
+     "reference. Exit 1 when one is wrong."},
+    {RB_CMD_CEILINGS, "ceilings [options]", "measure the roofs of this GPU",
+     "Measures every roof of this GPU (DRAM copy, read, write; L2; shared memory; FP32, FP64 "
+     "FMA; TF32, BF16, FP16, FP8 tensor cores, sustained; host and peer links; launch and "
+     "graph-node latency) and writes them into the expectation file's ceilings (up to a "
+     "minute)."},
+    {RB_CMD_PLOT, "plot RESULTS.json [options]", "draw the charts (and the report) of a run",
+     "Draws the roofline chart and the speedup chart of a results file as SVG, and with --html "
+     "the self-contained HTML report."},
+    {RB_CMD_COMPARE, "compare OLD.json NEW.json [options]",
+     "what changed between two runs, and why",
+     "Compares two results files variant by variant: same, faster, slower, unclear or blind, and "
+     "for each change its cause (platform, code, throttled, unexplained). The first line says "
+     "which expectation file set the floors. Exit 1 when a variant is slower for any cause but "
+     "the platform."},
+    {RB_CMD_HISTORY, "history DIR|FILE... [options]", "every variant over the runs of one GPU",
+     "Every variant's median over the runs of one GPU (a folder's *.json, e.g. "
+     "results/<hardware-key>/, or the files), in date order: the step changes that stayed, and "
+     "their cause."},
+    {RB_CMD_DOCS, "docs [options]", "regenerate the docs' numbers from the reference runs",
+     "Regenerates the numbers of README.md, docs/ and the kernel headers from "
+     "results/<hardware-key>/reference.json (in the repository's root; make docs)."},
+};
+#define COMMAND_HELPS (sizeof command_helps / sizeof command_helps[0])
+
+static const char help_devices[] =
+    "The GPUs: roofbench sees those the CUDA runtime shows, which CUDA_VISIBLE_DEVICES sets "
+    "(CUDA_VISIBLE_DEVICES=1 roofbench run runs on the machine's second GPU, as --device 1 "
+    "does). CUDA_DEVICE_ORDER decides their order.";
+
+static const char help_exit[] =
+    "Exit codes: 0 ok; 1 invalid result or regression; 2 usage, configuration or input error; "
+    "3 no usable CUDA device; 130 / 143 interrupted by SIGINT (Ctrl-C) / SIGTERM (the running "
+    "pair is ended, nothing is written).";
+
+/* "  --name VALUE   help..." wrapped, the help from column HELP_OPTION_COL. */
+static void help_option(rb_sbuf *b, const char *name, const char *value, const char *help)
+{
+    char head[64];
+    rb_fmt(head, sizeof head, "  %s%s%s", name, value ? " " : "", value ? value : "");
+    int col = (int)strlen(head);
+    rb_sbuf_add(b, "%s", head);
+    if (col + 1 >= HELP_OPTION_COL) {
+        rb_sbuf_add(b, "\n%*s", HELP_OPTION_COL, "");
+    } else {
+        rb_sbuf_add(b, "%*s", HELP_OPTION_COL - col, "");
+    }
+    rb_text_wrap(b, help, HELP_WIDTH, HELP_OPTION_COL, HELP_OPTION_COL);
+}
+
+static void help_overview(rb_sbuf *b)
+{
+    rb_sbuf_add(b, "usage: roofbench COMMAND [options]\n"
+                   "       roofbench help COMMAND | roofbench COMMAND --help | roofbench "
+                   "--version\n\ncommands:\n");
+    for (size_t k = 0; k < COMMAND_HELPS; k++)
+        help_option(b, command_names[command_helps[k].command], NULL, command_helps[k].summary);
+    rb_sbuf_add(b, "\n");
+    help_option(b, "-h, --help", NULL, "this text; COMMAND --help: that command's options");
+    help_option(b, "--version", NULL,
+                "the build (git, architecture, CUDA it was built with) and the CUDA runtime and "
+                "driver it runs on");
+    rb_sbuf_add(b, "\n");
+    rb_text_wrap(b, help_devices, HELP_WIDTH, 0, 0);
+    rb_sbuf_add(b, "\n");
+    rb_text_wrap(b, help_exit, HELP_WIDTH, 0, 0);
+}
+
+static void help_command(rb_sbuf *b, const command_help *h)
+{
+    rb_sbuf_add(b, "usage: roofbench %s\n\n", h->usage);
+    rb_text_wrap(b, h->text, HELP_WIDTH, 0, 0);
+    rb_sbuf_add(b, "\noptions:\n");
+    unsigned bit = command_bit(h->command);
+    for (size_t k = 0; k < CLI_OPTIONS; k++)
+        if (cli_options[k].commands & bit)
+            help_option(b, cli_options[k].name, cli_options[k].value, cli_options[k].help);
+    help_option(b, "-h, --help", NULL, "this text");
+    rb_sbuf_add(b, "\n");
+    rb_text_wrap(b, "Paths (FILE, DIR) are at most 1024 bytes long.", HELP_WIDTH, 0, 0);
+    if (h->command == RB_CMD_RUN || h->command == RB_CMD_CHECK || h->command == RB_CMD_CEILINGS) {
+        rb_sbuf_add(b, "\n");
+        rb_text_wrap(b, help_devices, HELP_WIDTH, 0, 0);
+    }
+    rb_sbuf_add(b, "\n");
+    rb_text_wrap(b, help_exit, HELP_WIDTH, 0, 0);
+}
+
+char *rb_cli_help(rb_command topic)
+{
+    rb_sbuf b = {0};
+    const command_help *h = NULL;
+    for (size_t k = 0; k < COMMAND_HELPS; k++)
+        if (command_helps[k].command == topic)
+            h = &command_helps[k];
+    if (h)
+        help_command(&b, h);
+    else
+        help_overview(&b);
+    return rb_sbuf_take(&b);
 }

@@ -9,10 +9,11 @@
 #include "util.h"
 
 typedef enum rb_command {
-    RB_CMD_HELP,
+    RB_CMD_HELP,    /* the help of help_topic (RB_CMD_HELP: the overview) */
+    RB_CMD_VERSION, /* --version: the build and the CUDA it runs on */
     RB_CMD_LIST,
-    RB_CMD_RUN,     /* validate, time, compare, write results */
-    RB_CMD_CHECK,   /* validate every variant, no timing (the GPU tests) */
+    RB_CMD_RUN,      /* validate, time, compare, write results */
+    RB_CMD_CHECK,    /* validate every variant, no timing (the GPU tests) */
     RB_CMD_CEILINGS, /* measure the ceilings into the expectation file */
     RB_CMD_PLOT,     /* draw the charts (and the HTML report) of a results file */
     RB_CMD_COMPARE,  /* compare two results files: what changed, and why */
@@ -49,8 +50,9 @@ typedef struct rb_options {
     const char *results_dir;
     uint64_t seed;
     const char *plot_input; /* plot: the results file */
-    const char *plot_svg;   /* plot -o: NULL: beside the results file, <stem>.svg */
-    const char *plot_html;  /* plot and compare --html: NULL: no page */
+    const char *plot_svg;   /* plot -o BASE (a trailing .svg is dropped by plot); NULL: the
+                               results file's name without .json */
+    const char *plot_html;  /* plot --html FILE.html, compare --html FILE: NULL: no page */
     const char *compare_old, *compare_new; /* compare's two results files */
     const char *baseline_path; /* run --baseline: compare the run with this results file */
     int fail_on_platform;      /* compare, run --baseline: a platform slowdown fails too */
@@ -63,6 +65,11 @@ typedef struct rb_options {
     int n_inputs;
     const char *inputs[RB_CLI_MAX_INPUTS];
     int check;                 /* docs --check: rewrite nothing, fail when a block is stale */
+    rb_command help_topic;     /* RB_CMD_HELP: the command whose help to print (HELP: all) */
+    int plot_html_beside;      /* plot --html without a FILE.html: <base>.html */
+    int device;                /* --device N: the N-th GPU the CUDA runtime shows; -1: none */
+    int wide;                  /* run --wide: the table with full names, no wrapping */
+    int gate_all;              /* run --gate all: informational rows gate the exit code too */
 } rb_options;
 
 /* The ranges --timeout and --cap accept, in seconds. */
@@ -71,11 +78,22 @@ typedef struct rb_options {
 #define RB_CAP_MIN_S 0.01
 #define RB_CAP_MAX_S 3600.0
 
+/* The largest --device index accepted on the command line (the probe then checks it against
+ * the GPUs there are). */
+#define RB_DEVICE_MAX 63
+
 /* Parses argv. Refuses an option the command does not use, a path longer than RB_PATH_MAX,
- * and --timeout or --cap out of range. Returns 0, or -1 with one line in err (exit 2). */
+ * and --timeout or --cap out of range. Returns 0, or -1 with one line in err (exit 2).
+ * `roofbench help CMD` and `roofbench CMD --help` give RB_CMD_HELP with help_topic CMD;
+ * `roofbench --help`, `-h` and `help` alone the overview. */
 int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_size);
 
-/* The help text. */
-const char *rb_cli_usage(void);
+/* The help of one command (its usage, what it does, its options and only those), or with
+ * RB_CMD_HELP the overview (every command in a line, the global options, the environment, the
+ * exit codes). Lines fit 80 columns. Caller frees; NULL when out of memory. */
+char *rb_cli_help(rb_command topic);
+
+/* The command's name as typed ("run"); "help" for RB_CMD_HELP. */
+const char *rb_cli_command_name(rb_command c);
 
 #endif

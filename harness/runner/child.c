@@ -518,7 +518,7 @@ static int send_no_device(int fd, const char *why)
     return 3;
 }
 
-int rb_child_probe(int fd)
+int rb_child_probe(int fd, int device)
 {
     int count = 0;
     char why[300];
@@ -530,10 +530,29 @@ int rb_child_probe(int fd)
             pause();
     if (rb_env_device_count(&count, why, sizeof why) != RB_OK)
         return send_no_device(fd, why);
-    cudaError_t e = rb_gpu_image_check();
+    if (device >= count) {
+        json_value *o = record("error");
+        char range[32] = "index 0";
+        if (count > 1)
+            rb_fmt(range, sizeof range, "indices 0 to %d", count - 1);
+        rb_fmt(why, sizeof why,
+               "--device %d: the CUDA runtime shows %d GPU%s here (%s); CUDA_VISIBLE_DEVICES "
+               "decides which",
+               device, count, count == 1 ? "" : "s", range);
+        if (o && (json_set_string(o, "reason", why) || json_set_bool(o, "usage", 1))) {
+            json_free(o);
+            o = NULL;
+        }
+        rb_child_send(fd, o);
+        return 2;
+    }
+    int dev_index = device < 0 ? 0 : device;
+    cudaError_t e = cudaSetDevice(dev_index);
+    if (e == cudaSuccess)
+        e = rb_gpu_image_check();
     if (e != cudaSuccess) {
         rb_device dev;
-        int have = rb_env_device(0, &dev) == RB_OK;
+        int have = rb_env_device(dev_index, &dev) == RB_OK;
         rb_fmt(why, sizeof why,
                "this build (%s) cannot run on this GPU (%s, sm_%d): %s; rebuild with "
                "make ARCH=sm_%d",
@@ -541,7 +560,7 @@ int rb_child_probe(int fd)
                have ? dev.cc : 0);
         return send_no_device(fd, why);
     }
-    json_value *env = rb_env_collect(0);
+    json_value *env = rb_env_collect(dev_index, device >= 0);
     if (!env)
         return send_error(fd, "cannot read the environment");
     json_value *o = record("env");

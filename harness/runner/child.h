@@ -29,8 +29,11 @@ typedef struct rb_child_opts {
 /* Runs pair p in this process (a child of roofbench's, or a rank of roofbench_mpi's), reporting
  * on fd. Returns the exit status. */
 int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd);
-/* A probe: reports {"type":"env", ...} or {"type":"error", "no_device": true, ...}. */
-int rb_child_probe(int fd);
+/* A probe: reports {"type":"env", ...} (rb_env_collect of the device) or {"type":"error",
+ * "no_device": true, ...}. device -1: device 0 of all the visible ones; N >= 0 (--device N): that
+ * one alone, and a device that is not there is {"type":"error", "usage": true, ...} (the parent
+ * exits 2). */
+int rb_child_probe(int fd, int device);
 
 /* Writes one JSON line to fd (takes ownership of v). */
 int rb_child_send(int fd, json_value *v);

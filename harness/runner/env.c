@@ -17,6 +17,8 @@
 #endif
 #pragma GCC diagnostic pop
 
+#include "core/fingerprint.h"
+#include "core/text.h"
 #include "core/util.h"
 #include "platform.h"
 
@@ -235,7 +237,33 @@ static int platform_settings(json_value *o, int device, const struct cudaDeviceP
     return bad;
 }
 
-json_value *rb_env_collect(int device)
+/* Which GPU this is: its index among the visible ones, how many there are, its UUID and its PCI
+ * bus id (the last two name it whatever CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER say). */
+static int device_identity(json_value *o, int device, int visible, const struct cudaDeviceProp *p)
+{
+    char uuid[48], bus[32];
+    rb_text_uuid((const unsigned char *)p->uuid.bytes, uuid, sizeof uuid);
+    int bad = json_set_number(o, "device_index", device) |
+              json_set_number(o, "visible_devices", visible) | json_set_string(o, "uuid", uuid);
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess)
+        bad |= json_set_string(o, "pci_bus_id", bus);
+    else
+        bad |= json_set_string(o, "pci_bus_id", NULL);
+    return bad;
+}
+
+/* Whether this build has its kernels' codegen fingerprints (a build without cuobjdump has
+ * none: its results carry no sass_hash, and a compare cannot attribute a change to the code). */
+static int codegen_state(json_value *o)
+{
+    int have = rb_fingerprints_missing[0] == '\0';
+    int bad = json_set_bool(o, "codegen_fingerprints", have);
+    if (!have)
+        bad |= json_set_string(o, "codegen_fingerprints_why", rb_fingerprints_missing);
+    return bad;
+}
+
+json_value *rb_env_collect(int device, int alone)
 {
     struct cudaDeviceProp p;
     int driver = 0, runtime = 0;
@@ -244,8 +272,9 @@ json_value *rb_env_collect(int device)
         return NULL;
     json_value *o = json_new_object();
     char buf[64], key[300];
-    int count = 0;
-    cudaGetDeviceCount(&count);
+    int visible = 0;
+    cudaGetDeviceCount(&visible);
+    int count = alone ? 1 : visible;
     rb_machine_key(p.name, count, key, sizeof key);
     rb_fmt(buf, sizeof buf, "%d.%d", p.major, p.minor);
     int bad = !o || json_set_string(o, "device", p.name) ||
@@ -265,6 +294,7 @@ json_value *rb_env_collect(int device)
     bad |= set_reading(o, "dram_theoretical_gbps", mem_khz > 0 && bus_bits > 0,
                        2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9);
     bad |= json_set_number(o, "device_count", count);
+    bad |= device_identity(o, device, visible, &p);
     rb_fmt(buf, sizeof buf, "%d.%d", driver / 1000, driver % 1000 / 10);
     bad |= json_set_string(o, "cuda_driver", buf);
     rb_fmt(buf, sizeof buf, "%d.%d", runtime / 1000, runtime % 1000 / 10);
@@ -282,9 +312,40 @@ json_value *rb_env_collect(int device)
     bad |= json_object_set(o, "variables", env_variables());
     bad |= json_set_string(o, "git", rb_git_rev);
     bad |= json_set_string(o, "build_arch", rb_build_arch);
+    bad |= codegen_state(o);
     if (bad) {
         json_free(o);
         return NULL;
     }
     return o;
+}
+
+void rb_env_version_text(char *buf, size_t size)
+{
+    int runtime = 0, driver = 0;
+    char drv[96] = "", fp[200];
+    cudaRuntimeGetVersion(&runtime);
+    /* 0 when no driver is installed (the development machines) */
+    if (cudaDriverGetVersion(&driver) != cudaSuccess)
+        driver = 0;
+    rb_nvml_device h;
+    const rb_nvml_api *nvml = driver > 0 ? rb_nvml_handle(0, &h) : NULL;
+    if (!nvml || !nvml->driver || nvml->driver(drv, sizeof drv) != 0)
+        drv[0] = '\0';
+    if (rb_fingerprints_missing[0])
+        rb_fmt(fp, sizeof fp, "none (%s)", rb_fingerprints_missing);
+    else
+        rb_fmt(fp, sizeof fp, "yes");
+    char drv_text[160];
+    if (driver > 0)
+        rb_fmt(drv_text, sizeof drv_text, "driver %s%s(CUDA %d.%d)", drv, drv[0] ? " " : "",
+               driver / 1000, driver % 1000 / 10);
+    else
+        rb_fmt(drv_text, sizeof drv_text, "no NVIDIA driver found");
+    rb_fmt(buf, size,
+           "roofbench %s\n"
+           "build: %s, built with CUDA %d.%d, codegen fingerprints: %s\n"
+           "runs on: CUDA runtime %d.%d, %s\n",
+           rb_git_rev, rb_build_arch, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10, fp,
+           runtime / 1000, runtime % 1000 / 10, drv_text);
 }

@@ -26,8 +26,17 @@ typedef struct rb_device {
 rb_status rb_env_device_count(int *count, char *why, size_t why_size);
 rb_status rb_env_device(int device, rb_device *d);
 
-/* The whole environment of device as a JSON object (CUDA + NVML + build). NULL on failure. */
-json_value *rb_env_collect(int device);
+/* The whole environment of device as a JSON object (CUDA + NVML + build): with its index, the
+ * number of visible GPUs, its UUID and PCI bus id, and whether the build has codegen
+ * fingerprints (codegen_fingerprints, with codegen_fingerprints_why when not). alone: the run
+ * uses this one GPU of several (--device), so its hardware key and device_count are a single
+ * GPU's. NULL on failure. */
+json_value *rb_env_collect(int device, int alone);
+
+/* `roofbench --version`: the git revision, the build architecture, the CUDA it was built with
+ * and whether it has codegen fingerprints, then the CUDA runtime and the driver it runs on
+ * ("no NVIDIA driver found" without one). Three lines. Needs no GPU. */
+void rb_env_version_text(char *buf, size_t size);
 
 /* Build facts, from the generated version file. */
 extern const char rb_git_rev[];

@@ -21,6 +21,7 @@
 #include "core/plot.h"
 #include "core/report.h"
 #include "core/runcmp.h"
+#include "core/text.h"
 #include "core/util.h"
 #include "env.h"
 #include "jobs.h"
@@ -145,6 +146,7 @@ typedef struct probe_state {
     json_value *env;
     char error[400];
     int no_device;
+    int usage; /* --device names a GPU that is not there */
 } probe_state;
 
 static void on_probe_line(void *arg, const json_value *line)
@@ -159,27 +161,37 @@ static void on_probe_line(void *arg, const json_value *line)
     } else if (!strcmp(type->string, "error")) {
         rb_fmt(s->error, sizeof s->error, "%s",
                reason && reason->type == JSON_STRING ? reason->string : "unknown error");
-        const json_value *nd = json_get(line, "no_device");
-        s->no_device = nd && nd->type == JSON_BOOL && nd->boolean;
+        s->no_device = json_true_at(line, "no_device");
+        s->usage = json_true_at(line, "usage");
     }
 }
 
 static int probe_child(void *arg, int fd)
 {
-    (void)arg;
-    return rb_child_probe(fd);
+    return rb_child_probe(fd, *(const int *)arg);
 }
+
+/* --device N: the GPU the run uses, and whether the children see it alone yet (select_device). */
+static int selected_device = -1, device_restricted;
 
 /* Runs the probe: 0 with s->env set, or the exit code to end with (message printed). */
 static int probe(probe_state *s, double timeout_s)
 {
     char why[300];
     memset(s, 0, sizeof *s);
-    int rc = rb_run_child(probe_child, NULL, timeout_s, on_probe_line, s, why, sizeof why);
+    /* once restricted, the selected GPU is device 0 of the children's */
+    int device = device_restricted ? 0 : selected_device;
+    int rc = rb_run_child(probe_child, &device, timeout_s, on_probe_line, s, why, sizeof why);
     if (rb_runner_interrupted()) {
         json_free(s->env);
         s->env = NULL;
         return interrupted_exit();
+    }
+    if (s->usage) {
+        fprintf(stderr, "roofbench: %s\n", s->error);
+        json_free(s->env);
+        s->env = NULL;
+        return EXIT_USAGE;
     }
     if (s->no_device || rc == EXIT_NO_GPU) {
         fprintf(stderr, "roofbench: %s\n", s->error[0] ? s->error : "no usable CUDA device");
@@ -192,6 +204,29 @@ static int probe(probe_state *s, double timeout_s)
                             : "no report");
         return EXIT_NO_GPU;
     }
+    if (device_restricted) /* the index is the user's, not the child's */
+        json_set_number(s->env, "device_index", selected_device);
+    return 0;
+}
+
+/* --device N, after the first probe named the GPU: every later child sees that GPU alone, as
+ * its device 0 (CUDA_VISIBLE_DEVICES set to the N-th entry of the user's list, or N), so the
+ * pairs, the ceilings and the clock readings need no device number of their own. The parent
+ * never initialises CUDA, so setting the variable here reaches every child it forks. 0, or the
+ * exit code (message printed). */
+static int select_device(void)
+{
+    char pick[256];
+    if (selected_device < 0 || device_restricted)
+        return 0;
+    if (rb_text_visible_pick(getenv("CUDA_VISIBLE_DEVICES"), selected_device, pick, sizeof pick) !=
+            0 ||
+        setenv("CUDA_VISIBLE_DEVICES", pick, 1) != 0) {
+        fprintf(stderr, "roofbench: --device %d: CUDA_VISIBLE_DEVICES has no entry %d\n",
+                selected_device, selected_device);
+        return EXIT_USAGE;
+    }
+    device_restricted = 1;
     return 0;
 }
 
@@ -464,6 +499,8 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
 
     probe_state ps;
     rc = probe(&ps, o->timeout_s);
+    if (rc == 0 && (rc = select_device()) != 0)
+        json_free(ps.env);
     if (rc != 0) {
         rb_expect_free(&expect);
         return rc;
@@ -819,6 +856,8 @@ static int cmd_ceilings(const rb_options *o)
         return usage_error(err);
     probe_state ps;
     int rc = probe(&ps, o->timeout_s);
+    if (rc == 0 && (rc = select_device()) != 0)
+        json_free(ps.env);
     if (rc != 0)
         return rc;
     char path[RB_PATH_BUF];
@@ -1054,16 +1093,28 @@ static int cmd_history(const rb_options *o)
 
 /* ---- plot ---- */
 
-/* The charts (and with --html the report) of a results file. Everything is checked before
- * anything is written; each file is written whole or not at all. */
+/* The charts (and with --html the report) of a results file: BASE.svg, BASE-speedup.svg and
+ * BASE.html (or --html FILE.html), BASE from -o (a trailing .svg dropped) or the results file's
+ * name without .json. Everything is checked before anything is written; each file is written
+ * whole or not at all. */
 static int cmd_plot(const rb_options *o)
 {
-    char err[RB_PATH_BUF + 300], svg[RB_PATH_BUF + 16], speedup[RB_PATH_BUF + 32];
-    if ((o->plot_svg ? rb_fmt_fits(svg, sizeof svg, "%s", o->plot_svg)
-                     : rb_plot_sibling(o->plot_input, ".json", ".svg", svg, sizeof svg)) != 0 ||
-        rb_plot_sibling(svg, ".svg", "-speedup.svg", speedup, sizeof speedup) != 0)
+    char err[RB_PATH_BUF + 300], base[RB_PATH_BUF], svg[RB_PATH_BUF + 16],
+        speedup[RB_PATH_BUF + 32], html_beside[RB_PATH_BUF + 16];
+    const char *from = o->plot_svg ? o->plot_svg : o->plot_input;
+    const char *drop = o->plot_svg ? ".svg" : ".json";
+    size_t len = strlen(from), cut = strlen(drop);
+    if (len > cut && !strcmp(from + len - cut, drop))
+        len -= cut;
+    const char *html = o->plot_html;
+    if (rb_fmt_fits(base, sizeof base, "%.*s", (int)len, from) != 0 ||
+        rb_fmt_fits(svg, sizeof svg, "%s.svg", base) != 0 ||
+        rb_fmt_fits(speedup, sizeof speedup, "%s-speedup.svg", base) != 0 ||
+        rb_fmt_fits(html_beside, sizeof html_beside, "%s.html", base) != 0)
         return usage_error("plot: an output path is too long");
-    const char *outs[3] = {svg, speedup, o->plot_html};
+    if (o->plot_html_beside)
+        html = html_beside;
+    const char *outs[3] = {svg, speedup, html};
     for (int i = 0; i < 3; i++) {
         if (!outs[i])
             continue;
@@ -1080,13 +1131,11 @@ static int cmd_plot(const rb_options *o)
     json_value *doc = json_parse_file(o->plot_input, err, sizeof err);
     if (!doc)
         return usage_error(err);
-    int rc =
-        rb_plot_write(doc, o->plot_input, o->filter, svg, speedup, o->plot_html, err, sizeof err);
+    int rc = rb_plot_write(doc, o->plot_input, o->filter, svg, speedup, html, err, sizeof err);
     json_free(doc);
     if (rc != 0)
         return usage_error(err);
-    printf("plot: %s, %s%s%s\n", svg, speedup, o->plot_html ? ", " : "",
-           o->plot_html ? o->plot_html : "");
+    printf("plot: %s, %s%s%s\n", svg, speedup, html ? ", " : "", html ? html : "");
     return EXIT_OK;
 }
 
@@ -1098,9 +1147,20 @@ int main(int argc, char **argv)
     if (rb_cli_parse(argc, argv, &o, err, sizeof err) != 0)
         return usage_error(err);
     if (o.command == RB_CMD_HELP) {
-        fputs(rb_cli_usage(), stdout);
+        char *help = rb_cli_help(o.help_topic);
+        if (!help)
+            return usage_error("out of memory");
+        fputs(help, stdout);
+        free(help);
         return EXIT_OK;
     }
+    if (o.command == RB_CMD_VERSION) {
+        char text[600];
+        rb_env_version_text(text, sizeof text);
+        fputs(text, stdout);
+        return EXIT_OK;
+    }
+    selected_device = o.device;
     if (o.command == RB_CMD_PLOT)
         return cmd_plot(&o);
     if (o.command == RB_CMD_COMPARE)
@@ -1127,6 +1187,8 @@ int main(int argc, char **argv)
     if (o.command == RB_CMD_CHECK) {
         probe_state ps;
         rc = probe(&ps, o.timeout_s);
+        if (rc == 0)
+            rc = select_device();
         if (rc == 0 && (n = keep_one_gpu_sizes(jobs, n, ps.env)) == 0)
             rc = usage_error("every size selected is one a one-GPU machine leaves out");
         json_free(ps.env);

@@ -89,8 +89,8 @@ static const char mpi_usage[] =
     "`roofbench run` does, one GPU per rank; the options are run's (roofbench --help).\n";
 
 /* `roofbench run`'s options that need a child process or one machine: refused. */
-static const char *const mpi_refused[] = {"--timeout", "--expect", "--expect-any-device",
-                                          "--update-expectations", NULL};
+static const char *const mpi_refused[] = {
+    "--timeout", "--expect", "--expect-any-device", "--update-expectations", "--device", NULL};
 
 /* Parses argv as `roofbench run ARGS` would, refusing what roofbench_mpi cannot do. 0, 1 for
  * --help, or -1 with one line in err. */
@@ -100,7 +100,9 @@ static int parse_args(int argc, char **argv, rb_options *o, char *err, size_t er
         for (int k = 0; mpi_refused[k]; k++)
             if (!strcmp(argv[i], mpi_refused[k])) {
                 rb_fmt(err, err_size, "%s: roofbench_mpi has no %s (see --help)", argv[i],
-                       !strcmp(argv[i], "--timeout") ? "watchdog" : "expectation file");
+                       !strcmp(argv[i], "--timeout")  ? "watchdog"
+                       : !strcmp(argv[i], "--device") ? "device choice (each rank takes its own)"
+                                                      : "expectation file");
                 return -1;
             }
     char **run_argv = malloc(((size_t)argc + 2) * sizeof *run_argv);
@@ -244,7 +246,7 @@ static int report(const rb_options *o, int argc, char **argv, json_value *env_st
     rb_report_table(stdout, results, n);
     json_value *meta = rb_results_meta("roofbench_mpi", o, argc, argv, env_start, NULL);
     if (meta && (json_set_number(meta, "ranks", ranks) ||
-                 json_object_set(json_get(meta, "environment"), "end", rb_env_collect(dev)))) {
+                 json_object_set(json_get(meta, "environment"), "end", rb_env_collect(dev, 0)))) {
         json_free(meta);
         meta = NULL;
     }
@@ -287,7 +289,7 @@ static int run(const rb_options *o, int argc, char **argv, const rb_job *jobs, i
     int dev = 0, version = 0;
     cudaGetDevice(&dev);
     ncclGetVersion(&version);
-    json_value *env = rank_id == 0 ? rb_env_collect(dev) : NULL;
+    json_value *env = rank_id == 0 ? rb_env_collect(dev, 0) : NULL;
     if (rank_id == 0 && !env)
         fprintf(stderr, "roofbench_mpi: cannot read the GPU's environment\n");
     rb_pair_result *results = calloc((size_t)n, sizeof *results);
