@@ -83,7 +83,7 @@ static rb_status async_pipeline_fits(void)
             char msg[160];
             rb_fmt(msg, sizeof msg, "needs %d bytes of shared memory per block, this GPU allows %d",
                    async_pipeline_smem_bytes(v), optin);
-            rb_error_at(__FILE__, __LINE__, "async_pipeline_fits", msg);
+            rb_skip_at(__FILE__, __LINE__, "async_pipeline_fits", msg);
             return RB_ERR_UNSUPPORTED;
         }
     return RB_OK;

@@ -439,8 +439,10 @@ const rb_pair rb_pair_cuda_graphs = {
              * The kernels do work, so 100% is out of reach; programmatic launch (optimized)
              * overlaps a node's launch with the one before, which an empty-kernel graph does
              * not, and may land above its roof (the table prints why). */
-            {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, CG_TOL, run_baseline,
-             .roof = "launch_us", .roof_rate = "us_per_kernel"},
+            {"baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, CG_TOL, run_baseline, .roof = "launch_us",
+             .roof_rate = "us_per_kernel",
+             .host_bound_why = "one host launch per kernel: the CPU's launch path (driver calls, "
+                               "its clock, scheduling) sets the time per kernel, not the GPU"},
             {"graph", RB_ROLE_STEP, RB_UNIT_NONE, CG_TOL, run_graph, .roof = "graph_node_us",
              .roof_rate = "us_per_kernel"},
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, CG_TOL, run_optimized,

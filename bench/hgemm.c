@@ -518,7 +518,7 @@ static rb_status run_fp8_library(void *ctx, cudaStream_t stream)
 {
     hgemm_ctx *c = ctx;
     if (c->lt8_missing[0]) {
-        rb_error_at(__FILE__, __LINE__, "fp8_library", c->lt8_missing);
+        rb_skip_at(__FILE__, __LINE__, "fp8_library", c->lt8_missing);
         return RB_ERR_UNSUPPORTED;
     }
     RB_CUBLAS(hgemm_lt8_run(c, &c->algo8, c->no_c8, stream));

@@ -110,8 +110,8 @@ static rb_status lp_setup(void **ctx, const rb_size *size, uint64_t seed, int in
     const cudaError_t e =
         l2_persistence_set_aside(t * sizeof(float), &c->window_bytes, &c->hit_ratio);
     if (e == cudaErrorNotSupported) {
-        rb_error_at(__FILE__, __LINE__, "l2_persistence_set_aside",
-                    "this device has no persisting L2 (persistingL2CacheMaxSize is 0)");
+        rb_skip_at(__FILE__, __LINE__, "l2_persistence_set_aside",
+                   "this device has no persisting L2 (persistingL2CacheMaxSize is 0)");
         return RB_ERR_UNSUPPORTED;
     }
     RB_CUDA(e);

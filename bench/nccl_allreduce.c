@@ -270,7 +270,7 @@ static rb_status run_host_staged(void *ctx, cudaStream_t stream)
     ar_ctx *c = ctx;
     c->in_place_ready = 0;
     if (c->local != c->ranks) {
-        rb_error_at(__FILE__, __LINE__, "run_host_staged", "needs every GPU in one process");
+        rb_skip_at(__FILE__, __LINE__, "run_host_staged", "needs every GPU in one process");
         return RB_ERR_UNSUPPORTED;
     }
     size_t send_bytes = c->l.send * sizeof(float), out_bytes = c->l.out * sizeof(float);
@@ -319,8 +319,8 @@ static rb_status run_in_place(void *ctx, cudaStream_t stream)
     /* One GPU's in-place collective has nothing to move: NCCL returns at once, and a rate from
      * it (millions of GB/s) means nothing. The out-of-place ones still copy or reduce locally. */
     if (c->ranks == 1) {
-        rb_error_at(__FILE__, __LINE__, "run_in_place",
-                    "one GPU: an in-place collective moves no data");
+        rb_skip_at(__FILE__, __LINE__, "run_in_place",
+                   "one GPU: an in-place collective moves no data");
         return RB_ERR_UNSUPPORTED;
     }
     if (!c->in_place_ready) {
@@ -708,8 +708,15 @@ const rb_pair rb_pair_nccl_allreduce = {
              * t, which understates the link's load by 2(n-1)/n. On one GPU nothing crosses a
              * link: busbw is 0 and no nvlink ceiling exists, so %ceil and %peak stay '-' (the
              * out-of-place variant is a device copy there, shown by its GB/s). */
+            /* Informational where the CPU sums (all-reduce, reduce-scatter: a host function
+             * between the two copies, one core reading every rank's block); the all-gather's
+             * host_staged is two pinned DMA crossings in series, which the link sets: gating. */
             {"host_staged", RB_ROLE_BASELINE, RB_UNIT_NONE, 1e-5, run_host_staged,
-             .roof = "pcie_d2h_gbps"},
+             .roof = "pcie_d2h_gbps",
+             .host_bound_why = "the sum runs on the CPU, in a host function between the two "
+                               "copies: one core's memory bandwidth and its scheduling set the "
+                               "time",
+             .host_bound_inputs = 1u << AR | 1u << RS},
             {"nccl_out_of_place", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 1e-5, run_out_of_place,
              .roof = "nvlink_gbps", .roof_rate = "busbw_gbps"},
             /* what frameworks call: PyTorch's all_reduce works in place */

@@ -62,7 +62,7 @@ static rb_status p2p_setup(void **ctx, const rb_size *size, uint64_t seed, int i
     int gpus = 0, can01 = 0, can10 = 0;
     RB_CUDA(cudaGetDeviceCount(&gpus));
     if (gpus < 2) {
-        rb_error_at(__FILE__, __LINE__, "cudaGetDeviceCount", "p2p_copy needs 2 GPUs");
+        rb_skip_at(__FILE__, __LINE__, "cudaGetDeviceCount", "p2p_copy needs 2 GPUs");
         return RB_ERR_UNSUPPORTED;
     }
     RB_CUDA(cudaDeviceCanAccessPeer(&can01, 0, 1));
@@ -71,7 +71,7 @@ static rb_status p2p_setup(void **ctx, const rb_size *size, uint64_t seed, int i
         char msg[160];
         rb_fmt(msg, sizeof msg, "no peer access between GPUs 0 and 1 (0 -> 1: %s, 1 -> 0: %s)",
                can01 ? "yes" : "no", can10 ? "yes" : "no");
-        rb_error_at(__FILE__, __LINE__, "cudaDeviceCanAccessPeer", msg);
+        rb_skip_at(__FILE__, __LINE__, "cudaDeviceCanAccessPeer", msg);
         return RB_ERR_UNSUPPORTED;
     }
     RB_CUDA(cudaDeviceGetP2PAttribute(&c->perf_rank, cudaDevP2PAttrPerformanceRank, 0, 1));

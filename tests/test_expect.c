@@ -807,7 +807,9 @@ static void test_report_derive(void)
     RB_CHECK(isnan(p.v[1].vs_ceiling.efficiency));
     RB_CHECK_NEAR(p.v[1].vs_ceiling.gbps, 2147.483648, 1e-9);
     RB_CHECK(p.v[1].valid == 1); /* unknown peak: nothing to exceed */
-    RB_CHECK(isnan(p.v[2].speedup) && p.v[2].vs_ceiling.gbps == 0.0);
+    /* an untimed variant has no rate at all: NaN (null in the results), never 0 GB/s */
+    RB_CHECK(isnan(p.v[2].speedup) && isnan(p.v[2].vs_ceiling.gbps));
+    RB_CHECK(isnan(p.v[2].vs_ceiling.efficiency) && p.v[2].named_roof == RB_ROOF_COUNT);
 }
 
 static void test_report_table(void)
@@ -827,18 +829,19 @@ static void test_report_table(void)
     RB_CHECK(f != NULL);
     if (!f)
         return;
-    rb_report_table(f, p, 2);
+    rb_report_table(f, p, 2, 0);
     fclose(f);
-    RB_CHECK(strncmp(buf, "pair ", 5) == 0);
-    RB_CHECK(strstr(buf, "verdict    roof\n") != NULL);
-    RB_CHECK(strstr(buf, "copy_vectorized") != NULL);
+    RB_CHECK(strncmp(buf, "pair / variant ", 15) == 0);
+    RB_CHECK(strstr(buf, "verdict     t  roof\n") != NULL);
+    RB_CHECK(strstr(buf, "\ncopy_vectorized\n  baseline ") != NULL);
     RB_CHECK(strstr(buf, "4.00x") != NULL);
     RB_CHECK(strstr(buf, "1.00x") != NULL);
-    RB_CHECK(strstr(buf, "improved   dram_gbps\n") != NULL);
-    RB_CHECK(strstr(buf, "pass       dram_gbps\n") != NULL);
-    RB_CHECK(strstr(buf, "invalid    dram_gbps\n") != NULL);
-    RB_CHECK(strstr(buf, "1.0000") != NULL && strstr(buf, "4.0000") != NULL);
-    RB_CHECK(strstr(buf, "2147.5 GB/s") != NULL);
+    RB_CHECK(strstr(buf, "improved       dram\n") != NULL);
+    RB_CHECK(strstr(buf, "pass           dram\n") != NULL);
+    RB_CHECK(strstr(buf, "invalid        dram\n") != NULL);
+    /* the digits the noise supports: 0.2% and 0.4%, four */
+    RB_CHECK(strstr(buf, " 1.000 ") != NULL && strstr(buf, " 4.000 ") != NULL);
+    RB_CHECK(strstr(buf, " 2147 GB/s") != NULL);
     RB_CHECK(strstr(buf, "71.6%") != NULL); /* of the 3000 GB/s ceiling */
     RB_CHECK(strstr(buf, "64.1%") != NULL); /* of the 3352 GB/s peak */
     RB_CHECK(strstr(buf, "0.4%") != NULL);  /* baseline noise */
@@ -863,14 +866,13 @@ static void test_report_markdown(void)
     RB_CHECK(strncmp(md, "# roofbench results: NVIDIA H100 80GB HBM3\n", 43) == 0);
     RB_CHECK(strstr(md, "git: abc1234") != NULL);
     RB_CHECK(strstr(md, "- driver 560.35, CUDA runtime ?,") != NULL);
-    RB_CHECK(strstr(md,
-                    "\n| pair | variant | median ms | noise | rate | % ceiling | % peak | "
-                    "speedup | verdict | roof |\n|---|---|---:|---:|---:|---:|---:|---:|---|---|\n") !=
-             NULL);
-    RB_CHECK(strstr(md, "| copy_vectorized | baseline | 4.0000 | 0.4% | 536.9 GB/s |") != NULL);
-    RB_CHECK(strstr(md, "|  | optimized | 1.0000 |") != NULL);
-    RB_CHECK(strstr(md, "| 4.00x | - | dram_gbps |\n") != NULL);
-    RB_CHECK(strstr(md, "| 1.00x | pass | dram_gbps |\n") != NULL);
+    RB_CHECK(strstr(md, "\n| pair | variant | median ms | noise | rate | % ceiling | % peak | "
+                        "speedup | verdict | timing | roof |\n"
+                        "|---|---|---:|---:|---:|---:|---:|---:|---|---|---|\n") != NULL);
+    RB_CHECK(strstr(md, "| copy_vectorized | baseline | 4.000 | 0.4% | 536.9 GB/s |") != NULL);
+    RB_CHECK(strstr(md, "|  | optimized | 1.000 |") != NULL);
+    RB_CHECK(strstr(md, "| 4.00x | - | samples | dram_gbps |\n") != NULL);
+    RB_CHECK(strstr(md, "| 1.00x | pass | samples | dram_gbps |\n") != NULL);
     RB_CHECK(strstr(md, "- copy_vectorized/cached: 4295 GB/s exceeds") != NULL);
     free(md);
 }
@@ -1139,20 +1141,25 @@ static void test_report_each_variant_on_its_roof(void)
     RB_CHECK_NEAR(p.v[0].vs_peak.efficiency, 3100.0 / 3352.0, 1e-12);
     RB_CHECK(p.v[0].roof_note[0] == '\0' && p.v[0].valid);
 
-    /* The same on the copy roof is above it: kept, marked, and the reason printed beside it. */
+    /* The same on the copy roof is above it by more than its noise (0.1%): a measurement
+     * inconsistency, kept with the reason printed beside it, and no %ceil in the table. */
     derive_on_roof(&p, "reduction", 3.1e9, 1.0, RB_ROOF_DRAM, NULL, 0);
     RB_CHECK_NEAR(p.v[0].vs_ceiling.efficiency, 3100.0 / 3000.0, 1e-12);
-    RB_CHECK(strstr(p.v[0].roof_note, "103.3% of the measured dram_gbps: ") != NULL);
+    RB_CHECK(p.v[0].inconsistent == 1);
+    RB_CHECK(strstr(p.v[0].roof_note, "measurement inconsistency: 103.3% of the measured "
+                                      "dram_gbps") != NULL);
     RB_CHECK(strstr(p.v[0].roof_note, "different access mix") != NULL);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (f) {
-        rb_report_table(f, &p, 1);
+        rb_report_table(f, &p, 1, 0);
         fclose(f);
-        RB_CHECK(strstr(buf, "103.3%*") != NULL);
-        RB_CHECK(strstr(buf, "note: reduction/baseline: * 103.3% of the measured dram_gbps") !=
-                 NULL);
+        const char *legend = strstr(buf, "\nt: ");
+        RB_CHECK(strstr(buf, " incons ") != NULL && legend);
+        RB_CHECK(strstr(buf, "103.3%") > legend); /* in the notes, not as the table's %ceil */
+        RB_CHECK(strstr(buf, "note: reduction/baseline: incons: measurement inconsistency: "
+                             "103.3% of the measured") != NULL);
         free(buf);
     }
 
@@ -1169,16 +1176,17 @@ static void test_report_each_variant_on_its_roof(void)
     buf = NULL;
     f = open_memstream(&buf, &len);
     if (f) {
-        rb_report_table(f, &p, 1);
+        rb_report_table(f, &p, 1, 0);
         fclose(f);
-        RB_CHECK(strstr(buf, "4.00 us/launch") != NULL && strstr(buf, "50.0%") != NULL);
-        RB_CHECK(strstr(buf, "launch_us\n") != NULL);
+        RB_CHECK(strstr(buf, " 4.000 us ") != NULL && strstr(buf, "50.0%") != NULL);
+        RB_CHECK(strstr(buf, " launch\n") != NULL);
         free(buf);
     }
     /* A graph node under its empty-kernel roof (programmatic launch): above 100%, with why. */
     derive_on_roof(&p, "cuda_graphs", 8.6e6, 0.808, RB_ROOF_GRAPH_NODE, "us_per_kernel", 0.8);
     RB_CHECK_NEAR(p.v[0].vs_ceiling.efficiency, 1.25, 1e-12);
-    RB_CHECK(strstr(p.v[0].roof_note, "125.0% of the measured graph_node_us: ") != NULL);
+    RB_CHECK(strstr(p.v[0].roof_note, "125.0% of the measured graph_node_us, above it") != NULL);
+    RB_CHECK(strstr(p.v[0].roof_note, "programmatic dependent launch") != NULL);
     /* The rate extra missing: no efficiency rather than one from bytes / time. */
     derive_on_roof(&p, "cuda_graphs", 8.6e6, 0.808, RB_ROOF_LAUNCH, "us_per_kernel", NAN);
     RB_CHECK(isnan(p.v[0].vs_ceiling.efficiency));
@@ -1251,20 +1259,23 @@ static void test_report_csv(void)
     if (getenv("RB_TEST_SHOW_CSV"))
         fputs(csv, stdout);
     static const char header[] = "pair,input,size,variant,median_ms,noise,rate,rate_unit,pct_ceil,"
-                                 "pct_peak,speedup,verdict,roof,note\r\n";
+                                 "pct_peak,speedup,verdict,roof,declared_roof,timing,"
+                                 "informational,inconsistent,note\r\n";
     RB_CHECK(strncmp(csv, header, strlen(header)) == 0);
     RB_CHECK(strstr(csv, "\r\ncopy_vectorized,,268435456,baseline,4,0.004,536.870912,GB/s,"
-                         "17.89569707,16.01643532,1,pass,dram_gbps,\r\n") != NULL);
+                         "17.89569707,16.01643532,1,pass,dram_gbps,dram_gbps,samples,false,false,"
+                         "\r\n") != NULL);
     /* the invalid one keeps its own note, not an above-the-roof reason */
-    RB_CHECK(strstr(csv, "143.1655765,128.1314826,,-,dram_gbps,\"4295 GB/s exceeds the DRAM peak "
-                         "3352 GB/s: the data came from cache") != NULL);
+    RB_CHECK(strstr(csv, "143.1655765,128.1314826,,-,dram_gbps,dram_gbps,samples,false,false,"
+                         "\"4295 GB/s exceeds the DRAM peak 3352 GB/s: the data came from "
+                         "cache") != NULL);
     RB_CHECK(strstr(csv, "of the measured") == NULL);
     RB_CHECK(strstr(csv, "\r\nhistogram,skewed,67108864,optimized,0.025,0.01,2684.35456,GB/s,"
-                         "83.88608,,,-,dram_read_gbps,\"a \"\"quoted\"\", comma'd note\nover "
-                         "two lines\"\r\n") != NULL);
-    RB_CHECK(strstr(csv, "\r\ngemm_tiled,,64x64,,,,,,,,,skipped,,\"needs sm_90, this GPU is "
+                         "83.88608,,,-,dram_read_gbps,dram_read_gbps,samples,false,false,"
+                         "\"a \"\"quoted\"\", comma'd note\nover two lines\"\r\n") != NULL);
+    RB_CHECK(strstr(csv, "\r\ngemm_tiled,,64x64,,,,,,,,,skipped,,,,,,\"needs sm_90, this GPU is "
                          "8.0\"\r\n") != NULL);
-    /* every record has the header's 14 fields (quoted commas and line breaks aside) */
+    /* every record has the header's 18 fields (quoted commas and line breaks aside) */
     int fields = 1, quoted = 0, rows = 0, bad = 0;
     for (const char *c = csv; *c; c++) {
         if (*c == '"')
@@ -1272,7 +1283,7 @@ static void test_report_csv(void)
         else if (!quoted && *c == ',')
             fields++;
         else if (!quoted && *c == '\r' && c[1] == '\n') {
-            bad |= fields != 14;
+            bad |= fields != 18;
             rows++;
             fields = 1;
             c++;
@@ -1422,7 +1433,7 @@ static void test_skipped_variant(void)
 
     char table[4096] = "";
     FILE *f = fmemopen(table, sizeof table - 1, "w");
-    rb_report_table(f, &p, 1);
+    rb_report_table(f, &p, 1, 0);
     fclose(f);
     RB_CHECK(strstr(table, "skipped") != NULL);
     RB_CHECK(strstr(table, "copy_vectorized/optimized: skipped on this machine: one GPU") != NULL);

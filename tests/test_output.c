@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 
 #include "../harness/core/cli.h"
+#include "../harness/core/expect.h"
+#include "../harness/core/report.h"
 #include "../harness/core/text.h"
 #include "rbtest.h"
 
@@ -108,6 +110,10 @@ static void test_numbers_by_noise(void)
     RB_CHECK(!strcmp(out, "280000"));
     rb_text_number(NAN, 0.01, out, sizeof out);
     RB_CHECK(!strcmp(out, "-"));
+    rb_text_number_max(0.486523, 0.0002, 4, out, sizeof out); /* a rate: 4 digits at most */
+    RB_CHECK(!strcmp(out, "0.4865"));
+    rb_text_number_max(0.486523, 0.2, 4, out, sizeof out);
+    RB_CHECK(!strcmp(out, "0.49"));
 }
 
 static void test_versions_and_durations(void)
@@ -247,6 +253,316 @@ static void test_cli_plot_base(void)
              !strcmp(o.plot_html, "c.html"));
 }
 
+/* ---- the roof a row is named by, the regime, the noise ---- */
+
+static void pair_init(rb_pair_result *p, const char *name, double flops, double bytes)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->size = p->full_size = 1u << 26;
+    p->flops = flops;
+    p->bytes = bytes;
+    p->status = RB_PAIR_OK;
+    p->setup_s = NAN;
+}
+
+static rb_variant_result *variant_add(rb_pair_result *p, const char *name, rb_role role,
+                                      rb_unit unit, double ms, double noise)
+{
+    rb_variant_result *v = &p->v[p->n_variants++];
+    rb_variant_result_init(v, name, role, unit, 1e-5);
+    v->valid = v->timed = 1;
+    v->rel_err_before = v->rel_err_after = 0;
+    v->time_ms.n = 50;
+    v->time_ms.median = v->time_ms.min = v->time_ms.max = v->time_ms.p10 = v->time_ms.p90 = ms;
+    v->time_ms.noise = noise;
+    v->time_ms.ci_lo = v->time_ms.ci_hi = ms;
+    v->launches_per_sample = 1;
+    return v;
+}
+
+static void h100_roofs(rb_roofs *ceilings, rb_roofs *peaks)
+{
+    rb_roofs_unknown(ceilings);
+    rb_roofs_unknown(peaks);
+    ceilings->value[RB_ROOF_DRAM] = 3022.6;
+    ceilings->value[RB_ROOF_FP32] = 60.88;
+    ceilings->value[RB_ROOF_BF16] = 714.2;
+    ceilings->noise[RB_ROOF_BF16] = 0.01;
+    peaks->value[RB_ROOF_DRAM] = 3352;
+    peaks->value[RB_ROOF_FP32] = 66.9;
+    peaks->value[RB_ROOF_BF16] = 989.4;
+}
+
+static char *table_text(const rb_pair_result *p, int n, int wide)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    rb_report_table(f, p, n, wide);
+    fclose(f);
+    return buf;
+}
+
+/* softmax: fp32 work, no declared roof (fp32_tflops derived), 2990 GB/s at AI 0.6: named by DRAM
+ * everywhere (the table, the CSV, the results), with fp32_tflops kept as the declared roof. */
+static void test_binding_roof_named(void)
+{
+    rb_pair_result p[2];
+    double bytes = 2.0 * 4 * 32768.0 * 4096; /* read and write 32768 x 4096 fp32 */
+    pair_init(&p[0], "softmax", 5.0 * 32768 * 4096, bytes);
+    variant_add(&p[0], "optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, bytes / 2989.6e6, 0.003);
+    pair_init(&p[1], "sgemm@16M", 2.0 * 4096.0 * 4096 * 4096, 3.0 * 4 * 4096 * 4096);
+    variant_add(&p[1], "library", RB_ROLE_LIBRARY, RB_UNIT_FP32, 2.669, 0.002);
+    rb_roofs c, pk;
+    h100_roofs(&c, &pk);
+    rb_report_derive(p, 2, &c, &pk);
+    const rb_variant_result *soft = &p[0].v[0], *gemm = &p[1].v[0];
+    RB_CHECK(soft->roof == RB_ROOF_FP32 && soft->named_roof == RB_ROOF_DRAM);
+    RB_CHECK(soft->vs_ceiling.binding == RB_ROOF_DRAM);
+    RB_CHECK_NEAR(soft->vs_ceiling.efficiency, 2989.6 / 3022.6, 1e-9);
+    RB_CHECK(gemm->named_roof == RB_ROOF_FP32);
+    double rate;
+    const char *unit;
+    rb_report_rate(&p[0], soft, &rate, &unit);
+    RB_CHECK(!strcmp(unit, "GB/s") && fabs(rate - 2989.6) < 1e-6);
+    char *t = table_text(p, 2, 0);
+    RB_CHECK(t && strstr(t, "2990 GB/s") && strstr(t, " 98.9% "));
+    RB_CHECK(t && strstr(t, "S  dram\n") == NULL && strstr(t, "   dram\n") &&
+             !strstr(t, "fp32\nsgemm"));
+    free(t);
+    char *csv = rb_report_csv(p, 2);
+    RB_CHECK(csv && strstr(csv, ",dram_gbps,fp32_tflops,samples,"));
+    RB_CHECK(csv && strstr(csv, ",fp32_tflops,fp32_tflops,samples,"));
+    free(csv);
+    json_value *doc = rb_report_json(p, 2, &c, &pk, json_new_object());
+    const json_value *v = json_get(json_get(doc, "pairs")->items[0], "variants")->items[0];
+    RB_CHECK(!strcmp(json_string_at(v, "roof", ""), "dram_gbps"));
+    RB_CHECK(!strcmp(json_string_at(v, "declared_roof", ""), "fp32_tflops"));
+    RB_CHECK(!strcmp(json_string_at(v, "rate_unit", ""), "GB/s"));
+    RB_CHECK(!strcmp(json_string_at(json_get(v, "vs_ceiling"), "bound", ""), "memory"));
+    RB_CHECK(!strcmp(json_string_at(json_get(v, "vs_ceiling"), "roof", ""), "dram_gbps"));
+    /* read back (compare, plot), the point is placed on the declared roof again */
+    rb_variant_result back;
+    char err[200];
+    RB_CHECK(rb_variant_from_json(v, &back, err, sizeof err) == 0 && back.roof == RB_ROOF_FP32);
+    json_free(doc);
+}
+
+/* A skipped, an invalid and a failed variant: no rate, no 0 GB/s or 0.0% anywhere. */
+static void test_untimed_rows_never_zero(void)
+{
+    rb_pair_result p;
+    pair_init(&p, "hgemm.awkward@16M", 2.0 * 4095 * 4093 * 4112, 1e8);
+    variant_add(&p, "optimized", RB_ROLE_OPTIMIZED, RB_UNIT_BF16, 0.25, 0.008);
+    rb_variant_result *s = &p.v[p.n_variants++];
+    rb_variant_result_init(s, "fp8_library", RB_ROLE_LIBRARY, RB_UNIT_FP8, 5e-3);
+    s->skipped = 1;
+    snprintf(s->note, sizeof s->note, "skipped on this machine: cuBLASLt has no FP8 algorithm");
+    rb_variant_result *bad = &p.v[p.n_variants++];
+    rb_variant_result_init(bad, "fp8", RB_ROLE_STEP, RB_UNIT_FP8, 5e-3);
+    snprintf(bad->note, sizeof bad->note, "wrong result before timing: rel_err 0.5 > tol 0.005");
+    rb_roofs c, pk;
+    h100_roofs(&c, &pk);
+    rb_report_derive(&p, 1, &c, &pk);
+    s->verdict = RB_VERDICT_SKIPPED;
+    bad->verdict = RB_VERDICT_INVALID;
+    char *t = table_text(&p, 1, 0);
+    RB_CHECK(t && strstr(t, "  fp8_library ") && strstr(t, " skipped ") && strstr(t, " invalid "));
+    RB_CHECK(t && !strstr(t, " 0 GB/s") && !strstr(t, " 0.0%") && !strstr(t, " 0 TFLOP/s"));
+    free(t);
+    json_value *doc = rb_report_json(&p, 1, &c, &pk, json_new_object());
+    const json_value *vs = json_get(json_get(doc, "pairs")->items[0], "variants");
+    for (size_t k = 1; vs && k < vs->count; k++) {
+        const json_value *pt = json_get(vs->items[k], "vs_ceiling");
+        RB_CHECK(isnan(json_number_at(pt, "gbps")) && isnan(json_number_at(pt, "efficiency")));
+        RB_CHECK(!strcmp(json_string_at(pt, "bound", ""), "none"));
+        RB_CHECK(!json_get(vs->items[k], "rate"));
+    }
+    char *text = json_write(doc, 0);
+    RB_CHECK(text && !strstr(text, "\"gbps\":0,") && strstr(text, "\"gbps\":null"));
+    free(text);
+    json_free(doc);
+    char *csv = rb_report_csv(&p, 1);
+    RB_CHECK(csv && strstr(csv, "fp8_library,,,,,,,,skipped,-,fp8_tflops,,false,false,"));
+    free(csv);
+}
+
+/* The regime: a GEMM timed sustained above cuBLASLt's measured ceiling raises the roof to its
+ * own rate and says so; one timed in ~1 ms samples above the roof by more than its noise is a
+ * measurement inconsistency (no %ceil); within its noise, a mark and the reason. */
+static void test_roof_raised_and_inconsistency(void)
+{
+    rb_pair_result p[2];
+    double flops = 2.0 * 8192.0 * 8192 * 8192, bytes = 3.0 * 2 * 8192 * 8192;
+    pair_init(&p[0], "hgemm.square@64M", flops, bytes);
+    rb_variant_result *opt =
+        variant_add(&p[0], "optimized", RB_ROLE_OPTIMIZED, RB_UNIT_BF16, flops / 812e9, 0.02);
+    rb_variant_result *lib =
+        variant_add(&p[0], "library", RB_ROLE_LIBRARY, RB_UNIT_BF16, flops / 790e9, 0.02);
+    opt->timing = lib->timing = RB_TIMING_SUSTAINED_INTERLEAVED;
+    pair_init(&p[1], "gemm_epilogue", flops, bytes);
+    rb_variant_result *burst =
+        variant_add(&p[1], "optimized", RB_ROLE_OPTIMIZED, RB_UNIT_BF16, flops / 860e9, 0.01);
+    burst->timing = RB_TIMING_INTERLEAVED;
+    rb_roofs c, pk;
+    h100_roofs(&c, &pk);
+    rb_report_derive(p, 2, &c, &pk);
+    RB_CHECK_NEAR(c.value[RB_ROOF_BF16], 812.0, 1e-6);
+    RB_CHECK_NEAR(c.measured[RB_ROOF_BF16], 714.2, 1e-9);
+    RB_CHECK(!strcmp(c.raised_by[RB_ROOF_BF16], "hgemm.square@64M/optimized"));
+    RB_CHECK(isnan(c.measured[RB_ROOF_DRAM]) && !c.raised_by[RB_ROOF_DRAM][0]);
+    RB_CHECK_NEAR(opt->vs_ceiling.efficiency, 1.0, 1e-9);
+    RB_CHECK(!opt->inconsistent && !opt->roof_note[0]);
+    RB_CHECK(strstr(opt->note, "raised the bf16_tflops roof of this run from 714.2") != NULL);
+    RB_CHECK_NEAR(lib->vs_ceiling.efficiency, 790.0 / 812.0, 1e-9);
+    /* 860 in ~1 ms samples: 105.9% of the raised roof, beyond 1% + 2%: not a result */
+    RB_CHECK(burst->inconsistent && strstr(burst->roof_note, "measurement inconsistency"));
+    RB_CHECK(strstr(burst->roof_note, "not one regime") != NULL);
+    char method[300];
+    rb_report_raised_method(&c, RB_ROOF_BF16, method, sizeof method);
+    static const char want[] =
+        "bf16_tflops: 812.0 (hgemm.square@64M/optimized, sustained, this run";
+    RB_CHECK(!strncmp(method, want, strlen(want)));
+    json_value *doc = rb_report_json(p, 2, &c, &pk, json_new_object());
+    const json_value *bf16 = json_get(json_get(doc, "roofs"), "bf16_tflops");
+    RB_CHECK(fabs(json_number_at(bf16, "measured") - 812.0) < 1e-6);
+    RB_CHECK(fabs(json_number_at(bf16, "ceiling") - 714.2) < 1e-9);
+    RB_CHECK(!strcmp(json_string_at(bf16, "raised_by", ""), "hgemm.square@64M/optimized"));
+    const json_value *v = json_get(json_get(doc, "pairs")->items[1], "variants")->items[0];
+    RB_CHECK(json_true_at(v, "inconsistent") &&
+             !strcmp(json_string_at(v, "timing", ""), "interleaved"));
+    json_free(doc);
+    char *t = table_text(p, 2, 0);
+    RB_CHECK(t && strstr(t, " incons ") && strstr(t, "100.0% ") && strstr(t, " Si "));
+    free(t);
+
+    /* Not raised: a variant in ~1 ms samples, one below the full size, a roof never measured. */
+    pair_init(&p[0], "hgemm.square@16M", flops / 8, bytes / 4);
+    p[0].size = 1u << 24;
+    p[0].full_size = 1u << 26;
+    variant_add(&p[0], "optimized", RB_ROLE_OPTIMIZED, RB_UNIT_BF16, flops / 8 / 800e9, 0.15)
+        ->timing = RB_TIMING_SUSTAINED_INTERLEAVED;
+    pair_init(&p[1], "gemm_precision", flops, bytes);
+    variant_add(&p[1], "optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP8, flops / 1300e9, 0.02)->timing =
+        RB_TIMING_SUSTAINED;
+    h100_roofs(&c, &pk);
+    rb_report_derive(p, 2, &c, &pk);
+    RB_CHECK(c.value[RB_ROOF_BF16] == 714.2 && !c.raised_by[RB_ROOF_BF16][0]);
+    RB_CHECK(isnan(c.value[RB_ROOF_FP8]) && !c.raised_by[RB_ROOF_FP8][0]);
+    /* 112% of the roof with 15% noise (plus the roof's 1%): within it, marked and explained */
+    RB_CHECK(!p[0].v[0].inconsistent && strstr(p[0].v[0].roof_note, "112.0% of the measured"));
+    t = table_text(p, 2, 0);
+    RB_CHECK(t && strstr(t, "112.0%*") != NULL);
+    free(t);
+}
+
+/* The default table fits 100 columns whatever the names and numbers; --wide keeps every name. */
+static void test_table_fits_100_columns(void)
+{
+    static rb_pair_result p[3];
+    pair_init(&p[0], "nccl_allreduce.reduce_scatter_long_input@1G", 0, 2.0 * (1u << 30));
+    rb_variant_result *v = variant_add(&p[0], "host_staged_through_pinned_memory_x",
+                                       RB_ROLE_BASELINE, RB_UNIT_NONE, 275864.82, 0.523);
+    snprintf(v->host_bound_why, sizeof v->host_bound_why, "%s",
+             "the sum runs on the CPU, in a host function between the two copies");
+    v->verdict = RB_VERDICT_REGRESSED;
+    v->roof = RB_ROOF_PCIE_DUPLEX;
+    snprintf(v->note, sizeof v->note, "%s",
+             "a note of a couple of hundred characters, as the roof notes are: the roof was "
+             "measured with a different access mix (ceilings.methods); part of this variant's "
+             "declared traffic hits L2, so it wraps");
+    v = variant_add(&p[0], "nccl_out_of_place", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.7147, 0.0026);
+    v->roof = RB_ROOF_NVLINK;
+    snprintf(v->roof_rate, sizeof v->roof_rate, "busbw_gbps");
+    v->n_extras = 3;
+    snprintf(v->extras[0].name, sizeof v->extras[0].name, "nccl_version");
+    v->extras[0].value = 22803;
+    snprintf(v->extras[1].name, sizeof v->extras[1].name, "busbw_gbps");
+    v->extras[1].value = 0;
+    snprintf(v->extras[2].name, sizeof v->extras[2].name, "algbw_gbps");
+    v->extras[2].value = 1502.3;
+    v->verdict = RB_VERDICT_IMPROVED;
+    pair_init(&p[1], "graphs", 0, 1e6);
+    v = variant_add(&p[1], "graph_update", RB_ROLE_STEP, RB_UNIT_NONE, 0.1994, 0.00001);
+    v->roof = RB_ROOF_GRAPH_NODE;
+    snprintf(v->roof_rate, sizeof v->roof_rate, "us_per_kernel");
+    v->n_extras = 1;
+    snprintf(v->extras[0].name, sizeof v->extras[0].name, "us_per_kernel");
+    v->extras[0].value = 0.98765432;
+    pair_init(&p[2], "a_pair_that_was_skipped_with_a_long_reason", 1, 1);
+    p[2].status = RB_PAIR_SKIPPED;
+    snprintf(p[2].reason, sizeof p[2].reason, "%s",
+             "needs 2 GPUs, this machine has 1; and a reason long enough to wrap at one hundred "
+             "columns, as some of them are when they name the library call that refused");
+    rb_roofs c, pk;
+    h100_roofs(&c, &pk);
+    c.value[RB_ROOF_GRAPH_NODE] = 0.8;
+    c.value[RB_ROOF_PCIE_DUPLEX] = 90;
+    rb_report_derive(p, 3, &c, &pk);
+    char *t = table_text(p, 3, 0);
+    RB_CHECK(t && longest_line(t) <= RB_TEXT_WIDTH);
+    if (t && longest_line(t) > RB_TEXT_WIDTH)
+        printf("%s", t);
+    RB_CHECK(t && strstr(t, "\nnccl_allreduce.reduce_scatter_long_input@1G\n"));
+    RB_CHECK(t && strstr(t, "host_sta~memory_x") && strstr(t, "(regressed)"));
+    RB_CHECK(t && strstr(t, "nccl_version 2.28.3") && !strstr(t, "2.28e+04"));
+    RB_CHECK(t && strstr(t, "280000 ") && !strstr(t, "275864.8")); /* 52% noise: 2 digits */
+    RB_CHECK(t && strstr(t, "informational, not gating: the sum runs on the CPU"));
+    free(t);
+    t = table_text(p, 3, 1);
+    RB_CHECK(t && strstr(t, "  host_staged_through_pinned_memory_x ") &&
+             strstr(t, "pcie_duplex_gbps"));
+    free(t);
+}
+
+/* Informational rows: judged and printed, counted apart, and they set the exit code only with
+ * --gate all; a wrong result is never informational. */
+static void test_informational_gating(void)
+{
+    const char *text =
+        "{\"schema\": 1, \"hardware\": {\"name\": \"NVIDIA H100 80GB HBM3\"}, \"peaks\": {}, "
+        "\"ceilings\": {}, \"pairs\": {\"host_transfer.d2h\": {\"size\": 67108864, \"variants\": "
+        "{\"baseline\": {\"median_ms\": 60, \"noise\": 0.01}, \"optimized\": {\"median_ms\": "
+        "19.4, \"noise\": 0.003}}}}}";
+    char err[300];
+    rb_expect e = {0};
+    e.doc = json_parse(text, strlen(text), err, sizeof err);
+    RB_CHECK(e.doc && rb_expect_validate(e.doc, err, sizeof err) == 0);
+    rb_pair_result p;
+    pair_init(&p, "host_transfer.d2h", 0, 2.0 * 67108864);
+    p.size = p.full_size = 67108864;
+    rb_variant_result *base =
+        variant_add(&p, "baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 100.0, 0.2); /* +67% */
+    snprintf(base->host_bound_why, sizeof base->host_bound_why, "%s", "pageable memory");
+    variant_add(&p, "optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 19.45, 0.003);
+    RB_CHECK(rb_expect_apply(&e, &p, 1) == 0);
+    RB_CHECK(base->verdict == RB_VERDICT_REGRESSED && p.v[1].verdict == RB_VERDICT_PASS);
+    RB_CHECK(rb_expect_failing(&p, 1, 0) == 0 && rb_expect_failing(&p, 1, 1) == 1);
+    char line[800];
+    rb_report_summary_text(&p, 1, line, sizeof line);
+    RB_CHECK(strstr(line, "verdicts: 1 pass; informational (host-bound, not gating unless --gate "
+                          "all): 1 regressed") != NULL);
+    /* planted: the gating row slows down 10%: it fails the run */
+    p.v[1].time_ms.median = 19.4 * 1.10;
+    RB_CHECK(rb_expect_apply(&e, &p, 1) == 1 && p.v[1].verdict == RB_VERDICT_REGRESSED);
+    /* an informational row with a wrong result fails whatever the gate */
+    p.v[1].time_ms.median = 19.4;
+    base->valid = 0;
+    RB_CHECK(rb_expect_apply(&e, &p, 1) == 1 && base->verdict == RB_VERDICT_INVALID);
+    /* the record carries it to the parent and the results */
+    json_value *o = rb_variant_to_json(base);
+    RB_CHECK(o && json_true_at(o, "informational") &&
+             !strcmp(json_string_at(o, "host_bound_why", ""), "pageable memory"));
+    rb_variant_result back;
+    RB_CHECK(o && rb_variant_from_json(o, &back, err, sizeof err) == 0 &&
+             !strcmp(back.host_bound_why, "pageable memory"));
+    json_free(o);
+    json_free(e.doc);
+}
+
 /* ---- the binary, without a GPU ---- */
 
 static int count_lines(const char *s)
@@ -300,6 +616,11 @@ static const rbtest_case output_cases[] = {
     {"cli_help_topics", test_cli_help_topics},
     {"cli_device_gate_wide", test_cli_device_gate_wide},
     {"cli_plot_base", test_cli_plot_base},
+    {"binding_roof_named", test_binding_roof_named},
+    {"untimed_rows_never_zero", test_untimed_rows_never_zero},
+    {"roof_raised_and_inconsistency", test_roof_raised_and_inconsistency},
+    {"table_fits_100_columns", test_table_fits_100_columns},
+    {"informational_gating", test_informational_gating},
     {"binary_help_and_version", test_binary_help_and_version},
     {"binary_device_refusals", test_binary_device_refusals},
 };

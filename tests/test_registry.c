@@ -188,6 +188,72 @@ static void test_variant_roofs_declared(void)
     }
 }
 
+/* The rows of p a full run on one GPU takes for input `in`: its one-GPU sweep, else its sweep,
+ * else one. */
+static int one_gpu_sizes(const rb_pair *p, int in)
+{
+    const uint64_t *sweep = p->sweep_one_gpu                           ? p->sweep_one_gpu
+                            : in < RB_MAX_INPUTS && p->input_sweep[in] ? p->input_sweep[in]
+                                                                       : p->sweep;
+    int n = 0;
+    while (sweep && sweep[n])
+        n++;
+    return n ? n : 1;
+}
+
+/* Informational rows (rb_variant_def.host_bound_why): each declared one passes the check (a
+ * reason, not the pair's answer, a link or latency roof on every input it applies to); planted
+ * declarations on a kernel-bound row and on the pair's answer are refused; and a full run on
+ * one GPU (the H100's) has these rows and no others, at most 6. */
+static void test_informational_rows(void)
+{
+    char why[300];
+    int rows = 0;
+    for (int i = 0; rb_registry[i]; i++) {
+        const rb_pair *p = rb_registry[i];
+        for (int k = 0; k < p->n_variants; k++) {
+            int ok = rb_pair_informational_check(p, k, why, sizeof why) == 0;
+            RB_CHECK(ok);
+            if (!ok)
+                printf("    %s\n", why);
+            for (int in = 0; p->min_gpus <= 1 && in < (p->n_inputs ? p->n_inputs : 1); in++)
+                if (rb_pair_host_bound(p, k, in))
+                    rows += one_gpu_sizes(p, in);
+        }
+    }
+    int nccl = 0;
+    for (int i = 0; rb_registry[i]; i++)
+        nccl |= !strcmp(rb_registry[i]->name, "nccl_allreduce");
+    RB_CHECK(rows <= 6);
+    RB_CHECK(rows == 3 + 2 * nccl); /* host_transfer x2, cuda_graphs, nccl all-reduce and RS */
+    /* Planted: a GPU-bound row declared informational is refused, with the reason. */
+    for (int i = 0; rb_registry[i]; i++) {
+        if (strcmp(rb_registry[i]->name, "sgemm") && strcmp(rb_registry[i]->name, "host_transfer"))
+            continue;
+        rb_pair fake = *rb_registry[i];
+        int base = 0, opt = -1;
+        for (int k = 0; k < fake.n_variants; k++)
+            if (fake.variants[k].role == RB_ROLE_OPTIMIZED)
+                opt = k;
+        fake.variants[base].host_bound_why =
+            "planted: a long enough reason that names no host-bound cause at all";
+        if (!strcmp(fake.name, "sgemm")) { /* on fp32_tflops: a kernel bounds it */
+            RB_CHECK(rb_pair_informational_check(&fake, base, why, sizeof why) == -1);
+            RB_CHECK(strstr(why, "fp32_tflops") && strstr(why, "never informational"));
+        } else { /* a link roof, but the pair's answer */
+            RB_CHECK(rb_pair_informational_check(&fake, base, why, sizeof why) == 0);
+            fake.variants[opt].host_bound_why = fake.variants[base].host_bound_why;
+            RB_CHECK(rb_pair_informational_check(&fake, opt, why, sizeof why) == -1);
+            RB_CHECK(strstr(why, "optimized") != NULL);
+            fake.variants[base].host_bound_why = "staged";
+            RB_CHECK(rb_pair_informational_check(&fake, base, why, sizeof why) == -1);
+            fake.variants[base].host_bound_why = fake.variants[opt].host_bound_why;
+            fake.variants[base].host_bound_inputs = 1u << 5; /* no such input */
+            RB_CHECK(rb_pair_informational_check(&fake, base, why, sizeof why) == -1);
+        }
+    }
+}
+
 static void test_work_model_positive_and_growing(void)
 {
     for (int i = 0; rb_registry[i]; i++) {
@@ -654,6 +720,7 @@ static void test_kernel_tables_cover_sources(void)
 
 static const rbtest_case registry_cases[] = {
     {"variant_roofs_declared", test_variant_roofs_declared},
+    {"informational_rows", test_informational_rows},
     {"every_pair_plants_a_defect", test_every_pair_plants_a_defect},
     {"inputs_named", test_inputs_named},
     {"input_sweep_overrides_pair_sweep", test_input_sweep_overrides_pair_sweep},

@@ -327,6 +327,9 @@ void rb_expect_roofs(const json_value *o, rb_roofs *out)
         const json_value *x = json_get(o, rb_roof_key((rb_roof)r));
         if (x && x->type == JSON_NUMBER)
             out->value[r] = x->number;
+        /* a measured roof's noise, which a point above it may be within */
+        out->noise[r] =
+            json_number_at(json_get(json_get(o, "methods"), rb_roof_key((rb_roof)r)), "noise");
     }
 }
 
@@ -478,7 +481,6 @@ static void judge_variant(const json_value *expected_variants, rb_variant_result
 
 int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n)
 {
-    int failing = 0;
     for (int i = 0; i < n; i++) {
         rb_pair_result *p = &pairs[i];
         const json_value *ep = e ? json_get(json_get(e->doc, "pairs"), p->name) : NULL;
@@ -497,8 +499,6 @@ int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n)
             else
                 judge_variant(ev, v);
         }
-        if (p->status == RB_PAIR_FAILED)
-            failing++;
         for (size_t k = 0; ev && k < ev->count && p->n_variants < RB_MAX_VARIANTS; k++) {
             int found = 0;
             for (int j = 0; j < p->n_variants; j++)
@@ -511,9 +511,23 @@ int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n)
             m->verdict = RB_VERDICT_MISSING;
             rb_fmt(m->note, sizeof m->note, "%s", "expected but not produced by this run");
         }
-        for (int k = 0; k < p->n_variants; k++)
-            failing +=
-                p->v[k].verdict == RB_VERDICT_REGRESSED || p->v[k].verdict == RB_VERDICT_INVALID;
+    }
+    return rb_expect_failing(pairs, n, 0);
+}
+
+int rb_expect_failing(const rb_pair_result *pairs, int n, int gate_all)
+{
+    int failing = 0;
+    for (int i = 0; i < n; i++) {
+        const rb_pair_result *p = &pairs[i];
+        failing += p->status == RB_PAIR_FAILED;
+        for (int k = 0; k < p->n_variants; k++) {
+            const rb_variant_result *v = &p->v[k];
+            int informational = v->host_bound_why[0] && !gate_all;
+            /* a wrong result is never informational: only a time the host sets is */
+            failing += v->verdict == RB_VERDICT_INVALID ||
+                       (v->verdict == RB_VERDICT_REGRESSED && !informational);
+        }
     }
     return failing;
 }

@@ -46,7 +46,8 @@ void rb_expect_free(rb_expect *e);
  * on X, but this GPU is Y ..." in err. A file of another GPU is used only when the user asks. */
 int rb_expect_same_device(const json_value *doc, const char *device_name, char *err,
                           size_t err_size);
-/* Roofs from a validated document's "peaks" or "ceilings" object (unknown: NaN). */
+/* Roofs from a validated document's "peaks" or "ceilings" object (unknown: NaN), with the noise
+ * of each measured one from ceilings.methods. */
 void rb_expect_roofs(const json_value *roofs_obj, rb_roofs *out);
 
 /* The regression / improvement threshold, as a fraction of the expected time. */
@@ -100,9 +101,14 @@ rb_verdict rb_expect_judge_run(const rb_expected *e, const rb_variant_result *v,
                                double *ratio, int *per_clock);
 
 /* Sets verdict and expected_ms on every variant of pairs[0..n). e may be NULL (every verdict new).
- * Expected variants that the run of a pair lacks are appended to it as "missing". Returns the
- * number of variants that make the run fail (regressed or invalid). */
+ * Expected variants that the run of a pair lacks are appended to it as "missing". Returns
+ * rb_expect_failing(pairs, n, 0). */
 int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n);
+
+/* What makes the run fail: failed pairs, invalid variants and regressed gating variants; an
+ * informational variant's regressed verdict (host_bound_why: a time the host sets) counts only
+ * with gate_all (run --gate all). An invalid one always counts: a wrong result is not a time. */
+int rb_expect_failing(const rb_pair_result *pairs, int n, int gate_all);
 
 /* A variant that recording leaves out instead of refusing: one the run no longer produces
  * (verdict missing: removed or renamed) or one skipped on this machine. */

@@ -9,18 +9,41 @@
 #include "result.h"
 
 /* Fills every variant's roofline points on its own roof (v->roof; a record without one gets the
- * derived roof), against ceilings and peaks, and its speedup over the pair's baseline. A point
- * above 100% of its measured roof gets roof_note, the reason printed beside it. A variant on a
- * DRAM or compute roof at full size whose bandwidth exceeds the datasheet DRAM peak is made
- * invalid: its data did not come from DRAM. */
-void rb_report_derive(rb_pair_result *pairs, int n, const rb_roofs *ceilings,
-                      const rb_roofs *peaks);
+ * derived roof), against ceilings and peaks, names the roof that binds it (named_roof), and its
+ * speedup over the pair's baseline. A measured roof is the best that any code we have reaches
+ * in its regime: a valid variant timed sustained (as the compute roofs are measured) at its
+ * pair's full size that runs faster than its compute roof's ceiling raises that ceiling to its
+ * rate for this run (ceilings->measured keeps the value measured, raised_by names it, its note
+ * says so) and every point is placed again. Then a point above 100% of its measured roof gets
+ * roof_note: within its noise plus the roof's, the reason printed beside it; beyond that, a
+ * measurement inconsistency (inconsistent set), not a result. A variant on a DRAM or compute
+ * roof at full size whose bandwidth exceeds the datasheet DRAM peak is made invalid: its data
+ * did not come from DRAM. */
+void rb_report_derive(rb_pair_result *pairs, int n, rb_roofs *ceilings, const rb_roofs *peaks);
 
-/* The table: pair, variant, median ms, noise, GB/s, TFLOP/s or us/launch, % of its measured
- * roof (marked * when above 100%), % of its datasheet peak, speedup over baseline, verdict, the
- * roof (a median marked RB_THROTTLED_MARK when timed under slowdown); then a line for each
- * note. */
-void rb_report_table(FILE *f, const rb_pair_result *pairs, int n);
+/* "bf16_tflops: 812.0 (hgemm.square@64M/optimized, sustained, this run; roofbench ceilings
+ * measured 714.2)" for a roof the run raised; "" for one it did not. */
+void rb_report_raised_method(const rb_roofs *ceilings, rb_roof r, char *buf, size_t size);
+
+/* The value of the extra named `name` of v; NaN when v has none of that name. */
+double rb_report_extra(const rb_variant_result *v, const char *name);
+
+/* The rate a row shows (see report.c): its value, unrounded, and unit ("GB/s", "TFLOP/s",
+ * "us/launch"; NaN and "" when the variant was not timed). */
+void rb_report_rate(const rb_pair_result *p, const rb_variant_result *v, double *value,
+                    const char **unit);
+
+/* The table (report_table.c), RB_TEXT_WIDTH columns wide unless wide: each row group on a line
+ * of its own, then one line per variant: median ms (the digits its noise supports), noise, rate,
+ * % of its measured roof (marked * when above 100% within the noise; "incons" for a
+ * measurement inconsistency), % of its datasheet peak, speedup over baseline, verdict (in
+ * brackets on an informational row), how it was timed (S sustained, Si sustained in turn, i
+ * interleaved, c cold) and the roof that binds it (without its unit's suffix unless wide; a
+ * median marked RB_THROTTLED_MARK when timed under slowdown); a variant not timed says why
+ * (skipped, invalid, missing) where its rate would be. Then a legend, the notes and the
+ * figures beside the time, each wrapped at RB_TEXT_WIDTH unless wide, and the roofs this run
+ * raised. */
+void rb_report_table(FILE *f, const rb_pair_result *pairs, int n, int wide);
 
 /* The mark beside the median of a variant timed under thermal or hardware slowdown (its clocks'
  * reasons: core/clocks.h's throttled rule); the reasons and clocks follow in the notes. A
@@ -28,11 +51,14 @@ void rb_report_table(FILE *f, const rb_pair_result *pairs, int n);
 #define RB_THROTTLED_MARK "!"
 /* 1 when v was timed and its clocks say throttled. */
 int rb_report_throttled(const rb_variant_result *v);
+/* "timed under hw_thermal, power_cap (SM clock mean 1520, min 1410 MHz over 85 samples)" */
+void rb_report_throttle_note(const rb_variant_result *v, char *buf, size_t size);
 
 /* The verdict summary, one line: "verdicts: 40 pass, 1 regressed; 2 variants timed under
- * thermal or hardware slowdown (marked !, counted apart: 1 pass, 1 regressed); 5
- * power-capped (expected for tensor-core GEMMs, not marked)". The throttled ones are not in
- * the first counts. */
+ * thermal or hardware slowdown (marked !, counted apart: 1 pass, 1 regressed); informational
+ * (host-bound, not gating unless --gate all): 5 pass, 1 regressed; 5 power-capped (expected
+ * for tensor-core GEMMs, not marked)". The throttled and the informational ones are not in the
+ * first counts (those are the gating verdicts). */
 void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_t size);
 /* The same, printed with a newline. */
 void rb_report_summary(FILE *f, const rb_pair_result *pairs, int n);
@@ -45,7 +71,8 @@ char *rb_report_markdown(const rb_pair_result *pairs, int n, const json_value *m
 char *rb_report_csv(const rb_pair_result *pairs, int n);
 
 /* "roofs" of the results file: {"<key>": {"kind": ..., "measured": x|null, "peak": x|null}} for
- * every roof key. NULL when out of memory. */
+ * every roof key; a roof the run raised also has "ceiling" (what roofbench ceilings measured),
+ * "raised_by" and "method" (rb_report_raised_method). NULL when out of memory. */
 json_value *rb_report_roofs_json(const rb_roofs *ceilings, const rb_roofs *peaks);
 
 /* The results document: meta (owned) with "roofs" (the roofs the run was placed against) and

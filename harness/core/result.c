@@ -21,6 +21,29 @@ const char *rb_verdict_name(rb_verdict v)
     return (unsigned)v < 8 ? verdict_names[v] : "?";
 }
 
+static const char *const timing_names[RB_TIMING_COUNT] = {"samples", "interleaved", "sustained",
+                                                          "sustained_interleaved", "cold"};
+
+const char *rb_timing_name(rb_timing t)
+{
+    return (unsigned)t < RB_TIMING_COUNT ? timing_names[t] : "?";
+}
+
+int rb_timing_from_name(const char *s, rb_timing *out)
+{
+    for (int i = 0; i < RB_TIMING_COUNT; i++)
+        if (!strcmp(s, timing_names[i])) {
+            *out = (rb_timing)i;
+            return 0;
+        }
+    return -1;
+}
+
+int rb_timing_sustained(rb_timing t)
+{
+    return t == RB_TIMING_SUSTAINED || t == RB_TIMING_SUSTAINED_INTERLEAVED;
+}
+
 int rb_role_from_name(const char *s, rb_role *out)
 {
     for (int i = 0; i < 5; i++)
@@ -58,6 +81,9 @@ void rb_variant_result_init(rb_variant_result *v, const char *name, rb_role role
     rb_clocks_init(&v->clocks);
     v->bytes = NAN;
     v->roof = RB_ROOF_COUNT;
+    v->named_roof = RB_ROOF_COUNT;
+    rb_point_none(&v->vs_ceiling);
+    rb_point_none(&v->vs_peak);
     v->speedup = NAN;
     v->expected_ms = NAN;
     v->verdict = RB_VERDICT_NONE;
@@ -98,6 +124,11 @@ json_value *rb_variant_to_json(const rb_variant_result *v)
         bad |= json_set_string(o, "roof_rate", v->roof_rate);
     if (v->skipped)
         bad |= json_set_bool(o, "skipped", 1);
+    if (v->timed)
+        bad |= json_set_string(o, "timing", rb_timing_name(v->timing));
+    if (v->host_bound_why[0])
+        bad |= json_set_bool(o, "informational", 1) |
+               json_set_string(o, "host_bound_why", v->host_bound_why);
     if (v->n_extras > 0)
         bad |= json_object_set(o, "extras", rb_extras_to_json(v->extras, v->n_extras));
     bad |= rb_clocks_to_json(&v->clocks, o);
@@ -152,14 +183,26 @@ int rb_variant_from_json(const json_value *o, rb_variant_result *v, char *err, s
     if (note && note->type == JSON_STRING)
         rb_fmt(v->note, sizeof v->note, "%s", note->string);
     /* A record without a roof (one written before roofs were per variant) gets the derived one;
-     * a roof this build does not know is refused rather than guessed. */
-    const json_value *roof = json_get(o, "roof"), *rate = json_get(o, "roof_rate");
+     * a roof this build does not know is refused rather than guessed. A results file names the
+     * binding roof "roof" and the declared one "declared_roof": the declared one is what a
+     * point is placed on again. */
+    const json_value *roof = json_get(o, "declared_roof"), *rate = json_get(o, "roof_rate");
+    if (!roof)
+        roof = json_get(o, "roof");
     if (roof && (roof->type != JSON_STRING || rb_roof_from_key(roof->string, &v->roof) != 0)) {
         rb_fmt(err, err_size, "variant record: roof is not a roof key");
         return -1;
     }
     if (rate && rate->type == JSON_STRING)
         rb_fmt(v->roof_rate, sizeof v->roof_rate, "%s", rate->string);
+    const json_value *timing = json_get(o, "timing"), *why = json_get(o, "host_bound_why");
+    if (timing &&
+        (timing->type != JSON_STRING || rb_timing_from_name(timing->string, &v->timing) != 0)) {
+        rb_fmt(err, err_size, "variant record: timing is not a timing's name");
+        return -1;
+    }
+    if (why && why->type == JSON_STRING)
+        rb_fmt(v->host_bound_why, sizeof v->host_bound_why, "%s", why->string);
     const json_value *extras = json_get(o, "extras");
     if (extras && rb_extras_from_json(extras, v->extras, &v->n_extras, err, err_size) != 0)
         return -1;

@@ -79,6 +79,23 @@ typedef enum rb_verdict {
 
 typedef enum rb_pair_status { RB_PAIR_OK, RB_PAIR_FAILED, RB_PAIR_SKIPPED } rb_pair_status;
 
+/* How a variant's samples were taken (the table marks it; a roof is raised only by a variant
+ * timed the way the roofs are measured, sustained). */
+typedef enum rb_timing {
+    RB_TIMING_SAMPLES,               /* ~1 ms samples, one variant after the other */
+    RB_TIMING_INTERLEAVED,           /* ~1 ms samples, the pair's variants in turn */
+    RB_TIMING_SUSTAINED,             /* alone, after 0.5 s warm, >= sustain_s of samples */
+    RB_TIMING_SUSTAINED_INTERLEAVED, /* rounds of sustained windows, the variants in turn */
+    RB_TIMING_COLD,                  /* --cold: single launches after an L2 flush */
+    RB_TIMING_COUNT
+} rb_timing;
+
+/* "samples", "interleaved", "sustained", "sustained_interleaved", "cold"; and back (0, or -1). */
+const char *rb_timing_name(rb_timing t);
+int rb_timing_from_name(const char *s, rb_timing *out);
+/* Timed the way `roofbench ceilings` measures the tensor roofs (sustained, alone or in turn). */
+int rb_timing_sustained(rb_timing t);
+
 const char *rb_role_name(rb_role r);
 const char *rb_verdict_name(rb_verdict v);
 int rb_role_from_name(const char *s, rb_role *out);
@@ -104,12 +121,25 @@ typedef struct rb_variant_result {
     rb_roof roof;        /* the roof it is placed on; RB_ROOF_COUNT: derived by the parent from
                             the unit and the pair's flops (a record that names none) */
     char roof_rate[32];  /* the extra whose value is judged against the roof ("" : bytes / time) */
+    rb_timing timing;    /* how its samples were taken */
+    /* Why the host, not the GPU, sets this variant's time (rb_variant_def.host_bound_why): an
+     * informational row, judged and printed but not gating the exit code unless --gate all.
+     * "": a gating row. */
+    char host_bound_why[200];
     int n_extras;        /* the pair's figures beside the time */
     rb_extra extras[RB_MAX_EXTRAS];
     rb_library_algo library_algo;
     /* Derived by the parent. */
     rb_point vs_ceiling, vs_peak;
-    char roof_note[320]; /* why a point above 100% of its measured roof is there ("" : none) */
+    /* The roof the row is named by and judged against: the binding roof at its arithmetic
+     * intensity (vs_ceiling.binding, else vs_peak.binding, else roof); the results write it as
+     * "roof" and the declared one as "declared_roof". RB_ROOF_COUNT: not timed. */
+    rb_roof named_roof;
+    /* Above its measured roof by more than its noise: not a result but a measurement
+     * inconsistency (roof_note says by how much and why it cannot be); the table prints no
+     * %ceil for it and the results carry "inconsistent": true. */
+    int inconsistent;
+    char roof_note[480]; /* why a point above 100% of its measured roof is there ("" : none) */
     double speedup;     /* baseline median / this median; NaN without a timed baseline */
     double expected_ms; /* NaN when no expectation */
     rb_verdict verdict;

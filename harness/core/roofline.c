@@ -78,8 +78,10 @@ rb_roof rb_roof_derived(rb_unit u, double flops)
 
 void rb_roofs_unknown(rb_roofs *r)
 {
-    for (int i = 0; i < RB_ROOF_COUNT; i++)
-        r->value[i] = NAN;
+    for (int i = 0; i < RB_ROOF_COUNT; i++) {
+        r->value[i] = r->noise[i] = r->measured[i] = NAN;
+        r->raised_by[i][0] = '\0';
+    }
 }
 
 /* A roof's value as a usable divisor: NaN when unknown, zero, negative or infinite. */
@@ -108,9 +110,28 @@ static double floor_s_of(double flops, double bytes, rb_unit unit, rb_roof roof,
     return isnan(mem_s) || isnan(compute_s) ? NAN : fmax(mem_s, compute_s);
 }
 
+void rb_point_none(rb_point *p)
+{
+    p->ai = p->gbps = p->tflops = p->floor_ms = p->efficiency = NAN;
+    p->memory_bound = 0;
+    p->binding = RB_ROOF_COUNT;
+}
+
+/* Which roof binds the floor floor_s_of found (see rb_point.binding). */
+static rb_roof binding_of(rb_roof roof, rb_unit unit, int memory_bound)
+{
+    if (rb_roof_kind_of(roof) == RB_KIND_COMPUTE)
+        return memory_bound ? RB_ROOF_DRAM : roof;
+    if (rb_roof_kind_of(roof) == RB_KIND_BANDWIDTH && !memory_bound &&
+        rb_roof_of_unit(unit) != RB_ROOF_COUNT)
+        return rb_roof_of_unit(unit);
+    return roof;
+}
+
 void rb_roofline_point(double flops, double bytes, double ms, rb_unit unit, rb_roof roof,
                        double rate, const rb_roofs *roofs, rb_point *out)
 {
+    out->binding = roof;
     double s = ms * 1e-3;
     out->ai = bytes > 0 ? flops / bytes : NAN;
     out->gbps = bytes / s * 1e-9;
@@ -121,8 +142,11 @@ void rb_roofline_point(double flops, double bytes, double ms, rb_unit unit, rb_r
         efficiency = rate > 0 ? roof_value(roofs, roof) / rate : NAN;
     else if (!isnan(rate) && rb_roof_kind_of(roof) == RB_KIND_BANDWIDTH)
         efficiency = rate > 0 ? rate / roof_value(roofs, roof) : NAN;
-    else
+    else {
         efficiency = floor_s_of(flops, bytes, unit, roof, roofs, &out->memory_bound) / s;
+        if (isfinite(efficiency))
+            out->binding = binding_of(roof, unit, out->memory_bound);
+    }
     if (!(s > 0) || !isfinite(efficiency)) {
         out->floor_ms = NAN;
         out->efficiency = NAN;

@@ -74,12 +74,19 @@ rb_roof rb_roof_of_unit(rb_unit u);
  * flops, else dram_gbps. */
 rb_roof rb_roof_derived(rb_unit u, double flops);
 
-/* A value per roof; NaN = unknown. */
+#define RB_RAISED_BY_MAX 100
+
+/* A value per roof; NaN = unknown. For measured roofs (ceilings) also the noise of their
+ * measurement (NaN: unknown), and a roof the run raised (core/report.h, rb_report_derive): the
+ * value `roofbench ceilings` measured, and the variant that ran faster in the same regime. */
 typedef struct rb_roofs {
     double value[RB_ROOF_COUNT];
+    double noise[RB_ROOF_COUNT];
+    double measured[RB_ROOF_COUNT];                  /* before a raise; NaN: not raised */
+    char raised_by[RB_ROOF_COUNT][RB_RAISED_BY_MAX]; /* "<row group>/<variant>"; "": not raised */
 } rb_roofs;
 
-/* All roofs unknown. */
+/* All roofs unknown, none raised. */
 void rb_roofs_unknown(rb_roofs *r);
 
 typedef struct rb_point {
@@ -89,7 +96,16 @@ typedef struct rb_point {
     double floor_ms;   /* the roofline's lower bound on time; NaN when a needed roof is unknown */
     double efficiency; /* floor_ms / ms; NaN when unknown */
     int memory_bound;  /* 1 when the memory term of the floor is the larger (or no flops) */
+    /* The roof that binds at this point: the one the variant is named by and judged against.
+     * On a compute roof whose memory term is the larger, dram_gbps (softmax is placed on
+     * fp32_tflops and bound by DRAM); on a bandwidth roof whose compute term is the larger,
+     * the unit's compute roof; else the roof itself. The roof itself when a roof it needs is
+     * unknown (floor_ms NaN); RB_ROOF_COUNT for a point never placed. */
+    rb_roof binding;
 } rb_point;
+
+/* A point with every number NaN and no binding roof: a variant that was not timed. */
+void rb_point_none(rb_point *p);
 
 /* The point of a variant that ran `ms` on `roof`. rate: the pair's own rate against that roof
  * (GB/s for a bandwidth roof, microseconds per launch or node for a latency roof), NaN for none

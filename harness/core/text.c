@@ -53,6 +53,11 @@ int rb_text_sig_digits(double noise)
 
 void rb_text_number(double x, double noise, char *out, size_t out_size)
 {
+    rb_text_number_max(x, noise, 6, out, out_size);
+}
+
+void rb_text_number_max(double x, double noise, int max_sig, char *out, size_t out_size)
+{
     if (isnan(x)) {
         rb_fmt(out, out_size, "-");
         return;
@@ -62,6 +67,7 @@ void rb_text_number(double x, double noise, char *out, size_t out_size)
         return;
     }
     int sig = rb_text_sig_digits(noise);
+    sig = sig < max_sig ? sig : max_sig < 1 ? 1 : max_sig;
     int decimals = sig - 1 - (int)floor(log10(fabs(x)));
     if (decimals >= 0) {
         rb_fmt(out, out_size, "%.*f", decimals, x);

@@ -32,6 +32,9 @@ int rb_text_sig_digits(double noise);
 /* x with rb_text_sig_digits(noise) significant digits, in plain decimal notation (no exponent,
  * no trailing zeros cut: 0.7040, 275.9, 3020, 1.2e6 as 1200000): "-" for NaN. */
 void rb_text_number(double x, double noise, char *out, size_t out_size);
+/* The same with at most max_sig significant digits (a rate beside its % of the roof needs no
+ * more than 4). */
+void rb_text_number_max(double x, double noise, int max_sig, char *out, size_t out_size);
 
 /* A library version that its library encodes as major * 10000 + minor * 100 + patch (NCCL from
  * 2.9, cuBLASLt): 22803 -> "2.28.3", 130100 -> "13.1.0"; "-" when not a whole positive number. */

@@ -77,6 +77,15 @@ typedef struct rb_variant_def {
      * of bytes / time: GB/s for a bandwidth roof (nccl's busbw), microseconds per launch or
      * graph node for a latency roof, which needs one. NULL: bytes / time. */
     const char *roof_rate;
+    /* Why the host, not the GPU, sets this variant's time (a pageable copy staged by the
+     * driver, a stream of host launches, a sum on the CPU): an informational row, measured,
+     * compared and printed, whose verdict does not set the exit code unless --gate all. Only
+     * a variant on a link or latency roof that is not the pair's answer (not optimized or
+     * library) may say so (rb_pair_informational_check; tests/test_registry.c): a row a GPU
+     * kernel or library bounds always gates. NULL: a gating row. */
+    const char *host_bound_why;
+    /* The inputs (bit k: inputs[k]) whose rows host_bound_why applies to; 0: all of them. */
+    unsigned host_bound_inputs;
 } rb_variant_def;
 
 /* A planted defect: a run with a bug a real kernel could have (a dropped tail, a skipped tile, a
@@ -196,6 +205,15 @@ int rb_pair_sweeps_size(const rb_pair *p, uint64_t size, int gpus);
  * rb_variant_def.roof and rb_pair.by_input.roofs). 0, or -1 when the key declared is not a roof's
  * (tests/test_registry.c keeps every declared key valid). */
 int rb_pair_variant_roof(const rb_pair *p, int k, int input, double flops, rb_roof *out);
+
+/* The reason variant k of p is informational on `input` (its host_bound_why, where
+ * host_bound_inputs takes that input), or NULL for a gating row. */
+const char *rb_pair_host_bound(const rb_pair *p, int k, int input);
+
+/* Whether variant k of p may be informational: 0, or -1 with why (a reason shorter than a
+ * sentence, an optimized or library variant, a roof on some input that is neither a link nor a
+ * latency roof, an input bit beyond n_inputs). */
+int rb_pair_informational_check(const rb_pair *p, int k, char *why, size_t why_size);
 
 /* Generated from the files in bench/, NULL-terminated, in file-name order. */
 extern const rb_pair *const rb_registry[];

@@ -40,6 +40,65 @@ int rb_pair_variant_roof(const rb_pair *p, int k, int input, double flops, rb_ro
     return key ? rb_roof_from_key(key, out) : 0;
 }
 
+const char *rb_pair_host_bound(const rb_pair *p, int k, int input)
+{
+    const rb_variant_def *v = &p->variants[k];
+    if (!v->host_bound_why)
+        return NULL;
+    if (v->host_bound_inputs && !(input >= 0 && input < 32 && (v->host_bound_inputs >> input & 1u)))
+        return NULL;
+    return v->host_bound_why;
+}
+
+#define RB_HOST_BOUND_WHY_MIN 40 /* a sentence that says what on the host sets the time */
+
+int rb_pair_informational_check(const rb_pair *p, int k, char *why, size_t why_size)
+{
+    const rb_variant_def *v = &p->variants[k];
+    int inputs = p->n_inputs > 0 ? p->n_inputs : 1;
+    if (!v->host_bound_why) {
+        if (v->host_bound_inputs) {
+            rb_fmt(why, why_size, "%s/%s: host_bound_inputs without host_bound_why", p->name,
+                   v->name);
+            return -1;
+        }
+        return 0;
+    }
+    if (strlen(v->host_bound_why) < RB_HOST_BOUND_WHY_MIN) {
+        rb_fmt(why, why_size, "%s/%s: host_bound_why must say what on the host sets the time",
+               p->name, v->name);
+        return -1;
+    }
+    if (v->role == RB_ROLE_OPTIMIZED || v->role == RB_ROLE_LIBRARY) {
+        rb_fmt(why, why_size, "%s/%s: the pair's answer (%s) is never informational", p->name,
+               v->name, rb_role_name(v->role));
+        return -1;
+    }
+    if (inputs < 32 && (v->host_bound_inputs >> inputs) != 0) {
+        rb_fmt(why, why_size, "%s/%s: host_bound_inputs names an input the pair lacks", p->name,
+               v->name);
+        return -1;
+    }
+    for (int in = 0; in < inputs; in++) {
+        rb_roof roof;
+        if (!rb_pair_host_bound(p, k, in))
+            continue;
+        rb_size size = {p->full_size, 0, 0};
+        char sub[160];
+        if (p->shape && p->shape(&size, sub, sizeof sub) != 0)
+            size = (rb_size){p->full_size, 0, 0};
+        if (rb_pair_variant_roof(p, k, in, p->flops(&size), &roof) != 0 ||
+            !(rb_roof_is_link(roof) || rb_roof_kind_of(roof) == RB_KIND_LATENCY)) {
+            rb_fmt(why, why_size,
+                   "%s/%s: on %s, a %s roof: a row a GPU kernel or library bounds is never "
+                   "informational (only a link or latency roof)",
+                   p->name, v->name, rb_roof_key(roof), rb_roof_kind_name(rb_roof_kind_of(roof)));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 rb_status rb_crosscheck_reference(const char *pair, const float *d_ref, const float *h_ref,
                                   size_t n, double tol)
 {

@@ -19,6 +19,10 @@ typedef enum rb_status {
 
 /* Prints "file:line: expr: msg" to stderr and keeps the first message of the process. */
 void rb_error_at(const char *file, int line, const char *expr, const char *msg);
+/* A skip, not an error (this machine cannot run it: RB_ERR_UNSUPPORTED follows): keeps msg as
+ * the first message when there is none yet, and prints nothing, so an expected skip reaches the
+ * reader as one line, the parent's, with its reason (file and line are for the call's shape). */
+void rb_skip_at(const char *file, int line, const char *expr, const char *msg);
 /* The first message recorded by rb_error_at ("" if none). */
 const char *rb_first_error(void);
 /* Forgets the recorded message: after a variant was skipped (RB_ERR_UNSUPPORTED), which is not
@@ -34,9 +38,15 @@ void rb_error_clear(void);
         }                                                                                          \
     } while (0)
 
+/* A status other than RB_OK returns; an error prints its file:line on the way up, a skip
+ * (RB_ERR_UNSUPPORTED) passes through silently with its reason kept (rb_skip_at). */
 #define RB_TRY(call)                                                                               \
     do {                                                                                           \
         rb_status rb_s_ = (call);                                                                  \
+        if (rb_s_ == RB_ERR_UNSUPPORTED) {                                                         \
+            rb_skip_at(__FILE__, __LINE__, #call, "not supported on this machine");                \
+            return rb_s_;                                                                          \
+        }                                                                                          \
         if (rb_s_ != RB_OK) {                                                                      \
             rb_error_at(__FILE__, __LINE__, #call, "failed");                                      \
             return rb_s_;                                                                          \

@@ -325,6 +325,9 @@ static void variant_init(const rb_pair *p, int k, const rb_child_opts *o, rb_var
     rb_pair_variant_roof(p, k, o->input, flops, &r->roof);
     if (v->roof_rate)
         rb_fmt(r->roof_rate, sizeof r->roof_rate, "%s", v->roof_rate);
+    const char *host_bound = rb_pair_host_bound(p, k, o->input);
+    if (host_bound)
+        rb_fmt(r->host_bound_why, sizeof r->host_bound_why, "%s", host_bound);
 }
 
 /* The library algorithm the variant ran, where the pair can tell. */

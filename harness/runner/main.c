@@ -577,7 +577,8 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
 
     rb_roofs ceilings, peaks;
     rb_results_derive(have_expect ? &expect : NULL, key, results, n, &ceilings, &peaks);
-    int failing = rb_expect_apply(have_expect ? &expect : NULL, results, n);
+    rb_expect_apply(have_expect ? &expect : NULL, results, n);
+    int failing = rb_expect_failing(results, n, o->gate_all);
 
     json_value *meta =
         rb_results_meta("roofbench", o, argc, argv, ps.env, have_expect ? expect_path : NULL);
@@ -597,7 +598,7 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
     if (doc)
         rb_runcmp_attribute_verdicts(have_expect ? expect.doc : NULL, doc, results, n);
     printf("\n");
-    rb_report_table(stdout, results, n);
+    rb_report_table(stdout, results, n, o->wide);
     rb_report_summary(stdout, results, n);
     if (!doc || rb_results_save(o, key, doc, results, n) != 0)
         failing++;

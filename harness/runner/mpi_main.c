@@ -243,7 +243,7 @@ static int report(const rb_options *o, int argc, char **argv, json_value *env_st
     rb_results_derive(NULL, key, results, n, &ceilings, &peaks);
     int failing = rb_expect_apply(NULL, results, n);
     printf("\n");
-    rb_report_table(stdout, results, n);
+    rb_report_table(stdout, results, n, 0);
     json_value *meta = rb_results_meta("roofbench_mpi", o, argc, argv, env_start, NULL);
     if (meta && (json_set_number(meta, "ranks", ranks) ||
                  json_object_set(json_get(meta, "environment"), "end", rb_env_collect(dev, 0)))) {

@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The run's table as a person reads it (the terminal, RB_TEXT_WIDTH columns unless --wide), as
+ * a Markdown page and as CSV. One row per variant, placed under its row group's own line, so
+ * that the longest group names ("nccl_allreduce.reduce_scatter@1G") cost no column; the
+ * numbers carry the digits their noise supports; the notes follow the table, wrapped.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "text.h"
+#include "util.h"
+
+/* The narrow table's first column: the variant, indented under its group ("nccl_out_of_place"
+ * fits whole). With the numbers' 69 columns and the longest roof without its unit's suffix
+ * ("pcie_duplex", 11), a row is at most 99 columns. */
+#define NAME_W 19
+
+/* The cells of one row, shared by the text table, the Markdown page and the CSV. */
+typedef struct row {
+    char ms[32], noise[16], rate[40], ceil[16], peak[16], speedup[16], verdict[24];
+    char timing[4], roof[32];
+    double rate_value;     /* the number in rate, unrounded (NaN: none) */
+    const char *rate_unit; /* "GB/s", "TFLOP/s", "us/launch"; "" when none */
+} row;
+
+static void pct(char *buf, size_t size, double x)
+{
+    if (isnan(x))
+        rb_fmt(buf, size, "-");
+    else
+        rb_fmt(buf, size, "%.1f%%", 100.0 * x);
+}
+
+/* What a variant that was not timed is, where its rate would be. */
+static const char *untimed_state(const rb_variant_result *v)
+{
+    return v->skipped                         ? "skipped"
+           : v->verdict == RB_VERDICT_MISSING ? "missing"
+           : !v->valid                        ? "invalid"
+                                              : "not timed";
+}
+
+static const char *timing_mark(const rb_variant_result *v)
+{
+    static const char *const marks[RB_TIMING_COUNT] = {"", "i", "S", "Si", "c"};
+    return v->timed && (unsigned)v->timing < RB_TIMING_COUNT ? marks[v->timing] : "";
+}
+
+/* A roof key without its unit's suffix ("dram_read_gbps" -> "dram_read"): the rate column
+ * carries the unit. */
+static void short_roof(rb_roof r, char *out, size_t size)
+{
+    const char *key = rb_roof_key(r), *cut = strrchr(key, '_');
+    rb_fmt(out, size, "%.*s", (int)(cut ? (size_t)(cut - key) : strlen(key)), key);
+}
+
+/* 1.00x, 13.3x, 1492x: three digits at most, which the noise of two medians supports. */
+static void speedup_text(double x, char *buf, size_t size)
+{
+    if (isnan(x))
+        rb_fmt(buf, size, "-");
+    else
+        rb_fmt(buf, size, x >= 99.95 ? "%.0fx" : x >= 9.995 ? "%.1fx" : "%.2fx", x);
+}
+
+static void format_row(const rb_pair_result *p, const rb_variant_result *v, int wide, row *r)
+{
+    rb_report_rate(p, v, &r->rate_value, &r->rate_unit);
+    int info = v->host_bound_why[0] != '\0';
+    rb_fmt(r->verdict, sizeof r->verdict, info ? "(%s)" : "%s", rb_verdict_name(v->verdict));
+    rb_fmt(r->timing, sizeof r->timing, "%s", timing_mark(v));
+    if (!v->timed) {
+        rb_fmt(r->ms, sizeof r->ms, "-");
+        rb_fmt(r->noise, sizeof r->noise, "-");
+        rb_fmt(r->rate, sizeof r->rate, "%s", untimed_state(v));
+        rb_fmt(r->ceil, sizeof r->ceil, "-");
+        rb_fmt(r->peak, sizeof r->peak, "-");
+        rb_fmt(r->speedup, sizeof r->speedup, "-");
+        rb_fmt(r->roof, sizeof r->roof, "-");
+        return;
+    }
+    double noise = v->time_ms.noise;
+    char num[32];
+    /* Timed under thermal or hardware slowdown: marked, the reasons in the notes. */
+    rb_text_number(v->time_ms.median, noise, num, sizeof num);
+    rb_fmt(r->ms, sizeof r->ms, "%s%s", num, rb_report_throttled(v) ? RB_THROTTLED_MARK : "");
+    pct(r->noise, sizeof r->noise, noise);
+    if (isnan(r->rate_value)) {
+        rb_fmt(r->rate, sizeof r->rate, "-");
+    } else {
+        rb_text_number_max(r->rate_value, noise, 4, num, sizeof num);
+        int latency = !strcmp(r->rate_unit, "us/launch");
+        rb_fmt(r->rate, sizeof r->rate, "%s %s", num, latency && !wide ? "us" : r->rate_unit);
+    }
+    /* Above its measured roof: marked here, the reason printed in the notes below the table;
+     * beyond its noise, no number at all (a measurement inconsistency). */
+    if (v->inconsistent)
+        rb_fmt(r->ceil, sizeof r->ceil, "incons");
+    else
+        pct(r->ceil, sizeof r->ceil, v->vs_ceiling.efficiency);
+    if (v->roof_note[0] && !v->inconsistent) {
+        size_t len = strlen(r->ceil);
+        rb_fmt(r->ceil + len, sizeof r->ceil - len, "*");
+    }
+    pct(r->peak, sizeof r->peak, v->vs_peak.efficiency);
+    speedup_text(v->speedup, r->speedup, sizeof r->speedup);
+    rb_roof named = v->named_roof < RB_ROOF_COUNT ? v->named_roof : v->roof;
+    if (named >= RB_ROOF_COUNT)
+        rb_fmt(r->roof, sizeof r->roof, "-");
+    else if (wide)
+        rb_fmt(r->roof, sizeof r->roof, "%s", rb_roof_key(named));
+    else
+        short_roof(named, r->roof, sizeof r->roof);
+}
+
+/* ---- the text table ---- */
+
+/* Appends "<tag>: <group>/<variant>: <text>" to b, wrapped unless wide. */
+static void note_line(rb_sbuf *b, int wide, const char *tag, const char *group, const char *variant,
+                      const char *text)
+{
+    char head[160];
+    rb_fmt(head, sizeof head, "%s: %s/%s: ", tag, group, variant);
+    rb_sbuf_add(b, "%s", head);
+    if (wide)
+        rb_sbuf_add(b, "%s\n", text);
+    else
+        rb_text_wrap(b, text, RB_TEXT_WIDTH, (int)strlen(head), 6);
+}
+
+/* "name value, name value": a version as a version (nccl_version 2.28.3), a number with four
+ * digits. */
+static void extras_text(const rb_variant_result *v, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int x = 0; x < v->n_extras; x++) {
+        const rb_extra *e = &v->extras[x];
+        char value[40];
+        size_t nlen = strlen(e->name);
+        if (nlen > 8 && !strcmp(e->name + nlen - 8, "_version"))
+            rb_text_version(e->value, value, sizeof value);
+        else
+            rb_fmt(value, sizeof value, "%.4g", e->value);
+        size_t len = strlen(buf);
+        rb_fmt(buf + len, size - len, "%s%s %s", x ? ", " : "", e->name, value);
+    }
+}
+
+static void table_notes(rb_sbuf *b, const rb_pair_result *pairs, int n, int wide)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < pairs[i].n_variants; k++) {
+            const rb_variant_result *v = &pairs[i].v[k];
+            char text[1200];
+            if (v->note[0])
+                note_line(b, wide, "note", pairs[i].name, v->name, v->note);
+            if (v->roof_note[0]) {
+                rb_fmt(text, sizeof text, "%s %s", v->inconsistent ? "incons:" : "*", v->roof_note);
+                note_line(b, wide, "note", pairs[i].name, v->name, text);
+            }
+            if (v->host_bound_why[0] &&
+                (v->verdict == RB_VERDICT_REGRESSED || v->verdict == RB_VERDICT_IMPROVED)) {
+                rb_fmt(text, sizeof text, "informational, not gating: %s", v->host_bound_why);
+                note_line(b, wide, "note", pairs[i].name, v->name, text);
+            }
+            if (v->cause[0]) {
+                rb_fmt(text, sizeof text,
+                       "%+.1f%% against the expectation (threshold %.1f%%%s): "
+                       "%s: %s",
+                       100 * (v->judged_ratio - 1), 100 * v->threshold,
+                       v->per_clock ? ", at equal SM clock" : "", v->cause, v->evidence);
+                note_line(b, wide, rb_verdict_name(v->verdict), pairs[i].name, v->name, text);
+            }
+            if (rb_report_throttled(v)) {
+                char why[300];
+                rb_report_throttle_note(v, why, sizeof why);
+                rb_fmt(text, sizeof text, "%s %s", RB_THROTTLED_MARK, why);
+                note_line(b, wide, "note", pairs[i].name, v->name, text);
+            }
+        }
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < pairs[i].n_variants; k++) {
+            const rb_variant_result *v = &pairs[i].v[k];
+            char text[800];
+            if (v->n_extras == 0)
+                continue;
+            extras_text(v, text, sizeof text);
+            note_line(b, wide, "extra", pairs[i].name, v->name, text);
+        }
+}
+
+/* The legend of the marks, once, under the table. */
+static const char table_legend[] =
+    "t: how it was timed: S sustained (0.5 s warm, >= 1 s of samples, as the tensor roofs are "
+    "measured), Si sustained windows in turn, i ~1 ms samples in turn with the pair's other "
+    "variants, c cold, blank ~1 ms samples. (verdict): an informational row, whose time the host "
+    "sets: not gating unless --gate all. * above its roof within the noise; incons: above it by "
+    "more than the noise, a measurement inconsistency (see its note); ! timed under slowdown.";
+
+static void table_rows(rb_sbuf *b, const rb_pair_result *p, int wide, int name_w)
+{
+    if (p->status != RB_PAIR_OK && p->n_variants == 0) {
+        char head[80];
+        rb_fmt(head, sizeof head, "%s  %s: ", p->name,
+               p->status == RB_PAIR_SKIPPED ? "skipped" : "FAILED");
+        rb_sbuf_add(b, "%s", head);
+        rb_text_wrap(b, p->reason, wide ? 100000 : RB_TEXT_WIDTH, (int)strlen(head), 4);
+        return;
+    }
+    rb_sbuf_add(b, "%s\n", p->name);
+    for (int k = 0; k < p->n_variants; k++) {
+        const rb_variant_result *v = &p->v[k];
+        row r;
+        char name[64];
+        format_row(p, v, wide, &r);
+        if (wide)
+            rb_fmt(name, sizeof name, "%s", v->name);
+        else
+            rb_text_abbrev(v->name, name_w - 2, name, sizeof name);
+        rb_sbuf_add(b, "  %-*s %9s %5s %14s %7s %6s %7s %-11s %-2s %s\n", name_w - 2, name, r.ms,
+                    r.noise, r.rate, r.ceil, r.peak, r.speedup, r.verdict, r.timing, r.roof);
+    }
+    if (p->status == RB_PAIR_FAILED) {
+        rb_sbuf_add(b, "  FAILED: ");
+        rb_text_wrap(b, p->reason, wide ? 100000 : RB_TEXT_WIDTH, 10, 4);
+    }
+}
+
+void rb_report_table(FILE *f, const rb_pair_result *pairs, int n, int wide)
+{
+    rb_sbuf b = {0};
+    int name_w = NAME_W;
+    for (int i = 0; wide && i < n; i++)
+        for (int k = 0; k < pairs[i].n_variants; k++) {
+            int w = (int)strlen(pairs[i].v[k].name) + 2;
+            name_w = w > name_w ? w : name_w;
+        }
+    rb_sbuf_add(&b, "%-*s %9s %5s %14s %7s %6s %7s %-11s %-2s %s\n", name_w, "pair / variant",
+                "median ms", "noise", "rate", "%ceil", "%peak", "speedup", "verdict", "t", "roof");
+    for (int i = 0; i < n; i++)
+        table_rows(&b, &pairs[i], wide, name_w);
+    rb_text_wrap(&b, table_legend, wide ? 100000 : RB_TEXT_WIDTH, 0, 0);
+    table_notes(&b, pairs, n, wide);
+    char *text = rb_sbuf_take(&b);
+    if (text)
+        fputs(text, f);
+    else
+        fputs("roofbench: out of memory for the table\n", f);
+    free(text);
+}
+
+/* ---- Markdown ---- */
+
+static const char *meta_str(const json_value *meta, const char *a, const char *b)
+{
+    const json_value *x = json_get(meta, a);
+    if (b)
+        x = json_get(x, b);
+    return x && x->type == JSON_STRING ? x->string : "?";
+}
+
+static void markdown_table(rb_sbuf *b, const rb_pair_result *pairs, int n)
+{
+    rb_sbuf_add(b, "| pair | variant | median ms | noise | rate | %% ceiling | %% peak | speedup | "
+                   "verdict | timing | roof |\n"
+                   "|---|---|---:|---:|---:|---:|---:|---:|---|---|---|\n");
+    for (int i = 0; i < n; i++) {
+        const rb_pair_result *p = &pairs[i];
+        if (p->status != RB_PAIR_OK && p->n_variants == 0)
+            rb_sbuf_add(b, "| %s | - | %s: %s | | | | | | | | |\n", p->name,
+                        p->status == RB_PAIR_SKIPPED ? "skipped" : "FAILED", p->reason);
+        for (int k = 0; k < p->n_variants; k++) {
+            row r;
+            format_row(p, &p->v[k], 1, &r);
+            rb_sbuf_add(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                        k == 0 ? p->name : "", p->v[k].name, r.ms, r.noise, r.rate, r.ceil, r.peak,
+                        r.speedup, r.verdict, p->v[k].timed ? rb_timing_name(p->v[k].timing) : "-",
+                        r.roof);
+        }
+    }
+    rb_sbuf_add(b, "\n");
+}
+
+static void markdown_notes(rb_sbuf *b, const rb_pair_result *pairs, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < pairs[i].n_variants; k++) {
+            const rb_variant_result *v = &pairs[i].v[k];
+            if (v->note[0])
+                rb_sbuf_add(b, "- %s/%s: %s\n", pairs[i].name, v->name, v->note);
+            if (v->roof_note[0])
+                rb_sbuf_add(b, "- %s/%s: %s %s\n", pairs[i].name, v->name,
+                            v->inconsistent ? "incons:" : "\\*", v->roof_note);
+            if (v->host_bound_why[0])
+                rb_sbuf_add(b, "- %s/%s: informational, not gating: %s\n", pairs[i].name, v->name,
+                            v->host_bound_why);
+            if (rb_report_throttled(v)) {
+                char why[300];
+                rb_report_throttle_note(v, why, sizeof why);
+                rb_sbuf_add(b, "- %s/%s: %s %s\n", pairs[i].name, v->name, RB_THROTTLED_MARK, why);
+            }
+        }
+}
+
+static void markdown_extras_and_kernels(rb_sbuf *b, const rb_pair_result *pairs, int n)
+{
+    int header = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < pairs[i].n_variants; k++) {
+            const rb_variant_result *v = &pairs[i].v[k];
+            char text[800];
+            if (v->n_extras == 0)
+                continue;
+            if (!header++)
+                rb_sbuf_add(b, "\n## Figures beside the time\n\n");
+            extras_text(v, text, sizeof text);
+            rb_sbuf_add(b, "- %s/%s: %s\n", pairs[i].name, v->name, text);
+        }
+    header = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < pairs[i].n_kernels; k++) {
+            const rb_kernel_result *q = &pairs[i].kernels[k];
+            if (!header++)
+                rb_sbuf_add(b, "\n## Kernels\n\n| pair | variant | kernel | registers | static "
+                               "smem | dynamic smem | local bytes | block | blocks/SM | "
+                               "occupancy |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+            rb_sbuf_add(b, "| %s | %s | `%s` | %d | %.0f | %.0f | %.0f | %d | %d | %.0f%% |\n",
+                        k == 0 ? pairs[i].name : "", q->variant, q->name, q->registers,
+                        q->static_smem, q->dyn_smem, q->local_bytes, q->block_threads,
+                        q->blocks_per_sm, 100.0 * q->occupancy);
+        }
+}
+
+char *rb_report_markdown(const rb_pair_result *pairs, int n, const json_value *meta)
+{
+    rb_sbuf b = {0};
+    const json_value *env = json_get(json_get(meta, "environment"), "start");
+    rb_sbuf_add(&b, "# roofbench results: %s\n\n", meta_str(env, "device", NULL));
+    rb_sbuf_add(&b, "- date: %s, git: %s, command: `%s`\n", meta_str(meta, "date", NULL),
+                meta_str(meta, "git", NULL), meta_str(meta, "command", NULL));
+    rb_sbuf_add(&b, "- driver %s, CUDA runtime %s, compute capability %s\n",
+                meta_str(env, "driver", NULL), meta_str(env, "cuda_runtime", NULL),
+                meta_str(env, "cc", NULL));
+    rb_sbuf_add(&b, "- expectations: %s\n\n", meta_str(meta, "expectations", NULL));
+    markdown_table(&b, pairs, n);
+    markdown_notes(&b, pairs, n);
+    char summary[800];
+    rb_report_summary_text(pairs, n, summary, sizeof summary);
+    rb_sbuf_add(&b, "\n%s\n", summary);
+    markdown_extras_and_kernels(&b, pairs, n);
+    return rb_sbuf_take(&b);
+}
+
+/* ---- CSV ---- */
+
+static void csv_field(rb_sbuf *b, const char *s, int last)
+{
+    rb_csv_field(b, s, last);
+}
+
+static void csv_number(rb_sbuf *b, double x, double scale)
+{
+    rb_csv_number(b, x, scale);
+}
+
+/* The pair and the input of a row group named "<pair>[.<input>][@<size>]" (jobs.h). */
+static void split_group(const char *group, char *pair, size_t pair_size, char *input,
+                        size_t input_size)
+{
+    size_t end = strcspn(group, ".@");
+    rb_fmt(pair, pair_size, "%.*s", (int)end, group);
+    input[0] = '\0';
+    if (group[end] == '.')
+        rb_fmt(input, input_size, "%.*s", (int)strcspn(group + end + 1, "@"), group + end + 1);
+}
+
+/* The CSV's columns after the size (its header, rb_report_csv). */
+#define CSV_COLUMNS                                                                                \
+    "variant,median_ms,noise,rate,rate_unit,pct_ceil,pct_peak,speedup,verdict,roof,"               \
+    "declared_roof,timing,informational,inconsistent,note"
+#define CSV_AFTER_SIZE 15
+
+static void csv_row(rb_sbuf *b, const rb_pair_result *p, const rb_variant_result *v)
+{
+    char pair[RB_NAME_MAX], input[RB_NAME_MAX], size[48];
+    split_group(p->name, pair, sizeof pair, input, sizeof input);
+    if (p->rows > 1)
+        rb_fmt(size, sizeof size, "%llux%llu", (unsigned long long)p->rows,
+               (unsigned long long)p->cols);
+    else
+        rb_fmt(size, sizeof size, "%llu", (unsigned long long)p->size);
+    csv_field(b, pair, 0);
+    csv_field(b, input, 0);
+    csv_field(b, size, 0);
+    if (!v) { /* a pair that produced no variant: skipped or failed, the reason as its note */
+        for (int i = 0; i < CSV_AFTER_SIZE - 1; i++)
+            csv_field(b, i == 8 ? (p->status == RB_PAIR_SKIPPED ? "skipped" : "failed") : "", 0);
+        csv_field(b, p->reason, 1);
+        return;
+    }
+    row r;
+    format_row(p, v, 1, &r);
+    rb_roof declared = v->roof < RB_ROOF_COUNT ? v->roof : rb_roof_derived(v->unit, p->flops);
+    csv_field(b, v->name, 0);
+    csv_number(b, v->timed ? v->time_ms.median : NAN, 1);
+    csv_number(b, v->timed ? v->time_ms.noise : NAN, 1);
+    csv_number(b, r.rate_value, 1);
+    csv_field(b, r.rate_unit, 0);
+    csv_number(b, v->timed && !v->inconsistent ? v->vs_ceiling.efficiency : NAN, 100);
+    csv_number(b, v->timed ? v->vs_peak.efficiency : NAN, 100);
+    csv_number(b, v->speedup, 1);
+    csv_field(b, rb_verdict_name(v->verdict), 0);
+    csv_field(b, r.roof, 0);
+    csv_field(b, rb_roof_key(declared), 0);
+    csv_field(b, v->timed ? rb_timing_name(v->timing) : "", 0);
+    csv_field(b, v->host_bound_why[0] ? "true" : "false", 0);
+    csv_field(b, v->inconsistent ? "true" : "false", 0);
+    char note[sizeof v->note + sizeof v->roof_note + 4];
+    rb_fmt(note, sizeof note, "%s%s%s", v->note, v->note[0] && v->roof_note[0] ? "; " : "",
+           v->roof_note);
+    csv_field(b, note, 1);
+}
+
+char *rb_report_csv(const rb_pair_result *pairs, int n)
+{
+    rb_sbuf b = {0};
+    rb_sbuf_add(&b, "pair,input,size," CSV_COLUMNS "\r\n");
+    for (int i = 0; i < n; i++) {
+        const rb_pair_result *p = &pairs[i];
+        if (p->status != RB_PAIR_OK && p->n_variants == 0)
+            csv_row(&b, p, NULL);
+        for (int k = 0; k < p->n_variants; k++)
+            csv_row(&b, p, &p->v[k]);
+    }
+    return rb_sbuf_take(&b);
+}
