@@ -548,11 +548,11 @@ static rb_status run_defect_edge_row(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
-/* The acceptance ratios, beside the optimized and fp8 variants: speed over the
- * library's (library time / ours; >= 0.95 for bf16, >= 0.90 for FP8). The variants are timed
- * interleaved, in one loop whose clocks the run records once for all of them, so both sides of
- * each ratio ran at the same clock; the harness gives extras() no per-variant clock, so no
- * separate "at equal clock" figure is computed here. The library's tuning is reported too. */
+/* The acceptance ratios, beside the optimized and fp8 variants: speed over the library's
+ * (library time / ours; >= 0.95 for bf16, >= 0.90 for FP8). The variants are timed in turns
+ * (in sustained windows at the full size), so both sides of each ratio met the same clocks;
+ * the harness gives extras() no per-variant clock, so no separate "at equal clock" figure is
+ * computed here. The library's tuning is reported too. */
 static int hgemm_extras(void *ctx, int variant, const double *median_ms,
                         rb_extra out[RB_MAX_EXTRAS])
 {
@@ -698,8 +698,15 @@ const rb_pair rb_pair_hgemm = {
     .sweep = hgemm_sweep,
     .by_input.sweep = {NULL, hgemm_awkward_sweep},
     /* optimized and library differ by a few percent at most, less than a power-capped GPU
-     * drifts between two variants timed one after the other: every variant is timed in turns. */
+     * drifts between two variants timed one after the other: every variant is timed in turns.
+     * At the full size in sustained windows (rb_pair.timing.sustain_s): in ~1 ms samples in turn, the
+     * slow steps between the fast ones lowered the board's power and the fast ones ran near the
+     * boost clock, 108-114% of the bf16 and fp8 roofs that `roofbench ceilings` measures
+     * sustained (results/nvidia-h100-80gb-hbm3/20261126T0501Z-1df26f8-judge/same1.log). Timed
+     * as the roof is, the faster of optimized and cuBLASLt sets the roof of the run when it
+     * beats the measured one (core/report.h). */
     .timing.interleave = 1,
+    .timing.sustain_s = 1.0,
     .n_variants = HG_VARIANTS,
     .variants =
         {

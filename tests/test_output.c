@@ -15,6 +15,7 @@
 #include "../harness/core/expect.h"
 #include "../harness/core/report.h"
 #include "../harness/core/text.h"
+#include "../harness/runner/progress.h"
 #include "rbtest.h"
 
 /* The longest line of s, in bytes (the outputs checked are ASCII). */
@@ -563,6 +564,55 @@ static void test_informational_gating(void)
     json_free(e.doc);
 }
 
+/* ---- the progress line's estimate ---- */
+
+static void test_progress_eta(void)
+{
+    const double expected[4] = {10, 20, NAN, 30};
+    const double actual[4] = {20, 0, 0, 0};
+    /* the first pair took twice its record: the rest (20, the mean 20 for the unrecorded
+     * one, 30) twice as long too */
+    RB_CHECK_NEAR(rb_progress_eta_s(expected, actual, 4, 1), 2 * (20 + 20 + 30), 1e-9);
+    RB_CHECK_NEAR(rb_progress_eta_s(expected, actual, 4, 0), 10 + 20 + 20 + 30, 1e-9);
+    /* a run 10x slower than the record is believed at most 2x */
+    const double slow[4] = {100, 0, 0, 0};
+    RB_CHECK_NEAR(rb_progress_eta_s(expected, slow, 4, 1), 2 * 70, 1e-9);
+    /* nothing recorded: the mean so far; nothing at all yet: unknown */
+    const double so_far[4] = {3, 5, 0, 0};
+    RB_CHECK_NEAR(rb_progress_eta_s(NULL, so_far, 4, 2), 8, 1e-9);
+    RB_CHECK(isnan(rb_progress_eta_s(NULL, so_far, 4, 0)));
+    RB_CHECK_NEAR(rb_progress_eta_s(expected, actual, 4, 4), 0, 1e-12);
+}
+
+/* --update-expectations records each pair's wall time (the median over the runs), which the
+ * next run's estimate reads; a wall time that is not positive is refused. */
+static void test_wall_time_recorded(void)
+{
+    static rb_pair_result runs[3];
+    for (int r = 0; r < 3; r++) {
+        pair_init(&runs[r], "copy_vectorized", 0, 2e9);
+        variant_add(&runs[r], "baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 1.0, 0.01);
+        runs[r].wall_s = 1.0 + r; /* 1, 2, 3 s */
+    }
+    const rb_pair_result *earlier[2] = {&runs[0], &runs[1]};
+    json_value *doc = NULL;
+    char err[300];
+    json_value *hw = json_new_object();
+    json_set_string(hw, "name", "NVIDIA H100 80GB HBM3");
+    RB_CHECK(rb_expect_update_runs(&doc, &runs[2], 1, earlier, 2, NULL, hw, NULL, json_new_object(),
+                                   err, sizeof err) == 0);
+    RB_CHECK(doc && rb_expect_validate(doc, err, sizeof err) == 0);
+    rb_expect e;
+    memset(&e, 0, sizeof e);
+    e.doc = doc;
+    RB_CHECK_NEAR(rb_expect_wall_s(&e, "copy_vectorized"), 2.0, 1e-12);
+    RB_CHECK(isnan(rb_expect_wall_s(&e, "softmax")));
+    json_set_number((json_value *)json_get(json_get(doc, "pairs"), "copy_vectorized"), "wall_s",
+                    -1);
+    RB_CHECK(rb_expect_validate(doc, err, sizeof err) == -1 && strstr(err, "wall_s"));
+    json_free(doc);
+}
+
 /* ---- the binary, without a GPU ---- */
 
 static int count_lines(const char *s)
@@ -621,6 +671,8 @@ static const rbtest_case output_cases[] = {
     {"roof_raised_and_inconsistency", test_roof_raised_and_inconsistency},
     {"table_fits_100_columns", test_table_fits_100_columns},
     {"informational_gating", test_informational_gating},
+    {"progress_eta", test_progress_eta},
+    {"wall_time_recorded", test_wall_time_recorded},
     {"binary_help_and_version", test_binary_help_and_version},
     {"binary_device_refusals", test_binary_device_refusals},
 };

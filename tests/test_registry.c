@@ -192,9 +192,9 @@ static void test_variant_roofs_declared(void)
  * else one. */
 static int one_gpu_sizes(const rb_pair *p, int in)
 {
-    const uint64_t *sweep = p->sweep_one_gpu                           ? p->sweep_one_gpu
-                            : in < RB_MAX_INPUTS && p->input_sweep[in] ? p->input_sweep[in]
-                                                                       : p->sweep;
+    const uint64_t *sweep = p->gpus.sweep_one_gpu                         ? p->gpus.sweep_one_gpu
+                            : in < RB_MAX_INPUTS && p->by_input.sweep[in] ? p->by_input.sweep[in]
+                                                                          : p->sweep;
     int n = 0;
     while (sweep && sweep[n])
         n++;
@@ -216,7 +216,7 @@ static void test_informational_rows(void)
             RB_CHECK(ok);
             if (!ok)
                 printf("    %s\n", why);
-            for (int in = 0; p->min_gpus <= 1 && in < (p->n_inputs ? p->n_inputs : 1); in++)
+            for (int in = 0; p->gpus.min <= 1 && in < (p->n_inputs ? p->n_inputs : 1); in++)
                 if (rb_pair_host_bound(p, k, in))
                     rows += one_gpu_sizes(p, in);
         }

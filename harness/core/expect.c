@@ -228,10 +228,11 @@ static int validate_pair(const json_value *p, const char *name, char *err, size_
         const char *key = p->keys[i];
         rb_fmt(vwhere, sizeof vwhere, "%s.%s", where, key);
         if (strcmp(key, "size") && strcmp(key, "shape") && strcmp(key, "recorded") &&
-            strcmp(key, "variants") && strcmp(key, "platform") && strcmp(key, "kernels"))
+            strcmp(key, "variants") && strcmp(key, "platform") && strcmp(key, "kernels") &&
+            strcmp(key, "wall_s"))
             return fail_at(err, err_size, vwhere,
                            "unknown key (expected size, shape, recorded, variants, platform, "
-                           "kernels)");
+                           "kernels, wall_s)");
         /* what the expectations were recorded with, for the attribution of a verdict */
         if (!strcmp(key, "platform") &&
             expect_type(p->items[i], JSON_OBJECT, vwhere, err, err_size))
@@ -243,7 +244,8 @@ static int validate_pair(const json_value *p, const char *name, char *err, size_
     rb_fmt(vwhere, sizeof vwhere, "%s.recorded", where);
     if (recorded && expect_type(recorded, JSON_OBJECT, vwhere, err, err_size))
         return -1;
-    if (validate_positive(p, "size", where, 0, err, err_size))
+    if (validate_positive(p, "size", where, 0, err, err_size) ||
+        (json_get(p, "wall_s") && validate_positive(p, "wall_s", where, 0, err, err_size)))
         return -1;
     const json_value *shape = json_get(p, "shape");
     rb_fmt(vwhere, sizeof vwhere, "%s.shape", where);
@@ -586,6 +588,12 @@ void rb_expect_print_thresholds(FILE *f, const json_value *doc, const rb_pair_re
                 others);
 }
 
+double rb_expect_wall_s(const rb_expect *e, const char *group)
+{
+    double s = json_number_at(json_get(json_get(e->doc, "pairs"), group), "wall_s");
+    return s > 0 ? s : NAN;
+}
+
 /* ---- recording ---- */
 
 int rb_expect_dropped(const rb_variant_result *v)
@@ -702,6 +710,19 @@ static json_value *variant_entry(const rb_pair_result *pairs, int i, int k,
     return o;
 }
 
+/* The wall times (the child, start to end) of pair i in this run and each earlier one. */
+static int pair_walls(const rb_pair_result *pairs, int i, const rb_pair_result *const *earlier,
+                      int n_earlier, double *wall)
+{
+    int n = 0;
+    for (int r = 0; r < n_earlier && n < RB_EXPECT_MAX_REPEAT - 1; r++)
+        if (earlier[r][i].wall_s > 0 && !strcmp(earlier[r][i].name, pairs[i].name))
+            wall[n++] = earlier[r][i].wall_s;
+    if (pairs[i].wall_s > 0)
+        wall[n++] = pairs[i].wall_s;
+    return n;
+}
+
 /* One pair's expectations, with the provenance of the run that recorded them (a filtered
  * update leaves the other pairs as an earlier run recorded them), the platform reference that
  * run measured and the kernels it timed (their registers, memory and SASS fingerprints). */
@@ -714,8 +735,11 @@ static json_value *pair_entry(const rb_pair_result *pairs, int i,
     char shape[64];
     shape_text(p, shape, sizeof shape);
     int oom = !entry || !vs || !ks;
+    double wall[RB_EXPECT_MAX_REPEAT];
+    int walls = pair_walls(pairs, i, earlier, n_earlier, wall);
     oom = oom || json_set_number(entry, "size", (double)p->size) ||
-          (shape[0] && json_set_string(entry, "shape", shape));
+          (shape[0] && json_set_string(entry, "shape", shape)) ||
+          (walls > 0 && json_set_number(entry, "wall_s", median_of(wall, walls)));
     if (oom) {
         json_free(entry);
         json_free(vs);

@@ -14,6 +14,7 @@
  *   "provenance": {"git": "...", "driver": "...", "cuda": "...", "date": "...", "size": "full"},
  *   "pairs": {"copy_vectorized": {"size": 268435456,        (+ "shape": "RxC" for 2D pairs)
  *                                 "recorded": {the provenance of the run that recorded it},
+ *                                 "wall_s": 0.6,  (its child's time, for the progress line)
  *                                 "variants": {"baseline": {"median_ms": 0.95, "noise": 0.004}}}}
  * }
  *
@@ -109,6 +110,11 @@ int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n);
  * informational variant's regressed verdict (host_bound_why: a time the host sets) counts only
  * with gate_all (run --gate all). An invalid one always counts: a wrong result is not a time. */
 int rb_expect_failing(const rb_pair_result *pairs, int n, int gate_all);
+
+/* The wall time the file recorded for row group `group` (pairs.<group>.wall_s: the median over
+ * the runs that recorded it of the pair's child, start to end), for the progress line's
+ * estimate; NaN when none. */
+double rb_expect_wall_s(const rb_expect *e, const char *group);
 
 /* A variant that recording leaves out instead of refusing: one the run no longer produces
  * (verdict missing: removed or renamed) or one skipped on this machine. */

@@ -46,6 +46,12 @@
 
 #define RB_MAX_INPUTS 4
 #define RB_SUSTAIN_WARM_S 0.5 /* rb_pair.timing.sustain_s */
+/* Sustained and interleaved (rb_pair.timing: sustain_s with interleave): RB_SUSTAIN_WINDOWS rounds of
+ * windows, each variant in turn, each window RB_SUSTAIN_SETTLE_S untimed then sustain_s /
+ * RB_SUSTAIN_WINDOWS timed in samples of RB_SUSTAIN_SAMPLE_MS (the tensor roofs' 10 ms). */
+#define RB_SUSTAIN_WINDOWS 2
+#define RB_SUSTAIN_SETTLE_S 0.3
+#define RB_SUSTAIN_SAMPLE_MS 10.0
 #define RB_MAX_DEFECTS 4
 
 /* The processes of a multi-process run (roofbench_mpi: one per GPU, bootstrapped through MPI),
@@ -125,7 +131,12 @@ typedef struct rb_pair_timing {
      * as always). For variants that run into the board's power limit and whose figure is what
      * the tensor cores sustain, measured the way `roofbench ceilings` measures the tensor
      * roofs (runner/ceilings_gemm.c: 0.5 s warm, 1 s timed): a burst of a few dozen
-     * milliseconds meets the clock wherever the power controller happens to be. 0: not. */
+     * milliseconds meets the clock wherever the power controller happens to be. 0: not.
+     * With interleave too, sustained and interleaved: rounds of sustained windows, each variant
+     * in turn (A B A B, RB_SUSTAIN_WINDOWS), so that every variant meets the same power-capped
+     * clock as its roof and as the others (rb_measure_opts.windows). Either way a variant so
+     * timed may raise its compute roof (core/report.h): the roof is the best we reach. Not at
+     * a smaller size, with --cold or with --samples N (which asks for exactly N samples). */
     double sustain_s;
 } rb_pair_timing;
 

@@ -312,10 +312,23 @@ static int extras_records(int fd, const rb_pair *p, void *ctx, const double *med
     return 0;
 }
 
+/* How the variants of p are timed under o (rb_pair.sustain_s, interleave; --cold). */
+static rb_timing timing_of(const rb_pair *p, const rb_child_opts *o)
+{
+    if (o->measure.cold)
+        return RB_TIMING_COLD;
+    if (o->measure.windows > 0)
+        return RB_TIMING_SUSTAINED_INTERLEAVED;
+    if (o->measure.min_s > 0)
+        return RB_TIMING_SUSTAINED;
+    return p->timing.interleave ? RB_TIMING_INTERLEAVED : RB_TIMING_SAMPLES;
+}
+
 static void variant_init(const rb_pair *p, int k, const rb_child_opts *o, rb_variant_result *r)
 {
     const rb_variant_def *v = &p->variants[k];
     rb_variant_result_init(r, v->name, v->role, v->unit, v->tolerance);
+    r->timing = timing_of(p, o);
     if (v->bytes)
         r->bytes = v->bytes(&o->size);
     double flops = p->flops(&o->size), bytes = 0;
@@ -463,10 +476,16 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
     rb_child_opts opts = *o;
     opts.measure.comm = o->comm;
     /* Sustained timing at the full size only: a smoke size or a --cold sample (one launch after
-     * a flush) has no steady state to reach. */
-    if (p->timing.sustain_s > 0 && o->size.n >= p->full_size && !o->measure.cold) {
+     * a flush) has no steady state to reach; --samples N asks for exactly N samples. */
+    if (p->timing.sustain_s > 0 && o->size.n >= p->full_size && !o->measure.cold && !o->measure.samples) {
         opts.measure.warm_s = RB_SUSTAIN_WARM_S;
         opts.measure.min_s = p->timing.sustain_s;
+        if (p->timing.interleave) {
+            opts.measure.windows = RB_SUSTAIN_WINDOWS;
+            opts.measure.settle_s = RB_SUSTAIN_SETTLE_S;
+            opts.measure.window_s = p->timing.sustain_s / RB_SUSTAIN_WINDOWS;
+            opts.measure.sample_ms = RB_SUSTAIN_SAMPLE_MS;
+        }
     }
     int status = 0;
     rb_status st;

@@ -11,8 +11,11 @@ static void sample_once(rb_clock_sampler *s)
     double mhz;
     int have_reasons;
     unsigned long long bits;
+    int current = atomic_load(&s->current);
+    if (current < 0) /* between samples that count (a sustained window's settling) */
+        return;
     rb_env_nvml_clock_sample(s->nvml, &mhz, &have_reasons, &bits);
-    rb_clocks_add(&s->clocks[atomic_load(&s->current)], mhz, have_reasons, bits);
+    rb_clocks_add(&s->clocks[current], mhz, have_reasons, bits);
 }
 
 static void *sampler_main(void *arg)
@@ -42,7 +45,7 @@ void rb_clock_sampler_start(rb_clock_sampler *s, int device, int n)
 
 void rb_clock_sampler_timing(rb_clock_sampler *s, int i)
 {
-    if (i >= 0 && i < s->n)
+    if (i >= -1 && i < s->n)
         atomic_store(&s->current, i);
 }
 

@@ -37,7 +37,8 @@ typedef struct rb_clock_sampler {
  * RB_MAX_VARIANTS; variant 0 is being timed until said otherwise); call on the thread that
  * owns the CUDA context, before the timed loop. */
 void rb_clock_sampler_start(rb_clock_sampler *s, int device, int n);
-/* The loop is about to time a sample of variant i (0 <= i < n). */
+/* The loop is about to time a sample of variant i (0 <= i < n); -1: none, until said otherwise
+ * (what runs meanwhile is untimed: the readings are not kept). */
 void rb_clock_sampler_timing(rb_clock_sampler *s, int i);
 /* Stops and joins the thread; out[0..n) get what it saw of each variant (empty when it never
  * ran). */

@@ -26,6 +26,7 @@
 #include "env.h"
 #include "jobs.h"
 #include "pair.h"
+#include "progress.h"
 #include "results.h"
 #include "runner.h"
 
@@ -264,14 +265,20 @@ static void on_pair_line(void *arg, const json_value *line)
     rb_results_line(j->result, line);
 }
 
-static void run_pairs(const rb_job *jobs, int n, const rb_options *o, rb_pair_result *results)
+/* The pairs' children, one after the other, with the progress on stderr (progress.h; the
+ * estimate from expected_s[i], pair i's recorded wall time, NaN or a NULL array when none). */
+static void run_pairs(const rb_job *jobs, int n, const rb_options *o, rb_pair_result *results,
+                      const double *expected_s)
 {
+    double actual_s[RB_MAX_JOBS] = {0};
+    rb_progress_start(n, expected_s);
     for (int i = 0; i < n; i++) {
         const rb_pair *p = jobs[i].pair;
         rb_pair_result *r = &results[i];
         rb_results_begin(r, &jobs[i]);
         pair_job job = {.pair = p, .name = jobs[i].name, .result = r};
         rb_results_child_opts(&jobs[i], o, &job.opts);
+        rb_progress_hide();
         if (r->rows > 1)
             printf("[%d/%d] %s: %llu x %llu %s\n", i + 1, n, jobs[i].name,
                    (unsigned long long)r->rows, (unsigned long long)r->cols, p->size_unit);
@@ -279,12 +286,14 @@ static void run_pairs(const rb_job *jobs, int n, const rb_options *o, rb_pair_re
             printf("[%d/%d] %s: %llu %s\n", i + 1, n, jobs[i].name, (unsigned long long)r->size,
                    p->size_unit);
         fflush(stdout);
+        rb_progress_pair(i, jobs[i].name, actual_s);
         double t0 = rb_now_s();
         char why[300];
         int rc = rb_run_child(pair_child, &job, o->timeout_s, on_pair_line, &job, why, sizeof why);
-        r->wall_s = rb_now_s() - t0;
+        r->wall_s = actual_s[i] = rb_now_s() - t0;
+        rb_progress_hide();
         if (rb_runner_interrupted())
-            return;
+            break;
         if (rc != 0 && r->status != RB_PAIR_FAILED) {
             r->status = RB_PAIR_FAILED;
             if (rc < 0)
@@ -302,13 +311,14 @@ static void run_pairs(const rb_job *jobs, int n, const rb_options *o, rb_pair_re
             printf("      (%.1f s)\n", r->wall_s);
         fflush(stdout);
     }
+    rb_progress_end();
 }
 
 /* ---- check ---- */
 
 static int cmd_check(const rb_job *jobs, int n, const rb_options *o, rb_pair_result *results)
 {
-    run_pairs(jobs, n, o, results);
+    run_pairs(jobs, n, o, results, NULL);
     if (rb_runner_interrupted())
         return interrupted_exit();
     int bad = 0;
@@ -470,14 +480,15 @@ static int compare_with_baseline(const json_value *baseline, const json_value *d
 
 /* run --update-expectations --repeat N: the first N - 1 runs of the pairs, into earlier[r * n
  * .. r * n + n). 0, or the exit code (interrupted). */
-static int run_earlier(const rb_job *jobs, int n, const rb_options *o, rb_pair_result *earlier)
+static int run_earlier(const rb_job *jobs, int n, const rb_options *o, rb_pair_result *earlier,
+                       const double *expected_s)
 {
     int repeat = (int)o->repeat;
     for (int r = 0; r + 1 < repeat; r++) {
         printf("== run %d of %d (--repeat: the spread of each variant's medians over the runs "
                "sets its regression threshold)\n",
                r + 1, repeat);
-        run_pairs(jobs, n, o, earlier + (size_t)r * n);
+        run_pairs(jobs, n, o, earlier + (size_t)r * n, expected_s);
         if (rb_runner_interrupted())
             return interrupted_exit();
     }
@@ -554,14 +565,17 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
         json_free(ps.env);
         return EXIT_FAIL;
     }
-    if ((rc = run_earlier(jobs, n, o, earlier)) != 0) {
+    static double expected_s[RB_MAX_JOBS];
+    for (int i = 0; i < n; i++)
+        expected_s[i] = have_expect ? rb_expect_wall_s(&expect, jobs[i].name) : NAN;
+    if ((rc = run_earlier(jobs, n, o, earlier, expected_s)) != 0) {
         free(earlier);
         json_free(platform);
         rb_expect_free(&expect);
         json_free(ps.env);
         return rc;
     }
-    run_pairs(jobs, n, o, results);
+    run_pairs(jobs, n, o, results, expected_s);
 
     probe_state end;
     json_value *env_end =

@@ -68,7 +68,7 @@ static int launches_for(const rb_measure_opts *o, double per_launch_ms)
  * that varied 2x between runs. So the count is set again from that warm sample's per-launch
  * time, and every sample lasts about sample_ms in every run. */
 static rb_status warm_up(const rb_timed *v, cudaStream_t stream, const rb_measure_opts *o,
-                         const timer *t, int *launches)
+                         const timer *t, double warm_s, int *launches)
 {
     double one_ms = 0.0, warm_ms = 0.0;
     RB_TRY(time_sample(v->run, v->ctx, stream, o, t, 1, &one_ms));
@@ -79,7 +79,7 @@ static rb_status warm_up(const rb_timed *v, cudaStream_t stream, const rb_measur
         *launches = launches_for(o, warm_ms);
     }
     /* Sustained timing: back to back until the board has settled at its power limit. */
-    for (double t0 = rb_now_s(); rb_now_s() - t0 < o->warm_s;)
+    for (double t0 = rb_now_s(); rb_now_s() - t0 < warm_s;)
         RB_TRY(time_sample(v->run, v->ctx, stream, o, t, *launches, &warm_ms));
     return RB_OK;
 }
@@ -133,6 +133,35 @@ static rb_status timed_loop(const rb_timed *v, int n, cudaStream_t stream,
     return RB_OK;
 }
 
+/* Sustained windows in turn (rb_measure_opts.windows): samples[i * max_per + c] is variant i's
+ * c-th sample, counts[i] how many it took. Each window settles first, untimed and unsampled by
+ * the clock sampler, so a variant that follows a lighter one (a slow step draws less power and
+ * lets the clock rise) is timed once the clock has come down to what its own load allows. */
+static rb_status timed_windows(const rb_timed *v, int n, cudaStream_t stream,
+                               const rb_measure_opts *o, const timer *t, const int *launches,
+                               rb_clock_sampler *sampler, double *samples, uint64_t max_per,
+                               size_t *counts)
+{
+    double scratch = 0.0;
+    for (int i = 0; i < n; i++)
+        counts[i] = 0;
+    for (int r = 0; r < o->windows; r++)
+        for (int i = 0; i < n; i++) {
+            if (sampler)
+                rb_clock_sampler_timing(sampler, -1);
+            for (double t0 = rb_now_s(); loop_s(o, t0) < o->settle_s;)
+                RB_TRY(time_sample(v[i].run, v[i].ctx, stream, o, t, launches[i], &scratch));
+            if (sampler)
+                rb_clock_sampler_timing(sampler, i);
+            double t0 = rb_now_s();
+            do
+                RB_TRY(time_sample(v[i].run, v[i].ctx, stream, o, t, launches[i],
+                                   &samples[(size_t)i * max_per + counts[i]++]));
+            while (counts[i] < max_per && loop_s(o, t0) < o->window_s);
+        }
+    return RB_OK;
+}
+
 /* Warm-up, then the timed loop with the clock sampler (clocks not NULL: n of them) running
  * around it: started after the warm-up, stopped once the last sample's event has completed, so
  * it sees the loop and nothing else. */
@@ -143,7 +172,9 @@ static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
 {
     int launches[RB_MAX_VARIANTS];
     for (int i = 0; i < n; i++) {
-        RB_TRY(warm_up(&v[i], stream, o, t, &launches[i]));
+        /* In windows every window settles on its own: only the first warms the board up. */
+        RB_TRY(
+            warm_up(&v[i], stream, o, t, o->windows > 0 && i > 0 ? 0.0 : o->warm_s, &launches[i]));
         launches_per_sample[i] = launches[i];
     }
     rb_clock_sampler sampler;
@@ -152,14 +183,18 @@ static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
         rb_clock_sampler_start(&sampler, device, n);
     else if (clocks)
         clocks = NULL;
-    size_t rounds = 0;
-    rb_status st = timed_loop(v, n, stream, o, t, launches, clocks ? &sampler : NULL, samples,
-                              max_rounds, &rounds);
+    size_t rounds = 0, counts[RB_MAX_VARIANTS];
+    rb_status st = o->windows > 0
+                       ? timed_windows(v, n, stream, o, t, launches, clocks ? &sampler : NULL,
+                                       samples, max_rounds, counts)
+                       : timed_loop(v, n, stream, o, t, launches, clocks ? &sampler : NULL, samples,
+                                    max_rounds, &rounds);
     if (clocks)
         rb_clock_sampler_stop(&sampler, clocks);
     RB_TRY(st);
     for (int i = 0; i < n; i++) {
-        if (rb_stats_compute(&samples[(size_t)i * max_rounds], rounds, &out[i]) != 0) {
+        size_t taken = o->windows > 0 ? counts[i] : rounds;
+        if (rb_stats_compute(&samples[(size_t)i * max_rounds], taken, &out[i]) != 0) {
             rb_error_at(__FILE__, __LINE__, "rb_stats_compute", "a timing sample is not finite");
             return RB_ERR_CUDA;
         }

@@ -23,6 +23,14 @@ typedef struct rb_measure_opts {
      * after the warm-up, then samples over at least min_s seconds, whatever the noise rule
      * says. 0, 0: neither (the loop's own minimum, MIN_SAMPLING_S, holds). */
     double warm_s, min_s;
+    /* Sustained windows in turn (rb_pair.sustain_s with interleave): `windows` rounds in which
+     * each variant in turn runs settle_s of untimed back-to-back launches (the board's clock
+     * follows the new load) and then window_s of timed samples; its statistics are over all its
+     * windows' samples. Every variant then meets the power-capped clock the way `roofbench
+     * ceilings` measures the tensor roofs, and the others' drift alike (A B A B). No noise
+     * target and no cap: the windows have their length. 0: the ordinary loop. */
+    int windows;
+    double settle_s, window_s;
     void *flush_buf; /* cold: >= 2x L2 */
     size_t flush_bytes;
     /* Several processes timing one collective together (roofbench_mpi), NULL: one. Every rank
@@ -45,7 +53,8 @@ typedef struct rb_timed {
     void *ctx;
 } rb_timed;
 
-/* Times n variants in rounds: each round takes one sample of every variant in turn, so that
+/* Times n variants in rounds: each round takes one sample of every variant in turn (with
+ * o->windows, one sustained window of every variant in turn), so that
  * all of them see the same clocks and temperature. A power-capped GPU slows down as it warms
  * (seen on an H100: the SM clock fell from 1590 to 1500 MHz between two identical cuBLASLt GEMMs
  * timed one after the other), which would make the later of two equal variants look slower.

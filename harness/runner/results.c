@@ -9,8 +9,10 @@
 #include "core/expect.h"
 #include "core/plot.h"
 #include "core/report.h"
+#include "core/text.h"
 #include "core/util.h"
 #include "env.h"
+#include "progress.h"
 
 static const char *env_text(const json_value *env, const char *key)
 {
@@ -69,16 +71,19 @@ void rb_results_line(rb_pair_result *r, const json_value *line)
             return;
         }
         r->n_variants++;
+        rb_progress_hide();
+        char median[32];
+        rb_text_number(v->time_ms.median, v->time_ms.noise, median, sizeof median);
         if (v->timed && v->valid)
-            printf("      %-12s %10.4f ms  noise %5.2f%%  %5.0f samples  valid (rel_err %.2g)\n",
-                   v->name, v->time_ms.median, 100 * v->time_ms.noise, (double)v->time_ms.n,
-                   v->rel_err_after);
+            printf("      %-17s %9s ms  noise %5.2f%%  %5.0f samples  valid (rel_err %.2g)\n",
+                   v->name, median, 100 * v->time_ms.noise, (double)v->time_ms.n, v->rel_err_after);
         else
-            printf("      %-12s %s\n", v->name,
+            printf("      %-17s %s\n", v->name,
                    v->valid     ? "valid"
                    : v->note[0] ? v->note
                                 : "INVALID");
         fflush(stdout);
+        rb_progress_show();
     } else if (!strcmp(type->string, "kernels")) {
         const json_value *list = json_get(line, "kernels");
         char err[200];
