@@ -454,8 +454,8 @@ const rb_pair rb_pair_gemm_autotune = {
     .inputs = {"square", "skinny", "awkward"},
     /* The two variants differ by a few percent at most (often they are the same algorithm),
      * less than the power-capped GPU drifts in the seconds between two variants timed one after
-     * the other: they are timed in turns (harness/runner/measure.h), in sustained windows at the full
-     * size, the regime their bf16 roof is measured in: in ~1 ms samples near the boost clock
+     * the other: they are timed in turns (harness/runner/measure.h), in sustained windows at the
+     * full size, the regime their bf16 roof is measured in: in ~1 ms samples near the boost clock
      * the skinny baseline's median spread 7.6% over the three runs that recorded the H100's
      * expectations (expectations/nvidia-h100-80gb-hbm3.json), which no threshold under 10% can
      * judge. A cuBLASLt GEMM is GPU-bound: never an informational row. */

@@ -46,8 +46,8 @@
 
 #define RB_MAX_INPUTS 4
 #define RB_SUSTAIN_WARM_S 0.5 /* rb_pair.timing.sustain_s */
-/* Sustained and interleaved (rb_pair.timing: sustain_s with interleave): RB_SUSTAIN_WINDOWS rounds of
- * windows, each variant in turn, each window RB_SUSTAIN_SETTLE_S untimed then sustain_s /
+/* Sustained and interleaved (rb_pair.timing: sustain_s with interleave): RB_SUSTAIN_WINDOWS rounds
+ * of windows, each variant in turn, each window RB_SUSTAIN_SETTLE_S untimed then sustain_s /
  * RB_SUSTAIN_WINDOWS timed in samples of RB_SUSTAIN_SAMPLE_MS (the tensor roofs' 10 ms). */
 #define RB_SUSTAIN_WINDOWS 2
 #define RB_SUSTAIN_SETTLE_S 0.3

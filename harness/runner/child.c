@@ -477,7 +477,8 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
     opts.measure.comm = o->comm;
     /* Sustained timing at the full size only: a smoke size or a --cold sample (one launch after
      * a flush) has no steady state to reach; --samples N asks for exactly N samples. */
-    if (p->timing.sustain_s > 0 && o->size.n >= p->full_size && !o->measure.cold && !o->measure.samples) {
+    if (p->timing.sustain_s > 0 && o->size.n >= p->full_size && !o->measure.cold &&
+        !o->measure.samples) {
         opts.measure.warm_s = RB_SUSTAIN_WARM_S;
         opts.measure.min_s = p->timing.sustain_s;
         if (p->timing.interleave) {
