@@ -699,12 +699,11 @@ const rb_pair rb_pair_hgemm = {
     .by_input.sweep = {NULL, hgemm_awkward_sweep},
     /* optimized and library differ by a few percent at most, less than a power-capped GPU
      * drifts between two variants timed one after the other: every variant is timed in turns.
-     * At the full size in sustained windows (rb_pair.timing.sustain_s): in ~1 ms samples in turn,
-     * the slow steps between the fast ones lowered the board's power and the fast ones ran near the
-     * boost clock, 108-114% of the bf16 and fp8 roofs that `roofbench ceilings` measures
-     * sustained (results/nvidia-h100-80gb-hbm3/20261126T0501Z-1df26f8-judge/same1.log). Timed
-     * as the roof is, the faster of optimized and cuBLASLt sets the roof of the run when it
-     * beats the measured one (core/report.h). */
+     * At the full size in sustained windows (rb_pair.timing.sustain_s): in ~1 ms samples in
+     * turn, the slow steps between the fast ones lowered the board's power and the fast ones ran
+     * near the boost clock, above the bf16 and fp8 roofs that `roofbench ceilings` measures
+     * sustained. Timed as the roof is, the faster of optimized and cuBLASLt sets the roof of the
+     * run when it beats the measured one (core/report.h). */
     .timing.interleave = 1,
     .timing.sustain_s = 1.0,
     .n_variants = HG_VARIANTS,
