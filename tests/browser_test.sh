@@ -1,17 +1,35 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The HTML report in a real browser: headless Chromium (Debian's chromium-headless-shell) opens
-# the report of the fixture tests/plot/roofs.json. The DOM it built must hold one plotted point
-# (an SVG element of class "pt") per variant of the fixture, and the report's own script, which
-# counts them in the browser, must say the same; its screenshot must not be blank.
-# Prints one line, "ok ..." or "FAIL ..." (exit 1), or "skipped ..." (exit 0) when run by hand
-# on a machine without Chromium where it cannot be installed (not root). Under CI (CI=true) a
-# Chromium that cannot be found or installed is a failure, never a skip.
-# Usage: tests/browser_test.sh [ROOFBENCH_BINARY]   (default build/sm_90/roofbench)
+# The charts and the report in a real browser: headless Chromium (Debian's
+# chromium-headless-shell) opens the report of the fixture tests/plot/roofs.json and of committed
+# H100, H200 and pre-roofs runs, and tests/plot/overlap_check.js measures every text of every
+# chart with the browser's own layout (getBBox and getCTM, not the writer's width estimate). Each
+# report must have no two texts that overlap (labels, roof labels, ticks, legend), no text over a
+# plotted point or outside its chart, and one plotted point per variant that has a rate. First it
+# shows that the check can fail: a copy of a report with two labels moved onto each other, and
+# one whose labels render larger than the layout assumed, must each be refused.
+# Screenshots of each report are looked at for blankness; with --shots DIR those of the H100
+# reference run (the roofline's main panel, its zoom panels, the speedup chart, the report's
+# table) are written to DIR.
+# Prints "ok ..." or "FAIL ..." (exit 1), or "skipped ..." (exit 0) when run by hand on a
+# machine without Chromium where it cannot be installed (not root). Under CI (CI=true) a Chromium
+# that cannot be found or installed is a failure, never a skip.
+# Usage: tests/browser_test.sh [ROOFBENCH_BINARY] [--shots DIR]  (default build/sm_90/roofbench)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-bin=${1:-build/sm_90/roofbench}
+bin=build/sm_90/roofbench
+shots=
+while [ $# -gt 0 ]; do
+    case $1 in
+    --shots) shots=${2:?--shots needs a folder}; shift 2 ;;
+    *) bin=$1; shift ;;
+    esac
+done
 fixture=tests/plot/roofs.json
+# the H100 reference run (a full run with every pair), an H200 one, and one from before roofs
+h100=results/nvidia-h100-80gb-hbm3/20261126T0443Z-b092044-record-and-same/record.json
+h200=results/nvidia-h200/20261126T0423Z-46a1f36-record/record.json
+old=results/nvidia-h100-80gb-hbm3/20261125T120618Z-7100242.json
 
 fail() {
     echo "FAIL browser test: $*"
@@ -32,7 +50,7 @@ chromium=$(find_chromium)
 if [ -z "$chromium" ]; then
     if [ "$(id -u)" = 0 ]; then
         { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-            chromium-headless-shell; } > /tmp/rb-chromium-install.log 2>&1 ||
+            chromium-headless-shell fonts-dejavu-core; } > /tmp/rb-chromium-install.log 2>&1 ||
             fail "apt-get install chromium-headless-shell failed (/tmp/rb-chromium-install.log)"
         chromium=$(find_chromium) || fail "chromium-headless-shell installed but not on PATH"
     elif [ "${CI:-}" = true ]; then
@@ -43,33 +61,90 @@ if [ -z "$chromium" ]; then
     fi
 fi
 [ -x "$bin" ] || fail "$bin not built"
+command -v python3 > /dev/null || fail "python3 not found"
 
 tmp=$(mktemp -d /tmp/rb-browser-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-cp "$fixture" "$tmp/run.json"
-"$bin" plot "$tmp/run.json" --html "$tmp/report.html" > "$tmp/plot.log" 2>&1 ||
-    fail "roofbench plot: $(cat "$tmp/plot.log")"
-
-# Each variant record of the fixture has exactly one "role".
-expected=$(grep -c '"role":' "$fixture")
+[ -n "${RB_KEEP_TMP:-}" ] || trap 'rm -rf "$tmp"' EXIT
 # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
-flags=(--no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,1800)
-timeout 120 "$chromium" "${flags[@]}" --dump-dom "file://$tmp/report.html" \
-    > "$tmp/dom.html" 2> "$tmp/chromium.log" || fail "--dump-dom: $(tail -n 3 "$tmp/chromium.log")"
-in_dom=$(grep -o 'class="pt"' "$tmp/dom.html" | wc -l)
-counted=$(grep -o '<p id="rb-points">[0-9]* points plotted' "$tmp/dom.html" | grep -o '[0-9][0-9]*')
-[ "$in_dom" -eq "$expected" ] || fail "$in_dom points in the DOM, the fixture has $expected variants"
-[ "${counted:-x}" = "$expected" ] ||
-    fail "the report's script counted '${counted:-nothing}' points, the fixture has $expected variants"
+flags=(--no-sandbox --disable-gpu --hide-scrollbars)
 
-timeout 120 "$chromium" "${flags[@]}" --screenshot="$tmp/shot.png" "file://$tmp/report.html" \
-    > /dev/null 2>> "$tmp/chromium.log" || fail "--screenshot: $(tail -n 3 "$tmp/chromium.log")"
-[ -s "$tmp/shot.png" ] || fail "no screenshot written"
-# Not blank: a white page compresses to a few kB; the charts give well over 50 kB. And, decoded,
-# the picture has more than a handful of distinct colours (python3's standard library).
-bytes=$(wc -c < "$tmp/shot.png")
-[ "$bytes" -gt 50000 ] || fail "the screenshot is $bytes bytes: blank?"
-colours=$(python3 - "$tmp/shot.png" << 'PY'
+# check.html: the report with the check script run after it; prints the check's lines.
+check() {
+    python3 - "$1" "$tmp/check.html" tests/plot/overlap_check.js << 'PY' || return 1
+import sys
+page, out, script = sys.argv[1:4]
+html = open(page, encoding="utf-8").read()
+js = open(script, encoding="utf-8").read()
+at = html.rindex("</body>")
+open(out, "w", encoding="utf-8").write(html[:at] + "<script>\n" + js + "</script>\n" + html[at:])
+PY
+    timeout 120 "$chromium" "${flags[@]}" --window-size=1280,1000 --dump-dom \
+        "file://$tmp/check.html" > "$tmp/dom.html" 2> "$tmp/chromium.log" ||
+        { echo "--dump-dom: $(tail -n 3 "$tmp/chromium.log")"; return 1; }
+    python3 - "$tmp/dom.html" << 'PY'
+import html, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+found = re.findall(r'<pre id="rb-check">(.*?)</pre>', dom, re.S)
+print(html.unescape(found[-1]) if found else "no check output")
+PY
+}
+
+# report RESULTS NAME: the charts and report of a results file, in $tmp/NAME.*
+report() {
+    cp "$1" "$tmp/$2.json"
+    "$bin" plot "$tmp/$2.json" -o "$tmp/$2.svg" --html "$tmp/$2.html" > "$tmp/plot.log" 2>&1 ||
+        fail "roofbench plot $1: $(cat "$tmp/plot.log")"
+}
+
+# verify NAME EXPECTED_POINTS (empty: the rows with a rate): the check finds nothing wrong; its
+# summary goes to $summary (not a subshell: fail must end the script).
+verify() {
+    out=$(check "$tmp/$1.html") || fail "$1: $out"
+    summary=$(echo "$out" | head -n 1)
+    case $summary in summary*) ;; *) fail "$1: the check did not run: $out" ;; esac
+    bad=$(echo "$out" | grep -E '^(overlap|text over|outside|leader across|roof line across)' |
+        head -n 12)
+    [ -z "$bad" ] || fail "$1: $summary
+$bad"
+    points=$(echo "$summary" | sed 's/.* points=\([0-9]*\).*/\1/')
+    rated=$(echo "$summary" | sed 's/.* rated_rows=\([0-9]*\).*/\1/')
+    want=${2:-$rated}
+    [ "$points" -eq "$want" ] || fail "$1: $points points drawn, $want variants with a rate"
+}
+
+# Planted defects: the check must refuse them.
+report "$fixture" fixture
+python3 - "$tmp/fixture.html" "$tmp/moved.html" "$tmp/larger.html" << 'PY'
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+# two point labels (9 px) of the roofline chart moved onto each other: the second takes the
+# first one's place
+labels = list(re.finditer(r'<text x="([-0-9.]+)" y="([-0-9.]+)" font-size="9.0"', page))
+first, second = labels[0], labels[1]
+moved = (page[:second.start()] + '<text x="%s" y="%s" font-size="9.0"' % first.groups() +
+         page[second.end():])
+open(sys.argv[2], "w", encoding="utf-8").write(moved)
+# the labels rendered larger than the writer's estimate (a font wider than the layout assumed)
+open(sys.argv[3], "w", encoding="utf-8").write(page.replace('font-size="9.0"', 'font-size="13.0"'))
+PY
+for planted in moved larger; do
+    out=$(check "$tmp/$planted.html") || fail "$planted: $out"
+    echo "$out" | grep -q '^overlap' || fail "planted defect '$planted' not caught: $(echo "$out" | head -n 1)"
+done
+
+expected=$(grep -c '"role":' "$fixture")
+verify fixture "$expected"
+lines=("fixture: ${summary#summary }")
+for name in h100 h200 old; do
+    report "${!name}" "$name"
+    verify "$name"
+    lines+=("$name: ${summary#summary }")
+done
+
+# Screenshots: not blank (a white page compresses to a few kB; more than a handful of colours).
+not_blank() {
+    [ -s "$1" ] || fail "no screenshot $1"
+    python3 - "$1" << 'PY' || fail "$1: blank screenshot"
 import struct, sys, zlib
 data = open(sys.argv[1], "rb").read()
 pos, idat, width, height, kind = 8, b"", 0, 0, 0
@@ -84,14 +159,60 @@ while pos < len(data):
 raw = zlib.decompress(idat)
 channels = {2: 3, 6: 4}.get(kind, 3)
 stride = width * channels + 1
-# the filter bytes aside, sample every 7th row's bytes as pixels (filters keep runs of one colour)
 seen = set()
 for row in range(0, height, 7):
     line = raw[row * stride + 1:(row + 1) * stride]
     for x in range(0, len(line), channels):
         seen.add(line[x:x + channels])
-print(len(seen))
+sys.exit(0 if len(data) > 20000 and len(seen) > 8 else 1)
 PY
-) || fail "could not read the screenshot back"
-[ "$colours" -gt 8 ] || fail "the screenshot has $colours distinct colours: blank?"
-echo "ok browser test: $in_dom points in the DOM (the fixture has $expected variants), screenshot $bytes bytes, $colours colours sampled"
+}
+
+# crop SVG X Y W H OUT: a part of a chart, through a page that shows it shifted.
+crop() {
+    echo "<html><body style='margin:0'><div style='width:${4}px;height:${5}px;overflow:hidden'><img src='file://$1' style='display:block;margin:-${3}px 0 0 -${2}px'></div></body></html>" > "$tmp/crop.html"
+    timeout 120 "$chromium" "${flags[@]}" --window-size="$4,$5" --screenshot="$6" \
+        "file://$tmp/crop.html" > /dev/null 2>> "$tmp/chromium.log" || fail "--screenshot $6"
+    not_blank "$6"
+}
+
+panel() { # NAME ID: "x y w h" of a panel of the roofline chart (the check's lines)
+    check "$tmp/$1.html" | awk -v id="$2" '$1 == "panel" && $3 == id {print $4, $5, $6, $7; exit}'
+}
+
+svg_size() { # the width and height of an SVG
+    grep -o 'width="[0-9]*" height="[0-9]*"' "$1" | head -n 1 | tr -dc '0-9 ' | sed 's/  */ /g'
+}
+
+# the report without its charts (they have their own pictures), its table sorted by verdict,
+# the other way round (by two clicks on the header): the coloured verdicts and the sorting
+python3 - "$tmp/h100.html" "$tmp/table.html" << 'PY'
+import sys
+page = open(sys.argv[1], encoding="utf-8").read()
+at = page.rindex("</body>")
+extra = ("<style>.chart, h2:not(#rb-table) { display: none; }</style>\n<script>\n"
+         "var th = Array.prototype.slice.call(document.querySelectorAll('table.rb th'))"
+         ".filter(function (h) { return h.textContent === 'verdict'; })[0];\n"
+         "th.click(); th.click();\n"
+         "document.querySelector('p.counts').style.display = 'none';\n</script>\n")
+open(sys.argv[2], "w", encoding="utf-8").write(page[:at] + extra + page[at:])
+PY
+timeout 120 "$chromium" "${flags[@]}" --window-size=1280,900 --screenshot="$tmp/report.png" \
+    "file://$tmp/table.html" > /dev/null 2>> "$tmp/chromium.log" || fail "--screenshot"
+not_blank "$tmp/report.png"
+read -r sw sh <<< "$(svg_size "$tmp/h100-speedup.svg")"
+crop "$tmp/h100-speedup.svg" 0 0 "$sw" "$sh" "$tmp/speedup.png"
+read -r mx my mw mh <<< "$(panel h100 rb-main)"
+crop "$tmp/h100.svg" 0 0 1200 $((my + mh + 10)) "$tmp/roofline.png"
+read -r zx zy zw zh <<< "$(panel h100 rb-zooms)"
+[ -n "${zh:-}" ] || fail "h100: no zoom panels"
+crop "$tmp/h100.svg" 0 $((zy - 10)) 1200 $((zh + 20)) "$tmp/gemm.png"
+if [ -n "$shots" ]; then
+    mkdir -p "$shots"
+    cp "$tmp/roofline.png" "$shots/roofline-h100.png"
+    cp "$tmp/gemm.png" "$shots/roofline-gemm-h100.png"
+    cp "$tmp/speedup.png" "$shots/speedup-h100.png"
+    cp "$tmp/report.png" "$shots/report-h100.png"
+fi
+echo "ok browser test: 2 planted overlaps caught; no overlap, no text over a point or outside its chart in ${#lines[@]} reports; screenshots not blank"
+printf '  %s\n' "${lines[@]}"

@@ -188,34 +188,28 @@ static void test_axis_mapping(void)
     RB_CHECK(a.hi == 11 && a.lo == 11 - RB_PLOT_MAX_DECADES);
 }
 
-static int boxes_overlap(const rb_plot_box *a, const rb_plot_box *b)
-{
-    return a->x < b->x + b->w && b->x < a->x + a->w && a->y < b->y + b->h && b->y < a->y + a->h;
-}
-
 static void test_labels_do_not_overlap(void)
 {
     rb_plot_labels l = {0};
     rb_plot_box bounds = {0, 0, 400, 300};
-    RB_CHECK(rb_plot_labels_block(&l, (rb_plot_box){95, 95, 10, 10}) == 0); /* a point */
+    RB_CHECK(rb_plot_labels_block(&l, rb_plot_rect(95, 95, 10, 10), 0) == 0); /* a point */
     int placed = 0;
     for (int i = 0; i < 30; i++) {
-        /* every label wants the same spot; the candidates move it down and up a line a time */
-        double cx[21], cy[21];
-        for (int k = 0; k < 21; k++) {
-            cx[k] = 100;
-            cy[k] = 100 + (k % 2 ? 1 : -1) * ((k + 1) / 2) * 12;
-        }
-        placed += rb_plot_labels_place(&l, cx, cy, 21, 60, 11, &bounds) >= 0;
+        /* every label wants the same spot; the places move it down and up a line a time */
+        rb_plot_place pl[21];
+        for (int k = 0; k < 21; k++)
+            pl[k] = (rb_plot_place){
+                100, 100 + (k % 2 ? 1 : -1) * ((k + 1) / 2) * 14, "start", 0, 0, 0, 0, 0, 0};
+        placed += rb_plot_labels_place(&l, "label", 10, pl, 21, &bounds, 0) >= 0;
     }
-    /* candidates y = 100 + 12j, j = -10..10; inside the bounds j >= -8 (19 of them), less the
-     * two whose box would cover the point (y = 88 and 100) */
-    RB_CHECK(placed == 17);
+    /* baselines 100 + 14j, j = -10..10; inside the bounds (ascent 9.5, descent 3) j >= -6 (17),
+     * less the two whose box would cover the point (95..105): y = 100 and 114 (from 104.5) */
+    RB_CHECK(placed == 15);
     for (int i = 0; i < l.n; i++)
         for (int k = i + 1; k < l.n; k++)
-            RB_CHECK(!boxes_overlap(&l.boxes[i], &l.boxes[k]));
-    double cx = 390, cy = 10;
-    RB_CHECK(rb_plot_labels_place(&l, &cx, &cy, 1, 60, 11, &bounds) == -1); /* outside */
+            RB_CHECK(!rb_plot_quads_overlap(&l.shapes[i], &l.shapes[k]));
+    rb_plot_place out = {390, 20, "start", 0, 0, 0, 0, 0, 0};
+    RB_CHECK(rb_plot_labels_place(&l, "label", 10, &out, 1, &bounds, 0) == -1); /* outside */
     rb_plot_labels_free(&l);
 }
 
@@ -253,7 +247,7 @@ static void test_panels_from_roof_keys(void)
 /* The fixture's main panel by hand: AI from 0.625 (softmax) to 1365 (gemm_precision) and the
  * ridges (1978.9 TFLOP/s / 3352 GB/s = 590 FLOP/byte the largest) -> decades 0.1 .. 1e4;
  * FLOP/s from 0.498 T (sgemm's baseline) to the FP8 peak 1978.9 T -> 1e11 .. 1e16. The panel is
- * x 90..790, y 530..70 (plot_svg.c). */
+ * x 80..920, y 534..64 (plot_svg.c). Its compute-bound region holds 9 points: no zoom panel. */
 static void test_known_point_lands_where_computed(void)
 {
     json_value *doc = load(FIXTURE);
@@ -265,25 +259,29 @@ static void test_known_point_lands_where_computed(void)
     rb_plot_axis x, y;
     rb_plot_roofline_axes(&d, &x, &y);
     RB_CHECK(x.lo == -1 && x.hi == 4 && y.lo == 11 && y.hi == 16);
+    RB_CHECK(d.n_zooms == 0);
     char *svg = rb_plot_roofline_svg(&d);
     RB_CHECK(svg && xml_problem(svg) == NULL);
     if (svg && xml_problem(svg))
         printf("    %s\n", xml_problem(svg));
-    /* sgemm's optimized: AI = 137438953472 / 201326592 = 682.67 FLOP/byte, 45.72 TFLOP/s */
-    double cx = 90 + (log10(137438953472.0 / 201326592.0) + 1) / 5 * 700;
-    double cy = 530 - (log10(45.72e12) - 11) / 5 * 460;
+    /* sgemm's optimized: AI = 137438953472 / 201326592 = 682.67 FLOP/byte, 45.72 TFLOP/s; its
+     * marker's path starts at its centre */
+    double cx = 80 + (log10(137438953472.0 / 201326592.0) + 1) / 5 * 840;
+    double cy = 534 - (log10(45.72e12) - 11) / 5 * 470;
     char want[80];
-    snprintf(want, sizeof want, "cx=\"%.2f\" cy=\"%.2f\"", cx, cy);
+    snprintf(want, sizeof want, "<path d=\"M%.2f,%.2fm", cx, cy);
     RB_CHECK(svg && strstr(svg, want));
     if (svg && !strstr(svg, want))
-        printf("    no circle at %s\n", want);
-    RB_CHECK_NEAR(cx, 626.79, 0.01);
-    RB_CHECK_NEAR(cy, 285.27, 0.01);
+        printf("    no marker at %s\n", want);
+    RB_CHECK_NEAR(cx, 724.15, 0.01);
+    RB_CHECK_NEAR(cy, 283.95, 0.01);
     RB_CHECK(svg && count(svg, "class=\"pt\"") == 19); /* every variant, on one panel or another */
     RB_CHECK(svg && strstr(svg, "sgemm / optimized (optimized): 45.7 TFLOP/s at 683 FLOP/byte, "
                                 "75.4% of FP32</title>"));
-    RB_CHECK(svg && strstr(svg, ">FP32 60.6 TFLOP/s<") && strstr(svg, ">FP32 peak 66.9 TFLOP/s<"));
-    RB_CHECK(svg && strstr(svg, ">launch 2.1 \xc2\xb5s<"));
+    /* the fixture's FP32 and FP64 peaks are equal: one line, one label */
+    RB_CHECK(svg && strstr(svg, ">FP32 60.6 TFLOP/s<") &&
+             strstr(svg, ">FP32/FP64 peak 66.9 TFLOP/s<"));
+    RB_CHECK(svg && strstr(svg, ">launch 2.10 \xc2\xb5s<"));
     RB_CHECK(svg && strstr(svg, "stroke-dasharray"));
     RB_CHECK(svg && count(svg, "marker-end=\"url(#arrow-") >= 12);
     RB_CHECK(svg && !strstr(svg, "roofs unknown"));
@@ -292,8 +290,9 @@ static void test_known_point_lands_where_computed(void)
     free(svg);
     char *speedup = rb_plot_speedup_svg(&d);
     RB_CHECK(speedup && xml_problem(speedup) == NULL);
-    RB_CHECK(speedup && count(speedup, "class=\"bar\"") == 19);
-    RB_CHECK(speedup && strstr(speedup, ">91.8x, 75.4% of FP32<"));
+    /* a bar per rung: the 19 variants less 6 baselines */
+    RB_CHECK(speedup && count(speedup, "class=\"bar\"") == 13);
+    RB_CHECK(speedup && strstr(speedup, ">91.8x<") && strstr(speedup, ">75.4% of FP32<"));
     free(speedup);
     rb_plot_free(&d);
     json_free(doc);
@@ -384,7 +383,7 @@ static void test_html_is_self_contained(void)
         return;
     char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
     char *html = svg && speedup ? rb_plot_html(&d, svg, speedup) : NULL;
-    RB_CHECK(html && count(html, "class=\"pt\"") == 19 && count(html, "class=\"bar\"") == 19);
+    RB_CHECK(html && count(html, "class=\"pt\"") == 19 && count(html, "class=\"bar\"") == 13);
     RB_CHECK(html && count(html, "<tr>") == 19 + 1);
     RB_CHECK(html && strstr(html, "<script>") && strstr(html, "addEventListener('click'"));
     /* nothing fetched: no src, href or stylesheet link; the only URL is the SVG namespace */

@@ -469,7 +469,8 @@ static void test_outputs(void)
     RB_CHECK(html && strstr(html, "<table class=\"rb\">") &&
              strstr(html, "addEventListener('click'"));
     RB_CHECK(html && strstr(html, "&lt;b&gt;590") && !strstr(html, "<b>590"));
-    RB_CHECK(html && strstr(html, "<tr class=\"slower\">"));
+    RB_CHECK(html && strstr(html, "<td class=\"verdict v-slower\" data-v=\"slower\">slower</td>"));
+    RB_CHECK(html && strstr(html, "<span class=\"badge v-slower\">1 slower</span>"));
     free(html);
     rb_runcmp_free(&c);
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The plot's data: a results document read into points and roofs; axes; label placement. */
+/* The plot's data: a results document read into points and roofs, pair families, their colours
+ * and zoom panels; names and numbers as the charts print them. */
 #include "plot.h"
 
 #include <math.h>
@@ -91,8 +92,31 @@ static rb_plot_panel panel_of(const char *roof, double flops, int link_bytes,
     return flops > 0 ? RB_PANEL_ROOFLINE : RB_PANEL_BANDWIDTH;
 }
 
-static void load_variant(const json_value *pair, const json_value *v, int pair_index,
-                         rb_plot_point *p)
+/* A file whose "roof" is the declared compute roof of a memory-bound variant (no
+ * "compute_roof" beside it): the memory roof its efficiency was taken against (rate /
+ * efficiency), when one of the file's DRAM, L2 or shared-memory roofs is within 3% of it. */
+static const char *binding_roof(const rb_plot_data *d, const char *roof, const json_value *v)
+{
+    const json_value *ceil = json_get(v, "vs_ceiling");
+    if (!roof || json_get(v, "compute_roof") || kind_of_key(roof) != RB_PLOT_ROOF_COMPUTE ||
+        strcmp(json_string_at(ceil, "bound", ""), "memory"))
+        return roof;
+    double implied = json_number_at(ceil, "gbps") / json_number_at(ceil, "efficiency");
+    const char *best = roof;
+    double best_err = 0.03;
+    for (int i = 0; implied > 0 && isfinite(implied) && i < d->n_roofs; i++) {
+        const rb_plot_roof *r = &d->roofs[i];
+        double e = fabs(r->measured / implied - 1);
+        if (r->kind == RB_PLOT_ROOF_BANDWIDTH && !is_link_key(r->key) && e < best_err) {
+            best = r->key;
+            best_err = e;
+        }
+    }
+    return best;
+}
+
+static void load_variant(const rb_plot_data *d, const json_value *pair, const json_value *v,
+                         int pair_index, rb_plot_point *p)
 {
     const json_value *ceil = json_get(v, "vs_ceiling"), *peak = json_get(v, "vs_peak");
     const json_value *t = json_get(v, "time_ms");
@@ -101,11 +125,18 @@ static void load_variant(const json_value *pair, const json_value *v, int pair_i
     p->pair = json_string_at(pair, "name", "?");
     p->variant = json_string_at(v, "name", "?");
     p->role = json_string_at(v, "role", "?");
-    p->roof = json_string_at(v, "roof", NULL);
+    const char *named = json_string_at(v, "roof", NULL);
+    p->roof = binding_roof(d, named, v);
+    p->compute_roof = json_string_at(v, "compute_roof", NULL);
+    if (!p->compute_roof && named && kind_of_key(named) == RB_PLOT_ROOF_COMPUTE)
+        p->compute_roof = named;
     p->verdict = json_string_at(v, "verdict", "-");
     p->note = json_string_at(v, "note", "");
     p->pair_index = pair_index;
     p->is_part = !strcmp(p->role, "part");
+    p->timed = json_true_at(v, "timed");
+    p->valid = json_true_at(v, "valid");
+    p->informational = json_true_at(v, "informational");
     p->median_ms = json_number_at(t, "median");
     p->noise = json_number_at(t, "noise");
     p->gbps = json_number_at(ceil, "gbps");
@@ -126,7 +157,11 @@ static void load_variant(const json_value *pair, const json_value *v, int pair_i
     }
     int positive = p->y > 0 && isfinite(p->y) &&
                    (p->panel != RB_PANEL_ROOFLINE || (p->x > 0 && isfinite(p->x)));
-    p->plotted = json_true_at(v, "timed") && json_true_at(v, "valid") && positive;
+    p->plotted = p->timed && p->valid && positive;
+    if (!p->timed || !p->valid) {
+        /* never a rate, an efficiency or a speedup for a variant that was not timed validly */
+        p->gbps = p->tflops = p->efficiency = p->peak_efficiency = p->speedup = NAN;
+    }
 }
 
 static int matches(const regex_t *re, const char *name)
@@ -174,6 +209,139 @@ static void load_meta(const json_value *doc, rb_plot_data *d)
     d->path = "";
 }
 
+/* ---- families, zoom panels, colours ---- */
+
+/* A pair's family: its name up to the first '.' or '@' ("hgemm.square@64M" -> "hgemm"). */
+static int family_of(rb_plot_data *d, const char *pair)
+{
+    char name[64];
+    size_t n = strcspn(pair, ".@");
+    rb_fmt(name, sizeof name, "%.*s", (int)(n ? n : strlen(pair)), pair);
+    for (int f = 0; f < d->n_families; f++)
+        if (!strcmp(d->families[f].name, name))
+            return f;
+    rb_plot_family *f = &d->families[d->n_families];
+    memset(f, 0, sizeof *f);
+    rb_fmt(f->name, sizeof f->name, "%s", name);
+    f->zoom = -1;
+    return d->n_families++;
+}
+
+static int zoom_candidate(const rb_plot_point *p)
+{
+    return p->plotted && p->panel == RB_PANEL_ROOFLINE && p->x >= RB_PLOT_ZOOM_AI;
+}
+
+/* Families with many compute-bound points get a zoom panel each, the others share pooled ones,
+ * all in the order the families first appear. */
+static void assign_zooms(rb_plot_data *d)
+{
+    int total = 0, *count = calloc((size_t)d->n_families + 1, sizeof *count);
+    if (!count)
+        return;
+    for (int i = 0; i < d->n_points; i++)
+        if (zoom_candidate(&d->points[i])) {
+            count[d->pair_family[d->points[i].pair_index]]++;
+            total++;
+        }
+    if (total > RB_PLOT_ZOOM_MIN_POINTS) {
+        for (int f = 0; f < d->n_families && d->n_zooms < RB_PLOT_MAX_ZOOMS; f++)
+            if (count[f] >= RB_PLOT_ZOOM_OWN)
+                d->families[f].zoom = d->n_zooms++;
+        int pool = -1, in_pool = 0;
+        for (int f = 0; f < d->n_families; f++) {
+            if (!count[f] || d->families[f].zoom >= 0)
+                continue;
+            if (pool < 0 || in_pool + count[f] > RB_PLOT_ZOOM_POOL) {
+                if (d->n_zooms < RB_PLOT_MAX_ZOOMS) {
+                    pool = d->n_zooms++;
+                    in_pool = 0;
+                } else if (pool < 0) {
+                    pool = d->n_zooms - 1; /* every panel taken: share the last one */
+                }
+            }
+            d->families[f].zoom = pool;
+            in_pool += count[f];
+        }
+    }
+    for (int i = 0; i < d->n_points; i++) {
+        rb_plot_point *p = &d->points[i];
+        p->zoomed = zoom_candidate(p) && d->families[d->pair_family[p->pair_index]].zoom >= 0;
+    }
+    free(count);
+}
+
+/* The panels a family has points on, as bits: RB_PANEL_* and then one per zoom panel. */
+static unsigned family_panels(const rb_plot_data *d, int f)
+{
+    unsigned bits = 0;
+    for (int i = 0; i < d->n_points; i++) {
+        const rb_plot_point *p = &d->points[i];
+        if (!p->plotted || d->pair_family[p->pair_index] != f)
+            continue;
+        bits |= 1u << p->panel;
+        if (p->zoomed)
+            bits |= 1u << (RB_PANEL_COUNT + d->families[f].zoom);
+    }
+    return bits;
+}
+
+/* Greedy colouring: each family takes the first palette colour that no family met on one of
+ * its panels has taken; when all are taken, the one taken least often there. */
+static void assign_colours(rb_plot_data *d)
+{
+    unsigned *panels = calloc((size_t)d->n_families + 1, sizeof *panels);
+    if (!panels)
+        return;
+    for (int f = 0; f < d->n_families; f++)
+        panels[f] = family_panels(d, f);
+    for (int f = 0; f < d->n_families; f++) {
+        int used[RB_PLOT_COLOURS] = {0};
+        for (int g = 0; g < f; g++)
+            if (panels[g] & panels[f])
+                used[d->families[g].colour]++;
+        int best = 0;
+        for (int c = 1; c < RB_PLOT_COLOURS; c++)
+            if (used[c] < used[best])
+                best = c;
+        d->families[f].colour = best;
+    }
+    free(panels);
+}
+
+static int load_families(rb_plot_data *d)
+{
+    d->families = calloc((size_t)d->n_pairs + 1, sizeof *d->families);
+    d->pair_family = calloc((size_t)d->n_pairs + 1, sizeof *d->pair_family);
+    d->pair_shape = calloc((size_t)d->n_pairs + 1, sizeof *d->pair_shape);
+    if (!d->families || !d->pair_family || !d->pair_shape)
+        return -1;
+    for (int k = 0; k < d->n_pairs; k++) {
+        int f = family_of(d, d->pairs[k]);
+        d->pair_family[k] = f;
+        d->pair_shape[k] = d->families[f].n_pairs++ % RB_PLOT_SHAPES;
+    }
+    assign_zooms(d);
+    assign_colours(d);
+    return 0;
+}
+
+/* ---- loading ---- */
+
+static int load_pairs(const json_value *pairs, const regex_t *re, rb_plot_data *d)
+{
+    for (size_t i = 0; i < pairs->count; i++) {
+        const json_value *p = pairs->items[i], *vs = json_get(p, "variants");
+        if (!matches(re, json_get(p, "name")->string))
+            continue;
+        d->pairs[d->n_pairs] = json_get(p, "name")->string;
+        for (size_t k = 0; k < vs->count; k++)
+            load_variant(d, p, vs->items[k], d->n_pairs, &d->points[d->n_points++]);
+        d->n_pairs++;
+    }
+    return 0;
+}
+
 int rb_plot_load(const json_value *doc, const char *filter, rb_plot_data *d, char *err,
                  size_t err_size)
 {
@@ -191,6 +359,8 @@ int rb_plot_load(const json_value *doc, const char *filter, rb_plot_data *d, cha
     }
     size_t n = 0;
     int rc = count_variants(pairs, have_re ? &re : NULL, &n, err, err_size);
+    if (rc == 0)
+        rc = load_roofs(doc, d, err, err_size);
     if (rc == 0) {
         d->points = calloc(n + 1, sizeof *d->points);
         d->pairs = calloc(pairs->count + 1, sizeof *d->pairs);
@@ -199,19 +369,14 @@ int rb_plot_load(const json_value *doc, const char *filter, rb_plot_data *d, cha
             rc = -1;
         }
     }
-    for (size_t i = 0; rc == 0 && i < pairs->count; i++) {
-        const json_value *p = pairs->items[i], *vs = json_get(p, "variants");
-        if (!matches(have_re ? &re : NULL, json_get(p, "name")->string))
-            continue;
-        d->pairs[d->n_pairs] = json_get(p, "name")->string;
-        for (size_t k = 0; k < vs->count; k++)
-            load_variant(p, vs->items[k], d->n_pairs, &d->points[d->n_points++]);
-        d->n_pairs++;
-    }
+    if (rc == 0)
+        rc = load_pairs(pairs, have_re ? &re : NULL, d);
     if (have_re)
         regfree(&re);
-    if (rc == 0)
-        rc = load_roofs(doc, d, err, err_size);
+    if (rc == 0 && load_families(d) != 0) {
+        rb_fmt(err, err_size, "out of memory");
+        rc = -1;
+    }
     if (rc != 0) {
         rb_plot_free(d);
         return -1;
@@ -225,8 +390,13 @@ void rb_plot_free(rb_plot_data *d)
     free(d->roofs);
     free(d->pairs);
     free(d->points);
+    free(d->pair_family);
+    free(d->pair_shape);
+    free(d->families);
     memset(d, 0, sizeof *d);
 }
+
+/* ---- names, numbers, colours ---- */
 
 const rb_plot_roof *rb_plot_find_roof(const rb_plot_data *d, const char *key)
 {
@@ -239,14 +409,22 @@ const rb_plot_roof *rb_plot_find_roof(const rb_plot_data *d, const char *key)
 void rb_plot_roof_name(const char *key, char *out, size_t out_size)
 {
     static const char *const names[][2] = {
-        {"dram_gbps", "DRAM copy"},       {"dram_read_gbps", "DRAM read"},
-        {"dram_write_gbps", "DRAM write"}, {"l2_read_gbps", "L2 read"},
-        {"smem_gbps", "shared memory"},   {"pcie_h2d_gbps", "PCIe H2D"},
-        {"pcie_d2h_gbps", "PCIe D2H"},     {"pcie_duplex_gbps", "PCIe duplex"},
-        {"nvlink_gbps", "NVLink"},        {"fp32_tflops", "FP32"},
-        {"fp64_tflops", "FP64"},          {"tf32_tflops", "TF32"},
-        {"bf16_tflops", "BF16"},          {"fp16_tflops", "FP16"},
-        {"fp8_tflops", "FP8"},            {"launch_us", "launch"},
+        {"dram_gbps", "DRAM copy"},
+        {"dram_read_gbps", "DRAM read"},
+        {"dram_write_gbps", "DRAM write"},
+        {"l2_read_gbps", "L2 read"},
+        {"smem_gbps", "shared memory"},
+        {"pcie_h2d_gbps", "PCIe H2D"},
+        {"pcie_d2h_gbps", "PCIe D2H"},
+        {"pcie_duplex_gbps", "PCIe duplex"},
+        {"nvlink_gbps", "NVLink"},
+        {"fp32_tflops", "FP32"},
+        {"fp64_tflops", "FP64"},
+        {"tf32_tflops", "TF32"},
+        {"bf16_tflops", "BF16"},
+        {"fp16_tflops", "FP16"},
+        {"fp8_tflops", "FP8"},
+        {"launch_us", "launch"},
         {"graph_node_us", "graph node"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -257,25 +435,63 @@ void rb_plot_roof_name(const char *key, char *out, size_t out_size)
     rb_fmt(out, out_size, "%s", key);
 }
 
-/* Three significant digits, without an exponent for the values charts show. */
-static void value_text(double x, char *out, size_t out_size)
+void rb_plot_num(double x, char *out, size_t out_size)
 {
-    if (x >= 100)
+    double a = fabs(x);
+    if (!isfinite(x)) {
+        rb_fmt(out, out_size, "-");
+        return;
+    }
+    if (a >= 99.95) {
         rb_fmt(out, out_size, "%.0f", x);
-    else if (x >= 10)
-        rb_fmt(out, out_size, "%.1f", x);
-    else
-        rb_fmt(out, out_size, "%.3g", x);
+        return;
+    }
+    if (a < 0.001 && a > 0) {
+        rb_fmt(out, out_size, "%s0.001", x < 0 ? "> -" : "< "); /* below what the charts show */
+        return;
+    }
+    /* '#' keeps the trailing zeros (1.30, not 1.3); the point alone ("10.") never shows */
+    rb_fmt(out, out_size, "%#.3g", x);
+    size_t n = strlen(out);
+    if (n && out[n - 1] == '.')
+        out[n - 1] = '\0';
+}
+
+/* The unit a point's rate is shown in: its binding roof's (a memory-bound roofline point in
+ * GB/s, as the terminal shows it). */
+static rb_plot_roof_kind rate_kind(const rb_plot_point *p)
+{
+    if (p->panel == RB_PANEL_LATENCY)
+        return RB_PLOT_ROOF_LATENCY;
+    if (p->panel != RB_PANEL_ROOFLINE)
+        return RB_PLOT_ROOF_BANDWIDTH;
+    return p->roof && kind_of_key(p->roof) == RB_PLOT_ROOF_BANDWIDTH ? RB_PLOT_ROOF_BANDWIDTH
+                                                                     : RB_PLOT_ROOF_COMPUTE;
+}
+
+double rb_plot_rate(const rb_plot_point *p)
+{
+    rb_plot_roof_kind kind = rate_kind(p);
+    double x = kind == RB_PLOT_ROOF_COMPUTE    ? p->tflops
+               : kind == RB_PLOT_ROOF_LATENCY  ? p->y
+               : p->panel == RB_PANEL_ROOFLINE ? p->gbps
+                                               : p->y;
+    return p->timed && p->valid && isfinite(x) ? x : NAN;
 }
 
 void rb_plot_rate_text(const rb_plot_point *p, char *out, size_t out_size)
 {
     char v[32];
-    double x = p->panel == RB_PANEL_ROOFLINE ? p->tflops : p->y;
-    value_text(x, v, sizeof v);
+    rb_plot_roof_kind kind = rate_kind(p);
+    double x = rb_plot_rate(p);
+    if (isnan(x)) {
+        rb_fmt(out, out_size, "-");
+        return;
+    }
+    rb_plot_num(x, v, sizeof v);
     rb_fmt(out, out_size, "%s %s", v,
-           p->panel == RB_PANEL_ROOFLINE  ? "TFLOP/s"
-           : p->panel == RB_PANEL_LATENCY ? "\xc2\xb5s per kernel"
+           kind == RB_PLOT_ROOF_COMPUTE   ? "TFLOP/s"
+           : kind == RB_PLOT_ROOF_LATENCY ? "\xc2\xb5s per kernel"
                                           : "GB/s");
 }
 
@@ -283,98 +499,55 @@ void rb_plot_efficiency_text(const rb_plot_point *p, char *out, size_t out_size)
 {
     char name[64];
     rb_plot_roof_name(p->roof ? p->roof : "", name, sizeof name);
-    if (isnan(p->efficiency))
-        rb_fmt(out, out_size, "%% of %s unknown", p->roof ? name : "roof");
+    if (isnan(p->efficiency) && p->roof)
+        rb_fmt(out, out_size, "no measured %s roof", name);
+    else if (isnan(p->efficiency))
+        rb_fmt(out, out_size, "roof unknown");
     else
         rb_fmt(out, out_size, "%.1f%% of %s", 100 * p->efficiency, p->roof ? name : "its roof");
 }
 
-void rb_plot_colour(int i, char *out, size_t out_size)
+/* Readable as text on white, told apart by hue first (the first nine) and then by darkness. */
+static const char *const palette[RB_PLOT_COLOURS] = {
+    "#1f77b4", "#e6550d", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+    "#d6409f", "#17a2b8", "#8c8c00", "#2b2d87", "#00796b", "#c29a00",
+};
+
+const char *rb_plot_colour(int i)
 {
-    double hue = fmod(i * 137.508, 360.0);
-    /* darker in the yellow-green band, where a light colour on white is hard to read */
-    int light = hue > 40 && hue < 200 ? 34 : 44;
-    rb_fmt(out, out_size, "hsl(%.0f,70%%,%d%%)", hue, light);
+    return palette[((i % RB_PLOT_COLOURS) + RB_PLOT_COLOURS) % RB_PLOT_COLOURS];
 }
 
-double rb_plot_axis_map(const rb_plot_axis *a, double v)
+const char *rb_plot_pair_colour(const rb_plot_data *d, int pair_index)
 {
-    return a->px_lo + (log10(v) - a->lo) / (a->hi - a->lo) * (a->px_hi - a->px_lo);
+    return rb_plot_colour(d->families[d->pair_family[pair_index]].colour);
 }
 
-void rb_plot_axis_fit(rb_plot_axis *a, double vmin, double vmax, int min_decades,
-                      int fallback_lo)
+void rb_plot_shade(const char *hex, int shade, char *out, size_t out_size)
 {
-    if (!(vmin > 0 && isfinite(vmin)) || !(vmax > 0 && isfinite(vmax))) {
-        a->lo = fallback_lo;
-        a->hi = fallback_lo + min_decades;
-        return;
-    }
-    /* a tenth of a decade of room, so a point or a roof is never drawn on the frame */
-    int lo = (int)floor(log10(vmin) - 0.1), hi = (int)ceil(log10(vmax) + 0.1);
-    if (hi <= lo)
-        hi = lo + 1;
-    while (hi - lo < min_decades) {
-        /* widen on both sides, the top first */
-        hi++;
-        if (hi - lo < min_decades)
-            lo--;
-    }
-    if (hi - lo > RB_PLOT_MAX_DECADES)
-        lo = hi - RB_PLOT_MAX_DECADES;
-    a->lo = lo;
-    a->hi = hi;
+    unsigned rgb = (unsigned)strtoul(hex + (hex[0] == '#'), NULL, 16);
+    double c[3] = {(rgb >> 16) & 255, (rgb >> 8) & 255, rgb & 255};
+    /* darker by a third, or a third of the way to white: told apart, still read on white */
+    for (int k = 0; k < 3; k++)
+        c[k] = shade % RB_PLOT_SHADES == 1   ? c[k] * 0.62
+               : shade % RB_PLOT_SHADES == 2 ? c[k] + (255 - c[k]) * 0.3
+                                             : c[k];
+    rb_fmt(out, out_size, "#%02x%02x%02x", (unsigned)lround(c[0]), (unsigned)lround(c[1]),
+           (unsigned)lround(c[2]));
 }
 
-int rb_plot_labels_block(rb_plot_labels *l, rb_plot_box box)
+void rb_plot_pair_shade(const rb_plot_data *d, int pair_index, char *out, size_t out_size)
 {
-    if (l->n == l->cap) {
-        int cap = l->cap ? 2 * l->cap : 64;
-        rb_plot_box *b = realloc(l->boxes, (size_t)cap * sizeof *b);
-        if (!b)
-            return -1;
-        l->boxes = b;
-        l->cap = cap;
-    }
-    l->boxes[l->n++] = box;
+    rb_plot_shade(rb_plot_pair_colour(d, pair_index), d->pair_shape[pair_index], out, out_size);
+}
+
+int rb_plot_zoom_has_pair(const rb_plot_data *d, int z, int pair_index)
+{
+    for (int i = 0; i < d->n_points; i++)
+        if (d->points[i].zoomed && d->points[i].pair_index == pair_index &&
+            d->families[d->pair_family[pair_index]].zoom == z)
+            return 1;
     return 0;
-}
-
-static int overlaps(const rb_plot_box *a, const rb_plot_box *b)
-{
-    return a->x < b->x + b->w && b->x < a->x + a->w && a->y < b->y + b->h && b->y < a->y + a->h;
-}
-
-int rb_plot_labels_place(rb_plot_labels *l, const double *cx, const double *cy, int n, double w,
-                         double h, const rb_plot_box *bounds)
-{
-    for (int i = 0; i < n; i++) {
-        rb_plot_box box = {cx[i], cy[i], w, h};
-        if (bounds && (box.x < bounds->x || box.y < bounds->y ||
-                       box.x + w > bounds->x + bounds->w || box.y + h > bounds->y + bounds->h))
-            continue;
-        int k = 0;
-        while (k < l->n && !overlaps(&box, &l->boxes[k]))
-            k++;
-        if (k < l->n)
-            continue;
-        return rb_plot_labels_block(l, box) == 0 ? i : -1;
-    }
-    return -1;
-}
-
-void rb_plot_labels_free(rb_plot_labels *l)
-{
-    free(l->boxes);
-    memset(l, 0, sizeof *l);
-}
-
-double rb_plot_text_width(const char *text, double size)
-{
-    size_t chars = 0;
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
-        chars += (*p & 0xc0) != 0x80; /* UTF-8: count the first byte of each character */
-    return 0.6 * size * (double)chars;
 }
 
 int rb_plot_sibling(const char *path, const char *ext, const char *suffix, char *out,

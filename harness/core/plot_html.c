@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The HTML report of a run (one self-contained file: the charts inline, the table sortable with
- * a few lines of inline script, no network needed), and the files plot writes.
+ * The HTML report of a run (one self-contained file: the verdicts counted, the charts inline,
+ * the table coloured by verdict and sortable with a few lines of inline script, no network
+ * needed), and the files plot writes.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -12,36 +13,87 @@
 #include "svg.h"
 #include "util.h"
 
-/* Filled with the number of points the browser drew (tests/browser_test.sh). */
-static const char points_script[] =
-    "<script>\n"
-    "document.getElementById('rb-points').textContent =\n"
-    "  document.querySelectorAll('svg .pt').length + ' points plotted';\n"
-    "</script>\n";
+static const char *const verdict_names[] = {"pass",    "improved", "regressed", "new",
+                                            "missing", "invalid",  "skipped"};
+#define N_VERDICTS ((int)(sizeof verdict_names / sizeof verdict_names[0]))
+
+/* A numeric cell shown as the charts show numbers (rb_plot_num), with a unit after it. */
+static void cell_num(rb_sbuf *b, double x, const char *unit)
+{
+    char v[32];
+    if (!isfinite(x)) {
+        rb_sbuf_add(b, "<td class=\"num\" data-v=\"\">-</td>");
+        return;
+    }
+    rb_plot_num(x, v, sizeof v);
+    rb_sbuf_add(b, "<td class=\"num\" data-v=\"%.17g\">%s%s</td>", x, v, unit);
+}
 
 static void table_row(rb_sbuf *b, const rb_plot_point *p)
 {
-    char rate[64], roof[64];
+    char rate[64], roof[64], shown[80];
     rb_plot_rate_text(p, rate, sizeof rate);
     rb_plot_roof_name(p->roof ? p->roof : "-", roof, sizeof roof);
-    rb_sbuf_add(b, "<tr>");
+    rb_sbuf_add(b, "<tr%s>", p->informational ? " class=\"info\"" : "");
     rb_html_cell_text(b, p->pair);
     rb_html_cell_text(b, p->variant);
     rb_html_cell_text(b, p->role);
     rb_html_cell_text(b, roof);
-    rb_html_cell_number(b, p->median_ms, "%.4f", 1);
+    cell_num(b, p->median_ms, "");
     rb_html_cell_number(b, p->noise, "%.1f%%", 100);
-    double rate_value = p->panel == RB_PANEL_ROOFLINE ? p->tflops : p->y;
-    if (p->plotted || isfinite(rate_value))
-        rb_sbuf_add(b, "<td class=\"num\" data-v=\"%.17g\">%s</td>", rate_value,
-                    isfinite(rate_value) ? rate : "-");
-    else
-        rb_sbuf_add(b, "<td class=\"num\" data-v=\"\">-</td>");
+    double rate_value = rb_plot_rate(p);
+    rb_sbuf_add(b, "<td class=\"num\" data-v=\"");
+    if (isfinite(rate_value))
+        rb_sbuf_add(b, "%.17g", rate_value);
+    rb_sbuf_add(b, "\">");
+    rb_sbuf_escaped(b, rate);
+    rb_sbuf_add(b, "</td>");
     rb_html_cell_number(b, p->efficiency, "%.1f%%", 100);
     rb_html_cell_number(b, p->peak_efficiency, "%.1f%%", 100);
-    rb_html_cell_number(b, p->speedup, "%.2fx", 1);
-    rb_html_cell_text(b, p->verdict);
+    cell_num(b, p->speedup, "x");
+    rb_fmt(shown, sizeof shown, "%s%s", p->verdict, p->informational ? " (informational)" : "");
+    rb_html_cell_verdict(b, p->verdict, shown);
     rb_sbuf_add(b, "</tr>\n");
+}
+
+/* "verdicts: 100 pass 1 regressed 4 skipped", the informational rows counted apart when the
+ * results have any. */
+static void verdict_counts(rb_sbuf *b, const rb_plot_data *d)
+{
+    int gating[N_VERDICTS + 1] = {0}, info[N_VERDICTS + 1] = {0}, any_info = 0;
+    const char *names[N_VERDICTS + 1];
+    for (int k = 0; k < N_VERDICTS; k++)
+        names[k] = verdict_names[k];
+    names[N_VERDICTS] = "no verdict";
+    for (int i = 0; i < d->n_points; i++) {
+        const rb_plot_point *p = &d->points[i];
+        int k = 0;
+        while (k < N_VERDICTS && strcmp(p->verdict, verdict_names[k]))
+            k++;
+        (p->informational ? info : gating)[k]++;
+        any_info |= p->informational;
+    }
+    rb_html_counts(b, any_info ? "gating verdicts" : "verdicts", names, gating, N_VERDICTS + 1);
+    if (any_info)
+        rb_html_counts(b, "informational verdicts (host-bound rows: measured, not gating)", names,
+                       info, N_VERDICTS + 1);
+}
+
+static void notes(rb_sbuf *b, const rb_plot_data *d)
+{
+    int n = 0;
+    for (int i = 0; i < d->n_points; i++)
+        if (d->points[i].note[0]) {
+            rb_sbuf_add(b, "%s<li>", n++ ? "" : "<h2>Notes</h2>\n<ul>\n");
+            rb_sbuf_escaped(b, d->points[i].pair);
+            rb_sbuf_add(b, "/");
+            rb_sbuf_escaped(b, d->points[i].variant);
+            rb_sbuf_add(b, ": ");
+            rb_sbuf_escaped(b, d->points[i].note);
+            rb_sbuf_add(b, "</li>\n");
+        }
+    if (n)
+        rb_sbuf_add(b, "</ul>\n");
 }
 
 char *rb_plot_html(const rb_plot_data *d, const char *roofline_svg, const char *speedup_svg)
@@ -50,50 +102,28 @@ char *rb_plot_html(const rb_plot_data *d, const char *roofline_svg, const char *
     char title[600];
     rb_fmt(title, sizeof title, "roofbench: %s, driver %s, CUDA %s, %s, git %s", d->device,
            d->driver, d->cuda, d->date, d->git);
-    rb_sbuf_add(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                    "<title>");
-    rb_sbuf_escaped(&b, title);
-    rb_sbuf_add(&b,
-                "</title>\n<style>\n"
-                "body { font-family: sans-serif; margin: 1.5em; color: #111; }\n"
-                "%s"
-                ".chart { overflow-x: auto; }\n"
-                "</style>\n</head>\n<body>\n<h1>",
-                rb_html_table_css);
-    rb_sbuf_escaped(&b, title);
-    rb_sbuf_add(&b, "</h1>\n");
+    rb_html_page_begin(&b, title);
     if (d->path[0]) {
         rb_sbuf_add(&b, "<p>results file: <code>");
         rb_sbuf_escaped(&b, d->path);
         rb_sbuf_add(&b, "</code></p>\n");
     }
-    /* filled by the script with the number of points the browser drew (tests/browser_test.sh) */
-    rb_sbuf_add(&b, "<p id=\"rb-points\"></p>\n");
+    verdict_counts(&b, d);
     rb_sbuf_add(&b, "<h2>Roofline</h2>\n<div class=\"chart\">\n%s</div>\n", roofline_svg);
     rb_sbuf_add(&b, "<h2>Speedups</h2>\n<div class=\"chart\">\n%s</div>\n", speedup_svg);
-    rb_sbuf_add(&b, "<h2>Table</h2>\n<p>Click a column's header to sort by it.</p>\n"
-                    "<table class=\"rb\">\n<thead><tr><th>pair</th><th>variant</th><th>role</th>"
-                    "<th>roof</th><th class=\"num\">median ms</th><th class=\"num\">noise</th>"
-                    "<th class=\"num\">rate</th><th class=\"num\">%% of roof</th>"
-                    "<th class=\"num\">%% of peak</th><th class=\"num\">speedup</th>"
-                    "<th>verdict</th></tr></thead>\n<tbody>\n");
+    rb_sbuf_add(&b, "<h2 id=\"rb-table\">Table</h2>\n");
+    verdict_counts(&b, d);
+    rb_sbuf_add(&b, "<p>Click a column's header to sort by it (again: the other "
+                    "way).</p>\n<table class=\"rb\">\n<thead><tr><th>pair</th><th>variant</th>"
+                    "<th>role</th><th>roof</th><th class=\"num\">median ms</th>"
+                    "<th class=\"num\">noise</th><th class=\"num\">rate</th>"
+                    "<th class=\"num\">%% of roof</th><th class=\"num\">%% of peak</th>"
+                    "<th class=\"num\">speedup</th><th>verdict</th></tr></thead>\n<tbody>\n");
     for (int i = 0; i < d->n_points; i++)
         table_row(&b, &d->points[i]);
     rb_sbuf_add(&b, "</tbody>\n</table>\n");
-    int notes = 0;
-    for (int i = 0; i < d->n_points; i++)
-        if (d->points[i].note[0]) {
-            rb_sbuf_add(&b, "%s<li>", notes++ ? "" : "<h2>Notes</h2>\n<ul>\n");
-            rb_sbuf_escaped(&b, d->points[i].pair);
-            rb_sbuf_add(&b, "/");
-            rb_sbuf_escaped(&b, d->points[i].variant);
-            rb_sbuf_add(&b, ": ");
-            rb_sbuf_escaped(&b, d->points[i].note);
-            rb_sbuf_add(&b, "</li>\n");
-        }
-    if (notes)
-        rb_sbuf_add(&b, "</ul>\n");
-    rb_sbuf_add(&b, "%s%s</body>\n</html>\n", rb_html_sort_script, points_script);
+    notes(&b, d);
+    rb_html_page_end(&b);
     return rb_sbuf_take(&b);
 }
 

@@ -1,62 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The two charts of a run, as SVG: the roofline (main log-log panel, then the bandwidth, link
- * and latency panels for the variants that have no place on it) and the speedup ladders.
+ * The roofline chart as SVG: the main log-log panel, the zoom panels of its compute-bound
+ * region, then the bandwidth, link and latency panels for the variants that have no place on
+ * it. Every text is placed by plot_labels.c so that none overlaps another, a point or a roof's
+ * label; a point's label that finds no free place becomes a number beside the point, explained
+ * in the key at the chart's foot (and its tooltip names it).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "plot.h"
+#include "plot_draw.h"
 #include "svg.h"
-#include "util.h"
 
-#define CHART_W 1200.0
-/* the roofline panel */
-#define MAIN_X 90.0
-#define MAIN_Y 70.0
-#define MAIN_W 700.0
-#define MAIN_H 460.0
-/* the legend, right of it */
-#define LEGEND_X 825.0
-#define LEGEND_W 360.0
-/* the small panels, one under the other */
-#define SIDE_X 90.0
-#define SIDE_W 1080.0
-#define SIDE_H 180.0
-#define POINT_R 4.5
-#define LABEL_PX 10.0
-#define MEASURED_COLOUR "#222222"
-#define PEAK_COLOUR "#888888"
-#define PEAK_DASH "6 4"
+/* the main panel, its roof labels in the margin right of it */
+#define MAIN_X 80.0
+#define MAIN_Y 64.0
+#define MAIN_W 840.0
+#define MAIN_H 470.0
+/* the zoom panels, one a row, as wide as the main panel */
+#define ZOOM_H 340.0
+/* the side panels, one a row */
+#define SIDE_X 80.0
+#define SIDE_W 820.0
+#define SIDE_H 170.0
 
-/* ---- the roofline panel's ranges ---- */
-
-static int on_main(const rb_plot_roof *r)
-{
-    return r->kind == RB_PLOT_ROOF_COMPUTE ||
-           (r->kind == RB_PLOT_ROOF_BANDWIDTH && strncmp(r->key, "pcie_", 5) &&
-            strncmp(r->key, "nvlink_", 7));
-}
-
-static double roof_value(const rb_plot_roof *r, int peak)
-{
-    return peak ? r->peak : r->measured;
-}
-
-/* The largest known value of the roofs of one kind on the main panel (NaN: none). */
-static double top_roof(const rb_plot_data *d, rb_plot_roof_kind kind, int peak)
-{
-    double top = NAN;
-    for (int i = 0; i < d->n_roofs; i++) {
-        double v = roof_value(&d->roofs[i], peak);
-        if (d->roofs[i].kind == kind && on_main(&d->roofs[i]) && v > 0 && !(v <= top))
-            top = v;
-    }
-    return top;
-}
-
-static void widen(double *lo, double *hi, double v)
+void rb_plot_widen(double *lo, double *hi, double v)
 {
     if (!(v > 0 && isfinite(v)))
         return;
@@ -66,28 +35,367 @@ static void widen(double *lo, double *hi, double v)
         *hi = v;
 }
 
+void rb_plot_draw_marker(rb_sbuf *b, double x, double y, double r, int shape, const char *fill,
+                         int hollow, const char *cls, const char *title)
+{
+    char d[200];
+    switch (shape % RB_PLOT_SHAPES) {
+    case 1: /* square, of about the circle's area */
+        r *= 0.9;
+        rb_fmt(d, sizeof d, "M%.2f,%.2fm%.2f,%.2fh%.2fv%.2fh%.2fz", x, y, -r, -r, 2 * r, 2 * r,
+               -2 * r);
+        break;
+    case 2:
+    case 4: { /* triangle, up or down */
+        double s = shape == 2 ? 1 : -1;
+        rb_fmt(d, sizeof d, "M%.2f,%.2fm0,%.2fl%.2f,%.2fh%.2fz", x, y, -1.2 * r * s, 1.1 * r,
+               1.95 * r * s, -2.2 * r);
+        break;
+    }
+    case 3: /* diamond */
+        r *= 1.2;
+        rb_fmt(d, sizeof d, "M%.2f,%.2fm0,%.2fl%.2f,%.2fl%.2f,%.2fl%.2f,%.2fz", x, y, -r, r, r, -r,
+               r, -r, -r);
+        break;
+    default: /* circle */
+        rb_fmt(d, sizeof d, "M%.2f,%.2fm%.2f,0a%.2f,%.2f 0 1,0 %.2f,0a%.2f,%.2f 0 1,0 %.2f,0z", x,
+               y, -r, r, r, 2 * r, r, r, -2 * r);
+    }
+    rb_svg_path(b, d, hollow ? "#ffffff" : fill, hollow ? fill : "#000000", hollow ? 1.4 : 0.6, cls,
+                title);
+}
+
+void rb_plot_line(rb_sbuf *b, const char *cls, double x0, double y0, double x1, double y1,
+                  const char *stroke, double width, const char *dash, const char *marker)
+{
+    rb_svg_group_begin(b, cls);
+    rb_svg_line(b, x0, y0, x1, y1, stroke, width, dash, marker);
+    rb_svg_group_end(b);
+}
+
+void rb_plot_halo_begin(rb_sbuf *b, const char *cls)
+{
+    rb_sbuf_add(b,
+                "<g class=\"%s\" stroke=\"#ffffff\" stroke-width=\"3\" "
+                "stroke-linejoin=\"round\" paint-order=\"stroke\">\n",
+                cls);
+}
+
+rb_plot_quad rb_plot_marker_quad(double x, double y, double r)
+{
+    return rb_plot_rect(x - 1.3 * r, y - 1.3 * r, 2.6 * r, 2.6 * r);
+}
+
+/* ---- what a frame shows ---- */
+
+static int in_frame(const rb_plot_data *d, const rb_plot_frame *f, const rb_plot_point *p)
+{
+    if (!p->plotted || p->panel != f->panel)
+        return 0;
+    if (f->panel != RB_PANEL_ROOFLINE || f->zoom < 0)
+        return 1;
+    return p->zoomed && d->families[d->pair_family[p->pair_index]].zoom == f->zoom;
+}
+
+/* Main panel points that a zoom panel shows again: drawn small, not labelled, no arrows. */
+static int overview_only(const rb_plot_frame *f, const rb_plot_point *p)
+{
+    return f->panel == RB_PANEL_ROOFLINE && f->zoom < 0 && p->zoomed;
+}
+
+/* A pair's colour in a frame: its family's on the main panel (up to RB_PLOT_COLOURS families
+ * meet there), its own shade of it on the others (a few families, pairs told apart). */
+static void frame_colour(const rb_plot_data *d, const rb_plot_frame *f, int pair, char *out,
+                         size_t size)
+{
+    if (f->panel == RB_PANEL_ROOFLINE && f->zoom < 0)
+        rb_fmt(out, size, "%s", rb_plot_pair_colour(d, pair));
+    else
+        rb_plot_pair_shade(d, pair, out, size);
+}
+
+static void arrow_id(const rb_plot_data *d, const rb_plot_frame *f, int pair, char *out,
+                     size_t size)
+{
+    int main = f->panel == RB_PANEL_ROOFLINE && f->zoom < 0;
+    rb_fmt(out, size, "arrow-%d-%d", d->families[d->pair_family[pair]].colour,
+           main ? 0 : d->pair_shape[pair] % RB_PLOT_SHADES);
+}
+
+/* ---- axes ---- */
+
+/* A tick label, drawn and kept clear of the labels placed after it. */
+static void tick_text(rb_sbuf *b, rb_plot_frame *f, double x, double y, const char *anchor,
+                      const char *text)
+{
+    rb_svg_text(b, x, y, RB_PLOT_LABEL_PX, anchor, "#333333", 0, text);
+    rb_plot_labels_block(&f->labels, rb_plot_text_quad(text, x, y, RB_PLOT_LABEL_PX, anchor, 0), 0);
+}
+
+static void draw_axes(rb_sbuf *b, rb_plot_frame *f, int y_si)
+{
+    double t[40];
+    char s[32];
+    const rb_plot_box *a = &f->area;
+    int n = rb_plot_axis_ticks(&f->y, t, 40);
+    for (int i = 0; i < n; i++) {
+        double py = rb_plot_axis_map(&f->y, t[i]);
+        rb_svg_line(b, a->x, py, a->x + a->w, py, "#e6e6e6", 1, NULL, NULL);
+        rb_plot_tick_label(t[i], y_si, s, sizeof s);
+        tick_text(b, f, a->x - 6, py + 3.5, "end", s);
+    }
+    n = f->x.hi > f->x.lo ? rb_plot_axis_ticks(&f->x, t, 40) : 0;
+    for (int i = 0; i < n; i++) {
+        double px = rb_plot_axis_map(&f->x, t[i]);
+        rb_svg_line(b, px, a->y, px, a->y + a->h, "#e6e6e6", 1, NULL, NULL);
+        rb_plot_tick_label(t[i], 0, s, sizeof s);
+        tick_text(b, f, px, a->y + a->h + 17, "middle", s);
+    }
+    rb_sbuf_add(b,
+                "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" "
+                "stroke=\"#555555\" stroke-width=\"1\"/>\n",
+                a->x, a->y, a->w, a->h);
+}
+
+/* ---- points ---- */
+
+static void point_title(const rb_plot_point *p, char *out, size_t size)
+{
+    char rate[64], eff[96], ai[32];
+    rb_plot_rate_text(p, rate, sizeof rate);
+    rb_plot_efficiency_text(p, eff, sizeof eff);
+    rb_plot_num(p->x, ai, sizeof ai);
+    if (p->panel == RB_PANEL_ROOFLINE)
+        rb_fmt(out, size, "%s / %s (%s): %s at %s FLOP/byte, %s%s", p->pair, p->variant, p->role,
+               rate, ai, eff, p->informational ? " (informational)" : "");
+    else
+        rb_fmt(out, size, "%s / %s (%s): %s, %s%s", p->pair, p->variant, p->role, rate, eff,
+               p->informational ? " (informational)" : "");
+}
+
+static double point_r(const rb_plot_frame *f, const rb_plot_point *p)
+{
+    return overview_only(f, p) ? 3.2 : p->is_part ? RB_PLOT_POINT_R - 0.5 : RB_PLOT_POINT_R;
+}
+
+/* Arrows from each rung of a pair's ladder to the next one in the frame. */
+static void draw_arrows(rb_sbuf *b, const rb_plot_data *d, rb_plot_frame *f, const double *px,
+                        const double *py)
+{
+    int prev = -1;
+    for (int i = 0; i < d->n_points; i++) {
+        const rb_plot_point *p = &d->points[i];
+        if (!in_frame(d, f, p) || overview_only(f, p) || p->is_part)
+            continue;
+        if (prev >= 0 && d->points[prev].pair_index == p->pair_index) {
+            double dx = px[i] - px[prev], dy = py[i] - py[prev], len = hypot(dx, dy);
+            if (len > 2 * RB_PLOT_POINT_R + 8) {
+                double ux = dx / len, uy = dy / len, gap = RB_PLOT_POINT_R + 2;
+                char marker[32], colour[16];
+                arrow_id(d, f, p->pair_index, marker, sizeof marker);
+                frame_colour(d, f, p->pair_index, colour, sizeof colour);
+                double x0 = px[prev] + ux * gap, y0 = py[prev] + uy * gap;
+                double x1 = px[i] - ux * gap, y1 = py[i] - uy * gap;
+                rb_plot_line(b, "arrow", x0, y0, x1, y1, colour, 1.2, NULL, marker);
+                rb_plot_labels_block(&f->labels, rb_plot_segment(x0, y0, x1, y1), 1);
+            }
+        }
+        prev = i;
+    }
+}
+
+static void draw_points(rb_sbuf *b, const rb_plot_data *d, const rb_plot_frame *f, const double *px,
+                        const double *py)
+{
+    for (int i = 0; i < d->n_points; i++) {
+        const rb_plot_point *p = &d->points[i];
+        if (!in_frame(d, f, p))
+            continue;
+        char title[400], colour[16];
+        point_title(p, title, sizeof title);
+        frame_colour(d, f, p->pair_index, colour, sizeof colour);
+        rb_plot_draw_marker(b, px[i], py[i], point_r(f, p), d->pair_shape[p->pair_index], colour,
+                            p->is_part, overview_only(f, p) ? "pt-overview" : "pt", title);
+    }
+}
+
+static void block_points(const rb_plot_data *d, rb_plot_frame *f, const double *px,
+                         const double *py)
+{
+    for (int i = 0; i < d->n_points; i++)
+        if (in_frame(d, f, &d->points[i]))
+            rb_plot_labels_block(&f->labels,
+                                 rb_plot_marker_quad(px[i], py[i], point_r(f, &d->points[i])), 0);
+}
+
+/* ---- point labels ---- */
+
+/* The labels left out, numbered on the chart: chart-wide, in order. */
+typedef struct key_list {
+    int *point; /* the point of number k + 1 */
+    int n;
+} key_list;
+
+/* Where a horizontal label may go: beside, above or below its point; then a line or more up
+ * or down, on either side, with a leader. Returns how many are adjacent (the first ones). */
+static int horizontal_places(double x, double y, double r, double size, rb_plot_place *out,
+                             int *n_out)
+{
+    double mid = y + 0.33 * size, gap = r + 3, over = y - r - 2,
+           under = y + r + 2 + RB_PLOT_EM_ASCENT * size;
+    rb_plot_place adj[8] = {
+        {x + gap, mid, "start", 0, 0, 0, 0, 0, 0}, {x - gap, mid, "end", 0, 0, 0, 0, 0, 0},
+        {x + r, over, "start", 0, 0, 0, 0, 0, 0},  {x + r, under, "start", 0, 0, 0, 0, 0, 0},
+        {x - r, over, "end", 0, 0, 0, 0, 0, 0},    {x - r, under, "end", 0, 0, 0, 0, 0, 0},
+        {x, over - 1, "middle", 0, 0, 0, 0, 0, 0}, {x, under + 1, "middle", 0, 0, 0, 0, 0, 0},
+    };
+    int n = 0;
+    for (int k = 0; k < 8; k++)
+        out[n++] = adj[k];
+    for (int k = 1; k <= 16; k++)
+        for (int dir = -1; dir <= 1; dir += 2)
+            for (int side = 1; side >= -1; side -= 2) {
+                /* up to eight lines up or down, near, then as far again further out */
+                double ly = mid + dir * (k > 8 ? k - 8 : k) * 1.3 * size;
+                double lx = x + side * (gap + (k > 8 ? 40 : 12));
+                double tx = lx - side * 2, ty = ly - 0.33 * size;
+                double dx = tx - x, dy = ty - y, len = hypot(dx, dy);
+                out[n++] = (rb_plot_place){lx,
+                                           ly,
+                                           side > 0 ? "start" : "end",
+                                           0,
+                                           1,
+                                           x + dx / len * (1.5 * r + 1),
+                                           y + dy / len * (1.5 * r + 1),
+                                           tx,
+                                           ty};
+            }
+    *n_out = n;
+    return 8;
+}
+
+/* A label for point i: adjacent places first, then moved ones (a few lines, then further),
+ * each pass first clear of roof lines and arrows, then across them. The place taken, or -1. */
+static int place_label(rb_plot_frame *f, const char *text, double size, const rb_plot_place *pl,
+                       int n_adj, int n)
+{
+    int near_moved = n_adj + 16 < n ? 16 : n - n_adj;
+    int k = rb_plot_labels_place(&f->labels, text, size, pl, n_adj, &f->area, 1);
+    if (k < 0 && (k = rb_plot_labels_place(&f->labels, text, size, pl + n_adj, near_moved, &f->area,
+                                           1)) >= 0)
+        k += n_adj;
+    if (k < 0)
+        k = rb_plot_labels_place(&f->labels, text, size, pl, n_adj, &f->area, 0);
+    if (k < 0 &&
+        (k = rb_plot_labels_place(&f->labels, text, size, pl + n_adj, n - n_adj, &f->area, 0)) >= 0)
+        k += n_adj;
+    return k;
+}
+
+static void draw_placed(rb_sbuf *b, const rb_plot_place *p, double size, const char *colour,
+                        const char *text)
+{
+    if (p->leader)
+        rb_plot_line(b, "leader", p->lx0, p->ly0, p->lx1, p->ly1, colour, 0.6, NULL, NULL);
+    rb_plot_halo_begin(b, "label");
+    rb_svg_text(b, p->x, p->y, size, p->anchor, colour, p->rotate_deg, text);
+    rb_svg_group_end(b);
+}
+
+/* A point whose label found no place: its number beside it (or nothing, when even that does
+ * not fit), and an entry in the key. */
+static void number_point(rb_sbuf *b, rb_plot_frame *f, key_list *keys, int i, double x, double y,
+                         double r, const char *colour)
+{
+    char num[16];
+    keys->point[keys->n++] = i;
+    rb_fmt(num, sizeof num, "%d", keys->n);
+    rb_plot_place pl[80];
+    int n, n_adj = horizontal_places(x, y, r, 8, pl, &n);
+    int k = place_label(f, num, 8, pl, n_adj, n);
+    if (k >= 0)
+        draw_placed(b, &pl[k], 8, colour, num);
+}
+
+/* How many points of the frame want a label; over RB_PLOT_MAX_LABELS, a note says that none
+ * has one, and 0 comes back. */
+static int labels_wanted(rb_sbuf *b, const rb_plot_data *d, rb_plot_frame *f)
+{
+    int n = 0;
+    for (int i = 0; i < d->n_points; i++)
+        n += in_frame(d, f, &d->points[i]) && !overview_only(f, &d->points[i]);
+    if (n <= RB_PLOT_MAX_LABELS)
+        return n;
+    char text[120];
+    rb_fmt(text, sizeof text, "%d points: labels left out (hover a point for its name)", n);
+    /* in a corner of the panel, else just above its top right corner */
+    const rb_plot_box *a = &f->area;
+    rb_plot_place pl[5] = {{a->x + 6, a->y + a->h - 6, "start", 0, 0, 0, 0, 0, 0},
+                           {a->x + 6, a->y + 14, "start", 0, 0, 0, 0, 0, 0},
+                           {a->x + a->w - 6, a->y + 14, "end", 0, 0, 0, 0, 0, 0},
+                           {a->x + a->w - 6, a->y + a->h - 6, "end", 0, 0, 0, 0, 0, 0},
+                           {a->x + a->w, a->y - 5, "end", 0, 0, 0, 0, 0, 0}};
+    int k = rb_plot_labels_place(&f->labels, text, RB_PLOT_LABEL_PX, pl, 4, a, 0);
+    if (k < 0 && rb_plot_labels_place(&f->labels, text, RB_PLOT_LABEL_PX, pl + 4, 1, NULL, 0) == 0)
+        k = 4;
+    if (k >= 0)
+        draw_placed(b, &pl[k], RB_PLOT_LABEL_PX, "#555555", text);
+    return 0;
+}
+
+static void label_points(rb_sbuf *b, const rb_plot_data *d, rb_plot_frame *f, const double *px,
+                         const double *py, key_list *keys)
+{
+    if (!labels_wanted(b, d, f))
+        return;
+    int last_pair = -1;
+    for (int i = 0; i < d->n_points; i++) {
+        const rb_plot_point *p = &d->points[i];
+        if (!in_frame(d, f, p) || overview_only(f, p))
+            continue;
+        char text[160];
+        /* the main panel names a pair on its first point; zoom panels in their caption */
+        if (p->pair_index != last_pair && f->zoom < 0)
+            rb_fmt(text, sizeof text, "%s: %s", p->pair, p->variant);
+        else
+            rb_fmt(text, sizeof text, "%s", p->variant);
+        last_pair = p->pair_index;
+        char colour[16];
+        frame_colour(d, f, p->pair_index, colour, sizeof colour);
+        rb_plot_place pl[80];
+        int n, n_adj = horizontal_places(px[i], py[i], point_r(f, p), RB_PLOT_POINT_PX, pl, &n);
+        int k = place_label(f, text, RB_PLOT_POINT_PX, pl, n_adj, n);
+        if (k >= 0)
+            draw_placed(b, &pl[k], RB_PLOT_POINT_PX, colour, text);
+        else
+            number_point(b, f, keys, i, px[i], py[i], point_r(f, p), colour);
+    }
+}
+
+/* ---- the main panel ---- */
+
 void rb_plot_roofline_axes(const rb_plot_data *d, rb_plot_axis *x, rb_plot_axis *y)
 {
     double xlo = NAN, xhi = NAN, ylo = NAN, yhi = NAN;
     for (int i = 0; i < d->n_points; i++) {
         const rb_plot_point *p = &d->points[i];
         if (p->plotted && p->panel == RB_PANEL_ROOFLINE) {
-            widen(&xlo, &xhi, p->x);
-            widen(&ylo, &yhi, p->y);
+            rb_plot_widen(&xlo, &xhi, p->x);
+            rb_plot_widen(&ylo, &yhi, p->y);
         }
     }
     /* the compute roofs, and each ridge (where a memory roof meets the top compute roof) */
     for (int peak = 0; peak < 2; peak++) {
-        double top = top_roof(d, RB_PLOT_ROOF_COMPUTE, peak);
+        double top = rb_plot_top_roof(d, RB_PLOT_ROOF_COMPUTE, peak);
         for (int i = 0; i < d->n_roofs; i++) {
             const rb_plot_roof *r = &d->roofs[i];
-            double v = roof_value(r, peak);
-            if (!on_main(r) || !(v > 0))
+            double v = peak ? r->peak : r->measured;
+            if (!rb_plot_roof_on_main(r) || !(v > 0))
                 continue;
             if (r->kind == RB_PLOT_ROOF_COMPUTE)
-                widen(&ylo, &yhi, v * 1e12);
+                rb_plot_widen(&ylo, &yhi, v * 1e12);
             else if (top > 0)
-                widen(&xlo, &xhi, top * 1e12 / (v * 1e9));
+                rb_plot_widen(&xlo, &xhi, top * 1e12 / (v * 1e9));
         }
     }
     rb_plot_axis_fit(x, xlo, xhi, 4, -2);
@@ -98,302 +406,161 @@ void rb_plot_roofline_axes(const rb_plot_data *d, rb_plot_axis *x, rb_plot_axis 
     y->px_hi = MAIN_Y;
 }
 
-/* ---- axes ---- */
-
-/* A decade's tick label: SI prefixes (1k, 10G) for FLOP/s, plain numbers otherwise. */
-static void decade_label(int e, int si, char *out, size_t size)
+/* "roofs unknown" in a corner of the frame clear of its points. */
+static void unknown_note(rb_sbuf *b, rb_plot_frame *f, const char *text)
 {
-    static const char prefixes[] = " kMGTPE";
-    if (si && e >= 0 && e < 21)
-        rb_fmt(out, size, "%.0f%c", pow(10, e % 3), prefixes[e / 3]);
-    else if (e >= -3 && e <= 4)
-        rb_fmt(out, size, "%.*f", e < 0 ? -e : 0, pow(10, e));
-    else
-        rb_fmt(out, size, "1e%d", e);
-    size_t n = strlen(out);
-    if (n && out[n - 1] == ' ')
-        out[n - 1] = '\0';
-}
-
-/* The frame, decade grid and tick labels of a log-log panel (x NULL: a y axis only). */
-static void draw_axes(rb_sbuf *b, const rb_plot_axis *x, const rb_plot_axis *y, double left,
-                      double top, double w, double h, int y_si)
-{
-    char t[32];
-    for (int e = y->lo; e <= y->hi; e++) {
-        double py = rb_plot_axis_map(y, pow(10, e));
-        rb_svg_line(b, left, py, left + w, py, "#e4e4e4", 1, NULL, NULL);
-        decade_label(e, y_si, t, sizeof t);
-        rb_svg_text(b, left - 6, py + 3.5, LABEL_PX, "end", "#333333", 0, t);
-    }
-    for (int e = x ? x->lo : 1; x && e <= x->hi; e++) {
-        double px = rb_plot_axis_map(x, pow(10, e));
-        rb_svg_line(b, px, top, px, top + h, "#e4e4e4", 1, NULL, NULL);
-        decade_label(e, 0, t, sizeof t);
-        rb_svg_text(b, px, top + h + 15, LABEL_PX, "middle", "#333333", 0, t);
-    }
-    rb_sbuf_add(b,
-                "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" "
-                "stroke=\"#555555\" stroke-width=\"1\"/>\n",
-                left, top, w, h);
-}
-
-/* ---- labels ---- */
-
-/* A horizontal label placed at the first free candidate baseline-left (x[i], y[i]); 1 drawn. */
-static int place_text(rb_sbuf *b, rb_plot_labels *l, const double *x, const double *y, int n,
-                      double size, const char *fill, const char *text, const rb_plot_box *bounds,
-                      double *at_x, double *at_y)
-{
-    double w = rb_plot_text_width(text, size), h = size * 1.1;
-    double cx[64], cy[64];
-    n = n > 64 ? 64 : n;
-    for (int i = 0; i < n; i++) {
-        cx[i] = x[i];
-        cy[i] = y[i] - size * 0.85;
-    }
-    int k = rb_plot_labels_place(l, cx, cy, n, w, h, bounds);
-    if (k < 0)
-        return 0;
-    rb_svg_text(b, x[k], y[k], size, "start", fill, 0, text);
-    if (at_x) {
-        *at_x = x[k];
-        *at_y = y[k];
-    }
-    return 1;
-}
-
-/* ---- the roofs ---- */
-
-static void roof_label(const rb_plot_roof *r, int peak, char *out, size_t size)
-{
-    char name[64], v[32];
-    rb_plot_roof_name(r->key, name, sizeof name);
-    double x = roof_value(r, peak);
-    if (x >= 100)
-        rb_fmt(v, sizeof v, "%.0f", x);
-    else
-        rb_fmt(v, sizeof v, "%.3g", x);
-    rb_fmt(out, size, "%s%s %s %s", name, peak ? " peak" : "", v,
-           r->kind == RB_PLOT_ROOF_COMPUTE   ? "TFLOP/s"
-           : r->kind == RB_PLOT_ROOF_LATENCY ? "\xc2\xb5s"
-                                        : "GB/s");
-}
-
-/* A slanted memory roof from the left edge up to the top compute roof, labelled along it. */
-static void draw_memory_roof(rb_sbuf *b, const rb_plot_roof *r, int peak, double top_c,
-                             const rb_plot_axis *x, const rb_plot_axis *y, rb_plot_labels *l,
-                             const rb_plot_box *bounds)
-{
-    double lbw = log10(roof_value(r, peak) * 1e9);
-    double lx0 = x->lo, lx1 = top_c > 0 ? log10(top_c * 1e12) - lbw : x->hi;
-    lx1 = fmin(fmin(lx1, x->hi), y->hi - lbw);
-    lx0 = fmax(lx0, y->lo - lbw);
-    if (!(lx0 < lx1))
-        return;
-    double px0 = rb_plot_axis_map(x, pow(10, lx0)), py0 = rb_plot_axis_map(y, pow(10, lbw + lx0));
-    double px1 = rb_plot_axis_map(x, pow(10, lx1)), py1 = rb_plot_axis_map(y, pow(10, lbw + lx1));
-    rb_svg_line(b, px0, py0, px1, py1, peak ? PEAK_COLOUR : MEASURED_COLOUR, peak ? 1.2 : 1.8,
-                peak ? PEAK_DASH : NULL, NULL);
-    char text[96];
-    roof_label(r, peak, text, sizeof text);
-    /* along the line, a few pixels above it: the box placed is the rotated text's bounding box */
-    double angle = atan2(py1 - py0, px1 - px0), w = rb_plot_text_width(text, LABEL_PX);
-    double h = LABEL_PX, c = cos(angle), s = sin(angle);
-    double bw = fabs(w * c) + fabs(h * s), bh = fabs(w * s) + fabs(h * c);
-    double ax[12], ay[12], cx[12], cy[12];
-    int n = 0;
-    for (double f = 0.04; f < 0.9 && n < 12; f += 0.08, n++) {
-        ax[n] = px0 + f * (px1 - px0) + 4 * s;
-        ay[n] = py0 + f * (py1 - py0) - 4 * c;
-        /* text from (ax, ay) along the angle, glyphs above the baseline (-y rotated) */
-        double xs[4] = {0, w * c, w * c + h * s, h * s}, ys[4] = {0, w * s, w * s - h * c, -h * c};
-        double minx = xs[0], miny = ys[0];
-        for (int k = 1; k < 4; k++) {
-            minx = fmin(minx, xs[k]);
-            miny = fmin(miny, ys[k]);
-        }
-        cx[n] = ax[n] + minx;
-        cy[n] = ay[n] + miny;
-    }
-    int k = rb_plot_labels_place(l, cx, cy, n, bw, bh, bounds);
+    const rb_plot_box *a = &f->area;
+    rb_plot_place pl[4] = {
+        {a->x + a->w - 6, a->y + 16, "end", 0, 0, 0, 0, 0, 0},
+        {a->x + 6, a->y + 16, "start", 0, 0, 0, 0, 0, 0},
+        {a->x + a->w - 6, a->y + a->h - 6, "end", 0, 0, 0, 0, 0, 0},
+        {a->x + 6, a->y + a->h - 6, "start", 0, 0, 0, 0, 0, 0},
+    };
+    int k = rb_plot_labels_place(&f->labels, text, 12, pl, 4, a, 0);
     if (k >= 0)
-        rb_svg_text(b, ax[k], ay[k], LABEL_PX, "start", peak ? "#666666" : "#111111",
-                    angle * 57.29577951308232, text);
+        draw_placed(b, &pl[k], 12, "#b00020", text);
 }
 
-/* A flat compute roof from its ridge with the top memory roof to the right edge. */
-static void draw_compute_roof(rb_sbuf *b, const rb_plot_roof *r, int peak, double top_m,
-                              const rb_plot_axis *x, const rb_plot_axis *y, rb_plot_labels *l,
-                              const rb_plot_box *bounds)
+/* The part of the main panel the zoom panels show, framed and said so. */
+static void draw_zoom_outline(rb_sbuf *b, const rb_plot_data *d, rb_plot_frame *f, const double *px,
+                              const double *py)
 {
-    double ly = log10(roof_value(r, peak) * 1e12);
-    double lx0 = top_m > 0 ? fmax(x->lo, ly - log10(top_m * 1e9)) : x->lo;
-    if (!(ly >= y->lo && ly <= y->hi && lx0 < x->hi))
-        return;
-    double px0 = rb_plot_axis_map(x, pow(10, lx0)), px1 = x->px_hi;
-    double py = rb_plot_axis_map(y, pow(10, ly));
-    rb_svg_line(b, px0, py, px1, py, peak ? PEAK_COLOUR : MEASURED_COLOUR, peak ? 1.2 : 1.8,
-                peak ? PEAK_DASH : NULL, NULL);
-    char text[96];
-    roof_label(r, peak, text, sizeof text);
-    double w = rb_plot_text_width(text, LABEL_PX), cx[12], cy[12];
-    int n = 0;
-    for (double right = px1 - 4; right - w > px0 && n < 12; right -= w / 2 + 20) {
-        cx[n] = right - w;
-        cy[n++] = py - 3;
-        cx[n] = right - w;
-        cy[n++] = py + LABEL_PX + 2;
-    }
-    place_text(b, l, cx, cy, n, LABEL_PX, peak ? "#666666" : "#111111", text, bounds, NULL,
-               NULL);
-}
-
-static void draw_main_roofs(rb_sbuf *b, const rb_plot_data *d, const rb_plot_axis *x,
-                            const rb_plot_axis *y, rb_plot_labels *l, const rb_plot_box *bounds)
-{
-    for (int peak = 0; peak < 2; peak++) {
-        double top_c = top_roof(d, RB_PLOT_ROOF_COMPUTE, peak);
-        double top_m = top_roof(d, RB_PLOT_ROOF_BANDWIDTH, peak);
-        for (int i = 0; i < d->n_roofs; i++) {
-            const rb_plot_roof *r = &d->roofs[i];
-            if (!on_main(r) || !(roof_value(r, peak) > 0))
-                continue;
-            if (r->kind == RB_PLOT_ROOF_COMPUTE)
-                draw_compute_roof(b, r, peak, top_m, x, y, l, bounds);
-            else
-                draw_memory_roof(b, r, peak, top_c, x, y, l, bounds);
-        }
-    }
-}
-
-/* ---- points ---- */
-
-static void point_title(const rb_plot_point *p, char *out, size_t size)
-{
-    char rate[64], eff[96];
-    rb_plot_rate_text(p, rate, sizeof rate);
-    rb_plot_efficiency_text(p, eff, sizeof eff);
-    if (p->panel == RB_PANEL_ROOFLINE)
-        rb_fmt(out, size, "%s / %s (%s): %s at %.3g FLOP/byte, %s", p->pair, p->variant, p->role,
-               rate, p->x, eff);
-    else
-        rb_fmt(out, size, "%s / %s (%s): %s, %s", p->pair, p->variant, p->role, rate, eff);
-}
-
-/* Arrows from each rung of a pair's ladder to the next one on the same panel. */
-static void draw_arrows(rb_sbuf *b, const rb_plot_data *d, rb_plot_panel panel, const double *px,
-                        const double *py)
-{
-    int prev = -1;
-    for (int i = 0; i < d->n_points; i++) {
-        const rb_plot_point *p = &d->points[i];
-        if (!p->plotted || p->panel != panel || p->is_part)
-            continue;
-        if (prev >= 0 && d->points[prev].pair_index == p->pair_index) {
-            double dx = px[i] - px[prev], dy = py[i] - py[prev], len = hypot(dx, dy);
-            if (len > 2 * POINT_R + 6) {
-                double ux = dx / len, uy = dy / len, gap = POINT_R + 1.5;
-                char colour[40], marker[32];
-                rb_plot_colour(p->pair_index, colour, sizeof colour);
-                rb_fmt(marker, sizeof marker, "arrow-%d", p->pair_index);
-                rb_svg_line(b, px[prev] + ux * gap, py[prev] + uy * gap, px[i] - ux * gap,
-                            py[i] - uy * gap, colour, 1.3, NULL, marker);
-            }
-        }
-        prev = i;
-    }
-}
-
-static void draw_points(rb_sbuf *b, const rb_plot_data *d, rb_plot_panel panel, const double *px,
-                        const double *py)
-{
-    for (int i = 0; i < d->n_points; i++) {
-        const rb_plot_point *p = &d->points[i];
-        if (!p->plotted || p->panel != panel)
-            continue;
-        char colour[40], title[400];
-        rb_plot_colour(p->pair_index, colour, sizeof colour);
-        point_title(p, title, sizeof title);
-        rb_svg_circle(b, px[i], py[i], p->is_part ? POINT_R - 1.5 : POINT_R,
-                      p->is_part ? "#ffffff" : colour, "pt", title);
-    }
-}
-
-static void block_points(rb_plot_labels *l, const rb_plot_data *d, rb_plot_panel panel,
-                         const double *px, const double *py)
-{
+    double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
     for (int i = 0; i < d->n_points; i++)
-        if (d->points[i].plotted && d->points[i].panel == panel)
-            rb_plot_labels_block(l, (rb_plot_box){px[i] - POINT_R, py[i] - POINT_R, 2 * POINT_R,
-                                                  2 * POINT_R});
+        if (in_frame(d, f, &d->points[i]) && d->points[i].zoomed) {
+            x0 = fmin(x0, px[i] - 8);
+            x1 = fmax(x1, px[i] + 8);
+            y0 = fmin(y0, py[i] - 8);
+            y1 = fmax(y1, py[i] + 8);
+        }
+    if (!(x0 < x1))
+        return;
+    x0 = fmax(x0, f->area.x + 1);
+    x1 = fmin(x1, f->area.x + f->area.w - 1);
+    rb_svg_polyline(b, (double[]){x0, y0, x1, y0, x1, y1, x0, y1, x0, y0}, 5, "#888888", 1, "3 3");
+    rb_plot_labels_block(&f->labels, rb_plot_segment(x0, y0, x1, y0), 1);
+    rb_plot_labels_block(&f->labels, rb_plot_segment(x1, y0, x1, y1), 1);
+    rb_plot_labels_block(&f->labels, rb_plot_segment(x1, y1, x0, y1), 1);
+    rb_plot_labels_block(&f->labels, rb_plot_segment(x0, y1, x0, y0), 1);
+    const char *text = "zoomed below";
+    rb_plot_place pl[6] = {
+        {x0, y1 + 12, "start", 0, 0, 0, 0, 0, 0},  {x1, y1 + 12, "end", 0, 0, 0, 0, 0, 0},
+        {x0 - 4, y1 - 3, "end", 0, 0, 0, 0, 0, 0}, {x0, y0 - 4, "start", 0, 0, 0, 0, 0, 0},
+        {x1, y0 - 4, "end", 0, 0, 0, 0, 0, 0},     {x0 + 3, y1 - 4, "start", 0, 0, 0, 0, 0, 0},
+    };
+    int k = rb_plot_labels_place(&f->labels, text, RB_PLOT_LABEL_PX, pl, 6, &f->area, 0);
+    if (k >= 0)
+        draw_placed(b, &pl[k], RB_PLOT_LABEL_PX, "#666666", text);
 }
 
-/* Main panel labels: "pair: variant" on a pair's first point, the variant's name after it, right
- * or left of the point, moved down or up a line at a time until the box is free; a thin leader
- * line when it moved. */
-static void label_main_points(rb_sbuf *b, const rb_plot_data *d, const double *px,
-                              const double *py, rb_plot_labels *l, const rb_plot_box *bounds)
+/* Points, arrows and labels of a roofline frame (main or zoom) whose axes are set. */
+static void draw_roofline_frame(rb_sbuf *b, const rb_plot_data *d, rb_plot_frame *f, double *px,
+                                double *py, key_list *keys)
 {
-    int last_pair = -1;
+    draw_axes(b, f, 1);
+    for (int i = 0; i < d->n_points; i++)
+        if (in_frame(d, f, &d->points[i])) {
+            px[i] = rb_plot_axis_map(&f->x, d->points[i].x);
+            py[i] = rb_plot_axis_map(&f->y, d->points[i].y);
+        }
+    block_points(d, f, px, py);
+    if (d->have_roofs)
+        rb_plot_draw_roofline_roofs(b, d, f);
+    else
+        unknown_note(b, f, "roofs unknown: points only");
+    if (f->zoom < 0)
+        draw_zoom_outline(b, d, f, px, py);
+    draw_arrows(b, d, f, px, py);
+    draw_points(b, d, f, px, py);
+    label_points(b, d, f, px, py, keys);
+    if (d->have_roofs)
+        rb_plot_label_memory_roofs(b, d, f);
+}
+
+static double draw_main(rb_sbuf *b, const rb_plot_data *d, double *px, double *py, key_list *keys)
+{
+    rb_plot_frame f;
+    memset(&f, 0, sizeof f);
+    f.area = (rb_plot_box){MAIN_X, MAIN_Y, MAIN_W, MAIN_H};
+    f.margin_x = MAIN_X + MAIN_W + 8;
+    f.margin_w = RB_PLOT_CHART_W - f.margin_x - 6;
+    f.zoom = -1;
+    f.panel = RB_PANEL_ROOFLINE;
+    rb_plot_roofline_axes(d, &f.x, &f.y);
+    rb_svg_text(b, MAIN_X + MAIN_W / 2, MAIN_Y + MAIN_H + 34, 11, "middle", "#000000", 0,
+                "arithmetic intensity (FLOP/byte of compulsory DRAM traffic)");
+    rb_svg_text(b, MAIN_X - 50, MAIN_Y + MAIN_H / 2, 11, "middle", "#000000", -90,
+                "performance (FLOP/s)");
+    draw_roofline_frame(b, d, &f, px, py, keys);
+    rb_plot_labels_free(&f.labels);
+    return MAIN_Y + MAIN_H + 50;
+}
+
+/* ---- the zoom panels ---- */
+
+static void zoom_axes(const rb_plot_data *d, rb_plot_frame *f)
+{
+    double xlo = NAN, xhi = NAN, ylo = NAN, yhi = NAN;
     for (int i = 0; i < d->n_points; i++) {
         const rb_plot_point *p = &d->points[i];
-        if (!p->plotted || p->panel != RB_PANEL_ROOFLINE)
+        if (!in_frame(d, f, p))
             continue;
-        char text[160], colour[40];
-        if (p->pair_index != last_pair)
-            rb_fmt(text, sizeof text, "%s: %s", p->pair, p->variant);
-        else
-            rb_fmt(text, sizeof text, "%s", p->variant);
-        last_pair = p->pair_index;
-        rb_plot_colour(p->pair_index, colour, sizeof colour);
-        double w = rb_plot_text_width(text, 9), cx[50], cy[50];
-        int n = 0;
-        for (int k = 0; k <= 12; k++)
-            for (int sign = 1; sign >= -1 && n < 50; sign -= 2) {
-                if (k == 0 && sign < 0)
-                    continue;
-                double base = py[i] + 3 + sign * k * 10.5;
-                cx[n] = px[i] + POINT_R + 3;
-                cy[n++] = base;
-                cx[n] = px[i] - POINT_R - 3 - w;
-                cy[n++] = base;
-            }
-        double at_x, at_y;
-        if (place_text(b, l, cx, cy, n, 9, colour, text, bounds, &at_x, &at_y) &&
-            fabs(at_y - (py[i] + 3)) > 10)
-            rb_svg_line(b, px[i], py[i], at_x < px[i] ? at_x + w : at_x, at_y - 3, colour, 0.5,
-                        NULL, NULL);
+        rb_plot_widen(&xlo, &xhi, p->x);
+        rb_plot_widen(&ylo, &yhi, p->y);
+        const rb_plot_roof *r = rb_plot_find_roof(d, p->roof);
+        if (r && r->kind == RB_PLOT_ROOF_COMPUTE) {
+            rb_plot_widen(&ylo, &yhi, r->measured * 1e12);
+            rb_plot_widen(&ylo, &yhi, r->peak * 1e12);
+        }
     }
+    rb_plot_axis_fit_tight(&f->x, xlo, xhi, 0.1, 0.6);
+    rb_plot_axis_fit_tight(&f->y, ylo, yhi, 0.08, 1.0);
+    f->x.px_lo = f->area.x;
+    f->x.px_hi = f->area.x + f->area.w;
+    f->y.px_lo = f->area.y + f->area.h;
+    f->y.px_hi = f->area.y;
 }
 
-/* ---- the legend ---- */
-
-/* Writes text in lines of at most width characters, broken at spaces (a longer word is cut). */
-static double wrapped(rb_sbuf *b, double x, double y, double size, const char *fill,
-                      const char *text, int width)
+static double draw_zoom(rb_sbuf *b, const rb_plot_data *d, int z, double y0, double *px, double *py,
+                        key_list *keys)
 {
-    char line[256];
-    width = width > 255 ? 255 : width;
-    const char *p = text;
-    while (*p) {
-        int n = (int)strlen(p);
-        if (n > width) {
-            n = width;
-            while (n > 0 && p[n] != ' ')
-                n--;
-            if (n == 0)
-                n = width;
-        }
-        rb_fmt(line, sizeof line, "%.*s", n, p);
-        rb_svg_text(b, x, y, size, "start", fill, 0, line);
-        y += size * 1.3;
-        p += n;
-        while (*p == ' ')
-            p++;
-    }
+    rb_plot_frame f;
+    memset(&f, 0, sizeof f);
+    rb_sbuf_add(b, "<g id=\"rb-zoom-%d\">\n", z);
+    double top = rb_plot_draw_zoom_caption(b, d, z, 20, y0, RB_PLOT_CHART_W - 40) + 12;
+    f.area = (rb_plot_box){MAIN_X, top, MAIN_W, ZOOM_H};
+    f.margin_x = MAIN_X + MAIN_W + 8;
+    f.margin_w = RB_PLOT_CHART_W - f.margin_x - 6;
+    f.zoom = z;
+    f.panel = RB_PANEL_ROOFLINE;
+    zoom_axes(d, &f);
+    rb_svg_text(b, MAIN_X + MAIN_W / 2, top + ZOOM_H + 32, 11, "middle", "#000000", 0,
+                "arithmetic intensity (FLOP/byte)");
+    rb_svg_text(b, MAIN_X - 50, top + ZOOM_H / 2, 11, "middle", "#000000", -90,
+                "performance (FLOP/s)");
+    draw_roofline_frame(b, d, &f, px, py, keys);
+    rb_plot_labels_free(&f.labels);
+    rb_sbuf_add(b, "</g>\n");
+    return top + ZOOM_H + 44;
+}
+
+static double draw_zooms(rb_sbuf *b, const rb_plot_data *d, double y, double *px, double *py,
+                         key_list *keys)
+{
+    if (!d->n_zooms)
+        return y;
+    rb_sbuf_add(b, "<g id=\"rb-zooms\">\n");
+    rb_svg_text(b, 20, y, 13, "start", "#000000", 0,
+                "The compute-bound region (arithmetic intensity >= 100 FLOP/byte), zoomed and "
+                "labelled, against its compute roofs:");
+    y += 10;
+    for (int z = 0; z < d->n_zooms; z++)
+        y = draw_zoom(b, d, z, y, px, py, keys) + 8;
+    rb_sbuf_add(b, "</g>\n");
     return y;
 }
+
+/* ---- the side panels: bandwidth, link, latency ---- */
 
 static int panel_used(const rb_plot_data *d, rb_plot_panel panel)
 {
@@ -403,253 +570,157 @@ static int panel_used(const rb_plot_data *d, rb_plot_panel panel)
     return 0;
 }
 
-/* The legend; returns the y below it. */
-static double draw_legend(rb_sbuf *b, const rb_plot_data *d, double y)
+/* A variant's name upright above its point, or below it; else its number. */
+static void label_side_points(rb_sbuf *b, const rb_plot_data *d, rb_plot_frame *f, const double *px,
+                              const double *py, key_list *keys)
 {
-    const double x = LEGEND_X;
-    const int chars = (int)(LEGEND_W / (0.6 * LABEL_PX));
-    rb_svg_text(b, x, y, 11, "start", "#000000", 0, "pairs (one colour each)");
-    y += 16;
-    for (int i = 0; i < d->n_pairs; i++) {
-        char colour[40];
-        rb_plot_colour(i, colour, sizeof colour);
-        rb_svg_circle(b, x + 5, y - 3.5, 4, colour, NULL, NULL);
-        y = wrapped(b, x + 14, y, LABEL_PX, "#111111", d->pairs[i], chars - 2);
-    }
-    y += 6;
-    rb_svg_line(b, x, y - 4, x + 24, y - 4, MEASURED_COLOUR, 1.8, NULL, NULL);
-    y = wrapped(b, x + 30, y, LABEL_PX, "#111111", "measured roof (roofbench ceilings)", chars - 5);
-    rb_svg_line(b, x, y - 4, x + 24, y - 4, PEAK_COLOUR, 1.2, PEAK_DASH, NULL);
-    y = wrapped(b, x + 30, y, LABEL_PX, "#111111", "datasheet peak", chars - 5);
-    rb_svg_line(b, x, y - 4, x + 22, y - 4, "#555555", 1.3, NULL, "arrow-legend");
-    y = wrapped(b, x + 30, y, LABEL_PX, "#111111",
-                "ladder order: baseline -> steps -> optimized -> library", chars - 5);
-    rb_svg_circle(b, x + 5, y - 3.5, POINT_R - 1.5, "#ffffff", NULL, NULL);
-    y = wrapped(b, x + 14, y, LABEL_PX, "#111111",
-                "a part: one stage of a variant timed alone", chars - 2);
-    y += 4;
-    static const char *const notes[RB_PANEL_COUNT] = {
-        "roofline: FLOP/s against arithmetic intensity (FLOP per byte of compulsory DRAM "
-        "traffic), log-log.",
-        "bandwidth panel: variants with no FLOPs (copies, transposes, histograms), GB/s against "
-        "the DRAM, L2 and shared-memory roofs.",
-        "link panel: bytes over PCIe or NVLink, GB/s against the link roofs.",
-        "latency panel: launch-bound variants, microseconds per kernel against the launch and "
-        "graph-node roofs.",
-    };
-    for (int p = 0; p < RB_PANEL_COUNT; p++)
-        if (p == RB_PANEL_ROOFLINE || panel_used(d, (rb_plot_panel)p))
-            y = wrapped(b, x, y, LABEL_PX, "#333333", notes[p], chars);
-    y = wrapped(b, x, y, LABEL_PX, "#333333",
-                "Hover a point: pair, variant, rate and % of its measured roof.", chars);
-    if (!d->have_roofs)
-        y = wrapped(b, x, y + 4, LABEL_PX, "#b00020",
-                    "roofs unknown: this results file has no \"roofs\" (written before runs "
-                    "recorded them): points only.",
-                    chars);
-    return y;
-}
-
-/* ---- the small panels ---- */
-
-static int roof_on_panel(const rb_plot_roof *r, rb_plot_panel panel)
-{
-    int link = !strncmp(r->key, "pcie_", 5) || !strncmp(r->key, "nvlink_", 7);
-    return panel == RB_PANEL_LATENCY     ? r->kind == RB_PLOT_ROOF_LATENCY
-           : panel == RB_PANEL_LINK      ? r->kind == RB_PLOT_ROOF_BANDWIDTH && link
-           : panel == RB_PANEL_BANDWIDTH ? r->kind == RB_PLOT_ROOF_BANDWIDTH && !link
-                                         : 0;
-}
-
-static void draw_flat_roofs(rb_sbuf *b, const rb_plot_data *d, rb_plot_panel panel,
-                            const rb_plot_axis *y, rb_plot_labels *l, const rb_plot_box *bounds)
-{
-    for (int peak = 0; peak < 2; peak++)
-        for (int i = 0; i < d->n_roofs; i++) {
-            const rb_plot_roof *r = &d->roofs[i];
-            double v = roof_value(r, peak);
-            if (!roof_on_panel(r, panel) || !(v > 0) || log10(v) < y->lo || log10(v) > y->hi)
-                continue;
-            double py = rb_plot_axis_map(y, v);
-            rb_svg_line(b, SIDE_X, py, SIDE_X + SIDE_W, py, peak ? PEAK_COLOUR : MEASURED_COLOUR,
-                        peak ? 1.2 : 1.8, peak ? PEAK_DASH : NULL, NULL);
-            char text[96];
-            roof_label(r, peak, text, sizeof text);
-            double w = rb_plot_text_width(text, LABEL_PX), cx[16], cy[16];
-            int n = 0;
-            for (double right = SIDE_X + SIDE_W - 4; n < 16; right -= w + 12) {
-                cx[n] = right - w;
-                cy[n++] = py - 3;
-                cx[n] = right - w;
-                cy[n++] = py + LABEL_PX + 2;
-            }
-            place_text(b, l, cx, cy, n, LABEL_PX, peak ? "#666666" : "#111111", text, bounds,
-                       NULL, NULL);
-        }
-}
-
-/* The y range of a small panel: its points and its roofs. */
-static void side_axis(const rb_plot_data *d, rb_plot_panel panel, double top, rb_plot_axis *y)
-{
-    double lo = NAN, hi = NAN;
-    for (int i = 0; i < d->n_points; i++)
-        if (d->points[i].plotted && d->points[i].panel == panel)
-            widen(&lo, &hi, d->points[i].y);
-    for (int i = 0; i < d->n_roofs; i++)
-        if (roof_on_panel(&d->roofs[i], panel)) {
-            widen(&lo, &hi, d->roofs[i].measured);
-            widen(&lo, &hi, d->roofs[i].peak);
-        }
-    rb_plot_axis_fit(y, lo, hi, 2, 0);
-    y->px_lo = top + SIDE_H;
-    y->px_hi = top;
-}
-
-/* Point and pair labels of a small panel: a variant's name upright above its point (or below
- * it), each pair's name under its group of points. */
-static void label_side(rb_sbuf *b, const rb_plot_data *d, rb_plot_panel panel, const double *px,
-                       const double *py, double top, rb_plot_labels *l)
-{
-    rb_plot_box inside = {SIDE_X, top, SIDE_W, SIDE_H};
+    const double size = RB_PLOT_POINT_PX, shift = 0.33 * size;
+    if (!labels_wanted(b, d, f))
+        return;
     for (int i = 0; i < d->n_points; i++) {
         const rb_plot_point *p = &d->points[i];
-        if (!p->plotted || p->panel != panel)
+        if (!in_frame(d, f, p))
             continue;
-        double w = rb_plot_text_width(p->variant, 9), cx[2], cy[2];
-        /* rotated -90 degrees about its anchor: glyphs left of x, text running upwards */
-        cx[0] = cx[1] = px[i] - 3.7;
-        cy[0] = py[i] - POINT_R - 3 - w;
-        cy[1] = py[i] + POINT_R + 3;
-        char colour[40];
-        rb_plot_colour(p->pair_index, colour, sizeof colour);
-        int k = rb_plot_labels_place(l, cx, cy, 2, 9, w, &inside);
+        double r = point_r(f, p);
+        rb_plot_place pl[2] = {
+            {px[i] + shift, py[i] - r - 3, "start", -90, 0, 0, 0, 0, 0},
+            {px[i] + shift, py[i] + r + 3, "end", -90, 0, 0, 0, 0, 0},
+        };
+        char colour[16];
+        frame_colour(d, f, p->pair_index, colour, sizeof colour);
+        int k = rb_plot_labels_place(&f->labels, p->variant, size, pl, 2, &f->area, 0);
         if (k >= 0)
-            rb_svg_text(b, px[i] + 3.5, cy[k] + w, 9, "start", colour, -90, p->variant);
+            draw_placed(b, &pl[k], size, colour, p->variant);
+        else
+            number_point(b, f, keys, i, px[i], py[i], r, colour);
     }
-    rb_plot_box below = {SIDE_X - 60, top + SIDE_H + 2, SIDE_W + 120, 60};
+}
+
+/* Each pair's name under its group of points, on the first of four rows where it fits. */
+static void label_side_pairs(rb_sbuf *b, const rb_plot_data *d, rb_plot_frame *f, const double *px)
+{
+    rb_plot_box below = {f->area.x, f->area.y + f->area.h + 2, f->area.w + 60, 56};
     for (int i = 0; i < d->n_points;) {
-        int first = i, last = -1;
+        int first = i, start = -1, last = -1;
         for (; i < d->n_points && d->points[i].pair_index == d->points[first].pair_index; i++)
-            if (d->points[i].plotted && d->points[i].panel == panel)
+            if (in_frame(d, f, &d->points[i])) {
+                start = start < 0 ? i : start;
                 last = i;
+            }
         if (last < 0)
             continue;
-        int start = first;
-        while (!(d->points[start].plotted && d->points[start].panel == panel))
-            start++;
-        const char *name = d->points[first].pair;
-        double w = rb_plot_text_width(name, 9), mid = (px[start] + px[last]) / 2, cx[4], cy[4];
+        double mid = (px[start] + px[last]) / 2;
+        rb_plot_place pl[8];
         for (int k = 0; k < 4; k++) {
-            cx[k] = mid - w / 2;
-            cy[k] = top + SIDE_H + 16 + 12 * k;
+            pl[2 * k] = (rb_plot_place){mid, below.y + 12 + 12 * k, "middle", 0, 0, 0, 0, 0, 0};
+            pl[2 * k + 1] =
+                (rb_plot_place){px[start] - 6, below.y + 12 + 12 * k, "start", 0, 0, 0, 0, 0, 0};
         }
-        char colour[40];
-        rb_plot_colour(d->points[first].pair_index, colour, sizeof colour);
-        place_text(b, l, cx, cy, 4, 9, colour, name, &below, NULL, NULL);
+        const char *name = d->points[first].pair;
+        int k = rb_plot_labels_place(&f->labels, name, RB_PLOT_POINT_PX, pl, 8, &below, 0);
+        char colour[16];
+        frame_colour(d, f, d->points[first].pair_index, colour, sizeof colour);
+        if (k >= 0)
+            draw_placed(b, &pl[k], RB_PLOT_POINT_PX, colour, name);
     }
 }
 
-/* "roofs unknown", right-aligned at (right, y), kept clear of the labels placed after it. */
-static void unknown_note(rb_sbuf *b, rb_plot_labels *l, double right, double y, const char *text)
+/* The points of a side panel in ladder order, one slot each, a gap between pairs. */
+static void side_positions(const rb_plot_data *d, rb_plot_frame *f, double *px, double *py)
 {
-    double w = rb_plot_text_width(text, 12);
-    rb_plot_labels_block(l, (rb_plot_box){right - w, y - 12, w, 15});
-    rb_svg_text(b, right, y, 12, "end", "#b00020", 0, text);
+    int slots = 0, last_pair = -1;
+    for (int i = 0; i < d->n_points; i++)
+        if (in_frame(d, f, &d->points[i])) {
+            slots += 1 + (last_pair >= 0 && d->points[i].pair_index != last_pair);
+            last_pair = d->points[i].pair_index;
+        }
+    double slot_w = fmin(40, f->area.w / (slots + 1));
+    int slot = 0;
+    last_pair = -1;
+    for (int i = 0; i < d->n_points; i++) {
+        const rb_plot_point *p = &d->points[i];
+        if (!in_frame(d, f, p))
+            continue;
+        slot += last_pair >= 0 && p->pair_index != last_pair;
+        last_pair = p->pair_index;
+        px[i] = f->area.x + slot_w * (slot + 1);
+        py[i] = rb_plot_axis_map(&f->y, p->y);
+        slot++;
+    }
 }
 
-/* One small panel: the points of panel in ladder order, one slot each, a gap between pairs. */
-static double draw_side_panel(rb_sbuf *b, const rb_plot_data *d, rb_plot_panel panel,
-                              double top, double *px, double *py)
+static double draw_side_panel(rb_sbuf *b, const rb_plot_data *d, rb_plot_panel panel, double top,
+                              double *px, double *py, key_list *keys)
 {
     static const char *const titles[RB_PANEL_COUNT] = {
         "", "bandwidth: variants with no FLOPs, GB/s (log scale)",
         "links: bytes over PCIe or NVLink, GB/s (log scale)",
         "latency: microseconds per kernel (log scale)"};
-    int slots = 0, last_pair = -1;
-    for (int i = 0; i < d->n_points; i++)
-        if (d->points[i].plotted && d->points[i].panel == panel) {
-            slots += 1 + (last_pair >= 0 && d->points[i].pair_index != last_pair);
-            last_pair = d->points[i].pair_index;
-        }
+    rb_plot_frame f;
+    memset(&f, 0, sizeof f);
+    f.area = (rb_plot_box){SIDE_X, top, SIDE_W, SIDE_H};
+    f.margin_x = SIDE_X + SIDE_W + 8;
+    f.margin_w = RB_PLOT_CHART_W - f.margin_x - 6;
+    f.zoom = -1;
+    f.panel = panel;
+    rb_sbuf_add(b, "<g id=\"rb-side-%d\">\n", (int)panel);
     rb_svg_text(b, SIDE_X, top - 10, 12, "start", "#000000", 0, titles[panel]);
-    rb_plot_axis y;
-    side_axis(d, panel, top, &y);
-    draw_axes(b, NULL, &y, SIDE_X, top, SIDE_W, SIDE_H, 0);
-    double slot_w = fmin(40, SIDE_W / (slots + 1));
-    int slot = 0;
-    last_pair = -1;
-    for (int i = 0; i < d->n_points; i++) {
-        const rb_plot_point *p = &d->points[i];
-        if (!p->plotted || p->panel != panel)
-            continue;
-        slot += last_pair >= 0 && p->pair_index != last_pair;
-        last_pair = p->pair_index;
-        px[i] = SIDE_X + slot_w * (slot + 1);
-        py[i] = rb_plot_axis_map(&y, p->y);
-        slot++;
-    }
-    rb_plot_labels l = {0};
-    rb_plot_box inside = {SIDE_X, top, SIDE_W, SIDE_H};
-    block_points(&l, d, panel, px, py);
+    double lo = NAN, hi = NAN;
+    for (int i = 0; i < d->n_points; i++)
+        if (in_frame(d, &f, &d->points[i]))
+            rb_plot_widen(&lo, &hi, d->points[i].y);
+    rb_plot_side_roof_range(d, panel, &lo, &hi);
+    rb_plot_axis_fit(&f.y, lo, hi, 2, 0);
+    f.y.px_lo = top + SIDE_H;
+    f.y.px_hi = top;
+    draw_axes(b, &f, 0);
+    side_positions(d, &f, px, py);
+    block_points(d, &f, px, py);
     if (d->have_roofs)
-        draw_flat_roofs(b, d, panel, &y, &l, &inside);
+        rb_plot_draw_flat_roofs(b, d, &f);
     else
-        unknown_note(b, &l, SIDE_X + SIDE_W - 6, top + 14, "roofs unknown");
-    draw_arrows(b, d, panel, px, py);
-    draw_points(b, d, panel, px, py);
-    label_side(b, d, panel, px, py, top, &l);
-    rb_plot_labels_free(&l);
+        unknown_note(b, &f, "roofs unknown");
+    draw_arrows(b, d, &f, px, py);
+    draw_points(b, d, &f, px, py);
+    label_side_points(b, d, &f, px, py, keys);
+    label_side_pairs(b, d, &f, px);
+    rb_plot_labels_free(&f.labels);
+    rb_sbuf_add(b, "</g>\n");
     return top + SIDE_H + 70;
 }
 
-/* ---- the chart ---- */
+/* ---- the foot: the key of numbered points, what is not plotted ---- */
 
-static void draw_title(rb_sbuf *b, const rb_plot_data *d, const char *what)
+/* Cuts UTF-8 text after max characters (never inside one). */
+static void cut_chars(char *s, int max)
 {
-    char title[600];
-    rb_fmt(title, sizeof title, "roofbench %s: %s, driver %s, CUDA %s, %s, git %s", what,
-           d->device, d->driver, d->cuda, d->date, d->git);
-    rb_svg_text(b, 20, 26, 14, "start", "#000000", 0, title);
-}
-
-static void draw_markers(rb_sbuf *b, const rb_plot_data *d)
-{
-    rb_svg_defs_begin(b);
-    for (int i = 0; i < d->n_pairs; i++) {
-        char colour[40], id[32];
-        rb_plot_colour(i, colour, sizeof colour);
-        rb_fmt(id, sizeof id, "arrow-%d", i);
-        rb_svg_arrow_marker(b, id, colour);
-    }
-    rb_svg_arrow_marker(b, "arrow-legend", "#555555");
-    rb_svg_defs_end(b);
-}
-
-static void draw_main_panel(rb_sbuf *b, const rb_plot_data *d, double *px, double *py)
-{
-    rb_plot_axis x, y;
-    rb_plot_roofline_axes(d, &x, &y);
-    draw_axes(b, &x, &y, MAIN_X, MAIN_Y, MAIN_W, MAIN_H, 1);
-    rb_svg_text(b, MAIN_X + MAIN_W / 2, MAIN_Y + MAIN_H + 34, 11, "middle", "#000000", 0,
-                "arithmetic intensity (FLOP/byte of compulsory DRAM traffic)");
-    rb_svg_text(b, MAIN_X - 52, MAIN_Y + MAIN_H / 2, 11, "middle", "#000000", -90,
-                "performance (FLOP/s)");
-    for (int i = 0; i < d->n_points; i++)
-        if (d->points[i].plotted && d->points[i].panel == RB_PANEL_ROOFLINE) {
-            px[i] = rb_plot_axis_map(&x, d->points[i].x);
-            py[i] = rb_plot_axis_map(&y, d->points[i].y);
+    int chars = 0;
+    for (char *p = s; *p; p++)
+        if ((*p & 0xc0) != 0x80 && chars++ == max) {
+            *p = '\0';
+            return;
         }
-    rb_plot_labels l = {0};
-    rb_plot_box inside = {MAIN_X, MAIN_Y, MAIN_W, MAIN_H};
-    block_points(&l, d, RB_PANEL_ROOFLINE, px, py);
-    if (d->have_roofs)
-        draw_main_roofs(b, d, &x, &y, &l, &inside);
-    else
-        unknown_note(b, &l, MAIN_X + MAIN_W - 6, MAIN_Y + 16, "roofs unknown: points only");
-    draw_arrows(b, d, RB_PANEL_ROOFLINE, px, py);
-    draw_points(b, d, RB_PANEL_ROOFLINE, px, py);
-    label_main_points(b, d, px, py, &l, &inside);
-    rb_plot_labels_free(&l);
+}
+
+static double draw_key(rb_sbuf *b, const rb_plot_data *d, const key_list *keys, double y)
+{
+    if (!keys->n)
+        return y;
+    rb_svg_text(b, 20, y, 11, "start", "#000000", 0,
+                "Points whose label did not fit, numbered on the chart:");
+    y += 16;
+    int rows = (keys->n + 1) / 2;
+    for (int k = 0; k < keys->n; k++) {
+        const rb_plot_point *p = &d->points[keys->point[k]];
+        char text[400], rate[64], eff[96];
+        rb_plot_rate_text(p, rate, sizeof rate);
+        rb_plot_efficiency_text(p, eff, sizeof eff);
+        rb_fmt(text, sizeof text, "%2d %s / %s: %s, %s", k + 1, p->pair, p->variant, rate, eff);
+        int col = k / rows, row = k % rows;
+        cut_chars(text, 95); /* its column's width at 10 px */
+        rb_svg_text(b, 20 + col * 590, y + row * 13, RB_PLOT_LABEL_PX, "start", "#222222", 0, text);
+    }
+    return y + rows * 13 + 10;
 }
 
 /* "not plotted: pair/variant (why), ..." under the panels; returns the y below it. */
@@ -661,7 +732,7 @@ static double draw_unplotted(rb_sbuf *b, const rb_plot_data *d, double y)
         if (p->plotted)
             continue;
         rb_sbuf_add(&list, "%s%s/%s (%s)", list.len ? ", " : "", p->pair, p->variant,
-                    !strcmp(p->verdict, "skipped") ? "skipped"
+                    !strcmp(p->verdict, "skipped")   ? "skipped"
                     : !strcmp(p->verdict, "invalid") ? "invalid"
                                                      : "not timed or no rate");
     }
@@ -671,135 +742,77 @@ static double draw_unplotted(rb_sbuf *b, const rb_plot_data *d, double y)
         rb_sbuf_add(&head, "not plotted: %s", text);
         char *all = rb_sbuf_take(&head);
         if (all)
-            y = wrapped(b, 20, y, LABEL_PX, "#333333", all, (int)((CHART_W - 40) / 6));
+            y = rb_plot_wrapped(
+                b, 20, y, RB_PLOT_LABEL_PX, "#333333", all,
+                (int)((RB_PLOT_CHART_W - 40) / rb_plot_text_width("x", RB_PLOT_LABEL_PX)));
         free(all);
     }
     free(text);
     return y;
 }
 
-char *rb_plot_roofline_svg(const rb_plot_data *d)
+/* ---- the chart ---- */
+
+static void draw_title(rb_sbuf *b, const rb_plot_data *d)
 {
-    double *px = calloc((size_t)d->n_points + 1, sizeof *px);
-    double *py = calloc((size_t)d->n_points + 1, sizeof *py);
-    rb_sbuf body = {0};
-    if (!px || !py) {
-        free(px);
-        free(py);
-        return NULL;
+    char title[600];
+    rb_fmt(title, sizeof title, "roofbench roofline: %s, driver %s, CUDA %s, %s, git %s", d->device,
+           d->driver, d->cuda, d->date, d->git);
+    rb_svg_text(b, 20, 26, 14, "start", "#000000", 0, title);
+}
+
+static void draw_markers(rb_sbuf *b)
+{
+    rb_svg_defs_begin(b);
+    for (int i = 0; i < RB_PLOT_COLOURS * RB_PLOT_SHADES; i++) {
+        char id[32], colour[16];
+        rb_fmt(id, sizeof id, "arrow-%d-%d", i / RB_PLOT_SHADES, i % RB_PLOT_SHADES);
+        rb_plot_shade(rb_plot_colour(i / RB_PLOT_SHADES), i % RB_PLOT_SHADES, colour,
+                      sizeof colour);
+        rb_svg_arrow_marker(b, id, colour);
     }
-    draw_markers(&body, d);
-    draw_title(&body, d, "roofline");
-    draw_main_panel(&body, d, px, py);
-    double y = fmax(MAIN_Y + MAIN_H + 60, draw_legend(&body, d, MAIN_Y) + 20) + 20;
+    rb_svg_arrow_marker(b, "arrow-legend", "#555555");
+    rb_svg_defs_end(b);
+}
+
+static double draw_body(rb_sbuf *b, const rb_plot_data *d, double *px, double *py, key_list *keys)
+{
+    draw_markers(b);
+    draw_title(b, d);
+    rb_sbuf_add(b, "<g id=\"rb-main\">\n");
+    double y = draw_main(b, d, px, py, keys);
+    y = rb_plot_draw_legend(b, d, y);
+    rb_sbuf_add(b, "</g>\n");
+    y += 24;
+    y = draw_zooms(b, d, y, px, py, keys) + 20;
     for (int p = RB_PANEL_BANDWIDTH; p < RB_PANEL_COUNT; p++)
         if (panel_used(d, (rb_plot_panel)p))
-            y = draw_side_panel(&body, d, (rb_plot_panel)p, y, px, py) + 20;
-    y = draw_unplotted(&body, d, y) + 10;
+            y = draw_side_panel(b, d, (rb_plot_panel)p, y, px, py, keys) + 20;
+    y = draw_key(b, d, keys, y);
+    return draw_unplotted(b, d, y) + 10;
+}
+
+char *rb_plot_roofline_svg(const rb_plot_data *d)
+{
+    size_t n = (size_t)d->n_points + 1;
+    double *px = calloc(n, sizeof *px), *py = calloc(n, sizeof *py);
+    key_list keys = {calloc(n, sizeof *keys.point), 0};
+    char *inner = NULL;
+    double height = 0;
+    if (px && py && keys.point) {
+        rb_sbuf body = {0};
+        height = draw_body(&body, d, px, py, &keys);
+        inner = rb_sbuf_take(&body);
+    }
     free(px);
     free(py);
-    char *inner = rb_sbuf_take(&body);
+    free(keys.point);
     if (!inner)
         return NULL;
     rb_sbuf out = {0};
-    rb_svg_begin(&out, CHART_W, ceil(y));
+    rb_svg_begin(&out, RB_PLOT_CHART_W, ceil(height));
     rb_sbuf_add(&out, "%s", inner);
     rb_svg_end(&out);
     free(inner);
     return rb_sbuf_take(&out);
-}
-
-/* ---- the speedup chart ---- */
-
-#define SPEEDUP_TOP 70.0
-#define SPEEDUP_ROW 15.0
-#define SPEEDUP_NAME_RIGHT 300.0
-#define SPEEDUP_BAR_X0 320.0
-#define SPEEDUP_BAR_X1 820.0
-
-static int has_speedup(const rb_plot_point *p)
-{
-    return !p->is_part && p->speedup > 0 && isfinite(p->speedup);
-}
-
-/* Rows: a heading per pair, then one per rung with a speedup (or one that says there is none). */
-static int speedup_rows(const rb_plot_data *d)
-{
-    int rows = 0;
-    for (int k = 0; k < d->n_pairs; k++) {
-        int n = 0;
-        for (int i = 0; i < d->n_points; i++)
-            n += d->points[i].pair_index == k && has_speedup(&d->points[i]);
-        rows += 1 + (n ? n : 1);
-    }
-    return rows;
-}
-
-static void speedup_bar(rb_sbuf *b, const rb_plot_point *p, const rb_plot_axis *x, double y)
-{
-    char colour[40], eff[96], title[400], text[160];
-    rb_plot_colour(p->pair_index, colour, sizeof colour);
-    rb_plot_efficiency_text(p, eff, sizeof eff);
-    double one = rb_plot_axis_map(x, 1), at = rb_plot_axis_map(x, p->speedup);
-    rb_svg_text(b, SPEEDUP_NAME_RIGHT, y, LABEL_PX, "end", "#111111", 0, p->variant);
-    rb_fmt(title, sizeof title, "%s / %s (%s): %.3gx over the baseline, %s", p->pair, p->variant,
-           p->role, p->speedup, eff);
-    rb_svg_rect(b, fmin(one, at), y - 9, fmax(1.5, fabs(at - one)), 11, colour, "bar", title);
-    rb_fmt(text, sizeof text, "%.3gx, %s", p->speedup, eff);
-    rb_svg_text(b, fmax(one, at) + 5, y, LABEL_PX, "start", "#111111", 0, text);
-}
-
-char *rb_plot_speedup_svg(const rb_plot_data *d)
-{
-    double lo = 1, hi = 1;
-    for (int i = 0; i < d->n_points; i++)
-        if (has_speedup(&d->points[i]))
-            widen(&lo, &hi, d->points[i].speedup);
-    rb_plot_axis x;
-    rb_plot_axis_fit(&x, lo, hi, 1, 0);
-    if (lo >= 1 && x.lo < 0) /* no rung slower than its baseline: start at 1x */
-        x.lo = 0;
-    x.px_lo = SPEEDUP_BAR_X0;
-    x.px_hi = SPEEDUP_BAR_X1;
-    double bottom = SPEEDUP_TOP + speedup_rows(d) * SPEEDUP_ROW + 10;
-    rb_sbuf b = {0};
-    rb_svg_begin(&b, CHART_W, bottom + 60);
-    draw_title(&b, d, "speedups");
-    rb_svg_text(&b, 20, 46, 11, "start", "#333333", 0,
-                "each pair's ladder: speedup over its baseline (log scale), and each rung's % of "
-                "its measured roof");
-    char t[32];
-    for (int e = x.lo; e <= x.hi; e++) {
-        double px = rb_plot_axis_map(&x, pow(10, e));
-        rb_svg_line(&b, px, SPEEDUP_TOP - 4, px, bottom, "#e4e4e4", 1, NULL, NULL);
-        decade_label(e, 0, t, sizeof t);
-        rb_fmt(t + strlen(t), sizeof t - strlen(t), "x");
-        rb_svg_text(&b, px, SPEEDUP_TOP - 8, LABEL_PX, "middle", "#333333", 0, t);
-        rb_svg_text(&b, px, bottom + 14, LABEL_PX, "middle", "#333333", 0, t);
-    }
-    double one = rb_plot_axis_map(&x, 1);
-    rb_svg_line(&b, one, SPEEDUP_TOP - 4, one, bottom, "#555555", 1, NULL, NULL);
-    rb_svg_text(&b, (SPEEDUP_BAR_X0 + SPEEDUP_BAR_X1) / 2, bottom + 32, 11, "middle", "#000000", 0,
-                "speedup over the pair's baseline");
-    double y = SPEEDUP_TOP + 10;
-    for (int k = 0; k < d->n_pairs; k++) {
-        char colour[40];
-        rb_plot_colour(k, colour, sizeof colour);
-        rb_svg_text(&b, 20, y, 11, "start", colour, 0, d->pairs[k]);
-        y += SPEEDUP_ROW;
-        int n = 0;
-        for (int i = 0; i < d->n_points; i++)
-            if (d->points[i].pair_index == k && has_speedup(&d->points[i])) {
-                speedup_bar(&b, &d->points[i], &x, y);
-                y += SPEEDUP_ROW;
-                n++;
-            }
-        if (!n) {
-            rb_svg_text(&b, SPEEDUP_NAME_RIGHT, y, LABEL_PX, "end", "#666666", 0,
-                        "no speedup: no valid timed baseline");
-            y += SPEEDUP_ROW;
-        }
-    }
-    rb_svg_end(&b);
-    return rb_sbuf_take(&b);
 }

@@ -916,7 +916,7 @@ static void html_row(rb_sbuf *b, const rb_runcmp_row *r)
 {
     char name[140];
     rb_fmt(name, sizeof name, "%s/%s", r->pair, r->variant);
-    rb_sbuf_add(b, "<tr class=\"%s\">", rb_change_name(r->change));
+    rb_sbuf_add(b, "<tr>");
     rb_html_cell_text(b, name);
     rb_html_cell_text(b, r->roof);
     rb_html_cell_number(b, r->old_ms, "%.4f", 1);
@@ -925,7 +925,7 @@ static void html_row(rb_sbuf *b, const rb_runcmp_row *r)
     rb_html_cell_number(b, r->ratio_lo, "%.3f", 1);
     rb_html_cell_number(b, r->ratio_hi, "%.3f", 1);
     rb_html_cell_number(b, r->floor, "%.1f%%", 100);
-    rb_html_cell_text(b, rb_change_name(r->change));
+    rb_html_cell_verdict(b, rb_change_name(r->change), rb_change_name(r->change));
     rb_html_cell_text(b, rb_cause_name(r->cause));
     rb_html_cell_text(b, r->evidence);
     rb_sbuf_add(b, "</tr>\n");
@@ -934,19 +934,10 @@ static void html_row(rb_sbuf *b, const rb_runcmp_row *r)
 char *rb_runcmp_html(const rb_runcmp *c, const char *old_path, const char *new_path)
 {
     rb_sbuf b = {0};
-    rb_sbuf_add(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                    "<title>roofbench compare: ");
-    rb_sbuf_escaped(&b, c->old_git);
-    rb_sbuf_add(&b, " -&gt; ");
-    rb_sbuf_escaped(&b, c->new_git);
-    rb_sbuf_add(&b,
-                "</title>\n<style>\nbody { font-family: sans-serif; margin: 1.5em; color: #111; }\n"
-                "%stable.rb tr.slower td { background: #fde0dc; }\n"
-                "table.rb tr.faster td { background: #e0f4e0; }\n"
-                "table.rb tr.unclear td { background: #fff6d5; }\n"
-                "table.rb tr.blind td { background: #e8e8e8; }\n</style>\n</head>\n<body>\n"
-                "<h1>roofbench compare</h1>\n<p>OLD <code>",
-                rb_html_table_css);
+    char title[200];
+    rb_fmt(title, sizeof title, "roofbench compare: %s -> %s", c->old_git, c->new_git);
+    rb_html_page_begin(&b, title);
+    rb_sbuf_add(&b, "<p>OLD <code>");
     rb_sbuf_escaped(&b, old_path);
     rb_sbuf_add(&b, "</code> (git ");
     rb_sbuf_escaped(&b, c->old_git);
@@ -970,12 +961,13 @@ char *rb_runcmp_html(const rb_runcmp *c, const char *old_path, const char *new_p
         rb_html_cell_text(&b, c->env[i].new_value);
         rb_sbuf_add(&b, "</tr>\n");
     }
-    rb_sbuf_add(&b,
-                "</tbody>\n</table>\n<h2>Variants: %d same, %d faster, %d slower, %d unclear, "
-                "%d blind, %d not compared</h2>\n<p>",
-                c->counts[RB_CHANGE_SAME], c->counts[RB_CHANGE_FASTER], c->counts[RB_CHANGE_SLOWER],
-                c->counts[RB_CHANGE_UNCLEAR], c->counts[RB_CHANGE_BLIND],
-                c->counts[RB_CHANGE_NOT_COMPARED]);
+    rb_sbuf_add(&b, "</tbody>\n</table>\n<h2>Variants</h2>\n");
+    const int n_changes = (int)(sizeof c->counts / sizeof c->counts[0]);
+    const char *names[sizeof c->counts / sizeof c->counts[0]];
+    for (int i = 0; i < n_changes; i++)
+        names[i] = rb_change_name((rb_change)i);
+    rb_html_counts(&b, "verdicts", names, c->counts, n_changes);
+    rb_sbuf_add(&b, "<p>");
     rb_sbuf_escaped(&b, RB_RUNCMP_RULE);
     rb_sbuf_add(&b, ". Click a column's header to sort by it.</p>\n<table class=\"rb\">\n"
                     "<thead><tr><th>pair/variant</th><th>roof</th><th class=\"num\">old ms</th>"
@@ -985,6 +977,7 @@ char *rb_runcmp_html(const rb_runcmp *c, const char *old_path, const char *new_p
                     "<th>evidence</th></tr></thead>\n<tbody>\n");
     for (int i = 0; i < c->n_rows; i++)
         html_row(&b, &c->rows[i]);
-    rb_sbuf_add(&b, "</tbody>\n</table>\n%s</body>\n</html>\n", rb_html_sort_script);
+    rb_sbuf_add(&b, "</tbody>\n</table>\n");
+    rb_html_page_end(&b);
     return rb_sbuf_take(&b);
 }

@@ -151,6 +151,16 @@ void rb_svg_circle(rb_sbuf *b, double cx, double cy, double r, const char *fill,
     close_with_title(b, "circle", title);
 }
 
+void rb_svg_path(rb_sbuf *b, const char *d, const char *fill, const char *stroke,
+                 double stroke_width, const char *cls, const char *title)
+{
+    rb_sbuf_add(b, "<path d=\"%s\" fill=\"%s\"", d, fill);
+    if (stroke)
+        stroke_attrs(b, stroke, stroke_width, NULL);
+    class_attr(b, cls);
+    close_with_title(b, "path", title);
+}
+
 void rb_svg_text(rb_sbuf *b, double x, double y, double size, const char *anchor,
                  const char *fill, double rotate_deg, const char *text)
 {

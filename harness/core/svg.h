@@ -40,6 +40,10 @@ void rb_svg_rect(rb_sbuf *b, double x, double y, double w, double h, const char 
 /* A circle of class cls (NULL: none) with a tooltip (title NULL: none; escaped). */
 void rb_svg_circle(rb_sbuf *b, double cx, double cy, double r, const char *fill, const char *cls,
                    const char *title);
+/* <path d="d"> (path data the caller built from numbers, written as is) of class cls (NULL:
+ * none) with a tooltip (title NULL: none; escaped); stroke NULL: none. */
+void rb_svg_path(rb_sbuf *b, const char *d, const char *fill, const char *stroke,
+                 double stroke_width, const char *cls, const char *title);
 /* Text at (x, y), anchor "start", "middle" or "end", rotated by rotate_deg about (x, y);
  * text is escaped. */
 void rb_svg_text(rb_sbuf *b, double x, double y, double size, const char *anchor,
