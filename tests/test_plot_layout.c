@@ -486,7 +486,7 @@ static void test_binding_roof(void)
     for (size_t i = 0; i < 3; i++) {
         rb_plot_point *p = find(&d, pairs[i], "optimized");
         RB_CHECK(p && p->roof && !strcmp(p->roof, "dram_gbps"));
-        RB_CHECK(p && p->compute_roof && !strcmp(p->compute_roof, "fp32_tflops"));
+        RB_CHECK(p && p->declared_roof && !strcmp(p->declared_roof, "fp32_tflops"));
     }
     char text[96];
     rb_plot_efficiency_text(find(&d, "softmax", "optimized"), text, sizeof text);

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <regex.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,12 +94,12 @@ static rb_plot_panel panel_of(const char *roof, double flops, int link_bytes,
 }
 
 /* A file whose "roof" is the declared compute roof of a memory-bound variant (no
- * "compute_roof" beside it): the memory roof its efficiency was taken against (rate /
+ * "declared_roof" beside it): the memory roof its efficiency was taken against (rate /
  * efficiency), when one of the file's DRAM, L2 or shared-memory roofs is within 3% of it. */
 static const char *binding_roof(const rb_plot_data *d, const char *roof, const json_value *v)
 {
     const json_value *ceil = json_get(v, "vs_ceiling");
-    if (!roof || json_get(v, "compute_roof") || kind_of_key(roof) != RB_PLOT_ROOF_COMPUTE ||
+    if (!roof || json_get(v, "declared_roof") || kind_of_key(roof) != RB_PLOT_ROOF_COMPUTE ||
         strcmp(json_string_at(ceil, "bound", ""), "memory"))
         return roof;
     double implied = json_number_at(ceil, "gbps") / json_number_at(ceil, "efficiency");
@@ -127,9 +128,9 @@ static void load_variant(const rb_plot_data *d, const json_value *pair, const js
     p->role = json_string_at(v, "role", "?");
     const char *named = json_string_at(v, "roof", NULL);
     p->roof = binding_roof(d, named, v);
-    p->compute_roof = json_string_at(v, "compute_roof", NULL);
-    if (!p->compute_roof && named && kind_of_key(named) == RB_PLOT_ROOF_COMPUTE)
-        p->compute_roof = named;
+    p->declared_roof = json_string_at(v, "declared_roof", NULL);
+    if (!p->declared_roof && named && kind_of_key(named) == RB_PLOT_ROOF_COMPUTE)
+        p->declared_roof = named;
     p->verdict = json_string_at(v, "verdict", "-");
     p->note = json_string_at(v, "note", "");
     p->pair_index = pair_index;
@@ -211,20 +212,28 @@ static void load_meta(const json_value *doc, rb_plot_data *d)
 
 /* ---- families, zoom panels, colours ---- */
 
-/* A pair's family: its name up to the first '.' or '@' ("hgemm.square@64M" -> "hgemm"). */
-static int family_of(rb_plot_data *d, const char *pair)
+/* A pair's family: its name up to the first '.' or '@' ("hgemm.square@64M" -> "hgemm"), found
+ * or added through an open-addressing table of size slots (more than the pairs). */
+static int family_of(rb_plot_data *d, int *table, size_t size, const char *pair)
 {
     char name[64];
     size_t n = strcspn(pair, ".@");
     rb_fmt(name, sizeof name, "%.*s", (int)(n ? n : strlen(pair)), pair);
-    for (int f = 0; f < d->n_families; f++)
-        if (!strcmp(d->families[f].name, name))
-            return f;
-    rb_plot_family *f = &d->families[d->n_families];
-    memset(f, 0, sizeof *f);
-    rb_fmt(f->name, sizeof f->name, "%s", name);
-    f->zoom = -1;
-    return d->n_families++;
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        h = (h ^ *c) * 16777619u;
+    for (size_t k = h % size;; k = (k + 1) % size) {
+        if (table[k] >= 0 && !strcmp(d->families[table[k]].name, name))
+            return table[k];
+        if (table[k] < 0) {
+            rb_plot_family *f = &d->families[d->n_families];
+            memset(f, 0, sizeof *f);
+            rb_fmt(f->name, sizeof f->name, "%s", name);
+            f->zoom = -1;
+            table[k] = d->n_families;
+            return d->n_families++;
+        }
+    }
 }
 
 static int zoom_candidate(const rb_plot_point *p)
@@ -271,40 +280,33 @@ static void assign_zooms(rb_plot_data *d)
     free(count);
 }
 
-/* The panels a family has points on, as bits: RB_PANEL_* and then one per zoom panel. */
-static unsigned family_panels(const rb_plot_data *d, int f)
-{
-    unsigned bits = 0;
-    for (int i = 0; i < d->n_points; i++) {
-        const rb_plot_point *p = &d->points[i];
-        if (!p->plotted || d->pair_family[p->pair_index] != f)
-            continue;
-        bits |= 1u << p->panel;
-        if (p->zoomed)
-            bits |= 1u << (RB_PANEL_COUNT + d->families[f].zoom);
-    }
-    return bits;
-}
-
-/* Greedy colouring: each family takes the first palette colour that no family met on one of
- * its panels has taken; when all are taken, the one taken least often there. */
+/* Greedy colouring: each family takes the palette colour used least (first: not at all) by
+ * the families before it on the panels it has points on (RB_PANEL_* and the zoom panels). */
 static void assign_colours(rb_plot_data *d)
 {
+    enum { PANELS = RB_PANEL_COUNT + RB_PLOT_MAX_ZOOMS };
     unsigned *panels = calloc((size_t)d->n_families + 1, sizeof *panels);
+    int used[PANELS][RB_PLOT_COLOURS] = {{0}};
     if (!panels)
         return;
-    for (int f = 0; f < d->n_families; f++)
-        panels[f] = family_panels(d, f);
+    for (int i = 0; i < d->n_points; i++) {
+        const rb_plot_point *p = &d->points[i];
+        int f = d->pair_family[p->pair_index];
+        if (p->plotted)
+            panels[f] |= 1u << p->panel;
+        if (p->zoomed)
+            panels[f] |= 1u << (RB_PANEL_COUNT + d->families[f].zoom);
+    }
     for (int f = 0; f < d->n_families; f++) {
-        int used[RB_PLOT_COLOURS] = {0};
-        for (int g = 0; g < f; g++)
-            if (panels[g] & panels[f])
-                used[d->families[g].colour]++;
-        int best = 0;
-        for (int c = 1; c < RB_PLOT_COLOURS; c++)
-            if (used[c] < used[best])
-                best = c;
+        int best = 0, score[RB_PLOT_COLOURS] = {0};
+        for (int c = 0; c < RB_PLOT_COLOURS; c++) {
+            for (int b = 0; b < PANELS; b++)
+                score[c] += panels[f] >> b & 1 ? used[b][c] : 0;
+            best = score[c] < score[best] ? c : best;
+        }
         d->families[f].colour = best;
+        for (int b = 0; b < PANELS; b++)
+            used[b][best] += panels[f] >> b & 1;
     }
     free(panels);
 }
@@ -314,13 +316,20 @@ static int load_families(rb_plot_data *d)
     d->families = calloc((size_t)d->n_pairs + 1, sizeof *d->families);
     d->pair_family = calloc((size_t)d->n_pairs + 1, sizeof *d->pair_family);
     d->pair_shape = calloc((size_t)d->n_pairs + 1, sizeof *d->pair_shape);
-    if (!d->families || !d->pair_family || !d->pair_shape)
+    size_t slots = 2 * (size_t)d->n_pairs + 1;
+    int *table = malloc(slots * sizeof *table);
+    if (!d->families || !d->pair_family || !d->pair_shape || !table) {
+        free(table);
         return -1;
+    }
+    for (size_t k = 0; k < slots; k++)
+        table[k] = -1;
     for (int k = 0; k < d->n_pairs; k++) {
-        int f = family_of(d, d->pairs[k]);
+        int f = family_of(d, table, slots, d->pairs[k]);
         d->pair_family[k] = f;
         d->pair_shape[k] = d->families[f].n_pairs++ % RB_PLOT_SHAPES;
     }
+    free(table);
     assign_zooms(d);
     assign_colours(d);
     return 0;
@@ -539,15 +548,6 @@ void rb_plot_shade(const char *hex, int shade, char *out, size_t out_size)
 void rb_plot_pair_shade(const rb_plot_data *d, int pair_index, char *out, size_t out_size)
 {
     rb_plot_shade(rb_plot_pair_colour(d, pair_index), d->pair_shape[pair_index], out, out_size);
-}
-
-int rb_plot_zoom_has_pair(const rb_plot_data *d, int z, int pair_index)
-{
-    for (int i = 0; i < d->n_points; i++)
-        if (d->points[i].zoomed && d->points[i].pair_index == pair_index &&
-            d->families[d->pair_family[pair_index]].zoom == z)
-            return 1;
-    return 0;
 }
 
 int rb_plot_sibling(const char *path, const char *ext, const char *suffix, char *out,

@@ -10,7 +10,7 @@
  * no FLOPs (copies, transposes) on the bandwidth panel (GB/s against the DRAM, L2 and
  * shared-memory roofs); pcie_* and nvlink_* on the link panel; launch_us and graph_node_us on
  * the latency panel (µs per kernel). Files whose "roof" named the declared compute roof of a
- * memory-bound variant (no "compute_roof" beside it) get their binding roof back from
+ * memory-bound variant (no "declared_roof" beside it) get their binding roof back from
  * vs_ceiling (bound, rate and efficiency). Files written before variants named a roof: no FLOPs
  * -> bandwidth, the pair's link_bytes -> link, a us_per_kernel figure -> latency. Roofs come from
  * the document's top-level "roofs"; a file without it is drawn with its points and the words
@@ -56,7 +56,7 @@ typedef struct rb_plot_roof {
 typedef struct rb_plot_point {
     const char *pair, *variant, *role, *verdict, *note;
     const char *roof;         /* the roof that binds it (NULL: not named) */
-    const char *compute_roof; /* the compute roof its unit declares (NULL: none named) */
+    const char *declared_roof; /* the compute roof its unit declares (NULL: none named) */
     int pair_index;           /* its pair's place in rb_plot_data.pairs */
     int is_part;              /* one stage timed alone: a point, not a rung of the ladder */
     int plotted;              /* timed, valid, and its value positive and finite */
@@ -137,8 +137,6 @@ const char *rb_plot_pair_colour(const rb_plot_data *d, int pair_index);
 void rb_plot_pair_shade(const rb_plot_data *d, int pair_index, char *out, size_t out_size);
 /* The colour hex (#rrggbb) mixed towards black (shade 1) or white (shade 2). */
 void rb_plot_shade(const char *hex, int shade, char *out, size_t out_size);
-/* The zoom panels' pairs: 1 when the pair has a point in zoom panel z. */
-int rb_plot_zoom_has_pair(const rb_plot_data *d, int z, int pair_index);
 
 /* A logarithmic axis over [10^lo, 10^hi], drawn from px_lo to px_hi (px_hi may be smaller: a y
  * axis grows upwards). */
@@ -183,6 +181,7 @@ typedef struct rb_plot_quad {
 } rb_plot_quad;
 typedef struct rb_plot_labels {
     rb_plot_quad *shapes;
+    rb_plot_box *bounds; /* each shape's bounding box: most shapes are rejected on it */
     unsigned char *soft;
     int n, cap;
 } rb_plot_labels;
@@ -207,8 +206,9 @@ int rb_plot_labels_block(rb_plot_labels *l, rb_plot_quad q, int soft);
 int rb_plot_labels_free_at(const rb_plot_labels *l, const rb_plot_quad *q, int strict,
                            const rb_plot_box *bounds);
 
-/* How many hard shapes come within pad px of q (q grown by pad on every side meets them): how
- * crowded a place is. */
+/* How many hard shapes come within pad px of q (q grown by pad on every side meets them), up to
+ * RB_PLOT_CROWD: how crowded a place is. */
+#define RB_PLOT_CROWD 64
 int rb_plot_labels_crowding(const rb_plot_labels *l, const rb_plot_quad *q, double pad);
 
 /* One place a label may take: its text's anchor point and rotation, and a leader line from

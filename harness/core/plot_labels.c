@@ -96,6 +96,25 @@ int rb_plot_quads_overlap(const rb_plot_quad *a, const rb_plot_quad *b)
     return !apart_by_edges(a, a, b) && !apart_by_edges(b, a, b);
 }
 
+static rb_plot_box box_of(const rb_plot_quad *q)
+{
+    double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+    for (int k = 0; k < q->n; k++) {
+        x0 = fmin(x0, q->x[k]);
+        x1 = fmax(x1, q->x[k]);
+        y0 = fmin(y0, q->y[k]);
+        y1 = fmax(y1, q->y[k]);
+    }
+    return (rb_plot_box){x0, y0, x1 - x0, y1 - y0};
+}
+
+/* The boxes share more than a hair: the quads may overlap. */
+static int boxes_meet(const rb_plot_box *a, const rb_plot_box *b)
+{
+    return a->x + a->w > b->x + HAIR && b->x + b->w > a->x + HAIR && a->y + a->h > b->y + HAIR &&
+           b->y + b->h > a->y + HAIR;
+}
+
 int rb_plot_labels_block(rb_plot_labels *l, rb_plot_quad q, int soft)
 {
     if (l->n == l->cap) {
@@ -104,6 +123,10 @@ int rb_plot_labels_block(rb_plot_labels *l, rb_plot_quad q, int soft)
         if (!s)
             return -1;
         l->shapes = s;
+        rb_plot_box *b = realloc(l->bounds, (size_t)cap * sizeof *b);
+        if (!b)
+            return -1;
+        l->bounds = b;
         unsigned char *f = realloc(l->soft, (size_t)cap);
         if (!f)
             return -1;
@@ -111,6 +134,7 @@ int rb_plot_labels_block(rb_plot_labels *l, rb_plot_quad q, int soft)
         l->cap = cap;
     }
     l->shapes[l->n] = q;
+    l->bounds[l->n] = box_of(&q);
     l->soft[l->n++] = soft != 0;
     return 0;
 }
@@ -128,8 +152,10 @@ int rb_plot_labels_free_at(const rb_plot_labels *l, const rb_plot_quad *q, int s
 {
     if (!inside(q, bounds))
         return 0;
+    rb_plot_box box = box_of(q);
     for (int k = 0; k < l->n; k++)
-        if ((strict || !l->soft[k]) && rb_plot_quads_overlap(q, &l->shapes[k]))
+        if ((strict || !l->soft[k]) && boxes_meet(&box, &l->bounds[k]) &&
+            rb_plot_quads_overlap(q, &l->shapes[k]))
             return 0;
     return 1;
 }
@@ -168,9 +194,12 @@ static rb_plot_quad grown(const rb_plot_quad *q, double pad)
 int rb_plot_labels_crowding(const rb_plot_labels *l, const rb_plot_quad *q, double pad)
 {
     rb_plot_quad g = grown(q, pad);
+    rb_plot_box box = box_of(&g);
     int n = 0;
-    for (int k = 0; k < l->n; k++)
-        n += !l->soft[k] && rb_plot_quads_overlap(&g, &l->shapes[k]);
+    /* past a crowd of RB_PLOT_CROWD, more makes no difference to where a label goes */
+    for (int k = 0; k < l->n && n < RB_PLOT_CROWD; k++)
+        n += !l->soft[k] && boxes_meet(&box, &l->bounds[k]) &&
+             rb_plot_quads_overlap(&g, &l->shapes[k]);
     return n;
 }
 
@@ -197,6 +226,7 @@ int rb_plot_labels_place(rb_plot_labels *l, const char *text, double size,
 void rb_plot_labels_free(rb_plot_labels *l)
 {
     free(l->shapes);
+    free(l->bounds);
     free(l->soft);
     memset(l, 0, sizeof *l);
 }

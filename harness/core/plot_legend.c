@@ -2,6 +2,7 @@
 /* The roofline chart's legend (under the main panel) and the zoom panels' captions: each pair
  * with its marker, in its family's colour. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "plot_draw.h"
@@ -11,6 +12,8 @@
 #define LEGEND_COLUMNS 4
 #define LEGEND_COLUMN_W 290.0
 #define LINE_H 14.0
+/* a legend or a caption lists this many pairs at most (tooltips name the others) */
+#define LEGEND_MAX 100
 
 double rb_plot_wrapped(rb_sbuf *b, double x, double y, double size, const char *fill,
                        const char *text, int width)
@@ -58,13 +61,18 @@ static void pair_entry(rb_sbuf *b, const rb_plot_data *d, int k, double x, doubl
     rb_svg_text(b, x + 14, y, RB_PLOT_LABEL_PX, "start", "#111111", 0, d->pairs[k]);
 }
 
-static int on_main(const rb_plot_data *d, int pair)
+/* Per pair, 1 when it has a point on the main panel (zoom < 0) or in zoom panel zoom. NULL when
+ * out of memory. */
+static unsigned char *pairs_shown(const rb_plot_data *d, int zoom)
 {
-    for (int i = 0; i < d->n_points; i++)
-        if (d->points[i].pair_index == pair && d->points[i].plotted &&
-            d->points[i].panel == RB_PANEL_ROOFLINE)
-            return 1;
-    return 0;
+    unsigned char *shown = calloc((size_t)d->n_pairs + 1, 1);
+    for (int i = 0; shown && i < d->n_points; i++) {
+        const rb_plot_point *p = &d->points[i];
+        if (zoom < 0 ? p->plotted && p->panel == RB_PANEL_ROOFLINE
+                     : p->zoomed && d->families[d->pair_family[p->pair_index]].zoom == zoom)
+            shown[p->pair_index] = 1;
+    }
+    return shown;
 }
 
 /* The line styles: measured roof, datasheet peak, ladder arrow, part. */
@@ -88,25 +96,44 @@ static double draw_styles(rb_sbuf *b, double y)
     return y + LINE_H + 4;
 }
 
+/* The main panel's pairs, a family's together, in the order the families first appear. */
+static int legend_order(const rb_plot_data *d, const unsigned char *shown, int *order)
+{
+    int *start = calloc((size_t)d->n_families + 1, sizeof *start), n = 0;
+    if (!start)
+        return 0;
+    for (int k = 0; k < d->n_pairs; k++)
+        start[d->pair_family[k] + 1] += shown[k];
+    for (int f = 0; f < d->n_families; f++)
+        start[f + 1] += start[f];
+    for (int k = 0; k < d->n_pairs; k++)
+        if (shown[k]) {
+            order[start[d->pair_family[k]]++] = k;
+            n++;
+        }
+    free(start);
+    return n;
+}
+
 double rb_plot_draw_legend(rb_sbuf *b, const rb_plot_data *d, double y)
 {
     y = draw_styles(b, y);
-    int n = 0;
-    for (int k = 0; k < d->n_pairs; k++)
-        n += on_main(d, k);
-    int rows = (n + LEGEND_COLUMNS - 1) / LEGEND_COLUMNS, at = 0;
-    /* families together, in the order they first appear */
-    for (int f = 0; f < d->n_families; f++)
-        for (int k = 0; k < d->n_pairs; k++)
-            if (d->pair_family[k] == f && on_main(d, k)) {
-                pair_entry(b, d, k, LEGEND_X + (at / rows) * LEGEND_COLUMN_W,
-                           y + (at % rows) * LINE_H, 0);
-                at++;
-            }
+    unsigned char *shown = pairs_shown(d, -1);
+    int *order = calloc((size_t)d->n_pairs + 1, sizeof *order);
+    int n = shown && order ? legend_order(d, shown, order) : 0;
+    int listed = n > LEGEND_MAX ? LEGEND_MAX : n;
+    int rows = (listed + LEGEND_COLUMNS - 1) / LEGEND_COLUMNS;
+    for (int at = 0; at < listed; at++)
+        pair_entry(b, d, order[at], LEGEND_X + (at / rows) * LEGEND_COLUMN_W,
+                   y + (at % rows) * LINE_H, 0);
     y += rows * LINE_H + 4;
-    const char *note =
-        "Each pair has a marker; pairs of one family (the name before '.' or '@') share a colour. "
-        "Hover a point for its rate and its % of the roof that binds it.";
+    free(shown);
+    free(order);
+    char note[300];
+    rb_fmt(note, sizeof note,
+           "%s%sEach pair has a marker; pairs of one family (the name before '.' or '@') share "
+           "a colour. Hover a point for its rate and its %% of the roof that binds it.",
+           n > listed ? "... and more pairs, not listed" : "", n > listed ? ". " : "");
     return rb_plot_wrapped(
         b, LEGEND_X, y, RB_PLOT_LABEL_PX, "#333333", note,
         (int)((RB_PLOT_CHART_W - 2 * LEGEND_X) / rb_plot_text_width("x", RB_PLOT_LABEL_PX)));
@@ -126,9 +153,11 @@ double rb_plot_draw_zoom_caption(rb_sbuf *b, const rb_plot_data *d, int zoom, do
     rb_svg_text(b, x, y, 12, "start", "#000000", 0, title);
     double at = x;
     y += LINE_H + 2;
-    for (int k = 0; k < d->n_pairs; k++) {
-        if (!rb_plot_zoom_has_pair(d, zoom, k))
+    unsigned char *shown = pairs_shown(d, zoom);
+    for (int k = 0, listed = 0; shown && k < d->n_pairs && listed < LEGEND_MAX; k++) {
+        if (!shown[k])
             continue;
+        listed++;
         double item = 14 + rb_plot_text_width(d->pairs[k], RB_PLOT_LABEL_PX) + 14;
         if (at > x && at + item > x + w) {
             at = x;
@@ -137,5 +166,6 @@ double rb_plot_draw_zoom_caption(rb_sbuf *b, const rb_plot_data *d, int zoom, do
         pair_entry(b, d, k, at, y, 1);
         at += item;
     }
+    free(shown);
     return y;
 }

@@ -35,30 +35,40 @@ static int is_rung(const rb_plot_point *p)
     return !p->is_part && strcmp(p->role, "baseline");
 }
 
-static const rb_plot_point *baseline_of(const rb_plot_data *d, int pair)
+/* Per pair: its first point, its baseline, how many rungs (points of a pair are contiguous, in
+ * pair order: rb_plot_load). */
+typedef struct pair_rows {
+    int first, baseline, rungs;
+} pair_rows;
+
+static pair_rows *index_pairs(const rb_plot_data *d)
 {
-    for (int i = 0; i < d->n_points; i++)
-        if (d->points[i].pair_index == pair && !strcmp(d->points[i].role, "baseline"))
-            return &d->points[i];
-    return NULL;
+    pair_rows *r = calloc((size_t)d->n_pairs + 1, sizeof *r);
+    for (int k = 0; r && k < d->n_pairs; k++)
+        r[k] = (pair_rows){-1, -1, 0};
+    for (int i = 0; r && i < d->n_points; i++) {
+        pair_rows *p = &r[d->points[i].pair_index];
+        p->first = p->first < 0 ? i : p->first;
+        if (p->baseline < 0 && !strcmp(d->points[i].role, "baseline"))
+            p->baseline = i;
+        p->rungs += is_rung(&d->points[i]);
+    }
+    return r;
 }
 
 /* A pair's height: its heading and its rungs (at least one row: "no rungs"). */
-static double pair_height(const rb_plot_data *d, int pair)
+static double pair_height(const pair_rows *r)
 {
-    int n = 0;
-    for (int i = 0; i < d->n_points; i++)
-        n += d->points[i].pair_index == pair && is_rung(&d->points[i]);
-    return (1 + (n ? n : 1)) * ROW + PAIR_GAP;
+    return (1 + (r->rungs ? r->rungs : 1)) * ROW + PAIR_GAP;
 }
 
 /* The first pair of the second column: the split that makes the taller column shortest. */
-static int split_pairs(const rb_plot_data *d, double *height)
+static int split_pairs(const rb_plot_data *d, const pair_rows *rows, double *height)
 {
     double total = 0, left = 0, best = INFINITY;
     int split = d->n_pairs;
     for (int k = 0; k < d->n_pairs; k++)
-        total += pair_height(d, k);
+        total += pair_height(&rows[k]);
     for (int k = 0; k <= d->n_pairs; k++) {
         double tall = fmax(left, total - left);
         if (tall < best) {
@@ -66,7 +76,7 @@ static int split_pairs(const rb_plot_data *d, double *height)
             split = k;
         }
         if (k < d->n_pairs)
-            left += pair_height(d, k);
+            left += pair_height(&rows[k]);
     }
     *height = best;
     return split;
@@ -99,9 +109,10 @@ static void draw_grid(rb_sbuf *b, rb_plot_axis x, double x0, double bottom)
 
 /* "baseline 0.704 ms, 53.6% of FP32": right-aligned at the column's end, shortened to fit
  * beside the pair's name. */
-static void pair_heading(rb_sbuf *b, const rb_plot_data *d, int k, double x0, double y)
+static void pair_heading(rb_sbuf *b, const rb_plot_data *d, int k, const pair_rows *r, double x0,
+                         double y)
 {
-    const rb_plot_point *base = baseline_of(d, k);
+    const rb_plot_point *base = r->baseline >= 0 ? &d->points[r->baseline] : NULL;
     char info[200], ms[32], eff[96];
     rb_svg_text(b, x0, y, RB_PLOT_LABEL_PX, "start", "#000000", 0, d->pairs[k]);
     if (!base)
@@ -148,19 +159,17 @@ static void rung_row(rb_sbuf *b, const rb_plot_point *p, rb_plot_axis x, double 
     rb_svg_text(b, x0 + EFF_X, y, RB_PLOT_LABEL_PX, "start", "#444444", 0, eff);
 }
 
-static double draw_pair(rb_sbuf *b, const rb_plot_data *d, int k, const rb_plot_axis *x, double x0,
-                        double y)
+static double draw_pair(rb_sbuf *b, const rb_plot_data *d, int k, const pair_rows *r,
+                        const rb_plot_axis *x, double x0, double y)
 {
-    pair_heading(b, d, k, x0, y);
+    pair_heading(b, d, k, r, x0, y);
     y += ROW;
-    int n = 0;
-    for (int i = 0; i < d->n_points; i++)
-        if (d->points[i].pair_index == k && is_rung(&d->points[i])) {
+    for (int i = r->first; i >= 0 && i < d->n_points && d->points[i].pair_index == k; i++)
+        if (is_rung(&d->points[i])) {
             rung_row(b, &d->points[i], *x, x0, y);
             y += ROW;
-            n++;
         }
-    if (!n) {
+    if (!r->rungs) {
         rb_svg_text(b, x0 + NAME_RIGHT, y, RB_PLOT_LABEL_PX, "end", "#888888", 0, "no rungs");
         y += ROW;
     }
@@ -189,10 +198,13 @@ static void draw_head(rb_sbuf *b, const rb_plot_data *d)
 
 char *rb_plot_speedup_svg(const rb_plot_data *d)
 {
+    pair_rows *rows = index_pairs(d);
+    if (!rows)
+        return NULL;
     rb_plot_axis x;
     axis_range(d, &x);
     double height;
-    int split = split_pairs(d, &height);
+    int split = split_pairs(d, rows, &height);
     double bottom = TOP + height;
     rb_sbuf b = {0};
     rb_svg_begin(&b, RB_PLOT_CHART_W, bottom + 40);
@@ -203,10 +215,11 @@ char *rb_plot_speedup_svg(const rb_plot_data *d)
             break;
         draw_grid(&b, x, x0, bottom);
         for (int k = col ? split : 0; k < (col ? d->n_pairs : split); k++)
-            y = draw_pair(&b, d, k, &x, x0, y);
+            y = draw_pair(&b, d, k, &rows[k], &x, x0, y);
         rb_svg_text(&b, x0 + (BAR_X0 + BAR_X1) / 2, bottom + 16, RB_PLOT_LABEL_PX, "middle",
                     "#000000", 0, "speedup over the pair's baseline");
     }
     rb_svg_end(&b);
+    free(rows);
     return rb_sbuf_take(&b);
 }
