@@ -26,9 +26,11 @@ while [ $# -gt 0 ]; do
     esac
 done
 fixture=tests/plot/roofs.json
-# the H100 reference run (a full run with every pair), an H200 one, and one from before roofs
-h100=results/nvidia-h100-80gb-hbm3/20261126T0443Z-b092044-record-and-same/record.json
-h200=results/nvidia-h200/20261126T0423Z-46a1f36-record/record.json
+# the H100 and H200 reference runs (full runs with every pair), another full H100 run, and one
+# from before the roofs were recorded
+h100=results/nvidia-h100-80gb-hbm3/reference.json
+h200=results/nvidia-h200/reference.json
+record=results/nvidia-h100-80gb-hbm3/20261126T0443Z-b092044-record-and-same/record.json
 old=results/nvidia-h100-80gb-hbm3/20261125T120618Z-7100242.json
 
 fail() {
@@ -135,7 +137,7 @@ done
 expected=$(grep -c '"role":' "$fixture")
 verify fixture "$expected"
 lines=("fixture: ${summary#summary }")
-for name in h100 h200 old; do
+for name in h100 h200 record old; do
     report "${!name}" "$name"
     verify "$name"
     lines+=("$name: ${summary#summary }")

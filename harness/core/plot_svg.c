@@ -19,7 +19,7 @@
 #define MAIN_W 840.0
 #define MAIN_H 470.0
 /* the zoom panels, one a row, as wide as the main panel */
-#define ZOOM_H 340.0
+#define ZOOM_H 380.0
 /* the side panels, one a row */
 #define SIDE_X 80.0
 #define SIDE_W 820.0
@@ -233,7 +233,7 @@ static void block_points(const rb_plot_data *d, rb_plot_frame *f, const double *
 /* The labels left out, numbered on the chart: chart-wide, in order. */
 typedef struct key_list {
     int *point; /* the point of number k + 1 */
-    int n;
+    int n, drawn;
 } key_list;
 
 /* Where a horizontal label may go: beside, above or below its point; then a line or more up
@@ -252,12 +252,13 @@ static int horizontal_places(double x, double y, double r, double size, rb_plot_
     int n = 0;
     for (int k = 0; k < 8; k++)
         out[n++] = adj[k];
-    for (int k = 1; k <= 16; k++)
+    static const double out_px[3] = {12, 40, 75};
+    for (int k = 1; k <= 24; k++)
         for (int dir = -1; dir <= 1; dir += 2)
             for (int side = 1; side >= -1; side -= 2) {
-                /* up to eight lines up or down, near, then as far again further out */
-                double ly = mid + dir * (k > 8 ? k - 8 : k) * 1.3 * size;
-                double lx = x + side * (gap + (k > 8 ? 40 : 12));
+                /* up to eight lines up or down, near, then as far again further out, twice */
+                double ly = mid + dir * ((k - 1) % 8 + 1) * 1.3 * size;
+                double lx = x + side * (gap + out_px[(k - 1) / 8]);
                 double tx = lx - side * 2, ty = ly - 0.33 * size;
                 double dx = tx - x, dy = ty - y, len = hypot(dx, dy);
                 out[n++] = (rb_plot_place){lx,
@@ -310,7 +311,7 @@ static void number_point(rb_sbuf *b, rb_plot_frame *f, key_list *keys, int i, do
     char num[16];
     keys->point[keys->n++] = i;
     rb_fmt(num, sizeof num, "%d", keys->n);
-    rb_plot_place pl[80];
+    rb_plot_place pl[110];
     int n, n_adj = horizontal_places(x, y, r, 8, pl, &n);
     int k = place_label(f, num, 8, pl, n_adj, n);
     if (k >= 0)
@@ -362,7 +363,7 @@ static void label_points(rb_sbuf *b, const rb_plot_data *d, rb_plot_frame *f, co
         last_pair = p->pair_index;
         char colour[16];
         frame_colour(d, f, p->pair_index, colour, sizeof colour);
-        rb_plot_place pl[80];
+        rb_plot_place pl[110];
         int n, n_adj = horizontal_places(px[i], py[i], point_r(f, p), RB_PLOT_POINT_PX, pl, &n);
         int k = place_label(f, text, RB_PLOT_POINT_PX, pl, n_adj, n);
         if (k >= 0)
@@ -370,6 +371,41 @@ static void label_points(rb_sbuf *b, const rb_plot_data *d, rb_plot_frame *f, co
         else
             number_point(b, f, keys, i, px[i], py[i], point_r(f, p), colour);
     }
+}
+
+/* Cuts UTF-8 text after max characters (never inside one). */
+static void cut_chars(char *s, int max)
+{
+    int chars = 0;
+    for (char *p = s; *p; p++)
+        if ((*p & 0xc0) != 0x80 && chars++ == max) {
+            *p = '\0';
+            return;
+        }
+}
+
+/* The key of the points numbered since the last key (under the panel that numbered them);
+ * returns the y below it. */
+static double draw_key(rb_sbuf *b, const rb_plot_data *d, key_list *keys, double y)
+{
+    if (keys->drawn == keys->n)
+        return y;
+    rb_svg_text(b, 20, y, 11, "start", "#000000", 0,
+                "Points whose label did not fit, numbered above:");
+    y += 16;
+    int first = keys->drawn, rows = (keys->n - first + 1) / 2;
+    for (int k = first; k < keys->n; k++) {
+        const rb_plot_point *p = &d->points[keys->point[k]];
+        char text[400], rate[64], eff[96];
+        rb_plot_rate_text(p, rate, sizeof rate);
+        rb_plot_efficiency_text(p, eff, sizeof eff);
+        rb_fmt(text, sizeof text, "%2d %s / %s: %s, %s", k + 1, p->pair, p->variant, rate, eff);
+        int col = (k - first) / rows, row = (k - first) % rows;
+        cut_chars(text, 95); /* its column's width at 10 px */
+        rb_svg_text(b, 20 + col * 590, y + row * 13, RB_PLOT_LABEL_PX, "start", "#222222", 0, text);
+    }
+    keys->drawn = keys->n;
+    return y + rows * 13 + 10;
 }
 
 /* ---- the main panel ---- */
@@ -540,8 +576,9 @@ static double draw_zoom(rb_sbuf *b, const rb_plot_data *d, int z, double y0, dou
                 "performance (FLOP/s)");
     draw_roofline_frame(b, d, &f, px, py, keys);
     rb_plot_labels_free(&f.labels);
+    double y = draw_key(b, d, keys, top + ZOOM_H + 44);
     rb_sbuf_add(b, "</g>\n");
-    return top + ZOOM_H + 44;
+    return y;
 }
 
 static double draw_zooms(rb_sbuf *b, const rb_plot_data *d, double y, double *px, double *py,
@@ -691,38 +728,6 @@ static double draw_side_panel(rb_sbuf *b, const rb_plot_data *d, rb_plot_panel p
 
 /* ---- the foot: the key of numbered points, what is not plotted ---- */
 
-/* Cuts UTF-8 text after max characters (never inside one). */
-static void cut_chars(char *s, int max)
-{
-    int chars = 0;
-    for (char *p = s; *p; p++)
-        if ((*p & 0xc0) != 0x80 && chars++ == max) {
-            *p = '\0';
-            return;
-        }
-}
-
-static double draw_key(rb_sbuf *b, const rb_plot_data *d, const key_list *keys, double y)
-{
-    if (!keys->n)
-        return y;
-    rb_svg_text(b, 20, y, 11, "start", "#000000", 0,
-                "Points whose label did not fit, numbered on the chart:");
-    y += 16;
-    int rows = (keys->n + 1) / 2;
-    for (int k = 0; k < keys->n; k++) {
-        const rb_plot_point *p = &d->points[keys->point[k]];
-        char text[400], rate[64], eff[96];
-        rb_plot_rate_text(p, rate, sizeof rate);
-        rb_plot_efficiency_text(p, eff, sizeof eff);
-        rb_fmt(text, sizeof text, "%2d %s / %s: %s, %s", k + 1, p->pair, p->variant, rate, eff);
-        int col = k / rows, row = k % rows;
-        cut_chars(text, 95); /* its column's width at 10 px */
-        rb_svg_text(b, 20 + col * 590, y + row * 13, RB_PLOT_LABEL_PX, "start", "#222222", 0, text);
-    }
-    return y + rows * 13 + 10;
-}
-
 /* "not plotted: pair/variant (why), ..." under the panels; returns the y below it. */
 static double draw_unplotted(rb_sbuf *b, const rb_plot_data *d, double y)
 {
@@ -781,14 +786,13 @@ static double draw_body(rb_sbuf *b, const rb_plot_data *d, double *px, double *p
     draw_title(b, d);
     rb_sbuf_add(b, "<g id=\"rb-main\">\n");
     double y = draw_main(b, d, px, py, keys);
-    y = rb_plot_draw_legend(b, d, y);
+    y = draw_key(b, d, keys, rb_plot_draw_legend(b, d, y) + 6);
     rb_sbuf_add(b, "</g>\n");
     y += 24;
     y = draw_zooms(b, d, y, px, py, keys) + 20;
     for (int p = RB_PANEL_BANDWIDTH; p < RB_PANEL_COUNT; p++)
         if (panel_used(d, (rb_plot_panel)p))
-            y = draw_side_panel(b, d, (rb_plot_panel)p, y, px, py, keys) + 20;
-    y = draw_key(b, d, keys, y);
+            y = draw_key(b, d, keys, draw_side_panel(b, d, (rb_plot_panel)p, y, px, py, keys)) + 20;
     return draw_unplotted(b, d, y) + 10;
 }
 
@@ -796,7 +800,7 @@ char *rb_plot_roofline_svg(const rb_plot_data *d)
 {
     size_t n = (size_t)d->n_points + 1;
     double *px = calloc(n, sizeof *px), *py = calloc(n, sizeof *py);
-    key_list keys = {calloc(n, sizeof *keys.point), 0};
+    key_list keys = {calloc(n, sizeof *keys.point), 0, 0};
     char *inner = NULL;
     double height = 0;
     if (px && py && keys.point) {
