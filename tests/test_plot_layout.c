@@ -570,6 +570,56 @@ static void test_report_verdicts(void)
     json_free(doc);
 }
 
+/* The fields the results writer adds beside a variant's roof: the rate and unit the table
+ * shows, the figure a latency or link row is judged by (roof_rate), an inconsistency, the
+ * reason of an informational row, how its roof was set. */
+static void test_results_fields(void)
+{
+    const char *text =
+        "{\"date\": \"d\", \"git\": \"g\", \"roofs\": {\"launch_us\": {\"kind\": \"latency\", "
+        "\"measured\": 2.6}, \"bf16_tflops\": {\"kind\": \"compute\", \"measured\": 714}}, "
+        "\"pairs\": [{\"name\": \"graphs\", \"flops\": 1e6, \"bytes\": 1e6, \"variants\": [{"
+        "\"name\": \"baseline\", \"role\": \"baseline\", \"valid\": true, \"timed\": true, "
+        "\"roof\": \"launch_us\", \"declared_roof\": \"launch_us\", \"roof_rate\": "
+        "\"us_per_kernel\", \"extras\": {\"us_per_kernel\": 2.79}, \"rate\": 2.79, "
+        "\"rate_unit\": \"us/launch\", \"informational\": true, \"host_bound_why\": \"the CPU "
+        "launches each kernel\", \"time_ms\": {\"median\": 0.56}, \"vs_ceiling\": {\"ai\": 1, "
+        "\"tflops\": 0.005, \"gbps\": 15, \"efficiency\": 0.93}, \"speedup\": 1, \"verdict\": "
+        "\"pass\"}]}, {\"name\": \"gemm\", \"flops\": 1e12, \"bytes\": 1e9, \"variants\": [{"
+        "\"name\": \"fast\", \"role\": \"optimized\", \"valid\": true, \"timed\": true, "
+        "\"roof\": \"bf16_tflops\", \"declared_roof\": \"bf16_tflops\", \"rate\": 780, "
+        "\"rate_unit\": \"TFLOP/s\", \"inconsistent\": true, \"roof_note\": \"raised to its "
+        "sustained rate\", \"time_ms\": {\"median\": 1}, \"vs_ceiling\": {\"ai\": 1000, "
+        "\"tflops\": 780, \"gbps\": 780, \"efficiency\": 1.0924}, \"speedup\": 5, "
+        "\"verdict\": \"pass\"}]}]}";
+    char err[300];
+    json_value *doc = json_parse(text, strlen(text), err, sizeof err);
+    rb_plot_data d;
+    RB_CHECK(doc && rb_plot_load(doc, NULL, &d, err, sizeof err) == 0);
+    if (!doc)
+        return;
+    char rate[64], eff[96];
+    rb_plot_point *p = find(&d, "graphs", "baseline");
+    RB_CHECK(p && p->panel == RB_PANEL_LATENCY && p->y == 2.79);
+    rb_plot_rate_text(p, rate, sizeof rate);
+    RB_CHECK(!strcmp(rate, "2.79 \xc2\xb5s per launch"));
+    p = find(&d, "gemm", "fast");
+    rb_plot_efficiency_text(p, eff, sizeof eff);
+    RB_CHECK(!strcmp(eff, "inconsistent: 109.2% of BF16"));
+    char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
+    char *html = svg && speedup ? rb_plot_html(&d, svg, speedup) : NULL;
+    RB_CHECK(html && strstr(html, ">109.2% inconsistent</td>"));
+    RB_CHECK(html && strstr(html, "graphs/baseline: informational, host-bound: the CPU launches "
+                                  "each kernel</li>"));
+    RB_CHECK(html && strstr(html, "gemm/fast: roof: raised to its sustained rate</li>"));
+    RB_CHECK(speedup && strstr(speedup, ">inconsistent: 109.2% of BF16<"));
+    free(svg);
+    free(speedup);
+    free(html);
+    rb_plot_free(&d);
+    json_free(doc);
+}
+
 /* A results document of one pair with n variants on the roofline: at one spot (all labels
  * fight for the same place), or spread over four decades. The second is informational. */
 static json_value *grid_doc(int n, int one_spot)
@@ -658,6 +708,7 @@ static const rbtest_case plot_layout_cases[] = {
     {"skipped rows never drawn or printed as zero", test_skipped_rows_are_not_zero},
     {"report counts and colours verdicts, informational apart", test_report_verdicts},
     {"crowded labels left out, numbered or all", test_crowds_leave_labels_out},
+    {"rate, roof_rate, inconsistent, host_bound_why, roof_note", test_results_fields},
 };
 
 RB_SUITE(plot_layout_suite, "plot_layout", plot_layout_cases);

@@ -138,6 +138,11 @@ static void load_variant(const rb_plot_data *d, const json_value *pair, const js
     p->timed = json_true_at(v, "timed");
     p->valid = json_true_at(v, "valid");
     p->informational = json_true_at(v, "informational");
+    p->inconsistent = json_true_at(v, "inconsistent");
+    p->why = json_string_at(v, "host_bound_why", "");
+    p->roof_note = json_string_at(v, "roof_note", "");
+    p->rate = json_number_at(v, "rate");
+    p->rate_unit = json_string_at(v, "rate_unit", NULL);
     p->median_ms = json_number_at(t, "median");
     p->noise = json_number_at(t, "noise");
     p->gbps = json_number_at(ceil, "gbps");
@@ -151,17 +156,18 @@ static void load_variant(const rb_plot_data *d, const json_value *pair, const js
         p->x = json_number_at(ceil, "ai");
         p->y = p->tflops * 1e12;
     } else if (p->panel == RB_PANEL_LATENCY) {
-        double us = extra(v, "us_per_kernel");
+        /* the figure the results name as its rate (roof_rate), else the older us_per_kernel */
+        double us = extra(v, json_string_at(v, "roof_rate", "us_per_kernel"));
         p->y = isnan(us) ? p->median_ms * 1e3 : us;
     } else {
-        p->y = p->gbps;
+        p->y = p->rate > 0 && p->rate_unit && !strcmp(p->rate_unit, "GB/s") ? p->rate : p->gbps;
     }
     int positive = p->y > 0 && isfinite(p->y) &&
                    (p->panel != RB_PANEL_ROOFLINE || (p->x > 0 && isfinite(p->x)));
     p->plotted = p->timed && p->valid && positive;
     if (!p->timed || !p->valid) {
         /* never a rate, an efficiency or a speedup for a variant that was not timed validly */
-        p->gbps = p->tflops = p->efficiency = p->peak_efficiency = p->speedup = NAN;
+        p->gbps = p->tflops = p->efficiency = p->peak_efficiency = p->speedup = p->rate = NAN;
     }
 }
 
@@ -480,6 +486,8 @@ static rb_plot_roof_kind rate_kind(const rb_plot_point *p)
 
 double rb_plot_rate(const rb_plot_point *p)
 {
+    if (p->rate_unit && isfinite(p->rate))
+        return p->timed && p->valid ? p->rate : NAN;
     rb_plot_roof_kind kind = rate_kind(p);
     double x = kind == RB_PLOT_ROOF_COMPUTE    ? p->tflops
                : kind == RB_PLOT_ROOF_LATENCY  ? p->y
@@ -498,10 +506,12 @@ void rb_plot_rate_text(const rb_plot_point *p, char *out, size_t out_size)
         return;
     }
     rb_plot_num(x, v, sizeof v);
-    rb_fmt(out, out_size, "%s %s", v,
-           kind == RB_PLOT_ROOF_COMPUTE   ? "TFLOP/s"
-           : kind == RB_PLOT_ROOF_LATENCY ? "\xc2\xb5s per kernel"
-                                          : "GB/s");
+    const char *unit = kind == RB_PLOT_ROOF_COMPUTE   ? "TFLOP/s"
+                       : kind == RB_PLOT_ROOF_LATENCY ? "\xc2\xb5s per kernel"
+                                                      : "GB/s";
+    if (p->rate_unit && isfinite(p->rate))
+        unit = !strcmp(p->rate_unit, "us/launch") ? "\xc2\xb5s per launch" : p->rate_unit;
+    rb_fmt(out, out_size, "%s %s", v, unit);
 }
 
 void rb_plot_efficiency_text(const rb_plot_point *p, char *out, size_t out_size)
@@ -512,6 +522,9 @@ void rb_plot_efficiency_text(const rb_plot_point *p, char *out, size_t out_size)
         rb_fmt(out, out_size, "no measured %s roof", name);
     else if (isnan(p->efficiency))
         rb_fmt(out, out_size, "roof unknown");
+    else if (p->inconsistent)
+        rb_fmt(out, out_size, "inconsistent: %.1f%% of %s", 100 * p->efficiency,
+               p->roof ? name : "its roof");
     else
         rb_fmt(out, out_size, "%.1f%% of %s", 100 * p->efficiency, p->roof ? name : "its roof");
 }

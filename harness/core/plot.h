@@ -62,6 +62,11 @@ typedef struct rb_plot_point {
     int plotted;              /* timed, valid, and its value positive and finite */
     int timed, valid;
     int informational; /* measured and compared, but not gating the exit code */
+    int inconsistent;  /* above its roof by more than its noise: a measurement inconsistency */
+    const char *why;   /* informational: why the host sets its time ("" when not said) */
+    const char *roof_note; /* how its roof was set, when the results say ("" when not) */
+    const char *rate_unit; /* the unit of rate, as the results give it (NULL: derived) */
+    double rate;           /* the rate the results show beside it (NaN: derived here) */
     int zoomed;        /* drawn (and labelled) in its family's zoom panel */
     rb_plot_panel panel;
     /* roofline: x = FLOP/byte, y = FLOP/s; bandwidth and link: y = GB/s; latency: y = µs */
@@ -124,7 +129,8 @@ double rb_plot_rate(const rb_plot_point *p);
 /* "1.23 TFLOP/s", "2996 GB/s" or "2.10 µs per kernel": a point's rate in the unit of the roof
  * that binds it. */
 void rb_plot_rate_text(const rb_plot_point *p, char *out, size_t out_size);
-/* "84.2% of DRAM copy" / "no measured NVLink roof": its efficiency against its measured roof. */
+/* "84.2% of DRAM copy" / "no measured NVLink roof": its efficiency against its measured roof;
+ * "inconsistent: 108.5% of BF16" when it sits above its roof by more than its noise. */
 void rb_plot_efficiency_text(const rb_plot_point *p, char *out, size_t out_size);
 /* The palette's colour i ("#1f77b4"), i taken modulo RB_PLOT_COLOURS. */
 const char *rb_plot_colour(int i);

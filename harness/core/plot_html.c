@@ -48,7 +48,14 @@ static void table_row(rb_sbuf *b, const rb_plot_point *p)
     rb_sbuf_add(b, "\">");
     rb_sbuf_escaped(b, rate);
     rb_sbuf_add(b, "</td>");
-    rb_html_cell_number(b, p->efficiency, "%.1f%%", 100);
+    if (p->inconsistent && isfinite(p->efficiency))
+        rb_sbuf_add(b,
+                    "<td class=\"num v-invalid\" data-v=\"%.17g\" title=\"above its roof by more "
+                    "than its noise: a measurement inconsistency, not a result\">%.1f%% "
+                    "inconsistent</td>",
+                    p->efficiency, 100 * p->efficiency);
+    else
+        rb_html_cell_number(b, p->efficiency, "%.1f%%", 100);
     rb_html_cell_number(b, p->peak_efficiency, "%.1f%%", 100);
     cell_num(b, p->speedup, "x");
     rb_fmt(shown, sizeof shown, "%s%s", p->verdict, p->informational ? " (informational)" : "");
@@ -79,19 +86,30 @@ static void verdict_counts(rb_sbuf *b, const rb_plot_data *d)
                        info, N_VERDICTS + 1);
 }
 
+/* One note of a variant: "pair/variant: [what: ]text". */
+static void note_item(rb_sbuf *b, int *n, const rb_plot_point *p, const char *what,
+                      const char *text)
+{
+    if (!text[0])
+        return;
+    rb_sbuf_add(b, "%s<li>", (*n)++ ? "" : "<h2>Notes</h2>\n<ul>\n");
+    rb_sbuf_escaped(b, p->pair);
+    rb_sbuf_add(b, "/");
+    rb_sbuf_escaped(b, p->variant);
+    rb_sbuf_add(b, ": %s", what);
+    rb_sbuf_escaped(b, text);
+    rb_sbuf_add(b, "</li>\n");
+}
+
 static void notes(rb_sbuf *b, const rb_plot_data *d)
 {
     int n = 0;
-    for (int i = 0; i < d->n_points; i++)
-        if (d->points[i].note[0]) {
-            rb_sbuf_add(b, "%s<li>", n++ ? "" : "<h2>Notes</h2>\n<ul>\n");
-            rb_sbuf_escaped(b, d->points[i].pair);
-            rb_sbuf_add(b, "/");
-            rb_sbuf_escaped(b, d->points[i].variant);
-            rb_sbuf_add(b, ": ");
-            rb_sbuf_escaped(b, d->points[i].note);
-            rb_sbuf_add(b, "</li>\n");
-        }
+    for (int i = 0; i < d->n_points; i++) {
+        const rb_plot_point *p = &d->points[i];
+        note_item(b, &n, p, "", p->note);
+        note_item(b, &n, p, "informational, host-bound: ", p->why);
+        note_item(b, &n, p, "roof: ", p->roof_note);
+    }
     if (n)
         rb_sbuf_add(b, "</ul>\n");
 }
