@@ -213,14 +213,6 @@ static void test_labels_do_not_overlap(void)
     rb_plot_labels_free(&l);
 }
 
-static rb_plot_point *find_point(rb_plot_data *d, const char *pair, const char *variant)
-{
-    for (int i = 0; i < d->n_points; i++)
-        if (!strcmp(d->points[i].pair, pair) && !strcmp(d->points[i].variant, variant))
-            return &d->points[i];
-    return NULL;
-}
-
 static void test_panels_from_roof_keys(void)
 {
     json_value *doc = load(FIXTURE);
@@ -230,12 +222,13 @@ static void test_panels_from_roof_keys(void)
     if (!doc)
         return;
     RB_CHECK(d.have_roofs && d.n_points == 19 && d.n_pairs == 6);
-    RB_CHECK(find_point(&d, "copy_vectorized", "library")->panel == RB_PANEL_BANDWIDTH);
-    RB_CHECK(find_point(&d, "softmax", "optimized")->panel == RB_PANEL_ROOFLINE);
-    RB_CHECK(find_point(&d, "gemm_precision", "bf16")->panel == RB_PANEL_ROOFLINE);
-    RB_CHECK(find_point(&d, "host_transfer.h2d", "baseline")->panel == RB_PANEL_LINK);
-    RB_CHECK(find_point(&d, "cuda_graphs", "graph")->panel == RB_PANEL_LATENCY);
-    RB_CHECK_NEAR(find_point(&d, "cuda_graphs", "graph")->y, 1.23, 1e-12); /* its us_per_kernel */
+    RB_CHECK(rb_plot_find_point(&d, "copy_vectorized", "library")->panel == RB_PANEL_BANDWIDTH);
+    RB_CHECK(rb_plot_find_point(&d, "softmax", "optimized")->panel == RB_PANEL_ROOFLINE);
+    RB_CHECK(rb_plot_find_point(&d, "gemm_precision", "bf16")->panel == RB_PANEL_ROOFLINE);
+    RB_CHECK(rb_plot_find_point(&d, "host_transfer.h2d", "baseline")->panel == RB_PANEL_LINK);
+    RB_CHECK(rb_plot_find_point(&d, "cuda_graphs", "graph")->panel == RB_PANEL_LATENCY);
+    RB_CHECK_NEAR(rb_plot_find_point(&d, "cuda_graphs", "graph")->y, 1.23,
+                  1e-12); /* its us_per_kernel */
     const rb_plot_roof *r = rb_plot_find_roof(&d, "bf16_tflops");
     RB_CHECK(r && r->kind == RB_PLOT_ROOF_COMPUTE && r->measured == 760 && r->peak == 989.4);
     r = rb_plot_find_roof(&d, "nvlink_gbps");
@@ -352,10 +345,10 @@ static void test_old_results_file_plots(void)
     if (!doc)
         return;
     RB_CHECK(!d.have_roofs);
-    RB_CHECK(find_point(&d, "copy_coalescing", "baseline")->panel == RB_PANEL_BANDWIDTH);
-    RB_CHECK(find_point(&d, "host_transfer.h2d", "optimized")->panel == RB_PANEL_LINK);
-    RB_CHECK(find_point(&d, "cuda_graphs", "graph")->panel == RB_PANEL_LATENCY);
-    RB_CHECK(find_point(&d, "sgemm@4M", "library")->panel == RB_PANEL_ROOFLINE);
+    RB_CHECK(rb_plot_find_point(&d, "copy_coalescing", "baseline")->panel == RB_PANEL_BANDWIDTH);
+    RB_CHECK(rb_plot_find_point(&d, "host_transfer.h2d", "optimized")->panel == RB_PANEL_LINK);
+    RB_CHECK(rb_plot_find_point(&d, "cuda_graphs", "graph")->panel == RB_PANEL_LATENCY);
+    RB_CHECK(rb_plot_find_point(&d, "sgemm@4M", "library")->panel == RB_PANEL_ROOFLINE);
     int plotted = 0, skipped = 0;
     for (int i = 0; i < d.n_points; i++) {
         plotted += d.points[i].plotted;

@@ -465,14 +465,6 @@ static void test_speedup_chart_compact(void)
     json_free(doc);
 }
 
-static rb_plot_point *find(rb_plot_data *d, const char *pair, const char *variant)
-{
-    for (int i = 0; i < d->n_points; i++)
-        if (!strcmp(d->points[i].pair, pair) && !strcmp(d->points[i].variant, variant))
-            return &d->points[i];
-    return NULL;
-}
-
 /* A file whose "roof" named the declared compute roof of memory-bound rows (softmax,
  * async_pipeline, tma_pipeline, reduction): each is named by, and shown in the unit of, the
  * DRAM roof its efficiency was taken against; the declared roof is kept beside it. */
@@ -486,17 +478,17 @@ static void test_binding_roof(void)
     }
     static const char *const pairs[] = {"softmax", "async_pipeline", "tma_pipeline"};
     for (size_t i = 0; i < 3; i++) {
-        rb_plot_point *p = find(&d, pairs[i], "optimized");
+        rb_plot_point *p = rb_plot_find_point(&d, pairs[i], "optimized");
         RB_CHECK(p && p->roof && !strcmp(p->roof, "dram_gbps"));
         RB_CHECK(p && p->declared_roof && !strcmp(p->declared_roof, "fp32_tflops"));
     }
     char text[96];
-    rb_plot_efficiency_text(find(&d, "softmax", "optimized"), text, sizeof text);
+    rb_plot_efficiency_text(rb_plot_find_point(&d, "softmax", "optimized"), text, sizeof text);
     RB_CHECK(!strcmp(text, "98.9% of DRAM copy"));
-    rb_plot_rate_text(find(&d, "reduction", "baseline"), text, sizeof text);
+    rb_plot_rate_text(rb_plot_find_point(&d, "reduction", "baseline"), text, sizeof text);
     RB_CHECK(!strcmp(text, "416 GB/s")); /* not 0.104 TFLOP/s */
     /* compute-bound rows keep their compute roof */
-    rb_plot_point *sgemm = find(&d, "sgemm@16M", "optimized");
+    rb_plot_point *sgemm = rb_plot_find_point(&d, "sgemm@16M", "optimized");
     RB_CHECK(sgemm && !strcmp(sgemm->roof, "fp32_tflops"));
     rb_plot_rate_text(sgemm, text, sizeof text);
     RB_CHECK(!strcmp(text, "45.6 TFLOP/s"));
@@ -513,7 +505,7 @@ static void test_skipped_rows_are_not_zero(void)
         RB_CHECK(0);
         return;
     }
-    rb_plot_point *p = find(&d, "hgemm.awkward@16M", "fp8_library");
+    rb_plot_point *p = rb_plot_find_point(&d, "hgemm.awkward@16M", "fp8_library");
     RB_CHECK(p && !p->plotted && !strcmp(p->verdict, "skipped"));
     RB_CHECK(p && isnan(p->efficiency) && isnan(p->speedup) && isnan(rb_plot_rate(p)));
     char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
@@ -555,8 +547,8 @@ static void test_report_verdicts(void)
     RB_CHECK(html && !strstr(html, "informational verdicts") && !strstr(html, "(informational)"));
     free(html);
     /* two rows marked informational */
-    find(&d, "cuda_graphs", "baseline")->informational = 1;
-    find(&d, "host_transfer.h2d", "baseline")->informational = 1;
+    rb_plot_find_point(&d, "cuda_graphs", "baseline")->informational = 1;
+    rb_plot_find_point(&d, "host_transfer.h2d", "baseline")->informational = 1;
     html = svg && speedup ? rb_plot_html(&d, svg, speedup) : NULL;
     RB_CHECK(html && strstr(html, "gating verdicts: <span class=\"badge v-pass\">105 pass</span>"));
     RB_CHECK(html && strstr(html, "informational verdicts (host-bound rows: measured, not "
@@ -599,11 +591,11 @@ static void test_results_fields(void)
     if (!doc)
         return;
     char rate[64], eff[96];
-    rb_plot_point *p = find(&d, "graphs", "baseline");
+    rb_plot_point *p = rb_plot_find_point(&d, "graphs", "baseline");
     RB_CHECK(p && p->panel == RB_PANEL_LATENCY && p->y == 2.79);
     rb_plot_rate_text(p, rate, sizeof rate);
     RB_CHECK(!strcmp(rate, "2.79 \xc2\xb5s per launch"));
-    p = find(&d, "gemm", "fast");
+    p = rb_plot_find_point(&d, "gemm", "fast");
     rb_plot_efficiency_text(p, eff, sizeof eff);
     RB_CHECK(!strcmp(eff, "inconsistent: 109.2% of BF16"));
     char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
@@ -659,7 +651,7 @@ static void test_crowds_leave_labels_out(void)
     RB_CHECK(doc && rb_plot_load(doc, NULL, &d, err, sizeof err) == 0);
     if (!doc)
         return;
-    RB_CHECK(find(&d, "grid", "variant_1")->informational == 1);
+    RB_CHECK(rb_plot_find_point(&d, "grid", "variant_1")->informational == 1);
     char *svg = rb_plot_roofline_svg(&d);
     RB_CHECK(svg && chart_problems(svg, "60 at one spot") == 0);
     RB_CHECK(svg && strstr(svg, "Points whose label did not fit, numbered above:"));

@@ -413,6 +413,14 @@ void rb_plot_free(rb_plot_data *d)
 
 /* ---- names, numbers, colours ---- */
 
+rb_plot_point *rb_plot_find_point(const rb_plot_data *d, const char *pair, const char *variant)
+{
+    for (int i = 0; i < d->n_points; i++)
+        if (!strcmp(d->points[i].pair, pair) && !strcmp(d->points[i].variant, variant))
+            return &d->points[i];
+    return NULL;
+}
+
 const rb_plot_roof *rb_plot_find_roof(const rb_plot_data *d, const char *key)
 {
     for (int i = 0; key && i < d->n_roofs; i++)

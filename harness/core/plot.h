@@ -116,6 +116,8 @@ int rb_plot_load(const json_value *doc, const char *filter, rb_plot_data *d, cha
                  size_t err_size);
 void rb_plot_free(rb_plot_data *d);
 
+/* The point of a pair's variant, or NULL. */
+rb_plot_point *rb_plot_find_point(const rb_plot_data *d, const char *pair, const char *variant);
 /* The roof named key, or NULL. */
 const rb_plot_roof *rb_plot_find_roof(const rb_plot_data *d, const char *key);
 /* "DRAM copy", "BF16", "PCIe H2D", "launch" for a roof key; the key itself when unknown. */

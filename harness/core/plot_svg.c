@@ -513,20 +513,32 @@ static void draw_roofline_frame(rb_sbuf *b, const rb_plot_data *d, rb_plot_frame
         rb_plot_label_memory_roofs(b, d, f);
 }
 
+/* A frame whose plotting area is area, its roofs' labels in the margin right of it. */
+static void frame_init(rb_plot_frame *f, rb_plot_box area, rb_plot_panel panel, int zoom)
+{
+    memset(f, 0, sizeof *f);
+    f->area = area;
+    f->margin_x = area.x + area.w + 8;
+    f->margin_w = RB_PLOT_CHART_W - f->margin_x - 6;
+    f->zoom = zoom;
+    f->panel = panel;
+}
+
+/* A roofline frame's axis titles: x_title under its ticks, FLOP/s up its left side. */
+static void axis_titles(rb_sbuf *b, const rb_plot_frame *f, const char *x_title)
+{
+    const rb_plot_box *a = &f->area;
+    rb_svg_text(b, a->x + a->w / 2, a->y + a->h + 34, 11, "middle", "#000000", 0, x_title);
+    rb_svg_text(b, a->x - 50, a->y + a->h / 2, 11, "middle", "#000000", -90,
+                "performance (FLOP/s)");
+}
+
 static double draw_main(rb_sbuf *b, const rb_plot_data *d, double *px, double *py, key_list *keys)
 {
     rb_plot_frame f;
-    memset(&f, 0, sizeof f);
-    f.area = (rb_plot_box){MAIN_X, MAIN_Y, MAIN_W, MAIN_H};
-    f.margin_x = MAIN_X + MAIN_W + 8;
-    f.margin_w = RB_PLOT_CHART_W - f.margin_x - 6;
-    f.zoom = -1;
-    f.panel = RB_PANEL_ROOFLINE;
+    frame_init(&f, (rb_plot_box){MAIN_X, MAIN_Y, MAIN_W, MAIN_H}, RB_PANEL_ROOFLINE, -1);
     rb_plot_roofline_axes(d, &f.x, &f.y);
-    rb_svg_text(b, MAIN_X + MAIN_W / 2, MAIN_Y + MAIN_H + 34, 11, "middle", "#000000", 0,
-                "arithmetic intensity (FLOP/byte of compulsory DRAM traffic)");
-    rb_svg_text(b, MAIN_X - 50, MAIN_Y + MAIN_H / 2, 11, "middle", "#000000", -90,
-                "performance (FLOP/s)");
+    axis_titles(b, &f, "arithmetic intensity (FLOP/byte of compulsory DRAM traffic)");
     draw_roofline_frame(b, d, &f, px, py, keys);
     rb_plot_labels_free(&f.labels);
     return MAIN_Y + MAIN_H + 50;
@@ -561,19 +573,11 @@ static double draw_zoom(rb_sbuf *b, const rb_plot_data *d, int z, double y0, dou
                         key_list *keys)
 {
     rb_plot_frame f;
-    memset(&f, 0, sizeof f);
     rb_sbuf_add(b, "<g id=\"rb-zoom-%d\">\n", z);
     double top = rb_plot_draw_zoom_caption(b, d, z, 20, y0, RB_PLOT_CHART_W - 40) + 12;
-    f.area = (rb_plot_box){MAIN_X, top, MAIN_W, ZOOM_H};
-    f.margin_x = MAIN_X + MAIN_W + 8;
-    f.margin_w = RB_PLOT_CHART_W - f.margin_x - 6;
-    f.zoom = z;
-    f.panel = RB_PANEL_ROOFLINE;
+    frame_init(&f, (rb_plot_box){MAIN_X, top, MAIN_W, ZOOM_H}, RB_PANEL_ROOFLINE, z);
     zoom_axes(d, &f);
-    rb_svg_text(b, MAIN_X + MAIN_W / 2, top + ZOOM_H + 32, 11, "middle", "#000000", 0,
-                "arithmetic intensity (FLOP/byte)");
-    rb_svg_text(b, MAIN_X - 50, top + ZOOM_H / 2, 11, "middle", "#000000", -90,
-                "performance (FLOP/s)");
+    axis_titles(b, &f, "arithmetic intensity (FLOP/byte)");
     draw_roofline_frame(b, d, &f, px, py, keys);
     rb_plot_labels_free(&f.labels);
     double y = draw_key(b, d, keys, top + ZOOM_H + 44);
@@ -694,12 +698,7 @@ static double draw_side_panel(rb_sbuf *b, const rb_plot_data *d, rb_plot_panel p
         "links: bytes over PCIe or NVLink, GB/s (log scale)",
         "latency: microseconds per kernel (log scale)"};
     rb_plot_frame f;
-    memset(&f, 0, sizeof f);
-    f.area = (rb_plot_box){SIDE_X, top, SIDE_W, SIDE_H};
-    f.margin_x = SIDE_X + SIDE_W + 8;
-    f.margin_w = RB_PLOT_CHART_W - f.margin_x - 6;
-    f.zoom = -1;
-    f.panel = panel;
+    frame_init(&f, (rb_plot_box){SIDE_X, top, SIDE_W, SIDE_H}, panel, -1);
     rb_sbuf_add(b, "<g id=\"rb-side-%d\">\n", (int)panel);
     rb_svg_text(b, SIDE_X, top - 10, 12, "start", "#000000", 0, titles[panel]);
     double lo = NAN, hi = NAN;
