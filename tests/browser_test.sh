@@ -93,8 +93,7 @@ PY
 
 # report RESULTS NAME: the charts and report of a results file, in $tmp/NAME.*
 report() {
-    cp "$1" "$tmp/$2.json"
-    "$bin" plot "$tmp/$2.json" -o "$tmp/$2.svg" --html "$tmp/$2.html" > "$tmp/plot.log" 2>&1 ||
+    "$bin" plot "$1" -o "$tmp/$2.svg" --html "$tmp/$2.html" > "$tmp/plot.log" 2>&1 ||
         fail "roofbench plot $1: $(cat "$tmp/plot.log")"
 }
 
