@@ -8,6 +8,7 @@
 #include "expect.h"
 #include "html_table.h"
 #include "stats.h"
+#include "text.h"
 #include "util.h"
 
 const char *rb_change_name(rb_change c)
@@ -633,19 +634,31 @@ static char *dup(const char *s)
     return d;
 }
 
-/* A value as text: strings bare, anything else as JSON; "(absent)" for none. */
-static char *fact_text(const json_value *v)
+/* A value as text: strings bare, a library version as a version (22803: 2.28.3), another
+ * number with the 5 digits a measured figure supports (3020.7, not 3020.69948469187), anything
+ * else as JSON; "(absent)" for none. */
+static char *fact_text(const char *key, const json_value *v)
 {
+    char num[48];
+    size_t klen = strlen(key);
     if (!v)
         return dup("(absent)");
     if (v->type == JSON_STRING)
         return dup(v->string);
+    if (v->type == JSON_NUMBER && klen > 8 && !strcmp(key + klen - 8, "_version")) {
+        rb_text_version(v->number, num, sizeof num);
+        return dup(num);
+    }
+    if (v->type == JSON_NUMBER) {
+        rb_fmt(num, sizeof num, "%.5g", v->number);
+        return dup(num);
+    }
     return json_write(v, 0);
 }
 
 static int add_env_diff(rb_runcmp *c, const char *key, const json_value *a, const json_value *b)
 {
-    char *ta = fact_text(a), *tb = fact_text(b);
+    char *ta = fact_text(key, a), *tb = fact_text(key, b);
     rb_runcmp_env *e = realloc(c->env, (size_t)(c->n_env + 1) * sizeof *e);
     if (!ta || !tb || !e) {
         free(ta);
