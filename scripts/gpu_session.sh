@@ -18,6 +18,12 @@
 #                                   runs, gpu_regress.sh record with FILTER); then a full run
 #                                   judged against the file
 #   scripts/gpu_session.sh suite    scripts/gpu_run.sh's GPU tests, two full runs, --cold run
+#   scripts/gpu_session.sh bench    build; RUNS (5: one device call) back-to-back `make bench`
+#                                   runs judged against the tree's file, each run's exit, its
+#                                   verdicts line and its wall time in the summary; then every
+#                                   informational row's spread over the runs and the gating rows
+#                                   of largest spread (scripts/spread.py; over two calls' runs:
+#                                   scripts/spread.py A/bench*.json B/bench*.json, unpacked)
 # Logs and results land in $OUT: a summary and an archive per part (the device tool returns at
 # most 8 files). Never changes clocks or power limits.
 set -uo pipefail
@@ -88,8 +94,23 @@ rerecord)
 suite)
     exec env TEST=1 CHAIN=0 NCU=0 RUNS=2 OUT="$OUT" scripts/gpu_run.sh
     ;;
+bench)
+    make -j"$(nproc)" ARCH=$ARCH all > "$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; exit 1; }
+    tail -n 1 "$OUT/build.log" | tee -a "$LOG"
+    for i in $(seq 1 "${RUNS:-5}"); do
+        say "make bench, run $i"
+        t0=$SECONDS
+        make bench ARCH=$ARCH BENCH_ARGS="--json $OUT/bench$i.json" > "$OUT/bench$i.log" 2>&1
+        echo "bench $i exit $?, $((SECONDS - t0)) s" | tee -a "$LOG"
+        grep -E '^(verdicts|regressed|improved|exit)' "$OUT/bench$i.log" | tee -a "$LOG"
+    done
+    python3 scripts/spread.py "$OUT"/bench*.json | tee "$OUT/spread.txt" | tee -a "$LOG"
+    tar czf /tmp/rb-bench.tgz -C "$OUT" --exclude ./session.log --exclude ./spread.txt . &&
+        find "$OUT" -maxdepth 1 -type f ! -name session.log ! -name spread.txt -delete &&
+        mv /tmp/rb-bench.tgz "$OUT/bench.tgz"
+    ;;
 *)
-    echo "unknown task $TASK (record, judge, rerecord, suite)"
+    echo "unknown task $TASK (record, judge, rerecord, suite, bench)"
     exit 2
     ;;
 esac
