@@ -364,7 +364,11 @@ static void test_untimed_rows_never_zero(void)
     snprintf(s->note, sizeof s->note, "skipped on this machine: cuBLASLt has no FP8 algorithm");
     rb_variant_result *bad = &p.v[p.n_variants++];
     rb_variant_result_init(bad, "fp8", RB_ROLE_STEP, RB_UNIT_FP8, 5e-3);
+    bad->rel_err_before = 0.5;
     snprintf(bad->note, sizeof bad->note, "wrong result before timing: rel_err 0.5 > tol 0.005");
+    rb_variant_result *failed = &p.v[p.n_variants++];
+    rb_variant_result_init(failed, "tma", RB_ROLE_STEP, RB_UNIT_BF16, 5e-3);
+    snprintf(failed->note, sizeof failed->note, "kernels/hgemm.cu:1: an illegal memory access");
     rb_roofs c, pk;
     h100_roofs(&c, &pk);
     rb_report_derive(&p, 1, &c, &pk);
@@ -372,6 +376,7 @@ static void test_untimed_rows_never_zero(void)
     bad->verdict = RB_VERDICT_INVALID;
     char *t = table_text(&p, 1, 0);
     RB_CHECK(t && strstr(t, "  fp8_library ") && strstr(t, " skipped ") && strstr(t, " invalid "));
+    RB_CHECK(t && strstr(t, "  tma ") && strstr(t, " failed "));
     RB_CHECK(t && !strstr(t, " 0 GB/s") && !strstr(t, " 0.0%") && !strstr(t, " 0 TFLOP/s"));
     free(t);
     json_value *doc = rb_report_json(&p, 1, &c, &pk, json_new_object());

@@ -34,13 +34,18 @@ static void pct(char *buf, size_t size, double x)
         rb_fmt(buf, size, "%.1f%%", 100.0 * x);
 }
 
-/* What a variant that was not timed is, where its rate would be. */
+/* What a variant that was not timed is, where its rate would be: skipped, missing (expected,
+ * not produced), failed (an error before its result could be checked: no rel_err), invalid
+ * (checked and wrong). */
 static const char *untimed_state(const rb_variant_result *v)
 {
-    return v->skipped                         ? "skipped"
-           : v->verdict == RB_VERDICT_MISSING ? "missing"
-           : !v->valid                        ? "invalid"
-                                              : "not timed";
+    if (v->skipped)
+        return "skipped";
+    if (v->verdict == RB_VERDICT_MISSING)
+        return "missing";
+    if (!v->valid)
+        return isnan(v->rel_err_before) ? "failed" : "invalid";
+    return "not timed";
 }
 
 static const char *timing_mark(const rb_variant_result *v)

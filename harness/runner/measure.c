@@ -154,10 +154,10 @@ static rb_status timed_windows(const rb_timed *v, int n, cudaStream_t stream,
             if (sampler)
                 rb_clock_sampler_timing(sampler, i);
             double t0 = rb_now_s();
-            do
-                RB_TRY(time_sample(v[i].run, v[i].ctx, stream, o, t, launches[i],
-                                   &samples[(size_t)i * max_per + counts[i]++]));
-            while (counts[i] < max_per && loop_s(o, t0) < o->window_s);
+            do {
+                double *x = &samples[(size_t)i * max_per + counts[i]++];
+                RB_TRY(time_sample(v[i].run, v[i].ctx, stream, o, t, launches[i], x));
+            } while (counts[i] < max_per && loop_s(o, t0) < o->window_s);
         }
     return RB_OK;
 }
