@@ -102,7 +102,9 @@ bench)
         t0=$SECONDS
         make bench ARCH=$ARCH BENCH_ARGS="--json $OUT/bench$i.json" > "$OUT/bench$i.log" 2>&1
         echo "bench $i exit $?, $((SECONDS - t0)) s" | tee -a "$LOG"
-        grep -E '^(verdicts|regressed|improved|exit)' "$OUT/bench$i.log" | tee -a "$LOG"
+        # the verdicts line and its continuation (wrapped at 100 columns), the changes, the exit
+        awk '/^(verdicts|regressed|improved|exit)/ {p = 1; print; next} p && /^    / {print; next}
+             {p = 0}' "$OUT/bench$i.log" | tee -a "$LOG"
     done
     python3 scripts/spread.py "$OUT"/bench*.json | tee "$OUT/spread.txt" | tee -a "$LOG"
     tar czf /tmp/rb-bench.tgz -C "$OUT" --exclude ./session.log --exclude ./spread.txt . &&

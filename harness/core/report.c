@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
 #include "util.h"
 
 double rb_report_extra(const rb_variant_result *v, const char *name)
@@ -255,9 +256,15 @@ void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_
 
 void rb_report_summary(FILE *f, const rb_pair_result *pairs, int n)
 {
-    char line[600];
+    char line[800];
+    rb_sbuf b = {0};
     rb_report_summary_text(pairs, n, line, sizeof line);
-    fprintf(f, "%s\n", line);
+    rb_text_wrap(&b, line, RB_TEXT_WIDTH, 0, 4);
+    char *text = rb_sbuf_take(&b);
+    fputs(text ? text : line, f);
+    if (!text)
+        fputs("\n", f);
+    free(text);
 }
 
 /* bound: which term of the floor is the larger ("memory" or "compute"), or the kind of roof that

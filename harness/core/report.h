@@ -60,7 +60,7 @@ void rb_report_throttle_note(const rb_variant_result *v, char *buf, size_t size)
  * for tensor-core GEMMs, not marked)". The throttled and the informational ones are not in the
  * first counts (those are the gating verdicts). */
 void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_t size);
-/* The same, printed with a newline. */
+/* The same, printed wrapped at RB_TEXT_WIDTH (its first line starts "verdicts:"). */
 void rb_report_summary(FILE *f, const rb_pair_result *pairs, int n);
 
 /* The same as a Markdown page, with the environment's main facts above it. Caller frees. */
