@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "docs_render.h"
+#include "floors.h"
 #include "runcmp.h"
 
 #define DOCS_MAX_DOCS 32
@@ -186,41 +187,62 @@ static char *block_rows(rb_docs *d, const char *key, const char *regex, int term
     return text;
 }
 
-/* roofbench compare OLD NEW [EXPECT|none], as the command prints it. */
+/* roofbench compare OLD NEW --expect none [--filter REGEX], as the command prints it. The floors
+ * come from the runs alone: an expectation file's path would be this machine's. */
 static char *block_compare(rb_docs *d, char **w, int n, char *err, size_t err_size)
 {
     const json_value *old_doc = load(d, w[1], err, err_size);
     const json_value *new_doc = old_doc ? load(d, w[2], err, err_size) : NULL;
     if (!new_doc)
         return NULL;
-    json_value *expect = NULL;
-    if (n == 4 && strcmp(w[3], "none")) {
-        char full[RB_PATH_BUF * 2];
-        full_path(d, w[3], full, sizeof full);
-        if (!(expect = json_parse_file(full, err, err_size)))
-            return NULL;
-    }
+    const char *keys[2] = {json_string_at(old_doc, "hardware_key", NULL),
+                           json_string_at(new_doc, "hardware_key", NULL)};
+    rb_floors f;
     rb_runcmp c;
-    char *text = NULL;
+    if (rb_floors_resolve(NULL, 1, keys, 2, NULL, &f, err, err_size) != 0)
+        return NULL;
+    char *text = NULL, line[RB_PATH_BUF + 600];
     size_t len = 0;
-    if (rb_runcmp_build_expect(old_doc, new_doc, expect, &c, err, err_size) == 0) {
-        FILE *f = open_memstream(&text, &len);
-        if (f) {
-            fprintf(f, "```\n");
-            if (c.floors_from_runs)
-                fprintf(f,
-                        "floors: %d variant(s) judged with the spread of their recorded runs "
-                        "(%s)\n",
-                        c.floors_from_runs, w[3]);
-            rb_runcmp_print(f, &c, w[1], w[2]);
-            fprintf(f, "```\n");
-            fclose(f);
+    int rc = rb_runcmp_build_expect(old_doc, new_doc, NULL, &c, err, err_size);
+    if (rc == 0 && n == 4 && (rc = rb_runcmp_filter(&c, w[3], err, err_size)) != 0)
+        rb_runcmp_free(&c);
+    if (rc == 0) {
+        rb_floors_line(&f, c.floors_from_runs, line, sizeof line);
+        c.floors_line = line;
+        FILE *out = open_memstream(&text, &len);
+        if (out) {
+            fprintf(out, "```\n");
+            rb_runcmp_print(out, &c, w[1], w[2]);
+            int failing = rb_runcmp_failing(&c, 0);
+            if (failing)
+                fprintf(out, "exit 1: %d variant(s) slower for a cause other than the platform\n",
+                        failing);
+            fprintf(out, "```\n");
+            fclose(out);
         }
         rb_runcmp_free(&c);
         if (!text)
             rb_fmt(err, err_size, "out of memory");
     }
-    json_free(expect);
+    rb_floors_free(&f);
+    return text;
+}
+
+/* The thresholds of expectations/<key>.json above 5%: the rows a 10% change could hide in. */
+static char *block_thresholds(rb_docs *d, const char *key, char *err, size_t err_size)
+{
+    char ref[RB_PATH_BUF], full[RB_PATH_BUF * 2];
+    if (reference_path(key, ref, sizeof ref, err, err_size) != 0)
+        return NULL;
+    rb_fmt(ref, sizeof ref, "expectations/%s.json", key);
+    full_path(d, ref, full, sizeof full);
+    json_value *doc = json_parse_file(full, err, err_size);
+    if (!doc)
+        return NULL;
+    char *text = rb_docs_render_thresholds(doc, 0.05);
+    json_free(doc);
+    if (!text)
+        rb_fmt(err, err_size, "out of memory");
     return text;
 }
 
@@ -246,11 +268,13 @@ char *rb_docs_block(rb_docs *d, const char *words, char *err, size_t err_size)
     }
     if ((!strcmp(kind, "table") || !strcmp(kind, "sample")) && n == 3)
         return block_rows(d, w[1], w[2], kind[0] == 's', err, err_size);
+    if (!strcmp(kind, "thresholds") && n == 2)
+        return block_thresholds(d, w[1], err, err_size);
     if (!strcmp(kind, "compare") && (n == 3 || n == 4))
         return block_compare(d, w, n, err, err_size);
     rb_fmt(err, err_size,
            "unknown block '%.200s' (run KEY, roofs KEY, table KEY REGEX, sample KEY REGEX, "
-           "compare OLD NEW [EXPECT|none])",
+           "thresholds KEY, compare OLD NEW [REGEX])",
            words);
     return NULL;
 }

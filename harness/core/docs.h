@@ -15,7 +15,10 @@
  *     roofs KEY               a table of the roofs the run was placed against
  *     table KEY REGEX         a Markdown table of the rows of the matching row groups
  *     sample KEY REGEX        the same rows as the terminal table prints them, fenced (<= 30)
- *     compare OLD NEW [EXPECT|none]   roofbench compare of two committed results files, fenced
+ *     thresholds KEY          the regression thresholds above 5% in expectations/KEY.json
+ *     compare OLD NEW [REGEX] roofbench compare OLD NEW --expect none [--filter REGEX] of two
+ *                             committed results files, fenced (an expectation file's path
+ *                             would be this machine's, so none sets the floors)
  * Markers inside a fenced code block (```) are text, not blocks (so a page can show them).
  *
  * A kernel header (kernels/<pair>.cu): the lines strictly between the line holding

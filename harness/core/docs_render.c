@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expect.h"
 #include "util.h"
 
 /* ---- cells ---- */
@@ -481,5 +482,45 @@ char *rb_docs_render_header(const json_value *doc, const char *ref_path, const c
     }
     if (groups == 0)
         rb_sbuf_add(&b, "%sno row of %s: the reference run is older than the pair\n", prefix, pair);
+    return rb_sbuf_take(&b);
+}
+
+/* ---- regression thresholds of an expectation file ---- */
+
+char *rb_docs_render_thresholds(const json_value *expect, double shown_above)
+{
+    const json_value *pairs = json_get(expect, "pairs");
+    rb_sbuf b = {0};
+    int n = 0, seen = 0, shown = 0;
+    rb_sbuf_add(&b, "| row/variant | runs | spread of the runs' medians | threshold | judged on | "
+                    "a 10%% slowdown |\n|---|---:|---:|---:|---|---|\n");
+    for (size_t i = 0; pairs && pairs->type == JSON_OBJECT && i < pairs->count; i++) {
+        const json_value *vs = json_get(pairs->items[i], "variants");
+        for (size_t k = 0; vs && vs->type == JSON_OBJECT && k < vs->count; k++) {
+            rb_expected e;
+            rb_stats none = {.median = NAN, .ci_lo = NAN, .ci_hi = NAN, .noise = NAN};
+            rb_expected_read(vs->items[k], &e);
+            double thr = rb_expect_run_threshold(&e, &none);
+            n++;
+            seen += thr < 0.10;
+            if (!(thr > shown_above))
+                continue;
+            char spread[32];
+            pct_text(spread, sizeof spread, isfinite(e.run_spread) ? e.run_spread : NAN);
+            rb_sbuf_add(&b, "| %s/%s | %d | %s | %.1f%% | %s | %s |\n", pairs->keys[i], vs->keys[k],
+                        e.runs, spread, 100 * thr, e.per_clock ? "time x clock" : "time",
+                        thr < 0.10 ? "regressed" : "not seen");
+            shown++;
+        }
+    }
+    if (!shown)
+        rb_sbuf_add(&b, "| (none) | | | | | |\n");
+    char line[300];
+    rb_fmt(line, sizeof line,
+           "%d of the file's %d variants would call a 10%% slowdown `regressed`; the table lists "
+           "those whose threshold is above %.0f%%.",
+           seen, n, 100 * shown_above);
+    rb_sbuf_add(&b, "\n");
+    add_wrapped(&b, line, 100);
     return rb_sbuf_take(&b);
 }

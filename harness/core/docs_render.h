@@ -32,6 +32,11 @@ char *rb_docs_render_rows(const json_value *doc, const regex_t *re, int terminal
 char *rb_docs_render_header(const json_value *doc, const char *ref_path, const char *pair,
                             const char *prefix, int width, int max_lines);
 
+/* A Markdown table of the variants of an expectation document whose regression threshold
+ * (max(3%, 2 x the spread of their recorded runs' medians), before a run's own interval) is above
+ * shown_above, and a line counting those that would call a 10% slowdown regressed. */
+char *rb_docs_render_thresholds(const json_value *expect, double shown_above);
+
 /* 1 when the row group name (as results files name them: "<pair>[.<input>][@<size>]") belongs
  * to pair or matches re (re NULL: the pair alone decides). */
 int rb_docs_group_matches(const char *group, const char *pair, const regex_t *re);
