@@ -93,8 +93,8 @@ LDLIBS_ALL += $(SAN_FLAGS)
 # For every program the recipes run (rbtest, and roofbench under it): the CUDA driver reserves
 # fixed host addresses inside ASan's shadow gap (0x200000000 on), which ASan write-protects by
 # default, so cuInit / cudaMalloc fail with out of memory on a GPU machine; protect_shadow_gap=0
-# leaves that range to the driver (google/sanitizers#629). The CUDA libraries' allocations that
-# live until exit are not ours: tests/lsan.supp. A sanitizer report exits 99, which no roofbench
+# leaves that range to the driver (https://github.com/google/sanitizers/issues/629). The CUDA
+# libraries' allocations that live until exit are not ours: tests/lsan.supp. A sanitizer report exits 99, which no roofbench
 # exit code means, so a test that expects an exit code fails on it. ASAN_OPTIONS and friends
 # given by the user come last and win.
 export ASAN_OPTIONS := protect_shadow_gap=0:detect_leaks=1:exitcode=99$(if $(ASAN_OPTIONS),:$(ASAN_OPTIONS))
@@ -154,11 +154,11 @@ endif
 # kernels/cuda_graphs.cu; gemm_bf16_sustained.c is plain C on cuBLASLt.
 diagnostics: $(B)/cuda_graphs_chain $(B)/gemm_bf16_sustained
 
-$(B)/cuda_graphs_chain: scripts/cuda_graphs_chain.cu $(B)/nvccflags.stamp
+$(B)/cuda_graphs_chain: scripts/probes/cuda_graphs_chain.cu $(B)/nvccflags.stamp
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS_ALL) $(INC) -MMD -MP -MF $@.d -o $@ $<
 
-$(B)/gemm_bf16_sustained: scripts/gemm_bf16_sustained.c $(B)/cflags.stamp $(B)/ldflags.stamp
+$(B)/gemm_bf16_sustained: scripts/probes/gemm_bf16_sustained.c $(B)/cflags.stamp $(B)/ldflags.stamp
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(INC) -MMD -MP -MF $@.d -o $@ $< $(LDLIBS_ALL)
 

@@ -15,8 +15,8 @@
  *   elementwise kernel: one 16-byte vector of 8 bf16 per operand per thread, ld/st.global.cs,
  *   one thread per vector, 8 blocks of 256 per SM (16-32 KB in flight per SM, what Little's law
  *   asks). DRAM traffic: 4n + 4n + 6n = 14n bytes. No toolkit routine fuses this (cuBLASLt's
- *   GELU_BIAS only ends a GEMM), so there is no library row; scripts/torch_eager_fused.py times
- *   PyTorch eager on the same shape.
+ *   GELU_BIAS only ends a GEMM), so there is no library row; scripts/probes/torch_eager_fused.py
+ *   times PyTorch eager on the same shape.
  * Steps:     none
  * Optimized: one kernel reads x and residual once and writes y once; t1 and t2 live in
  *   registers. Same vectors, same .cs accesses, same grid, same tail rule: the only difference is

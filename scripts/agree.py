@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Do two runs of the same build agree? For every variant timed in both results files: the ratio
+"""usage: scripts/agree.py RUN1.json RUN2.json [--within 0.02]
+
+Do two runs of the same build agree? For every variant timed in both results files: the ratio
 of the medians, flagged when it is off by more than --within (default 2%). Variants that run at a
 power cap (tensor-core units: tf32, bf16, fp16, fp8) drift with the board's clock and temperature
-and are listed apart. A diagnostic for issue 9's "two back-to-back runs within 2%" (the harness's
-own `compare` is the tool for users); standard library only. Where both runs recorded the 95%
-confidence interval of each median (median_ci_lo/hi, from 2026-11-25), a flagged variant says
-whether the intervals overlap ("within sampling": more samples would narrow the gap) or not
+and are listed apart. A diagnostic for the rule that two back-to-back runs agree within 2% (the
+harness's own `compare` is the tool for users); standard library only. Where both runs recorded
+the 95% confidence interval of each median (median_ci_lo/hi), a flagged variant says whether the
+intervals overlap ("within sampling": more samples would narrow the gap) or not
 ("shifted": each run knew its median, and the machine or process state moved between them).
 
     scripts/agree.py RUN1.json RUN2.json [--within 0.02]
@@ -41,6 +43,9 @@ def pop_option(argv, name, default):
 
 
 def main(argv):
+    if "-h" in argv[1:] or "--help" in argv[1:]:
+        print(__doc__)
+        return 0
     within = pop_option(argv, "--within", 0.02)
     if len(argv) != 3:
         sys.stderr.write(__doc__)

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Is a --cold run's rate at or above the warm run's, less noise? For every variant timed in both
+"""usage: scripts/cold_vs_warm.py COLD.json WARM.json [--floor 0.01]
+
+Is a --cold run's rate at or above the warm run's, less noise? For every variant timed in both
 results files (same build, same GPU): cold median / warm median, flagged when the cold time is
 longer by more than the noise, taken as the sum of the two medians' 95% half-intervals
 (median_ci_lo/hi) and at least --floor (default 1%, the harness's noise target). --cold flushes
@@ -24,6 +26,9 @@ def half_width(median, ci):
 
 
 def main(argv):
+    if "-h" in argv[1:] or "--help" in argv[1:]:
+        print(__doc__)
+        return 0
     floor = pop_option(argv, "--floor", 0.01)
     if len(argv) != 3:
         sys.stderr.write(__doc__)

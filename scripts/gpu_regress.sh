@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Issue 12's regression detector on a GPU machine, each phase under 10 minutes; logs, results
+# usage: scripts/gpu_regress.sh record|same|both|same+planted|planted (OUT, FILTER, REPEAT, ...)
+# The regression detector checked on a GPU machine, each phase under 10 minutes; logs, results
 # and the expectation files land in $OUT.
 #
 #   scripts/gpu_regress.sh record    build; record the tree's expectation file (the one roofbench
@@ -27,6 +28,7 @@
 #                                    comparison under MPS (a second process streaming DRAM
 #                                    throughout, never a clock or power change)
 # Never changes clocks or power limits.
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PHASE=${1:-record}

@@ -1,28 +1,30 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# usage: scripts/gpu_run.sh [record] (OUT, FILTER, RUNS, NCU, TEST, ... below)
 # Everything a GPU machine session needs, in one go: build, GPU tests, and the suite; logs and
 # result files land in $OUT (default: ./gpu-out) as one archive plus a summary log; then ncu's
 # measured DRAM bytes of every pair kernel (NCU=0 skips it) and a --cold --nvtx run.
 #
 #   scripts/gpu_run.sh [record]   record: measure ceilings and rewrite the expectation file from
 #                                 the first full run; without it the expectation file is only read
-# Each full run is timed without the build, and each pair's wall and setup time is listed. Two back-to-back runs are made and their medians
-# compared by scripts/agree.py (RUNS=1: one). Extra arguments for `roofbench run` can be passed
-# in RUN_ARGS; FILTER limits the full runs to the pairs that match (a --filter regular
-# expression), FILTER2 the second run alone (the NCCL sweep: three sizes on one GPU, ten on
-# several); NCU=0 skips the ncu
-# passes, TEST=0 the GPU tests, CEILINGS=0 the ceilings of a record run (the file's stay), CHAIN=0
-# the cuda_graphs chain diagnostic (Hopper only); BF16=1 adds the sustained sweep of cuBLASLt's
-# bf16 candidates (scripts/gemm_bf16_sustained.c, about a minute) after everything else; TORCH=1
-# PyTorch eager's fused_elementwise yardstick (scripts/torch_eager_fused.py), PIPES=1 ncu's
-# detailed sections of async_pipeline's kernels; COLD_FILTER picks the pairs of the --cold run;
-# L2_REPLAY=0 skips l2_persistence's ncu application replay, NCU_TIMEOUT bounds ncu_bytes.sh;
-# COLD=0 skips the --cold run.
+# Each full run is timed without the build, and each pair's wall and setup time is listed. Two back-
+# to-back runs are made and their medians compared by scripts/agree.py (RUNS=1: one). Extra
+# arguments for `roofbench run` can be passed in RUN_ARGS; FILTER limits the full runs to the pairs
+# that match (a --filter regular expression), FILTER2 the second run alone (the NCCL sweep: three
+# sizes on one GPU, ten on several); NCU=0 skips the ncu passes, TEST=0 the GPU tests, CEILINGS=0
+# the ceilings of a record run (the file's stay), CHAIN=0 the cuda_graphs chain diagnostic (Hopper
+# only); BF16=1 adds the sustained sweep of cuBLASLt's bf16 candidates
+# (scripts/probes/gemm_bf16_sustained.c, about a minute) after everything else; TORCH=1 PyTorch
+# eager's fused_elementwise yardstick (scripts/probes/torch_eager_fused.py), PIPES=1 ncu's detailed
+# sections of async_pipeline's kernels; COLD_FILTER picks the pairs of the --cold run; L2_REPLAY=0
+# skips l2_persistence's ncu application replay, NCU_TIMEOUT bounds ncu_bytes.sh; COLD=0 skips the
+# --cold run.
 # SANITIZE=1 adds compute-sanitizer's four tools over every pair (scripts/sanitize.sh, up to
 # SANITIZE_TIMEOUT s per tool and size; SANITIZE_TOOLS picks tools; SANITIZE_PARALLEL=1 runs
 # the four at once): logs into the archive.
-# GIT_REV=<rev> names the commit the results record, where the copy of the tree on the GPU machine
-# carries a .git that is not the one it was committed in.
+# GIT_REV=<rev> names the commit the results record, where the copy of the tree on the GPU
+# machine carries a .git that is not the one it was committed in.
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # SANITIZE=1 means compute-sanitizer here; make would read it as its ASan build (build/*-san).
@@ -56,7 +58,7 @@ if [ "${TEST:-1}" = 1 ]; then
 fi
 
 if [ "${CHAIN:-1}" = 1 ]; then
-    say "cuda_graphs: per-kernel cost in 1000-node chains (scripts/cuda_graphs_chain.cu)"
+    say "cuda_graphs: per-kernel cost in 1000-node chains (scripts/probes/cuda_graphs_chain.cu)"
     make --no-print-directory ARCH="$ARCH" diagnostics > "$OUT/chain.log" 2>&1 &&
         "build/$ARCH/cuda_graphs_chain" >> "$OUT/chain.log" 2>&1
     tee -a "$LOG" < "$OUT/chain.log"
@@ -68,7 +70,7 @@ if [ "${1:-}" = record ]; then
         start=$(date +%s.%N)
         $B ceilings 2>&1 | tee -a "$LOG"
         echo "ceilings exit ${PIPESTATUS[0]}, $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $start}") s" | tee -a "$LOG"
-        # --quick into a copy: the same-run platform reference, timed (issue 11: under 5 s)
+        # --quick into a copy: the same-run platform reference, timed (it must take under 5 s)
         quick=$OUT/quick-expectations.json
         cp "$(sed -n 's/^[0-9]* ceilings written to \(.*\)$/\1/p' "$LOG" | tail -n 1)" "$quick" 2> /dev/null
         start=$(date +%s.%N)
@@ -130,8 +132,8 @@ if [ "${COLD:-1}" = 1 ]; then
 fi
 
 if [ "${TORCH:-0}" = 1 ]; then
-    say "PyTorch eager gelu(x + b) + r on fused_elementwise's full shape (scripts/torch_eager_fused.py)"
-    python3 scripts/torch_eager_fused.py 2>&1 | tee "$OUT/torch_eager_fused.txt" | tee -a "$LOG"
+    say "PyTorch eager gelu(x + b) + r on fused_elementwise's full shape (scripts/probes/torch_eager_fused.py)"
+    python3 scripts/probes/torch_eager_fused.py 2>&1 | tee "$OUT/torch_eager_fused.txt" | tee -a "$LOG"
 fi
 
 if [ "${PIPES:-0}" = 1 ]; then
@@ -145,7 +147,7 @@ if [ "${PIPES:-0}" = 1 ]; then
 fi
 
 if [ "${BF16:-0}" = 1 ]; then
-    say "gemm_precision's BF16 problem: cuBLASLt's candidates sustained (scripts/gemm_bf16_sustained.c)"
+    say "gemm_precision's BF16 problem: cuBLASLt's candidates sustained (scripts/probes/gemm_bf16_sustained.c)"
     make --no-print-directory ARCH="$ARCH" diagnostics > "$OUT/bf16.log" 2>&1 &&
         "build/$ARCH/gemm_bf16_sustained" 16 >> "$OUT/bf16.log" 2>&1
     tee -a "$LOG" < "$OUT/bf16.log"

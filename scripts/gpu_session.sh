@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# One device call's work, for whichever GPU the call got (the device tool names the kind):
+# usage: scripts/gpu_session.sh record|judge|rerecord REGEX|suite|bench (OUT, REPEAT, RUNS, ...)
+# One GPU machine session's work, for whichever GPU it has:
 #   scripts/gpu_session.sh record   build; the ceilings (timed, and --quick timed) and the tree's
 #                                   expectation file for this GPU recorded from REPEAT (3) full
 #                                   runs (scripts/gpu_regress.sh record): a new GPU's file, or
@@ -18,14 +19,15 @@
 #                                   runs, gpu_regress.sh record with FILTER); then a full run
 #                                   judged against the file
 #   scripts/gpu_session.sh suite    scripts/gpu_run.sh's GPU tests, two full runs, --cold run
-#   scripts/gpu_session.sh bench    build; RUNS (5: one device call) back-to-back `make bench`
+#   scripts/gpu_session.sh bench    build; RUNS (5: one session) back-to-back `make bench`
 #                                   runs judged against the tree's file, each run's exit, its
 #                                   verdicts line and its wall time in the summary; then every
 #                                   informational row's spread over the runs and the gating rows
 #                                   of largest spread (scripts/spread.py; over two calls' runs:
 #                                   scripts/spread.py A/bench*.json B/bench*.json, unpacked)
-# Logs and results land in $OUT: a summary and an archive per part (the device tool returns at
-# most 8 files). Never changes clocks or power limits.
+# Logs and results land in $OUT: a summary and an archive per part (a session may bring back
+# only a few files). Never changes clocks or power limits.
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 TASK=${1:-judge}
 cd "$(dirname "$0")/.."
@@ -45,7 +47,7 @@ gpu_test() { # make test with its GPU tier: the summary gets its last line and w
 }
 hgemm_ncu() { # ncu of hgemm's steps: its log in the archive, the last lines in the summary
     say "ncu: hgemm's steps at 8192^3, tensor pipes (metric names as this ncu lists them)"
-    OUT=$OUT scripts/gpu_hgemm_ncu.sh > "$OUT/ncu-run.log" 2>&1
+    OUT=$OUT scripts/probes/gpu_hgemm_ncu.sh > "$OUT/ncu-run.log" 2>&1
     tail -n 2 "$OUT/ncu-run.log" | tee -a "$LOG"
 }
 say "$TASK on $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.limit --format=csv,noheader | head -n 1)"

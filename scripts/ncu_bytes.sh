@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# usage: scripts/ncu_bytes.sh [FILTER] (OUT, ANALYZE=1)
 # Holds the work models and the timing honest: ncu's measured DRAM bytes of every pair kernel at
 # full size, next to the bytes the pair declares, for two launches of each kernel:
 #   cold  its first launch (ncu flushes the caches before it: --cache-control all);
@@ -20,6 +21,7 @@
 # machine, say).
 # ncu runs with --clock-control none: the harness never changes the GPU's clocks. Kernels are
 # found by name, <pair>_<variant>[_<part>]_kernel; library variants (cudaMemcpy, CUB) are not.
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-out}

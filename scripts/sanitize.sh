@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# usage: scripts/sanitize.sh ROOFBENCH | --preflight | --parse TOOL LOG | --self-test
 # compute-sanitizer over every pair (make sanitize runs it; a GPU machine only):
 #   scripts/sanitize.sh ROOFBENCH        run the tools, write the logs and the summary
 #   scripts/sanitize.sh --preflight      only check that a GPU and compute-sanitizer are there
@@ -24,6 +25,7 @@
 # input of ours shows up inside a library kernel. SANITIZE_FILTER limits the pairs (a --filter
 # regular expression); SANITIZE_ARGS adds options for every tool (e.g. --leak-check full);
 # SANITIZE_PARALLEL=1 runs the tools, and each tool's sizes, at the same time.
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}

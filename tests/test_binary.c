@@ -235,7 +235,7 @@ static void test_no_gpu_run_exits_3_cleanly(void)
 }
 
 
-/* ---- hostile use (issue 10) ---- */
+/* ---- hostile use ---- */
 
 /* A pair's exact name selects all its rows (sgemm@1M..., histogram.uniform, ...). */
 static void test_filter_pair_name_selects_its_rows(void)

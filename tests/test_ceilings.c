@@ -33,7 +33,7 @@ static int writes_as(const json_value *v, const char *text)
     return same;
 }
 
-/* Every key of the contract (issue 11), and nothing else, is a roof key. */
+/* Every key of the roof contract, and nothing else, is a roof key. */
 static void test_keys_are_the_contract(void)
 {
     static const char *const contract[] = {

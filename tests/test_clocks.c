@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The platform reference and the clocks of issue 12, without a GPU: NVML's clock-event bits
+ * The platform reference and the clocks, without a GPU: NVML's clock-event bits
  * mapped to the results file's names, the throttled rule, the sampler's accumulation fed fake
  * samples, the results JSON with and without NVML (a variant with no sample has neither
  * "clocks" nor "throttled"), the table's mark and the verdict summary that counts throttled

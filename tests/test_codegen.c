@@ -392,8 +392,8 @@ static void test_codegen_rules_fit_sass_counts(void)
     }
 }
 
-/* hgemm holds every kernel of its ladder, not only the optimized one, to zero local memory
- * (issue 13): a spill in a step would make the step's time a story about spills. */
+/* hgemm holds every kernel of its ladder, not only the optimized one, to zero local memory: a
+ * spill in a step would make the step's time a story about spills. */
 static void test_hgemm_kernels_do_not_spill(void)
 {
     if (!have_tool())

@@ -1179,7 +1179,7 @@ static void test_extras_and_kernel_json(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* hostile use (issue 10)                                                                     */
+/* hostile use                                                                                */
 /* ------------------------------------------------------------------------------------------ */
 
 /* Options a command does not use are refused, naming the option and the command. */

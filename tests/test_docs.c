@@ -10,9 +10,10 @@
  * missing. Source comments are not documentation: numbers in them come from the generated lines.
  *
  * A stamp citation is matched by its stamp-named component and, when a '/' follows it, the name
- * after it, as a substring of a path under results/: "20261126T0029Z-3364754-record/record.{json,md}"
- * needs a path containing "/20261126T0029Z-3364754-record/record". A name wrapped at the end of
- * a line ("...-hgemm-" then a new line) is matched by the part before the wrap. A path citation
+ * after it, as a substring of a path under results/:
+ * "20261126T0029Z-3364754-record/record.{json,md}" needs a path containing
+ * "/20261126T0029Z-3364754-record/record". A name wrapped at the end of a line ("...-hgemm-" then a
+ * new line) is matched by the part before the wrap. A path citation
  * ("results/nvidia-h200/reference.{json,md}") must be the start of a path under results/.
  */
 #include <ctype.h>
@@ -320,9 +321,9 @@ static void test_citation_matcher(void)
  * (HEADER_GEN_MAX_LINES), so that `make docs` never pushes a header over. Measured: is the line
  * carrying HEADER_GEN_BEGIN, then the generated lines, the HEADER_GEN_END line, and at most two
  * hand-written lines whose numbers must be ones the generated lines carry (rounded at most).
- * Across kernels/ and bench/: no tracker reference ("issue 12", "#12"), no GPU.md (not in the
- * repository), no "never committed" results, no commit hash outside a results citation, and at
- * most one results citation per pair (the generated line of its header).
+ * Across kernels/ and bench/: no tracker reference (the word issue or a # before a number), no
+ * GPU.md (not in the repository), no "never committed" results, no commit hash outside a results
+ * citation, and at most one results citation per pair (the generated line of its header).
  */
 #define HEADER_MAX_LINES 60
 #define HEADER_GEN_MAX_LINES 4
@@ -568,9 +569,9 @@ static int tracker_number_at(const char *s, int is_list)
     return !is_list || !strncmp(s, " and ", 5) || *s == ',' || *s == ')';
 }
 
-/* A tracker reference at s: "issue 12", "Issue 12's", "issue #9", "issues 9 and 12", or "#12"
- * (not "&#39;"); not an instruction's issue ("the SM issues 4x the loads", "issue 48%", "ptxas
- * issues 4 of the 8 loads"). */
+/* A tracker reference at s: the word issue (any case, or issues) then a number, a "#" and a
+ * number, or a list of numbers; or a "#" and a number (not "&#39;"); not an instruction's issue
+ * ("the SM issues 4x the loads", "issue 48%", "ptxas issues 4 of the 8 loads"). */
 static int tracker_ref_at(const char *text, const char *s)
 {
     if (s > text && header_is_word_char(s[-1]))
@@ -787,12 +788,22 @@ static void test_text_rules_planted(void)
     char why[256];
     RB_CHECK(text_rules_check("/* tiles of 32 x 32 (sm_90, H100), 0xdeadbeef1 */\n#include <x.h>",
                               why, sizeof why));
-    RB_CHECK(!text_rules_check("/* the contract of issue 11 */", why, sizeof why) &&
+    RB_CHECK(!text_rules_check("/* the contract of issue "
+                               "11 */",
+                               why, sizeof why) &&
              strstr(why, "tracker"));
-    RB_CHECK(!text_rules_check("/* Issue 12's planted slowdown */", why, sizeof why));
-    RB_CHECK(!text_rules_check("/* issues 9 and 12 */", why, sizeof why));
-    RB_CHECK(!text_rules_check("/* (see #12) */", why, sizeof why));
-    RB_CHECK(!text_rules_check("/* candidate #1 */", why, sizeof why));
+    RB_CHECK(!text_rules_check("/* Issue "
+                               "12's planted slowdown */",
+                               why, sizeof why));
+    RB_CHECK(!text_rules_check("/* issues "
+                               "9 and 12 */",
+                               why, sizeof why));
+    RB_CHECK(!text_rules_check("/* (see #"
+                               "12) */",
+                               why, sizeof why));
+    RB_CHECK(!text_rules_check("/* candidate #"
+                               "1 */",
+                               why, sizeof why));
     RB_CHECK(text_rules_check("/* &#39; and tissue 3 */", why, sizeof why));
     RB_CHECK(text_rules_check("/* the SM issues 4x the loads; issue 48%, 2.5 */", why, sizeof why));
     RB_CHECK(text_rules_check("/* ptxas issues 4 of the 8 loads; each issues 16-byte copies */",
@@ -810,6 +821,72 @@ static void test_text_rules_planted(void)
     RB_CHECK(citation_count("#include \"results.h\"; the results/ folder; 2026-11-25") == 0);
 }
 
+/* "#333333" or "#111": a colour of the charts' SVG and CSS, not a tracker's number. */
+static int is_colour(const char *s)
+{
+    size_t n = 0;
+    if (s[0] != '#')
+        return 0;
+    while (is_hex_digit(s[1 + n]) || (s[1 + n] >= 'A' && s[1 + n] <= 'F'))
+        n++;
+    return (n == 3 || n == 6) && !isalnum((unsigned char)s[1 + n]);
+}
+
+/* The tracker references in the text files under path (recursively: sources, scripts and
+ * Markdown), each printed as "file: context"; their count. */
+static int tracker_refs_under(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return 0;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        int n = 0;
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            char p[DOCS_PATH_LEN];
+            if (e->d_name[0] != '.' &&
+                snprintf(p, sizeof p, "%s/%s", path, e->d_name) < (int)sizeof p)
+                n += tracker_refs_under(p);
+        }
+        if (d)
+            closedir(d);
+        return n;
+    }
+    const char *dot = strrchr(path, '.'), *base = strrchr(path, '/');
+    static const char *const text_ext[] = {".c", ".h", ".cu", ".md", ".sh", ".py"};
+    int text = !strcmp(base ? base + 1 : path, "Makefile");
+    for (size_t i = 0; dot && i < sizeof text_ext / sizeof text_ext[0]; i++)
+        text |= !strcmp(dot, text_ext[i]);
+    char *buf = text ? read_file(path) : NULL;
+    int n = 0;
+    for (const char *c = buf; c && *c; c++)
+        if (tracker_ref_at(buf, c) && !is_colour(c) && n++ < 5)
+            fprintf(stderr, "  %s: a tracker reference: \"%.*s\"\n", path,
+                    (int)(strcspn(c, "\n") < 24 ? strcspn(c, "\n") : 24), c);
+    free(buf);
+    return n;
+}
+
+/* No text of the repository names a tracker issue: a reader of the repository has no tracker. */
+static void test_no_tracker_references(void)
+{
+    struct stat st;
+    if (stat("README.md", &st) != 0) {
+        rbtest_skip("not run from the repository root (README.md)");
+        return;
+    }
+    const char *roots[] = {"README.md", "Makefile", "docs",  "scripts",          "harness",
+                           "kernels",   "bench",    "tests", "results/README.md"};
+    int n = 0;
+    for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++)
+        n += tracker_refs_under(roots[i]);
+    RB_CHECK(n == 0);
+    /* a chart's colour is not a tracker's number; a number after '#' is */
+    RB_CHECK(is_colour("#333333\"") && is_colour("#111; }") && !is_colour("#12)") &&
+             !is_colour("#1234 "));
+}
+
 static const rbtest_case docs_cases[] = {
     {"citation_matcher", test_citation_matcher},
     {"cited_results_are_committed", test_cited_results_are_committed},
@@ -817,6 +894,7 @@ static const rbtest_case docs_cases[] = {
     {"text_rules_planted", test_text_rules_planted},
     {"kernel_headers_follow_template", test_kernel_headers_follow_template},
     {"kernels_and_bench_text_rules", test_kernels_and_bench_text_rules},
+    {"no_tracker_references", test_no_tracker_references},
 };
 
 RB_SUITE(docs_suite, "docs", docs_cases);

@@ -1328,7 +1328,7 @@ static void test_update_records_provenance_per_pair(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* hostile use (issue 10)                                                                     */
+/* hostile use                                                                                */
 /* ------------------------------------------------------------------------------------------ */
 
 /* A measured ceiling more than 5% above its datasheet peak is refused with the key's path;
@@ -1451,7 +1451,7 @@ static void test_skipped_variant(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* thresholds from repeated runs (issue 12)                                                   */
+/* thresholds from repeated runs                                                              */
 /* ------------------------------------------------------------------------------------------ */
 
 /* A variant of a repeat run: its median, and (mhz > 0) a clock sampled under the power cap. */

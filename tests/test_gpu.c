@@ -388,7 +388,7 @@ static void test_adaptive_loop_stops_on_the_median_interval(void)
     rbtest_remove_dir();
 }
 
-/* Issue 12: a run records its platform reference (the quick ceilings, in under 5 s, one line
+/* A run records its platform reference (the quick ceilings, in under 5 s, one line
  * printed), the environment's library versions and platform settings, and each timed
  * variant's clocks from the sampler (where NVML loads); --no-ceilings records none. */
 static void test_platform_and_clocks_recorded(void)

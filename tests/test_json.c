@@ -732,7 +732,7 @@ static void test_error_buffer_truncation(void)
 }
 
 
-/* Issue 10: an object of 100,000 keys took 16 s (a linear search per key for duplicates). Now
+/* An object of 100,000 keys took 16 s (a linear search per key for duplicates). Now
  * expected constant time per key: the whole parse, under a second with a wide margin (it takes
  * a few tens of ms), and a duplicate at the very end is still found. */
 static void test_many_keys_parse_fast(void)

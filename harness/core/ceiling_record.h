@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What `roofbench ceilings` records, without CUDA (so it is tested on any machine): the roof
- * keys it measures (the contract of issue 11), the shape of each roof's method, the refusal of
+ * keys it measures (the roof keys of core/roofline.h), the shape of each roof's method, the refusal of
  * a measurement above its datasheet peak, and the merge into an expectation file's "ceilings":
  *
  *   "ceilings": {"dram_gbps": 3006.3, ..., "source": "roofbench ceilings, git ..., <UTC>",
@@ -82,7 +82,7 @@ int rb_smem_over_bound(double gbps, int sms, double sm_clock_mhz, char *err, siz
 int rb_ceilings_store(json_value *ceilings, const json_value *values, const json_value *methods,
                       const char *source);
 
-/* A run's platform reference (issue 12), the results file's top-level "platform":
+/* A run's platform reference, the results file's top-level "platform":
  *   {"source": "ceilings --quick at run start", "dram_gbps": x, "fp32_tflops": y,
  *    "launch_us": z, "methods": {"dram_gbps": {...}, ...}}
  * from a quick measurement's values and methods (as rb_ceilings_store takes them; a roof

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The clocks a variant was timed at (issue 12): a background thread in the child samples the SM
+ * The clocks a variant was timed at: a background thread in the child samples the SM
  * clock and NVML's clock-event ("throttle") reasons about every 10 ms while the variant's timed
  * loop runs (harness/runner/clock_sampler.c), and folds each sample in here. No CUDA and no NVML here,
  * so the mapping of NVML's bits, the throttled rule and the JSON are tested on any machine.

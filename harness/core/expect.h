@@ -56,7 +56,7 @@ double rb_expect_threshold(double expected_noise, double measured_noise);
 /* pass, improved or regressed for a valid timed variant. */
 rb_verdict rb_expect_judge(double expected_ms, double expected_noise, double ms, double noise);
 
-/* Thresholds from repeated runs (issue 12). The spread of a variant's medians over the runs that
+/* Thresholds from repeated runs. The spread of a variant's medians over the runs that
  * recorded it (run_spread = (max - min) / median of them; --repeat, at least RB_EXPECT_MIN_RUNS)
  * is what varies between runs; the spread of samples within one timed loop is not (a
  * power-capped GEMM's clock drifts within a loop and its median still repeats to 1%). Then:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Run against run: `roofbench compare OLD.json NEW.json` and `run --baseline OLD.json` (issue 12).
+ * Run against run: `roofbench compare OLD.json NEW.json` and `run --baseline OLD.json`.
  * Reads two results documents, pairs their variants by pair and variant name, and says for each
  * whether it got faster or slower, and why.
  *

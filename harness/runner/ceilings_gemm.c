@@ -320,7 +320,7 @@ typedef struct cg_best {
     cg_result r;
     size_t shape;
     int index, tried;
-    char by_shape[400]; /* "8192x8192x8192 [#0 660.1, #1 655.2], ..." */
+    char by_shape[400]; /* "8192x8192x8192 [", then the rate of each candidate by its index */
 } cg_best;
 
 /* Every candidate of every shape, sustained; the best kept in *b. */

@@ -764,7 +764,7 @@ static int measure_ceilings(const rb_options *o, ceilings_state *s)
     return 0;
 }
 
-/* A run's platform reference (issue 12): the quick ceilings (DRAM copy, FP32, launch; ~1.5 s
+/* A run's platform reference: the quick ceilings (DRAM copy, FP32, launch; ~1.5 s
  * in the child on an H100, plus its CUDA context) measured before the pairs, so that a
  * comparison of two runs can tell a machine that moved from a kernel that did. One line
  * printed. A measurement that fails is recorded as not measured, with the reason, and the run

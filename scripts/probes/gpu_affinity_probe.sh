@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Issue 9's host-bound rows (cuda_graphs' stream baseline, host_transfer's pageable copies) did
+# The host-bound rows (cuda_graphs' stream baseline, host_transfer's pageable copies) did
 # not repeat within 2% between two runs of one build (3-9%). Is it where the process runs? This
 # probe runs those pairs REPEAT (3) times in each of three placements, the placements taking
 # turns so that a drift of the machine hits all of them alike:
@@ -8,11 +8,11 @@
 #   numa   taskset to the CPUs local to the GPU (sysfs local_cpulist of its PCI device)
 #   core   taskset to one of those CPUs
 # and prints each variant's spread of medians, (max - min) / median, per placement. Then, for
-# issue 11, the ceilings and two runs of gemm_precision (timed sustained) in the same call, and
+# the roofs, the ceilings and two runs of gemm_precision (timed sustained) in the same call, and
 # one of hgemm at 8192^3 (per-variant clocks of an interleaved loop).
 # Writes under $OUT: probe.log (the summary), topology.txt, probe.tgz (every run's JSON and log).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-gpu-out}
 case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
 mkdir -p "$OUT/runs"
@@ -82,7 +82,7 @@ for (pair, var), by in sorted(rows.items()):
     print(f"{pair + '/' + var:40s} " + " ".join(cells))
 EOF
 
-say "ceilings, then gemm_precision twice and hgemm at 8192^3 (issue 11)"
+say "ceilings, then gemm_precision twice and hgemm at 8192^3"
 t0=$SECONDS
 $B ceilings > "$OUT/runs/ceilings.log" 2>&1
 echo "ceilings exit $?, $((SECONDS - t0)) s" | tee -a "$LOG"

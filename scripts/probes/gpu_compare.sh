@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Issue 12's GPU comparisons in one go (a GPU machine; logs and results land in $OUT):
+# compare's attribution checked on a GPU in one go (a GPU machine; logs and results land in $OUT):
 #   A, B   two runs of the same build                 -> compare A B: every variant `same`
 #   C      a build with a planted code change          -> compare A C: copy_vectorized/optimized
 #          (make NVCCFLAGS=-DRB_PLANT_SCALAR_COPY)        `slower`, attributed `code`
@@ -11,7 +11,7 @@
 # FILTER picks the pairs of every run (default: a memory-bound set, a cuBLASLt GEMM and the
 # launch-bound graphs). Never changes clocks or power limits.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 ARCH=${ARCH:-sm_90}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# What limits hgemm's steps at 8192^3 (issue 13): ncu's speed-of-light, warp-stall and
+# What limits hgemm's steps at 8192^3: ncu's speed-of-light, warp-stall and
 # tensor-pipe figures of each step's launches in `check` (two each). cuBLASLt's kernels are left
 # out: in `check` its candidates are tuned and the fp64 reference runs through cuBLAS, so a name
 # filter would catch those. The tensor-pipe metric names differ between ncu versions and chips
@@ -8,7 +8,7 @@
 # own list (--query-metrics for the GPU's chip) and written beside the figures.
 # --clock-control none: the harness never changes clocks.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 ARCH=${ARCH:-sm_90}

@@ -11,7 +11,7 @@ Prints one line: the median of --samples CUDA-event timings (each of --reps back
 launches, after a warm-up), and the rate in GB/s counting the 14 bytes per element the three
 kernels move (x, t1 | t1, t2 | t2, r, y; 2 bytes each) and the 6 a fused kernel must move.
 
-    python3 scripts/torch_eager_fused.py [--rows 65536] [--cols 4096] [--samples 50] [--reps 10]
+    python3 scripts/probes/torch_eager_fused.py [--rows 65536] [--cols 4096] [--samples 50] [--reps 10]
 """
 import argparse
 import statistics

@@ -10,9 +10,9 @@
 #      the launch-bound baseline's shift between runs the thread moving between cores?
 #   3. nccl_allreduce's 8 B rows on one GPU, the same question for NCCL's host work.
 # About two minutes on an H100. Results and logs go to $OUT (default ./repro-out).
-#   scripts/repro_probe.sh [ARCH]
+#   scripts/probes/repro_probe.sh [ARCH]
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ARCH=${1:-sm_90}
 B=build/$ARCH/roofbench
 OUT=${OUT:-repro-out}

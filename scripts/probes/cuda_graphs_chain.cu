@@ -8,7 +8,7 @@
  * The pair's tunables (-DCUDA_GRAPHS_BLOCK=512, ...) apply. Recorded output:
  * results/nvidia-h100-80gb-hbm3/20261125T0520Z-cuda-graphs-chains.txt.
  */
-#include "../kernels/cuda_graphs.cu"
+#include "../../kernels/cuda_graphs.cu"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * repository root:
  *   make diagnostics ARCH=sm_90 && build/sm_90/gemm_bf16_sustained [candidates [rounds]]
  * rounds > 0: then candidates 0 and 1 in turn, rounds times each (0, 1, 0, 1, ...), so that a
- * drift of the card over the sweep hits both alike: is the one the ceilings keep choosing (#1)
+ * drift of the card over the sweep hits both alike: is the one the ceilings keep choosing (candidate 1)
  * faster than the heuristic's first in the same state of the board?
  */
 /* cublasLt.h declares cublasLtLoggerForceDisable() without a prototype (CUDA 13.0). */
