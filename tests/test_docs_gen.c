@@ -27,26 +27,30 @@ static const char fixture[] =
     "\"measured\": 60, \"peak\": 66.9}, \"launch_us\": {\"kind\": \"latency\", \"measured\": 2.5, "
     "\"peak\": null}}, \"pairs\": ["
     "{\"name\": \"copy\", \"flops\": 0, \"status\": \"ok\", \"reason\": \"\", \"variants\": ["
-    "{\"name\": \"baseline\", \"role\": \"baseline\", \"timed\": true, \"valid\": true, "
-    "\"time_ms\": {\"median\": 1.0, \"noise\": 0.01}, \"roof\": \"dram_gbps\", \"vs_ceiling\": "
+    "{\"name\": \"baseline\", \"role\": \"baseline\", \"unit\": \"none\", \"timed\": true, "
+    "\"valid\": true, \"time_ms\": {\"median\": 1.0, \"noise\": 0.01}, \"roof\": \"dram_gbps\", "
+    "\"vs_ceiling\": "
     "{\"gbps\": 2000, \"tflops\": 0, \"efficiency\": 0.6667, \"bound\": \"memory\"}, \"vs_peak\": "
     "{\"efficiency\": 0.5967, \"bound\": \"memory\"}, \"speedup\": 1, \"verdict\": \"pass\"},"
-    "{\"name\": \"optimized\", \"role\": \"optimized\", \"timed\": true, \"valid\": true, "
+    "{\"name\": \"optimized\", \"role\": \"optimized\", \"unit\": \"none\", \"timed\": true, "
+    "\"valid\": true, "
     "\"time_ms\": {\"median\": 0.6667, \"noise\": 0.01}, \"roof\": \"dram_gbps\", \"vs_ceiling\": "
     "{\"gbps\": 3000, \"tflops\": 0, \"efficiency\": 1.0, \"bound\": \"memory\"}, \"vs_peak\": "
     "{\"efficiency\": 0.895, \"bound\": \"memory\"}, \"speedup\": 1.5, \"verdict\": \"pass\"}]},"
     "{\"name\": \"launch\", \"flops\": 1, \"status\": \"ok\", \"variants\": [{\"name\": "
-    "\"baseline\", \"role\": \"baseline\", \"timed\": true, \"valid\": true, \"time_ms\": "
-    "{\"median\": 0.5, \"noise\": 0.1}, \"roof\": \"launch_us\", \"roof_rate\": "
+    "\"baseline\", \"role\": \"baseline\", \"unit\": \"none\", \"timed\": true, \"valid\": true, "
+    "\"time_ms\": {\"median\": 0.5, \"noise\": 0.1}, \"roof\": \"launch_us\", \"roof_rate\": "
     "\"us_per_kernel\", \"extras\": {\"us_per_kernel\": 3.25}, \"vs_ceiling\": {\"efficiency\": "
     "0.77, \"bound\": \"latency\"}, \"vs_peak\": {\"efficiency\": null, \"bound\": \"unknown\"}, "
     "\"speedup\": 1, \"verdict\": \"pass\"}]},"
     "{\"name\": \"gemm@1M\", \"flops\": 2e9, \"status\": \"ok\", \"variants\": [{\"name\": "
-    "\"baseline\", \"role\": \"baseline\", \"timed\": true, \"valid\": true, \"time_ms\": "
-    "{\"median\": 0.1, \"noise\": 0.02}, \"roof\": \"fp32_tflops\", \"vs_ceiling\": {\"gbps\": 10, "
+    "\"baseline\", \"role\": \"baseline\", \"unit\": \"fp32\", \"timed\": true, \"valid\": true, "
+    "\"time_ms\": {\"median\": 0.1, \"noise\": 0.02}, \"roof\": \"fp32_tflops\", \"vs_ceiling\": "
+    "{\"gbps\": 10, "
     "\"tflops\": 20.5, \"efficiency\": 0.34, \"bound\": \"compute\"}, \"vs_peak\": "
     "{\"efficiency\": 0.3, \"bound\": \"compute\"}, \"speedup\": 1, \"verdict\": \"pass\"}, "
-    "{\"name\": \"library\", \"role\": \"library\", \"timed\": false, \"valid\": true, "
+    "{\"name\": \"library\", \"role\": \"library\", \"unit\": \"fp32\", \"time_ms\": {}, "
+    "\"timed\": false, \"valid\": true, "
     "\"skipped\": "
     "true, \"note\": \"no algorithm\", \"verdict\": \"skipped\"}]},"
     "{\"name\": \"p2p\", \"status\": \"skipped\", \"reason\": \"needs 2 GPUs\", \"variants\": []}"
@@ -104,9 +108,10 @@ static void test_render_rows(void)
     free(md);
     /* the rate each roof is read by: us per launch, TFLOP/s, GB/s; an untimed row and its note */
     char *term = rows(doc, "launch|gemm", 1, 30, err);
-    RB_CHECK(term && strstr(term, "3.25 us/launch") && strstr(term, "20.5 TFLOP/s") &&
+    RB_CHECK(term && strstr(term, " 3.2 us ") && strstr(term, "20.5 TFLOP/s") &&
+             strstr(term, "  library ") && strstr(term, " skipped ") &&
              strstr(term, "note: gemm@1M/library: no algorithm") && !strstr(term, "copy"));
-    RB_CHECK(term && !strncmp(term, "```\npair ", 9) && strstr(term, "\n```\n"));
+    RB_CHECK(term && !strncmp(term, "```\npair / variant", 18) && strstr(term, "\n```\n"));
     free(term);
     /* a pair not run is one row, with its reason */
     md = rows(doc, "^p2p$", 0, 0, err);
@@ -305,7 +310,8 @@ static void test_compare_and_thresholds_blocks(void)
     char *text = refresh(d, "a.md", page, &stale, report, err);
     RB_CHECK(text && strstr(text, "```\nfloors: none (--expect none)") &&
              strstr(text, "\nverdicts: ") && strstr(text, ref) &&
-             strstr(text, "filter '^copy$': 2 variant(s)") && strstr(text, "\n```\n<!-- end generated -->"));
+             strstr(text, "filter '^copy$': 2 variant(s)") &&
+             strstr(text, "\n```\n<!-- end generated -->"));
     free(text);
     snprintf(path, sizeof path, "%s/expectations", fixture_dir);
     RB_CHECK(mkdir(path, 0755) == 0);

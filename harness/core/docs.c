@@ -182,6 +182,15 @@ static char *block_rows(rb_docs *d, const char *key, const char *regex, int term
     char *text = rb_docs_render_rows(doc, &re, terminal, terminal ? RB_DOCS_SAMPLE_MAX_ROWS : 0,
                                      why, sizeof why);
     regfree(&re);
+    /* A table of a pair newer than the reference run says so (make docs fills it once a
+     * reference run has the pair); a sample must show rows. */
+    if (!text && !terminal && !strcmp(why, "no row group matches")) {
+        rb_sbuf b = {0};
+        rb_sbuf_add(
+            &b, "No row of the reference run `%s` matches `%s`: the run is older than the pair.\n",
+            ref, regex);
+        text = rb_sbuf_take(&b);
+    }
     if (!text)
         rb_fmt(err, err_size, "%s in %s: %s", regex, ref, why);
     return text;

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "expect.h"
+#include "report.h"
+#include "result_read.h"
 #include "util.h"
 
 /* ---- cells ---- */
@@ -116,17 +118,6 @@ static size_t variant_count(const json_value *pair)
     return vs && vs->type == JSON_ARRAY ? vs->count : 0;
 }
 
-static void terminal_row(rb_sbuf *b, const json_value *pair, const json_value *v,
-                         const json_value *roofs, int first)
-{
-    docs_row r;
-    row_cells(pair, v, roofs, &r);
-    rb_sbuf_add(b, "%-18s %-12s %10s %6s %17s %8s %7s %8s  %-9s  %s\n",
-                first ? json_string_at(pair, "name", "?") : "", json_string_at(v, "name", "?"),
-                r.ms, r.noise, r.rate, r.ceil, r.peak, r.speedup, json_string_at(v, "verdict", "-"),
-                roof_cell(v));
-}
-
 static void markdown_row(rb_sbuf *b, const json_value *pair, const json_value *v,
                          const json_value *roofs, int first)
 {
@@ -140,60 +131,85 @@ static void markdown_row(rb_sbuf *b, const json_value *pair, const json_value *v
 
 /* The notes of the rows shown: why a variant is not timed, and why a point sits above its
  * measured roof (the * of its cell). */
-static void row_notes(rb_sbuf *b, const json_value *pair, int terminal)
+static void row_notes(rb_sbuf *b, const json_value *pair)
 {
     const json_value *vs = json_get(pair, "variants");
     for (size_t k = 0; k < variant_count(pair); k++) {
         const json_value *v = vs->items[k];
-        const char *note = json_string_at(v, "note", ""),
-                   *roof_note = json_string_at(v, "roof_note", "");
-        const char *group = json_string_at(pair, "name", "?"),
-                   *name = json_string_at(v, "name", "?");
+        const char *note = json_string_at(v, "note", "");
+        const char *roof_note = json_string_at(v, "roof_note", "");
+        const char *group = json_string_at(pair, "name", "?");
+        const char *name = json_string_at(v, "name", "?");
         if (note[0])
-            rb_sbuf_add(b, terminal ? "note: %s/%s: %s\n" : "- %s/%s: %s\n", group, name, note);
+            rb_sbuf_add(b, "- %s/%s: %s\n", group, name, note);
         if (roof_note[0])
-            rb_sbuf_add(b, terminal ? "note: %s/%s: * %s\n" : "- %s/%s: \\* %s\n", group, name,
-                        roof_note);
+            rb_sbuf_add(b, "- %s/%s: \\* %s\n", group, name, roof_note);
     }
+}
+
+/* The rows of the matching groups as `run` prints them (rb_report_table, 100 columns), from
+ * the records the file holds. */
+static char *sample_rows(const json_value *doc, const regex_t *re, int max_rows, char *err,
+                         size_t err_size)
+{
+    rb_pair_result *all = NULL;
+    int n = 0, kept = 0, rows = 0;
+    if (rb_results_read(doc, &all, &n, err, err_size) != 0)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        if (rb_docs_group_matches(all[i].name, NULL, re)) {
+            rows += all[i].n_variants ? all[i].n_variants : 1;
+            if (kept != i)
+                all[kept] = all[i];
+            kept++;
+        }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = rows && rows <= max_rows ? open_memstream(&text, &len) : NULL;
+    if (f) {
+        fputs("```\n", f);
+        rb_report_table(f, all, kept, 0);
+        fputs("```\n", f);
+        fclose(f);
+    }
+    free(all);
+    if (!rows)
+        rb_fmt(err, err_size, "no row group matches");
+    else if (rows > max_rows)
+        rb_fmt(err, err_size, "%d rows match: at most %d may be shown", rows, max_rows);
+    else if (!text)
+        rb_fmt(err, err_size, "out of memory");
+    return rows && rows <= max_rows ? text : NULL;
 }
 
 char *rb_docs_render_rows(const json_value *doc, const regex_t *re, int terminal, int max_rows,
                           char *err, size_t err_size)
 {
+    if (terminal)
+        return sample_rows(doc, re, max_rows > 0 ? max_rows : 1000000, err, err_size);
     const json_value *pairs = pairs_of(doc), *roofs = json_get(doc, "roofs");
     rb_sbuf b = {0}, notes = {0};
     int rows = 0;
-    if (terminal)
-        rb_sbuf_add(&b, "```\n%-18s %-12s %10s %6s %17s %8s %7s %8s  %-9s  %s\n", "pair", "variant",
-                    "median ms", "noise", "rate", "%ceil", "%peak", "speedup", "verdict", "roof");
-    else
-        rb_sbuf_add(&b, "| row | variant | median ms | rate | %% of roof | %% of datasheet | "
-                        "speedup | verdict | roof |\n|---|---|---:|---:|---:|---:|---:|---|---|\n");
+    rb_sbuf_add(&b, "| row | variant | median ms | rate | %% of roof | %% of datasheet | speedup | "
+                    "verdict | roof |\n|---|---|---:|---:|---:|---:|---:|---|---|\n");
     for (size_t i = 0; pairs && i < pairs->count; i++) {
         const json_value *p = pairs->items[i];
         if (!rb_docs_group_matches(json_string_at(p, "name", ""), NULL, re))
             continue;
         const json_value *vs = json_get(p, "variants");
         if (variant_count(p) == 0) {
-            const char *status = json_string_at(p, "status", "?"),
-                       *name = json_string_at(p, "name", "?");
-            const char *why = json_string_at(p, "reason", "");
-            if (terminal)
-                rb_sbuf_add(&b, "%-18s %-12s %s: %s\n", name, "-", status, why);
-            else
-                rb_sbuf_add(&b, "| %s | - | %s: %s | | | | | | |\n", name, status, why);
+            rb_sbuf_add(&b, "| %s | - | %s: %s | | | | | | |\n", json_string_at(p, "name", "?"),
+                        json_string_at(p, "status", "?"), json_string_at(p, "reason", ""));
             rows++;
         }
         for (size_t k = 0; k < variant_count(p); k++, rows++)
-            (terminal ? terminal_row : markdown_row)(&b, p, vs->items[k], roofs, k == 0);
-        row_notes(&notes, p, terminal);
+            markdown_row(&b, p, vs->items[k], roofs, k == 0);
+        row_notes(&notes, p);
     }
     char *tail = rb_sbuf_take(&notes);
     if (tail && tail[0])
-        rb_sbuf_add(&b, "%s%s", terminal ? "" : "\n", tail);
+        rb_sbuf_add(&b, "\n%s", tail);
     free(tail);
-    if (terminal)
-        rb_sbuf_add(&b, "```\n");
     if (rows == 0 || (max_rows > 0 && rows > max_rows)) {
         if (rows)
             rb_fmt(err, err_size, "%d rows match: at most %d may be shown", rows, max_rows);
