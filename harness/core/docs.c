@@ -237,6 +237,189 @@ static char *block_compare(rb_docs *d, char **w, int n, char *err, size_t err_si
     return text;
 }
 
+/* ---- an index of results/<key>/ ---- */
+
+typedef struct docs_names {
+    char **name;
+    int n, cap;
+} docs_names;
+
+static int names_add(docs_names *l, const char *name)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 64;
+        char **bigger = realloc(l->name, (size_t)cap * sizeof *bigger);
+        if (!bigger)
+            return -1;
+        l->name = bigger;
+        l->cap = cap;
+    }
+    size_t len = strlen(name);
+    if (!(l->name[l->n] = malloc(len + 1)))
+        return -1;
+    memcpy(l->name[l->n++], name, len + 1);
+    return 0;
+}
+
+static void names_free(docs_names *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->name[i]);
+    free(l->name);
+}
+
+static int by_string(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entries under rel (relative to the root) that git tracks, the first component of each
+ * path after rel: 1 with l filled, 0 when git cannot say (no git, not a checkout: then the
+ * folder as it is), -1 out of memory. What a run writes there is ignored by git until it is
+ * committed on purpose, so an index of the tracked files does not change with a user's runs. */
+static int tracked_names(const rb_docs *d, const char *rel, docs_names *l)
+{
+    char cmd[RB_PATH_BUF * 2 + 64];
+    if (strchr(d->root, '\'') || strchr(rel, '\''))
+        return 0;
+    rb_fmt(cmd, sizeof cmd, "git -C '%s' ls-files -- '%s' 2>/dev/null", d->root, rel);
+    int status;
+    char *out = rb_command_output(cmd, &status);
+    if (!out || status != 0 || !out[0]) {
+        free(out);
+        return 0;
+    }
+    size_t skip = strlen(rel) + 1;
+    int rc = 1;
+    for (char *line = strtok(out, "\n"); line && rc == 1; line = strtok(NULL, "\n")) {
+        if (strlen(line) <= skip)
+            continue;
+        char *name = line + skip, *slash = strchr(name, '/');
+        if (slash)
+            *slash = '\0';
+        if (l->n == 0 || strcmp(l->name[l->n - 1], name))
+            rc = names_add(l, name) == 0 ? 1 : -1;
+    }
+    free(out);
+    return rc;
+}
+
+/* The entries of the folder rel (relative to the root), sorted: those git tracks, in a
+ * checkout; -1 when they cannot be read. */
+static int folder_names(const rb_docs *d, const char *rel, docs_names *l)
+{
+    int tracked = tracked_names(d, rel, l);
+    if (tracked != 0) {
+        if (l->n)
+            qsort(l->name, (size_t)l->n, sizeof l->name[0], by_string);
+        return tracked < 0 ? -1 : 0;
+    }
+    char full[RB_PATH_BUF * 2];
+    full_path(d, rel, full, sizeof full);
+    DIR *dp = opendir(full);
+    struct dirent *e;
+    int rc = dp ? 0 : -1;
+    while (dp && rc == 0 && (e = readdir(dp)) != NULL)
+        if (e->d_name[0] != '.')
+            rc = names_add(l, e->d_name);
+    if (dp)
+        closedir(dp);
+    if (l->n)
+        qsort(l->name, (size_t)l->n, sizeof l->name[0], by_string);
+    return rc;
+}
+
+/* A run's companions (<stem>.md, .svg, -speedup.svg, .html) are listed with it, not alone. */
+static int is_companion(const docs_names *l, const char *name)
+{
+    static const char *const ext[] = {".md", "-speedup.svg", ".svg", ".html"};
+    for (size_t k = 0; k < sizeof ext / sizeof ext[0]; k++) {
+        size_t n = strlen(name), e = strlen(ext[k]);
+        if (n <= e || strcmp(name + n - e, ext[k]))
+            continue;
+        char json[RB_PATH_BUF];
+        rb_fmt(json, sizeof json, "%.*s.json", (int)(n - e), name);
+        for (int i = 0; i < l->n; i++)
+            if (!strcmp(l->name[i], json))
+                return 1;
+    }
+    return 0;
+}
+
+/* One file of the index: a run with its companions, or another file. */
+static void index_file(rb_docs *d, const char *rel, const docs_names *l, const char *name,
+                       rb_sbuf *b)
+{
+    char path[RB_PATH_BUF], full[RB_PATH_BUF * 2], err[300];
+    rb_fmt(path, sizeof path, "%s/%s", rel, name);
+    size_t n = strlen(name);
+    json_value *doc = NULL;
+    if (n > 5 && !strcmp(name + n - 5, ".json")) {
+        full_path(d, path, full, sizeof full);
+        doc = json_parse_file(full, err, sizeof err);
+    }
+    char *line = doc && json_get(doc, "pairs") ? rb_docs_render_run_line(doc) : NULL;
+    rb_sbuf_add(b, "| `%s`", name);
+    for (int i = 0; line && i < l->n; i++)
+        if (strncmp(l->name[i], name, n - 5) == 0 && strcmp(l->name[i], name) &&
+            is_companion(l, l->name[i]))
+            rb_sbuf_add(b, ", `%s`", l->name[i] + n - 5);
+    rb_sbuf_add(b, " | %s |\n",
+                line  ? line
+                : doc ? "a JSON document, not a run"
+                      : "a log or a diagnostic's output");
+    free(line);
+    json_free(doc);
+}
+
+/* One sub-folder of the index: its runs and its other files, on one row. */
+static void index_folder(rb_docs *d, const char *rel, const char *name, rb_sbuf *b)
+{
+    char sub[RB_PATH_BUF];
+    docs_names l = {0};
+    rb_fmt(sub, sizeof sub, "%s/%s", rel, name);
+    folder_names(d, sub, &l);
+    rb_sbuf_add(b, "| `%s/` | ", name);
+    for (int i = 0; i < l.n; i++)
+        rb_sbuf_add(b, "%s`%s`", i ? ", " : "", l.name[i]);
+    rb_sbuf_add(b, " |\n");
+    names_free(&l);
+}
+
+/* Every file and folder of results/<key>/, a row each (a run with its companions). */
+static char *block_index(rb_docs *d, const char *key, char *err, size_t err_size)
+{
+    char ref[RB_PATH_BUF], rel[RB_PATH_BUF], full[RB_PATH_BUF * 2];
+    docs_names l = {0};
+    if (reference_path(key, ref, sizeof ref, err, err_size) != 0)
+        return NULL;
+    rb_fmt(rel, sizeof rel, "results/%s", key);
+    if (folder_names(d, rel, &l) != 0) {
+        rb_fmt(err, err_size, "%s: cannot read the folder", rel);
+        names_free(&l);
+        return NULL;
+    }
+    rb_sbuf b = {0};
+    rb_sbuf_add(&b, "| file or folder | what |\n|---|---|\n");
+    for (int i = 0; i < l.n; i++) {
+        char path[RB_PATH_BUF];
+        struct stat st;
+        rb_fmt(path, sizeof path, "%s/%s", rel, l.name[i]);
+        full_path(d, path, full, sizeof full);
+        if (stat(full, &st) != 0 || is_companion(&l, l.name[i]))
+            continue;
+        if (S_ISDIR(st.st_mode))
+            index_folder(d, rel, l.name[i], &b);
+        else
+            index_file(d, rel, &l, l.name[i], &b);
+    }
+    names_free(&l);
+    char *text = rb_sbuf_take(&b);
+    if (!text)
+        rb_fmt(err, err_size, "out of memory");
+    return text;
+}
+
 /* The thresholds of expectations/<key>.json above 5%: the rows a 10% change could hide in. */
 static char *block_thresholds(rb_docs *d, const char *key, char *err, size_t err_size)
 {
@@ -277,13 +460,15 @@ char *rb_docs_block(rb_docs *d, const char *words, char *err, size_t err_size)
     }
     if ((!strcmp(kind, "table") || !strcmp(kind, "sample")) && n == 3)
         return block_rows(d, w[1], w[2], kind[0] == 's', err, err_size);
+    if (!strcmp(kind, "index") && n == 2)
+        return block_index(d, w[1], err, err_size);
     if (!strcmp(kind, "thresholds") && n == 2)
         return block_thresholds(d, w[1], err, err_size);
     if (!strcmp(kind, "compare") && (n == 3 || n == 4))
         return block_compare(d, w, n, err, err_size);
     rb_fmt(err, err_size,
            "unknown block '%.200s' (run KEY, roofs KEY, table KEY REGEX, sample KEY REGEX, "
-           "thresholds KEY, compare OLD NEW [REGEX])",
+           "thresholds KEY, index KEY, compare OLD NEW [REGEX])",
            words);
     return NULL;
 }

@@ -16,6 +16,7 @@
  *     table KEY REGEX         a Markdown table of the rows of the matching row groups
  *     sample KEY REGEX        the same rows as the terminal table prints them, fenced (<= 30)
  *     thresholds KEY          the regression thresholds above 5% in expectations/KEY.json
+ *     index KEY               every file and folder of results/KEY/, a row each
  *     compare OLD NEW [REGEX] roofbench compare OLD NEW --expect none [--filter REGEX] of two
  *                             committed results files, fenced (an expectation file's path
  *                             would be this machine's, so none sets the floors)

@@ -540,3 +540,37 @@ char *rb_docs_render_thresholds(const json_value *expect, double shown_above)
     add_wrapped(&b, line, 100);
     return rb_sbuf_take(&b);
 }
+
+/* ---- an index of a GPU's results folder ---- */
+
+/* The --filter of a run's command line, or "" (its paths say nothing of what ran). */
+static void command_filter(const char *command, char *out, size_t size)
+{
+    const char *f = strstr(command, "--filter ");
+    out[0] = '\0';
+    if (!f)
+        return;
+    /* a '|' would end the Markdown table's cell, even in a code span */
+    rb_sbuf b = {0};
+    rb_sbuf_add(&b, ", `--filter ");
+    for (const char *c = f + 9; *c && *c != ' '; c++)
+        rb_sbuf_add(&b, *c == '|' ? "\\|" : "%c", *c);
+    rb_sbuf_add(&b, "`");
+    char *text = rb_sbuf_take(&b);
+    rb_fmt(out, size, "%s", text ? text : "");
+    free(text);
+}
+
+char *rb_docs_render_run_line(const json_value *doc)
+{
+    char counts[200], filter[120];
+    const json_value *pairs = pairs_of(doc);
+    verdict_counts(doc, counts, sizeof counts);
+    command_filter(json_string_at(doc, "command", ""), filter, sizeof filter);
+    rb_sbuf b = {0};
+    rb_sbuf_add(&b, "a run at git %s, %s, size %s%s%s: %d row group(s); %s",
+                json_string_at(doc, "git", "?"), json_string_at(doc, "date", "?"),
+                json_string_at(doc, "size", "?"), json_true_at(doc, "cold") ? ", `--cold`" : "",
+                filter, pairs ? (int)pairs->count : 0, counts[0] ? counts : "no variants");
+    return rb_sbuf_take(&b);
+}

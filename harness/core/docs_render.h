@@ -37,6 +37,9 @@ char *rb_docs_render_header(const json_value *doc, const char *ref_path, const c
  * shown_above, and a line counting those that would call a 10% slowdown regressed. */
 char *rb_docs_render_thresholds(const json_value *expect, double shown_above);
 
+/* One line on a results file for an index: git, date, size, filter, row groups, verdicts. */
+char *rb_docs_render_run_line(const json_value *doc);
+
 /* 1 when the row group name (as results files name them: "<pair>[.<input>][@<size>]") belongs
  * to pair or matches re (re NULL: the pair alone decides). */
 int rb_docs_group_matches(const char *group, const char *pair, const regex_t *re);
