@@ -346,20 +346,6 @@ static void test_compare_and_thresholds_blocks(void)
 
 /* ---- the repository's own blocks ---- */
 
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    rb_sbuf b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        rb_sbuf_add(&b, "%.*s", (int)n, chunk);
-    fclose(f);
-    return rb_sbuf_take(&b);
-}
-
 static int in_repository(void)
 {
     struct stat st;
@@ -382,7 +368,7 @@ static void test_generated_blocks_are_current(void)
     int blocks = 0, stale = 0, readme_blocks = 0;
     rb_sbuf report = {0};
     for (int i = 0; d && files && files[i]; i++) {
-        char *text = read_all(files[i]);
+        char *text = rb_docs_read_text(files[i]);
         int before = blocks;
         char *fresh =
             text ? rb_docs_refresh(d, files[i], text, &blocks, &stale, &report, err, sizeof err)
@@ -431,7 +417,7 @@ static void test_planted_stale_number_fails(void)
         int cu = strstr(files[i], ".cu") != NULL;
         if (strcmp(files[i], "README.md") && !(cu && planted_files == 1))
             continue;
-        char *text = read_all(files[i]);
+        char *text = rb_docs_read_text(files[i]);
         char *digit = text ? digit_in_block(text, cu ? RB_DOCS_CU_BEGIN : RB_DOCS_MD_BEGIN,
                                             cu ? RB_DOCS_CU_END : RB_DOCS_MD_END)
                            : NULL;
@@ -489,7 +475,7 @@ static void test_links_resolve(void)
     for (int i = 0; files && files[i]; i++) {
         if (!strstr(files[i], ".md"))
             continue;
-        char *text = read_all(files[i]);
+        char *text = rb_docs_read_text(files[i]);
         bad += text ? links_ok(files[i], text) : 1;
         pages++;
         free(text);

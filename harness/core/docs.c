@@ -94,7 +94,7 @@ static int reference_path(const char *key, char *out, size_t size, char *err, si
     return 0;
 }
 
-static char *read_text(const char *path)
+char *rb_docs_read_text(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -137,7 +137,7 @@ static void find_copy(const rb_docs *d, const char *dir, const char *ref_text, c
             find_copy(d, rel, ref_text, skip, out, size, depth + 1);
         } else if (len > 5 && !strcmp(e->d_name + len - 5, ".json") &&
                    (size_t)st.st_size == strlen(ref_text)) {
-            char *text = read_text(full);
+            char *text = rb_docs_read_text(full);
             if (text && !strcmp(text, ref_text))
                 rb_fmt(out, size, "%s", rel);
             free(text);
@@ -156,7 +156,7 @@ static char *block_run(rb_docs *d, const char *key, char *err, size_t err_size)
     if (!doc)
         return NULL;
     full_path(d, ref, full, sizeof full);
-    char *text = read_text(full);
+    char *text = rb_docs_read_text(full);
     rb_fmt(dir, sizeof dir, "results/%s", key);
     if (text)
         find_copy(d, dir, text, ref, copy, sizeof copy, 0);
@@ -800,7 +800,7 @@ static int docs_file(rb_docs *d, const char *root, const char *path, int check, 
 {
     char full[RB_PATH_BUF * 2];
     rb_fmt(full, sizeof full, "%s/%s", root, path);
-    char *text = read_text(full);
+    char *text = rb_docs_read_text(full);
     if (!text) {
         rb_fmt(err, err_size, "%s: cannot read", path);
         return -1;

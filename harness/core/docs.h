@@ -81,6 +81,9 @@ char *rb_docs_refresh(rb_docs *d, const char *path, const char *text, int *block
 int rb_docs_files(const char *root, char ***paths, char *err, size_t err_size);
 void rb_docs_files_free(char **paths);
 
+/* A whole file's text (caller frees; "" for an empty file), NULL when it cannot be read. */
+char *rb_docs_read_text(const char *path);
+
 /* `roofbench docs [--check]` in root: regenerates every block of every file and rewrites the
  * files that changed (check: rewrites nothing, says which blocks differ). Returns the exit code:
  * 0 current (or rewritten), 1 check found stale blocks, 2 an error (one line on err_out). */
