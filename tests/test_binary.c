@@ -18,11 +18,11 @@
 extern const rbtest_suite binary_suite;
 
 static char tmp[256];
-static char out[16384];
+static char *out; /* the last run's whole output (a full check prints more than 16 KB) */
 
 const char *rbtest_output(void)
 {
-    return out;
+    return out ? out : "";
 }
 
 /* A fresh temporary folder for one test. */
@@ -56,14 +56,9 @@ int rbtest_run(const char *args)
     snprintf(log, sizeof log, "%s/.log", tmp);
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s > '%s' 2>&1 < /dev/null", tmp, bin, args, log);
     int status = system(cmd);
-    out[0] = '\0';
-    FILE *f = fopen(log, "r");
-    if (f) {
-        size_t n = fread(out, 1, sizeof out - 1, f);
-        out[n] = '\0';
-        fclose(f);
-        unlink(log);
-    }
+    free(out);
+    out = rbtest_read_file(log);
+    unlink(log);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -436,14 +431,9 @@ static int interrupted_run(int sig, int to_group, double *exit_s)
     }
     if (rc == -2)
         waitpid(pid, &status, 0);
-    FILE *f = fopen(log, "r");
-    out[0] = '\0';
-    if (f) {
-        size_t n = fread(out, 1, sizeof out - 1, f);
-        out[n] = '\0';
-        fclose(f);
-        unlink(log);
-    }
+    free(out);
+    out = rbtest_read_file(log);
+    unlink(log);
     return rc;
 }
 
