@@ -259,7 +259,16 @@ static __global__ void __launch_bounds__(SCAN_THREADS)
     T v[SCAN_ROWS][SCAN_VEC], pre[SCAN_ROWS];
     scan_load(sums, g, v);
     scan_tile(v, pre, warp_totals);
-    scan_store(prefix + 1, g, v, T(0), pre);
+    /* One element to the right: prefix + 1 is 4 bytes off the 16-byte alignment scan_store's
+     * vector stores need, so these few (g <= SCAN_TILE) go one at a time. */
+#pragma unroll
+    for (int r = 0; r < SCAN_ROWS; r++)
+#pragma unroll
+        for (int k = 0; k < SCAN_VEC; k++) {
+            const int e = r * SCAN_ROW_ELEMS + SCAN_VEC * (int)threadIdx.x + k;
+            if (e < g)
+                prefix[e + 1] = pre[r] + v[r][k];
+        }
     if (threadIdx.x == 0)
         prefix[0] = T(0);
 }
