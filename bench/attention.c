@@ -38,7 +38,7 @@
 #define ATTENTION_CROSSCHECK_TOL 1e-4
 
 enum { AT_D128, AT_D128_CAUSAL, AT_D64, AT_D64_CAUSAL, AT_INPUTS };
-enum { AT_BASELINE, AT_FLASH_MMA, AT_VARIANTS };
+enum { AT_BASELINE, AT_FLASH_MMA, AT_OPTIMIZED, AT_VARIANTS };
 
 /* The variants' tolerances, against the fp32 reference (error model; measured by a host replay of
  * each variant's roundings, scratch program, 2 heads at s = 1021 and one at s = 8192, d 128 and
@@ -62,6 +62,7 @@ typedef struct attention_ctx {
     void *workspace;
     rb_lt_gemm qk, pv; /* the baseline's two GEMMs */
     cublasLtMatmulAlgo_t qk_algo, pv_algo;
+    char no_sm90[200]; /* why the optimized variant cannot run here ("" : it can) */
     /* Setup only (freed before setup returns; teardown frees them after a failed setup). */
     cublasHandle_t blas;
     float *s32;
@@ -355,6 +356,11 @@ static rb_status attention_setup(void **ctx, const rb_size *size, uint64_t seed,
     RB_CUDA(cudaMalloc((void **)&c->scores, (size_t)c->bh * c->s * c->s * 2));
     RB_CUDA(attention_fill(c->q, c->k, c->v, c->n, seed, 0));
     RB_TRY(attention_reference(c));
+    int supported = 0;
+    RB_CUDA(attention_optimized_supported(&supported));
+    if (!supported)
+        rb_fmt(c->no_sm90, sizeof c->no_sm90,
+               "TMA, wgmma and setmaxnreg: an H100 or H200 and a build for sm_90 (ARCH=sm_90)");
     return attention_baseline_gemms(c);
 }
 
@@ -417,6 +423,19 @@ static rb_status run_flash_mma(void *ctx, cudaStream_t stream)
     attention_ctx *c = ctx;
     RB_CUDA(attention_flash_mma(c->q, c->k, c->v, c->o, c->bh, c->s, c->d, c->scale, c->causal,
                                 c->s, stream));
+    return RB_OK;
+}
+
+/* Hopper only: elsewhere a skip, with the reason. */
+static rb_status run_optimized(void *ctx, cudaStream_t stream)
+{
+    attention_ctx *c = ctx;
+    if (c->no_sm90[0]) {
+        rb_skip_at(__FILE__, __LINE__, "attention optimized", c->no_sm90);
+        return RB_ERR_UNSUPPORTED;
+    }
+    RB_CUDA(attention_optimized(c->q, c->k, c->v, c->o, c->bh, c->s, c->d, c->scale, c->causal,
+                                stream));
     return RB_OK;
 }
 
@@ -496,8 +515,8 @@ static int attention_selftest(char *why, size_t why_size)
 
 const rb_pair rb_pair_attention = {
     .name = "attention",
-    .pattern = "attention forward with S on the chip (tiled online softmax) vs two GEMMs and a "
-               "softmax through DRAM",
+    .pattern = "attention forward with S on the chip (tiled online softmax: mma.sync, then TMA + "
+               "wgmma with warp specialization) vs two GEMMs and a softmax through DRAM",
     .size_unit = "query rows (batch x heads x seq; RxC = (batch x heads) x seq)",
     .smoke_size = 1u << 14,
     .full_size = 1u << 19,
@@ -510,15 +529,22 @@ const rb_pair rb_pair_attention = {
     .check = attention_check,
     .teardown = attention_teardown,
     .selftest = attention_selftest,
-    /* flash_mma: mma.sync m16n8k16 (HMMA.16816), fed by ldmatrix (LDSM, and its .trans form for
-     * V) from a cp.async (LDGSTS) double buffer, with no local memory. */
+    /* flash_mma: mma.sync m16n8k16 (HMMA.16816), fed by ldmatrix (its .trans form, for V:
+     * LDSM.16.MT88) from a cp.async (LDGSTS) double buffer. optimized (sm_90a): wgmma (HGMMA), the
+     * TMA's 3D loads (UTMALDG), mbarrier waits and arrivals (SYNCS), setmaxnreg (USETMAXREG). Every
+     * attention_optimized kernel must be free of local memory (tests/test_codegen.c). */
     .codegen =
         {
             {"attention_flash_mma_kernelILi128E", "HMMA.16816", 0},
-            {"attention_flash_mma_kernelILi128E", "LDSM", 0},
             {"attention_flash_mma_kernelILi128E", "LDSM.16.MT88", 0},
             {"attention_flash_mma_kernelILi128E", "LDGSTS", 0},
             {"attention_flash_mma_kernelILi64E", "HMMA.16816", 0},
+            {"attention_optimized_kernelILi128E", "HGMMA", 90},
+            {"attention_optimized_kernelILi128E", "UTMALDG", 90},
+            {"attention_optimized_kernelILi128E", "SYNCS", 90},
+            {"attention_optimized_kernelILi128E", "USETMAXREG", 90},
+            {"attention_optimized_kernelILi64E", "HGMMA", 90},
+            {"attention_optimized_kernelILi64E", "UTMALDG", 90},
             {NULL, NULL, 0},
         },
     .kernels = attention_kernels,
@@ -532,7 +558,9 @@ const rb_pair rb_pair_attention = {
         {
             {"baseline", RB_ROLE_BASELINE, RB_UNIT_BF16, ATTENTION_BASELINE_TOLERANCE, run_baseline,
              .roof = "bf16_tflops"},
-            {"flash_mma", RB_ROLE_OPTIMIZED, RB_UNIT_BF16, ATTENTION_FLASH_TOLERANCE, run_flash_mma,
+            {"flash_mma", RB_ROLE_STEP, RB_UNIT_BF16, ATTENTION_FLASH_TOLERANCE, run_flash_mma,
+             .roof = "bf16_tflops"},
+            {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_BF16, ATTENTION_FLASH_TOLERANCE, run_optimized,
              .roof = "bf16_tflops"},
         },
     .defects =

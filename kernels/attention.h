@@ -38,6 +38,13 @@ cudaError_t attention_flash_mma(const uint16_t *q, const uint16_t *k, const uint
                                 uint16_t *o, int bh, int s, int d, float scale, int causal,
                                 int kv_len, cudaStream_t stream);
 
+/* Step 2 (optimized), TMA + wgmma with warp specialization: sm_90a code, run only where
+ * attention_optimized_supported says so (a Hopper GPU and a build for it). */
+cudaError_t attention_optimized_supported(int *supported);
+cudaError_t attention_optimized(const uint16_t *q, const uint16_t *k, const uint16_t *v,
+                                uint16_t *o, int bh, int s, int d, float scale, int causal,
+                                cudaStream_t stream);
+
 /* The trusted reference's pieces (setup only): one row-block of heads at a time, S in fp32 by a
  * bf16 GEMM with fp32 output, then this kernel: P = softmax(scale S + mask) in fp64 arithmetic,
  * split into p_hi = bf16(P) and p_lo = bf16(P - p_hi), so that P V = p_hi V + p_lo V by two bf16
