@@ -255,19 +255,21 @@ FORCE:
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 # ---- fuzzing and sanitizers (tests/fuzz/, scripts/sanitize.sh) ----
-# make fuzz: libFuzzer targets for the JSON reader and the expectation loader, built by clang
-# with ASan and UBSan from harness/core alone (no CUDA) into build/fuzz/. make fuzz-run runs each
-# for FUZZ_SECONDS from a seed corpus of the repository's own JSON files (tests/fuzz/run.sh).
+# make fuzz: libFuzzer targets for the JSON reader, the expectation loader, compare and plot,
+# built by clang with ASan and UBSan from harness/core alone (no CUDA) into build/fuzz/. make
+# fuzz-run runs each for FUZZ_SECONDS from a seed corpus of the repository's own JSON files
+# (tests/fuzz/run.sh).
 # make sanitize: compute-sanitizer's four tools over every pair, on a GPU machine
 # (scripts/sanitize.sh; logs in build/sanitize/).
 FUZZ_CC ?= clang
 FUZZ_B := build/fuzz
-FUZZ_TARGETS := json expect
+FUZZ_TARGETS := json expect compare plot
 FUZZ_SECONDS ?= 90
 FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g $(WARN) $(if $(WERROR),-Werror) \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-               -fno-omit-frame-pointer -Iharness/core -Iharness -Itests/fuzz
-FUZZ_OBJ := $(CORE_SRC:harness/core/%.c=$(FUZZ_B)/%.o) $(FUZZ_B)/fuzz_common.o
+               -fno-omit-frame-pointer -Iharness/core -Iharness -Itests/fuzz -Itests
+FUZZ_OBJ := $(CORE_SRC:harness/core/%.c=$(FUZZ_B)/%.o) $(FUZZ_B)/fuzz_common.o \
+            $(FUZZ_B)/xml_check.o
 
 .PHONY: fuzz fuzz-run sanitize
 .SECONDARY: $(FUZZ_OBJ) $(FUZZ_TARGETS:%=$(FUZZ_B)/fuzz_%.o)
@@ -280,6 +282,9 @@ $(FUZZ_B)/%.o: harness/core/%.c $(FUZZ_B)/flags.stamp
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
 $(FUZZ_B)/%.o: tests/fuzz/%.c $(FUZZ_B)/flags.stamp
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_B)/%.o: tests/%.c $(FUZZ_B)/flags.stamp
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
 $(FUZZ_B)/flags.stamp: FORCE

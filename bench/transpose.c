@@ -29,11 +29,7 @@ static int transpose_shape(rb_size *size, char *why, size_t why_size)
             rb_fmt(why, why_size, "transpose needs at least one element");
             return -1;
         }
-        uint64_t half = size->n / 2, r = (uint64_t)sqrt((double)half);
-        while (r > 0 && r * r > half) /* exact floor(sqrt) whatever the double rounding */
-            r--;
-        while ((r + 1) * (r + 1) <= half)
-            r++;
+        uint64_t r = rb_isqrt(size->n / 2);
         size->rows = r > 0 ? r : 1;
         size->cols = size->n / size->rows;
         size->n = size->rows * size->cols;

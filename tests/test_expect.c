@@ -2,6 +2,7 @@
 /* Tests of expectation files, verdicts and reports (harness/core/expect.c, report.c). */
 #include "../harness/core/expect.h"
 #include "../harness/core/json.h"
+#include "../harness/core/outputs.h"
 #include "../harness/core/report.h"
 #include "../harness/core/runcmp.h"
 #include "../harness/core/result.h"

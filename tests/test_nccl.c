@@ -335,7 +335,9 @@ static void test_rank_records_make_the_run_document(void)
     json_value *meta = rb_results_meta("roofbench_mpi", &o, 6, argv, env, NULL);
     RB_CHECK(meta && !json_set_number(meta, "ranks", 2));
     json_value *doc = rb_report_json(&r, 1, &ceilings, &peaks, meta);
-    RB_CHECK(doc && rb_results_save(&o, "nvidia-h100-80gb-hbm3", doc, &r, 1) == 0);
+    rb_outputs *outs = rb_outputs_new(0);
+    RB_CHECK(doc && outs && rb_results_save(&o, "nvidia-h100-80gb-hbm3", doc, &r, 1, outs) == 0);
+    rb_outputs_free(outs);
     json_free(doc);
     json_free(env);
     check_run_document(path, &r);

@@ -16,110 +16,11 @@
 #include "../harness/core/svg.h"
 #include "../harness/runner/results.h"
 #include "rbtest.h"
+#include "xml_check.h"
 
 #define FIXTURE "tests/plot/roofs.json"
 /* a run committed before the results file had "roofs" or per-variant "roof" */
 #define OLD_RESULTS "results/nvidia-h100-80gb-hbm3/20261125T120618Z-7100242.json"
-
-/* ---- a tiny XML well-formedness checker ---- */
-
-/* An entity at s ("&amp;" ...): its length, 0 when it is not one XML knows. */
-static size_t entity_len(const char *s)
-{
-    static const char *const named[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
-    for (size_t i = 0; i < 5; i++)
-        if (!strncmp(s, named[i], strlen(named[i])))
-            return strlen(named[i]);
-    if (s[1] == '#') {
-        size_t n = 2;
-        while (s[n] >= '0' && s[n] <= '9')
-            n++;
-        return n > 2 && s[n] == ';' ? n + 1 : 0;
-    }
-    return 0;
-}
-
-static int name_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_' || c == ':' || c == '.';
-}
-
-/* One root element; tags balanced and nested; attribute values quoted, without '<'; '&' only as
- * an entity. NULL when well-formed, else what is wrong. Comments, CDATA and processing
- * instructions are refused: the charts write none. */
-static const char *xml_problem(const char *s)
-{
-    char stack[64][40];
-    int depth = 0, roots = 0;
-    while (*s) {
-        if (*s == '&') {
-            if (!entity_len(s))
-                return "a bare '&'";
-            s += entity_len(s);
-        } else if (*s != '<') {
-            if (depth == 0 && !strchr(" \t\r\n", *s))
-                return "text outside the root element";
-            if (*s == '>' && depth == 0)
-                return "a stray '>'";
-            s++;
-        } else if (s[1] == '/') {
-            s += 2;
-            const char *name = s;
-            while (name_char(*s))
-                s++;
-            size_t n = (size_t)(s - name);
-            while (*s == ' ')
-                s++;
-            if (*s != '>' || depth == 0 || strlen(stack[depth - 1]) != n ||
-                strncmp(stack[depth - 1], name, n))
-                return "a closing tag that does not match";
-            depth--;
-            s++;
-        } else {
-            s++;
-            const char *name = s;
-            while (name_char(*s))
-                s++;
-            size_t n = (size_t)(s - name);
-            if (n == 0 || n >= 40)
-                return "a tag without a name (or '<' in text)";
-            if (depth == 0 && roots++)
-                return "a second root element";
-            for (;;) {
-                while (strchr(" \t\r\n", *s) && *s)
-                    s++;
-                if (*s == '>' || (s[0] == '/' && s[1] == '>'))
-                    break;
-                const char *attr = s;
-                while (name_char(*s))
-                    s++;
-                if (s == attr || *s != '=' || (s[1] != '"' && s[1] != '\''))
-                    return "an attribute without a quoted value";
-                char q = s[1];
-                for (s += 2; *s && *s != q; s++) {
-                    if (*s == '<')
-                        return "'<' in an attribute value";
-                    if (*s == '&' && !entity_len(s))
-                        return "a bare '&' in an attribute value";
-                }
-                if (!*s)
-                    return "an unterminated attribute value";
-                s++;
-            }
-            if (*s == '/') {
-                s += 2;
-                continue;
-            }
-            if (depth == 64)
-                return "nested too deep";
-            memcpy(stack[depth], name, n);
-            stack[depth++][n] = '\0';
-            s++;
-        }
-    }
-    return depth ? "an element left open" : roots ? NULL : "no root element";
-}
 
 static int count(const char *hay, const char *needle)
 {
@@ -142,13 +43,13 @@ static json_value *load(const char *path)
 
 static void test_checker_catches_bad_xml(void)
 {
-    RB_CHECK(xml_problem("<svg><g a=\"1\"><text>x &amp; y</text></g></svg>") == NULL);
-    RB_CHECK(xml_problem("<svg><g></svg>") != NULL);
-    RB_CHECK(xml_problem("<svg><text>a<b</text></svg>") != NULL);
-    RB_CHECK(xml_problem("<svg><text>a & b</text></svg>") != NULL);
-    RB_CHECK(xml_problem("<svg a=1/>") != NULL);
-    RB_CHECK(xml_problem("<svg t=\"a<b\"/>") != NULL);
-    RB_CHECK(xml_problem("<svg/><svg/>") != NULL);
+    RB_CHECK(rb_test_xml_problem("<svg><g a=\"1\"><text>x &amp; y</text></g></svg>") == NULL);
+    RB_CHECK(rb_test_xml_problem("<svg><g></svg>") != NULL);
+    RB_CHECK(rb_test_xml_problem("<svg><text>a<b</text></svg>") != NULL);
+    RB_CHECK(rb_test_xml_problem("<svg><text>a & b</text></svg>") != NULL);
+    RB_CHECK(rb_test_xml_problem("<svg a=1/>") != NULL);
+    RB_CHECK(rb_test_xml_problem("<svg t=\"a<b\"/>") != NULL);
+    RB_CHECK(rb_test_xml_problem("<svg/><svg/>") != NULL);
 }
 
 static void test_escaping(void)
@@ -163,7 +64,7 @@ static void test_escaping(void)
     rb_svg_text(&b, 1, 2, 10, "start", "#000", -90, "<&>");
     rb_svg_end(&b);
     s = rb_sbuf_take(&b);
-    RB_CHECK(s && xml_problem(s) == NULL);
+    RB_CHECK(s && rb_test_xml_problem(s) == NULL);
     RB_CHECK(s && strstr(s, "<title>x&lt;y &amp; &quot;z&quot;</title>"));
     RB_CHECK(s && strstr(s, "cx=\"10.00\" cy=\"20.00\""));
     free(s);
@@ -254,9 +155,9 @@ static void test_known_point_lands_where_computed(void)
     RB_CHECK(x.lo == -1 && x.hi == 4 && y.lo == 11 && y.hi == 16);
     RB_CHECK(d.n_zooms == 0);
     char *svg = rb_plot_roofline_svg(&d);
-    RB_CHECK(svg && xml_problem(svg) == NULL);
-    if (svg && xml_problem(svg))
-        printf("    %s\n", xml_problem(svg));
+    RB_CHECK(svg && rb_test_xml_problem(svg) == NULL);
+    if (svg && rb_test_xml_problem(svg))
+        printf("    %s\n", rb_test_xml_problem(svg));
     /* sgemm's optimized: AI = 137438953472 / 201326592 = 682.67 FLOP/byte, 45.72 TFLOP/s; its
      * marker's path starts at its centre */
     double cx = 80 + (log10(137438953472.0 / 201326592.0) + 1) / 5 * 840;
@@ -282,7 +183,7 @@ static void test_known_point_lands_where_computed(void)
                                 "2026-11-25T12:06:18Z, git fixture"));
     free(svg);
     char *speedup = rb_plot_speedup_svg(&d);
-    RB_CHECK(speedup && xml_problem(speedup) == NULL);
+    RB_CHECK(speedup && rb_test_xml_problem(speedup) == NULL);
     /* a bar per rung: the 19 variants less 6 baselines */
     RB_CHECK(speedup && count(speedup, "class=\"bar\"") == 13);
     RB_CHECK(speedup && strstr(speedup, ">91.8x<") && strstr(speedup, ">75.4% of FP32<"));
@@ -322,7 +223,7 @@ static void test_names_are_escaped(void)
         return;
     char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
     char *html = svg && speedup ? rb_plot_html(&d, svg, speedup) : NULL;
-    RB_CHECK(svg && xml_problem(svg) == NULL && speedup && xml_problem(speedup) == NULL);
+    RB_CHECK(svg && rb_test_xml_problem(svg) == NULL && speedup && rb_test_xml_problem(speedup) == NULL);
     RB_CHECK(svg && strstr(svg, "a&lt;b&amp;c&gt;&quot;d&#39;e") && !strstr(svg, "a<b"));
     RB_CHECK(html && strstr(html, "a&lt;b&amp;c&gt;&quot;d&#39;e") && !strstr(html, "a<b"));
     RB_CHECK(html && strstr(html, "1 &lt; 2 &amp; 3") && !strstr(html, "x<y"));
@@ -356,7 +257,7 @@ static void test_old_results_file_plots(void)
     }
     RB_CHECK(plotted == d.n_points - 9 && skipped == 9); /* the nine in-place NCCL rows */
     char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
-    RB_CHECK(svg && xml_problem(svg) == NULL && speedup && xml_problem(speedup) == NULL);
+    RB_CHECK(svg && rb_test_xml_problem(svg) == NULL && speedup && rb_test_xml_problem(speedup) == NULL);
     RB_CHECK(svg && count(svg, "class=\"pt\"") == plotted);
     RB_CHECK(svg && strstr(svg, "roofs unknown"));
     RB_CHECK(svg && strstr(svg, "not plotted: "));
@@ -437,7 +338,7 @@ static void test_plot_command(void)
     RB_CHECK(rbtest_run("plot run.json") == 0);
     RB_CHECK(file_in(dir, "run.svg") && file_in(dir, "run-speedup.svg") && !file_in(dir, "run.html"));
     char *svg = read_all(dir, "run.svg");
-    RB_CHECK(svg && xml_problem(svg) == NULL && count(svg, "class=\"pt\"") == 19);
+    RB_CHECK(svg && rb_test_xml_problem(svg) == NULL && count(svg, "class=\"pt\"") == 19);
     free(svg);
     RB_CHECK(rbtest_run("plot run.json -o out.svg --html report.html --filter '^sgemm$'") == 0);
     RB_CHECK(file_in(dir, "out.svg") && file_in(dir, "out-speedup.svg") &&
@@ -490,7 +391,9 @@ static void test_run_writes_charts_beside_results(void)
     rb_options o;
     memset(&o, 0, sizeof o);
     o.json_path = path;
-    RB_CHECK(rb_results_save(&o, "nvidia-h100-80gb-hbm3", doc, NULL, 0) == 0);
+    rb_outputs *outs = rb_outputs_new(0);
+    RB_CHECK(outs && rb_results_save(&o, "nvidia-h100-80gb-hbm3", doc, NULL, 0, outs) == 0);
+    rb_outputs_free(outs);
     RB_CHECK(file_in(dir, "run.json") && file_in(dir, "run.md"));
     RB_CHECK(file_in(dir, "run.svg") && file_in(dir, "run-speedup.svg") &&
              file_in(dir, "run.html"));

@@ -123,6 +123,9 @@ static const cli_option cli_options[] = {
      "any cause but the platform; the file is read before any GPU work"},
     {"--fail-on-platform", ON_RUN | ON_COMPARE, 0, NULL,
      "a slowdown the platform explains fails too"},
+    {"--write-through-links", ON_RUN | ON_PLOT | ON_COMPARE, 0, NULL,
+     "an output that is a symbolic link is written through it (by default it is refused, as "
+     "are devices, FIFOs and an output that is an input)"},
 };
 #define CLI_OPTIONS (sizeof cli_options / sizeof cli_options[0])
 
@@ -440,6 +443,7 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
         rb_fmt(err, err_size, "--version takes nothing more, not '%s'", argv[2]);
         return -1;
     }
+    unsigned char seen[CLI_OPTIONS] = {0};
     for (int i = first; i < argc && o->command != RB_CMD_HELP; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -478,6 +482,11 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
         const cli_option *opt = find_option(a, o->command, err, err_size);
         if (!opt)
             return -1;
+        /* each option once: a second value would silently win over the first */
+        if (seen[opt - cli_options]++) {
+            rb_fmt(err, err_size, "%s is given twice (once is enough; which value was meant?)", a);
+            return -1;
+        }
         if (opt->takes_value == 2) { /* plot --html [FILE.html] */
             if (i + 1 < argc && has_suffix(argv[i + 1], ".html")) {
                 if (parse_path(a, argv[i + 1], &o->plot_html, err, err_size) != 0)
@@ -511,6 +520,8 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
             o->compare_csv = 1;
         } else if (!strcmp(a, "--check")) {
             o->check = 1;
+        } else if (!strcmp(a, "--write-through-links")) {
+            o->through_links = 1;
         } else {
             o->update_expectations = 1;
         }

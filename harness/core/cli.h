@@ -70,6 +70,7 @@ typedef struct rb_options {
     int device;                /* --device N: the N-th GPU the CUDA runtime shows; -1: none */
     int wide;                  /* run --wide: the table with full names, no wrapping */
     int gate_all;              /* run --gate all: informational rows gate the exit code too */
+    int through_links;         /* an output that is a symbolic link: write to its target */
 } rb_options;
 
 /* The ranges --timeout and --cap accept, in seconds. */
@@ -82,7 +83,8 @@ typedef struct rb_options {
  * the GPUs there are). */
 #define RB_DEVICE_MAX 63
 
-/* Parses argv. Refuses an option the command does not use, a path longer than RB_PATH_MAX,
+/* Parses argv. Refuses an option the command does not use, an option given twice (which one
+ * was meant?), a path longer than RB_PATH_MAX,
  * and --timeout or --cap out of range. Returns 0, or -1 with one line in err (exit 2).
  * `roofbench help CMD` and `roofbench CMD --help` give RB_CMD_HELP with help_topic CMD;
  * `roofbench --help`, `-h` and `help` alone the overview. */

@@ -9,6 +9,7 @@
 
 #include "docs_render.h"
 #include "floors.h"
+#include "outputs.h"
 #include "runcmp.h"
 
 #define DOCS_MAX_DOCS 32

@@ -4,8 +4,20 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "outputs.h"
 #include "util.h"
+
+/* Bounds of plausible values: a number beyond them is a typo or a planted file, and would make
+ * every verdict against it pass. */
+#define RB_EXPECT_MAX_ROOF 1e6  /* GB/s, TFLOP/s or us */
+#define RB_EXPECT_MAX_MS 1e9    /* a variant's median */
+#define RB_EXPECT_MAX_NOISE 1e3 /* (p90 - p10) / median */
+#define RB_EXPECT_MAX_MHZ 1e5
+#define RB_EXPECT_MAX_SIZE 9007199254740992.0 /* 2^53: sizes are exact integers */
+
+static double median_of(double *x, int n);
 
 /* ---- validation: every message names the path inside the document ---- */
 
@@ -49,8 +61,8 @@ static int validate_method_number(const json_value *m, const char *key, const ch
         return 0;
     if (expect_type(x, JSON_NUMBER, where, err, err_size))
         return -1;
-    if (optional && !(x->number > 0))
-        return fail_at(err, err_size, where, "must be positive (or null if unknown)");
+    if (optional && !(x->number > 0 && x->number <= RB_EXPECT_MAX_ROOF))
+        return fail_at(err, err_size, where, "must be positive and plausible (or null)");
     if (!optional && !(x->number >= lo)) {
         char what[64];
         rb_fmt(what, sizeof what, "must be >= %g", lo);
@@ -121,6 +133,9 @@ static int validate_roofs(const json_value *o, const char *name, char *err, size
                 return -1;
             if (!(x->number > 0))
                 return fail_at(err, err_size, where, "must be positive (or null if unknown)");
+            if (!(x->number <= RB_EXPECT_MAX_ROOF))
+                return fail_at(err, err_size, where,
+                               "is not a plausible roof (above 1e6 GB/s, TFLOP/s or us)");
         } else if (strcmp(o->keys[i], "source") == 0) {
             if (expect_type(x, JSON_STRING, where, err, err_size))
                 return -1;
@@ -186,17 +201,23 @@ static int validate_variant_key(const char *key, const json_value *x, const char
     if (!strcmp(key, "run_medians")) {
         if (expect_type(x, JSON_ARRAY, kw, err, err_size))
             return -1;
+        if (x->count < 1 || x->count > RB_EXPECT_MAX_REPEAT)
+            return fail_at(err, err_size, kw, "expected 1 to 20 medians");
         for (size_t i = 0; i < x->count; i++)
-            if (x->items[i]->type != JSON_NUMBER || !(x->items[i]->number > 0))
-                return fail_at(err, err_size, kw, "expected positive numbers");
+            if (x->items[i]->type != JSON_NUMBER ||
+                !(x->items[i]->number > 0 && x->items[i]->number <= RB_EXPECT_MAX_MS))
+                return fail_at(err, err_size, kw, "expected positive numbers of milliseconds");
         return 0;
     }
     if (!strcmp(key, "clocks")) {
         const json_value *m = json_get(x, "sm_mhz_mean");
         if (expect_type(x, JSON_OBJECT, kw, err, err_size))
             return -1;
-        if (x->count != 1 || !m || (m->type != JSON_NULL && m->type != JSON_NUMBER))
-            return fail_at(err, err_size, kw, "expected {\"sm_mhz_mean\": MHz or null}");
+        if (x->count != 1 || !m ||
+            (m->type != JSON_NULL &&
+             (m->type != JSON_NUMBER || !(m->number > 0 && m->number <= RB_EXPECT_MAX_MHZ))))
+            return fail_at(err, err_size, kw,
+                           "expected {\"sm_mhz_mean\": MHz (positive, at most 1e5) or null}");
         return 0;
     }
     if (!strcmp(key, "per_clock"))
@@ -211,11 +232,60 @@ static int validate_variant_key(const char *key, const json_value *x, const char
     if (x->type != JSON_NUMBER && x->type != JSON_NULL)
         return expect_type(x, JSON_NUMBER, kw, err, err_size);
     if (!strcmp(key, "runs") &&
-        !(x->type == JSON_NUMBER && x->number >= 1 && x->number == (double)(int)x->number))
-        return fail_at(err, err_size, kw, "expected a whole number >= 1");
+        !(x->type == JSON_NUMBER && x->number >= 1 && x->number <= RB_EXPECT_MAX_REPEAT &&
+          x->number == floor(x->number)))
+        return fail_at(err, err_size, kw, "expected a whole number >= 1 (at most 20)");
     if (!strcmp(key, "run_spread") && x->type == JSON_NUMBER && !(x->number >= 0))
         return fail_at(err, err_size, kw, "must be >= 0 (or null)");
+    if (!strcmp(key, "median_ms") && !(x->number <= RB_EXPECT_MAX_MS))
+        return fail_at(err, err_size, kw, "is not a plausible time (above 1e9 ms)");
+    if (x->type == JSON_NUMBER && !strcmp(key, "noise") && !(x->number <= RB_EXPECT_MAX_NOISE))
+        return fail_at(err, err_size, kw, "is not a plausible noise (above 1000)");
+    /* (NaN: a rate never measured, written as null) */
+    if (x->type == JSON_NUMBER && (!strcmp(key, "gbps") || !strcmp(key, "tflops")) &&
+        !isnan(x->number) && !(x->number >= 0 && x->number <= RB_EXPECT_MAX_ROOF))
+        return fail_at(err, err_size, kw, "must be >= 0 and plausible (or null)");
     return 0;
+}
+
+/* The recorded runs of a variant agree with each other (what the recording writes): runs is the
+ * number of run_medians, median_ms their median, run_spread (max - min) / median of them (of the
+ * cycles, time x clock, when per_clock: then at most max / min - 1 of the times). A spread that
+ * does not come from the medians would set any threshold: 1e300 switched regression detection
+ * off. */
+static int validate_runs(const json_value *v, const char *vw, char *err, size_t err_size)
+{
+    const json_value *meds = json_get(v, "run_medians"), *runs = json_get(v, "runs");
+    const json_value *spread = json_get(v, "run_spread");
+    char where[300];
+    int n = runs && runs->type == JSON_NUMBER ? (int)runs->number : 1;
+    rb_fmt(where, sizeof where, "%s.run_medians", vw);
+    if (meds && (int)meds->count != n)
+        return fail_at(err, err_size, where, "does not hold one median for each of its runs");
+    rb_fmt(where, sizeof where, "%s.run_spread", vw);
+    if (spread && spread->type == JSON_NUMBER && (!meds || meds->count < 2))
+        return fail_at(err, err_size, where, "needs the run_medians of 2 or more runs");
+    if (!meds)
+        return 0;
+    double x[RB_EXPECT_MAX_REPEAT], lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < meds->count; i++) {
+        x[i] = meds->items[i]->number;
+        lo = fmin(lo, x[i]);
+        hi = fmax(hi, x[i]);
+    }
+    double mid = median_of(x, (int)meds->count), med = json_number_at(v, "median_ms");
+    rb_fmt(where, sizeof where, "%s.median_ms", vw);
+    if (!(fabs(med - mid) <= 1e-9 * mid))
+        return fail_at(err, err_size, where, "is not the median of run_medians");
+    if (!spread || spread->type != JSON_NUMBER)
+        return 0;
+    double s = spread->number, of_times = (hi - lo) / mid;
+    int ok = json_true_at(v, "per_clock") ? s <= hi / lo - 1 + 1e-9
+                                          : fabs(s - of_times) <= 1e-9 * (1 + of_times);
+    rb_fmt(where, sizeof where, "%s.run_spread", vw);
+    return ok ? 0
+              : fail_at(err, err_size, where,
+                        "does not agree with run_medians ((max - min) / median of them)");
 }
 
 static int validate_pair(const json_value *p, const char *name, char *err, size_t err_size)
@@ -239,6 +309,9 @@ static int validate_pair(const json_value *p, const char *name, char *err, size_
             return -1;
         if (!strcmp(key, "kernels") && expect_type(p->items[i], JSON_ARRAY, vwhere, err, err_size))
             return -1;
+        for (size_t k = 0; !strcmp(key, "kernels") && k < p->items[i]->count; k++)
+            if (p->items[i]->items[k]->type != JSON_OBJECT)
+                return fail_at(err, err_size, vwhere, "expected kernel records (objects)");
     }
     const json_value *recorded = json_get(p, "recorded");
     rb_fmt(vwhere, sizeof vwhere, "%s.recorded", where);
@@ -247,10 +320,19 @@ static int validate_pair(const json_value *p, const char *name, char *err, size_
     if (validate_positive(p, "size", where, 0, err, err_size) ||
         (json_get(p, "wall_s") && validate_positive(p, "wall_s", where, 0, err, err_size)))
         return -1;
+    double size = json_number_at(p, "size");
+    rb_fmt(vwhere, sizeof vwhere, "%s.size", where);
+    if (!(size >= 1 && size <= RB_EXPECT_MAX_SIZE && size == floor(size)))
+        return fail_at(err, err_size, vwhere, "expected a whole number of elements, 1 to 2^53");
     const json_value *shape = json_get(p, "shape");
     rb_fmt(vwhere, sizeof vwhere, "%s.shape", where);
     if (shape && expect_type(shape, JSON_STRING, vwhere, err, err_size))
         return -1;
+    rb_size rc;
+    char why[160];
+    if (shape && (rb_parse_size(shape->string, &rc, why, sizeof why) != 0 || rc.rows == 0 ||
+                  (double)rc.n != size))
+        return fail_at(err, err_size, vwhere, "expected ROWSxCOLS whose product is the size");
     const json_value *vs = json_get(p, "variants");
     rb_fmt(vwhere, sizeof vwhere, "%s.variants", where);
     if (!vs)
@@ -268,6 +350,8 @@ static int validate_pair(const json_value *p, const char *name, char *err, size_
         for (size_t k = 0; k < v->count; k++)
             if (validate_variant_key(v->keys[k], v->items[k], vw, err, err_size))
                 return -1;
+        if (validate_runs(v, vw, err, err_size))
+            return -1;
     }
     return 0;
 }
@@ -368,6 +452,26 @@ int rb_expect_same_device(const json_value *doc, const char *device_name, char *
            "--expect-any-device to use it anyway, or --expect none)",
            recorded[0] ? recorded : "an unnamed GPU", device_name);
     return -1;
+}
+
+int rb_expect_lock_and_load(const char *path, int *lock_fd, json_value **doc, char *err,
+                            size_t err_size)
+{
+    rb_expect e;
+    struct stat st;
+    *doc = NULL;
+    *lock_fd = rb_lock_beside(path, err, err_size);
+    if (*lock_fd < 0)
+        return -1;
+    if (stat(path, &st) != 0)
+        return 0; /* a new file */
+    if (rb_expect_load(path, &e, err, err_size) != 0) {
+        rb_unlock(*lock_fd);
+        *lock_fd = -1;
+        return -1;
+    }
+    *doc = e.doc;
+    return 0;
 }
 
 void rb_expect_free(rb_expect *e)

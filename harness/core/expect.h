@@ -42,6 +42,12 @@ int rb_expect_load(const char *path, rb_expect *e, char *err, size_t err_size);
 /* Validates a parsed document (used by load; exposed for tests). */
 int rb_expect_validate(const json_value *doc, char *err, size_t err_size);
 void rb_expect_free(rb_expect *e);
+/* For an update that must not lose another process's (two runs recording at once): takes the
+ * lock beside path (rb_lock_beside) and reads the file as it is now, validated, into *doc (NULL
+ * when there is none yet). The caller writes the updated file and then rb_unlock(*lock_fd).
+ * 0, or -1 with one line in err (no lock held). */
+int rb_expect_lock_and_load(const char *path, int *lock_fd, json_value **doc, char *err,
+                            size_t err_size);
 /* 0 when the validated document was recorded on a GPU of this model (hardware.name and
  * device_name give the same hardware key: case and punctuation aside), else -1 with "recorded
  * on X, but this GPU is Y ..." in err. A file of another GPU is used only when the user asks. */

@@ -97,7 +97,8 @@ static int list_folder(const char *dir, path_list *l, rb_history *h, char *err, 
         rb_fmt(err, err_size, "out of memory");
         return -1;
     }
-    qsort(l->p + first, (size_t)(l->n - first), sizeof *l->p, by_name);
+    if (l->n > first) /* (qsort of no element: a null pointer, which UBSan refuses) */
+        qsort(l->p + first, (size_t)(l->n - first), sizeof *l->p, by_name);
     if (subfolders) {
         char note[RB_PATH_BUF + 100];
         rb_fmt(note, sizeof note,

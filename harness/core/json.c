@@ -15,8 +15,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "outputs.h"
+#include "util.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Small helpers                                                                              */
@@ -118,16 +123,19 @@ static char *sb_finish(strbuf *sb)
     return NULL;
 }
 
-/* Appends s as a JSON string literal, quotes included. Non-ASCII bytes pass through raw. */
+/* Appends s as a JSON string literal, quotes included. Well-formed UTF-8 passes through raw; a
+ * byte that is not part of a well-formed character becomes U+FFFD, so the text is always JSON
+ * (a file name or an argument in another encoding cannot make a file its reader refuses). */
 static void sb_put_escaped(strbuf *sb, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
     sb_putc(sb, '"');
     const char *run = s; /* start of the pending run of bytes that need no escaping */
-    for (; *s; s++) {
+    while (*s) {
         unsigned char c = (unsigned char)*s;
         const char *esc = NULL;
         char ubuf[7];
+        size_t n = 1;
         switch (c) {
         case '"': esc = "\\\""; break;
         case '\\': esc = "\\\\"; break;
@@ -143,14 +151,18 @@ static void sb_put_escaped(strbuf *sb, const char *s)
                 ubuf[5] = hex[c & 0xF];
                 ubuf[6] = '\0';
                 esc = ubuf;
+            } else if (c >= 0x80 && (n = rb_utf8_seq(s, strnlen(s, 4))) == 0) {
+                esc = "\xEF\xBF\xBD"; /* U+FFFD */
+                n = 1;
             }
             break;
         }
         if (esc) {
             sb_putn(sb, run, (size_t)(s - run));
             sb_puts(sb, esc);
-            run = s + 1;
+            run = s + n;
         }
+        s += n;
     }
     sb_putn(sb, run, (size_t)(s - run));
     sb_putc(sb, '"');
@@ -214,41 +226,224 @@ json_value *json_new_object(void)
     return new_value(JSON_OBJECT);
 }
 
+/* ---- memory: a parsed document lives in an arena ----
+ *
+ * json_parse puts every node, string, key and array of the document in a few large blocks owned
+ * by the root (a json_doc), exactly sized, so a document takes about twice its text (one
+ * malloc per value made a 63 MiB file take 2.5 GB). Flags say what of a node is in the arena:
+ * json_free frees only what is not, and the blocks with the root. A parsed container that is
+ * changed later moves its arrays (and keys) to malloc'd memory first. */
+enum {
+    JSON_F_DOC = 1,          /* the root of a parsed document: a json_doc, owns the arena */
+    JSON_F_ARENA_NODE = 2,   /* the node itself is in the arena */
+    JSON_F_ARENA_STR = 4,    /* string is in the arena */
+    JSON_F_ARENA_ARRAYS = 8, /* keys (and the key strings) and items are in the arena */
+    JSON_F_INDEXED = 16,     /* an object whose keys array is followed by its hash index */
+};
+
+typedef struct arena_chunk {
+    struct arena_chunk *next;
+    size_t used, cap;
+} arena_chunk;
+
+typedef struct json_doc {
+    json_value root; /* first: a json_doc is its root */
+    arena_chunk *arena;
+} json_doc;
+
+#define ARENA_CHUNK_BYTES ((size_t)1 << 20)
+
+/* n bytes, 8-aligned, from the arena (a new chunk when the current one is full); NULL when out
+ * of memory. */
+static void *arena_alloc(arena_chunk **arena, size_t n)
+{
+    n = (n + 7) & ~(size_t)7;
+    arena_chunk *c = *arena;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = n > ARENA_CHUNK_BYTES / 4 ? n : ARENA_CHUNK_BYTES;
+        arena_chunk *fresh = malloc(sizeof *fresh + cap);
+        if (!fresh)
+            return NULL;
+        fresh->used = 0;
+        fresh->cap = cap;
+        if (c && n > ARENA_CHUNK_BYTES / 4) { /* a big block: keep filling the current one */
+            fresh->next = c->next;
+            c->next = fresh;
+        } else {
+            fresh->next = c;
+            *arena = fresh;
+        }
+        c = fresh;
+    }
+    void *at = (char *)(c + 1) + c->used;
+    c->used += n;
+    return at;
+}
+
+static void arena_free(arena_chunk *c)
+{
+    while (c) {
+        arena_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+}
+
 void json_free(json_value *v)
 {
     if (!v)
         return;
+    int arena_arrays = (v->flags & JSON_F_ARENA_ARRAYS) != 0;
     for (size_t i = 0; i < v->count; i++) {
-        if (v->keys)
+        if (v->keys && !arena_arrays)
             free(v->keys[i]);
         if (v->items)
             json_free(v->items[i]);
     }
-    free(v->keys);
-    free(v->items);
-    free(v->string);
-    free(v);
+    if (!arena_arrays) {
+        free(v->keys);
+        free(v->items);
+    }
+    if (v->type == JSON_STRING && !(v->flags & JSON_F_ARENA_STR))
+        free(v->string);
+    if (v->flags & JSON_F_DOC) {
+        arena_free(((json_doc *)v)->arena);
+        free(v);
+    } else if (!(v->flags & JSON_F_ARENA_NODE)) {
+        free(v);
+    }
 }
 
-/* Makes room for one more item (and key, for objects). Returns 0 or -1 (nothing changed). */
+/* ---- containers: capacity and the index of keys ----
+ * A container's arrays hold exactly count entries in the arena; malloc'd ones (built, or a
+ * parsed one changed) cap_of(count): a power of two, at least 4, so the capacity needs no
+ * field of its own. An object of JSON_INDEX_MIN keys or more keeps an open-addressing index
+ * after its keys array: index_cap(capacity) slots of (position + 1), 0 empty, so json_get finds
+ * a key in constant expected time. */
+#define JSON_INDEX_MIN 8
+
+static size_t cap_of(size_t count)
+{
+    size_t c = 4;
+    if (count == 0)
+        return 0;
+    while (c < count)
+        c *= 2;
+    return c;
+}
+
+static size_t capacity_of(const json_value *c)
+{
+    return c->flags & JSON_F_ARENA_ARRAYS ? c->count : cap_of(c->count);
+}
+
+static size_t key_hash(const char *s)
+{
+    size_t h = 1469598103934665603u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+static size_t index_cap(size_t capacity)
+{
+    size_t c = 16;
+    while (c < 2 * capacity)
+        c *= 2;
+    return c;
+}
+
+static uint32_t *index_slots(const json_value *o)
+{
+    return (uint32_t *)(void *)(o->keys + capacity_of(o));
+}
+
+static void index_insert(json_value *o, size_t i)
+{
+    uint32_t *slots = index_slots(o);
+    size_t mask = index_cap(capacity_of(o)) - 1, j = key_hash(o->keys[i]) & mask;
+    while (slots[j])
+        j = (j + 1) & mask;
+    slots[j] = (uint32_t)(i + 1);
+}
+
+static void index_build(json_value *o)
+{
+    memset(index_slots(o), 0, index_cap(capacity_of(o)) * sizeof(uint32_t));
+    for (size_t i = 0; i < o->count; i++)
+        index_insert(o, i);
+    o->flags |= JSON_F_INDEXED;
+}
+
+/* Bytes of an object's keys array with capacity cap (and its index, when it has one). */
+static size_t keys_bytes(size_t cap)
+{
+    return cap * sizeof(char *) + (cap >= JSON_INDEX_MIN ? index_cap(cap) * sizeof(uint32_t) : 0);
+}
+
+static size_t object_find(const json_value *obj, const char *key)
+{
+    if (obj->flags & JSON_F_INDEXED) {
+        const uint32_t *slots = index_slots(obj);
+        size_t mask = index_cap(capacity_of(obj)) - 1;
+        for (size_t j = key_hash(key) & mask; slots[j]; j = (j + 1) & mask)
+            if (strcmp(obj->keys[slots[j] - 1], key) == 0)
+                return slots[j] - 1;
+        return (size_t)-1;
+    }
+    for (size_t i = 0; i < obj->count; i++)
+        if (strcmp(obj->keys[i], key) == 0)
+            return i;
+    return (size_t)-1;
+}
+
+/* The keys of an arena object copied to malloc'd strings in a malloc'd array of cap slots. */
+static char **keys_out_of_arena(const json_value *c, size_t cap)
+{
+    char **keys = malloc(keys_bytes(cap));
+    for (size_t i = 0; keys && i < c->count; i++)
+        if (!(keys[i] = dup_string(c->keys[i]))) {
+            while (i-- > 0)
+                free(keys[i]);
+            free(keys);
+            return NULL;
+        }
+    return keys;
+}
+
+/* Makes room for one more item (and key, for objects): the arrays become malloc'd ones of
+ * cap_of(count + 1) when they are full or in the arena; the index is dropped (the caller builds
+ * it again once the entry is in). 0, or -1 with nothing changed. */
 static int container_grow(json_value *c)
 {
-    if (c->count < c->capacity)
+    int arena = (c->flags & JSON_F_ARENA_ARRAYS) != 0;
+    size_t cap = cap_of((size_t)c->count + 1);
+    if (!arena && c->count > 0 && cap == cap_of(c->count))
         return 0;
-    size_t cap = c->capacity ? c->capacity * 2 : 4;
-    if (cap < c->capacity || cap > (size_t)-1 / sizeof(void *))
+    if (c->count >= UINT32_MAX || cap > (size_t)-1 / (2 * sizeof(void *)))
         return -1;
-    json_value **items = realloc(c->items, cap * sizeof *items);
-    if (!items)
-        return -1;
-    c->items = items;
-    if (c->type == JSON_OBJECT) {
-        char **keys = realloc(c->keys, cap * sizeof *keys);
-        if (!keys)
-            return -1; /* items is merely larger than capacity says; still consistent */
-        c->keys = keys;
+    json_value **items;
+    char **keys = NULL;
+    if (arena) {
+        if (!(items = malloc(cap * sizeof *items)))
+            return -1;
+        if (c->count)
+            memcpy(items, c->items, c->count * sizeof *items);
+        if (c->type == JSON_OBJECT && !(keys = keys_out_of_arena(c, cap))) {
+            free(items);
+            return -1;
+        }
+    } else {
+        if (!(items = realloc(c->items, cap * sizeof *items)))
+            return -1;
+        c->items = items; /* larger than needed: still consistent */
+        if (c->type == JSON_OBJECT && !(keys = realloc(c->keys, keys_bytes(cap))))
+            return -1;
     }
-    c->capacity = cap;
+    c->items = items;
+    if (keys)
+        c->keys = keys;
+    c->flags &= (unsigned char)~(JSON_F_ARENA_ARRAYS | JSON_F_INDEXED);
     return 0;
 }
 
@@ -273,15 +468,11 @@ static int object_append(json_value *obj, char *key, json_value *val)
     obj->keys[obj->count] = key;
     obj->items[obj->count] = val;
     obj->count++;
+    if (obj->flags & JSON_F_INDEXED)
+        index_insert(obj, obj->count - 1);
+    else if (obj->count >= JSON_INDEX_MIN)
+        index_build(obj);
     return 0;
-}
-
-static size_t object_find(const json_value *obj, const char *key)
-{
-    for (size_t i = 0; i < obj->count; i++)
-        if (strcmp(obj->keys[i], key) == 0)
-            return i;
-    return (size_t)-1;
 }
 
 int json_object_set(json_value *obj, const char *key, json_value *val)
@@ -418,7 +609,21 @@ typedef struct parser {
     int failed;
     char *err;
     size_t err_size;
+    arena_chunk *arena; /* every node and string of the document */
+    strbuf scratch;     /* a string being decoded */
+    /* the keys and items of the containers being parsed, innermost last: a container's
+     * arrays are copied to the arena, exactly sized, when it closes */
+    struct pending {
+        char *key;
+        json_value *item;
+    } *stack;
+    size_t stack_len, stack_cap;
+    char **intern; /* short keys seen, each once in the arena (JSON_INTERN_SLOTS) */
+    size_t n_interned;
 } parser;
+
+#define JSON_INTERN_SLOTS 4096
+#define JSON_INTERN_LEN 32
 
 static void fail_at(parser *p, size_t line, size_t col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -551,34 +756,7 @@ static void put_utf8(strbuf *sb, unsigned long cp)
  * it is not well-formed (stray continuation, overlong, surrogate, > U+10FFFF, truncated). */
 static size_t utf8_sequence_length(const parser *p)
 {
-    const unsigned char *s = (const unsigned char *)p->text + p->pos;
-    size_t avail = p->len - p->pos;
-    unsigned char c = s[0];
-    size_t n;
-    unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-    if (c >= 0xC2 && c <= 0xDF) {
-        n = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        if (c == 0xE0)
-            lo = 0xA0; /* overlong below U+0800 */
-        else if (c == 0xED)
-            hi = 0x9F; /* U+D800..U+DFFF are surrogates */
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        if (c == 0xF0)
-            lo = 0x90; /* overlong below U+10000 */
-        else if (c == 0xF4)
-            hi = 0x8F; /* above U+10FFFF */
-    } else {
-        return 0; /* 0x80..0xC1 (continuation or overlong lead) or 0xF5..0xFF */
-    }
-    if (avail < n || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
-    return n;
+    return rb_utf8_seq(p->text + p->pos, p->len - p->pos);
 }
 
 /* Handles the escape at the cursor (a backslash) and appends its decoded bytes. Returns 0 or -1. */
@@ -646,10 +824,28 @@ static int parse_escape(parser *p, strbuf *sb)
     return 0;
 }
 
-/* Parses the string literal at the cursor (a '"'). Returns its decoded malloc'd text, or NULL. */
-static char *parse_string_raw(parser *p)
+/* The copy in the arena of the short text s (len bytes) the document has had before, or NULL.
+ * Keys repeat in every record ("name", "median_ms"): each is kept once. */
+static char *interned(const parser *p, const char *s, size_t len, size_t *slot)
 {
-    strbuf sb = {0};
+    size_t h = 1469598103934665603u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    size_t j = h & (JSON_INTERN_SLOTS - 1);
+    for (; p->intern[j]; j = (j + 1) & (JSON_INTERN_SLOTS - 1))
+        if (!strncmp(p->intern[j], s, len) && p->intern[j][len] == '\0')
+            return p->intern[j];
+    *slot = j;
+    return NULL;
+}
+
+/* Parses the string literal at the cursor (a '"'). Returns its decoded text in the arena (a
+ * short key: the one copy of it, intern), or NULL. */
+static char *parse_string_raw(parser *p, int intern)
+{
+    strbuf sb = p->scratch;
+    sb.len = 0;
+    sb.oom = 0;
     advance(p); /* opening quote */
     for (;;) {
         if (at_end(p)) {
@@ -689,13 +885,42 @@ static char *parse_string_raw(parser *p)
             goto fail;
         }
     }
-    char *s = sb_finish(&sb);
-    if (!s)
+    p->scratch = sb;
+    size_t slot = (size_t)-1;
+    intern = intern && p->intern && !sb.oom && sb.len <= JSON_INTERN_LEN &&
+             p->n_interned < JSON_INTERN_SLOTS / 2;
+    char *s = intern ? interned(p, sb.data ? sb.data : "", sb.len, &slot) : NULL;
+    if (s)
+        return s;
+    s = sb.oom ? NULL : arena_alloc(&p->arena, sb.len + 1);
+    if (!s) {
         fail_oom(p);
+        return NULL;
+    }
+    memcpy(s, sb.data ? sb.data : "", sb.len);
+    s[sb.len] = '\0';
+    if (intern) {
+        p->intern[slot] = s;
+        p->n_interned++;
+    }
     return s;
 fail:
-    free(sb.data);
+    p->scratch = sb;
     return NULL;
+}
+
+/* A node of type t in the arena (NULL, failure recorded, when out of memory). */
+static json_value *arena_node(parser *p, json_type t)
+{
+    json_value *v = arena_alloc(&p->arena, sizeof *v);
+    if (!v) {
+        fail_oom(p);
+        return NULL;
+    }
+    memset(v, 0, sizeof *v);
+    v->type = t;
+    v->flags = JSON_F_ARENA_NODE;
+    return v;
 }
 
 static void skip_digits(parser *p)
@@ -767,13 +992,13 @@ static json_value *parse_number(parser *p)
         fail_at(p, line, col, "number out of range");
         return NULL;
     }
-    json_value *v = json_new_number(x);
-    if (!v)
-        fail_oom(p);
+    json_value *v = arena_node(p, JSON_NUMBER);
+    if (v)
+        v->number = x;
     return v;
 }
 
-static json_value *parse_literal(parser *p, const char *word, json_value *(*make)(void))
+static json_value *parse_literal(parser *p, const char *word, json_type t, int truth)
 {
     size_t n = strlen(word);
     if (p->len - p->pos < n || memcmp(p->text + p->pos, word, n) != 0) {
@@ -782,20 +1007,10 @@ static json_value *parse_literal(parser *p, const char *word, json_value *(*make
     }
     for (size_t i = 0; i < n; i++)
         advance(p);
-    json_value *v = make();
-    if (!v)
-        fail_oom(p);
+    json_value *v = arena_node(p, t);
+    if (v)
+        v->boolean = (unsigned char)truth;
     return v;
-}
-
-static json_value *make_true(void)
-{
-    return json_new_bool(1);
-}
-
-static json_value *make_false(void)
-{
-    return json_new_bool(0);
 }
 
 static json_value *parse_value(parser *p);
@@ -812,29 +1027,73 @@ static int enter_container(parser *p)
     return 0;
 }
 
+/* Pushes one key (NULL in an array) and item onto the pending stack. 0, or -1 (recorded). */
+static int push_pending(parser *p, char *key, json_value *item)
+{
+    if (p->stack_len == p->stack_cap) {
+        size_t cap = p->stack_cap ? 2 * p->stack_cap : 64;
+        struct pending *st = realloc(p->stack, cap * sizeof *st);
+        if (!st) {
+            fail_oom(p);
+            return -1;
+        }
+        p->stack = st;
+        p->stack_cap = cap;
+    }
+    p->stack[p->stack_len].key = key;
+    p->stack[p->stack_len++].item = item;
+    return 0;
+}
+
+/* Closes the container c whose members are the stack's entries from base on: its arrays,
+ * exactly sized, in the arena (an object's index after its keys). 0, or -1 (recorded). */
+static int close_container(parser *p, json_value *c, size_t base)
+{
+    size_t n = p->stack_len - base;
+    c->flags |= JSON_F_ARENA_ARRAYS;
+    if (n == 0)
+        return 0;
+    if (n > UINT32_MAX) {
+        fail_here(p, "more than %u members in one container", (unsigned)UINT32_MAX);
+        return -1;
+    }
+    c->items = arena_alloc(&p->arena, n * sizeof *c->items);
+    if (c->type == JSON_OBJECT)
+        c->keys = arena_alloc(&p->arena, keys_bytes(n));
+    if (!c->items || (c->type == JSON_OBJECT && !c->keys)) {
+        fail_oom(p);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        c->items[i] = p->stack[base + i].item;
+        if (c->keys)
+            c->keys[i] = p->stack[base + i].key;
+    }
+    c->count = (uint32_t)n;
+    p->stack_len = base;
+    if (c->type == JSON_OBJECT && n >= JSON_INDEX_MIN)
+        index_build(c);
+    return 0;
+}
+
 static json_value *parse_array(parser *p)
 {
     if (enter_container(p) != 0)
         return NULL;
-    json_value *arr = json_new_array();
-    if (!arr) {
-        fail_oom(p);
+    json_value *arr = arena_node(p, JSON_ARRAY);
+    size_t base = p->stack_len;
+    if (!arr)
         return NULL;
-    }
     skip_ws(p);
     if (!at_end(p) && peek(p) == ']') {
         advance(p);
         p->depth--;
-        return arr;
+        return close_container(p, arr, base) == 0 ? arr : NULL;
     }
     for (;;) {
         json_value *item = parse_value(p);
-        if (!item)
-            goto fail;
-        if (json_array_push(arr, item) != 0) {
-            fail_oom(p);
-            goto fail;
-        }
+        if (!item || push_pending(p, NULL, item) != 0)
+            return NULL;
         skip_ws(p);
         if (!at_end(p) && peek(p) == ']') {
             advance(p);
@@ -842,64 +1101,102 @@ static json_value *parse_array(parser *p)
         }
         if (at_end(p) || peek(p) != ',') {
             fail_expected(p, "',' or ']'");
-            goto fail;
+            return NULL;
         }
         size_t comma_line = p->line, comma_col = p->col;
         advance(p);
         skip_ws(p);
         if (!at_end(p) && peek(p) == ']') {
             fail_at(p, comma_line, comma_col, "trailing comma before ']'");
-            goto fail;
+            return NULL;
         }
     }
     p->depth--;
-    return arr;
-fail:
-    json_free(arr);
-    return NULL;
+    return close_container(p, arr, base) == 0 ? arr : NULL;
 }
 
 /* The keys an object being parsed has so far, for duplicate detection in constant expected
- * time per key (a linear search made 100,000 keys take 16 s): open addressing over indices into
- * obj->keys, grown to keep the load under one half. */
+ * time per key (a linear search made 100,000 keys take 16 s): open addressing over positions in
+ * the pending stack (from base), grown to keep the load under one half. Objects of fewer than
+ * JSON_INDEX_MIN keys are searched linearly and need none. */
 typedef struct key_set {
-    size_t *slots; /* index + 1; 0: empty */
+    size_t *slots; /* position - base + 1; 0: empty */
     size_t cap;    /* a power of two */
 } key_set;
 
-static size_t key_hash(const char *s)
+static void key_set_put(size_t *slots, size_t cap, const char *key, size_t value)
 {
-    size_t h = 1469598103934665603u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
+    size_t j = key_hash(key) & (cap - 1);
+    while (slots[j])
+        j = (j + 1) & (cap - 1);
+    slots[j] = value;
 }
 
-/* Adds obj->keys[index] unless an equal key is there: 0 added, 1 duplicate, -1 out of memory. */
-static int key_set_add(key_set *ks, const json_value *obj, size_t index)
+/* Is the key at stack position at (the last one pushed, from base on) a duplicate? 0 no, 1 yes,
+ * -1 out of memory. */
+static int key_seen(parser *p, key_set *ks, size_t base, size_t at)
 {
-    if (2 * (index + 1) > ks->cap) {
-        size_t cap = ks->cap ? 2 * ks->cap : 16;
+    const char *key = p->stack[at].key;
+    size_t n = at - base;
+    if (n < JSON_INDEX_MIN) {
+        for (size_t i = base; i < at; i++)
+            if (strcmp(p->stack[i].key, key) == 0)
+                return 1;
+        return 0;
+    }
+    if (2 * (n + 1) > ks->cap) {
+        size_t cap = ks->cap ? 2 * ks->cap : 32;
         size_t *slots = calloc(cap, sizeof *slots);
         if (!slots)
             return -1;
-        for (size_t i = 0; i < ks->cap; i++)
-            if (ks->slots[i]) {
-                size_t j = key_hash(obj->keys[ks->slots[i] - 1]) & (cap - 1);
-                while (slots[j])
-                    j = (j + 1) & (cap - 1);
-                slots[j] = ks->slots[i];
-            }
+        for (size_t i = 0; i < n; i++)
+            key_set_put(slots, cap, p->stack[base + i].key, i + 1);
         free(ks->slots);
         ks->slots = slots;
         ks->cap = cap;
     }
-    const char *key = obj->keys[index];
-    size_t j = key_hash(key) & (ks->cap - 1);
-    for (; ks->slots[j]; j = (j + 1) & (ks->cap - 1))
-        if (strcmp(obj->keys[ks->slots[j] - 1], key) == 0)
+    for (size_t j = key_hash(key) & (ks->cap - 1); ks->slots[j]; j = (j + 1) & (ks->cap - 1))
+        if (strcmp(p->stack[base + ks->slots[j] - 1].key, key) == 0)
             return 1;
-    ks->slots[j] = index + 1;
+    key_set_put(ks->slots, ks->cap, key, n + 1);
+    return 0;
+}
+
+/* One "key": value member, pushed; 0, or -1 (recorded). */
+static int parse_member(parser *p, key_set *seen, size_t base)
+{
+    if (at_end(p) || peek(p) != '"') {
+        fail_expected(p, "a string key");
+        return -1;
+    }
+    size_t key_line = p->line, key_col = p->col;
+    char *key = parse_string_raw(p, 1);
+    if (!key || push_pending(p, key, NULL) != 0)
+        return -1;
+    int dup = key_seen(p, seen, base, p->stack_len - 1);
+    if (dup < 0) {
+        fail_oom(p);
+        return -1;
+    }
+    if (dup) {
+        strbuf shown = {0};
+        sb_put_escaped(&shown, key);
+        char *q = sb_finish(&shown);
+        fail_at(p, key_line, key_col, "duplicate key %.200s", q ? q : "(out of memory)");
+        free(q);
+        return -1;
+    }
+    skip_ws(p);
+    if (at_end(p) || peek(p) != ':') {
+        fail_expected(p, "':' after the object key");
+        return -1;
+    }
+    advance(p);
+    size_t at = p->stack_len - 1;
+    json_value *val = parse_value(p); /* (may grow the stack: index, not pointer) */
+    if (!val)
+        return -1;
+    p->stack[at].item = val;
     return 0;
 }
 
@@ -907,59 +1204,20 @@ static json_value *parse_object(parser *p)
 {
     if (enter_container(p) != 0)
         return NULL;
-    json_value *obj = json_new_object();
+    json_value *obj = arena_node(p, JSON_OBJECT);
+    size_t base = p->stack_len;
     key_set seen = {NULL, 0};
-    if (!obj) {
-        fail_oom(p);
+    if (!obj)
         return NULL;
-    }
     skip_ws(p);
     if (!at_end(p) && peek(p) == '}') {
         advance(p);
         p->depth--;
-        return obj;
+        return close_container(p, obj, base) == 0 ? obj : NULL;
     }
     for (;;) {
-        if (at_end(p) || peek(p) != '"') {
-            fail_expected(p, "a string key");
+        if (parse_member(p, &seen, base) != 0)
             goto fail;
-        }
-        size_t key_line = p->line, key_col = p->col;
-        char *key = parse_string_raw(p);
-        if (!key)
-            goto fail;
-        /* appended first (with a null placeholder), so the set can point at it */
-        json_value *placeholder = json_new_null();
-        if (!placeholder || object_append(obj, key, placeholder) != 0) {
-            if (!placeholder)
-                free(key);
-            fail_oom(p);
-            goto fail;
-        }
-        int dup = key_set_add(&seen, obj, obj->count - 1);
-        if (dup < 0) {
-            fail_oom(p);
-            goto fail;
-        }
-        if (dup) {
-            strbuf shown = {0};
-            sb_put_escaped(&shown, key);
-            char *q = sb_finish(&shown);
-            fail_at(p, key_line, key_col, "duplicate key %.200s", q ? q : "(out of memory)");
-            free(q);
-            goto fail;
-        }
-        skip_ws(p);
-        if (at_end(p) || peek(p) != ':') {
-            fail_expected(p, "':' after the object key");
-            goto fail;
-        }
-        advance(p);
-        json_value *val = parse_value(p);
-        if (!val)
-            goto fail;
-        json_free(obj->items[obj->count - 1]);
-        obj->items[obj->count - 1] = val;
         skip_ws(p);
         if (!at_end(p) && peek(p) == '}') {
             advance(p);
@@ -979,10 +1237,9 @@ static json_value *parse_object(parser *p)
     }
     p->depth--;
     free(seen.slots);
-    return obj;
+    return close_container(p, obj, base) == 0 ? obj : NULL;
 fail:
     free(seen.slots);
-    json_free(obj);
     return NULL;
 }
 
@@ -997,20 +1254,16 @@ static json_value *parse_value(parser *p)
     switch (c) {
     case '{': return parse_object(p);
     case '[': return parse_array(p);
-    case 't': return parse_literal(p, "true", make_true);
-    case 'f': return parse_literal(p, "false", make_false);
-    case 'n': return parse_literal(p, "null", json_new_null);
+    case 't': return parse_literal(p, "true", JSON_BOOL, 1);
+    case 'f': return parse_literal(p, "false", JSON_BOOL, 0);
+    case 'n': return parse_literal(p, "null", JSON_NULL, 0);
     case '"': {
-        char *s = parse_string_raw(p);
-        if (!s)
+        char *s = parse_string_raw(p, 0);
+        json_value *v = s ? arena_node(p, JSON_STRING) : NULL;
+        if (!v)
             return NULL;
-        json_value *v = new_value(JSON_STRING);
-        if (!v) {
-            free(s);
-            fail_oom(p);
-            return NULL;
-        }
         v->string = s;
+        v->flags |= JSON_F_ARENA_STR;
         return v;
     }
     default:
@@ -1019,6 +1272,31 @@ static json_value *parse_value(parser *p)
         fail_expected(p, "a value");
         return NULL;
     }
+}
+
+/* The parse proper: the root, or NULL with the error recorded. */
+static json_value *parse_text(parser *p)
+{
+    /* RFC 8259 forbids a byte-order mark; say what it is rather than "expected a value". */
+    if (p->len >= 3 && !memcmp(p->text, "\xEF\xBB\xBF", 3)) {
+        fail_here(p, "a UTF-8 byte-order mark (EF BB BF) starts the text: JSON must not have "
+                     "one; save the file as UTF-8 without BOM");
+        return NULL;
+    }
+    skip_ws(p);
+    if (at_end(p)) {
+        fail_here(p, "empty input");
+        return NULL;
+    }
+    json_value *v = parse_value(p);
+    if (!v)
+        return NULL;
+    skip_ws(p);
+    if (!at_end(p)) {
+        fail_here(p, "trailing characters after the JSON value");
+        return NULL;
+    }
+    return v;
 }
 
 json_value *json_parse(const char *text, size_t len, char *err, size_t err_size)
@@ -1032,27 +1310,24 @@ json_value *json_parse(const char *text, size_t len, char *err, size_t err_size)
         .err_size = err_size,
     };
     set_err(err, err_size, "%s", "");
-    /* RFC 8259 forbids a byte-order mark; say what it is rather than "expected a value". */
-    if (p.len >= 3 && !memcmp(p.text, "\xEF\xBB\xBF", 3)) {
-        fail_here(&p, "a UTF-8 byte-order mark (EF BB BF) starts the text: JSON must not have "
-                      "one; save the file as UTF-8 without BOM");
+    /* (a short text, a child's report line, has little to share) */
+    p.intern = p.len > 4096 ? calloc(JSON_INTERN_SLOTS, sizeof *p.intern) : NULL;
+    json_value *v = parse_text(&p);
+    json_doc *doc = v ? malloc(sizeof *doc) : NULL;
+    free(p.stack);
+    free(p.scratch.data);
+    free(p.intern);
+    if (!doc) {
+        if (v)
+            fail_oom(&p);
+        arena_free(p.arena);
         return NULL;
     }
-    skip_ws(&p);
-    if (at_end(&p)) {
-        fail_here(&p, "empty input");
-        return NULL;
-    }
-    json_value *v = parse_value(&p);
-    if (!v)
-        return NULL;
-    skip_ws(&p);
-    if (!at_end(&p)) {
-        fail_here(&p, "trailing characters after the JSON value");
-        json_free(v);
-        return NULL;
-    }
-    return v;
+    /* the root moves into the document, which owns the arena */
+    doc->root = *v;
+    doc->root.flags = (unsigned char)((v->flags & ~JSON_F_ARENA_NODE) | JSON_F_DOC);
+    doc->arena = p.arena;
+    return &doc->root;
 }
 
 json_value *json_parse_file(const char *path, char *err, size_t err_size)
@@ -1067,6 +1342,12 @@ json_value *json_parse_file(const char *path, char *err, size_t err_size)
     char chunk[65536];
     size_t n;
     int too_big = 0;
+    /* a regular file's size is a hint for one allocation of the right size (not a doubling
+     * buffer twice as large); the cap holds whatever the size says */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        st.st_size <= JSON_MAX_FILE_BYTES)
+        (void)sb_reserve(&sb, (size_t)st.st_size);
     /* Read with a cap, not by the size stat gives: /dev/zero or a pipe has none. */
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
         if (sb.len + n > JSON_MAX_FILE_BYTES) {
@@ -1182,33 +1463,6 @@ char *json_write(const json_value *v, int indent)
     return sb_finish(&sb);
 }
 
-/* fsync the folder holding path, so that the rename itself is durable. Best effort. */
-static void sync_parent_dir(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir;
-    if (!slash)
-        dir = dup_string(".");
-    else if (slash == path)
-        dir = dup_string("/");
-    else {
-        size_t n = (size_t)(slash - path);
-        dir = malloc(n + 1);
-        if (dir) {
-            memcpy(dir, path, n);
-            dir[n] = '\0';
-        }
-    }
-    if (!dir)
-        return;
-    int fd = open(dir, O_RDONLY);
-    free(dir);
-    if (fd < 0)
-        return;
-    (void)fsync(fd);
-    close(fd);
-}
-
 int json_write_file(const char *path, const json_value *v, char *err, size_t err_size)
 {
     set_err(err, err_size, "%s", "");
@@ -1217,51 +1471,7 @@ int json_write_file(const char *path, const json_value *v, char *err, size_t err
         set_err(err, err_size, "%s: out of memory", path);
         return -1;
     }
-    size_t tmp_size = strlen(path) + 32;
-    char *tmp = malloc(tmp_size);
-    if (!tmp) {
-        free(text);
-        set_err(err, err_size, "%s: out of memory", path);
-        return -1;
-    }
-    snprintf(tmp, tmp_size, "%s.tmp.%ld", path, (long)getpid());
-
-    const char *step = NULL; /* what failed, for the message */
-    int saved_errno = 0;
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        saved_errno = errno;
-        set_err(err, err_size, "%s: %s", path, strerror(saved_errno));
-        free(tmp);
-        free(text);
-        return -1;
-    }
-    size_t len = strlen(text);
-    if (fwrite(text, 1, len, f) != len)
-        step = "write";
-    else if (fflush(f) != 0)
-        step = "flush";
-    else if (fsync(fileno(f)) != 0)
-        step = "fsync";
-    if (step)
-        saved_errno = errno;
-    if (fclose(f) != 0 && !step) {
-        step = "close";
-        saved_errno = errno;
-    }
-    if (!step && rename(tmp, path) != 0) {
-        step = "rename";
-        saved_errno = errno;
-    }
+    int rc = rb_write_file_atomic(path, text, err, err_size);
     free(text);
-    if (step) {
-        unlink(tmp);
-        free(tmp);
-        set_err(err, err_size, "%s: %s failed: %s", path, step,
-                strerror(saved_errno ? saved_errno : EIO));
-        return -1;
-    }
-    free(tmp);
-    sync_parent_dir(path);
-    return 0;
+    return rc;
 }

@@ -13,12 +13,18 @@
  * NaN and +-Inf are written as null (JSON cannot hold them); -0.0 as "-0".
  *
  * Ownership: every json_value is owned by its parent container; json_free frees a whole tree.
- * Functions that take a child value take ownership of it, also when they fail.
+ * Functions that take a child value take ownership of it, also when they fail. A parsed
+ * document's values live in blocks owned by its root (about twice the text in all): a value
+ * taken out of a parsed tree must be copied (json_clone) before the root is freed.
+ *
+ * Lookups: json_get finds a key of an object of many keys in constant expected time (a hash
+ * index beside its keys), so reading a file with many pairs stays linear.
  */
 #ifndef RB_JSON_H
 #define RB_JSON_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define JSON_MAX_DEPTH 256
 /* json_parse_file refuses a file larger than this (64 MiB): results and expectation files are
@@ -35,14 +41,18 @@ typedef enum json_type {
 } json_type;
 
 typedef struct json_value json_value;
+/* 32 bytes: a parsed document is mostly these (one per value). number and string share their
+ * place: read the one the type says. */
 struct json_value {
-    json_type type;
-    int boolean;     /* JSON_BOOL */
-    double number;   /* JSON_NUMBER */
-    char *string;    /* JSON_STRING: NUL-terminated UTF-8 (an embedded \u0000 is refused) */
-    size_t count;    /* JSON_ARRAY, JSON_OBJECT: number of items / members */
-    size_t capacity; /* allocated slots */
-    char **keys;     /* JSON_OBJECT: keys[i] names items[i] */
+    unsigned char type;    /* a json_type */
+    unsigned char boolean; /* JSON_BOOL: 0 or 1 */
+    unsigned char flags;   /* private to json.c: where the value's memory lives */
+    uint32_t count;        /* JSON_ARRAY, JSON_OBJECT: number of items / members (else 0) */
+    union {
+        double number; /* JSON_NUMBER */
+        char *string;  /* JSON_STRING: NUL-terminated UTF-8 (an embedded \u0000 is refused) */
+    };
+    char **keys; /* JSON_OBJECT: keys[i] names items[i] */
     json_value **items;
 };
 

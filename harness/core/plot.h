@@ -31,6 +31,7 @@
 #include <stddef.h>
 
 #include "json.h"
+#include "outputs.h"
 
 typedef enum rb_plot_panel {
     RB_PANEL_ROOFLINE,
@@ -249,10 +250,12 @@ char *rb_plot_speedup_svg(const rb_plot_data *d);
  * (sortable by clicking a header, rows coloured by verdict), no external resource. */
 char *rb_plot_html(const rb_plot_data *d, const char *roofline_svg, const char *speedup_svg);
 
-/* Writes the charts (and the report, html_path non-NULL) of doc: the roofline chart to svg_path,
- * the speedup chart to speedup_path, each atomically. 0, or -1 with "PATH: reason" in err. */
-int rb_plot_write(const json_value *doc, const char *source_path, const char *filter,
-                  const char *svg_path, const char *speedup_path, const char *html_path, char *err,
+/* Stages the charts (and the report) of doc into the output set outs (core/outputs.h): the
+ * roofline chart as output svg_index, the speedup chart as speedup_index, the report as
+ * html_index (-1: none); they are written when the set is committed. A filter that matches no
+ * pair is refused. 0, or -1 with "PATH: reason" in err. */
+int rb_plot_stage(const json_value *doc, const char *source_path, const char *filter,
+                  rb_outputs *outs, int svg_index, int speedup_index, int html_index, char *err,
                   size_t err_size);
 
 /* path with its ending ext (".json", ".svg") replaced by suffix (".svg", "-speedup.svg",

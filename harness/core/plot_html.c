@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "html_table.h"
+#include "outputs.h"
 #include "plot.h"
 #include "svg.h"
 #include "util.h"
@@ -145,8 +146,8 @@ char *rb_plot_html(const rb_plot_data *d, const char *roofline_svg, const char *
     return rb_sbuf_take(&b);
 }
 
-int rb_plot_write(const json_value *doc, const char *source_path, const char *filter,
-                  const char *svg_path, const char *speedup_path, const char *html_path, char *err,
+int rb_plot_stage(const json_value *doc, const char *source_path, const char *filter,
+                  rb_outputs *outs, int svg_index, int speedup_index, int html_index, char *err,
                   size_t err_size)
 {
     rb_plot_data d;
@@ -155,19 +156,29 @@ int rb_plot_write(const json_value *doc, const char *source_path, const char *fi
         rb_fmt(err, err_size, "%s: %s", source_path, why);
         return -1;
     }
+    if (filter && d.n_pairs == 0) {
+        rb_fmt(err, err_size, "%s: no pair matches --filter '%s'", source_path, filter);
+        rb_plot_free(&d);
+        return -1;
+    }
     d.path = source_path;
-    char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
-    char *html = svg && speedup && html_path ? rb_plot_html(&d, svg, speedup) : NULL;
-    int rc = -1;
-    if (!svg || !speedup || (html_path && !html))
-        rb_fmt(err, err_size, "%s: out of memory", svg_path);
-    else if (rb_write_file_atomic(svg_path, svg, err, err_size) == 0 &&
-             rb_write_file_atomic(speedup_path, speedup, err, err_size) == 0 &&
-             (!html_path || rb_write_file_atomic(html_path, html, err, err_size) == 0))
-        rc = 0;
+    char *svg = rb_plot_roofline_svg(&d), *speedup = svg ? rb_plot_speedup_svg(&d) : NULL;
+    int rc = svg && speedup ? 0 : -1;
+    if (rc != 0)
+        rb_fmt(err, err_size, "%s: out of memory", rb_outputs_path(outs, svg_index));
+    if (rc == 0)
+        rc = rb_outputs_stage_text(outs, svg_index, svg, err, err_size);
+    if (rc == 0)
+        rc = rb_outputs_stage_text(outs, speedup_index, speedup, err, err_size);
+    if (rc == 0 && html_index >= 0) {
+        char *html = rb_plot_html(&d, svg, speedup);
+        rc = html ? rb_outputs_stage_text(outs, html_index, html, err, err_size) : -1;
+        if (!html)
+            rb_fmt(err, err_size, "%s: out of memory", rb_outputs_path(outs, html_index));
+        free(html);
+    }
     free(svg);
     free(speedup);
-    free(html);
     rb_plot_free(&d);
     return rc;
 }

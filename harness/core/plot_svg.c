@@ -641,6 +641,14 @@ static void label_side_points(rb_sbuf *b, const rb_plot_data *d, rb_plot_frame *
 static void label_side_pairs(rb_sbuf *b, const rb_plot_data *d, rb_plot_frame *f, const double *px)
 {
     rb_plot_box below = {f->area.x, f->area.y + f->area.h + 2, f->area.w + 60, 56};
+    /* as the points' labels: past RB_PLOT_MAX_LABELS pairs none (each is placed against every
+     * box placed before it: thousands of pairs made the chart quadratic) */
+    int pairs = 0;
+    for (int i = 0; i < d->n_points; i++)
+        pairs += in_frame(d, f, &d->points[i]) &&
+                 (i == 0 || d->points[i].pair_index != d->points[i - 1].pair_index);
+    if (pairs > RB_PLOT_MAX_LABELS)
+        return;
     for (int i = 0; i < d->n_points;) {
         int first = i, start = -1, last = -1;
         for (; i < d->n_points && d->points[i].pair_index == d->points[first].pair_index; i++)

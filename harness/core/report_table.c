@@ -285,6 +285,8 @@ static void markdown_table(rb_sbuf *b, const rb_pair_result *pairs, int n)
                         r.speedup, r.verdict, p->v[k].timed ? rb_timing_name(p->v[k].timing) : "-",
                         r.roof);
         }
+        if (p->status == RB_PAIR_FAILED && p->n_variants > 0) /* the table says it too */
+            rb_sbuf_add(b, "| | - | FAILED: %s | | | | | | | | |\n", p->reason);
     }
     rb_sbuf_add(b, "\n");
 }
@@ -435,10 +437,11 @@ char *rb_report_csv(const rb_pair_result *pairs, int n)
     rb_sbuf_add(&b, "pair,input,size," CSV_COLUMNS "\r\n");
     for (int i = 0; i < n; i++) {
         const rb_pair_result *p = &pairs[i];
-        if (p->status != RB_PAIR_OK && p->n_variants == 0)
-            csv_row(&b, p, NULL);
         for (int k = 0; k < p->n_variants; k++)
             csv_row(&b, p, &p->v[k]);
+        /* skipped or failed with no variant, or failed after some: the reason has a row */
+        if ((p->status != RB_PAIR_OK && p->n_variants == 0) || p->status == RB_PAIR_FAILED)
+            csv_row(&b, p, NULL);
     }
     return rb_sbuf_take(&b);
 }

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "name_index.h"
 #include "util.h"
 
 static const char *const role_names[] = {"baseline", "step", "optimized", "library",
@@ -351,4 +352,84 @@ int rb_kernel_from_json(const json_value *o, rb_kernel_result *k, char *err, siz
             return -1;
     }
     return 0;
+}
+
+/* The variants of pair record p (named name, pairs[i]): objects with unique string names. */
+static int check_variants(const json_value *vs, const char *name, size_t i, char *err,
+                          size_t err_size)
+{
+    char shown[200];
+    rb_text_for_terminal(name, shown, sizeof shown);
+    if (!vs || vs->type != JSON_ARRAY) {
+        rb_fmt(err, err_size, "pairs[%zu] (%s) has no \"variants\" array", i, shown);
+        return -1;
+    }
+    rb_name_index seen = RB_NAME_INDEX_EMPTY;
+    int rc = 0;
+    for (size_t k = 0; k < vs->count && rc == 0; k++) {
+        const json_value *vn = json_get(vs->items[k], "name");
+        if (!vn || vn->type != JSON_STRING) {
+            rb_fmt(err, err_size, "pairs[%zu] (%s): variants[%zu] has no name", i, shown, k);
+            rc = -1;
+            break;
+        }
+        /* a handful of variants: a linear search; many: the index */
+        int dup = 0;
+        if (vs->count <= 16) {
+            for (size_t j = 0; j < k && !dup; j++)
+                dup = !strcmp(json_get(vs->items[j], "name")->string, vn->string);
+        } else {
+            dup = rb_name_index_put(&seen, vn->string, (int)k);
+        }
+        if (dup) {
+            char v[200];
+            rb_text_for_terminal(vn->string, v, sizeof v);
+            if (dup < 0)
+                rb_fmt(err, err_size, "out of memory");
+            else
+                rb_fmt(err, err_size, "pairs[%zu] (%s): variant %s appears twice", i, shown, v);
+            rc = -1;
+        }
+    }
+    rb_name_index_free(&seen);
+    return rc;
+}
+
+int rb_results_doc_check(const json_value *doc, char *err, size_t err_size)
+{
+    const json_value *pairs = json_get(doc, "pairs");
+    if (!pairs || pairs->type != JSON_ARRAY) {
+        rb_fmt(err, err_size, "not a roofbench results file (no \"pairs\" array)");
+        return -1;
+    }
+    if (pairs->count > (size_t)1 << 30) {
+        rb_fmt(err, err_size, "more pairs than a results file holds");
+        return -1;
+    }
+    rb_name_index names = RB_NAME_INDEX_EMPTY;
+    int rc = 0;
+    for (size_t i = 0; i < pairs->count && rc == 0; i++) {
+        const json_value *p = pairs->items[i], *name = json_get(p, "name");
+        if (!name || name->type != JSON_STRING) {
+            rb_fmt(err, err_size, "pairs[%zu] is not a pair record (an object with a name)", i);
+            rc = -1;
+            break;
+        }
+        int dup = rb_name_index_put(&names, name->string, (int)i);
+        if (dup) {
+            char shown[200];
+            rb_text_for_terminal(name->string, shown, sizeof shown);
+            if (dup < 0)
+                rb_fmt(err, err_size, "out of memory");
+            else
+                rb_fmt(err, err_size,
+                       "pair %s appears twice (pairs[%d] and pairs[%zu]): each pair is named once",
+                       shown, rb_name_index_get(&names, name->string), i);
+            rc = -1;
+            break;
+        }
+        rc = check_variants(json_get(p, "variants"), name->string, i, err, err_size);
+    }
+    rb_name_index_free(&names);
+    return rc;
 }

@@ -190,4 +190,11 @@ int rb_extras_from_json(const json_value *o, rb_extra *x, int *n, char *err, siz
 json_value *rb_kernel_to_json(const rb_kernel_result *k);
 int rb_kernel_from_json(const json_value *o, rb_kernel_result *k, char *err, size_t err_size);
 
+/* A results document as compare and plot read it: an object whose "pairs" is an array of pair
+ * records, each an object with a string "name" and a "variants" array of objects, each with a
+ * string "name"; no pair named twice, no variant named twice in one pair (compare pairs rows by
+ * name: a second row of a name would be judged by nobody). 0, or -1 with one line in err
+ * naming the place. */
+int rb_results_doc_check(const json_value *doc, char *err, size_t err_size);
+
 #endif

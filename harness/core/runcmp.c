@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #include "runcmp.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "expect.h"
 #include "html_table.h"
+#include "name_index.h"
 #include "stats.h"
 #include "text.h"
 #include "util.h"
@@ -51,12 +53,41 @@ rb_change rb_runcmp_verdict(double lo, double hi, double floor)
 
 /* ---- reading the documents ---- */
 
-static const json_value *find_named(const json_value *arr, const char *name)
+/* The named items of an array (pairs, variants), found by name in constant expected time: a
+ * results file of 50,000 pairs, or a pair of 50,000 variants, is compared in linear time. An
+ * array of a few items is searched as it is. */
+typedef struct named {
+    const json_value *arr;
+    rb_name_index ix;
+    int oom;
+} named;
+
+#define RB_NAMED_SCAN 8
+
+static void named_init(named *n, const json_value *arr)
 {
-    for (size_t i = 0; arr && arr->type == JSON_ARRAY && i < arr->count; i++) {
-        const char *n = json_string_at(arr->items[i], "name", NULL);
-        if (n && !strcmp(n, name))
-            return arr->items[i];
+    memset(n, 0, sizeof *n);
+    n->arr = arr && arr->type == JSON_ARRAY ? arr : NULL;
+    for (size_t i = 0; n->arr && n->arr->count > RB_NAMED_SCAN && i < n->arr->count; i++) {
+        const char *name = json_string_at(n->arr->items[i], "name", NULL);
+        if (name && rb_name_index_put(&n->ix, name, (int)i) < 0)
+            n->oom = 1;
+    }
+}
+
+/* The first item named name, or NULL. */
+static const json_value *named_find(const named *n, const char *name)
+{
+    if (!n->arr || !name)
+        return NULL;
+    if (n->arr->count > RB_NAMED_SCAN) {
+        int i = rb_name_index_get(&n->ix, name);
+        return i < 0 ? NULL : n->arr->items[i];
+    }
+    for (size_t i = 0; i < n->arr->count; i++) {
+        const char *x = json_string_at(n->arr->items[i], "name", NULL);
+        if (x && !strcmp(x, name))
+            return n->arr->items[i];
     }
     return NULL;
 }
@@ -465,7 +496,10 @@ void rb_runcmp_judge(const json_value *od, const json_value *nd, const json_valu
 static int push_row(rb_runcmp *c, int *cap, const rb_runcmp_row *row)
 {
     if (c->n_rows == *cap) {
-        int ncap = *cap ? 2 * *cap : 64;
+        /* by a quarter (a row is ~600 bytes: doubling left up to half of them unused) */
+        if (*cap > INT_MAX / 2)
+            return -1;
+        int ncap = *cap ? *cap + *cap / 4 + 64 : 64;
         rb_runcmp_row *r = realloc(c->rows, (size_t)ncap * sizeof *r);
         if (!r)
             return -1;
@@ -488,28 +522,32 @@ const json_value *rb_runcmp_expected(const json_value *expect, const json_value 
 static int add_pair_rows(const json_value *od, const json_value *nd, const json_value *op,
                          const json_value *np, rb_runcmp *c, int *cap)
 {
-    const json_value *ova = json_get(op, "variants"), *nva = json_get(np, "variants");
+    named ova, nva;
+    named_init(&ova, json_get(op, "variants"));
+    named_init(&nva, json_get(np, "variants"));
     const json_value *any = op ? op : np;
     rb_runcmp_row row;
-    for (size_t i = 0; ova && ova->type == JSON_ARRAY && i < ova->count; i++) {
-        const json_value *ov = ova->items[i], *nv = NULL;
-        if (!json_string_at(ov, "name", NULL))
+    int rc = ova.oom || nva.oom ? -1 : 0;
+    for (size_t i = 0; rc == 0 && ova.arr && i < ova.arr->count; i++) {
+        const json_value *ov = ova.arr->items[i];
+        const char *name = json_string_at(ov, "name", NULL);
+        if (!name)
             continue;
-        nv = find_named(nva, json_string_at(ov, "name", NULL));
-        rb_runcmp_judge(od, nd, op, np, ov, nv,
-                        rb_runcmp_expected(c->expect, any, json_string_at(ov, "name", "")), &row);
-        if (push_row(c, cap, &row))
-            return -1;
+        rb_runcmp_judge(od, nd, op, np, ov, named_find(&nva, name),
+                        rb_runcmp_expected(c->expect, any, name), &row);
+        rc = push_row(c, cap, &row);
     }
-    for (size_t i = 0; nva && nva->type == JSON_ARRAY && i < nva->count; i++) {
-        const json_value *nv = nva->items[i];
-        if (!json_string_at(nv, "name", NULL) || find_named(ova, json_string_at(nv, "name", NULL)))
+    for (size_t i = 0; rc == 0 && nva.arr && i < nva.arr->count; i++) {
+        const json_value *nv = nva.arr->items[i];
+        const char *name = json_string_at(nv, "name", NULL);
+        if (!name || named_find(&ova, name))
             continue;
         rb_runcmp_judge(od, nd, op, np, NULL, nv, NULL, &row);
-        if (push_row(c, cap, &row))
-            return -1;
+        rc = push_row(c, cap, &row);
     }
-    return 0;
+    rb_name_index_free(&ova.ix);
+    rb_name_index_free(&nva.ix);
+    return rc;
 }
 
 /* Largest slowdown first; rows without a ratio last, in the order they came. */
@@ -525,25 +563,75 @@ static int row_order(const void *pa, const void *pb)
     return k ? k : strcmp(a->variant, b->variant);
 }
 
+/* Sorts the rows (row_order) through an array of their positions and then moves each row once,
+ * along the cycles of the permutation: sorting the rows themselves would take a second copy of
+ * them all (qsort's merge buffer). */
+static const rb_runcmp_row *sort_base;
+
+static int position_order(const void *pa, const void *pb)
+{
+    return row_order(&sort_base[*(const size_t *)pa], &sort_base[*(const size_t *)pb]);
+}
+
+static int sort_rows(rb_runcmp *c)
+{
+    size_t n = (size_t)c->n_rows;
+    if (n < 2)
+        return 0;
+    size_t *from = malloc(n * sizeof *from);
+    if (!from)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        from[i] = i;
+    sort_base = c->rows;
+    qsort(from, n, sizeof *from, position_order);
+    for (size_t i = 0; i < n; i++) { /* row i takes row from[i] */
+        if (from[i] == i)
+            continue;
+        rb_runcmp_row held = c->rows[i];
+        size_t j = i;
+        while (from[j] != i) {
+            size_t k = from[j];
+            c->rows[j] = c->rows[k];
+            from[j] = j;
+            j = k;
+        }
+        c->rows[j] = held;
+        from[j] = j;
+    }
+    free(from);
+    return 0;
+}
+
 static int build_rows(const json_value *od, const json_value *nd, rb_runcmp *c)
 {
-    const json_value *opa = json_get(od, "pairs"), *npa = json_get(nd, "pairs");
-    int cap = 0;
-    for (size_t i = 0; i < opa->count; i++) {
-        const json_value *op = opa->items[i];
-        if (json_string_at(op, "name", NULL) &&
-            add_pair_rows(od, nd, op, find_named(npa, json_string_at(op, "name", NULL)), c, &cap))
-            return -1;
+    named opa, npa;
+    named_init(&opa, json_get(od, "pairs"));
+    named_init(&npa, json_get(nd, "pairs"));
+    int cap = 0, rc = opa.oom || npa.oom ? -1 : 0;
+    for (size_t i = 0; rc == 0 && i < opa.arr->count; i++) {
+        const json_value *op = opa.arr->items[i];
+        const char *name = json_string_at(op, "name", NULL);
+        if (name)
+            rc = add_pair_rows(od, nd, op, named_find(&npa, name), c, &cap);
     }
-    for (size_t i = 0; i < npa->count; i++) {
-        const json_value *np = npa->items[i];
-        if (json_string_at(np, "name", NULL) &&
-            !find_named(opa, json_string_at(np, "name", NULL)) &&
-            add_pair_rows(od, nd, NULL, np, c, &cap))
-            return -1;
+    for (size_t i = 0; rc == 0 && i < npa.arr->count; i++) {
+        const json_value *np = npa.arr->items[i];
+        const char *name = json_string_at(np, "name", NULL);
+        if (name && !named_find(&opa, name))
+            rc = add_pair_rows(od, nd, NULL, np, c, &cap);
     }
-    if (c->n_rows)
-        qsort(c->rows, (size_t)c->n_rows, sizeof *c->rows, row_order);
+    rb_name_index_free(&opa.ix);
+    rb_name_index_free(&npa.ix);
+    if (rc != 0)
+        return -1;
+    if (c->n_rows && c->n_rows < cap) { /* no room kept past the build */
+        rb_runcmp_row *fit = realloc(c->rows, (size_t)c->n_rows * sizeof *fit);
+        if (fit)
+            c->rows = fit;
+    }
+    if (sort_rows(c) != 0)
+        return -1;
     for (int i = 0; i < c->n_rows; i++)
         c->counts[c->rows[i].change]++;
     return 0;
@@ -556,9 +644,11 @@ typedef struct fact {
     const json_value *value;
 } fact;
 
+/* A run's facts, each key once (the first place that names it wins), found by key. */
 typedef struct facts {
     fact *f;
     int n, cap, oom;
+    rb_name_index ix;
 } facts;
 
 static void add_fact(facts *fs, const char *key, const json_value *v)
@@ -574,9 +664,20 @@ static void add_fact(facts *fs, const char *key, const json_value *v)
         }
         fs->f = f;
         fs->cap = ncap;
+        /* the index points at the keys: made again over the moved array */
+        rb_name_index_free(&fs->ix);
+        for (int i = 0; i < fs->n; i++)
+            if (rb_name_index_put(&fs->ix, fs->f[i].key, i) < 0)
+                fs->oom = 1;
     }
-    rb_fmt(fs->f[fs->n].key, sizeof fs->f[fs->n].key, "%s", key);
-    fs->f[fs->n++].value = v;
+    fact *at = &fs->f[fs->n];
+    rb_fmt(at->key, sizeof at->key, "%s", key);
+    at->value = v;
+    int put = rb_name_index_put(&fs->ix, at->key, fs->n);
+    if (put < 0)
+        fs->oom = 1;
+    else if (put == 0)
+        fs->n++;
 }
 
 /* Facts that change from one moment to the next (a temperature, the power drawn, the clock at
@@ -608,7 +709,9 @@ static void flatten(facts *fs, const char *prefix, const json_value *o, int dept
 
 static void collect_facts(const json_value *doc, facts *fs)
 {
-    static const char *const top[] = {"git", "size", "cold", "seed", "hardware_key"};
+    /* tool and ranks: an MPI run against a one-process run is a fact worth saying */
+    static const char *const top[] = {"tool", "ranks", "git", "size", "cold", "seed",
+                                      "hardware_key"};
     for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
         if (json_get(doc, top[i]))
             add_fact(fs, top[i], json_get(doc, top[i]));
@@ -619,10 +722,8 @@ static void collect_facts(const json_value *doc, facts *fs)
 
 static const json_value *fact_value(const facts *fs, const char *key)
 {
-    for (int i = 0; i < fs->n; i++)
-        if (!strcmp(fs->f[i].key, key))
-            return fs->f[i].value;
-    return NULL;
+    int i = rb_name_index_get(&fs->ix, key);
+    return i < 0 ? NULL : fs->f[i].value;
 }
 
 static char *dup(const char *s)
@@ -659,7 +760,10 @@ static char *fact_text(const char *key, const json_value *v)
 static int add_env_diff(rb_runcmp *c, const char *key, const json_value *a, const json_value *b)
 {
     char *ta = fact_text(key, a), *tb = fact_text(key, b);
-    rb_runcmp_env *e = realloc(c->env, (size_t)(c->n_env + 1) * sizeof *e);
+    /* grown geometrically: at each power of two (a file may hold thousands of facts) */
+    int full = c->n_env == 0 || (c->n_env >= 8 && (c->n_env & (c->n_env - 1)) == 0);
+    rb_runcmp_env *e =
+        full ? realloc(c->env, (size_t)(c->n_env < 8 ? 8 : 2 * c->n_env) * sizeof *e) : c->env;
     if (!ta || !tb || !e) {
         free(ta);
         free(tb);
@@ -697,6 +801,8 @@ static int build_env(const json_value *od, const json_value *nd, rb_runcmp *c)
     for (int i = 0; i < fn.n && rc == 0; i++)
         if (!fact_value(&fo, fn.f[i].key))
             rc = add_env_diff(c, fn.f[i].key, NULL, fn.f[i].value);
+    rb_name_index_free(&fo.ix);
+    rb_name_index_free(&fn.ix);
     free(fo.f);
     free(fn.f);
     return rc;
@@ -800,40 +906,48 @@ static void print_counts(FILE *f, const rb_runcmp *c)
     fprintf(f, "(%s)\n", RB_RUNCMP_RULE);
 }
 
+/* Text from a results file, for the terminal: control characters shown, not obeyed (a name
+ * with an escape sequence or a newline cannot recolour the screen or forge a table line). */
+#define TERM(s, buf) (rb_text_for_terminal((s), (buf), sizeof(buf)), (buf))
+
 static void print_row(FILE *f, const rb_runcmp_row *r)
 {
-    char name[140], interval[40] = "-";
-    rb_fmt(name, sizeof name, "%s/%s", r->pair, r->variant);
+    char name[140], interval[40] = "-", p[260], v[260], ev[1700];
+    rb_fmt(name, sizeof name, "%s/%s", TERM(r->pair, p), TERM(r->variant, v));
     if (isfinite(r->ratio_lo))
         rb_fmt(interval, sizeof interval, "[%.3f, %.3f]", r->ratio_lo, r->ratio_hi);
     if (r->change == RB_CHANGE_NOT_COMPARED) {
         fprintf(f, "%-48s %10s %10s %8s %-17s %5s  %-12s %s\n", name, "-", "-", "-", "-", "-",
-                rb_change_name(r->change), r->evidence);
+                rb_change_name(r->change), TERM(r->evidence, ev));
         return;
     }
     fprintf(f, "%-48s %10.4f %10.4f %+7.1f%% %-17s %4.1f%%  %-8s %s\n", name, r->old_ms, r->new_ms,
             100 * (r->ratio - 1), interval, 100 * r->floor, rb_change_name(r->change),
             rb_cause_name(r->cause));
     if (r->cause != RB_CAUSE_NONE || r->evidence[0])
-        fprintf(f, "    %s\n", r->evidence);
+        fprintf(f, "    %s\n", TERM(r->evidence, ev));
 }
 
 void rb_runcmp_print(FILE *f, const rb_runcmp *c, const char *old_path, const char *new_path)
 {
-    char note[400];
+    char note[400], a[600], b[600], g1[300], g2[300], d1[300], d2[300], fl[700];
     if (c->floors_line)
-        fprintf(f, "%s\n", c->floors_line);
-    fprintf(f, "compare: OLD %s (git %s, %s)\n         NEW %s (git %s, %s)\n", old_path, c->old_git,
-            c->old_date, new_path, c->new_git, c->new_date);
+        fprintf(f, "%s\n", TERM(c->floors_line, fl));
+    fprintf(f, "compare: OLD %s (git %s, %s)\n         NEW %s (git %s, %s)\n", TERM(old_path, a),
+            TERM(c->old_git, g1), TERM(c->old_date, d1), TERM(new_path, b), TERM(c->new_git, g2),
+            TERM(c->new_date, d2));
     rb_runcmp_code_note(c, note, sizeof note);
     if (note[0])
         fprintf(f, "%s\n", note);
     if (c->filter)
-        fprintf(f, "filter '%s': %d variant(s), %d left out\n", c->filter, c->n_rows,
+        fprintf(f, "filter '%s': %d variant(s), %d left out\n", TERM(c->filter, fl), c->n_rows,
                 c->n_filtered_out);
     fprintf(f, "environment: %d fact(s) differ, %d the same\n", c->n_env, c->n_env_same);
-    for (int i = 0; i < c->n_env; i++)
-        fprintf(f, "  %-36s %s -> %s\n", c->env[i].key, c->env[i].old_value, c->env[i].new_value);
+    for (int i = 0; i < c->n_env; i++) {
+        static char k[700], o[4000], n[4000];
+        fprintf(f, "  %-36s %s -> %s\n", TERM(c->env[i].key, k), TERM(c->env[i].old_value, o),
+                TERM(c->env[i].new_value, n));
+    }
     print_counts(f, c);
     fprintf(f, "\n%-48s %10s %10s %8s %-17s %5s  %-8s %s\n", "pair/variant", "old ms", "new ms",
             "change", "90% interval", "floor", "verdict", "cause");

@@ -14,7 +14,9 @@
 
 /* Appends text escaped for XML and HTML (text and attribute values alike): & < > " ' become
  * entities; control characters XML 1.0 cannot hold (all below 0x20 but tab, newline and carriage
- * return) become a space. */
+ * return) become a space; bytes that are not UTF-8 and the characters XML refuses (U+FFFE,
+ * U+FFFF) become U+FFFD, so any name makes a document an XML parser reads. Coordinates are
+ * written finite and within +-1e7 whatever the value given. */
 void rb_sbuf_escaped(rb_sbuf *b, const char *text);
 
 /* <svg> with its size and viewBox, a white background, and the default fonts. */

@@ -13,14 +13,73 @@
 #include <time.h>
 #include <unistd.h>
 
+size_t rb_utf8_seq(const char *text, size_t avail)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    unsigned char c = s[0], lo = 0x80, hi = 0xBF; /* the allowed range of the second byte */
+    size_t n;
+    if (avail == 0)
+        return 0;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        lo = c == 0xE0 ? 0xA0 : 0x80; /* overlong below U+0800 */
+        hi = c == 0xED ? 0x9F : 0xBF; /* U+D800..U+DFFF are surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        lo = c == 0xF0 ? 0x90 : 0x80; /* overlong below U+10000 */
+        hi = c == 0xF4 ? 0x8F : 0xBF; /* above U+10FFFF */
+    } else {
+        return 0;
+    }
+    if (avail < n || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    return n;
+}
+
+size_t rb_utf8_cut(const char *s, size_t max_bytes)
+{
+    size_t at = 0;
+    while (s[at]) {
+        size_t left = strnlen(s + at, 4), n = rb_utf8_seq(s + at, left);
+        n = n ? n : 1; /* an invalid byte is a unit of its own */
+        if (at + n > max_bytes)
+            break;
+        at += n;
+    }
+    return at;
+}
+
+/* A text vsnprintf cut at size - 1 bytes may end inside a character: back to its start. */
+static void cut_tail(char *buf, size_t size, int written)
+{
+    if (written < 0 || (size_t)written < size)
+        return;
+    size_t len = size - 1, start = len;
+    while (start > 0 && len - start < 3 && ((unsigned char)buf[start - 1] & 0xC0) == 0x80)
+        start--;
+    if (start > 0 && (unsigned char)buf[start - 1] >= 0xC0) {
+        start--;
+        if (rb_utf8_seq(buf + start, len - start) == 0)
+            buf[start] = '\0'; /* the last character was cut */
+    }
+}
+
 void rb_fmt(char *buf, size_t size, const char *fmt, ...)
 {
     if (!buf || size == 0)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, size, fmt, ap);
+    int n = vsnprintf(buf, size, fmt, ap);
     va_end(ap);
+    cut_tail(buf, size, n);
 }
 
 int rb_fmt_fits(char *buf, size_t size, const char *fmt, ...)
@@ -192,6 +251,20 @@ int rb_parse_size(const char *s, rb_size *out, char *err, size_t err_size)
     return 0;
 }
 
+uint64_t rb_isqrt(uint64_t n)
+{
+    uint64_t r = (uint64_t)sqrt((double)n);
+    /* floor(sqrt) exactly whatever the double rounding; r stays below 2^32, so neither r * r
+     * nor (r + 1) * (r + 1) can overflow (a loop on (r + 1)^2 <= n never ended at n near 2^64) */
+    if (r > UINT32_MAX)
+        r = UINT32_MAX;
+    while (r > 0 && r * r > n)
+        r--;
+    while (r < UINT32_MAX && (r + 1) * (r + 1) <= n)
+        r++;
+    return r;
+}
+
 int rb_parse_seconds(const char *s, double *out, char *err, size_t err_size)
 {
     char *end = NULL;
@@ -239,143 +312,6 @@ int rb_mkdirs(const char *path, char *err, size_t err_size)
     return 0;
 }
 
-int rb_dir_writable(const char *dir, char *err, size_t err_size)
-{
-    /* A folder that does not exist yet is writable when its nearest existing ancestor is:
-     * the check creates nothing that outlives it. */
-    char at[4096], probe[4200];
-    struct stat st;
-    rb_fmt(at, sizeof at, "%s", dir[0] ? dir : ".");
-    while (stat(at, &st) != 0) {
-        char *slash = strrchr(at, '/');
-        if (!slash) {
-            rb_fmt(at, sizeof at, ".");
-            break;
-        }
-        if (slash == at)
-            slash[1] = '\0';
-        else
-            *slash = '\0';
-    }
-    if (stat(at, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        rb_fmt(err, err_size, "%s: cannot write there: %s is not a folder", dir, at);
-        return -1;
-    }
-    rb_fmt(probe, sizeof probe, "%s/.rb-write-probe.%ld", at, (long)getpid());
-    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
-    if (fd < 0) {
-        rb_fmt(err, err_size, "%s: cannot write there: %s", dir, strerror(errno));
-        return -1;
-    }
-    close(fd);
-    unlink(probe);
-    return 0;
-}
-
-int rb_output_file_ok(const char *path, int make_dirs, char *err, size_t err_size)
-{
-    char dir[RB_PATH_BUF];
-    struct stat st;
-    if (strlen(path) > RB_PATH_MAX) {
-        rb_fmt(err, err_size, "%.60s...: the path is %zu bytes long; at most %d", path,
-               strlen(path), RB_PATH_MAX);
-        return -1;
-    }
-    if (path[0] == '\0' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) ||
-        path[strlen(path) - 1] == '/') {
-        rb_fmt(err, err_size, "%s: is a folder, not a file name", path);
-        return -1;
-    }
-    rb_fmt(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        rb_fmt(dir, sizeof dir, ".");
-    else
-        slash[slash == dir ? 1 : 0] = '\0'; /* "/x.json": the folder is "/" */
-    if (!make_dirs && stat(dir, &st) != 0) {
-        rb_fmt(err, err_size, "%s: cannot write there: the folder %s does not exist", path, dir);
-        return -1;
-    }
-    if (!make_dirs && !S_ISDIR(st.st_mode)) {
-        rb_fmt(err, err_size, "%s: cannot write there: %s is not a folder", path, dir);
-        return -1;
-    }
-    return rb_dir_writable(dir, err, err_size);
-}
-
-int rb_write_file_new(const char *path, const char *text, char *err, size_t err_size)
-{
-    char tmp[RB_PATH_BUF + 64];
-    if (rb_fmt_fits(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) != 0) {
-        rb_fmt(err, err_size, "%.60s...: path too long", path);
-        return -1;
-    }
-    if (rb_write_file_atomic(tmp, text, err, err_size) != 0)
-        return -1;
-    int rc = link(tmp, path) == 0 ? 0 : errno == EEXIST ? 1 : -1;
-    int saved = errno;
-    unlink(tmp);
-    if (rc < 0)
-        rb_fmt(err, err_size, "%s: %s", path, strerror(saved));
-    return rc;
-}
-
-int rb_write_results_new(const char *base, const char *json_text, const char *md_text,
-                         char *json_path, size_t path_size, char *err, size_t err_size)
-{
-    char md_path[RB_PATH_BUF + 16];
-    struct stat st;
-    for (int k = 1; k <= 1000; k++) {
-        char suffix[16] = "";
-        if (k > 1)
-            rb_fmt(suffix, sizeof suffix, "-%d", k);
-        if (rb_fmt_fits(json_path, path_size, "%s%s.json", base, suffix) != 0 ||
-            rb_fmt_fits(md_path, sizeof md_path, "%s%s.md", base, suffix) != 0) {
-            rb_fmt(err, err_size, "%.60s...: path too long", base);
-            return -1;
-        }
-        if (stat(md_path, &st) == 0)
-            continue;
-        int rc = rb_write_file_new(json_path, json_text, err, err_size);
-        if (rc == 1)
-            continue;
-        if (rc < 0)
-            return -1;
-        rc = rb_write_file_new(md_path, md_text, err, err_size);
-        if (rc == 1)
-            rb_fmt(err, err_size, "%s: appeared while writing; not replaced", md_path);
-        return rc == 0 ? 0 : -1;
-    }
-    rb_fmt(err, err_size, "%s.json: 1000 results files of that name exist", base);
-    return -1;
-}
-
-int rb_write_file_atomic(const char *path, const char *text, char *err, size_t err_size)
-{
-    char tmp[4200];
-    rb_fmt(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        rb_fmt(err, err_size, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t len = strlen(text);
-    int ok = fwrite(text, 1, len, f) == len && fflush(f) == 0 && fsync(fileno(f)) == 0;
-    int saved = errno;
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        saved = errno;
-    }
-    if (!ok || rename(tmp, path) != 0) {
-        if (ok)
-            saved = errno;
-        unlink(tmp);
-        rb_fmt(err, err_size, "%s: %s", path, strerror(saved));
-        return -1;
-    }
-    return 0;
-}
-
 void rb_utc_stamp(char *out, size_t out_size)
 {
     time_t t = time(NULL);
@@ -390,6 +326,44 @@ void rb_utc_iso(char *out, size_t out_size)
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(out, out_size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void rb_test_stall(const char *phase)
+{
+    const char *f = getenv("RB_TEST_FAULT");
+    if (!f || strncmp(f, "stall:", 6) != 0 || strcmp(f + 6, phase) != 0)
+        return;
+    /* a parent busy with its own work, checking no flag */
+    volatile unsigned long spins = 0;
+    for (;;)
+        spins++;
+}
+
+void rb_text_for_terminal(const char *s, char *out, size_t out_size)
+{
+    size_t at = 0;
+    if (out_size == 0)
+        return;
+    for (size_t i = 0; s[i];) {
+        char piece[8];
+        size_t n = rb_utf8_seq(s + i, strnlen(s + i, 4));
+        unsigned char c = (unsigned char)s[i];
+        /* C0, DEL and C1 (U+0080..U+009F) controls and invalid bytes: shown, not obeyed */
+        int c1 = n == 2 && c == 0xC2 && (unsigned char)s[i + 1] < 0xA0;
+        if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7F)) || c1) {
+            rb_fmt(piece, sizeof piece, "\\x%02X", c1 ? (unsigned char)s[i + 1] : c);
+            n = n ? n : 1;
+        } else {
+            rb_fmt(piece, sizeof piece, "%.*s", (int)n, s + i);
+        }
+        size_t k = strlen(piece);
+        if (at + k + 1 > out_size)
+            break;
+        memcpy(out + at, piece, k);
+        at += k;
+        i += n;
+    }
+    out[at] = '\0';
 }
 
 double rb_now_s(void)

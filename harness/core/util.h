@@ -12,7 +12,24 @@
 #define RB_PATH_MAX 1024
 #define RB_PATH_BUF (RB_PATH_MAX + 512)
 
-/* Formats into a fixed buffer, always NUL-terminated (truncates). */
+/* The length of the well-formed UTF-8 character at text (at most avail bytes there): 1 to 4,
+ * or 0 when it is not one (a stray continuation, overlong, a surrogate, above U+10FFFF, cut
+ * short). */
+size_t rb_utf8_seq(const char *text, size_t avail);
+/* The longest prefix of s of at most max_bytes bytes that ends on a character boundary (an
+ * invalid byte counts as a character of its own). */
+size_t rb_utf8_cut(const char *s, size_t max_bytes);
+
+/* s for a terminal: C0, DEL and C1 control characters and invalid UTF-8 bytes shown as \xNN,
+ * so a name cannot move the cursor, forge a line or change colours; cut to fit out. */
+void rb_text_for_terminal(const char *s, char *out, size_t out_size);
+
+/* Test hook: with RB_TEST_FAULT=stall:<phase>, the process spins here forever (a slow phase of
+ * its own work, for the signal tests); otherwise returns at once. */
+void rb_test_stall(const char *phase);
+
+/* Formats into a fixed buffer, always NUL-terminated; a text too long is cut on a character
+ * boundary, never inside a UTF-8 character. */
 void rb_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* rb_fmt that refuses to truncate: 0, or -1 when the text did not fit (buf then holds "").
@@ -53,33 +70,19 @@ typedef struct rb_size {
  * when it overflows). Returns 0 or -1 with a message in err. */
 int rb_parse_size(const char *s, rb_size *out, char *err, size_t err_size);
 
+/* floor(sqrt(n)) exactly, for every n (no overflow near 2^64). */
+uint64_t rb_isqrt(uint64_t n);
+
+/* The most elements a problem size may have (2^40: 4 TiB of fp32, beyond any GPU's memory).
+ * Every size is refused above it before a shape rule or a pair sees it, so no product of a
+ * size with an element size or a count of buffers can overflow 64 bits. */
+#define RB_MAX_ELEMENTS (1ull << 40)
+
 /* Parses a positive decimal number of seconds ("30", "2.5"); refuses garbage, NaN, <= 0. */
 int rb_parse_seconds(const char *s, double *out, char *err, size_t err_size);
 
 /* mkdir -p. Returns 0 or -1 with "PATH: reason" in err. */
 int rb_mkdirs(const char *path, char *err, size_t err_size);
-/* Checks that files can be created in dir, or in its nearest existing ancestor when dir does
- * not exist yet (creates and removes a probe file; creates no folder). */
-int rb_dir_writable(const char *dir, char *err, size_t err_size);
-/* Checks, before any work, that a file can be written at path: not longer than RB_PATH_MAX,
- * not an existing folder, and its folder writable. make_dirs 0: the folder must exist;
- * make_dirs 1: the folder may be made later, so its nearest existing ancestor must be writable.
- * "/x.json" checks "/", "x.json" checks ".". Returns 0 or -1 with one line in err. */
-int rb_output_file_ok(const char *path, int make_dirs, char *err, size_t err_size);
-/* Writes text to path atomically (temporary file in the same folder, fsync, rename). */
-int rb_write_file_atomic(const char *path, const char *text, char *err, size_t err_size);
-
-/* Writes text to path only if no file of that name exists, atomically (a temporary file linked
- * to the name: two writers racing for one name cannot both win). 0 written, 1 path exists
- * (nothing written), -1 error with "PATH: reason" in err (nothing left behind). */
-int rb_write_file_new(const char *path, const char *text, char *err, size_t err_size);
-
-/* Writes a results file and its Markdown twin under a name no file has: <base>.json and
- * <base>.md, else <base>-2.*, <base>-3.*, ... (up to -1000), the .json name claimed atomically
- * (rb_write_file_new), so two runs in the same second never overwrite each other. The chosen
- * .json path goes to json_path. 0, or -1 with "PATH: reason" in err. */
-int rb_write_results_new(const char *base, const char *json_text, const char *md_text,
-                         char *json_path, size_t path_size, char *err, size_t err_size);
 
 /* "20261122T031502Z" (UTC, ISO 8601 basic). */
 void rb_utc_stamp(char *out, size_t out_size);

@@ -12,16 +12,12 @@ int rb_gemm_square_shape(rb_size *s, uint64_t max_dim, const char *rule, char *w
                          size_t why_size)
 {
     if (s->rows == 0) {
-        uint64_t r = (uint64_t)sqrt((double)s->n);
-        while (r > 0 && r * r > s->n) /* exact floor(sqrt) whatever the double rounding */
-            r--;
-        while ((r + 1) * (r + 1) <= s->n)
-            r++;
+        uint64_t r = rb_isqrt(s->n);
         s->rows = s->cols = r;
         s->n = r * r;
     }
     if (s->rows == 0 || s->cols == 0 || s->rows > max_dim || s->cols > max_dim ||
-        s->n != s->rows * s->cols) {
+        s->rows > UINT64_MAX / s->cols || s->n != s->rows * s->cols) {
         rb_fmt(why, why_size, "%s", rule);
         return -1;
     }

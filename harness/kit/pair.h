@@ -204,7 +204,9 @@ typedef struct rb_pair {
     rb_defect defects[RB_MAX_DEFECTS];
 } rb_pair;
 
-/* Resolves a requested size for pair p (shape() or the 1D rule). 0, or -1 with a reason. */
+/* Resolves a requested size for pair p (shape() or the 1D rule). Refuses a size above
+ * RB_MAX_ELEMENTS before any shape rule sees it, and a shape whose rows x cols is not its n.
+ * 0, or -1 with a reason. */
 int rb_pair_resolve_size(const rb_pair *p, const rb_size *requested, rb_size *out, char *why,
                          size_t why_size);
 

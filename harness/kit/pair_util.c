@@ -14,10 +14,38 @@ int rb_pair_resolve_size(const rb_pair *p, const rb_size *requested, rb_size *ou
                          size_t why_size)
 {
     *out = *requested;
-    if (p->shape)
-        return p->shape(out, why, why_size);
-    out->rows = 1;
-    out->cols = out->n;
+    /* before any shape rule: a size no GPU holds, whose products could overflow */
+    if (requested->n > RB_MAX_ELEMENTS || requested->rows > RB_MAX_ELEMENTS ||
+        requested->cols > RB_MAX_ELEMENTS) {
+        rb_fmt(why, why_size,
+               "%llu elements: more than 2^40 (%llu), more than any GPU's memory holds",
+               (unsigned long long)(requested->n ? requested->n : UINT64_MAX),
+               (unsigned long long)RB_MAX_ELEMENTS);
+        return -1;
+    }
+    if (p->shape && p->shape(out, why, why_size) != 0)
+        return -1;
+    if (!p->shape) {
+        out->rows = 1;
+        out->cols = out->n;
+    }
+    /* what the shape rule made must still be a size: rows x cols = n, at most the bound */
+    if (out->n == 0 || out->n > RB_MAX_ELEMENTS || out->rows == 0 || out->cols == 0 ||
+        out->rows > out->n || out->cols > out->n || out->rows * out->cols != out->n) {
+        rb_fmt(why, why_size, "no valid shape for %llu elements",
+               (unsigned long long)requested->n);
+        return -1;
+    }
+    return 0;
+}
+
+int rb_checked_bytes(uint64_t n, size_t elem_bytes, size_t *bytes)
+{
+    if (elem_bytes != 0 && n > SIZE_MAX / elem_bytes) {
+        *bytes = SIZE_MAX;
+        return -1;
+    }
+    *bytes = (size_t)n * elem_bytes;
     return 0;
 }
 
@@ -129,8 +157,11 @@ rb_status rb_copy_setup(void **ctx, const rb_size *size, uint64_t seed, int inpu
     if (!c)
         return RB_ERR_ALLOC;
     c->n = n;
-    RB_CUDA(cudaMalloc((void **)&c->in, n * sizeof(float)));
-    RB_CUDA(cudaMalloc((void **)&c->out, n * sizeof(float)));
+    size_t bytes;
+    if (rb_checked_bytes(n, sizeof(float), &bytes) != 0)
+        return RB_ERR_INPUT;
+    RB_CUDA(cudaMalloc((void **)&c->in, bytes));
+    RB_CUDA(cudaMalloc((void **)&c->out, bytes));
     RB_CUDA(rb_fill_uniform_f32(c->in, n, seed, 0));
     RB_CUDA(cudaDeviceSynchronize());
     return RB_OK;

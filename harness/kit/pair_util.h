@@ -23,6 +23,11 @@ typedef struct rb_copy_ctx {
     size_t n;
 } rb_copy_ctx;
 
+/* n elements of elem_bytes each, in bytes: 0, or -1 (bytes set to SIZE_MAX) when the product
+ * overflows. Allocations of a size the user gave go through it (rb_pair_resolve_size bounds
+ * every size by RB_MAX_ELEMENTS as well). */
+int rb_checked_bytes(uint64_t n, size_t elem_bytes, size_t *bytes);
+
 rb_status rb_copy_setup(void **ctx, const rb_size *size, uint64_t seed, int input);
 void rb_copy_output(void *ctx, int variant, void **dev_ptr, size_t *bytes);
 /* The reference of a copy is its input: compares out with in on the device. */

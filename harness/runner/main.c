@@ -4,6 +4,7 @@
  * GPU (so a usage or file error costs nothing and writes nothing), then runs each pair in its
  * own child process, judges the results against the expectation file and writes them.
  */
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "core/expect.h"
 #include "core/floors.h"
 #include "core/history.h"
+#include "core/outputs.h"
 #include "core/plot.h"
 #include "core/report.h"
 #include "core/runcmp.h"
@@ -34,7 +36,10 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 3 };
 
 static int usage_error(const char *msg)
 {
-    fprintf(stderr, "roofbench: %s\n", msg);
+    /* messages quote paths and names from the command line and from files: shown, not obeyed */
+    static char shown[4 * 4096];
+    rb_text_for_terminal(msg, shown, sizeof shown);
+    fprintf(stderr, "roofbench: %s\n", shown);
     return EXIT_USAGE;
 }
 
@@ -384,23 +389,6 @@ static int file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-/* Writes an expectation file, creating its folder (an empty expectations/ is not in git). */
-static int write_expectations(const char *path, const json_value *doc, char *err, size_t err_size)
-{
-    char dir[RB_PATH_BUF];
-    if (rb_fmt_fits(dir, sizeof dir, "%s", path) != 0) {
-        rb_fmt(err, err_size, "%.60s...: path too long", path);
-        return -1;
-    }
-    char *slash = strrchr(dir, '/');
-    if (slash) {
-        *slash = '\0';
-        if (rb_mkdirs(dir, err, err_size) != 0)
-            return -1;
-    }
-    return json_write_file(path, doc, err, err_size);
-}
-
 /* An expectation file of another GPU model is refused unless --expect-any-device: 0, or the
  * exit code with the line printed. */
 static int check_expect_device(const rb_options *o, const rb_expect *e, const char *path,
@@ -415,9 +403,11 @@ static int check_expect_device(const rb_options *o, const rb_expect *e, const ch
 }
 
 /* What the run can check before touching a GPU: the expectation file, and that every file it
- * will write can be written (a full GPU run must not end with its results lost). 0, or the
- * line printed and the exit code. */
-static int run_prechecks(const rb_options *o, rb_expect *expect, int *have_expect)
+ * will write can be written (a full GPU run must not end with its results lost), none of them
+ * an input or another output. The inputs go into outs. 0, or the line printed and the exit
+ * code. */
+static int run_prechecks(const rb_options *o, rb_expect *expect, int *have_expect,
+                         rb_outputs *outs)
 {
     char err[RB_PATH_BUF + 200];
     if (o->expect_path && !o->expect_none &&
@@ -426,18 +416,40 @@ static int run_prechecks(const rb_options *o, rb_expect *expect, int *have_expec
             return usage_error(err);
         *have_expect = 1;
     }
-    int bad = o->json_path ? rb_output_file_ok(o->json_path, 0, err, sizeof err)
-                           : rb_dir_writable(o->results_dir, err, sizeof err);
-    if (!bad && o->csv_path)
-        bad = rb_output_file_ok(o->csv_path, 0, err, sizeof err);
-    if (!bad && o->update_expectations)
-        bad = o->expect_path ? rb_output_file_ok(o->expect_path, 1, err, sizeof err)
-                             : rb_dir_writable("expectations", err, sizeof err);
+    if (o->expect_path && !o->expect_none)
+        rb_outputs_input(outs, o->expect_path, "--expect", o->update_expectations);
+    if (o->baseline_path)
+        rb_outputs_input(outs, o->baseline_path, "--baseline", 0);
+    const char *expect_out = o->update_expectations ? o->expect_path : NULL;
+    int bad = rb_results_check_outputs(o, NULL, expect_out, outs, err, sizeof err);
+    if (!bad && o->update_expectations && !o->expect_path)
+        bad = rb_dir_writable("expectations", err, sizeof err);
     if (bad) {
         rb_expect_free(expect);
         *have_expect = 0;
         return usage_error(err);
     }
+    return 0;
+}
+
+/* Once the GPU is known: its hardware key names the default paths (a slug, checked before it
+ * does), and every file the run will write is checked under its real name before any pair
+ * runs. 0, or the line printed and the exit code. */
+static int run_paths_ok(const rb_options *o, const char *key, const char *expect_path,
+                        rb_outputs *outs)
+{
+    char err[RB_PATH_BUF + 200];
+    if (!rb_is_hardware_key(key)) {
+        char shown[200];
+        rb_text_for_terminal(key, shown, sizeof shown);
+        rb_fmt(err, sizeof err, "the GPU's hardware key '%s' is not a hardware key", shown);
+        return usage_error(err);
+    }
+    if (!o->expect_path && file_exists(expect_path))
+        rb_outputs_input(outs, expect_path, "the expectation file", o->update_expectations);
+    if (rb_results_check_outputs(o, key, o->update_expectations ? expect_path : NULL, outs, err,
+                                 sizeof err) != 0)
+        return usage_error(err);
     return 0;
 }
 
@@ -497,14 +509,57 @@ static int run_earlier(const rb_job *jobs, int n, const rb_options *o, rb_pair_r
     return 0;
 }
 
-static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **argv,
-                   rb_pair_result *results, const json_value *baseline)
+/* run --update-expectations: the expectation file as it is now (locked, so that two runs
+ * recording at once do not lose each other's pairs), updated from this run and staged in outs,
+ * to be written with the results. 0 with *doc (the caller frees) and *lock_fd held (the caller
+ * unlocks after the commit); 1 with the line printed: not recorded, the results still are. */
+static int stage_expectations(const rb_options *o, const char *expect_path, const char *key,
+                              const rb_pair_result *results, int n, const rb_pair_result *earlier,
+                              int repeat, const json_value *platform, const json_value *env,
+                              rb_outputs *outs, int *lock_fd, json_value **doc)
+{
+    char err[RB_PATH_BUF + 2200] = "";
+    const rb_pair_result *runs[RB_EXPECT_MAX_REPEAT];
+    for (int r = 0; r + 1 < repeat; r++)
+        runs[r] = earlier + (size_t)r * n;
+    json_value *d = NULL;
+    char *text = NULL;
+    int k = -1, rc = rb_expect_lock_and_load(expect_path, lock_fd, &d, err, sizeof err);
+    if (rc == 0)
+        rc = rb_expect_update_runs(&d, results, n, runs, repeat - 1, platform, hardware(env),
+                                   rb_datasheet_peaks(key), provenance(o, env), err, sizeof err);
+    if (rc == 0)
+        rc = rb_expect_validate(d, err, sizeof err);
+    if (rc == 0 && (!(text = json_write(d, 2)) ||
+                    (k = rb_outputs_add(outs, expect_path, "the expectation file",
+                                        RB_OUT_MAKE_DIRS | RB_OUT_REPLACES_INPUT)) < 0)) {
+        rb_fmt(err, sizeof err, "%s: out of memory", expect_path);
+        rc = -1;
+    }
+    if (rc == 0)
+        rc = rb_outputs_stage_text(outs, k, text, err, sizeof err);
+    free(text);
+    if (rc == 0) {
+        *doc = d;
+        return 0;
+    }
+    fprintf(stderr, "roofbench: %s\n", err);
+    if (k >= 0)
+        rb_outputs_drop_from(outs, k);
+    rb_unlock(*lock_fd);
+    *lock_fd = -1;
+    json_free(d);
+    return 1;
+}
+
+static int run_body(rb_job *jobs, int n, const rb_options *o, int argc, char **argv,
+                    rb_pair_result *results, const json_value *baseline, rb_outputs *outs)
 {
     char err[RB_PATH_BUF + 200];
     rb_expect expect = {0};
     int have_expect = 0;
     /* Everything that can be checked without a GPU is checked first. */
-    int rc = run_prechecks(o, &expect, &have_expect);
+    int rc = run_prechecks(o, &expect, &have_expect, outs);
     if (rc != 0)
         return rc;
 
@@ -524,8 +579,14 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
     const char *key = env_str(ps.env, "hardware_key");
     char expect_path[RB_PATH_BUF];
     rb_fmt(expect_path, sizeof expect_path, "%s", o->expect_path ? o->expect_path : "");
-    if (!o->expect_path) {
+    if (!o->expect_path && rb_is_hardware_key(key))
         rb_fmt(expect_path, sizeof expect_path, "expectations/%s.json", key);
+    if ((rc = run_paths_ok(o, key, expect_path, outs)) != 0) {
+        rb_expect_free(&expect);
+        json_free(ps.env);
+        return rc;
+    }
+    if (!o->expect_path) {
         if (file_exists(expect_path)) {
             if (rb_expect_load(expect_path, &expect, err, sizeof err) != 0) {
                 json_free(ps.env);
@@ -614,36 +675,25 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
     printf("\n");
     rb_report_table(stdout, results, n, o->wide);
     rb_report_summary(stdout, results, n);
-    if (!doc || rb_results_save(o, key, doc, results, n) != 0)
+    int lock_fd = -1;
+    json_value *recorded = NULL;
+    if (o->update_expectations)
+        failing += stage_expectations(o, expect_path, key, results, n, earlier, repeat,
+                                      recorded_platform, ps.env, outs, &lock_fd, &recorded);
+    /* every file of the run at once: the results, their twins, the CSV, the expectations */
+    if (!doc || rb_results_save(o, key, doc, results, n, outs) != 0) {
         failing++;
+    } else if (recorded) {
+        report_dropped(results, n);
+        printf("expectations: %s updated from %d run(s); the regression thresholds:\n",
+               expect_path, repeat);
+        rb_expect_print_thresholds(stdout, recorded, results, n);
+    }
+    rb_unlock(lock_fd);
+    json_free(recorded);
     if (doc && baseline)
         failing += compare_with_baseline(baseline, doc, have_expect ? expect.doc : NULL, o);
     json_free(doc);
-    if (rb_results_save_csv(o, results, n) != 0)
-        failing++;
-
-    if (o->update_expectations) {
-        json_value *d = have_expect ? expect.doc : NULL;
-        const rb_pair_result *runs[RB_EXPECT_MAX_REPEAT];
-        for (int r = 0; r + 1 < repeat; r++)
-            runs[r] = earlier + (size_t)r * n;
-        if (rb_expect_update_runs(&d, results, n, runs, repeat - 1, recorded_platform,
-                                  hardware(ps.env), rb_datasheet_peaks(key), provenance(o, ps.env),
-                                  err, sizeof err) != 0 ||
-            write_expectations(expect_path, d, err, sizeof err) != 0) {
-            fprintf(stderr, "roofbench: %s\n", err);
-            failing++;
-        } else {
-            report_dropped(results, n);
-            printf("expectations: %s updated from %d run(s); the regression thresholds:\n",
-                   expect_path, repeat);
-            rb_expect_print_thresholds(stdout, d, results, n);
-        }
-        if (!have_expect)
-            json_free(d);
-        else
-            expect.doc = d;
-    }
     json_free(recorded_platform);
     free(earlier);
     rb_expect_free(&expect);
@@ -653,6 +703,17 @@ static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **ar
                "file(s)\n",
                failing);
     return failing ? EXIT_FAIL : EXIT_OK;
+}
+
+static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **argv,
+                   rb_pair_result *results, const json_value *baseline)
+{
+    rb_outputs *outs = rb_outputs_new(o->through_links);
+    if (!outs)
+        return usage_error("out of memory");
+    int rc = run_body(jobs, n, o, argc, argv, results, baseline, outs);
+    rb_outputs_free(outs);
+    return rc;
 }
 
 /* ---- ceilings ---- */
@@ -827,32 +888,48 @@ static int ceilings_doc(const rb_options *o, const json_value *env, const char *
     return 0;
 }
 
-/* Refuses values above their peaks, merges the rest into doc and writes it to path. */
-static int record_ceilings(const rb_options *o, json_value *doc, const ceilings_state *s,
+/* Refuses values above their peaks, merges the rest into the file at path as it is now (locked
+ * and read again: another roofbench may have recorded into it meanwhile; *doc, the file as it
+ * was read before measuring, when it is not there any more) and writes it. */
+static int record_ceilings(const rb_options *o, json_value **doc, const ceilings_state *s,
                            const char *path)
 {
     char err[2400], date[32], source[200];
-    if (rb_ceilings_over_peak(s->values, json_get(doc, "peaks"), err, sizeof err) > 0) {
+    json_value *now = NULL;
+    int lock_fd = -1;
+    if (rb_expect_lock_and_load(path, &lock_fd, &now, err, sizeof err) != 0) {
+        fprintf(stderr, "roofbench: %s\n", err);
+        return EXIT_FAIL;
+    }
+    if (now) {
+        json_free(*doc);
+        *doc = now;
+    }
+    int rc = EXIT_FAIL;
+    if (rb_ceilings_over_peak(s->values, json_get(*doc, "peaks"), err, sizeof err) > 0) {
         fprintf(stderr,
                 "roofbench: ceilings: refusing to record a value above its datasheet "
                 "peak; nothing written to %s:\n%s\n",
                 path, err);
-        return EXIT_FAIL;
+        goto out;
     }
     rb_utc_iso(date, sizeof date);
     rb_fmt(source, sizeof source, "roofbench ceilings%s, git %s, %s", o->quick ? " --quick" : "",
            rb_git_rev, date);
-    if (rb_ceilings_store(json_get(doc, "ceilings"), s->values, s->methods, source) != 0) {
+    if (rb_ceilings_store(json_get(*doc, "ceilings"), s->values, s->methods, source) != 0) {
         fprintf(stderr, "roofbench: out of memory\n");
-        return EXIT_FAIL;
+        goto out;
     }
-    if (rb_expect_validate(doc, err, sizeof err) != 0 ||
-        write_expectations(path, doc, err, sizeof err) != 0) {
+    if (rb_expect_validate(*doc, err, sizeof err) != 0 ||
+        json_write_file(path, *doc, err, sizeof err) != 0) {
         fprintf(stderr, "roofbench: %s\n", err);
-        return EXIT_FAIL;
+        goto out;
     }
     printf("%d ceilings written to %s\n", s->measured, path);
-    return EXIT_OK;
+    rc = EXIT_OK;
+out:
+    rb_unlock(lock_fd);
+    return rc;
 }
 
 static int cmd_ceilings(const rb_options *o)
@@ -876,9 +953,18 @@ static int cmd_ceilings(const rb_options *o)
     if (rc != 0)
         return rc;
     char path[RB_PATH_BUF];
+    const char *key = env_str(ps.env, "hardware_key");
     rb_fmt(path, sizeof path, "%s", o->expect_path ? o->expect_path : "");
+    if (!o->expect_path && !rb_is_hardware_key(key)) {
+        json_free(ps.env);
+        return usage_error("the GPU's hardware key is not a hardware key");
+    }
     if (!o->expect_path)
-        rb_fmt(path, sizeof path, "expectations/%s.json", env_str(ps.env, "hardware_key"));
+        rb_fmt(path, sizeof path, "expectations/%s.json", key);
+    if (!o->expect_path && rb_output_file_ok(path, 1, err, sizeof err) != 0) {
+        json_free(ps.env);
+        return usage_error(err);
+    }
     json_value *doc = NULL;
     if ((rc = ceilings_doc(o, ps.env, path, &doc)) != 0) {
         json_free(ps.env);
@@ -891,7 +977,7 @@ static int cmd_ceilings(const rb_options *o)
     ceilings_state s;
     rc = measure_ceilings(o, &s);
     if (rc == 0)
-        rc = record_ceilings(o, doc, &s, path);
+        rc = record_ceilings(o, &doc, &s, path);
     json_free(s.values);
     json_free(s.methods);
     json_free(doc);
@@ -900,18 +986,18 @@ static int cmd_ceilings(const rb_options *o)
 
 /* ---- compare ---- */
 
-/* A results file, parsed and checked to be one (a "pairs" array). NULL with the line printed. */
+/* A results file, parsed and checked to be one (rb_results_doc_check: pairs and variants named,
+ * each name once). NULL with the line printed. */
 static json_value *load_results(const char *path)
 {
-    char err[RB_PATH_BUF + 300];
+    char err[RB_PATH_BUF + 600], why[400];
     json_value *doc = json_parse_file(path, err, sizeof err);
     if (!doc) {
         usage_error(err);
         return NULL;
     }
-    const json_value *pairs = json_get(doc, "pairs");
-    if (doc->type != JSON_OBJECT || !pairs || pairs->type != JSON_ARRAY) {
-        rb_fmt(err, sizeof err, "%s: not a roofbench results file (no \"pairs\" array)", path);
+    if (rb_results_doc_check(doc, why, sizeof why) != 0) {
+        rb_fmt(err, sizeof err, "%s: %s", path, why);
         json_free(doc);
         usage_error(err);
         return NULL;
@@ -919,23 +1005,78 @@ static json_value *load_results(const char *path)
     return doc;
 }
 
-/* The outputs of compare: neither input, not the same file twice, writable. */
-static int compare_outputs_ok(const rb_options *o)
+/* compare's files: OLD, NEW and --expect are read, --json and --html written; no output is an
+ * input or another output (as files, checked before anything is read). 0, or the exit code. */
+static int compare_files(const rb_options *o, rb_outputs *outs, int *json_i, int *html_i)
 {
-    char err[RB_PATH_BUF + 200];
-    const char *outs[2] = {o->json_path, o->plot_html};
-    for (int i = 0; i < 2; i++) {
-        if (!outs[i])
-            continue;
-        if (!strcmp(outs[i], o->compare_old) || !strcmp(outs[i], o->compare_new))
-            return usage_error("compare: an output file would replace an input file");
-        if (i == 1 && outs[0] && !strcmp(outs[0], outs[1])) {
-            rb_fmt(err, sizeof err, "compare: %s would be written twice", outs[1]);
-            return usage_error(err);
-        }
-        if (rb_output_file_ok(outs[i], 0, err, sizeof err) != 0)
-            return usage_error(err);
-    }
+    char err[RB_PATH_BUF + 300];
+    rb_outputs_input(outs, o->compare_old, "OLD", 0);
+    rb_outputs_input(outs, o->compare_new, "NEW", 0);
+    if (o->expect_path && !o->expect_none)
+        rb_outputs_input(outs, o->expect_path, "--expect", 0);
+    *json_i = o->json_path ? rb_outputs_add(outs, o->json_path, "--json", 0) : -1;
+    *html_i = o->plot_html ? rb_outputs_add(outs, o->plot_html, "--html", 0) : -1;
+    if (rb_outputs_check(outs, err, sizeof err) != 0)
+        return usage_error(err);
+    return 0;
+}
+
+/* A warning when the expectation file was recorded on another GPU than the run named which (its
+ * spreads are then another GPU's). */
+static void warn_other_gpu(const json_value *expect, const char *path, const json_value *run,
+                           const char *which)
+{
+    const char *name = json_string_at(json_get(expect, "hardware"), "name", "");
+    const char *key = json_string_at(run, "hardware_key", NULL);
+    char ek[256], rk[256], shown_name[300], shown_key[300];
+    if (!key)
+        return;
+    rb_hardware_key(name, ek, sizeof ek);
+    rb_hardware_key_single(key, rk, sizeof rk);
+    if (!strcmp(ek, rk))
+        return;
+    rb_text_for_terminal(name, shown_name, sizeof shown_name);
+    rb_text_for_terminal(key, shown_key, sizeof shown_key);
+    fprintf(stderr,
+            "roofbench: warning: %s was recorded on %s, but %s ran on %s: its run spreads are "
+            "another GPU's\n",
+            path, shown_name, which, shown_key);
+}
+
+/* Writes compare's --json and --html, both or neither. 0, or the exit code. */
+static int write_comparison(const rb_options *o, const rb_runcmp *c, rb_outputs *outs,
+                            int json_i, int html_i)
+{
+    char err[RB_PATH_BUF + 300] = "";
+    if (json_i < 0 && html_i < 0)
+        return 0;
+    json_value *j =
+        json_i >= 0 ? rb_runcmp_json(c, o->compare_old, o->compare_new, o->fail_on_platform) : NULL;
+    char *text = j ? json_write(j, 2) : NULL;
+    char *html = html_i >= 0 ? rb_runcmp_html(c, o->compare_old, o->compare_new) : NULL;
+    int rc = (json_i >= 0 && !text) || (html_i >= 0 && !html) ? -1 : 0;
+    if (rc != 0)
+        rb_fmt(err, sizeof err, "compare: out of memory");
+    if (rc == 0 && json_i >= 0)
+        rc = rb_outputs_stage_text(outs, json_i, text, err, sizeof err);
+    if (rc == 0 && html_i >= 0)
+        rc = rb_outputs_stage_text(outs, html_i, html, err, sizeof err);
+    if (rc == 0)
+        rc = rb_outputs_commit(outs, err, sizeof err);
+    json_free(j);
+    free(text);
+    free(html);
+    return rc == 0 ? 0 : usage_error(err);
+}
+
+/* Each run holds pairs: a run of none compares nothing and would pass. */
+static int has_pairs(const json_value *doc, const char *which)
+{
+    char err[80];
+    if (json_get(doc, "pairs")->count > 0)
+        return 1;
+    rb_fmt(err, sizeof err, "compare: %s holds no pairs: nothing to compare", which);
+    usage_error(err);
     return 0;
 }
 
@@ -969,20 +1110,30 @@ static void print_compare(const rb_options *o, const rb_runcmp *c)
     free(text);
 }
 
-/* The comparison of compare's two files, with its floors and filter. 0, or the exit code. */
-static int build_compare(const rb_options *o, rb_runcmp *c, char *floors_line, size_t size)
+/* The comparison of compare's two files, with its floors and filter. The expectation file found
+ * is an input too: no output may replace it. 0, or the exit code. */
+static int build_compare(const rb_options *o, rb_runcmp *c, char *floors_line, size_t size,
+                         rb_outputs *outs)
 {
     char err[RB_PATH_BUF + 300];
     json_value *old_doc = load_results(o->compare_old);
     json_value *new_doc = old_doc ? load_results(o->compare_new) : NULL;
-    if (!new_doc) {
+    if (!new_doc || !has_pairs(old_doc, "OLD") || !has_pairs(new_doc, "NEW")) {
         json_free(old_doc);
+        json_free(new_doc);
         return EXIT_USAGE;
     }
     const char *keys[2] = {json_string_at(old_doc, "hardware_key", NULL),
                            json_string_at(new_doc, "hardware_key", NULL)};
     rb_floors f;
     int rc = resolve_floors(o, keys, 2, &f);
+    if (rc == 0 && f.have) {
+        rb_outputs_input(outs, f.path, "the expectation file", 0);
+        if (rb_outputs_check(outs, err, sizeof err) != 0)
+            rc = usage_error(err);
+        warn_other_gpu(f.expect.doc, f.path, old_doc, "OLD");
+        warn_other_gpu(f.expect.doc, f.path, new_doc, "NEW");
+    }
     if (rc == 0 && rb_runcmp_build_expect(old_doc, new_doc, f.have ? f.expect.doc : NULL, c, err,
                                           sizeof err) != 0)
         rc = usage_error(err);
@@ -1001,22 +1152,14 @@ static int build_compare(const rb_options *o, rb_runcmp *c, char *floors_line, s
 }
 
 /* Everything is read and built before anything is written. */
-static int cmd_compare(const rb_options *o)
+static int compare_body(const rb_options *o, rb_outputs *outs)
 {
-    char err[RB_PATH_BUF + 300], floors_line[RB_PATH_BUF + 600];
-    int rc = compare_outputs_ok(o);
+    char floors_line[RB_PATH_BUF + 600];
+    int json_i, html_i, rc = compare_files(o, outs, &json_i, &html_i);
     rb_runcmp c;
-    if (rc != 0 || (rc = build_compare(o, &c, floors_line, sizeof floors_line)) != 0)
+    if (rc != 0 || (rc = build_compare(o, &c, floors_line, sizeof floors_line, outs)) != 0)
         return rc;
-    json_value *j = o->json_path
-                        ? rb_runcmp_json(&c, o->compare_old, o->compare_new, o->fail_on_platform)
-                        : NULL;
-    char *html = o->plot_html ? rb_runcmp_html(&c, o->compare_old, o->compare_new) : NULL;
-    if ((o->json_path && !j) || (o->plot_html && !html))
-        rc = usage_error("compare: out of memory");
-    else if ((j && json_write_file(o->json_path, j, err, sizeof err) != 0) ||
-             (html && rb_write_file_atomic(o->plot_html, html, err, sizeof err) != 0))
-        rc = usage_error(err);
+    rc = write_comparison(o, &c, outs, json_i, html_i);
     if (rc == 0) {
         print_compare(o, &c);
         int failing = rb_runcmp_failing(&c, o->fail_on_platform);
@@ -1025,59 +1168,72 @@ static int cmd_compare(const rb_options *o)
                    o->fail_on_platform ? " (or for any cause)" : "");
         rc = failing ? EXIT_FAIL : EXIT_OK;
     }
-    json_free(j);
-    free(html);
     rb_runcmp_free(&c);
+    return rc;
+}
+
+static int cmd_compare(const rb_options *o)
+{
+    rb_outputs *outs = rb_outputs_new(o->through_links);
+    if (!outs)
+        return usage_error("out of memory");
+    int rc = compare_body(o, outs);
+    rb_outputs_free(outs);
     return rc;
 }
 
 /* ---- history ---- */
 
-/* history -o BASE: BASE.svg, BASE.md, BASE.json; none an input run. 0, or the exit code. */
-static int history_outputs(const rb_options *o, const rb_history *h, char out[3][RB_PATH_BUF])
+/* history -o BASE: BASE.svg, BASE.md and BASE.json, checked as files against every run it reads
+ * and each other before any is written. 0, or the exit code. */
+static int history_outputs(const rb_options *o, const rb_history *h, rb_outputs *outs)
 {
     static const char *const ext[3] = {".svg", ".md", ".json"};
-    char err[RB_PATH_BUF + 200];
+    char err[RB_PATH_BUF + 200], path[RB_PATH_BUF];
+    for (int r = 0; r < h->n_runs; r++)
+        if (rb_outputs_input(outs, h->runs[r].path, "a run it reads,", 0) != 0)
+            return usage_error("history: out of memory");
     for (int i = 0; i < 3; i++) {
-        struct stat so, si;
-        if (rb_fmt_fits(out[i], RB_PATH_BUF, "%s%s", o->out_base, ext[i]) != 0 ||
-            strlen(out[i]) > RB_PATH_MAX)
+        if (rb_fmt_fits(path, sizeof path, "%s%s", o->out_base, ext[i]) != 0 ||
+            strlen(path) > RB_PATH_MAX)
             return usage_error("history: -o BASE: the path is too long");
-        for (int r = 0; r < h->n_runs && stat(out[i], &so) == 0; r++)
-            if (stat(h->runs[r].path, &si) == 0 && so.st_dev == si.st_dev &&
-                so.st_ino == si.st_ino) {
-                rb_fmt(err, sizeof err, "history: %s would replace a run it reads", out[i]);
-                return usage_error(err);
-            }
-        if (rb_output_file_ok(out[i], 0, err, sizeof err) != 0)
-            return usage_error(err);
+        if (rb_outputs_add(outs, path, "history -o", 0) < 0)
+            return usage_error("history: out of memory");
     }
+    if (rb_outputs_check(outs, err, sizeof err) != 0)
+        return usage_error(err);
     return 0;
 }
 
-static int write_history(const rb_history *h, char out[3][RB_PATH_BUF])
+/* The three files of -o BASE, all or none. 0, or the exit code. */
+static int write_history(const rb_history *h, rb_outputs *outs)
 {
-    char err[RB_PATH_BUF + 300];
+    char err[RB_PATH_BUF + 300] = "history: out of memory";
     char *svg = rb_history_svg(h), *md = rb_history_markdown(h);
     json_value *j = rb_history_json(h);
-    int rc = 0;
-    if (!svg || !md || !j)
-        rc = usage_error("history: out of memory");
-    else if (rb_write_file_atomic(out[0], svg, err, sizeof err) != 0 ||
-             rb_write_file_atomic(out[1], md, err, sizeof err) != 0 ||
-             json_write_file(out[2], j, err, sizeof err) != 0)
-        rc = usage_error(err);
-    else
-        printf("history: %s, %s, %s\n", out[0], out[1], out[2]);
+    char *text = j ? json_write(j, 2) : NULL;
+    int rc = svg && md && text ? 0 : -1;
+    if (rc == 0)
+        rc = rb_outputs_stage_text(outs, 0, svg, err, sizeof err);
+    if (rc == 0)
+        rc = rb_outputs_stage_text(outs, 1, md, err, sizeof err);
+    if (rc == 0)
+        rc = rb_outputs_stage_text(outs, 2, text, err, sizeof err);
+    if (rc == 0)
+        rc = rb_outputs_commit(outs, err, sizeof err);
+    if (rc == 0)
+        printf("history: %s, %s, %s\n", rb_outputs_path(outs, 0), rb_outputs_path(outs, 1),
+               rb_outputs_path(outs, 2));
     free(svg);
     free(md);
+    free(text);
     json_free(j);
-    return rc;
+    return rc == 0 ? 0 : usage_error(err);
 }
 
-static int cmd_history(const rb_options *o)
+static int history_body(const rb_options *o, rb_outputs *outs)
 {
-    char err[RB_PATH_BUF + 300], floors_line[RB_PATH_BUF + 600], out[3][RB_PATH_BUF];
+    char err[RB_PATH_BUF + 300], floors_line[RB_PATH_BUF + 600];
     rb_history h;
     if (rb_history_load(o->inputs, o->n_inputs, &h, err, sizeof err) != 0)
         return usage_error(err);
@@ -1087,7 +1243,7 @@ static int cmd_history(const rb_options *o)
     for (int i = 0; rc == 0 && i < h.n_runs; i++)
         keys[i] = h.runs[i].hardware_key[0] ? h.runs[i].hardware_key : NULL;
     if (rc == 0 && o->out_base)
-        rc = history_outputs(o, &h, out);
+        rc = history_outputs(o, &h, outs);
     if (rc == 0)
         rc = resolve_floors(o, keys, h.n_runs, &f);
     free(keys);
@@ -1099,10 +1255,20 @@ static int cmd_history(const rb_options *o)
         h.floors_line = floors_line;
         rb_history_print(stdout, &h);
         if (o->out_base)
-            rc = write_history(&h, out);
+            rc = write_history(&h, outs);
     }
     rb_floors_free(&f);
     rb_history_free(&h);
+    return rc;
+}
+
+static int cmd_history(const rb_options *o)
+{
+    rb_outputs *outs = rb_outputs_new(0);
+    if (!outs)
+        return usage_error("out of memory");
+    int rc = history_body(o, outs);
+    rb_outputs_free(outs);
     return rc;
 }
 
@@ -1110,9 +1276,9 @@ static int cmd_history(const rb_options *o)
 
 /* The charts (and with --html the report) of a results file: BASE.svg, BASE-speedup.svg and
  * BASE.html (or --html FILE.html), BASE from -o (a trailing .svg dropped) or the results file's
- * name without .json. Everything is checked before anything is written; each file is written
- * whole or not at all. */
-static int cmd_plot(const rb_options *o)
+ * name without .json. Every output is checked before anything is read (none is the results
+ * file or another output, as files); all are written or none. */
+static int plot_body(const rb_options *o, rb_outputs *outs)
 {
     char err[RB_PATH_BUF + 300], base[RB_PATH_BUF], svg[RB_PATH_BUF + 16],
         speedup[RB_PATH_BUF + 32], html_beside[RB_PATH_BUF + 16];
@@ -1129,29 +1295,102 @@ static int cmd_plot(const rb_options *o)
         return usage_error("plot: an output path is too long");
     if (o->plot_html_beside)
         html = html_beside;
-    const char *outs[3] = {svg, speedup, html};
-    for (int i = 0; i < 3; i++) {
-        if (!outs[i])
-            continue;
-        if (!strcmp(outs[i], o->plot_input))
-            return usage_error("plot: an output file would replace the results file itself");
-        for (int k = 0; k < i; k++)
-            if (outs[k] && !strcmp(outs[i], outs[k])) {
-                rb_fmt(err, sizeof err, "plot: %s would be written twice", outs[i]);
-                return usage_error(err);
-            }
-        if (rb_output_file_ok(outs[i], 0, err, sizeof err) != 0)
-            return usage_error(err);
-    }
-    json_value *doc = json_parse_file(o->plot_input, err, sizeof err);
-    if (!doc)
+    rb_outputs_input(outs, o->plot_input, "the results file", 0);
+    int svg_i = rb_outputs_add(outs, svg, o->plot_svg ? "-o" : "the roofline chart", 0);
+    int speedup_i = rb_outputs_add(outs, speedup, "the speedup chart", 0);
+    int html_i = html ? rb_outputs_add(outs, html, "--html", 0) : -1;
+    if (rb_outputs_check(outs, err, sizeof err) != 0)
         return usage_error(err);
-    int rc = rb_plot_write(doc, o->plot_input, o->filter, svg, speedup, html, err, sizeof err);
+    json_value *doc = load_results(o->plot_input);
+    if (!doc)
+        return EXIT_USAGE;
+    int rc = rb_plot_stage(doc, o->plot_input, o->filter, outs, svg_i, speedup_i, html_i, err,
+                           sizeof err);
     json_free(doc);
-    if (rc != 0)
+    if (rc != 0 || rb_outputs_commit(outs, err, sizeof err) != 0)
         return usage_error(err);
     printf("plot: %s, %s%s%s\n", svg, speedup, html ? ", " : "", html ? html : "");
     return EXIT_OK;
+}
+
+static int cmd_plot(const rb_options *o)
+{
+    rb_outputs *outs = rb_outputs_new(o->through_links);
+    if (!outs)
+        return usage_error("out of memory");
+    int rc = plot_body(o, outs);
+    rb_outputs_free(outs);
+    return rc;
+}
+
+/* A standard output that could not be written (a full disk, a closed descriptor) is an error:
+ * the table or the comparison was lost. */
+static int stdout_checked(int rc)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    fprintf(stderr, "roofbench: writing the standard output failed: %s\n", strerror(errno));
+    return rc ? rc : EXIT_USAGE;
+}
+
+static int dispatch(int argc, char **argv, const rb_options *o)
+{
+    char err[600];
+    rb_test_stall("start");
+    if (o->command == RB_CMD_HELP) {
+        char *help = rb_cli_help(o->help_topic);
+        if (!help)
+            return usage_error("out of memory");
+        fputs(help, stdout);
+        free(help);
+        return EXIT_OK;
+    }
+    if (o->command == RB_CMD_VERSION) {
+        char text[600];
+        rb_env_version_text(text, sizeof text);
+        fputs(text, stdout);
+        return EXIT_OK;
+    }
+    selected_device = o->device;
+    if (o->command == RB_CMD_PLOT)
+        return cmd_plot(o);
+    if (o->command == RB_CMD_COMPARE)
+        return cmd_compare(o);
+    if (o->command == RB_CMD_HISTORY)
+        return cmd_history(o);
+    if (o->command == RB_CMD_DOCS)
+        return rb_docs_main(".", o->check, stdout, stderr);
+    if (o->command == RB_CMD_CEILINGS)
+        return cmd_ceilings(o);
+    static rb_job jobs[RB_MAX_JOBS];
+    int n = 0;
+    if (rb_jobs_select(o, NULL, jobs, &n, err, sizeof err) != 0)
+        return usage_error(err);
+    if (o->command == RB_CMD_LIST)
+        return cmd_list(jobs, n);
+    rb_pair_result *results = calloc((size_t)n, sizeof *results);
+    if (!results)
+        return usage_error("out of memory");
+    int rc;
+    if (o->command == RB_CMD_CHECK) {
+        probe_state ps;
+        rc = probe(&ps, o->timeout_s);
+        if (rc == 0)
+            rc = select_device();
+        if (rc == 0 && (n = keep_one_gpu_sizes(jobs, n, ps.env)) == 0)
+            rc = usage_error("every size selected is one a one-GPU machine leaves out");
+        json_free(ps.env);
+        if (rc == 0)
+            rc = cmd_check(jobs, n, o, results);
+    } else {
+        /* the baseline is read before any GPU work: a bad one costs nothing */
+        json_value *baseline = o->baseline_path ? load_results(o->baseline_path) : NULL;
+        rc = o->baseline_path && !baseline ? EXIT_USAGE
+                                           : cmd_run(jobs, n, o, argc, argv, results, baseline);
+        json_free(baseline);
+    }
+    free(results);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -1159,63 +1398,11 @@ int main(int argc, char **argv)
     rb_options o;
     char err[600];
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* SIGINT and SIGTERM end every command promptly: a running child is ended and the run
+     * stops (interrupted_exit); in the parent's own work the process ends at once, its
+     * temporary files removed (runner.h). */
+    rb_runner_catch_interrupts();
     if (rb_cli_parse(argc, argv, &o, err, sizeof err) != 0)
-        return usage_error(err);
-    if (o.command == RB_CMD_HELP) {
-        char *help = rb_cli_help(o.help_topic);
-        if (!help)
-            return usage_error("out of memory");
-        fputs(help, stdout);
-        free(help);
-        return EXIT_OK;
-    }
-    if (o.command == RB_CMD_VERSION) {
-        char text[600];
-        rb_env_version_text(text, sizeof text);
-        fputs(text, stdout);
-        return EXIT_OK;
-    }
-    selected_device = o.device;
-    if (o.command == RB_CMD_PLOT)
-        return cmd_plot(&o);
-    if (o.command == RB_CMD_COMPARE)
-        return cmd_compare(&o);
-    if (o.command == RB_CMD_HISTORY)
-        return cmd_history(&o);
-    if (o.command == RB_CMD_DOCS)
-        return rb_docs_main(".", o.check, stdout, stderr);
-    /* From here on a child may run: Ctrl-C or SIGTERM ends it and the run (interrupted_exit). */
-    if (o.command != RB_CMD_LIST)
-        rb_runner_catch_interrupts();
-    if (o.command == RB_CMD_CEILINGS)
-        return cmd_ceilings(&o);
-    static rb_job jobs[RB_MAX_JOBS];
-    int n = 0;
-    if (rb_jobs_select(&o, NULL, jobs, &n, err, sizeof err) != 0)
-        return usage_error(err);
-    if (o.command == RB_CMD_LIST)
-        return cmd_list(jobs, n);
-    rb_pair_result *results = calloc((size_t)n, sizeof *results);
-    if (!results)
-        return usage_error("out of memory");
-    int rc;
-    if (o.command == RB_CMD_CHECK) {
-        probe_state ps;
-        rc = probe(&ps, o.timeout_s);
-        if (rc == 0)
-            rc = select_device();
-        if (rc == 0 && (n = keep_one_gpu_sizes(jobs, n, ps.env)) == 0)
-            rc = usage_error("every size selected is one a one-GPU machine leaves out");
-        json_free(ps.env);
-        if (rc == 0)
-            rc = cmd_check(jobs, n, &o, results);
-    } else {
-        /* the baseline is read before any GPU work: a bad one costs nothing */
-        json_value *baseline = o.baseline_path ? load_results(o.baseline_path) : NULL;
-        rc = o.baseline_path && !baseline ? EXIT_USAGE
-                                          : cmd_run(jobs, n, &o, argc, argv, results, baseline);
-        json_free(baseline);
-    }
-    free(results);
-    return rc;
+        return stdout_checked(usage_error(err));
+    return stdout_checked(dispatch(argc, argv, &o));
 }

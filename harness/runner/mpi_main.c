@@ -251,11 +251,12 @@ static int report(const rb_options *o, int argc, char **argv, json_value *env_st
         meta = NULL;
     }
     json_value *doc = rb_report_json(results, n, &ceilings, &peaks, meta);
-    if (!doc || rb_results_save(o, key, doc, results, n) != 0)
+    rb_outputs *outs = rb_outputs_new(o->through_links);
+    if (!doc || !outs || !rb_is_hardware_key(key) ||
+        rb_results_save(o, key, doc, results, n, outs) != 0)
         failing++;
+    rb_outputs_free(outs);
     json_free(doc);
-    if (rb_results_save_csv(o, results, n) != 0)
-        failing++;
     if (failing)
         printf("exit 1: %d failed pair(s), invalid variant(s), or unwritten file(s)\n", failing);
     return failing ? EXIT_FAIL : EXIT_OK;
@@ -267,12 +268,13 @@ static int run(const rb_options *o, int argc, char **argv, const rb_job *jobs, i
     char err[RB_PATH_BUF + 200];
     int rc = EXIT_OK;
     /* The results must be writable before any GPU work (as `roofbench run` checks). */
-    if (rank_id == 0 && ((o->json_path ? rb_output_file_ok(o->json_path, 0, err, sizeof err)
-                                       : rb_dir_writable(o->results_dir, err, sizeof err)) ||
-                         (o->csv_path && rb_output_file_ok(o->csv_path, 0, err, sizeof err)))) {
-        fprintf(stderr, "roofbench_mpi: %s\n", err);
+    rb_outputs *outs = rank_id == 0 ? rb_outputs_new(o->through_links) : NULL;
+    if (rank_id == 0 &&
+        (!outs || rb_results_check_outputs(o, NULL, NULL, outs, err, sizeof err) != 0)) {
+        fprintf(stderr, "roofbench_mpi: %s\n", outs ? err : "out of memory");
         rc = EXIT_USAGE;
     }
+    rb_outputs_free(outs);
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rc != EXIT_OK)
         return rc;

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/expect.h"
+#include "core/outputs.h"
 #include "core/plot.h"
 #include "core/report.h"
 #include "core/text.h"
@@ -142,99 +144,191 @@ json_value *rb_results_meta(const char *tool, const rb_options *o, int argc, cha
     return m;
 }
 
-/* The charts and the HTML report beside the results file at json_path, and their links added to
- * its Markdown twin md (rewritten at md_path). 0, or -1 with the line printed. */
-static int write_charts(const char *json_path, const char *md_path, const char *md,
-                        const json_value *doc)
+/* ---- the files of a run ---- */
+
+/* The siblings of a results file: [0] .md, [1] .svg, [2] -speedup.svg, [3] .html. */
+static int sibling_paths(const char *json_path, char sib[4][RB_PATH_BUF + 32])
 {
-    char err[RB_PATH_BUF + 200], svg[RB_PATH_BUF + 16], speedup[RB_PATH_BUF + 32],
-        html[RB_PATH_BUF + 16];
-    if (rb_plot_sibling(json_path, ".json", ".svg", svg, sizeof svg) != 0 ||
-        rb_plot_sibling(json_path, ".json", "-speedup.svg", speedup, sizeof speedup) != 0 ||
-        rb_plot_sibling(json_path, ".json", ".html", html, sizeof html) != 0) {
-        fprintf(stderr, "roofbench: %s: the charts' paths are too long\n", json_path);
+    static const char *const suffix[4] = {".md", ".svg", "-speedup.svg", ".html"};
+    for (int i = 0; i < 4; i++)
+        if (rb_plot_sibling(json_path, ".json", suffix[i], sib[i], sizeof sib[i]) != 0)
+            return -1;
+    return 0;
+}
+
+/* Registers the results file at json_path and its siblings in outs (RB_OUT_NEW: the results
+ * file never replaces one; make_dirs: its folder may be made); the index of the first. */
+static int add_results(rb_outputs *outs, const char *json_path, int numbered, char *err,
+                       size_t err_size)
+{
+    static const char *const what[5] = {"the results", "the results' Markdown",
+                                        "the roofline chart", "the speedup chart", "the report"};
+    char sib[4][RB_PATH_BUF + 32];
+    if (sibling_paths(json_path, sib) != 0) {
+        rb_fmt(err, err_size, "%.60s...: the results' file names are too long", json_path);
         return -1;
     }
-    if (rb_plot_write(doc, json_path, NULL, svg, speedup, html, err, sizeof err) != 0) {
-        fprintf(stderr, "roofbench: %s\n", err);
-        return -1;
+    unsigned flags = numbered ? RB_OUT_MAKE_DIRS : 0;
+    int first = rb_outputs_add(outs, json_path, what[0], flags | (numbered ? RB_OUT_NEW : 0));
+    for (int i = 0; first >= 0 && i < 4; i++)
+        if (rb_outputs_add(outs, sib[i], what[i + 1], flags) < 0)
+            first = -1;
+    if (first < 0)
+        rb_fmt(err, err_size, "too many output files");
+    return first;
+}
+
+/* The Markdown twin, with the links to the charts beside it (relative: same folder). */
+static char *markdown_with_charts(const char *json_path, const rb_pair_result *results, int n,
+                                  const json_value *doc)
+{
+    char sib[4][RB_PATH_BUF + 32];
+    char *md = rb_report_markdown(results, n, doc);
+    if (!md || sibling_paths(json_path, sib) != 0) {
+        free(md);
+        return NULL;
     }
-    /* links relative to the Markdown file, which sits beside them */
-    const char *slash = strrchr(svg, '/'), *name_svg = slash ? slash + 1 : svg;
-    slash = strrchr(speedup, '/');
-    const char *name_speedup = slash ? slash + 1 : speedup;
-    slash = strrchr(html, '/');
-    const char *name_html = slash ? slash + 1 : html;
-    size_t size = strlen(md) + 3 * RB_PATH_BUF + 400;
-    char *linked = malloc(size);
-    int rc = -1;
-    if (linked) {
-        rb_fmt(linked, size,
-               "%s\n## Charts\n\n![roofline chart](%s)\n\n![speedup chart](%s)\n\n"
-               "[HTML report](%s): both charts and the table (sortable) in one file.\n",
-               md, name_svg, name_speedup, name_html);
-        rc = rb_write_file_atomic(md_path, linked, err, sizeof err);
-        if (rc != 0)
-            fprintf(stderr, "roofbench: %s\n", err);
+    const char *name[4];
+    for (int i = 0; i < 4; i++) {
+        const char *slash = strrchr(sib[i], '/');
+        name[i] = slash ? slash + 1 : sib[i];
     }
-    free(linked);
+    rb_sbuf b = {0};
+    rb_sbuf_add(&b,
+                "%s\n## Charts\n\n![roofline chart](%s)\n\n![speedup chart](%s)\n\n"
+                "[HTML report](%s): both charts and the table (sortable) in one file.\n",
+                md, name[1], name[2], name[3]);
+    free(md);
+    return rb_sbuf_take(&b);
+}
+
+/* Stages the five files of the results at outs[first ..] (add_results). 0, or -1 with err. */
+static int stage_results(rb_outputs *outs, int first, const char *json_path, const json_value *doc,
+                         const rb_pair_result *results, int n, char *err, size_t err_size)
+{
+    char *text = json_write(doc, 2);
+    int rc = text ? rb_outputs_stage_text(outs, first, text, err, err_size) : -1;
+    free(text);
+    char *md = rc == 0 ? markdown_with_charts(json_path, results, n, doc) : NULL;
+    if (rc == 0)
+        rc = md ? rb_outputs_stage_text(outs, first + 1, md, err, err_size) : -1;
+    free(md);
+    if (rc == 0)
+        rc = rb_plot_stage(doc, json_path, NULL, outs, first + 2, first + 3, first + 4, err,
+                           err_size);
+    if (rc != 0 && !err[0])
+        rb_fmt(err, err_size, "%s: out of memory", json_path);
     return rc;
 }
 
-/* Writes the results file and its Markdown twin (see rb_results_save). */
-static int write_results(const char *json_path, int numbered, const json_value *doc,
-                         const rb_pair_result *results, int n)
+/* The default results file: <results-dir>/<key>/<stamp>-<git><suffix>.json. */
+static int default_path(const rb_options *o, const char *key, const char *stamp,
+                        const char *suffix, char *path, size_t size)
 {
-    char err[RB_PATH_BUF + 200], base[RB_PATH_BUF], path[RB_PATH_BUF + 16],
-        md_path[RB_PATH_BUF + 16];
-    size_t len = strlen(json_path);
-    int has_json = len > 5 && !strcmp(json_path + len - 5, ".json");
-    rb_fmt(base, sizeof base, "%.*s", (int)(has_json ? len - 5 : len), json_path);
-    char *text = json_write(doc, 2), *md = rb_report_markdown(results, n, doc);
-    int rc = -1;
-    rb_fmt(err, sizeof err, "%s: out of memory", json_path);
-    if (text && md && numbered) {
-        rc = rb_write_results_new(base, text, md, path, sizeof path, err, sizeof err);
-        rb_fmt(md_path, sizeof md_path, "%.*s.md", (int)(strlen(path) - 5), path);
-    } else if (text && md) {
-        rb_fmt(path, sizeof path, "%s", json_path);
-        rb_fmt(md_path, sizeof md_path, "%s.md", base);
-        rc = rb_write_file_atomic(path, text, err, sizeof err) == 0 &&
-                     rb_write_file_atomic(md_path, md, err, sizeof err) == 0
-                 ? 0
-                 : -1;
+    return rb_fmt_fits(path, size, "%s/%s/%s-%s%s.json", o->results_dir, key, stamp, rb_git_rev,
+                       suffix);
+}
+
+/* The CSV (--csv), registered and staged. 0, or -1 with err. */
+static int stage_csv(const rb_options *o, rb_outputs *outs, const rb_pair_result *results, int n,
+                     char *err, size_t err_size)
+{
+    if (!o->csv_path)
+        return 0;
+    int k = rb_outputs_add(outs, o->csv_path, "--csv", 0);
+    char *csv = k >= 0 ? rb_report_csv(results, n) : NULL;
+    int rc = csv ? rb_outputs_stage_text(outs, k, csv, err, err_size) : -1;
+    if (!csv)
+        rb_fmt(err, err_size, "%s: out of memory", o->csv_path);
+    free(csv);
+    return rc;
+}
+
+int rb_results_check_outputs(const rb_options *o, const char *hardware_key,
+                             const char *expect_path, rb_outputs *outs, char *err,
+                             size_t err_size)
+{
+    char path[RB_PATH_BUF];
+    int keep = rb_outputs_count(outs), rc = 0;
+    if (o->json_path) {
+        rc = add_results(outs, o->json_path, 0, err, err_size) < 0;
+    } else if (!hardware_key) {
+        rc = rb_dir_writable(o->results_dir, err, err_size) != 0;
+    } else if (default_path(o, hardware_key, "20261122T031502Z", "-1000", path, sizeof path)) {
+        rb_fmt(err, err_size, "%.60s...: the results' path is too long", o->results_dir);
+        rc = -1;
+    } else {
+        rc = add_results(outs, path, 1, err, err_size) < 0; /* the longest name a run takes */
     }
-    free(text);
-    if (rc != 0) {
-        free(md);
-        fprintf(stderr, "roofbench: %s\n", err);
+    if (rc == 0 && o->csv_path && rb_outputs_add(outs, o->csv_path, "--csv", 0) < 0)
+        rc = -1;
+    if (rc == 0 && expect_path &&
+        rb_outputs_add(outs, expect_path, "the expectation file",
+                       RB_OUT_MAKE_DIRS | RB_OUT_REPLACES_INPUT) < 0)
+        rc = -1;
+    if (rc == 0)
+        rc = rb_outputs_check(outs, err, err_size);
+    rb_outputs_drop_from(outs, keep);
+    return rc ? -1 : 0;
+}
+
+/* Commits outs with the results at json_path: 0, 1 (numbered and the name is taken), -1. */
+static int save_at(rb_outputs *outs, const char *json_path, int numbered, const json_value *doc,
+                   const rb_pair_result *results, int n, char *err, size_t err_size)
+{
+    int first = add_results(outs, json_path, numbered, err, err_size);
+    if (first < 0 || rb_outputs_check(outs, err, err_size) != 0 ||
+        stage_results(outs, first, json_path, doc, results, n, err, err_size) != 0)
         return -1;
-    }
-    rc = write_charts(path, md_path, md, doc);
-    free(md);
-    printf("results: %s (+ %s%s)\n", path, md_path,
-           rc == 0 ? ", the charts .svg, -speedup.svg and the report .html beside it" : "");
+    int rc = rb_outputs_commit(outs, err, err_size);
+    if (rc == 1)
+        rb_outputs_drop_from(outs, first);
     return rc;
 }
 
 int rb_results_save(const rb_options *o, const char *hardware_key, const json_value *doc,
-                    const rb_pair_result *results, int n)
+                    const rb_pair_result *results, int n, rb_outputs *outs)
 {
-    char json_path[RB_PATH_BUF], err[RB_PATH_BUF + 200];
-    if (o->json_path) {
-        rb_fmt(json_path, sizeof json_path, "%s", o->json_path);
-    } else {
-        char dir[RB_PATH_BUF], stamp[32];
+    char err[RB_PATH_BUF + 200] = "", path[RB_PATH_BUF], stamp[32];
+    int rc = stage_csv(o, outs, results, n, err, sizeof err);
+    if (rc == 0 && o->json_path) {
+        rb_fmt(path, sizeof path, "%s", o->json_path);
+        rc = save_at(outs, path, 0, doc, results, n, err, sizeof err);
+    } else if (rc == 0) {
         rb_utc_stamp(stamp, sizeof stamp);
-        /* results_dir is at most RB_PATH_MAX, the key and the stamp short: these fit */
-        rb_fmt(dir, sizeof dir, "%s/%s", o->results_dir, hardware_key);
-        rb_fmt(json_path, sizeof json_path, "%s/%s-%s.json", dir, stamp, rb_git_rev);
-        if (rb_mkdirs(dir, err, sizeof err) != 0) {
-            fprintf(stderr, "roofbench: %s\n", err);
-            return -1;
+        rc = 1;
+        /* two runs in the same second: <stamp>-<git>-2.json, never the first one's file */
+        for (int k = 1; k <= 1000 && rc == 1; k++) {
+            char suffix[16] = "";
+            if (k > 1)
+                rb_fmt(suffix, sizeof suffix, "-%d", k);
+            if (default_path(o, hardware_key, stamp, suffix, path, sizeof path) != 0) {
+                rb_fmt(err, sizeof err, "%.60s...: the results' path is too long",
+                       o->results_dir);
+                rc = -1;
+                break;
+            }
+            char sib[4][RB_PATH_BUF + 32];
+            struct stat st;
+            int taken = stat(path, &st) == 0 || sibling_paths(path, sib) != 0;
+            for (int i = 0; i < 4 && !taken; i++)
+                taken = stat(sib[i], &st) == 0;
+            if (!taken)
+                rc = save_at(outs, path, 1, doc, results, n, err, sizeof err);
         }
+        if (rc == 1)
+            rb_fmt(err, sizeof err, "%s: 1000 results files of that name exist", path);
     }
-    return write_results(json_path, !o->json_path, doc, results, n);
+    if (rc != 0) {
+        fprintf(stderr, "roofbench: %s; no file written\n", err);
+        return -1;
+    }
+    printf("results: %s (+ the Markdown .md, the charts .svg and -speedup.svg and the report "
+           ".html beside it)\n",
+           path);
+    if (o->csv_path)
+        printf("table: %s\n", o->csv_path);
+    return 0;
 }
 
 void rb_results_derive(const rb_expect *e, const char *hardware_key, rb_pair_result *results,
@@ -255,22 +349,4 @@ void rb_results_derive(const rb_expect *e, const char *hardware_key, rb_pair_res
                 peaks->value[r] = e->peaks.value[r];
     }
     rb_report_derive(results, n, ceilings, peaks);
-}
-
-int rb_results_save_csv(const rb_options *o, const rb_pair_result *results, int n)
-{
-    if (!o->csv_path)
-        return 0;
-    char err[RB_PATH_BUF + 200];
-    char *csv = rb_report_csv(results, n);
-    int rc = csv ? rb_write_file_atomic(o->csv_path, csv, err, sizeof err) : -1;
-    if (!csv)
-        rb_fmt(err, sizeof err, "%s: out of memory", o->csv_path);
-    free(csv);
-    if (rc != 0) {
-        fprintf(stderr, "roofbench: %s\n", err);
-        return -1;
-    }
-    printf("table: %s\n", o->csv_path);
-    return 0;
 }

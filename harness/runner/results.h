@@ -12,6 +12,7 @@
 #include "core/cli.h"
 #include "core/expect.h"
 #include "core/json.h"
+#include "core/outputs.h"
 #include "core/result.h"
 #include "jobs.h"
 
@@ -30,20 +31,28 @@ void rb_results_line(rb_pair_result *r, const json_value *line);
 json_value *rb_results_meta(const char *tool, const rb_options *o, int argc, char **argv,
                             const json_value *env, const char *expect_path);
 
-/* Writes doc (rb_report_json) and its Markdown twin to --json FILE, which is replaced, or to
- * <results-dir>/<hardware key>/<UTC>-<git>.json, which never is (a second run in the same second
- * writes <UTC>-<git>-2.json), making the folders. 0, or -1 with the line printed. */
+/* Registers in outs every file the run will write and checks them all, against each other and
+ * the inputs outs holds (before any GPU work): the results file and its four siblings (.md,
+ * .svg, -speedup.svg, .html) at --json FILE, or under the default name of hardware_key, the
+ * longest one a run may take (NULL, before the GPU is known: only the results folder is
+ * checked); the CSV (--csv); the expectation file at expect_path (NULL: not written). outs is
+ * left holding what it held. 0, or -1 with one line in err. */
+int rb_results_check_outputs(const rb_options *o, const char *hardware_key,
+                             const char *expect_path, rb_outputs *outs, char *err,
+                             size_t err_size);
+
+/* Writes doc (rb_report_json), its Markdown twin, its charts and report, and the CSV (--csv),
+ * together with what outs holds staged already (the expectation file): all or none. The results
+ * go to --json FILE, which is replaced, or to <results-dir>/<hardware key>/<UTC>-<git>.json,
+ * which never is (a second run in the same second writes <UTC>-<git>-2.json), making the
+ * folders. 0, or -1 with the line printed. */
 int rb_results_save(const rb_options *o, const char *hardware_key, const json_value *doc,
-                    const rb_pair_result *results, int n);
+                    const rb_pair_result *results, int n, rb_outputs *outs);
 
 /* Places every variant on the roofline (rb_report_derive): against the expectation file's
  * ceilings and peaks, or without one (e NULL) against the datasheet peaks of the hardware key.
  * The roofs used go to *ceilings and *peaks (for the results file's "roofs"). */
 void rb_results_derive(const rb_expect *e, const char *hardware_key, rb_pair_result *results,
                        int n, rb_roofs *ceilings, rb_roofs *peaks);
-
-/* Writes the table as CSV to --csv FILE (replaced if it exists, like --json). 0 (also when no
- * --csv was given), or -1 with the line printed. */
-int rb_results_save_csv(const rb_options *o, const rb_pair_result *results, int n);
 
 #endif

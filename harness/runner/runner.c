@@ -10,13 +10,32 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/outputs.h"
 #include "core/util.h"
 
-static volatile sig_atomic_t interrupt_signal;
+static volatile sig_atomic_t interrupt_signal, waiting_for_child;
 
+/* While a child runs, the signal is recorded and rb_run_child ends the child and returns; in
+ * the parent's own work (reading, comparing, drawing, selecting pairs: any loop, however long)
+ * the process ends at once, as the default action would, without a temporary file left. */
 static void on_interrupt(int sig)
 {
+    static const char said_int[] = "roofbench: interrupted by SIGINT\n";
+    static const char said_term[] = "roofbench: interrupted by SIGTERM\n";
     interrupt_signal = sig;
+    if (waiting_for_child)
+        return;
+    rb_outputs_remove_temporaries();
+    if (sig == SIGINT)
+        (void)!write(STDERR_FILENO, said_int, sizeof said_int - 1);
+    else
+        (void)!write(STDERR_FILENO, said_term, sizeof said_term - 1);
+    signal(sig, SIG_DFL);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, sig);
+    sigprocmask(SIG_UNBLOCK, &only, NULL);
+    raise(sig);
 }
 
 void rb_runner_catch_interrupts(void)
@@ -70,8 +89,10 @@ int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_l
         rb_fmt(why, why_size, "pipe: %s", strerror(errno));
         return -1;
     }
+    waiting_for_child = 1; /* from before the fork: the child is never left running alone */
     pid_t pid = fork();
     if (pid < 0) {
+        waiting_for_child = 0;
         rb_fmt(why, why_size, "fork: %s", strerror(errno));
         close(fds[0]);
         close(fds[1]);
@@ -130,7 +151,9 @@ int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_l
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    if (interrupted) {
+    waiting_for_child = 0;
+    if (interrupted || interrupt_signal) {
+        interrupted = interrupted ? interrupted : interrupt_signal;
         rb_fmt(why, why_size, "interrupted by %s", strsignal(interrupted));
         return -2;
     }

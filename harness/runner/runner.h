@@ -22,8 +22,10 @@ typedef void (*rb_line_fn)(void *arg, const json_value *line);
 int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_line, void *line_arg,
                  char *why, size_t why_size);
 
-/* Catches SIGINT and SIGTERM: they no longer end the parent but are recorded, and end the
- * running child; the caller asks rb_runner_interrupted() after each child and stops. */
+/* Catches SIGINT and SIGTERM. While a child runs they are recorded and end the child; the
+ * caller asks rb_runner_interrupted() after each child and stops. Anywhere else the process
+ * ends at once (one line said, its temporary files removed: core/outputs.h), so no phase of
+ * the parent's own work can outlast a Ctrl-C. */
 void rb_runner_catch_interrupts(void);
 /* The signal that arrived (SIGINT, SIGTERM), or 0. */
 int rb_runner_interrupted(void);

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target: plot (harness/core/plot*.c) on a results document. Properties:
+ * - a document refused says why (rb_results_doc_check, rb_plot_load);
+ * - both charts are well-formed XML of characters XML allows, with finite coordinates (no
+ *   "inf" or "nan" for an attribute), one point element per plotted variant;
+ * - the HTML report is UTF-8 of characters XML allows, with one table row per variant (no name
+ *   opens a row of its own) and both charts inside.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_common.h"
+#include "plot.h"
+#include "result.h"
+#include "xml_check.h"
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+static void check_chart(const char *svg)
+{
+    const char *why = rb_test_text_problem(svg, 1);
+    if (!why)
+        why = rb_test_xml_problem(svg);
+    if (why)
+        fuzz_fail(__FILE__, __LINE__, why);
+    FUZZ_REQUIRE(!strstr(svg, "inf\"") && !strstr(svg, "nan\""));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char err[512] = "";
+    json_value *doc = json_parse((const char *)data, size, err, sizeof err);
+    if (!doc)
+        return 0;
+    rb_plot_data d;
+    if (rb_results_doc_check(doc, err, sizeof err) != 0 ||
+        rb_plot_load(doc, NULL, &d, err, sizeof err) != 0) {
+        FUZZ_REQUIRE(err[0] != '\0');
+        json_free(doc);
+        return 0;
+    }
+    d.path = "fuzz.json";
+    char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
+    FUZZ_REQUIRE(svg && speedup);
+    check_chart(svg);
+    check_chart(speedup);
+    int plotted = 0;
+    for (int i = 0; i < d.n_points; i++)
+        plotted += d.points[i].plotted;
+    FUZZ_REQUIRE(count(svg, "class=\"pt\"") == plotted);
+    char *html = rb_plot_html(&d, svg, speedup);
+    FUZZ_REQUIRE(html && rb_test_text_problem(html, 1) == NULL);
+    FUZZ_REQUIRE(count(html, "<tr>") == d.n_points + 1); /* and the header's */
+    FUZZ_REQUIRE(strstr(html, svg) && strstr(html, speedup));
+    free(html);
+    free(svg);
+    free(speedup);
+    rb_plot_free(&d);
+    json_free(doc);
+    return 0;
+}
