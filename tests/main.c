@@ -74,10 +74,10 @@ static int selected(const char *suite, int argc, char **argv)
 int main(int argc, char **argv)
 {
     const rbtest_suite *suites[] = {
-        &json_suite, &core_suite,     &expect_suite,   &ceilings_suite, &clocks_suite,
-        &plot_suite, &autotune_suite, &registry_suite, &codegen_suite,  &launch_suite,
-        &nccl_suite, &runcmp_suite,   &floors_suite,   &history_suite,  &binary_suite,
-        &docs_suite, &docs_gen_suite, &layout_suite,   &output_suite,   &plot_layout_suite,
+        &json_suite,   &core_suite,     &expect_suite,   &ceilings_suite, &clocks_suite,
+        &plot_suite,   &autotune_suite, &registry_suite, &codegen_suite,  &launch_suite,
+        &nccl_suite,   &runcmp_suite,   &floors_suite,   &history_suite,  &binary_suite,
+        &docs_suite,   &docs_gen_suite, &layout_suite,   &output_suite,   &plot_layout_suite,
         &robust_suite, &gpu_suite};
     int passed = 0, failed = 0, skips = 0, codegen_skips = 0, gpu_skips = 0;
     setvbuf(stdout, NULL, _IOLBF, 0);

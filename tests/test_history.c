@@ -329,7 +329,8 @@ static void test_binary(void)
     RB_CHECK(rbtest_run("history") == 2 && strstr(rbtest_output(), "history needs runs"));
     RB_CHECK(rbtest_run("history missing/") == 2 && strstr(rbtest_output(), "missing/: no such"));
     RB_CHECK(rbtest_run("history older") == 2 && strstr(rbtest_output(), "no results file"));
-    RB_CHECK(rbtest_run("history . -o z0") == 2 && strstr(rbtest_output(), "would replace an input, a run it reads"));
+    RB_CHECK(rbtest_run("history . -o z0") == 2 &&
+             strstr(rbtest_output(), "would replace an input, a run it reads"));
     RB_CHECK(!exists_in(dir, "z0.svg") && !exists_in(dir, "z0.md"));
     RB_CHECK(rbtest_run("history . --md") == 2 && strstr(rbtest_output(), "goes with compare"));
     /* the synthetic runs: steps said, exit 0, the floors none (no expectation file of synth-gpu

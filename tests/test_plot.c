@@ -223,7 +223,8 @@ static void test_names_are_escaped(void)
         return;
     char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
     char *html = svg && speedup ? rb_plot_html(&d, svg, speedup) : NULL;
-    RB_CHECK(svg && rb_test_xml_problem(svg) == NULL && speedup && rb_test_xml_problem(speedup) == NULL);
+    RB_CHECK(svg && rb_test_xml_problem(svg) == NULL && speedup &&
+             rb_test_xml_problem(speedup) == NULL);
     RB_CHECK(svg && strstr(svg, "a&lt;b&amp;c&gt;&quot;d&#39;e") && !strstr(svg, "a<b"));
     RB_CHECK(html && strstr(html, "a&lt;b&amp;c&gt;&quot;d&#39;e") && !strstr(html, "a<b"));
     RB_CHECK(html && strstr(html, "1 &lt; 2 &amp; 3") && !strstr(html, "x<y"));
@@ -257,7 +258,8 @@ static void test_old_results_file_plots(void)
     }
     RB_CHECK(plotted == d.n_points - 9 && skipped == 9); /* the nine in-place NCCL rows */
     char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
-    RB_CHECK(svg && rb_test_xml_problem(svg) == NULL && speedup && rb_test_xml_problem(speedup) == NULL);
+    RB_CHECK(svg && rb_test_xml_problem(svg) == NULL && speedup &&
+             rb_test_xml_problem(speedup) == NULL);
     RB_CHECK(svg && count(svg, "class=\"pt\"") == plotted);
     RB_CHECK(svg && strstr(svg, "roofs unknown"));
     RB_CHECK(svg && strstr(svg, "not plotted: "));

@@ -324,7 +324,6 @@ static void test_planted_link_redirects_nothing(void)
 
 static char timed_out[16384];
 
-
 /* roofbench args in the test's folder under `timeout limit_s` (a hang fails the test instead of
  * stopping the suite): its exit code (137: killed), its output in timed_out. */
 static int run_timed(const char *args, int limit_s, double *seconds)
@@ -379,7 +378,8 @@ static int signal_during(const char *fault, char *const argv_in[], int sig, doub
     binary_path(bin, sizeof bin);
     pid_t pid = fork();
     if (pid == 0) {
-        if (chdir(dir) != 0 || !freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+        if (chdir(dir) != 0 || !freopen("/dev/null", "w", stdout) ||
+            !freopen("/dev/null", "w", stderr))
             _exit(99);
         setenv("RB_TEST_FAULT", fault, 1);
         execv(bin, argv_in);
@@ -409,7 +409,8 @@ static void test_signals_end_the_parents_own_work(void)
 {
     char bin[] = "roofbench";
     char *run[] = {bin, "run", NULL};
-    char *cmp[] = {bin, "compare", "A.json", "B.json", "--json", "c.json", "--html", "c.html", NULL};
+    char *cmp[] = {bin,      "compare", "A.json", "B.json", "--json",
+                   "c.json", "--html",  "c.html", NULL};
     char *plot[] = {bin, "plot", "A.json", "-o", "p.svg", NULL};
     int sigs[2] = {SIGTERM, SIGINT};
     for (int k = 0; k < 2; k++) {
@@ -485,8 +486,8 @@ static int xmllint_reads(const char *name, int html)
 static const char *hostile_name(int i, char *buf, size_t size)
 {
     static const char *const fixed[] = {
-        "\xef\xbf\xbe-fffe", "\xef\xbf\xbf-ffff", "ctl\x01\x02\x1b[31mred\x1b[0m",
-        "line\nforged line\r\n", "<svg>&amp;\"'", "tab\there"};
+        "\xef\xbf\xbe-fffe",     "\xef\xbf\xbf-ffff", "ctl\x01\x02\x1b[31mred\x1b[0m",
+        "line\nforged line\r\n", "<svg>&amp;\"'",     "tab\there"};
     if (i < 6) {
         rb_fmt(buf, size, "%s", fixed[i]);
     } else if (i == 6) { /* 300 x "ü": every fixed buffer cuts it */
@@ -507,8 +508,8 @@ static json_value *hostile_doc(double median_ms, const char *key)
     char name[4100], vname[3100];
     for (int i = 0; i < 8; i++) {
         json_value *vs = json_new_array();
-        json_array_push(vs, variant_rec(hostile_name(i, vname, i == 7 ? 3000 : sizeof vname),
-                                        median_ms));
+        json_array_push(
+            vs, variant_rec(hostile_name(i, vname, i == 7 ? 3000 : sizeof vname), median_ms));
         json_array_push(vs, variant_rec("baseline", median_ms));
         json_array_push(pairs, pair_rec(hostile_name(i, name, i == 7 ? 4000 : 700), vs));
     }
@@ -581,7 +582,9 @@ static void test_cuts_on_character_boundaries(void)
         rb_fmt(big, n, "%s", name);
         RB_CHECK(NOT_XML_TEXT(big) == NULL);
     }
-    RB_CHECK(rb_utf8_cut("\xc3\xbc\xc3\xbc", 3) == 2 && rb_utf8_cut("a\xff" "b", 2) == 2);
+    RB_CHECK(rb_utf8_cut("\xc3\xbc\xc3\xbc", 3) == 2 && rb_utf8_cut("a\xff"
+                                                                    "b",
+                                                                    2) == 2);
     /* JSON written from a name that is not UTF-8 is JSON */
     json_value *o = json_new_object();
     json_set_string(o, "command", "roofbench run --json \xff\xfe.json \xc3");
@@ -683,7 +686,8 @@ static void test_repeated_names_refused(void)
     json_array_push(json_get(json_get(d, "pairs")->items[0], "variants"),
                     variant_rec("baseline", 5.0));
     put_doc("V.json", d);
-    RB_CHECK(run_expect("compare A.json V.json --expect none", 2, "variant baseline appears twice"));
+    RB_CHECK(
+        run_expect("compare A.json V.json --expect none", 2, "variant baseline appears twice"));
     /* what compare took before and plot refused; and a run of no pairs */
     put_text("Z.json", "{\"pairs\": [null, 1, {}]}");
     RB_CHECK(run_expect("compare A.json Z.json", 2, "pairs[0] is not a pair record"));
@@ -712,16 +716,17 @@ static int expect_refused(const char *variant_fields, const char *pair_fields, c
 
 static void test_expectation_file_consistent(void)
 {
-    RB_CHECK(expect_refused(", \"runs\": 3, \"run_medians\": [1, 1, 1], \"run_spread\": 1e300",
-                            "", "", "does not agree with run_medians"));
-    RB_CHECK(expect_refused(", \"runs\": 3, \"run_medians\": [1, 2, 3], \"run_spread\": 0", "",
-                            "", "is not the median of run_medians"));
+    RB_CHECK(expect_refused(", \"runs\": 3, \"run_medians\": [1, 1, 1], \"run_spread\": 1e300", "",
+                            "", "does not agree with run_medians"));
+    RB_CHECK(expect_refused(", \"runs\": 3, \"run_medians\": [1, 2, 3], \"run_spread\": 0", "", "",
+                            "is not the median of run_medians"));
     char many[600] = ", \"runs\": 3, \"run_medians\": [1";
     for (int i = 0; i < 49; i++)
         rb_fmt(many + strlen(many), sizeof many - strlen(many), ", 1");
     rb_fmt(many + strlen(many), sizeof many - strlen(many), "]");
     RB_CHECK(expect_refused(many, "", "", "run_medians"));
-    RB_CHECK(expect_refused(", \"runs\": 3, \"run_medians\": [1, 1]", "", "", "one median for each"));
+    RB_CHECK(
+        expect_refused(", \"runs\": 3, \"run_medians\": [1, 1]", "", "", "one median for each"));
     RB_CHECK(expect_refused(", \"runs\": 1e300", "", "", "runs"));
     RB_CHECK(expect_refused(", \"clocks\": {\"sm_mhz_mean\": -1}", "", "", "clocks"));
     RB_CHECK(expect_refused("", ", \"kernels\": [5, null]", "", "kernel records"));
@@ -774,8 +779,8 @@ static void test_terminal_sees_no_control_characters(void)
     RB_CHECK(run_expect("compare H.json I.json", 1, NULL));
     const char *out = rbtest_output();
     RB_CHECK(strchr(out, '\x1b') == NULL && strchr(out, '\x01') == NULL);
-    RB_CHECK(strstr(out, "\\x1B[31m") != NULL);      /* shown */
-    RB_CHECK(strstr(out, "\nforged line") == NULL);  /* no line of its own */
+    RB_CHECK(strstr(out, "\\x1B[31m") != NULL);     /* shown */
+    RB_CHECK(strstr(out, "\nforged line") == NULL); /* no line of its own */
     RB_CHECK(strstr(out, "line\\x0Aforged") != NULL);
     rbtest_remove_dir();
 }
@@ -959,7 +964,8 @@ static void test_expectation_updates_do_not_lose_each_other(void)
     int status;
     waitpid(child, &status, 0);
     json_value *d = json_parse_file(p, err, sizeof err);
-    RB_CHECK(d && json_get(json_get(d, "pairs"), "first") && json_get(json_get(d, "pairs"), "second"));
+    RB_CHECK(d && json_get(json_get(d, "pairs"), "first") &&
+             json_get(json_get(d, "pairs"), "second"));
     json_free(d);
     rbtest_remove_dir();
 }

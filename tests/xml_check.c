@@ -24,8 +24,8 @@ static size_t entity_len(const char *s)
 
 static int name_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_' || c == ':' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == ':' || c == '.';
 }
 
 /* One root element; tags balanced and nested; attribute values quoted, without '<'; '&' only as

@@ -599,6 +599,12 @@ const char *json_type_name(json_type t)
 /* Reader                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
+/* A member of a container being parsed (key NULL in an array). */
+typedef struct pending {
+    char *key;
+    json_value *item;
+} pending;
+
 typedef struct parser {
     const char *text;
     size_t len;
@@ -613,10 +619,7 @@ typedef struct parser {
     strbuf scratch;     /* a string being decoded */
     /* the keys and items of the containers being parsed, innermost last: a container's
      * arrays are copied to the arena, exactly sized, when it closes */
-    struct pending {
-        char *key;
-        json_value *item;
-    } *stack;
+    pending *stack;
     size_t stack_len, stack_cap;
     char **intern; /* short keys seen, each once in the arena (JSON_INTERN_SLOTS) */
     size_t n_interned;
@@ -1032,7 +1035,7 @@ static int push_pending(parser *p, char *key, json_value *item)
 {
     if (p->stack_len == p->stack_cap) {
         size_t cap = p->stack_cap ? 2 * p->stack_cap : 64;
-        struct pending *st = realloc(p->stack, cap * sizeof *st);
+        pending *st = realloc(p->stack, cap * sizeof *st);
         if (!st) {
             fail_oom(p);
             return -1;

@@ -2,7 +2,8 @@
 /*
  * A map from names to small integers (a position in an array), found in constant expected time:
  * what keeps compare, plot and the results checks linear in their input when a file holds
- * thousands of pairs or variants. The names are borrowed: they must outlive the index.
+ * thousands of pairs or variants. The names are borrowed: they must outlive the index. A zeroed
+ * rb_name_index is an empty one.
  */
 #ifndef RB_NAME_INDEX_H
 #define RB_NAME_INDEX_H
@@ -14,9 +15,6 @@ typedef struct rb_name_index {
     int *values;
     size_t cap, n; /* cap: a power of two, at least twice n */
 } rb_name_index;
-
-/* An empty index. */
-#define RB_NAME_INDEX_EMPTY {NULL, NULL, 0, 0}
 
 /* Adds name -> value: 0 added, 1 the name was there already (its value kept), -1 out of memory. */
 int rb_name_index_put(rb_name_index *ix, const char *name, int value);

@@ -42,8 +42,8 @@ typedef struct out_file {
     char what[64];
     unsigned flags;
     file_id id;
-    mode_t mode; /* of the file replaced; a new file's from the umask */
-    int slot;    /* its temporary in the process-wide table; -1: not staged */
+    mode_t mode;               /* of the file replaced; a new file's from the umask */
+    int slot;                  /* its temporary in the process-wide table; -1: not staged */
     char made_below[PATH_MAX]; /* MAKE_DIRS: the ancestor under which folders were made */
 } out_file;
 
@@ -310,8 +310,7 @@ int rb_dir_writable(const char *dir, char *err, size_t err_size)
 {
     char at[PATH_MAX];
     struct stat st;
-    if (existing_ancestor(dir, at, sizeof at) != 0 || stat(at, &st) != 0 ||
-        !S_ISDIR(st.st_mode)) {
+    if (existing_ancestor(dir, at, sizeof at) != 0 || stat(at, &st) != 0 || !S_ISDIR(st.st_mode)) {
         rb_fmt(err, err_size, "%s: cannot write there: %s is not a folder", dir, at);
         return -1;
     }
@@ -327,8 +326,7 @@ static int check_folder(const out_file *f, const char *who, char *err, size_t er
     dir_of(f->target, dir, sizeof dir);
     if (stat(dir, &st) != 0) {
         if (!(f->flags & RB_OUT_MAKE_DIRS)) {
-            rb_fmt(err, err_size, "%s: cannot write there: the folder %s does not exist", who,
-                   dir);
+            rb_fmt(err, err_size, "%s: cannot write there: the folder %s does not exist", who, dir);
             return -1;
         }
         if (existing_ancestor(dir, at, sizeof at) != 0 || stat(at, &st) != 0) {
@@ -517,8 +515,7 @@ int rb_outputs_stage(rb_outputs *o, int index, const char *const *parts, int n_p
     return 0;
 }
 
-int rb_outputs_stage_text(rb_outputs *o, int index, const char *text, char *err,
-                          size_t err_size)
+int rb_outputs_stage_text(rb_outputs *o, int index, const char *text, char *err, size_t err_size)
 {
     return rb_outputs_stage(o, index, &text, 1, err, err_size);
 }

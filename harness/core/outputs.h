@@ -60,8 +60,7 @@ int rb_outputs_check(rb_outputs *o, char *err, size_t err_size);
  * first if it was not). 0, or -1 with "PATH: reason" in err (the temporary removed). */
 int rb_outputs_stage(rb_outputs *o, int index, const char *const *parts, int n_parts, char *err,
                      size_t err_size);
-int rb_outputs_stage_text(rb_outputs *o, int index, const char *text, char *err,
-                          size_t err_size);
+int rb_outputs_stage_text(rb_outputs *o, int index, const char *text, char *err, size_t err_size);
 /* Renames every staged output into place. 0; 1 when an RB_OUT_NEW name exists by now (nothing
  * was renamed; the temporaries are kept for a retry under another name); -1 with one line in
  * err (an output not staged, a folder that cannot be made, a rename that failed: the outputs

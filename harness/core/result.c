@@ -364,7 +364,7 @@ static int check_variants(const json_value *vs, const char *name, size_t i, char
         rb_fmt(err, err_size, "pairs[%zu] (%s) has no \"variants\" array", i, shown);
         return -1;
     }
-    rb_name_index seen = RB_NAME_INDEX_EMPTY;
+    rb_name_index seen = {0};
     int rc = 0;
     for (size_t k = 0; k < vs->count && rc == 0; k++) {
         const json_value *vn = json_get(vs->items[k], "name");
@@ -406,7 +406,7 @@ int rb_results_doc_check(const json_value *doc, char *err, size_t err_size)
         rb_fmt(err, err_size, "more pairs than a results file holds");
         return -1;
     }
-    rb_name_index names = RB_NAME_INDEX_EMPTY;
+    rb_name_index names = {0};
     int rc = 0;
     for (size_t i = 0; i < pairs->count && rc == 0; i++) {
         const json_value *p = pairs->items[i], *name = json_get(p, "name");

@@ -710,8 +710,8 @@ static void flatten(facts *fs, const char *prefix, const json_value *o, int dept
 static void collect_facts(const json_value *doc, facts *fs)
 {
     /* tool and ranks: an MPI run against a one-process run is a fact worth saying */
-    static const char *const top[] = {"tool", "ranks", "git", "size", "cold", "seed",
-                                      "hardware_key"};
+    static const char *const top[] = {"tool", "ranks", "git",         "size",
+                                      "cold", "seed",  "hardware_key"};
     for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
         if (json_get(doc, top[i]))
             add_fact(fs, top[i], json_get(doc, top[i]));

@@ -181,8 +181,9 @@ void rb_svg_rect(rb_sbuf *b, double x, double y, double w, double h, const char 
 void rb_svg_circle(rb_sbuf *b, double cx, double cy, double r, const char *fill, const char *cls,
                    const char *title)
 {
-    rb_sbuf_add(b, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\" stroke=\"#000000\" "
-                   "stroke-width=\"0.60\"",
+    rb_sbuf_add(b,
+                "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\" stroke=\"#000000\" "
+                "stroke-width=\"0.60\"",
                 px(cx), px(cy), px(r), fill);
     class_attr(b, cls);
     close_with_title(b, "circle", title);

@@ -32,8 +32,7 @@ int rb_pair_resolve_size(const rb_pair *p, const rb_size *requested, rb_size *ou
     /* what the shape rule made must still be a size: rows x cols = n, at most the bound */
     if (out->n == 0 || out->n > RB_MAX_ELEMENTS || out->rows == 0 || out->cols == 0 ||
         out->rows > out->n || out->cols > out->n || out->rows * out->cols != out->n) {
-        rb_fmt(why, why_size, "no valid shape for %llu elements",
-               (unsigned long long)requested->n);
+        rb_fmt(why, why_size, "no valid shape for %llu elements", (unsigned long long)requested->n);
         return -1;
     }
     return 0;

@@ -406,8 +406,7 @@ static int check_expect_device(const rb_options *o, const rb_expect *e, const ch
  * will write can be written (a full GPU run must not end with its results lost), none of them
  * an input or another output. The inputs go into outs. 0, or the line printed and the exit
  * code. */
-static int run_prechecks(const rb_options *o, rb_expect *expect, int *have_expect,
-                         rb_outputs *outs)
+static int run_prechecks(const rb_options *o, rb_expect *expect, int *have_expect, rb_outputs *outs)
 {
     char err[RB_PATH_BUF + 200];
     if (o->expect_path && !o->expect_none &&
@@ -685,8 +684,8 @@ static int run_body(rb_job *jobs, int n, const rb_options *o, int argc, char **a
         failing++;
     } else if (recorded) {
         report_dropped(results, n);
-        printf("expectations: %s updated from %d run(s); the regression thresholds:\n",
-               expect_path, repeat);
+        printf("expectations: %s updated from %d run(s); the regression thresholds:\n", expect_path,
+               repeat);
         rb_expect_print_thresholds(stdout, recorded, results, n);
     }
     rb_unlock(lock_fd);
@@ -1044,8 +1043,8 @@ static void warn_other_gpu(const json_value *expect, const char *path, const jso
 }
 
 /* Writes compare's --json and --html, both or neither. 0, or the exit code. */
-static int write_comparison(const rb_options *o, const rb_runcmp *c, rb_outputs *outs,
-                            int json_i, int html_i)
+static int write_comparison(const rb_options *o, const rb_runcmp *c, rb_outputs *outs, int json_i,
+                            int html_i)
 {
     char err[RB_PATH_BUF + 300] = "";
     if (json_i < 0 && html_i < 0)

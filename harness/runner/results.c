@@ -222,8 +222,8 @@ static int stage_results(rb_outputs *outs, int first, const char *json_path, con
 }
 
 /* The default results file: <results-dir>/<key>/<stamp>-<git><suffix>.json. */
-static int default_path(const rb_options *o, const char *key, const char *stamp,
-                        const char *suffix, char *path, size_t size)
+static int default_path(const rb_options *o, const char *key, const char *stamp, const char *suffix,
+                        char *path, size_t size)
 {
     return rb_fmt_fits(path, size, "%s/%s/%s-%s%s.json", o->results_dir, key, stamp, rb_git_rev,
                        suffix);
@@ -244,9 +244,8 @@ static int stage_csv(const rb_options *o, rb_outputs *outs, const rb_pair_result
     return rc;
 }
 
-int rb_results_check_outputs(const rb_options *o, const char *hardware_key,
-                             const char *expect_path, rb_outputs *outs, char *err,
-                             size_t err_size)
+int rb_results_check_outputs(const rb_options *o, const char *hardware_key, const char *expect_path,
+                             rb_outputs *outs, char *err, size_t err_size)
 {
     char path[RB_PATH_BUF];
     int keep = rb_outputs_count(outs), rc = 0;
@@ -303,8 +302,7 @@ int rb_results_save(const rb_options *o, const char *hardware_key, const json_va
             if (k > 1)
                 rb_fmt(suffix, sizeof suffix, "-%d", k);
             if (default_path(o, hardware_key, stamp, suffix, path, sizeof path) != 0) {
-                rb_fmt(err, sizeof err, "%.60s...: the results' path is too long",
-                       o->results_dir);
+                rb_fmt(err, sizeof err, "%.60s...: the results' path is too long", o->results_dir);
                 rc = -1;
                 break;
             }

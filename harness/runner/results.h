@@ -37,9 +37,8 @@ json_value *rb_results_meta(const char *tool, const rb_options *o, int argc, cha
  * longest one a run may take (NULL, before the GPU is known: only the results folder is
  * checked); the CSV (--csv); the expectation file at expect_path (NULL: not written). outs is
  * left holding what it held. 0, or -1 with one line in err. */
-int rb_results_check_outputs(const rb_options *o, const char *hardware_key,
-                             const char *expect_path, rb_outputs *outs, char *err,
-                             size_t err_size);
+int rb_results_check_outputs(const rb_options *o, const char *hardware_key, const char *expect_path,
+                             rb_outputs *outs, char *err, size_t err_size);
 
 /* Writes doc (rb_report_json), its Markdown twin, its charts and report, and the CSV (--csv),
  * together with what outs holds staged already (the expectation file): all or none. The results

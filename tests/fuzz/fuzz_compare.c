@@ -6,9 +6,9 @@
  * - a document refused says why (rb_results_doc_check, rb_runcmp_build);
  * - the verdict counts add up to the rows, and no more rows fail than there are;
  * - every output is read back: the JSON by the JSON reader (its text a fixed point of the
- *   writer, one variant per row), the HTML and Markdown as UTF-8 (the HTML one table row per variant: no
- *   name opens a row of its own), the CSV as RFC 4180 records (one per variant and its header),
- *   the terminal report as UTF-8 without a control character but newlines.
+ *   writer, one variant per row), the HTML and Markdown as UTF-8 (the HTML one table row per
+ * variant: no name opens a row of its own), the CSV as RFC 4180 records (one per variant and its
+ * header), the terminal report as UTF-8 without a control character but newlines.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,7 +96,8 @@ static void check_texts(const rb_runcmp *c)
     fclose(f);
     FUZZ_REQUIRE(rb_test_text_problem(printed, 0) == NULL);
     for (size_t i = 0; i < len; i++) /* shown, not obeyed */
-        FUZZ_REQUIRE(printed[i] == '\n' || ((unsigned char)printed[i] >= 0x20 && printed[i] != 0x7f));
+        FUZZ_REQUIRE(printed[i] == '\n' ||
+                     ((unsigned char)printed[i] >= 0x20 && printed[i] != 0x7f));
     free(printed);
 }
 
