@@ -57,9 +57,10 @@ enum { AT_BASELINE, AT_FLASH_MMA, AT_OPTIMIZED, AT_VARIANTS };
 
 typedef struct attention_ctx {
     int bh, s, d, causal;
+    int ld; /* the score matrices' row stride: s rounded up to 8 (16-byte aligned rows) */
     float scale;
     size_t n;                         /* bh s d */
-    uint16_t *q, *k, *v, *o, *scores; /* device; scores: bh s s bf16, the baseline's S and P */
+    uint16_t *q, *k, *v, *o, *scores; /* device; scores: bh x s x ld bf16, the baseline's S, P */
     float *ref;                       /* device: bh s d, the reference */
     void *workspace;
     rb_lt_gemm qk, pv; /* the baseline's two GEMMs */
@@ -226,35 +227,33 @@ static rb_status attention_crosscheck(const attention_ctx *c)
  * and O^T = V^T P^T (d x s, NN). */
 static rb_status attention_reference_chunk(attention_ctx *c, int h0, int hc)
 {
-    const int s = c->s, d = c->d;
-    const long long sd = (long long)s * d, ss = (long long)s * s;
+    const int s = c->s, d = c->d, ld = c->ld;
+    const long long sd = (long long)s * d, sld = (long long)s * ld;
     const size_t off = (size_t)h0 * (size_t)sd;
     const float one = 1.0f, zero = 0.0f;
     RB_CUBLAS(cublasGemmStridedBatchedEx(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, s, s, d, &one,
                                          c->k + off, CUDA_R_16BF, d, sd, c->q + off, CUDA_R_16BF, d,
-                                         sd, &zero, c->s32, CUDA_R_32F, s, ss, hc,
+                                         sd, &zero, c->s32, CUDA_R_32F, ld, sld, hc,
                                          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-    RB_CUDA(attention_reference_softmax(c->s32, c->p_hi, c->p_lo, hc, s, c->scale, c->causal, 0));
-    RB_CUBLAS(cublasGemmStridedBatchedEx(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, d, s, s, &one,
-                                         c->v + off, CUDA_R_16BF, d, sd, c->p_hi, CUDA_R_16BF, s,
-                                         ss, &zero, c->ref + off, CUDA_R_32F, d, sd, hc,
-                                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-    RB_CUBLAS(cublasGemmStridedBatchedEx(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, d, s, s, &one,
-                                         c->v + off, CUDA_R_16BF, d, sd, c->p_lo, CUDA_R_16BF, s,
-                                         ss, &one, c->ref + off, CUDA_R_32F, d, sd, hc,
-                                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    RB_CUDA(
+        attention_reference_softmax(c->s32, c->p_hi, c->p_lo, hc, s, ld, c->scale, c->causal, 0));
+    for (int part = 0; part < 2; part++)
+        RB_CUBLAS(cublasGemmStridedBatchedEx(
+            c->blas, CUBLAS_OP_N, CUBLAS_OP_N, d, s, s, &one, c->v + off, CUDA_R_16BF, d, sd,
+            part ? c->p_lo : c->p_hi, CUDA_R_16BF, ld, sld, part ? &one : &zero, c->ref + off,
+            CUDA_R_32F, d, sd, hc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     return RB_OK;
 }
 
 static rb_status attention_reference(attention_ctx *c)
 {
-    const size_t per_head = (size_t)c->s * c->s * 8; /* fp32 S, bf16 p_hi and p_lo */
+    const size_t per_head = (size_t)c->s * c->ld * 8; /* fp32 S, bf16 p_hi and p_lo */
     size_t chunk = ATTENTION_REF_CHUNK_BYTES / per_head;
     chunk = chunk < 1 ? 1 : chunk > (size_t)c->bh ? (size_t)c->bh : chunk;
     RB_CUBLAS(cublasCreate(&c->blas));
-    RB_CUDA(cudaMalloc((void **)&c->s32, chunk * c->s * c->s * sizeof(float)));
-    RB_CUDA(cudaMalloc((void **)&c->p_hi, chunk * c->s * c->s * 2));
-    RB_CUDA(cudaMalloc((void **)&c->p_lo, chunk * c->s * c->s * 2));
+    RB_CUDA(cudaMalloc((void **)&c->s32, chunk * c->s * c->ld * sizeof(float)));
+    RB_CUDA(cudaMalloc((void **)&c->p_hi, chunk * c->s * c->ld * 2));
+    RB_CUDA(cudaMalloc((void **)&c->p_lo, chunk * c->s * c->ld * 2));
     for (int h0 = 0; h0 < c->bh; h0 += (int)chunk) {
         const int hc = c->bh - h0 < (int)chunk ? c->bh - h0 : (int)chunk;
         RB_TRY(attention_reference_chunk(c, h0, hc));
@@ -324,15 +323,17 @@ static rb_status attention_lt_gemm(attention_ctx *c, rb_lt_gemm *g, cublasLtMatm
     return RB_OK;
 }
 
-/* S^T = K Q^T (s x s, TN) into scores; O^T = V^T P^T (d x s, NN) from the scores (now P). */
+/* S^T = K Q^T (s x s, TN) into scores; O^T = V^T P^T (d x s, NN) from the scores (now P). The
+ * score rows are ld apart: every row and every head's matrix starts 16-byte aligned, which
+ * cuBLASLt's bf16 kernels want of the matrices they read and write. */
 static rb_status attention_baseline_gemms(attention_ctx *c)
 {
-    const int s = c->s, d = c->d;
-    const long long sd = (long long)s * d, ss = (long long)s * s;
+    const int s = c->s, d = c->d, ld = c->ld;
+    const long long sd = (long long)s * d, sld = (long long)s * ld;
     RB_CUDA(cudaMalloc(&c->workspace, ATTENTION_WORKSPACE));
     RB_TRY(attention_lt_gemm(c, &c->qk, &c->qk_algo, 1, s, s, d, c->k, d, sd, c->q, d, sd,
-                             c->scores, s, ss));
-    return attention_lt_gemm(c, &c->pv, &c->pv_algo, 0, d, s, s, c->v, d, sd, c->scores, s, ss,
+                             c->scores, ld, sld));
+    return attention_lt_gemm(c, &c->pv, &c->pv_algo, 0, d, s, s, c->v, d, sd, c->scores, ld, sld,
                              c->o, d, sd);
 }
 
@@ -346,6 +347,7 @@ static rb_status attention_setup(void **ctx, const rb_size *size, uint64_t seed,
         return RB_ERR_INPUT;
     c->bh = (int)size->rows;
     c->s = (int)size->cols;
+    c->ld = (c->s + 7) / 8 * 8;
     c->d = attention_d(input);
     c->causal = attention_causal(input);
     c->scale = 1.0f / sqrtf((float)c->d);
@@ -355,7 +357,7 @@ static rb_status attention_setup(void **ctx, const rb_size *size, uint64_t seed,
     RB_CUDA(cudaMalloc((void **)&c->v, c->n * 2));
     RB_CUDA(cudaMalloc((void **)&c->o, c->n * 2));
     RB_CUDA(cudaMalloc((void **)&c->ref, c->n * sizeof(float)));
-    RB_CUDA(cudaMalloc((void **)&c->scores, (size_t)c->bh * c->s * c->s * 2));
+    RB_CUDA(cudaMalloc((void **)&c->scores, (size_t)c->bh * c->s * c->ld * 2));
     RB_CUDA(attention_fill(c->q, c->k, c->v, c->n, seed, 0));
     RB_TRY(attention_reference(c));
     int supported = 0;
@@ -409,7 +411,7 @@ static void attention_teardown(void *ctx)
 static rb_status attention_run_baseline(attention_ctx *c, float scale, cudaStream_t stream)
 {
     RB_CUBLAS(rb_lt_gemm_run(&c->qk, &c->qk_algo, stream));
-    RB_CUDA(attention_softmax_rows(c->scores, c->bh, c->s, scale, c->causal, stream));
+    RB_CUDA(attention_softmax_rows(c->scores, c->bh, c->s, c->ld, scale, c->causal, stream));
     RB_CUBLAS(rb_lt_gemm_run(&c->pv, &c->pv_algo, stream));
     return RB_OK;
 }

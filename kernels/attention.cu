@@ -72,6 +72,13 @@ static __device__ __forceinline__ uint32_t att_pack(float lo, float hi)
     return (uint32_t)att_to_bf16(lo) | ((uint32_t)att_to_bf16(hi) << 16);
 }
 
+/* x summed over the 4 threads of a quad (lane / 4 equal): a row's total in the mma layouts. */
+static __device__ __forceinline__ float att_quad_sum(float x)
+{
+    x += __shfl_xor_sync(0xFFFFFFFFu, x, 1);
+    return x + __shfl_xor_sync(0xFFFFFFFFu, x, 2);
+}
+
 /* The online (max, sum) of a softmax: m the largest value seen, s the sum of exp2(x - m). */
 typedef struct att_ms {
     float m, s;
@@ -107,70 +114,57 @@ static __device__ __forceinline__ att_ms att_block_merge(att_ms x, att_ms *part)
 
 /* ---------------------------------------------------------------------------------------------
  * Baseline: the softmax kernel between the two cuBLASLt GEMMs (bench/attention.c runs those).
- * One block per row of S (row r of the bh s rows is query r % s of its head): one read that keeps
- * the row's (max, sum) online, a merge across the block, one write of P. Keys past the mask are
- * written as 0. VEC = 8: 16-byte accesses (s % 8 == 0: every row 16-byte aligned); VEC = 1:
- * element by element. The scale is folded into exp2: x scale log2(e). */
-template <int VEC>
+ * One block per row of S (row r of the bh s rows is query r % s of its head): one read with
+ * 16-byte loads that keeps the row's (max, sum) online (each 8-element chunk's own max and sum
+ * first, then one merge), a merge across the block, one write of P. The rows are stored ld
+ * elements apart, ld a multiple of 8 (16 bytes), so every load is aligned; columns past the mask
+ * (and the padding past s) read as -inf and are written as 0. The scale is folded into exp2:
+ * x scale log2(e). */
 static __global__ void __launch_bounds__(ATT_ROW_THREADS)
-    attention_baseline_softmax_kernel(uint16_t *__restrict__ s_mat, int s, float scale_log2,
+    attention_baseline_softmax_kernel(uint16_t *__restrict__ s_mat, int s, int ld, float scale_log2,
                                       int causal)
 {
     __shared__ att_ms part[ATT_ROW_THREADS / 32];
     const size_t r = blockIdx.x;
-    uint16_t *row = s_mat + r * (size_t)s;
+    uint4 *row = (uint4 *)(s_mat + r * (size_t)ld);
     const int valid = causal ? (int)(r % (size_t)s) + 1 : s;
     att_ms acc = {-INFINITY, 0.0f};
-    for (int g = (int)threadIdx.x; g * VEC < valid; g += ATT_ROW_THREADS) {
-        uint16_t e[VEC];
-        if constexpr (VEC == 8)
-            *(uint4 *)e = ((const uint4 *)row)[g];
-        else
-            e[0] = row[g];
-        /* the chunk's own (max, sum) first: one exp2 per element and one merge per chunk */
-        float x[VEC], cm = -INFINITY, cs = 0.0f;
+    for (int g = (int)threadIdx.x; g * 8 < valid; g += ATT_ROW_THREADS) {
+        const uint4 q = row[g];
+        const uint16_t *e = (const uint16_t *)&q;
+        float x[8], cm = -INFINITY, cs = 0.0f;
 #pragma unroll
-        for (int j = 0; j < VEC; j++) {
-            x[j] = g * VEC + j < valid ? att_bf16(e[j]) * scale_log2 : -INFINITY;
+        for (int j = 0; j < 8; j++) {
+            x[j] = g * 8 + j < valid ? att_bf16(e[j]) * scale_log2 : -INFINITY;
             cm = fmaxf(cm, x[j]);
         }
 #pragma unroll
-        for (int j = 0; j < VEC; j++)
+        for (int j = 0; j < 8; j++)
             cs += exp2f(x[j] - cm);
         const att_ms chunk = {cm, cs};
         acc = att_merge(acc, chunk);
     }
     const att_ms t = att_block_merge(acc, part);
     const float inv = 1.0f / t.s;
-    for (int g = (int)threadIdx.x; g * VEC < s; g += ATT_ROW_THREADS) {
-        uint16_t e[VEC];
-        if constexpr (VEC == 8)
-            *(uint4 *)e = ((const uint4 *)row)[g];
-        else
-            e[0] = row[g];
+    for (int g = (int)threadIdx.x; g * 8 < s; g += ATT_ROW_THREADS) {
+        uint4 q = row[g];
+        uint16_t *e = (uint16_t *)&q;
 #pragma unroll
-        for (int j = 0; j < VEC; j++)
-            e[j] = g * VEC + j < valid ? att_to_bf16(exp2f(att_bf16(e[j]) * scale_log2 - t.m) * inv)
-                                       : (uint16_t)0;
-        if constexpr (VEC == 8)
-            ((uint4 *)row)[g] = *(const uint4 *)e;
-        else
-            row[g] = e[0];
+        for (int j = 0; j < 8; j++)
+            e[j] = g * 8 + j < valid ? att_to_bf16(exp2f(att_bf16(e[j]) * scale_log2 - t.m) * inv)
+                                     : (uint16_t)0;
+        row[g] = q;
     }
 }
 
-extern "C" cudaError_t attention_softmax_rows(uint16_t *s_mat, int bh, int s, float scale,
+extern "C" cudaError_t attention_softmax_rows(uint16_t *s_mat, int bh, int s, int ld, float scale,
                                               int causal, cudaStream_t stream)
 {
     const size_t rows = (size_t)bh * (size_t)s;
-    if (bh < 1 || s < 1 || rows > 0x7FFFFFFFu)
+    if (bh < 1 || s < 1 || ld < s || ld % 8 != 0 || rows > 0x7FFFFFFFu)
         return cudaErrorInvalidValue;
-    if (s % 8 == 0)
-        attention_baseline_softmax_kernel<8>
-            <<<(unsigned)rows, ATT_ROW_THREADS, 0, stream>>>(s_mat, s, scale * ATT_LOG2E, causal);
-    else
-        attention_baseline_softmax_kernel<1>
-            <<<(unsigned)rows, ATT_ROW_THREADS, 0, stream>>>(s_mat, s, scale * ATT_LOG2E, causal);
+    attention_baseline_softmax_kernel<<<(unsigned)rows, ATT_ROW_THREADS, 0, stream>>>(
+        s_mat, s, ld, scale * ATT_LOG2E, causal);
     return cudaGetLastError();
 }
 
@@ -414,9 +408,7 @@ static __global__ void __launch_bounds__(ATT_THREADS)
 
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        l[h] += __shfl_xor_sync(0xFFFFFFFFu, l[h], 1);
-        l[h] += __shfl_xor_sync(0xFFFFFFFFu, l[h], 2);
-        const float inv = 1.0f / l[h];
+        const float inv = 1.0f / att_quad_sum(l[h]);
         const int row = row0 + 8 * h;
         if (row >= s)
             continue;
@@ -863,9 +855,7 @@ att90_consumer(uint16_t *__restrict__ out, uint32_t q_smem, uint32_t ring, uint3
     att90_fence_f(o);
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        l[h] += __shfl_xor_sync(0xFFFFFFFFu, l[h], 1);
-        l[h] += __shfl_xor_sync(0xFFFFFFFFu, l[h], 2);
-        const float inv = 1.0f / l[h];
+        const float inv = 1.0f / att_quad_sum(l[h]);
         const int row = row0 + 8 * h;
         if (row >= s)
             continue;
@@ -1068,11 +1058,12 @@ extern "C" cudaError_t attention_fill(uint16_t *q, uint16_t *k, uint16_t *v, siz
 /* One block per row of S (fp32): the max, the sum of exp in fp64, then P split in two bf16. */
 static __global__ void __launch_bounds__(ATT_ROW_THREADS)
     attention_reference_softmax_kernel(const float *__restrict__ s32, uint16_t *__restrict__ p_hi,
-                                       uint16_t *__restrict__ p_lo, int s, double scale, int causal)
+                                       uint16_t *__restrict__ p_lo, int s, int ld, double scale,
+                                       int causal)
 {
     __shared__ double part[ATT_ROW_THREADS];
     const size_t r = blockIdx.x;
-    const float *row = s32 + r * (size_t)s;
+    const float *row = s32 + r * (size_t)ld;
     const int valid = causal ? (int)(r % (size_t)s) + 1 : s;
     double mx = -INFINITY;
     for (int j = (int)threadIdx.x; j < valid; j += ATT_ROW_THREADS)
@@ -1100,20 +1091,20 @@ static __global__ void __launch_bounds__(ATT_ROW_THREADS)
     for (int j = (int)threadIdx.x; j < s; j += ATT_ROW_THREADS) {
         const double p = j < valid ? exp((double)row[j] * scale - mx) * inv : 0.0;
         const uint16_t hi = att_to_bf16((float)p);
-        p_hi[r * (size_t)s + j] = hi;
-        p_lo[r * (size_t)s + j] = att_to_bf16((float)(p - (double)att_bf16(hi)));
+        p_hi[r * (size_t)ld + j] = hi;
+        p_lo[r * (size_t)ld + j] = att_to_bf16((float)(p - (double)att_bf16(hi)));
     }
 }
 
 extern "C" cudaError_t attention_reference_softmax(const float *s32, uint16_t *p_hi, uint16_t *p_lo,
-                                                   int heads, int s, float scale, int causal,
-                                                   cudaStream_t stream)
+                                                   int heads, int s, int ld, float scale,
+                                                   int causal, cudaStream_t stream)
 {
     const size_t rows = (size_t)heads * (size_t)s;
-    if (heads < 1 || s < 1 || rows > 0x7FFFFFFFu)
+    if (heads < 1 || s < 1 || ld < s || rows > 0x7FFFFFFFu)
         return cudaErrorInvalidValue;
     attention_reference_softmax_kernel<<<(unsigned)rows, ATT_ROW_THREADS, 0, stream>>>(
-        s32, p_hi, p_lo, s, (double)scale, causal);
+        s32, p_hi, p_lo, s, ld, (double)scale, causal);
     return cudaGetLastError();
 }
 
@@ -1121,10 +1112,8 @@ extern "C" cudaError_t attention_reference_softmax(const float *s32, uint16_t *p
  * are the library's. The fill and reference kernels run in setup only. */
 /* clang-format off */
 extern "C" const rb_kernel_info attention_kernels[] = {
-    {"baseline", "attention_baseline_softmax_kernel<8>",
-     (const void *)attention_baseline_softmax_kernel<8>, ATT_ROW_THREADS, 0},
-    {"baseline", "attention_baseline_softmax_kernel<1>",
-     (const void *)attention_baseline_softmax_kernel<1>, ATT_ROW_THREADS, 0},
+    {"baseline", "attention_baseline_softmax_kernel",
+     (const void *)attention_baseline_softmax_kernel, ATT_ROW_THREADS, 0},
     {"flash_mma", "attention_flash_mma_kernel<128>",
      (const void *)attention_flash_mma_kernel<128>, ATT_THREADS, att_tile<128>::smem},
     {"flash_mma", "attention_flash_mma_kernel<64>",

@@ -27,9 +27,10 @@ extern "C" {
 cudaError_t attention_fill(uint16_t *q, uint16_t *k, uint16_t *v, size_t n, uint64_t seed,
                            cudaStream_t stream);
 
-/* The baseline's softmax over the score matrices in DRAM: s_mat is bh x s x s bf16 (S = Q K^T),
- * replaced in place by P = softmax(scale S + mask) row by row (masked entries 0). */
-cudaError_t attention_softmax_rows(uint16_t *s_mat, int bh, int s, float scale, int causal,
+/* The baseline's softmax over the score matrices in DRAM: s_mat is bh x s rows of s bf16 (S =
+ * Q K^T), stored ld apart (ld >= s, a multiple of 8: every row 16-byte aligned), replaced in
+ * place by P = softmax(scale S + mask) row by row (masked entries 0). */
+cudaError_t attention_softmax_rows(uint16_t *s_mat, int bh, int s, int ld, float scale, int causal,
                                    cudaStream_t stream);
 
 /* Step 1, the tiled online-softmax kernel on mma.sync (FlashAttention-2's form). kv_len: the
@@ -48,9 +49,11 @@ cudaError_t attention_optimized(const uint16_t *q, const uint16_t *k, const uint
 /* The trusted reference's pieces (setup only): one row-block of heads at a time, S in fp32 by a
  * bf16 GEMM with fp32 output, then this kernel: P = softmax(scale S + mask) in fp64 arithmetic,
  * split into p_hi = bf16(P) and p_lo = bf16(P - p_hi), so that P V = p_hi V + p_lo V by two bf16
- * GEMMs with fp32 accumulation to ~2^-16 relative. s32 is heads x s x s floats. */
+ * GEMMs with fp32 accumulation to ~2^-16 relative. s32, p_hi and p_lo: heads x s rows of s,
+ * stored ld apart. */
 cudaError_t attention_reference_softmax(const float *s32, uint16_t *p_hi, uint16_t *p_lo, int heads,
-                                        int s, float scale, int causal, cudaStream_t stream);
+                                        int s, int ld, float scale, int causal,
+                                        cudaStream_t stream);
 
 /* The kernels each variant launches, {0}-terminated (rb_pair.kernels). */
 extern const rb_kernel_info attention_kernels[];
