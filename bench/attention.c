@@ -358,6 +358,9 @@ static rb_status attention_setup(void **ctx, const rb_size *size, uint64_t seed,
     RB_CUDA(cudaMalloc((void **)&c->o, c->n * 2));
     RB_CUDA(cudaMalloc((void **)&c->ref, c->n * sizeof(float)));
     RB_CUDA(cudaMalloc((void **)&c->scores, (size_t)c->bh * c->s * c->ld * 2));
+    /* the rows' padding (ld > s) is read by the softmax's 16-byte loads, never used: zeros, so
+     * that no read is of uninitialized memory (compute-sanitizer's initcheck) */
+    RB_CUDA(cudaMemset(c->scores, 0, (size_t)c->bh * c->s * c->ld * 2));
     RB_CUDA(attention_fill(c->q, c->k, c->v, c->n, seed, 0));
     RB_TRY(attention_reference(c));
     int supported = 0;

@@ -834,8 +834,8 @@ att90_consumer(uint16_t *__restrict__ out, uint32_t q_smem, uint32_t ring, uint3
         const int key0 = j * ATT90_BN;
         const bool edge = key0 + ATT90_BN > s || (causal && key0 + ATT90_BN - 1 > q0 + 64 * c);
         att90_softmax(sacc, m, l, alpha, scale_log2, edge, key0, row0, s, causal);
-        /* the softmax above runs while P_(j-1) V_(j-1) does: these fences keep the compiler
-         * from sinking it below the wait (it did: the SASS waited halfway through the exps) */
+        /* the softmax above is meant to run while P_(j-1) V_(j-1) does: these fences keep it
+         * above the wait in the PTX (ptxas 13.0 still schedules the wait before the exps) */
         att90_fence_f(sacc);
         att90_fence_f(l);
         att90_fence_f(alpha);
