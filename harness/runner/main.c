@@ -1171,16 +1171,6 @@ static int compare_body(const rb_options *o, rb_outputs *outs)
     return rc;
 }
 
-static int cmd_compare(const rb_options *o)
-{
-    rb_outputs *outs = rb_outputs_new(o->through_links);
-    if (!outs)
-        return usage_error("out of memory");
-    int rc = compare_body(o, outs);
-    rb_outputs_free(outs);
-    return rc;
-}
-
 /* ---- history ---- */
 
 /* history -o BASE: BASE.svg, BASE.md and BASE.json, checked as files against every run it reads
@@ -1261,16 +1251,6 @@ static int history_body(const rb_options *o, rb_outputs *outs)
     return rc;
 }
 
-static int cmd_history(const rb_options *o)
-{
-    rb_outputs *outs = rb_outputs_new(0);
-    if (!outs)
-        return usage_error("out of memory");
-    int rc = history_body(o, outs);
-    rb_outputs_free(outs);
-    return rc;
-}
-
 /* ---- plot ---- */
 
 /* The charts (and with --html the report) of a results file: BASE.svg, BASE-speedup.svg and
@@ -1312,16 +1292,6 @@ static int plot_body(const rb_options *o, rb_outputs *outs)
     return EXIT_OK;
 }
 
-static int cmd_plot(const rb_options *o)
-{
-    rb_outputs *outs = rb_outputs_new(o->through_links);
-    if (!outs)
-        return usage_error("out of memory");
-    int rc = plot_body(o, outs);
-    rb_outputs_free(outs);
-    return rc;
-}
-
 /* A standard output that could not be written (a full disk, a closed descriptor) is an error:
  * the table or the comparison was lost. */
 static int stdout_checked(int rc)
@@ -1330,6 +1300,18 @@ static int stdout_checked(int rc)
         return rc;
     fprintf(stderr, "roofbench: writing the standard output failed: %s\n", strerror(errno));
     return rc ? rc : EXIT_USAGE;
+}
+
+/* A command that writes files: body with an output set of its own (core/outputs.h). */
+static int with_outputs(const rb_options *o, int through_links,
+                        int (*body)(const rb_options *o, rb_outputs *outs))
+{
+    rb_outputs *outs = rb_outputs_new(through_links);
+    if (!outs)
+        return usage_error("out of memory");
+    int rc = body(o, outs);
+    rb_outputs_free(outs);
+    return rc;
 }
 
 static int dispatch(int argc, char **argv, const rb_options *o)
@@ -1352,11 +1334,11 @@ static int dispatch(int argc, char **argv, const rb_options *o)
     }
     selected_device = o->device;
     if (o->command == RB_CMD_PLOT)
-        return cmd_plot(o);
+        return with_outputs(o, o->through_links, plot_body);
     if (o->command == RB_CMD_COMPARE)
-        return cmd_compare(o);
+        return with_outputs(o, o->through_links, compare_body);
     if (o->command == RB_CMD_HISTORY)
-        return cmd_history(o);
+        return with_outputs(o, 0, history_body);
     if (o->command == RB_CMD_DOCS)
         return rb_docs_main(".", o->check, stdout, stderr);
     if (o->command == RB_CMD_CEILINGS)

@@ -60,3 +60,11 @@ void fuzz_json_round_trip(const json_value *v)
     round_trip_indent(v, 0);
     round_trip_indent(v, 2);
 }
+
+int fuzz_count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}

@@ -29,6 +29,9 @@ int fuzz_json_equal(const json_value *a, const json_value *b);
  * to v whose own text is byte-identical: the writer's output is a fixed point of the reader. */
 void fuzz_json_round_trip(const json_value *v);
 
+/* How many times needle occurs in hay (without overlap). */
+int fuzz_count(const char *hay, const char *needle);
+
 /* libFuzzer's entry point (declared here so -Wmissing-prototypes holds). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -32,14 +32,6 @@ static const char *next_part(const uint8_t *data, size_t size, size_t *at, size_
     return start;
 }
 
-static int count(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 /* Records of an RFC 4180 text (CRLF-ended, quotes doubled inside quoted fields). */
 static int csv_records(const char *s)
 {
@@ -81,7 +73,7 @@ static void check_texts(const rb_runcmp *c)
     char *md = rb_runcmp_markdown(c, "OLD.json", "NEW.json"), *csv = rb_runcmp_csv(c);
     FUZZ_REQUIRE(html && md && csv);
     FUZZ_REQUIRE(rb_test_text_problem(html, 1) == NULL);
-    FUZZ_REQUIRE(count(html, "<tr class=") == c->n_rows);
+    FUZZ_REQUIRE(fuzz_count(html, "<tr class=") == c->n_rows);
     FUZZ_REQUIRE(rb_test_text_problem(md, 0) == NULL);
     FUZZ_REQUIRE(rb_test_text_problem(csv, 0) == NULL);
     FUZZ_REQUIRE(csv_records(csv) == c->n_rows + 1);

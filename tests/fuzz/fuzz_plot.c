@@ -15,14 +15,6 @@
 #include "result.h"
 #include "xml_check.h"
 
-static int count(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 static void check_chart(const char *svg)
 {
     const char *why = rb_test_text_problem(svg, 1);
@@ -54,10 +46,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int plotted = 0;
     for (int i = 0; i < d.n_points; i++)
         plotted += d.points[i].plotted;
-    FUZZ_REQUIRE(count(svg, "class=\"pt\"") == plotted);
+    FUZZ_REQUIRE(fuzz_count(svg, "class=\"pt\"") == plotted);
     char *html = rb_plot_html(&d, svg, speedup);
     FUZZ_REQUIRE(html && rb_test_text_problem(html, 1) == NULL);
-    FUZZ_REQUIRE(count(html, "<tr>") == d.n_points + 1); /* and the header's */
+    FUZZ_REQUIRE(fuzz_count(html, "<tr>") == d.n_points + 1); /* and the header's */
     FUZZ_REQUIRE(strstr(html, svg) && strstr(html, speedup));
     free(html);
     free(svg);
