@@ -152,6 +152,7 @@ int rb_plot_stage(const json_value *doc, const char *source_path, const char *fi
 {
     rb_plot_data d;
     char why[300];
+    rb_fmt(err, err_size, "%s", "");
     if (rb_plot_load(doc, filter, &d, why, sizeof why) != 0) {
         rb_fmt(err, err_size, "%s: %s", source_path, why);
         return -1;
@@ -162,21 +163,25 @@ int rb_plot_stage(const json_value *doc, const char *source_path, const char *fi
         return -1;
     }
     d.path = source_path;
-    char *svg = rb_plot_roofline_svg(&d), *speedup = svg ? rb_plot_speedup_svg(&d) : NULL;
-    int rc = svg && speedup ? 0 : -1;
-    if (rc != 0)
-        rb_fmt(err, err_size, "%s: out of memory", rb_outputs_path(outs, svg_index));
-    if (rc == 0)
-        rc = rb_outputs_stage_text(outs, svg_index, svg, err, err_size);
+    /* each chart written to its temporary as soon as it is drawn, and dropped when the report
+     * does not need it: one chart in memory at a time */
+    char *svg = rb_plot_roofline_svg(&d), *speedup = NULL;
+    int rc = svg ? rb_outputs_stage_text(outs, svg_index, svg, err, err_size) : -1;
+    if (html_index < 0) {
+        free(svg);
+        svg = NULL;
+    }
+    if (rc == 0 && (speedup = rb_plot_speedup_svg(&d)) == NULL)
+        rc = -1;
     if (rc == 0)
         rc = rb_outputs_stage_text(outs, speedup_index, speedup, err, err_size);
     if (rc == 0 && html_index >= 0) {
         char *html = rb_plot_html(&d, svg, speedup);
         rc = html ? rb_outputs_stage_text(outs, html_index, html, err, err_size) : -1;
-        if (!html)
-            rb_fmt(err, err_size, "%s: out of memory", rb_outputs_path(outs, html_index));
         free(html);
     }
+    if (rc != 0 && !err[0])
+        rb_fmt(err, err_size, "%s: out of memory", source_path);
     free(svg);
     free(speedup);
     rb_plot_free(&d);

@@ -410,6 +410,10 @@ char *rb_sbuf_take(rb_sbuf *b)
         free(b->s);
     else if (!s)
         s = calloc(1, 1);
+    else if (b->cap > b->len + 1 + 4096) { /* (a finished text keeps no doubling's slack) */
+        char *fit = realloc(s, b->len + 1);
+        s = fit ? fit : s;
+    }
     memset(b, 0, sizeof *b);
     return s;
 }
