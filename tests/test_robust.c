@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../harness/core/docs.h"
 #include "../harness/core/expect.h"
 #include "../harness/core/json.h"
 #include "../harness/core/outputs.h"
@@ -61,16 +62,7 @@ static char *get_text(const char *name)
 {
     char p[600];
     path_in(p, sizeof p, name);
-    FILE *f = fopen(p, "rb");
-    if (!f)
-        return NULL;
-    rb_sbuf b = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        rb_sbuf_add(&b, "%.*s", (int)n, chunk);
-    fclose(f);
-    return rb_sbuf_take(&b);
+    return rb_docs_read_text(p);
 }
 
 /* Nothing but the named entries (NULL-terminated) is in the folder: no temporary, no output. */
