@@ -1642,6 +1642,66 @@ static void test_power_cap_needs_time_and_clock(void)
     json_free(doc);
 }
 
+/* A sustained row is judged on its time alone. The H100 case: gemm_precision's bf16 step with a
+ * planted 10% slowdown ran +7.6% in time at a 6% lower clock; the agreement rule called it pass.
+ * And a row the file recorded per_clock is judged against the spread of its recorded times. */
+static void test_sustained_judged_on_time(void)
+{
+    json_value *doc = record_three();
+    if (!doc)
+        return;
+    rb_pair_result p;
+    judge_new(doc, 1.005, 1.03, 1.0, 1500, &p);
+    rb_variant_result *sc = &p.v[3];
+    double mhz = rb_clocks_mean_mhz(&sc->clocks);
+    rb_expected e;
+    const json_value *vs = json_get(json_get(json_get(doc, "pairs"), "gemm_x"), "variants");
+    rb_expected_read(json_get(vs, "steady_capped"), &e);
+    double thr, ratio;
+    int per_clock;
+    sc->time_ms.median = 1.076 * e.median_ms; /* the planted slowdown, at a 6% lower clock */
+    sc->clocks.sm_mhz_sum = 0.94 * mhz * sc->clocks.clock_samples;
+    sc->timing = RB_TIMING_INTERLEAVED; /* ~1 ms samples: the clock may excuse it */
+    RB_CHECK(rb_expect_judge_run(&e, sc, &thr, &ratio, &per_clock) == RB_VERDICT_PASS);
+    sc->timing = RB_TIMING_SUSTAINED; /* sustained: the time decides */
+    RB_CHECK(rb_expect_judge_run(&e, sc, &thr, &ratio, &per_clock) == RB_VERDICT_REGRESSED);
+    RB_CHECK(!per_clock && fabs(ratio - 1.076) < 1e-9);
+    sc->timing = RB_TIMING_SUSTAINED_INTERLEAVED;
+    RB_CHECK(rb_expect_judge_run(&e, sc, &thr, &ratio, &per_clock) == RB_VERDICT_REGRESSED);
+    /* ... and the same time at another clock is a pass, whatever its cycles did. */
+    sc->time_ms.median = e.median_ms;
+    RB_CHECK(rb_expect_judge_run(&e, sc, &thr, &ratio, &per_clock) == RB_VERDICT_PASS);
+    /* capped was recorded per_clock: sustained, its threshold comes from its recorded times. */
+    judge_new(doc, 1.005, 1.03, 1.0, 1560, &p);
+    rb_variant_result *c = &p.v[2];
+    rb_expected_read(json_get(vs, "capped"), &e);
+    RB_CHECK(e.per_clock && e.time_spread > e.run_spread);
+    c->timing = RB_TIMING_SUSTAINED;
+    c->time_ms.median = e.median_ms * (1.0 + 1.5 * e.time_spread);
+    RB_CHECK(rb_expect_judge_run(&e, c, &thr, &ratio, &per_clock) == RB_VERDICT_PASS);
+    RB_CHECK_NEAR(thr, RB_EXPECT_SPREAD_FACTOR * e.time_spread, 1e-12);
+    c->time_ms.median = e.median_ms * (1.0 + 2.5 * e.time_spread);
+    RB_CHECK(rb_expect_judge_run(&e, c, &thr, &ratio, &per_clock) == RB_VERDICT_REGRESSED);
+    json_free(doc);
+    /* Recorded from sustained runs, capped is not per_clock: its spread is its times'. */
+    rb_pair_result runs[3];
+    three_runs(runs);
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < runs[r].n_variants; k++)
+            runs[r].v[k].timing = RB_TIMING_SUSTAINED;
+    const rb_pair_result *earlier[2] = {&runs[0], &runs[1]};
+    json_value *rec = NULL, *platform = parse_text("{\"dram_gbps\": 3000, \"source\": \"q\"}");
+    char err[300] = "";
+    RB_CHECK(rb_expect_update_runs(&rec, &runs[2], 1, earlier, 2, platform,
+                                   parse_text("{\"name\": \"NVIDIA H100 80GB HBM3\"}"), NULL,
+                                   parse_text("{\"git\": \"abc\"}"), err, sizeof err) == 0);
+    json_free(platform);
+    rb_expected_read(
+        json_get(json_get(json_get(json_get(rec, "pairs"), "gemm_x"), "variants"), "capped"), &e);
+    RB_CHECK(rec && !e.per_clock && e.run_spread > 0.1);
+    json_free(rec);
+}
+
 static void test_print_thresholds(void)
 {
     json_value *doc = record_three();
@@ -1817,6 +1877,7 @@ static const rbtest_case expect_cases[] = {
     {"update_records_run_spread", test_update_records_run_spread},
     {"judge_with_run_spread", test_judge_with_run_spread},
     {"power_cap_needs_time_and_clock", test_power_cap_needs_time_and_clock},
+    {"sustained_judged_on_time", test_sustained_judged_on_time},
     {"print_thresholds", test_print_thresholds},
     {"validate_refuses_bad_run_fields", test_validate_refuses_bad_run_fields},
     {"verdicts_attributed", test_verdicts_attributed},

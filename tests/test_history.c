@@ -275,8 +275,12 @@ static void test_committed_h100(void)
                 s->steps[k].row.cause == RB_CAUSE_CODE &&
                 strstr(s->steps[k].row.evidence, "fused_elementwise_baseline_bias_kernel is new");
     RB_CHECK(s && s->verdict == RB_HISTORY_STEP && bias == 1);
+    /* cuda_graphs' stream-launch baseline (host-bound): judged with floors from its recorded
+     * runs above 10%, so blind in those judgements; whether the series ends blind or moved
+     * depends on the runs committed since. */
     s = find(&h, "cuda_graphs/baseline");
-    RB_CHECK(s && s->verdict == RB_HISTORY_BLIND && strstr(s->blind_why, "recorded runs"));
+    RB_CHECK(s && s->n_blind > 0 && s->max_floor > 0.10 && strstr(s->blind_why, "recorded runs"));
+    RB_CHECK(s && (s->verdict == RB_HISTORY_BLIND || s->verdict == RB_HISTORY_MOVED));
     static const char *const steady[] = {"copy_vectorized/baseline", "copy_vectorized/optimized",
                                          "copy_coalescing/optimized", "transpose/optimized"};
     for (size_t i = 0; i < sizeof steady / sizeof steady[0]; i++) {

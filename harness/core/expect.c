@@ -517,6 +517,17 @@ void rb_expected_read(const json_value *x, rb_expected *e)
     e->run_spread = json_number_at(x, "run_spread");
     e->sm_mhz = json_number_at(json_get(x, "clocks"), "sm_mhz_mean");
     e->per_clock = json_true_at(x, "per_clock");
+    e->time_spread = e->per_clock ? NAN : e->run_spread;
+    const json_value *meds = json_get(x, "run_medians");
+    if (e->per_clock && meds && meds->type == JSON_ARRAY && meds->count >= 2 &&
+        e->median_ms > 0) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (uint32_t i = 0; i < meds->count; i++) {
+            lo = fmin(lo, meds->items[i]->number);
+            hi = fmax(hi, meds->items[i]->number);
+        }
+        e->time_spread = (hi - lo) / e->median_ms; /* the validated file's median of them */
+    }
 }
 
 double rb_expect_run_threshold(const rb_expected *e, const rb_stats *now)
@@ -551,6 +562,14 @@ rb_verdict rb_expect_judge_run(const rb_expected *e, const rb_variant_result *v,
     double mhz = known_mhz(&v->clocks);
     int clock_known = e->sm_mhz > 0 && mhz > 0;
     double time_ratio = v->time_ms.median / e->median_ms;
+    if (rb_timing_sustained(v->timing)) { /* its time alone (expect.h says why) */
+        rb_expected by_time = *e;
+        by_time.run_spread = e->time_spread;
+        *per_clock = 0;
+        *ratio = time_ratio;
+        *threshold = rb_expect_run_threshold(&by_time, &v->time_ms);
+        return verdict_of(time_ratio, *threshold);
+    }
     double clock_ratio = clock_known ? time_ratio * mhz / e->sm_mhz : NAN;
     *per_clock = e->per_clock && clock_known;
     *ratio = *per_clock ? clock_ratio : time_ratio;
@@ -746,7 +765,8 @@ static int variant_runs(const rb_pair_result *pairs, int i, int k,
         cmin = fmin(cmin, ms[r] * mhz[r]);
         cmax = fmax(cmax, ms[r] * mhz[r]);
     }
-    *per_clock = v->unit != RB_UNIT_NONE && capped && clocks && n >= 2 && cmax / cmin < tmax / tmin;
+    *per_clock = v->unit != RB_UNIT_NONE && capped && clocks && n >= 2 && cmax / cmin < tmax / tmin &&
+                 !rb_timing_sustained(v->timing); /* judged on time alone */
     for (int r = 0; r < n; r++)
         x[r] = *per_clock ? ms[r] * mhz[r] : ms[r];
     return n;
