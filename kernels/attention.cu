@@ -479,8 +479,12 @@ extern "C" cudaError_t attention_flash_mma(const uint16_t *q, const uint16_t *k,
  * an empty asm on the accumulators (and on P) keeps the compiler from moving their uses above
  * it. Masks and edges are step 1's; rows and keys past s come from the TMA as zeros. */
 
-/* The driver's cuTensorMapEncodeTiled type (PFN_...), for the host half of step 2. */
+/* The driver's cuTensorMapEncodeTiled type (PFN_...), for the host half of step 2, and the Hopper
+ * PTX wrappers step 2 shares with hgemm and tma_pipeline (mbarrier, TMA 2D loads, wgmma
+ * fence/commit/wait, setmaxnreg, the K-major 128B-swizzle descriptor: sm90_*). */
 #include <cudaTypedefs.h>
+
+#include "sm90_ptx.cuh"
 
 enum {
     ATT90_BM = 128, /* query rows per block: two consumers x 64 */
@@ -515,20 +519,8 @@ static_assert(2 * att90_cfg<128>::tile_bytes < (1 << 20), "mbarrier transaction 
 #endif
 
 #if ATT90_DEVICE
-static __device__ __forceinline__ uint32_t att90_smem_u32(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-/* A K-major, 128B-swizzled operand at shared address addr: start >> 4, LBO 1 (unused), SBO 1024
- * >> 4, swizzle mode 1 (128B) in bits 62-63 (PTX ISA, "Matrix Descriptor Format"). */
-static __device__ __forceinline__ uint64_t att90_desc_k(uint32_t addr)
-{
-    return (uint64_t)((addr & 0x3FFFFu) >> 4) | ((uint64_t)1 << 16) |
-           ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
-}
-
-/* An MN-major, 128B-swizzled operand (V as P V's B): LBO = the next 64-wide column block of d
+/* Q and K are K-major operands (sm90_desc_k128). An MN-major, 128B-swizzled operand (V as P V's
+ * B) has its own descriptor: LBO = the next 64-wide column block of d
  * (16 KB), SBO = the next 8 keys (1024 bytes). */
 static __device__ __forceinline__ uint64_t att90_desc_mn(uint32_t addr)
 {
@@ -536,31 +528,8 @@ static __device__ __forceinline__ uint64_t att90_desc_mn(uint32_t addr)
            ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
 }
 
-static __device__ __forceinline__ void att90_wgmma_fence(void)
-{
-    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-}
-
-static __device__ __forceinline__ void att90_wgmma_commit(void)
-{
-    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-}
-
-template <int N> static __device__ __forceinline__ void att90_wgmma_wait(void)
-{
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-
-/* Tells the compiler these registers may have changed here (an asynchronous wgmma wrote or read
- * them), so that it neither moves their uses above a wait nor reuses them while one is in
- * flight. Emits nothing. */
-template <int N> static __device__ __forceinline__ void att90_fence_f(float (&x)[N])
-{
-#pragma unroll
-    for (int i = 0; i < N; i++)
-        asm volatile("" : "+f"(x[i])::"memory");
-}
-
+/* sm90_fence_f for P's registers: the compiler must not reuse or rewrite them while the P V wgmma
+ * that reads them is in flight. Emits nothing. */
 static __device__ __forceinline__ void att90_fence_p(uint32_t (&p)[ATT90_BN / 16][4])
 {
 #pragma unroll
@@ -619,43 +588,6 @@ static __device__ __forceinline__ void att90_wgmma_pv(float (&d)[32], const uint
                  : "memory");
 }
 
-static __device__ __forceinline__ void att90_mbar_init(uint32_t bar, uint32_t count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-
-static __device__ __forceinline__ void att90_fence_mbar_init(void)
-{
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
-
-static __device__ __forceinline__ void att90_mbar_expect_tx(uint32_t bar, uint32_t bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void att90_mbar_arrive(uint32_t bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-
-/* Returns once the phase with this parity has completed (a fresh barrier: parity 1 is). */
-static __device__ __forceinline__ void att90_mbar_wait(uint32_t bar, uint32_t parity)
-{
-    uint32_t done;
-    do {
-        asm volatile("{\n"
-                     ".reg .pred p;\n"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n"
-                     "}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-
 /* The box at (x = d column, y = row, z = head) of a 3D tensor map into shared dst, its bytes
  * reported to the mbarrier bar; rows past the head's s arrive as zeros. */
 static __device__ __forceinline__ void att90_tma_load(uint32_t dst, const CUtensorMap *map, int x,
@@ -665,21 +597,6 @@ static __device__ __forceinline__ void att90_tma_load(uint32_t dst, const CUtens
                  " [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
                  "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(bar)
                  : "memory");
-}
-
-static __device__ __forceinline__ void att90_prefetch_map(const CUtensorMap *map)
-{
-    asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
-}
-
-template <int R> static __device__ __forceinline__ void att90_setmaxnreg_dec(void)
-{
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
-}
-
-template <int R> static __device__ __forceinline__ void att90_setmaxnreg_inc(void)
-{
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
 }
 
 /* All of a 128-row tile's column blocks (one box each) at row y of head z. */
@@ -699,14 +616,14 @@ att90_producer(const CUtensorMap *map_q, const CUtensorMap *map_k, const CUtenso
                uint32_t q_smem, uint32_t ring, uint32_t q_full, uint32_t full, uint32_t empty,
                int q0, int head, int tiles)
 {
-    att90_mbar_expect_tx(q_full, att90_cfg<D>::tile_bytes);
+    sm90_mbar_expect_tx(q_full, att90_cfg<D>::tile_bytes);
     att90_load_tile<D>(q_smem, map_q, q0, head, q_full);
     int st = 0;
     uint32_t phase = 0;
     for (int j = 0; j < tiles; j++) {
-        att90_mbar_wait(empty + 8u * st, phase ^ 1u); /* the first pass finds every stage free */
+        sm90_mbar_wait(empty + 8u * st, phase ^ 1u); /* the first pass finds every stage free */
         const uint32_t stage = ring + st * att90_cfg<D>::stage_bytes;
-        att90_mbar_expect_tx(full + 8u * st, att90_cfg<D>::stage_bytes);
+        sm90_mbar_expect_tx(full + 8u * st, att90_cfg<D>::stage_bytes);
         att90_load_tile<D>(stage, map_k, j * ATT90_BN, head, full + 8u * st);
         att90_load_tile<D>(stage + att90_cfg<D>::tile_bytes, map_v, j * ATT90_BN, head,
                            full + 8u * st);
@@ -723,13 +640,13 @@ template <int D>
 static __device__ __forceinline__ void att90_issue_s(float (&s)[64], uint32_t q_rows,
                                                      uint32_t k_tile)
 {
-    att90_wgmma_fence();
+    sm90_wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < D / 16; kk++) {
         const uint32_t off = (uint32_t)(kk / 4) * ATT90_BLOCK_BYTES + (uint32_t)(kk % 4) * 32;
-        att90_wgmma_s(s, att90_desc_k(q_rows + off), att90_desc_k(k_tile + off), kk > 0);
+        att90_wgmma_s(s, sm90_desc_k128(q_rows + off), sm90_desc_k128(k_tile + off), kk > 0);
     }
-    att90_wgmma_commit();
+    sm90_wgmma_commit();
 }
 
 /* O += P V from the stage's V tile at v_tile: 8 wgmmas (16 keys each), one group. */
@@ -737,11 +654,11 @@ template <int D>
 static __device__ __forceinline__ void
 att90_issue_pv(float (&o)[D / 2], const uint32_t (&p)[ATT90_BN / 16][4], uint32_t v_tile)
 {
-    att90_wgmma_fence();
+    sm90_wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < ATT90_BN / 16; kk++)
         att90_wgmma_pv(o, p[kk], att90_desc_mn(v_tile + (uint32_t)kk * 2048));
-    att90_wgmma_commit();
+    sm90_wgmma_commit();
 }
 
 /* The online softmax of one tile in S (step 1's, over 16 n8 tiles): scale into the log2
@@ -818,43 +735,43 @@ att90_consumer(uint16_t *__restrict__ out, uint32_t q_smem, uint32_t ring, uint3
 #pragma unroll
     for (int i = 0; i < D / 2; i++)
         o[i] = 0.0f;
-    att90_mbar_wait(q_full, 0);
+    sm90_mbar_wait(q_full, 0);
     for (int j = 0; j < tiles; j++) {
         const int st = j % att90_cfg<D>::stages,
                   prev = (j + att90_cfg<D>::stages - 1) % att90_cfg<D>::stages;
         const uint32_t stage = ring + st * att90_cfg<D>::stage_bytes;
-        att90_mbar_wait(full + 8u * st, (uint32_t)(j / att90_cfg<D>::stages) & 1u);
+        sm90_mbar_wait(full + 8u * st, (uint32_t)(j / att90_cfg<D>::stages) & 1u);
         att90_issue_s<D>(sacc, q_rows, stage);
         if (j > 0)
             att90_issue_pv<D>(o, p,
                               ring + prev * att90_cfg<D>::stage_bytes + att90_cfg<D>::tile_bytes);
         if (j > 0)
-            att90_wgmma_wait<1>(); /* S_j is done; P_(j-1) V_(j-1) may still run */
+            sm90_wgmma_wait<1>(); /* S_j is done; P_(j-1) V_(j-1) may still run */
         else
-            att90_wgmma_wait<0>();
-        att90_fence_f(sacc);
+            sm90_wgmma_wait<0>();
+        sm90_fence_f(sacc);
         const int key0 = j * ATT90_BN;
         const bool edge = key0 + ATT90_BN > s || (causal && key0 + ATT90_BN - 1 > q0 + 64 * c);
         att90_softmax(sacc, m, l, alpha, scale_log2, edge, key0, row0, s, causal);
         /* the softmax above is meant to run while P_(j-1) V_(j-1) does: these fences keep it
          * above the wait in the PTX (ptxas 13.0 still schedules the wait before the exps) */
-        att90_fence_f(sacc);
-        att90_fence_f(l);
-        att90_fence_f(alpha);
-        att90_wgmma_wait<0>();
-        att90_fence_f(o);
+        sm90_fence_f(sacc);
+        sm90_fence_f(l);
+        sm90_fence_f(alpha);
+        sm90_wgmma_wait<0>();
+        sm90_fence_f(o);
         att90_fence_p(p);
 #pragma unroll
         for (int i = 0; i < D / 2; i++)
             o[i] *= alpha[(i >> 1) & 1];
         att90_pack_p(p, sacc);
         if (j > 0 && lead)
-            att90_mbar_arrive(empty + 8u * prev); /* both K and V of tile j - 1 are read */
+            sm90_mbar_arrive(empty + 8u * prev); /* both K and V of tile j - 1 are read */
     }
     const int last = (tiles - 1) % att90_cfg<D>::stages;
     att90_issue_pv<D>(o, p, ring + last * att90_cfg<D>::stage_bytes + att90_cfg<D>::tile_bytes);
-    att90_wgmma_wait<0>();
-    att90_fence_f(o);
+    sm90_wgmma_wait<0>();
+    sm90_fence_f(o);
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         const float inv = 1.0f / att_quad_sum(l[h]);
@@ -882,35 +799,35 @@ static __global__ void __launch_bounds__(ATT90_THREADS, 1)
     __shared__ __align__(8) uint64_t q_full_bar, full_bar[att90_cfg<D>::stages],
         empty_bar[att90_cfg<D>::stages];
     const uint32_t q_smem =
-        (att90_smem_u32(att90_smem) + ATT90_ALIGN - 1) & ~(uint32_t)(ATT90_ALIGN - 1);
+        (sm90_smem_u32(att90_smem) + ATT90_ALIGN - 1) & ~(uint32_t)(ATT90_ALIGN - 1);
     const uint32_t ring = q_smem + att90_cfg<D>::tile_bytes;
-    const uint32_t q_full = att90_smem_u32(&q_full_bar), full = att90_smem_u32(full_bar),
-                   empty = att90_smem_u32(empty_bar);
+    const uint32_t q_full = sm90_smem_u32(&q_full_bar), full = sm90_smem_u32(full_bar),
+                   empty = sm90_smem_u32(empty_bar);
     const int q0 = ((int)gridDim.x - 1 - (int)blockIdx.x) * ATT90_BM, head = (int)blockIdx.y;
     const int kv_end = causal && q0 + ATT90_BM < s ? q0 + ATT90_BM : s;
     const int tiles = (kv_end + ATT90_BN - 1) / ATT90_BN;
     const int wg = (int)threadIdx.x / 128;
 
     if (threadIdx.x == 0) {
-        att90_prefetch_map(&map_q);
-        att90_prefetch_map(&map_k);
-        att90_prefetch_map(&map_v);
-        att90_mbar_init(q_full, 1);
+        sm90_prefetch_map(&map_q);
+        sm90_prefetch_map(&map_k);
+        sm90_prefetch_map(&map_v);
+        sm90_mbar_init(q_full, 1);
         for (int i = 0; i < att90_cfg<D>::stages; i++) {
-            att90_mbar_init(full + 8u * i, 1);  /* the producer's expect_tx */
-            att90_mbar_init(empty + 8u * i, 2); /* one arrival per consumer */
+            sm90_mbar_init(full + 8u * i, 1);  /* the producer's expect_tx */
+            sm90_mbar_init(empty + 8u * i, 2); /* one arrival per consumer */
         }
-        att90_fence_mbar_init();
+        sm90_fence_mbar_init();
     }
     __syncthreads();
     if (wg == 0) {
-        att90_setmaxnreg_dec<ATT90_PRODUCER_REGS>();
+        sm90_setmaxnreg_dec<ATT90_PRODUCER_REGS>();
         if (threadIdx.x == 0)
             att90_producer<D>(&map_q, &map_k, &map_v, q_smem, ring, q_full, full, empty, q0, head,
                               tiles);
         /* The producer's threads may leave: the TMA completes on the barriers by itself. */
     } else {
-        att90_setmaxnreg_inc<ATT90_CONSUMER_REGS>();
+        sm90_setmaxnreg_inc<ATT90_CONSUMER_REGS>();
         att90_consumer<D>(out, q_smem, ring, q_full, full, empty, wg - 1, q0, s,
                           (size_t)head * (size_t)s * D, tiles, scale_log2, causal);
     }

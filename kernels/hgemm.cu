@@ -577,9 +577,13 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  * cuBLASLt has no FP8 algorithm for the awkward shape's odd M, where fp8_library is skipped.
  */
 
-/* The driver's cuTensorMapEncodeTiled type (PFN_...): included here, not at the top, so that the
- * file's two halves each carry what they use. */
+/* The driver's cuTensorMapEncodeTiled type (PFN_...), and the Hopper PTX wrappers this half
+ * shares with tma_pipeline and attention (mbarrier, TMA loads, wgmma fence/commit/wait,
+ * setmaxnreg, the K-major 128B-swizzle descriptor: sm90_*): included here, not at the top, so
+ * that the file's two halves each carry what they use. */
 #include <cudaTypedefs.h>
+
+#include "sm90_ptx.cuh"
 
 enum {
     HGEMM_SM90_BM = 128,        /* block tile rows (2 consumers x 64) */
@@ -630,48 +634,7 @@ static_assert(HGEMM_SM90_PRODUCER_REGS * 128 + HGEMM_SM90_CONSUMER_REGS * 256 <=
 
 #if HGEMM_SM90_DEVICE
 
-static __device__ __forceinline__ uint32_t hgemm_sm90_smem_u32(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
 /* ---- wgmma ---- */
-
-/* The descriptor of a K-major, 128B-swizzled tile at shared address addr (see the overview of
- * steps 3-6 above): start >> 4, LBO 1 (unused when swizzled), SBO 1024 >> 4, swizzle mode 1 in
- * bits 62-63. */
-static __device__ __forceinline__ uint64_t hgemm_sm90_desc(uint32_t addr)
-{
-    return (uint64_t)((addr & 0x3FFFFu) >> 4) | ((uint64_t)1 << 16) |
-           ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
-}
-
-/* Orders this thread's earlier register (accumulator) and shared-memory accesses before the
- * wgmmas that follow; required before the first wgmma of a batch. */
-static __device__ __forceinline__ void hgemm_sm90_wgmma_fence(void)
-{
-    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-}
-
-static __device__ __forceinline__ void hgemm_sm90_wgmma_commit(void)
-{
-    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-}
-
-/* Waits until at most n of the warpgroup's committed wgmma groups are pending. */
-template <int n> static __device__ __forceinline__ void hgemm_sm90_wgmma_wait(void)
-{
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(n) : "memory");
-}
-
-/* Tells the compiler each accumulator may have changed here (the asynchronous wgmma wrote
- * them), so it neither reads them early nor keeps stale copies across the wait. Emits nothing. */
-static __device__ __forceinline__ void hgemm_sm90_acc_fence(float (&d)[128])
-{
-#pragma unroll
-    for (int i = 0; i < 128; i++)
-        asm volatile("" : "+f"(d[i])::"memory");
-}
 
 /* The 128 accumulator operands %0 .. %127 of an m64n256 wgmma, and their bindings. */
 #define HGEMM_SM90_D_REGS                                                                          \
@@ -718,13 +681,14 @@ static __device__ __forceinline__ void hgemm_sm90_wgmma_e4m3(float (&d)[128], ui
 
 /* One K tile of this warpgroup's 64 x 256 block: 4 wgmmas, each 32 bytes further along the
  * 128-byte rows of the A tile (at a_tile, this warpgroup's 64 rows) and the B tile (256 rows),
- * committed as one group. The caller waits. */
+ * committed as one group. Both tiles are K-major and 128B-swizzled (sm90_desc_k128; see the
+ * overview of steps 3-6 above). The caller waits, then fences the accumulators (sm90_fence_f). */
 template <bool FP8>
 static __device__ __forceinline__ void hgemm_sm90_mma_tile(float (&d)[128], uint32_t a_tile,
                                                            uint32_t b_tile)
 {
-    const uint64_t da = hgemm_sm90_desc(a_tile), db = hgemm_sm90_desc(b_tile);
-    hgemm_sm90_wgmma_fence();
+    const uint64_t da = sm90_desc_k128(a_tile), db = sm90_desc_k128(b_tile);
+    sm90_wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < HGEMM_SM90_ROW_BYTES / 32; kk++) {
         /* +32 bytes = +2 in the start-address field (bits 0-13), which cannot carry out: the
@@ -734,7 +698,7 @@ static __device__ __forceinline__ void hgemm_sm90_mma_tile(float (&d)[128], uint
         else
             hgemm_sm90_wgmma_bf16(d, da + 2 * kk, db + 2 * kk);
     }
-    hgemm_sm90_wgmma_commit();
+    sm90_wgmma_commit();
 }
 
 /* ---- cp.async (step 3) ---- */
@@ -767,29 +731,9 @@ static __device__ __forceinline__ void hgemm_sm90_fence_proxy_async(void)
 
 /* ---- mbarrier ---- */
 
-static __device__ __forceinline__ void hgemm_sm90_mbar_init(uint32_t bar, uint32_t count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-
-/* Publishes the mbarrier.init's to the other threads, the async proxy (TMA) and the cluster's
- * other CTA; a __syncthreads or cluster barrier must follow before any use. */
-static __device__ __forceinline__ void hgemm_sm90_fence_mbar_init(void)
-{
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
-
-/* One arrival, and `bytes` more expected from complete_tx before the phase can complete. */
-static __device__ __forceinline__ void hgemm_sm90_mbar_expect_tx(uint32_t bar, uint32_t bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void hgemm_sm90_mbar_arrive(uint32_t bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
+/* The waits (sm90_mbar_wait) are acquire at CTA scope, also step 6's producer's on empty barriers
+ * that the peer CTA arrives on too (as CUTLASS does): those arrivals only say the peer's reads are
+ * done; .acquire.cluster would add an L1 invalidation (CCTL.IVALL) to every wait. */
 
 /* One arrival on the barrier at the same offset as bar in CTA `rank` of the cluster. Default
  * semantics (release, CTA scope), as CUTLASS's ClusterBarrier: what the arrival publishes is that
@@ -807,38 +751,7 @@ static __device__ __forceinline__ void hgemm_sm90_mbar_arrive_cluster(uint32_t b
                  : "memory");
 }
 
-/* Returns once the phase with this parity has completed (acquire, CTA scope): the TMA's writes
- * that completed it are then visible. A barrier in its first phase reports parity 1 complete.
- * Step 6's producer waits this way on empty barriers that the peer CTA arrives on too (as
- * CUTLASS does): the arrivals only say the peer's reads are done; .acquire.cluster would add an
- * L1 invalidation (CCTL.IVALL) to every wait. */
-static __device__ __forceinline__ void hgemm_sm90_mbar_wait(uint32_t bar, uint32_t parity)
-{
-    uint32_t done;
-    do {
-        asm volatile("{\n"
-                     ".reg .pred p;\n"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n"
-                     "}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-
 /* ---- TMA ---- */
-
-/* The box at tensor coordinates (x = inner/K, y = outer/row) into shared dst; completion
- * (bytes) is reported to the mbarrier bar. Parts past the tensor's edges land as zeros. */
-static __device__ __forceinline__ void hgemm_sm90_tma_load(uint32_t dst, const CUtensorMap *map,
-                                                           int x, int y, uint32_t bar)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-                 "l"((uint64_t)map), "r"(x), "r"(y), "r"(bar)
-                 : "memory");
-}
 
 /* The same box written to dst in every CTA of cta_mask, each signalling its own barrier at
  * bar's offset. */
@@ -881,24 +794,7 @@ static __device__ __forceinline__ void hgemm_sm90_bulk_wait(void)
     asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
 }
 
-static __device__ __forceinline__ void hgemm_sm90_prefetch_map(const CUtensorMap *map)
-{
-    asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
-}
-
-/* ---- warpgroup registers, named barriers, clusters ---- */
-
-/* setmaxnreg: the whole warpgroup executes it; dec returns registers to the SM's pool, inc
- * blocks until the pool has enough. */
-template <int regs> static __device__ __forceinline__ void hgemm_sm90_setmaxnreg_dec(void)
-{
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(regs));
-}
-
-template <int regs> static __device__ __forceinline__ void hgemm_sm90_setmaxnreg_inc(void)
-{
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(regs));
-}
+/* ---- named barriers, clusters ---- */
 
 /* Barrier `id` (1..15; 0 is __syncthreads) among `threads` threads. */
 static __device__ __forceinline__ void hgemm_sm90_named_sync(uint32_t id, uint32_t threads)
@@ -1007,7 +903,7 @@ static __global__ void __launch_bounds__(HGEMM_SM90_THREADS, 1)
 #if HGEMM_SM90_DEVICE
     extern __shared__ unsigned char hgemm_sm90_smem[];
     const uint32_t ring =
-        (hgemm_sm90_smem_u32(hgemm_sm90_smem) + HGEMM_SM90_ALIGN - 1) & ~(HGEMM_SM90_ALIGN - 1u);
+        (sm90_smem_u32(hgemm_sm90_smem) + HGEMM_SM90_ALIGN - 1) & ~(HGEMM_SM90_ALIGN - 1u);
     const int wg = threadIdx.x / 128;
     /* the grouped block order of steps 1-2 (hgemm_tile_of): at 8192^3 the plain row-major order
      * left steps 3-5 DRAM-bound (docs/notes/hgemm.md) */
@@ -1047,8 +943,8 @@ static __global__ void __launch_bounds__(HGEMM_SM90_THREADS, 1)
             hgemm_sm90_cp_async_stage(ring + s_write * HGEMM_SM90_STAGE_BYTES, a, b, m, n, k, row0,
                                       col0, (kt + HGEMM_SM90_STAGES - 1) * HGEMM_SM90_BK);
         hgemm_sm90_cp_async_commit();
-        hgemm_sm90_wgmma_wait<0>();
-        hgemm_sm90_acc_fence(d);
+        sm90_wgmma_wait<0>();
+        sm90_fence_f(d);
         s_read = s_read + 1 == HGEMM_SM90_STAGES ? 0 : s_read + 1;
         s_write = s_write + 1 == HGEMM_SM90_STAGES ? 0 : s_write + 1;
     }
@@ -1070,9 +966,9 @@ static __device__ __forceinline__ void hgemm_sm90_issue_stage(const CUtensorMap 
                                                               uint32_t stage, uint32_t bar, int kt,
                                                               int row0, int col0)
 {
-    hgemm_sm90_mbar_expect_tx(bar, HGEMM_SM90_STAGE_BYTES);
-    hgemm_sm90_tma_load(stage, map_a, kt * HGEMM_SM90_BK, row0, bar);
-    hgemm_sm90_tma_load(stage + HGEMM_SM90_A_BYTES, map_b, kt * HGEMM_SM90_BK, col0, bar);
+    sm90_mbar_expect_tx(bar, HGEMM_SM90_STAGE_BYTES);
+    sm90_tma_load_2d(stage, map_a, kt * HGEMM_SM90_BK, row0, bar);
+    sm90_tma_load_2d(stage + HGEMM_SM90_A_BYTES, map_b, kt * HGEMM_SM90_BK, col0, bar);
 }
 #endif
 
@@ -1085,8 +981,8 @@ static __global__ void __launch_bounds__(HGEMM_SM90_THREADS, 1)
     extern __shared__ unsigned char hgemm_sm90_smem[];
     __shared__ __align__(8) uint64_t full_bar[HGEMM_SM90_STAGES];
     const uint32_t ring =
-        (hgemm_sm90_smem_u32(hgemm_sm90_smem) + HGEMM_SM90_ALIGN - 1) & ~(HGEMM_SM90_ALIGN - 1u);
-    const uint32_t full = hgemm_sm90_smem_u32(full_bar);
+        (sm90_smem_u32(hgemm_sm90_smem) + HGEMM_SM90_ALIGN - 1) & ~(HGEMM_SM90_ALIGN - 1u);
+    const uint32_t full = sm90_smem_u32(full_bar);
     const bool producer = threadIdx.x == 0;
     const int wg = threadIdx.x / 128;
     /* the grouped block order of steps 1-2 (hgemm_tile_of): at 8192^3 the plain row-major order
@@ -1097,11 +993,11 @@ static __global__ void __launch_bounds__(HGEMM_SM90_THREADS, 1)
     const int k_tiles = (k + HGEMM_SM90_BK - 1) / HGEMM_SM90_BK;
 
     if (producer) {
-        hgemm_sm90_prefetch_map(&map_a);
-        hgemm_sm90_prefetch_map(&map_b);
+        sm90_prefetch_map(&map_a);
+        sm90_prefetch_map(&map_b);
         for (int s = 0; s < HGEMM_SM90_STAGES; s++)
-            hgemm_sm90_mbar_init(full + 8u * s, 1);
-        hgemm_sm90_fence_mbar_init();
+            sm90_mbar_init(full + 8u * s, 1);
+        sm90_fence_mbar_init();
     }
     __syncthreads();
     if (producer)
@@ -1117,7 +1013,7 @@ static __global__ void __launch_bounds__(HGEMM_SM90_THREADS, 1)
     int s = 0, s_prev = HGEMM_SM90_STAGES - 1;
     uint32_t phase = 0;
     for (int kt = 0; kt < k_tiles; kt++) {
-        hgemm_sm90_mbar_wait(full + 8u * s, phase);
+        sm90_mbar_wait(full + 8u * s, phase);
         /* Everyone has waited for its wgmmas of tile kt - 1: its stage (s_prev) is free. */
         __syncthreads();
         const uint32_t stage = ring + s * HGEMM_SM90_STAGE_BYTES;
@@ -1128,8 +1024,8 @@ static __global__ void __launch_bounds__(HGEMM_SM90_THREADS, 1)
         if (producer && kt > 0 && kt_next < k_tiles)
             hgemm_sm90_issue_stage(&map_a, &map_b, ring + s_prev * HGEMM_SM90_STAGE_BYTES,
                                    full + 8u * s_prev, kt_next, row0, col0);
-        hgemm_sm90_wgmma_wait<0>();
-        hgemm_sm90_acc_fence(d);
+        sm90_wgmma_wait<0>();
+        sm90_fence_f(d);
         s_prev = s;
         if (++s == HGEMM_SM90_STAGES) {
             s = 0;
@@ -1156,8 +1052,8 @@ static __global__ void __launch_bounds__(HGEMM_SM90_WS_THREADS, 1)
     __shared__ __align__(8) uint64_t full_bar[HGEMM_SM90_STAGES];
     __shared__ __align__(8) uint64_t empty_bar[HGEMM_SM90_STAGES];
     const uint32_t ring =
-        (hgemm_sm90_smem_u32(hgemm_sm90_smem) + HGEMM_SM90_ALIGN - 1) & ~(HGEMM_SM90_ALIGN - 1u);
-    const uint32_t full = hgemm_sm90_smem_u32(full_bar), empty = hgemm_sm90_smem_u32(empty_bar);
+        (sm90_smem_u32(hgemm_sm90_smem) + HGEMM_SM90_ALIGN - 1) & ~(HGEMM_SM90_ALIGN - 1u);
+    const uint32_t full = sm90_smem_u32(full_bar), empty = sm90_smem_u32(empty_bar);
     const int wg = threadIdx.x / 128;
     /* the grouped block order of steps 1-2 (hgemm_tile_of): at 8192^3 the plain row-major order
      * left steps 3-5 DRAM-bound (docs/notes/hgemm.md) */
@@ -1167,24 +1063,24 @@ static __global__ void __launch_bounds__(HGEMM_SM90_WS_THREADS, 1)
     const int k_tiles = (k + HGEMM_SM90_BK - 1) / HGEMM_SM90_BK;
 
     if (threadIdx.x == 0) {
-        hgemm_sm90_prefetch_map(&map_a);
-        hgemm_sm90_prefetch_map(&map_b);
+        sm90_prefetch_map(&map_a);
+        sm90_prefetch_map(&map_b);
         for (int s = 0; s < HGEMM_SM90_STAGES; s++) {
-            hgemm_sm90_mbar_init(full + 8u * s, 1);  /* the producer's expect_tx */
-            hgemm_sm90_mbar_init(empty + 8u * s, 2); /* one arrival per consumer */
+            sm90_mbar_init(full + 8u * s, 1);  /* the producer's expect_tx */
+            sm90_mbar_init(empty + 8u * s, 2); /* one arrival per consumer */
         }
-        hgemm_sm90_fence_mbar_init();
+        sm90_fence_mbar_init();
     }
     __syncthreads();
 
     if (wg == 0) {
-        hgemm_sm90_setmaxnreg_dec<HGEMM_SM90_PRODUCER_REGS>();
+        sm90_setmaxnreg_dec<HGEMM_SM90_PRODUCER_REGS>();
         if (threadIdx.x == 0) {
             int s = 0;
             uint32_t phase = 0;
             for (int kt = 0; kt < k_tiles; kt++) {
                 /* Parity phase ^ 1: the first pass over the ring finds every stage free. */
-                hgemm_sm90_mbar_wait(empty + 8u * s, phase ^ 1u);
+                sm90_mbar_wait(empty + 8u * s, phase ^ 1u);
                 hgemm_sm90_issue_stage(&map_a, &map_b, ring + s * HGEMM_SM90_STAGE_BYTES,
                                        full + 8u * s, kt, row0, col0);
                 if (++s == HGEMM_SM90_STAGES) {
@@ -1195,7 +1091,7 @@ static __global__ void __launch_bounds__(HGEMM_SM90_WS_THREADS, 1)
         }
         /* The producer's threads may leave: the TMA completes on the barriers by itself. */
     } else {
-        hgemm_sm90_setmaxnreg_inc<HGEMM_SM90_CONSUMER_REGS>();
+        sm90_setmaxnreg_inc<HGEMM_SM90_CONSUMER_REGS>();
         const int consumer = wg - 1;
         float d[128];
 #pragma unroll
@@ -1204,15 +1100,15 @@ static __global__ void __launch_bounds__(HGEMM_SM90_WS_THREADS, 1)
         int s = 0;
         uint32_t phase = 0;
         for (int kt = 0; kt < k_tiles; kt++) {
-            hgemm_sm90_mbar_wait(full + 8u * s, phase);
+            sm90_mbar_wait(full + 8u * s, phase);
             const uint32_t stage = ring + s * HGEMM_SM90_STAGE_BYTES;
             hgemm_sm90_mma_tile<false>(d, stage + consumer * (HGEMM_SM90_A_BYTES / 2),
                                        stage + HGEMM_SM90_A_BYTES);
-            hgemm_sm90_wgmma_wait<0>();
-            hgemm_sm90_acc_fence(d);
+            sm90_wgmma_wait<0>();
+            sm90_fence_f(d);
             /* The warpgroup's wgmmas (one collective operation) have read the stage. */
             if (threadIdx.x % 128 == 0)
-                hgemm_sm90_mbar_arrive(empty + 8u * s);
+                sm90_mbar_arrive(empty + 8u * s);
             if (++s == HGEMM_SM90_STAGES) {
                 s = 0;
                 phase ^= 1u;
@@ -1266,10 +1162,10 @@ hgemm_sm90_opt_producer(const CUtensorMap *map_a, const CUtensorMap *map_b, uint
         row = row < m ? row : 0;
         bcol = bcol < n ? bcol : 0;
         for (int kt = 0; kt < k_tiles; kt++) {
-            hgemm_sm90_mbar_wait(empty + 8u * s, phase ^ 1u);
+            sm90_mbar_wait(empty + 8u * s, phase ^ 1u);
             const uint32_t stage = ring + s * HGEMM_SM90_STAGE_BYTES;
-            hgemm_sm90_mbar_expect_tx(full + 8u * s, HGEMM_SM90_STAGE_BYTES);
-            hgemm_sm90_tma_load(stage, map_a, kt * bk, row, full + 8u * s);
+            sm90_mbar_expect_tx(full + 8u * s, HGEMM_SM90_STAGE_BYTES);
+            sm90_tma_load_2d(stage, map_a, kt * bk, row, full + 8u * s);
             hgemm_sm90_tma_load_multicast(
                 stage + HGEMM_SM90_A_BYTES + rank * (HGEMM_SM90_B_BYTES / 2), map_b, kt * bk, bcol,
                 full + 8u * s, (uint16_t)((1u << HGEMM_SM90_CLUSTER) - 1));
@@ -1351,12 +1247,12 @@ hgemm_sm90_opt_consumer(const CUtensorMap *map_c, uint16_t *__restrict__ c, uint
         for (int i = 0; i < 128; i++)
             d[i] = 0.0f;
         for (int kt = 0; kt < k_tiles; kt++) {
-            hgemm_sm90_mbar_wait(full + 8u * s, phase);
+            sm90_mbar_wait(full + 8u * s, phase);
             const uint32_t stage = ring + s * HGEMM_SM90_STAGE_BYTES;
             hgemm_sm90_mma_tile<FP8>(d, stage + consumer * (HGEMM_SM90_A_BYTES / 2),
                                      stage + HGEMM_SM90_A_BYTES);
-            hgemm_sm90_wgmma_wait<0>();
-            hgemm_sm90_acc_fence(d);
+            sm90_wgmma_wait<0>();
+            sm90_fence_f(d);
             /* Release the stage to both producers: thread 0 here, thread 1 in the peer CTA. */
             if (wt < HGEMM_SM90_CLUSTER)
                 hgemm_sm90_mbar_arrive_cluster(empty + 8u * s, wt == 0 ? rank : rank ^ 1u);
@@ -1389,32 +1285,32 @@ hgemm_sm90_optimized_body(const CUtensorMap *map_a, const CUtensorMap *map_b,
     /* Both CTAs of a cluster compute the same offsets: multicast writes and signals land at the
      * same place in each. */
     const uint32_t ring =
-        (hgemm_sm90_smem_u32(hgemm_sm90_smem) + HGEMM_SM90_ALIGN - 1) & ~(HGEMM_SM90_ALIGN - 1u);
-    const uint32_t full = hgemm_sm90_smem_u32(full_bar), empty = hgemm_sm90_smem_u32(empty_bar);
+        (sm90_smem_u32(hgemm_sm90_smem) + HGEMM_SM90_ALIGN - 1) & ~(HGEMM_SM90_ALIGN - 1u);
+    const uint32_t full = sm90_smem_u32(full_bar), empty = sm90_smem_u32(empty_bar);
     const uint32_t rank = hgemm_sm90_cluster_rank();
     const int wg = threadIdx.x / 128;
     const int bk = FP8 ? HGEMM_SM90_BK_FP8 : HGEMM_SM90_BK;
 
     if (threadIdx.x == 0) {
-        hgemm_sm90_prefetch_map(map_a);
-        hgemm_sm90_prefetch_map(map_b);
+        sm90_prefetch_map(map_a);
+        sm90_prefetch_map(map_b);
         for (int s = 0; s < HGEMM_SM90_STAGES; s++) {
-            hgemm_sm90_mbar_init(full + 8u * s, 1);
+            sm90_mbar_init(full + 8u * s, 1);
             /* two consumers in each of the cluster's CTAs */
-            hgemm_sm90_mbar_init(empty + 8u * s, 2 * HGEMM_SM90_CLUSTER);
+            sm90_mbar_init(empty + 8u * s, 2 * HGEMM_SM90_CLUSTER);
         }
-        hgemm_sm90_fence_mbar_init();
+        sm90_fence_mbar_init();
     }
     /* Both CTAs' barriers are initialized (and visible cluster-wide) before any multicast or
      * remote arrival can reach them. */
     hgemm_sm90_cluster_sync();
 
     if (wg == 0) {
-        hgemm_sm90_setmaxnreg_dec<HGEMM_SM90_PRODUCER_REGS>();
+        sm90_setmaxnreg_dec<HGEMM_SM90_PRODUCER_REGS>();
         if (threadIdx.x == 0)
             hgemm_sm90_opt_producer(map_a, map_b, ring, full, empty, rank, m, n, k, bk);
     } else {
-        hgemm_sm90_setmaxnreg_inc<HGEMM_SM90_CONSUMER_REGS>();
+        sm90_setmaxnreg_inc<HGEMM_SM90_CONSUMER_REGS>();
         const uint32_t cbuf = ring + HGEMM_SM90_RING_BYTES + (wg - 1) * HGEMM_SM90_C_BUF_BYTES;
         hgemm_sm90_opt_consumer<FP8>(map_c, c, ring, cbuf, full, empty, rank, wg - 1, m, n, k, bk,
                                      scale, tma_store);

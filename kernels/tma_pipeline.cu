@@ -47,6 +47,7 @@
 
 #include "kernel_info.h"
 #include "kernels/tma_pipeline.h"
+#include "sm90_ptx.cuh"
 
 /* Tunables (compile-time, overridable with -D): TMA_PIPELINE_STAGES (2..4, both kernels),
  * TMA_PIPELINE_BLOCKS_PER_SM (the launch bound of both kernels and their default grid; 1 measured
@@ -119,11 +120,6 @@ static_assert(TP_STAGES >= 2 && TP_STAGES <= 8, "the ring needs 2 or more stages
 /* clang-format on */
 static __constant__ float tma_pipeline_w[TP_TAPS][TP_TAPS] = TMA_PIPELINE_WEIGHTS;
 static const float tma_pipeline_host_w[TP_TAPS][TP_TAPS] = TMA_PIPELINE_WEIGHTS;
-
-static __device__ __forceinline__ uint32_t tma_pipeline_smem_u32(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
 
 static __device__ __forceinline__ void tma_pipeline_tile_origin(int t, int tiles_x, int *r0,
                                                                 int *c0)
@@ -248,7 +244,7 @@ static __global__ void __launch_bounds__(TP_THREADS, TMA_PIPELINE_BLOCKS_PER_SM)
                                  int cols, int pitch, int tiles_x, int n_tiles)
 {
     extern __shared__ float4 tma_pipeline_ring[]; /* TP_STAGES x TP_TILE_PIECES */
-    const uint32_t ring = tma_pipeline_smem_u32(tma_pipeline_ring);
+    const uint32_t ring = sm90_smem_u32(tma_pipeline_ring);
     const int step = gridDim.x;
 
     /* Prologue: this block's first STAGES-1 tiles into stages 0 .. STAGES-2, one group each. */
@@ -326,69 +322,24 @@ static __global__ void __launch_bounds__(TP_THREADS, TMA_PIPELINE_BLOCKS_PER_SM)
  *   shared memory that the async proxy then read (a TMA store of an output tile); this kernel
  *   stores its outputs from registers. The mbarrier initialization is published to the async
  *   proxy and to the other threads by fence.mbarrier_init + __syncthreads before the first copy.
- * All sm_90 PTX sits under `__CUDA_ARCH__ >= 900`: an ARCH=sm_80 build compiles, its kernel body
- * is a trap, and the harness skips the pair below compute capability 9.0 (min_cc = 90). */
+ * The mbarrier and TMA wrappers (sm90_*) are harness/kit/sm90_ptx.cuh's, shared with hgemm and
+ * attention. All sm_90 PTX sits under `__CUDA_ARCH__ >= 900`: an ARCH=sm_80 build compiles, its
+ * kernel body is a trap, and the harness skips the pair below compute capability 9.0
+ * (min_cc = 90). */
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 
-static __device__ __forceinline__ void tma_pipeline_mbar_init(uint32_t bar, uint32_t count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-
-/* Makes the mbarrier.init's visible to the other threads and to the async proxy (with the
- * __syncthreads that follows). */
-static __device__ __forceinline__ void tma_pipeline_fence_mbar_init(void)
-{
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
-
-/* One arrival, and `bytes` more expected from complete_tx before the phase can complete. */
-static __device__ __forceinline__ void tma_pipeline_mbar_arrive_expect_tx(uint32_t bar,
-                                                                          uint32_t bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
-                 : "memory");
-}
-
-/* Returns once the phase with this parity has completed (acquire: the TMA's writes to the stage
- * are then visible). The "memory" clobber keeps the compiler from hoisting the stage's reads. */
-static __device__ __forceinline__ void tma_pipeline_mbar_wait(uint32_t bar, uint32_t parity)
-{
-    uint32_t done;
-    do {
-        asm volatile("{\n"
-                     ".reg .pred p;\n"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n"
-                     "}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-
-/* The box whose first element is bordered-image (x, y) = (column, row), both >= 0 (parts past
- * the right or bottom edge are zero-filled), into shared memory at dst; completion is reported
- * to the mbarrier bar. */
-static __device__ __forceinline__ void tma_pipeline_load_box(uint32_t dst, const CUtensorMap *map,
-                                                             int x, int y, uint32_t bar)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-                 "l"((uint64_t)map), "r"(x), "r"(y), "r"(bar)
-                 : "memory");
-}
-
-/* The producer's step: tile t into stage s, expecting the whole box's bytes. */
+/* The producer's step: tile t into stage s, expecting the whole box's bytes. The box's first
+ * element is bordered-image (x, y) = (column, row), both >= 0: parts past the right or bottom
+ * edge are zero-filled (and counted). */
 static __device__ __forceinline__ void tma_pipeline_issue(const CUtensorMap *map, uint32_t stages,
                                                           uint32_t full, int s, int t, int tiles_x)
 {
     int r0, c0;
     tma_pipeline_tile_origin(t, tiles_x, &r0, &c0);
-    tma_pipeline_mbar_arrive_expect_tx(full + 8u * s, TP_BOX_BYTES);
+    sm90_mbar_expect_tx(full + 8u * s, TP_BOX_BYTES);
     /* Bordered (c0, r0) is image (c0 - R, r0 - R): the box's first row and column are halo. */
-    tma_pipeline_load_box(stages + (uint32_t)s * TP_STAGE_BYTES, map, c0, r0, full + 8u * s);
+    sm90_tma_load_2d(stages + (uint32_t)s * TP_STAGE_BYTES, map, c0, r0, full + 8u * s);
 }
 
 #endif /* __CUDA_ARCH__ >= 900 */
@@ -400,20 +351,20 @@ static __global__ void __launch_bounds__(TP_THREADS, TMA_PIPELINE_BLOCKS_PER_SM)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ __align__(128) unsigned char tma_pipeline_smem[];
     __shared__ __align__(8) uint64_t full_bar[TP_STAGES];
-    const uint32_t raw = tma_pipeline_smem_u32(tma_pipeline_smem);
+    const uint32_t raw = sm90_smem_u32(tma_pipeline_smem);
     const uint32_t stages = (raw + 127u) & ~127u; /* TMA destinations: 128-byte aligned */
     const float *stage0 = (const float *)(tma_pipeline_smem + (stages - raw));
-    const uint32_t full = tma_pipeline_smem_u32(full_bar);
+    const uint32_t full = sm90_smem_u32(full_bar);
     const bool producer = threadIdx.x == 0;
     const int step = gridDim.x;
 
     if (producer) {
 #if TMA_PIPELINE_PREFETCH
-        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&map) : "memory");
+        sm90_prefetch_map(&map);
 #endif
         for (int s = 0; s < TP_STAGES; s++)
-            tma_pipeline_mbar_init(full + 8u * s, 1);
-        tma_pipeline_fence_mbar_init();
+            sm90_mbar_init(full + 8u * s, 1);
+        sm90_fence_mbar_init();
     }
     __syncthreads();
     if (producer)
@@ -426,7 +377,7 @@ static __global__ void __launch_bounds__(TP_THREADS, TMA_PIPELINE_BLOCKS_PER_SM)
     int s = 0;
     uint32_t phase = 0;
     for (int t = blockIdx.x; t < n_tiles; t += step) {
-        tma_pipeline_mbar_wait(full + 8u * s, phase);
+        sm90_mbar_wait(full + 8u * s, phase);
         int r0, c0;
         tma_pipeline_tile_origin(t, tiles_x, &r0, &c0);
         /* Shared column 0 holds image column c0 - R. */

@@ -859,7 +859,7 @@ static int tracker_refs_under(const char *path)
         return n;
     }
     const char *dot = strrchr(path, '.'), *base = strrchr(path, '/');
-    static const char *const text_ext[] = {".c", ".h", ".cu", ".md", ".sh", ".py"};
+    static const char *const text_ext[] = {".c", ".h", ".cu", ".cuh", ".md", ".sh", ".py"};
     int text = !strcmp(base ? base + 1 : path, "Makefile");
     for (size_t i = 0; dot && i < sizeof text_ext / sizeof text_ext[0]; i++)
         text |= !strcmp(dot, text_ext[i]);
