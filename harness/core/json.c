@@ -623,10 +623,33 @@ typedef struct parser {
     size_t stack_len, stack_cap;
     char **intern; /* short keys seen, each once in the arena (JSON_INTERN_SLOTS) */
     size_t n_interned;
+    /* Records repeat their leaves ("valid": true, "size": 1024, "roof": "dram_gbps") and their
+     * shapes (the same keys in the same order): a leaf or an object's keys array met lately is
+     * shared, not made again (json.h). Direct-mapped caches of JSON_SHARE_SLOTS: a value not
+     * met lately costs one slot. NULL for a short text. */
+    json_value **leaves; /* numbers and short strings */
+    json_value *literals[3]; /* null, false, true */
+    struct shape *shapes;
 } parser;
 
 #define JSON_INTERN_SLOTS 4096
 #define JSON_INTERN_LEN 32
+#define JSON_SHARE_SLOTS 4096
+/* an object of more keys than this is rarely repeated: its keys are its own */
+#define JSON_SHAPE_MAX_KEYS 64
+
+typedef struct shape {
+    char **keys; /* in the arena, with the index after them (keys_bytes) */
+    size_t n;
+} shape;
+
+static size_t hash_bytes(const void *s, size_t n)
+{
+    size_t h = 1469598103934665603u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ ((const unsigned char *)s)[i]) * 1099511628211u;
+    return h;
+}
 
 static void fail_at(parser *p, size_t line, size_t col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -831,10 +854,7 @@ static int parse_escape(parser *p, strbuf *sb)
  * Keys repeat in every record ("name", "median_ms"): each is kept once. */
 static char *interned(const parser *p, const char *s, size_t len, size_t *slot)
 {
-    size_t h = 1469598103934665603u;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-    size_t j = h & (JSON_INTERN_SLOTS - 1);
+    size_t j = hash_bytes(s, len) & (JSON_INTERN_SLOTS - 1);
     for (; p->intern[j]; j = (j + 1) & (JSON_INTERN_SLOTS - 1))
         if (!strncmp(p->intern[j], s, len) && p->intern[j][len] == '\0')
             return p->intern[j];
@@ -842,9 +862,9 @@ static char *interned(const parser *p, const char *s, size_t len, size_t *slot)
     return NULL;
 }
 
-/* Parses the string literal at the cursor (a '"'). Returns its decoded text in the arena (a
- * short key: the one copy of it, intern), or NULL. */
-static char *parse_string_raw(parser *p, int intern)
+/* Decodes the string literal at the cursor (a '"') into p->scratch (NUL-terminated). 0, or -1
+ * (recorded). */
+static int decode_string(parser *p)
 {
     strbuf sb = p->scratch;
     sb.len = 0;
@@ -888,28 +908,43 @@ static char *parse_string_raw(parser *p, int intern)
             goto fail;
         }
     }
+    if (sb_reserve(&sb, 0) == 0) /* (an empty string leaves the last one's bytes) */
+        sb.data[sb.len] = '\0';
     p->scratch = sb;
+    if (sb.oom) {
+        fail_oom(p);
+        return -1;
+    }
+    return 0;
+fail:
+    p->scratch = sb;
+    return -1;
+}
+
+/* Parses the string literal at the cursor (a '"'). Returns its decoded text in the arena (a
+ * short key: the one copy of it, intern), or NULL. */
+static char *parse_string_raw(parser *p, int intern)
+{
+    if (decode_string(p) != 0)
+        return NULL;
+    strbuf sb = p->scratch;
     size_t slot = (size_t)-1;
-    intern = intern && p->intern && !sb.oom && sb.len <= JSON_INTERN_LEN &&
+    intern = intern && p->intern && sb.len <= JSON_INTERN_LEN &&
              p->n_interned < JSON_INTERN_SLOTS / 2;
-    char *s = intern ? interned(p, sb.data ? sb.data : "", sb.len, &slot) : NULL;
+    char *s = intern ? interned(p, sb.data, sb.len, &slot) : NULL;
     if (s)
         return s;
-    s = sb.oom ? NULL : arena_alloc(&p->arena, sb.len + 1);
+    s = arena_alloc(&p->arena, sb.len + 1);
     if (!s) {
         fail_oom(p);
         return NULL;
     }
-    memcpy(s, sb.data ? sb.data : "", sb.len);
-    s[sb.len] = '\0';
+    memcpy(s, sb.data, sb.len + 1);
     if (intern) {
         p->intern[slot] = s;
         p->n_interned++;
     }
     return s;
-fail:
-    p->scratch = sb;
-    return NULL;
 }
 
 /* A node of type t in the arena (NULL, failure recorded, when out of memory). */
@@ -923,6 +958,58 @@ static json_value *arena_node(parser *p, json_type t)
     memset(v, 0, sizeof *v);
     v->type = t;
     v->flags = JSON_F_ARENA_NODE;
+    return v;
+}
+
+/* The leaf met lately in the cache slot of (type, bytes), or NULL; *slot: that slot. */
+static json_value *leaf_seen(const parser *p, json_type t, const void *bytes, size_t n,
+                             size_t *slot)
+{
+    *slot = (hash_bytes(bytes, n) ^ t) & (JSON_SHARE_SLOTS - 1);
+    json_value *v = p->leaves ? p->leaves[*slot] : NULL;
+    if (!v || v->type != t)
+        return NULL;
+    if (t == JSON_NUMBER)
+        return !memcmp(&v->number, bytes, n) ? v : NULL; /* (bits: -0 is not 0) */
+    return !strcmp(v->string, bytes) ? v : NULL;
+}
+
+static json_value *number_node(parser *p, double x)
+{
+    size_t slot;
+    json_value *v = leaf_seen(p, JSON_NUMBER, &x, sizeof x, &slot);
+    if (v)
+        return v;
+    if ((v = arena_node(p, JSON_NUMBER)) == NULL)
+        return NULL;
+    v->number = x;
+    if (p->leaves)
+        p->leaves[slot] = v;
+    return v;
+}
+
+/* A string value at the cursor: a short one met lately is that node. */
+static json_value *parse_string_value(parser *p)
+{
+    size_t slot = 0;
+    if (decode_string(p) != 0)
+        return NULL;
+    int share = p->leaves && p->scratch.len <= JSON_INTERN_LEN;
+    json_value *v =
+        share ? leaf_seen(p, JSON_STRING, p->scratch.data, p->scratch.len, &slot) : NULL;
+    if (v)
+        return v;
+    char *s = arena_alloc(&p->arena, p->scratch.len + 1);
+    if (!s || (v = arena_node(p, JSON_STRING)) == NULL) {
+        if (!s)
+            fail_oom(p);
+        return NULL;
+    }
+    memcpy(s, p->scratch.data, p->scratch.len + 1);
+    v->string = s;
+    v->flags |= JSON_F_ARENA_STR;
+    if (share)
+        p->leaves[slot] = v;
     return v;
 }
 
@@ -995,10 +1082,7 @@ static json_value *parse_number(parser *p)
         fail_at(p, line, col, "number out of range");
         return NULL;
     }
-    json_value *v = arena_node(p, JSON_NUMBER);
-    if (v)
-        v->number = x;
-    return v;
+    return number_node(p, x);
 }
 
 static json_value *parse_literal(parser *p, const char *word, json_type t, int truth)
@@ -1010,10 +1094,10 @@ static json_value *parse_literal(parser *p, const char *word, json_type t, int t
     }
     for (size_t i = 0; i < n; i++)
         advance(p);
-    json_value *v = arena_node(p, t);
-    if (v)
-        v->boolean = (unsigned char)truth;
-    return v;
+    json_value **shared = &p->literals[t == JSON_NULL ? 0 : 1 + truth];
+    if (!*shared && (*shared = arena_node(p, t)) != NULL)
+        (*shared)->boolean = (unsigned char)truth;
+    return *shared;
 }
 
 static json_value *parse_value(parser *p);
@@ -1048,6 +1132,39 @@ static int push_pending(parser *p, char *key, json_value *item)
     return 0;
 }
 
+static size_t shape_slot(const parser *p, size_t base, size_t n)
+{
+    size_t h = hash_bytes(&n, sizeof n);
+    for (size_t i = 0; i < n; i++) /* (short keys are interned: one pointer per text) */
+        h = (h ^ (size_t)(uintptr_t)p->stack[base + i].key) * 1099511628211u;
+    return h & (JSON_SHARE_SLOTS - 1);
+}
+
+/* The keys array of an object met lately with the keys of the stack's n entries from base on,
+ * in that order, or NULL. */
+static char **shape_seen(const parser *p, size_t base, size_t n)
+{
+    if (!p->shapes || n > JSON_SHAPE_MAX_KEYS)
+        return NULL;
+    const shape *s = &p->shapes[shape_slot(p, base, n)];
+    if (s->n != n || !s->keys)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (s->keys[i] != p->stack[base + i].key)
+            return NULL;
+    return s->keys;
+}
+
+/* Remembers keys, the keys array just made of the stack's n entries from base on. */
+static void shape_keep(parser *p, size_t base, char **keys, size_t n)
+{
+    if (!p->shapes || n > JSON_SHAPE_MAX_KEYS)
+        return;
+    shape *s = &p->shapes[shape_slot(p, base, n)];
+    s->keys = keys;
+    s->n = n;
+}
+
 /* Closes the container c whose members are the stack's entries from base on: its arrays,
  * exactly sized, in the arena (an object's index after its keys). 0, or -1 (recorded). */
 static int close_container(parser *p, json_value *c, size_t base)
@@ -1061,7 +1178,8 @@ static int close_container(parser *p, json_value *c, size_t base)
         return -1;
     }
     c->items = arena_alloc(&p->arena, n * sizeof *c->items);
-    if (c->type == JSON_OBJECT)
+    int shared = c->type == JSON_OBJECT && (c->keys = shape_seen(p, base, n)) != NULL;
+    if (c->type == JSON_OBJECT && !shared)
         c->keys = arena_alloc(&p->arena, keys_bytes(n));
     if (!c->items || (c->type == JSON_OBJECT && !c->keys)) {
         fail_oom(p);
@@ -1069,13 +1187,19 @@ static int close_container(parser *p, json_value *c, size_t base)
     }
     for (size_t i = 0; i < n; i++) {
         c->items[i] = p->stack[base + i].item;
-        if (c->keys)
+        if (c->keys && !shared)
             c->keys[i] = p->stack[base + i].key;
     }
     c->count = (uint32_t)n;
+    if (c->type == JSON_OBJECT && !shared)
+        shape_keep(p, base, c->keys, n);
     p->stack_len = base;
-    if (c->type == JSON_OBJECT && n >= JSON_INDEX_MIN)
-        index_build(c);
+    if (c->type == JSON_OBJECT && n >= JSON_INDEX_MIN) {
+        if (shared)
+            c->flags |= JSON_F_INDEXED; /* (its index came with its keys) */
+        else
+            index_build(c);
+    }
     return 0;
 }
 
@@ -1260,15 +1384,7 @@ static json_value *parse_value(parser *p)
     case 't': return parse_literal(p, "true", JSON_BOOL, 1);
     case 'f': return parse_literal(p, "false", JSON_BOOL, 0);
     case 'n': return parse_literal(p, "null", JSON_NULL, 0);
-    case '"': {
-        char *s = parse_string_raw(p, 0);
-        json_value *v = s ? arena_node(p, JSON_STRING) : NULL;
-        if (!v)
-            return NULL;
-        v->string = s;
-        v->flags |= JSON_F_ARENA_STR;
-        return v;
-    }
+    case '"': return parse_string_value(p);
     default:
         if (c == '-' || (c >= '0' && c <= '9'))
             return parse_number(p);
@@ -1314,12 +1430,18 @@ json_value *json_parse(const char *text, size_t len, char *err, size_t err_size)
     };
     set_err(err, err_size, "%s", "");
     /* (a short text, a child's report line, has little to share) */
-    p.intern = p.len > 4096 ? calloc(JSON_INTERN_SLOTS, sizeof *p.intern) : NULL;
+    if (p.len > 4096) { /* (without them a text is parsed all the same, only larger) */
+        p.intern = calloc(JSON_INTERN_SLOTS, sizeof *p.intern);
+        p.leaves = calloc(JSON_SHARE_SLOTS, sizeof *p.leaves);
+        p.shapes = calloc(JSON_SHARE_SLOTS, sizeof *p.shapes);
+    }
     json_value *v = parse_text(&p);
     json_doc *doc = v ? malloc(sizeof *doc) : NULL;
     free(p.stack);
     free(p.scratch.data);
     free(p.intern);
+    free(p.leaves);
+    free(p.shapes);
     if (!doc) {
         if (v)
             fail_oom(&p);

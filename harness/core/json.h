@@ -15,7 +15,11 @@
  * Ownership: every json_value is owned by its parent container; json_free frees a whole tree.
  * Functions that take a child value take ownership of it, also when they fail. A parsed
  * document's values live in blocks owned by its root (about twice the text in all): a value
- * taken out of a parsed tree must be copied (json_clone) before the root is freed.
+ * taken out of a parsed tree must be copied (json_clone) before the root is freed. A parsed
+ * document shares what its records repeat: equal leaves (literals, numbers, short strings) may
+ * be one value, and objects with the same keys in the same order one keys array. Change a
+ * parsed tree only through json_object_set and json_array_push (which replace a member or
+ * move the arrays out first), never a parsed value in place.
  *
  * Lookups: json_get finds a key of an object of many keys in constant expected time (a hash
  * index beside its keys), so reading a file with many pairs stays linear.
