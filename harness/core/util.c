@@ -339,6 +339,22 @@ void rb_test_stall(const char *phase)
         spins++;
 }
 
+void rb_test_report_memory(void)
+{
+    const char *f = getenv("RB_TEST_FAULT");
+    char line[256];
+    if (!f || strcmp(f, "report:memory") != 0)
+        return;
+    FILE *st = fopen("/proc/self/status", "r");
+    long kb = -1;
+    while (st && fgets(line, sizeof line, st))
+        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+            break;
+    if (st)
+        fclose(st);
+    fprintf(stderr, "memory: peak %ld kB\n", kb);
+}
+
 void rb_text_for_terminal(const char *s, char *out, size_t out_size)
 {
     size_t at = 0;

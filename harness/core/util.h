@@ -27,6 +27,10 @@ void rb_text_for_terminal(const char *s, char *out, size_t out_size);
 /* Test hook: with RB_TEST_FAULT=stall:<phase>, the process spins here forever (a slow phase of
  * its own work, for the signal tests); otherwise returns at once. */
 void rb_test_stall(const char *phase);
+/* Test hook: with RB_TEST_FAULT=report:memory, prints the process's peak resident set so far
+ * (VmHWM) to stderr as "memory: peak N kB"; otherwise does nothing. Called at the end of main,
+ * before the libraries' exit handlers (which touch their own pages) run. */
+void rb_test_report_memory(void);
 
 /* Formats into a fixed buffer, always NUL-terminated; a text too long is cut on a character
  * boundary, never inside a UTF-8 character. */

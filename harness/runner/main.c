@@ -1385,5 +1385,7 @@ int main(int argc, char **argv)
     rb_runner_catch_interrupts();
     if (rb_cli_parse(argc, argv, &o, err, sizeof err) != 0)
         return stdout_checked(usage_error(err));
-    return stdout_checked(dispatch(argc, argv, &o));
+    int rc = stdout_checked(dispatch(argc, argv, &o));
+    rb_test_report_memory();
+    return rc;
 }
