@@ -18,16 +18,22 @@ const char *rb_history_verdict_name(rb_history_verdict v)
 
 /* ---- reading the runs ---- */
 
-/* items with room for item n (doubling *cap), or NULL when out of memory (items unchanged). */
-static void *grow(void *items, int n, int *cap, size_t size)
+/* items with room for item n (doubling *cap from first), or NULL when out of memory (items
+ * unchanged). */
+static void *grow_from(void *items, int n, int *cap, size_t size, int first)
 {
     if (n < *cap)
         return items;
-    int ncap = *cap ? 2 * *cap : 16;
+    int ncap = *cap ? 2 * *cap : first;
     void *more = realloc(items, (size_t)ncap * size);
     if (more)
         *cap = ncap;
     return more;
+}
+
+static void *grow(void *items, int n, int *cap, size_t size)
+{
+    return grow_from(items, n, cap, size, 16);
 }
 
 static int add_note(rb_history *h, const char *text)
@@ -212,6 +218,7 @@ void rb_history_free(rb_history *h)
     free(h->runs);
     free(h->series);
     free(h->notes);
+    rb_strpool_free(&h->strings);
     memset(h, 0, sizeof *h);
 }
 
@@ -280,9 +287,15 @@ static rb_history_series *series_for(rb_history *h, int *cap, series_index *ix, 
         return NULL;
     h->series = all;
     rb_history_series *s = &h->series[h->n_series];
+    char cut_pair[64], cut_variant[64];
     memset(s, 0, sizeof *s);
-    rb_fmt(s->pair, sizeof s->pair, "%s", pair);
-    rb_fmt(s->variant, sizeof s->variant, "%s", variant);
+    rb_fmt(cut_pair, sizeof cut_pair, "%s", pair);
+    rb_fmt(cut_variant, sizeof cut_variant, "%s", variant);
+    s->pair = rb_strpool_add(&h->strings, cut_pair);
+    s->variant = rb_strpool_add(&h->strings, cut_variant);
+    s->label = s->blind_why = "";
+    if (!s->pair || !s->variant)
+        return NULL;
     s->size = size;
     s->cold = cold;
     s->first = h->n_series;
@@ -293,7 +306,8 @@ static rb_history_series *series_for(rb_history *h, int *cap, series_index *ix, 
 static int add_point(rb_history_series *s, int run, const json_value *pair,
                      const json_value *variant)
 {
-    rb_history_point *points = grow(s->points, s->n_points, &s->cap, sizeof *points);
+    /* (from two: most series have a point or two per run of a folder) */
+    rb_history_point *points = grow_from(s->points, s->n_points, &s->cap, sizeof *points, 2);
     if (!points)
         return -1;
     s->points = points;
@@ -338,24 +352,29 @@ static int add_run_points(rb_history *h, int r, int *cap, series_index *ix)
 
 /* ---- steps ---- */
 
-static int add_step(rb_history_series *s, int from, int to, int confirmed, const rb_runcmp_row *row)
+static int add_step(rb_history *h, rb_history_series *s, int from, int to, int confirmed,
+                    const rb_runcmp_row *row)
 {
-    rb_history_step *steps = grow(s->steps, s->n_steps, &s->steps_cap, sizeof *steps);
+    rb_history_step *steps = grow_from(s->steps, s->n_steps, &s->steps_cap, sizeof *steps, 1);
     if (!steps)
         return -1;
     s->steps = steps;
-    rb_history_step *st = &s->steps[s->n_steps++];
+    rb_history_step *st = &s->steps[s->n_steps];
     st->from = from;
     st->to = to;
     st->confirmed = confirmed;
     st->row = *row;
+    if (rb_runcmp_keep(&h->strings, &st->row) != 0)
+        return -1;
+    s->n_steps++;
     return 0;
 }
 
 /* Without an interval compare says unclear; a ratio of the medians beyond the floor is then a
  * move for history to confirm with the next run, attributed as compare attributes one. */
 static void judge_medians(const rb_history_point *pa, const rb_history_point *pb,
-                          const json_value *od, const json_value *nd, rb_runcmp_row *row)
+                          const json_value *od, const json_value *nd, rb_runcmp_row *row,
+                          rb_runcmp_text *t)
 {
     if (row->change != RB_CHANGE_UNCLEAR || isfinite(row->ratio_lo) || !isfinite(row->ratio))
         return;
@@ -367,32 +386,37 @@ static void judge_medians(const rb_history_point *pa, const rb_history_point *pb
         return;
     /* the ratio itself stands for its interval in the attribution's tests */
     row->ratio_lo = row->ratio_hi = row->ratio;
-    rb_runcmp_attribute(od, nd, pa->pair, pb->pair, pa->variant, pb->variant, row);
+    rb_runcmp_attribute(od, nd, pa->pair, pb->pair, pa->variant, pb->variant, row, t);
     row->ratio_lo = row->ratio_hi = NAN;
-    size_t len = strlen(row->evidence);
-    rb_fmt(row->evidence + len, sizeof row->evidence - len,
+    size_t len = strlen(t->evidence);
+    rb_fmt(t->evidence + len, sizeof t->evidence - len,
            " (judged on the medians: no interval of the median in %s)",
            pa->has_interval ? "the later run" : "the earlier run");
 }
 
-/* Point b of s judged against point a, as compare judges two runs. */
-static rb_change judge(const rb_history *h, rb_history_series *s, const json_value *expect, int a,
-                       int b, rb_runcmp_row *row)
+/* Point b of s judged against point a, as compare judges two runs (the row's texts in t). -1
+ * when out of memory. */
+static int judge(rb_history *h, rb_history_series *s, const json_value *expect, int a, int b,
+                 rb_runcmp_row *row, rb_runcmp_text *t)
 {
     const rb_history_point *pa = &s->points[a], *pb = &s->points[b];
     const json_value *od = h->runs[pa->run].doc, *nd = h->runs[pb->run].doc;
     rb_runcmp_judge(od, nd, pa->pair, pb->pair, pa->variant, pb->variant,
-                    rb_runcmp_expected(expect, pa->pair, s->variant), row);
-    judge_medians(pa, pb, od, nd, row);
+                    rb_runcmp_expected(expect, pa->pair, s->variant), row, t);
+    judge_medians(pa, pb, od, nd, row, t);
     s->n_judged++;
     s->n_blind += row->floor > RB_RUNCMP_BLIND_FLOOR;
     if (row->floor > s->max_floor) {
         s->max_floor = row->floor;
         const char *why = strstr(row->evidence, "blind: ");
-        if (why)
-            rb_fmt(s->blind_why, sizeof s->blind_why, "%s", why + 7);
+        char cut[300];
+        if (why) {
+            rb_fmt(cut, sizeof cut, "%s", why + 7);
+            if (!(s->blind_why = rb_strpool_add(&h->strings, cut)))
+                return -1;
+        }
     }
-    return row->change;
+    return (int)row->change;
 }
 
 static int is_move(rb_change c)
@@ -402,22 +426,28 @@ static int is_move(rb_change c)
 
 /* The steps of one series (history.h): one pass, each point judged at most twice. Returns 1
  * when a judgement's floor came from the expectation file, else 0; -1: out of memory. */
-static int find_steps(const rb_history *h, rb_history_series *s, const json_value *expect)
+static int find_steps(rb_history *h, rb_history_series *s, const json_value *expect)
 {
     int ref = 0, from_runs = 0;
     rb_runcmp_row row, next;
+    rb_runcmp_text row_text, next_text;
     for (int i = 1; i < s->n_points; i++) {
-        rb_change c = judge(h, s, expect, ref, i, &row);
+        int c = judge(h, s, expect, ref, i, &row, &row_text);
+        if (c < 0)
+            return -1;
         from_runs |= row.floor_from_runs;
-        if (!is_move(c)) {
+        if (!is_move((rb_change)c)) {
             if (!s->points[ref].has_interval && s->points[i].has_interval)
                 ref = i; /* a better reference for the same level */
             continue;
         }
         if (i + 1 == s->n_points)
-            return add_step(s, ref, i, 0, &row) == 0 ? from_runs : -1;
-        if (judge(h, s, expect, ref, i + 1, &next) == c) {
-            if (add_step(s, ref, i, 1, &row) != 0)
+            return add_step(h, s, ref, i, 0, &row) == 0 ? from_runs : -1;
+        int c_next = judge(h, s, expect, ref, i + 1, &next, &next_text);
+        if (c_next < 0)
+            return -1;
+        if (c_next == c) {
+            if (add_step(h, s, ref, i, 1, &row) != 0)
                 return -1;
             ref = i;
         } else {
@@ -474,11 +504,15 @@ static int label_series(rb_history *h)
         for (end = i; end < h->n_series && !by_variant(&v[i], &v[end]); end++)
             *(v[end]->cold ? &cold : &warm) += 1;
         for (int k = i; k < end; k++) {
-            char size[48] = "";
+            char size[48] = "", label[200];
             if ((v[k]->cold ? cold : warm) > 1)
                 rb_fmt(size, sizeof size, " (size %.0f)", v[k]->size);
-            rb_fmt(v[k]->label, sizeof v[k]->label, "%s/%s%s%s", v[k]->pair, v[k]->variant, size,
+            rb_fmt(label, sizeof label, "%s/%s%s%s", v[k]->pair, v[k]->variant, size,
                    v[k]->cold ? " [cold]" : "");
+            if (!(v[k]->label = rb_strpool_add(&h->strings, label))) {
+                free(v);
+                return -1;
+            }
         }
     }
     free(v);

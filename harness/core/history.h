@@ -40,16 +40,17 @@ typedef struct rb_history_run {
 } rb_history_run;
 
 typedef struct rb_history_point {
-    int run; /* index into runs */
-    double median_ms;
-    int has_interval; /* its run recorded an interval of the median (6 or more samples) */
     const json_value *pair, *variant; /* into the run's document; NULL after the build */
+    double median_ms;
+    int run;          /* index into runs */
+    int has_interval; /* its run recorded an interval of the median (6 or more samples) */
 } rb_history_point;
 
 typedef struct rb_history_step {
     int from, to;      /* points: the level's reference and the run that moved */
     int confirmed;     /* 0: pending (the latest run) */
-    rb_runcmp_row row; /* the judgement of to against from, and its attribution */
+    rb_runcmp_row row; /* the judgement of to against from, and its attribution (its texts in
+                          the history's pool) */
 } rb_history_step;
 
 typedef enum rb_history_verdict {
@@ -62,9 +63,12 @@ typedef enum rb_history_verdict {
 
 const char *rb_history_verdict_name(rb_history_verdict v);
 
+/* A series' texts are in the history's pool (rb_history.strings): one for each of tens of
+ * thousands of series takes little more than its text. */
 typedef struct rb_history_series {
-    char pair[64], variant[64], label[200]; /* label: pair/variant, with size or [cold] when
-                                               another series shares its pair and variant */
+    const char *pair, *variant; /* cut to 63 bytes */
+    const char *label; /* pair/variant, with size or [cold] when another series shares its pair
+                          and variant (199 bytes at most) */
     double size;
     int cold;
     int first; /* order of first appearance */
@@ -75,7 +79,7 @@ typedef struct rb_history_series {
     int n_blips;
     int n_judged, n_blind; /* judgements, and those with a floor above 10% */
     double max_floor;      /* the largest floor it was judged with */
-    char blind_why[300];   /* where that floor came from */
+    const char *blind_why; /* where that floor came from ("" when it said none) */
     rb_history_verdict verdict;
 } rb_history_series;
 
@@ -92,6 +96,7 @@ typedef struct rb_history {
     const char *floors_line; /* the caller's (rb_floors_line); NULL: not printed */
     const char *filter;
     int n_filtered_out; /* series the filter left out */
+    rb_strpool strings; /* the texts of the series and their steps */
 } rb_history;
 
 /* Reads the runs: a folder gives its *.json files (not its sub-folders: a note says how many

@@ -1524,38 +1524,79 @@ void json_format_number(double x, char *buf, size_t buf_size)
     /* Unreachable for IEEE doubles: %.17g always reads back exactly (buf is already set). */
 }
 
-static void write_value(strbuf *sb, const json_value *v, int indent, size_t level);
+/* A writer: into sb, and out to sink (when set) each time sb holds WRITE_SPILL_BYTES; the array
+ * lazy (when set) takes its items from item(). */
+typedef struct writer {
+    strbuf sb;
+    int indent;
+    FILE *sink;
+    const json_value *lazy;
+    json_value *(*item)(void *ctx, size_t i);
+    void *ctx;
+    size_t n_lazy;
+} writer;
+
+#define WRITE_SPILL_BYTES ((size_t)64 << 10)
+
+static void write_value(writer *w, const json_value *v, size_t level);
 
 /* Line break plus indentation for the given level (pretty mode only). */
-static void write_newline(strbuf *sb, int indent, size_t level)
+static void write_newline(writer *w, size_t level)
 {
-    if (indent <= 0)
+    if (w->indent <= 0)
         return;
-    sb_putc(sb, '\n');
-    sb_spaces(sb, (size_t)indent * level);
+    sb_putc(&w->sb, '\n');
+    sb_spaces(&w->sb, (size_t)w->indent * level);
 }
 
-static void write_container(strbuf *sb, const json_value *v, int indent, size_t level)
+static void write_spill(writer *w)
+{
+    if (!w->sink || w->sb.oom || w->sb.len < WRITE_SPILL_BYTES)
+        return;
+    if (fwrite(w->sb.data, 1, w->sb.len, w->sink) != w->sb.len)
+        w->sb.oom = 1;
+    w->sb.len = 0;
+}
+
+/* Item i of container v: lazy's from item() (NULL: out of memory), else its own. */
+static json_value *write_item(writer *w, const json_value *v, size_t i)
+{
+    if (v != w->lazy)
+        return v->items[i];
+    json_value *x = w->item(w->ctx, i);
+    if (!x)
+        w->sb.oom = 1;
+    return x;
+}
+
+static void write_container(writer *w, const json_value *v, size_t level)
 {
     int is_object = v->type == JSON_OBJECT;
-    sb_putc(sb, is_object ? '{' : '[');
-    for (size_t i = 0; i < v->count; i++) {
+    size_t n = v == w->lazy ? w->n_lazy : v->count;
+    sb_putc(&w->sb, is_object ? '{' : '[');
+    for (size_t i = 0; i < n && !w->sb.oom; i++) {
         if (i > 0)
-            sb_putc(sb, ',');
-        write_newline(sb, indent, level + 1);
+            sb_putc(&w->sb, ',');
+        write_newline(w, level + 1);
         if (is_object) {
-            sb_put_escaped(sb, v->keys[i]);
-            sb_puts(sb, indent > 0 ? ": " : ":");
+            sb_put_escaped(&w->sb, v->keys[i]);
+            sb_puts(&w->sb, w->indent > 0 ? ": " : ":");
         }
-        write_value(sb, v->items[i], indent, level + 1);
+        json_value *item = write_item(w, v, i);
+        if (item)
+            write_value(w, item, level + 1);
+        if (v == w->lazy)
+            json_free(item);
+        write_spill(w);
     }
-    if (v->count > 0)
-        write_newline(sb, indent, level);
-    sb_putc(sb, is_object ? '}' : ']');
+    if (n > 0)
+        write_newline(w, level);
+    sb_putc(&w->sb, is_object ? '}' : ']');
 }
 
-static void write_value(strbuf *sb, const json_value *v, int indent, size_t level)
+static void write_value(writer *w, const json_value *v, size_t level)
 {
+    strbuf *sb = &w->sb;
     if (sb->oom)
         return;
     if (!v) {
@@ -1573,19 +1614,35 @@ static void write_value(strbuf *sb, const json_value *v, int indent, size_t leve
     }
     case JSON_STRING: sb_put_escaped(sb, v->string ? v->string : ""); break;
     case JSON_ARRAY:
-    case JSON_OBJECT: write_container(sb, v, indent, level); break;
+    case JSON_OBJECT: write_container(w, v, level); break;
     }
 }
 
 char *json_write(const json_value *v, int indent)
 {
-    strbuf sb = {0};
-    if (indent < 0)
-        indent = 0;
-    write_value(&sb, v, indent, 0);
-    if (indent > 0)
-        sb_putc(&sb, '\n');
-    return sb_finish(&sb);
+    writer w = {.indent = indent < 0 ? 0 : indent};
+    write_value(&w, v, 0);
+    if (w.indent > 0)
+        sb_putc(&w.sb, '\n');
+    return sb_finish(&w.sb);
+}
+
+int json_write_stream(FILE *f, const json_value *v, int indent, const json_value *lazy,
+                      json_value *(*item)(void *ctx, size_t i), void *ctx, size_t n)
+{
+    writer w = {.indent = indent < 0 ? 0 : indent,
+                .sink = f,
+                .lazy = lazy,
+                .item = item,
+                .ctx = ctx,
+                .n_lazy = n};
+    write_value(&w, v, 0);
+    if (w.indent > 0)
+        sb_putc(&w.sb, '\n');
+    if (!w.sb.oom && w.sb.len && fwrite(w.sb.data, 1, w.sb.len, f) != w.sb.len)
+        w.sb.oom = 1;
+    free(w.sb.data);
+    return w.sb.oom ? -1 : 0;
 }
 
 int json_write_file(const char *path, const json_value *v, char *err, size_t err_size)

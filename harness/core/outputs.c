@@ -44,6 +44,7 @@ typedef struct out_file {
     file_id id;
     mode_t mode;               /* of the file replaced; a new file's from the umask */
     int slot;                  /* its temporary in the process-wide table; -1: not staged */
+    int writing;               /* its temporary is open (rb_outputs_open): not staged yet */
     char made_below[PATH_MAX]; /* MAKE_DIRS: the ancestor under which folders were made */
 } out_file;
 
@@ -435,20 +436,6 @@ static int fault_now(void)
     return f && sscanf(f, "outputs:enospc@%d", &k) == 1 && k == staged;
 }
 
-static int write_all(int fd, const char *s, size_t n)
-{
-    while (n > 0) {
-        ssize_t k = write(fd, s, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        s += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
 /* Makes the folder of an RB_OUT_MAKE_DIRS output, noting below which ancestor. */
 static int make_folder(out_file *f, char *err, size_t err_size)
 {
@@ -465,21 +452,14 @@ static int make_folder(out_file *f, char *err, size_t err_size)
     return 0;
 }
 
-int rb_outputs_stage(rb_outputs *o, int index, const char *const *parts, int n_parts, char *err,
-                     size_t err_size)
+/* A temporary of TMP_TEMPLATE in dir, its slot claimed and its name in tmp_paths: the open
+ * descriptor, or -1 with err set (who: the output it is for). */
+static int make_temporary(const char *dir, const char *who, int *slot_out, char *err,
+                          size_t err_size)
 {
-    if (!o->checked && rb_outputs_check(o, err, err_size) != 0)
-        return -1;
-    out_file *f = &o->out[index];
-    char dir[PATH_MAX];
-    tmp_release(f->slot, 1);
-    f->slot = -1;
-    if (make_folder(f, err, err_size) != 0)
-        return -1;
-    dir_of(f->target, dir, sizeof dir);
     int slot = tmp_claim();
     if (slot < 0) {
-        rb_fmt(err, err_size, "%s: too many files staged at once", f->path);
+        rb_fmt(err, err_size, "%s: too many files staged at once", who);
         return -1;
     }
     rb_fmt(tmp_paths[slot], sizeof tmp_paths[slot], "%s/" TMP_TEMPLATE, dir);
@@ -489,30 +469,99 @@ int rb_outputs_stage(rb_outputs *o, int index, const char *const *parts, int n_p
     int fd = mkstemp(tmp_paths[slot]);
     if (fd < 0) {
         tmp_used[slot] = 0;
-        rb_fmt(err, err_size, "%s: cannot create a temporary in %s: %s", f->path, dir,
-               strerror(errno));
+        rb_fmt(err, err_size, "%s: cannot create a temporary in %s: %s", who, dir, strerror(errno));
         return -1;
     }
-    int ok = fchmod(fd, f->mode) == 0;
-    for (int i = 0; ok && i < n_parts; i++)
-        ok = write_all(fd, parts[i], strlen(parts[i])) == 0;
+    *slot_out = slot;
+    return fd;
+}
+
+FILE *rb_outputs_open(rb_outputs *o, int index, char *err, size_t err_size)
+{
+    if (!o->checked && rb_outputs_check(o, err, err_size) != 0)
+        return NULL;
+    out_file *f = &o->out[index];
+    char dir[PATH_MAX];
+    tmp_release(f->slot, 1);
+    f->slot = -1;
+    f->writing = 0;
+    if (make_folder(f, err, err_size) != 0)
+        return NULL;
+    dir_of(f->target, dir, sizeof dir);
+    int slot, fd = make_temporary(dir, f->path, &slot, err, err_size);
+    if (fd < 0)
+        return NULL;
+    FILE *stream = fchmod(fd, f->mode) == 0 ? fdopen(fd, "w") : NULL;
+    if (!stream) {
+        rb_fmt(err, err_size, "%s: write failed: %s", f->path, strerror(errno));
+        close(fd);
+        tmp_release(slot, 1);
+        return NULL;
+    }
+    f->slot = slot; /* (removed by rb_outputs_free if never closed) */
+    f->writing = 1;
+    return stream;
+}
+
+int rb_outputs_close(rb_outputs *o, int index, FILE *stream, char *err, size_t err_size)
+{
+    out_file *f = &o->out[index];
+    int ok = fflush(stream) == 0 && !ferror(stream);
+    int saved = ok ? 0 : (errno ? errno : EIO);
     if (ok && fault_now()) {
         ok = 0;
-        errno = ENOSPC;
+        saved = ENOSPC;
     }
-    ok = ok && fsync(fd) == 0;
-    int saved = errno;
-    if (close(fd) != 0 && ok) {
+    if (ok && fsync(fileno(stream)) != 0) {
         ok = 0;
         saved = errno;
     }
+    if (fclose(stream) != 0 && ok) {
+        ok = 0;
+        saved = errno;
+    }
+    f->writing = 0;
     if (!ok) {
-        tmp_release(slot, 1);
+        tmp_release(f->slot, 1);
+        f->slot = -1;
         rb_fmt(err, err_size, "%s: write failed: %s", f->path, strerror(saved ? saved : EIO));
         return -1;
     }
-    f->slot = slot;
     return 0;
+}
+
+FILE *rb_outputs_read(const rb_outputs *o, int index)
+{
+    const out_file *f = &o->out[index];
+    return f->slot >= 0 && !f->writing ? fopen(tmp_paths[f->slot], "rb") : NULL;
+}
+
+FILE *rb_outputs_scratch(const rb_outputs *o, int index, char *err, size_t err_size)
+{
+    const out_file *f = &o->out[index];
+    char dir[PATH_MAX];
+    dir_of(f->target, dir, sizeof dir);
+    int slot, fd = make_temporary(dir, f->path, &slot, err, err_size);
+    if (fd < 0)
+        return NULL;
+    tmp_release(slot, 1); /* unlinked: it goes with its descriptor */
+    FILE *stream = fdopen(fd, "w+");
+    if (!stream) {
+        rb_fmt(err, err_size, "%s: %s", f->path, strerror(errno));
+        close(fd);
+    }
+    return stream;
+}
+
+int rb_outputs_stage(rb_outputs *o, int index, const char *const *parts, int n_parts, char *err,
+                     size_t err_size)
+{
+    FILE *stream = rb_outputs_open(o, index, err, err_size);
+    if (!stream)
+        return -1;
+    for (int i = 0; i < n_parts; i++)
+        fputs(parts[i], stream);
+    return rb_outputs_close(o, index, stream, err, err_size);
 }
 
 int rb_outputs_stage_text(rb_outputs *o, int index, const char *text, char *err, size_t err_size)
@@ -587,7 +636,7 @@ static int rename_rest(rb_outputs *o, char *err, size_t err_size)
 int rb_outputs_commit(rb_outputs *o, char *err, size_t err_size)
 {
     for (int i = 0; i < o->n_out; i++)
-        if (o->out[i].slot < 0) {
+        if (o->out[i].slot < 0 || o->out[i].writing) {
             rb_fmt(err, err_size, "%s: not written", o->out[i].path);
             rb_outputs_drop_from(o, 0);
             return -1;

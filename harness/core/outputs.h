@@ -28,6 +28,7 @@
 #define RB_OUTPUTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct rb_outputs rb_outputs;
 
@@ -61,6 +62,18 @@ int rb_outputs_check(rb_outputs *o, char *err, size_t err_size);
 int rb_outputs_stage(rb_outputs *o, int index, const char *const *parts, int n_parts, char *err,
                      size_t err_size);
 int rb_outputs_stage_text(rb_outputs *o, int index, const char *text, char *err, size_t err_size);
+/* Staging in pieces, for a text too large to hold: rb_outputs_open makes output index's
+ * temporary (as rb_outputs_stage does) and returns a stream onto it; rb_outputs_close flushes,
+ * syncs and closes it. 0, or -1 with "PATH: reason" in err (the temporary removed; a write that
+ * failed on the way, a full disk, fails here). An output still open is not staged. */
+FILE *rb_outputs_open(rb_outputs *o, int index, char *err, size_t err_size);
+int rb_outputs_close(rb_outputs *o, int index, FILE *stream, char *err, size_t err_size);
+/* The text staged for output index, to read again (a report that holds a chart); NULL when it
+ * is not staged or cannot be opened. The caller closes it. */
+FILE *rb_outputs_read(const rb_outputs *o, int index);
+/* A scratch file beside output index (its folder: the disk the output goes to), already
+ * unlinked: read and write, gone when closed. NULL with "PATH: reason" in err. */
+FILE *rb_outputs_scratch(const rb_outputs *o, int index, char *err, size_t err_size);
 /* Renames every staged output into place. 0; 1 when an RB_OUT_NEW name exists by now (nothing
  * was renamed; the temporaries are kept for a retry under another name); -1 with one line in
  * err (an output not staged, a folder that cannot be made, a rename that failed: the outputs

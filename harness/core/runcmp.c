@@ -161,7 +161,7 @@ static int has_platform(const json_value *doc, const char *key)
  * reference and the larger of the two moves is itself beyond the tolerance: two runs of one
  * machine move these roofs by 1-2%, and a narrow envelope explains nothing. */
 static int attribute_envelope(const json_value *od, const json_value *nd, rb_runcmp_row *row,
-                              double tol)
+                              rb_runcmp_text *t, double tol)
 {
     static const char *const keys[2] = {"dram_gbps", "fp32_tflops"};
     double e[2], o[2], n[2];
@@ -181,23 +181,24 @@ static int attribute_envelope(const json_value *od, const json_value *nd, rb_run
         return 0;
     if (!(row->ratio_lo <= hi * (1 + tol) && row->ratio_hi >= lo / (1 + tol)))
         return 0;
-    rb_fmt(row->evidence, sizeof row->evidence,
+    rb_fmt(t->evidence, sizeof t->evidence,
            "platform reference: dram_gbps %.4g -> %.4g, fp32_tflops %.4g -> %.4g (time x%.3f to "
            "x%.3f expected of a kernel using both); variant time x%.3f",
            o[0], n[0], o[1], n[1], lo, hi, row->ratio);
     return 1;
 }
 
-static int attribute_platform(const json_value *od, const json_value *nd, rb_runcmp_row *row)
+static int attribute_platform(const json_value *od, const json_value *nd, rb_runcmp_row *row,
+                              rb_runcmp_text *t)
 {
     if (!row->roof[0])
-        return attribute_envelope(od, nd, row, row->floor);
+        return attribute_envelope(od, nd, row, t, row->floor);
     int use_platform = has_platform(od, row->roof) && has_platform(nd, row->roof);
     double on, nn;
     double ov = roof_value(od, row->roof, use_platform, &on);
     double nv = roof_value(nd, row->roof, use_platform, &nn);
     if (!(ov > 0 && nv > 0))
-        return attribute_envelope(od, nd, row, row->floor);
+        return attribute_envelope(od, nd, row, t, row->floor);
     int latency = strstr(row->roof, "_us") != NULL;
     double e = latency ? nv / ov : ov / nv; /* the time ratio the roof predicts */
     double tol = row->floor;
@@ -206,8 +207,8 @@ static int attribute_platform(const json_value *od, const json_value *nd, rb_run
     if (nn > tol)
         tol = nn;
     if (!explains(row->ratio_lo, row->ratio_hi, row->ratio, e, tol))
-        return attribute_envelope(od, nd, row, tol);
-    rb_fmt(row->evidence, sizeof row->evidence,
+        return attribute_envelope(od, nd, row, t, tol);
+    rb_fmt(t->evidence, sizeof t->evidence,
            "%s roof (%s) %.4g -> %.4g (x%.3f: time x%.3f expected); variant time x%.3f", row->roof,
            use_platform ? "platform reference" : "roofs.measured", ov, nv, nv / ov, e, row->ratio);
     return 1;
@@ -295,7 +296,8 @@ static void reasons_text(const json_value *v, char *out, size_t size)
         rb_fmt(out, size, "none");
 }
 
-static int attribute_throttle(const json_value *ov, const json_value *nv, rb_runcmp_row *row)
+static int attribute_throttle(const json_value *ov, const json_value *nv, rb_runcmp_row *row,
+                              rb_runcmp_text *t)
 {
     double oc = clock_mhz(ov), nc = clock_mhz(nv);
     /* the run that took longer: new when slower, old when faster */
@@ -308,7 +310,7 @@ static int attribute_throttle(const json_value *ov, const json_value *nv, rb_run
     char ro[160], rn[160];
     reasons_text(ov, ro, sizeof ro);
     reasons_text(nv, rn, sizeof rn);
-    rb_fmt(row->evidence, sizeof row->evidence,
+    rb_fmt(t->evidence, sizeof t->evidence,
            "SM clock %.0f -> %.0f MHz (time x%.3f expected); reasons %s -> %s%s; variant time "
            "x%.3f",
            oc, nc, oc / nc, ro, rn, throttled ? " (throttled)" : "", row->ratio);
@@ -317,22 +319,23 @@ static int attribute_throttle(const json_value *ov, const json_value *nv, rb_run
 
 void rb_runcmp_attribute(const json_value *od, const json_value *nd, const json_value *op,
                          const json_value *np, const json_value *ov, const json_value *nv,
-                         rb_runcmp_row *row)
+                         rb_runcmp_row *row, rb_runcmp_text *t)
 {
     char code[300];
     code_diff(op, np, row->variant, code, sizeof code);
     if (!code[0])
         algo_diff(ov, nv, code, sizeof code);
-    if (attribute_platform(od, nd, row)) {
+    row->evidence = t->evidence;
+    if (attribute_platform(od, nd, row, t)) {
         row->cause = RB_CAUSE_PLATFORM;
         if (code[0]) { /* said, so that a code change riding on a platform move is seen */
-            size_t len = strlen(row->evidence);
-            rb_fmt(row->evidence + len, sizeof row->evidence - len, "; code changed too: %s", code);
+            size_t len = strlen(t->evidence);
+            rb_fmt(t->evidence + len, sizeof t->evidence - len, "; code changed too: %s", code);
         }
     } else if (code[0]) {
         row->cause = RB_CAUSE_CODE;
-        rb_fmt(row->evidence, sizeof row->evidence, "%s; variant time x%.3f", code, row->ratio);
-    } else if (attribute_throttle(ov, nv, row)) {
+        rb_fmt(t->evidence, sizeof t->evidence, "%s; variant time x%.3f", code, row->ratio);
+    } else if (attribute_throttle(ov, nv, row, t)) {
         row->cause = RB_CAUSE_THROTTLED;
     } else {
         row->cause = RB_CAUSE_UNEXPLAINED;
@@ -342,7 +345,7 @@ void rb_runcmp_attribute(const json_value *od, const json_value *nd, const json_
             rb_fmt(clocks, sizeof clocks, "SM clock %.0f -> %.0f MHz", oc, nc);
         else
             rb_fmt(clocks, sizeof clocks, "SM clock unknown");
-        rb_fmt(row->evidence, sizeof row->evidence,
+        rb_fmt(t->evidence, sizeof t->evidence,
                "no roof moved to match, recorded code and resources unchanged, %s; variant "
                "time x%.3f",
                clocks, row->ratio);
@@ -370,10 +373,16 @@ void rb_runcmp_attribute_verdicts(const json_value *expect, json_value *doc, rb_
             if (v->verdict != RB_VERDICT_REGRESSED && v->verdict != RB_VERDICT_IMPROVED)
                 continue;
             rb_runcmp_row row;
+            rb_runcmp_text text;
             memset(&row, 0, sizeof row);
-            rb_fmt(row.pair, sizeof row.pair, "%s", results[i].name);
-            rb_fmt(row.variant, sizeof row.variant, "%s", v->name);
-            rb_fmt(row.roof, sizeof row.roof, "%s", json_string_at(nv, "roof", ""));
+            rb_fmt(text.pair, sizeof text.pair, "%s", results[i].name);
+            rb_fmt(text.variant, sizeof text.variant, "%s", v->name);
+            rb_fmt(text.roof, sizeof text.roof, "%s", json_string_at(nv, "roof", ""));
+            text.evidence[0] = '\0';
+            row.pair = text.pair;
+            row.variant = text.variant;
+            row.roof = text.roof;
+            row.evidence = text.evidence;
             /* the judged ratio, with this run's 95% interval of its median around it */
             double m = v->time_ms.median;
             row.ratio = v->judged_ratio;
@@ -384,7 +393,7 @@ void rb_runcmp_attribute_verdicts(const json_value *expect, json_value *doc, rb_
             row.floor = v->threshold;
             row.change = v->verdict == RB_VERDICT_REGRESSED ? RB_CHANGE_SLOWER : RB_CHANGE_FASTER;
             rb_runcmp_attribute(od, doc, ep, np, json_get(json_get(ep, "variants"), v->name), nv,
-                                &row);
+                                &row, &text);
             rb_fmt(v->cause, sizeof v->cause, "%s", rb_cause_name(row.cause));
             rb_fmt(v->evidence, sizeof v->evidence, "%s", row.evidence);
             /* (out of memory here leaves the file without them: the table still says it) */
@@ -410,7 +419,7 @@ static const char *skip_reason(const json_value *v)
 
 /* A row whose floor hides a 10% change cannot say same, nor that it is unclear by how much:
  * blind, with where the floor came from. */
-static void judge_blind(rb_runcmp_row *row, const rb_expected *e)
+static void judge_blind(rb_runcmp_row *row, rb_runcmp_text *t, const rb_expected *e)
 {
     if (!(row->floor > RB_RUNCMP_BLIND_FLOOR) ||
         (row->change != RB_CHANGE_SAME && row->change != RB_CHANGE_UNCLEAR))
@@ -422,33 +431,38 @@ static void judge_blind(rb_runcmp_row *row, const rb_expected *e)
                100 * e->run_spread, e->runs);
     else
         rb_fmt(from, sizeof from, "half the p10-p90 spread of a timed loop");
-    size_t len = strlen(row->evidence);
-    rb_fmt(row->evidence + len, sizeof row->evidence - len,
+    size_t len = strlen(t->evidence);
+    rb_fmt(t->evidence + len, sizeof t->evidence - len,
            "%sblind: floor %.1f%% (%s) hides a %.0f%% change", len ? "; " : "", 100 * row->floor,
            from, 100 * RB_RUNCMP_BLIND_FLOOR);
 }
 
 void rb_runcmp_judge(const json_value *od, const json_value *nd, const json_value *op,
                      const json_value *np, const json_value *ov, const json_value *nv,
-                     const json_value *expected, rb_runcmp_row *row)
+                     const json_value *expected, rb_runcmp_row *row, rb_runcmp_text *t)
 {
     const json_value *any = ov ? ov : nv;
     memset(row, 0, sizeof *row);
-    rb_fmt(row->pair, sizeof row->pair, "%s", json_string_at(op ? op : np, "name", NULL));
-    rb_fmt(row->variant, sizeof row->variant, "%s", json_string_at(any, "name", NULL));
-    rb_fmt(row->roof, sizeof row->roof, "%s", json_string_at(any, "roof", ""));
+    rb_fmt(t->pair, sizeof t->pair, "%s", json_string_at(op ? op : np, "name", NULL));
+    rb_fmt(t->variant, sizeof t->variant, "%s", json_string_at(any, "name", NULL));
+    rb_fmt(t->roof, sizeof t->roof, "%s", json_string_at(any, "roof", ""));
+    t->evidence[0] = '\0';
+    row->pair = t->pair;
+    row->variant = t->variant;
+    row->roof = t->roof;
+    row->evidence = t->evidence;
     row->old_ms = row->new_ms = row->ratio = row->ratio_lo = row->ratio_hi = row->floor = NAN;
     row->change = RB_CHANGE_NOT_COMPARED;
     row->cause = RB_CAUSE_NONE;
     const char *why_old = skip_reason(ov), *why_new = skip_reason(nv);
     double so = json_number_at(op, "size"), sn = json_number_at(np, "size");
     if (why_old || why_new) {
-        rb_fmt(row->evidence, sizeof row->evidence, "%s in OLD, %s in NEW",
-               why_old ? why_old : "timed", why_new ? why_new : "timed");
+        rb_fmt(t->evidence, sizeof t->evidence, "%s in OLD, %s in NEW", why_old ? why_old : "timed",
+               why_new ? why_new : "timed");
         return;
     }
     if (so != sn) {
-        rb_fmt(row->evidence, sizeof row->evidence, "size %.0f in OLD, %.0f in NEW", so, sn);
+        rb_fmt(t->evidence, sizeof t->evidence, "size %.0f in OLD, %.0f in NEW", so, sn);
         return;
     }
     side a, b;
@@ -457,8 +471,7 @@ void rb_runcmp_judge(const json_value *od, const json_value *nd, const json_valu
     row->old_ms = a.median;
     row->new_ms = b.median;
     if (!(a.median > 0 && b.median > 0)) {
-        rb_fmt(row->evidence, sizeof row->evidence, "no median in %s",
-               a.median > 0 ? "NEW" : "OLD");
+        rb_fmt(t->evidence, sizeof t->evidence, "no median in %s", a.median > 0 ? "NEW" : "OLD");
         return;
     }
     row->ratio = b.median / a.median;
@@ -477,7 +490,7 @@ void rb_runcmp_judge(const json_value *od, const json_value *nd, const json_valu
     row->change = rb_runcmp_verdict(row->ratio_lo, row->ratio_hi, row->floor);
     if (!(row->ratio_lo <= row->ratio_hi)) {
         row->ratio_lo = row->ratio_hi = NAN;
-        rb_fmt(row->evidence, sizeof row->evidence,
+        rb_fmt(t->evidence, sizeof t->evidence,
                "no interval of the median in %s (fewer than 6 samples)",
                a.lo > 0   ? "NEW"
                : b.lo > 0 ? "OLD"
@@ -488,15 +501,26 @@ void rb_runcmp_judge(const json_value *od, const json_value *nd, const json_valu
         if (known_runs && row->ratio >= 1.0 / (1.0 + row->floor) && row->ratio <= 1.0 + row->floor)
             row->change = RB_CHANGE_SAME;
     }
-    judge_blind(row, &e);
+    judge_blind(row, t, &e);
     if (row->change == RB_CHANGE_FASTER || row->change == RB_CHANGE_SLOWER)
-        rb_runcmp_attribute(od, nd, op, np, ov, nv, row);
+        rb_runcmp_attribute(od, nd, op, np, ov, nv, row, t);
 }
 
-static int push_row(rb_runcmp *c, int *cap, const rb_runcmp_row *row)
+int rb_runcmp_keep(rb_strpool *pool, rb_runcmp_row *row)
 {
+    row->pair = rb_strpool_add(pool, row->pair);
+    row->variant = rb_strpool_add(pool, row->variant);
+    row->roof = rb_strpool_add(pool, row->roof);
+    row->evidence = rb_strpool_add(pool, row->evidence);
+    return row->pair && row->variant && row->roof && row->evidence ? 0 : -1;
+}
+
+static int push_row(rb_runcmp *c, int *cap, rb_runcmp_row *row)
+{
+    if (rb_runcmp_keep(&c->strings, row) != 0)
+        return -1;
     if (c->n_rows == *cap) {
-        /* by a quarter (a row is ~600 bytes: doubling left up to half of them unused) */
+        /* by a quarter (doubling left up to half of the rows unused) */
         if (*cap > INT_MAX / 2)
             return -1;
         int ncap = *cap ? *cap + *cap / 4 + 64 : 64;
@@ -527,6 +551,7 @@ static int add_pair_rows(const json_value *od, const json_value *nd, const json_
     named_init(&nva, json_get(np, "variants"));
     const json_value *any = op ? op : np;
     rb_runcmp_row row;
+    rb_runcmp_text text;
     int rc = ova.oom || nva.oom ? -1 : 0;
     for (size_t i = 0; rc == 0 && ova.arr && i < ova.arr->count; i++) {
         const json_value *ov = ova.arr->items[i];
@@ -534,7 +559,7 @@ static int add_pair_rows(const json_value *od, const json_value *nd, const json_
         if (!name)
             continue;
         rb_runcmp_judge(od, nd, op, np, ov, named_find(&nva, name),
-                        rb_runcmp_expected(c->expect, any, name), &row);
+                        rb_runcmp_expected(c->expect, any, name), &row, &text);
         rc = push_row(c, cap, &row);
     }
     for (size_t i = 0; rc == 0 && nva.arr && i < nva.arr->count; i++) {
@@ -542,7 +567,7 @@ static int add_pair_rows(const json_value *od, const json_value *nd, const json_
         const char *name = json_string_at(nv, "name", NULL);
         if (!name || named_find(&ova, name))
             continue;
-        rb_runcmp_judge(od, nd, op, np, NULL, nv, NULL, &row);
+        rb_runcmp_judge(od, nd, op, np, NULL, nv, NULL, &row, &text);
         rc = push_row(c, cap, &row);
     }
     rb_name_index_free(&ova.ix);
@@ -883,6 +908,7 @@ void rb_runcmp_free(rb_runcmp *c)
     }
     free(c->env);
     free(c->rows);
+    rb_strpool_free(&c->strings);
     memset(c, 0, sizeof *c);
 }
 
@@ -992,17 +1018,14 @@ static json_value *env_json(const rb_runcmp *c)
     return a;
 }
 
-json_value *rb_runcmp_json(const rb_runcmp *c, const char *old_path, const char *new_path,
-                           int fail_on_platform)
+/* The comparison as a document, its "variants" an empty array (*rows: it) to be filled. */
+static json_value *json_head(const rb_runcmp *c, const char *old_path, const char *new_path,
+                             int fail_on_platform, json_value **rows_out)
 {
     json_value *doc = json_new_object(), *rows = json_new_array(), *counts = json_new_object();
     int bad = !doc || !rows || !counts;
     for (int i = 0; !bad && i <= RB_CHANGE_NOT_COMPARED; i++)
         bad = json_set_number(counts, rb_change_name((rb_change)i), c->counts[i]);
-    for (int i = 0; !bad && i < c->n_rows; i++) {
-        json_value *r = row_json(&c->rows[i]);
-        bad = !r || json_array_push(rows, r);
-    }
     if (!bad)
         bad = json_set_number(doc, "schema", 1) ||
               json_set_string(doc, "tool", "roofbench compare") ||
@@ -1036,7 +1059,37 @@ json_value *rb_runcmp_json(const rb_runcmp *c, const char *old_path, const char 
         json_free(doc);
         return NULL;
     }
+    *rows_out = rows;
     return doc;
+}
+
+json_value *rb_runcmp_json(const rb_runcmp *c, const char *old_path, const char *new_path,
+                           int fail_on_platform)
+{
+    json_value *rows = NULL, *doc = json_head(c, old_path, new_path, fail_on_platform, &rows);
+    for (int i = 0; doc && i < c->n_rows; i++) {
+        json_value *r = row_json(&c->rows[i]);
+        if (!r || json_array_push(rows, r)) {
+            json_free(doc);
+            return NULL;
+        }
+    }
+    return doc;
+}
+
+static json_value *nth_row_json(void *c, size_t i)
+{
+    return row_json(&((const rb_runcmp *)c)->rows[i]);
+}
+
+int rb_runcmp_json_write(FILE *f, const rb_runcmp *c, const char *old_path, const char *new_path,
+                         int fail_on_platform)
+{
+    json_value *rows = NULL, *doc = json_head(c, old_path, new_path, fail_on_platform, &rows);
+    int rc =
+        doc ? json_write_stream(f, doc, 2, rows, nth_row_json, (void *)c, (size_t)c->n_rows) : -1;
+    json_free(doc);
+    return rc;
 }
 
 static void html_row(rb_sbuf *b, const rb_runcmp_row *r)
@@ -1058,53 +1111,58 @@ static void html_row(rb_sbuf *b, const rb_runcmp_row *r)
     rb_sbuf_add(b, "</tr>\n");
 }
 
-char *rb_runcmp_html(const rb_runcmp *c, const char *old_path, const char *new_path)
+void rb_runcmp_html_to(rb_sbuf *b, const rb_runcmp *c, const char *old_path, const char *new_path)
 {
-    rb_sbuf b = {0};
     char title[200];
     rb_fmt(title, sizeof title, "roofbench compare: %s -> %s", c->old_git, c->new_git);
-    rb_html_page_begin(&b, title);
-    rb_sbuf_add(&b, "<p>OLD <code>");
-    rb_sbuf_escaped(&b, old_path);
-    rb_sbuf_add(&b, "</code> (git ");
-    rb_sbuf_escaped(&b, c->old_git);
-    rb_sbuf_add(&b, ", ");
-    rb_sbuf_escaped(&b, c->old_date);
-    rb_sbuf_add(&b, ")<br>NEW <code>");
-    rb_sbuf_escaped(&b, new_path);
-    rb_sbuf_add(&b, "</code> (git ");
-    rb_sbuf_escaped(&b, c->new_git);
-    rb_sbuf_add(&b, ", ");
-    rb_sbuf_escaped(&b, c->new_date);
-    rb_sbuf_add(&b,
+    rb_html_page_begin(b, title);
+    rb_sbuf_add(b, "<p>OLD <code>");
+    rb_sbuf_escaped(b, old_path);
+    rb_sbuf_add(b, "</code> (git ");
+    rb_sbuf_escaped(b, c->old_git);
+    rb_sbuf_add(b, ", ");
+    rb_sbuf_escaped(b, c->old_date);
+    rb_sbuf_add(b, ")<br>NEW <code>");
+    rb_sbuf_escaped(b, new_path);
+    rb_sbuf_add(b, "</code> (git ");
+    rb_sbuf_escaped(b, c->new_git);
+    rb_sbuf_add(b, ", ");
+    rb_sbuf_escaped(b, c->new_date);
+    rb_sbuf_add(b,
                 ")</p>\n<h2>Environment: %d fact(s) differ, %d the same</h2>\n"
                 "<table class=\"rb\">\n<thead><tr><th>fact</th><th>OLD</th><th>NEW</th>"
                 "</tr></thead>\n<tbody>\n",
                 c->n_env, c->n_env_same);
     for (int i = 0; i < c->n_env; i++) {
-        rb_sbuf_add(&b, "<tr>");
-        rb_html_cell_text(&b, c->env[i].key);
-        rb_html_cell_text(&b, c->env[i].old_value);
-        rb_html_cell_text(&b, c->env[i].new_value);
-        rb_sbuf_add(&b, "</tr>\n");
+        rb_sbuf_add(b, "<tr>");
+        rb_html_cell_text(b, c->env[i].key);
+        rb_html_cell_text(b, c->env[i].old_value);
+        rb_html_cell_text(b, c->env[i].new_value);
+        rb_sbuf_add(b, "</tr>\n");
     }
-    rb_sbuf_add(&b, "</tbody>\n</table>\n<h2>Variants</h2>\n");
+    rb_sbuf_add(b, "</tbody>\n</table>\n<h2>Variants</h2>\n");
     const int n_changes = (int)(sizeof c->counts / sizeof c->counts[0]);
     const char *names[sizeof c->counts / sizeof c->counts[0]];
     for (int i = 0; i < n_changes; i++)
         names[i] = rb_change_name((rb_change)i);
-    rb_html_counts(&b, "verdicts", names, c->counts, n_changes);
-    rb_sbuf_add(&b, "<p>");
-    rb_sbuf_escaped(&b, RB_RUNCMP_RULE);
-    rb_sbuf_add(&b, ". Click a column's header to sort by it.</p>\n<table class=\"rb\">\n"
-                    "<thead><tr><th>pair/variant</th><th>roof</th><th class=\"num\">old ms</th>"
-                    "<th class=\"num\">new ms</th><th class=\"num\">change</th>"
-                    "<th class=\"num\">ratio lo</th><th class=\"num\">ratio hi</th>"
-                    "<th class=\"num\">floor</th><th>verdict</th><th>cause</th>"
-                    "<th>evidence</th></tr></thead>\n<tbody>\n");
+    rb_html_counts(b, "verdicts", names, c->counts, n_changes);
+    rb_sbuf_add(b, "<p>");
+    rb_sbuf_escaped(b, RB_RUNCMP_RULE);
+    rb_sbuf_add(b, ". Click a column's header to sort by it.</p>\n<table class=\"rb\">\n"
+                   "<thead><tr><th>pair/variant</th><th>roof</th><th class=\"num\">old ms</th>"
+                   "<th class=\"num\">new ms</th><th class=\"num\">change</th>"
+                   "<th class=\"num\">ratio lo</th><th class=\"num\">ratio hi</th>"
+                   "<th class=\"num\">floor</th><th>verdict</th><th>cause</th>"
+                   "<th>evidence</th></tr></thead>\n<tbody>\n");
     for (int i = 0; i < c->n_rows; i++)
-        html_row(&b, &c->rows[i]);
-    rb_sbuf_add(&b, "</tbody>\n</table>\n");
-    rb_html_page_end(&b);
+        html_row(b, &c->rows[i]);
+    rb_sbuf_add(b, "</tbody>\n</table>\n");
+    rb_html_page_end(b);
+}
+
+char *rb_runcmp_html(const rb_runcmp *c, const char *old_path, const char *new_path)
+{
+    rb_sbuf b = {0};
+    rb_runcmp_html_to(&b, c, old_path, new_path);
     return rb_sbuf_take(&b);
 }

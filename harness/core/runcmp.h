@@ -38,6 +38,8 @@
 
 #include "json.h"
 #include "result.h"
+#include "strpool.h"
+#include "util.h"
 
 /* The smallest change called one: 2% (README says why). */
 #define RB_RUNCMP_MIN_FLOOR 0.02
@@ -64,8 +66,11 @@ typedef enum rb_cause {
 const char *rb_change_name(rb_change c);
 const char *rb_cause_name(rb_cause c);
 
+/* A row's texts point into its comparison's pool (rb_runcmp.strings; history's), or into an
+ * rb_runcmp_text while it is judged: a kept row is about a hundred bytes and its text, so that
+ * tens of thousands of them fit beside the documents they came from. */
 typedef struct rb_runcmp_row {
-    char pair[64], variant[64], roof[32];
+    const char *pair, *variant, *roof; /* roof "" when none */
     double old_ms, new_ms;     /* medians; NaN when absent */
     double ratio;              /* new / old median time: above 1 is slower */
     double ratio_lo, ratio_hi; /* its 90% interval; NaN when a run has no interval */
@@ -73,8 +78,17 @@ typedef struct rb_runcmp_row {
     int floor_from_runs;       /* it is 2 x the expectations' run_spread (rb_runcmp_build_expect) */
     rb_change change;
     rb_cause cause;
-    char evidence[400]; /* the cause's evidence, or why the row was not compared */
+    const char *evidence; /* the cause's evidence, or why the row was not compared; "" none */
 } rb_runcmp_row;
+
+/* The texts of a row being judged, cut as shown (a name to 63 bytes, a roof to 31, the
+ * evidence to 399): rb_runcmp_judge and rb_runcmp_attribute point the row's texts here. */
+typedef struct rb_runcmp_text {
+    char pair[64], variant[64], roof[32], evidence[400];
+} rb_runcmp_text;
+
+/* Moves the row's texts into pool (core/strpool.h). 0, or -1 when out of memory. */
+int rb_runcmp_keep(rb_strpool *pool, rb_runcmp_row *row);
 
 /* One fact of the environment (or platform reference) that differs between the runs. */
 typedef struct rb_runcmp_env {
@@ -99,6 +113,7 @@ typedef struct rb_runcmp {
     /* rb_runcmp_filter's regex (NULL: every row), and the rows it left out */
     const char *filter;
     int n_filtered_out;
+    rb_strpool strings; /* the rows' texts */
 } rb_runcmp;
 
 /* The floor of a variant whose two runs spread (p90 - p10) / median by noise_old, noise_new within
@@ -108,24 +123,26 @@ double rb_runcmp_floor(double noise_old, double noise_new);
 /* The verdict of a ratio interval against a floor (see above). */
 rb_change rb_runcmp_verdict(double lo, double hi, double floor);
 
-/* The attribution of one changed variant into row->cause and row->evidence: row's roof, ratio,
- * ratio_lo, ratio_hi, floor and change (faster or slower) are set. od / nd are the documents
+/* The attribution of one changed variant into row->cause and row->evidence (text's): row's
+ * variant, roof, ratio, ratio_lo, ratio_hi, floor and change (faster or slower) are set, its
+ * texts text's. od / nd are the documents
  * (their "platform"), op / np the pairs (their "kernels") and ov / nv the variants (their
  * library_algo, clocks and throttled). run uses it for a verdict against the expectation file,
  * whose pair entries record platform and kernels, and whose variants library_algo and clocks,
  * in the same shape. */
 void rb_runcmp_attribute(const json_value *od, const json_value *nd, const json_value *op,
                          const json_value *np, const json_value *ov, const json_value *nv,
-                         rb_runcmp_row *row);
+                         rb_runcmp_row *row, rb_runcmp_text *text);
 
-/* One variant of two runs into row: verdict, floor and, for a change, its attribution. od / nd
+/* One variant of two runs into row (its texts in text): verdict, floor and, for a change, its
+ * attribution. od / nd
  * the documents, op / np the pair records (either NULL: the pair is in one run only), ov / nv
  * the variant records (either NULL: in one run only), expected the expectation file's entry
  * for the variant (rb_runcmp_expected; NULL: none). compare builds each row with it, history
  * each step. */
 void rb_runcmp_judge(const json_value *od, const json_value *nd, const json_value *op,
                      const json_value *np, const json_value *ov, const json_value *nv,
-                     const json_value *expected, rb_runcmp_row *row);
+                     const json_value *expected, rb_runcmp_row *row, rb_runcmp_text *text);
 /* The entry of a validated expectation document for a variant of pair (a results pair record),
  * when the file recorded that pair at the pair's size; NULL otherwise. */
 const json_value *rb_runcmp_expected(const json_value *expect, const json_value *pair,
@@ -181,13 +198,23 @@ void rb_runcmp_print(FILE *f, const rb_runcmp *c, const char *old_path, const ch
 /* The comparison as a JSON document; NULL when out of memory. */
 json_value *rb_runcmp_json(const rb_runcmp *c, const char *old_path, const char *new_path,
                            int fail_on_platform);
+/* The same document's text (json_write, indent 2) written to f a row at a time: the memory of
+ * one row, not of the document. 0, or -1 when out of memory or a write failed. */
+int rb_runcmp_json_write(FILE *f, const rb_runcmp *c, const char *old_path, const char *new_path,
+                         int fail_on_platform);
 /* A self-contained HTML page (sortable table); caller frees, NULL when out of memory. */
 char *rb_runcmp_html(const rb_runcmp *c, const char *old_path, const char *new_path);
+/* The same page added to b (a sink's: written out as it is made). */
+void rb_runcmp_html_to(rb_sbuf *b, const rb_runcmp *c, const char *old_path, const char *new_path);
 /* Markdown for a pull-request comment (runcmp_table.c): the floors line, the runs, the counts,
  * the changed rows as a table and the rest folded under <details>. Caller frees; NULL: out of
  * memory. */
 char *rb_runcmp_markdown(const rb_runcmp *c, const char *old_path, const char *new_path);
 /* CSV (RFC 4180), one row per variant with its floor's source. Caller frees; NULL: OOM. */
 char *rb_runcmp_csv(const rb_runcmp *c);
+/* The same texts added to b (a sink's: written out as they are made). */
+void rb_runcmp_markdown_to(rb_sbuf *b, const rb_runcmp *c, const char *old_path,
+                           const char *new_path);
+void rb_runcmp_csv_to(rb_sbuf *b, const rb_runcmp *c);
 
 #endif

@@ -389,6 +389,36 @@ double rb_now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* A sink's buffer written out once it holds RB_SBUF_SPILL_BYTES. */
+static void sbuf_spill(rb_sbuf *b, int all)
+{
+    if (!b->sink || b->oom || (!all && b->len < RB_SBUF_SPILL_BYTES))
+        return;
+    if (b->len && fwrite(b->s, 1, b->len, b->sink) != b->len)
+        b->oom = 1;
+    b->len = 0;
+}
+
+/* Room for n more bytes and a NUL: 0, or -1 (oom set). */
+static int sbuf_room(rb_sbuf *b, size_t n)
+{
+    if (b->oom)
+        return -1;
+    if (b->s && b->len + n < b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap <= b->len + n)
+        cap *= 2;
+    char *s = realloc(b->s, cap);
+    if (!s) {
+        b->oom = 1;
+        return -1;
+    }
+    b->s = s;
+    b->cap = cap;
+    return 0;
+}
+
 void rb_sbuf_add(rb_sbuf *b, const char *fmt, ...)
 {
     if (b->oom)
@@ -404,19 +434,32 @@ void rb_sbuf_add(rb_sbuf *b, const char *fmt, ...)
         }
         if (b->s && b->len + (size_t)k < b->cap) {
             b->len += (size_t)k;
+            sbuf_spill(b, 0);
             return;
         }
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap <= b->len + (size_t)k)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->oom = 1;
+        if (sbuf_room(b, (size_t)k) != 0)
             return;
-        }
-        b->s = s;
-        b->cap = cap;
     }
+}
+
+void rb_sbuf_put(rb_sbuf *b, const char *s, size_t n)
+{
+    if (sbuf_room(b, n) != 0)
+        return;
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+    sbuf_spill(b, 0);
+}
+
+void rb_sbuf_copy(rb_sbuf *b, FILE *from)
+{
+    char chunk[16384];
+    size_t n;
+    while (!b->oom && (n = fread(chunk, 1, sizeof chunk, from)) > 0)
+        rb_sbuf_put(b, chunk, n);
+    if (ferror(from))
+        b->oom = 1;
 }
 
 char *rb_sbuf_take(rb_sbuf *b)
@@ -432,6 +475,14 @@ char *rb_sbuf_take(rb_sbuf *b)
     }
     memset(b, 0, sizeof *b);
     return s;
+}
+
+int rb_sbuf_flush(rb_sbuf *b)
+{
+    sbuf_spill(b, 1);
+    int rc = b->oom ? -1 : 0;
+    rb_sbuf_free(b);
+    return rc;
 }
 
 void rb_sbuf_free(rb_sbuf *b)

@@ -4,6 +4,7 @@
 #define RB_UTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* The longest path (bytes) the command line accepts; every buffer that holds a path built from
@@ -101,16 +102,27 @@ double rb_now_s(void);
 char *rb_command_output(const char *cmd, int *status);
 
 /* A growing string. Once an allocation fails, oom is set and every later add does nothing, so
- * a writer checks once at the end (rb_sbuf_take). */
+ * a writer checks once at the end (rb_sbuf_take). With a sink, the text goes out to it as it
+ * grows (s keeps the last RB_SBUF_SPILL_BYTES or so), so a text of any size takes that much
+ * memory; a write that fails sets oom too, and rb_sbuf_flush ends it. */
 typedef struct rb_sbuf {
     char *s;
     size_t len, cap;
     int oom;
+    FILE *sink;
 } rb_sbuf;
+#define RB_SBUF_SPILL_BYTES ((size_t)64 << 10)
 
 void rb_sbuf_add(rb_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* n bytes of s as they are. */
+void rb_sbuf_put(rb_sbuf *b, const char *s, size_t n);
+/* The rest of the stream from, from where it stands. */
+void rb_sbuf_copy(rb_sbuf *b, FILE *from);
 /* The string (caller frees), or NULL when an allocation failed; b is left empty. */
 char *rb_sbuf_take(rb_sbuf *b);
+/* A sink's text: what b holds written out, b left empty. 0, or -1 when an allocation or a write
+ * failed on the way. */
+int rb_sbuf_flush(rb_sbuf *b);
 void rb_sbuf_free(rb_sbuf *b);
 
 /* One RFC 4180 CSV field: quoted (quotes doubled) when it holds a comma, a quote, CR or LF;

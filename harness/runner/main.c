@@ -1042,29 +1042,37 @@ static void warn_other_gpu(const json_value *expect, const char *path, const jso
             path, shown_name, which, shown_key);
 }
 
-/* Writes compare's --json and --html, both or neither. 0, or the exit code. */
+/* Writes compare's --json and --html, both or neither, each a row at a time (the memory of a
+ * row, not of the text). 0, or the exit code. */
 static int write_comparison(const rb_options *o, const rb_runcmp *c, rb_outputs *outs, int json_i,
                             int html_i)
 {
     char err[RB_PATH_BUF + 300] = "";
+    int rc = 0;
     if (json_i < 0 && html_i < 0)
         return 0;
-    json_value *j =
-        json_i >= 0 ? rb_runcmp_json(c, o->compare_old, o->compare_new, o->fail_on_platform) : NULL;
-    char *text = j ? json_write(j, 2) : NULL;
-    char *html = html_i >= 0 ? rb_runcmp_html(c, o->compare_old, o->compare_new) : NULL;
-    int rc = (json_i >= 0 && !text) || (html_i >= 0 && !html) ? -1 : 0;
-    if (rc != 0)
-        rb_fmt(err, sizeof err, "compare: out of memory");
-    if (rc == 0 && json_i >= 0)
-        rc = rb_outputs_stage_text(outs, json_i, text, err, sizeof err);
-    if (rc == 0 && html_i >= 0)
-        rc = rb_outputs_stage_text(outs, html_i, html, err, sizeof err);
+    if (json_i >= 0) {
+        FILE *f = rb_outputs_open(outs, json_i, err, sizeof err);
+        int bad = !f || rb_runcmp_json_write(f, c, o->compare_old, o->compare_new,
+                                             o->fail_on_platform) != 0;
+        rc = f ? rb_outputs_close(outs, json_i, f, err, sizeof err) : -1;
+        if (bad && rc == 0) /* (a failed write is said by the close) */
+            rb_fmt(err, sizeof err, "compare: out of memory");
+        rc = bad ? -1 : rc;
+    }
+    if (rc == 0 && html_i >= 0) {
+        FILE *f = rb_outputs_open(outs, html_i, err, sizeof err);
+        rb_sbuf b = {.sink = f};
+        if (f)
+            rb_runcmp_html_to(&b, c, o->compare_old, o->compare_new);
+        int bad = !f || rb_sbuf_flush(&b) != 0;
+        rc = f ? rb_outputs_close(outs, html_i, f, err, sizeof err) : -1;
+        if (bad && rc == 0)
+            rb_fmt(err, sizeof err, "compare: out of memory");
+        rc = bad ? -1 : rc;
+    }
     if (rc == 0)
         rc = rb_outputs_commit(outs, err, sizeof err);
-    json_free(j);
-    free(text);
-    free(html);
     return rc == 0 ? 0 : usage_error(err);
 }
 
@@ -1095,18 +1103,17 @@ static int resolve_floors(const rb_options *o, const char *const *keys, int n, r
  * is data). */
 static void print_compare(const rb_options *o, const rb_runcmp *c)
 {
-    char *text = o->compare_md    ? rb_runcmp_markdown(c, o->compare_old, o->compare_new)
-                 : o->compare_csv ? rb_runcmp_csv(c)
-                                  : NULL;
+    rb_sbuf b = {.sink = stdout}; /* (written as it is made: a row's memory, not the text's) */
     if (o->compare_csv && c->floors_line)
         fprintf(stderr, "%s\n", c->floors_line);
-    if (text)
-        fputs(text, stdout);
-    else if (o->compare_md || o->compare_csv)
-        fprintf(stderr, "roofbench: compare: out of memory\n");
+    if (o->compare_md)
+        rb_runcmp_markdown_to(&b, c, o->compare_old, o->compare_new);
+    else if (o->compare_csv)
+        rb_runcmp_csv_to(&b, c);
     else
         rb_runcmp_print(stdout, c, o->compare_old, o->compare_new);
-    free(text);
+    if (rb_sbuf_flush(&b) != 0)
+        fprintf(stderr, "roofbench: compare: out of memory\n");
 }
 
 /* The comparison of compare's two files, with its floors and filter. The expectation file found
