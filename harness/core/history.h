@@ -31,6 +31,7 @@
 
 #include "json.h"
 #include "runcmp.h"
+#include "util.h"
 
 typedef struct rb_history_run {
     char *path;
@@ -121,5 +122,10 @@ void rb_history_print(FILE *f, const rb_history *h);
 char *rb_history_markdown(const rb_history *h);
 json_value *rb_history_json(const rb_history *h);
 char *rb_history_svg(const rb_history *h);
+/* The same texts added to b a piece at a time (a sink's: written out as they are made; the
+ * JSON document's text, json_write's with indent 2, a series at a time). */
+void rb_history_markdown_to(rb_sbuf *b, const rb_history *h);
+void rb_history_svg_to(rb_sbuf *b, const rb_history *h);
+void rb_history_json_to(rb_sbuf *b, const rb_history *h);
 
 #endif

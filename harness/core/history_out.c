@@ -142,43 +142,49 @@ static void md_steps(rb_sbuf *b, const rb_history *h)
     }
 }
 
-char *rb_history_markdown(const rb_history *h)
+void rb_history_markdown_to(rb_sbuf *out, const rb_history *h)
 {
-    rb_sbuf b = {0};
+    rb_sbuf *b = out;
     const rb_history_run *a = &h->runs[0], *z = &h->runs[h->n_runs - 1];
     if (h->floors_line) {
-        rb_md_text(&b, h->floors_line);
-        rb_sbuf_add(&b, "\n\n");
+        rb_md_text(b, h->floors_line);
+        rb_sbuf_add(b, "\n\n");
     }
-    rb_sbuf_add(&b, "**roofbench history** of ");
-    rb_md_text(&b, a->hardware_key[0] ? a->hardware_key : "?");
-    rb_sbuf_add(&b, ": %d run(s), ", h->n_runs);
-    rb_md_text(&b, a->date);
-    rb_sbuf_add(&b, " (");
-    rb_md_text(&b, a->git);
-    rb_sbuf_add(&b, ") to ");
-    rb_md_text(&b, z->date);
-    rb_sbuf_add(&b, " (");
-    rb_md_text(&b, z->git);
-    rb_sbuf_add(&b, ")\n\n");
+    rb_sbuf_add(b, "**roofbench history** of ");
+    rb_md_text(b, a->hardware_key[0] ? a->hardware_key : "?");
+    rb_sbuf_add(b, ": %d run(s), ", h->n_runs);
+    rb_md_text(b, a->date);
+    rb_sbuf_add(b, " (");
+    rb_md_text(b, a->git);
+    rb_sbuf_add(b, ") to ");
+    rb_md_text(b, z->date);
+    rb_sbuf_add(b, " (");
+    rb_md_text(b, z->git);
+    rb_sbuf_add(b, ")\n\n");
     if (h->runs_without_fingerprints)
-        rb_sbuf_add(&b, "code attribution unavailable for %d of %d run(s): %s\n\n",
+        rb_sbuf_add(b, "code attribution unavailable for %d of %d run(s): %s\n\n",
                     h->runs_without_fingerprints, h->n_runs, RB_RUNCMP_NO_FINGERPRINT);
     for (int i = 0; i < h->n_notes; i++) {
-        rb_sbuf_add(&b, "- note: ");
-        rb_md_text(&b, h->notes[i]);
-        rb_sbuf_add(&b, "\n");
+        rb_sbuf_add(b, "- note: ");
+        rb_md_text(b, h->notes[i]);
+        rb_sbuf_add(b, "\n");
     }
-    rb_sbuf_add(&b, "%s**%d step** · **%d moved** · %d blind · %d steady · %d single\n\n",
+    rb_sbuf_add(b, "%s**%d step** · **%d moved** · %d blind · %d steady · %d single\n\n",
                 h->n_notes ? "\n" : "", h->counts[RB_HISTORY_STEP], h->counts[RB_HISTORY_MOVED],
                 h->counts[RB_HISTORY_BLIND], h->counts[RB_HISTORY_STEADY],
                 h->counts[RB_HISTORY_SINGLE]);
-    rb_sbuf_add(&b, "| pair/variant | runs | trend | first ms | last ms | change | verdict |\n"
-                    "|:--|--:|:--|--:|--:|--:|:--|\n");
+    rb_sbuf_add(b, "| pair/variant | runs | trend | first ms | last ms | change | verdict |\n"
+                   "|:--|--:|:--|--:|--:|--:|:--|\n");
     for (int i = 0; i < h->n_series; i++)
-        md_series_row(&b, &h->series[i]);
-    md_steps(&b, h);
-    rb_sbuf_add(&b, "\n<sub>%s</sub>\n", RB_HISTORY_RULE);
+        md_series_row(b, &h->series[i]);
+    md_steps(b, h);
+    rb_sbuf_add(b, "\n<sub>%s</sub>\n", RB_HISTORY_RULE);
+}
+
+char *rb_history_markdown(const rb_history *h)
+{
+    rb_sbuf b = {0};
+    rb_history_markdown_to(&b, h);
     return rb_sbuf_take(&b);
 }
 
@@ -279,7 +285,8 @@ static int counts_json(const rb_history *h, json_value *doc)
     return json_object_set(doc, "notes", notes) || bad ? -1 : 0;
 }
 
-json_value *rb_history_json(const rb_history *h)
+/* The document, its "series" an empty array (*series_out: it) to be filled. */
+static json_value *json_head(const rb_history *h, json_value **series_out)
 {
     json_value *doc = json_new_object();
     char note[300] = "available";
@@ -296,17 +303,42 @@ json_value *rb_history_json(const rb_history *h)
               json_set_string(doc, "compare_rule", RB_RUNCMP_RULE) || counts_json(h, doc);
     json_value *runs = bad ? NULL : runs_json(h), *series = bad ? NULL : json_new_array();
     bad = bad || !runs || json_object_set(doc, "runs", runs);
-    for (int i = 0; !bad && series && i < h->n_series; i++) {
-        json_value *s = series_json(&h->series[i]);
-        bad = !s || json_array_push(series, s);
-    }
     if (bad || !series || json_object_set(doc, "series", series)) {
         if (bad)
             json_free(series);
         json_free(doc);
         return NULL;
     }
+    *series_out = series;
     return doc;
+}
+
+json_value *rb_history_json(const rb_history *h)
+{
+    json_value *series = NULL, *doc = json_head(h, &series);
+    for (int i = 0; doc && i < h->n_series; i++) {
+        json_value *s = series_json(&h->series[i]);
+        if (!s || json_array_push(series, s)) {
+            json_free(doc);
+            return NULL;
+        }
+    }
+    return doc;
+}
+
+static json_value *nth_series_json(void *h, size_t i)
+{
+    return series_json(&((const rb_history *)h)->series[i]);
+}
+
+void rb_history_json_to(rb_sbuf *b, const rb_history *h)
+{
+    json_value *series = NULL, *doc = json_head(h, &series);
+    if (doc)
+        json_write_to(b, doc, 2, series, nth_series_json, (void *)h, (size_t)h->n_series);
+    else
+        b->oom = 1;
+    json_free(doc);
 }
 
 /* ---- the SVG trend chart ---- */
@@ -424,15 +456,17 @@ static void svg_header(rb_sbuf *b, const rb_history *h)
     }
 }
 
-char *rb_history_svg(const rb_history *h)
+void rb_history_svg_to(rb_sbuf *out, const rb_history *h)
 {
-    rb_sbuf b = {0};
+    rb_sbuf *b = out;
     int max_points = 1;
     for (int i = 0; i < h->n_series; i++)
         max_points = h->series[i].n_points > max_points ? h->series[i].n_points : max_points;
     double *xy = malloc(2 * (size_t)max_points * sizeof *xy);
-    if (!xy)
-        return NULL;
+    if (!xy) {
+        b->oom = 1;
+        return;
+    }
     double target = svg_column_target(h),
            col_w = (SVG_W - 2 * SVG_MARGIN - (RB_HISTORY_SVG_COLUMNS - 1) * SVG_GAP) /
                    (double)RB_HISTORY_SVG_COLUMNS;
@@ -442,8 +476,8 @@ char *rb_history_svg(const rb_history *h)
         int col = 0;
         double y = SVG_TOP;
         if (pass) {
-            rb_svg_begin(&b, SVG_W, height + SVG_MARGIN);
-            svg_header(&b, h);
+            rb_svg_begin(b, SVG_W, height + SVG_MARGIN);
+            svg_header(b, h);
         }
         for (int i = 0; i < h->n_series; i++) {
             const rb_history_series *s = &h->series[i];
@@ -455,16 +489,22 @@ char *rb_history_svg(const rb_history *h)
                     x = SVG_MARGIN + col * (col_w + SVG_GAP);
                 }
                 if (pass)
-                    rb_svg_text(&b, x, y + 14, 11, "start", "#111111", 0, s->pair);
+                    rb_svg_text(b, x, y + 14, 11, "start", "#111111", 0, s->pair);
                 y += SVG_HEAD;
             }
             if (pass)
-                svg_series(&b, h, s, x, y, xy);
+                svg_series(b, h, s, x, y, xy);
             y += SVG_ROW;
             height = fmax(height, y);
         }
     }
-    rb_svg_end(&b);
+    rb_svg_end(b);
     free(xy);
+}
+
+char *rb_history_svg(const rb_history *h)
+{
+    rb_sbuf b = {0};
+    rb_history_svg_to(&b, h);
     return rb_sbuf_take(&b);
 }

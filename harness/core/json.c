@@ -1529,7 +1529,7 @@ void json_format_number(double x, char *buf, size_t buf_size)
 typedef struct writer {
     strbuf sb;
     int indent;
-    FILE *sink;
+    rb_sbuf *sink;
     const json_value *lazy;
     json_value *(*item)(void *ctx, size_t i);
     void *ctx;
@@ -1549,11 +1549,12 @@ static void write_newline(writer *w, size_t level)
     sb_spaces(&w->sb, (size_t)w->indent * level);
 }
 
-static void write_spill(writer *w)
+static void write_spill(writer *w, size_t at_least)
 {
-    if (!w->sink || w->sb.oom || w->sb.len < WRITE_SPILL_BYTES)
+    if (!w->sink || w->sb.oom || w->sb.len < at_least)
         return;
-    if (fwrite(w->sb.data, 1, w->sb.len, w->sink) != w->sb.len)
+    rb_sbuf_put(w->sink, w->sb.data, w->sb.len);
+    if (w->sink->oom)
         w->sb.oom = 1;
     w->sb.len = 0;
 }
@@ -1587,7 +1588,7 @@ static void write_container(writer *w, const json_value *v, size_t level)
             write_value(w, item, level + 1);
         if (v == w->lazy)
             json_free(item);
-        write_spill(w);
+        write_spill(w, WRITE_SPILL_BYTES);
     }
     if (n > 0)
         write_newline(w, level);
@@ -1627,11 +1628,11 @@ char *json_write(const json_value *v, int indent)
     return sb_finish(&w.sb);
 }
 
-int json_write_stream(FILE *f, const json_value *v, int indent, const json_value *lazy,
-                      json_value *(*item)(void *ctx, size_t i), void *ctx, size_t n)
+void json_write_to(rb_sbuf *b, const json_value *v, int indent, const json_value *lazy,
+                   json_value *(*item)(void *ctx, size_t i), void *ctx, size_t n)
 {
     writer w = {.indent = indent < 0 ? 0 : indent,
-                .sink = f,
+                .sink = b,
                 .lazy = lazy,
                 .item = item,
                 .ctx = ctx,
@@ -1639,10 +1640,10 @@ int json_write_stream(FILE *f, const json_value *v, int indent, const json_value
     write_value(&w, v, 0);
     if (w.indent > 0)
         sb_putc(&w.sb, '\n');
-    if (!w.sb.oom && w.sb.len && fwrite(w.sb.data, 1, w.sb.len, f) != w.sb.len)
-        w.sb.oom = 1;
+    write_spill(&w, 0);
+    if (w.sb.oom)
+        b->oom = 1;
     free(w.sb.data);
-    return w.sb.oom ? -1 : 0;
 }
 
 int json_write_file(const char *path, const json_value *v, char *err, size_t err_size)

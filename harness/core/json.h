@@ -28,8 +28,9 @@
 #define RB_JSON_H
 
 #include <stddef.h>
-#include <stdio.h>
 #include <stdint.h>
+
+typedef struct rb_sbuf rb_sbuf; /* util.h */
 
 #define JSON_MAX_DEPTH 256
 /* json_parse_file refuses a file larger than this (64 MiB): results and expectation files are
@@ -104,12 +105,12 @@ const char *json_type_name(json_type t);
  * per level and a final newline. Returns a malloc'd string (caller frees), NULL when out of memory.
  */
 char *json_write(const json_value *v, int indent);
-/* Writes v as json_write(v, indent) would to f, a piece at a time (a text of any size takes
- * little memory), except that the array lazy (a value inside v, empty; NULL: none) is written
- * with n items made by item(ctx, i), i = 0 .. n-1, each freed once written (item returns NULL:
- * out of memory). 0, or -1 when out of memory or a write failed. */
-int json_write_stream(FILE *f, const json_value *v, int indent, const json_value *lazy,
-                      json_value *(*item)(void *ctx, size_t i), void *ctx, size_t n);
+/* Adds v's text, as json_write(v, indent) makes it, to b a piece at a time (with a sink, a text
+ * of any size takes little memory), except that the array lazy (a value inside v, empty; NULL:
+ * none) is written with n items made by item(ctx, i), i = 0 .. n-1, each freed once written
+ * (item returns NULL: out of memory, b->oom set). */
+void json_write_to(rb_sbuf *b, const json_value *v, int indent, const json_value *lazy,
+                   json_value *(*item)(void *ctx, size_t i), void *ctx, size_t n);
 /* Writes v (indent 2) to path atomically: a temporary file in the same folder, fsync, rename.
  * On failure nothing is left behind, and err holds "PATH: <reason>"; returns -1. */
 int json_write_file(const char *path, const json_value *v, char *err, size_t err_size);

@@ -530,6 +530,26 @@ int rb_outputs_close(rb_outputs *o, int index, FILE *stream, char *err, size_t e
     return 0;
 }
 
+int rb_outputs_stage_made(rb_outputs *o, int index, void (*make)(rb_sbuf *b, const void *ctx),
+                          const void *ctx, char *err, size_t err_size)
+{
+    FILE *f = rb_outputs_open(o, index, err, err_size);
+    if (!f)
+        return -1;
+    rb_sbuf b = {.sink = f};
+    make(&b, ctx);
+    int made = rb_sbuf_flush(&b) == 0;
+    if (rb_outputs_close(o, index, f, err, err_size) != 0) /* (a write that failed: said here) */
+        return -1;
+    if (!made) {
+        tmp_release(o->out[index].slot, 1);
+        o->out[index].slot = -1;
+        rb_fmt(err, err_size, "%s: out of memory", o->out[index].path);
+        return -1;
+    }
+    return 0;
+}
+
 FILE *rb_outputs_read(const rb_outputs *o, int index)
 {
     const out_file *f = &o->out[index];

@@ -31,6 +31,7 @@
 #include <stdio.h>
 
 typedef struct rb_outputs rb_outputs;
+typedef struct rb_sbuf rb_sbuf; /* util.h */
 
 enum {
     RB_OUT_MAKE_DIRS = 1,      /* the folder may not exist yet: it is made at commit */
@@ -68,6 +69,11 @@ int rb_outputs_stage_text(rb_outputs *o, int index, const char *text, char *err,
  * failed on the way, a full disk, fails here). An output still open is not staged. */
 FILE *rb_outputs_open(rb_outputs *o, int index, char *err, size_t err_size);
 int rb_outputs_close(rb_outputs *o, int index, FILE *stream, char *err, size_t err_size);
+/* Output index staged from what make(b, ctx) adds to b, an rb_sbuf (util.h) whose sink is the
+ * output's temporary: a text of any size in the memory of a piece of it. 0, or -1 with "PATH:
+ * reason" (or "PATH: out of memory") in err. */
+int rb_outputs_stage_made(rb_outputs *o, int index, void (*make)(rb_sbuf *b, const void *ctx),
+                          const void *ctx, char *err, size_t err_size);
 /* The text staged for output index, to read again (a report that holds a chart); NULL when it
  * is not staged or cannot be opened. The caller closes it. */
 FILE *rb_outputs_read(const rb_outputs *o, int index);

@@ -1082,14 +1082,15 @@ static json_value *nth_row_json(void *c, size_t i)
     return row_json(&((const rb_runcmp *)c)->rows[i]);
 }
 
-int rb_runcmp_json_write(FILE *f, const rb_runcmp *c, const char *old_path, const char *new_path,
-                         int fail_on_platform)
+void rb_runcmp_json_to(rb_sbuf *b, const rb_runcmp *c, const char *old_path, const char *new_path,
+                       int fail_on_platform)
 {
     json_value *rows = NULL, *doc = json_head(c, old_path, new_path, fail_on_platform, &rows);
-    int rc =
-        doc ? json_write_stream(f, doc, 2, rows, nth_row_json, (void *)c, (size_t)c->n_rows) : -1;
+    if (doc)
+        json_write_to(b, doc, 2, rows, nth_row_json, (void *)c, (size_t)c->n_rows);
+    else
+        b->oom = 1;
     json_free(doc);
-    return rc;
 }
 
 static void html_row(rb_sbuf *b, const rb_runcmp_row *r)

@@ -198,10 +198,10 @@ void rb_runcmp_print(FILE *f, const rb_runcmp *c, const char *old_path, const ch
 /* The comparison as a JSON document; NULL when out of memory. */
 json_value *rb_runcmp_json(const rb_runcmp *c, const char *old_path, const char *new_path,
                            int fail_on_platform);
-/* The same document's text (json_write, indent 2) written to f a row at a time: the memory of
- * one row, not of the document. 0, or -1 when out of memory or a write failed. */
-int rb_runcmp_json_write(FILE *f, const rb_runcmp *c, const char *old_path, const char *new_path,
-                         int fail_on_platform);
+/* The same document's text (json_write, indent 2) added to b a row at a time: with a sink, the
+ * memory of a row, not of the document. */
+void rb_runcmp_json_to(rb_sbuf *b, const rb_runcmp *c, const char *old_path, const char *new_path,
+                       int fail_on_platform);
 /* A self-contained HTML page (sortable table); caller frees, NULL when out of memory. */
 char *rb_runcmp_html(const rb_runcmp *c, const char *old_path, const char *new_path);
 /* The same page added to b (a sink's: written out as it is made). */

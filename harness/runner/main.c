@@ -1042,35 +1042,38 @@ static void warn_other_gpu(const json_value *expect, const char *path, const jso
             path, shown_name, which, shown_key);
 }
 
-/* Writes compare's --json and --html, both or neither, each a row at a time (the memory of a
- * row, not of the text). 0, or the exit code. */
+/* compare's files, made a row at a time into their outputs (the memory of a row, not of the
+ * text). */
+typedef struct compare_made {
+    const rb_options *o;
+    const rb_runcmp *c;
+} compare_made;
+
+static void make_compare_json(rb_sbuf *b, const void *x)
+{
+    const compare_made *m = x;
+    rb_runcmp_json_to(b, m->c, m->o->compare_old, m->o->compare_new, m->o->fail_on_platform);
+}
+
+static void make_compare_html(rb_sbuf *b, const void *x)
+{
+    const compare_made *m = x;
+    rb_runcmp_html_to(b, m->c, m->o->compare_old, m->o->compare_new);
+}
+
+/* Writes compare's --json and --html, both or neither. 0, or the exit code. */
 static int write_comparison(const rb_options *o, const rb_runcmp *c, rb_outputs *outs, int json_i,
                             int html_i)
 {
     char err[RB_PATH_BUF + 300] = "";
-    int rc = 0;
+    compare_made m = {o, c};
     if (json_i < 0 && html_i < 0)
         return 0;
-    if (json_i >= 0) {
-        FILE *f = rb_outputs_open(outs, json_i, err, sizeof err);
-        int bad = !f || rb_runcmp_json_write(f, c, o->compare_old, o->compare_new,
-                                             o->fail_on_platform) != 0;
-        rc = f ? rb_outputs_close(outs, json_i, f, err, sizeof err) : -1;
-        if (bad && rc == 0) /* (a failed write is said by the close) */
-            rb_fmt(err, sizeof err, "compare: out of memory");
-        rc = bad ? -1 : rc;
-    }
-    if (rc == 0 && html_i >= 0) {
-        FILE *f = rb_outputs_open(outs, html_i, err, sizeof err);
-        rb_sbuf b = {.sink = f};
-        if (f)
-            rb_runcmp_html_to(&b, c, o->compare_old, o->compare_new);
-        int bad = !f || rb_sbuf_flush(&b) != 0;
-        rc = f ? rb_outputs_close(outs, html_i, f, err, sizeof err) : -1;
-        if (bad && rc == 0)
-            rb_fmt(err, sizeof err, "compare: out of memory");
-        rc = bad ? -1 : rc;
-    }
+    int rc = json_i >= 0
+                 ? rb_outputs_stage_made(outs, json_i, make_compare_json, &m, err, sizeof err)
+                 : 0;
+    if (rc == 0 && html_i >= 0)
+        rc = rb_outputs_stage_made(outs, html_i, make_compare_html, &m, err, sizeof err);
     if (rc == 0)
         rc = rb_outputs_commit(outs, err, sizeof err);
     return rc == 0 ? 0 : usage_error(err);
@@ -1201,29 +1204,35 @@ static int history_outputs(const rb_options *o, const rb_history *h, rb_outputs 
     return 0;
 }
 
-/* The three files of -o BASE, all or none. 0, or the exit code. */
+static void make_history_svg(rb_sbuf *b, const void *h)
+{
+    rb_history_svg_to(b, h);
+}
+
+static void make_history_md(rb_sbuf *b, const void *h)
+{
+    rb_history_markdown_to(b, h);
+}
+
+static void make_history_json(rb_sbuf *b, const void *h)
+{
+    rb_history_json_to(b, h);
+}
+
+/* The three files of -o BASE, all or none, each made a series at a time. 0, or the exit code. */
 static int write_history(const rb_history *h, rb_outputs *outs)
 {
-    char err[RB_PATH_BUF + 300] = "history: out of memory";
-    char *svg = rb_history_svg(h), *md = rb_history_markdown(h);
-    json_value *j = rb_history_json(h);
-    char *text = j ? json_write(j, 2) : NULL;
-    int rc = svg && md && text ? 0 : -1;
+    char err[RB_PATH_BUF + 300] = "";
+    int rc = rb_outputs_stage_made(outs, 0, make_history_svg, h, err, sizeof err);
     if (rc == 0)
-        rc = rb_outputs_stage_text(outs, 0, svg, err, sizeof err);
+        rc = rb_outputs_stage_made(outs, 1, make_history_md, h, err, sizeof err);
     if (rc == 0)
-        rc = rb_outputs_stage_text(outs, 1, md, err, sizeof err);
-    if (rc == 0)
-        rc = rb_outputs_stage_text(outs, 2, text, err, sizeof err);
+        rc = rb_outputs_stage_made(outs, 2, make_history_json, h, err, sizeof err);
     if (rc == 0)
         rc = rb_outputs_commit(outs, err, sizeof err);
     if (rc == 0)
         printf("history: %s, %s, %s\n", rb_outputs_path(outs, 0), rb_outputs_path(outs, 1),
                rb_outputs_path(outs, 2));
-    free(svg);
-    free(md);
-    free(text);
-    json_free(j);
     return rc == 0 ? 0 : usage_error(err);
 }
 
