@@ -32,6 +32,7 @@
 
 #include "json.h"
 #include "outputs.h"
+#include "util.h"
 
 typedef enum rb_plot_panel {
     RB_PANEL_ROOFLINE,
@@ -249,6 +250,13 @@ char *rb_plot_speedup_svg(const rb_plot_data *d);
 /* The self-contained HTML report: title, verdict counts, both charts inline, the table
  * (sortable by clicking a header, rows coloured by verdict), no external resource. */
 char *rb_plot_html(const rb_plot_data *d, const char *roofline_svg, const char *speedup_svg);
+/* The same texts added to b (util.h; a sink's: written out as they are drawn, a chart of any
+ * size in the memory of a piece of it). The roofline chart's body is drawn before its first
+ * line (which gives its height): into scratch, a file open for reading and writing, when given
+ * (NULL: in memory). The report reads its charts from the files given, from where they stand. */
+void rb_plot_roofline_svg_to(rb_sbuf *b, const rb_plot_data *d, FILE *scratch);
+void rb_plot_speedup_svg_to(rb_sbuf *b, const rb_plot_data *d);
+void rb_plot_html_to(rb_sbuf *b, const rb_plot_data *d, FILE *roofline_svg, FILE *speedup_svg);
 
 /* Stages the charts (and the report) of doc into the output set outs (core/outputs.h): the
  * roofline chart as output svg_index, the speedup chart as speedup_index, the report as

@@ -115,35 +115,105 @@ static void notes(rb_sbuf *b, const rb_plot_data *d)
         rb_sbuf_add(b, "</ul>\n");
 }
 
-char *rb_plot_html(const rb_plot_data *d, const char *roofline_svg, const char *speedup_svg)
+/* A chart inline: its text given, or read from f. */
+static void chart_div(rb_sbuf *b, const char *title, const char *svg, FILE *f)
 {
-    rb_sbuf b = {0};
+    rb_sbuf_add(b, "<h2>%s</h2>\n<div class=\"chart\">\n", title);
+    if (f)
+        rb_sbuf_copy(b, f);
+    else
+        rb_sbuf_add(b, "%s", svg);
+    rb_sbuf_add(b, "</div>\n");
+}
+
+/* The report, its charts given as texts or as files to read. */
+static void html_page(rb_sbuf *b, const rb_plot_data *d, const char *roofline_svg,
+                      const char *speedup_svg, FILE *roofline, FILE *speedup)
+{
     char title[600];
     rb_fmt(title, sizeof title, "roofbench: %s, driver %s, CUDA %s, %s, git %s", d->device,
            d->driver, d->cuda, d->date, d->git);
-    rb_html_page_begin(&b, title);
+    rb_html_page_begin(b, title);
     if (d->path[0]) {
-        rb_sbuf_add(&b, "<p>results file: <code>");
-        rb_sbuf_escaped(&b, d->path);
-        rb_sbuf_add(&b, "</code></p>\n");
+        rb_sbuf_add(b, "<p>results file: <code>");
+        rb_sbuf_escaped(b, d->path);
+        rb_sbuf_add(b, "</code></p>\n");
     }
-    verdict_counts(&b, d);
-    rb_sbuf_add(&b, "<h2>Roofline</h2>\n<div class=\"chart\">\n%s</div>\n", roofline_svg);
-    rb_sbuf_add(&b, "<h2>Speedups</h2>\n<div class=\"chart\">\n%s</div>\n", speedup_svg);
-    rb_sbuf_add(&b, "<h2 id=\"rb-table\">Table</h2>\n");
-    verdict_counts(&b, d);
-    rb_sbuf_add(&b, "<p>Click a column's header to sort by it (again: the other "
-                    "way).</p>\n<table class=\"rb\">\n<thead><tr><th>pair</th><th>variant</th>"
-                    "<th>role</th><th>roof</th><th class=\"num\">median ms</th>"
-                    "<th class=\"num\">noise</th><th class=\"num\">rate</th>"
-                    "<th class=\"num\">%% of roof</th><th class=\"num\">%% of peak</th>"
-                    "<th class=\"num\">speedup</th><th>verdict</th></tr></thead>\n<tbody>\n");
+    verdict_counts(b, d);
+    chart_div(b, "Roofline", roofline_svg, roofline);
+    chart_div(b, "Speedups", speedup_svg, speedup);
+    rb_sbuf_add(b, "<h2 id=\"rb-table\">Table</h2>\n");
+    verdict_counts(b, d);
+    rb_sbuf_add(b, "<p>Click a column's header to sort by it (again: the other "
+                   "way).</p>\n<table class=\"rb\">\n<thead><tr><th>pair</th><th>variant</th>"
+                   "<th>role</th><th>roof</th><th class=\"num\">median ms</th>"
+                   "<th class=\"num\">noise</th><th class=\"num\">rate</th>"
+                   "<th class=\"num\">%% of roof</th><th class=\"num\">%% of peak</th>"
+                   "<th class=\"num\">speedup</th><th>verdict</th></tr></thead>\n<tbody>\n");
     for (int i = 0; i < d->n_points; i++)
-        table_row(&b, &d->points[i]);
-    rb_sbuf_add(&b, "</tbody>\n</table>\n");
-    notes(&b, d);
-    rb_html_page_end(&b);
+        table_row(b, &d->points[i]);
+    rb_sbuf_add(b, "</tbody>\n</table>\n");
+    notes(b, d);
+    rb_html_page_end(b);
+}
+
+char *rb_plot_html(const rb_plot_data *d, const char *roofline_svg, const char *speedup_svg)
+{
+    rb_sbuf b = {0};
+    html_page(&b, d, roofline_svg, speedup_svg, NULL, NULL);
     return rb_sbuf_take(&b);
+}
+
+void rb_plot_html_to(rb_sbuf *b, const rb_plot_data *d, FILE *roofline_svg, FILE *speedup_svg)
+{
+    html_page(b, d, NULL, NULL, roofline_svg, speedup_svg);
+}
+
+/* What a chart or the report is made from: the data, and the files it reads. */
+typedef struct plot_made {
+    const rb_plot_data *d;
+    FILE *a, *b;
+} plot_made;
+
+static void make_roofline(rb_sbuf *b, const void *m)
+{
+    rb_plot_roofline_svg_to(b, ((const plot_made *)m)->d, ((const plot_made *)m)->a);
+}
+
+static void make_speedup(rb_sbuf *b, const void *m)
+{
+    rb_plot_speedup_svg_to(b, ((const plot_made *)m)->d);
+}
+
+static void make_report(rb_sbuf *b, const void *x)
+{
+    const plot_made *m = x;
+    rb_plot_html_to(b, m->d, m->a, m->b);
+}
+
+/* The charts and the report, each written to its output as it is drawn: the report reads the
+ * charts back from theirs. 0, or -1 with err. */
+static int stage_all(const rb_plot_data *d, rb_outputs *outs, int svg_index, int speedup_index,
+                     int html_index, char *err, size_t err_size)
+{
+    plot_made m = {d, rb_outputs_scratch(outs, svg_index, err, err_size), NULL};
+    int rc = m.a ? rb_outputs_stage_made(outs, svg_index, make_roofline, &m, err, err_size) : -1;
+    if (m.a)
+        fclose(m.a);
+    m.a = NULL;
+    if (rc == 0)
+        rc = rb_outputs_stage_made(outs, speedup_index, make_speedup, &m, err, err_size);
+    if (rc == 0 && html_index >= 0) {
+        m.a = rb_outputs_read(outs, svg_index);
+        m.b = rb_outputs_read(outs, speedup_index);
+        rc = m.a && m.b ? rb_outputs_stage_made(outs, html_index, make_report, &m, err, err_size)
+                        : -1;
+        if (m.a)
+            fclose(m.a);
+        if (m.b)
+            fclose(m.b);
+    }
+    return rc;
 }
 
 int rb_plot_stage(const json_value *doc, const char *source_path, const char *filter,
@@ -163,27 +233,9 @@ int rb_plot_stage(const json_value *doc, const char *source_path, const char *fi
         return -1;
     }
     d.path = source_path;
-    /* each chart written to its temporary as soon as it is drawn, and dropped when the report
-     * does not need it: one chart in memory at a time */
-    char *svg = rb_plot_roofline_svg(&d), *speedup = NULL;
-    int rc = svg ? rb_outputs_stage_text(outs, svg_index, svg, err, err_size) : -1;
-    if (html_index < 0) {
-        free(svg);
-        svg = NULL;
-    }
-    if (rc == 0 && (speedup = rb_plot_speedup_svg(&d)) == NULL)
-        rc = -1;
-    if (rc == 0)
-        rc = rb_outputs_stage_text(outs, speedup_index, speedup, err, err_size);
-    if (rc == 0 && html_index >= 0) {
-        char *html = rb_plot_html(&d, svg, speedup);
-        rc = html ? rb_outputs_stage_text(outs, html_index, html, err, err_size) : -1;
-        free(html);
-    }
+    int rc = stage_all(&d, outs, svg_index, speedup_index, html_index, err, err_size);
     if (rc != 0 && !err[0])
         rb_fmt(err, err_size, "%s: out of memory", source_path);
-    free(svg);
-    free(speedup);
     rb_plot_free(&d);
     return rc;
 }

@@ -196,30 +196,37 @@ static void draw_head(rb_sbuf *b, const rb_plot_data *d)
                 "* informational (host-bound, not gating): faded");
 }
 
-char *rb_plot_speedup_svg(const rb_plot_data *d)
+void rb_plot_speedup_svg_to(rb_sbuf *b, const rb_plot_data *d)
 {
     pair_rows *rows = index_pairs(d);
-    if (!rows)
-        return NULL;
+    if (!rows) {
+        b->oom = 1;
+        return;
+    }
     rb_plot_axis x;
     axis_range(d, &x);
     double height;
     int split = split_pairs(d, rows, &height);
     double bottom = TOP + height;
-    rb_sbuf b = {0};
-    rb_svg_begin(&b, RB_PLOT_CHART_W, bottom + 40);
-    draw_head(&b, d);
+    rb_svg_begin(b, RB_PLOT_CHART_W, bottom + 40);
+    draw_head(b, d);
     for (int col = 0; col < 2; col++) {
         double x0 = 12 + col * (COL_W + 4), y = TOP;
         if (col == 1 && split == d->n_pairs)
             break;
-        draw_grid(&b, x, x0, bottom);
+        draw_grid(b, x, x0, bottom);
         for (int k = col ? split : 0; k < (col ? d->n_pairs : split); k++)
-            y = draw_pair(&b, d, k, &rows[k], &x, x0, y);
-        rb_svg_text(&b, x0 + (BAR_X0 + BAR_X1) / 2, bottom + 16, RB_PLOT_LABEL_PX, "middle",
+            y = draw_pair(b, d, k, &rows[k], &x, x0, y);
+        rb_svg_text(b, x0 + (BAR_X0 + BAR_X1) / 2, bottom + 16, RB_PLOT_LABEL_PX, "middle",
                     "#000000", 0, "speedup over the pair's baseline");
     }
-    rb_svg_end(&b);
+    rb_svg_end(b);
     free(rows);
+}
+
+char *rb_plot_speedup_svg(const rb_plot_data *d)
+{
+    rb_sbuf b = {0};
+    rb_plot_speedup_svg_to(&b, d);
     return rb_sbuf_take(&b);
 }

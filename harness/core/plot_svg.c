@@ -803,27 +803,46 @@ static double draw_body(rb_sbuf *b, const rb_plot_data *d, double *px, double *p
     return draw_unplotted(b, d, y) + 10;
 }
 
-char *rb_plot_roofline_svg(const rb_plot_data *d)
+void rb_plot_roofline_svg_to(rb_sbuf *b, const rb_plot_data *d, FILE *scratch)
 {
     size_t n = (size_t)d->n_points + 1;
     double *px = calloc(n, sizeof *px), *py = calloc(n, sizeof *py);
     key_list keys = {calloc(n, sizeof *keys.point), 0, 0};
-    char *inner = NULL;
-    double height = 0;
-    if (px && py && keys.point) {
-        rb_sbuf body = {0};
-        height = draw_body(&body, d, px, py, &keys);
-        inner = rb_sbuf_take(&body);
-    }
+    rb_sbuf body = {.sink = scratch};
+    int drawn = px && py && keys.point;
+    /* the body first, for its height, which the chart's first line gives */
+    double height = drawn ? draw_body(&body, d, px, py, &keys) : 0;
     free(px);
     free(py);
     free(keys.point);
-    if (!inner)
-        return NULL;
-    rb_sbuf out = {0};
-    rb_svg_begin(&out, RB_PLOT_CHART_W, ceil(height));
-    rb_sbuf_add(&out, "%s", inner);
-    rb_svg_end(&out);
-    free(inner);
-    return rb_sbuf_take(&out);
+    if (!drawn) {
+        rb_sbuf_free(&body);
+        b->oom = 1;
+        return;
+    }
+    if (scratch) {
+        if (rb_sbuf_flush(&body) != 0 || fseek(scratch, 0, SEEK_SET) != 0) {
+            b->oom = 1;
+            return;
+        }
+        rb_svg_begin(b, RB_PLOT_CHART_W, ceil(height));
+        rb_sbuf_copy(b, scratch);
+    } else {
+        char *inner = rb_sbuf_take(&body);
+        if (!inner) {
+            b->oom = 1;
+            return;
+        }
+        rb_svg_begin(b, RB_PLOT_CHART_W, ceil(height));
+        rb_sbuf_add(b, "%s", inner);
+        free(inner);
+    }
+    rb_svg_end(b);
+}
+
+char *rb_plot_roofline_svg(const rb_plot_data *d)
+{
+    rb_sbuf b = {0};
+    rb_plot_roofline_svg_to(&b, d, NULL);
+    return rb_sbuf_take(&b);
 }
