@@ -29,6 +29,16 @@ static rb_plot_roof_kind kind_of_key(const char *key)
                                      : RB_PLOT_ROOF_BANDWIDTH;
 }
 
+/* The data's own copy of s (its pool: the document may go once read), NULL for NULL; *oom set
+ * when out of memory. */
+static const char *own(rb_plot_data *d, const char *s, int *oom)
+{
+    const char *copy = s ? rb_strpool_add(&d->strings, s) : NULL;
+    if (s && !copy)
+        *oom = 1;
+    return copy ? copy : s ? "" : NULL;
+}
+
 /* The top-level "roofs": {"<key>": {"kind", "measured", "peak"}}. */
 static int load_roofs(const json_value *doc, rb_plot_data *d, char *err, size_t err_size)
 {
@@ -52,7 +62,11 @@ static int load_roofs(const json_value *doc, rb_plot_data *d, char *err, size_t 
             return -1;
         }
         rb_plot_roof *out = &d->roofs[d->n_roofs++];
-        out->key = roofs->keys[i];
+        int oom = 0;
+        if (!(out->key = own(d, roofs->keys[i], &oom)) || oom) {
+            rb_fmt(err, err_size, "out of memory");
+            return -1;
+        }
         out->kind = kind_of_key(out->key);
         const char *kind = json_string_at(r, "kind", "");
         if (!strcmp(kind, "compute"))
@@ -116,33 +130,44 @@ static const char *binding_roof(const rb_plot_data *d, const char *roof, const j
     return best;
 }
 
-static void load_variant(const rb_plot_data *d, const json_value *pair, const json_value *v,
-                         int pair_index, rb_plot_point *p)
+/* A point's texts, the data's own: 0, or -1 when out of memory. */
+static int load_texts(rb_plot_data *d, const json_value *pair, const json_value *v,
+                      rb_plot_point *p)
+{
+    int oom = 0;
+    p->pair = own(d, json_string_at(pair, "name", "?"), &oom);
+    p->variant = own(d, json_string_at(v, "name", "?"), &oom);
+    p->role = own(d, json_string_at(v, "role", "?"), &oom);
+    const char *named = json_string_at(v, "roof", NULL);
+    p->roof = own(d, binding_roof(d, named, v), &oom);
+    p->declared_roof = json_string_at(v, "declared_roof", NULL);
+    if (!p->declared_roof && named && kind_of_key(named) == RB_PLOT_ROOF_COMPUTE)
+        p->declared_roof = named;
+    p->declared_roof = own(d, p->declared_roof, &oom);
+    p->verdict = own(d, json_string_at(v, "verdict", "-"), &oom);
+    p->note = own(d, json_string_at(v, "note", ""), &oom);
+    p->why = own(d, json_string_at(v, "host_bound_why", ""), &oom);
+    p->roof_note = own(d, json_string_at(v, "roof_note", ""), &oom);
+    p->rate_unit = own(d, json_string_at(v, "rate_unit", NULL), &oom);
+    return oom ? -1 : 0;
+}
+
+static int load_variant(rb_plot_data *d, const json_value *pair, const json_value *v,
+                        int pair_index, rb_plot_point *p)
 {
     const json_value *ceil = json_get(v, "vs_ceiling"), *peak = json_get(v, "vs_peak");
     const json_value *t = json_get(v, "time_ms");
     double flops = json_number_at(pair, "flops");
     memset(p, 0, sizeof *p);
-    p->pair = json_string_at(pair, "name", "?");
-    p->variant = json_string_at(v, "name", "?");
-    p->role = json_string_at(v, "role", "?");
-    const char *named = json_string_at(v, "roof", NULL);
-    p->roof = binding_roof(d, named, v);
-    p->declared_roof = json_string_at(v, "declared_roof", NULL);
-    if (!p->declared_roof && named && kind_of_key(named) == RB_PLOT_ROOF_COMPUTE)
-        p->declared_roof = named;
-    p->verdict = json_string_at(v, "verdict", "-");
-    p->note = json_string_at(v, "note", "");
+    if (load_texts(d, pair, v, p) != 0)
+        return -1;
     p->pair_index = pair_index;
     p->is_part = !strcmp(p->role, "part");
     p->timed = json_true_at(v, "timed");
     p->valid = json_true_at(v, "valid");
     p->informational = json_true_at(v, "informational");
     p->inconsistent = json_true_at(v, "inconsistent");
-    p->why = json_string_at(v, "host_bound_why", "");
-    p->roof_note = json_string_at(v, "roof_note", "");
     p->rate = json_number_at(v, "rate");
-    p->rate_unit = json_string_at(v, "rate_unit", NULL);
     p->median_ms = json_number_at(t, "median");
     p->noise = json_number_at(t, "noise");
     p->gbps = json_number_at(ceil, "gbps");
@@ -169,6 +194,7 @@ static void load_variant(const rb_plot_data *d, const json_value *pair, const js
         /* never a rate, an efficiency or a speedup for a variant that was not timed validly */
         p->gbps = p->tflops = p->efficiency = p->peak_efficiency = p->speedup = p->rate = NAN;
     }
+    return 0;
 }
 
 static int matches(const regex_t *re, const char *name)
@@ -205,21 +231,24 @@ static int count_variants(const json_value *pairs, const regex_t *re, size_t *n,
     return 0;
 }
 
-static void load_meta(const json_value *doc, rb_plot_data *d)
+static int load_meta(const json_value *doc, rb_plot_data *d)
 {
     const json_value *env = json_get(json_get(doc, "environment"), "start");
-    d->device = json_string_at(env, "device", "?");
-    d->driver = json_string_at(env, "driver", "?");
-    d->cuda = json_string_at(env, "cuda_runtime", "?");
-    d->date = json_string_at(doc, "date", "?");
-    d->git = json_string_at(doc, "git", "?");
+    int oom = 0;
+    d->device = own(d, json_string_at(env, "device", "?"), &oom);
+    d->driver = own(d, json_string_at(env, "driver", "?"), &oom);
+    d->cuda = own(d, json_string_at(env, "cuda_runtime", "?"), &oom);
+    d->date = own(d, json_string_at(doc, "date", "?"), &oom);
+    d->git = own(d, json_string_at(doc, "git", "?"), &oom);
     d->path = "";
+    return oom ? -1 : 0;
 }
 
 /* ---- families, zoom panels, colours ---- */
 
 /* A pair's family: its name up to the first '.' or '@' ("hgemm.square@64M" -> "hgemm"), found
- * or added through an open-addressing table of size slots (more than the pairs). */
+ * or added through an open-addressing table of size slots (more than the pairs); -1 when out
+ * of memory. */
 static int family_of(rb_plot_data *d, int *table, size_t size, const char *pair)
 {
     char name[64];
@@ -234,7 +263,8 @@ static int family_of(rb_plot_data *d, int *table, size_t size, const char *pair)
         if (table[k] < 0) {
             rb_plot_family *f = &d->families[d->n_families];
             memset(f, 0, sizeof *f);
-            rb_fmt(f->name, sizeof f->name, "%s", name);
+            if (!(f->name = rb_strpool_add(&d->strings, name)))
+                return -1;
             f->zoom = -1;
             table[k] = d->n_families;
             return d->n_families++;
@@ -332,6 +362,10 @@ static int load_families(rb_plot_data *d)
         table[k] = -1;
     for (int k = 0; k < d->n_pairs; k++) {
         int f = family_of(d, table, slots, d->pairs[k]);
+        if (f < 0) {
+            free(table);
+            return -1;
+        }
         d->pair_family[k] = f;
         d->pair_shape[k] = d->families[f].n_pairs++ % RB_PLOT_SHAPES;
     }
@@ -343,15 +377,19 @@ static int load_families(rb_plot_data *d)
 
 /* ---- loading ---- */
 
+/* 0, or -1 when out of memory. */
 static int load_pairs(const json_value *pairs, const regex_t *re, rb_plot_data *d)
 {
     for (size_t i = 0; i < pairs->count; i++) {
         const json_value *p = pairs->items[i], *vs = json_get(p, "variants");
+        int oom = 0;
         if (!matches(re, json_get(p, "name")->string))
             continue;
-        d->pairs[d->n_pairs] = json_get(p, "name")->string;
-        for (size_t k = 0; k < vs->count; k++)
-            load_variant(d, p, vs->items[k], d->n_pairs, &d->points[d->n_points++]);
+        d->pairs[d->n_pairs] = own(d, json_get(p, "name")->string, &oom);
+        for (size_t k = 0; k < vs->count && !oom; k++)
+            oom = load_variant(d, p, vs->items[k], d->n_pairs, &d->points[d->n_points++]) != 0;
+        if (oom)
+            return -1;
         d->n_pairs++;
     }
     return 0;
@@ -384,8 +422,10 @@ int rb_plot_load(const json_value *doc, const char *filter, rb_plot_data *d, cha
             rc = -1;
         }
     }
-    if (rc == 0)
-        rc = load_pairs(pairs, have_re ? &re : NULL, d);
+    if (rc == 0 && (load_pairs(pairs, have_re ? &re : NULL, d) != 0 || load_meta(doc, d) != 0)) {
+        rb_fmt(err, err_size, "out of memory");
+        rc = -1;
+    }
     if (have_re)
         regfree(&re);
     if (rc == 0 && load_families(d) != 0) {
@@ -396,7 +436,6 @@ int rb_plot_load(const json_value *doc, const char *filter, rb_plot_data *d, cha
         rb_plot_free(d);
         return -1;
     }
-    load_meta(doc, d);
     return 0;
 }
 
@@ -408,6 +447,7 @@ void rb_plot_free(rb_plot_data *d)
     free(d->pair_family);
     free(d->pair_shape);
     free(d->families);
+    rb_strpool_free(&d->strings);
     memset(d, 0, sizeof *d);
 }
 

@@ -32,6 +32,7 @@
 
 #include "json.h"
 #include "outputs.h"
+#include "strpool.h"
 #include "util.h"
 
 typedef enum rb_plot_panel {
@@ -49,31 +50,33 @@ typedef enum rb_plot_roof_kind {
 } rb_plot_roof_kind;
 
 typedef struct rb_plot_roof {
-    const char *key; /* "dram_gbps", "bf16_tflops", "launch_us" (points into the document) */
+    const char *key; /* "dram_gbps", "bf16_tflops", "launch_us" */
     rb_plot_roof_kind kind;
     double measured, peak; /* GB/s, TFLOP/s or µs; NaN when unknown */
 } rb_plot_roof;
 
-/* One variant. Strings point into the document, which must outlive the data. */
+/* One variant. Its texts are the data's own (rb_plot_data.strings), not the document's: the
+ * document may go once read. (Its flags are bytes: a file of 50,000 pairs holds as many
+ * points.) */
 typedef struct rb_plot_point {
     const char *pair, *variant, *role, *verdict, *note;
-    const char *roof;         /* the roof that binds it (NULL: not named) */
+    const char *roof;          /* the roof that binds it (NULL: not named) */
     const char *declared_roof; /* the compute roof its unit declares (NULL: none named) */
-    int pair_index;           /* its pair's place in rb_plot_data.pairs */
-    int is_part;              /* one stage timed alone: a point, not a rung of the ladder */
-    int plotted;              /* timed, valid, and its value positive and finite */
-    int timed, valid;
-    int informational; /* measured and compared, but not gating the exit code */
-    int inconsistent;  /* above its roof by more than its noise: a measurement inconsistency */
-    const char *why;   /* informational: why the host sets its time ("" when not said) */
-    const char *roof_note; /* how its roof was set, when the results say ("" when not) */
-    const char *rate_unit; /* the unit of rate, as the results give it (NULL: derived) */
-    double rate;           /* the rate the results show beside it (NaN: derived here) */
-    int zoomed;        /* drawn (and labelled) in its family's zoom panel */
-    rb_plot_panel panel;
+    const char *why;           /* informational: why the host sets its time ("" when not said) */
+    const char *roof_note;     /* how its roof was set, when the results say ("" when not) */
+    const char *rate_unit;     /* the unit of rate, as the results give it (NULL: derived) */
+    double rate;               /* the rate the results show beside it (NaN: derived here) */
     /* roofline: x = FLOP/byte, y = FLOP/s; bandwidth and link: y = GB/s; latency: y = µs */
     double x, y;
     double median_ms, noise, gbps, tflops, efficiency, peak_efficiency, speedup; /* NaN: none */
+    int pair_index;        /* its pair's place in rb_plot_data.pairs */
+    unsigned char panel;   /* an rb_plot_panel */
+    unsigned char is_part; /* one stage timed alone: a point, not a rung of the ladder */
+    unsigned char plotted; /* timed, valid, and its value positive and finite */
+    unsigned char timed, valid;
+    unsigned char informational; /* measured and compared, but not gating the exit code */
+    unsigned char inconsistent;  /* above its roof by more than its noise: an inconsistency */
+    unsigned char zoomed;        /* drawn (and labelled) in its family's zoom panel */
 } rb_plot_point;
 
 #define RB_PLOT_COLOURS 12
@@ -90,8 +93,8 @@ typedef struct rb_plot_point {
 #define RB_PLOT_MAX_LABELS 250
 
 typedef struct rb_plot_family {
-    char name[64];
-    int colour; /* index into the palette (rb_plot_colour) */
+    const char *name; /* cut to 63 bytes, in rb_plot_data.strings */
+    int colour;       /* index into the palette (rb_plot_colour) */
     int zoom;   /* its zoom panel, -1 for none */
     int n_pairs;
 } rb_plot_family;
@@ -110,6 +113,7 @@ typedef struct rb_plot_data {
     int n_zooms;
     int n_points;
     rb_plot_point *points;
+    rb_strpool strings; /* every text of the data: names, roofs, notes, the run's facts */
 } rb_plot_data;
 
 /* Reads a results document (the pairs whose name matches filter, a POSIX extended regex; NULL:
@@ -265,6 +269,11 @@ void rb_plot_html_to(rb_sbuf *b, const rb_plot_data *d, FILE *roofline_svg, FILE
 int rb_plot_stage(const json_value *doc, const char *source_path, const char *filter,
                   rb_outputs *outs, int svg_index, int speedup_index, int html_index, char *err,
                   size_t err_size);
+/* The same, taking doc: freed once read, before anything is drawn (the charts need the data
+ * alone), so that a large file's tree and its charts are never in memory together. */
+int rb_plot_stage_taking(json_value *doc, const char *source_path, const char *filter,
+                         rb_outputs *outs, int svg_index, int speedup_index, int html_index,
+                         char *err, size_t err_size);
 
 /* path with its ending ext (".json", ".svg") replaced by suffix (".svg", "-speedup.svg",
  * ".html"); suffix appended when path does not end with ext. 0, or -1 when it would not fit

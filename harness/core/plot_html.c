@@ -216,14 +216,17 @@ static int stage_all(const rb_plot_data *d, rb_outputs *outs, int svg_index, int
     return rc;
 }
 
-int rb_plot_stage(const json_value *doc, const char *source_path, const char *filter,
-                  rb_outputs *outs, int svg_index, int speedup_index, int html_index, char *err,
-                  size_t err_size)
+/* rb_plot_stage of doc; owned (doc itself, or NULL) is freed once read. */
+static int stage_doc(const json_value *doc, json_value *owned, const char *source_path,
+                     const char *filter, rb_outputs *outs, const int index[3], char *err,
+                     size_t err_size)
 {
     rb_plot_data d;
     char why[300];
     rb_fmt(err, err_size, "%s", "");
-    if (rb_plot_load(doc, filter, &d, why, sizeof why) != 0) {
+    int loaded = rb_plot_load(doc, filter, &d, why, sizeof why);
+    json_free(owned);
+    if (loaded != 0) {
         rb_fmt(err, err_size, "%s: %s", source_path, why);
         return -1;
     }
@@ -233,9 +236,25 @@ int rb_plot_stage(const json_value *doc, const char *source_path, const char *fi
         return -1;
     }
     d.path = source_path;
-    int rc = stage_all(&d, outs, svg_index, speedup_index, html_index, err, err_size);
+    int rc = stage_all(&d, outs, index[0], index[1], index[2], err, err_size);
     if (rc != 0 && !err[0])
         rb_fmt(err, err_size, "%s: out of memory", source_path);
     rb_plot_free(&d);
     return rc;
+}
+
+int rb_plot_stage(const json_value *doc, const char *source_path, const char *filter,
+                  rb_outputs *outs, int svg_index, int speedup_index, int html_index, char *err,
+                  size_t err_size)
+{
+    const int index[3] = {svg_index, speedup_index, html_index};
+    return stage_doc(doc, NULL, source_path, filter, outs, index, err, err_size);
+}
+
+int rb_plot_stage_taking(json_value *doc, const char *source_path, const char *filter,
+                         rb_outputs *outs, int svg_index, int speedup_index, int html_index,
+                         char *err, size_t err_size)
+{
+    const int index[3] = {svg_index, speedup_index, html_index};
+    return stage_doc(doc, doc, source_path, filter, outs, index, err, err_size);
 }

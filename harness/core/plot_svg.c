@@ -739,27 +739,22 @@ static double draw_side_panel(rb_sbuf *b, const rb_plot_data *d, rb_plot_panel p
 static double draw_unplotted(rb_sbuf *b, const rb_plot_data *d, double y)
 {
     rb_sbuf list = {0};
+    int n = 0;
     for (int i = 0; i < d->n_points; i++) {
         const rb_plot_point *p = &d->points[i];
         if (p->plotted)
             continue;
-        rb_sbuf_add(&list, "%s%s/%s (%s)", list.len ? ", " : "", p->pair, p->variant,
+        rb_sbuf_add(&list, "%s%s/%s (%s)", n++ ? ", " : "not plotted: ", p->pair, p->variant,
                     !strcmp(p->verdict, "skipped")   ? "skipped"
                     : !strcmp(p->verdict, "invalid") ? "invalid"
                                                      : "not timed or no rate");
     }
-    char *text = rb_sbuf_take(&list);
-    if (text && text[0]) {
-        rb_sbuf head = {0};
-        rb_sbuf_add(&head, "not plotted: %s", text);
-        char *all = rb_sbuf_take(&head);
-        if (all)
-            y = rb_plot_wrapped(
-                b, 20, y, RB_PLOT_LABEL_PX, "#333333", all,
-                (int)((RB_PLOT_CHART_W - 40) / rb_plot_text_width("x", RB_PLOT_LABEL_PX)));
-        free(all);
-    }
-    free(text);
+    char *all = rb_sbuf_take(&list);
+    if (all && n)
+        y = rb_plot_wrapped(
+            b, 20, y, RB_PLOT_LABEL_PX, "#333333", all,
+            (int)((RB_PLOT_CHART_W - 40) / rb_plot_text_width("x", RB_PLOT_LABEL_PX)));
+    free(all);
     return y;
 }
 

@@ -1299,9 +1299,8 @@ static int plot_body(const rb_options *o, rb_outputs *outs)
     json_value *doc = load_results(o->plot_input);
     if (!doc)
         return EXIT_USAGE;
-    int rc = rb_plot_stage(doc, o->plot_input, o->filter, outs, svg_i, speedup_i, html_i, err,
-                           sizeof err);
-    json_free(doc);
+    int rc = rb_plot_stage_taking(doc, o->plot_input, o->filter, outs, svg_i, speedup_i, html_i,
+                                  err, sizeof err);
     if (rc != 0 || rb_outputs_commit(outs, err, sizeof err) != 0)
         return usage_error(err);
     printf("plot: %s, %s%s%s\n", svg, speedup, html ? ", " : "", html ? html : "");
