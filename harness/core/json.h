@@ -14,7 +14,7 @@
  *
  * Ownership: every json_value is owned by its parent container; json_free frees a whole tree.
  * Functions that take a child value take ownership of it, also when they fail. A parsed
- * document's values live in blocks owned by its root (about twice the text in all): a value
+ * document's values live in blocks owned by its root (less than twice the text): a value
  * taken out of a parsed tree must be copied (json_clone) before the root is freed. A parsed
  * document shares what its records repeat: equal leaves (literals, numbers, short strings) may
  * be one value, and objects with the same keys in the same order one keys array. Change a

@@ -556,10 +556,12 @@ FILE *rb_outputs_read(const rb_outputs *o, int index)
     return f->slot >= 0 && !f->writing ? fopen(tmp_paths[f->slot], "rb") : NULL;
 }
 
-FILE *rb_outputs_scratch(const rb_outputs *o, int index, char *err, size_t err_size)
+FILE *rb_outputs_scratch(rb_outputs *o, int index, char *err, size_t err_size)
 {
-    const out_file *f = &o->out[index];
+    out_file *f = &o->out[index];
     char dir[PATH_MAX];
+    if (make_folder(f, err, err_size) != 0)
+        return NULL;
     dir_of(f->target, dir, sizeof dir);
     int slot, fd = make_temporary(dir, f->path, &slot, err, err_size);
     if (fd < 0)

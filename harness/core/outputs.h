@@ -77,9 +77,9 @@ int rb_outputs_stage_made(rb_outputs *o, int index, void (*make)(rb_sbuf *b, con
 /* The text staged for output index, to read again (a report that holds a chart); NULL when it
  * is not staged or cannot be opened. The caller closes it. */
 FILE *rb_outputs_read(const rb_outputs *o, int index);
-/* A scratch file beside output index (its folder: the disk the output goes to), already
- * unlinked: read and write, gone when closed. NULL with "PATH: reason" in err. */
-FILE *rb_outputs_scratch(const rb_outputs *o, int index, char *err, size_t err_size);
+/* A scratch file beside output index (its folder, made if it must be: the disk the output goes
+ * to), already unlinked: read and write, gone when closed. NULL with "PATH: reason" in err. */
+FILE *rb_outputs_scratch(rb_outputs *o, int index, char *err, size_t err_size);
 /* Renames every staged output into place. 0; 1 when an RB_OUT_NEW name exists by now (nothing
  * was renamed; the temporaries are kept for a retry under another name); -1 with one line in
  * err (an output not staged, a folder that cannot be made, a rename that failed: the outputs
