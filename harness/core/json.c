@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "outputs.h"
 #include "util.h"
 
@@ -242,52 +243,18 @@ enum {
     JSON_F_INDEXED = 16,     /* an object whose keys array is followed by its hash index */
 };
 
-typedef struct arena_chunk {
-    struct arena_chunk *next;
-    size_t used, cap;
-} arena_chunk;
-
 typedef struct json_doc {
     json_value root; /* first: a json_doc is its root */
-    arena_chunk *arena;
+    rb_arena arena;
 } json_doc;
 
-#define ARENA_CHUNK_BYTES ((size_t)1 << 20)
+#define ARENA_BLOCK_BYTES ((size_t)1 << 20)
 
-/* n bytes, 8-aligned, from the arena (a new chunk when the current one is full); NULL when out
- * of memory. */
-static void *arena_alloc(arena_chunk **arena, size_t n)
+/* n bytes for nodes and arrays, 8-aligned, from the parser's arena (strings take 1-aligned
+ * bytes); NULL when out of memory. */
+static void *arena_alloc(rb_arena *arena, size_t n)
 {
-    n = (n + 7) & ~(size_t)7;
-    arena_chunk *c = *arena;
-    if (!c || c->cap - c->used < n) {
-        size_t cap = n > ARENA_CHUNK_BYTES / 4 ? n : ARENA_CHUNK_BYTES;
-        arena_chunk *fresh = malloc(sizeof *fresh + cap);
-        if (!fresh)
-            return NULL;
-        fresh->used = 0;
-        fresh->cap = cap;
-        if (c && n > ARENA_CHUNK_BYTES / 4) { /* a big block: keep filling the current one */
-            fresh->next = c->next;
-            c->next = fresh;
-        } else {
-            fresh->next = c;
-            *arena = fresh;
-        }
-        c = fresh;
-    }
-    void *at = (char *)(c + 1) + c->used;
-    c->used += n;
-    return at;
-}
-
-static void arena_free(arena_chunk *c)
-{
-    while (c) {
-        arena_chunk *next = c->next;
-        free(c);
-        c = next;
-    }
+    return rb_arena_alloc(arena, n, 8);
 }
 
 void json_free(json_value *v)
@@ -308,7 +275,7 @@ void json_free(json_value *v)
     if (v->type == JSON_STRING && !(v->flags & JSON_F_ARENA_STR))
         free(v->string);
     if (v->flags & JSON_F_DOC) {
-        arena_free(((json_doc *)v)->arena);
+        rb_arena_free(&((json_doc *)v)->arena);
         free(v);
     } else if (!(v->flags & JSON_F_ARENA_NODE)) {
         free(v);
@@ -616,7 +583,7 @@ typedef struct parser {
     int failed;
     char *err;
     size_t err_size;
-    arena_chunk *arena; /* every node and string of the document */
+    rb_arena arena;     /* every node and string of the document */
     strbuf scratch;     /* a string being decoded */
     /* the keys and items of the containers being parsed, innermost last: a container's
      * arrays are copied to the arena, exactly sized, when it closes */
@@ -935,7 +902,7 @@ static char *parse_string_raw(parser *p, int intern)
     char *s = intern ? interned(p, sb.data, sb.len, &slot) : NULL;
     if (s)
         return s;
-    s = arena_alloc(&p->arena, sb.len + 1);
+    s = rb_arena_alloc(&p->arena, sb.len + 1, 1);
     if (!s) {
         fail_oom(p);
         return NULL;
@@ -1000,7 +967,7 @@ static json_value *parse_string_value(parser *p)
         share ? leaf_seen(p, JSON_STRING, p->scratch.data, p->scratch.len, &slot) : NULL;
     if (v)
         return v;
-    char *s = arena_alloc(&p->arena, p->scratch.len + 1);
+    char *s = rb_arena_alloc(&p->arena, p->scratch.len + 1, 1);
     if (!s || (v = arena_node(p, JSON_STRING)) == NULL) {
         if (!s)
             fail_oom(p);
@@ -1428,6 +1395,7 @@ json_value *json_parse(const char *text, size_t len, char *err, size_t err_size)
         .col = 1,
         .err = err,
         .err_size = err_size,
+        .arena = {NULL, ARENA_BLOCK_BYTES},
     };
     set_err(err, err_size, "%s", "");
     /* (a short text, a child's report line, has little to share) */
@@ -1446,7 +1414,7 @@ json_value *json_parse(const char *text, size_t len, char *err, size_t err_size)
     if (!doc) {
         if (v)
             fail_oom(&p);
-        arena_free(p.arena);
+        rb_arena_free(&p.arena);
         return NULL;
     }
     /* the root moves into the document, which owns the arena */

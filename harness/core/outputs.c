@@ -476,19 +476,26 @@ static int make_temporary(const char *dir, const char *who, int *slot_out, char 
     return fd;
 }
 
+/* A temporary in the folder of f (made first, for an RB_OUT_MAKE_DIRS output): as
+ * make_temporary. */
+static int temporary_beside(out_file *f, int *slot, char *err, size_t err_size)
+{
+    char dir[PATH_MAX];
+    if (make_folder(f, err, err_size) != 0)
+        return -1;
+    dir_of(f->target, dir, sizeof dir);
+    return make_temporary(dir, f->path, slot, err, err_size);
+}
+
 FILE *rb_outputs_open(rb_outputs *o, int index, char *err, size_t err_size)
 {
     if (!o->checked && rb_outputs_check(o, err, err_size) != 0)
         return NULL;
     out_file *f = &o->out[index];
-    char dir[PATH_MAX];
     tmp_release(f->slot, 1);
     f->slot = -1;
     f->writing = 0;
-    if (make_folder(f, err, err_size) != 0)
-        return NULL;
-    dir_of(f->target, dir, sizeof dir);
-    int slot, fd = make_temporary(dir, f->path, &slot, err, err_size);
+    int slot, fd = temporary_beside(f, &slot, err, err_size);
     if (fd < 0)
         return NULL;
     FILE *stream = fchmod(fd, f->mode) == 0 ? fdopen(fd, "w") : NULL;
@@ -559,11 +566,7 @@ FILE *rb_outputs_read(const rb_outputs *o, int index)
 FILE *rb_outputs_scratch(rb_outputs *o, int index, char *err, size_t err_size)
 {
     out_file *f = &o->out[index];
-    char dir[PATH_MAX];
-    if (make_folder(f, err, err_size) != 0)
-        return NULL;
-    dir_of(f->target, dir, sizeof dir);
-    int slot, fd = make_temporary(dir, f->path, &slot, err, err_size);
+    int slot, fd = temporary_beside(f, &slot, err, err_size);
     if (fd < 0)
         return NULL;
     tmp_release(slot, 1); /* unlinked: it goes with its descriptor */

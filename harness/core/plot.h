@@ -32,7 +32,7 @@
 
 #include "json.h"
 #include "outputs.h"
-#include "strpool.h"
+#include "arena.h"
 #include "util.h"
 
 typedef enum rb_plot_panel {

@@ -1112,25 +1112,30 @@ static void html_row(rb_sbuf *b, const rb_runcmp_row *r)
     rb_sbuf_add(b, "</tr>\n");
 }
 
+/* "OLD <code>path</code> (git abc1234, date)" */
+static void html_run(rb_sbuf *b, const char *which, const char *path, const char *git,
+                     const char *date)
+{
+    rb_sbuf_add(b, "%s <code>", which);
+    rb_sbuf_escaped(b, path);
+    rb_sbuf_add(b, "</code> (git ");
+    rb_sbuf_escaped(b, git);
+    rb_sbuf_add(b, ", ");
+    rb_sbuf_escaped(b, date);
+    rb_sbuf_add(b, ")");
+}
+
 void rb_runcmp_html_to(rb_sbuf *b, const rb_runcmp *c, const char *old_path, const char *new_path)
 {
     char title[200];
     rb_fmt(title, sizeof title, "roofbench compare: %s -> %s", c->old_git, c->new_git);
     rb_html_page_begin(b, title);
-    rb_sbuf_add(b, "<p>OLD <code>");
-    rb_sbuf_escaped(b, old_path);
-    rb_sbuf_add(b, "</code> (git ");
-    rb_sbuf_escaped(b, c->old_git);
-    rb_sbuf_add(b, ", ");
-    rb_sbuf_escaped(b, c->old_date);
-    rb_sbuf_add(b, ")<br>NEW <code>");
-    rb_sbuf_escaped(b, new_path);
-    rb_sbuf_add(b, "</code> (git ");
-    rb_sbuf_escaped(b, c->new_git);
-    rb_sbuf_add(b, ", ");
-    rb_sbuf_escaped(b, c->new_date);
+    rb_sbuf_add(b, "<p>");
+    html_run(b, "OLD", old_path, c->old_git, c->old_date);
+    rb_sbuf_add(b, "<br>");
+    html_run(b, "NEW", new_path, c->new_git, c->new_date);
     rb_sbuf_add(b,
-                ")</p>\n<h2>Environment: %d fact(s) differ, %d the same</h2>\n"
+                "</p>\n<h2>Environment: %d fact(s) differ, %d the same</h2>\n"
                 "<table class=\"rb\">\n<thead><tr><th>fact</th><th>OLD</th><th>NEW</th>"
                 "</tr></thead>\n<tbody>\n",
                 c->n_env, c->n_env_same);

@@ -38,7 +38,7 @@
 
 #include "json.h"
 #include "result.h"
-#include "strpool.h"
+#include "arena.h"
 #include "util.h"
 
 /* The smallest change called one: 2% (README says why). */
@@ -87,7 +87,7 @@ typedef struct rb_runcmp_text {
     char pair[64], variant[64], roof[32], evidence[400];
 } rb_runcmp_text;
 
-/* Moves the row's texts into pool (core/strpool.h). 0, or -1 when out of memory. */
+/* Moves the row's texts into pool (core/arena.h). 0, or -1 when out of memory. */
 int rb_runcmp_keep(rb_strpool *pool, rb_runcmp_row *row);
 
 /* One fact of the environment (or platform reference) that differs between the runs. */
