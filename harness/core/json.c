@@ -1437,11 +1437,12 @@ json_value *json_parse_file(const char *path, char *err, size_t err_size)
     size_t n;
     int too_big = 0;
     /* a regular file's size is a hint for one allocation of the right size (not a doubling
-     * buffer twice as large); the cap holds whatever the size says */
+     * buffer up to twice as large, which sb_reserve would make); the cap holds whatever the size
+     * says */
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        st.st_size <= JSON_MAX_FILE_BYTES)
-        (void)sb_reserve(&sb, (size_t)st.st_size);
+        st.st_size <= JSON_MAX_FILE_BYTES && (sb.data = malloc((size_t)st.st_size + 1)) != NULL)
+        sb.cap = (size_t)st.st_size + 1;
     /* Read with a cap, not by the size stat gives: /dev/zero or a pipe has none. */
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
         if (sb.len + n > JSON_MAX_FILE_BYTES) {
