@@ -839,31 +839,12 @@ static __global__ void __launch_bounds__(ATT90_THREADS, 1)
 
 /* ---- Step 2: host side ---- */
 
-/* cuTensorMapEncodeTiled from the driver, found once (nothing links -lcuda). */
-static cudaError_t att90_encoder(PFN_cuTensorMapEncodeTiled_v12000 *out)
-{
-    static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
-    if (encode == NULL) {
-        void *fn = NULL;
-        cudaDriverEntryPointQueryResult found;
-        cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                         cudaEnableDefault, &found);
-        if (e != cudaSuccess)
-            return e;
-        if (found != cudaDriverEntryPointSuccess || fn == NULL)
-            return cudaErrorNotSupported;
-        encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
-    }
-    *out = encode;
-    return cudaSuccess;
-}
-
 /* The 3D map of a bh x s x d bf16 tensor ({d, s, bh}, innermost first), read in boxes of 64
  * columns x 128 rows of one head, 128B-swizzled, zeros out of bounds. */
 static cudaError_t att90_map(CUtensorMap *map, const uint16_t *ptr, int d, int s, int bh)
 {
     PFN_cuTensorMapEncodeTiled_v12000 encode;
-    cudaError_t e = att90_encoder(&encode);
+    cudaError_t e = sm90_tensor_map_encoder(&encode);
     if (e != cudaSuccess)
         return e;
     const cuuint64_t dims[3] = {(cuuint64_t)d, (cuuint64_t)s, (cuuint64_t)bh};

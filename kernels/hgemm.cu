@@ -1379,25 +1379,6 @@ static int hgemm_sm90_same_key(const hgemm_sm90_map_key *x, const hgemm_sm90_map
            x->box_cols == y->box_cols;
 }
 
-/* cuTensorMapEncodeTiled from the driver, found once (nothing links -lcuda). */
-static cudaError_t hgemm_sm90_encoder(PFN_cuTensorMapEncodeTiled_v12000 *out)
-{
-    static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
-    if (encode == NULL) {
-        void *fn = NULL;
-        cudaDriverEntryPointQueryResult found;
-        cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                         cudaEnableDefault, &found);
-        if (e != cudaSuccess)
-            return e;
-        if (found != cudaDriverEntryPointSuccess || fn == NULL)
-            return cudaErrorNotSupported;
-        encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
-    }
-    *out = encode;
-    return cudaSuccess;
-}
-
 static cudaError_t hgemm_sm90_map(CUtensorMap *map, const void *ptr, int rows, int cols,
                                   int elem_bytes, int box_rows, int box_cols)
 {
@@ -1408,7 +1389,7 @@ static cudaError_t hgemm_sm90_map(CUtensorMap *map, const void *ptr, int rows, i
             return cudaSuccess;
         }
     PFN_cuTensorMapEncodeTiled_v12000 encode;
-    cudaError_t e = hgemm_sm90_encoder(&encode);
+    cudaError_t e = sm90_tensor_map_encoder(&encode);
     if (e != cudaSuccess)
         return e;
     const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}; /* innermost first */

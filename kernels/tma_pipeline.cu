@@ -532,15 +532,10 @@ extern "C" int tma_pipeline_halo(void)
 extern "C" cudaError_t tma_pipeline_encode_map(CUtensorMap *map, const float *in, int rows,
                                                int cols, int pitch)
 {
-    void *fn = NULL;
-    cudaDriverEntryPointQueryResult found;
-    cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                     cudaEnableDefault, &found);
+    PFN_cuTensorMapEncodeTiled_v12000 encode;
+    cudaError_t e = sm90_tensor_map_encoder(&encode);
     if (e != cudaSuccess)
         return e;
-    if (found != cudaDriverEntryPointSuccess || fn == NULL)
-        return cudaErrorNotSupported;
-    PFN_cuTensorMapEncodeTiled_v12000 encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
     const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};   /* innermost first */
     const cuuint64_t strides[1] = {(cuuint64_t)pitch * sizeof(float)}; /* bytes, dims 1.. */
     const cuuint32_t box[2] = {TP_BOX_W, TP_BOX_H};

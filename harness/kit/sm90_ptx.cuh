@@ -2,7 +2,7 @@
 /*
  * The Hopper PTX wrappers that the sm_90 pairs (hgemm, tma_pipeline, attention) share: mbarrier,
  * 2D TMA loads, wgmma's fence/commit/wait, setmaxnreg, and the descriptor of a K-major
- * 128B-swizzled wgmma operand. Device code only. Each wrapper is one asm statement (or the loop
+ * 128B-swizzled wgmma operand; and, on the host, the driver's tensor-map encoder. Each wrapper is one asm statement (or the loop
  * around one) whose constraints, clobbers, state spaces and scopes are part of its contract: a
  * form that differs in any of them (a cluster-scope arrive, a multicast load, a TMA store, a
  * descriptor of another layout) is another wrapper, and stays in the kernel file that uses it,
@@ -18,7 +18,29 @@
 #define RB_SM90_PTX_CUH
 
 #include <cuda.h> /* CUtensorMap */
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
 #include <stdint.h>
+
+/* Host: cuTensorMapEncodeTiled from the driver, found once per file that includes this (nothing
+ * links -lcuda); cudaErrorNotSupported when the driver has none. */
+static inline cudaError_t sm90_tensor_map_encoder(PFN_cuTensorMapEncodeTiled_v12000 *out)
+{
+    static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
+    if (encode == NULL) {
+        void *fn = NULL;
+        cudaDriverEntryPointQueryResult found;
+        cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                                         cudaEnableDefault, &found);
+        if (e != cudaSuccess)
+            return e;
+        if (found != cudaDriverEntryPointSuccess || fn == NULL)
+            return cudaErrorNotSupported;
+        encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
+    }
+    *out = encode;
+    return cudaSuccess;
+}
 
 /* The 32-bit shared-state-space address of p (a pointer into shared memory), the form the PTX
  * below takes for [shared] operands. */
