@@ -38,7 +38,7 @@ static void test_keys_are_the_contract(void)
 {
     static const char *const contract[] = {
         "dram_gbps",     "dram_read_gbps", "dram_write_gbps",  "l2_read_gbps", "smem_gbps",
-        "pcie_h2d_gbps", "pcie_d2h_gbps",  "pcie_duplex_gbps", "nvlink_gbps",  "fp32_tflops",
+        "pcie_h2d_gbps", "pcie_d2h_gbps",  "pcie_duplex_gbps", "nvlink_gbps",  "nvlink_bidir_gbps", "fp32_tflops",
         "fp64_tflops",   "tf32_tflops",    "bf16_tflops",      "fp16_tflops",  "fp8_tflops",
         "launch_us",     "graph_node_us"};
     int n = 0;

@@ -535,7 +535,7 @@ static void test_roof_table(void)
 {
     static const char *const keys[] = {
         "dram_gbps",   "dram_read_gbps", "dram_write_gbps", "l2_read_gbps", "smem_gbps",
-        "pcie_h2d_gbps", "pcie_d2h_gbps", "pcie_duplex_gbps", "nvlink_gbps", "fp32_tflops",
+        "pcie_h2d_gbps", "pcie_d2h_gbps", "pcie_duplex_gbps", "nvlink_gbps", "nvlink_bidir_gbps", "fp32_tflops",
         "fp64_tflops", "tf32_tflops",    "bf16_tflops",     "fp16_tflops",  "fp8_tflops",
         "launch_us",   "graph_node_us"};
     RB_CHECK(sizeof keys / sizeof keys[0] == RB_ROOF_COUNT);

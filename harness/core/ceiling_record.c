@@ -11,6 +11,7 @@ const char *const rb_ceiling_keys[] = {"dram_gbps",     "dram_read_gbps",   "dra
                                        "fp64_tflops",   "tf32_tflops",      "bf16_tflops",
                                        "fp16_tflops",   "fp8_tflops",       "pcie_h2d_gbps",
                                        "pcie_d2h_gbps", "pcie_duplex_gbps", "nvlink_gbps",
+                                       "nvlink_bidir_gbps",
                                        "launch_us",     "graph_node_us",    NULL};
 
 int rb_ceiling_key_known(const char *key)

@@ -995,7 +995,7 @@ json_value *rb_datasheet_peaks(const char *hardware_key)
         /* The DRAM figure bounds any mix of reads and writes, so it is also the read-only and
          * write-only streams' peak; FP16's dense tensor rate is BF16's on these parts. PCIe
          * gen 5 x16: 32 GT/s x 16 lanes x 128/130 / 8 = 63.0 GB/s each way; NVLink 4: 18
-         * links x 25 GB/s = 450 GB/s each way. */
+         * links x 25 GB/s = 450 GB/s each way, 900 both ways at once. */
         if (!o || json_set_number(o, "dram_gbps", s->dram_gbps) ||
             json_set_number(o, "dram_read_gbps", s->dram_gbps) ||
             json_set_number(o, "dram_write_gbps", s->dram_gbps) ||
@@ -1007,7 +1007,9 @@ json_value *rb_datasheet_peaks(const char *hardware_key)
             json_set_number(o, "fp8_tflops", s->fp8) ||
             json_set_number(o, "pcie_h2d_gbps", 63.0) || json_set_number(o, "pcie_d2h_gbps", 63.0) ||
             json_set_number(o, "pcie_duplex_gbps", 126.0) ||
-            json_set_number(o, "nvlink_gbps", 450.0) || json_set_string(o, "source", s->source)) {
+            json_set_number(o, "nvlink_gbps", 450.0) ||
+            json_set_number(o, "nvlink_bidir_gbps", 900.0) ||
+            json_set_string(o, "source", s->source)) {
             json_free(o);
             return NULL;
         }

@@ -481,6 +481,7 @@ void rb_plot_roof_name(const char *key, char *out, size_t out_size)
         {"pcie_d2h_gbps", "PCIe D2H"},
         {"pcie_duplex_gbps", "PCIe duplex"},
         {"nvlink_gbps", "NVLink"},
+        {"nvlink_bidir_gbps", "NVLink both ways"},
         {"fp32_tflops", "FP32"},
         {"fp64_tflops", "FP64"},
         {"tf32_tflops", "TF32"},

@@ -19,7 +19,8 @@ static const struct {
     {"dram_write_gbps", RB_KIND_BANDWIDTH},  {"l2_read_gbps", RB_KIND_BANDWIDTH},
     {"smem_gbps", RB_KIND_BANDWIDTH},        {"pcie_h2d_gbps", RB_KIND_BANDWIDTH},
     {"pcie_d2h_gbps", RB_KIND_BANDWIDTH},    {"pcie_duplex_gbps", RB_KIND_BANDWIDTH},
-    {"nvlink_gbps", RB_KIND_BANDWIDTH},      {"fp32_tflops", RB_KIND_COMPUTE},
+    {"nvlink_gbps", RB_KIND_BANDWIDTH},      {"nvlink_bidir_gbps", RB_KIND_BANDWIDTH},
+    {"fp32_tflops", RB_KIND_COMPUTE},
     {"fp64_tflops", RB_KIND_COMPUTE},        {"tf32_tflops", RB_KIND_COMPUTE},
     {"bf16_tflops", RB_KIND_COMPUTE},        {"fp16_tflops", RB_KIND_COMPUTE},
     {"fp8_tflops", RB_KIND_COMPUTE},         {"launch_us", RB_KIND_LATENCY},
@@ -54,7 +55,7 @@ const char *rb_roof_kind_name(rb_roof_kind k)
 int rb_roof_is_link(rb_roof r)
 {
     return r == RB_ROOF_PCIE_H2D || r == RB_ROOF_PCIE_D2H || r == RB_ROOF_PCIE_DUPLEX ||
-           r == RB_ROOF_NVLINK;
+           r == RB_ROOF_NVLINK || r == RB_ROOF_NVLINK_BIDIR;
 }
 
 int rb_roof_is_dram(rb_roof r)

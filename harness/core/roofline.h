@@ -45,7 +45,8 @@ typedef enum rb_roof {
     RB_ROOF_PCIE_H2D,    /* pcie_h2d_gbps: pinned host to device */
     RB_ROOF_PCIE_D2H,    /* pcie_d2h_gbps */
     RB_ROOF_PCIE_DUPLEX, /* pcie_duplex_gbps: both directions at once, bytes of both counted */
-    RB_ROOF_NVLINK,      /* nvlink_gbps: a peer copy (2+ GPUs only) */
+    RB_ROOF_NVLINK,      /* nvlink_gbps: a peer copy, the best pair one way (2+ GPUs only) */
+    RB_ROOF_NVLINK_BIDIR, /* nvlink_bidir_gbps: the best pair both ways at once, bytes of both */
     RB_ROOF_FP32,        /* fp32_tflops */
     RB_ROOF_FP64,
     RB_ROOF_TF32,
