@@ -211,8 +211,15 @@ static void test_no_gpu_run_exits_3_cleanly(void)
         rbtest_skip("a GPU is present");
         return;
     }
-    const char *cmds[] = {"run", "check", "ceilings", "ceilings --quick",
-                          "run --size smoke --filter copy", "run --no-ceilings"};
+    const char *cmds[] = {"run",
+                          "check",
+                          "ceilings",
+                          "ceilings --quick",
+                          "ceilings --links",
+                          "run --size smoke --filter copy",
+                          "run --no-ceilings",
+                          "p2p",
+                          "p2p --json m.json --html m.html"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         rbtest_fresh_dir();
         int rc = rbtest_run(cmds[i]);
@@ -284,6 +291,13 @@ static void test_options_a_command_does_not_use(void)
     expect_usage_error("check --no-ceilings", "--no-ceilings does not go with check");
     expect_usage_error("list --no-ceilings", "--no-ceilings does not go with list");
     expect_usage_error("plot r.json --no-ceilings", "--no-ceilings does not go with plot");
+    /* the P2P matrix: its own options, its files checked before the GPU */
+    expect_usage_error("p2p --cold", "--cold does not go with p2p");
+    expect_usage_error("p2p --device 1", "--device does not go with p2p");
+    expect_usage_error("p2p --json /proc/m.json", "cannot write there");
+    expect_usage_error("p2p --json m.json --html m.json", "m.json");
+    expect_usage_error("ceilings --quick --links", "--quick or --links, not both");
+    expect_usage_error("run --links", "--links does not go with run");
 }
 
 static void test_timeout_and_cap_bounds(void)

@@ -1220,6 +1220,24 @@ static void test_cli_option_not_for_command(void)
     RB_CHECK(cli_refused("--quick does not go with list", "list", "--quick", (char *)NULL));
     RB_CHECK(parse_args(&o, err, sizeof err, "list", "--filter", "x", "--size", "smoke",
                         (char *)NULL) == 0);
+    RB_CHECK(parse_args(&o, err, sizeof err, "ceilings", "--links", (char *)NULL) == 0);
+    RB_CHECK(o.links == 1 && o.quick == 0);
+    RB_CHECK(cli_refused("--quick or --links, not both", "ceilings", "--links", "--quick",
+                         (char *)NULL));
+    /* p2p: --json, --html, --md, --expect and --timeout, nothing of run's */
+    RB_CHECK(parse_args(&o, err, sizeof err, "p2p", "--json", "m.json", "--html", "m.html", "--md",
+                        "--expect", "none", "--timeout", "60", (char *)NULL) == 0);
+    RB_CHECK(o.command == RB_CMD_P2P && !strcmp(o.json_path, "m.json") &&
+             !strcmp(o.plot_html, "m.html") && o.compare_md && o.expect_none &&
+             o.timeout_s == 60);
+    RB_CHECK(cli_refused("--filter does not go with p2p", "p2p", "--filter", "x", (char *)NULL));
+    RB_CHECK(cli_refused("--csv does not go with p2p", "p2p", "--csv", (char *)NULL));
+    RB_CHECK(parse_args(&o, err, sizeof err, "help", "p2p", (char *)NULL) == 0 &&
+             o.command == RB_CMD_HELP && o.help_topic == RB_CMD_P2P);
+    char *help = rb_cli_help(RB_CMD_P2P);
+    RB_CHECK(help && strstr(help, "usage: roofbench p2p") && strstr(help, "--json FILE") &&
+             !strstr(help, "--filter"));
+    free(help);
 }
 
 /* --timeout and --cap in a stated range: 1e300 was undefined behaviour (double to int), a

@@ -5,6 +5,7 @@
  * cells are handled. */
 #include "../harness/core/json.h"
 #include "../harness/core/p2p_table.h"
+#include "../harness/core/plot.h"
 #include "../harness/core/util.h"
 #include "rbtest.h"
 
@@ -260,6 +261,32 @@ static void test_malformed_lines(void)
     json_free(m);
 }
 
+/* A results document that holds a p2p_matrix shows it in plot's HTML report, weak cell red. */
+static void test_report_shows_the_matrix(void)
+{
+    json_value *m = clean_matrix(2);
+    RB_CHECK(add_cell(m, 1, 0, 1, "oneway", 300.0, 0.01) == 0);
+    RB_CHECK(rb_p2p_judge(m, NULL, NULL) == 0);
+    json_value *doc = parse("{\"schema\":1,\"pairs\":[]}");
+    RB_CHECK(json_object_set(doc, "p2p_matrix", m) == 0);
+    rb_plot_data d;
+    char err[200] = "";
+    RB_CHECK(rb_plot_load(doc, NULL, &d, err, sizeof err) == 0);
+    json_free(doc); /* the data keeps its own copy */
+    char *html = rb_plot_html(&d, "<svg/>", "<svg/>");
+    RB_CHECK(html && strstr(html, "<h2>P2P matrix</h2>") && strstr(html, "v-regressed") &&
+             strstr(html, "300.0!"));
+    free(html);
+    rb_plot_free(&d);
+    json_value *plain = parse("{\"schema\":1,\"pairs\":[]}");
+    RB_CHECK(rb_plot_load(plain, NULL, &d, err, sizeof err) == 0);
+    html = rb_plot_html(&d, "<svg/>", "<svg/>");
+    RB_CHECK(html && !strstr(html, "P2P matrix"));
+    free(html);
+    rb_plot_free(&d);
+    json_free(plain);
+}
+
 static const rbtest_case p2p_cases[] = {
     {"a cell for every ordered pair", test_cells_of_every_ordered_pair},
     {"a clean matrix flags nothing", test_clean_matrix_flags_nothing},
@@ -268,6 +295,7 @@ static const rbtest_case p2p_cases[] = {
     {"no peer access: PCIe roofs, marked", test_no_peer_access},
     {"missing cells and one GPU", test_missing_cells_and_one_gpu},
     {"malformed lines are refused", test_malformed_lines},
+    {"the HTML report shows the matrix", test_report_shows_the_matrix},
 };
 
 RB_SUITE(p2p_suite, "p2p", p2p_cases);

@@ -29,7 +29,8 @@ enum {
     ON_PLOT = 16,
     ON_COMPARE = 32,
     ON_HISTORY = 64,
-    ON_DOCS = 128
+    ON_DOCS = 128,
+    ON_P2P = 256
 };
 typedef struct cli_option {
     const char *name;
@@ -64,6 +65,15 @@ static const cli_option cli_options[] = {
      "the results file, replaced if it exists (default results/<hardware-key>/<UTC>-<git>.json, "
      "never replaced: a second run in the same second writes <...>-2.json)"},
     {"--json", ON_COMPARE, 1, "FILE", "also the comparison as JSON"},
+    {"--json", ON_P2P, 1, "FILE",
+     "also the matrix as a JSON document (its p2p_matrix object: docs/results-format.md), "
+     "replaced if it exists"},
+    {"--html", ON_P2P, 1, "FILE.html", "also the matrix as a self-contained HTML page"},
+    {"--md", ON_P2P, 0, NULL, "print the tables as Markdown instead of text"},
+    {"--expect", ON_P2P, 1, "FILE|none",
+     "the expectation file whose ceilings (nvlink_gbps, nvlink_bidir_gbps, pcie_*) are the "
+     "cells' roofs (default expectations/<hardware-key>.json, when there is one); none: the "
+     "datasheet figures alone"},
     {"--md", ON_COMPARE, 0, NULL,
      "print the comparison as Markdown (a pull-request comment) instead of the text report"},
     {"--csv", ON_COMPARE, 0, NULL, "print the comparison as CSV instead of the text report"},
@@ -98,11 +108,14 @@ static const cli_option cli_options[] = {
     {"--quick", ON_CEILINGS, 0, NULL,
      "DRAM copy, FP32 FMA and launch latency only (a few seconds: a same-run platform "
      "reference)"},
+    {"--links", ON_CEILINGS, 0, NULL,
+     "the link roofs only: PCIe each way and both ways, NVLink one way and both ways (the "
+     "best pair of GPUs, every pair timed; seconds)"},
     {"--no-ceilings", ON_RUN, 0, NULL,
      "skip the platform reference a run measures first (ceilings --quick: DRAM copy, FP32, "
      "launch; under 5 s); the results then say platform: none"},
     {"--nvtx", ON_RUN | ON_CHECK, 0, NULL, "NVTX ranges around each pair and variant"},
-    {"--timeout", ON_RUN | ON_CHECK | ON_CEILINGS, 1, "S",
+    {"--timeout", ON_RUN | ON_CHECK | ON_CEILINGS | ON_P2P, 1, "S",
      "watchdog: a pair (or the measurement) running longer fails, 5..86400 seconds (default "
      "300)"},
     {"--seed", ON_RUN | ON_CHECK, 1, "N", "seed of the random inputs (default 20261122)"},
@@ -129,13 +142,13 @@ static const cli_option cli_options[] = {
 };
 #define CLI_OPTIONS (sizeof cli_options / sizeof cli_options[0])
 
-static const char *const command_names[] = {"help",     "--version", "list",    "run",
-                                            "check",    "ceilings",  "plot",    "compare",
-                                            "history",  "docs"};
+static const char *const command_names[] = {"help",    "--version", "list", "run",
+                                            "check",   "ceilings",  "plot", "compare",
+                                            "history", "docs",      "p2p"};
 
 const char *rb_cli_command_name(rb_command c)
 {
-    return (unsigned)c <= RB_CMD_DOCS ? command_names[c] : "?";
+    return (unsigned)c <= RB_CMD_LAST ? command_names[c] : "?";
 }
 
 static unsigned command_bit(rb_command c)
@@ -148,6 +161,7 @@ static unsigned command_bit(rb_command c)
            : c == RB_CMD_COMPARE  ? ON_COMPARE
            : c == RB_CMD_HISTORY  ? ON_HISTORY
            : c == RB_CMD_DOCS     ? ON_DOCS
+           : c == RB_CMD_P2P      ? ON_P2P
                                   : 0;
 }
 
@@ -169,7 +183,7 @@ static const cli_option *find_option(const char *a, rb_command cmd, char *err, s
         return NULL;
     }
     char with[96] = "";
-    for (int c = RB_CMD_LIST; c <= RB_CMD_DOCS; c++)
+    for (int c = RB_CMD_LIST; c <= RB_CMD_LAST; c++)
         if (with_bits & command_bit((rb_command)c)) {
             size_t len = strlen(with);
             rb_fmt(with + len, sizeof with - len, "%s%s", len ? ", " : "", command_names[c]);
@@ -182,7 +196,7 @@ static const cli_option *find_option(const char *a, rb_command cmd, char *err, s
 /* A command's name as typed: 0 with *out, or -1 (not a command; help and --version are not). */
 static int command_of(const char *name, rb_command *out)
 {
-    for (int c = RB_CMD_LIST; c <= RB_CMD_DOCS; c++)
+    for (int c = RB_CMD_LIST; c <= RB_CMD_LAST; c++)
         if (!strcmp(name, command_names[c])) {
             *out = (rb_command)c;
             return 0;
@@ -208,7 +222,7 @@ static int parse_command(int argc, char **argv, rb_options *o, char *err, size_t
         if (argc > 2 && command_of(argv[2], &o->help_topic) != 0) {
             rb_fmt(err, err_size,
                    "help: unknown command '%s' (commands: list, run, check, ceilings, plot, "
-                   "compare, history, docs)",
+                   "compare, history, docs, p2p)",
                    argv[2]);
             return -1;
         }
@@ -508,6 +522,8 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
             o->expect_any_device = 1;
         } else if (!strcmp(a, "--quick")) {
             o->quick = 1;
+        } else if (!strcmp(a, "--links")) {
+            o->links = 1;
         } else if (!strcmp(a, "--no-ceilings")) {
             o->no_ceilings = 1;
         } else if (!strcmp(a, "--fail-on-platform")) {
@@ -553,6 +569,10 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
         rb_fmt(err, err_size,
                "--repeat goes with --update-expectations (the runs whose spread "
                "sets each variant's regression threshold)");
+        return -1;
+    }
+    if (o->quick && o->links) {
+        rb_fmt(err, err_size, "ceilings measures one set: --quick or --links, not both");
         return -1;
     }
     if (o->update_expectations && !o->repeat)
@@ -610,6 +630,13 @@ static const command_help command_helps[] = {
     {RB_CMD_DOCS, "docs [options]", "regenerate the docs' numbers from the reference runs",
      "Regenerates the numbers of README.md, docs/ and the kernel headers from "
      "results/<hardware-key>/reference.json (in the repository's root; make docs)."},
+    {RB_CMD_P2P, "p2p [options]", "the P2P matrix: every ordered pair of GPUs",
+     "Measures every ordered pair of the visible GPUs: one-way and both-ways bandwidth of "
+     "peer copies (256 MiB cudaMemcpyPeerAsync) and the latency of a 4-byte copy, each cell on "
+     "its roof (nvlink_gbps, nvlink_bidir_gbps as `roofbench ceilings` measured them, beside "
+     "the datasheet), and marks a weak link: a cell further from the matrix's best than the "
+     "samples' spread allows (at most 5% for bandwidth). One GPU has no pairs: said, exit 0. "
+     "Exit 1 when a link is weak or the measurement fails; about 2 s per pair."},
 };
 #define COMMAND_HELPS (sizeof command_helps / sizeof command_helps[0])
 
@@ -668,7 +695,8 @@ static void help_command(rb_sbuf *b, const command_help *h)
     help_option(b, "-h, --help", NULL, "this text");
     rb_sbuf_add(b, "\n");
     rb_text_wrap(b, "Paths (FILE, DIR) are at most 1024 bytes long.", HELP_WIDTH, 0, 0);
-    if (h->command == RB_CMD_RUN || h->command == RB_CMD_CHECK || h->command == RB_CMD_CEILINGS) {
+    if (h->command == RB_CMD_RUN || h->command == RB_CMD_CHECK || h->command == RB_CMD_CEILINGS ||
+        h->command == RB_CMD_P2P) {
         rb_sbuf_add(b, "\n");
         rb_text_wrap(b, help_devices, HELP_WIDTH, 0, 0);
     }

@@ -19,7 +19,9 @@ typedef enum rb_command {
     RB_CMD_COMPARE,  /* compare two results files: what changed, and why */
     /* every variant over a GPU's runs: steps, and why */
     RB_CMD_HISTORY,
-    RB_CMD_DOCS      /* regenerate (or --check) the docs' blocks from the reference runs */
+    RB_CMD_DOCS,     /* regenerate (or --check) the docs' blocks from the reference runs */
+    RB_CMD_P2P,      /* the P2P matrix of the visible GPUs */
+    RB_CMD_LAST = RB_CMD_P2P
 } rb_command;
 
 /* history's operands: folders of results files, or the files themselves. */
@@ -44,6 +46,7 @@ typedef struct rb_options {
     int expect_any_device; /* use an expectation file recorded on another GPU model */
     int nvtx;
     int quick;        /* ceilings: DRAM copy, FP32 and launch only */
+    int links;        /* ceilings: PCIe and NVLink only */
     int no_ceilings;  /* run: no quick ceilings at the start (the results' platform: none) */
     double timeout_s; /* watchdog per pair */
     double cap_s;     /* time cap of the timed loop, per variant */
@@ -58,7 +61,7 @@ typedef struct rb_options {
     int fail_on_platform;      /* compare, run --baseline: a platform slowdown fails too */
 
     /* compare --md / --csv: stdout in that format */
-    int compare_md, compare_csv;
+    int compare_md, compare_csv; /* compare_md: p2p --md too */
     /* history -o BASE: BASE.svg, BASE.md, BASE.json; NULL: none */
     const char *out_base;
     /* history's operands */

@@ -422,6 +422,11 @@ int rb_plot_load(const json_value *doc, const char *filter, rb_plot_data *d, cha
             rc = -1;
         }
     }
+    if (rc == 0 && json_get(doc, "p2p_matrix") &&
+        !(d->p2p_matrix = json_clone(json_get(doc, "p2p_matrix")))) {
+        rb_fmt(err, err_size, "out of memory");
+        rc = -1;
+    }
     if (rc == 0 && (load_pairs(pairs, have_re ? &re : NULL, d) != 0 || load_meta(doc, d) != 0)) {
         rb_fmt(err, err_size, "out of memory");
         rc = -1;
@@ -447,6 +452,7 @@ void rb_plot_free(rb_plot_data *d)
     free(d->pair_family);
     free(d->pair_shape);
     free(d->families);
+    json_free(d->p2p_matrix);
     rb_strpool_free(&d->strings);
     memset(d, 0, sizeof *d);
 }

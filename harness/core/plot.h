@@ -114,6 +114,7 @@ typedef struct rb_plot_data {
     int n_points;
     rb_plot_point *points;
     rb_strpool strings; /* every text of the data: names, roofs, notes, the run's facts */
+    json_value *p2p_matrix; /* the document's P2P matrix (core/p2p_table.h), NULL: none */
 } rb_plot_data;
 
 /* Reads a results document (the pairs whose name matches filter, a POSIX extended regex; NULL:

@@ -10,6 +10,7 @@
 
 #include "html_table.h"
 #include "outputs.h"
+#include "p2p_table.h"
 #include "plot.h"
 #include "svg.h"
 #include "util.h"
@@ -153,6 +154,8 @@ static void html_page(rb_sbuf *b, const rb_plot_data *d, const char *roofline_sv
     for (int i = 0; i < d->n_points; i++)
         table_row(b, &d->points[i]);
     rb_sbuf_add(b, "</tbody>\n</table>\n");
+    if (d->p2p_matrix)
+        rb_p2p_html(b, d->p2p_matrix);
     notes(b, d);
     rb_html_page_end(b);
 }

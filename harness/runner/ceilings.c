@@ -4,10 +4,12 @@
  * ceilings_gemm.c), each timed by rb_measure (harness/runner/measure.h: ~2 ms samples of back-to-back
  * launches, until the median is known to 1% or the cap) and sent to the parent as soon as it is
  * measured. Order: DRAM copy, read, write; L2; shared memory; FP32, FP64; tensor cores; host
- * links; peer link; launch latency. Time (H100, full): DRAM and L2 ~3 s, FMA and shared memory
- * ~1 s, tensor cores ~31 s (ceilings_gemm.c), links ~1.5 s, latency ~0.5 s, plus the CUDA
- * context and allocations: ~40 s, under the 60 s budget. --quick: DRAM copy, FP32, launch,
- * ~1.5 s in the child.
+ * links; peer links (p2p_matrix.h: the best pair one way and both ways, every pair timed, ~0.2 s
+ * each and a context per GPU); launch latency. Time (H100, full): DRAM and L2 ~3 s, FMA and
+ * shared memory ~1 s, tensor cores ~31 s (ceilings_gemm.c), host links ~1.5 s, latency ~0.5 s,
+ * plus the CUDA context and allocations: ~40 s on one GPU, under the 60 s budget; peer links
+ * add ~5 s on 4 GPUs. --quick: DRAM copy, FP32, launch,
+ * ~1.5 s in the child. --links: host and peer links, seconds.
  */
 #include "ceilings.h"
 
@@ -21,9 +23,10 @@
 #include "core/util.h"
 #include "gpu.h"
 #include "measure.h"
+#include "p2p_matrix.h"
 
 #define CEIL_MIB (1024.0 * 1024.0)
-#define CEIL_LINK_BYTES ((size_t)256 << 20) /* per direction: host and peer copies */
+#define CEIL_LINK_BYTES ((size_t)256 << 20) /* per direction: host copies */
 #define CEIL_GRAPH_NODES 1000
 #define CEIL_CAP_S 2.0 /* rb_measure's cap per roof; quiet roofs stop after ~0.1 s */
 
@@ -41,7 +44,7 @@ typedef struct ceil_ctx {
     double *fma64;
     int fma_blocks, fma_iters;
     double smem_bytes; /* per launch, from the launcher */
-    void *host_src, *host_dst, *peer_dst;
+    void *host_src, *host_dst;
     cudaGraphExec_t graph;
     double dram_read_gbps; /* where L2 falls to */
 } ceil_ctx;
@@ -324,58 +327,6 @@ static rb_status measure_host_links(ceil_ctx *c)
     return report(c, "pcie_duplex_gbps", per_s(2 * bytes, &st, 1e9), &st, method, size);
 }
 
-static rb_status run_peer(void *ctx, cudaStream_t s)
-{
-    ceil_ctx *c = ctx;
-    RB_CUDA(cudaMemcpyPeerAsync(c->peer_dst, 1, c->a, 0, CEIL_LINK_BYTES, s));
-    return RB_OK;
-}
-
-/* Peer access from `dev` to `peer`; already enabled is fine. */
-static rb_status enable_peer(int dev, int peer)
-{
-    RB_CUDA(cudaSetDevice(dev));
-    cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
-    if (e == cudaErrorPeerAccessAlreadyEnabled)
-        cudaGetLastError();
-    else
-        RB_CUDA(e);
-    return RB_OK;
-}
-
-static rb_status measure_peer(ceil_ctx *c)
-{
-    int count = 0, can01 = 0, can10 = 0;
-    RB_CUDA(cudaGetDeviceCount(&count));
-    if (count < 2) {
-        rb_child_send(c->fd, rb_ceiling_skip_line("nvlink_gbps", "one GPU: no peer link to measure"));
-        return RB_OK;
-    }
-    RB_CUDA(cudaDeviceCanAccessPeer(&can01, 0, 1));
-    RB_CUDA(cudaDeviceCanAccessPeer(&can10, 1, 0));
-    if (!can01 || !can10) {
-        rb_child_send(c->fd, rb_ceiling_skip_line("nvlink_gbps", "GPUs 0 and 1 have no peer access"));
-        return RB_OK;
-    }
-    RB_TRY(enable_peer(1, 0));
-    RB_CUDA(cudaMalloc(&c->peer_dst, CEIL_LINK_BYTES));
-    RB_TRY(enable_peer(0, 1));
-    int rank = -1;
-    if (cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, 0, 1) != cudaSuccess) {
-        cudaGetLastError(); /* not sticky, but a launcher's cudaGetLastError would report it */
-        rank = -1;
-    }
-    rb_stats st;
-    char method[200], size[100];
-    RB_TRY(timed(run_peer, c, &st));
-    rb_fmt(method, sizeof method,
-           "cudaMemcpyPeerAsync, GPU 0 to GPU 1, one direction, peer access enabled (P2P "
-           "performance rank %d)",
-           rank);
-    rb_fmt(size, sizeof size, "%.0f MiB per copy", (double)CEIL_LINK_BYTES / CEIL_MIB);
-    return report(c, "nvlink_gbps", per_s((double)CEIL_LINK_BYTES, &st, 1e9), &st, method, size);
-}
-
 /* ---- latency ---- */
 
 static rb_status run_launch(void *ctx, cudaStream_t s)
@@ -450,11 +401,6 @@ static void ceil_teardown(ceil_ctx *c)
 {
     if (c->graph)
         cudaGraphExecDestroy(c->graph);
-    if (c->peer_dst) {
-        cudaSetDevice(1);
-        cudaFree(c->peer_dst);
-        cudaSetDevice(0);
-    }
     cudaFreeHost(c->host_src);
     cudaFreeHost(c->host_dst);
     cudaFree(c->a);
@@ -472,9 +418,14 @@ static void ceil_teardown(ceil_ctx *c)
         cudaStreamDestroy(c->s2);
 }
 
-static rb_status measure_all(ceil_ctx *c, int quick)
+static rb_status measure_all(ceil_ctx *c, rb_ceilings_mode mode)
 {
+    int quick = mode == RB_CEILINGS_QUICK;
     RB_TRY(ceil_setup(c));
+    if (mode == RB_CEILINGS_LINKS) {
+        RB_TRY(measure_host_links(c));
+        return rb_p2p_link_ceilings(c->fd);
+    }
     RB_TRY(measure_dram(c, quick));
     if (!quick) {
         RB_TRY(measure_l2(c));
@@ -485,7 +436,7 @@ static rb_status measure_all(ceil_ctx *c, int quick)
         RB_TRY(measure_fma(c, 1));
         RB_TRY(rb_ceilings_tensor(c->fd, &c->dev));
         RB_TRY(measure_host_links(c));
-        RB_TRY(measure_peer(c));
+        RB_TRY(rb_p2p_link_ceilings(c->fd)); /* p2p_matrix.h: every pair, the best */
     }
     RB_TRY(measure_launch(c));
     if (!quick)
@@ -493,12 +444,12 @@ static rb_status measure_all(ceil_ctx *c, int quick)
     return RB_OK;
 }
 
-int rb_ceilings_child(int fd, int quick)
+int rb_ceilings_child(int fd, rb_ceilings_mode mode)
 {
     ceil_ctx c;
     memset(&c, 0, sizeof c);
     c.fd = fd;
-    rb_status st = measure_all(&c, quick);
+    rb_status st = measure_all(&c, mode);
     ceil_teardown(&c);
     if (st == RB_OK)
         return 0;

@@ -12,9 +12,13 @@
 #include "env.h"
 #include "rb_cuda.h"
 
-/* Measures the roofs of device 0 and reports them on fd; quick: DRAM copy, FP32 FMA and the
- * launch latency only (a few seconds). Returns the exit status of the child (0: every roof was
- * measured or reported as skipped). */
-int rb_ceilings_child(int fd, int quick);
+/* What to measure: every roof; the quick three (DRAM copy, FP32 FMA, launch latency: a few
+ * seconds); the links only (PCIe each way and both, NVLink one way and both: seconds). */
+typedef enum rb_ceilings_mode { RB_CEILINGS_FULL, RB_CEILINGS_QUICK, RB_CEILINGS_LINKS } rb_ceilings_mode;
+
+/* Measures the roofs of device 0 (and, for the NVLink roofs, of every pair of the visible GPUs)
+ * and reports them on fd. Returns the exit status of the child (0: every roof was measured or
+ * reported as skipped). */
+int rb_ceilings_child(int fd, rb_ceilings_mode mode);
 
 #endif

@@ -27,6 +27,7 @@
 #include "core/util.h"
 #include "env.h"
 #include "jobs.h"
+#include "p2p_cmd.h"
 #include "pair.h"
 #include "progress.h"
 #include "results.h"
@@ -780,12 +781,13 @@ static void on_ceilings_line(void *arg, const json_value *line)
 
 static int ceilings_child(void *arg, int fd)
 {
-    return rb_ceilings_child(fd, *(const int *)arg);
+    return rb_ceilings_child(fd, *(const rb_ceilings_mode *)arg);
 }
 
-/* Runs the ceilings child (quick: the three quick roofs; quiet: no line per roof): 0 with
- * s->values and s->methods filled; -2 when interrupted; else -1 with why filled. */
-static int ceilings_child_run(const rb_options *o, int quick, int quiet, ceilings_state *s,
+/* Runs the ceilings child (mode: which roofs; quiet: no line per roof): 0 with s->values and
+ * s->methods filled; -2 when interrupted; else -1 with why filled. */
+static int ceilings_child_run(const rb_options *o, rb_ceilings_mode mode, int quiet,
+                              ceilings_state *s,
                               char *why, size_t why_size)
 {
     memset(s, 0, sizeof *s);
@@ -796,7 +798,7 @@ static int ceilings_child_run(const rb_options *o, int quick, int quiet, ceiling
         rb_fmt(why, why_size, "out of memory");
         return -1;
     }
-    int rc = rb_run_child(ceilings_child, &quick, o->timeout_s, on_ceilings_line, s, why, why_size);
+    int rc = rb_run_child(ceilings_child, &mode, o->timeout_s, on_ceilings_line, s, why, why_size);
     if (rb_runner_interrupted())
         return -2;
     if (rc != 0 || s->error[0] || s->measured == 0) {
@@ -814,7 +816,10 @@ static int ceilings_child_run(const rb_options *o, int quick, int quiet, ceiling
 static int measure_ceilings(const rb_options *o, ceilings_state *s)
 {
     char why[400] = "";
-    int rc = ceilings_child_run(o, o->quick, 0, s, why, sizeof why);
+    rb_ceilings_mode mode = o->quick   ? RB_CEILINGS_QUICK
+                            : o->links ? RB_CEILINGS_LINKS
+                                       : RB_CEILINGS_FULL;
+    int rc = ceilings_child_run(o, mode, 0, s, why, sizeof why);
     if (rc == -2)
         return interrupted_exit();
     if (rc != 0) {
@@ -840,7 +845,7 @@ static json_value *platform_reference(const rb_options *o, int *rc)
     }
     ceilings_state s;
     double t0 = rb_now_s();
-    int st = ceilings_child_run(o, 1, 1, &s, why, sizeof why);
+    int st = ceilings_child_run(o, RB_CEILINGS_QUICK, 1, &s, why, sizeof why);
     json_value *platform = NULL;
     if (st == -2) {
         *rc = interrupted_exit();
@@ -913,7 +918,8 @@ static int record_ceilings(const rb_options *o, json_value **doc, const ceilings
         goto out;
     }
     rb_utc_iso(date, sizeof date);
-    rb_fmt(source, sizeof source, "roofbench ceilings%s, git %s, %s", o->quick ? " --quick" : "",
+    rb_fmt(source, sizeof source, "roofbench ceilings%s, git %s, %s",
+           o->quick ? " --quick" : o->links ? " --links" : "",
            rb_git_rev, date);
     if (rb_ceilings_store(json_get(*doc, "ceilings"), s->values, s->methods, source) != 0) {
         fprintf(stderr, "roofbench: out of memory\n");
@@ -970,7 +976,9 @@ static int cmd_ceilings(const rb_options *o)
         return rc;
     }
     printf("measuring the ceilings of %s%s ...\n", env_str(ps.env, "device"),
-           o->quick ? " (quick: DRAM copy, FP32, launch)" : " (up to a minute)");
+           o->quick   ? " (quick: DRAM copy, FP32, launch)"
+           : o->links ? " (links: PCIe, NVLink)"
+                      : " (up to a minute)");
     fflush(stdout);
     json_free(ps.env);
     ceilings_state s;
@@ -1329,6 +1337,22 @@ static int with_outputs(const rb_options *o, int through_links,
     return rc;
 }
 
+/* p2p: its files checked before the probe, as every command's. */
+static int cmd_p2p(const rb_options *o, int argc, char **argv, rb_outputs *outs)
+{
+    char err[RB_PATH_BUF + 300];
+    int index[2];
+    if (rb_p2p_files(o, outs, index, err, sizeof err) != 0)
+        return usage_error(err);
+    probe_state ps;
+    int rc = probe(&ps, o->timeout_s);
+    if (rc != 0)
+        return rc;
+    rc = rb_p2p_run(o, argc, argv, ps.env, outs, index);
+    json_free(ps.env);
+    return rb_runner_interrupted() ? interrupted_exit() : rc;
+}
+
 static int dispatch(int argc, char **argv, const rb_options *o)
 {
     char err[600];
@@ -1358,6 +1382,12 @@ static int dispatch(int argc, char **argv, const rb_options *o)
         return rb_docs_main(".", o->check, stdout, stderr);
     if (o->command == RB_CMD_CEILINGS)
         return cmd_ceilings(o);
+    if (o->command == RB_CMD_P2P) {
+        rb_outputs *outs = rb_outputs_new(0);
+        int rc = outs ? cmd_p2p(o, argc, argv, outs) : usage_error("out of memory");
+        rb_outputs_free(outs);
+        return rc;
+    }
     static rb_job jobs[RB_MAX_JOBS];
     int n = 0;
     if (rb_jobs_select(o, NULL, jobs, &n, err, sizeof err) != 0)
