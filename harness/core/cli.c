@@ -636,7 +636,7 @@ static const command_help command_helps[] = {
      "its roof (nvlink_gbps, nvlink_bidir_gbps as `roofbench ceilings` measured them, beside "
      "the datasheet), and marks a weak link: a cell further from the matrix's best than the "
      "samples' spread allows (at most 5% for bandwidth). One GPU has no pairs: said, exit 0. "
-     "Exit 1 when a link is weak or the measurement fails; about 2 s per pair."},
+     "Exit 1 when a link is weak or the measurement fails; well under a second per pair."},
 };
 #define COMMAND_HELPS (sizeof command_helps / sizeof command_helps[0])
 

@@ -134,7 +134,7 @@ int rb_p2p_run(const rb_options *o, int argc, char **argv, const json_value *env
     int rc = load_roofs(expect, env, &file_doc, &peaks);
     if (rc != 0)
         return rc;
-    printf("measuring the P2P matrix of %.0f GPU(s), %s (about 2 s per ordered pair) ...\n",
+    printf("measuring the P2P matrix of %.0f GPU(s), %s (well under a second per ordered pair) ...\n",
            json_number_at(env, "device_count"), json_string_at(env, "device", "?"));
     fflush(stdout);
     json_value *m =
