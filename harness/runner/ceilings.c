@@ -451,16 +451,5 @@ int rb_ceilings_child(int fd, rb_ceilings_mode mode)
     c.fd = fd;
     rb_status st = measure_all(&c, mode);
     ceil_teardown(&c);
-    if (st == RB_OK)
-        return 0;
-    char reason[400];
-    const char *first = rb_first_error();
-    rb_fmt(reason, sizeof reason, "measuring the ceilings failed%s%s", first[0] ? ": " : "", first);
-    json_value *o = json_new_object();
-    if (o && (json_set_string(o, "type", "error") || json_set_string(o, "reason", reason))) {
-        json_free(o);
-        o = NULL;
-    }
-    rb_child_send(fd, o);
-    return 1;
+    return st == RB_OK ? 0 : rb_child_error(fd, "measuring the ceilings failed");
 }

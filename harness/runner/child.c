@@ -69,6 +69,11 @@ static int send_error(int fd, const char *what)
     return 1;
 }
 
+int rb_child_error(int fd, const char *what)
+{
+    return send_error(fd, what);
+}
+
 /* v's index in p->variants: what output() and check() are told. */
 static int variant_index(const rb_pair *p, const rb_variant_def *v)
 {

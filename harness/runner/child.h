@@ -37,5 +37,8 @@ int rb_child_probe(int fd, int device);
 
 /* Writes one JSON line to fd (takes ownership of v). */
 int rb_child_send(int fd, json_value *v);
+/* Reports {"type":"error","reason":"<what>: <the first error recorded>"} on fd; returns 1, the
+ * child's exit status. */
+int rb_child_error(int fd, const char *what);
 
 #endif

@@ -13,6 +13,7 @@
 #include "core/util.h"
 #include "env.h"
 #include "p2p_matrix.h"
+#include "results.h"
 #include "runner.h"
 
 int rb_p2p_files(const rb_options *o, rb_outputs *outs, int index[2], char *err, size_t err_size)
@@ -63,11 +64,8 @@ static int load_roofs(const char *path, const json_value *env, json_value **file
 static json_value *p2p_document(int argc, char **argv, const json_value *env, const char *expect,
                                 json_value *matrix)
 {
-    char command[2048] = "", date[32];
-    for (int i = 0; i < argc; i++) {
-        size_t len = strlen(command);
-        rb_fmt(command + len, sizeof command - len, "%s%s", i ? " " : "", argv[i]);
-    }
+    char command[2048], date[32];
+    rb_results_command(argc, argv, command, sizeof command);
     rb_utc_iso(date, sizeof date);
     json_value *d = json_new_object(), *envs = json_new_object();
     if (!d || !envs || json_set_number(d, "schema", 1) || json_set_string(d, "tool", "roofbench") ||

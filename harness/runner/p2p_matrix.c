@@ -307,27 +307,13 @@ static rb_status measure_matrix(int fd, p2p_ctx *c)
     return RB_OK;
 }
 
-static int child_error(int fd, const char *what)
-{
-    char reason[400];
-    const char *first = rb_first_error();
-    rb_fmt(reason, sizeof reason, "%s%s%s", what, first[0] ? ": " : "", first);
-    json_value *o = json_new_object();
-    if (o && (json_set_string(o, "type", "error") || json_set_string(o, "reason", reason))) {
-        json_free(o);
-        o = NULL;
-    }
-    rb_child_send(fd, o);
-    return 1;
-}
-
 int rb_p2p_child(int fd)
 {
     p2p_ctx c;
     memset(&c, 0, sizeof c);
     rb_status st = measure_matrix(fd, &c);
     p2p_teardown(&c);
-    return st == RB_OK ? 0 : child_error(fd, "measuring the P2P matrix failed");
+    return st == RB_OK ? 0 : rb_child_error(fd, "measuring the P2P matrix failed");
 }
 
 /* ---- the link roofs of `roofbench ceilings` ---- */

@@ -115,14 +115,20 @@ void rb_results_line(rb_pair_result *r, const json_value *line)
 }
 
 
+void rb_results_command(int argc, char **argv, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < argc; i++) {
+        size_t len = strlen(buf);
+        rb_fmt(buf + len, size - len, "%s%s", i ? " " : "", argv[i]);
+    }
+}
+
 json_value *rb_results_meta(const char *tool, const rb_options *o, int argc, char **argv,
                             const json_value *env, const char *expect_path)
 {
-    char command[2048] = "", date[32];
-    for (int i = 0; i < argc; i++) {
-        size_t len = strlen(command);
-        rb_fmt(command + len, sizeof command - len, "%s%s", i ? " " : "", argv[i]);
-    }
+    char command[2048], date[32];
+    rb_results_command(argc, argv, command, sizeof command);
     rb_utc_iso(date, sizeof date);
     json_value *m = json_new_object(), *envs = json_new_object();
     const char *size = o->size_kind == RB_SIZE_SMOKE  ? "smoke"

@@ -25,6 +25,9 @@ void rb_results_child_opts(const rb_job *j, const rb_options *o, rb_child_opts *
 /* Adds one record of child.c's (see child.h) to r, printing progress as variants finish. */
 void rb_results_line(rb_pair_result *r, const json_value *line);
 
+/* The command line, its arguments joined by spaces (cut to size). */
+void rb_results_command(int argc, char **argv, char *buf, size_t size);
+
 /* The document's facts: schema, tool, date, git, command line, seed, size, cold, hardware key,
  * expectation file (NULL: none) and the environment at the start (env, copied). NULL when out
  * of memory. */
