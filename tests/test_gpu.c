@@ -575,6 +575,42 @@ static void test_nccl_in_place_skipped_on_one_gpu(void)
     rbtest_remove_dir();
 }
 
+/* The P2P matrix on this machine: every ordered pair a cell with its three measurements, each
+ * positive and physically possible (one way under the datasheet's 450 GB/s NVLink 4 plus the
+ * 2% margin, latency under 100 us); a weak link, if any, is exit 1 and said; one GPU has no
+ * pairs, exit 0. */
+static void test_p2p_matrix_every_pair(void)
+{
+    if (!need_gpu())
+        return;
+    const char *dir = rbtest_fresh_dir();
+    char path[400], err[200];
+    snprintf(path, sizeof path, "%s/m.json", dir);
+    int rc = rbtest_run("p2p --expect none --json m.json");
+    const char *out = rbtest_output();
+    int n = rbtest_gpu_count();
+    if (!(rc == 0 || (rc == 1 && n > 1 && strstr(out, "<- weak"))))
+        printf("    -> %d:\n%s", rc, out);
+    RB_CHECK(rc == 0 || (rc == 1 && n > 1 && strstr(out, "<- weak")));
+    json_value *doc = json_parse_file(path, err, sizeof err);
+    const json_value *m = doc ? json_get(doc, "p2p_matrix") : NULL;
+    const json_value *cells = json_get(m, "cells");
+    RB_CHECK(cells && cells->type == JSON_ARRAY && (int)cells->count == n * (n - 1));
+    RB_CHECK(n > 1 || strstr(out, "one GPU: no pairs to measure"));
+    for (uint32_t i = 0; cells && i < cells->count; i++) {
+        const json_value *c = cells->items[i];
+        double one = json_number_at(json_get(c, "oneway"), "gbps");
+        double both = json_number_at(json_get(c, "bidir"), "gbps");
+        double us = json_number_at(json_get(c, "latency"), "us");
+        if (!(one > 0 && one < 459 && both > 0 && both < 2 * 459 && us > 0 && us < 100))
+            printf("    %g -> %g: %g GB/s, %g GB/s both ways, %g us\n",
+                   json_number_at(c, "src"), json_number_at(c, "dst"), one, both, us);
+        RB_CHECK(one > 0 && one < 459 && both > 0 && both < 2 * 459 && us > 0 && us < 100);
+    }
+    json_free(doc);
+    rbtest_remove_dir();
+}
+
 static const rbtest_case gpu_cases[] = {
     {"fill_matches_cpu_bit_for_bit", test_fill_matches_cpu_bit_for_bit},
     {"device_relerr_matches_cpu", test_device_relerr_matches_cpu},
@@ -594,6 +630,7 @@ static const rbtest_case gpu_cases[] = {
     {"expectation_of_another_gpu_refused", test_expectation_of_another_gpu_refused},
     {"nccl_in_place_skipped_on_one_gpu", test_nccl_in_place_skipped_on_one_gpu},
     {"platform_and_clocks_recorded", test_platform_and_clocks_recorded},
+    {"p2p_matrix_every_pair", test_p2p_matrix_every_pair},
 };
 
 RB_SUITE(gpu_suite, "gpu", gpu_cases);

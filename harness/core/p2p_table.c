@@ -267,7 +267,7 @@ static void cell_text(const json_value *c, const p2p_kind *k, char *buf, size_t 
            json_true_at(c, "peer_access") ? "" : "*", json_true_at(o, "weak") ? "!" : "");
 }
 
-/* "ceiling 389.5 GB/s" or "ceiling not measured". */
+/* "ceiling 389.5 GB/s", or that it is not known. */
 static void roof_figure(const json_value *roof, const char *what, const char *unit, char *buf,
                         size_t size)
 {
@@ -420,7 +420,7 @@ void rb_p2p_text(rb_sbuf *b, const json_value *matrix, int markdown)
                 "\n%s '!': a weak link (further from the matrix's best than its threshold, "
                 "from the samples' spread, %.0f-%.0f%% for bandwidth, %.0f-%.0f%% for "
                 "latency); '*': no peer access (the copy is staged through the host); '-': "
-                "not measured\n",
+                "the diagonal (a GPU's copy to itself is dram_gbps) or not measured\n",
                 markdown ? "Marks:" : "marks:", 100 * RB_P2P_BW_FLOOR, 100 * RB_P2P_BW_CAP,
                 100 * RB_P2P_LAT_FLOOR, 100 * RB_P2P_LAT_CAP);
     int weak = rb_p2p_weak_count(matrix);
