@@ -279,7 +279,8 @@ static void roof_figure(const json_value *roof, const char *what, const char *un
                !strcmp(what, "peak") ? "datasheet figure" : "ceiling (roofbench ceilings)");
 }
 
-/* The range of the cells' of_ceiling or of_peak on roof, as "95.1-100.0%" ("" when none). */
+/* The range of the cells' of_ceiling or of_peak on roof, as "95.1-100.0%" or "99.9%" ("" when
+ * none). */
 static void roof_range(const json_value *cells, const p2p_kind *k, const char *roof, const char *of,
                        char *buf, size_t size)
 {
@@ -292,7 +293,12 @@ static void roof_range(const json_value *cells, const p2p_kind *k, const char *r
             hi = fmax(hi, x);
         }
     }
-    rb_fmt(buf, size, isfinite(lo) ? "%.1f-%.1f%%" : "", 100 * lo, 100 * hi);
+    if (!isfinite(lo))
+        rb_fmt(buf, size, "%s", "");
+    else if (hi - lo >= 0.0005) /* a tenth of a percent apart */
+        rb_fmt(buf, size, "%.1f-%.1f%%", 100 * lo, 100 * hi);
+    else
+        rb_fmt(buf, size, "%.1f%%", 100 * lo);
 }
 
 /* One line per roof the cells of kind k sit on: its figures and the cells against them. */
