@@ -312,6 +312,17 @@ int rb_mkdirs(const char *path, char *err, size_t err_size)
     return 0;
 }
 
+void rb_host_name(char *out, size_t out_size)
+{
+    const char *name = getenv("RB_HOST_NAME");
+    char buf[256];
+    if (!name || !*name) {
+        name = gethostname(buf, sizeof buf) == 0 ? buf : "unknown-host";
+        buf[sizeof buf - 1] = '\0'; /* POSIX leaves a cut name unterminated */
+    }
+    rb_fmt(out, out_size, "%s", name);
+}
+
 void rb_utc_stamp(char *out, size_t out_size)
 {
     time_t t = time(NULL);

@@ -89,6 +89,10 @@ int rb_parse_seconds(const char *s, double *out, char *err, size_t err_size);
 /* mkdir -p. Returns 0 or -1 with "PATH: reason" in err. */
 int rb_mkdirs(const char *path, char *err, size_t err_size);
 
+/* The name a run records for its host: RB_HOST_NAME when set (one machine posing as several
+ * nodes of a fleet), else gethostname's, else "unknown-host". */
+void rb_host_name(char *out, size_t out_size);
+
 /* "20261122T031502Z" (UTC, ISO 8601 basic). */
 void rb_utc_stamp(char *out, size_t out_size);
 /* "2026-11-22T03:15:02Z" */

@@ -295,6 +295,9 @@ json_value *rb_env_collect(int device, int alone)
                        2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9);
     bad |= json_set_number(o, "device_count", count);
     bad |= device_identity(o, device, visible, &p);
+    char host[256];
+    rb_host_name(host, sizeof host);
+    bad |= json_set_string(o, "host", host);
     rb_fmt(buf, sizeof buf, "%d.%d", driver / 1000, driver % 1000 / 10);
     bad |= json_set_string(o, "cuda_driver", buf);
     rb_fmt(buf, sizeof buf, "%d.%d", runtime / 1000, runtime % 1000 / 10);
