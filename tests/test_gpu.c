@@ -602,6 +602,8 @@ static void test_p2p_matrix_every_pair(void)
         double one = json_number_at(json_get(c, "oneway"), "gbps");
         double both = json_number_at(json_get(c, "bidir"), "gbps");
         double us = json_number_at(json_get(c, "latency"), "us");
+        double load_us = json_number_at(json_get(c, "load_latency"), "us");
+        RB_CHECK(!json_true_at(c, "peer_access") || (load_us > 0 && load_us < 100));
         if (!(one > 0 && one < 459 && both > 0 && both < 2 * 459 && us > 0 && us < 100))
             printf("    %g -> %g: %g GB/s, %g GB/s both ways, %g us\n",
                    json_number_at(c, "src"), json_number_at(c, "dst"), one, both, us);

@@ -60,8 +60,9 @@ static int add_cell(json_value *m, int src, int dst, int peer, const char *kind,
     return rc;
 }
 
-/* A matrix of n GPUs as a healthy NV18 node reads: one way ~389 GB/s, both ways ~770, latency
- * ~2.4 us, each with a little spread between pairs and 1% noise within a cell. */
+/* A matrix of n GPUs as a healthy NV18 node reads: one way ~389 GB/s, both ways ~770, copy
+ * latency ~2.4 us, load latency ~1.1 us, each with a little spread between pairs and 1-3% noise
+ * within a cell. */
 static json_value *clean_matrix(int n)
 {
     json_value *m = rb_p2p_new();
@@ -73,6 +74,7 @@ static json_value *clean_matrix(int n)
             double wiggle = 0.003 * ((i * 7 + j * 3) % 5); /* up to 1.2% between pairs */
             RB_CHECK(add_cell(m, i, j, 1, "oneway", 389.0 * (1 - wiggle), 0.01) == 0);
             RB_CHECK(add_cell(m, i, j, 1, "latency", 2.4 * (1 + 2 * wiggle), 0.03) == 0);
+            RB_CHECK(add_cell(m, i, j, 1, "load_latency", 1.1 * (1 + wiggle), 0.02) == 0);
             if (i < j)
                 RB_CHECK(add_cell(m, i, j, 1, "bidir", 770.0 * (1 - wiggle), 0.01) == 0);
         }
@@ -138,15 +140,18 @@ static void test_clean_matrix_flags_nothing(void)
     json_free(peak);
 }
 
-/* One link down of 18 (5.6% less) on 1 -> 2 one way, and a slow 3 -> 0 latency: flagged, and
- * only those. */
+/* One link down of 18 (5.6% less) on 1 -> 2 one way, a slow 3 -> 0 copy latency and a slow
+ * 2 -> 3 load latency: flagged, and only those. */
 static void test_planted_weak_link_is_flagged(void)
 {
     json_value *m = clean_matrix(4);
     RB_CHECK(add_cell(m, 1, 2, 1, "oneway", 389.0 * 17 / 18, 0.01) == 0);
     RB_CHECK(add_cell(m, 3, 0, 1, "latency", 2.4 * 1.4, 0.03) == 0);
+    RB_CHECK(add_cell(m, 2, 3, 1, "load_latency", 1.1 * 1.3, 0.02) == 0);
     RB_CHECK(rb_p2p_judge(m, NULL, NULL) == 0);
-    RB_CHECK(rb_p2p_weak_count(m) == 2);
+    RB_CHECK(rb_p2p_weak_count(m) == 3);
+    RB_CHECK(json_true_at(json_get(cell(m, 2, 3), "load_latency"), "weak"));
+    RB_CHECK(!json_true_at(json_get(cell(m, 3, 0), "load_latency"), "weak"));
     RB_CHECK(json_true_at(json_get(cell(m, 1, 2), "oneway"), "weak"));
     RB_CHECK(!json_true_at(json_get(cell(m, 2, 1), "oneway"), "weak"));
     RB_CHECK(json_true_at(json_get(cell(m, 3, 0), "latency"), "weak"));
@@ -158,8 +163,10 @@ static void test_planted_weak_link_is_flagged(void)
         printf("%s", t);
     RB_CHECK(
         t &&
-        strstr(t, "  1 -> 2  one way      367.4 GB/s  <- weak: 5.3% below the best pair's 387.8"));
-    RB_CHECK(t && strstr(t, "3 -> 0  latency       3.36 us    <- weak: 39.2% above"));
+        strstr(t,
+               "  1 -> 2  one way         367.4 GB/s  <- weak: 5.3% below the best pair's 387.8"));
+    RB_CHECK(t && strstr(t, "3 -> 0  copy latency     3.36 us    <- weak: 39.2% above"));
+    RB_CHECK(t && strstr(t, "2 -> 3  load latency     1.43 us    <- weak: 29.6% above"));
     RB_CHECK(t && strstr(t, "367.4!"));
     RB_CHECK(t && strstr(t, "ceiling (roofbench ceilings) not known"));
     free(t);
@@ -170,7 +177,7 @@ static void test_planted_weak_link_is_flagged(void)
     rb_p2p_html(&h, m);
     char *html = rb_sbuf_take(&h);
     RB_CHECK(html && strstr(html, "<td class=\"num v-regressed\"") &&
-             strstr(html, "2 weak link measurements"));
+             strstr(html, "3 weak link measurements"));
     free(html);
     json_free(m);
 }

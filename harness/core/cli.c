@@ -632,7 +632,8 @@ static const command_help command_helps[] = {
      "results/<hardware-key>/reference.json (in the repository's root; make docs)."},
     {RB_CMD_P2P, "p2p [options]", "the P2P matrix: every ordered pair of GPUs",
      "Measures every ordered pair of the visible GPUs: one-way and both-ways bandwidth of "
-     "peer copies (256 MiB cudaMemcpyPeerAsync) and the latency of a 4-byte copy, each cell on "
+     "peer copies (256 MiB cudaMemcpyPeerAsync), the latency of a 4-byte copy and of a "
+     "kernel's dependent loads over the link, each cell on "
      "its roof (nvlink_gbps, nvlink_bidir_gbps as `roofbench ceilings` measured them, beside "
      "the datasheet), and marks a weak link: a cell further from the matrix's best than the "
      "samples' spread allows (at most 5% for bandwidth). One GPU has no pairs: said, exit 0. "

@@ -23,7 +23,8 @@ static const p2p_kind p2p_kinds[] = {
      RB_P2P_BW_CAP},
     {"bidir", "both ways", "gbps", "GB/s", 0, "nvlink_bidir_gbps", "pcie_duplex_gbps",
      RB_P2P_BW_FLOOR, RB_P2P_BW_CAP},
-    {"latency", "latency", "us", "us", 1, NULL, NULL, RB_P2P_LAT_FLOOR, RB_P2P_LAT_CAP},
+    {"latency", "copy latency", "us", "us", 1, NULL, NULL, RB_P2P_LAT_FLOOR, RB_P2P_LAT_CAP},
+    {"load_latency", "load latency", "us", "us", 1, NULL, NULL, RB_P2P_LAT_FLOOR, RB_P2P_LAT_CAP},
 };
 #define P2P_KINDS (sizeof p2p_kinds / sizeof p2p_kinds[0])
 
@@ -369,7 +370,7 @@ static void weak_lines(rb_sbuf *b, const json_value *m, int markdown)
                 continue;
             double v = json_number_at(o, kd->value_key), best = json_number_at(o, "best");
             rb_sbuf_add(b,
-                        "%s%d %s %d  %-9s %8.*f %-4s  <- weak: %.1f%% %s the best pair's %.*f %s "
+                        "%s%d %s %d  %-12s %8.*f %-4s  <- weak: %.1f%% %s the best pair's %.*f %s "
                         "(threshold %.1f%%)\n",
                         markdown ? "- " : "  ", (int)json_number_at(c, "src"),
                         strcmp(kd->kind, "bidir") ? "->" : "<->", (int)json_number_at(c, "dst"),

@@ -7,7 +7,8 @@
  *   "p2p_matrix": {
  *     "gpus":  [{"index": 0, "name": "NVIDIA H100 80GB HBM3", "pci_bus_id": "0000:19:00.0"}, ...],
  *     "method": {"copy_bytes": N, "latency_bytes": 4, "latency_copies": 100,
- *                "oneway": "<one line>", "bidir": "<one line>", "latency": "<one line>"},
+ *                "oneway": "<one line>", "bidir": "<one line>", "latency": "<one line>",
+ *                "load_latency": "<one line>"},
  *     "roofs": {"nvlink_gbps": {"ceiling": x | null, "peak": y | null}, "nvlink_bidir_gbps": ..,
  *               "pcie_d2h_gbps": .., "pcie_duplex_gbps": ..},
  *     "cells": [{"src": 0, "dst": 1, "peer_access": true, "perf_rank": 0,
@@ -16,7 +17,9 @@
  *                            "best": b, "threshold": t, "weak": false},
  *                "bidir":   {the same, both directions' bytes counted},
  *                "latency": {"us": x, "noise": n, "samples": k, "best": b, "threshold": t,
- *                            "weak": false}}, ...]
+ *                            "weak": false},
+ *                "load_latency": {the same as latency: a kernel's dependent loads, per load;
+ *                                 only where there is peer access}}, ...]
  *   }
  *
  * One cell per ordered pair (src != dst), in row order; the diagonal is not a cell (a GPU's copy
@@ -51,7 +54,7 @@ json_value *rb_p2p_new(void);
 /* Adds one line of the measuring child to the matrix:
  *   {"type": "p2p_gpus", "gpus": [...], "method": {...}}   first; creates the cells
  *   {"type": "p2p_cell", "src", "dst", "peer_access", "perf_rank",
- *    "kind": "oneway" | "bidir" | "latency", "value", "noise", "samples"}
+ *    "kind": "oneway" | "bidir" | "latency" | "load_latency", "value", "noise", "samples"}
  * (bidir: src < dst, written into both cells). Other types are not this function's (1 is
  * returned and nothing changes). 0 when added, -1 with the reason in err when the line is
  * malformed (an index out of range, a kind unknown, a value not a positive number). */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The P2P matrix's latch (harness/runner/p2p_kernels.h). The host queues a latch, a start
- * event, N small peer copies and a stop event, then releases the latch: the events then span
- * the copies as the copy engine runs them one after the other. The global timer (ns) bounds
- * the wait.
+ * The P2P matrix's kernels (harness/runner/p2p_kernels.h). The latch: the host queues it, a
+ * start event, N small peer copies and a stop event, then releases it; the events then span the
+ * copies as the copy engine runs them one after the other. The global timer (ns) bounds the
+ * wait. The chase: a single thread's loads, each address the value of the load before, so no
+ * two are in flight: the time per step is the round trip of one load over the link (the peer's
+ * L2 may hold the chain; its DRAM adds ~0.5 us when it does not).
  */
 #include "p2p_kernels.h"
 
@@ -26,6 +28,21 @@ static __global__ void p2p_latch_kernel(const volatile int *flag, unsigned long 
         }
     }
     *timed_out = late;
+}
+
+static __global__ void p2p_chase_kernel(const volatile unsigned *chain, int steps, unsigned *sink)
+{
+    unsigned i = 0;
+    for (int s = 0; s < steps; s++)
+        i = chain[i];
+    *sink = i;
+}
+
+extern "C" cudaError_t rb_p2p_chase(const unsigned *chain, int steps, unsigned *sink,
+                                    cudaStream_t stream)
+{
+    p2p_chase_kernel<<<1, 1, 0, stream>>>(chain, steps, sink);
+    return cudaGetLastError();
 }
 
 extern "C" cudaError_t rb_p2p_latch(const volatile int *flag, unsigned long long timeout_ns,

@@ -27,6 +27,7 @@ typedef struct p2p_gpu {
     cudaEvent_t fork, join;  /* both ways: the other GPU's stream joins this one's */
     cudaEvent_t start, stop; /* latency samples */
     int *timed_out;          /* the latch's report, device memory */
+    unsigned *chain, *sink;  /* the pointer chase through this GPU's memory; its end */
 } p2p_gpu;
 
 typedef struct p2p_ctx {
@@ -38,6 +39,21 @@ typedef struct p2p_ctx {
 } p2p_ctx;
 
 /* ---- setup ---- */
+
+/* Element k x stride holds (k + 1) x stride, the last 0: a chain through every line. */
+static rb_status fill_chain(unsigned *chain)
+{
+    const size_t n = RB_P2P_CHASE_BYTES / sizeof(unsigned), lines = n / RB_P2P_CHASE_STRIDE;
+    unsigned *host = calloc(n, sizeof *host);
+    if (!host)
+        return RB_ERR_ALLOC;
+    for (size_t k = 0; k < lines; k++)
+        host[k * RB_P2P_CHASE_STRIDE] = (unsigned)((k + 1) % lines * RB_P2P_CHASE_STRIDE);
+    cudaError_t e = cudaMemcpy(chain, host, RB_P2P_CHASE_BYTES, cudaMemcpyHostToDevice);
+    free(host);
+    RB_CUDA(e);
+    return RB_OK;
+}
 
 static rb_status setup_gpu(p2p_ctx *c, int d)
 {
@@ -51,6 +67,9 @@ static rb_status setup_gpu(p2p_ctx *c, int d)
     RB_CUDA(cudaMalloc(&g->src, RB_P2P_COPY_BYTES));
     RB_CUDA(cudaMalloc(&g->dst, RB_P2P_COPY_BYTES));
     RB_CUDA(cudaMalloc((void **)&g->timed_out, sizeof(int)));
+    RB_CUDA(cudaMalloc((void **)&g->chain, RB_P2P_CHASE_BYTES));
+    RB_CUDA(cudaMalloc((void **)&g->sink, sizeof(unsigned)));
+    RB_TRY(fill_chain(g->chain));
     /* seeded values, not zeros: a link or a memory that compresses must not see a constant */
     RB_CUDA(rb_fill_uniform_f32(g->src, RB_P2P_COPY_BYTES / 4, 1 + (uint64_t)d, g->s));
     RB_CUDA(cudaStreamSynchronize(g->s));
@@ -94,6 +113,8 @@ static void p2p_teardown(p2p_ctx *c)
         cudaFree(g->src);
         cudaFree(g->dst);
         cudaFree(g->timed_out);
+        cudaFree(g->chain);
+        cudaFree(g->sink);
         cudaEvent_t ev[4] = {g->fork, g->join, g->start, g->stop};
         for (int k = 0; k < 4; k++)
             if (ev[k])
@@ -184,6 +205,29 @@ static rb_status time_latency(p2p_ctx *c, rb_stats *st)
     return RB_OK;
 }
 
+/* Microseconds per dependent load of src's thread through dst's chain, over launches. */
+static rb_status time_load_latency(p2p_ctx *c, rb_stats *st)
+{
+    p2p_gpu *a = &c->g[c->src];
+    double us[RB_P2P_LATENCY_SAMPLES];
+    float ms = 0;
+    RB_CUDA(cudaSetDevice(c->src));
+    for (int k = -1; k < RB_P2P_LATENCY_SAMPLES; k++) { /* k = -1: the warm-up */
+        RB_CUDA(cudaEventRecord(a->start, a->s));
+        RB_CUDA(rb_p2p_chase(c->g[c->dst].chain, RB_P2P_CHASE_STEPS, a->sink, a->s));
+        RB_CUDA(cudaEventRecord(a->stop, a->s));
+        RB_CUDA(cudaEventSynchronize(a->stop));
+        RB_CUDA(cudaEventElapsedTime(&ms, a->start, a->stop));
+        if (k >= 0)
+            us[k] = ms * 1e3 / RB_P2P_CHASE_STEPS;
+    }
+    if (rb_stats_compute(us, RB_P2P_LATENCY_SAMPLES, st) != 0) {
+        rb_error_at(__FILE__, __LINE__, "rb_stats_compute", "no statistics");
+        return RB_ERR_INPUT;
+    }
+    return RB_OK;
+}
+
 /* ---- the child's lines ---- */
 
 static rb_status send_or_fail(int fd, json_value *line)
@@ -239,7 +283,7 @@ static json_value *gpu_json(int d)
 
 static json_value *method_json(void)
 {
-    char oneway[300], bidir[300], latency[300];
+    char oneway[300], bidir[300], latency[300], load[300];
     rb_fmt(oneway, sizeof oneway,
            "cudaMemcpyPeerAsync of %.0f MiB on a stream of the source GPU (its copy engine "
            "writes over the link), back to back, the median of ~2 ms samples",
@@ -252,12 +296,17 @@ static json_value *method_json(void)
            "%d cudaMemcpyPeerAsync of %d bytes queued behind a spinning kernel and timed as the "
            "copy engine runs them, per copy; median of %d samples",
            RB_P2P_LATENCY_COPIES, RB_P2P_LATENCY_BYTES, RB_P2P_LATENCY_SAMPLES);
+    rb_fmt(load, sizeof load,
+           "one thread of the source GPU follows a chain of %d dependent volatile 4-byte loads "
+           "through the destination's memory (128-byte steps over %.0f MiB, which its L2 holds), "
+           "per load; median of %d launches",
+           RB_P2P_CHASE_STEPS, RB_P2P_CHASE_BYTES / P2P_MIB, RB_P2P_LATENCY_SAMPLES);
     json_value *o = json_new_object();
     if (!o || json_set_number(o, "copy_bytes", (double)RB_P2P_COPY_BYTES) ||
         json_set_number(o, "latency_bytes", RB_P2P_LATENCY_BYTES) ||
         json_set_number(o, "latency_copies", RB_P2P_LATENCY_COPIES) ||
         json_set_string(o, "oneway", oneway) || json_set_string(o, "bidir", bidir) ||
-        json_set_string(o, "latency", latency)) {
+        json_set_string(o, "latency", latency) || json_set_string(o, "load_latency", load)) {
         json_free(o);
         return NULL;
     }
@@ -293,7 +342,11 @@ static rb_status measure_pair(int fd, p2p_ctx *c, int src, int dst)
         RB_TRY(send_cell(fd, c, "bidir", gbps, &st));
     }
     RB_TRY(time_latency(c, &st));
-    return send_cell(fd, c, "latency", st.median, &st);
+    RB_TRY(send_cell(fd, c, "latency", st.median, &st));
+    if (!c->peer[src][dst]) /* a kernel cannot load another GPU's memory without it */
+        return RB_OK;
+    RB_TRY(time_load_latency(c, &st));
+    return send_cell(fd, c, "load_latency", st.median, &st);
 }
 
 static rb_status measure_matrix(int fd, p2p_ctx *c)

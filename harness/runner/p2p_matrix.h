@@ -11,7 +11,10 @@
  *   once, forked and joined by events, the bytes of both counted;
  * - latency: RB_P2P_LATENCY_COPIES copies of RB_P2P_LATENCY_BYTES queued behind a latch
  *   (p2p_kernels.h) and timed as the copy engine runs them, per copy, over
- *   RB_P2P_LATENCY_SAMPLES samples.
+ *   RB_P2P_LATENCY_SAMPLES samples (p2pBandwidthLatencyTest's latency);
+ * - load latency (pairs with peer access): one thread of src chases RB_P2P_CHASE_STEPS
+ *   dependent loads through a chain in dst's memory, per load, over RB_P2P_LATENCY_SAMPLES
+ *   launches (nvbandwidth's SM latency).
  * Peer access is enabled for every pair that has it; a pair without is measured anyway (the
  * runtime stages the copy through the host) and said so in its cell.
  */
@@ -27,6 +30,9 @@
 #define RB_P2P_LATENCY_BYTES 4
 #define RB_P2P_LATENCY_COPIES 100
 #define RB_P2P_LATENCY_SAMPLES 20
+#define RB_P2P_CHASE_BYTES ((size_t)1 << 20) /* the chain: 128-byte steps, 8192 of them */
+#define RB_P2P_CHASE_STRIDE 32               /* unsigned ints: one 128-byte line per load */
+#define RB_P2P_CHASE_STEPS 2000
 #define RB_P2P_MAX_GPUS 16
 
 /* In the child: measures the matrix of the visible GPUs and reports it on fd (a p2p_gpus line,
