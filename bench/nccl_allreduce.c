@@ -4,11 +4,16 @@
  *
  * One process drives every visible GPU: local GPU k is CUDA device k and NCCL rank k
  * (ncclCommInitAll). run() gets a stream of GPU 0: it forks the other GPUs' streams from it with
- * an event and joins them back, so the harness's events on that stream time the collective on
- * all GPUs. The MPI driver (harness/runner/mpi_main.c, `make MPI=1`) runs the same code with one GPU
+ * an event, enqueues AR_OPS_PER_RUN collectives back to back on every GPU (nccl-tests' -n 20:
+ * the harness reports the time of one, rb_pair_timing.ops_per_run), and joins the streams back,
+ * so the harness's events on that stream time them on all GPUs. The fork, the join and the
+ * first launch's latency (~20-30 us on 2-4 GPUs) are paid once per run, not per collective.
+ * The MPI driver (harness/runner/mpi_main.c, `make MPI=1`) runs the same code with one GPU
  * per process: setup_rank() gets its communicator (made by ncclCommInitRank) and the ranks'
  * host reductions (rb_comm); the check then sums its three figures over all ranks, so every
- * rank reports the error and the wrong elements of the whole collective.
+ * rank reports the error and the wrong elements of the whole collective. The ring reads its
+ * neighbour's memory with peer loads, which needs every GPU in this process: under MPI it is
+ * skipped (on every rank alike).
  *
  * Buffers of rank r: send (its input, never written after setup) and recv (what the variants
  * write; output() is GPU 0's). Element counts, with c elements per chunk and n ranks:
@@ -56,10 +61,14 @@
 double nccl_allreduce_bus_factor(int coll, int ranks);
 
 enum { AR = 0, AG = 1, RS = 2 }; /* the collectives, in the order of the pair's inputs */
-enum { V_HOST_STAGED, V_OUT_OF_PLACE, V_IN_PLACE, V_COUNT }; /* the variants, in order */
+enum { V_RING, V_OUT_OF_PLACE, V_IN_PLACE, V_COUNT }; /* the variants, in order */
 
 #define AR_MAX_GPUS 64
 #define AR_CPU_CHECK_MAX (1u << 20) /* output elements per GPU up to which setup pins the check */
+#define AR_OPS_PER_RUN 20 /* collectives per run(), back to back: nccl-tests' -n 20 */
+/* The ring's slices: at least 8 MiB, so that the host's launches and event calls (~5 us per
+ * slice and GPU) stay ahead of the GPUs' work down to 128 MiB on 4 GPUs. */
+#define AR_RING_SLICE_MIN ((size_t)1 << 21)
 
 /* ncclResult_t failures -> rb_error_at + RB_ERR_CUDA, with NCCL's own explanation. */
 #define AR_NCCL(call)                                                                              \
@@ -121,11 +130,82 @@ static size_t ar_in_place_offset(int coll, int rank, size_t chunk)
     return coll == AG ? (size_t)rank * chunk : 0;
 }
 
+/* The ring's plan (kernels/nccl_allreduce.h). Rank r pulls from rank r - 1. A segment is what one
+ * step moves: the all-reduce's buffer in n near-equal parts (any count: the first c % n one
+ * longer), the halves' chunks of c. All-reduce, reduce-scatter phase, step s: rank r adds its
+ * own segment r - 1 - s to r - 1's partial of it (its input at s = 0), so after n - 1 steps it
+ * holds the whole sum of segment r + 1; all-gather phase, step t: it copies segment r - t from
+ * r - 1, which completed it one step before. The reduce-scatter shifts the segments by one (r - 2
+ * - s) so that rank r ends with segment r, its output; the all-gather copies segment r - 1 - t
+ * (at t = 0 from r - 1's input). */
+int nccl_allreduce_ring_steps(int coll, int ranks)
+{
+    return ranks < 2 ? 0 : coll == AR ? 2 * (ranks - 1) : ranks - 1;
+}
+
+void nccl_allreduce_part(size_t n, int parts, int i, size_t *off, size_t *len)
+{
+    size_t base = n / (size_t)parts, extra = n % (size_t)parts, k = (size_t)i;
+    *off = k * base + (k < extra ? k : extra);
+    *len = base + (k < extra);
+}
+
+int nccl_allreduce_ring_slices(int coll, int ranks, size_t chunk, size_t slice_min)
+{
+    size_t seg = coll == AR ? (chunk + (size_t)ranks - 1) / (size_t)ranks : chunk;
+    size_t slices = slice_min ? (seg + slice_min - 1) / slice_min : 1;
+    return slices < 1 ? 1 : slices > NCCL_ALLREDUCE_RING_MAX_SLICES ? NCCL_ALLREDUCE_RING_MAX_SLICES
+                                                                    : (int)slices;
+}
+
+int nccl_allreduce_ring_move(int coll, int ranks, size_t chunk, int slices, int rank, int step,
+                             int slice, nccl_allreduce_move *m)
+{
+    int n = ranks, steps = nccl_allreduce_ring_steps(coll, n);
+    size_t so, sl, seg_off;
+    memset(m, 0, sizeof *m);
+    if (step < 0) { /* own data: the all-gather's chunk r, or one rank's whole output */
+        if (coll != AG && n > 1)
+            return 0;
+        nccl_allreduce_part(chunk, slices, slice, &so, &sl);
+        *m = (nccl_allreduce_move){coll == AG ? (size_t)rank * chunk + so : so, so, 0, sl, rank,
+                                   1, 0};
+        return 1;
+    }
+    if (step >= steps)
+        return 0;
+    int reduce = coll == RS || (coll == AR && step < n - 1);
+    int t = coll == AR && !reduce ? step - (n - 1) : step;
+    int seg = rank - 1 - t; /* all-reduce, reduce-scatter phase; all-gather */
+    if (coll == AR && !reduce)
+        seg = rank - t;
+    else if (coll == RS)
+        seg = rank - 2 - t;
+    seg = ((seg % n) + n) % n;
+    size_t seg_len = chunk;
+    if (coll == AR)
+        nccl_allreduce_part(chunk, n, seg, &seg_off, &seg_len);
+    else
+        seg_off = (size_t)seg * chunk;
+    nccl_allreduce_part(seg_len, slices, slice, &so, &sl);
+    m->dst = m->local = seg_off + so;
+    m->len = sl;
+    m->src_rank = (rank + n - 1) % n;
+    m->reduce = reduce;
+    m->src_send = t == 0 && (coll != AR || reduce);
+    m->src = coll == AG && t == 0 ? so : seg_off + so; /* r - 1's input is its chunk alone */
+    return 1;
+}
+
 typedef struct ar_gpu {
     int dev, rank;
     ncclComm_t comm;
     cudaStream_t stream; /* GPUs 1..: its stream (GPU 0 uses the one run() gets) */
     cudaEvent_t done;    /* GPUs 1..: the join */
+    /* The ring's events, recorded after each slice of a step, by the step's parity (a step
+     * waits for its neighbours' previous step while recording its own). */
+    cudaEvent_t ring_ev[2][NCCL_ALLREDUCE_RING_MAX_SLICES];
+    int peer_enabled; /* this pair turned on its access to rank - 1's memory */
     float *send, *recv;
     double *acc; /* the check's three sums */
 } ar_gpu;
@@ -139,7 +219,8 @@ typedef struct ar_ctx {
     ar_layout l;
     ar_gpu gpu[AR_MAX_GPUS];
     cudaEvent_t fork;      /* on GPU 0 */
-    float *host;           /* pinned, local x send elements: host_staged's staging */
+    int ring_slices;       /* slices per ring step */
+    const char *ring_why;  /* why the ring cannot run here; NULL: it can */
     int in_place_ready;    /* recv holds the in-place input */
     long in_place_runs;    /* in-place collectives since it was restored */
     double wrong[V_COUNT]; /* wrong elements at the variant's last check; NaN: none yet */
@@ -185,18 +266,21 @@ static ncclResult_t ar_collective(const ar_ctx *c, int k, int in_place, cudaStre
     return ncclReduceScatter(in, out, chunk, ncclFloat, ncclSum, g->comm, stream);
 }
 
-/* Every local GPU's call inside one group (NCCL launches them together: one thread may not
- * wait for one GPU's collective before issuing the next GPU's), between a fork and a join. */
-static rb_status ar_run_nccl(ar_ctx *c, cudaStream_t stream, int in_place)
+/* ops collectives between a fork and a join, each one group of every local GPU's call (NCCL
+ * launches them together: one thread may not wait for one GPU's collective before issuing the
+ * next GPU's), as nccl-tests issues its -n iterations. */
+static rb_status ar_run_nccl(ar_ctx *c, cudaStream_t stream, int in_place, int ops)
 {
     RB_TRY(ar_fork(c, stream));
-    AR_NCCL(ncclGroupStart());
-    ncclResult_t r = ncclSuccess;
-    for (int k = 0; k < c->local && r == ncclSuccess; k++)
-        r = ar_collective(c, k, in_place, ar_stream(c, k, stream));
-    ncclResult_t end = ncclGroupEnd();
-    AR_NCCL(r);
-    AR_NCCL(end);
+    for (int op = 0; op < ops; op++) {
+        AR_NCCL(ncclGroupStart());
+        ncclResult_t r = ncclSuccess;
+        for (int k = 0; k < c->local && r == ncclSuccess; k++)
+            r = ar_collective(c, k, in_place, ar_stream(c, k, stream));
+        ncclResult_t end = ncclGroupEnd();
+        AR_NCCL(r);
+        AR_NCCL(end);
+    }
     RB_TRY(ar_join(c, stream));
     return RB_OK;
 }
@@ -249,51 +333,72 @@ static rb_status run_defect_swapped_buckets(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
-/* host_staged's reduction, run by the CUDA driver's thread in stream order once every
- * download has landed: host[0..send) += host of GPU 1, 2, ... (fp32, in GPU order). */
-static void CUDART_CB ar_host_sum(void *arg)
+/* One ring collective on every GPU (see nccl_allreduce_ring_move), enqueued step by step and
+ * slice by slice. Slice p of step g on GPU r waits for slice p of step g - 1 on r - 1 (the data
+ * it pulls) and on r + 1 (which must have read what it overwrites); *g counts steps since the
+ * fork, so the first waits for nothing more. drop_last: the planted defect's pipeline that never
+ * drains: the last slice of the last move (of the own copy on one GPU) is not moved. */
+static rb_status ar_ring_collective(ar_ctx *c, cudaStream_t stream, long *g, int drop_last)
 {
-    const ar_ctx *c = arg;
-    size_t n = c->l.send;
-    float *restrict sum = c->host;
-    for (int k = 1; k < c->local; k++) {
-        const float *restrict x = c->host + (size_t)k * n;
-        for (size_t i = 0; i < n; i++)
-            sum[i] += x[i];
+    int n = c->ranks, steps = nccl_allreduce_ring_steps(c->coll, n), slices = c->ring_slices;
+    for (int step = -1; step < steps; step++) {
+        for (int p = 0; p < slices; p++)
+            for (int k = 0; k < n; k++) {
+                ar_gpu *gk = &c->gpu[k];
+                cudaStream_t s = ar_stream(c, k, stream);
+                nccl_allreduce_move m;
+                if (!nccl_allreduce_ring_move(c->coll, n, c->l.chunk, slices, k, step, p, &m))
+                    continue;
+                RB_CUDA(cudaSetDevice(gk->dev));
+                if (step >= 0 && *g > 0) {
+                    int left = (k + n - 1) % n, right = (k + 1) % n;
+                    RB_CUDA(cudaStreamWaitEvent(s, c->gpu[left].ring_ev[(*g - 1) & 1][p], 0));
+                    if (right != left)
+                        RB_CUDA(cudaStreamWaitEvent(s, c->gpu[right].ring_ev[(*g - 1) & 1][p], 0));
+                }
+                if (drop_last && step == steps - 1 && p == slices - 1)
+                    m.len = 0;
+                const ar_gpu *src = &c->gpu[m.src_rank];
+                RB_CUDA(nccl_allreduce_ring_step(gk->recv + m.dst,
+                                                 (m.src_send ? src->send : src->recv) + m.src,
+                                                 m.reduce ? gk->send + m.local : NULL, m.len, s));
+                if (step >= 0)
+                    RB_CUDA(cudaEventRecord(gk->ring_ev[*g & 1][p], s));
+            }
+        if (step >= 0)
+            (*g)++;
     }
+    RB_CUDA(cudaSetDevice(c->gpu[0].dev));
+    return RB_OK;
 }
 
-/* Host transfer is this variant's pattern: down, (sum,) up. The all-gather needs no sum: the
- * downloads land side by side and the whole block goes up. Enqueue only. */
-static rb_status run_host_staged(void *ctx, cudaStream_t stream)
+/* ops ring collectives between a fork and a join. */
+static rb_status ar_run_ring(ar_ctx *c, cudaStream_t stream, int ops, int drop_last)
 {
-    ar_ctx *c = ctx;
     c->in_place_ready = 0;
-    if (c->local != c->ranks) {
-        rb_skip_at(__FILE__, __LINE__, "run_host_staged", "needs every GPU in one process");
+    if (c->ring_why) {
+        rb_skip_at(__FILE__, __LINE__, "run_ring", c->ring_why);
         return RB_ERR_UNSUPPORTED;
     }
-    size_t send_bytes = c->l.send * sizeof(float), out_bytes = c->l.out * sizeof(float);
+    long g = 0;
     RB_TRY(ar_fork(c, stream));
-    for (int k = 0; k < c->local; k++) {
-        RB_CUDA(cudaSetDevice(c->gpu[k].dev));
-        RB_CUDA(cudaMemcpyAsync(c->host + (size_t)k * c->l.send, c->gpu[k].send, send_bytes,
-                                cudaMemcpyDeviceToHost, ar_stream(c, k, stream)));
-    }
-    RB_CUDA(cudaSetDevice(c->gpu[0].dev));
-    RB_TRY(ar_join(c, stream));
-    if (c->coll != AG)
-        RB_CUDA(cudaLaunchHostFunc(stream, ar_host_sum, c));
-    RB_TRY(ar_fork(c, stream));
-    for (int k = 0; k < c->local; k++) {
-        size_t off = ar_out_offset(c->coll, c->gpu[k].rank, c->l.chunk);
-        RB_CUDA(cudaSetDevice(c->gpu[k].dev));
-        RB_CUDA(cudaMemcpyAsync(c->gpu[k].recv + off, c->host + off, out_bytes,
-                                cudaMemcpyHostToDevice, ar_stream(c, k, stream)));
-    }
-    RB_CUDA(cudaSetDevice(c->gpu[0].dev));
+    for (int op = 0; op < ops; op++)
+        RB_TRY(ar_ring_collective(c, stream, &g, drop_last));
     RB_TRY(ar_join(c, stream));
     return RB_OK;
+}
+
+static rb_status run_ring(void *ctx, cudaStream_t stream)
+{
+    return ar_run_ring(ctx, stream, AR_OPS_PER_RUN, 0);
+}
+
+/* Planted defect (tests/test_gpu.c): the ring's pipeline never drains: its last slice (of the
+ * last step, or of the one GPU's copy) is not moved. The elements of that slice keep what they
+ * held (the poison, or a partial sum). */
+static rb_status run_defect_ring_undrained(void *ctx, cudaStream_t stream)
+{
+    return ar_run_ring(ctx, stream, 1, 1);
 }
 
 static rb_status run_out_of_place(void *ctx, cudaStream_t stream)
@@ -308,14 +413,13 @@ static rb_status run_out_of_place(void *ctx, cudaStream_t stream)
     RB_CUDA(cudaSetDevice(c->gpu[0].dev));
     RB_CUDA(cudaMemsetAsync(c->gpu[0].recv, 0, c->l.chunk * sizeof(float) / 5, stream));
 #endif
-    return ar_run_nccl(c, stream, 0);
+    return ar_run_nccl(c, stream, 0, AR_OPS_PER_RUN);
 }
 
-/* Restores the in-place input (send -> its place in recv) when anything else touched recv
- * since the last in-place run; see the top of this file. */
-static rb_status run_in_place(void *ctx, cudaStream_t stream)
+/* ops in-place collectives, after restoring the in-place input (send -> its place in recv) when
+ * anything else touched recv since the last in-place run; see the top of this file. */
+static rb_status ar_in_place(ar_ctx *c, cudaStream_t stream, int ops)
 {
-    ar_ctx *c = ctx;
     /* One GPU's in-place collective has nothing to move: NCCL returns at once, and a rate from
      * it (millions of GB/s) means nothing. The out-of-place ones still copy or reduce locally. */
     if (c->ranks == 1) {
@@ -336,9 +440,14 @@ static rb_status run_in_place(void *ctx, cudaStream_t stream)
         c->in_place_ready = 1;
         c->in_place_runs = 0;
     }
-    RB_TRY(ar_run_nccl(c, stream, 1));
-    c->in_place_runs++;
+    RB_TRY(ar_run_nccl(c, stream, 1, ops));
+    c->in_place_runs += ops;
     return RB_OK;
+}
+
+static rb_status run_in_place(void *ctx, cudaStream_t stream)
+{
+    return ar_in_place(ctx, stream, AR_OPS_PER_RUN);
 }
 
 /* Compares every local GPU's output with the seeds' sums (the check kernel), then poisons the
@@ -373,11 +482,11 @@ static rb_status ar_check_sums(ar_ctx *c, cudaStream_t stream, double sums[3])
 static rb_status ar_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     ar_ctx *c = ctx;
-    /* After a timed loop in place the data have been reduced over and over: check one fresh
-     * in-place collective instead (see the top of this file). */
+    /* After a run (AR_OPS_PER_RUN collectives) in place the data have been reduced over and
+     * over: check one fresh in-place collective instead (see the top of this file). */
     if (variant == V_IN_PLACE && c->in_place_runs > 1 && c->ranks > 1 && c->coll != AG) {
         c->in_place_ready = 0;
-        RB_TRY(run_in_place(c, stream));
+        RB_TRY(ar_in_place(c, stream, 1));
         RB_CUDA(cudaStreamSynchronize(stream));
     }
     double sums[3];
@@ -470,6 +579,49 @@ static rb_status ar_setup_gpu(ar_ctx *c, int k)
     return RB_OK;
 }
 
+/* Turns on the current device's access to peer's memory; *enabled = 1 when this call did it (0
+ * when it was already on: the error that says so is cleared, it is not sticky). */
+static rb_status ar_enable_peer(int peer, int *enabled)
+{
+    cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) {
+        cudaGetLastError();
+        return RB_OK;
+    }
+    RB_CUDA(e);
+    *enabled = 1;
+    return RB_OK;
+}
+
+/* The ring's slices, events and peer access (rank r reads r - 1), or why it cannot run here. */
+static rb_status ar_ring_setup(ar_ctx *c)
+{
+    int n = c->ranks;
+    c->ring_slices = nccl_allreduce_ring_slices(c->coll, n, c->l.chunk, AR_RING_SLICE_MIN);
+    if (c->local != n) {
+        c->ring_why = "the ring reads its neighbour's memory: it needs every GPU in one process";
+        return RB_OK;
+    }
+    for (int k = 0; k < n; k++) {
+        int left = (k + n - 1) % n, can = 1;
+        RB_CUDA(cudaSetDevice(c->gpu[k].dev));
+        for (int par = 0; par < 2; par++)
+            for (int p = 0; p < c->ring_slices; p++)
+                RB_CUDA(cudaEventCreateWithFlags(&c->gpu[k].ring_ev[par][p],
+                                                 cudaEventDisableTiming));
+        if (n > 1)
+            RB_CUDA(cudaDeviceCanAccessPeer(&can, c->gpu[k].dev, c->gpu[left].dev));
+        if (!can) {
+            c->ring_why = "no peer access between neighbouring GPUs of the ring";
+            break;
+        }
+        if (n > 1)
+            RB_TRY(ar_enable_peer(c->gpu[left].dev, &c->gpu[k].peer_enabled));
+    }
+    RB_CUDA(cudaSetDevice(c->gpu[0].dev));
+    return RB_OK;
+}
+
 /* The NCCL environment is the user's: it is listed, never changed. */
 static void ar_print_environment(const ar_ctx *c)
 {
@@ -523,8 +675,7 @@ static rb_status ar_setup_comm(void **ctx, const rb_size *size, uint64_t seed, i
             return st;
     }
     RB_CUDA(cudaEventCreateWithFlags(&c->fork, cudaEventDisableTiming));
-    if (c->local == c->ranks)
-        RB_CUDA(cudaMallocHost((void **)&c->host, (size_t)c->local * c->l.send * sizeof(float)));
+    RB_TRY(ar_ring_setup(c));
     if (c->l.out <= AR_CPU_CHECK_MAX)
         RB_TRY(ar_crosscheck(c));
     if (!comm) /* the MPI driver records it once, in its results */
@@ -561,13 +712,18 @@ static void ar_teardown(void *ctx)
         cudaFree(g->acc);
         if (g->done)
             cudaEventDestroy(g->done);
+        for (int par = 0; par < 2; par++)
+            for (int p = 0; p < NCCL_ALLREDUCE_RING_MAX_SLICES; p++)
+                if (g->ring_ev[par][p])
+                    cudaEventDestroy(g->ring_ev[par][p]);
+        if (g->peer_enabled)
+            cudaDeviceDisablePeerAccess(c->gpu[(k + c->local - 1) % c->local].dev);
         if (g->stream)
             cudaStreamDestroy(g->stream);
     }
     cudaSetDevice(c->gpu[0].dev);
     if (c->fork)
         cudaEventDestroy(c->fork);
-    cudaFreeHost(c->host);
     free(c);
 }
 
@@ -585,20 +741,29 @@ static double ar_bytes(const rb_size *size)
     return (double)size->n;
 }
 
-/* algbw and busbw from the variant's median (nccl-tests' definitions, with the exact S after
- * rounding to whole elements), the wrong elements of its last check, the GPUs and NCCL. */
+/* nccl-tests' columns of the variant's row (its out-of-place or in-place half): size (S, bytes),
+ * count (fp32 elements of S; redop sum), the time of one collective, algbw = S / time and busbw =
+ * algbw x the bus factor (nccl-tests' definitions, with the exact S after rounding to whole
+ * elements), #wrong (the wrong elements of its last check); then the GPUs and NCCL. */
 static int ar_extras(void *ctx, int variant, const double *median_ms, rb_extra out[RB_MAX_EXTRAS])
 {
     ar_ctx *c = ctx;
     double algbw = c->l.size_bytes / (median_ms[variant] * 1e-3) / 1e9;
-    const char *names[5] = {"algbw_gbps", "busbw_gbps", "wrong_elements", "gpus", "nccl_version"};
-    double values[5] = {algbw, algbw * nccl_allreduce_bus_factor(c->coll, c->ranks),
-                        c->wrong[variant], c->ranks, c->nccl_version};
-    for (int i = 0; i < 5; i++) {
+    const char *names[8] = {"size_bytes",     "count", "time_us", "algbw_gbps", "busbw_gbps",
+                            "wrong_elements", "gpus",  "nccl_version"};
+    double values[8] = {c->l.size_bytes,
+                        c->l.size_bytes / sizeof(float),
+                        median_ms[variant] * 1e3,
+                        algbw,
+                        algbw * nccl_allreduce_bus_factor(c->coll, c->ranks),
+                        c->wrong[variant],
+                        c->ranks,
+                        c->nccl_version};
+    for (int i = 0; i < 8; i++) {
         rb_fmt(out[i].name, sizeof out[i].name, "%s", names[i]);
         out[i].value = values[i];
     }
-    return 5;
+    return 8;
 }
 
 /* Hand-computed cases of the CPU reference on 2 ranks, the bus factors, the layouts and the
@@ -664,7 +829,7 @@ static int ar_selftest(char *why, size_t why_size)
 
 const rb_pair rb_pair_nccl_allreduce = {
     .name = "nccl_allreduce",
-    .pattern = "NCCL collectives over NVLink vs staging every GPU's buffer through host memory",
+    .pattern = "NCCL collectives over NVLink vs a hand-written ring of peer loads",
     .size_unit = "bytes (S)", /* nccl-tests' size, of fp32 data */
     .smoke_size = 1u << 20,
     /* A full run sweeps nccl_allreduce_sweep (8 B .. 1 GiB; on one GPU 1 GiB only,
@@ -681,8 +846,10 @@ const rb_pair rb_pair_nccl_allreduce = {
     .check = ar_check,
     .teardown = ar_teardown,
     .selftest = ar_selftest,
-    /* No kernel of ours runs in any variant (NCCL's kernels and copies only): no codegen rule,
-     * no kernel table. The check kernel is validation, not timed. */
+    /* The ring's kernel is the only one of ours that is timed (the check kernel is validation);
+     * the optimized variants are NCCL's kernels: no codegen rule. */
+    .kernels = nccl_allreduce_kernels,
+    .timing.ops_per_run = AR_OPS_PER_RUN,
     .n_inputs = 3,
     .inputs = {"allreduce", "allgather", "reduce_scatter"},
     .sweep = nccl_allreduce_sweep,
@@ -692,7 +859,7 @@ const rb_pair rb_pair_nccl_allreduce = {
     .variants =
         {
             /* Error model: the all-gather copies (exact); an all-reduce or reduce-scatter
-             * element is a sum of one value per rank in fp32, in NCCL's or the host's order,
+             * element is a sum of one value per rank in fp32, in NCCL's or the ring's order,
              * against the double sum rounded once. One rank: a copy; two: one fp32 addition,
              * correctly rounded like the reference: both exact. n ranks: n - 1 roundings of
              * partial sums, at most (n - 1) 2^-24 sum|x_q| per element, normwise at most (n -
@@ -701,27 +868,21 @@ const rb_pair rb_pair_nccl_allreduce = {
              * (every size and collective): 0 on one GPU (H100) and on two (2 x H200)
              * (docs/notes/nccl_allreduce.md). 1e-5 is 5x the
              * 8-GPU bound; the planted defect gives 1.41. */
-            /* Roofs. host_staged: every byte goes down PCIe and back up, in series (and the host
-             * sums in between): pcie_d2h_gbps, where ~50% is the most two serial crossings
-             * reach. The NCCL variants: nvlink_gbps, judged by their bus bandwidth (the extra
-             * busbw_gbps, nccl-tests' figure: what each GPU's link carries), not by algbw = S /
-             * t, which understates the link's load by 2(n-1)/n. On one GPU nothing crosses a
-             * link: busbw is 0 and no nvlink ceiling exists, so %ceil and %peak stay '-' (the
-             * out-of-place variant is a device copy there, shown by its GB/s). */
-            /* Informational where the CPU sums (all-reduce, reduce-scatter: a host function
-             * between the two copies, one core reading every rank's block); the all-gather's
-             * host_staged is two pinned DMA crossings in series, which the link sets: gating. */
-            {"host_staged", RB_ROLE_BASELINE, RB_UNIT_NONE, 1e-5, run_host_staged,
-             .roof = "pcie_d2h_gbps",
-             .host_bound_why = "the sum runs on the CPU, in a host function between the two "
-                               "copies: one core's memory bandwidth and its scheduling set the "
-                               "time",
-             .host_bound_inputs = 1u << AR | 1u << RS},
+            /* Roofs: nvlink_gbps, judged by the bus bandwidth (the extra busbw_gbps,
+             * nccl-tests' figure: what each GPU's link carries), not by algbw = S / t, which
+             * understates the link's load by 2(n-1)/n. On one GPU nothing crosses a link: busbw
+             * is 0 and no nvlink ceiling exists, so %ceil and %peak stay '-' (the ring and the
+             * out-of-place variant are a device copy there, shown by their GB/s). The ring sums
+             * in rank order, one fp32 rounding per step: inside the same bound. */
+            {"ring", RB_ROLE_BASELINE, RB_UNIT_NONE, 1e-5, run_ring, .roof = "nvlink_gbps",
+             .roof_rate = "busbw_gbps"},
             {"nccl_out_of_place", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 1e-5, run_out_of_place,
              .roof = "nvlink_gbps", .roof_rate = "busbw_gbps"},
             /* what frameworks call: PyTorch's all_reduce works in place */
             {"nccl_in_place", RB_ROLE_LIBRARY, RB_UNIT_NONE, 1e-5, run_in_place,
              .roof = "nvlink_gbps", .roof_rate = "busbw_gbps"},
         },
-    .defects = {{"buckets_swapped", V_OUT_OF_PLACE, run_defect_swapped_buckets}},
+    /* The ring's at 1000003 fp32 elements: odd, divisible by no GPU count. */
+    .defects = {{"buckets_swapped", V_OUT_OF_PLACE, run_defect_swapped_buckets},
+                {"ring_undrained", V_RING, run_defect_ring_undrained, 4000012}},
 };

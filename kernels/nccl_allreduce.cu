@@ -1,46 +1,46 @@
 /* SPDX-License-Identifier: MIT */
 /* nccl_allreduce: the collectives of data-parallel training (all-reduce, and its halves
- * reduce-scatter and all-gather) across every visible GPU of one machine, staged through host
- * memory against NCCL over NVLink. The three collectives are the pair's three inputs.
+ * reduce-scatter and all-gather) across every visible GPU of one machine: a hand-written ring
+ * over NVLink against NCCL. The three collectives are the pair's three inputs.
  *
  * What:      n ranks (GPUs), rank r holding fp32 x_r (seed + r), sum: allreduce gives every rank
  *   y[i] = sum_r x_r[i]; allgather every rank the concatenation of the x_r[0..c); reduce_scatter
  *   rank r chunk r of the sum. S (bytes, as nccl-tests defines it) is the all-reduce buffer, the
- *   all-gather output, the reduce-scatter input; c = S / (4 n). ncclSum on ncclFloat, the op
- *   NVLink SHARP also runs, so the pair measures what nccl-tests measures by default.
- * Work:      0 flops; bytes = S, so GB/s is nccl-tests' algbw = S / t. The figure that compares
- *   across GPU counts is the extra busbw = algbw x 2(n-1)/n (all-reduce) or x (n-1)/n (the
- *   halves). A full run sweeps S = 8 B .. 1 GiB in powers of 8 (latency, then bandwidth); on one
- *   GPU, where nothing crosses a link and small sizes time host work, 1 GiB alone.
- * Baseline:  host_staged, what a program does without a collectives library or peer access: every
- *   GPU's input goes down to pinned host memory (concurrently), one host thread sums the buffers
- *   in a host function enqueued on the stream, and the result goes up to every GPU. Each byte
- *   crosses PCIe twice, and the one-thread sum (~10 GB/s) is slower still. A hand-written NVLink
- *   reduction (p2p_copy's lesson) would come much closer to NCCL; there is no such variant.
+ *   all-gather output, the reduce-scatter input; c = S / (4 n). ncclSum on ncclFloat.
+ * Work:      0 flops; bytes = S: GB/s is nccl-tests' algbw = S / t, t the time of one collective
+ *   in runs of 20 back to back (nccl-tests' -n 20). busbw = algbw x 2(n-1)/n (all-reduce) or
+ *   x (n-1)/n (the halves) compares across GPU counts. Sweep: S = 8 B .. 1 GiB by powers of 8;
+ *   on one GPU, where nothing crosses a link, 1 GiB alone.
+ * Baseline:  ring: what an engineer writes before NCCL, with peer access on: rank r pulls from
+ *   rank r - 1 with peer loads in a kernel that adds its own values (reduce-scatter phase, n - 1
+ *   steps) then copies (all-gather phase, n - 1 steps); the halves run one phase. Each step's
+ *   segment is cut into up to 8 slices (>= 8 MiB each), one kernel per slice, and slice p of a
+ *   step waits only for slice p of both neighbours' previous step (events), so a GPU that is
+ *   ahead goes on with its next slice: the steps pipeline. It moves the bytes NCCL moves.
  * Steps:     none
- * Optimized: nccl_out_of_place: one NCCL call per GPU inside ncclGroupStart/End from one process
- *   (ncclCommInitAll). NCCL moves data GPU to GPU over NVLink, reducing in its own kernels (ring
- *   or tree, LL / LL128 / Simple, chosen by its tuner per size; NCCL_ALGO / NCCL_PROTO are the
- *   user's and are left as they are). The library row, nccl_in_place, makes the same calls with
- *   the output as the input, as frameworks do (PyTorch's all_reduce on the gradients): one buffer
- *   less per GPU, a little faster at small sizes, the same at large ones.
- * Predicted: 2 x H200 on NVLink 4 (450 GB/s each way per GPU), NCCL 2.28, NVLS off: all-reduce
- *   busbw at 1 GiB ~320-340 GB/s, in place within 2%; all-gather and reduce-scatter ~330-370
- *   GB/s (half an all-reduce's steps per byte). Small sizes: ~10-20 us per all-reduce (LL, and
- *   the host work of a kernel per GPU; our fork/join events add ~2 us), host_staged ~50-80 us.
- *   host_staged at 1 GiB ~0.35 s (down at ~25-50 GB/s when both GPUs share a PCIe switch, a
- *   one-thread sum of 2 GiB, up again): algbw ~3 GB/s, NCCL ~100x faster. On one H100: out of
- *   place is a 1 GiB device copy (algbw ~1.5 TB/s), in place does nothing; busbw 0 for both.
+ * Optimized: nccl_out_of_place: one NCCL call per GPU in ncclGroupStart/End from one process.
+ *   What NCCL adds to the ring: several channels (rings on disjoint SM sets and NVLink lanes,
+ *   each a persistent kernel, no launch or event per step), flags in peer memory instead of
+ *   events between kernels, three protocols chosen by size (LL: 8-byte stores with a flag, for
+ *   latency; LL128; Simple: large chunks behind fences, for bandwidth), pushes (stores to the
+ *   peer) rather than pulls, and trees, NVLS and its tuner. nccl_in_place (the library row) makes
+ *   the same calls with the output as the input, as frameworks do.
+ * Predicted: 2 x H100 on NVLink 4 (NV18, 450 GB/s each way), NCCL 2.28, NVLS off: all-reduce
+ *   busbw at 1 GiB ~320-330 GB/s, in place within 2%, the halves ~270-300 GB/s. The ring: peer
+ *   loads reach ~60-70% of a link (p2p_copy) and each step waits for the slowest neighbour, so
+ *   ~200-250 GB/s busbw at 1 GiB (NCCL ~1.3-1.6x faster), and far behind at small sizes, where
+ *   2(n - 1) kernels and event waits per collective (~10 us each) set its time against NCCL's
+ *   ~10-20 us. On one GPU the ring and NCCL's out of place are a 1 GiB device copy (~1.5 TB/s
+ *   algbw), in place does nothing; busbw 0 for all.
  * Measured:  (generated by `make docs` from the H100 reference run; do not edit)
  *   results/nvidia-h100-80gb-hbm3/reference.json: median rate (% of its measured roof, speedup)
  *   allreduce@1G: host_staged 27.4 GB/s (49.9%), nccl_out_of_place 1502.5 (54.75x),
  *     nccl_in_place skipped
  *   (end of generated lines)
- *   One GPU shows only NCCL's device copy against the host path's PCIe; the collectives across
- *   GPUs, and the all-gather and reduce-scatter below their prediction, need two or more.
- * Does not pay when: there is one GPU (nothing crosses a link: NCCL's out-of-place all-reduce is
- *   a device copy), or the buffers are so small that both paths are bound by host work and
- *   launch latency rather than by any link.
+ *   One GPU shows only NCCL's device copy (the reference run predates the ring); the gap
+ *   between the ring and NCCL needs two or more GPUs.
+ * Does not pay when: there is one GPU (nothing crosses a link: every variant is a device copy),
+ *   or the buffers are so small that both are bound by host work and launch latency.
  */
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -125,3 +125,67 @@ extern "C" cudaError_t nccl_allreduce_check(const float *out, size_t n, int coll
                                   stream>>>(out, n, coll, rank, ranks, chunk, seed, acc);
     return cudaGetLastError();
 }
+
+#define NCCL_ALLREDUCE_RING_BLOCK 512
+#define NCCL_ALLREDUCE_RING_MAX_BLOCKS 2048 /* ~8 blocks per SM of an H100, grid-stride beyond */
+
+/* One slice of a ring step on the GPU that holds dst and local: dst[i] = peer[i] + local[i]
+ * (reduce-scatter phase), or dst[i] = peer[i] (local NULL: all-gather phase, a copy: exact, no
+ * + 0.0f that would turn -0.0 into +0.0). peer is rank r - 1's memory, read over NVLink (peer
+ * access on). Vectorized by 16 bytes when the three pointers share their alignment (a slice of
+ * an odd size starts anywhere), with the elements before and after the aligned body done one by
+ * one; otherwise one element per thread per iteration. */
+static __global__ void __launch_bounds__(NCCL_ALLREDUCE_RING_BLOCK)
+    nccl_allreduce_ring_kernel(float *__restrict__ dst, const float *__restrict__ peer,
+                               const float *__restrict__ local, size_t n)
+{
+    size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    uintptr_t mis = (uintptr_t)dst & 15;
+    int aligned = ((uintptr_t)peer & 15) == mis && (!local || ((uintptr_t)local & 15) == mis);
+    size_t head = aligned ? ((16 - mis) & 15) / sizeof(float) : n;
+    if (head > n)
+        head = n;
+    size_t n4 = (n - head) / 4, tail = head + 4 * n4;
+    if (aligned) {
+        float4 *d4 = (float4 *)(dst + head);
+        const float4 *p4 = (const float4 *)(peer + head);
+        const float4 *l4 = local ? (const float4 *)(local + head) : NULL;
+        for (size_t i = tid; i < n4; i += stride) {
+            float4 v = p4[i];
+            if (l4) {
+                float4 w = l4[i];
+                v.x += w.x;
+                v.y += w.y;
+                v.z += w.z;
+                v.w += w.w;
+            }
+            d4[i] = v;
+        }
+    }
+    /* the unaligned head, the tail after the body, or everything when unaligned */
+    for (size_t i = tid; i < head + (n - tail); i += stride) {
+        size_t j = i < head ? i : tail + (i - head);
+        dst[j] = local ? peer[j] + local[j] : peer[j];
+    }
+}
+
+/* Enqueues one slice of a ring step (see nccl_allreduce_ring_kernel) on stream, a stream of the
+ * GPU that holds dst and local. n == 0 enqueues nothing. */
+extern "C" cudaError_t nccl_allreduce_ring_step(float *dst, const float *peer, const float *local,
+                                                size_t n, cudaStream_t stream)
+{
+    if (n == 0)
+        return cudaSuccess;
+    size_t blocks = (n / 4 + NCCL_ALLREDUCE_RING_BLOCK - 1) / NCCL_ALLREDUCE_RING_BLOCK;
+    if (blocks > NCCL_ALLREDUCE_RING_MAX_BLOCKS)
+        blocks = NCCL_ALLREDUCE_RING_MAX_BLOCKS;
+    nccl_allreduce_ring_kernel<<<blocks ? (unsigned)blocks : 1u, NCCL_ALLREDUCE_RING_BLOCK, 0,
+                                 stream>>>(dst, peer, local, n);
+    return cudaGetLastError();
+}
+
+extern "C" const rb_kernel_info nccl_allreduce_kernels[] = {
+    {"ring", "nccl_allreduce_ring_kernel", (const void *)nccl_allreduce_ring_kernel,
+     NCCL_ALLREDUCE_RING_BLOCK, 0},
+    {NULL, NULL, NULL, 0, 0}}; /* {0} would warn in C++ (-Wmissing-field-initializers) */

@@ -568,7 +568,7 @@ static void test_nccl_in_place_skipped_on_one_gpu(void)
         printf("    -> %d, %d skipped, %d valid:\n%s", rc, skips, valid, out);
     RB_CHECK(rc == 0);
     RB_CHECK(skips == 3); /* one per collective, in the notes under the table */
-    RB_CHECK(valid == 6); /* host_staged and nccl_out_of_place of each collective */
+    RB_CHECK(valid == 6); /* ring and nccl_out_of_place of each collective */
     RB_CHECK(strstr(out, "GB/s") != NULL);
     /* an expected skip is one line with its reason: no error trace, no "failed" */
     RB_CHECK(strstr(out, "): failed") == NULL && strstr(out, "nccl_allreduce.c:") == NULL);

@@ -138,6 +138,12 @@ typedef struct rb_pair_timing {
      * timed may raise its compute roof (core/report.h): the roof is the best we reach. Not at
      * a smaller size, with --cold or with --samples N (which asks for exactly N samples). */
     double sustain_s;
+    /* Operations each run() enqueues back to back (nccl_allreduce: a collective called this many
+     * times, nccl-tests' -n): the harness times run() as any other and reports the time of one
+     * operation, a sample's time / (launches x ops_per_run), so the cost of starting a run
+     * (events that fork and join the GPUs, the first launch's latency) is shared by them all.
+     * 0 or 1: run() is one operation. */
+    int ops_per_run;
 } rb_pair_timing;
 
 /* Pairs of several GPUs (p2p_copy, nccl_allreduce). Left empty: one GPU, one process. */

@@ -480,6 +480,7 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
     void *ctx = NULL;
     rb_child_opts opts = *o;
     opts.measure.comm = o->comm;
+    opts.measure.ops_per_launch = p->timing.ops_per_run;
     /* Sustained timing at the full size only: a smoke size or a --cold sample (one launch after
      * a flush) has no steady state to reach; --samples N asks for exactly N samples. */
     if (p->timing.sustain_s > 0 && o->size.n >= p->full_size && !o->measure.cold &&

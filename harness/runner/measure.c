@@ -13,11 +13,17 @@
 #define MAX_SAMPLES 100000
 #define MAX_LAUNCHES_PER_SAMPLE 10000
 
+/* Operations per launch of run() (rb_measure_opts.ops_per_launch), at least one. */
+static int ops_of(const rb_measure_opts *o)
+{
+    return o->ops_per_launch > 1 ? o->ops_per_launch : 1;
+}
+
 typedef struct timer {
     cudaEvent_t start, stop;
 } timer;
 
-/* Milliseconds per launch of `launches` back-to-back launches (after an optional L2 flush);
+/* Milliseconds per operation of `launches` back-to-back launches (after an optional L2 flush);
  * with several ranks (o->comm), started together and the slowest rank's. */
 static rb_status time_sample(rb_status (*run)(void *, cudaStream_t), void *ctx, cudaStream_t stream,
                              const rb_measure_opts *o, const timer *t, int launches, double *ms)
@@ -37,7 +43,7 @@ static rb_status time_sample(rb_status (*run)(void *, cudaStream_t), void *ctx, 
     RB_CUDA(cudaEventSynchronize(t->stop));
     float elapsed = 0.0f;
     RB_CUDA(cudaEventElapsedTime(&elapsed, t->start, t->stop));
-    *ms = (double)elapsed / launches;
+    *ms = (double)elapsed / launches / ops_of(o);
     if (o->comm)
         *ms = o->comm->max(*ms);
     return RB_OK;
@@ -51,9 +57,11 @@ static double loop_s(const rb_measure_opts *o, double t0)
     return o->comm ? o->comm->max(s) : s;
 }
 
-/* Launches per sample so that a sample lasts sample_ms, given the time of one launch. */
-static int launches_for(const rb_measure_opts *o, double per_launch_ms)
+/* Launches per sample so that a sample lasts sample_ms, given the time of one operation (one
+ * launch, or 1 / ops_per_launch of one). */
+static int launches_for(const rb_measure_opts *o, double per_op_ms)
 {
+    double per_launch_ms = per_op_ms * ops_of(o);
     if (o->cold || !(per_launch_ms > 0))
         return 1;
     return (int)fmin(MAX_LAUNCHES_PER_SAMPLE, fmax(1.0, ceil(o->sample_ms / per_launch_ms)));

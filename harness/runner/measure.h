@@ -38,9 +38,13 @@ typedef struct rb_measure_opts {
      * is the latest rank's: so every rank takes the same decisions (launches per sample, when
      * to stop) and calls the collective equally often, as it must. */
     const rb_comm *comm;
+    /* Operations per launch of run() (rb_pair_timing.ops_per_run): times are per operation.
+     * 0 or 1: one. */
+    int ops_per_launch;
 } rb_measure_opts;
 
-/* Times run(ctx, stream). On success, *out holds per-launch milliseconds. clocks not NULL: a
+/* Times run(ctx, stream). On success, *out holds milliseconds per launch (per operation with
+ * ops_per_launch). clocks not NULL: a
  * background thread samples the SM clock and the clock-event reasons during the timed loop
  * (after the warm-up; harness/runner/clock_sampler.h) into *clocks, empty without NVML. */
 rb_status rb_measure(rb_status (*run)(void *, cudaStream_t), void *ctx, cudaStream_t stream,
