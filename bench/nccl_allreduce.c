@@ -742,7 +742,8 @@ static double ar_bytes(const rb_size *size)
 }
 
 /* nccl-tests' columns of the variant's row (its out-of-place or in-place half): size (S, bytes),
- * count (fp32 elements of S; redop sum), the time of one collective, algbw = S / time and busbw =
+ * count (fp32 elements per rank, nccl-tests' count: the all-reduce's buffer, the all-gather's
+ * input, the reduce-scatter's output; type float, redop sum), the time of one collective, algbw = S / time and busbw =
  * algbw x the bus factor (nccl-tests' definitions, with the exact S after rounding to whole
  * elements), #wrong (the wrong elements of its last check); then the GPUs and NCCL. */
 static int ar_extras(void *ctx, int variant, const double *median_ms, rb_extra out[RB_MAX_EXTRAS])
@@ -752,7 +753,7 @@ static int ar_extras(void *ctx, int variant, const double *median_ms, rb_extra o
     const char *names[8] = {"size_bytes",     "count", "time_us", "algbw_gbps", "busbw_gbps",
                             "wrong_elements", "gpus",  "nccl_version"};
     double values[8] = {c->l.size_bytes,
-                        c->l.size_bytes / sizeof(float),
+                        (double)c->l.chunk,
                         median_ms[variant] * 1e3,
                         algbw,
                         algbw * nccl_allreduce_bus_factor(c->coll, c->ranks),
