@@ -7,7 +7,8 @@
  * an event, enqueues AR_OPS_PER_RUN collectives back to back on every GPU (nccl-tests' -n 20:
  * the harness reports the time of one, rb_pair_timing.ops_per_run), and joins the streams back,
  * so the harness's events on that stream time them on all GPUs. The fork, the join and the
- * first launch's latency (~20-30 us on 2-4 GPUs) are paid once per run, not per collective.
+ * first launch's latency (tens of microseconds on several GPUs) are paid once per run, not
+ * per collective.
  * The MPI driver (harness/runner/mpi_main.c, `make MPI=1`) runs the same code with one GPU
  * per process: setup_rank() gets its communicator (made by ncclCommInitRank) and the ranks'
  * host reductions (rb_comm); the check then sums its three figures over all ranks, so every
@@ -27,7 +28,7 @@
  *   from send) on its first run after anything else touched recv, and only then. In the timed
  *   loop that first run is the harness's first warm-up launch, never a timed one. Repeated in
  *   place, an all-reduce multiplies the data by n each launch (a reduce-scatter adds the other
- *   ranks' chunks again): on 2 GPUs the values overflow to +-Inf after ~128 launches and stay
+ *   ranks' chunks again): on 2 GPUs the values overflow to +-Inf after ~128 collectives and stay
  *   there (every rank holds the same values, so Inf never meets -Inf: no NaN). That does not
  *   change the speed of an fp32 sum, but the timed loop's output cannot be checked; so the
  *   check after timing restores the input and runs the in-place collective once more, and
@@ -85,10 +86,10 @@ enum { V_RING, V_OUT_OF_PLACE, V_IN_PLACE, V_COUNT }; /* the variants, in order 
 static const uint64_t nccl_allreduce_sweep[] = {
     8, 64, 512, 4096, 32768, 262144, 2097152, 16777216, 134217728, 1073741824, 0};
 /* One GPU: the bandwidth-bound size only. Nothing crosses a link there, so the only figure that
- * means the same as on several GPUs is the bandwidth plateau (NCCL's device copy against the host
- * path's PCIe). Below it a row times host work (a collective call's ~5 us, host_staged's copy
- * latencies and a host callback), which follows the CPU and the scheduler, not the GPU: such rows
- * flapped the regression verdicts of one-GPU runs (docs/notes/nccl_allreduce.md). */
+ * means the same as on several GPUs is the bandwidth plateau (device copies). Below it a row
+ * times host work (a collective call's ~5 us, the ring's launches), which follows the CPU and the
+ * scheduler, not the GPU: such rows flapped the regression verdicts of one-GPU runs
+ * (docs/notes/nccl_allreduce.md). */
 static const uint64_t nccl_allreduce_sweep_one_gpu[] = {1073741824, 0};
 
 /* nccl-tests' bus bandwidth factor: busbw = algbw x factor. 0 on one GPU. */
