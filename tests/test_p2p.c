@@ -4,6 +4,7 @@
  * weak link is flagged and nothing else; a clean matrix flags nothing; missing and malformed
  * cells are handled. */
 #include "../harness/core/json.h"
+#include "../harness/core/node.h"
 #include "../harness/core/p2p_table.h"
 #include "../harness/core/plot.h"
 #include "../harness/core/util.h"
@@ -294,6 +295,33 @@ static void test_report_shows_the_matrix(void)
     json_free(plain);
 }
 
+/* A node document that holds a matrix shows it in its terminal report and its Markdown. */
+static void test_node_shows_the_matrix(void)
+{
+    json_value *m = clean_matrix(2);
+    RB_CHECK(add_cell(m, 0, 1, 1, "oneway", 300.0, 0.01) == 0);
+    RB_CHECK(rb_p2p_judge(m, NULL, NULL) == 0);
+    json_value *node = parse("{\"schema\":1,\"kind\":\"node\",\"hardware_key\":\"k-x2\","
+                             "\"gpus\":[],\"outliers\":[]}");
+    RB_CHECK(rb_node_set_p2p(node, m) == 0);
+    RB_CHECK(rb_node_set_p2p(node, NULL) == -1);
+    char *md = rb_node_markdown(node);
+    RB_CHECK(md && strstr(md, "## P2P matrix: 2 GPUs") && strstr(md, "| 0 | - | 300.0! |"));
+    free(md);
+    FILE *f = tmpfile();
+    RB_CHECK(f != NULL);
+    if (f) {
+        char text[8192] = "";
+        rb_node_print(f, node, 10);
+        rewind(f);
+        size_t got = fread(text, 1, sizeof text - 1, f);
+        text[got] = '\0';
+        fclose(f);
+        RB_CHECK(strstr(text, "one way, GB/s") && strstr(text, "<- weak"));
+    }
+    json_free(node);
+}
+
 static const rbtest_case p2p_cases[] = {
     {"a cell for every ordered pair", test_cells_of_every_ordered_pair},
     {"a clean matrix flags nothing", test_clean_matrix_flags_nothing},
@@ -303,6 +331,7 @@ static const rbtest_case p2p_cases[] = {
     {"missing cells and one GPU", test_missing_cells_and_one_gpu},
     {"malformed lines are refused", test_malformed_lines},
     {"the HTML report shows the matrix", test_report_shows_the_matrix},
+    {"a node document shows the matrix", test_node_shows_the_matrix},
 };
 
 RB_SUITE(p2p_suite, "p2p", p2p_cases);

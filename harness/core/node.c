@@ -317,6 +317,15 @@ int rb_node_set_collectives(json_value *node, json_value *pairs)
     return json_object_set(node, "collectives", pairs);
 }
 
+int rb_node_set_p2p(json_value *node, json_value *matrix)
+{
+    if (!matrix || matrix->type != JSON_OBJECT) {
+        json_free(matrix);
+        return -1;
+    }
+    return json_object_set(node, "p2p_matrix", matrix);
+}
+
 int rb_node_outlier_count(const json_value *node)
 {
     const json_value *o = json_get(node, "outliers");

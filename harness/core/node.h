@@ -68,6 +68,9 @@ json_value *rb_node_build(const char *tool, const char *kind, json_value **runs,
                           const json_value *expect, char *err, size_t err_size);
 /* Sets the node's "collectives" to pairs (an array of pair records; owned). 0, or -1. */
 int rb_node_set_collectives(json_value *node, json_value *pairs);
+/* Sets the node's "p2p_matrix" (core/p2p_table.h: rb_p2p_matrix_measure's, owned); the
+ * terminal report and the Markdown then show its tables. 0, or -1. */
+int rb_node_set_p2p(json_value *node, json_value *matrix);
 /* The outliers of runs[0..n) (run documents; not owned) as a new array. NULL when out of
  * memory. */
 json_value *rb_node_outliers(const json_value *const *runs, int n, const json_value *expect);

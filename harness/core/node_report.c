@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "outputs.h"
+#include "p2p_table.h"
 #include "report.h"
 #include "result_read.h"
 #include "util.h"
@@ -76,6 +77,17 @@ static double node_platform_of(const json_value *gpu, const char *key)
     return json_number_at(json_get(json_get(gpu, "run"), "platform"), key);
 }
 
+/* The node's P2P matrix (core/p2p_table.h) as its tables. */
+static void node_print_p2p(FILE *f, const json_value *matrix)
+{
+    rb_sbuf b = {0};
+    rb_p2p_text(&b, matrix, 0);
+    char *text = rb_sbuf_take(&b);
+    if (text)
+        fputs(text, f);
+    free(text);
+}
+
 void rb_node_print(FILE *f, const json_value *node, int max_outliers)
 {
     const json_value *gpus = json_get(node, "gpus"), *o = json_get(node, "outliers");
@@ -110,6 +122,8 @@ void rb_node_print(FILE *f, const json_value *node, int max_outliers)
                 json_number_at(x, "threshold"), json_string_at(x, "reference_kind", "?"),
                 json_string_at(x, "attribution", "?"), ev);
     }
+    if (json_get(node, "p2p_matrix"))
+        node_print_p2p(f, json_get(node, "p2p_matrix"));
 }
 
 static void node_md_summary(rb_sbuf *b, const json_value *node)
@@ -203,6 +217,10 @@ char *rb_node_markdown(const json_value *node)
     const json_value *gpus = json_get(node, "gpus");
     node_md_summary(&b, node);
     node_md_outliers(&b, node);
+    if (json_get(node, "p2p_matrix")) {
+        rb_sbuf_add(&b, "\n");
+        rb_p2p_text(&b, json_get(node, "p2p_matrix"), 1);
+    }
     for (uint32_t i = 0; gpus && i < gpus->count; i++)
         if (node_md_gpu(&b, gpus->items[i]) != 0) {
             rb_sbuf_free(&b);
