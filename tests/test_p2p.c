@@ -9,6 +9,7 @@
 #include "../harness/core/plot.h"
 #include "../harness/core/util.h"
 #include "rbtest.h"
+#include "xml_check.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -179,6 +180,15 @@ static void test_planted_weak_link_is_flagged(void)
     char *html = rb_sbuf_take(&h);
     RB_CHECK(html && strstr(html, "<td class=\"num v-regressed\"") &&
              strstr(html, "3 weak link measurements"));
+    /* well-formed: the section wrapped in one element reads as XML */
+    rb_sbuf w = {0};
+    rb_sbuf_add(&w, "<div>%s</div>", html ? html : "");
+    char *wrapped = rb_sbuf_take(&w);
+    const char *problem = wrapped ? rb_test_xml_problem(wrapped) : "out of memory";
+    if (problem)
+        printf("    %s\n", problem);
+    RB_CHECK(problem == NULL);
+    free(wrapped);
     free(html);
     json_free(m);
 }
