@@ -250,10 +250,12 @@ static void test_planted_defects_fail_their_check(void)
     }
 }
 
-static void check_all(const char *size)
+/* roofbench check at size, of every pair or of those filter selects (NULL: every pair). */
+static void check_pairs(const char *size, const char *filter)
 {
     char args[200];
-    snprintf(args, sizeof args, "check --size %s", size);
+    snprintf(args, sizeof args, "check --size %s%s%s%s", size, filter ? " --filter '" : "",
+             filter ? filter : "", filter ? "'" : "");
     rbtest_fresh_dir();
     int rc = rbtest_run(args);
     if (rc != 0)
@@ -266,20 +268,20 @@ static void check_all(const char *size)
 static void test_every_variant_valid_at_smoke_size(void)
 {
     if (need_gpu())
-        check_all("smoke");
+        check_pairs("smoke", NULL);
 }
 
 static void test_every_variant_valid_at_odd_size(void)
 {
     if (need_gpu())
-        check_all("1000003");
+        check_pairs("1000003", NULL);
 }
 
 /* Two-dimensional pairs on a shape that is a multiple of nothing useful (1D pairs: 1019979). */
 static void test_every_variant_valid_at_odd_shape(void)
 {
     if (need_gpu())
-        check_all("999x1021");
+        check_pairs("999x1021", NULL);
 }
 
 /* A GPU with no expectation file: every verdict is new, the run says how to record one, and it
@@ -543,13 +545,19 @@ static void test_expectation_of_another_gpu_refused(void)
 
 /* On one GPU NCCL's in-place collectives move nothing: that variant is skipped with the reason,
  * the pair's other variants still run and validate, and the check passes. */
+static int in_registry(const char *name)
+{
+    for (int i = 0; rb_registry[i]; i++)
+        if (!strcmp(rb_registry[i]->name, name))
+            return 1;
+    return 0;
+}
+
 static void test_nccl_in_place_skipped_on_one_gpu(void)
 {
     if (!need_gpu())
         return;
-    int have_nccl = 0;
-    for (int i = 0; rb_registry[i]; i++)
-        have_nccl |= !strcmp(rb_registry[i]->name, "nccl_allreduce");
+    int have_nccl = in_registry("nccl_allreduce");
     if (!have_nccl || rbtest_gpu_count() != 1) {
         rbtest_skip(have_nccl ? "more than one GPU" : "nccl_allreduce is not in this build");
         return;
@@ -621,25 +629,12 @@ static void test_nccl_ring_valid_at_odd_counts(void)
 {
     if (!need_gpu())
         return;
-    int have_nccl = 0;
-    for (int i = 0; rb_registry[i]; i++)
-        have_nccl |= !strcmp(rb_registry[i]->name, "nccl_allreduce");
-    if (!have_nccl) {
+    if (!in_registry("nccl_allreduce")) {
         rbtest_skip("nccl_allreduce is not in this build");
         return;
     }
-    const char *sizes[] = {"4000012", "12"};
-    for (int i = 0; i < 2; i++) {
-        char args[200];
-        snprintf(args, sizeof args, "check --filter '^nccl_allreduce$' --size %s", sizes[i]);
-        rbtest_fresh_dir();
-        int rc = rbtest_run(args);
-        if (rc != 0)
-            printf("    roofbench %s -> %d:\n%s", args, rc, rbtest_output());
-        RB_CHECK(rc == 0);
-        RB_CHECK(strstr(rbtest_output(), "check passed") != NULL);
-        rbtest_remove_dir();
-    }
+    check_pairs("4000012", "^nccl_allreduce$");
+    check_pairs("12", "^nccl_allreduce$");
 }
 
 static const rbtest_case gpu_cases[] = {
