@@ -66,7 +66,7 @@ enum { V_RING, V_OUT_OF_PLACE, V_IN_PLACE, V_COUNT }; /* the variants, in order 
 
 #define AR_MAX_GPUS 64
 #define AR_CPU_CHECK_MAX (1u << 20) /* output elements per GPU up to which setup pins the check */
-#define AR_OPS_PER_RUN 20 /* collectives per run(), back to back: nccl-tests' -n 20 */
+#define AR_OPS_PER_RUN 20           /* collectives per run(), back to back: nccl-tests' -n 20 */
 /* The ring's slices: at least 8 MiB, so that the host's launches and event calls (~5 us per
  * slice and GPU) stay ahead of the GPUs' work down to 128 MiB on 4 GPUs. */
 #define AR_RING_SLICE_MIN ((size_t)1 << 21)
@@ -155,8 +155,9 @@ int nccl_allreduce_ring_slices(int coll, int ranks, size_t chunk, size_t slice_m
 {
     size_t seg = coll == AR ? (chunk + (size_t)ranks - 1) / (size_t)ranks : chunk;
     size_t slices = slice_min ? (seg + slice_min - 1) / slice_min : 1;
-    return slices < 1 ? 1 : slices > NCCL_ALLREDUCE_RING_MAX_SLICES ? NCCL_ALLREDUCE_RING_MAX_SLICES
-                                                                    : (int)slices;
+    if (slices > NCCL_ALLREDUCE_RING_MAX_SLICES)
+        return NCCL_ALLREDUCE_RING_MAX_SLICES;
+    return slices < 1 ? 1 : (int)slices;
 }
 
 int nccl_allreduce_ring_move(int coll, int ranks, size_t chunk, int slices, int rank, int step,
@@ -169,8 +170,8 @@ int nccl_allreduce_ring_move(int coll, int ranks, size_t chunk, int slices, int 
         if (coll != AG && n > 1)
             return 0;
         nccl_allreduce_part(chunk, slices, slice, &so, &sl);
-        *m = (nccl_allreduce_move){coll == AG ? (size_t)rank * chunk + so : so, so, 0, sl, rank,
-                                   1, 0};
+        *m = (nccl_allreduce_move){
+            coll == AG ? (size_t)rank * chunk + so : so, so, 0, sl, rank, 1, 0};
         return 1;
     }
     if (step >= steps)
@@ -608,8 +609,8 @@ static rb_status ar_ring_setup(ar_ctx *c)
         RB_CUDA(cudaSetDevice(c->gpu[k].dev));
         for (int par = 0; par < 2; par++)
             for (int p = 0; p < c->ring_slices; p++)
-                RB_CUDA(cudaEventCreateWithFlags(&c->gpu[k].ring_ev[par][p],
-                                                 cudaEventDisableTiming));
+                RB_CUDA(
+                    cudaEventCreateWithFlags(&c->gpu[k].ring_ev[par][p], cudaEventDisableTiming));
         if (n > 1)
             RB_CUDA(cudaDeviceCanAccessPeer(&can, c->gpu[k].dev, c->gpu[left].dev));
         if (!can) {
@@ -744,15 +745,16 @@ static double ar_bytes(const rb_size *size)
 
 /* nccl-tests' columns of the variant's row (its out-of-place or in-place half): size (S, bytes),
  * count (fp32 elements per rank, nccl-tests' count: the all-reduce's buffer, the all-gather's
- * input, the reduce-scatter's output; type float, redop sum), the time of one collective, algbw = S / time and busbw =
- * algbw x the bus factor (nccl-tests' definitions, with the exact S after rounding to whole
- * elements), #wrong (the wrong elements of its last check); then the GPUs and NCCL. */
+ * input, the reduce-scatter's output; type float, redop sum), the time of one collective,
+ * algbw = S / time and busbw = algbw x the bus factor (nccl-tests' definitions, with the exact S
+ * after rounding to whole elements), #wrong (the wrong elements of its last check); then the
+ * GPUs and NCCL. */
 static int ar_extras(void *ctx, int variant, const double *median_ms, rb_extra out[RB_MAX_EXTRAS])
 {
     ar_ctx *c = ctx;
     double algbw = c->l.size_bytes / (median_ms[variant] * 1e-3) / 1e9;
-    const char *names[8] = {"size_bytes",     "count", "time_us", "algbw_gbps", "busbw_gbps",
-                            "wrong_elements", "gpus",  "nccl_version"};
+    const char *names[8] = {"size_bytes", "count",          "time_us", "algbw_gbps",
+                            "busbw_gbps", "wrong_elements", "gpus",    "nccl_version"};
     double values[8] = {c->l.size_bytes,
                         (double)c->l.chunk,
                         median_ms[variant] * 1e3,
