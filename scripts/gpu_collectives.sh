@@ -5,8 +5,8 @@
 # defects caught (NCCL's swapped buckets, the ring's undrained pipeline) and every variant valid
 # at odd counts (tests/test_gpu.c), then scripts/nccl_agree.sh (OUT=$OUT/agree). Summary in
 # $OUT/summary.log, the rest in $OUT/collectives.tgz; exit 1 when a check fails or a median
-# ratio is below 0.99. About 4 minutes on 4 GPUs (~30 s of checks, ~3 min of agreement) once
-# built; the first build adds a few minutes.
+# ratio is below 0.99. About 4 minutes on 4 GPUs (~30 s of checks, ~3-3.5 min of agreement)
+# once built; the first build adds a few minutes.
 case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 cd "$(dirname "$0")/.."

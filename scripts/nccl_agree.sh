@@ -10,8 +10,9 @@
 # $OUT/summary.log (the table of busbw for both and the median ratio roofbench / nccl-tests per
 # row) and $OUT/nccl-agree.tgz (every run's output); exit 1 if any median ratio is below 0.99 or
 # a row is missing, 2 on a usage or build error. NVLink multicast stays off (NCCL_NVLS_ENABLE=0)
-# on both sides. About 3 minutes on 4 GPUs once built (each round: one roofbench run of 6 rows,
-# ~30 s, and 6 nccl-tests runs, ~25 s); the builds add ~1-2 minutes the first time.
+# on both sides. About 3-3.5 minutes on 4 GPUs once built (each round: one roofbench run of 6
+# rows, ~40-45 s, most of it NCCL's setup per row; 6 nccl-tests runs, ~25 s); the builds add ~1-2
+# minutes the first time.
 case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 cd "$(dirname "$0")/.."
