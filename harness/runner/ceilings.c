@@ -32,6 +32,7 @@
 
 typedef struct ceil_ctx {
     int fd;
+    int device; /* the current device: a child's 0, a rank's own GPU under MPI (quick roofs) */
     rb_device dev;
     cudaStream_t s, s2; /* s2: the second direction of the duplex copy */
     cudaEvent_t fork, join;
@@ -58,7 +59,7 @@ static rb_status report(const ceil_ctx *c, const char *key, double value, const 
     rb_fmt(m.size, sizeof m.size, "%s", size);
     m.samples = (double)st->n;
     m.noise = st->noise;
-    m.sm_clock_mhz = rb_env_sm_clock_mhz(0);
+    m.sm_clock_mhz = rb_env_sm_clock_mhz(c->device);
     m.power_w = NAN;
     if (rb_child_send(c->fd, rb_ceiling_roof_line(key, value, &m)) != 0) {
         rb_error_at(__FILE__, __LINE__, "rb_child_send", "cannot report to the parent");
@@ -377,8 +378,8 @@ static rb_status measure_graph(ceil_ctx *c)
 
 static rb_status ceil_setup(ceil_ctx *c)
 {
-    RB_TRY(rb_env_device(0, &c->dev));
-    RB_CUDA(cudaSetDevice(0));
+    RB_CUDA(cudaGetDevice(&c->device));
+    RB_TRY(rb_env_device(c->device, &c->dev));
     RB_CUDA(cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking));
     RB_CUDA(cudaStreamCreateWithFlags(&c->s2, cudaStreamNonBlocking));
     RB_CUDA(cudaEventCreateWithFlags(&c->fork, cudaEventDisableTiming));

@@ -16,8 +16,8 @@
  * seconds); the links only (PCIe each way and both, NVLink one way and both: seconds). */
 typedef enum rb_ceilings_mode { RB_CEILINGS_FULL, RB_CEILINGS_QUICK, RB_CEILINGS_LINKS } rb_ceilings_mode;
 
-/* Measures the roofs of device 0 (and, for the NVLink roofs, of every pair of the visible GPUs)
- * and reports them on fd. Returns the exit status of the child (0: every roof was measured or
+/* Measures the roofs of the current device (a child's device 0, a roofbench_mpi rank's own
+ * GPU; for the NVLink roofs, every pair of the visible GPUs) and reports them on fd. Returns the exit status of the child (0: every roof was measured or
  * reported as skipped). */
 int rb_ceilings_child(int fd, rb_ceilings_mode mode);
 

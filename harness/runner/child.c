@@ -114,10 +114,18 @@ static int skipped_variant(rb_status st, rb_variant_result *r)
     return 1;
 }
 
-/* Validates, times and validates again; fills r. A failure of a CUDA call is returned (the
- * context may be gone); a wrong result is not a failure: it leaves r invalid and untimed. */
+/* The SM clock of the current device: the child's device 0, a rank's own GPU under MPI. */
+static double current_sm_clock_mhz(void)
+{
+    int device = 0;
+    return cudaGetDevice(&device) == cudaSuccess ? rb_env_sm_clock_mhz(device) : NAN;
+}
+
+/* Validates, times and validates again; fills r, and with several ranks (o->comm) *own_ms with
+ * this rank's own median (rb_measure_opts.rank_median_ms). A failure of a CUDA call is returned
+ * (the context may be gone); a wrong result is not a failure: it leaves r invalid and untimed. */
 static rb_status run_variant(const rb_pair *p, const rb_variant_def *v, void *ctx, cudaStream_t s,
-                             const rb_child_opts *o, rb_variant_result *r)
+                             const rb_child_opts *o, rb_variant_result *r, double *own_ms)
 {
     rb_status first = checked_run(p, v, ctx, s, &r->rel_err_before);
     if (skipped_variant(first, r))
@@ -134,10 +142,11 @@ static rb_status run_variant(const rb_pair *p, const rb_variant_def *v, void *ct
     } else {
         /* Poisoned before the timed loop: what is checked after it was written by it. */
         RB_TRY(poison_output(p, v, ctx, s));
-        RB_TRY(rb_measure(v->run, ctx, s, &o->measure, &r->time_ms, &r->launches_per_sample,
-                          &r->clocks));
+        rb_measure_opts m = o->measure;
+        m.rank_median_ms = o->comm ? own_ms : NULL;
+        RB_TRY(rb_measure(v->run, ctx, s, &m, &r->time_ms, &r->launches_per_sample, &r->clocks));
         r->timed = 1;
-        r->sm_clock_mhz = rb_env_sm_clock_mhz(0);
+        r->sm_clock_mhz = current_sm_clock_mhz();
         RB_TRY(p->check(ctx, variant_index(p, v), s, &r->rel_err_after));
     }
     r->valid = rb_within_tolerance(r->rel_err_after, v->tolerance);
@@ -163,7 +172,7 @@ static rb_status checked_launches(const rb_pair *p, const rb_variant_def *v, voi
  * timed together in rounds, and each then runs one more sample's launches on a poisoned output,
  * which is checked (the output of its own timed samples was overwritten by the others'). */
 static rb_status run_interleaved(const rb_pair *p, void *ctx, cudaStream_t s,
-                                 const rb_child_opts *o, rb_variant_result *r)
+                                 const rb_child_opts *o, rb_variant_result *r, double *own_ms)
 {
     rb_timed timed[RB_MAX_VARIANTS];
     int which[RB_MAX_VARIANTS], n = 0;
@@ -191,13 +200,17 @@ static rb_status run_interleaved(const rb_pair *p, void *ctx, cudaStream_t s,
         nvtxRangePushA(label);
     }
     rb_clocks clocks[RB_MAX_VARIANTS];
-    rb_status st = rb_measure_rounds(timed, n, s, &o->measure, stats, launches, clocks);
+    double own[RB_MAX_VARIANTS];
+    rb_measure_opts m = o->measure;
+    m.rank_median_ms = o->comm ? own : NULL;
+    rb_status st = rb_measure_rounds(timed, n, s, &m, stats, launches, clocks);
     if (o->nvtx)
         nvtxRangePop();
     RB_TRY(st);
-    int clock = rb_env_sm_clock_mhz(0);
+    double clock = current_sm_clock_mhz();
     for (int i = 0; i < n; i++) {
         rb_variant_result *ri = &r[which[i]];
+        own_ms[which[i]] = o->comm ? own[i] : NAN;
         const rb_variant_def *v = &p->variants[which[i]];
         ri->time_ms = stats[i];
         ri->launches_per_sample = launches[i];
@@ -228,10 +241,13 @@ static int pair_header(int fd, const rb_pair *p, const rb_size *size, int input)
     return rb_child_send(fd, o);
 }
 
-static int variant_record(int fd, const rb_variant_result *r)
+/* A variant's record; with several ranks, beside it this rank's own median (rank_median_ms, NaN:
+ * none), which roofbench_mpi gathers to name the slowest rank of a collective. */
+static int variant_record(int fd, const rb_variant_result *r, double own_ms)
 {
     json_value *o = record("variant");
-    if (!o || json_object_set(o, "variant", rb_variant_to_json(r))) {
+    if (!o || json_object_set(o, "variant", rb_variant_to_json(r)) ||
+        (isfinite(own_ms) && json_set_number(o, "rank_median_ms", own_ms))) {
         json_free(o);
         return -1;
     }
@@ -367,6 +383,7 @@ static int sequential_records(int fd, const rb_pair *p, void *ctx, cudaStream_t 
     for (int k = 0; k < p->n_variants; k++) {
         const rb_variant_def *v = &p->variants[k];
         rb_variant_result r;
+        double own_ms = NAN;
         variant_init(p, k, o, &r);
         if (o->nvtx) {
             char label[160];
@@ -374,17 +391,17 @@ static int sequential_records(int fd, const rb_pair *p, void *ctx, cudaStream_t 
                    p->n_inputs ? p->inputs[o->input] : "", v->name);
             nvtxRangePushA(label);
         }
-        rb_status st = run_variant(p, v, ctx, s, o, &r);
+        rb_status st = run_variant(p, v, ctx, s, o, &r, &own_ms);
         median_ms[k] = r.timed && r.valid ? r.time_ms.median : NAN;
         if (o->nvtx)
             nvtxRangePop();
         if (st != RB_OK) {
             rb_fmt(r.note, sizeof r.note, "%s", rb_first_error());
-            variant_record(fd, &r);
+            variant_record(fd, &r, NAN);
             return send_error(fd, v->name);
         }
         variant_algo(p, ctx, k, &r);
-        if (variant_record(fd, &r) != 0)
+        if (variant_record(fd, &r, r.timed && r.valid ? own_ms : NAN) != 0)
             return 1;
     }
     return 0;
@@ -395,15 +412,18 @@ static int interleaved_records(int fd, const rb_pair *p, void *ctx, cudaStream_t
                                const rb_child_opts *o, double *median_ms)
 {
     rb_variant_result r[RB_MAX_VARIANTS];
-    for (int k = 0; k < p->n_variants; k++)
+    double own_ms[RB_MAX_VARIANTS];
+    for (int k = 0; k < p->n_variants; k++) {
         variant_init(p, k, o, &r[k]);
-    rb_status st = run_interleaved(p, ctx, s, o, r);
+        own_ms[k] = NAN;
+    }
+    rb_status st = run_interleaved(p, ctx, s, o, r, own_ms);
     for (int k = 0; k < p->n_variants; k++) {
         median_ms[k] = r[k].timed && r[k].valid ? r[k].time_ms.median : NAN;
         if (st != RB_OK && !r[k].note[0])
             rb_fmt(r[k].note, sizeof r[k].note, "%s", rb_first_error());
         variant_algo(p, ctx, k, &r[k]);
-        if (variant_record(fd, &r[k]) != 0)
+        if (variant_record(fd, &r[k], r[k].timed && r[k].valid ? own_ms[k] : NAN) != 0)
             return 1;
     }
     return st != RB_OK ? send_error(fd, "interleaved timing") : 0;

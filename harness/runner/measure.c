@@ -24,9 +24,11 @@ typedef struct timer {
 } timer;
 
 /* Milliseconds per operation of `launches` back-to-back launches (after an optional L2 flush);
- * with several ranks (o->comm), started together and the slowest rank's. */
+ * with several ranks (o->comm), started together and the slowest rank's, this rank's own time
+ * into *own (when not NULL). */
 static rb_status time_sample(rb_status (*run)(void *, cudaStream_t), void *ctx, cudaStream_t stream,
-                             const rb_measure_opts *o, const timer *t, int launches, double *ms)
+                             const rb_measure_opts *o, const timer *t, int launches, double *ms,
+                             double *own)
 {
     if (o->cold) {
         RB_CUDA(rb_flush_l2(o->flush_buf, o->flush_bytes, stream));
@@ -44,6 +46,8 @@ static rb_status time_sample(rb_status (*run)(void *, cudaStream_t), void *ctx, 
     float elapsed = 0.0f;
     RB_CUDA(cudaEventElapsedTime(&elapsed, t->start, t->stop));
     *ms = (double)elapsed / launches / ops_of(o);
+    if (own)
+        *own = *ms;
     if (o->comm)
         *ms = o->comm->max(*ms);
     return RB_OK;
@@ -79,16 +83,16 @@ static rb_status warm_up(const rb_timed *v, cudaStream_t stream, const rb_measur
                          const timer *t, double warm_s, int *launches)
 {
     double one_ms = 0.0, warm_ms = 0.0;
-    RB_TRY(time_sample(v->run, v->ctx, stream, o, t, 1, &one_ms));
-    RB_TRY(time_sample(v->run, v->ctx, stream, o, t, 1, &one_ms));
+    RB_TRY(time_sample(v->run, v->ctx, stream, o, t, 1, &one_ms, NULL));
+    RB_TRY(time_sample(v->run, v->ctx, stream, o, t, 1, &one_ms, NULL));
     *launches = launches_for(o, one_ms);
     if (*launches > 1) {
-        RB_TRY(time_sample(v->run, v->ctx, stream, o, t, *launches, &warm_ms));
+        RB_TRY(time_sample(v->run, v->ctx, stream, o, t, *launches, &warm_ms, NULL));
         *launches = launches_for(o, warm_ms);
     }
     /* Sustained timing: back to back until the board has settled at its power limit. */
     for (double t0 = rb_now_s(); rb_now_s() - t0 < warm_s;)
-        RB_TRY(time_sample(v->run, v->ctx, stream, o, t, *launches, &warm_ms));
+        RB_TRY(time_sample(v->run, v->ctx, stream, o, t, *launches, &warm_ms, NULL));
     return RB_OK;
 }
 
@@ -114,8 +118,8 @@ static int medians_precise(const double *samples, int n, size_t stride, size_t r
  * samples[i * max_rounds + r]: variant i's sample in round r; *rounds_out: the rounds taken. */
 static rb_status timed_loop(const rb_timed *v, int n, cudaStream_t stream,
                             const rb_measure_opts *o, const timer *t, const int *launches,
-                            rb_clock_sampler *sampler, double *samples, uint64_t max_rounds,
-                            size_t *rounds_out)
+                            rb_clock_sampler *sampler, double *samples, double *own,
+                            uint64_t max_rounds, size_t *rounds_out)
 {
     double t0 = rb_now_s(), min_s = fmax(MIN_SAMPLING_S, o->min_s);
     size_t rounds = 0;
@@ -123,8 +127,9 @@ static rb_status timed_loop(const rb_timed *v, int n, cudaStream_t stream,
         for (int i = 0; i < n; i++) {
             if (sampler)
                 rb_clock_sampler_timing(sampler, i);
-            RB_TRY(time_sample(v[i].run, v[i].ctx, stream, o, t, launches[i],
-                               &samples[(size_t)i * max_rounds + rounds]));
+            size_t at = (size_t)i * max_rounds + rounds;
+            RB_TRY(time_sample(v[i].run, v[i].ctx, stream, o, t, launches[i], &samples[at],
+                               own ? &own[at] : NULL));
         }
         *rounds_out = ++rounds;
         if (o->samples)
@@ -147,8 +152,8 @@ static rb_status timed_loop(const rb_timed *v, int n, cudaStream_t stream,
  * lets the clock rise) is timed once the clock has come down to what its own load allows. */
 static rb_status timed_windows(const rb_timed *v, int n, cudaStream_t stream,
                                const rb_measure_opts *o, const timer *t, const int *launches,
-                               rb_clock_sampler *sampler, double *samples, uint64_t max_per,
-                               size_t *counts)
+                               rb_clock_sampler *sampler, double *samples, double *own,
+                               uint64_t max_per, size_t *counts)
 {
     double scratch = 0.0;
     for (int i = 0; i < n; i++)
@@ -158,13 +163,15 @@ static rb_status timed_windows(const rb_timed *v, int n, cudaStream_t stream,
             if (sampler)
                 rb_clock_sampler_timing(sampler, -1);
             for (double t0 = rb_now_s(); loop_s(o, t0) < o->settle_s;)
-                RB_TRY(time_sample(v[i].run, v[i].ctx, stream, o, t, launches[i], &scratch));
+                RB_TRY(
+                    time_sample(v[i].run, v[i].ctx, stream, o, t, launches[i], &scratch, NULL));
             if (sampler)
                 rb_clock_sampler_timing(sampler, i);
             double t0 = rb_now_s();
             do {
-                double *x = &samples[(size_t)i * max_per + counts[i]++];
-                RB_TRY(time_sample(v[i].run, v[i].ctx, stream, o, t, launches[i], x));
+                size_t at = (size_t)i * max_per + counts[i]++;
+                RB_TRY(time_sample(v[i].run, v[i].ctx, stream, o, t, launches[i], &samples[at],
+                                   own ? &own[at] : NULL));
             } while (counts[i] < max_per && loop_s(o, t0) < o->window_s);
         }
     return RB_OK;
@@ -175,8 +182,8 @@ static rb_status timed_windows(const rb_timed *v, int n, cudaStream_t stream,
  * it sees the loop and nothing else. */
 static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
                                 const rb_measure_opts *o, const timer *t, double *samples,
-                                uint64_t max_rounds, rb_stats *out, double *launches_per_sample,
-                                rb_clocks *clocks)
+                                double *own, uint64_t max_rounds, rb_stats *out,
+                                double *launches_per_sample, rb_clocks *clocks)
 {
     int launches[RB_MAX_VARIANTS];
     for (int i = 0; i < n; i++) {
@@ -194,18 +201,22 @@ static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
     size_t rounds = 0, counts[RB_MAX_VARIANTS];
     rb_status st = o->windows > 0
                        ? timed_windows(v, n, stream, o, t, launches, clocks ? &sampler : NULL,
-                                       samples, max_rounds, counts)
+                                       samples, own, max_rounds, counts)
                        : timed_loop(v, n, stream, o, t, launches, clocks ? &sampler : NULL, samples,
-                                    max_rounds, &rounds);
+                                    own, max_rounds, &rounds);
     if (clocks)
         rb_clock_sampler_stop(&sampler, clocks);
     RB_TRY(st);
     for (int i = 0; i < n; i++) {
         size_t taken = o->windows > 0 ? counts[i] : rounds;
-        if (rb_stats_compute(&samples[(size_t)i * max_rounds], taken, &out[i]) != 0) {
+        rb_stats mine;
+        if (rb_stats_compute(&samples[(size_t)i * max_rounds], taken, &out[i]) != 0 ||
+            (own && rb_stats_compute(&own[(size_t)i * max_rounds], taken, &mine) != 0)) {
             rb_error_at(__FILE__, __LINE__, "rb_stats_compute", "a timing sample is not finite");
             return RB_ERR_CUDA;
         }
+        if (own)
+            o->rank_median_ms[i] = mine.median;
     }
     return RB_OK;
 }
@@ -220,12 +231,15 @@ rb_status rb_measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
     }
     timer t = {0, 0};
     uint64_t rounds = o->samples ? o->samples : MAX_SAMPLES;
-    double *samples = malloc((size_t)n * rounds * sizeof *samples);
+    /* this rank's own samples beside the ranks' slowest, when asked for */
+    int want_own = o->comm && o->rank_median_ms;
+    double *samples = malloc((size_t)n * rounds * (want_own ? 2 : 1) * sizeof *samples);
     if (!samples)
         return RB_ERR_ALLOC;
+    double *own = want_own ? samples + (size_t)n * rounds : NULL;
     rb_status st = RB_ERR_CUDA;
     if (cudaEventCreate(&t.start) == cudaSuccess && cudaEventCreate(&t.stop) == cudaSuccess)
-        st = measure_rounds(v, n, stream, o, &t, samples, rounds, out, launches_per_sample,
+        st = measure_rounds(v, n, stream, o, &t, samples, own, rounds, out, launches_per_sample,
                             clocks);
     else
         rb_error_at(__FILE__, __LINE__, "cudaEventCreate", "failed");

@@ -41,6 +41,10 @@ typedef struct rb_measure_opts {
     /* Operations per launch of run() (rb_pair_timing.ops_per_run): times are per operation.
      * 0 or 1: one. */
     int ops_per_launch;
+    /* With comm: each variant's median of this rank's own sample times (before the slowest
+     * rank's is taken), one per variant timed; NULL: not wanted. A fleet names the rank that
+     * is slowest at a collective from these. */
+    double *rank_median_ms;
 } rb_measure_opts;
 
 /* Times run(ctx, stream). On success, *out holds milliseconds per launch (per operation with
