@@ -16,7 +16,7 @@ extern const rbtest_suite json_suite, core_suite, expect_suite, ceilings_suite, 
     binary_suite, gpu_suite, clocks_suite, docs_suite, layout_suite, robust_suite;
 extern const rbtest_suite floors_suite, history_suite, docs_gen_suite, output_suite;
 extern const rbtest_suite plot_layout_suite, p2p_suite;
-extern const rbtest_suite node_suite, ring_suite;
+extern const rbtest_suite node_suite, ring_suite, fleet_suite;
 
 const char *rbtest_binary = "build/sm_90/roofbench";
 
@@ -79,7 +79,8 @@ int main(int argc, char **argv)
         &plot_suite,   &autotune_suite, &registry_suite, &codegen_suite,  &launch_suite,
         &nccl_suite,   &runcmp_suite,   &floors_suite,   &history_suite,  &binary_suite,
         &docs_suite,   &docs_gen_suite, &layout_suite,   &output_suite,   &plot_layout_suite,
-        &robust_suite, &p2p_suite,     &node_suite,     &ring_suite,     &gpu_suite};
+        &robust_suite, &p2p_suite,     &node_suite,     &ring_suite,
+        &fleet_suite,  &gpu_suite};
     int passed = 0, failed = 0, skips = 0, codegen_skips = 0, gpu_skips = 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc > 1)

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # roofbench_mpi (make MPI=1) on a machine without a GPU: what it must do before any GPU work,
-# under mpirun with 1 and 2 ranks. Each usage error is one line from rank 0 and exit 2; --help
-# exits 0; a results file that cannot be written is refused before the CUDA probe; with no GPU
-# every rank says so and the job exits 3. On a machine with a GPU that case is skipped, and one
-# rank's results file is compared with roofbench run's instead (same_schema).
+# under mpirun with 1, 2 and 4 ranks. Each usage error is one line from rank 0 and exit 2;
+# --help exits 0; a results file that cannot be written is refused before the CUDA probe; with
+# no GPU every rank says so and the job exits 3. On a machine with a GPU that case is skipped,
+# and one rank's results file is compared with roofbench run's instead (same_schema).
+# The gather, with synthetic runs instead of GPUs (RB_TEST_SYNTHETIC_RUN): 4 ranks posing as 2
+# hosts (RB_HOST_NAME_BY_RANK), one of them made slower, must give one fleet file of 4 GPUs on
+# 2 hosts in which that rank and only it is flagged, attributed to its platform, and named the
+# slowest rank of each collective; 2 ranks give a file of 2. Needs python3 (as same_schema).
 # Usage: tests/mpi_smoke.sh build/sm_90/roofbench_mpi
 # Last line: "N passed, N failed, N skipped", like the unit tests.
 set -u
@@ -36,7 +40,7 @@ result() {
 expect() {
     local name=$1 ranks=$2 want=$3 pattern=$4
     shift 4
-    local out rc
+    local rc
     out=$(cd "$dir" && timeout 120 mpirun "${run_as_root[@]}" --oversubscribe -np "$ranks" \
         "$bin_abs" "$@" 2>&1)
     rc=$?
@@ -49,8 +53,10 @@ bin_abs=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 
 echo "mpi_smoke ($bin)"
 expect help 1 0 '^usage: mpirun -np N roofbench_mpi' --help
+export RB_HOST_NAME_BY_RANK= RB_TEST_SYNTHETIC_RUN=
 expect unknown_filter 2 2 "^roofbench_mpi: no pair matches --filter 'nosuch'" --filter nosuch
-expect one_process_pair 2 2 "selects only pairs that run in one process" --filter '^sgemm$'
+RB_HOST_NAME_BY_RANK=solo expect host_list_short 2 2 \
+    '^roofbench_mpi: RB_HOST_NAME_BY_RANK names 1 host for 2 ranks' --size smoke
 expect timeout_refused 1 2 '^roofbench_mpi: --timeout: roofbench_mpi has no watchdog' --timeout 10
 expect expect_refused 1 2 'has no expectation file' --expect e.json
 expect update_refused 1 2 'has no expectation file' --update-expectations
@@ -106,11 +112,114 @@ if nvidia-smi -L > /dev/null 2>&1; then
     skipped=$((skipped + 1))
     same_schema
 else
-    expect no_gpu_exit_3 2 3 'rank 1: no usable CUDA device: no NVIDIA driver or GPU' --size smoke
+    # every rank says so, once
+    for n in 2 4; do
+        expect no_gpu_exit_3_ranks_$n $n 3 "rank $((n - 1)): no usable CUDA device: no NVIDIA" \
+            --size smoke
+        said=$(grep -c '^roofbench_mpi: rank [0-9]*: no usable CUDA device' <<< "$out")
+        ok=0
+        [ "$said" = "$n" ] && ok=1
+        result no_gpu_every_rank_says_so_$n "$ok" "$said lines of $n:
+$out"
+    done
     # nothing was written
     empty=0
     [ -z "$(ls -A "$dir")" ] && empty=1
     result no_gpu_writes_nothing "$empty" "$(ls -A "$dir")"
+fi
+
+# ---- the gather, with synthetic runs ----
+# rank<r>.json: a few pairs of a committed H100 run (one collective among them), each rank's a
+# little apart; the slow rank's times and rates 20% worse and its platform DRAM roof as well (a
+# GPU sharing its memory bandwidth with another process).
+make_runs() { # make_runs DIR SLOW_RANK|-1 RANKS
+    python3 - "$@" "$(dirname "$0")/../results/nvidia-h100-80gb-hbm3/reference.json" <<'PY'
+import copy, json, sys
+out, slow, ranks, src = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), json.load(open(sys.argv[4]))
+keep = {"copy_vectorized", "reduction", "softmax", "transpose", "nccl_allreduce.allreduce@1G"}
+src["pairs"] = [p for p in src["pairs"] if p["name"] in keep]
+def scale(doc, s):
+    for v in (v for p in doc["pairs"] for v in p["variants"]):
+        for k, x in (v.get("time_ms") or {}).items():
+            if k not in ("noise", "samples", "launches_per_sample") and isinstance(x, float):
+                v["time_ms"][k] = x * s
+        for obj, keys in ((v, ("rate",)), (v.get("extras") or {}, ("algbw_gbps", "busbw_gbps")),
+                          (v.get("vs_ceiling") or {}, ("gbps", "tflops", "efficiency")),
+                          (v.get("vs_peak") or {}, ("gbps", "tflops", "efficiency"))):
+            for k in keys:
+                if isinstance(obj.get(k), float):
+                    obj[k] /= s
+for r in range(ranks):
+    d = copy.deepcopy(src)
+    s = 1.2 if r == slow else 1 + 0.002 * r
+    scale(d, s)
+    d["platform"]["dram_gbps"] /= s
+    json.dump(d, open(f"{out}/rank{r}.json", "w"))
+PY
+}
+
+# check_fleet NAME FILE RANKS HOSTS SLOW_RANK|-1: the fleet file's shape and verdicts.
+check_fleet() {
+    local check
+    check=$(python3 - "$2" "$3" "$4" "$5" <<'PY' 2>&1
+import json, sys
+f, ranks, hosts, slow = json.load(open(sys.argv[1])), *map(int, sys.argv[2:5])
+bad = []
+want = lambda ok, what: ok or bad.append(what)
+want(f.get("tool") == "roofbench_mpi" and f.get("kind") == "fleet", "tool/kind")
+gpus = f.get("gpus", [])
+want(len(gpus) == ranks and [g.get("rank") for g in gpus] == list(range(ranks)), "gpus by rank")
+want(len({g.get("host") for g in gpus}) == hosts and f.get("hosts") == hosts, "hosts")
+want(len({g.get("uuid") for g in gpus}) == ranks, "a UUID per GPU")
+want(all(g.get("run", {}).get("pairs") for g in gpus), "each GPU's run")
+want(all(not p["name"].startswith("nccl_allreduce") for g in gpus for p in g["run"]["pairs"]),
+     "collectives out of the GPUs' runs")
+want([p["name"] for p in f.get("collectives", [])] == ["nccl_allreduce.allreduce@1G"], "collectives")
+sr = f.get("slowest_rank", [])
+want(len(sr) >= 2 and all(len(e.get("ranks_ms", [])) == ranks for e in sr), "slowest_rank entries")
+if slow >= 0:
+    want(all(e.get("rank") == slow and e.get("host") == gpus[slow]["host"] for e in sr),
+         f"slowest rank {slow}")
+flagged = {(o.get("host"), o.get("device_index")) for o in f.get("outliers", [])}
+expect = {(gpus[slow]["host"], gpus[slow]["device_index"])} if slow >= 0 else set()
+want(flagged == expect, f"flagged {sorted(flagged)}, want {sorted(expect)}")
+want(all(o.get("attribution") == "platform" for o in f.get("outliers", [])), "attribution")
+print("; ".join(bad))
+sys.exit(1 if bad else 0)
+PY
+    )
+    result "$1" $(($? == 0)) "$check"
+}
+
+# fleet NAME RANKS HOSTS_LIST SLOW_RANK: a synthetic fleet run and its file checked.
+fleet() {
+    local name=$1 n=$2 hosts=$3 slow=$4 d="$dir/$1"
+    mkdir -p "$d"
+    make_runs "$d" "$slow" "$n"
+    out=$(cd "$d" && RB_HOST_NAME_BY_RANK=$hosts RB_TEST_SYNTHETIC_RUN="$d/rank%r.json" \
+        timeout 60 mpirun "${run_as_root[@]}" --oversubscribe -np "$n" "$bin_abs" \
+        --json "$d/fleet.json" 2>&1)
+    local rc=$? want=0
+    [ "$slow" -ge 0 ] && want=1
+    result "${name}_exit_$want" $((rc == want)) "exit $rc, output:
+$out"
+    if [ -f "$d/fleet.json" ] && [ -f "$d/fleet.md" ]; then
+        check_fleet "${name}_file" "$d/fleet.json" "$n" "$(tr , '\n' <<< "$hosts" | sort -u | wc -l)" \
+            "$slow"
+    else
+        result "${name}_file" 0 "no fleet.json and fleet.md: $out"
+    fi
+}
+if command -v python3 > /dev/null; then
+    fleet fleet_4_ranks_2_hosts_rank_3_slow 4 nodeA,nodeA,nodeB,nodeB 3
+    fleet fleet_4_ranks_clean 4 nodeA,nodeA,nodeB,nodeB -1
+    fleet fleet_2_ranks_rank_0_slow 2 n0,n1 0
+    # a rank whose file is missing: every rank exits 2, no file
+    RB_HOST_NAME_BY_RANK=a,a RB_TEST_SYNTHETIC_RUN="$dir/none%r.json" \
+        expect synthetic_missing 2 2 'RB_TEST_SYNTHETIC_RUN: .*none0.json' --json "$dir/x.json"
+else
+    echo "  skipped fleet_*: no python3"
+    skipped=$((skipped + 1))
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

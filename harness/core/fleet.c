@@ -177,12 +177,13 @@ static int split_collectives(json_value *run, int (*is_collective)(const char *p
         }
         const json_value *vs = json_get(p, "variants");
         for (uint32_t k = 0; coll && vs && vs->type == JSON_ARRAY && k < vs->count; k++) {
+            double ms = json_number_at(json_get(vs->items[k], "time_ms"), "median");
+            if (!isfinite(ms))
+                continue;
             json_value *t = json_new_object();
             if (!t || json_set_string(t, "row", row) ||
                 json_set_string(t, "variant", json_string_at(vs->items[k], "name", "")) ||
-                json_set_number(t, "time_ms",
-                                json_number_at(json_get(vs->items[k], "time_ms"), "median")) ||
-                json_array_push(own, t)) {
+                json_set_number(t, "time_ms", ms) || json_array_push(own, t)) {
                 json_free(t);
                 json_free(kept);
                 return -1;
