@@ -404,6 +404,11 @@ static int gpu_contribution(const rb_options *o, int argc, char **argv, const ra
     }
     rb_expect e = {0};
     json_value *env = rb_env_collect(device, 1);
+    /* the name the fleet groups by, whatever the environment record found */
+    if (env && json_set_string(env, "host", p->host)) {
+        json_free(env);
+        env = NULL;
+    }
     const char *key = json_string_at(env, "hardware_key", "unknown");
     mine = env ? load_expectations(key, &e, &have, path, sizeof path) : EXIT_NO_GPU;
     if (!env)
