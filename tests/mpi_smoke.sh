@@ -69,19 +69,23 @@ out=$(cd "$dir" && mpirun "${run_as_root[@]}" --oversubscribe -np 2 "$bin_abs" -
 once=0
 [ "$(grep -c '^roofbench_mpi:' <<< "$out")" = 1 ] && once=1
 result usage_error_said_once "$once" "$out"
-# With a GPU: one rank runs nccl_allreduce at smoke size, and its results file has the key
-# paths, rows, variants and verdict kinds of `roofbench run`'s on the same pair (the roofbench
-# binary beside roofbench_mpi), with "ranks" the only key added.
+# With a GPU: one rank runs copy_vectorized and nccl_allreduce at smoke size; the fleet file's
+# one GPU has the run document of `roofbench run` on copy_vectorized (the key paths, rows,
+# variants and verdict kinds of the roofbench binary beside roofbench_mpi), its collectives
+# nccl_allreduce's rows, and the rank's own time of each collective variant (slowest_rank) is
+# the collective's median (one rank: its own samples are the slowest rank's).
 same_schema() {
     local run_bin
     run_bin=$(dirname "$bin_abs")/roofbench
     if (cd "$dir" && timeout 600 mpirun "${run_as_root[@]}" -np 1 "$bin_abs" --size smoke \
-            --samples 10 --json mpi.json > mpi.log 2>&1) &&
-        (cd "$dir" && timeout 600 "$run_bin" run --filter '^nccl_allreduce$' --size smoke \
-            --samples 10 --expect none --json run.json > run.log 2>&1) &&
+            --filter '^(copy_vectorized|nccl_allreduce)$' --samples 10 --json mpi.json \
+            > mpi.log 2>&1) &&
+        (cd "$dir" && timeout 600 "$run_bin" run --filter '^(copy_vectorized|nccl_allreduce)$' \
+            --size smoke --samples 10 --expect none --json run.json > run.log 2>&1) &&
         python3 - "$dir/mpi.json" "$dir/run.json" <<'PY'
 import json, sys
-mpi, run = (json.load(open(f)) for f in sys.argv[1:3])
+fleet, run = (json.load(open(f)) for f in sys.argv[1:3])
+mpi = fleet["gpus"][0]["run"]
 def paths(v, at=""):
     if isinstance(v, dict):
         return set().union(*[paths(x, at + "/" + k) for k, x in v.items()] or [{at}])
@@ -91,12 +95,20 @@ def paths(v, at=""):
 # environment holds what the machine reports (NVML readings may differ between two reads)
 strip = lambda ps: {p for p in ps if not p.startswith("/environment/")}
 extra, missing = strip(paths(mpi)) - strip(paths(run)), strip(paths(run)) - strip(paths(mpi))
-rows = lambda d: [(p["name"], p["status"], [(v["name"], v["verdict"], v["valid"], v["skipped"])
-                                           for v in p["variants"]]) for p in d["pairs"]]
-ok = extra == {"/ranks"} and not missing and rows(mpi) == rows(run) and mpi["tool"] == "roofbench_mpi"
+row = lambda p: (p["name"], p["status"], [(v["name"], v["verdict"], v["valid"], v["skipped"])
+                                          for v in p["variants"]])
+rows = [row(p) for p in mpi["pairs"] + fleet["collectives"]]
+medians = {(p["name"], v["name"]): v["time_ms"]["median"] for p in fleet["collectives"]
+           for v in p["variants"] if v.get("timed")}
+own = {(s["row"], s["variant"]): s["ranks_ms"][0] for s in fleet["slowest_rank"]}
+ok = (not extra and not missing and rows == [row(p) for p in run["pairs"]] and
+      mpi["tool"] == "roofbench_mpi" and fleet["kind"] == "fleet" and medians and
+      own.keys() == medians.keys() and all(abs(own[k] - medians[k]) <= 1e-9 * medians[k]
+                                          for k in medians))
 if not ok:
     print("extra", sorted(extra), "missing", sorted(missing))
-    print("mpi", rows(mpi)); print("run", rows(run))
+    print("mpi", rows); print("run", [row(p) for p in run["pairs"]])
+    print("own", own); print("medians", medians)
 sys.exit(0 if ok else 1)
 PY
     then
