@@ -88,11 +88,11 @@ static json_value *contribution(int r, const char *h, double ta, double tb)
         rb_fmt(b, sizeof b, "%s{\"row\":\"coll.x@8\",\"variant\":\"b\",\"time_ms\":%g}",
                a[0] ? "," : "", tb);
     rb_fmt(text, sizeof text,
-           "{\"rank\":%d,\"run\":{\"environment\":{\"start\":{\"host\":\"%s\","
+           "{\"rank\":%d,\"run\":{\"environment\":{\"start\":{\"host\":\"%s\",\"rank\":%d,"
            "\"device_index\":%d,\"uuid\":\"GPU-%d\",\"pci_bus_id\":\"0000:%02d:00.0\"}},"
            "\"pairs\":[]},\"collectives\":[{\"name\":\"coll.x@8\",\"variants\":[{\"name\":\"a\"},"
            "{\"name\":\"b\"},{\"name\":\"c\"}]}],\"collective_ms\":[%s%s]}",
-           r, h, r % 2, r, r, a, b);
+           r, h, r, r % 2, r, r, a, b);
     char err[200];
     json_value *v = json_parse(text, strlen(text), err, sizeof err);
     if (!v)

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "node.h"
 #include "util.h"
@@ -55,20 +54,16 @@ static int name_from_list(const char *list, int rank, int ranks, char *out, size
 
 int rb_fleet_host_name(int rank, int ranks, char *out, size_t size, char *err, size_t err_size)
 {
-    const char *list = getenv("RB_HOST_NAME_BY_RANK"), *one = getenv("RB_HOST_NAME");
-    char name[RB_FLEET_HOST_MAX] = "";
+    const char *list = getenv("RB_HOST_NAME_BY_RANK");
+    char name[RB_FLEET_HOST_MAX + 1] = "";
     if (list && list[0]) {
         if (name_from_list(list, rank, ranks, name, sizeof name, err, err_size) != 0)
             return -1;
-    } else if (one && one[0]) {
-        if (check_host_name(one, strlen(one), "RB_HOST_NAME", err, err_size) != 0)
+    } else {
+        rb_host_name(name, sizeof name);
+        if (check_host_name(name, strlen(name), "RB_HOST_NAME or the host's name", err,
+                            err_size) != 0)
             return -1;
-        rb_fmt(name, sizeof name, "%s", one);
-    } else if (gethostname(name, sizeof name - 1) != 0 ||
-               check_host_name(name, strlen(name), "gethostname", err, err_size) != 0) {
-        if (!err[0])
-            rb_fmt(err, err_size, "gethostname failed");
-        return -1;
     }
     if (setenv("RB_HOST_NAME", name, 1) != 0) {
         rb_fmt(err, err_size, "cannot set RB_HOST_NAME");
@@ -146,7 +141,8 @@ static int synthetic_place(json_value *run, int rank, const char *host, int loca
     rb_fmt(uuid, sizeof uuid, "GPU-00000000-0000-0000-0000-%012d", rank);
     rb_fmt(bus, sizeof bus, "00000000:%02X:00.0", (unsigned)(0x18 + local) & 0xffu);
     if (!start || start->type != JSON_OBJECT || json_set_string(start, "host", host) ||
-        json_set_number(start, "device_index", local) || json_set_string(start, "uuid", uuid) ||
+        json_set_number(start, "rank", rank) || json_set_number(start, "device_index", local) ||
+        json_set_string(start, "uuid", uuid) ||
         json_set_string(start, "pci_bus_id", bus)) {
         json_free(start);
         return -1;
@@ -293,15 +289,9 @@ json_value *rb_fleet_slowest_rank(json_value *const *contrib, int n)
     return out;
 }
 
-/* Sets each GPU's rank, the collectives, slowest_rank, ranks and hosts on the node document. */
+/* Sets the collectives, slowest_rank, ranks and hosts on the node document. */
 static int fleet_fields(json_value *doc, json_value *const *contrib, int n)
 {
-    json_value *gpus = json_get(doc, "gpus");
-    if (!gpus || gpus->type != JSON_ARRAY || (int)gpus->count != n)
-        return -1;
-    for (int r = 0; r < n; r++)
-        if (json_set_number(gpus->items[r], "rank", json_number_at(contrib[r], "rank")))
-            return -1;
     int hosts = 0;
     for (int r = 0; r < n; r++) {
         int first = 1;
@@ -309,7 +299,7 @@ static int fleet_fields(json_value *doc, json_value *const *contrib, int n)
             first = strcmp(contribution_host(contrib[k]), contribution_host(contrib[r])) != 0;
         hosts += first;
     }
-    return json_object_set(doc, "collectives", json_clone(json_get(contrib[0], "collectives"))) ||
+    return rb_node_set_collectives(doc, json_clone(json_get(contrib[0], "collectives"))) ||
            json_object_set(doc, "slowest_rank", rb_fleet_slowest_rank(contrib, n)) ||
            json_set_number(doc, "ranks", n) || json_set_number(doc, "hosts", hosts);
 }

@@ -27,7 +27,8 @@
 #define RB_FLEET_HOST_MAX 256
 
 /* The host name rank goes by: entry `rank` of RB_HOST_NAME_BY_RANK (comma-separated names, one
- * per rank, so one machine can pose as several nodes), else RB_HOST_NAME, else gethostname().
+ * per rank, so one machine can pose as several nodes), else rb_host_name's (RB_HOST_NAME, else
+ * gethostname()).
  * The chosen name is also put in RB_HOST_NAME, which the run's environment record reads. 0, or
  * -1 with one line in err (a list with fewer than `ranks` names, an empty or unprintable name,
  * one of RB_FLEET_HOST_MAX bytes or more). */
@@ -49,8 +50,8 @@ json_value *rb_fleet_contribution(int rank, json_value *run, json_value *collect
 
 /* Test only (RB_TEST_SYNTHETIC_RUN): a rank's contribution made from the run document at
  * path_template ("%r" in it: the rank number, so each rank can read its own file) instead of a
- * GPU. Its environment.start gets the place a rank has (host, device_index = local, a UUID and
- * PCI bus id of the rank's); its pair records that is_collective() names move into the
+ * GPU. Its environment.start gets the place a rank has (host, rank, device_index = local, a
+ * UUID and PCI bus id of the rank's); its pair records that is_collective() names move into the
  * contribution's collectives, their variants' medians into collective_ms as this rank's own
  * times. NULL with one line in err. */
 json_value *rb_fleet_synthetic(const char *path_template, int rank, const char *host, int local,
@@ -63,9 +64,9 @@ json_value *rb_fleet_synthetic(const char *path_template, int rank, const char *
  * in rank order. NULL when out of memory. */
 json_value *rb_fleet_slowest_rank(json_value *const *contrib, int n);
 
-/* The fleet document of n contributions in rank order (their runs copied into it):
- * rb_node_build's node document of kind "fleet" with each
- * GPU's rank, rank 0's collectives, the slowest rank of each and "ranks" and "hosts" added.
+/* The fleet document of n contributions in rank order (their runs copied into it; each run's
+ * environment.start names its host and rank): rb_node_build's node document of kind "fleet"
+ * with rank 0's collectives, the slowest rank of each and "ranks" and "hosts" added.
  * expect: the expectation file a GPU is judged against when the fleet has fewer than 3 (NULL:
  * none). NULL with one line in err. */
 json_value *rb_fleet_build(json_value **contrib, int n, const json_value *expect, char *err,
@@ -83,12 +84,12 @@ int rb_fleet_check_outputs(const rb_options *o, char *err, size_t err_size);
 int rb_fleet_save(const rb_options *o, const json_value *fleet, const char *git_rev, char *err,
                   size_t err_size);
 
-/* The fleet's Markdown: its GPUs per host with their platform reference, the outliers with
- * their evidence, and the slowest rank of each collective. */
-void rb_fleet_markdown(rb_sbuf *b, const json_value *fleet);
+/* The fleet's Markdown: the node's (rb_node_markdown: its GPUs, the outliers with their
+ * evidence, each GPU's table), then the fleet's ranks and hosts and the slowest rank of each
+ * collective. Caller frees; NULL when out of memory. */
+char *rb_fleet_markdown(const json_value *fleet);
 
-/* The same in a few lines for the terminal: the GPUs and hosts, each outlier, and the
- * collectives' slowest ranks. */
+/* The same for the terminal: the node's report (rb_node_print), then the slowest ranks. */
 void rb_fleet_summary(FILE *f, const json_value *fleet);
 
 #endif

@@ -57,6 +57,7 @@
 
 #include "core/cli.h"
 #include "core/fleet.h"
+#include "core/node.h"
 #include "core/report.h"
 #include "core/util.h"
 #include "env.h"
@@ -404,8 +405,8 @@ static int gpu_contribution(const rb_options *o, int argc, char **argv, const ra
     }
     rb_expect e = {0};
     json_value *env = rb_env_collect(device, 1);
-    /* the name the fleet groups by, whatever the environment record found */
-    if (env && json_set_string(env, "host", p->host)) {
+    /* the name the fleet groups by, whatever the environment record found, and the rank */
+    if (env && (json_set_string(env, "host", p->host) || json_set_number(env, "rank", rank_id))) {
         json_free(env);
         env = NULL;
     }
@@ -524,8 +525,7 @@ static int fleet_report(const rb_options *o, json_value **contrib, int failing)
     }
     printf("\n");
     rb_fleet_summary(stdout, fleet);
-    const json_value *flagged = json_get(fleet, "outliers");
-    int outliers = flagged && flagged->type == JSON_ARRAY ? (int)flagged->count : 0;
+    int outliers = rb_node_outlier_count(fleet);
     if (rb_fleet_save(o, fleet, rb_git_rev, err, sizeof err) != 0) {
         fprintf(stderr, "roofbench_mpi: %s; no file written\n", err);
         failing++;
