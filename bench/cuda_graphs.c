@@ -403,6 +403,7 @@ static int cg_selftest(char *why, size_t why_size)
 
 const rb_pair rb_pair_cuda_graphs = {
     .name = "cuda_graphs",
+    .gpus.host_shared = 1, /* host launches: one GPU at a time in a node run */
     .pattern = "~200 tiny dependent kernels: one graph replay (kernels overlapping their launch) "
                "instead of one launch per kernel",
     .size_unit = "fp32 elements per vector (the hidden size)",

@@ -214,6 +214,7 @@ static int ht_selftest(char *why, size_t why_size)
 
 const rb_pair rb_pair_host_transfer = {
     .name = "host_transfer",
+    .gpus.host_shared = 1, /* host memory and the PCIe link: one GPU at a time in a node run */
     .pattern = "pinned host memory: the copy engine DMAs it directly, pageable memory is staged",
     .size_unit = "fp32 elements (4 bytes each cross the link)",
     .smoke_size = 1u << 20,

@@ -352,6 +352,7 @@ static int so_selftest(char *why, size_t why_size)
 
 const rb_pair rb_pair_streams_overlap = {
     .name = "streams_overlap",
+    .gpus.host_shared = 1, /* host copies over PCIe: one GPU at a time in a node run */
     .pattern = "pinned chunks over several streams overlap H2D, compute and D2H",
     .size_unit = "fp32 elements (in host memory)",
     .smoke_size = 1u << 20,

@@ -10,9 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "../harness/core/cli.h"
 #include "../harness/core/node.h"
 #include "../harness/core/util.h"
+#include "../harness/runner/jobs.h"
 #include "rbtest.h"
 
 /* One GPU of a synthetic node: its rows' times are the table's times x scale x jitter. */
@@ -377,7 +380,142 @@ static void test_host_name(void)
     RB_CHECK(name[0] && strcmp(name, "posing-node-b"));
 }
 
+/* run --device all on posed GPUs (RB_TEST_FAULT=node:gpus=N), each part a stand-in that writes
+ * its run document (tests/node_fake_part.sh): the phases, the merge, the node's files, the
+ * outliers and the exit code, end to end without a GPU. */
+static json_value *node_run(const char *gpus, const char *args, int *rc)
+{
+    char fault[64], exe[1100], cwd[1024], cmd[600], err[300];
+    if (!getcwd(cwd, sizeof cwd))
+        return NULL;
+    rb_fmt(exe, sizeof exe, "%s/tests/node_fake_part.sh", cwd);
+    rb_fmt(fault, sizeof fault, "node:gpus=%s", gpus);
+    setenv("RB_TEST_FAULT", fault, 1);
+    setenv("RB_TEST_NODE_EXE", exe, 1);
+    setenv("RB_HOST_NAME", "fakehost", 1);
+    const char *dir = rbtest_fresh_dir();
+    rb_fmt(cmd, sizeof cmd, "run %s --json node.json", args);
+    *rc = rbtest_run(cmd);
+    unsetenv("RB_TEST_FAULT");
+    unsetenv("RB_TEST_NODE_EXE");
+    unsetenv("RB_HOST_NAME");
+    char path[600];
+    rb_fmt(path, sizeof path, "%s/node.json", dir);
+    return json_parse_file(path, err, sizeof err);
+}
+
+static const json_value *gpu_run(const json_value *node, int i)
+{
+    const json_value *g = json_get(node, "gpus");
+    return g && (int)g->count > i ? json_get(g->items[i], "run") : NULL;
+}
+
+static void test_device_all_end_to_end(void)
+{
+    int rc;
+    json_value *node = node_run("4", "--device all", &rc);
+    const char *out = rbtest_output();
+    RB_CHECK(rc == 0 && node);
+    RB_CHECK(out && strstr(out, "node: 4 GPUs; ") &&
+             strstr(out, "GPU-local row groups on all at once") && strstr(out, "0 outliers") &&
+             strstr(out, "node results: node.json, node.md"));
+    RB_CHECK(!strcmp(json_string_at(node, "hardware_key", ""), "nvidia-h100-80gb-hbm3-x4"));
+    const json_value *gpus = json_get(node, "gpus"), *c = json_get(node, "collectives");
+    RB_CHECK(gpus && gpus->count == 4);
+    for (int i = 0; gpus && i < 4; i++) {
+        const json_value *pairs = json_get(gpu_run(node, i), "pairs");
+        RB_CHECK(json_number_at(gpus->items[i], "device_index") == i);
+        /* both parts merged, in the registry's order; the last part's environment.end */
+        RB_CHECK(pairs && pairs->count == 2 &&
+                 !strcmp(json_string_at(pairs->items[0], "name", ""), "copy_vectorized") &&
+                 !strcmp(json_string_at(pairs->items[1], "name", ""), "host_transfer.h2d"));
+        RB_CHECK(!strcmp(
+            json_string_at(json_get(json_get(gpu_run(node, i), "environment"), "end"), "scope", ""),
+            "host"));
+        RB_CHECK(strstr(json_string_at(gpu_run(node, i), "command", ""), "--device all"));
+    }
+    RB_CHECK(c && c->count == 1 &&
+             !strcmp(json_string_at(c->items[0], "reason", ""), "visible 0,1,2,3"));
+    json_free(node);
+    rbtest_remove_dir();
+}
+
+static void test_device_list_planted_slow_gpu(void)
+{
+    int rc;
+    setenv("FAKE_SLOW_GPU", "2", 1);
+    json_value *node = node_run("4", "--device 3,2,0", &rc);
+    unsetenv("FAKE_SLOW_GPU");
+    const char *out = rbtest_output();
+    RB_CHECK(rc == 1 && node);
+    RB_CHECK(!strcmp(json_string_at(node, "hardware_key", ""), "nvidia-h100-80gb-hbm3-x3"));
+    const json_value *o = json_get(node, "outliers");
+    RB_CHECK(o && o->count == 1 && json_number_at(o->items[0], "device_index") == 2 &&
+             !strcmp(json_string_at(o->items[0], "attribution", ""), "platform"));
+    const json_value *gpus = json_get(node, "gpus");
+    RB_CHECK(gpus && gpus->count == 3 && json_number_at(gpus->items[0], "device_index") == 3);
+    RB_CHECK(out && strstr(out, "outlier fakehost:2 copy_vectorized/baseline") &&
+             strstr(out, "exit 1"));
+    json_free(node);
+    rbtest_remove_dir();
+    /* a GPU that is not there: exit 2 before any part runs */
+    node = node_run("2", "--device 0,3", &rc);
+    RB_CHECK(rc == 2 && !node && strstr(rbtest_output(), "GPU 3 is not there"));
+    rbtest_remove_dir();
+    /* a part that fails (a regression on GPU 1): exit 1, the node still written */
+    setenv("FAKE_FAIL_GPU", "1", 1);
+    node = node_run("2", "--device all", &rc);
+    unsetenv("FAKE_FAIL_GPU");
+    RB_CHECK(rc == 1 && node && rb_node_outlier_count(node) == 0);
+    json_free(node);
+    rbtest_remove_dir();
+}
+
+static int parse(rb_options *o, char *err, size_t size, const char *a, const char *b, const char *c)
+{
+    char *argv[6] = {"roofbench", "run", (char *)a, (char *)b, (char *)c, NULL};
+    int argc = c ? 5 : b ? 4 : 3;
+    return rb_cli_parse(argc, argv, o, err, size);
+}
+
+static void test_device_option(void)
+{
+    rb_options o;
+    char err[300];
+    RB_CHECK(parse(&o, err, sizeof err, "--device", "all", NULL) == 0 && o.device_all &&
+             o.device == -1 && o.n_devices == 0);
+    RB_CHECK(parse(&o, err, sizeof err, "--device", "0,2,3", NULL) == 0 && o.n_devices == 3 &&
+             o.devices[0] == 0 && o.devices[1] == 2 && o.devices[2] == 3 && !o.device_all);
+    RB_CHECK(parse(&o, err, sizeof err, "--device", "2", NULL) == 0 && o.device == 2 &&
+             o.n_devices == 0 && !o.device_all); /* the plain path, as before */
+    RB_CHECK(parse(&o, err, sizeof err, "--device", "0,2,0", NULL) != 0 && strstr(err, "twice"));
+    RB_CHECK(parse(&o, err, sizeof err, "--device", "0,,2", NULL) != 0);
+    RB_CHECK(parse(&o, err, sizeof err, "--device", "1,64", NULL) != 0 &&
+             strstr(err, "out of range"));
+    RB_CHECK(parse(&o, err, sizeof err, "--device", "all", "--update-expectations") != 0);
+    RB_CHECK(parse(&o, err, sizeof err, "--scope", "host", NULL) == 0 && o.scope == RB_SCOPE_HOST);
+    RB_CHECK(parse(&o, err, sizeof err, "--scope", "gpu", NULL) != 0);
+    /* the pairs' scopes: the host transfers, streams and launches share the host; NCCL and the
+     * peer copy span GPUs; the rest is GPU-local */
+    int counts[4] = {0};
+    for (int i = 0; rb_registry[i]; i++) {
+        rb_scope s = rb_pair_scope(rb_registry[i]);
+        counts[s]++;
+        if (!strcmp(rb_registry[i]->name, "host_transfer") ||
+            !strcmp(rb_registry[i]->name, "streams_overlap") ||
+            !strcmp(rb_registry[i]->name, "cuda_graphs"))
+            RB_CHECK(s == RB_SCOPE_HOST);
+        else if (!strcmp(rb_registry[i]->name, "nccl_allreduce") ||
+                 !strcmp(rb_registry[i]->name, "p2p_copy"))
+            RB_CHECK(s == RB_SCOPE_SPAN);
+        else
+            RB_CHECK(s == RB_SCOPE_LOCAL);
+    }
+    RB_CHECK(counts[RB_SCOPE_HOST] == 3 && counts[RB_SCOPE_SPAN] == 2 && counts[RB_SCOPE_ALL] == 0);
+}
+
 static const rbtest_case node_cases[] = {
+    {"device_option", test_device_option},
     {"host_name", test_host_name},
     {"clean_node_flags_nothing", test_clean_node_flags_nothing},
     {"slow_platform_gpu_flagged_alone", test_slow_platform_gpu_flagged_alone},
@@ -387,5 +525,7 @@ static const rbtest_case node_cases[] = {
     {"two_gpus_use_the_expectation", test_two_gpus_use_the_expectation},
     {"missing_and_nan_rows", test_missing_and_nan_rows},
     {"build_and_write", test_build_and_write},
+    {"device_all_end_to_end", test_device_all_end_to_end},
+    {"device_list_planted_slow_gpu", test_device_list_planted_slow_gpu},
 };
 RB_SUITE(node_suite, "node", node_cases);

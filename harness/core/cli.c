@@ -50,10 +50,16 @@ static const cli_option cli_options[] = {
     {"--size", ON_LIST | ON_RUN | ON_CHECK, 1, "smoke|full|N|RxC",
      "problem size in elements: a count with an optional K, M, G, T (binary) suffix, or a shape "
      "ROWSxCOLS for two-dimensional pairs (see list); default full"},
-    {"--device", ON_RUN | ON_CHECK | ON_CEILINGS, 1, "N",
+    {"--device", ON_RUN | ON_CHECK | ON_CEILINGS, 1, "N|all|N,M,...",
      "the GPU to use: the N-th (from 0) of those the CUDA runtime shows, which "
      "CUDA_VISIBLE_DEVICES sets; default 0. The results record its index, UUID and PCI bus id; "
-     "pairs that need several GPUs are skipped"},
+     "pairs that need several GPUs are skipped. run --device all (or a list, 0,2,3): the suite "
+     "on each of these GPUs, GPU-local pairs on all at once, host-shared pairs one GPU at a "
+     "time, pairs that span GPUs once across them; one node results file, with the GPUs that "
+     "fell behind the others (docs/node.md)"},
+    {"--scope", ON_LIST | ON_RUN, 1, "all|local|host|span",
+     "only the pairs of one kind: local (GPU-local), host (their time is the host's or PCIe's "
+     "too: host transfers, streams, launches), span (several GPUs at once); default all"},
     {"--samples", ON_RUN, 1, "N",
      "exactly N timed samples, 1..100000 (default: adaptive, until the 95% interval of the "
      "median is within 1% of it, or the time cap)"},
@@ -337,26 +343,64 @@ static int has_suffix(const char *s, const char *suffix)
     return n > k && !strcmp(s + n - k, suffix);
 }
 
-/* --device N: a GPU index, 0..RB_DEVICE_MAX (whether there is such a GPU, the probe says). */
-static int parse_device(const char *v, rb_options *o, char *err, size_t err_size)
+/* One GPU index of --device, v[0..len): 0..RB_DEVICE_MAX (whether there is such a GPU, the
+ * probe says). */
+static int parse_device_index(const char *v, size_t len, int *out, char *err, size_t err_size)
 {
-    char why[200];
+    char why[200], text[32];
     uint64_t n = 0;
+    rb_fmt(text, sizeof text, "%.*s", (int)(len < 31 ? len : 31), v);
     /* rb_parse_count refuses 0, which is a GPU's index here */
-    if (!strcmp(v, "0")) {
-        o->device = 0;
-        return 0;
-    }
-    if (rb_parse_count(v, &n, why, sizeof why) != 0 || strspn(v, "0123456789") != strlen(v)) {
-        rb_fmt(err, err_size, "--device: '%s' is not a GPU index (0, 1, ...)", v);
+    if (len >= sizeof text || strspn(text, "0123456789") != len || len == 0 ||
+        (strcmp(text, "0") && rb_parse_count(text, &n, why, sizeof why) != 0)) {
+        rb_fmt(err, err_size,
+               "--device: '%s' is not a GPU index (0, 1, ...), all, or a list (0,2,3)", v);
         return -1;
     }
     if (n > RB_DEVICE_MAX) {
-        rb_fmt(err, err_size, "--device: %s is out of range (0 to %d)", v, RB_DEVICE_MAX);
+        rb_fmt(err, err_size, "--device: %s is out of range (0 to %d)", text, RB_DEVICE_MAX);
         return -1;
     }
-    o->device = (int)n;
+    *out = (int)n;
     return 0;
+}
+
+/* --device N, all, or a list N,M,... (each GPU once). */
+static int parse_device(const char *v, rb_options *o, char *err, size_t err_size)
+{
+    if (!strcmp(v, "all")) {
+        o->device_all = 1;
+        return 0;
+    }
+    if (!strchr(v, ','))
+        return parse_device_index(v, strlen(v), &o->device, err, err_size);
+    for (const char *p = v;; p++) {
+        size_t len = strcspn(p, ",");
+        int d;
+        if (parse_device_index(len ? p : v, len ? len : strlen(v), &d, err, err_size) != 0)
+            return -1;
+        for (int k = 0; k < o->n_devices; k++)
+            if (o->devices[k] == d) {
+                rb_fmt(err, err_size, "--device %s: GPU %d is listed twice", v, d);
+                return -1;
+            }
+        o->devices[o->n_devices++] = d;
+        p += len;
+        if (!*p)
+            return 0;
+    }
+}
+
+static int parse_scope(const char *v, rb_options *o, char *err, size_t err_size)
+{
+    static const char *const names[] = {"all", "local", "host", "span"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(v, names[i])) {
+            o->scope = (rb_scope)i;
+            return 0;
+        }
+    rb_fmt(err, err_size, "--scope: '%s' is none of all, local, host, span", v);
+    return -1;
 }
 
 static int parse_gate(const char *v, rb_options *o, char *err, size_t err_size)
@@ -424,8 +468,25 @@ static int parse_value(const char *a, const char *v, rb_options *o, char *err, s
         return parse_device(v, o, err, err_size);
     if (!strcmp(a, "--gate"))
         return parse_gate(v, o, err, err_size);
+    if (!strcmp(a, "--scope"))
+        return parse_scope(v, o, err, err_size);
     o->expect_none = !strcmp(v, "none");
     return parse_path(a, v, &o->expect_path, err, err_size); /* --expect */
+}
+
+/* --device all or a list: a node run, whose one file is the node document. */
+static int node_options_ok(const rb_options *o, char *err, size_t err_size)
+{
+    const char *no = o->command != RB_CMD_RUN   ? "check and ceilings (give one GPU)"
+                     : o->update_expectations   ? "--update-expectations (record with --device N)"
+                     : o->baseline_path         ? "--baseline"
+                     : o->csv_path              ? "--csv"
+                     : o->scope != RB_SCOPE_ALL ? "--scope"
+                                                : NULL;
+    if (!no)
+        return 0;
+    rb_fmt(err, err_size, "--device all or a list of GPUs does not go with %s", no);
+    return -1;
 }
 
 static int parse_compare_operand(const char *a, rb_options *o, char *err, size_t err_size)
@@ -575,6 +636,8 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
         rb_fmt(err, err_size, "ceilings measures one set: --quick or --links, not both");
         return -1;
     }
+    if ((o->device_all || o->n_devices) && node_options_ok(o, err, err_size) != 0)
+        return -1;
     if (o->update_expectations && !o->repeat)
         o->repeat = 3;
     if (o->update_expectations && o->expect_none) {

@@ -29,6 +29,18 @@ typedef enum rb_command {
 
 typedef enum rb_size_kind { RB_SIZE_FULL, RB_SIZE_SMOKE, RB_SIZE_N } rb_size_kind;
 
+/* --scope: the pairs of one kind of GPU use (a node run runs each kind its own way). */
+typedef enum rb_scope {
+    RB_SCOPE_ALL,   /* every pair (default) */
+    RB_SCOPE_LOCAL, /* GPU-local: neither host-shared nor spanning GPUs */
+    RB_SCOPE_HOST,  /* host-shared: their time is the host's or the PCIe link's too */
+    RB_SCOPE_SPAN   /* spanning GPUs: several GPUs at once (NCCL collectives, peer copies) */
+} rb_scope;
+
+/* The largest --device index accepted on the command line (the probe then checks it against
+ * the GPUs there are). */
+#define RB_DEVICE_MAX 63
+
 typedef struct rb_options {
     rb_command command;
     const char *filter; /* POSIX extended regex on pair names; NULL: all */
@@ -71,6 +83,11 @@ typedef struct rb_options {
     rb_command help_topic;     /* RB_CMD_HELP: the command whose help to print (HELP: all) */
     int plot_html_beside;      /* plot --html without a FILE.html: <base>.html */
     int device;                /* --device N: the N-th GPU the CUDA runtime shows; -1: none */
+    /* --device all | N,M,...: run on each of these GPUs (a node run, runner/node_run.c);
+     * device_all: every GPU the runtime shows, else devices[0..n_devices) in the order given */
+    int device_all, n_devices;
+    int devices[RB_DEVICE_MAX + 1];
+    rb_scope scope;            /* --scope: which pairs, by how they use the GPUs */
     int wide;                  /* run --wide: the table with full names, no wrapping */
     int gate_all;              /* run --gate all: informational rows gate the exit code too */
     int through_links;         /* an output that is a symbolic link: write to its target */
@@ -81,10 +98,6 @@ typedef struct rb_options {
 #define RB_TIMEOUT_MAX_S 86400.0
 #define RB_CAP_MIN_S 0.01
 #define RB_CAP_MAX_S 3600.0
-
-/* The largest --device index accepted on the command line (the probe then checks it against
- * the GPUs there are). */
-#define RB_DEVICE_MAX 63
 
 /* Parses argv. Refuses an option the command does not use, an option given twice (which one
  * was meant?), a path longer than RB_PATH_MAX,

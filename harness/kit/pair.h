@@ -157,6 +157,10 @@ typedef struct rb_pair_gpus {
      * NULL: all of them. A multi-GPU pair on one GPU moves nothing over a link, and most of
      * its sweep repeats what its neighbours show there (rb_pair_sweeps_size). */
     const uint64_t *sweep_one_gpu;
+    /* 1: its time is the host's or the PCIe link's too (host transfers, stream overlap, host
+     * launches): a run over several GPUs (--device all) times it one GPU at a time, never
+     * beside another GPU's copy of it. */
+    int host_shared;
 } rb_pair_gpus;
 
 typedef struct rb_pair {

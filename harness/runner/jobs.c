@@ -16,6 +16,13 @@ static rb_size requested_size(const rb_pair *p, const rb_options *o)
     return s;
 }
 
+rb_scope rb_pair_scope(const rb_pair *p)
+{
+    if (p->gpus.min >= 2 || p->gpus.setup_rank)
+        return RB_SCOPE_SPAN;
+    return p->gpus.host_shared ? RB_SCOPE_HOST : RB_SCOPE_LOCAL;
+}
+
 int rb_jobs_select(const rb_options *o, int (*keep)(const rb_pair *p), rb_job *jobs, int *n,
                    char *err, size_t err_size)
 {
@@ -28,7 +35,7 @@ int rb_jobs_select(const rb_options *o, int (*keep)(const rb_pair *p), rb_job *j
     int rc = 0;
     for (int i = 0; rb_registry[i] && rc == 0; i++) {
         const rb_pair *p = rb_registry[i];
-        if (keep && !keep(p))
+        if ((keep && !keep(p)) || (o->scope != RB_SCOPE_ALL && rb_pair_scope(p) != o->scope))
             continue;
         /* A full run of a pair with a sweep takes each size of its input's sweep; any other
          * run one size. */
@@ -67,7 +74,8 @@ int rb_jobs_select(const rb_options *o, int (*keep)(const rb_pair *p), rb_job *j
     if (o->filter)
         regfree(&re);
     if (rc == 0 && *n == 0) {
-        rb_fmt(err, err_size, "no pair matches --filter '%s' (see: roofbench list)", o->filter);
+        rb_fmt(err, err_size, "no pair matches --filter '%s'%s (see: roofbench list)",
+               o->filter ? o->filter : "", o->scope != RB_SCOPE_ALL ? " in --scope" : "");
         rc = -1;
     }
     return rc;

@@ -23,8 +23,12 @@ typedef struct rb_job {
 
 #define RB_MAX_JOBS 256
 
-/* The jobs of the pairs keep() accepts (NULL: every pair) whose names match --filter, with
- * their sizes resolved; a size a pair cannot take is a usage error found before any GPU work.
+/* How p uses the GPUs (--scope): spanning GPUs when it needs several or runs one rank per GPU
+ * (gpus.min >= 2, gpus.setup_rank), host-shared when it says so, else GPU-local. */
+rb_scope rb_pair_scope(const rb_pair *p);
+
+/* The jobs of the pairs keep() accepts (NULL: every pair) of --scope whose names match --filter,
+ * with their sizes resolved; a size a pair cannot take is a usage error found before any GPU work.
  * 0, or -1 with one line in err (also when nothing matches). jobs: RB_MAX_JOBS entries. */
 int rb_jobs_select(const rb_options *o, int (*keep)(const rb_pair *p), rb_job *jobs, int *n,
                    char *err, size_t err_size);

@@ -30,6 +30,7 @@
 #include "p2p_cmd.h"
 #include "pair.h"
 #include "progress.h"
+#include "node_run.h"
 #include "results.h"
 #include "runner.h"
 
@@ -1353,6 +1354,24 @@ static int cmd_p2p(const rb_options *o, int argc, char **argv, rb_outputs *outs)
     return rb_runner_interrupted() ? interrupted_exit() : rc;
 }
 
+/* run --device all | N,M,...: how many GPUs there are (the probe), then the node run. */
+static int node_body(const rb_options *o, int argc, char **argv)
+{
+    /* Test hook (tests/test_node.c): RB_TEST_FAULT=node:gpus=N poses as N GPUs, no probe */
+    const char *fault = getenv("RB_TEST_FAULT");
+    int fake = 0;
+    if (fault && sscanf(fault, "node:gpus=%d", &fake) == 1 && fake > 0)
+        return rb_node_run(o, argc, argv, fake);
+    probe_state ps;
+    int rc = probe(&ps, o->timeout_s);
+    if (rc != 0)
+        return rc;
+    const json_value *count = json_get(ps.env, "device_count");
+    int visible = count && count->type == JSON_NUMBER ? (int)count->number : 0;
+    json_free(ps.env);
+    return rb_node_run(o, argc, argv, visible);
+}
+
 static int dispatch(int argc, char **argv, const rb_options *o)
 {
     char err[600];
@@ -1392,6 +1411,8 @@ static int dispatch(int argc, char **argv, const rb_options *o)
     int n = 0;
     if (rb_jobs_select(o, NULL, jobs, &n, err, sizeof err) != 0)
         return usage_error(err);
+    if (o->command == RB_CMD_RUN && (o->device_all || o->n_devices))
+        return node_body(o, argc, argv);
     if (o->command == RB_CMD_LIST)
         return cmd_list(jobs, n);
     rb_pair_result *results = calloc((size_t)n, sizeof *results);
