@@ -132,8 +132,9 @@ $(B)/roofbench: $(B)/harness/runner/main.o $(OBJ_LIB) $(B)/ldflags.stamp
 $(B)/rbtest: $(OBJ_TEST) $(OBJ_LIB) $(B)/ldflags.stamp
 	$(CC) -o $@ $(filter %.o,$^) $(LDLIBS_ALL)
 
-# make MPI=1 also builds $(B)/roofbench_mpi: the NCCL collectives with one process per GPU,
-# bootstrapped through MPI (harness/runner/mpi_main.c), compiled and linked by MPICC.
+# make MPI=1 also builds $(B)/roofbench_mpi: a fleet, one process per GPU on one node or many,
+# bootstrapped through MPI (harness/runner/mpi_main.c, docs/fleet.md), compiled and linked by
+# MPICC.
 ifeq ($(MPI),1)
 ifneq ($(NCCL_MISSING),)
 $(error make MPI=1 needs NCCL: $(NCCL_MISSING))

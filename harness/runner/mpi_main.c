@@ -397,11 +397,11 @@ static int gpu_contribution(const rb_options *o, int argc, char **argv, const ra
                             const rb_job *jobs, int n, json_value **out, int *failing)
 {
     char err[RB_PATH_BUF + 200], path[RB_PATH_BUF], line[200];
-    int device = 0, have = 0, mine = pick_gpu(p, &device, err, sizeof err);
-    if (agree(mine) != EXIT_OK) {
+    int device = 0, have = 0, mine = pick_gpu(p, &device, err, sizeof err), all = agree(mine);
+    if (all != EXIT_OK) {
         if (mine != EXIT_OK)
             fprintf(stderr, "roofbench_mpi: rank %d: %s\n", rank_id, err);
-        return agree(mine);
+        return all;
     }
     rb_expect e = {0};
     json_value *env = rb_env_collect(device, 1);
@@ -414,10 +414,10 @@ static int gpu_contribution(const rb_options *o, int argc, char **argv, const ra
     mine = env ? load_expectations(key, &e, &have, path, sizeof path) : EXIT_NO_GPU;
     if (!env)
         fprintf(stderr, "roofbench_mpi: rank %d: cannot read the GPU's environment\n", rank_id);
-    if (agree(mine) != EXIT_OK) {
+    if ((all = agree(mine)) != EXIT_OK) {
         rb_expect_free(&e);
         json_free(env);
-        return agree(mine);
+        return all;
     }
     printf("roofbench_mpi %s: %d ranks on %d host(s); rank 0 on %s GPU %d (%s), %s\n", rb_git_rev,
            ranks, p->hosts, p->host, device, json_string_at(env, "device", "?"),
