@@ -5,6 +5,7 @@
 # document of its --scope on its --device to its --json, as roofbench would, and says its
 # arguments in its log. FAKE_SLOW_GPU=k: GPU k's DRAM rows and platform DRAM 10% slower.
 # FAKE_FAIL_GPU=k: GPU k's part exits 1 (a regressed row) after writing its results.
+# FAKE_BUS: the PCI bus id every GPU records (default 0000:1<k>:00.0, none of this machine's).
 # Usage: node_fake_part.sh run ... [--device N] --scope S --json FILE
 device=-1 scope=all json=
 while [ $# -gt 0 ]; do
@@ -34,7 +35,7 @@ cat > "$json" <<JSON
 {"schema": 1, "tool": "roofbench", "date": "2026-11-26T17:00:00Z", "git": "fake", "command": "fake",
  "hardware_key": "nvidia-h100-80gb-hbm3", "expectations": null,
  "environment": {"start": {"host": "fakehost", "device_index": $d, "uuid": "GPU-fake-$d",
-   "pci_bus_id": "0000:1$d:00.0", "hardware_key": "nvidia-h100-80gb-hbm3", "pcie_gen": 5,
+   "pci_bus_id": "${FAKE_BUS:-0000:1$d:00.0}", "hardware_key": "nvidia-h100-80gb-hbm3", "pcie_gen": 5,
    "pcie_width": 16, "ecc": true, "power_limit_w": 700, "scope": "$scope"},
    "end": {"scope": "$scope"}},
  "platform": {"source": "ceilings --quick at run start", "dram_gbps": $dram, "fp32_tflops": 60,

@@ -438,6 +438,23 @@ static void test_device_all_end_to_end(void)
              !strcmp(json_string_at(c->items[0], "reason", ""), "visible 0,1,2,3"));
     json_free(node);
     rbtest_remove_dir();
+    /* GPUs at a PCI address this machine has: the host-shared parts run on its local CPUs */
+    char cpus[256] = "";
+    FILE *f = fopen("/sys/bus/pci/devices/0000:00:00.0/local_cpulist", "r");
+    if (f && fgets(cpus, sizeof cpus, f))
+        cpus[strcspn(cpus, "\n")] = '\0';
+    if (f)
+        fclose(f);
+    if (!cpus[0])
+        return;
+    setenv("FAKE_BUS", "0000:00:00.0", 1);
+    node = node_run("2", "--device all", &rc);
+    unsetenv("FAKE_BUS");
+    char want[300];
+    rb_fmt(want, sizeof want, "host pairs on GPU 1 (CPUs %s: its own)", cpus);
+    RB_CHECK(rc == 0 && node && strstr(rbtest_output(), want));
+    json_free(node);
+    rbtest_remove_dir();
 }
 
 static void test_device_list_planted_slow_gpu(void)

@@ -3,8 +3,10 @@
 #define _GNU_SOURCE /* prctl's PR_SET_PDEATHSIG through <sys/prctl.h> */
 #include "node_run.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +27,8 @@
 
 /* One exec'd part: a `run` of some pairs on one GPU (or, spanning, on all). */
 typedef struct node_part {
-    char label[32]; /* "GPU 2", "GPUs 0,1,2,3" */
+    char label[32]; /* "GPU 2", "4 GPUs" */
+    char cpus[256]; /* the CPUs it runs on ("": any), as sysfs lists them ("0-23,48-71") */
     char json[RB_PATH_BUF], log[RB_PATH_BUF];
     pid_t pid;
     int rc; /* its exit status; -1: killed or not started */
@@ -86,6 +89,49 @@ static const char *node_exe(void)
     return fault && !strncmp(fault, "node:", 5) && exe && *exe ? exe : "/proc/self/exe";
 }
 
+/* The CPUs next to GPU bus (its PCI bus id, "0000:1B:00.0") as the kernel lists them
+ * (/sys/bus/pci/devices/<id>/local_cpulist: "0-23,48-71"), into out; "" when unknown. */
+static void node_local_cpus(const char *bus, char *out, size_t size)
+{
+    char path[128], id[32];
+    out[0] = '\0';
+    if (!bus || strlen(bus) >= sizeof id || strchr(bus, '/'))
+        return;
+    for (size_t i = 0; i <= strlen(bus); i++)
+        id[i] = (char)tolower((unsigned char)bus[i]);
+    rb_fmt(path, sizeof path, "/sys/bus/pci/devices/%s/local_cpulist", id);
+    FILE *f = fopen(path, "r");
+    if (f && fgets(out, (int)size, f))
+        out[strcspn(out, "\n")] = '\0';
+    else
+        out[0] = '\0';
+    if (f)
+        fclose(f);
+}
+
+/* Runs this process on the CPUs of list ("0-23,48-71"; "" or unreadable: as it is). */
+static void node_pin(const char *list)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int any = 0;
+    for (const char *p = list; *p;) {
+        char *end;
+        long lo = strtol(p, &end, 10), hi = lo;
+        if (end == p)
+            return;
+        if (*end == '-')
+            hi = strtol(end + 1, &end, 10);
+        for (long c = lo; c <= hi && c >= 0 && c < CPU_SETSIZE; c++, any = 1)
+            CPU_SET((int)c, &set);
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            return;
+    }
+    if (any)
+        sched_setaffinity(0, sizeof set, &set);
+}
+
 /* Starts a part: this binary with args, its stdout and stderr into part->log, seeing the
  * GPUs `visible` (CUDA_VISIBLE_DEVICES; NULL: as it is). 0, or -1 with errno. */
 static int node_spawn(node_part *part, const char *const *args, const char *visible)
@@ -104,6 +150,7 @@ static int node_spawn(node_part *part, const char *const *args, const char *visi
             _exit(2);
         if (visible && setenv("CUDA_VISIBLE_DEVICES", visible, 1) != 0)
             _exit(2);
+        node_pin(part->cpus);
         execv(node_exe(), (char *const *)args);
         fprintf(stderr, "roofbench: cannot run %s: %s\n", node_exe(), strerror(errno));
         _exit(2);
@@ -183,6 +230,19 @@ static void node_name(const node_plan *p, node_part *part, int g, const char *sc
     part->rc = -1;
 }
 
+/* A host-shared part runs on its GPU's own CPUs (its NUMA node: a pinned buffer's pages are
+ * then local to the GPU's PCIe root, as on every other GPU), known from the GPU-local part's
+ * pci_bus_id. */
+static void node_host_cpus(const node_plan *p, int g, node_part *part)
+{
+    char err[RB_PATH_BUF + 200], path[RB_PATH_BUF];
+    rb_fmt(path, sizeof path, "%s/local-%d.json", p->dir, g);
+    json_value *doc = access(path, F_OK) == 0 ? json_parse_file(path, err, sizeof err) : NULL;
+    const json_value *start = json_get(json_get(doc, "environment"), "start");
+    node_local_cpus(json_string_at(start, "pci_bus_id", NULL), part->cpus, sizeof part->cpus);
+    json_free(doc);
+}
+
 /* Runs the parts of scope: on every GPU at once (together), one after the other, or once
  * across all (g = -1). */
 static void node_phase(const node_plan *p, node_part *parts, const char *scope, int together)
@@ -213,7 +273,11 @@ static void node_phase(const node_plan *p, node_part *parts, const char *scope, 
                                      sizeof pick) == 0)
                 rb_fmt(visible + strlen(visible), sizeof visible - strlen(visible), "%s%s",
                        i ? "," : "", pick);
-        printf("node: %s pairs on %s (log %s)\n", scope, part->label, part->log);
+        if (!strcmp(scope, "host"))
+            node_host_cpus(p, g, part);
+        printf("node: %s pairs on %s%s%s%s (log %s)\n", scope, part->label,
+               part->cpus[0] ? " (CPUs " : "", part->cpus, part->cpus[0] ? ": its own)" : "",
+               part->log);
         if (node_spawn(part, args, span ? visible : NULL) != 0)
             printf("node: %s: cannot start: %s\n", part->label, strerror(errno));
         else if (!together)

@@ -7,7 +7,8 @@
  *      seeing its GPU alone (CUDA_VISIBLE_DEVICES, as --device N does), each measuring its own
  *      platform reference first;
  *   2. host-shared pairs (--scope host): one GPU after the other, so that no two GPUs share the
- *      host's memory or its PCIe root while one is timed;
+ *      host's memory or its PCIe root while one is timed, each on its GPU's own CPUs (the
+ *      PCI device's local_cpulist in sysfs: its NUMA node, where its pinned buffers then live);
  *   3. pairs that span GPUs (--scope span): once, seeing every listed GPU; their records go to
  *      the node's "collectives".
  * Each GPU's two parts are merged into its run document, judged against the single-GPU key's
