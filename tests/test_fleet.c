@@ -14,7 +14,6 @@
 #include "../harness/core/json.h"
 #include "../harness/core/outputs.h"
 #include "../harness/core/util.h"
-#include "../harness/runner/rank_run.h"
 #include "rbtest.h"
 
 extern const rbtest_suite fleet_suite;
@@ -189,33 +188,7 @@ static void test_synthetic_contribution(void)
     rbtest_remove_dir();
 }
 
-/* The pairs a rank runs alone on its machine: those of host transfers, host-bound rows or
- * several GPUs; the GPU-local ones run on every rank at once. */
-static void test_pairs_that_share_the_host(void)
-{
-    static const char *const alone[] = {"host_transfer", "streams_overlap", "cuda_graphs",
-                                        "p2p_copy"};
-    static const char *const together[] = {"copy_vectorized", "sgemm", "softmax", "hgemm",
-                                           "reduction", "transpose"};
-    int found = 0;
-    for (int i = 0; rb_registry[i]; i++) {
-        const rb_pair *p = rb_registry[i];
-        for (size_t k = 0; k < sizeof alone / sizeof alone[0]; k++)
-            if (!strcmp(p->name, alone[k])) {
-                RB_CHECK(rb_rank_shares_host(p));
-                found++;
-            }
-        for (size_t k = 0; k < sizeof together / sizeof together[0]; k++)
-            if (!strcmp(p->name, together[k])) {
-                RB_CHECK(!rb_rank_shares_host(p));
-                found++;
-            }
-    }
-    RB_CHECK(found == 10);
-}
-
 static const rbtest_case fleet_cases[] = {
-    {"pairs_that_share_the_host", test_pairs_that_share_the_host},
     {"host_names_by_rank_then_one_then_the_machine",
      test_host_names_by_rank_then_one_then_the_machine},
     {"host_names_refused", test_host_names_refused},

@@ -13,10 +13,11 @@
  *    let one machine pose as several nodes: core/fleet.h);
  * 2. runs its own GPU's run, as `roofbench run` would on that GPU (rank_run.h): the platform
  *    reference, then every selected pair that runs on one GPU, all ranks at once; then the pairs
- *    that need the host to themselves (host transfers, host-bound rows, pairs of several GPUs of
- *    one process) one rank of each machine at a time, the others waiting without spinning, so
- *    that no rank's PCIe or CPU figure carries another's traffic (pairs of several GPUs only on
- *    the first rank of each machine: they use its GPUs 0 and 1);
+ *    that need the host to themselves (rb_pair_scope: the host-shared ones, host transfers,
+ *    streams, host launches; and pairs of several GPUs of one process) one rank of each
+ *    machine at a time, the others waiting without spinning, so that no rank's PCIe or CPU
+ *    figure carries another's traffic (pairs of several GPUs only on the first rank of each
+ *    machine: they use its GPUs 0 and 1);
  * 3. runs the collectives (the pairs with setup_rank(): nccl_allreduce) across all ranks in
  *    step: rank 0 makes NCCL's unique id and broadcasts it, each rank makes its communicator with
  *    ncclCommInitRank, and every sample starts after a barrier and counts as the slowest rank's,
@@ -293,9 +294,14 @@ static int own_phase(const rb_job *j, const rank_place *p)
 {
     if (runs_across_ranks(j->pair))
         return 0;
-    if (!rb_rank_shares_host(j->pair))
+    switch (rb_pair_scope(j->pair)) {
+    case RB_SCOPE_LOCAL:
         return 1;
-    return j->pair->gpus.min > 1 && p->machine_local != 0 ? 0 : 2;
+    case RB_SCOPE_SPAN: /* several GPUs of one process: the machine's, once */
+        return p->machine_local == 0 ? 2 : 0;
+    default:
+        return 2;
+    }
 }
 
 /* The rank's own pairs into results[0..): the one-GPU pairs on every rank at once, then those

@@ -14,24 +14,6 @@
 #include "core/util.h"
 #include "results.h"
 
-int rb_rank_shares_host(const rb_pair *p)
-{
-    if (p->gpus.min > 1)
-        return 1;
-    int inputs = p->n_inputs > 0 ? p->n_inputs : 1;
-    for (int i = 0; i < inputs; i++) {
-        const char *by_input = p->by_input.roofs[i];
-        if (by_input && !strncmp(by_input, "pcie", 4))
-            return 1;
-        for (int k = 0; k < p->n_variants; k++) {
-            const char *roof = p->variants[k].roof;
-            if ((!by_input && roof && !strncmp(roof, "pcie", 4)) || rb_pair_host_bound(p, k, i))
-                return 1;
-        }
-    }
-    return 0;
-}
-
 /* Hands each line a record file holds to on_line. 0, or -1 when it cannot be read. */
 static int read_records(FILE *f, void (*on_line)(void *arg, const json_value *line), void *arg)
 {

@@ -16,11 +16,6 @@
 #include "core/result.h"
 #include "jobs.h"
 
-/* Does p need the host to itself: a host transfer or PCIe link (a variant on a pcie_* roof, on
- * any input), a row the host's CPU sets (host_bound_why), or several GPUs of one process
- * (gpus.min > 1: the host's other GPUs)? Ranks that share a host would measure each other. */
-int rb_rank_shares_host(const rb_pair *p);
-
 /* Runs job j in this process into r: on this rank's GPU alone (comm NULL) or across the ranks
  * of comm (a collective, in step). With comm, each timed variant's own median of this rank
  * (rank_median_ms) is appended to own (NULL: not wanted) as {"row", "variant", "time_ms"}. 0,
