@@ -105,23 +105,18 @@ static void node_expected(const json_value *expect, const char *row, const char 
 static int node_reference(const double *x, int n, int g, double expected_ms, double threshold,
                           double *ref, const char **kind)
 {
-    int m = 0, other = -1;
-    for (int i = 0; i < n; i++)
-        if (isfinite(x[i])) {
-            m++;
-            if (i != g)
-                other = i;
-        }
-    if (!isfinite(x[g]) || m < 2)
+    int m;
+    double peer = rb_node_peer_reference(x, n, g, &m);
+    if (!isfinite(x[g]) || !isfinite(peer))
         return -1;
     if (m >= 3) {
-        *ref = rb_node_median(x, n);
+        *ref = peer;
         *kind = "node_median";
         return 0;
     }
-    if (!(x[g] > x[other] * (1 + threshold))) /* two GPUs: slower than the other one too */
+    if (!(x[g] > peer * (1 + threshold))) /* two GPUs: slower than the other one too */
         return -1;
-    *ref = expected_ms > 0 ? expected_ms : x[other];
+    *ref = expected_ms > 0 ? expected_ms : peer;
     *kind = expected_ms > 0 ? "expectation" : "other_gpu";
     return 0;
 }

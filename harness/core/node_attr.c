@@ -20,7 +20,7 @@ typedef struct node_view {
     double ratio, threshold;
 } node_view;
 
-double rb_node_peer_reference(const double *x, int n, int g)
+double rb_node_peer_reference(const double *x, int n, int g, int *finite)
 {
     int m = 0, other = -1;
     for (int i = 0; i < n; i++)
@@ -29,6 +29,8 @@ double rb_node_peer_reference(const double *x, int n, int g)
             if (i != g)
                 other = i;
         }
+    if (finite)
+        *finite = m;
     if (m >= 3)
         return rb_node_median(x, n);
     return m == 2 && other >= 0 ? x[other] : NAN;
@@ -49,7 +51,8 @@ static double node_platform(const json_value *run, const char *key, double *nois
     return strcmp(source, "none") ? json_number_at(p, key) : NAN;
 }
 
-/* The time ratio GPU g's platform reference `key` predicts against the others' (NaN: unknown),
+/* The time ratio GPU g's platform reference `key` predicts against the node's (the GPUs'
+ * median, its own included, or with two GPUs the other one; NaN: unknown),
  * and the values into *mine / *ref. */
 static double node_platform_ratio(const node_view *w, const char *key, double *mine, double *ref,
                                   double *noise)
@@ -58,7 +61,7 @@ static double node_platform_ratio(const node_view *w, const char *key, double *m
     for (int i = 0; i < w->n; i++)
         x[i] = node_platform(w->runs[i], key, i == w->g ? noise : NULL);
     *mine = x[w->g];
-    *ref = rb_node_peer_reference(x, w->n, w->g);
+    *ref = rb_node_peer_reference(x, w->n, w->g, NULL);
     if (!(*mine > 0 && *ref > 0))
         return NAN;
     return strstr(key, "_us") ? *mine / *ref : *ref / *mine;
@@ -95,7 +98,7 @@ static int node_is_platform(const node_view *w, char *ev, size_t size)
     double e = key ? node_platform_ratio(w, key, &mine, &ref, &noise) : NAN;
     if (key && node_similar(e, noise, w->ratio, w->threshold)) {
         rb_fmt(ev, size,
-               "platform reference %s %.4g vs %.4g on the other GPUs (time x%.3f expected); "
+               "platform reference %s %.4g vs %.4g for the node (time x%.3f expected); "
                "this row x%.3f",
                key, mine, ref, e, w->ratio);
         return 1;
@@ -109,7 +112,7 @@ static int node_is_platform(const node_view *w, char *ev, size_t size)
         !(w->ratio >= lo / (1 + w->threshold) && w->ratio <= hi * (1 + w->threshold)))
         return 0;
     rb_fmt(ev, size,
-           "platform reference dram_gbps %.4g vs %.4g, fp32_tflops %.4g vs %.4g on the other "
+           "platform reference dram_gbps %.4g vs %.4g, fp32_tflops %.4g vs %.4g for the node "
            "GPUs (time x%.3f to x%.3f expected); this row x%.3f",
            md, rd, mf, rf, lo, hi, w->ratio);
     return 1;
@@ -125,7 +128,7 @@ static const char *node_reason_in(const json_value *arr, const char *const *name
     return NULL;
 }
 
-/* The row's mean SM clock on GPU g and on the others (their median, or the other one). */
+/* The row's mean SM clock on GPU g and for the node (the GPUs' median, or the other GPU). */
 static void node_row_clocks(const node_view *w, double *mine, double *ref)
 {
     double x[NODE_MAX_GPUS];
@@ -136,7 +139,7 @@ static void node_row_clocks(const node_view *w, double *mine, double *ref)
         x[i] = json_number_at(json_get(v, "clocks"), "sm_mhz_mean");
     }
     *mine = x[w->g];
-    *ref = rb_node_peer_reference(x, w->n, w->g);
+    *ref = rb_node_peer_reference(x, w->n, w->g, NULL);
 }
 
 static int node_is_thermal(const node_view *w, char *ev, size_t size)
@@ -148,8 +151,8 @@ static int node_is_thermal(const node_view *w, char *ev, size_t size)
     const char *r = node_reason_in(json_get(json_get(w->v, "clocks"), "reasons"), names, 4);
     if (r) {
         rb_fmt(ev, size,
-               "clock-event reason %s during this row; SM clock %.0f MHz vs %.0f on the "
-               "other GPUs; this row x%.3f",
+               "clock-event reason %s during this row; SM clock %.0f MHz vs %.0f for the "
+               "node; this row x%.3f",
                r, mine, ref, w->ratio);
         return 1;
     }
@@ -182,16 +185,16 @@ static int node_is_power(const node_view *w, char *ev, size_t size)
     const char *r = node_reason_in(json_get(json_get(w->v, "clocks"), "reasons"), names, 2);
     if (r && mine < ref * 0.99) {
         rb_fmt(ev, size,
-               "clock-event reason %s during this row at SM clock %.0f MHz vs %.0f on "
-               "the other GPUs (x%.3f); this row x%.3f",
+               "clock-event reason %s during this row at SM clock %.0f MHz vs %.0f for "
+               "the node (x%.3f); this row x%.3f",
                r, mine, ref, ref / mine, w->ratio);
         return 1;
     }
     node_start_fact(w, "power_limit_w", x);
-    double lim = rb_node_peer_reference(x, w->n, w->g);
+    double lim = rb_node_peer_reference(x, w->n, w->g, NULL);
     if (x[w->g] < lim * 0.99) {
-        rb_fmt(ev, size, "power limit %.0f W vs %.0f W on the other GPUs; this row x%.3f", x[w->g],
-               lim, w->ratio);
+        rb_fmt(ev, size, "power limit %.0f W vs %.0f W for the node; this row x%.3f", x[w->g], lim,
+               w->ratio);
         return 1;
     }
     return 0;
@@ -217,11 +220,11 @@ static int node_is_pcie(const node_view *w, char *ev, size_t size)
     double gen[NODE_MAX_GPUS], width[NODE_MAX_GPUS];
     node_pcie_fact(w, "pcie_gen", gen);
     node_pcie_fact(w, "pcie_width", width);
-    double rg = rb_node_peer_reference(gen, w->n, w->g);
-    double rw = rb_node_peer_reference(width, w->n, w->g);
+    double rg = rb_node_peer_reference(gen, w->n, w->g, NULL);
+    double rw = rb_node_peer_reference(width, w->n, w->g, NULL);
     if (!(gen[w->g] < rg) && !(width[w->g] < rw))
         return 0;
-    rb_fmt(ev, size, "PCIe gen %.0f x%.0f vs gen %.0f x%.0f on the other GPUs; this row x%.3f",
+    rb_fmt(ev, size, "PCIe gen %.0f x%.0f vs gen %.0f x%.0f for the node; this row x%.3f",
            gen[w->g], width[w->g], rg, rw, w->ratio);
     return 1;
 }
@@ -230,10 +233,10 @@ static int node_is_ecc(const node_view *w, char *ev, size_t size)
 {
     double x[NODE_MAX_GPUS];
     node_start_fact(w, "ecc", x);
-    double ref = rb_node_peer_reference(x, w->n, w->g);
+    double ref = rb_node_peer_reference(x, w->n, w->g, NULL);
     if (!isfinite(x[w->g]) || !isfinite(ref) || x[w->g] == ref)
         return 0;
-    rb_fmt(ev, size, "ECC %s, %s on the other GPUs; this row x%.3f", x[w->g] ? "on" : "off",
+    rb_fmt(ev, size, "ECC %s, %s for the node; this row x%.3f", x[w->g] ? "on" : "off",
            ref > 0.5 ? "on" : "off", w->ratio);
     return 1;
 }

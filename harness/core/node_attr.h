@@ -22,7 +22,7 @@ const json_value *rb_node_variant(const json_value *row, const char *name);
 /* The median of the finite values of x[0..n); NaN when none. */
 double rb_node_median(const double *x, int n);
 /* The reference of x[g] among x[0..n): with 3 or more finite values their median, with 2 the
- * other one; NaN otherwise. */
-double rb_node_peer_reference(const double *x, int n, int g);
+ * other one; NaN otherwise. finite (may be NULL): how many values are finite. */
+double rb_node_peer_reference(const double *x, int n, int g, int *finite);
 
 #endif
