@@ -44,11 +44,13 @@ make -j"$(nproc)" ARCH="$ARCH" MPI=1 all > "$OUT/build.log" 2>&1 || {
     exit 1
 }
 
-# flagged NAME: the fleet file's verdicts in a few lines (which ranks, which rows, why).
+# flagged NAME WANT: the fleet file's verdicts in a few lines (which ranks, which rows, why),
+# then PASS or FAIL against WANT: -1, no rank flagged; r, rank r alone, attributed to its
+# platform (every row, or every row on a memory roof).
 flagged() {
-    python3 - "$OUT/$1.json" <<'PY' | tee -a "$LOG"
+    python3 - "$OUT/$1.json" "$2" <<'PY' | tee -a "$LOG"
 import json, sys
-f = json.load(open(sys.argv[1]))
+f, want = json.load(open(sys.argv[1])), int(sys.argv[2])
 gpus = f["gpus"]
 print(f"  {len(gpus)} GPUs on {f.get('hosts')} hosts: " +
       ", ".join(f"rank {g['rank']} {g['host']} GPU {g['device_index']} "
@@ -66,22 +68,29 @@ for r, os_ in sorted(by_rank.items()):
 for s in f.get("slowest_rank", []):
     print(f"  slowest rank of {s['row']}/{s['variant']}: {s['rank']} ({s['host']}), "
           f"{s['time_ms']:.4g} ms; all {[round(x, 4) if x else x for x in s['ranks_ms']]}")
+memory = lambda o: o["roof"].startswith("dram") or o["roof"] in ("l2_gbps", "smem_gbps")
+ok = (not by_rank) if want < 0 else (
+    set(by_rank) == {want} and all(o["attribution"] == "platform" for o in by_rank[want] if memory(o))
+    and any(memory(o) for o in by_rank[want]))
+print(f"  check: {'PASS' if ok else 'FAIL'}: " +
+      ("no rank flagged" if want < 0 else f"rank {want} alone flagged, its memory rows on its platform"))
 PY
 }
 
-# fleet NAME FILTER [launcher prefix...]: one fleet run of 4 ranks into $OUT/NAME.json.
+# fleet NAME WANT FILTER [launcher prefix...]: one fleet run of 4 ranks into $OUT/NAME.json,
+# checked against WANT (flagged).
 fleet() {
-    local name=$1 filter=$2 t0=$SECONDS
-    shift 2
+    local name=$1 want=$2 filter=$3 t0=$SECONDS
+    shift 3
     say "fleet $name: --filter '$filter'"
     mpirun "${run_as_root[@]}" -np 4 -x NCCL_NVLS_ENABLE -x RB_HOST_NAME_BY_RANK "$@" "$M" \
         --filter "$filter" --json "$OUT/$name.json" > "$OUT/$name.log" 2>&1
     echo "fleet $name exit $?, $((SECONDS - t0)) s" | tee -a "$LOG"
     grep -E '^(fleet|  |exit|collectives|platform)' "$OUT/$name.log" | tee -a "$LOG"
-    [ -f "$OUT/$name.json" ] && flagged "$name"
+    [ -f "$OUT/$name.json" ] && flagged "$name" "$want"
 }
 
-fleet clean "$FILTER"
+fleet clean -1 "$FILTER"
 
 # The streamer on GPU $SLOW_GPU, under an MPS daemon that sees that GPU only.
 export CUDA_MPS_LOG_DIRECTORY=/tmp/rb-fleet-mps-log
@@ -102,7 +111,7 @@ if command -v nvidia-cuda-mps-control > /dev/null &&
     printf '#!/bin/sh\n[ "$OMPI_COMM_WORLD_LOCAL_RANK" = %s ] && export CUDA_MPS_PIPE_DIRECTORY=%s\nexec "$@"\n' \
         "$SLOW_GPU" "$MPS_PIPE" > "$wrap"
     chmod +x "$wrap"
-    fleet streamed "$STREAM_FILTER" "$wrap"
+    fleet streamed "$SLOW_GPU" "$STREAM_FILTER" "$wrap"
     kill -INT $streamer 2> /dev/null
     wait $streamer 2> /dev/null
     echo quit | CUDA_MPS_PIPE_DIRECTORY=$MPS_PIPE nvidia-cuda-mps-control

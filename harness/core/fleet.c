@@ -22,16 +22,18 @@ static int check_host_name(const char *name, size_t len, const char *from, char 
     }
     for (size_t i = 0; i < len; i++)
         if (name[i] <= ' ' || name[i] > '~' || name[i] == ',') {
-            rb_fmt(err, err_size, "%s: a host name with a space, a comma or a byte outside printable "
-                   "ASCII", from);
+            rb_fmt(err, err_size,
+                   "%s: a host name with a space, a comma or a byte outside printable "
+                   "ASCII",
+                   from);
             return -1;
         }
     return 0;
 }
 
 /* Entry `rank` of the comma-separated list. 0, or -1 with err. */
-static int name_from_list(const char *list, int rank, int ranks, char *out, size_t size,
-                          char *err, size_t err_size)
+static int name_from_list(const char *list, int rank, int ranks, char *out, size_t size, char *err,
+                          size_t err_size)
 {
     const char *at = list;
     int count = 1;
@@ -61,8 +63,8 @@ int rb_fleet_host_name(int rank, int ranks, char *out, size_t size, char *err, s
             return -1;
     } else {
         rb_host_name(name, sizeof name);
-        if (check_host_name(name, strlen(name), "RB_HOST_NAME or the host's name", err,
-                            err_size) != 0)
+        if (check_host_name(name, strlen(name), "RB_HOST_NAME or the host's name", err, err_size) !=
+            0)
             return -1;
     }
     if (setenv("RB_HOST_NAME", name, 1) != 0) {
@@ -142,8 +144,7 @@ static int synthetic_place(json_value *run, int rank, const char *host, int loca
     rb_fmt(bus, sizeof bus, "00000000:%02X:00.0", (unsigned)(0x18 + local) & 0xffu);
     if (!start || start->type != JSON_OBJECT || json_set_string(start, "host", host) ||
         json_set_number(start, "rank", rank) || json_set_number(start, "device_index", local) ||
-        json_set_string(start, "uuid", uuid) ||
-        json_set_string(start, "pci_bus_id", bus)) {
+        json_set_string(start, "uuid", uuid) || json_set_string(start, "pci_bus_id", bus)) {
         json_free(start);
         return -1;
     }
@@ -190,8 +191,7 @@ static int split_collectives(json_value *run, int (*is_collective)(const char *p
 }
 
 json_value *rb_fleet_synthetic(const char *path_template, int rank, const char *host, int local,
-                               int (*is_collective)(const char *pair), char *err,
-                               size_t err_size)
+                               int (*is_collective)(const char *pair), char *err, size_t err_size)
 {
     char path[1024], why[600];
     synthetic_path(path_template, rank, path, sizeof path);
@@ -233,8 +233,8 @@ static double own_ms(const json_value *c, const char *row, const char *variant)
 /* The host contribution c's run names (environment.start.host). */
 static const char *contribution_host(const json_value *c)
 {
-    return json_string_at(json_get(json_get(json_get(c, "run"), "environment"), "start"),
-                          "host", "?");
+    return json_string_at(json_get(json_get(json_get(c, "run"), "environment"), "start"), "host",
+                          "?");
 }
 
 /* The slowest_rank entry of row's variant, NULL when no rank timed it. */

@@ -55,8 +55,7 @@ json_value *rb_fleet_contribution(int rank, json_value *run, json_value *collect
  * contribution's collectives, their variants' medians into collective_ms as this rank's own
  * times. NULL with one line in err. */
 json_value *rb_fleet_synthetic(const char *path_template, int rank, const char *host, int local,
-                               int (*is_collective)(const char *pair), char *err,
-                               size_t err_size);
+                               int (*is_collective)(const char *pair), char *err, size_t err_size);
 
 /* "slowest_rank": for each collective row and variant the contributions timed, the rank whose
  * own time is the longest: {"pair", "row", "variant", "rank", "host", "time_ms", "ranks_ms"

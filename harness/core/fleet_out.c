@@ -28,8 +28,7 @@ int rb_fleet_check_outputs(const rb_options *o, char *err, size_t err_size)
 
 /* Stages both files at path (its .md beside it) and commits them. 0; 1 when fresh names are
  * taken (retry under another); -1 with err. */
-static int save_at(const char *path, int fresh, const json_value *fleet, char *err,
-                   size_t err_size)
+static int save_at(const char *path, int fresh, const json_value *fleet, char *err, size_t err_size)
 {
     char md[RB_PATH_BUF + 32];
     char *text = rb_fleet_markdown(fleet);

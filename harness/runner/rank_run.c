@@ -49,8 +49,7 @@ static void on_pair_line(void *arg, const json_value *line)
         return;
     json_value *t = json_new_object();
     if (!t || json_set_string(t, "row", s->r->name) ||
-        json_set_string(t, "variant",
-                        json_string_at(json_get(line, "variant"), "name", "")) ||
+        json_set_string(t, "variant", json_string_at(json_get(line, "variant"), "name", "")) ||
         json_set_number(t, "time_ms", ms) || json_array_push(s->own, t)) {
         json_free(t);
         s->oom = 1;
@@ -139,8 +138,8 @@ json_value *rb_rank_platform(const rb_options *o, char *line, size_t line_size)
         rb_fmt(s.error, sizeof s.error, "cannot read back the records");
     if (records)
         fclose(records);
-    json_value *p = rb_platform_json(s.error[0] ? NULL : s.values, s.methods,
-                                     s.error[0] ? s.error : NULL);
+    json_value *p =
+        rb_platform_json(s.error[0] ? NULL : s.values, s.methods, s.error[0] ? s.error : NULL);
     if (p && !s.error[0])
         rb_platform_text(p, line, line_size);
     else
@@ -160,8 +159,8 @@ json_value *rb_rank_document(const rb_options *o, int argc, char **argv, const r
     rb_results_derive(e, key, results, n, &ceilings, &peaks);
     rb_expect_apply(e, results, n);
     *failing = rb_expect_failing(results, n, o->gate_all);
-    json_value *meta = rb_results_meta("roofbench_mpi", o, argc, argv, env_start,
-                                       e ? expect_path : NULL);
+    json_value *meta =
+        rb_results_meta("roofbench_mpi", o, argc, argv, env_start, e ? expect_path : NULL);
     if (!meta) {
         json_free(env_end);
         json_free(platform);
