@@ -54,7 +54,9 @@
 
 #define SCAN_THREADS 256
 #define SCAN_WARPS (SCAN_THREADS / 32)
-#define SCAN_ROWS 4                              /* 16-byte vectors a thread holds */
+#ifndef SCAN_ROWS
+#define SCAN_ROWS 4 /* 16-byte vectors a thread holds */
+#endif
 #define SCAN_VEC 4                               /* elements per 16-byte vector */
 #define SCAN_ROW_ELEMS (SCAN_THREADS * SCAN_VEC) /* 1024 */
 #define SCAN_TILE (SCAN_ROWS * SCAN_ROW_ELEMS)   /* 4096 elements, 16 KB */
