@@ -56,12 +56,10 @@
 #include "kernels/rmsnorm.h"
 
 #define RMSNORM_BLOCK 256         /* baseline, reference and single-block optimized kernel */
-#ifndef RMSNORM_CLUSTER_BLOCK
 #define RMSNORM_CLUSTER_BLOCK 512 /* the cluster kernel's blocks */
-#endif
 #define RMSNORM_VEC 8             /* bf16 per 16-byte vector */
 #define RMSNORM_MAX_ITEMS 8       /* vectors a thread holds */
-#define RMSNORM_MAX_CLUSTER (RMSNORM_MAX_HIDDEN / RMSNORM_CHUNK_MAX) /* 8: the portable size */
+#define RMSNORM_MAX_CLUSTER 8     /* the portable cluster size */
 #define RMSNORM_SINGLE_MAX (RMSNORM_BLOCK * RMSNORM_VEC * RMSNORM_MAX_ITEMS)        /* 16384 */
 #define RMSNORM_CHUNK_MAX (RMSNORM_CLUSTER_BLOCK * RMSNORM_VEC * RMSNORM_MAX_ITEMS) /* 32768 */
 #define RMSNORM_MAX_GRID ((size_t)INT_MAX) /* blocks of one launch */
@@ -395,7 +393,7 @@ static __device__ __forceinline__ float rmsnorm_dsmem_load(const float *local, u
  * form keeps its 64 loads in flight in registers of their own and would spill under that cap
  * (ptxas, <8, false>: 204 bytes), so it gets one block per SM. */
 template <int ITEMS, bool ALIGNED>
-static __global__ void __launch_bounds__(RMSNORM_CLUSTER_BLOCK, ALIGNED ? 1024 / RMSNORM_CLUSTER_BLOCK : 1)
+static __global__ void __launch_bounds__(RMSNORM_CLUSTER_BLOCK, ALIGNED ? 2 : 1)
     rmsnorm_optimized_cluster_kernel(const uint16_t *__restrict__ x, const uint16_t *__restrict__ w,
                                      uint16_t *__restrict__ y, size_t hidden, size_t chunk,
                                      float eps, int ranks_summed)
@@ -519,12 +517,6 @@ static cudaError_t rmsnorm_cluster_launch(const rmsnorm_plan *p, const uint16_t 
     const rmsnorm_cluster_fn kernel = hidden % RMSNORM_VEC == 0
                                           ? rmsnorm_cluster_pick<true>(p->items)
                                           : rmsnorm_cluster_pick<false>(p->items);
-    if (p->cluster > 8) { /* beyond the portable size: 16 on an H100 */
-        cudaError_t e = cudaFuncSetAttribute((const void *)kernel,
-                                             cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-        if (e != cudaSuccess)
-            return e;
-    }
     cudaLaunchAttribute attr;
     attr.id = cudaLaunchAttributeClusterDimension;
     attr.val.clusterDim.x = (unsigned)p->cluster;

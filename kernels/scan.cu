@@ -54,12 +54,17 @@
 
 #define SCAN_THREADS 256
 #define SCAN_WARPS (SCAN_THREADS / 32)
-#ifndef SCAN_ROWS
-#define SCAN_ROWS 4 /* 16-byte vectors a thread holds */
-#endif
 #define SCAN_VEC 4                               /* elements per 16-byte vector */
-#define SCAN_ROW_ELEMS (SCAN_THREADS * SCAN_VEC) /* 1024 */
-#define SCAN_TILE (SCAN_ROWS * SCAN_ROW_ELEMS)   /* 4096 elements, 16 KB */
+#define SCAN_ROW_ELEMS (SCAN_THREADS * SCAN_VEC) /* 1024: a row is one vector a thread */
+#define SCAN_ROWS 4                              /* the baseline's rows a tile: 4096 elements */
+#ifndef SCAN_OPT_ROWS
+#define SCAN_OPT_ROWS 16 /* the optimized kernel's rows a tile: 16384 elements, 64 KB */
+#endif
+#ifndef SCAN_OPT_MIN_BLOCKS
+#define SCAN_OPT_MIN_BLOCKS 1 /* the optimized kernel's blocks an SM, at least */
+#endif
+#define SCAN_TILE (SCAN_ROWS * SCAN_ROW_ELEMS)         /* the baseline's tile */
+#define SCAN_OPT_TILE (SCAN_OPT_ROWS * SCAN_ROW_ELEMS) /* the optimized kernel's tile */
 #define SCAN_MAX_BASELINE_BLOCKS SCAN_TILE       /* the block sums are scanned as one tile */
 #define SCAN_STATUS_OFFSET 128                   /* bytes: the tile counter, then the words */
 #define SCAN_FULL_MASK 0xFFFFFFFFu
@@ -94,13 +99,13 @@ template <> struct scan_vec<float> {
  * tile is scanned as 4 rows of 1024 without moving data through shared memory. */
 
 /* Tile elements [0, valid) at in into v; elements past valid read as 0 (the sum's identity). */
-template <typename T>
+template <typename T, int ROWS>
 static __device__ __forceinline__ void scan_load(const T *__restrict__ in, int valid,
-                                                 T (&v)[SCAN_ROWS][SCAN_VEC])
+                                                 T (&v)[ROWS][SCAN_VEC])
 {
     typedef typename scan_vec<T>::type V;
 #pragma unroll
-    for (int r = 0; r < SCAN_ROWS; r++) {
+    for (int r = 0; r < ROWS; r++) {
         const int e = r * SCAN_ROW_ELEMS + SCAN_VEC * (int)threadIdx.x;
         if (e + SCAN_VEC <= valid) {
             const V q = __ldcs((const V *)(in + e));
@@ -117,14 +122,14 @@ static __device__ __forceinline__ void scan_load(const T *__restrict__ in, int v
 }
 
 /* out[e] = offset + pre[r] + v[r][k] for the tile's elements [0, valid). */
-template <typename T>
+template <typename T, int ROWS>
 static __device__ __forceinline__ void scan_store(T *__restrict__ out, int valid,
-                                                  const T (&v)[SCAN_ROWS][SCAN_VEC], T offset,
-                                                  const T (&pre)[SCAN_ROWS])
+                                                  const T (&v)[ROWS][SCAN_VEC], T offset,
+                                                  const T (&pre)[ROWS])
 {
     typedef typename scan_vec<T>::type V;
 #pragma unroll
-    for (int r = 0; r < SCAN_ROWS; r++) {
+    for (int r = 0; r < ROWS; r++) {
         const int e = r * SCAN_ROW_ELEMS + SCAN_VEC * (int)threadIdx.x;
         const T base = offset + pre[r];
         if (e + SCAN_VEC <= valid) {
@@ -148,16 +153,16 @@ static __device__ __forceinline__ void scan_store(T *__restrict__ out, int valid
  * before it in its row, then the lanes before it in its warp), so element (r, k) of the tile is
  * pre[r] + v[r][k]. Returns the tile's total, the same bits in every thread (every thread adds
  * the same warp totals in the same order). The 4 rows' warp scans run side by side (4
- * independent shuffle chains), so one barrier serves the whole tile. warp_totals: SCAN_ROWS x
+ * independent shuffle chains), so one barrier serves the whole tile. warp_totals: ROWS x
  * SCAN_WARPS of shared memory that no thread still reads. */
-template <typename T>
-static __device__ __forceinline__ T scan_tile(T (&v)[SCAN_ROWS][SCAN_VEC], T (&pre)[SCAN_ROWS],
+template <typename T, int ROWS>
+static __device__ __forceinline__ T scan_tile(T (&v)[ROWS][SCAN_VEC], T (&pre)[ROWS],
                                               T *warp_totals)
 {
     const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
-    T inc[SCAN_ROWS], ex[SCAN_ROWS];
+    T inc[ROWS], ex[ROWS];
 #pragma unroll
-    for (int r = 0; r < SCAN_ROWS; r++) {
+    for (int r = 0; r < ROWS; r++) {
 #pragma unroll
         for (int k = 1; k < SCAN_VEC; k++)
             v[r][k] = v[r][k - 1] + v[r][k];
@@ -166,13 +171,13 @@ static __device__ __forceinline__ T scan_tile(T (&v)[SCAN_ROWS][SCAN_VEC], T (&p
 #pragma unroll
     for (int d = 1; d < 32; d *= 2)
 #pragma unroll
-        for (int r = 0; r < SCAN_ROWS; r++) {
+        for (int r = 0; r < ROWS; r++) {
             const T y = __shfl_up_sync(SCAN_FULL_MASK, inc[r], d);
             if (lane >= d)
                 inc[r] = y + inc[r];
         }
 #pragma unroll
-    for (int r = 0; r < SCAN_ROWS; r++) {
+    for (int r = 0; r < ROWS; r++) {
         ex[r] = __shfl_up_sync(SCAN_FULL_MASK, inc[r], 1);
         if (lane == 0)
             ex[r] = T(0);
@@ -182,7 +187,7 @@ static __device__ __forceinline__ T scan_tile(T (&v)[SCAN_ROWS][SCAN_VEC], T (&p
     __syncthreads();
     T run = T(0);
 #pragma unroll
-    for (int r = 0; r < SCAN_ROWS; r++) {
+    for (int r = 0; r < ROWS; r++) {
         T before = T(0), row = T(0);
 #pragma unroll
         for (int w = 0; w < SCAN_WARPS; w++) {
@@ -458,22 +463,23 @@ static __device__ __forceinline__ T scan_lookback(unsigned long long *status, un
 /* One tile per block, taken in order from *counter. TILE_TAIL is the planted defect's: the loads
  * stop one element short of every tile (which is still stored whole). */
 template <int F, int DEFECT>
-static __global__ void __launch_bounds__(SCAN_THREADS)
+static __global__ void __launch_bounds__(SCAN_THREADS, SCAN_OPT_MIN_BLOCKS)
     scan_optimized_kernel(const typename scan_type<F>::type *__restrict__ in,
                           typename scan_type<F>::type *__restrict__ out, size_t n,
                           unsigned long long *__restrict__ status, unsigned *__restrict__ counter)
 {
     typedef typename scan_type<F>::type T;
-    __shared__ T warp_totals[SCAN_ROWS * SCAN_WARPS];
+    __shared__ T warp_totals[SCAN_OPT_ROWS * SCAN_WARPS];
     __shared__ unsigned tile_shared;
     __shared__ T exclusive_shared;
     if (threadIdx.x == 0)
         tile_shared = atomicAdd(counter, 1u);
     __syncthreads();
     const unsigned tile = tile_shared;
-    const int valid = scan_valid(n, tile);
-    T v[SCAN_ROWS][SCAN_VEC], pre[SCAN_ROWS];
-    scan_load(in + (size_t)tile * SCAN_TILE, DEFECT == SCAN_DEFECT_TILE_TAIL ? valid - 1 : valid,
+    const size_t left = n - (size_t)tile * SCAN_OPT_TILE;
+    const int valid = left < SCAN_OPT_TILE ? (int)left : SCAN_OPT_TILE;
+    T v[SCAN_OPT_ROWS][SCAN_VEC], pre[SCAN_OPT_ROWS];
+    scan_load(in + (size_t)tile * SCAN_OPT_TILE, DEFECT == SCAN_DEFECT_TILE_TAIL ? valid - 1 : valid,
               v);
     const T aggregate = scan_tile(v, pre, warp_totals);
     if (threadIdx.x < 32) {
@@ -482,12 +488,12 @@ static __global__ void __launch_bounds__(SCAN_THREADS)
             exclusive_shared = exclusive;
     }
     __syncthreads();
-    scan_store(out + (size_t)tile * SCAN_TILE, valid, v, exclusive_shared, pre);
+    scan_store(out + (size_t)tile * SCAN_OPT_TILE, valid, v, exclusive_shared, pre);
 }
 
 extern "C" size_t scan_optimized_scratch(size_t n)
 {
-    return SCAN_STATUS_OFFSET + (n + SCAN_TILE - 1) / SCAN_TILE * sizeof(unsigned long long);
+    return SCAN_STATUS_OFFSET + (n + SCAN_OPT_TILE - 1) / SCAN_OPT_TILE * sizeof(unsigned long long);
 }
 
 /* Clears the counter and the status words (every tile INVALID), then one block per tile. */
@@ -497,7 +503,7 @@ static cudaError_t scan_optimized_launch(const T *in, T *out, size_t n, void *sc
 {
     if (n == 0 || n > SCAN_MAX_N)
         return cudaErrorInvalidValue;
-    const size_t tiles = (n + SCAN_TILE - 1) / SCAN_TILE;
+    const size_t tiles = (n + SCAN_OPT_TILE - 1) / SCAN_OPT_TILE;
     cudaError_t e = cudaMemsetAsync(scratch, 0, scan_optimized_scratch(n), stream);
     if (e != cudaSuccess)
         return e;
