@@ -61,7 +61,7 @@
 #define SCAN_OPT_ROWS 16 /* the optimized kernel's rows a tile: 16384 elements, 64 KB */
 #endif
 #ifndef SCAN_OPT_MIN_BLOCKS
-#define SCAN_OPT_MIN_BLOCKS 1 /* the optimized kernel's blocks an SM, at least */
+#define SCAN_OPT_MIN_BLOCKS 2 /* two tiles an SM in flight: at most 128 registers a thread */
 #endif
 #define SCAN_TILE (SCAN_ROWS * SCAN_ROW_ELEMS)         /* the baseline's tile */
 #define SCAN_OPT_TILE (SCAN_OPT_ROWS * SCAN_ROW_ELEMS) /* the optimized kernel's tile */
