@@ -30,16 +30,19 @@ enum { SCAN_BASELINE, SCAN_OPTIMIZED, SCAN_LIBRARY };
  * wrong element puts at >= 1. Error model (fp32, positive inputs in (0, 1), so no cancellation):
  * each prefix is a sum whose rounding errors add up along its chain of fp32 adds. In the
  * optimized kernel that chain is within a tile (a thread's 4 elements, a warp's shuffles, the
- * warp and row totals: ~20 adds) and then across tiles, one add per tile (the predecessor's
- * inclusive prefix plus this tile's aggregate, or a window of aggregates): at 2^30, 262144 tiles
- * in a row, so random rounding grows the relative error of late prefixes like sqrt(tiles) u
- * (u = 2^-24), ~3e-5 at worst, ~1e-5 typical. A host replay of the kernels' exact fp32 orders
- * (scratch program; the look-back read each predecessor inclusive, or the inclusive word at a
- * random depth of 1 to 32 or 64) measured for the optimized kernel 1.1e-7 to 1.25e-7 at n =
- * 1000003, 2.0e-7 to 2.5e-7 at 2^22 and 2.6e-6 to 3.9e-6 at 2^30; for the baseline (its carries
- * chain over a few hundred blocks' sums, not over tiles) 5.5e-8, 6.5e-8 and 3.5e-7. CUB adds in
- * an order of its own (a look-back too): measured on the GPU. 2e-5 is 5x the largest; the
- * smallest planted defect is 2.4e-4. */
+ * warp and row totals of 16 rows: ~40 adds) and then across tiles, one add per tile (the
+ * predecessor's inclusive prefix plus this tile's aggregate, or a window of aggregates): at
+ * 2^30, 65536 tiles in a row, so random rounding grows the relative error of late prefixes like
+ * sqrt(tiles) u (u = 2^-24), ~1.5e-5 at worst, ~5e-6 typical. A host replay of the kernels'
+ * exact fp32 orders with tiles of 4096 (scratch program; the look-back read each predecessor
+ * inclusive, or the inclusive word at a random depth of 1 to 32 or 64) measured for the
+ * optimized kernel 1.1e-7 to 1.25e-7 at n = 1000003, 2.0e-7 to 2.5e-7 at 2^22 and 2.6e-6 to
+ * 3.9e-6 at 2^30, an upper bound for tiles 4x larger (4x fewer adds across tiles); on the H100
+ * the kernel with tiles of 16384 measured 9.9e-7 to 2.8e-6 at 2^30; for the baseline (its carries
+ * chain over a few hundred blocks' sums, not over tiles) 5.5e-8, 6.5e-8 and 3.5e-7 (4.3e-7 on
+ * the H100). CUB adds in an order of its own (a look-back too): 4.4e-7 to 3.6e-6 on the H100
+ * (results/nvidia-h100-80gb-hbm3/20261126T1635Z-75d6c43-scan-tiles/). 2e-5 is 5x the largest;
+ * the smallest planted defect is 2.4e-4. */
 #define SCAN_TOLERANCE 2e-5
 
 typedef struct scan_ctx {

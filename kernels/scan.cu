@@ -14,16 +14,17 @@
  *            deterministic, and every kernel streams with 16-byte accesses at full occupancy; the
  *            cost is exactly one extra read of the input.
  * Steps:     none (library: cub::DeviceScan::InclusiveSum, itself a decoupled look-back)
- * Optimized: one kernel, one read: a block takes the next tile (4096 elements) from an atomic
- *            counter, so tiles start in order and a tile's predecessors are always running or
- *            done (no deadlock whatever the scheduler does). It loads the tile with 16-byte loads,
- *            scans it in registers (per thread, warp shuffles, one barrier), then publishes its
- *            aggregate at once, flag and value in one 64-bit word (no fence between them to get
- *            wrong), and warp 0 looks back 32 predecessors at a time: it waits until each has a
- *            flag, sums aggregates back to the nearest inclusive prefix and publishes its own
- *            inclusive prefix. The chain of carries costs one L2 round trip per tile in the common
- *            case (the predecessor is already inclusive), hidden behind the other resident tiles'
- *            loads; the data crosses DRAM once (8n).
+ * Optimized: one kernel, one read: a block takes the next tile (16384 elements, 16 vectors a
+ *            thread) from an atomic counter, so tiles start in order and a tile's predecessors
+ *            are always running or done (no deadlock whatever the scheduler does). It loads the
+ *            tile with 16-byte loads, scans it in registers (per thread, warp shuffles, one
+ *            barrier), then publishes its aggregate at once, flag and value in one 64-bit word
+ *            (no fence between them to get wrong), and warp 0 looks back 32 predecessors at a
+ *            time: it waits until each has a flag, sums aggregates back to the nearest inclusive
+ *            prefix and publishes its own inclusive prefix. A block holds its tile in registers
+ *            until its carry is known, so the tile is large (one look-back per 64 KB) and the
+ *            kernel is held to 128 registers, two blocks an SM (at 236 registers, one block an
+ *            SM, it ran 15% slower; scripts/probes/gpu_tile_shapes.sh compares shapes).
  * Predicted: (H100 SXM, before measuring; copy roof ~3.0 TB/s measured.) optimized 2.7-2.85 TB/s
  *            counted as 8n (0.90-0.95 of the roof, ~3.1 ms at 2^30): a copy with a short serial
  *            handoff per tile; CUB within a few percent of it (the same algorithm, its own tuning).
