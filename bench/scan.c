@@ -41,8 +41,8 @@ enum { SCAN_BASELINE, SCAN_OPTIMIZED, SCAN_LIBRARY };
  * the kernel with tiles of 16384 measured 9.9e-7 to 2.8e-6 at 2^30; for the baseline (its carries
  * chain over a few hundred blocks' sums, not over tiles) 5.5e-8, 6.5e-8 and 3.5e-7 (4.3e-7 on
  * the H100). CUB adds in an order of its own (a look-back too): 4.4e-7 to 3.6e-6 on the H100
- * (results/nvidia-h100-80gb-hbm3/20261126T1635Z-75d6c43-scan-tiles/). 2e-5 is 5x the largest;
- * the smallest planted defect is 2.4e-4. */
+ * (the runs docs/notes/scan.md cites). 2e-5 is 5x the largest; the smallest planted defect is
+ * 2.4e-4. */
 #define SCAN_TOLERANCE 2e-5
 
 typedef struct scan_ctx {
@@ -297,7 +297,7 @@ static int scan_selftest(char *why, size_t why_size)
     }
     rb_size five = {5, 1, 5};
     if (scan_bytes(&five) != 40.0 || scan_flops(&five) != 5.0 ||
-        scan_optimized_scratch(1u << 30) != 128 + 262144 * 8) {
+        scan_optimized_scratch(1u << 30) != 128 + 65536 * 8) { /* 16384-element tiles */
         rb_fmt(why, why_size, "work model or scratch size wrong");
         return -1;
     }
