@@ -187,6 +187,7 @@ typedef struct rank_place {
     int local;                    /* its place among the ranks of that name */
     int hosts;                    /* names in the fleet */
     int machine_local;            /* its place among the processes of its machine */
+    int machine_size;             /* the processes of its machine */
     int machine_ranks;            /* the most processes any machine has */
 } rank_place;
 
@@ -212,12 +213,11 @@ static int place_rank(rank_place *p)
     p->local = rb_fleet_local_rank(names, ranks, rank_id, &p->hosts);
     free(names);
     MPI_Comm machine;
-    int size = 1;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_id, MPI_INFO_NULL, &machine);
     MPI_Comm_rank(machine, &p->machine_local);
-    MPI_Comm_size(machine, &size);
+    MPI_Comm_size(machine, &p->machine_size);
     MPI_Comm_free(&machine);
-    MPI_Allreduce(&size, &p->machine_ranks, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&p->machine_size, &p->machine_ranks, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     return EXIT_OK;
 }
 
@@ -229,6 +229,12 @@ static int pick_gpu(const rank_place *p, int *device, char *err, size_t err_size
     if (rb_env_device_count(&gpus, err, err_size) != RB_OK)
         return EXIT_NO_GPU;
     *device = p->machine_local % gpus;
+    /* two ranks on one GPU measure each other: said, once per machine */
+    if (p->machine_local == 0 && p->machine_size > gpus)
+        fprintf(stderr,
+                "roofbench_mpi: warning: %d ranks on a machine of %d GPU(s): ranks share GPUs, "
+                "and their figures each other's (one rank per GPU)\n",
+                p->machine_size, gpus);
     if (cudaSetDevice(*device) != cudaSuccess) {
         rb_fmt(err, err_size, "cudaSetDevice(%d) failed", *device);
         return EXIT_NO_GPU;

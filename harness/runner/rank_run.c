@@ -14,6 +14,15 @@
 #include "core/util.h"
 #include "results.h"
 
+/* A fresh start for the next pair in this process, as a new child would have: no error of an
+ * earlier pair's left in the first-error record or in the runtime's last error (a pair's next
+ * cudaGetLastError would report it as its own). */
+static void fresh_start(void)
+{
+    rb_error_clear();
+    cudaGetLastError();
+}
+
 /* Hands each line a record file holds to on_line. 0, or -1 when it cannot be read. */
 static int read_records(FILE *f, void (*on_line)(void *arg, const json_value *line), void *arg)
 {
@@ -61,6 +70,7 @@ int rb_rank_pair(const rb_job *j, const rb_options *o, const rb_comm *comm, rb_p
 {
     rb_child_opts opts;
     int device = 0;
+    fresh_start();
     cudaGetDevice(&device);
     rb_results_begin(r, j);
     rb_results_child_opts(j, o, &opts);
@@ -128,6 +138,7 @@ json_value *rb_rank_platform(const rb_options *o, char *line, size_t line_size)
     platform_lines s = {json_new_object(), json_new_object(), ""};
     FILE *records = tmpfile();
     int device = 0;
+    fresh_start();
     cudaGetDevice(&device);
     if (!s.values || !s.methods || !records)
         rb_fmt(s.error, sizeof s.error, "out of memory, or no temporary file");
