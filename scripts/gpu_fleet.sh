@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# usage: OUT=DIR scripts/gpu_fleet.sh     (on one node of 4 GPUs; about 4 minutes with the build)
+# usage: OUT=DIR scripts/gpu_fleet.sh     (one node of 2 or more GPUs; about 4 minutes on 4 with the build)
 # roofbench_mpi's fleet checked on a GPU machine: one node posing as 2 nodes of 2 GPUs
-# (RB_HOST_NAME_BY_RANK=nodeA,nodeA,nodeB,nodeB), 4 ranks under mpirun.
+# (on 4 GPUs RB_HOST_NAME_BY_RANK=nodeA,nodeA,nodeB,nodeB: the first half of the ranks nodeA), a rank a GPU.
 #   1. build with MPI=1;
 #   2. clean: a fleet run of representative pairs (FILTER below): it must flag nothing;
 #   3. streamed: the same while a second process streams DRAM on GPU $SLOW_GPU (default 3) under
@@ -27,12 +27,15 @@ LOG=$OUT/summary.log
 ARCH=${ARCH:-sm_90}
 B=build/$ARCH/roofbench
 M=build/$ARCH/roofbench_mpi
-SLOW_GPU=${SLOW_GPU:-3}
+# one rank a GPU; the first half of the ranks pose as nodeA, the rest as nodeB
+NP=${NP:-$(nvidia-smi -L | wc -l)}
+SLOW_GPU=${SLOW_GPU:-$((NP - 1))}
+hosts=$(for ((r = 0; r < NP; r++)); do [ $((2 * r)) -lt "$NP" ] && echo nodeA || echo nodeB; done | paste -sd,)
 DRAM='copy_vectorized|reduction|softmax|transpose|sgemm@16M|host_transfer|p2p_copy'
 FILTER=${FILTER:-^($DRAM|nccl_allreduce\.allreduce@(128M|1G))$}
 STREAM_FILTER=${STREAM_FILTER:-^($DRAM)$}
 [ "${STREAM_NCCL:-0}" = 1 ] && STREAM_FILTER=$FILTER
-export NCCL_NVLS_ENABLE=0 RB_HOST_NAME_BY_RANK=nodeA,nodeA,nodeB,nodeB
+export NCCL_NVLS_ENABLE=0 RB_HOST_NAME_BY_RANK=$hosts
 run_as_root=()
 [ "$(id -u)" = 0 ] && run_as_root=(--allow-run-as-root)
 say() { echo "== $(date -u +%T) $*" | tee -a "$LOG"; }
@@ -83,7 +86,7 @@ fleet() {
     local name=$1 want=$2 filter=$3 t0=$SECONDS
     shift 3
     say "fleet $name: --filter '$filter'"
-    mpirun "${run_as_root[@]}" -np 4 -x NCCL_NVLS_ENABLE -x RB_HOST_NAME_BY_RANK "$@" "$M" \
+    mpirun "${run_as_root[@]}" -np "$NP" -x NCCL_NVLS_ENABLE -x RB_HOST_NAME_BY_RANK "$@" "$M" \
         --filter "$filter" --json "$OUT/$name.json" > "$OUT/$name.log" 2>&1
     echo "fleet $name exit $?, $((SECONDS - t0)) s" | tee -a "$LOG"
     grep -E '^(fleet|  |exit|collectives|platform)' "$OUT/$name.log" | tee -a "$LOG"
