@@ -102,12 +102,15 @@ mkdir -p "$MPS_PIPE" "$CUDA_MPS_LOG_DIRECTORY"
 if command -v nvidia-cuda-mps-control > /dev/null &&
     CUDA_VISIBLE_DEVICES=$SLOW_GPU CUDA_MPS_PIPE_DIRECTORY=$MPS_PIPE nvidia-cuda-mps-control -d; then
     say "MPS daemon for GPU $SLOW_GPU started"
-    CUDA_VISIBLE_DEVICES=$SLOW_GPU CUDA_MPS_PIPE_DIRECTORY=$MPS_PIPE \
+    # a client of that daemon sees its GPU as device 0 (CUDA_VISIBLE_DEVICES=$SLOW_GPU here
+    # names no device: the streamer found none)
+    CUDA_VISIBLE_DEVICES=0 CUDA_MPS_PIPE_DIRECTORY=$MPS_PIPE \
         CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 "$B" run --filter '^copy_vectorized$' \
         --samples 100000 --cap 3600 --timeout 3600 --expect none --no-ceilings \
         --json "$OUT/stream.json" > "$OUT/stream.log" 2>&1 &
     streamer=$!
     sleep 6
+    kill -0 $streamer 2> /dev/null || say "the streamer is not running: $(tail -n 1 "$OUT/stream.log")"
     # rank $SLOW_GPU (the machine's 4th process takes GPU 3) joins the MPS server: it then sees
     # that GPU alone, as its device 0, beside the streamer
     wrap=$OUT/mps-wrap.sh

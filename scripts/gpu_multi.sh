@@ -25,7 +25,7 @@ rm -f "$OUT/build.log"
 rc=0
 for part in "$@"; do
     t0=$SECONDS
-    OUT=$OUT/$part "scripts/gpu_$part.sh"
+    OUT=$OUT/$part bash "scripts/gpu_$part.sh"
     r=$?
     [ $r = 0 ] || rc=1
     echo "== $part: exit $r, $((SECONDS - t0)) s" | tee -a "$LOG"
