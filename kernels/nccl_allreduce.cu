@@ -38,8 +38,8 @@
  *   allgather@1G: ring 1415.0 GB/s, nccl_out_of_place 1505.8 (1.06x), nccl_in_place skipped
  *   reduce_scatter@1G: ring 1417.0 GB/s, nccl_out_of_place 1506.3 (1.06x), nccl_in_place skipped
  *   (end of generated lines)
- *   One GPU shows only NCCL's device copy (the reference run predates the ring); the gap
- *   between the ring and NCCL needs two or more GPUs.
+ *   One GPU: device copies only. Two H100s: the ring level with NCCL, ahead on reduce-scatter
+ *   (peer loads ran near the link's rate, not the fraction assumed; docs/notes/nccl_allreduce.md).
  * Does not pay when: there is one GPU (nothing crosses a link: every variant is a device copy),
  *   or the buffers are so small that both are bound by host work and launch latency.
  */
