@@ -6,8 +6,8 @@
 # shows as A against A) over the pairs FILTER matches (default scan). Each run's rows in
 # $OUT/summary.log, the runs' files in one archive. It chose scan's tile: tiles of 16 vectors a
 # thread beat 4 and 8 (docs/notes/scan.md); and it showed that rmsnorm's cluster blocks of 256
-# threads (-DRMSNORM_CLUSTER_BLOCK=256 on the tree before that option was removed) were slower
-# than 512.
+# and 1024 threads (-DRMSNORM_CLUSTER_BLOCK, an option of the trees it ran, since removed) were
+# no better than 512 (docs/notes/rmsnorm.md).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:?OUT=DIR}
