@@ -24,7 +24,7 @@
  *            prefix and publishes its own inclusive prefix. A block holds its tile in registers
  *            until its carry is known, so the tile is large (one look-back per 64 KB) and the
  *            kernel is held to 128 registers, two blocks an SM (at 236 registers, one block an
- *            SM, it ran 15% slower; scripts/probes/gpu_tile_shapes.sh compares shapes).
+ *            SM, it ran 12-15% slower; scripts/probes/gpu_tile_shapes.sh compares shapes).
  * Predicted: (H100 SXM, before measuring; copy roof ~3.0 TB/s measured.) optimized 2.7-2.85 TB/s
  *            counted as 8n (0.90-0.95 of the roof, ~3.1 ms at 2^30): a copy with a short serial
  *            handoff per tile; CUB within a few percent of it (the same algorithm, its own tuning).
@@ -215,10 +215,11 @@ static __device__ __forceinline__ void scan_range(size_t n, size_t *first, size_
     *end = tiles * (blockIdx.x + 1) / gridDim.x;
 }
 
-static __device__ __forceinline__ int scan_valid(size_t n, size_t tile)
+/* The elements of tile `tile` (of TILE) that lie before n. */
+template <int TILE> static __device__ __forceinline__ int scan_valid(size_t n, size_t tile)
 {
-    const size_t left = n - tile * SCAN_TILE;
-    return left < SCAN_TILE ? (int)left : SCAN_TILE;
+    const size_t left = n - tile * TILE;
+    return left < TILE ? (int)left : TILE;
 }
 
 /* Kernel 1: sums[b] = the sum of block b's range (4 accumulators a thread, one per row). */
@@ -234,7 +235,7 @@ static __global__ void __launch_bounds__(SCAN_THREADS)
     T acc[SCAN_ROWS] = {};
     for (size_t t = first; t < end; t++) {
         T v[SCAN_ROWS][SCAN_VEC];
-        scan_load(in + t * SCAN_TILE, scan_valid(n, t), v);
+        scan_load(in + t * SCAN_TILE, scan_valid<SCAN_TILE>(n, t), v);
 #pragma unroll
         for (int r = 0; r < SCAN_ROWS; r++)
 #pragma unroll
@@ -299,7 +300,7 @@ static __global__ void __launch_bounds__(SCAN_THREADS)
     T run = carry[blockIdx.x];
     for (size_t t = first; t < end; t++) {
         T v[SCAN_ROWS][SCAN_VEC], pre[SCAN_ROWS];
-        const int valid = scan_valid(n, t);
+        const int valid = scan_valid<SCAN_TILE>(n, t);
         scan_load(in + t * SCAN_TILE, valid, v);
         const T total = scan_tile(v, pre, warp_totals[t & 1]);
         scan_store(out + t * SCAN_TILE, valid, v, run, pre);
@@ -477,8 +478,7 @@ static __global__ void __launch_bounds__(SCAN_THREADS, SCAN_OPT_MIN_BLOCKS)
         tile_shared = atomicAdd(counter, 1u);
     __syncthreads();
     const unsigned tile = tile_shared;
-    const size_t left = n - (size_t)tile * SCAN_OPT_TILE;
-    const int valid = left < SCAN_OPT_TILE ? (int)left : SCAN_OPT_TILE;
+    const int valid = scan_valid<SCAN_OPT_TILE>(n, tile);
     T v[SCAN_OPT_ROWS][SCAN_VEC], pre[SCAN_OPT_ROWS];
     scan_load(in + (size_t)tile * SCAN_OPT_TILE, DEFECT == SCAN_DEFECT_TILE_TAIL ? valid - 1 : valid,
               v);
