@@ -42,7 +42,9 @@ enum { SCAN_BASELINE, SCAN_OPTIMIZED, SCAN_LIBRARY };
  * chain over a few hundred blocks' sums, not over tiles) 5.5e-8, 6.5e-8 and 3.5e-7 (4.3e-7 on
  * the H100). CUB adds in an order of its own (a look-back too): 4.4e-7 to 3.6e-6 on the H100
  * (the runs docs/notes/scan.md cites). 2e-5 is 5x the largest; the smallest planted defect is
- * 2.4e-4. */
+ * 2.4e-4. The kernel's compile-time options keep this model: SCAN_FOLD adds the same terms
+ * grouped otherwise (carry + (in-tile prefix + value) for (carry + prefix) + value, the chain
+ * one add long either way), SCAN_SMEM_TILE changes where a tile is loaded, not its adds. */
 #define SCAN_TOLERANCE 2e-5
 
 typedef struct scan_ctx {

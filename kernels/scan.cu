@@ -498,11 +498,10 @@ static __device__ __forceinline__ void scan_fold(T (&v)[ROWS][SCAN_VEC], const T
  * exclusive prefix, a barrier hands it to every thread through *exclusive_shared, and the tile
  * is stored. */
 template <typename T, int DEFECT>
-static __device__ __forceinline__ void scan_finish(T *__restrict__ out, int valid, unsigned tile,
-                                                   T (&v)[SCAN_OPT_ROWS][SCAN_VEC],
-                                                   const T (&pre)[SCAN_OPT_ROWS], T aggregate,
-                                                   unsigned long long *__restrict__ status,
-                                                   T *exclusive_shared)
+static __device__ __forceinline__ void
+scan_finish(T *__restrict__ out, int valid, unsigned tile, T (&v)[SCAN_OPT_ROWS][SCAN_VEC],
+            const T (&pre)[SCAN_OPT_ROWS], T aggregate, unsigned long long *__restrict__ status,
+            T *exclusive_shared)
 {
     if (SCAN_FOLD)
         scan_fold(v, pre);
@@ -557,7 +556,7 @@ static __global__ void __launch_bounds__(SCAN_THREADS, SCAN_OPT_MIN_BLOCKS)
  *            for its load: 64 KB read from shared memory (~0.3 us at 128 B/clock), the scan
  *            (~0.3 us), the look-back (one to three L2 round trips, ~1-2 us) and the issue of
  *            64 KB of stores (~0.5 us): 2-3 us, under the 5.7 us the next tile's load takes, so
- *            the read stream does not stop and one 64 KB load an SM (8.4 MB in flight) is well
+ *            the read stream does not stop and one 64 KB load an SM (8.7 MB in flight) is well
  *            past Little's law's ~3 MB (3 TB/s x ~1 us). 0.88-0.93 of the copy roof, 2.65-2.8
  *            TB/s counted as 8n, 1.07-1.13x CUB. Below 0.85 would mean that the ring's single
  *            block an SM cannot issue its 64 KB of stores fast enough, or that the look-back
@@ -593,8 +592,8 @@ static_assert(SCAN_SMEM_BYTES + SCAN_OPT_ROWS * SCAN_WARPS * 4 + 16 <= 227 * 102
  * bulk-copy engine, completion counted on the mbarrier bar; evict-first in L2, like the register
  * kernel's loads (the input is read once). The .shared::cluster destination with a CTA-local
  * address is this CTA's. */
-static __device__ __forceinline__ void scan_bulk_load(uint32_t dst, const void *src,
-                                                      uint32_t bytes, uint32_t bar)
+static __device__ __forceinline__ void scan_bulk_load(uint32_t dst, const void *src, uint32_t bytes,
+                                                      uint32_t bar)
 {
     asm volatile("{\n"
                  ".reg .b64 policy;\n"
@@ -625,21 +624,22 @@ static __device__ __forceinline__ void scan_stage_fill(const T *in, size_t n, T 
     }
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     sm90_mbar_expect_tx(bar, SCAN_SMEM_TILE_BYTES);
-    scan_bulk_load(sm90_smem_u32(ring + (size_t)s * SCAN_OPT_TILE), in + (size_t)tile * SCAN_OPT_TILE,
-                   SCAN_SMEM_TILE_BYTES, bar);
+    scan_bulk_load(sm90_smem_u32(ring + (size_t)s * SCAN_OPT_TILE),
+                   in + (size_t)tile * SCAN_OPT_TILE, SCAN_SMEM_TILE_BYTES, bar);
 }
 #endif
 
 /* Persistent: the k-th tile a block takes sits in stage k % STAGES, whose mbarrier completes
  * its (k / STAGES)-th phase when the tile has landed. Iteration k first refills the stage that
  * iteration k - 1 read (its tile number was read before, and its data copied to registers before,
- * scan_tile's barrier), then waits for its own. TILE_TAIL as in the register kernel. */
+ * scan_tile's barrier), then waits for its own. TILE_TAIL as in the register kernel. Named
+ * outside the variants' scheme while it is an option (a scan_optimized_* kernel must be in the
+ * default build's kernels table); taken as the default, it becomes scan_optimized_kernel. */
 template <int F, int DEFECT>
 static __global__ void __launch_bounds__(SCAN_THREADS, SCAN_SMEM_MIN_BLOCKS)
-    scan_optimized_smem_kernel(const typename scan_type<F>::type *__restrict__ in,
-                               typename scan_type<F>::type *__restrict__ out, size_t n,
-                               unsigned long long *__restrict__ status,
-                               unsigned *__restrict__ counter)
+    scan_ring_kernel(const typename scan_type<F>::type *__restrict__ in,
+                     typename scan_type<F>::type *__restrict__ out, size_t n,
+                     unsigned long long *__restrict__ status, unsigned *__restrict__ counter)
 {
 #if SCAN_BULK_DEVICE
     typedef typename scan_type<F>::type T;
@@ -687,7 +687,7 @@ static __global__ void __launch_bounds__(SCAN_THREADS, SCAN_SMEM_MIN_BLOCKS)
 template <int F, int DEFECT> static cudaError_t scan_smem_grid(size_t tiles, unsigned *g)
 {
     static int known_dev = -1, known_blocks = 0;
-    const void *kernel = (const void *)scan_optimized_smem_kernel<F, DEFECT>;
+    const void *kernel = (const void *)scan_ring_kernel<F, DEFECT>;
     int dev = 0, major = 0, sms = 0, per_sm = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e == cudaSuccess && dev != known_dev) {
@@ -736,8 +736,8 @@ static cudaError_t scan_optimized_launch(const T *in, T *out, size_t n, void *sc
     if (e != cudaSuccess)
         return e;
     if (g > 0) {
-        scan_optimized_smem_kernel<F, DEFECT><<<g, SCAN_THREADS, SCAN_SMEM_BYTES, stream>>>(
-            in, out, n, status, (unsigned *)scratch);
+        scan_ring_kernel<F, DEFECT>
+            <<<g, SCAN_THREADS, SCAN_SMEM_BYTES, stream>>>(in, out, n, status, (unsigned *)scratch);
         return cudaGetLastError();
     }
 #endif
@@ -962,11 +962,11 @@ extern "C" const rb_kernel_info scan_kernels[] = {
     {"optimized", "scan_optimized_kernel<1, 0>",
      (const void *)scan_optimized_kernel<SCAN_F32, SCAN_DEFECT_NONE>, SCAN_THREADS, 0},
 #if SCAN_SMEM_TILE /* on sm_90 and later; the register kernels above run below it */
-    {"optimized", "scan_optimized_smem_kernel<0, 0>",
-     (const void *)scan_optimized_smem_kernel<SCAN_I32, SCAN_DEFECT_NONE>, SCAN_THREADS,
+    {"optimized", "scan_ring_kernel<0, 0>",
+     (const void *)scan_ring_kernel<SCAN_I32, SCAN_DEFECT_NONE>, SCAN_THREADS,
      SCAN_SMEM_BYTES},
-    {"optimized", "scan_optimized_smem_kernel<1, 0>",
-     (const void *)scan_optimized_smem_kernel<SCAN_F32, SCAN_DEFECT_NONE>, SCAN_THREADS,
+    {"optimized", "scan_ring_kernel<1, 0>",
+     (const void *)scan_ring_kernel<SCAN_F32, SCAN_DEFECT_NONE>, SCAN_THREADS,
      SCAN_SMEM_BYTES},
 #endif
     {}};
