@@ -5,16 +5,22 @@
  *
  * Problem: C (M x N, bf16) = A B with A M x K and B stored N x K (both K-major), bf16 inputs,
  *   fp32 accumulation (kernels/hgemm.h). Inputs: "square" and "awkward", each its own row group:
- *   --size n gives rows = cols = floor(sqrt(n)) (2^26: 8192, the full size; the sweep adds 2^24:
- *   4096), --size RxC gives rows = R, cols = C; then
- *     square:  M = rows, N = cols, K = cols rounded up to a multiple of 16 (8192^3, 4096^3;
- *              999x1021 -> K 1024);
+ *   --size n gives rows = cols = floor(sqrt(n)) (2^26: 8192, the full size; the sweep adds
+ *   6144^2 and 2^24: 6144 and 4096), --size RxC gives rows = R, cols = C; then
+ *     square:  M = rows, N = cols, K = cols rounded up to a multiple of 16 (8192^3, 6144^3,
+ *              4096^3; 999x1021 -> K 1024);
  *     awkward: M = rows - 1, N = cols - 3, K = cols rounded up to 16, plus 16, plus 16 more if
  *              that is a multiple of 64 (8191 x 8189 x 8208, 4095 x 4093 x 4112; 999x1021 ->
  *              998 x 1018 x 1040): M and N odd, no multiple of any tile, K a multiple of 16 but
  *              not of 32 or 64, so every kernel's edge and K-tail paths run.
  *   K % 16 == 0 always: TMA and 16-byte cp.async need rows that are multiples of 16 bytes (K % 8
  *   for bf16, K % 16 for e4m3); hgemm_dims_check refuses any other K with a clear message.
+ * C's layout: rows ldc = N rounded up to 8 elements apart (16-byte rows: 4096 at the awkward
+ *   4095 x 4093 x 4112, whose compact rows would be 8186 bytes), for every variant, ours and
+ *   cuBLASLt's (its ldc and ldd). It is the layout a user who cares about speed gives a GEMM
+ *   whose N is no multiple of 8 (cuBLASLt's tensor-core kernels and the TMA want 16-byte aligned
+ *   rows), so both sides are timed on the layout they would meet. A and B stay compact. The work
+ *   model counts M N elements of C (the padding is neither read nor written).
  * Inputs: seeded uniform (-1, 1) values (core/random.h, generated on the device by
  *   hgemm_fill_inputs in kernels/hgemm.cu), rounded to nearest-even to bf16; the rounded values
  *   are the truth. FP8: the same values over a per-tensor power-of-two scale (s_A = 2^-8,
@@ -23,9 +29,13 @@
  *   exponent) and in fp32, so the kernels' scale_a scale_b product is exact too.
  * Reference: cublasDgemm (fp64) of the truth widened exactly (rb_gemm_ref), rounded once to
  *   fp32; the CPU (double) pins it on rows 0, M/2, M-1 (every row when M N <= 2^16).
+ * Check: the M x N values inside the padded rows against the reference, and C's padding columns
+ *   N .. ldc - 1 untouched: they hold the poison the harness writes into the whole output before
+ *   every checked run (pair.h: all 0xFF bytes, a bf16 NaN no rounding produces), and a variant
+ *   that changed any byte of them (a kernel storing a full tile past N) gets an infinite error.
  * Library variants: cuBLASLt in the TN layout (its A = our B, op T; its B = our A), bf16 output
- *   into their own buffer with N padded to a multiple of 16 (cuBLASLt's FP8 kernels want 16-byte
- *   leading dimensions; the padding is dropped before the check). "library": BF16, the best of
+ *   into the same C, rows ldc apart (16 bytes, as cuBLASLt's FP8 kernels require of every leading
+ *   dimension). "library": BF16, the best of
  *   the heuristic's top candidates timed and cached by harness/kit/gemm_tune.c (gemm_autotune's
  *   tuning, same cache file, same key for the same M N K). "fp8_library": FP8 E4M3 with the same
  *   scales (A/B_SCALE_POINTER) and fast accumulation, the heuristic's first candidate that runs
@@ -50,7 +60,7 @@
 #endif
 #define HGEMM_MAX_DIM (1u << 20)      /* rows, cols limit (int kernel and cuBLAS arguments) */
 #define HGEMM_CPU_FULL_MAX (1u << 16) /* M N up to this: the CPU checks every row */
-#define HGEMM_LIB_PAD 16              /* the library variants' C: N padded to this */
+#define HGEMM_LDC_ALIGN 8             /* C's rows: N rounded up to 8 bf16, 16 bytes */
 #define HGEMM_FP8_CANDIDATES 8
 /* The FP8 per-tensor scales: powers of two, see above. */
 #define HGEMM_SCALE_A 0x1p-8f
@@ -95,6 +105,21 @@ static hgemm_dims hgemm_dims_of(const rb_size *size, int input)
     return d;
 }
 
+/* C's row stride for N columns: the next multiple of 8 elements (16-byte rows, see the top). */
+static size_t hgemm_ldc_of(size_t n)
+{
+    return hgemm_round_up(n, HGEMM_LDC_ALIGN);
+}
+
+/* 1 when every byte of a copy of C's padding columns still holds the poison (0xFF), else 0. */
+static int hgemm_padding_intact(const uint8_t *pad, size_t bytes)
+{
+    for (size_t i = 0; i < bytes; i++)
+        if (pad[i] != 0xFF)
+            return 0;
+    return 1;
+}
+
 /* 0 when the kernels and cuBLASLt take d, else -1 with the reason (one line). */
 static int hgemm_dims_check(const hgemm_dims *d, char *why, size_t why_size)
 {
@@ -134,7 +159,8 @@ static double hgemm_flops_of(const hgemm_dims *d)
     return 2.0 * (double)d->m * (double)d->n * (double)d->k;
 }
 
-/* A and B read once, C written once: bf16 (2 bytes) inputs, or e4m3 (1 byte) and two scales. */
+/* A and B read once, C's M x N written once (its padding is not touched): bf16 (2 bytes) inputs,
+ * or e4m3 (1 byte) and two scales. */
 static double hgemm_bytes_of(const hgemm_dims *d, double in_bytes)
 {
     return in_bytes * ((double)d->m * d->k + (double)d->n * d->k) + 2.0 * (double)d->m * d->n +
@@ -180,13 +206,14 @@ static float hgemm_bf16_to_float(uint16_t b)
 
 /* ---- The context. ---- */
 
-/* Device buffers: A (M x K), B (N x K) in bf16 and e4m3; C (M x N, compact) for our kernels;
- * c_lib (M x np) for the library variants; packed: c_lib without padding (check); ref[0] the
- * bf16 reference, ref[1] the FP8 one (M x N fp32). */
+/* Device buffers: A (M x K), B (N x K) in bf16 and e4m3; C (M x ldc) for every variant; packed:
+ * C without its padding (check; NULL when ldc == N); ref[0] the bf16 reference, ref[1] the FP8
+ * one (M x N fp32). Host: pad, a copy of C's padding columns (check). */
 typedef struct hgemm_ctx {
     hgemm_dims d;
-    size_t np;
-    uint16_t *a, *b, *c, *c_lib, *packed;
+    size_t ldc;
+    uint16_t *a, *b, *c, *packed;
+    uint8_t *pad;
     uint8_t *a8, *b8;
     float *ref[2];
     float *scales; /* s_A at [0], s_B at [4] (each 16-byte aligned, as cuBLASLt wants) */
@@ -289,14 +316,14 @@ static rb_status hgemm_inputs_and_references(hgemm_ctx *c, uint64_t seed)
 /* ---- cuBLASLt. ---- */
 
 /* The TN problem in `type` (see the top): cuBLASLt's A = our B (K x N column-major, op T), its
- * B = our A (K x M, op N), its C = D = c_lib (np x M column-major, np >= N). */
+ * B = our A (K x M, op N), its C = D = our C (N x M column-major, leading dimension ldc). */
 static rb_status hgemm_lt_problem(hgemm_ctx *c, rb_lt_gemm *g, cudaDataType_t type)
 {
     const hgemm_dims *d = &c->d;
     int32_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
     g->a = type == CUDA_R_16BF ? (const void *)c->b : (const void *)c->b8;
     g->b = type == CUDA_R_16BF ? (const void *)c->a : (const void *)c->a8;
-    g->c = c->c_lib;
+    g->c = c->c;
     g->workspace = c->workspace;
     g->workspace_bytes = HGEMM_WORKSPACE;
     RB_CUBLAS(cublasLtCreate(&g->lt));
@@ -317,7 +344,7 @@ static rb_status hgemm_lt_problem(hgemm_ctx *c, rb_lt_gemm *g, cudaDataType_t ty
     }
     RB_CUBLAS(cublasLtMatrixLayoutCreate(&g->layout_a, type, d->k, d->n, (int64_t)d->k));
     RB_CUBLAS(cublasLtMatrixLayoutCreate(&g->layout_b, type, d->k, d->m, (int64_t)d->k));
-    RB_CUBLAS(cublasLtMatrixLayoutCreate(&g->layout_c, CUDA_R_16BF, d->n, d->m, (int64_t)c->np));
+    RB_CUBLAS(cublasLtMatrixLayoutCreate(&g->layout_c, CUDA_R_16BF, d->n, d->m, (int64_t)c->ldc));
     return RB_OK;
 }
 
@@ -389,11 +416,14 @@ static rb_status hgemm_setup(void **ctx, const rb_size *size, uint64_t seed, int
         return RB_ERR_INPUT;
     }
     const hgemm_dims *d = &c->d;
-    c->np = hgemm_round_up(d->n, HGEMM_LIB_PAD);
-    RB_CUDA(cudaMalloc((void **)&c->c, d->m * d->n * 2));
-    RB_CUDA(cudaMalloc((void **)&c->c_lib, d->m * c->np * 2));
-    if (c->np != d->n)
+    c->ldc = hgemm_ldc_of(d->n);
+    RB_CUDA(cudaMalloc((void **)&c->c, d->m * c->ldc * 2));
+    if (c->ldc != d->n) {
         RB_CUDA(cudaMalloc((void **)&c->packed, d->m * d->n * 2));
+        c->pad = malloc(d->m * (c->ldc - d->n) * 2);
+        if (!c->pad)
+            return RB_ERR_ALLOC;
+    }
     RB_CUDA(cudaMalloc((void **)&c->ref[0], d->m * d->n * sizeof(float)));
     RB_CUDA(cudaMalloc((void **)&c->ref[1], d->m * d->n * sizeof(float)));
     RB_CUDA(cudaMalloc(&c->workspace, HGEMM_WORKSPACE));
@@ -421,8 +451,8 @@ static void hgemm_teardown(void *ctx)
     cudaFree(c->a8);
     cudaFree(c->b8);
     cudaFree(c->c);
-    cudaFree(c->c_lib);
     cudaFree(c->packed);
+    free(c->pad);
     cudaFree(c->ref[0]);
     cudaFree(c->ref[1]);
     cudaFree(c->scales);
@@ -433,39 +463,43 @@ static void hgemm_teardown(void *ctx)
     free(c);
 }
 
-static int hgemm_is_library(int variant)
-{
-    return variant == HG_LIBRARY || variant == HG_FP8_LIBRARY;
-}
-
+/* Every variant writes C: its padding columns are poisoned too (the check's sentinel). */
 static void hgemm_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 {
     hgemm_ctx *c = ctx;
-    *dev_ptr = hgemm_is_library(variant) ? c->c_lib : c->c;
-    *bytes = c->d.m * (hgemm_is_library(variant) ? c->np : c->d.n) * 2;
+    (void)variant;
+    *dev_ptr = c->c;
+    *bytes = c->d.m * c->ldc * 2;
 }
 
-/* Each variant against its reference (bf16 or FP8 truth); the library's padding columns are
- * dropped first. */
+/* Each variant against its reference (bf16 or FP8 truth), on C's M x N values; then C's padding
+ * columns must still hold the poison (see the top): else the error is infinite. */
 static rb_status hgemm_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     hgemm_ctx *c = ctx;
+    const hgemm_dims *d = &c->d;
     const float *ref = c->ref[variant == HG_FP8 || variant == HG_FP8_LIBRARY];
-    if (hgemm_is_library(variant))
-        return rb_gemm_relerr_padded(c->c_lib, c->packed, c->d.m, c->d.n, c->np, 2, ref, stream,
-                                     rel_err);
-    return rb_gemm_relerr_padded(c->c, NULL, c->d.m, c->d.n, c->d.n, 2, ref, stream, rel_err);
+    RB_TRY(rb_gemm_relerr_padded(c->c, c->packed, d->m, d->n, c->ldc, 2, ref, stream, rel_err));
+    if (c->ldc == d->n)
+        return RB_OK;
+    size_t pad_bytes = (c->ldc - d->n) * 2;
+    RB_CUDA(cudaMemcpy2DAsync(c->pad, pad_bytes, c->c + d->n, c->ldc * 2, pad_bytes, d->m,
+                              cudaMemcpyDeviceToHost, stream));
+    RB_CUDA(cudaStreamSynchronize(stream));
+    if (!hgemm_padding_intact(c->pad, pad_bytes * d->m))
+        *rel_err = INFINITY;
+    return RB_OK;
 }
 
 /* ---- The variants. ---- */
 
 typedef cudaError_t (*hgemm_launcher)(const uint16_t *, const uint16_t *, uint16_t *, int, int, int,
-                                      cudaStream_t);
+                                      int, cudaStream_t);
 
 static rb_status hgemm_run_step(void *ctx, hgemm_launcher launch, cudaStream_t stream)
 {
     hgemm_ctx *c = ctx;
-    RB_CUDA(launch(c->a, c->b, c->c, (int)c->d.m, (int)c->d.n, (int)c->d.k, stream));
+    RB_CUDA(launch(c->a, c->b, c->c, (int)c->d.m, (int)c->d.n, (int)c->d.k, (int)c->ldc, stream));
     return RB_OK;
 }
 
@@ -510,7 +544,7 @@ static rb_status run_fp8(void *ctx, cudaStream_t stream)
 {
     hgemm_ctx *c = ctx;
     RB_CUDA(hgemm_fp8_optimized(c->a8, c->b8, c->c, (int)c->d.m, (int)c->d.n, (int)c->d.k,
-                                HGEMM_SCALE_A, HGEMM_SCALE_B, stream));
+                                (int)c->ldc, HGEMM_SCALE_A, HGEMM_SCALE_B, stream));
     return RB_OK;
 }
 
@@ -525,27 +559,37 @@ static rb_status run_fp8_library(void *ctx, cudaStream_t stream)
     return RB_OK;
 }
 
-/* Planted defects (tests/test_gpu.c), both in step 1's kernel (kernels/hgemm.h). At 999 x 1021
+/* Planted defects (tests/test_gpu.c), all in step 1's kernel (kernels/hgemm.h). At 999 x 1021
  * (square 999 x 1021 x 1024, awkward 998 x 1018 x 1040) the terms are independent and zero-mean,
  * so a dropped share f of K or of the rows gives a normwise error of about sqrt(f):
  *   k_tail_tile_skipped: the K loop one 32-deep tile short: 32 of 1024 and 16 of 1040 columns
  *     of K dropped: 0.18 and 0.12, 25-35x the 5e-3 tolerance;
  *   edge_row_guard_off_by_one: the A loader's row guard `row < m - 1`: the last row of C is 0
- *     (every element written, so the poison alone does not catch it): sqrt(1/999) = 0.032, 6x. */
-static rb_status run_defect_k_tail(void *ctx, cudaStream_t stream)
+ *     (every element written, so the poison alone does not catch it): sqrt(1/999) = 0.032, 6x;
+ *   padding_written: the store guard `col < ldc`: every value inside M x N right (an error of
+ *     ~1.7e-3, within tolerance), but zeros in C's padding columns (3 and 6 of ldc 1024): only
+ *     the padding check catches it, with an infinite error. */
+static rb_status hgemm_run_defect(void *ctx, int defect, cudaStream_t stream)
 {
     hgemm_ctx *c = ctx;
     RB_CUDA(hgemm_mma_sync_defect(c->a, c->b, c->c, (int)c->d.m, (int)c->d.n, (int)c->d.k,
-                                  HGEMM_DEFECT_K_TAIL, stream));
+                                  (int)c->ldc, defect, stream));
     return RB_OK;
+}
+
+static rb_status run_defect_k_tail(void *ctx, cudaStream_t stream)
+{
+    return hgemm_run_defect(ctx, HGEMM_DEFECT_K_TAIL, stream);
 }
 
 static rb_status run_defect_edge_row(void *ctx, cudaStream_t stream)
 {
-    hgemm_ctx *c = ctx;
-    RB_CUDA(hgemm_mma_sync_defect(c->a, c->b, c->c, (int)c->d.m, (int)c->d.n, (int)c->d.k,
-                                  HGEMM_DEFECT_EDGE_ROW, stream));
-    return RB_OK;
+    return hgemm_run_defect(ctx, HGEMM_DEFECT_EDGE_ROW, stream);
+}
+
+static rb_status run_defect_pad_write(void *ctx, cudaStream_t stream)
+{
+    return hgemm_run_defect(ctx, HGEMM_DEFECT_PAD_WRITE, stream);
 }
 
 /* The acceptance ratios, beside the optimized and fp8 variants: speed over the library's
@@ -587,8 +631,44 @@ static int hgemm_library_algo(void *ctx, int variant, rb_library_algo *out)
     return 0;
 }
 
+/* The shape rules against hand-computed cases: rows x cols to M x N x K per input, C's ldc. */
+static int hgemm_selftest_shapes(char *why, size_t why_size)
+{
+    /* Shapes: 2^26 -> 8192^3 and 8191 x 8189 x 8208; 6144^2 -> 6144^3 and 6143 x 6141 x 6160;
+     * 999x1021 -> K 1024 and 998 x 1018 x 1040; 1000003 -> 1000 x 1000 x 1008 and 999 x 997 x
+     * 1040 (1024 is a multiple of 64). C's rows: N rounded up to 8. */
+    rb_size full = {1u << 26, 0, 0}, mid = {6144u * 6144u, 0, 0}, shaped = {999 * 1021, 999, 1021},
+            odd = {1000003, 0, 0};
+    char sub[160];
+    if (hgemm_shape(&full, sub, sizeof sub) != 0 || hgemm_shape(&mid, sub, sizeof sub) != 0 ||
+        hgemm_shape(&shaped, sub, sizeof sub) != 0 || hgemm_shape(&odd, sub, sizeof sub) != 0) {
+        rb_fmt(why, why_size, "shape rule refused 2^26, 6144^2, 999x1021 or 1000003");
+        return -1;
+    }
+    const hgemm_dims want_dims[8] = {{8192, 8192, 8192}, {8191, 8189, 8208}, {6144, 6144, 6144},
+                                     {6143, 6141, 6160}, {999, 1021, 1024},  {998, 1018, 1040},
+                                     {1000, 1000, 1008}, {999, 997, 1040}};
+    const size_t want_ldc[8] = {8192, 8192, 6144, 6144, 1024, 1024, 1000, 1000};
+    const rb_size *sizes[4] = {&full, &mid, &shaped, &odd};
+    for (int i = 0; i < 8; i++) {
+        hgemm_dims d = hgemm_dims_of(sizes[i / 2], i % 2);
+        if (memcmp(&d, &want_dims[i], sizeof d) != 0 || hgemm_dims_check(&d, sub, sizeof sub) ||
+            hgemm_ldc_of(d.n) != want_ldc[i]) {
+            rb_fmt(why, why_size, "dims %d: %zu x %zu x %zu, ldc %zu", i, d.m, d.n, d.k,
+                   hgemm_ldc_of(d.n));
+            return -1;
+        }
+    }
+    /* The awkward input's C: 4093 columns in rows of 4096 (16-byte rows), 1 column in rows of 8. */
+    if (hgemm_ldc_of(4093) != 4096 || hgemm_ldc_of(1) != 8) {
+        rb_fmt(why, why_size, "C's row stride is not N rounded up to 8");
+        return -1;
+    }
+    return 0;
+}
+
 /* The pure parts against hand-computed cases: the CPU reference, the roundings, the shapes and
- * their refusal, the work model. */
+ * their refusal, the padding check, the work model. */
 static int hgemm_selftest(char *why, size_t why_size)
 {
     /* A = [1 2 -1; 0.5 0 4] (2 x 3), B = [1 1 1; -2 0.25 1] (2 x 3): A B^T = [2 -2.5; 4.5 3]. */
@@ -605,25 +685,18 @@ static int hgemm_selftest(char *why, size_t why_size)
         rb_fmt(why, why_size, "bf16 decoding wrong");
         return -1;
     }
-    /* Shapes: 2^26 -> 8192^3 and 8191 x 8189 x 8208; 999x1021 -> K 1024 and 998 x 1018 x 1040;
-     * 1000003 -> 1000 x 1000 x 1008 and 999 x 997 x 1040 (1024 is a multiple of 64). */
-    rb_size full = {1u << 26, 0, 0}, shaped = {999 * 1021, 999, 1021}, odd = {1000003, 0, 0};
-    char sub[160];
-    if (hgemm_shape(&full, sub, sizeof sub) != 0 || hgemm_shape(&shaped, sub, sizeof sub) != 0 ||
-        hgemm_shape(&odd, sub, sizeof sub) != 0) {
-        rb_fmt(why, why_size, "shape rule refused 2^26, 999x1021 or 1000003");
+    if (hgemm_selftest_shapes(why, why_size) != 0)
+        return -1;
+    /* The padding check: poison everywhere passes; one byte written (a zero's low byte) fails. */
+    uint8_t pad[24];
+    memset(pad, 0xFF, sizeof pad);
+    int intact = hgemm_padding_intact(pad, sizeof pad);
+    pad[17] = 0x00;
+    if (!intact || hgemm_padding_intact(pad, sizeof pad) || !hgemm_padding_intact(pad, 17)) {
+        rb_fmt(why, why_size, "padding check wrong");
         return -1;
     }
-    const hgemm_dims want_dims[6] = {{8192, 8192, 8192}, {8191, 8189, 8208}, {999, 1021, 1024},
-                                     {998, 1018, 1040},  {1000, 1000, 1008}, {999, 997, 1040}};
-    const rb_size *sizes[3] = {&full, &shaped, &odd};
-    for (int i = 0; i < 6; i++) {
-        hgemm_dims d = hgemm_dims_of(sizes[i / 2], i % 2);
-        if (memcmp(&d, &want_dims[i], sizeof d) != 0 || hgemm_dims_check(&d, sub, sizeof sub)) {
-            rb_fmt(why, why_size, "dims %d: %zu x %zu x %zu", i, d.m, d.n, d.k);
-            return -1;
-        }
-    }
+    char sub[160];
     /* K % 8 != 0 and K % 16 != 0 are refused with their reasons; so is an empty dimension. */
     hgemm_dims k_odd = {64, 64, 1020}, k_8 = {64, 64, 1016}, empty = {0, 64, 64};
     if (hgemm_dims_check(&k_odd, sub, sizeof sub) != -1 || !strstr(sub, "multiple of 8") ||
@@ -632,16 +705,21 @@ static int hgemm_selftest(char *why, size_t why_size)
         rb_fmt(why, why_size, "K %% 8, K %% 16 or M = 0 not refused as it should be");
         return -1;
     }
-    /* Work at 8192^3: 2^40 flops; bf16 3 x 2^27 bytes, fp8 2 x 2^26 + 2^27 + 8. */
+    /* Work at 8192^3: 2^40 flops; bf16 3 x 2^27 bytes, fp8 2 x 2^26 + 2^27 + 8. The awkward
+     * 4095 x 4093 x 4112: C counted as M N elements, not M ldc. */
+    double flops, bytes;
+    rb_size full = {1u << 26, 8192, 8192}, awkward = {4096u * 4096u, 4096, 4096};
+    hgemm_input_work(&awkward, HG_AWKWARD, &flops, &bytes);
     if (hgemm_flops(&full) != 0x1p40 || hgemm_bytes(&full) != 3.0 * 0x1p27 ||
-        hgemm_bytes_fp8(&full) != 0x1p27 + 0x1p27 + 8.0) {
-        rb_fmt(why, why_size, "work model wrong at 8192^3");
+        hgemm_bytes_fp8(&full) != 0x1p27 + 0x1p27 + 8.0 || flops != 2.0 * 4095 * 4093 * 4112 ||
+        bytes != 2.0 * (4095.0 * 4112 + 4093.0 * 4112 + 4095.0 * 4093)) {
+        rb_fmt(why, why_size, "work model wrong at 8192^3 or at the awkward 4095 x 4093 x 4112");
         return -1;
     }
     return 0;
 }
 
-static const uint64_t hgemm_sweep[] = {1u << 26, 1u << 24, 0}; /* 8192^3, 4096^3 */
+static const uint64_t hgemm_sweep[] = {1u << 26, 6144u * 6144u, 1u << 24, 0}; /* 8192^3 .. 4096^3 */
 /* The awkward shape at one size, 4095 x 4093 x 4112: its edges are the same at 8191 x 8189 x
  * 8208, which took 27 s of a full run (cuBLASLt runs 9.4 ms there, 8x its square time); run it
  * with --filter hgemm.awkward --size 67108864. */
@@ -650,8 +728,10 @@ static const uint64_t hgemm_awkward_sweep[] = {1u << 24, 0};
 const rb_pair rb_pair_hgemm = {
     .name = "hgemm",
     .pattern = "BF16 GEMM by hand, mma.sync -> cp.async -> wgmma -> TMA -> warp specialization "
-               "-> clusters, against cuBLASLt (and FP8)",
-    .size_unit = "output elements (M x N; K = N rounded up to 16; awkward: see bench/hgemm.c)",
+               "-> clusters, against cuBLASLt (and FP8), both on C rows padded to 16 bytes",
+    .size_unit =
+        "output elements (M x N; K = N rounded up to 16; C's rows 16-byte aligned, ldc = N "
+        "rounded up to 8: 4096 at the awkward 4095 x 4093 x 4112)",
     .smoke_size = 1u << 16,
     .full_size = 1u << 26,
     .min_cc = 90, /* wgmma, TMA and clusters: sm_90a (H100, H200) */
@@ -737,5 +817,6 @@ const rb_pair rb_pair_hgemm = {
         {
             {"k_tail_tile_skipped", HG_MMA_SYNC, run_defect_k_tail},
             {"edge_row_guard_off_by_one", HG_MMA_SYNC, run_defect_edge_row},
+            {"padding_written", HG_MMA_SYNC, run_defect_pad_write},
         },
 };

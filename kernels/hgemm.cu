@@ -4,9 +4,10 @@
  * the tensor cores, until the tensor pipe is busy nearly every cycle.
  *
  * What:      C = A B, bf16 in, fp32 accumulation, bf16 out; A m x k and B n x k, both K-major
- *   (the layout wgmma reads from shared memory untransposed), C m x n row-major (kernels/hgemm.h).
- *   Any m, n >= 1, k % 8 == 0 (fp8: k % 16 == 0). bench/hgemm.c times every step and cuBLASLt in
- *   one interleaved loop, at 8192^3, 4096^3 and an awkward 4095 x 4093 x 4112.
+ *   (the layout wgmma reads from shared memory untransposed), C m x n row-major, rows ldc >= n
+ *   apart (kernels/hgemm.h). Any m, n >= 1, k % 8 == 0 (fp8: k % 16 == 0). bench/hgemm.c times
+ *   every step and cuBLASLt in one interleaved loop, at 8192^3, 6144^3, 4096^3 and an awkward
+ *   4095 x 4093 x 4112 whose C rows are padded to 16 bytes (ldc 4096), as a user would lay it out.
  * Work:      2 m n k flops (8192^3: 1.100 TFLOP); 2 (m k + n k + m n) bytes compulsory (403 MB, AI
  *   2731): compute-bound. What limits a tile is the tensor pipe and the operand traffic from L2:
  *   a 128 x 256 tile reads 768 B per k for 65536 flop, 85 flop/B, so 700 TFLOP/s needs ~8 TB/s
@@ -73,8 +74,8 @@
  * Edges: a 16-byte chunk (8 bf16) of A or B is loaded when its row is inside M (N) and its first
  *   column inside K, else zeros are stored: k % 8 == 0 makes every chunk wholly in or out. Zero
  *   rows and columns add exact zeros, so only the stores need a guard: each thread stores its
- *   bf16 pairs (4-byte stores when N is even, else one element at a time) where row < M and
- *   column < N.
+ *   bf16 pairs (4-byte stores when ldc is even and both lie inside N, else one element at a
+ *   time) where row < M and column < N; C's padding columns N .. ldc - 1 are never written.
  * Block order: tiles are numbered in groups of HGEMM_GROUP_M (8) tile rows, column by column
  *   within a group (the "grouped" raster of Triton's and CUTLASS's GEMMs). The blocks of a wave
  *   walk K at about the same pace, so a K slice of a panel that several of them share comes
@@ -212,13 +213,13 @@ static __device__ __forceinline__ void hgemm_warp_tile(float acc[HGEMM_MT][HGEMM
     }
 }
 
-/* The warp's accumulators, rounded to bf16, into C (m x n row-major) at (row0, col0), inside M
- * and N only. Thread (g = lane / 4, t = lane % 4) holds rows g and g + 8, columns 2t and 2t + 1
- * of each m16n8 tile. */
+/* The warp's accumulators, rounded to bf16, into C (m x n row-major, rows ldc apart) at (row0,
+ * col0), inside M and N only. Thread (g = lane / 4, t = lane % 4) holds rows g and g + 8, columns
+ * 2t and 2t + 1 of each m16n8 tile. */
 static __device__ __forceinline__ void hgemm_store_warp_tile(uint16_t *c,
                                                              const float acc[HGEMM_MT][HGEMM_NT][4],
-                                                             int m, int n, int row0, int col0,
-                                                             int lane)
+                                                             int m, int n, int ldc, int row0,
+                                                             int col0, int lane)
 {
     int g = lane >> 2, t = lane & 3;
 #pragma unroll
@@ -231,8 +232,8 @@ static __device__ __forceinline__ void hgemm_store_warp_tile(uint16_t *c,
                 if (row >= m || col >= n)
                     continue;
                 __nv_bfloat162 v = __floats2bfloat162_rn(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
-                uint16_t *p = c + (size_t)row * n + col;
-                if ((n & 1) == 0) { /* col even, n even: a 4-byte aligned pair, both inside N */
+                uint16_t *p = c + (size_t)row * ldc + col;
+                if ((ldc & 1) == 0 && col + 1 < n) { /* col, ldc even: a 4-byte aligned pair */
                     *(__nv_bfloat162 *)p = v;
                 } else {
                     p[0] = __bfloat16_as_ushort(__low2bfloat16(v));
@@ -245,11 +246,13 @@ static __device__ __forceinline__ void hgemm_store_warp_tile(uint16_t *c,
 /*
  * Step 1. ld: the row stride of A and B (K); k: the K extent looped over (K; the planted
  * defect's is one tile short); a_rows: the rows of A the loader reads (M; the planted defect's
- * off-by-one guard reads M - 1 and zero-fills the last).
+ * off-by-one guard reads M - 1 and zero-fills the last); store_cols: the columns of C stored (N;
+ * the planted defect's is ldc, C's padding included).
  */
 __global__ void __launch_bounds__(HGEMM_THREADS, 1)
     hgemm_mma_sync_kernel(const uint16_t *__restrict__ a, const uint16_t *__restrict__ b,
-                          uint16_t *__restrict__ c, int m, int n, int k, int ld, int a_rows)
+                          uint16_t *__restrict__ c, int m, int n, int k, int ld, int a_rows,
+                          int ldc, int store_cols)
 {
     __shared__ __align__(16) uint16_t as[HGEMM_BM * HGEMM_PITCH];
     __shared__ __align__(16) uint16_t bs[HGEMM_BN * HGEMM_PITCH];
@@ -283,7 +286,8 @@ __global__ void __launch_bounds__(HGEMM_THREADS, 1)
         hgemm_warp_tile(acc, as, bs, warp_m, warp_n, lane);
         __syncthreads();
     }
-    hgemm_store_warp_tile(c, acc, m, n, row0 + warp_m * HGEMM_WM, col0 + warp_n * HGEMM_WN, lane);
+    hgemm_store_warp_tile(c, acc, m, store_cols, ldc, row0 + warp_m * HGEMM_WM,
+                          col0 + warp_n * HGEMM_WN, lane);
 }
 
 /* 16 bytes global -> shared, asynchronously (L2 only: .cg); zeros when !valid (src-size 0 reads
@@ -329,7 +333,7 @@ static __device__ __forceinline__ void hgemm_load_stage_async(uint16_t *as, uint
  * group is committed past the last tile so that the count stays right. */
 __global__ void __launch_bounds__(HGEMM_THREADS, 1)
     hgemm_cp_async_kernel(const uint16_t *__restrict__ a, const uint16_t *__restrict__ b,
-                          uint16_t *__restrict__ c, int m, int n, int k)
+                          uint16_t *__restrict__ c, int m, int n, int k, int ldc)
 {
     extern __shared__ __align__(128) uint16_t hgemm_ring[];
     int tm, tn, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -362,41 +366,45 @@ __global__ void __launch_bounds__(HGEMM_THREADS, 1)
         hgemm_warp_tile(acc, as, as + HGEMM_BM * HGEMM_PITCH, warp_m, warp_n, lane);
     }
     asm volatile("cp.async.wait_group 0;\n" ::);
-    hgemm_store_warp_tile(c, acc, m, n, row0 + warp_m * HGEMM_WM, col0 + warp_n * HGEMM_WN, lane);
+    hgemm_store_warp_tile(c, acc, m, n, ldc, row0 + warp_m * HGEMM_WM, col0 + warp_n * HGEMM_WN,
+                          lane);
 }
 
 /* Blocks for an m x n C, or 0 when the arguments are outside the seam's contract (1 <= m, n, k,
- * k % 8 == 0) or the tiles would not fit a grid. */
-static unsigned hgemm_steps12_blocks(int m, int n, int k)
+ * k % 8 == 0, ldc >= n) or the tiles would not fit a grid. */
+static unsigned hgemm_steps12_blocks(int m, int n, int k, int ldc)
 {
-    if (m < 1 || n < 1 || k < 1 || k % 8 != 0)
+    if (m < 1 || n < 1 || k < 1 || k % 8 != 0 || ldc < n)
         return 0;
     long long tiles = (long long)((m + HGEMM_BM - 1) / HGEMM_BM) * ((n + HGEMM_BN - 1) / HGEMM_BN);
     return tiles > 0x7fffffffLL ? 0 : (unsigned)tiles;
 }
 
 extern "C" cudaError_t hgemm_mma_sync_defect(const uint16_t *a, const uint16_t *b, uint16_t *c,
-                                             int m, int n, int k, int defect, cudaStream_t stream)
+                                             int m, int n, int k, int ldc, int defect,
+                                             cudaStream_t stream)
 {
-    unsigned blocks = hgemm_steps12_blocks(m, n, k);
+    unsigned blocks = hgemm_steps12_blocks(m, n, k, ldc);
     if (!blocks)
         return cudaErrorInvalidValue;
     int k_loop = defect == HGEMM_DEFECT_K_TAIL ? (k - 1) / HGEMM_BK * HGEMM_BK : k;
     int a_rows = defect == HGEMM_DEFECT_EDGE_ROW ? m - 1 : m;
-    hgemm_mma_sync_kernel<<<blocks, HGEMM_THREADS, 0, stream>>>(a, b, c, m, n, k_loop, k, a_rows);
+    int store_cols = defect == HGEMM_DEFECT_PAD_WRITE ? ldc : n;
+    hgemm_mma_sync_kernel<<<blocks, HGEMM_THREADS, 0, stream>>>(a, b, c, m, n, k_loop, k, a_rows,
+                                                                ldc, store_cols);
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t hgemm_mma_sync(const uint16_t *a, const uint16_t *b, uint16_t *c, int m,
-                                      int n, int k, cudaStream_t stream)
+                                      int n, int k, int ldc, cudaStream_t stream)
 {
-    return hgemm_mma_sync_defect(a, b, c, m, n, k, HGEMM_DEFECT_NONE, stream);
+    return hgemm_mma_sync_defect(a, b, c, m, n, k, ldc, HGEMM_DEFECT_NONE, stream);
 }
 
 extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint16_t *c, int m,
-                                      int n, int k, cudaStream_t stream)
+                                      int n, int k, int ldc, cudaStream_t stream)
 {
-    unsigned blocks = hgemm_steps12_blocks(m, n, k);
+    unsigned blocks = hgemm_steps12_blocks(m, n, k, ldc);
     if (!blocks)
         return cudaErrorInvalidValue;
     /* Above 48 KB of dynamic shared memory a kernel must opt in (once per process would do;
@@ -405,7 +413,8 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
         hgemm_cp_async_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, HGEMM_CP_ASYNC_SMEM);
     if (e != cudaSuccess)
         return e;
-    hgemm_cp_async_kernel<<<blocks, HGEMM_THREADS, HGEMM_CP_ASYNC_SMEM, stream>>>(a, b, c, m, n, k);
+    hgemm_cp_async_kernel<<<blocks, HGEMM_THREADS, HGEMM_CP_ASYNC_SMEM, stream>>>(a, b, c, m, n, k,
+                                                                                  ldc);
     return cudaGetLastError();
 }
 
@@ -544,8 +553,9 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *     buffer, 128 columns at a time, as two 64 x 64 boxes in the 128B-swizzled layout (chunk
  *     (j % 8) ^ (row % 8): conflict-free 4-byte stores), fence.proxy.async, a named barrier for
  *     its 128 threads, then one thread issues cp.async.bulk.tensor stores (the TMA clips rows
- *     and columns past m, n) and, before the buffer is rewritten, cp.async.bulk.wait_group.read.
- *     The TMA needs the row stride (2 n bytes) to be a multiple of 16: for n % 8 != 0 the
+ *     and columns past m, n: C's map is m x n with rows ldc apart, so its padding columns are
+ *     never written) and, before the buffer is rewritten, cp.async.bulk.wait_group.read.
+ *     The TMA needs the row stride (2 ldc bytes) to be a multiple of 16: for ldc % 8 != 0 the
  *     launcher selects the predicated register stores of steps 3-5 instead (a kernel argument).
  *   Boxes that would start past m or n (the second CTA of a cluster at the bottom edge, a B half
  *   past the right edge) load from coordinate 0 instead: finite data for rows or columns that are
@@ -826,17 +836,18 @@ static __device__ __forceinline__ uint32_t hgemm_sm90_pack_bf16x2(float lo, floa
            ((uint32_t)__bfloat16_as_ushort(__float2bfloat16_rn(hi)) << 16);
 }
 
-/* Stores this warpgroup's 64 x 256 accumulator, times scale, as bf16 at C rows row0 .., columns
- * col0 .., skipping what lies past m or n. Two adjacent columns go as one 4-byte store when n is
- * even (then row n + col is even: 4-byte aligned). */
+/* Stores this warpgroup's 64 x 256 accumulator, times scale, as bf16 at C rows row0 .. (ldc
+ * elements apart), columns col0 .., skipping what lies past m or n. Two adjacent columns go as
+ * one 4-byte store when ldc is even (then row ldc + col is even: 4-byte aligned) and both lie
+ * inside n. */
 static __device__ __forceinline__ void hgemm_sm90_store_direct(const float (&d)[128],
                                                                uint16_t *__restrict__ c, int m,
-                                                               int n, int row0, int col0,
+                                                               int n, int ldc, int row0, int col0,
                                                                float scale)
 {
     const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
     const int r = row0 + warp * 16 + lane / 4;
-    const bool pairs = (n & 1) == 0;
+    const bool even_ldc = (ldc & 1) == 0;
 #pragma unroll
     for (int j = 0; j < HGEMM_SM90_BN / 8; j++) {
         const int col = col0 + 8 * j + 2 * (lane % 4);
@@ -847,8 +858,8 @@ static __device__ __forceinline__ void hgemm_sm90_store_direct(const float (&d)[
                 continue;
             const uint32_t v =
                 hgemm_sm90_pack_bf16x2(scale * d[4 * j + 2 * h], scale * d[4 * j + 2 * h + 1]);
-            uint16_t *p = c + (size_t)row * n + col;
-            if (pairs) { /* col even and n even: col + 1 < n too */
+            uint16_t *p = c + (size_t)row * ldc + col;
+            if (even_ldc && col + 1 < n) {
                 *(uint32_t *)p = v;
             } else {
                 p[0] = (uint16_t)v;
@@ -898,7 +909,7 @@ static __device__ __forceinline__ void hgemm_sm90_cp_async_stage(uint32_t stage,
 
 static __global__ void __launch_bounds__(HGEMM_SM90_THREADS, 1)
     hgemm_wgmma_kernel(const uint16_t *__restrict__ a, const uint16_t *__restrict__ b,
-                       uint16_t *__restrict__ c, int m, int n, int k)
+                       uint16_t *__restrict__ c, int m, int n, int k, int ldc)
 {
 #if HGEMM_SM90_DEVICE
     extern __shared__ unsigned char hgemm_sm90_smem[];
@@ -948,9 +959,9 @@ static __global__ void __launch_bounds__(HGEMM_SM90_THREADS, 1)
         s_read = s_read + 1 == HGEMM_SM90_STAGES ? 0 : s_read + 1;
         s_write = s_write + 1 == HGEMM_SM90_STAGES ? 0 : s_write + 1;
     }
-    hgemm_sm90_store_direct(d, c, m, n, row0 + wg * 64, col0, 1.0f);
+    hgemm_sm90_store_direct(d, c, m, n, ldc, row0 + wg * 64, col0, 1.0f);
 #else
-    (void)a, (void)b, (void)c, (void)m, (void)n, (void)k;
+    (void)a, (void)b, (void)c, (void)m, (void)n, (void)k, (void)ldc;
     __trap(); /* sm_90a only */
 #endif
 }
@@ -975,7 +986,7 @@ static __device__ __forceinline__ void hgemm_sm90_issue_stage(const CUtensorMap 
 static __global__ void __launch_bounds__(HGEMM_SM90_THREADS, 1)
     hgemm_tma_kernel(const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b, uint16_t *__restrict__ c, int m,
-                     int n, int k)
+                     int n, int k, int ldc)
 {
 #if HGEMM_SM90_DEVICE
     extern __shared__ unsigned char hgemm_sm90_smem[];
@@ -1033,9 +1044,9 @@ static __global__ void __launch_bounds__(HGEMM_SM90_THREADS, 1)
         }
     }
     /* Every box issued was for a tile this block then waited for: none is left in flight. */
-    hgemm_sm90_store_direct(d, c, m, n, row0 + wg * 64, col0, 1.0f);
+    hgemm_sm90_store_direct(d, c, m, n, ldc, row0 + wg * 64, col0, 1.0f);
 #else
-    (void)map_a, (void)map_b, (void)c, (void)m, (void)n, (void)k;
+    (void)map_a, (void)map_b, (void)c, (void)m, (void)n, (void)k, (void)ldc;
     __trap(); /* sm_90a only */
 #endif
 }
@@ -1045,7 +1056,7 @@ static __global__ void __launch_bounds__(HGEMM_SM90_THREADS, 1)
 static __global__ void __launch_bounds__(HGEMM_SM90_WS_THREADS, 1)
     hgemm_warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a,
                                   const __grid_constant__ CUtensorMap map_b,
-                                  uint16_t *__restrict__ c, int m, int n, int k)
+                                  uint16_t *__restrict__ c, int m, int n, int k, int ldc)
 {
 #if HGEMM_SM90_DEVICE
     extern __shared__ unsigned char hgemm_sm90_smem[];
@@ -1114,10 +1125,10 @@ static __global__ void __launch_bounds__(HGEMM_SM90_WS_THREADS, 1)
                 phase ^= 1u;
             }
         }
-        hgemm_sm90_store_direct(d, c, m, n, row0 + consumer * 64, col0, 1.0f);
+        hgemm_sm90_store_direct(d, c, m, n, ldc, row0 + consumer * 64, col0, 1.0f);
     }
 #else
-    (void)map_a, (void)map_b, (void)c, (void)m, (void)n, (void)k;
+    (void)map_a, (void)map_b, (void)c, (void)m, (void)n, (void)k, (void)ldc;
     __trap(); /* sm_90a only */
 #endif
 }
@@ -1230,7 +1241,7 @@ template <bool FP8>
 static __device__ __forceinline__ void
 hgemm_sm90_opt_consumer(const CUtensorMap *map_c, uint16_t *__restrict__ c, uint32_t ring,
                         uint32_t cbuf, uint32_t full, uint32_t empty, uint32_t rank, int consumer,
-                        int m, int n, int k, int bk, float scale, bool tma_store)
+                        int m, int n, int k, int ldc, int bk, float scale, bool tma_store)
 {
     const int tiles_m = (m + 2 * HGEMM_SM90_BM - 1) / (2 * HGEMM_SM90_BM);
     const int tiles_n = (n + HGEMM_SM90_BN - 1) / HGEMM_SM90_BN;
@@ -1266,7 +1277,7 @@ hgemm_sm90_opt_consumer(const CUtensorMap *map_c, uint16_t *__restrict__ c, uint
         if (tma_store)
             hgemm_sm90_store_tma(d, map_c, cbuf, consumer, m, n, row0, col0, scale);
         else
-            hgemm_sm90_store_direct(d, c, m, n, row0, col0, scale);
+            hgemm_sm90_store_direct(d, c, m, n, ldc, row0, col0, scale);
     }
     if (tma_store && wt == 0)
         hgemm_sm90_bulk_wait(); /* the last stores are complete before the block may exit */
@@ -1277,7 +1288,7 @@ template <bool FP8>
 static __device__ __forceinline__ void
 hgemm_sm90_optimized_body(const CUtensorMap *map_a, const CUtensorMap *map_b,
                           const CUtensorMap *map_c, uint16_t *__restrict__ c, int m, int n, int k,
-                          float scale, bool tma_store)
+                          int ldc, float scale, bool tma_store)
 {
     extern __shared__ unsigned char hgemm_sm90_smem[];
     __shared__ __align__(8) uint64_t full_bar[HGEMM_SM90_STAGES];
@@ -1312,8 +1323,8 @@ hgemm_sm90_optimized_body(const CUtensorMap *map_a, const CUtensorMap *map_b,
     } else {
         sm90_setmaxnreg_inc<HGEMM_SM90_CONSUMER_REGS>();
         const uint32_t cbuf = ring + HGEMM_SM90_RING_BYTES + (wg - 1) * HGEMM_SM90_C_BUF_BYTES;
-        hgemm_sm90_opt_consumer<FP8>(map_c, c, ring, cbuf, full, empty, rank, wg - 1, m, n, k, bk,
-                                     scale, tma_store);
+        hgemm_sm90_opt_consumer<FP8>(map_c, c, ring, cbuf, full, empty, rank, wg - 1, m, n, k, ldc,
+                                     bk, scale, tma_store);
     }
     /* Neither CTA leaves (freeing the shared memory and barriers the peer writes into) until
      * the peer's last multicast has landed and its last remote arrival is done. */
@@ -1326,12 +1337,13 @@ static __global__ void __launch_bounds__(HGEMM_SM90_WS_THREADS, 1)
     hgemm_optimized_kernel(const __grid_constant__ CUtensorMap map_a,
                            const __grid_constant__ CUtensorMap map_b,
                            const __grid_constant__ CUtensorMap map_c, uint16_t *__restrict__ c,
-                           int m, int n, int k, int tma_store)
+                           int m, int n, int k, int ldc, int tma_store)
 {
 #if HGEMM_SM90_DEVICE
-    hgemm_sm90_optimized_body<false>(&map_a, &map_b, &map_c, c, m, n, k, 1.0f, tma_store != 0);
+    hgemm_sm90_optimized_body<false>(&map_a, &map_b, &map_c, c, m, n, k, ldc, 1.0f, tma_store != 0);
 #else
-    (void)map_a, (void)map_b, (void)map_c, (void)c, (void)m, (void)n, (void)k, (void)tma_store;
+    (void)map_a, (void)map_b, (void)map_c, (void)c, (void)m, (void)n, (void)k, (void)ldc,
+        (void)tma_store;
     __trap(); /* sm_90a only */
 #endif
 }
@@ -1340,25 +1352,25 @@ static __global__ void __launch_bounds__(HGEMM_SM90_WS_THREADS, 1)
     hgemm_fp8_optimized_kernel(const __grid_constant__ CUtensorMap map_a,
                                const __grid_constant__ CUtensorMap map_b,
                                const __grid_constant__ CUtensorMap map_c, uint16_t *__restrict__ c,
-                               int m, int n, int k, float scale, int tma_store)
+                               int m, int n, int k, int ldc, float scale, int tma_store)
 {
 #if HGEMM_SM90_DEVICE
-    hgemm_sm90_optimized_body<true>(&map_a, &map_b, &map_c, c, m, n, k, scale, tma_store != 0);
+    hgemm_sm90_optimized_body<true>(&map_a, &map_b, &map_c, c, m, n, k, ldc, scale, tma_store != 0);
 #else
-    (void)map_a, (void)map_b, (void)map_c, (void)c, (void)m, (void)n, (void)k, (void)scale,
-        (void)tma_store;
+    (void)map_a, (void)map_b, (void)map_c, (void)c, (void)m, (void)n, (void)k, (void)ldc,
+        (void)scale, (void)tma_store;
     __trap(); /* sm_90a only */
 #endif
 }
 
 /* ---- Steps 3-6 and FP8: host side ---- */
 
-/* One tensor map: a row-major rows x cols matrix of elem_bytes elements (row stride cols x
- * elem_bytes, a multiple of 16 by the launchers' checks), read or written in boxes of box_rows x
- * box_cols with the 128B swizzle, zero fill out of bounds. */
+/* One tensor map: a row-major rows x cols matrix of elem_bytes elements, rows ld elements apart
+ * (a row stride of ld x elem_bytes, a multiple of 16 by the launchers' checks), read or written
+ * in boxes of box_rows x box_cols with the 128B swizzle, zero fill out of bounds. */
 typedef struct hgemm_sm90_map_key {
     const void *ptr;
-    int rows, cols, elem_bytes, box_rows, box_cols;
+    int rows, cols, ld, elem_bytes, box_rows, box_cols;
 } hgemm_sm90_map_key;
 
 /* The encoded maps of the last few calls. A map depends on nothing but its key (no data), so a
@@ -1374,15 +1386,15 @@ static int hgemm_sm90_map_next;
 
 static int hgemm_sm90_same_key(const hgemm_sm90_map_key *x, const hgemm_sm90_map_key *y)
 {
-    return x->ptr == y->ptr && x->rows == y->rows && x->cols == y->cols &&
+    return x->ptr == y->ptr && x->rows == y->rows && x->cols == y->cols && x->ld == y->ld &&
            x->elem_bytes == y->elem_bytes && x->box_rows == y->box_rows &&
            x->box_cols == y->box_cols;
 }
 
-static cudaError_t hgemm_sm90_map(CUtensorMap *map, const void *ptr, int rows, int cols,
+static cudaError_t hgemm_sm90_map(CUtensorMap *map, const void *ptr, int rows, int cols, int ld,
                                   int elem_bytes, int box_rows, int box_cols)
 {
-    const hgemm_sm90_map_key key = {ptr, rows, cols, elem_bytes, box_rows, box_cols};
+    const hgemm_sm90_map_key key = {ptr, rows, cols, ld, elem_bytes, box_rows, box_cols};
     for (int i = 0; i < HGEMM_SM90_MAP_CACHE; i++)
         if (hgemm_sm90_maps[i].valid && hgemm_sm90_same_key(&hgemm_sm90_maps[i].key, &key)) {
             *map = hgemm_sm90_maps[i].map;
@@ -1393,7 +1405,7 @@ static cudaError_t hgemm_sm90_map(CUtensorMap *map, const void *ptr, int rows, i
     if (e != cudaSuccess)
         return e;
     const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}; /* innermost first */
-    const cuuint64_t strides[1] = {(cuuint64_t)cols * elem_bytes};   /* bytes, dims 1.. */
+    const cuuint64_t strides[1] = {(cuuint64_t)ld * elem_bytes};     /* bytes, dims 1.. */
     const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
     const cuuint32_t element_strides[2] = {1, 1};
     CUresult r = encode(
@@ -1411,10 +1423,10 @@ static cudaError_t hgemm_sm90_map(CUtensorMap *map, const void *ptr, int rows, i
 }
 
 /* The shape rules of the seam (kernels/hgemm.h): m, n >= 1, k >= 1 and a multiple of k_mult
- * (16-byte rows), and a grid the launchers can express. */
-static cudaError_t hgemm_sm90_check(int m, int n, int k, int k_mult)
+ * (16-byte rows), ldc >= n, and a grid the launchers can express. */
+static cudaError_t hgemm_sm90_check(int m, int n, int k, int ldc, int k_mult)
 {
-    if (m < 1 || n < 1 || k < 1 || k % k_mult != 0)
+    if (m < 1 || n < 1 || k < 1 || k % k_mult != 0 || ldc < n)
         return cudaErrorInvalidValue;
     if ((m + HGEMM_SM90_BM - 1) / HGEMM_SM90_BM > 65535) /* gridDim.y of steps 3-5 */
         return cudaErrorInvalidValue;
@@ -1426,16 +1438,16 @@ static cudaError_t hgemm_sm90_operand_maps(CUtensorMap *map_a, CUtensorMap *map_
                                            const uint16_t *a, const uint16_t *b, int m, int n,
                                            int k)
 {
-    cudaError_t e = hgemm_sm90_map(map_a, a, m, k, 2, HGEMM_SM90_BM, HGEMM_SM90_BK);
+    cudaError_t e = hgemm_sm90_map(map_a, a, m, k, k, 2, HGEMM_SM90_BM, HGEMM_SM90_BK);
     if (e == cudaSuccess)
-        e = hgemm_sm90_map(map_b, b, n, k, 2, HGEMM_SM90_BN, HGEMM_SM90_BK);
+        e = hgemm_sm90_map(map_b, b, n, k, k, 2, HGEMM_SM90_BN, HGEMM_SM90_BK);
     return e;
 }
 
 extern "C" cudaError_t hgemm_wgmma(const uint16_t *a, const uint16_t *b, uint16_t *c, int m, int n,
-                                   int k, cudaStream_t stream)
+                                   int k, int ldc, cudaStream_t stream)
 {
-    cudaError_t e = hgemm_sm90_check(m, n, k, 8);
+    cudaError_t e = hgemm_sm90_check(m, n, k, ldc, 8);
     if (e == cudaSuccess)
         e = cudaFuncSetAttribute((const void *)hgemm_wgmma_kernel,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, HGEMM_SM90_SMEM);
@@ -1443,15 +1455,16 @@ extern "C" cudaError_t hgemm_wgmma(const uint16_t *a, const uint16_t *b, uint16_
         return e;
     const dim3 grid((n + HGEMM_SM90_BN - 1) / HGEMM_SM90_BN,
                     (m + HGEMM_SM90_BM - 1) / HGEMM_SM90_BM);
-    hgemm_wgmma_kernel<<<grid, HGEMM_SM90_THREADS, HGEMM_SM90_SMEM, stream>>>(a, b, c, m, n, k);
+    hgemm_wgmma_kernel<<<grid, HGEMM_SM90_THREADS, HGEMM_SM90_SMEM, stream>>>(a, b, c, m, n, k,
+                                                                              ldc);
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t hgemm_tma(const uint16_t *a, const uint16_t *b, uint16_t *c, int m, int n,
-                                 int k, cudaStream_t stream)
+                                 int k, int ldc, cudaStream_t stream)
 {
     CUtensorMap map_a, map_b;
-    cudaError_t e = hgemm_sm90_check(m, n, k, 8);
+    cudaError_t e = hgemm_sm90_check(m, n, k, ldc, 8);
     if (e == cudaSuccess)
         e = hgemm_sm90_operand_maps(&map_a, &map_b, a, b, m, n, k);
     if (e == cudaSuccess)
@@ -1462,15 +1475,15 @@ extern "C" cudaError_t hgemm_tma(const uint16_t *a, const uint16_t *b, uint16_t 
     const dim3 grid((n + HGEMM_SM90_BN - 1) / HGEMM_SM90_BN,
                     (m + HGEMM_SM90_BM - 1) / HGEMM_SM90_BM);
     hgemm_tma_kernel<<<grid, HGEMM_SM90_THREADS, HGEMM_SM90_SMEM, stream>>>(map_a, map_b, c, m, n,
-                                                                            k);
+                                                                            k, ldc);
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t hgemm_warp_specialized(const uint16_t *a, const uint16_t *b, uint16_t *c,
-                                              int m, int n, int k, cudaStream_t stream)
+                                              int m, int n, int k, int ldc, cudaStream_t stream)
 {
     CUtensorMap map_a, map_b;
-    cudaError_t e = hgemm_sm90_check(m, n, k, 8);
+    cudaError_t e = hgemm_sm90_check(m, n, k, ldc, 8);
     if (e == cudaSuccess)
         e = hgemm_sm90_operand_maps(&map_a, &map_b, a, b, m, n, k);
     if (e == cudaSuccess)
@@ -1481,7 +1494,7 @@ extern "C" cudaError_t hgemm_warp_specialized(const uint16_t *a, const uint16_t 
     const dim3 grid((n + HGEMM_SM90_BN - 1) / HGEMM_SM90_BN,
                     (m + HGEMM_SM90_BM - 1) / HGEMM_SM90_BM);
     hgemm_warp_specialized_kernel<<<grid, HGEMM_SM90_WS_THREADS, HGEMM_SM90_SMEM, stream>>>(
-        map_a, map_b, c, m, n, k);
+        map_a, map_b, c, m, n, k, ldc);
     return cudaGetLastError();
 }
 
@@ -1511,24 +1524,25 @@ static cudaError_t hgemm_sm90_clusters_fit(const void *kernel, int dev,
 }
 
 /* Step 6 and FP8: maps with a box of 128 rows for both operands (B's tile is loaded as two
- * halves, one per CTA of the cluster) and bk elements of K; C's map (64 x 64 boxes) only when
- * its row stride is a multiple of 16 bytes (n % 8 == 0), else the register-store epilogue. The
- * persistent grid: as many clusters as can be resident at once, no more than tiles. */
+ * halves, one per CTA of the cluster) and bk elements of K; C's map (m rows of n columns, ldc
+ * apart, 64 x 64 boxes) only when its row stride is a multiple of 16 bytes (ldc % 8 == 0), else
+ * the register-store epilogue. The persistent grid: as many clusters as can be resident at once,
+ * no more than tiles. */
 static cudaError_t hgemm_sm90_optimized_launch(const void *kernel, const void *a, const void *b,
-                                               uint16_t *c, int m, int n, int k, int elem_bytes,
-                                               float scale, cudaStream_t stream)
+                                               uint16_t *c, int m, int n, int k, int ldc,
+                                               int elem_bytes, float scale, cudaStream_t stream)
 {
     const int bk = HGEMM_SM90_ROW_BYTES / elem_bytes;
     CUtensorMap map_a, map_b, map_c;
-    const int tma_store = n % 8 == 0;
+    const int tma_store = ldc % 8 == 0;
     int dev = 0, sms = 0;
-    cudaError_t e = hgemm_sm90_check(m, n, k, 16 / elem_bytes);
+    cudaError_t e = hgemm_sm90_check(m, n, k, ldc, 16 / elem_bytes);
     if (e == cudaSuccess)
-        e = hgemm_sm90_map(&map_a, a, m, k, elem_bytes, HGEMM_SM90_BM, bk);
+        e = hgemm_sm90_map(&map_a, a, m, k, k, elem_bytes, HGEMM_SM90_BM, bk);
     if (e == cudaSuccess)
-        e = hgemm_sm90_map(&map_b, b, n, k, elem_bytes, HGEMM_SM90_BN / 2, bk);
+        e = hgemm_sm90_map(&map_b, b, n, k, k, elem_bytes, HGEMM_SM90_BN / 2, bk);
     if (e == cudaSuccess)
-        e = tma_store ? hgemm_sm90_map(&map_c, c, m, n, 2, HGEMM_SM90_C_BOX, HGEMM_SM90_C_BOX)
+        e = tma_store ? hgemm_sm90_map(&map_c, c, m, n, ldc, 2, HGEMM_SM90_C_BOX, HGEMM_SM90_C_BOX)
                       : (map_c = map_a, cudaSuccess); /* unused by the kernel */
     if (e == cudaSuccess)
         e = cudaGetDevice(&dev);
@@ -1571,26 +1585,26 @@ static cudaError_t hgemm_sm90_optimized_launch(const void *kernel, const void *a
     config.gridDim = dim3((unsigned)(clusters * HGEMM_SM90_CLUSTER));
     if (elem_bytes == 1)
         e = cudaLaunchKernelEx(&config, hgemm_fp8_optimized_kernel, map_a, map_b, map_c, c, m, n, k,
-                               scale, tma_store);
+                               ldc, scale, tma_store);
     else
         e = cudaLaunchKernelEx(&config, hgemm_optimized_kernel, map_a, map_b, map_c, c, m, n, k,
-                               tma_store);
+                               ldc, tma_store);
     return e != cudaSuccess ? e : cudaGetLastError();
 }
 
 extern "C" cudaError_t hgemm_optimized(const uint16_t *a, const uint16_t *b, uint16_t *c, int m,
-                                       int n, int k, cudaStream_t stream)
+                                       int n, int k, int ldc, cudaStream_t stream)
 {
-    return hgemm_sm90_optimized_launch((const void *)hgemm_optimized_kernel, a, b, c, m, n, k, 2,
-                                       1.0f, stream);
+    return hgemm_sm90_optimized_launch((const void *)hgemm_optimized_kernel, a, b, c, m, n, k, ldc,
+                                       2, 1.0f, stream);
 }
 
 extern "C" cudaError_t hgemm_fp8_optimized(const uint8_t *a, const uint8_t *b, uint16_t *c, int m,
-                                           int n, int k, float scale_a, float scale_b,
+                                           int n, int k, int ldc, float scale_a, float scale_b,
                                            cudaStream_t stream)
 {
     return hgemm_sm90_optimized_launch((const void *)hgemm_fp8_optimized_kernel, a, b, c, m, n, k,
-                                       1, scale_a * scale_b, stream);
+                                       ldc, 1, scale_a * scale_b, stream);
 }
 
 /* ======================= Inputs (setup only) ================================================= */

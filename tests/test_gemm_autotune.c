@@ -329,6 +329,12 @@ static void test_gemm_square_shape_rule(void)
     rb_size s = {1000001, 0, 0};
     RB_CHECK(rb_gemm_square_shape(&s, 1u << 30, rule, why, sizeof why) == 0);
     RB_CHECK(s.rows == 1000 && s.cols == 1000 && s.n == 1000000);
+    s = (rb_size){6144u * 6144u, 0, 0}; /* hgemm's middle size: exactly 6144^2 */
+    RB_CHECK(rb_gemm_square_shape(&s, 1u << 20, rule, why, sizeof why) == 0);
+    RB_CHECK(s.rows == 6144 && s.cols == 6144 && s.n == 6144u * 6144u);
+    s = (rb_size){6144u * 6144u - 1, 0, 0}; /* one less: the square below, 6143^2 */
+    RB_CHECK(rb_gemm_square_shape(&s, 1u << 20, rule, why, sizeof why) == 0);
+    RB_CHECK(s.rows == 6143 && s.cols == 6143 && s.n == 6143u * 6143u);
     uint64_t r = (1ull << 27) + 2; /* r^2 - 1 (> 2^54) as a double rounds to r^2: sqrt gives r */
     s = (rb_size){r * r - 1, 0, 0};
     RB_CHECK(rb_gemm_square_shape(&s, 1u << 30, rule, why, sizeof why) == 0);

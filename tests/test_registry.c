@@ -308,7 +308,8 @@ static void test_cpu_references_pass_hand_computed_cases(void)
 }
 
 /* A pair's input with a sweep of its own (rb_pair.by_input.sweep) takes only those sizes in a full
- * run; the other inputs the pair's sweep: hgemm's awkward shape runs at 4096 scale alone. */
+ * run; the other inputs the pair's sweep: hgemm's square at 8192, 6144 and 4096, its awkward
+ * shape at 4096 scale alone. */
 static void test_input_sweep_overrides_pair_sweep(void)
 {
     int have = 0;
@@ -325,13 +326,15 @@ static void test_input_sweep_overrides_pair_sweep(void)
     char *full[] = {"roofbench", "run", "--filter", "^hgemm$", NULL};
     RB_CHECK(rb_cli_parse(4, full, &o, err, sizeof err) == 0);
     RB_CHECK(rb_jobs_select(&o, NULL, jobs, &n, err, sizeof err) == 0);
-    RB_CHECK(n == 3);
-    if (n != 3)
+    RB_CHECK(n == 4);
+    if (n != 4)
         return;
     RB_CHECK(!strcmp(jobs[0].name, "hgemm.square@64M") && jobs[0].size.n == 1u << 26);
-    RB_CHECK(!strcmp(jobs[1].name, "hgemm.square@16M") && jobs[1].size.n == 1u << 24);
-    RB_CHECK(!strcmp(jobs[2].name, "hgemm.awkward@16M") && jobs[2].input == 1 &&
-             jobs[2].size.n == 1u << 24);
+    RB_CHECK(!strcmp(jobs[1].name, "hgemm.square@36M") && jobs[1].size.n == 6144u * 6144u &&
+             jobs[1].size.rows == 6144 && jobs[1].size.cols == 6144);
+    RB_CHECK(!strcmp(jobs[2].name, "hgemm.square@16M") && jobs[2].size.n == 1u << 24);
+    RB_CHECK(!strcmp(jobs[3].name, "hgemm.awkward@16M") && jobs[3].input == 1 &&
+             jobs[3].size.n == 1u << 24);
     /* --size picks one size for every input, the awkward shape's too */
     char *sized[] = {"roofbench", "run", "--filter", "hgemm.awkward", "--size", "67108864", NULL};
     RB_CHECK(rb_cli_parse(6, sized, &o, err, sizeof err) == 0);
