@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # hgemm on a GPU machine: build, validate every step at awkward and small shapes,
 # then the full run (8192^3, 6144^3 and 4096^3 square, the awkward shape, all steps interleaved
-# with cuBLASLt); logs and results in $OUT. HGEMM_TIMEOUT bounds each roofbench command (a hung pipeline).
+# with cuBLASLt); logs and results in $OUT. HGEMM_TIMEOUT bounds each roofbench command (a hung
+# pipeline).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-gpu-out}
