@@ -35,11 +35,11 @@
  *   that changed any byte of them (a kernel storing a full tile past N) gets an infinite error.
  * Library variants: cuBLASLt in the TN layout (its A = our B, op T; its B = our A), bf16 output
  *   into the same C, rows ldc apart (16 bytes, as cuBLASLt's FP8 kernels require of every leading
- *   dimension). "library": BF16, the best of
- *   the heuristic's top candidates timed and cached by harness/kit/gemm_tune.c (gemm_autotune's
- *   tuning, same cache file, same key for the same M N K). "fp8_library": FP8 E4M3 with the same
- *   scales (A/B_SCALE_POINTER) and fast accumulation, the heuristic's first candidate that runs
- *   (tried with C = D, then with no C, as gemm_precision does).
+ *   dimension). "library": BF16, the best of the heuristic's top candidates timed and cached by
+ *   harness/kit/gemm_tune.c (gemm_autotune's tuning and C layout, same cache file, same key for
+ *   the same M N K). "fp8_library": FP8 E4M3 with the same scales (A/B_SCALE_POINTER) and fast
+ *   accumulation, the heuristic's first candidate that runs (tried with C = D, then with no C, as
+ *   gemm_precision does).
  */
 #include <math.h>
 #include <stdio.h>
