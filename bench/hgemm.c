@@ -55,6 +55,8 @@
 
 #include "kernels/hgemm.h"
 
+extern const rb_pair rb_pair_hgemm; /* at the bottom: check() names the variant it judges */
+
 #ifndef HGEMM_WORKSPACE
 #define HGEMM_WORKSPACE (32u << 20) /* cuBLASLt workspace (as gemm_autotune's) */
 #endif
@@ -111,13 +113,13 @@ static size_t hgemm_ldc_of(size_t n)
     return hgemm_round_up(n, HGEMM_LDC_ALIGN);
 }
 
-/* 1 when every byte of a copy of C's padding columns still holds the poison (0xFF), else 0. */
-static int hgemm_padding_intact(const uint8_t *pad, size_t bytes)
+/* How many bytes of a copy of C's padding columns no longer hold the poison (0xFF). */
+static size_t hgemm_padding_written(const uint8_t *pad, size_t bytes)
 {
+    size_t written = 0;
     for (size_t i = 0; i < bytes; i++)
-        if (pad[i] != 0xFF)
-            return 0;
-    return 1;
+        written += pad[i] != 0xFF;
+    return written;
 }
 
 /* 0 when the kernels and cuBLASLt take d, else -1 with the reason (one line). */
@@ -473,7 +475,8 @@ static void hgemm_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 }
 
 /* Each variant against its reference (bf16 or FP8 truth), on C's M x N values; then C's padding
- * columns must still hold the poison (see the top): else the error is infinite. */
+ * columns must still hold the poison (see the top): else the error is infinite, and a line on
+ * stderr says why. */
 static rb_status hgemm_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     hgemm_ctx *c = ctx;
@@ -486,8 +489,12 @@ static rb_status hgemm_check(void *ctx, int variant, cudaStream_t stream, double
     RB_CUDA(cudaMemcpy2DAsync(c->pad, pad_bytes, c->c + d->n, c->ldc * 2, pad_bytes, d->m,
                               cudaMemcpyDeviceToHost, stream));
     RB_CUDA(cudaStreamSynchronize(stream));
-    if (!hgemm_padding_intact(c->pad, pad_bytes * d->m))
+    size_t written = hgemm_padding_written(c->pad, pad_bytes * d->m);
+    if (written) {
+        fprintf(stderr, "hgemm: %s wrote %zu bytes of C's padding (columns %zu .. %zu)\n",
+                rb_pair_hgemm.variants[variant].name, written, d->n, c->ldc - 1);
         *rel_err = INFINITY;
+    }
     return RB_OK;
 }
 
@@ -690,9 +697,10 @@ static int hgemm_selftest(char *why, size_t why_size)
     /* The padding check: poison everywhere passes; one byte written (a zero's low byte) fails. */
     uint8_t pad[24];
     memset(pad, 0xFF, sizeof pad);
-    int intact = hgemm_padding_intact(pad, sizeof pad);
+    size_t clean = hgemm_padding_written(pad, sizeof pad);
     pad[17] = 0x00;
-    if (!intact || hgemm_padding_intact(pad, sizeof pad) || !hgemm_padding_intact(pad, 17)) {
+    if (clean != 0 || hgemm_padding_written(pad, sizeof pad) != 1 ||
+        hgemm_padding_written(pad, 17) != 0) {
         rb_fmt(why, why_size, "padding check wrong");
         return -1;
     }
