@@ -45,6 +45,8 @@ cudaError_t hgemm_tma(const uint16_t *a, const uint16_t *b, uint16_t *c, int m, 
                       int ldc, cudaStream_t stream);
 cudaError_t hgemm_warp_specialized(const uint16_t *a, const uint16_t *b, uint16_t *c, int m, int n,
                                    int k, int ldc, cudaStream_t stream);
+cudaError_t hgemm_clusters(const uint16_t *a, const uint16_t *b, uint16_t *c, int m, int n, int k,
+                           int ldc, cudaStream_t stream);
 cudaError_t hgemm_optimized(const uint16_t *a, const uint16_t *b, uint16_t *c, int m, int n, int k,
                             int ldc, cudaStream_t stream);
 

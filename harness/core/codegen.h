@@ -10,8 +10,8 @@
 
 #include <stddef.h>
 
-/* Rules per pair: hgemm names three to four instructions in each of its seven kernels. */
-#define RB_MAX_CODEGEN 20
+/* Rules per pair: hgemm names two to four instructions in each of its eight kernels. */
+#define RB_MAX_CODEGEN 28
 
 /* In some function whose (mangled) name contains `kernel`, an instruction whose opcode is
  * `instruction` or starts with it followed by '.' ("UTMALDG" matches "UTMALDG.2D"); checked in
