@@ -638,9 +638,13 @@ enum {
     HGEMM_SM90_C_BOX_BYTES = HGEMM_SM90_C_BOX * HGEMM_SM90_ROW_BYTES,
     HGEMM_SM90_C_BUF_BYTES = 2 * HGEMM_SM90_C_BOX_BYTES,
     HGEMM_SM90_OPT_SMEM = HGEMM_SM90_SMEM + 2 * HGEMM_SM90_C_BUF_BYTES,
-    HGEMM_SM90_CLUSTER = 2,
-    HGEMM_SM90_GROUP_M = 8 /* cluster-rows per group of the persistent tile order */
+    HGEMM_SM90_CLUSTER = 2
 };
+/* Cluster-rows per group of the persistent tile order (steps 6-7); a compile-time option so that
+ * scripts/probes/gpu_variants.sh can time others (docs/notes/hgemm.md). */
+#ifndef HGEMM_SM90_GROUP_M
+#define HGEMM_SM90_GROUP_M 8
+#endif
 
 static_assert(HGEMM_SM90_BK * 2 == HGEMM_SM90_ROW_BYTES, "bf16 K tile = one 128-byte row");
 static_assert(HGEMM_SM90_BK_FP8 == HGEMM_SM90_ROW_BYTES, "fp8 K tile = one 128-byte row");
