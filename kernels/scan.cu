@@ -24,7 +24,10 @@
  *            prefix and publishes its own inclusive prefix. A block holds its tile in registers
  *            until its carry is known, so the tile is large (one look-back per 64 KB) and the
  *            kernel is held to 128 registers, two blocks an SM (at 236 registers, one block an
- *            SM, it ran 12-15% slower; scripts/probes/gpu_tile_shapes.sh compares shapes).
+ *            SM, it ran 12-15% slower; scripts/probes/gpu_tile_shapes.sh compares shapes). Each
+ *            vector's in-tile prefix is added into its values before the look-back, so only the
+ *            tile's 64 values a thread wait across it, not 16 prefixes besides: that is what
+ *            lets the fp32 kernel fit 128 registers on sm_90 without spilling.
  * Predicted: (H100 SXM, before measuring; copy roof ~3.0 TB/s measured.) optimized 2.7-2.85 TB/s
  *            counted as 8n (0.90-0.95 of the roof, ~3.1 ms at 2^30): a copy with a short serial
  *            handoff per tile; CUB within a few percent of it (the same algorithm, its own tuning).
@@ -64,24 +67,6 @@
 #ifndef SCAN_OPT_MIN_BLOCKS
 #define SCAN_OPT_MIN_BLOCKS 2 /* two tiles an SM in flight: at most 128 registers a thread */
 #endif
-/* Compile-time options of the optimized kernel, off by default (untimed until the coordinator
- * runs scripts/probes/gpu_tile_shapes.sh with them; docs/notes/scan.md):
- *   SCAN_FOLD=1: each vector's in-tile prefix is added into its values before the look-back,
- *     so the 16 prefixes are not live across it (the fp32 kernel's spill at 128 registers).
- *   SCAN_SMEM_TILE=1: persistent blocks and a ring of SCAN_SMEM_STAGES tiles in shared memory,
- *     filled by the bulk-copy engine (sm_90 and later; below, the register kernel runs). */
-#ifndef SCAN_FOLD
-#define SCAN_FOLD 0
-#endif
-#ifndef SCAN_SMEM_TILE
-#define SCAN_SMEM_TILE 0
-#endif
-#ifndef SCAN_SMEM_STAGES
-#define SCAN_SMEM_STAGES 2 /* tiles a block has in shared memory: one scanned, the rest loading */
-#endif
-#ifndef SCAN_SMEM_MIN_BLOCKS
-#define SCAN_SMEM_MIN_BLOCKS 1 /* 2 x 64 KB of ring: one block an SM, up to 255 registers */
-#endif
 #define SCAN_TILE (SCAN_ROWS * SCAN_ROW_ELEMS)         /* the baseline's tile */
 #define SCAN_OPT_TILE (SCAN_OPT_ROWS * SCAN_ROW_ELEMS) /* the optimized kernel's tile */
 #define SCAN_MAX_BASELINE_BLOCKS SCAN_TILE       /* the block sums are scanned as one tile */
@@ -118,8 +103,8 @@ template <> struct scan_vec<float> {
  * tile is scanned as 4 rows of 1024 without moving data through shared memory. */
 
 /* Tile elements [0, valid) at in into v; elements past valid read as 0 (the sum's identity).
- * SHARED: in is a tile in shared memory (plain loads), else in global memory (evict-first). */
-template <typename T, int ROWS, bool SHARED = false>
+ * Evict-first: the input is read once. */
+template <typename T, int ROWS>
 static __device__ __forceinline__ void scan_load(const T *__restrict__ in, int valid,
                                                  T (&v)[ROWS][SCAN_VEC])
 {
@@ -128,7 +113,7 @@ static __device__ __forceinline__ void scan_load(const T *__restrict__ in, int v
     for (int r = 0; r < ROWS; r++) {
         const int e = r * SCAN_ROW_ELEMS + SCAN_VEC * (int)threadIdx.x;
         if (e + SCAN_VEC <= valid) {
-            const V q = SHARED ? *(const V *)(in + e) : __ldcs((const V *)(in + e));
+            const V q = __ldcs((const V *)(in + e));
             v[r][0] = q.x;
             v[r][1] = q.y;
             v[r][2] = q.z;
@@ -136,13 +121,13 @@ static __device__ __forceinline__ void scan_load(const T *__restrict__ in, int v
         } else {
 #pragma unroll
             for (int k = 0; k < SCAN_VEC; k++)
-                v[r][k] = e + k >= valid ? T(0) : SHARED ? in[e + k] : __ldcs(in + e + k);
+                v[r][k] = e + k >= valid ? T(0) : __ldcs(in + e + k);
         }
     }
 }
 
-/* out[e] = offset + pre[r] + v[r][k] for the tile's elements [0, valid); FOLDED: pre is already
- * in v (scan_fold), out[e] = offset + v[r][k]. */
+/* out[e] = offset + pre[r] + v[r][k] for the tile's elements [0, valid); FOLDED (the optimized
+ * kernel): pre is already in v (scan_fold) and unread, out[e] = offset + v[r][k]. */
 template <typename T, int ROWS, bool FOLDED = false>
 static __device__ __forceinline__ void scan_store(T *__restrict__ out, int valid,
                                                   const T (&v)[ROWS][SCAN_VEC], T offset,
@@ -483,7 +468,8 @@ static __device__ __forceinline__ T scan_lookback(unsigned long long *status, un
 }
 
 /* Adds each vector's in-tile prefix into its values (element (r, k) becomes pre[r] + v[r][k]), so
- * that the 16 prefixes are dead before the look-back instead of live across it. */
+ * that the 16 prefixes are dead before the look-back instead of live across it (the registers
+ * that kept the fp32 kernel from fitting 128 without a spill). */
 template <typename T, int ROWS>
 static __device__ __forceinline__ void scan_fold(T (&v)[ROWS][SCAN_VEC], const T (&pre)[ROWS])
 {
@@ -494,29 +480,10 @@ static __device__ __forceinline__ void scan_fold(T (&v)[ROWS][SCAN_VEC], const T
             v[r][k] = pre[r] + v[r][k];
 }
 
-/* The rest of a scanned tile (v and pre from scan_tile, its aggregate): warp 0 finds the tile's
- * exclusive prefix, a barrier hands it to every thread through *exclusive_shared, and the tile
- * is stored. */
-template <typename T, int DEFECT>
-static __device__ __forceinline__ void
-scan_finish(T *__restrict__ out, int valid, unsigned tile, T (&v)[SCAN_OPT_ROWS][SCAN_VEC],
-            const T (&pre)[SCAN_OPT_ROWS], T aggregate, unsigned long long *__restrict__ status,
-            T *exclusive_shared)
-{
-    if (SCAN_FOLD)
-        scan_fold(v, pre);
-    if (threadIdx.x < 32) {
-        const T exclusive = scan_lookback<T, DEFECT>(status, tile, aggregate);
-        if (threadIdx.x == 0)
-            *exclusive_shared = exclusive;
-    }
-    __syncthreads();
-    scan_store<T, SCAN_OPT_ROWS, SCAN_FOLD != 0>(out + (size_t)tile * SCAN_OPT_TILE, valid, v,
-                                                 *exclusive_shared, pre);
-}
-
-/* One tile per block, taken in order from *counter. TILE_TAIL is the planted defect's: the loads
- * stop one element short of every tile (which is still stored whole). */
+/* One tile per block, taken in order from *counter: the tile is scanned in registers, its
+ * prefixes folded into its values, warp 0 looks back for its carry, a barrier hands the carry to
+ * every thread, and the tile is stored. TILE_TAIL is the planted defect's: the loads stop one
+ * element short of every tile (which is still stored whole). */
 template <int F, int DEFECT>
 static __global__ void __launch_bounds__(SCAN_THREADS, SCAN_OPT_MIN_BLOCKS)
     scan_optimized_kernel(const typename scan_type<F>::type *__restrict__ in,
@@ -536,189 +503,23 @@ static __global__ void __launch_bounds__(SCAN_THREADS, SCAN_OPT_MIN_BLOCKS)
     scan_load(in + (size_t)tile * SCAN_OPT_TILE, DEFECT == SCAN_DEFECT_TILE_TAIL ? valid - 1 : valid,
               v);
     const T aggregate = scan_tile(v, pre, warp_totals);
-    scan_finish<T, DEFECT>(out, valid, tile, v, pre, aggregate, status, &exclusive_shared);
-}
-
-#if SCAN_SMEM_TILE
-/* ---------------------------------------------------------------------------------------------
- * Option SCAN_SMEM_TILE: the tile in shared memory, loaded by the bulk-copy engine.
- * Work:      the same: 4n bytes read once, 4n written, one look-back a tile.
- * Why:       the register kernel's block issues its loads only when it starts; from then until
- *            its last store (the scan, the look-back's L2 round trips, the stores) it reads
- *            nothing, and registers allow two such blocks an SM. Here a block stays resident
- *            (grid = the blocks that fit at once; SCAN_SMEM_STAGES x 64 KB of ring, one block an
- *            SM at 2 stages), takes its tiles from the counter in order, and while it scans tile
- *            i, waits for its carry and stores it, tiles i+1 .. i+STAGES-1 are in flight into the
- *            ring (one cp.async.bulk of 64 KB each, thread 0, completion counted by the stage's
- *            mbarrier). The bytes in flight no longer depend on registers.
- * Predicted: (H100 SXM, copy roof ~3.0 TB/s measured, 132 SMs) a tile (64 KB in, 64 KB out)
- *            takes ~5.7 us of an SM's share of the copy roof. The work it does besides waiting
- *            for its load: 64 KB read from shared memory (~0.3 us at 128 B/clock), the scan
- *            (~0.3 us), the look-back (one to three L2 round trips, ~1-2 us) and the issue of
- *            64 KB of stores (~0.5 us): 2-3 us, under the 5.7 us the next tile's load takes, so
- *            the read stream does not stop and one 64 KB load an SM (8.7 MB in flight) is well
- *            past Little's law's ~3 MB (3 TB/s x ~1 us). 0.88-0.93 of the copy roof, 2.65-2.8
- *            TB/s counted as 8n, 1.07-1.13x CUB. Below 0.85 would mean that the ring's single
- *            block an SM cannot issue its 64 KB of stores fast enough, or that the look-back
- *            waits longer than a tile's load; three stages (-DSCAN_SMEM_STAGES=3) test the
- *            second.
- * Tiles:     a whole tile through the ring; a partial one (the last) from global memory, its
- *            stage's mbarrier completed by a plain arrival. Order: tile t's predecessors were
- *            all taken before it by running blocks, each of which finishes its tiles in the
- *            order it took them, so the lowest unfinished tile can always finish. */
-#include "sm90_ptx.cuh" /* the mbarrier wrappers */
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define SCAN_BULK_DEVICE 1
-#else
-#define SCAN_BULK_DEVICE 0 /* below sm_90 the smem kernel is a trap, never launched */
-#endif
-
-#define SCAN_SMEM_TILE_BYTES (SCAN_OPT_TILE * 4)
-#define SCAN_SMEM_RING_BYTES (SCAN_SMEM_STAGES * SCAN_SMEM_TILE_BYTES)
-/* the ring, then each stage's mbarrier and tile number */
-#define SCAN_SMEM_BYTES (SCAN_SMEM_RING_BYTES + SCAN_SMEM_STAGES * sizeof(scan_stage))
-typedef struct scan_stage {
-    unsigned long long bar;
-    unsigned tile;
-} scan_stage;
-static_assert(SCAN_SMEM_STAGES >= 2, "one stage scanned while another loads");
-static_assert(SCAN_SMEM_TILE_BYTES < (1 << 20), "mbarrier transaction counts are below 2^20");
-static_assert(SCAN_SMEM_BYTES + SCAN_OPT_ROWS * SCAN_WARPS * 4 + 16 <= 227 * 1024,
-              "the ring must fit the 227 KB a block may use");
-
-#if SCAN_BULK_DEVICE
-/* `bytes` (a multiple of 16) from global src to shared dst (both 16-byte aligned) by the
- * bulk-copy engine, completion counted on the mbarrier bar; evict-first in L2, like the register
- * kernel's loads (the input is read once). The .shared::cluster destination with a CTA-local
- * address is this CTA's. */
-static __device__ __forceinline__ void scan_bulk_load(uint32_t dst, const void *src, uint32_t bytes,
-                                                      uint32_t bar)
-{
-    asm volatile("{\n"
-                 ".reg .b64 policy;\n"
-                 "createpolicy.fractional.L2::evict_first.b64 policy, 1.0;\n"
-                 "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
-                 " [%0], [%1], %2, [%3], policy;\n"
-                 "}\n" ::"r"(dst),
-                 "l"(src), "r"(bytes), "r"(bar)
-                 : "memory");
-}
-
-/* Thread 0: takes the next tile from the counter into stage s and starts its load. A tile past
- * the end is recorded (the block's last) and not loaded; a partial one gets a plain arrival. The
- * stage's last readers passed a __syncthreads since (generic proxy); fence.proxy.async orders
- * their reads before the bulk copy's writes (async proxy). */
-template <typename T>
-static __device__ __forceinline__ void scan_stage_fill(const T *in, size_t n, T *ring,
-                                                       scan_stage *stage, int s, unsigned *counter)
-{
-    const unsigned tile = atomicAdd(counter, 1u);
-    const uint32_t bar = sm90_smem_u32(&stage[s].bar);
-    stage[s].tile = tile;
-    if ((size_t)tile * SCAN_OPT_TILE >= n)
-        return;
-    if (scan_valid<SCAN_OPT_TILE>(n, tile) < SCAN_OPT_TILE) {
-        sm90_mbar_arrive(bar);
-        return;
-    }
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    sm90_mbar_expect_tx(bar, SCAN_SMEM_TILE_BYTES);
-    scan_bulk_load(sm90_smem_u32(ring + (size_t)s * SCAN_OPT_TILE),
-                   in + (size_t)tile * SCAN_OPT_TILE, SCAN_SMEM_TILE_BYTES, bar);
-}
-#endif
-
-/* Persistent: the k-th tile a block takes sits in stage k % STAGES, whose mbarrier completes
- * its (k / STAGES)-th phase when the tile has landed. Iteration k first refills the stage that
- * iteration k - 1 read (its tile number was read before, and its data copied to registers before,
- * scan_tile's barrier), then waits for its own. TILE_TAIL as in the register kernel. Named
- * outside the variants' scheme while it is an option (a scan_optimized_* kernel must be in the
- * default build's kernels table); taken as the default, it becomes scan_optimized_kernel. */
-template <int F, int DEFECT>
-static __global__ void __launch_bounds__(SCAN_THREADS, SCAN_SMEM_MIN_BLOCKS)
-    scan_ring_kernel(const typename scan_type<F>::type *__restrict__ in,
-                     typename scan_type<F>::type *__restrict__ out, size_t n,
-                     unsigned long long *__restrict__ status, unsigned *__restrict__ counter)
-{
-#if SCAN_BULK_DEVICE
-    typedef typename scan_type<F>::type T;
-    extern __shared__ __align__(128) unsigned char scan_ring_bytes[];
-    T *ring = (T *)scan_ring_bytes;
-    scan_stage *stage = (scan_stage *)(scan_ring_bytes + SCAN_SMEM_RING_BYTES);
-    __shared__ T warp_totals[SCAN_OPT_ROWS * SCAN_WARPS];
-    __shared__ T exclusive_shared;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < SCAN_SMEM_STAGES; s++)
-            sm90_mbar_init(sm90_smem_u32(&stage[s].bar), 1);
-        sm90_fence_mbar_init();
-        for (int s = 0; s + 1 < SCAN_SMEM_STAGES; s++)
-            scan_stage_fill(in, n, ring, stage, s, counter);
+    scan_fold(v, pre);
+    if (threadIdx.x < 32) {
+        const T exclusive = scan_lookback<T, DEFECT>(status, tile, aggregate);
+        if (threadIdx.x == 0)
+            exclusive_shared = exclusive;
     }
     __syncthreads();
-    for (unsigned k = 0;; k++) {
-        const int s = (int)(k % SCAN_SMEM_STAGES);
-        const unsigned tile = stage[s].tile;
-        if ((size_t)tile * SCAN_OPT_TILE >= n)
-            break;
-        if (threadIdx.x == 0)
-            scan_stage_fill(in, n, ring, stage, (s + SCAN_SMEM_STAGES - 1) % SCAN_SMEM_STAGES,
-                            counter);
-        const int valid = scan_valid<SCAN_OPT_TILE>(n, tile);
-        const int loaded = DEFECT == SCAN_DEFECT_TILE_TAIL ? valid - 1 : valid;
-        T v[SCAN_OPT_ROWS][SCAN_VEC], pre[SCAN_OPT_ROWS];
-        sm90_mbar_wait(sm90_smem_u32(&stage[s].bar), (k / SCAN_SMEM_STAGES) & 1);
-        if (valid == SCAN_OPT_TILE)
-            scan_load<T, SCAN_OPT_ROWS, true>(ring + (size_t)s * SCAN_OPT_TILE, loaded, v);
-        else
-            scan_load(in + (size_t)tile * SCAN_OPT_TILE, loaded, v);
-        const T aggregate = scan_tile(v, pre, warp_totals);
-        scan_finish<T, DEFECT>(out, valid, tile, v, pre, aggregate, status, &exclusive_shared);
-    }
-#else
-    (void)in, (void)out, (void)n, (void)status, (void)counter;
-    __trap();
-#endif
+    scan_store<T, SCAN_OPT_ROWS, true>(out + (size_t)tile * SCAN_OPT_TILE, valid, v,
+                                       exclusive_shared, pre);
 }
-
-/* The persistent grid (the blocks that fit at once, at most one a tile) in *g, or 0 below
- * compute capability 9.0, where the register kernel runs instead; the kernel's shared-memory
- * limit raised once. Kept per device (and per instantiation: each has its own limit). */
-template <int F, int DEFECT> static cudaError_t scan_smem_grid(size_t tiles, unsigned *g)
-{
-    static int known_dev = -1, known_blocks = 0;
-    const void *kernel = (const void *)scan_ring_kernel<F, DEFECT>;
-    int dev = 0, major = 0, sms = 0, per_sm = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess && dev != known_dev) {
-        e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-        if (e == cudaSuccess)
-            e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-        if (e == cudaSuccess && major >= 9)
-            e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)SCAN_SMEM_BYTES);
-        if (e == cudaSuccess && major >= 9)
-            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, SCAN_THREADS,
-                                                              SCAN_SMEM_BYTES);
-        if (e == cudaSuccess && major >= 9 && per_sm < 1)
-            e = cudaErrorInvalidConfiguration; /* not one block fits: never fall back silently */
-        if (e != cudaSuccess)
-            return e;
-        known_dev = dev;
-        known_blocks = sms * per_sm;
-    }
-    *g = (unsigned)((size_t)known_blocks < tiles ? (size_t)known_blocks : tiles);
-    return e;
-}
-#endif /* SCAN_SMEM_TILE */
 
 extern "C" size_t scan_optimized_scratch(size_t n)
 {
     return SCAN_STATUS_OFFSET + (n + SCAN_OPT_TILE - 1) / SCAN_OPT_TILE * sizeof(unsigned long long);
 }
 
-/* Clears the counter and the status words (every tile INVALID), then one block per tile (or,
- * SCAN_SMEM_TILE on sm_90 and later, the persistent grid). */
+/* Clears the counter and the status words (every tile INVALID), then one block per tile. */
 template <int F, int DEFECT, typename T = typename scan_type<F>::type>
 static cudaError_t scan_optimized_launch(const T *in, T *out, size_t n, void *scratch,
                                          cudaStream_t stream)
@@ -730,17 +531,6 @@ static cudaError_t scan_optimized_launch(const T *in, T *out, size_t n, void *sc
     if (e != cudaSuccess)
         return e;
     unsigned long long *status = (unsigned long long *)((char *)scratch + SCAN_STATUS_OFFSET);
-#if SCAN_SMEM_TILE
-    unsigned g = 0;
-    e = scan_smem_grid<F, DEFECT>(tiles, &g);
-    if (e != cudaSuccess)
-        return e;
-    if (g > 0) {
-        scan_ring_kernel<F, DEFECT>
-            <<<g, SCAN_THREADS, SCAN_SMEM_BYTES, stream>>>(in, out, n, status, (unsigned *)scratch);
-        return cudaGetLastError();
-    }
-#endif
     scan_optimized_kernel<F, DEFECT>
         <<<(unsigned)tiles, SCAN_THREADS, 0, stream>>>(in, out, n, status, (unsigned *)scratch);
     return cudaGetLastError();
@@ -961,13 +751,5 @@ extern "C" const rb_kernel_info scan_kernels[] = {
      (const void *)scan_optimized_kernel<SCAN_I32, SCAN_DEFECT_NONE>, SCAN_THREADS, 0},
     {"optimized", "scan_optimized_kernel<1, 0>",
      (const void *)scan_optimized_kernel<SCAN_F32, SCAN_DEFECT_NONE>, SCAN_THREADS, 0},
-#if SCAN_SMEM_TILE /* on sm_90 and later; the register kernels above run below it */
-    {"optimized", "scan_ring_kernel<0, 0>",
-     (const void *)scan_ring_kernel<SCAN_I32, SCAN_DEFECT_NONE>, SCAN_THREADS,
-     SCAN_SMEM_BYTES},
-    {"optimized", "scan_ring_kernel<1, 0>",
-     (const void *)scan_ring_kernel<SCAN_F32, SCAN_DEFECT_NONE>, SCAN_THREADS,
-     SCAN_SMEM_BYTES},
-#endif
     {}};
 /* clang-format on */

@@ -187,9 +187,11 @@ typedef struct rb_pair {
     int (*selftest)(char *why, size_t why_size);
     /* Codegen checks (tests/test_codegen.c, in CI): instructions the optimized kernels must
      * contain, ended by a rule with kernel NULL. Kernels named <pair>_optimized... must not
-     * spill or use local memory unless spills_why says why. */
+     * spill or use local memory unless spills_why says why; spills_cc, when not 0, limits that
+     * excuse to builds for that one compute capability (80: sm_80). */
     rb_codegen_rule codegen[RB_MAX_CODEGEN];
     const char *spills_why;
+    int spills_cc;
     int n_inputs; /* 0: one unnamed input */
     const char *inputs[RB_MAX_INPUTS];
     /* Sizes a full run sweeps, each its own row group "<pair>[.<input>]@<size>"; 0-terminated,
