@@ -2,8 +2,11 @@
 /*
  * The test runner: tier 1 (CPU only: json, core, expect), tier 2 (nvcc-built, no GPU needed:
  * registry, binary) and tier 3 (gpu: runs only where a GPU is usable, skipped elsewhere).
- * Usage: rbtest ROOFBENCH_BINARY [SUITE...]. Last line: "N passed, N failed, N skipped", then
- * what was skipped for want of a tool or a GPU, in brackets.
+ * Usage: rbtest ROOFBENCH_BINARY [SUITE | -SUITE | -SUITE/TEST ...]: SUITE runs that suite (none
+ * named: every suite), -SUITE and -SUITE/TEST leave one out (make test SANITIZE=1 leaves out the
+ * suites that check only files the plain run checks). A name that matches nothing exits 2. Last
+ * line: "N passed, N failed, N skipped", then what was skipped for want of a tool or a GPU, in
+ * brackets.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +19,10 @@ extern const rbtest_suite json_suite, core_suite, expect_suite, ceilings_suite, 
     binary_suite, gpu_suite, clocks_suite, docs_suite, layout_suite, robust_suite;
 extern const rbtest_suite floors_suite, history_suite, docs_gen_suite, output_suite;
 extern const rbtest_suite plot_layout_suite, p2p_suite;
-extern const rbtest_suite node_suite, ring_suite, fleet_suite;
+extern const rbtest_suite node_suite, ring_suite, fleet_suite, runner_suite;
 
 const char *rbtest_binary = "build/sm_90/roofbench";
+const char *rbtest_self = "rbtest";
 
 static int failed_asserts, skipped;
 static char skip_reason[200];
@@ -62,14 +66,53 @@ char *rbtest_read_file(const char *path)
     return text;
 }
 
-static int selected(const char *suite, int argc, char **argv)
+int rbtest_wanted(const char *suite, const char *test, int nargs, char *const args[])
 {
-    if (argc <= 2)
-        return 1;
-    for (int i = 2; i < argc; i++)
-        if (!strcmp(argv[i], suite))
+    int named = 0, chosen = 0;
+    size_t len = strlen(suite);
+    for (int i = 0; i < nargs; i++) {
+        const char *arg = args[i];
+        if (arg[0] != '-') {
+            named = 1;
+            chosen |= !strcmp(arg, suite);
+        } else if (!strncmp(arg + 1, suite, len) &&
+                   (arg[1 + len] == '\0' ||
+                    (arg[1 + len] == '/' && test && !strcmp(arg + 2 + len, test)))) {
+            return 0;
+        }
+    }
+    return !named || chosen;
+}
+
+/* 1 when an argument leaves the suite out by name (not merely unselected). */
+static int named_out(const char *suite, int nargs, char *const args[])
+{
+    for (int i = 0; i < nargs; i++)
+        if (args[i][0] == '-' && !strcmp(args[i] + 1, suite))
             return 1;
     return 0;
+}
+
+/* The first argument that names no suite (or no test of its suite), NULL when all do. */
+static const char *unknown_name(const rbtest_suite *const suites[], size_t count, int nargs,
+                                char *const args[])
+{
+    for (int i = 0; i < nargs; i++) {
+        const char *name = args[i] + (args[i][0] == '-');
+        const char *slash = args[i][0] == '-' ? strchr(name, '/') : NULL;
+        size_t len = slash ? (size_t)(slash - name) : strlen(name);
+        int found = 0;
+        for (size_t s = 0; s < count && !found; s++) {
+            if (strlen(suites[s]->name) != len || strncmp(suites[s]->name, name, len))
+                continue;
+            for (size_t c = 0; slash && c < suites[s]->count && !found; c++)
+                found = !strcmp(suites[s]->cases[c].name, slash + 1);
+            found |= !slash;
+        }
+        if (!found)
+            return args[i];
+    }
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -80,21 +123,37 @@ int main(int argc, char **argv)
         &nccl_suite,   &runcmp_suite,   &floors_suite,   &history_suite,  &binary_suite,
         &docs_suite,   &docs_gen_suite, &layout_suite,   &output_suite,   &plot_layout_suite,
         &robust_suite, &p2p_suite,     &node_suite,     &ring_suite,
-        &fleet_suite,  &gpu_suite};
-    int passed = 0, failed = 0, skips = 0, codegen_skips = 0, gpu_skips = 0;
+        &fleet_suite,  &runner_suite,  &gpu_suite};
+    size_t count = sizeof suites / sizeof suites[0];
+    int passed = 0, failed = 0, skips = 0, codegen_skips = 0, gpu_skips = 0, left_out = 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc > 0)
+        rbtest_self = argv[0];
     if (argc > 1)
         rbtest_binary = argv[1];
-    for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) {
+    int nargs = argc > 2 ? argc - 2 : 0;
+    char *const *args = argv + 2;
+    const char *unknown = unknown_name(suites, count, nargs, args);
+    if (unknown) {
+        fprintf(stderr, "rbtest: '%s' names no suite or test\n", unknown);
+        return 2;
+    }
+    for (size_t s = 0; s < count; s++) {
         const rbtest_suite *suite = suites[s];
-        if (!selected(suite->name, argc, argv))
+        if (!rbtest_wanted(suite->name, NULL, nargs, args)) {
+            left_out += (int)suite->count * named_out(suite->name, nargs, args);
             continue;
+        }
         printf("%s (%zu tests)\n", suite->name, suite->count);
         /* RBTEST_CASE=<name>: that case alone (a GPU check of one thing on a lent machine) */
         const char *only = getenv("RBTEST_CASE");
         for (size_t i = 0; i < suite->count; i++) {
             if (only && *only && strcmp(only, suite->cases[i].name))
                 continue;
+            if (!rbtest_wanted(suite->name, suite->cases[i].name, nargs, args)) {
+                left_out++;
+                continue;
+            }
             failed_asserts = 0;
             skipped = 0;
             suite->cases[i].fn();
@@ -121,6 +180,14 @@ int main(int argc, char **argv)
                "(package cuda-cuobjdump-<major>-<minor>, e.g. cuda-cuobjdump-13-0): put it on "
                "PATH or set RB_CUOBJDUMP=/path/to/cuobjdump; RB_REQUIRE_CODEGEN=1 makes its "
                "absence a failure\n");
+    /* Said before the summary, so a reader of the log does not take a short run for a full one */
+    if (left_out) {
+        printf("left out on request (%d tests):", left_out);
+        for (int i = 0; i < nargs; i++)
+            if (args[i][0] == '-')
+                printf(" %s", args[i] + 1);
+        printf("\n");
+    }
     char why[160] = "", codegen[64] = "", gpu[64] = "";
     if (codegen_skips)
         snprintf(codegen, sizeof codegen, "%d codegen checks: no cuobjdump", codegen_skips);

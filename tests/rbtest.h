@@ -30,8 +30,15 @@ void rbtest_skip(const char *why);
  * read. */
 char *rbtest_read_file(const char *path);
 
+/* Whether the runner's arguments after the binary (SUITE selects a suite; -SUITE and -SUITE/TEST
+ * leave one out) want `test` of `suite`; test NULL asks about the suite as a whole, which
+ * -SUITE/TEST does not leave out. */
+int rbtest_wanted(const char *suite, const char *test, int nargs, char *const args[]);
+
 /* Path of the roofbench binary under test (the runner's first argument). */
 extern const char *rbtest_binary;
+/* How the runner itself was started (its argv[0]), for tests of the runner. */
+extern const char *rbtest_self;
 /* Number of usable CUDA devices (0 on a machine without a GPU). */
 int rbtest_gpu_count(void);
 

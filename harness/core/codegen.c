@@ -13,8 +13,8 @@ const char *rb_sass_opcode(const char *line, const char *end, size_t *len)
         p++;
     if (end - p < 4 || p[0] != '/' || p[1] != '*')
         return NULL;
-    const char *close = strstr(p, "*/");
-    if (!close || close >= end)
+    const char *close = rb_sass_find(p, end, "*/");
+    if (!close)
         return NULL;
     p = close + 2;
     for (int field = 0; field < 2; field++) { /* an optional predicate, then the opcode */
@@ -41,10 +41,19 @@ int rb_sass_opcode_matches(const char *op, size_t len, const char *instruction)
 }
 
 /* Whether the function header line names a function containing `kernel`. */
+const char *rb_sass_find(const char *line, const char *end, const char *text)
+{
+    size_t k = strlen(text);
+    for (const char *p = line; p + k <= end; p++)
+        if (*p == *text && memcmp(p, text, k) == 0)
+            return p;
+    return NULL;
+}
+
 static int header_matches(const char *line, const char *end, const char *kernel, const char *marker)
 {
-    const char *m = strstr(line, marker);
-    if (!m || m >= end)
+    const char *m = rb_sass_find(line, end, marker);
+    if (!m)
         return -1; /* not a header */
     size_t k = strlen(kernel);
     for (const char *p = m; p + k <= end; p++)

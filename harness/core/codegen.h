@@ -25,6 +25,10 @@ typedef struct rb_codegen_rule {
 /* The opcode of one SASS line line[0..end) (an address comment, an optional @predicate, the
  * opcode: "LDG.E.EF.128"), its length into *len; NULL when the line holds no instruction. */
 const char *rb_sass_opcode(const char *line, const char *end, size_t *len);
+/* The first `text` within line[0..end), or NULL. Listings are searched line by line with this,
+ * not strstr, which would scan on through the rest of the listing at every line (quadratic in its
+ * length, and far slower under ASan, which measures the whole rest first). */
+const char *rb_sass_find(const char *line, const char *end, const char *text);
 /* Whether opcode op[0..len) is `instruction` or starts with it followed by '.'. */
 int rb_sass_opcode_matches(const char *op, size_t len, const char *instruction);
 

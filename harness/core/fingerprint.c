@@ -214,8 +214,8 @@ int rb_sass_functions(const char *sass, rb_sass_function **out)
         const char *end = strchr(line, '\n');
         if (!end)
             end = line + strlen(line);
-        const char *m = strstr(line, "Function :");
-        if (m && m < end) {
+        const char *m = rb_sass_find(line, end, "Function :");
+        if (m) {
             if (n == cap) {
                 int bigger = cap ? 2 * cap : 16;
                 rb_sass_function *more = realloc(fs, (size_t)bigger * sizeof *more);
@@ -233,7 +233,7 @@ int rb_sass_functions(const char *sass, rb_sass_function **out)
             if (op) {
                 rb_sass_function *f = &fs[n - 1];
                 /* from the predicate (or the opcode) on: the address comment is left out */
-                const char *text = strstr(line, "*/") + 2;
+                const char *text = rb_sass_find(line, end, "*/") + 2;
                 f->hash = hash_instruction(f->hash, text, end);
                 f->instructions++;
                 if (add_op(f, op, len, &ops_cap) != 0)
