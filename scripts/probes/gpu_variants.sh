@@ -1,17 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # usage: OUT=DIR [SRC=kernels/hgemm.cu] [FILTER='^hgemm[.]square$'] [SIZES="8192x8192 4096x4096"]
-#        [ROUNDS=2] [CHECK="999x1021 4096x4096"] [NCU=0|1]
+#        [ROUNDS=2] [CHECK="999x1021 4096x4096"]
 #        scripts/probes/gpu_variants.sh NAME=FLAGS ...
-# One pair's kernels under compile-time options (e.g. kernels/hgemm.cu's step-6 shapes, scan's
-# SCAN_*), each against its library row in its own interleaved loop. One full build, then per
-# NAME only SRC is compiled again with FLAGS added and the suite relinked (the commands make
-# would run, from `make -n -W SRC`), so a variant costs one object, not a build; each is
-# validated by `check` at the CHECK sizes first. The runs go A B C
-# A B C over SIZES, so a drift of the machine shows as A against A. Rows in $OUT/summary.log
-# (optimized and fp8 against their library rows, with each variant's clock), files in one
-# archive. NCU=1 adds ncu's tensor-pipe and DRAM figures of each build's optimized kernel and of
-# cuBLASLt's at the first size.
+# One pair's kernels under compile-time options (e.g. hgemm's HGEMM_SM90_GROUP_M), each against
+# its library row in its own interleaved loop. One full build, then per NAME only SRC is compiled
+# again with FLAGS added and the suite relinked (the commands make would run, from `make -n -W
+# SRC`), so a variant costs one object, not a build; each is validated by `check` at the CHECK
+# sizes first. The runs go A B C A B C over SIZES, so a drift of the machine shows as A against
+# A. Rows in $OUT/summary.log (every variant's rate; optimized and fp8 against their library
+# rows, with each one's clock), the runs' files in one archive.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:?OUT=DIR}
@@ -81,22 +79,6 @@ PY
         done
     done
 done
-if [ "${NCU:-0}" = 1 ]; then
-    s=${SIZES%% *}
-    for n in "${names[@]}"; do
-        say "ncu $n $s"
-        timeout 300 ncu --clock-control none --target-processes all \
-            --kernel-name 'regex:hgemm_optimized_kernel|nvjet|sm90_xmma|cutlass' \
-            --launch-skip 40 --launch-count 6 \
-            --metrics sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,dram__bytes_read.sum,lts__t_sector_hit_rate.pct,gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed \
-            --csv build/variant-$n/roofbench run --filter "$FILTER" --size "$s" \
-            --expect none --samples 3 > "$OUT/ncu-$n.csv" 2> "$OUT/ncu-$n.err"
-        echo "ncu exit $?" | tee -a "$LOG"
-        grep -E 'tensor|per_second|dram__bytes|hit_rate|duration' "$OUT/ncu-$n.csv" |
-            awk -F'","' '{print substr($5, 1, 36), "|", $(NF-2), "|", $NF}' | sed 's/"$//' |
-            tee -a "$LOG"
-    done
-fi
 say done
 tar czf /tmp/variants.tgz -C "$OUT" --exclude summary.log . &&
     find "$OUT" -mindepth 1 ! -name summary.log -delete && mv /tmp/variants.tgz "$OUT/variants.tgz"
