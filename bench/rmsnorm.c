@@ -50,6 +50,7 @@ typedef struct rmsnorm_ctx {
     float *ref, *rstd;   /* device: the bf16-rounded reference; the baseline's per-row scratch */
     size_t rows, hidden, n;
     char no_clusters[200]; /* why the cluster kernel cannot run here ("" : it can, or no need) */
+    int cluster, clusters_fit; /* blocks a row; clusters resident at once (0: no cluster) */
 } rmsnorm_ctx;
 
 /* cols = min(n, 4096), rows = n / cols; a given RxC is kept when C <= 4096. */
@@ -156,12 +157,33 @@ static rb_status rmsnorm_cluster_check(rmsnorm_ctx *c)
     if (rmsnorm_plan_for(c->hidden, &p) != 0 || p.cluster == 1)
         return RB_OK;
     RB_CUDA(rmsnorm_cluster_support(&supported, &device_cc, &kernel_cc));
-    if (!supported)
+    if (!supported) {
         rb_fmt(c->no_clusters, sizeof c->no_clusters,
                "rows of %zu need a thread-block cluster: compute capability 9.0 or later, and a "
                "build for it (this GPU %d.%d, this build's kernels %d.%d)",
                c->hidden, device_cc / 10, device_cc % 10, kernel_cc / 10, kernel_cc % 10);
+        return RB_OK;
+    }
+    c->cluster = p.cluster;
+    RB_CUDA(rmsnorm_clusters_fit(c->hidden, &c->clusters_fit));
     return RB_OK;
+}
+
+/* Beside the optimized rate of a clustered input: how many of its clusters fit on the GPU at once
+ * and the blocks they hold (a cluster's blocks share a GPC, so a GPC whose free SMs do not divide
+ * into clusters leaves some idle): what may hold long rows below the copy roof. */
+static int rmsnorm_extras(void *ctx, int variant, const double *median_ms,
+                          rb_extra out[RB_MAX_EXTRAS])
+{
+    const rmsnorm_ctx *c = ctx;
+    (void)median_ms;
+    if (variant != 1 || c->clusters_fit <= 0)
+        return 0;
+    rb_fmt(out[0].name, sizeof out[0].name, "clusters_fit");
+    out[0].value = c->clusters_fit;
+    rb_fmt(out[1].name, sizeof out[1].name, "blocks_in_clusters");
+    out[1].value = (double)c->clusters_fit * c->cluster;
+    return 2;
 }
 
 static rb_status rmsnorm_setup(void **ctx, const rb_size *size, uint64_t seed, int input)
@@ -370,6 +392,7 @@ const rb_pair rb_pair_rmsnorm = {
     .output = rmsnorm_output,
     .check = rmsnorm_check,
     .teardown = rmsnorm_teardown,
+    .extras = rmsnorm_extras,
     .selftest = rmsnorm_selftest,
     /* 16-byte evict-first loads and stores in the full run's kernels; the cluster kernel's
      * barrier (UCGABAR_ARV / UCGABAR_WAIT) and its distributed-shared-memory reads (mapa +

@@ -507,28 +507,50 @@ extern "C" cudaError_t rmsnorm_cluster_support(int *supported, int *device_cc, i
     return cudaSuccess;
 }
 
-/* One launch of the cluster kernel over `rows` rows: grid rows x cluster, cluster (cluster, 1, 1).
- */
+/* The launch of the cluster kernel over `rows` rows: grid rows x cluster, cluster (cluster, 1, 1);
+ * config->attrs points at *attr. */
+static rmsnorm_cluster_fn rmsnorm_cluster_config(const rmsnorm_plan *p, size_t rows, size_t hidden,
+                                                 cudaStream_t stream, cudaLaunchAttribute *attr,
+                                                 cudaLaunchConfig_t *config)
+{
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = (unsigned)p->cluster;
+    attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = 1;
+    *config = cudaLaunchConfig_t{};
+    config->gridDim = dim3((unsigned)(rows * (size_t)p->cluster));
+    config->blockDim = dim3((unsigned)p->threads);
+    config->stream = stream;
+    config->attrs = attr;
+    config->numAttrs = 1;
+    return hidden % RMSNORM_VEC == 0 ? rmsnorm_cluster_pick<true>(p->items)
+                                     : rmsnorm_cluster_pick<false>(p->items);
+}
+
 static cudaError_t rmsnorm_cluster_launch(const rmsnorm_plan *p, const uint16_t *x,
                                           const uint16_t *w, uint16_t *y, size_t rows,
                                           size_t hidden, float eps, int ranks_summed,
                                           cudaStream_t stream)
 {
-    const rmsnorm_cluster_fn kernel = hidden % RMSNORM_VEC == 0
-                                          ? rmsnorm_cluster_pick<true>(p->items)
-                                          : rmsnorm_cluster_pick<false>(p->items);
     cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = (unsigned)p->cluster;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3((unsigned)(rows * (size_t)p->cluster));
-    config.blockDim = dim3((unsigned)p->threads);
-    config.stream = stream;
-    config.attrs = &attr;
-    config.numAttrs = 1;
+    cudaLaunchConfig_t config;
+    const rmsnorm_cluster_fn kernel = rmsnorm_cluster_config(p, rows, hidden, stream, &attr, &config);
     return cudaLaunchKernelEx(&config, kernel, x, w, y, hidden, p->chunk, eps, ranks_summed);
+}
+
+extern "C" cudaError_t rmsnorm_clusters_fit(size_t hidden, int *fit)
+{
+    rmsnorm_plan p;
+    *fit = 0;
+    if (rmsnorm_plan_for(hidden, &p) != 0)
+        return cudaErrorInvalidValue;
+    if (p.cluster == 1)
+        return cudaSuccess;
+    cudaLaunchAttribute attr;
+    cudaLaunchConfig_t config;
+    /* rows: enough clusters that the answer is the device's limit, not the grid's */
+    const rmsnorm_cluster_fn kernel = rmsnorm_cluster_config(&p, 1024, hidden, 0, &attr, &config);
+    return cudaOccupancyMaxActiveClusters(fit, (const void *)kernel, &config);
 }
 
 /* The optimized form with plan p (ranks_left_out: the planted defect's 1, else 0). */

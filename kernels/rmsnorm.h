@@ -41,6 +41,11 @@ int rmsnorm_plan_for(size_t hidden, rmsnorm_plan *out);
  * has no cluster code); *device_cc and *kernel_cc say what was found (x 10). */
 cudaError_t rmsnorm_cluster_support(int *supported, int *device_cc, int *kernel_cc);
 
+/* How many of the optimized launcher's clusters for rows of `hidden` elements can be resident at
+ * once on this device (cudaOccupancyMaxActiveClusters: a cluster's blocks must share a GPC): a
+ * diagnostic the pair reports beside its rate. *fit = 0 when the plan has no cluster. */
+cudaError_t rmsnorm_clusters_fit(size_t hidden, int *fit);
+
 /* Baseline: two kernels; rstd is `rows` floats of scratch (1 / rms of each row). */
 cudaError_t rmsnorm_baseline(const uint16_t *x, const uint16_t *w, uint16_t *y, float *rstd,
                              size_t rows, size_t hidden, float eps, cudaStream_t stream);
