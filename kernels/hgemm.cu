@@ -555,9 +555,9 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *   - TMA-store epilogue: each consumer writes its 64 x 256 result as bf16 into a 16 KB shared
  *     buffer, 128 columns at a time, as two 64 x 64 boxes in the 128B-swizzled layout (chunk
  *     (j % 8) ^ (row % 8): conflict-free 4-byte stores), fence.proxy.async, a named barrier for
- *     its 128 threads, then one thread issues cp.async.bulk.tensor stores (the TMA clips rows
- *     and columns past m, n: C's map is m x n with rows ldc apart, so its padding columns are
- *     never written) and, before the buffer is rewritten, cp.async.bulk.wait_group.read.
+ *     its 128 threads, then one thread issues cp.async.bulk.tensor stores (C's map is m x n with
+ *     rows ldc apart: the TMA clips rows past m, and columns past n to 16-byte chunks) and,
+ *     before the buffer is rewritten, cp.async.bulk.wait_group.read.
  *     The TMA needs the row stride (2 ldc bytes) to be a multiple of 16, and it writes whole
  *     16-byte chunks at the right edge (on the H100 it wrote C's padding past n): for ldc % 8 or
  *     n % 8 != 0 the launcher selects the predicated register stores of steps 3-5 instead.
