@@ -6,9 +6,10 @@
  * (ncclCommInitAll). run() gets a stream of GPU 0: it forks the other GPUs' streams from it with
  * an event, enqueues AR_OPS_PER_RUN collectives back to back on every GPU (nccl-tests' -n 20:
  * the harness reports the time of one, rb_pair_timing.ops_per_run), and joins the streams back,
- * so the harness's events on that stream time them on all GPUs. The fork, the join and the
- * first launch's latency (tens of microseconds on several GPUs) are paid once per run, not
- * per collective.
+ * so the harness's events on that stream time them on all GPUs. The fork and the join are paid
+ * once per run, not per collective; the host's queuing of a sample's first run (tens of
+ * microseconds on several GPUs) is not timed: the harness holds the stream with a latch until
+ * it is queued (rb_pair_timing.ops_per_run).
  * The MPI driver (harness/runner/mpi_main.c, `make MPI=1`) runs the same code with one GPU
  * per process: setup_rank() gets its communicator (made by ncclCommInitRank) and the ranks'
  * host reductions (rb_comm); the check then sums its three figures over all ranks, so every

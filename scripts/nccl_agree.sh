@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# usage: OUT=DIR scripts/nccl_agree.sh   (2 or more GPUs; ROUNDS=3, SIZES='128M 1G', SAMPLES=5)
+# usage: OUT=DIR scripts/nccl_agree.sh   (2 or more GPUs; ROUNDS=3, SIZES='128M 1G', SAMPLES=5,
+#                                        GPUS=N: the machine's first N GPUs only)
 # roofbench's collectives side by side with nccl-tests, the tool they are checked against: on
 # every GPU, for all-reduce, all-gather and reduce-scatter at each size, in and out of place,
 # roofbench (nccl_allreduce filtered to those rows) and nccl-tests (scripts/nccl_tests.sh, built
@@ -31,6 +32,14 @@ bytes() { numfmt --from=iec "$1"; }
 
 n=$(nvidia-smi -L 2> /dev/null | wc -l)
 [ "$n" -ge 2 ] || { echo "nccl_agree.sh: needs 2 or more GPUs, found $n" >&2; exit 2; }
+if [ -n "${GPUS:-}" ]; then # the first GPUS GPUs of the machine, in PCI bus order
+    case $GPUS in *[!0-9]* | '') echo "nccl_agree.sh: GPUS=$GPUS is not a count" >&2; exit 2 ;; esac
+    [ "$GPUS" -ge 2 ] && [ "$GPUS" -le "$n" ] ||
+        { echo "nccl_agree.sh: GPUS=$GPUS: this machine has $n GPUs" >&2; exit 2; }
+    n=$GPUS
+    CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((n - 1)))
+    export CUDA_VISIBLE_DEVICES
+fi
 say "$n GPUs: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
 make -j"$(nproc)" ARCH=sm_90 "$B" > "$OUT/runs/build.log" 2>&1 ||
     { tail -n 30 "$OUT/runs/build.log"; exit 2; }

@@ -14,7 +14,9 @@
 #include "../harness/core/random.h"
 #include "../harness/kit/gpu.h"
 #include "../harness/kit/pair.h"
+#include "../harness/core/util.h"
 #include "../harness/kit/pair_util.h"
+#include "../harness/runner/measure.h"
 #include "rbtest.h"
 
 extern const rbtest_suite gpu_suite;
@@ -637,6 +639,54 @@ static void test_nccl_ring_valid_at_odd_counts(void)
     check_pairs("12", "^nccl_allreduce$");
 }
 
+/* A run() that spends 2 ms of host work before it queues one small kernel: what a run of a
+ * fork, 20 groups of NCCL launches on several GPUs and a join is, magnified. */
+static rb_status slow_queue_run(void *buf, cudaStream_t s)
+{
+    for (double t0 = rb_now_s(); rb_now_s() - t0 < 2e-3;)
+        ;
+    return rb_flush_l2(buf, 1u << 20, s) == cudaSuccess ? RB_OK : RB_ERR_CUDA;
+}
+
+/* Behind the latch (rb_measure_opts.latch) a sample's clock starts when the GPU runs its first
+ * launch, not while the host is still queuing it: the 2 ms of queuing above is in every sample
+ * without the latch (the defect it removes) and in none with it. One launch a sample (cold). */
+static void test_latch_leaves_the_hosts_queuing_untimed(void)
+{
+    if (!need_gpu())
+        return;
+    void *buf = NULL, *flush = NULL;
+    int *late = NULL;
+    volatile int *latch = NULL;
+    cudaStream_t s = NULL;
+    int ok = cudaMalloc(&buf, 1u << 20) == cudaSuccess &&
+             cudaMemset(buf, 0, 1u << 20) == cudaSuccess &&
+             cudaMalloc(&flush, 2u << 20) == cudaSuccess &&
+             cudaMemset(flush, 0, 2u << 20) == cudaSuccess &&
+             cudaMalloc((void **)&late, sizeof *late) == cudaSuccess &&
+             cudaHostAlloc((void **)&latch, sizeof *latch, cudaHostAllocMapped) == cudaSuccess &&
+             cudaStreamCreate(&s) == cudaSuccess;
+    RB_CHECK(ok);
+    rb_measure_opts o = {.samples = 20, .cap_s = 5, .noise_target = 0.01, .sample_ms = 1.0,
+                         .cold = 1, .flush_buf = flush, .flush_bytes = 2u << 20};
+    rb_stats plain = {0}, latched = {0};
+    double lps = 0;
+    RB_CHECK(ok && rb_measure(slow_queue_run, buf, s, &o, &plain, &lps, NULL) == RB_OK);
+    o.latch = latch;
+    o.latch_late = late;
+    RB_CHECK(ok && rb_measure(slow_queue_run, buf, s, &o, &latched, &lps, NULL) == RB_OK);
+    if (!(plain.median > 1.5 && latched.median < 0.5))
+        printf("    -> %.3f ms a launch without the latch, %.3f ms with it\n", plain.median,
+               latched.median);
+    RB_CHECK(plain.median > 1.5);
+    RB_CHECK(latched.median < 0.5);
+    cudaStreamDestroy(s);
+    cudaFreeHost((void *)latch);
+    cudaFree(late);
+    cudaFree(flush);
+    cudaFree(buf);
+}
+
 static const rbtest_case gpu_cases[] = {
     {"fill_matches_cpu_bit_for_bit", test_fill_matches_cpu_bit_for_bit},
     {"device_relerr_matches_cpu", test_device_relerr_matches_cpu},
@@ -658,6 +708,7 @@ static const rbtest_case gpu_cases[] = {
     {"nccl_ring_valid_at_odd_counts", test_nccl_ring_valid_at_odd_counts},
     {"platform_and_clocks_recorded", test_platform_and_clocks_recorded},
     {"p2p_matrix_every_pair", test_p2p_matrix_every_pair},
+    {"latch_leaves_the_hosts_queuing_untimed", test_latch_leaves_the_hosts_queuing_untimed},
 };
 
 RB_SUITE(gpu_suite, "gpu", gpu_cases);

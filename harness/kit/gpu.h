@@ -39,6 +39,14 @@ cudaError_t rb_f64_to_f32(const double *in, float *out, size_t n, cudaStream_t s
  * timed data stays in L2 and every line left there is clean. */
 cudaError_t rb_flush_l2(void *buf, size_t bytes, cudaStream_t stream);
 
+/* One thread that spins until *flag (mapped, pinned host memory the host sets to nonzero) is
+ * nonzero, or timeout_ns of the GPU's global timer have passed (a host that dies or a queue
+ * that blocks the host cannot hang the GPU); then it stores to *timed_out (device memory; NULL:
+ * not reported) 1 if it gave up, else 0. A stream it holds lets the host queue work behind it
+ * that then runs as the GPU executes it, not as fast as the host can enqueue it. Enqueue only. */
+cudaError_t rb_latch(const volatile int *flag, unsigned long long timeout_ns, int *timed_out,
+                     cudaStream_t stream);
+
 /* Launches a kernel that stores to an invalid address (the watchdog tests' illegal address). */
 cudaError_t rb_fault_illegal_address(cudaStream_t stream);
 

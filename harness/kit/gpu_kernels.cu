@@ -165,6 +165,30 @@ extern "C" cudaError_t rb_flush_l2(void *buf, size_t bytes, cudaStream_t stream)
     return cudaGetLastError();
 }
 
+static __global__ void latch_kernel(const volatile int *flag, unsigned long long timeout_ns,
+                                    int *timed_out)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    int late = 0;
+    while (*flag == 0) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > timeout_ns) {
+            late = 1;
+            break;
+        }
+    }
+    if (timed_out)
+        *timed_out = late;
+}
+
+extern "C" cudaError_t rb_latch(const volatile int *flag, unsigned long long timeout_ns,
+                                int *timed_out, cudaStream_t stream)
+{
+    latch_kernel<<<1, 1, 0, stream>>>(flag, timeout_ns, timed_out);
+    return cudaGetLastError();
+}
+
 extern "C" cudaError_t rb_gpu_image_check(void)
 {
     struct cudaFuncAttributes a;

@@ -141,8 +141,9 @@ typedef struct rb_pair_timing {
     /* Operations each run() enqueues back to back (nccl_allreduce: a collective called this many
      * times, nccl-tests' -n): the harness times run() as any other and reports the time of one
      * operation, a sample's time / (launches x ops_per_run), so the cost of starting a run
-     * (events that fork and join the GPUs, the first launch's latency) is shared by them all.
-     * 0 or 1: run() is one operation. */
+     * (events that fork and join the GPUs) is shared by them all. Such a run() is timed behind
+     * a latch (runner/measure.h): the host's cost of queuing the first run of a sample is not
+     * timed. 0 or 1: run() is one operation. */
     int ops_per_run;
 } rb_pair_timing;
 

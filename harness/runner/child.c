@@ -524,6 +524,11 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
             cudaMemset(opts.measure.flush_buf, 0, opts.measure.flush_bytes) != cudaSuccess)
             return send_error(fd, "cannot allocate the L2 flush buffer");
     }
+    if (opts.measure.ops_per_launch > 1 && !o->check_only &&
+        (cudaHostAlloc((void **)&opts.measure.latch, sizeof(int), cudaHostAllocMapped) !=
+             cudaSuccess ||
+         cudaMalloc((void **)&opts.measure.latch_late, sizeof(int)) != cudaSuccess))
+        return send_error(fd, "cannot allocate the timing latch");
     if (o->nvtx)
         nvtxRangePushA(p->name);
     double t0 = rb_now_s();
@@ -551,6 +556,8 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
         nvtxRangePop();
     p->teardown(ctx);
     cudaFree(opts.measure.flush_buf);
+    cudaFreeHost((void *)opts.measure.latch);
+    cudaFree(opts.measure.latch_late);
     cudaStreamDestroy(s);
     return status;
 }

@@ -38,13 +38,30 @@ static rb_status time_sample(rb_status (*run)(void *, cudaStream_t), void *ctx, 
         RB_CUDA(cudaStreamSynchronize(stream)); /* the flush is done before the barrier */
         o->comm->barrier();
     }
+    if (o->latch) {
+        __atomic_store_n(o->latch, 0, __ATOMIC_SEQ_CST);
+        RB_CUDA(rb_latch(o->latch, RB_MEASURE_LATCH_NS, o->latch_late, stream));
+    }
     RB_CUDA(cudaEventRecord(t->start, stream));
-    for (int k = 0; k < launches; k++)
-        RB_TRY(run(ctx, stream));
+    for (int k = 0; k < launches; k++) {
+        rb_status st = run(ctx, stream);
+        if (k == 0 && o->latch)
+            __atomic_store_n(o->latch, 1, __ATOMIC_SEQ_CST);
+        RB_TRY(st);
+    }
     RB_CUDA(cudaEventRecord(t->stop, stream));
     RB_CUDA(cudaEventSynchronize(t->stop));
     float elapsed = 0.0f;
     RB_CUDA(cudaEventElapsedTime(&elapsed, t->start, t->stop));
+    if (o->latch) {
+        int late = 0;
+        RB_CUDA(cudaMemcpy(&late, o->latch_late, sizeof late, cudaMemcpyDeviceToHost));
+        if (late) {
+            rb_error_at(__FILE__, __LINE__, "rb_latch",
+                        "the timing latch let go before the sample's first launch was queued");
+            return RB_ERR_CUDA;
+        }
+    }
     *ms = (double)elapsed / launches / ops_of(o);
     if (own)
         *own = *ms;

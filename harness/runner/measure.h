@@ -13,6 +13,9 @@
 #include "core/clocks.h"
 #include "pair.h"
 
+/* The latch lets go after this long whatever happens (rb_measure_opts.latch). */
+#define RB_MEASURE_LATCH_NS 2000000000ull
+
 typedef struct rb_measure_opts {
     uint64_t samples;    /* exactly this many; 0: adaptive */
     double cap_s;        /* wall-clock cap of the sampling loop (adaptive) */
@@ -41,6 +44,15 @@ typedef struct rb_measure_opts {
     /* Operations per launch of run() (rb_pair_timing.ops_per_run): times are per operation.
      * 0 or 1: one. */
     int ops_per_launch;
+    /* A latch (gpu.h: rb_latch) on a flag in mapped, pinned host memory, NULL: none. Each
+     * sample's first launch is queued behind it and the start event, and released once queued:
+     * the clock starts as the GPU runs it, not while the host is still queuing it. For a run()
+     * of many calls on several GPUs (a fork, 20 groups of NCCL launches, a join) that queuing
+     * is tens of microseconds at the head of every sample, and was ~1% of a 128 MiB
+     * collective's time on 4 GPUs. latch_late: a device int, the latch's report: a latch that
+     * let go before the launch was queued (after RB_MEASURE_LATCH_NS) is an error. */
+    volatile int *latch;
+    int *latch_late;
     /* With comm: each variant's median of this rank's own sample times (before the slowest
      * rank's is taken), one per variant timed; NULL: not wanted. A fleet names the rank that
      * is slowest at a collective from these. */

@@ -186,7 +186,7 @@ static rb_status latency_sample(p2p_ctx *c, double *us)
     RB_CUDA(cudaSetDevice(c->src));
     *c->flag = 0;
     if (latch)
-        RB_CUDA(rb_p2p_latch(c->flag, P2P_LATCH_NS, a->timed_out, a->s));
+        RB_CUDA(rb_latch(c->flag, P2P_LATCH_NS, a->timed_out, a->s));
     else
         RB_CUDA(cudaMemsetAsync(a->timed_out, 0, sizeof(int), a->s));
     RB_CUDA(cudaEventRecord(a->start, a->s));
@@ -198,7 +198,7 @@ static rb_status latency_sample(p2p_ctx *c, double *us)
     RB_CUDA(cudaEventElapsedTime(&ms, a->start, a->stop));
     RB_CUDA(cudaMemcpy(&late, a->timed_out, sizeof late, cudaMemcpyDeviceToHost));
     if (late) {
-        rb_error_at(__FILE__, __LINE__, "rb_p2p_latch",
+        rb_error_at(__FILE__, __LINE__, "rb_latch",
                     "the latch timed out before the copies were queued");
         return RB_ERR_CUDA;
     }
