@@ -4,6 +4,8 @@
 # (tests/test_node.c, RB_TEST_FAULT=node:gpus=N with RB_TEST_NODE_EXE=this): writes the run
 # document of its --scope on its --device to its --json, as roofbench would, and says its
 # arguments in its log. FAKE_SLOW_GPU=k: GPU k's DRAM rows and platform DRAM 10% slower.
+# FAKE_HOST_BOUND_SLOW_GPU=k: GPU k's pageable host_transfer.h2d baseline (informational: the
+# host sets its time) 10% slower, nothing else.
 # FAKE_FAIL_GPU=k: GPU k's part exits 1 (a regressed row) after writing its results.
 # FAKE_BUS: the PCI bus id every GPU records (default 0000:1<k>:00.0, none of this machine's).
 # Usage: node_fake_part.sh run ... [--device N] --scope S --json FILE
@@ -20,14 +22,17 @@ echo "fake part: scope $scope device $device visible ${CUDA_VISIBLE_DEVICES:-uns
 echo "[1/1] fake"
 slow=1 dram=3000
 if [ "$device" = "${FAKE_SLOW_GPU:-x}" ]; then slow=1.1 dram=2727; fi
-variant() { # name roof ms
-    printf '{"name": "%s", "role": "%s", "unit": "none", "valid": true, "timed": true, "roof": "%s", "time_ms": {"median": %s, "median_ci_lo": %s, "median_ci_hi": %s, "noise": 0.004, "samples": 50}, "verdict": "new"}' \
-        "$1" "$1" "$2" "$3" "$3" "$3"
+variant() { # name roof ms [more fields]
+    printf '{"name": "%s", "role": "%s", "unit": "none", "valid": true, "timed": true, "roof": "%s", "time_ms": {"median": %s, "median_ci_lo": %s, "median_ci_hi": %s, "noise": 0.004, "samples": 50}, %s"verdict": "new"}' \
+        "$1" "$1" "$2" "$3" "$3" "$3" "${4:-}"
 }
+host_slow=1
+[ "$device" = "${FAKE_HOST_BOUND_SLOW_GPU:-x}" ] && host_slow=1.1
+pageable_ms=$(awk -v s="$host_slow" -v d="$device" 'BEGIN { printf "%.6f", 20 * s * (1 + 0.001 * d) }')
 case $scope in
 local) ms=$(awk -v s="$slow" -v d="$device" 'BEGIN { printf "%.6f", 0.95 * s * (1 + 0.001 * d) }')
     pairs="{\"name\": \"copy_vectorized\", \"status\": \"ok\", \"variants\": [$(variant baseline dram_gbps "$ms")]}" ;;
-host) pairs="{\"name\": \"host_transfer.h2d\", \"status\": \"ok\", \"variants\": [$(variant optimized pcie_h2d_gbps 4.9)]}" ;;
+host) pairs="{\"name\": \"host_transfer.h2d\", \"status\": \"ok\", \"variants\": [$(variant baseline pcie_h2d_gbps "$pageable_ms" '"informational": true, "host_bound_why": "pageable memory", '), $(variant optimized pcie_h2d_gbps 4.9)]}" ;;
 span) pairs="{\"name\": \"nccl_allreduce.allreduce@1G\", \"status\": \"ok\", \"reason\": \"visible ${CUDA_VISIBLE_DEVICES:-unset}\", \"variants\": [$(variant optimized nvlink_gbps 3.3)]}" ;;
 esac
 d=$device; [ "$d" -lt 0 ] && d=0

@@ -27,6 +27,7 @@ typedef struct gpu_spec {
     int drop_softmax, nan_copy, untimed_sgemm;   /* missing or unusable rows */
     int invalid_slow_sgemm;                      /* sgemm timed 50% slower, and invalid */
     double mem_noise_scale;                      /* the memory rows' noise x this; 0: 1 */
+    double host_bound_scale; /* the informational (host-bound) row's time x this; 0: 1 */
     const char *key;                             /* NULL: nvidia-h100-80gb-hbm3 */
 } gpu_spec;
 
@@ -65,7 +66,8 @@ static void add_variant(rb_sbuf *b, int gpu, size_t r, const gpu_spec *s)
     int mem = !strcmp(node_rows[r].roof, "dram_gbps");
     int pcie = !strncmp(node_rows[r].roof, "pcie", 4);
     double ms = node_rows[r].ms * jitter(gpu, (int)r, 0) * (mem ? scale_of(s->mem_scale) : 1) *
-                (compute ? scale_of(s->compute_scale) : 1) * (pcie ? scale_of(s->host_scale) : 1);
+                (compute ? scale_of(s->compute_scale) : 1) * (pcie ? scale_of(s->host_scale) : 1) *
+                (node_rows[r].host ? scale_of(s->host_bound_scale) : 1);
     int nan = s->nan_copy && !strcmp(node_rows[r].row, "copy_vectorized") &&
               !strcmp(node_rows[r].variant, "optimized");
     int untimed = s->untimed_sgemm && compute;
@@ -75,18 +77,19 @@ static void add_variant(rb_sbuf *b, int gpu, size_t r, const gpu_spec *s)
         ms *= 1.5;
     char median[32];
     rb_fmt(median, sizeof median, nan ? "null" : "%.17g", ms);
-    rb_sbuf_add(b,
-                "{\"name\": \"%s\", \"role\": \"%s\", \"unit\": \"%s\", \"valid\": %s, \"timed\": "
-                "%s, \"roof\": \"%s\", \"time_ms\": {\"median\": %s, \"median_ci_lo\": %.17g, "
-                "\"median_ci_hi\": %.17g, \"noise\": %.17g, \"samples\": 50}, \"host_bound_why\": "
-                "\"%s\", \"verdict\": \"pass\", \"clocks\": {\"sm_mhz_mean\": %d, \"sm_mhz_min\": "
-                "%d, \"samples\": 20, \"reasons\": %s}}",
-                node_rows[r].variant, node_rows[r].role, node_rows[r].unit,
-                nan || invalid ? "false" : "true", untimed ? "false" : "true", node_rows[r].roof,
-                median, ms * 0.998, ms * 1.002, noise, node_rows[r].host ? "pageable memory" : "",
-                compute && s->compute_reasons ? 1590 : 1980,
-                compute && s->compute_reasons ? 1500 : 1980,
-                compute && s->compute_reasons ? s->compute_reasons : "[]");
+    rb_sbuf_add(
+        b,
+        "{\"name\": \"%s\", \"role\": \"%s\", \"unit\": \"%s\", \"valid\": %s, \"timed\": "
+        "%s, \"roof\": \"%s\", \"time_ms\": {\"median\": %s, \"median_ci_lo\": %.17g, "
+        "\"median_ci_hi\": %.17g, \"noise\": %.17g, \"samples\": 50}, %s"
+        "\"host_bound_why\": \"%s\", \"verdict\": \"pass\", \"clocks\": {\"sm_mhz_mean\": "
+        "%d, \"sm_mhz_min\": %d, \"samples\": 20, \"reasons\": %s}}",
+        node_rows[r].variant, node_rows[r].role, node_rows[r].unit,
+        nan || invalid ? "false" : "true", untimed ? "false" : "true", node_rows[r].roof, median,
+        ms * 0.998, ms * 1.002, noise, node_rows[r].host ? "\"informational\": true, " : "",
+        node_rows[r].host ? "pageable memory" : "", compute && s->compute_reasons ? 1590 : 1980,
+        compute && s->compute_reasons ? 1500 : 1980,
+        compute && s->compute_reasons ? s->compute_reasons : "[]");
 }
 
 static json_value *make_run(int gpu, const gpu_spec *s)
@@ -317,6 +320,20 @@ static void test_missing_and_nan_rows(void)
     json_free(o);
 }
 
+/* The terminal report of node into text (at most max outliers). */
+static void print_node(const json_value *node, int max, char *text, size_t size)
+{
+    FILE *f = tmpfile();
+    size_t len = 0;
+    if (f) {
+        rb_node_print(f, node, max);
+        rewind(f);
+        len = fread(text, 1, size - 1, f);
+        fclose(f);
+    }
+    text[len] = '\0';
+}
+
 static void test_build_and_write(void)
 {
     json_value *runs[4];
@@ -350,13 +367,8 @@ static void test_build_and_write(void)
     RB_CHECK(md && strstr(md, "## Outliers") && strstr(md, "| platform |") &&
              strstr(md, "## GPU node7:3") && strstr(md, "### roofbench results"));
     RB_CHECK(back && rb_node_outlier_count(back) == 4);
-    FILE *f = tmpfile();
-    rb_node_print(f, node, 2);
-    rewind(f);
-    char text[4096] = "";
-    size_t len = fread(text, 1, sizeof text - 1, f);
-    text[len] = '\0';
-    fclose(f);
+    char text[4096];
+    print_node(node, 2, text, sizeof text);
     RB_CHECK(strstr(text, "4 outliers") && strstr(text, "and 2 more outliers"));
     free(md);
     json_free(back);
@@ -367,6 +379,73 @@ static void test_build_and_write(void)
     runs[1] = json_new_object();
     node = rb_node_build("roofbench", "node", runs, 2, NULL, err, sizeof err);
     RB_CHECK(!node && !runs[0] && !runs[1] && strstr(err, "GPU 1"));
+}
+
+/* The "flagged" column of GPU `who`'s line ("node7:1") in a report, -1 when there is none. */
+static int flagged_column(const char *text, const char *who)
+{
+    char at[32];
+    rb_fmt(at, sizeof at, "\n%s ", who);
+    const char *line = strstr(text, at);
+    int flagged = -1;
+    if (line && strlen(line) > 45 && sscanf(line + 45, "%*f %*f %*d %*d %d", &flagged) != 1)
+        flagged = -1;
+    return flagged;
+}
+
+static json_value *node_of(const gpu_spec *s, int n)
+{
+    json_value *runs[8];
+    char err[300] = "";
+    for (int i = 0; i < n; i++)
+        runs[i] = make_run(i, &s[i]);
+    return rb_node_build("roofbench", "node", runs, n, NULL, err, sizeof err);
+}
+
+/* GPU 1's pageable copy (informational: the host sets its time) 10% slower, nothing else: the
+ * outlier is recorded as informational and reported host-bound, and it does not count. */
+static void test_host_bound_row_not_flagged(void)
+{
+    gpu_spec s[4] = {{0}};
+    s[1].host_bound_scale = 1.10;
+    json_value *node = node_of(s, 4);
+    const json_value *o = json_get(node, "outliers");
+    RB_CHECK(o && o->count == 1 && json_true_at(o->items[0], "informational") &&
+             !strcmp(json_string_at(o->items[0], "row", ""), "host_transfer.h2d") &&
+             !strcmp(json_string_at(o->items[0], "variant", ""), "baseline"));
+    RB_CHECK(!strcmp(json_string_at(node, "gate", ""), "gating"));
+    RB_CHECK(rb_node_outlier_count(node) == 0 && rb_node_host_bound_count(node) == 1);
+    char text[8192];
+    print_node(node, 20, text, sizeof text);
+    RB_CHECK(strstr(text, "4 GPUs, 0 outliers (1 host-bound, not flagged)\n") &&
+             strstr(text, "\nhost-bound node7:1 host_transfer.h2d/baseline x1.") &&
+             strstr(text, ": not flagged (the host sets this row's time; --gate all flags it)\n"));
+    RB_CHECK(!strstr(text, "\noutlier ") && flagged_column(text, "node7:1") == 0);
+    char *md = rb_node_markdown(node);
+    RB_CHECK(md && strstr(md, "0 outliers (1 host-bound, not flagged)") &&
+             strstr(md, "None: no GPU fell behind") &&
+             strstr(md, "### Host-bound rows, not flagged") &&
+             strstr(md, "| node7 | 1 | host_transfer.h2d | baseline |"));
+    free(md);
+    /* --gate all: it counts, as a flagged outlier. */
+    RB_CHECK(rb_node_set_gate_all(node, 1) == 0);
+    RB_CHECK(rb_node_outlier_count(node) == 1 && rb_node_host_bound_count(node) == 0);
+    print_node(node, 20, text, sizeof text);
+    RB_CHECK(strstr(text, "4 GPUs, 1 outliers\n") &&
+             strstr(text, "\noutlier node7:1 host_transfer.h2d/baseline x1.") &&
+             !strstr(text, "host-bound") && flagged_column(text, "node7:1") == 1);
+    json_free(node);
+    /* The same slowdown on the pinned copy, a gating row on the same link: flagged. */
+    s[1].host_bound_scale = 0;
+    s[1].host_scale = 1.10;
+    node = node_of(s, 4);
+    RB_CHECK(rb_node_outlier_count(node) == 1 && rb_node_host_bound_count(node) == 1);
+    print_node(node, 20, text, sizeof text);
+    RB_CHECK(strstr(text, "4 GPUs, 1 outliers (1 host-bound, not flagged)\n") &&
+             strstr(text, "\noutlier node7:1 host_transfer.h2d/optimized x1.") &&
+             strstr(text, "\nhost-bound node7:1 host_transfer.h2d/baseline x1.") &&
+             flagged_column(text, "node7:1") == 1);
+    json_free(node);
 }
 
 static void test_host_name(void)
@@ -488,6 +567,31 @@ static void test_device_list_planted_slow_gpu(void)
     rbtest_remove_dir();
 }
 
+/* GPU 1's pageable copy 10% slower, nothing else: exit 0, said host-bound; --gate all: exit 1. */
+static void test_device_all_host_bound_slow_gpu(void)
+{
+    int rc;
+    setenv("FAKE_HOST_BOUND_SLOW_GPU", "1", 1);
+    json_value *node = node_run("4", "--device all", &rc);
+    const char *out = rbtest_output();
+    RB_CHECK(rc == 0 && node && rb_node_outlier_count(node) == 0 &&
+             rb_node_host_bound_count(node) == 1);
+    RB_CHECK(out && strstr(out, "0 outliers (1 host-bound, not flagged)") &&
+             strstr(out, "\nhost-bound fakehost:1 host_transfer.h2d/baseline x1.") &&
+             !strstr(out, "\noutlier ") && !strstr(out, "exit 1"));
+    json_free(node);
+    rbtest_remove_dir();
+    node = node_run("4", "--device all --gate all", &rc);
+    unsetenv("FAKE_HOST_BOUND_SLOW_GPU");
+    out = rbtest_output();
+    RB_CHECK(rc == 1 && node && rb_node_outlier_count(node) == 1 &&
+             !strcmp(json_string_at(node, "gate", ""), "all"));
+    RB_CHECK(out && strstr(out, "\noutlier fakehost:1 host_transfer.h2d/baseline x1.") &&
+             strstr(out, "exit 1"));
+    json_free(node);
+    rbtest_remove_dir();
+}
+
 static int parse(rb_options *o, char *err, size_t size, const char *a, const char *b, const char *c)
 {
     char *argv[6] = {"roofbench", "run", (char *)a, (char *)b, (char *)c, NULL};
@@ -542,7 +646,9 @@ static const rbtest_case node_cases[] = {
     {"two_gpus_use_the_expectation", test_two_gpus_use_the_expectation},
     {"missing_and_nan_rows", test_missing_and_nan_rows},
     {"build_and_write", test_build_and_write},
+    {"host_bound_row_not_flagged", test_host_bound_row_not_flagged},
     {"device_all_end_to_end", test_device_all_end_to_end},
     {"device_list_planted_slow_gpu", test_device_list_planted_slow_gpu},
+    {"device_all_host_bound_slow_gpu", test_device_all_host_bound_slow_gpu},
 };
 RB_SUITE(node_suite, "node", node_cases);

@@ -152,7 +152,8 @@ static void node_flag(node_ctx *c, int g, const json_value *row, const json_valu
               json_set_number(o, "ratio", x[g] / ref) ||
               json_set_number(o, "threshold", threshold) ||
               json_set_string(o, "attribution", a.attribution) ||
-              json_set_string(o, "evidence", a.evidence);
+              json_set_string(o, "evidence", a.evidence) ||
+              (json_true_at(v, "informational") && json_set_bool(o, "informational", 1));
     if (bad || json_array_push(c->out, o) != 0) {
         if (bad)
             json_free(o);
@@ -248,7 +249,8 @@ static json_value *node_head(const char *tool, const char *kind, const json_valu
         json_set_string(node, "tool", tool) || json_set_string(node, "kind", kind) ||
         json_set_string(node, "hardware_key", key) ||
         json_set_string(node, "date", json_string_at(run0, "date", NULL)) ||
-        json_set_string(node, "git", json_string_at(run0, "git", NULL))) {
+        json_set_string(node, "git", json_string_at(run0, "git", NULL)) ||
+        json_set_string(node, "gate", "gating")) {
         json_free(node);
         return NULL;
     }
@@ -321,8 +323,33 @@ int rb_node_set_p2p(json_value *node, json_value *matrix)
     return json_object_set(node, "p2p_matrix", matrix);
 }
 
-int rb_node_outlier_count(const json_value *node)
+int rb_node_set_gate_all(json_value *node, int gate_all)
+{
+    return json_set_string(node, "gate", gate_all ? "all" : "gating");
+}
+
+int rb_node_outlier_gates(const json_value *node, const json_value *outlier)
+{
+    return !json_true_at(outlier, "informational") ||
+           !strcmp(json_string_at(node, "gate", ""), "all");
+}
+
+/* The outliers of the node that gate (gating != 0) or do not. */
+static int node_count_outliers(const json_value *node, int gating)
 {
     const json_value *o = json_get(node, "outliers");
-    return o && o->type == JSON_ARRAY ? (int)o->count : 0;
+    int n = 0;
+    for (uint32_t i = 0; o && o->type == JSON_ARRAY && i < o->count; i++)
+        n += (rb_node_outlier_gates(node, o->items[i]) != 0) == (gating != 0);
+    return n;
+}
+
+int rb_node_outlier_count(const json_value *node)
+{
+    return node_count_outliers(node, 1);
+}
+
+int rb_node_host_bound_count(const json_value *node)
+{
+    return node_count_outliers(node, 0);
 }

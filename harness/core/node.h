@@ -6,13 +6,13 @@
  * span GPUs and the GPUs that fell behind the others (outliers), each with its evidence.
  *
  * {"schema": 1, "tool": "roofbench" | "roofbench_mpi", "kind": "node" | "fleet",
- *  "hardware_key": "nvidia-h100-80gb-hbm3-x4",
+ *  "hardware_key": "nvidia-h100-80gb-hbm3-x4", "gate": "gating" | "all",
  *  "gpus": [{"host": "...", "rank": n | null, "device_index": n, "uuid": "GPU-...",
  *            "pci_bus_id": "0000:..", "run": {a run document}}, ...],
  *  "collectives": [pair records of the pairs that span GPUs, as in a run document],
  *  "outliers": [{"host", "device_index", "uuid", "pair", "row", "variant", "roof", "value",
  *                "reference", "reference_kind", "ratio", "threshold", "attribution",
- *                "evidence"}, ...]}
+ *                "evidence", "informational": true (only on a host-bound row)}, ...]}
  *
  * Who a GPU is comes from its run's environment.start: host, device_index, uuid, pci_bus_id and,
  * under MPI, rank (absent: null).
@@ -29,6 +29,12 @@
  * 1 + threshold. The threshold is the row's regression threshold (core/expect.h: from the
  * recorded run-to-run spread, else its noise), at most RB_NODE_MAX_THRESHOLD for rows on a
  * memory or compute roof (fleet tools flag a GPU 5% behind; link and latency rows keep theirs).
+ *
+ * Gating, as a run's verdicts (core/expect.h: rb_expect_failing): an outlier on an
+ * informational variant (host_bound_why: a pageable copy, a launch-bound row; its time is the
+ * host's, not the GPU's) is recorded with "informational": true and counts (exit code, the
+ * "flagged" column, "outlier" lines) only when the node's "gate" is "all" (--gate all); else it
+ * is reported as host-bound, not flagged. The pinned rows on the same link still gate.
  *
  * Attribution, the first that holds, from the flagged GPU's own evidence against the others':
  *   platform     its platform reference (the run's "platform" quick ceilings: dram_gbps for a
@@ -74,12 +80,22 @@ int rb_node_set_p2p(json_value *node, json_value *matrix);
 /* The outliers of runs[0..n) (run documents; not owned) as a new array. NULL when out of
  * memory. */
 json_value *rb_node_outliers(const json_value *const *runs, int n, const json_value *expect);
-/* The number of outliers of a node document. */
+/* Sets the node's "gate": "all" (gate_all: --gate all) or "gating" (what rb_node_build
+ * writes). 0, or -1 when out of memory. */
+int rb_node_set_gate_all(json_value *node, int gate_all);
+/* Whether an outlier of the node counts: not informational, or the node's gate is "all". */
+int rb_node_outlier_gates(const json_value *node, const json_value *outlier);
+/* The number of outliers of a node document that count (rb_node_outlier_gates): what sets the
+ * exit code. */
 int rb_node_outlier_count(const json_value *node);
+/* The number of its host-bound outliers that do not count (informational, gate "gating"). */
+int rb_node_host_bound_count(const json_value *node);
 
 /* The terminal report of a node: one line per GPU (who it is, its platform reference, how many
- * of its rows regressed and were flagged, and the attribution of most of its outliers), then
- * the outliers, at most max_outliers of them (the rest counted; the Markdown has them all). */
+ * of its rows regressed and were flagged, and the attribution of most of its outliers: counting
+ * outliers only), then the outliers ("outlier ..." lines, counting ones only), then the
+ * host-bound ones that do not count ("host-bound ..." lines), at most max_outliers lines in all
+ * (the rest counted; the Markdown has them all). */
 void rb_node_print(FILE *f, const json_value *node, int max_outliers);
 /* The Markdown twin: the same summary, every outlier, then each GPU's full table. Caller
  * frees; NULL when out of memory or a run cannot be read. */

@@ -45,7 +45,7 @@ static void node_line_of(const json_value *node, const json_value *gpu, node_gpu
     }
     const json_value *o = json_get(node, "outliers");
     for (uint32_t i = 0; o && o->type == JSON_ARRAY && i < o->count; i++) {
-        if (!node_same_gpu(o->items[i], gpu))
+        if (!node_same_gpu(o->items[i], gpu) || !rb_node_outlier_gates(node, o->items[i]))
             continue;
         l->flagged++;
         double r = json_number_at(o->items[i], "ratio");
@@ -88,11 +88,56 @@ static void node_print_p2p(FILE *f, const json_value *matrix)
     free(text);
 }
 
+/* " (2 host-bound, not flagged)" after the outlier count, or nothing. */
+static void node_host_bound_note(char *buf, size_t size, const json_value *node)
+{
+    int n = rb_node_host_bound_count(node);
+    buf[0] = '\0';
+    if (n > 0)
+        rb_fmt(buf, size, " (%d host-bound, not flagged)", n);
+}
+
+/* One outlier's line: "outlier" for one that counts, "host-bound" for one that does not. */
+static void node_print_outlier(FILE *f, const json_value *x, int gates)
+{
+    char ev[400], row[96];
+    rb_text_for_terminal(json_string_at(x, "evidence", ""), ev, sizeof ev);
+    rb_text_for_terminal(json_string_at(x, "row", ""), row, sizeof row);
+    fprintf(f, "%s %s:%.0f %s/%s x%.3f > 1+%.3f vs %s: %s: %s%s\n",
+            gates ? "outlier" : "host-bound", json_string_at(x, "host", "?"),
+            json_number_at(x, "device_index"), row, json_string_at(x, "variant", "?"),
+            json_number_at(x, "ratio"), json_number_at(x, "threshold"),
+            json_string_at(x, "reference_kind", "?"), json_string_at(x, "attribution", "?"), ev,
+            gates ? "" : ": not flagged (the host sets this row's time; --gate all flags it)");
+}
+
+/* The outliers that count, then the host-bound ones, at most max lines in all. */
+static void node_print_outliers(FILE *f, const json_value *node, int max)
+{
+    const json_value *o = json_get(node, "outliers");
+    int shown = 0, total = rb_node_outlier_count(node) + rb_node_host_bound_count(node);
+    for (int gating = 1; gating >= 0; gating--)
+        for (uint32_t i = 0; o && o->type == JSON_ARRAY && i < o->count; i++) {
+            int gates = rb_node_outlier_gates(node, o->items[i]) != 0;
+            if (gates != gating)
+                continue;
+            if (shown >= max) {
+                fprintf(f, "... and %d more outliers (the Markdown lists them all)\n",
+                        total - shown);
+                return;
+            }
+            node_print_outlier(f, o->items[i], gates);
+            shown++;
+        }
+}
+
 void rb_node_print(FILE *f, const json_value *node, int max_outliers)
 {
-    const json_value *gpus = json_get(node, "gpus"), *o = json_get(node, "outliers");
-    fprintf(f, "node %s: %u GPUs, %d outliers\n", json_string_at(node, "hardware_key", "?"),
-            gpus ? gpus->count : 0u, rb_node_outlier_count(node));
+    const json_value *gpus = json_get(node, "gpus");
+    char note[64];
+    node_host_bound_note(note, sizeof note, node);
+    fprintf(f, "node %s: %u GPUs, %d outliers%s\n", json_string_at(node, "hardware_key", "?"),
+            gpus ? gpus->count : 0u, rb_node_outlier_count(node), note);
     fprintf(f, "%-44s %9s %7s %5s %6s %7s  %-11s %s\n", "GPU (host:index bus uuid)", "DRAM GB/s",
             "TFLOP/s", "rows", "regr", "flagged", "attribution", "worst");
     for (uint32_t i = 0; gpus && i < gpus->count; i++) {
@@ -107,21 +152,7 @@ void rb_node_print(FILE *f, const json_value *node, int max_outliers)
                 node_platform_of(gpus->items[i], "fp32_tflops"), l.rows, l.regressed + l.invalid,
                 l.flagged, l.attribution, worst);
     }
-    for (uint32_t i = 0; o && o->type == JSON_ARRAY && i < o->count; i++) {
-        const json_value *x = o->items[i];
-        if ((int)i >= max_outliers) {
-            fprintf(f, "... and %u more outliers (the Markdown lists them all)\n", o->count - i);
-            break;
-        }
-        char ev[400], row[96];
-        rb_text_for_terminal(json_string_at(x, "evidence", ""), ev, sizeof ev);
-        rb_text_for_terminal(json_string_at(x, "row", ""), row, sizeof row);
-        fprintf(f, "outlier %s:%.0f %s/%s x%.3f > 1+%.3f vs %s: %s: %s\n",
-                json_string_at(x, "host", "?"), json_number_at(x, "device_index"), row,
-                json_string_at(x, "variant", "?"), json_number_at(x, "ratio"),
-                json_number_at(x, "threshold"), json_string_at(x, "reference_kind", "?"),
-                json_string_at(x, "attribution", "?"), ev);
-    }
+    node_print_outliers(f, node, max_outliers);
     if (json_get(node, "p2p_matrix"))
         node_print_p2p(f, json_get(node, "p2p_matrix"));
 }
@@ -129,11 +160,13 @@ void rb_node_print(FILE *f, const json_value *node, int max_outliers)
 static void node_md_summary(rb_sbuf *b, const json_value *node)
 {
     const json_value *gpus = json_get(node, "gpus");
+    char note[64];
+    node_host_bound_note(note, sizeof note, node);
     rb_sbuf_add(b, "# roofbench %s: ", json_string_at(node, "kind", "node"));
     rb_md_text(b, json_string_at(node, "hardware_key", "?"));
-    rb_sbuf_add(b, "\n\n- date: %s, git: %s, %u GPUs, %d outliers\n\n",
+    rb_sbuf_add(b, "\n\n- date: %s, git: %s, %u GPUs, %d outliers%s\n\n",
                 json_string_at(node, "date", "?"), json_string_at(node, "git", "?"),
-                gpus ? gpus->count : 0u, rb_node_outlier_count(node));
+                gpus ? gpus->count : 0u, rb_node_outlier_count(node), note);
     rb_sbuf_add(b, "| host | index | PCI bus | UUID | DRAM GB/s | FP32 TFLOP/s | rows | regressed "
                    "or invalid | outliers | attribution | worst |\n"
                    "|---|---:|---|---|---:|---:|---:|---:|---:|---|---:|\n");
@@ -153,19 +186,17 @@ static void node_md_summary(rb_sbuf *b, const json_value *node)
     }
 }
 
-static void node_md_outliers(rb_sbuf *b, const json_value *node)
+/* The table of the node's outliers that count (gating) or of the host-bound ones that do not. */
+static void node_md_outlier_table(rb_sbuf *b, const json_value *node, int gating)
 {
     const json_value *o = json_get(node, "outliers");
-    rb_sbuf_add(b, "\n## Outliers\n\n");
-    if (!o || o->type != JSON_ARRAY || o->count == 0) {
-        rb_sbuf_add(b, "None: no GPU fell behind the others by more than its threshold.\n");
-        return;
-    }
     rb_sbuf_add(b, "| host | index | row | variant | roof | ms | reference ms | against | ratio "
                    "| threshold | attribution | evidence |\n"
                    "|---|---:|---|---|---|---:|---:|---|---:|---:|---|---|\n");
-    for (uint32_t i = 0; i < o->count; i++) {
+    for (uint32_t i = 0; o && o->type == JSON_ARRAY && i < o->count; i++) {
         const json_value *x = o->items[i];
+        if ((rb_node_outlier_gates(node, x) != 0) != gating)
+            continue;
         static const char *const text[] = {"host", "row", "variant", "roof"};
         rb_sbuf_add(b, "| ");
         for (int k = 0; k < 4; k++) {
@@ -181,6 +212,20 @@ static void node_md_outliers(rb_sbuf *b, const json_value *node)
         rb_md_text(b, json_string_at(x, "evidence", ""));
         rb_sbuf_add(b, " |\n");
     }
+}
+
+static void node_md_outliers(rb_sbuf *b, const json_value *node)
+{
+    rb_sbuf_add(b, "\n## Outliers\n\n");
+    if (rb_node_outlier_count(node) == 0)
+        rb_sbuf_add(b, "None: no GPU fell behind the others by more than its threshold.\n");
+    else
+        node_md_outlier_table(b, node, 1);
+    if (rb_node_host_bound_count(node) == 0)
+        return;
+    rb_sbuf_add(b, "\n### Host-bound rows, not flagged\n\nThe host sets these rows' time (an "
+                   "informational variant): not flagged unless `--gate all`.\n\n");
+    node_md_outlier_table(b, node, 0);
 }
 
 /* A run's Markdown page under a GPU's heading, its headings two levels down. */

@@ -35,7 +35,8 @@
  * after its own pairs makes every rank leave the collectives out; a collective that fails on
  * one rank leaves the others waiting in it, so it ends the job (MPI_Abort), with no results
  * file. Ranks other than 0 print errors only. Exit: 1 when a pair failed, a gating variant is
- * invalid or regressed on any rank, or a GPU is an outlier of the fleet.
+ * invalid or regressed on any rank, or a GPU is an outlier of the fleet (on a host-bound,
+ * informational row only with --gate all: core/node.h).
  *
  * Test hook (tests/mpi_smoke.sh, no GPU): RB_TEST_SYNTHETIC_RUN=FILE makes each rank skip the
  * GPU and NCCL and contribute the run document in FILE ("%r": the rank number), placed as its
@@ -531,6 +532,11 @@ static int fleet_report(const rb_options *o, json_value **contrib, int failing)
     json_value *expect = fleet_expectation(contrib[0]);
     json_value *fleet = rb_fleet_build(contrib, ranks, expect, err, sizeof err);
     json_free(expect);
+    if (fleet && rb_node_set_gate_all(fleet, o->gate_all) != 0) {
+        json_free(fleet);
+        fleet = NULL;
+        rb_fmt(err, sizeof err, "out of memory");
+    }
     if (!fleet) {
         fprintf(stderr, "roofbench_mpi: the fleet document: %s\n", err);
         return EXIT_FAIL;

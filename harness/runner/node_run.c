@@ -468,6 +468,11 @@ static int node_finish(const node_plan *p, node_part *local, node_part *host, no
             rb_node_set_collectives(node, pairs);
         json_free(collectives);
     }
+    if (node && rb_node_set_gate_all(node, p->o->gate_all) != 0) {
+        json_free(node);
+        node = NULL;
+        rb_fmt(err, sizeof err, "the node document: out of memory");
+    }
     if (!node) {
         fprintf(stderr, "roofbench: %s\n", err);
         node_cleanup(p, local, host, span, 1);

@@ -15,7 +15,8 @@
  * expectation file as `run --device N` judges it; then the outliers. A progress line every
  * RB_NODE_PROGRESS_S seconds says where each GPU is.
  * Exit: the worst of the parts' (2 or 3 first, then 1: a failed pair, an invalid or regressed
- * variant on any GPU), and 1 when any GPU is an outlier (docs/node.md).
+ * variant on any GPU), and 1 when any GPU is an outlier (docs/node.md; on a host-bound,
+ * informational row only with --gate all).
  */
 #ifndef RB_NODE_RUN_H
 #define RB_NODE_RUN_H
