@@ -49,7 +49,8 @@ make -j"$(nproc)" ARCH="$ARCH" MPI=1 all > "$OUT/build.log" 2>&1 || {
 
 # flagged NAME WANT: the fleet file's verdicts in a few lines (which ranks, which rows, why),
 # then PASS or FAIL against WANT: -1, no rank flagged; r, rank r alone, attributed to its
-# platform (every row, or every row on a memory roof).
+# platform (every row, or every row on a memory roof). Outliers on informational rows (a pageable
+# copy: the host sets its time) flag no rank, as roofbench_mpi counts them; they are listed.
 flagged() {
     python3 - "$OUT/$1.json" "$2" <<'PY' | tee -a "$LOG"
 import json, sys
@@ -59,10 +60,17 @@ print(f"  {len(gpus)} GPUs on {f.get('hosts')} hosts: " +
       ", ".join(f"rank {g['rank']} {g['host']} GPU {g['device_index']} "
                 f"(DRAM {g['run'].get('platform', {}).get('dram_gbps') or 0:.0f} GB/s)" for g in gpus))
 rank_of = {(g["host"], g["device_index"]): g["rank"] for g in gpus}
+# an outlier on an informational row (its time is the host's) flags no GPU unless --gate all
+gates = lambda o: not o.get("informational") or f.get("gate") == "all"
+host_bound = [o for o in f.get("outliers", []) if not gates(o)]
 by_rank = {}
 for o in f.get("outliers", []):
-    by_rank.setdefault(rank_of.get((o["host"], o["device_index"])), []).append(o)
-print(f"  flagged ranks: {sorted(by_rank) or 'none'}")
+    if gates(o):
+        by_rank.setdefault(rank_of.get((o["host"], o["device_index"])), []).append(o)
+print(f"  flagged ranks: {sorted(by_rank) or 'none'}; {len(host_bound)} host-bound outlier(s) "
+      f"left out: " + (", ".join(f"rank {rank_of.get((o['host'], o['device_index']))} "
+                                 f"{o['row']}/{o['variant']} x{o['ratio']:.3f}" for o in host_bound)
+                       or "none"))
 for r, os_ in sorted(by_rank.items()):
     kinds = sorted({o["attribution"] for o in os_})
     print(f"  rank {r}: {len(os_)} row(s), attribution {kinds}; e.g. {os_[0]['row']}/"

@@ -45,6 +45,9 @@ summary() { # name
                    print "flagged GPU " g ": " n[g] " rows (" substr(s, 3) ")" } }' "$f" |
         tee -a "$LOG"
     grep -E '^outlier ' "$f" | head -n 12 >> "$LOG"
+    # outliers on informational rows (the host sets their time): reported, not flagged
+    echo "host-bound outliers left out: $(grep -c '^host-bound ' "$f")" | tee -a "$LOG"
+    grep -E '^host-bound ' "$f" | head -n 4 >> "$LOG"
 }
 noderun() { # name, extra run arguments...
     local name=$1 t0=$SECONDS

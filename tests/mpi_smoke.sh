@@ -8,7 +8,9 @@
 # The gather, with synthetic runs instead of GPUs (RB_TEST_SYNTHETIC_RUN): 4 ranks posing as 2
 # hosts (RB_HOST_NAME_BY_RANK), one of them made slower, must give one fleet file of 4 GPUs on
 # 2 hosts in which that rank and only it is flagged, attributed to its platform, and named the
-# slowest rank of each collective; 2 ranks give a file of 2. Needs python3 (as same_schema).
+# slowest rank of each collective; 2 ranks give a file of 2. A rank slower only on the pageable
+# copies (informational rows) is flagged by no one and the job exits 0, unless --gate all (exit
+# 1). Needs python3 (as same_schema).
 # Usage: tests/mpi_smoke.sh build/sm_90/roofbench_mpi
 # Last line: "N passed, N failed, N skipped", like the unit tests.
 set -u
@@ -144,15 +146,22 @@ fi
 # ---- the gather, with synthetic runs ----
 # rank<r>.json: a few pairs of a committed H100 run (one collective among them), each rank's a
 # little apart; the slow rank's times and rates 20% worse and its platform DRAM roof as well (a
-# GPU sharing its memory bandwidth with another process).
-make_runs() { # make_runs DIR SLOW_RANK|-1 RANKS
-    python3 - "$@" "$root/results/nvidia-h100-80gb-hbm3/reference.json" <<'PY'
+# GPU sharing its memory bandwidth with another process). MODE host: the host transfers too, and
+# the slow rank's informational rows alone (the pageable copies, whose time the host sets) 20%
+# slower.
+make_runs() { # make_runs DIR SLOW_RANK|-1 RANKS [MODE]
+    python3 - "$1" "$2" "$3" "$root/results/nvidia-h100-80gb-hbm3/reference.json" "${4:-gpu}" <<'PY'
 import copy, json, sys
 out, slow, ranks, src = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), json.load(open(sys.argv[4]))
+host = sys.argv[5] == "host"
 keep = {"copy_vectorized", "reduction", "softmax", "transpose", "nccl_allreduce.allreduce@1G"}
+if host:
+    keep |= {"host_transfer.h2d", "host_transfer.d2h"}
 src["pairs"] = [p for p in src["pairs"] if p["name"] in keep]
-def scale(doc, s):
+def scale(doc, s, only_host_bound=False):
     for v in (v for p in doc["pairs"] for v in p["variants"]):
+        if only_host_bound and not v.get("informational"):
+            continue
         for k, x in (v.get("time_ms") or {}).items():
             if k not in ("noise", "samples", "launches_per_sample") and isinstance(x, float):
                 v["time_ms"][k] = x * s
@@ -164,9 +173,13 @@ def scale(doc, s):
                     obj[k] /= s
 for r in range(ranks):
     d = copy.deepcopy(src)
-    s = 1.2 if r == slow else 1 + 0.002 * r
+    s = 1 + 0.002 * r
     scale(d, s)
     d["platform"]["dram_gbps"] /= s
+    if r == slow:
+        scale(d, 1.2 / s, host)
+        if not host:
+            d["platform"]["dram_gbps"] *= s / 1.2
     json.dump(d, open(f"{out}/rank{r}.json", "w"))
 PY
 }
@@ -225,7 +238,41 @@ $out"
         result "${name}_file" 0 "no fleet.json and fleet.md: $out"
     fi
 }
+# host_bound_fleet NAME WANT_EXIT [ARGS...]: 4 ranks, rank 2's pageable copies alone 20% slower:
+# the fleet file records their outliers as informational, on rank 2 only; they flag no GPU
+# (exit 0, "host-bound" lines) unless --gate all (exit 1, "outlier" lines).
+host_bound_fleet() {
+    local name=$1 want=$2 d="$dir/$1"
+    shift 2
+    mkdir -p "$d/expectations"
+    cp "$root/expectations/nvidia-h100-80gb-hbm3.json" "$d/expectations/"
+    make_runs "$d" 2 4 host
+    out=$(cd "$d" && RB_HOST_NAME_BY_RANK=a,a,b,b RB_TEST_SYNTHETIC_RUN="$d/rank%r.json" \
+        timeout 60 mpirun "${run_as_root[@]}" --oversubscribe -np 4 "$bin_abs" \
+        --json "$d/fleet.json" "$@" 2>&1)
+    local rc=$? line='^host-bound b:0 host_transfer'
+    [ "$want" = 1 ] && line='^outlier b:0 host_transfer'
+    result "${name}_exit_$want" $((rc == want)) "exit $rc, output:
+$out"
+    local check
+    check=$(python3 - "$d/fleet.json" "$want" <<'PY' 2>&1
+import json, sys
+f, want = json.load(open(sys.argv[1])), int(sys.argv[2])
+o = f.get("outliers", [])
+ok = (o and all(x.get("informational") and x.get("rank") == 2 and
+                x.get("row", "").startswith("host_transfer.") for x in o) and
+      f.get("gate") == ("all" if want else "gating"))
+print("" if ok else f"gate {f.get('gate')}, outliers {[(x.get('rank'), x.get('row'), x.get('variant'), x.get('informational')) for x in o]}")
+sys.exit(0 if ok else 1)
+PY
+    )
+    result "${name}_file" $(($? == 0 && $(grep -cE "$line" <<< "$out") > 0)) "$check
+$out"
+}
+
 if command -v python3 > /dev/null; then
+    host_bound_fleet fleet_host_bound_rows_flag_no_gpu 0
+    host_bound_fleet fleet_host_bound_rows_gate_all 1 --gate all
     fleet fleet_4_ranks_2_hosts_rank_3_slow 4 nodeA,nodeA,nodeB,nodeB 3
     fleet fleet_4_ranks_clean 4 nodeA,nodeA,nodeB,nodeB -1
     fleet fleet_2_ranks_rank_0_slow 2 n0,n1 0

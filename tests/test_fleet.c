@@ -3,7 +3,8 @@
  * Tier 1 (no GPU, no MPI): the pieces of roofbench_mpi's fleet that need neither
  * (harness/core/fleet.h): the host name a rank goes by, the ranks of one host, the synthetic
  * contribution of the tests, the slowest rank of each collective and the fleet document made of
- * the contributions. tests/mpi_smoke.sh runs the MPI binary itself on these (CI, make MPI=1).
+ * the contributions, in which an outlier on a host-bound (informational) row flags no rank.
+ * tests/mpi_smoke.sh runs the MPI binary itself on these (CI, make MPI=1).
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "../harness/core/fleet.h"
 #include "../harness/core/json.h"
+#include "../harness/core/node.h"
 #include "../harness/core/outputs.h"
 #include "../harness/core/util.h"
 #include "rbtest.h"
@@ -149,6 +151,70 @@ static void test_fleet_document_of_the_contributions(void)
         json_free(c[r]);
 }
 
+/* Gives contribution c's run the host_transfer.d2h row: its pageable copy (informational: the
+ * host sets its time) at pageable_ms, its pinned copy at pinned_ms. 0, or -1. */
+static int with_host_row(json_value *c, double pageable_ms, double pinned_ms)
+{
+    char text[1024], err[200];
+    rb_fmt(text, sizeof text,
+           "[{\"name\":\"host_transfer.d2h\",\"status\":\"ok\",\"variants\":["
+           "{\"name\":\"baseline\",\"valid\":true,\"timed\":true,\"roof\":\"pcie_d2h_gbps\","
+           "\"informational\":true,\"host_bound_why\":\"pageable memory\","
+           "\"time_ms\":{\"median\":%.17g,\"noise\":0.02}},"
+           "{\"name\":\"optimized\",\"valid\":true,\"timed\":true,\"roof\":\"pcie_d2h_gbps\","
+           "\"time_ms\":{\"median\":%.17g,\"noise\":0.005}}]}]",
+           pageable_ms, pinned_ms);
+    json_value *pairs = json_parse(text, strlen(text), err, sizeof err);
+    return pairs ? json_object_set(json_get(c, "run"), "pairs", pairs) : -1;
+}
+
+/* The fleet's terminal summary of f into text. */
+static void fleet_summary_of(const json_value *f, char *text, size_t size)
+{
+    FILE *out = tmpfile();
+    size_t len = 0;
+    if (out) {
+        rb_fleet_summary(out, f);
+        rewind(out);
+        len = fread(text, 1, size - 1, out);
+        fclose(out);
+    }
+    text[len] = '\0';
+}
+
+/* Rank 2's pageable copy 10% slower than the others', nothing else: recorded, said host-bound,
+ * no GPU flagged; with gate all it counts; the same on the pinned copy is flagged. */
+static void test_host_bound_outlier_flags_no_rank(void)
+{
+    static const double pageable[4] = {100, 101, 110, 100.5}, pinned[4] = {40, 40.2, 40.1, 39.9};
+    for (int gating_row = 0; gating_row <= 1; gating_row++) {
+        json_value *c[4];
+        int bad = 0;
+        for (int r = 0; r < 4; r++) {
+            c[r] = contribution(r, r < 2 ? "nodeA" : "nodeB", 1.0, 2.0);
+            bad |= !c[r] || with_host_row(c[r], pageable[r],
+                                          pinned[r] * (gating_row && r == 2 ? 1.10 : 1.0)) != 0;
+        }
+        char err[300] = "", text[8192];
+        json_value *f = bad ? NULL : rb_fleet_build(c, 4, NULL, err, sizeof err);
+        RB_CHECK(f != NULL);
+        const json_value *o = json_get(f, "outliers");
+        RB_CHECK(o && o->count == (uint32_t)(1 + gating_row) &&
+                 json_true_at(o->items[0], "informational") &&
+                 json_number_at(o->items[0], "rank") == 2);
+        RB_CHECK(rb_node_outlier_count(f) == gating_row && rb_node_host_bound_count(f) == 1);
+        fleet_summary_of(f, text, sizeof text);
+        RB_CHECK(strstr(text, "\nhost-bound nodeB:0 host_transfer.d2h/baseline x1."));
+        RB_CHECK(!strstr(text, "\noutlier ") == !gating_row);
+        RB_CHECK(!gating_row || strstr(text, "\noutlier nodeB:0 host_transfer.d2h/optimized x1."));
+        RB_CHECK(rb_node_set_gate_all(f, 1) == 0 && rb_node_outlier_count(f) == 1 + gating_row &&
+                 rb_node_host_bound_count(f) == 0);
+        json_free(f);
+        for (int r = 0; r < 4; r++)
+            json_free(c[r]);
+    }
+}
+
 static int is_nccl(const char *pair)
 {
     return !strcmp(pair, "nccl_allreduce");
@@ -196,6 +262,7 @@ static const rbtest_case fleet_cases[] = {
     {"slowest_rank_of_each_collective", test_slowest_rank_of_each_collective},
     {"fleet_document_of_the_contributions", test_fleet_document_of_the_contributions},
     {"synthetic_contribution", test_synthetic_contribution},
+    {"host_bound_outlier_flags_no_rank", test_host_bound_outlier_flags_no_rank},
 };
 
 RB_SUITE(fleet_suite, "fleet", fleet_cases);
