@@ -639,11 +639,12 @@ static void test_nccl_ring_valid_at_odd_counts(void)
     check_pairs("12", "^nccl_allreduce$");
 }
 
-/* A run() that spends 2 ms of host work before it queues one small kernel: what a run of a
- * fork, 20 groups of NCCL launches on several GPUs and a join is, magnified. */
+/* A run() that spends slow_queue_ms of host work before it queues one small kernel: what a run
+ * of a fork, 20 groups of NCCL launches on several GPUs and a join is, magnified. */
+static double slow_queue_ms = 2.0;
 static rb_status slow_queue_run(void *buf, cudaStream_t s)
 {
-    for (double t0 = rb_now_s(); rb_now_s() - t0 < 2e-3;)
+    for (double t0 = rb_now_s(); rb_now_s() - t0 < slow_queue_ms * 1e-3;)
         ;
     return rb_flush_l2(buf, 1u << 20, s) == cudaSuccess ? RB_OK : RB_ERR_CUDA;
 }
@@ -680,6 +681,17 @@ static void test_latch_leaves_the_hosts_queuing_untimed(void)
                latched.median);
     RB_CHECK(plain.median > 1.5);
     RB_CHECK(latched.median < 0.5);
+    /* A run() whose queuing outlasts the latch (RB_MEASURE_LATCH_NS, 50 ms): timed without it,
+     * with the host's time in, and said so; the measurement does not fail. */
+    slow_queue_ms = 80.0;
+    int dropped = 0;
+    rb_stats held = {0};
+    o.samples = 3;
+    o.latch_dropped = &dropped;
+    RB_CHECK(ok && rb_measure(slow_queue_run, buf, s, &o, &held, &lps, NULL) == RB_OK);
+    RB_CHECK(dropped == 1);
+    RB_CHECK(held.median > 60.0);
+    slow_queue_ms = 2.0;
     cudaStreamDestroy(s);
     cudaFreeHost((void *)latch);
     cudaFree(late);

@@ -121,6 +121,14 @@ static double current_sm_clock_mhz(void)
     return cudaGetDevice(&device) == cudaSuccess ? rb_env_sm_clock_mhz(device) : NAN;
 }
 
+/* The note of a variant whose samples were timed without the start latch (measure.h). */
+static void note_latch_dropped(rb_variant_result *r)
+{
+    rb_fmt(r->note, sizeof r->note,
+           "timed without the start latch: a run() queues more than the GPU takes in while "
+           "held, so each sample's time includes the host's queuing of its first run");
+}
+
 /* Validates, times and validates again; fills r, and with several ranks (o->comm) *own_ms with
  * this rank's own median (rb_measure_opts.rank_median_ms). A failure of a CUDA call is returned
  * (the context may be gone); a wrong result is not a failure: it leaves r invalid and untimed. */
@@ -143,8 +151,12 @@ static rb_status run_variant(const rb_pair *p, const rb_variant_def *v, void *ct
         /* Poisoned before the timed loop: what is checked after it was written by it. */
         RB_TRY(poison_output(p, v, ctx, s));
         rb_measure_opts m = o->measure;
+        int dropped = 0;
         m.rank_median_ms = o->comm ? own_ms : NULL;
+        m.latch_dropped = &dropped;
         RB_TRY(rb_measure(v->run, ctx, s, &m, &r->time_ms, &r->launches_per_sample, &r->clocks));
+        if (dropped)
+            note_latch_dropped(r);
         r->timed = 1;
         r->sm_clock_mhz = current_sm_clock_mhz();
         RB_TRY(p->check(ctx, variant_index(p, v), s, &r->rel_err_after));
@@ -201,8 +213,10 @@ static rb_status run_interleaved(const rb_pair *p, void *ctx, cudaStream_t s,
     }
     rb_clocks clocks[RB_MAX_VARIANTS];
     double own[RB_MAX_VARIANTS];
+    int dropped[RB_MAX_VARIANTS] = {0};
     rb_measure_opts m = o->measure;
     m.rank_median_ms = o->comm ? own : NULL;
+    m.latch_dropped = dropped;
     rb_status st = rb_measure_rounds(timed, n, s, &m, stats, launches, clocks);
     if (o->nvtx)
         nvtxRangePop();
@@ -217,6 +231,8 @@ static rb_status run_interleaved(const rb_pair *p, void *ctx, cudaStream_t s,
         ri->timed = 1;
         ri->sm_clock_mhz = clock;
         ri->clocks = clocks[i]; /* the readings taken while its own samples ran */
+        if (dropped[i])
+            note_latch_dropped(ri);
         RB_TRY(checked_launches(p, v, ctx, s, (int)launches[i], &ri->rel_err_after));
         ri->valid = rb_within_tolerance(ri->rel_err_after, v->tolerance);
         if (!ri->valid)

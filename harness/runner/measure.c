@@ -23,12 +23,21 @@ typedef struct timer {
     cudaEvent_t start, stop;
 } timer;
 
+/* A variant as the loop times it: its run(), and whether its samples still start behind the
+ * latch (rb_measure_opts.latch). A run() that queues more than the GPU takes in while the latch
+ * holds it (the 4-GPU ring: thousands of launches and event waits a run) blocks the host until
+ * the latch lets go; that sample is then an unlatched one, and so are the variant's next. */
+typedef struct timed_variant {
+    rb_status (*run)(void *, cudaStream_t);
+    void *ctx;
+    int latched;
+} timed_variant;
+
 /* Milliseconds per operation of `launches` back-to-back launches (after an optional L2 flush);
  * with several ranks (o->comm), started together and the slowest rank's, this rank's own time
  * into *own (when not NULL). */
-static rb_status time_sample(rb_status (*run)(void *, cudaStream_t), void *ctx, cudaStream_t stream,
-                             const rb_measure_opts *o, const timer *t, int launches, double *ms,
-                             double *own)
+static rb_status time_sample(timed_variant *v, cudaStream_t stream, const rb_measure_opts *o,
+                             const timer *t, int launches, double *ms, double *own)
 {
     if (o->cold) {
         RB_CUDA(rb_flush_l2(o->flush_buf, o->flush_bytes, stream));
@@ -38,14 +47,15 @@ static rb_status time_sample(rb_status (*run)(void *, cudaStream_t), void *ctx, 
         RB_CUDA(cudaStreamSynchronize(stream)); /* the flush is done before the barrier */
         o->comm->barrier();
     }
-    if (o->latch) {
+    int latched = o->latch && v->latched;
+    if (latched) {
         __atomic_store_n(o->latch, 0, __ATOMIC_SEQ_CST);
         RB_CUDA(rb_latch(o->latch, RB_MEASURE_LATCH_NS, o->latch_late, stream));
     }
     RB_CUDA(cudaEventRecord(t->start, stream));
     for (int k = 0; k < launches; k++) {
-        rb_status st = run(ctx, stream);
-        if (k == 0 && o->latch)
+        rb_status st = v->run(v->ctx, stream);
+        if (k == 0 && latched)
             __atomic_store_n(o->latch, 1, __ATOMIC_SEQ_CST);
         RB_TRY(st);
     }
@@ -53,14 +63,11 @@ static rb_status time_sample(rb_status (*run)(void *, cudaStream_t), void *ctx, 
     RB_CUDA(cudaEventSynchronize(t->stop));
     float elapsed = 0.0f;
     RB_CUDA(cudaEventElapsedTime(&elapsed, t->start, t->stop));
-    if (o->latch) {
+    if (latched) {
         int late = 0;
         RB_CUDA(cudaMemcpy(&late, o->latch_late, sizeof late, cudaMemcpyDeviceToHost));
-        if (late) {
-            rb_error_at(__FILE__, __LINE__, "rb_latch",
-                        "the timing latch let go before the sample's first launch was queued");
-            return RB_ERR_CUDA;
-        }
+        if (late)
+            v->latched = 0;
     }
     *ms = (double)elapsed / launches / ops_of(o);
     if (own)
@@ -96,20 +103,20 @@ static int launches_for(const rb_measure_opts *o, double per_op_ms)
  * one GPU: ~10 us alone, ~5 us each in a batch) the count it gives made samples of 0.35-1.9 ms
  * that varied 2x between runs. So the count is set again from that warm sample's per-launch
  * time, and every sample lasts about sample_ms in every run. */
-static rb_status warm_up(const rb_timed *v, cudaStream_t stream, const rb_measure_opts *o,
+static rb_status warm_up(timed_variant *v, cudaStream_t stream, const rb_measure_opts *o,
                          const timer *t, double warm_s, int *launches)
 {
     double one_ms = 0.0, warm_ms = 0.0;
-    RB_TRY(time_sample(v->run, v->ctx, stream, o, t, 1, &one_ms, NULL));
-    RB_TRY(time_sample(v->run, v->ctx, stream, o, t, 1, &one_ms, NULL));
+    RB_TRY(time_sample(v, stream, o, t, 1, &one_ms, NULL));
+    RB_TRY(time_sample(v, stream, o, t, 1, &one_ms, NULL));
     *launches = launches_for(o, one_ms);
     if (*launches > 1) {
-        RB_TRY(time_sample(v->run, v->ctx, stream, o, t, *launches, &warm_ms, NULL));
+        RB_TRY(time_sample(v, stream, o, t, *launches, &warm_ms, NULL));
         *launches = launches_for(o, warm_ms);
     }
     /* Sustained timing: back to back until the board has settled at its power limit. */
     for (double t0 = rb_now_s(); rb_now_s() - t0 < warm_s;)
-        RB_TRY(time_sample(v->run, v->ctx, stream, o, t, *launches, &warm_ms, NULL));
+        RB_TRY(time_sample(v, stream, o, t, *launches, &warm_ms, NULL));
     return RB_OK;
 }
 
@@ -133,7 +140,7 @@ static int medians_precise(const double *samples, int n, size_t stride, size_t r
 
 /* The timed loop: rounds of one sample of every variant, until the stopping rules say so.
  * samples[i * max_rounds + r]: variant i's sample in round r; *rounds_out: the rounds taken. */
-static rb_status timed_loop(const rb_timed *v, int n, cudaStream_t stream,
+static rb_status timed_loop(timed_variant *v, int n, cudaStream_t stream,
                             const rb_measure_opts *o, const timer *t, const int *launches,
                             rb_clock_sampler *sampler, double *samples, double *own,
                             uint64_t max_rounds, size_t *rounds_out)
@@ -145,7 +152,7 @@ static rb_status timed_loop(const rb_timed *v, int n, cudaStream_t stream,
             if (sampler)
                 rb_clock_sampler_timing(sampler, i);
             size_t at = (size_t)i * max_rounds + rounds;
-            RB_TRY(time_sample(v[i].run, v[i].ctx, stream, o, t, launches[i], &samples[at],
+            RB_TRY(time_sample(&v[i], stream, o, t, launches[i], &samples[at],
                                own ? &own[at] : NULL));
         }
         *rounds_out = ++rounds;
@@ -167,7 +174,7 @@ static rb_status timed_loop(const rb_timed *v, int n, cudaStream_t stream,
  * c-th sample, counts[i] how many it took. Each window settles first, untimed and unsampled by
  * the clock sampler, so a variant that follows a lighter one (a slow step draws less power and
  * lets the clock rise) is timed once the clock has come down to what its own load allows. */
-static rb_status timed_windows(const rb_timed *v, int n, cudaStream_t stream,
+static rb_status timed_windows(timed_variant *v, int n, cudaStream_t stream,
                                const rb_measure_opts *o, const timer *t, const int *launches,
                                rb_clock_sampler *sampler, double *samples, double *own,
                                uint64_t max_per, size_t *counts)
@@ -181,13 +188,13 @@ static rb_status timed_windows(const rb_timed *v, int n, cudaStream_t stream,
                 rb_clock_sampler_timing(sampler, -1);
             for (double t0 = rb_now_s(); loop_s(o, t0) < o->settle_s;)
                 RB_TRY(
-                    time_sample(v[i].run, v[i].ctx, stream, o, t, launches[i], &scratch, NULL));
+                    time_sample(&v[i], stream, o, t, launches[i], &scratch, NULL));
             if (sampler)
                 rb_clock_sampler_timing(sampler, i);
             double t0 = rb_now_s();
             do {
                 size_t at = (size_t)i * max_per + counts[i]++;
-                RB_TRY(time_sample(v[i].run, v[i].ctx, stream, o, t, launches[i], &samples[at],
+                RB_TRY(time_sample(&v[i], stream, o, t, launches[i], &samples[at],
                                    own ? &own[at] : NULL));
             } while (counts[i] < max_per && loop_s(o, t0) < o->window_s);
         }
@@ -197,7 +204,7 @@ static rb_status timed_windows(const rb_timed *v, int n, cudaStream_t stream,
 /* Warm-up, then the timed loop with the clock sampler (clocks not NULL: n of them) running
  * around it: started after the warm-up, stopped once the last sample's event has completed, so
  * it sees the loop and nothing else. */
-static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
+static rb_status measure_rounds(timed_variant *v, int n, cudaStream_t stream,
                                 const rb_measure_opts *o, const timer *t, double *samples,
                                 double *own, uint64_t max_rounds, rb_stats *out,
                                 double *launches_per_sample, rb_clocks *clocks)
@@ -234,6 +241,8 @@ static rb_status measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
         }
         if (own)
             o->rank_median_ms[i] = mine.median;
+        if (o->latch_dropped)
+            o->latch_dropped[i] = o->latch && !v[i].latched;
     }
     return RB_OK;
 }
@@ -254,9 +263,12 @@ rb_status rb_measure_rounds(const rb_timed *v, int n, cudaStream_t stream,
     if (!samples)
         return RB_ERR_ALLOC;
     double *own = want_own ? samples + (size_t)n * rounds : NULL;
+    timed_variant w[RB_MAX_VARIANTS];
+    for (int i = 0; i < n; i++)
+        w[i] = (timed_variant){v[i].run, v[i].ctx, 1};
     rb_status st = RB_ERR_CUDA;
     if (cudaEventCreate(&t.start) == cudaSuccess && cudaEventCreate(&t.stop) == cudaSuccess)
-        st = measure_rounds(v, n, stream, o, &t, samples, own, rounds, out, launches_per_sample,
+        st = measure_rounds(w, n, stream, o, &t, samples, own, rounds, out, launches_per_sample,
                             clocks);
     else
         rb_error_at(__FILE__, __LINE__, "cudaEventCreate", "failed");

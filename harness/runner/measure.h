@@ -13,8 +13,9 @@
 #include "core/clocks.h"
 #include "pair.h"
 
-/* The latch lets go after this long whatever happens (rb_measure_opts.latch). */
-#define RB_MEASURE_LATCH_NS 2000000000ull
+/* The latch lets go after this long whatever happens (rb_measure_opts.latch): 100x what queuing
+ * 20 NCCL groups on 4 GPUs takes the host. */
+#define RB_MEASURE_LATCH_NS 50000000ull
 
 typedef struct rb_measure_opts {
     uint64_t samples;    /* exactly this many; 0: adaptive */
@@ -49,10 +50,13 @@ typedef struct rb_measure_opts {
      * the clock starts as the GPU runs it, not while the host is still queuing it. For a run()
      * of many calls on several GPUs (a fork, 20 groups of NCCL launches, a join) that queuing
      * is tens of microseconds at the head of every sample, and was ~1% of a 128 MiB
-     * collective's time on 4 GPUs. latch_late: a device int, the latch's report: a latch that
-     * let go before the launch was queued (after RB_MEASURE_LATCH_NS) is an error. */
+     * collective's time on 4 GPUs. latch_late: a device int, the latch's report. A run() that
+     * queues more than the GPU takes in while held (the 4-GPU ring) blocks the host until the
+     * latch lets go (RB_MEASURE_LATCH_NS): that sample and the variant's next are timed without
+     * it, and latch_dropped[i] (one per variant timed; NULL: not wanted) says so. */
     volatile int *latch;
     int *latch_late;
+    int *latch_dropped;
     /* With comm: each variant's median of this rank's own sample times (before the slowest
      * rank's is taken), one per variant timed; NULL: not wanted. A fleet names the rank that
      * is slowest at a collective from these. */
