@@ -426,6 +426,8 @@ static void test_host_bound_row_not_flagged(void)
              strstr(md, "None: no GPU fell behind") &&
              strstr(md, "### Host-bound rows, not flagged") &&
              strstr(md, "| node7 | 1 | host_transfer.h2d | baseline |"));
+    /* a GPU with no outlier has no worst ratio: "-", as in the terminal, never "nan" */
+    RB_CHECK(md && !strstr(md, "nan") && strstr(md, " | 0 | - | - |\n"));
     free(md);
     /* --gate all: it counts, as a flagged outlier. */
     RB_CHECK(rb_node_set_gate_all(node, 1) == 0);

@@ -180,9 +180,12 @@ static void node_md_summary(rb_sbuf *b, const json_value *node)
         rb_md_text(b, json_string_at(g, "pci_bus_id", "?"));
         rb_sbuf_add(b, " | ");
         rb_md_text(b, json_string_at(g, "uuid", "?"));
-        rb_sbuf_add(b, " | %.0f | %.1f | %d | %d | %d | %s | %.3f |\n",
+        char worst[16] = "-";
+        if (isfinite(l.worst_ratio))
+            rb_fmt(worst, sizeof worst, "x%.3f", l.worst_ratio);
+        rb_sbuf_add(b, " | %.0f | %.1f | %d | %d | %d | %s | %s |\n",
                     node_platform_of(g, "dram_gbps"), node_platform_of(g, "fp32_tflops"), l.rows,
-                    l.regressed + l.invalid, l.flagged, l.attribution, l.worst_ratio);
+                    l.regressed + l.invalid, l.flagged, l.attribution, worst);
     }
 }
 
