@@ -36,17 +36,28 @@ summary() { # name
     local f=$OUT/$1.log
     grep -E '^(node [a-z0-9-]+:|GPU \(host|[^ ]+:[0-9]+ [0-9a-fA-F:.]+ GPU-|exit|node results)' "$f" |
         tee -a "$LOG"
-    awk '/^outlier / { split($2, w, ":"); g = w[2]; n[g]++; flagged = 1
-             if (match($0, /: (platform|thermal|power|pcie|ecc|unexplained): /))
-                 c[g "," substr($0, RSTART + 2, RLENGTH - 4)]++ }
-         END { if (!flagged) print "flagged GPUs: none"
-               for (g in n) { s = ""
-                   for (k in c) { split(k, p, ","); if (p[1] == g) s = s ", " p[2] " " c[k] }
-                   print "flagged GPU " g ": " n[g] " rows (" substr(s, 3) ")" } }' "$f" |
-        tee -a "$LOG"
+    # counted from the node file, not the terminal (which prints the first 20 outliers)
+    python3 - "$OUT/$1.json" << 'PY' | tee -a "$LOG"
+import collections, json, sys
+try:
+    node = json.load(open(sys.argv[1]))
+except (OSError, ValueError) as e:
+    sys.exit(f"no node file: {e}")
+gate_all = node.get("gate") == "all"
+by_gpu, host_bound = collections.defaultdict(collections.Counter), 0
+for o in node.get("outliers", []):
+    if o.get("informational") and not gate_all:
+        host_bound += 1  # the host sets the row's time: reported, not flagged
+    else:
+        by_gpu[o["device_index"]][o["attribution"]] += 1
+if not by_gpu:
+    print("flagged GPUs: none")
+for g, c in sorted(by_gpu.items()):
+    print(f"flagged GPU {g}: {sum(c.values())} rows ("
+          + ", ".join(f"{a} {n}" for a, n in c.most_common()) + ")")
+print(f"host-bound outliers left out: {host_bound}")
+PY
     grep -E '^outlier ' "$f" | head -n 12 >> "$LOG"
-    # outliers on informational rows (the host sets their time): reported, not flagged
-    echo "host-bound outliers left out: $(grep -c '^host-bound ' "$f")" | tee -a "$LOG"
     grep -E '^host-bound ' "$f" | head -n 4 >> "$LOG"
 }
 noderun() { # name, extra run arguments...
