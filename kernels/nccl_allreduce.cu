@@ -38,8 +38,8 @@
  *   allgather@1G: ring 1417.4 GB/s, nccl_out_of_place 1506.6 (1.06x), nccl_in_place skipped
  *   reduce_scatter@1G: ring 1415.0 GB/s, nccl_out_of_place 1503.4 (1.06x), nccl_in_place skipped
  *   (end of generated lines)
- *   One GPU: device copies only. Two H100s: the ring level with NCCL, ahead on reduce-scatter
- *   (peer loads ran near the link's rate, not the fraction assumed; docs/notes/nccl_allreduce.md).
+ *   One GPU: device copies. Two H100s: the ring level with NCCL, ahead on reduce-scatter (peer
+ *   loads near the link's rate); four: NCCL ahead everywhere (docs/notes/nccl_allreduce.md).
  * Does not pay when: there is one GPU (nothing crosses a link: every variant is a device copy),
  *   or the buffers are so small that both are bound by host work and launch latency.
  */
