@@ -140,10 +140,9 @@ static int medians_precise(const double *samples, int n, size_t stride, size_t r
 
 /* The timed loop: rounds of one sample of every variant, until the stopping rules say so.
  * samples[i * max_rounds + r]: variant i's sample in round r; *rounds_out: the rounds taken. */
-static rb_status timed_loop(timed_variant *v, int n, cudaStream_t stream,
-                            const rb_measure_opts *o, const timer *t, const int *launches,
-                            rb_clock_sampler *sampler, double *samples, double *own,
-                            uint64_t max_rounds, size_t *rounds_out)
+static rb_status timed_loop(timed_variant *v, int n, cudaStream_t stream, const rb_measure_opts *o,
+                            const timer *t, const int *launches, rb_clock_sampler *sampler,
+                            double *samples, double *own, uint64_t max_rounds, size_t *rounds_out)
 {
     double t0 = rb_now_s(), min_s = fmax(MIN_SAMPLING_S, o->min_s);
     size_t rounds = 0;
@@ -152,8 +151,8 @@ static rb_status timed_loop(timed_variant *v, int n, cudaStream_t stream,
             if (sampler)
                 rb_clock_sampler_timing(sampler, i);
             size_t at = (size_t)i * max_rounds + rounds;
-            RB_TRY(time_sample(&v[i], stream, o, t, launches[i], &samples[at],
-                               own ? &own[at] : NULL));
+            RB_TRY(
+                time_sample(&v[i], stream, o, t, launches[i], &samples[at], own ? &own[at] : NULL));
         }
         *rounds_out = ++rounds;
         if (o->samples)
@@ -187,8 +186,7 @@ static rb_status timed_windows(timed_variant *v, int n, cudaStream_t stream,
             if (sampler)
                 rb_clock_sampler_timing(sampler, -1);
             for (double t0 = rb_now_s(); loop_s(o, t0) < o->settle_s;)
-                RB_TRY(
-                    time_sample(&v[i], stream, o, t, launches[i], &scratch, NULL));
+                RB_TRY(time_sample(&v[i], stream, o, t, launches[i], &scratch, NULL));
             if (sampler)
                 rb_clock_sampler_timing(sampler, i);
             double t0 = rb_now_s();
