@@ -150,16 +150,20 @@ $(B)/harness/runner/mpi_main.o: harness/runner/mpi_main.c $(B)/cflags.stamp
 	$(MPICC) $(CFLAGS_ALL) $(INC_RUNNER) -MMD -MP -c $< -o $@
 endif
 
-# Diagnostics behind two pairs' headers, not part of the suite (scripts/gpu_run.sh runs them on
+# Diagnostics behind pairs' headers and rows, not part of the suite (scripts/gpu_run.sh runs them on
 # a GPU machine), built with the suite's flags: cuda_graphs_chain.cu includes
-# kernels/cuda_graphs.cu; gemm_bf16_sustained.c is plain C on cuBLASLt.
-diagnostics: $(B)/cuda_graphs_chain $(B)/gemm_bf16_sustained
+# kernels/cuda_graphs.cu; gemm_bf16_sustained.c and gemm_awkward_lt.c are plain C on cuBLASLt.
+diagnostics: $(B)/cuda_graphs_chain $(B)/gemm_bf16_sustained $(B)/gemm_awkward_lt
 
 $(B)/cuda_graphs_chain: scripts/probes/cuda_graphs_chain.cu $(B)/nvccflags.stamp
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS_ALL) $(INC) -MMD -MP -MF $@.d -o $@ $<
 
 $(B)/gemm_bf16_sustained: scripts/probes/gemm_bf16_sustained.c $(B)/cflags.stamp $(B)/ldflags.stamp
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(INC) -MMD -MP -MF $@.d -o $@ $< $(LDLIBS_ALL)
+
+$(B)/gemm_awkward_lt: scripts/probes/gemm_awkward_lt.c $(B)/cflags.stamp $(B)/ldflags.stamp
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(INC) -MMD -MP -MF $@.d -o $@ $< $(LDLIBS_ALL)
 
