@@ -23,8 +23,8 @@
  *            shared memory and O += P V by wgmma with P in registers and V read transposed
  *            (MN-major). Each consumer issues S_j and P_(j-1) V_(j-1) together and runs the
  *            softmax of S_j while the second runs; the two consumers interleave on the tensor
- *            cores. (In this build ptxas places the wait for P V before the softmax's exps, so
- *            the overlap is mostly the two consumers'; FA3's named-barrier ping-pong is next.)
+ *            cores. (ptxas places the wait for P V before the softmax's exps, so the overlap
+ *            is mostly the two consumers'; two FA3 options: docs/notes/attention.md.)
  * Predicted: (H100 SXM, before measuring; bf16 ~700-790 TFLOP/s sustained by cuBLASLt.)
  *            Baseline: two GEMMs of 1.1 TFLOP at ~650 (3.4 ms) plus ~34 GB at ~2.9 TB/s (11.7
  *            ms): ~15 ms, ~145 TFLOP/s at d 128; causal runs the same work for half the counted
@@ -486,6 +486,16 @@ extern "C" cudaError_t attention_flash_mma(const uint16_t *q, const uint16_t *k,
 
 #include "sm90_ptx.cuh"
 
+/* Compile-time options, off by default until a GPU run decides (docs/notes/attention.md):
+ * ATT90_PINGPONG: the two consumers take turns at issuing their wgmmas (named barriers).
+ * ATT90_OVERLAP: a second S accumulator: S_(j+1) is issued before the softmax of S_j. */
+#ifndef ATT90_PINGPONG
+#define ATT90_PINGPONG 0
+#endif
+#ifndef ATT90_OVERLAP
+#define ATT90_OVERLAP 0
+#endif
+
 enum {
     ATT90_BM = 128, /* query rows per block: two consumers x 64 */
     ATT90_BN = 128, /* keys per K/V tile */
@@ -719,40 +729,108 @@ static __device__ __forceinline__ void att90_pack_p(uint32_t (&p)[ATT90_BN / 16]
     }
 }
 
-/* A consumer warpgroup (c: 0 or 1, rows q0 + 64 c ..): the pipelined loop, then O / l to out. */
-template <int D>
-static __device__ __forceinline__ void
-att90_consumer(uint16_t *__restrict__ out, uint32_t q_smem, uint32_t ring, uint32_t q_full,
-               uint32_t full, uint32_t empty, int c, int q0, int s, size_t head_off, int tiles,
-               float scale_log2, int causal)
+/* The consumer's fixed inputs. q_rows: row 64 c of the Q tile; row0: this thread's row g. */
+typedef struct att90_consumer_args {
+    uint32_t q_rows, ring, full, empty;
+    int c, q0, s, tiles, causal, row0;
+    float scale_log2;
+    bool lead; /* the thread that releases ring stages */
+} att90_consumer_args;
+
+/* ATT90_PINGPONG's turns at the tensor cores (FlashAttention-3's inter-warpgroup ping-pong): a
+ * consumer issues its wgmmas only between att90_turn_begin and att90_turn_end, and the turns
+ * alternate 0, 1, 0, 1, ..., so one consumer's GEMMs queue behind the other's and run while that
+ * one does its softmax. Named barrier 1 + c (0 is __syncthreads') completes when consumer c waits
+ * on it (bar.sync) and the other consumer has arrived (bar.arrive): 256 threads. The id is in a
+ * register (ptxas then reserves all 16 barriers: one block an SM anyway): selecting an immediate
+ * id is a branch, and a branch between a wgmma and its wait makes ptxas serialize every wgmma
+ * (C7514). Without the option these emit nothing. */
+static __device__ __forceinline__ void att90_turn_bar(bool wait, int id)
 {
-    const int lane = (int)threadIdx.x % 32, warp = ((int)threadIdx.x / 32) % 4;
-    const int row0 = q0 + 64 * c + 16 * warp + lane / 4;
-    const uint32_t q_rows = q_smem + (uint32_t)c * 64 * 128; /* row 64 c of every block */
-    const bool lead = threadIdx.x % 128 == 0;
-    float sacc[64], o[D / 2], m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
-    uint32_t p[ATT90_BN / 16][4];
+#if ATT90_PINGPONG
+    if (wait)
+        asm volatile("bar.sync %0, 256;\n" ::"r"(id) : "memory");
+    else
+        asm volatile("bar.arrive %0, 256;\n" ::"r"(id) : "memory");
+#else
+    (void)wait, (void)id;
+#endif
+}
+
+/* Consumer 0 has the first turn: consumer 1 arrives on its barrier once, ahead. */
+static __device__ __forceinline__ void att90_turn_init(int c)
+{
+    if (c == 1)
+        att90_turn_bar(false, 1);
+}
+
+static __device__ __forceinline__ void att90_turn_begin(int c)
+{
+    att90_turn_bar(true, 1 + c);
+}
+
+static __device__ __forceinline__ void att90_turn_end(int c)
+{
+    att90_turn_bar(false, 2 - c);
+}
+
+/* After the last turns: consumer 1's arrivals on barrier 1 are one ahead of consumer 0's waits;
+ * consumer 0 takes that one, so no barrier is left half-arrived when the block exits. */
+static __device__ __forceinline__ void att90_turn_fini(int c)
+{
+    if (c == 0)
+        att90_turn_bar(true, 1);
+}
+
+/* O / l (l summed over the quad) as bf16 to this thread's rows row0 and row0 + 8, those below s. */
+template <int D>
+static __device__ __forceinline__ void att90_store(uint16_t *__restrict__ out,
+                                                   const float (&o)[D / 2], const float (&l)[2],
+                                                   size_t head_off, int row0, int s)
+{
+    const int t = (int)threadIdx.x % 4;
 #pragma unroll
-    for (int i = 0; i < D / 2; i++)
-        o[i] = 0.0f;
-    sm90_mbar_wait(q_full, 0);
-    for (int j = 0; j < tiles; j++) {
-        const int st = j % att90_cfg<D>::stages,
-                  prev = (j + att90_cfg<D>::stages - 1) % att90_cfg<D>::stages;
-        const uint32_t stage = ring + st * att90_cfg<D>::stage_bytes;
-        sm90_mbar_wait(full + 8u * st, (uint32_t)(j / att90_cfg<D>::stages) & 1u);
-        att90_issue_s<D>(sacc, q_rows, stage);
-        if (j > 0)
-            att90_issue_pv<D>(o, p,
-                              ring + prev * att90_cfg<D>::stage_bytes + att90_cfg<D>::tile_bytes);
-        if (j > 0)
+    for (int h = 0; h < 2; h++) {
+        const float inv = 1.0f / att_quad_sum(l[h]);
+        const int row = row0 + 8 * h;
+        if (row >= s)
+            continue;
+        uint16_t *dst = out + head_off + (size_t)row * D + 2 * t;
+#pragma unroll
+        for (int j = 0; j < D / 8; j++)
+            *(uint32_t *)(dst + 8 * j) =
+                att_pack(o[4 * j + 2 * h] * inv, o[4 * j + 2 * h + 1] * inv);
+    }
+}
+
+/* The default loop (and ATT90_PINGPONG's): per tile, one turn issues S_j and P_(j-1) V_(j-1). */
+template <int D>
+static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_args &a,
+                                                           float (&o)[D / 2], float (&l)[2])
+{
+    constexpr int stages = att90_cfg<D>::stages, stage_bytes = att90_cfg<D>::stage_bytes;
+    float sacc[64], m[2] = {-INFINITY, -INFINITY}, alpha[2];
+    uint32_t p[ATT90_BN / 16][4];
+    for (int j = 0; j < a.tiles; j++) {
+        const int st = j % stages, prev = (j + stages - 1) % stages;
+        sm90_mbar_wait(a.full + 8u * st, (uint32_t)(j / stages) & 1u);
+        att90_turn_begin(a.c);
+        att90_issue_s<D>(sacc, a.q_rows, a.ring + st * stage_bytes);
+        /* one branch from the issue to the wait: a branch between them makes ptxas serialize
+         * the wgmmas (C7514) */
+        if (j > 0) {
+            att90_issue_pv<D>(o, p, a.ring + prev * stage_bytes + att90_cfg<D>::tile_bytes);
+            att90_turn_end(a.c);
             sm90_wgmma_wait<1>(); /* S_j is done; P_(j-1) V_(j-1) may still run */
-        else
+        } else {
+            att90_turn_end(a.c);
             sm90_wgmma_wait<0>();
+        }
         sm90_fence_f(sacc);
         const int key0 = j * ATT90_BN;
-        const bool edge = key0 + ATT90_BN > s || (causal && key0 + ATT90_BN - 1 > q0 + 64 * c);
-        att90_softmax(sacc, m, l, alpha, scale_log2, edge, key0, row0, s, causal);
+        const bool edge =
+            key0 + ATT90_BN > a.s || (a.causal && key0 + ATT90_BN - 1 > a.q0 + 64 * a.c);
+        att90_softmax(sacc, m, l, alpha, a.scale_log2, edge, key0, a.row0, a.s, a.causal);
         /* the softmax above is meant to run while P_(j-1) V_(j-1) does: these fences keep it
          * above the wait in the PTX (ptxas 13.0 still schedules the wait before the exps) */
         sm90_fence_f(sacc);
@@ -765,25 +843,111 @@ att90_consumer(uint16_t *__restrict__ out, uint32_t q_smem, uint32_t ring, uint3
         for (int i = 0; i < D / 2; i++)
             o[i] *= alpha[(i >> 1) & 1];
         att90_pack_p(p, sacc);
-        if (j > 0 && lead)
-            sm90_mbar_arrive(empty + 8u * prev); /* both K and V of tile j - 1 are read */
+        if (j > 0 && a.lead)
+            sm90_mbar_arrive(a.empty + 8u * prev); /* both K and V of tile j - 1 are read */
     }
-    const int last = (tiles - 1) % att90_cfg<D>::stages;
-    att90_issue_pv<D>(o, p, ring + last * att90_cfg<D>::stage_bytes + att90_cfg<D>::tile_bytes);
+    const int last = (a.tiles - 1) % stages;
+    att90_turn_begin(a.c);
+    att90_issue_pv<D>(o, p, a.ring + last * stage_bytes + att90_cfg<D>::tile_bytes);
+    att90_turn_end(a.c);
     sm90_wgmma_wait<0>();
     sm90_fence_f(o);
-#pragma unroll
-    for (int h = 0; h < 2; h++) {
-        const float inv = 1.0f / att_quad_sum(l[h]);
-        const int row = row0 + 8 * h;
-        if (row >= s)
-            continue;
-        uint16_t *dst = out + head_off + (size_t)row * D + 2 * (lane % 4);
-#pragma unroll
-        for (int j = 0; j < D / 8; j++)
-            *(uint32_t *)(dst + 8 * j) =
-                att_pack(o[4 * j + 2 * h] * inv, o[4 * j + 2 * h + 1] * inv);
+}
+
+/* ATT90_OVERLAP's tile j: `cur` holds S_j (complete). S_(j+1) is issued into `next` first, so
+ * the softmax of S_j runs while it does, whatever ptxas does with the waits: the one wait comes
+ * after P_j V_j, which needs the softmax's P. O can be rescaled at once: nothing in flight writes
+ * it (P_(j-1) V_(j-1) was waited for at the end of tile j - 1). Registers: cur, next and O (192
+ * at d 128) during the softmax; next, O and P (160) while P_j V_j runs. */
+template <int D>
+static __device__ __forceinline__ void
+att90_overlap_tile(const att90_consumer_args &a, float (&cur)[64], float (&next)[64],
+                   float (&o)[D / 2], float (&m)[2], float (&l)[2], int j)
+{
+    constexpr int stages = att90_cfg<D>::stages, stage_bytes = att90_cfg<D>::stage_bytes;
+    const bool more = j + 1 < a.tiles;
+    if (more) {
+        const int sn = (j + 1) % stages;
+        sm90_mbar_wait(a.full + 8u * sn, (uint32_t)((j + 1) / stages) & 1u);
+        att90_turn_begin(a.c);
+        att90_issue_s<D>(next, a.q_rows, a.ring + sn * stage_bytes);
+        att90_turn_end(a.c);
     }
+    const int key0 = j * ATT90_BN, st = j % stages;
+    const bool edge = key0 + ATT90_BN > a.s || (a.causal && key0 + ATT90_BN - 1 > a.q0 + 64 * a.c);
+    float alpha[2];
+    att90_softmax(cur, m, l, alpha, a.scale_log2, edge, key0, a.row0, a.s, a.causal);
+#pragma unroll
+    for (int i = 0; i < D / 2; i++)
+        o[i] *= alpha[(i >> 1) & 1];
+    uint32_t p[ATT90_BN / 16][4];
+    att90_pack_p(p, cur);
+    att90_turn_begin(a.c);
+    att90_issue_pv<D>(o, p, a.ring + st * stage_bytes + att90_cfg<D>::tile_bytes);
+    att90_turn_end(a.c);
+    sm90_wgmma_wait<0>();
+    sm90_fence_f(o);
+    sm90_fence_f(next);
+    att90_fence_p(p);
+    if (a.lead)
+        sm90_mbar_arrive(a.empty + 8u * st); /* both K and V of tile j are read */
+}
+
+/* ATT90_OVERLAP's loop: S_0 first, then the tiles, S_(j+1) moved into `cur` after each. (Tiles
+ * two at a time with the two accumulators swapping roles would save the 64 moves, but ptxas 13.0
+ * then serializes every wgmma: C7515, "non wgmma instructions defining accumulator registers".) */
+template <int D>
+static __device__ __forceinline__ void att90_overlap_loop(const att90_consumer_args &a,
+                                                          float (&o)[D / 2], float (&l)[2])
+{
+    float sa[64], sb[64], m[2] = {-INFINITY, -INFINITY};
+    sm90_mbar_wait(a.full, 0);
+    att90_turn_begin(a.c);
+    att90_issue_s<D>(sa, a.q_rows, a.ring);
+    att90_turn_end(a.c);
+    sm90_wgmma_wait<0>();
+    sm90_fence_f(sa);
+    for (int j = 0; j < a.tiles; j++) {
+        att90_overlap_tile<D>(a, sa, sb, o, m, l, j);
+#pragma unroll
+        for (int i = 0; i < 64; i++)
+            sa[i] = sb[i];
+    }
+}
+
+/* A consumer warpgroup (c: 0 or 1, rows q0 + 64 c ..): the pipelined loop, then O / l to out. */
+template <int D>
+static __device__ __forceinline__ void
+att90_consumer(uint16_t *__restrict__ out, uint32_t q_smem, uint32_t ring, uint32_t q_full,
+               uint32_t full, uint32_t empty, int c, int q0, int s, size_t head_off, int tiles,
+               float scale_log2, int causal)
+{
+    const int lane = (int)threadIdx.x % 32, warp = ((int)threadIdx.x / 32) % 4;
+    const att90_consumer_args a = {q_smem + (uint32_t)c * 64 * 128, /* row 64 c of every block */
+                                   ring,
+                                   full,
+                                   empty,
+                                   c,
+                                   q0,
+                                   s,
+                                   tiles,
+                                   causal,
+                                   q0 + 64 * c + 16 * warp + lane / 4,
+                                   scale_log2,
+                                   threadIdx.x % 128 == 0};
+    float o[D / 2], l[2] = {0.0f, 0.0f};
+#pragma unroll
+    for (int i = 0; i < D / 2; i++)
+        o[i] = 0.0f;
+    sm90_mbar_wait(q_full, 0);
+    att90_turn_init(c);
+#if ATT90_OVERLAP
+    att90_overlap_loop<D>(a, o, l);
+#else
+    att90_consumer_loop<D>(a, o, l);
+#endif
+    att90_turn_fini(c);
+    att90_store<D>(out, o, l, head_off, a.row0, s);
 }
 #endif /* ATT90_DEVICE */
 
