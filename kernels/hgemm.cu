@@ -549,9 +549,10 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *     peer's last multicast and remote arrive are done.
  *   - Persistent tiles: the grid is as many clusters as fit at once; cluster c takes
  *     cluster tiles c, c + C, c + 2C, ... in a grouped order (8 cluster-rows of 256 at a time,
- *     column by column), so the ~66 tiles in flight cover an 8 x 8 patch of C and share their
- *     A and B panels in L2. The producer runs into the next tile's k tiles while the consumers
- *     store the previous one: the per-tile fill and drain of step 5 overlap.
+ *     column by column; Hilbert-curve order with HGEMM_SM90_HILBERT), so the ~66 tiles in flight
+ *     cover an 8 x 8 patch of C and share their A and B panels in L2. The producer runs into
+ *     the next tile's k tiles while the consumers store the previous one: the per-tile fill and
+ *     drain of step 5 overlap.
  *   - TMA-store epilogue: each consumer writes its 64 x 256 result as bf16 into a 16 KB shared
  *     buffer, 128 columns at a time, as two 64 x 64 boxes in the 128B-swizzled layout (chunk
  *     (j % 8) ^ (row % 8): conflict-free 4-byte stores), fence.proxy.async, a named barrier for
@@ -565,8 +566,9 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *   past the right edge) load from coordinate 0 instead: finite data for rows or columns that are
  *   never stored, rather than relying on the TMA's handling of a box wholly out of bounds.
  * Launch: grid = 2 x min(clusters that fit at once (cudaOccupancyMaxActiveClusters; at most
- *   SMs / 2), cluster tiles), cluster dims (2, 1, 1) by cudaLaunchKernelEx, 384 threads,
- *   4 x 48 KB + 32 KB + 1 KB = 225 KB dynamic smem, 1 block per SM.
+ *   SMs / 2; at most HGEMM_SM90_MAX_CLUSTERS where set), cluster tiles), cluster dims (2, 1, 1)
+ *   by cudaLaunchKernelEx, 384 threads, 4 x 48 KB + 32 KB + 1 KB = 225 KB dynamic smem (the
+ *   ring's 4 is HGEMM_SM90_STAGES_OPT), 1 block per SM.
  * Predicted: 620-700 TFLOP/s, at most the ~715 sustained ceiling and near cuBLASLt (~690): the
  *   worklog's cluster + multicast + persistent + store-overlap steps took it from ~610 to ~700+
  *   (its last few % came from tricks not used here: Hilbert order, stmatrix, PTX-level barrier
@@ -1697,7 +1699,7 @@ static cudaError_t hgemm_sm90_clusters_fit(const void *kernel, int dev,
  * halves, one per CTA of the cluster) and bk elements of K; C's map (m rows of n columns, ldc
  * apart, 64 x 64 boxes) only when ldc % 8 == 0 and n % 8 == 0 (see the step-6 overview), else
  * the register-store epilogue. The persistent grid: as many clusters as can be resident at once,
- * no more than tiles. */
+ * no more than tiles (nor HGEMM_SM90_MAX_CLUSTERS, where set). */
 static cudaError_t hgemm_sm90_optimized_launch(const void *kernel, const void *a, const void *b,
                                                uint16_t *c, int m, int n, int k, int ldc,
                                                int elem_bytes, float scale, cudaStream_t stream)
