@@ -50,7 +50,7 @@ typedef struct rmsnorm_ctx {
     float *ref, *rstd;   /* device: the bf16-rounded reference; the baseline's per-row scratch */
     size_t rows, hidden, n;
     char no_clusters[200]; /* why the cluster kernel cannot run here ("" : it can, or no need) */
-    int cluster, clusters_fit; /* blocks a row; clusters resident at once (0: no cluster) */
+    rmsnorm_plan plan;     /* the optimized launcher's, its clusters resident at once read once */
 } rmsnorm_ctx;
 
 /* cols = min(n, 4096), rows = n / cols; a given RxC is kept when C <= 4096. */
@@ -148,13 +148,13 @@ static rb_status rmsnorm_crosscheck(const rmsnorm_ctx *c)
     return st;
 }
 
-/* Why the optimized variant cannot run input `hidden` here, into c->no_clusters ("" : it can). */
+/* Why the optimized variant cannot run input `hidden` here, into c->no_clusters ("" : it can);
+ * where it can, how many of its clusters fit at once, into c->plan. */
 static rb_status rmsnorm_cluster_check(rmsnorm_ctx *c)
 {
-    rmsnorm_plan p;
     int supported = 0, device_cc = 0, kernel_cc = 0;
     c->no_clusters[0] = '\0';
-    if (rmsnorm_plan_for(c->hidden, &p) != 0 || p.cluster == 1)
+    if (c->plan.cluster == 1)
         return RB_OK;
     RB_CUDA(rmsnorm_cluster_support(&supported, &device_cc, &kernel_cc));
     if (!supported) {
@@ -164,10 +164,10 @@ static rb_status rmsnorm_cluster_check(rmsnorm_ctx *c)
                c->hidden, device_cc / 10, device_cc % 10, kernel_cc / 10, kernel_cc % 10);
         return RB_OK;
     }
-    c->cluster = p.cluster;
-    /* A diagnostic: a query that fails leaves the figure out, not the pair. */
-    if (rmsnorm_clusters_fit(c->hidden, &c->clusters_fit) != cudaSuccess) {
-        c->clusters_fit = 0;
+    /* A diagnostic, and a persistent build's grid: a query that fails leaves the figure out, not
+     * the pair (the persistent launcher then starts one cluster a row). */
+    if (rmsnorm_clusters_fit(c->hidden, &c->plan) != cudaSuccess) {
+        c->plan.resident = 0;
         (void)cudaGetLastError();
     }
     return RB_OK;
@@ -181,25 +181,24 @@ static int rmsnorm_extras(void *ctx, int variant, const double *median_ms,
 {
     const rmsnorm_ctx *c = ctx;
     (void)median_ms;
-    if (variant != 1 || c->clusters_fit <= 0)
+    if (variant != 1 || c->plan.resident <= 0)
         return 0;
     rb_fmt(out[0].name, sizeof out[0].name, "clusters_fit");
-    out[0].value = c->clusters_fit;
+    out[0].value = c->plan.resident;
     rb_fmt(out[1].name, sizeof out[1].name, "blocks_in_clusters");
-    out[1].value = (double)c->clusters_fit * c->cluster;
+    out[1].value = (double)c->plan.resident * c->plan.cluster;
     return 2;
 }
 
 static rb_status rmsnorm_setup(void **ctx, const rb_size *size, uint64_t seed, int input)
 {
-    rmsnorm_plan plan;
     rmsnorm_ctx *c = calloc(1, sizeof *c);
     *ctx = c;
     if (!c)
         return RB_ERR_ALLOC;
     rmsnorm_dims(size, input, &c->rows, &c->hidden);
     c->n = c->rows * c->hidden;
-    if (input < 0 || input >= RMSNORM_INPUTS || rmsnorm_plan_for(c->hidden, &plan) != 0 ||
+    if (input < 0 || input >= RMSNORM_INPUTS || rmsnorm_plan_for(c->hidden, &c->plan) != 0 ||
         c->n / c->hidden != c->rows) {
         rb_error_at(__FILE__, __LINE__, "rmsnorm_setup", "hidden must be in 1 .. 262144");
         return RB_ERR_INPUT;
@@ -263,19 +262,24 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
         rb_skip_at(__FILE__, __LINE__, "rmsnorm optimized", c->no_clusters);
         return RB_ERR_UNSUPPORTED;
     }
-    RB_CUDA(rmsnorm_optimized(c->x, c->w, c->y, c->rows, c->hidden, RMSNORM_EPS, stream));
+    RB_CUDA(rmsnorm_optimized(&c->plan, c->x, c->w, c->y, c->rows, c->hidden, RMSNORM_EPS, stream));
     return RB_OK;
 }
 
-/* Planted defects (tests/test_gpu.c, at the odd shape 999 x 1021, seed 5: the inputs' rows are
- * 1021, 4081, 16321 and 65281 long). Both write every element.
+/* Planted defects (tests/test_gpu.c, seed 5, at the odd shape 999 x 1021: the inputs' rows are
+ * 1021, 4081, 16321 and 65281 long; the _aligned one at 999 x 4096: 4096 to 262144). All write
+ * every element.
  *   wrong_row_scale (judged as the baseline): row r normalized with row r + 1's rstd. Neighbouring
  *     rows differ in scale by a factor of 2 to 16 (the inputs' row scales 2^(r % 5 - 2)): 6.6 to
  *     6.7 normwise in the host replay, against a tolerance of 5e-4.
  *   cluster_rank_left_out (judged as the optimized variant): the cluster kernel, 2 or more blocks
  *     per row on every input (2 at 1021 .. 65281), whose sum leaves out the last block's partial:
  *     about half the row's sum of squares is missing, every element comes out ~sqrt(2) too large:
- *     0.41 normwise in the host replay (0.069 at 262144, where 1 block of 8 is left out). */
+ *     0.41 normwise in the host replay (0.069 at 262144, where 1 block of 8 is left out).
+ *   cluster_rank_left_out_aligned: the same on rows of 16-byte vectors (2 blocks at 4096 .. 65536,
+ *     8 at 262144; 999 rows at 4096: each cluster takes several rows where the build's clusters
+ *     are persistent, RMSNORM_PERSIST), so the 16-byte cluster kernel, or the persistent one,
+ *     runs the bug too: 0.41, and 0.069 at 262144. */
 static rb_status run_wrong_row_scale(void *ctx, cudaStream_t stream)
 {
     rmsnorm_ctx *c = ctx;
@@ -351,7 +355,7 @@ static int rmsnorm_selftest_shapes(char *why, size_t why_size)
         rmsnorm_plan p;
         if (rmsnorm_plan_for(plans[i][0], &p) != 0 || (size_t)p.cluster != plans[i][1] ||
             (size_t)p.threads != plans[i][2] || (size_t)p.items != plans[i][3] ||
-            p.chunk != plans[i][4]) {
+            p.chunk != plans[i][4] || p.resident != 0) {
             rb_fmt(why, why_size, "plan for hidden %zu wrong", plans[i][0]);
             return -1;
         }
@@ -364,10 +368,27 @@ static int rmsnorm_selftest_shapes(char *why, size_t why_size)
     return 0;
 }
 
+/* The launcher and the residency query refuse a plan made for another row length (a persistent
+ * build would otherwise size its grid and shared memory from it): before any CUDA call, so this
+ * runs without a GPU. */
+static int rmsnorm_selftest_plan_refused(char *why, size_t why_size)
+{
+    rmsnorm_plan p;
+    if (rmsnorm_plan_for(65536, &p) != 0 ||
+        rmsnorm_optimized(&p, NULL, NULL, NULL, 1, 262144, RMSNORM_EPS, 0) !=
+            cudaErrorInvalidValue ||
+        rmsnorm_clusters_fit(262144, &p) != cudaErrorInvalidValue) {
+        rb_fmt(why, why_size, "a plan for 65536 accepted for rows of 262144");
+        return -1;
+    }
+    return 0;
+}
+
 static int rmsnorm_selftest(char *why, size_t why_size)
 {
     if (rmsnorm_selftest_reference(why, why_size) != 0 ||
-        rmsnorm_selftest_shapes(why, why_size) != 0)
+        rmsnorm_selftest_shapes(why, why_size) != 0 ||
+        rmsnorm_selftest_plan_refused(why, why_size) != 0)
         return -1;
     rb_size full = {1u << 28, 65536, 4096};
     double flops, bytes;
@@ -401,8 +422,10 @@ const rb_pair rb_pair_rmsnorm = {
     /* 16-byte evict-first loads and stores in the full run's kernels; the cluster kernel's
      * barrier (UCGABAR_ARV / UCGABAR_WAIT) and its distributed-shared-memory reads (mapa +
      * ld.shared::cluster compile to LD.E through the shared window) from compute capability 9.0
-     * (below it the kernel is a trap). Every rmsnorm_optimized* kernel must be free of local
-     * memory (tests/test_codegen.c). */
+     * (below it the kernel is a trap). The persistent kernels (kernels/rmsnorm.cu's
+     * RMSNORM_PERSIST; compiled in every build): the same streams, their partials sent by st.async
+     * (STAS), the staged form's next row copied by cp.async (LDGSTS). Every rmsnorm_optimized*
+     * kernel must be free of local memory (tests/test_codegen.c). */
     .codegen =
         {
             {"rmsnorm_optimized_kernelILi2ELb1E", "LDG.E.EF.128", 0},
@@ -413,6 +436,12 @@ const rb_pair rb_pair_rmsnorm = {
             {"rmsnorm_optimized_cluster_kernelILi8ELb1E", "UCGABAR_ARV", 90},
             {"rmsnorm_optimized_cluster_kernelILi8ELb1E", "UCGABAR_WAIT", 90},
             {"rmsnorm_optimized_cluster_kernelILi8ELb1E", "LD.E", 90},
+            {"rmsnorm_optimized_persistent_kernelILi8ELb0E", "LDG.E.EF.128", 90},
+            {"rmsnorm_optimized_persistent_kernelILi8ELb0E", "STG.E.EF.128", 90},
+            {"rmsnorm_optimized_persistent_kernelILi8ELb0E", "STAS", 90},
+            {"rmsnorm_optimized_persistent_kernelILi8ELb1E", "LDGSTS", 90},
+            {"rmsnorm_optimized_persistent_kernelILi8ELb1E", "STAS", 90},
+            {"rmsnorm_optimized_persistent_kernelILi8ELb1E", "STG.E.EF.128", 90},
             {NULL, NULL, 0},
         },
     .kernels = rmsnorm_kernels,
@@ -431,5 +460,6 @@ const rb_pair rb_pair_rmsnorm = {
         {
             {"wrong_row_scale", 0, run_wrong_row_scale, 0},
             {"cluster_rank_left_out", 1, run_cluster_rank_left_out, 0},
+            {"cluster_rank_left_out_aligned", 1, run_cluster_rank_left_out, 999 * 4096},
         },
 };

@@ -66,6 +66,17 @@
 
 static_assert(RMSNORM_MAX_CLUSTER * RMSNORM_CHUNK_MAX == RMSNORM_MAX_HIDDEN, "the seam's limit");
 
+/* The form long rows take (docs/notes/rmsnorm.md, "Persistent clusters"): 0, the default, one
+ * cluster per row; 1, persistent clusters that loop over rows and hold their chunk of w in shared
+ * memory; 2, as 1, each block also staging its next row's chunk of x in shared memory while it
+ * reduces and stores the current one. The persistent forms take aligned rows (hidden % 8 == 0);
+ * the others keep form 0. Every form is compiled in every build (the codegen checks read them
+ * all); this picks the one the launchers use. */
+#ifndef RMSNORM_PERSIST
+#define RMSNORM_PERSIST 0
+#endif
+static_assert(RMSNORM_PERSIST >= 0 && RMSNORM_PERSIST <= 2, "RMSNORM_PERSIST is 0, 1 or 2");
+
 /* Thread-block clusters and distributed shared memory: compute capability 9.0 and later. Other
  * targets compile the cluster kernel as a trap; the launcher never runs it there. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -113,8 +124,9 @@ static __device__ __forceinline__ float rmsnorm_sumsq(uint4 v, float s)
 
 /* The sum of s over the block, the same bits in every thread: xor shuffles within each warp, one
  * value per warp to shared memory, one barrier, then every thread adds the warp sums in warp
- * order. warp_sums is written once per launch (one row per block), so nothing is overwritten after
- * the barrier. */
+ * order. Nothing may overwrite warp_sums after the barrier while a warp may still read it: the
+ * one-row kernels write it once per launch; the persistent kernel alternates two of them and
+ * rewrites one only two rows later (its comment says why that is late enough). */
 template <int THREADS>
 static __device__ __forceinline__ float rmsnorm_block_sum(float s, float *warp_sums)
 {
@@ -266,15 +278,16 @@ static __device__ __forceinline__ uint4 rmsnorm_load(const uint16_t *__restrict_
     }
 }
 
-/* Scales the vector v by rstd and the weights at w and stores its `valid` elements at out. */
-template <bool ALIGNED>
-static __device__ __forceinline__ void rmsnorm_scale_store(uint16_t *__restrict__ out,
-                                                           const uint16_t *__restrict__ w, uint4 v,
-                                                           int valid, float rstd)
+/* Scales the vector v by rstd and the weights at w (W_SHARED: the vector at w_shared) and stores
+ * its `valid` elements at out. */
+template <bool ALIGNED, bool W_SHARED>
+static __device__ __forceinline__ void
+rmsnorm_scale_store(uint16_t *__restrict__ out, const uint16_t *__restrict__ w,
+                    const uint4 *w_shared, uint4 v, int valid, float rstd)
 {
     if (valid == 0)
         return;
-    const uint4 q = rmsnorm_load<ALIGNED, true>(w, valid);
+    const uint4 q = W_SHARED ? *w_shared : rmsnorm_load<ALIGNED, true>(w, valid);
     const uint32_t p[4] = {v.x, v.y, v.z, v.w}, wq[4] = {q.x, q.y, q.z, q.w};
     uint32_t o[4];
 #pragma unroll
@@ -291,6 +304,17 @@ static __device__ __forceinline__ void rmsnorm_scale_store(uint16_t *__restrict_
     }
 }
 
+/* The sum of the squares of v's elements, in order. */
+template <int ITEMS>
+static __device__ __forceinline__ float rmsnorm_sumsq_items(const uint4 (&v)[ITEMS])
+{
+    float s = 0.0f;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        s = rmsnorm_sumsq(v[i], s);
+    return s;
+}
+
 /* Loads this thread's ITEMS vectors of the segment x[0, len) into v (item i: the vector at
  * element 8 (t + i THREADS), so a warp's 32 loads are 512 contiguous bytes; all issued before
  * the first is used) and returns the sum of their squares. len <= THREADS x 8 x ITEMS. */
@@ -303,18 +327,15 @@ static __device__ __forceinline__ float rmsnorm_load_segment(const uint16_t *__r
     for (int i = 0; i < ITEMS; i++)
         v[i] = rmsnorm_load<ALIGNED, false>(x + first + i * THREADS * RMSNORM_VEC,
                                             rmsnorm_valid(len, first, i, THREADS));
-    float s = 0.0f;
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++)
-        s = rmsnorm_sumsq(v[i], s);
-    return s;
+    return rmsnorm_sumsq_items(v);
 }
 
-/* y[0, len) = v rstd w[0, len), the layout of rmsnorm_load_segment. */
-template <int THREADS, int ITEMS, bool ALIGNED>
+/* y[0, len) = v rstd w[0, len), the layout of rmsnorm_load_segment. W_SHARED: w's vectors come
+ * from w_shared, in that layout (rmsnorm_weights_to_shared), not from w in global memory. */
+template <int THREADS, int ITEMS, bool ALIGNED, bool W_SHARED = false>
 static __device__ __forceinline__ void
 rmsnorm_store_segment(uint16_t *__restrict__ y, const uint16_t *__restrict__ w, int len,
-                      const uint4 (&v)[ITEMS], float rstd)
+                      const uint4 (&v)[ITEMS], float rstd, const uint4 *w_shared = nullptr)
 {
     const int first = RMSNORM_VEC * (int)threadIdx.x;
 #pragma unroll
@@ -326,9 +347,25 @@ rmsnorm_store_segment(uint16_t *__restrict__ y, const uint16_t *__restrict__ w, 
          * builds of the <8, true> cluster kernel spilled 88 bytes that way). */
         uint4 p = v[i];
         asm volatile("" : "+r"(p.x), "+r"(p.y), "+r"(p.z), "+r"(p.w));
-        rmsnorm_scale_store<ALIGNED>(y + at, w + at, p, rmsnorm_valid(len, first, i, THREADS),
-                                     rstd);
+        const uint4 *q = W_SHARED ? w_shared + threadIdx.x + i * THREADS : nullptr;
+        rmsnorm_scale_store<ALIGNED, W_SHARED>(y + at, w + at, q, p,
+                                               rmsnorm_valid(len, first, i, THREADS), rstd);
     }
+}
+
+/* Copies this thread's ITEMS vectors of w[0, len) (len % 8 == 0), in rmsnorm_load_segment's
+ * layout (zeros past len), to w_shared: 16-byte stores at consecutive addresses across a warp, as
+ * the reads in rmsnorm_store_segment are (no bank conflicts). Only this thread reads them back: no
+ * barrier. */
+template <int THREADS, int ITEMS>
+static __device__ __forceinline__ void rmsnorm_weights_to_shared(const uint16_t *__restrict__ w,
+                                                                 int len, uint4 *w_shared)
+{
+    const int first = RMSNORM_VEC * (int)threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        w_shared[threadIdx.x + i * THREADS] = rmsnorm_load<true, true>(
+            w + first + i * THREADS * RMSNORM_VEC, rmsnorm_valid(len, first, i, THREADS));
 }
 
 /* Rows of up to RMSNORM_SINGLE_MAX elements: one block per row, ITEMS vectors per thread. */
@@ -360,6 +397,13 @@ static __device__ __forceinline__ uint32_t rmsnorm_cluster_id(void)
     return r;
 }
 
+static __device__ __forceinline__ uint32_t rmsnorm_cluster_count(void)
+{
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%nclusterid.x;\n" : "=r"(r));
+    return r;
+}
+
 /* Cluster barrier halves. arrive.release orders this thread's earlier memory accesses (the
  * partial written to shared memory, the reads of the peers' partials) before the arrival;
  * wait.acquire makes what the other threads of the cluster released visible. Every thread of
@@ -384,6 +428,114 @@ static __device__ __forceinline__ float rmsnorm_dsmem_load(const float *local, u
     asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(v) : "r"(remote) : "memory");
     return v;
 }
+
+static __device__ __forceinline__ uint32_t rmsnorm_cluster_size(void)
+{
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(r));
+    return r;
+}
+
+/* mbarriers (the persistent kernel's exchange of partials). A barrier in this block's shared
+ * memory with one expected arrival a phase; its phase also waits for the bytes announced by
+ * rmsnorm_mbar_expect to land. The fence makes the initialization visible to the cluster's
+ * st.async before the cluster barrier that follows it. */
+static __device__ __forceinline__ void rmsnorm_mbar_init(uint64_t *bar)
+{
+    asm volatile(
+        "mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"((uint32_t)__cvta_generic_to_shared(bar))
+        : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+/* The phase's one arrival, announcing `bytes` to land in it (they may land before or after). */
+static __device__ __forceinline__ void rmsnorm_mbar_expect(uint64_t *bar, uint32_t bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(
+                     (uint32_t)__cvta_generic_to_shared(bar)),
+                 "r"(bytes)
+                 : "memory");
+}
+
+/* Returns once the phase of parity `parity` has completed: its arrival made and its bytes landed,
+ * which they then are for this thread too (acquire at cluster scope: they come from the peers). */
+static __device__ __forceinline__ void rmsnorm_mbar_wait(uint64_t *bar, uint32_t parity)
+{
+    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(bar);
+    uint32_t done;
+    do {
+        asm volatile("{\n"
+                     ".reg .pred p;\n"
+                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n"
+                     "}\n"
+                     : "=r"(done)
+                     : "r"(addr), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+/* Writes v to block `rank`'s copy of *local (the same shared-memory offset there) and completes 4
+ * of the bytes its copy of *bar waits for: a store that is its own signal, with no fence and no
+ * wait in the sender (st.async). */
+static __device__ __forceinline__ void rmsnorm_send(const float *local, const uint64_t *bar,
+                                                    uint32_t rank, float v)
+{
+    uint32_t dst, dst_bar;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+                 : "=r"(dst)
+                 : "r"((uint32_t)__cvta_generic_to_shared(local)), "r"(rank));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+                 : "=r"(dst_bar)
+                 : "r"((uint32_t)__cvta_generic_to_shared(bar)), "r"(rank));
+    asm volatile(
+        "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];\n" ::"r"(dst),
+        "r"(__float_as_uint(v)), "r"(dst_bar)
+        : "memory");
+}
+
+/* An L2 policy for data read once (x): evict first, as ld.global.cs asks for. */
+static __device__ __forceinline__ uint64_t rmsnorm_evict_first_policy(void)
+{
+    uint64_t policy;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+    return policy;
+}
+
+/* Issues this thread's 16-byte copies of x[0, len) (rmsnorm_load_segment's layout) into stage
+ * and returns at once: cp.async lands them in shared memory while the thread goes on, bypassing
+ * the registers. Aligned segments only (len % 8 == 0). */
+template <int THREADS, int ITEMS>
+static __device__ __forceinline__ void
+rmsnorm_prefetch_segment(const uint16_t *__restrict__ x, int len, uint4 *stage, uint64_t policy)
+{
+    const int first = RMSNORM_VEC * (int)threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        if (rmsnorm_valid(len, first, i, THREADS) == 0)
+            continue;
+        const uint32_t dst = (uint32_t)__cvta_generic_to_shared(stage + threadIdx.x + i * THREADS);
+        asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"(dst),
+                     "l"(x + first + i * THREADS * RMSNORM_VEC), "l"(policy)
+                     : "memory");
+    }
+}
+
+/* Waits for this thread's copies from rmsnorm_prefetch_segment, moves them into v (zeros past
+ * len) and returns the sum of their squares, as rmsnorm_load_segment does. Only this thread wrote
+ * these vectors of stage: no barrier. */
+template <int THREADS, int ITEMS>
+static __device__ __forceinline__ float rmsnorm_unstage_segment(const uint4 *stage, int len,
+                                                                uint4 (&v)[ITEMS])
+{
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    const int first = RMSNORM_VEC * (int)threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        v[i] = rmsnorm_valid(len, first, i, THREADS) == 0 ? make_uint4(0, 0, 0, 0)
+                                                          : stage[threadIdx.x + i * THREADS];
+    return rmsnorm_sumsq_items(v);
+}
 #endif
 
 /* Rows longer than one block holds: cluster c (the launch's cluster dimension, 2..8 blocks) takes
@@ -395,9 +547,10 @@ static __device__ __forceinline__ float rmsnorm_dsmem_load(const float *local, u
 template <int ITEMS, bool ALIGNED>
 static __global__ void __launch_bounds__(RMSNORM_CLUSTER_BLOCK, ALIGNED ? 2 : 1)
     rmsnorm_optimized_cluster_kernel(const uint16_t *__restrict__ x, const uint16_t *__restrict__ w,
-                                     uint16_t *__restrict__ y, size_t hidden, size_t chunk,
-                                     float eps, int ranks_summed)
+                                     uint16_t *__restrict__ y, size_t rows, size_t hidden,
+                                     size_t chunk, float eps, int ranks_summed)
 {
+    (void)rows; /* the grid's clusters: one a row (rows: for the persistent form's signature) */
 #if RMSNORM_HAS_CLUSTERS
     __shared__ float warp_sums[RMSNORM_CLUSTER_BLOCK / 32];
     __shared__ float block_partial;
@@ -426,6 +579,86 @@ static __global__ void __launch_bounds__(RMSNORM_CLUSTER_BLOCK, ALIGNED ? 2 : 1)
 #endif
 }
 
+/* The persistent form (RMSNORM_PERSIST), aligned rows: as many clusters as fit at once, cluster c
+ * taking rows c, c + C, c + 2C, ... (C: the launch's clusters), its block of rank b the same chunk
+ * of each. That chunk of w is the same for every row, so the block loads it once into shared
+ * memory (w_shared: THREADS x ITEMS vectors of dynamic shared memory) and each row's stores read
+ * it there; the one-row form reads it from L2 for every row, between the cluster barrier and the
+ * stores, and at 262144 the 8 chunks (512 KB) do not stay in any SM's L1. STAGED: once a row's
+ * sum is taken (the registers hold the row), the block's copy of its next row's chunk into
+ * `stage` (after w_shared) starts, so those loads are in flight through the cluster reduction and
+ * the stores; 128 KB of shared memory a block, one block an SM.
+ *
+ * The partials travel without a cluster barrier: after its row sum, block b writes its partial
+ * into slot (b) of every block's partials[k % 2] (k counts the rows, st.async: the store completes
+ * bytes on the receiver's barrier arrived[k % 2]), and each block waits on its own barrier until
+ * all `cluster` partials have landed. A cluster barrier's arrive would have to release this
+ * block's previous row's stores first (MEMBAR.ALL.GPU: wait until they have all reached L2). Slot
+ * k % 2 is safe to rewrite at row k + 2: a peer sends row k + 2 only after it has received this
+ * block's row k + 1 partial, which this block sends after its row k + 1 block sum, which every
+ * warp reaches only after it has read row k's partials. The same argument orders each barrier's
+ * phases (one per two rows, parity (k / 2) % 2) and warp_sums[k % 2]. Every block receives every
+ * partial it waits for before it exits, so none writes to a block that has left. */
+template <int ITEMS, bool STAGED>
+static __global__ void __launch_bounds__(RMSNORM_CLUSTER_BLOCK, STAGED ? 1 : 2)
+    rmsnorm_optimized_persistent_kernel(const uint16_t *__restrict__ x,
+                                        const uint16_t *__restrict__ w, uint16_t *__restrict__ y,
+                                        size_t rows, size_t hidden, size_t chunk, float eps,
+                                        int ranks_summed)
+{
+#if RMSNORM_HAS_CLUSTERS
+    constexpr int THREADS = RMSNORM_CLUSTER_BLOCK;
+    extern __shared__ uint4 rmsnorm_dynamic_shared[];
+    __shared__ float warp_sums[2][THREADS / 32];
+    __shared__ float partials[2][RMSNORM_MAX_CLUSTER];
+    __shared__ uint64_t arrived[2];
+    uint4 *w_shared = rmsnorm_dynamic_shared, *stage = rmsnorm_dynamic_shared + THREADS * ITEMS;
+    const uint32_t rank = rmsnorm_cluster_rank(), cluster = rmsnorm_cluster_size();
+    const size_t clusters = rmsnorm_cluster_count(), begin = rank * chunk;
+    const int len = begin >= hidden ? 0 : (int)(hidden - begin < chunk ? hidden - begin : chunk);
+    if (threadIdx.x == 0) {
+        rmsnorm_mbar_init(&arrived[0]);
+        rmsnorm_mbar_init(&arrived[1]);
+    }
+    rmsnorm_cluster_arrive(); /* every block's barriers ready before any partial is sent */
+    rmsnorm_cluster_wait();
+    rmsnorm_weights_to_shared<THREADS, ITEMS>(w + begin, len, w_shared);
+    const uint64_t policy = STAGED ? rmsnorm_evict_first_policy() : 0;
+    size_t row = rmsnorm_cluster_id();
+    if (STAGED && row < rows)
+        rmsnorm_prefetch_segment<THREADS, ITEMS>(x + row * hidden + begin, len, stage, policy);
+    for (uint32_t k = 0; row < rows; row += clusters, k++) {
+        const uint32_t slot = k % 2;
+        const size_t off = row * hidden + begin;
+        uint4 v[ITEMS];
+        float s;
+        if constexpr (STAGED)
+            s = rmsnorm_unstage_segment<THREADS, ITEMS>(stage, len, v);
+        else
+            s = rmsnorm_load_segment<THREADS, ITEMS, true>(x + off, len, v);
+        s = rmsnorm_block_sum<THREADS>(s, warp_sums[slot]);
+        /* s used every vector of v: the stage's reads are done, it can take the next row */
+        if (STAGED && row + clusters < rows)
+            rmsnorm_prefetch_segment<THREADS, ITEMS>(x + off + clusters * hidden, len, stage,
+                                                     policy);
+        if (threadIdx.x == 0)
+            rmsnorm_mbar_expect(&arrived[slot], cluster * (uint32_t)sizeof(float));
+        if (threadIdx.x < cluster)
+            rmsnorm_send(&partials[slot][rank], &arrived[slot], threadIdx.x, s);
+        rmsnorm_mbar_wait(&arrived[slot], k / 2 % 2);
+        float total = 0.0f; /* rank order in every block: the same bits, the same rstd */
+        for (int r = 0; r < ranks_summed; r++)
+            total += partials[slot][r];
+        const float rstd = rsqrtf(total / (float)hidden + eps);
+        rmsnorm_store_segment<THREADS, ITEMS, true, true>(y + off, w + begin, len, v, rstd,
+                                                          w_shared);
+    }
+#else
+    (void)x, (void)w, (void)y, (void)rows, (void)hidden, (void)chunk, (void)eps, (void)ranks_summed;
+    __trap(); /* clusters: compute capability 9.0 and later */
+#endif
+}
+
 /* ---------------------------------------------------------------------------------------------
  * The plan and the launchers. */
 
@@ -444,6 +677,7 @@ static void rmsnorm_cluster_plan(size_t hidden, int min_cluster, rmsnorm_plan *p
     if (cluster < (size_t)min_cluster)
         cluster = (size_t)min_cluster;
     p->cluster = (int)cluster;
+    p->resident = 0;
     p->threads = RMSNORM_CLUSTER_BLOCK;
     p->chunk = ((hidden + cluster - 1) / cluster + RMSNORM_VEC - 1) / RMSNORM_VEC * RMSNORM_VEC;
     p->items = rmsnorm_items_for(p->chunk, RMSNORM_CLUSTER_BLOCK);
@@ -455,6 +689,7 @@ extern "C" int rmsnorm_plan_for(size_t hidden, rmsnorm_plan *out)
         return -1;
     if (hidden <= RMSNORM_SINGLE_MAX) {
         out->cluster = 1;
+        out->resident = 0;
         out->threads = RMSNORM_BLOCK;
         out->items = rmsnorm_items_for(hidden, RMSNORM_BLOCK);
         out->chunk = hidden;
@@ -466,7 +701,7 @@ extern "C" int rmsnorm_plan_for(size_t hidden, rmsnorm_plan *out)
 
 typedef void (*rmsnorm_single_fn)(const uint16_t *, const uint16_t *, uint16_t *, size_t, float);
 typedef void (*rmsnorm_cluster_fn)(const uint16_t *, const uint16_t *, uint16_t *, size_t, size_t,
-                                   float, int);
+                                   size_t, float, int);
 
 template <bool ALIGNED> static rmsnorm_single_fn rmsnorm_single_pick(int items)
 {
@@ -476,12 +711,37 @@ template <bool ALIGNED> static rmsnorm_single_fn rmsnorm_single_pick(int items)
                         : rmsnorm_optimized_kernel<8, ALIGNED>;
 }
 
-template <bool ALIGNED> static rmsnorm_cluster_fn rmsnorm_cluster_pick(int items)
+/* The cluster kernel of form `form` (RMSNORM_PERSIST's values; rmsnorm_form). */
+template <int ITEMS, bool ALIGNED> static rmsnorm_cluster_fn rmsnorm_cluster_form(int form)
 {
-    return items == 1   ? rmsnorm_optimized_cluster_kernel<1, ALIGNED>
-           : items == 2 ? rmsnorm_optimized_cluster_kernel<2, ALIGNED>
-           : items == 4 ? rmsnorm_optimized_cluster_kernel<4, ALIGNED>
-                        : rmsnorm_optimized_cluster_kernel<8, ALIGNED>;
+    if constexpr (!ALIGNED)
+        return rmsnorm_optimized_cluster_kernel<ITEMS, ALIGNED>;
+    return form == 0   ? rmsnorm_optimized_cluster_kernel<ITEMS, ALIGNED>
+           : form == 1 ? rmsnorm_optimized_persistent_kernel<ITEMS, false>
+                       : rmsnorm_optimized_persistent_kernel<ITEMS, true>;
+}
+
+template <bool ALIGNED> static rmsnorm_cluster_fn rmsnorm_cluster_pick(int items, int form)
+{
+    return items == 1   ? rmsnorm_cluster_form<1, ALIGNED>(form)
+           : items == 2 ? rmsnorm_cluster_form<2, ALIGNED>(form)
+           : items == 4 ? rmsnorm_cluster_form<4, ALIGNED>(form)
+                        : rmsnorm_cluster_form<8, ALIGNED>(form);
+}
+
+/* The form rows of `hidden` elements take in this build: RMSNORM_PERSIST for aligned rows, else
+ * the one-row form. */
+static int rmsnorm_form(size_t hidden)
+{
+    return hidden % RMSNORM_VEC == 0 ? RMSNORM_PERSIST : 0;
+}
+
+/* The dynamic shared memory of form `form`'s kernel with `items` vectors a thread: the block's
+ * chunk of w in the persistent forms, and the staged chunk of x beside it in form 2 (64 KB each
+ * at 8 vectors). */
+static constexpr size_t rmsnorm_cluster_smem(int form, int items)
+{
+    return (size_t)(form == 0 ? 0 : form) * RMSNORM_CLUSTER_BLOCK * items * sizeof(uint4);
 }
 
 extern "C" cudaError_t rmsnorm_cluster_support(int *supported, int *device_cc, int *kernel_cc)
@@ -507,24 +767,48 @@ extern "C" cudaError_t rmsnorm_cluster_support(int *supported, int *device_cc, i
     return cudaSuccess;
 }
 
-/* The launch of the cluster kernel over `rows` rows: grid rows x cluster, cluster (cluster, 1, 1);
- * config->attrs points at *attr. */
+/* The launch of plan p's cluster kernel, of this build's form (rmsnorm_form), over `rows` rows:
+ * clusters of p->cluster blocks, one a row, or in the persistent forms min(rows, p->resident)
+ * (rows when p->resident is 0: not read) that loop over them; config->attrs points at *attr. */
 static rmsnorm_cluster_fn rmsnorm_cluster_config(const rmsnorm_plan *p, size_t rows, size_t hidden,
                                                  cudaStream_t stream, cudaLaunchAttribute *attr,
                                                  cudaLaunchConfig_t *config)
 {
+    const int form = rmsnorm_form(hidden);
+    size_t clusters = rows;
+    if (form != 0 && p->resident > 0 && (size_t)p->resident < rows)
+        clusters = (size_t)p->resident;
+    if (clusters > RMSNORM_MAX_GRID / (size_t)p->cluster)
+        clusters = RMSNORM_MAX_GRID / (size_t)p->cluster;
     attr->id = cudaLaunchAttributeClusterDimension;
     attr->val.clusterDim.x = (unsigned)p->cluster;
     attr->val.clusterDim.y = 1;
     attr->val.clusterDim.z = 1;
     *config = cudaLaunchConfig_t{};
-    config->gridDim = dim3((unsigned)(rows * (size_t)p->cluster));
+    config->gridDim = dim3((unsigned)(clusters * (size_t)p->cluster));
     config->blockDim = dim3((unsigned)p->threads);
+    config->dynamicSmemBytes = rmsnorm_cluster_smem(form, p->items);
     config->stream = stream;
     config->attrs = attr;
     config->numAttrs = 1;
-    return hidden % RMSNORM_VEC == 0 ? rmsnorm_cluster_pick<true>(p->items)
-                                     : rmsnorm_cluster_pick<false>(p->items);
+    return hidden % RMSNORM_VEC == 0 ? rmsnorm_cluster_pick<true>(p->items, form)
+                                     : rmsnorm_cluster_pick<false>(p->items, form);
+}
+
+/* Lets a persistent kernel take its dynamic shared memory (above the default 48 KB limit at 8
+ * vectors a thread, or 4 with the stage) and asks for the largest shared-memory carve-out, so two
+ * 64 KB blocks fit an SM (the streams of x and y gain nothing from L1). */
+static cudaError_t rmsnorm_cluster_allow_smem(rmsnorm_cluster_fn kernel, size_t smem_bytes)
+{
+    if (smem_bytes == 0)
+        return cudaSuccess;
+    cudaError_t e = cudaFuncSetAttribute(
+        (const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_bytes);
+    if (e != cudaSuccess)
+        return e;
+    return cudaFuncSetAttribute((const void *)kernel,
+                                cudaFuncAttributePreferredSharedMemoryCarveout,
+                                cudaSharedmemCarveoutMaxShared);
 }
 
 static cudaError_t rmsnorm_cluster_launch(const rmsnorm_plan *p, const uint16_t *x,
@@ -535,22 +819,58 @@ static cudaError_t rmsnorm_cluster_launch(const rmsnorm_plan *p, const uint16_t 
     cudaLaunchAttribute attr;
     cudaLaunchConfig_t config;
     const rmsnorm_cluster_fn kernel = rmsnorm_cluster_config(p, rows, hidden, stream, &attr, &config);
-    return cudaLaunchKernelEx(&config, kernel, x, w, y, hidden, p->chunk, eps, ranks_summed);
+    if (p->resident <= 0) { /* not read (rmsnorm_clusters_fit): its limits not raised either */
+        cudaError_t e = rmsnorm_cluster_allow_smem(kernel, config.dynamicSmemBytes);
+        if (e != cudaSuccess)
+            return e;
+    }
+    return cudaLaunchKernelEx(&config, kernel, x, w, y, rows, hidden, p->chunk, eps, ranks_summed);
 }
 
-extern "C" cudaError_t rmsnorm_clusters_fit(size_t hidden, int *fit)
+/* Raises every persistent kernel's limits, in every build: the launch needs its own raised, and
+ * the results' records of the kernels table's resources (occupancy at 64 KB) need them all. */
+static cudaError_t rmsnorm_allow_persistent_smem(void)
 {
-    rmsnorm_plan p;
-    *fit = 0;
-    if (rmsnorm_plan_for(hidden, &p) != 0)
-        return cudaErrorInvalidValue;
-    if (p.cluster == 1)
+    cudaError_t e = cudaSuccess;
+    for (int items = 1; items <= RMSNORM_MAX_ITEMS && e == cudaSuccess; items *= 2)
+        for (int form = 1; form <= 2 && e == cudaSuccess; form++)
+            e = rmsnorm_cluster_allow_smem(rmsnorm_cluster_pick<true>(items, form),
+                                           rmsnorm_cluster_smem(form, items));
+    return e;
+}
+
+/* p->resident for plan p (any cluster plan; 0 without a cluster), the kernels' limits raised. */
+static cudaError_t rmsnorm_read_resident(rmsnorm_plan *p, size_t hidden)
+{
+    p->resident = 0;
+    if (p->cluster == 1)
         return cudaSuccess;
     cudaLaunchAttribute attr;
     cudaLaunchConfig_t config;
     /* rows: enough clusters that the answer is the device's limit, not the grid's */
-    const rmsnorm_cluster_fn kernel = rmsnorm_cluster_config(&p, 1024, hidden, 0, &attr, &config);
-    return cudaOccupancyMaxActiveClusters(fit, (const void *)kernel, &config);
+    const rmsnorm_cluster_fn kernel = rmsnorm_cluster_config(p, 1024, hidden, 0, &attr, &config);
+    int fit = 0;
+    cudaError_t e = rmsnorm_allow_persistent_smem();
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveClusters(&fit, (const void *)kernel, &config);
+    if (e == cudaSuccess)
+        p->resident = fit;
+    return e;
+}
+
+/* Whether p is rmsnorm_plan_for(hidden)'s plan (resident aside). */
+static bool rmsnorm_plan_matches(const rmsnorm_plan *p, size_t hidden)
+{
+    rmsnorm_plan want;
+    return rmsnorm_plan_for(hidden, &want) == 0 && p->cluster == want.cluster &&
+           p->threads == want.threads && p->items == want.items && p->chunk == want.chunk;
+}
+
+extern "C" cudaError_t rmsnorm_clusters_fit(size_t hidden, rmsnorm_plan *p)
+{
+    if (!rmsnorm_plan_matches(p, hidden))
+        return cudaErrorInvalidValue;
+    return rmsnorm_read_resident(p, hidden);
 }
 
 /* The optimized form with plan p (ranks_left_out: the planted defect's 1, else 0). */
@@ -559,6 +879,11 @@ static cudaError_t rmsnorm_optimized_launch(const rmsnorm_plan *p, const uint16_
                                             size_t hidden, float eps, int ranks_left_out,
                                             cudaStream_t stream)
 {
+    if (p->cluster > 1 && rmsnorm_form(hidden) != 0) { /* one launch: its clusters loop over rows */
+        cudaError_t e = rmsnorm_cluster_launch(p, x, w, y, rows, hidden, eps,
+                                               p->cluster - ranks_left_out, stream);
+        return e != cudaSuccess ? e : cudaGetLastError();
+    }
     const size_t per_launch = RMSNORM_MAX_GRID / (size_t)p->cluster;
     for (size_t r0 = 0; r0 < rows; r0 += per_launch) {
         const size_t n = rows - r0 < per_launch ? rows - r0 : per_launch;
@@ -589,18 +914,18 @@ static cudaError_t rmsnorm_need_clusters(void)
     return supported ? cudaSuccess : cudaErrorNotSupported;
 }
 
-extern "C" cudaError_t rmsnorm_optimized(const uint16_t *x, const uint16_t *w, uint16_t *y,
-                                         size_t rows, size_t hidden, float eps, cudaStream_t stream)
+extern "C" cudaError_t rmsnorm_optimized(const rmsnorm_plan *p, const uint16_t *x,
+                                         const uint16_t *w, uint16_t *y, size_t rows, size_t hidden,
+                                         float eps, cudaStream_t stream)
 {
-    rmsnorm_plan p;
-    if (rows == 0 || rmsnorm_plan_for(hidden, &p) != 0)
+    if (rows == 0 || !rmsnorm_plan_matches(p, hidden))
         return cudaErrorInvalidValue;
-    if (p.cluster > 1) {
+    if (p->cluster > 1) {
         cudaError_t e = rmsnorm_need_clusters();
         if (e != cudaSuccess)
             return e;
     }
-    return rmsnorm_optimized_launch(&p, x, w, y, rows, hidden, eps, 0, stream);
+    return rmsnorm_optimized_launch(p, x, w, y, rows, hidden, eps, 0, stream);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -699,8 +1024,8 @@ extern "C" cudaError_t rmsnorm_defect_wrong_row_scale(const uint16_t *x, const u
     return cudaGetLastError();
 }
 
-/* The cluster kernel, with at least 2 blocks per row even where one block would do, summing the
- * partials of every block but the last (a rank loop that stops one short). */
+/* The cluster kernel of this build's form, with at least 2 blocks per row even where one block
+ * would do, summing the partials of every block but the last (a rank loop that stops one short). */
 extern "C" cudaError_t rmsnorm_defect_cluster_rank_left_out(const uint16_t *x, const uint16_t *w,
                                                             uint16_t *y, size_t rows, size_t hidden,
                                                             float eps, cudaStream_t stream)
@@ -712,12 +1037,18 @@ extern "C" cudaError_t rmsnorm_defect_cluster_rank_left_out(const uint16_t *x, c
     if (e != cudaSuccess)
         return e;
     rmsnorm_cluster_plan(hidden, 2, &p);
+    e = rmsnorm_read_resident(&p, hidden); /* the persistent forms' clusters, as run_optimized's */
+    if (e != cudaSuccess)
+        return e;
     return rmsnorm_optimized_launch(&p, x, w, y, rows, hidden, eps, 1, stream);
 }
 
 /* The kernels each variant launches, as launched (harness/kit/kernel_info.h); the fill,
  * reference and rounding kernels run in setup only. The full run takes the aligned forms:
- * <2, true> at 4096, <8, true> at 16384, the cluster kernel <8, true> at 65536 and 262144. */
+ * <2, true> at 4096, <8, true> at 16384, the cluster kernel <8, true> at 65536 and 262144. The
+ * persistent kernels are listed in every build, so the results carry their resources and codegen
+ * too; a build launches them, in place of the aligned cluster kernels, only with RMSNORM_PERSIST
+ * (<8, false> at 65536 and 262144 with RMSNORM_PERSIST=1, <8, true> with 2). */
 /* clang-format off */
 #define RMSNORM_SINGLE_INFO(items, aligned)                                          \
     {"optimized", "rmsnorm_optimized_kernel<" #items ", " #aligned ">",              \
@@ -726,6 +1057,10 @@ extern "C" cudaError_t rmsnorm_defect_cluster_rank_left_out(const uint16_t *x, c
     {"optimized", "rmsnorm_optimized_cluster_kernel<" #items ", " #aligned ">",      \
      (const void *)rmsnorm_optimized_cluster_kernel<items, aligned>,                 \
      RMSNORM_CLUSTER_BLOCK, 0}
+#define RMSNORM_PERSIST_INFO(items, staged)                                          \
+    {"optimized", "rmsnorm_optimized_persistent_kernel<" #items ", " #staged ">",    \
+     (const void *)rmsnorm_optimized_persistent_kernel<items, staged>,               \
+     RMSNORM_CLUSTER_BLOCK, rmsnorm_cluster_smem(staged ? 2 : 1, items)}
 #define RMSNORM_BASELINE_INFO(step, vec)                                             \
     {"baseline", "rmsnorm_baseline_" #step "_kernel<" #vec ">",                      \
      (const void *)rmsnorm_baseline_##step##_kernel<vec>, RMSNORM_BLOCK, 0}
@@ -750,5 +1085,13 @@ extern "C" const rb_kernel_info rmsnorm_kernels[] = {
     RMSNORM_CLUSTER_INFO(2, false),
     RMSNORM_CLUSTER_INFO(4, false),
     RMSNORM_CLUSTER_INFO(8, false),
+    RMSNORM_PERSIST_INFO(1, false),
+    RMSNORM_PERSIST_INFO(2, false),
+    RMSNORM_PERSIST_INFO(4, false),
+    RMSNORM_PERSIST_INFO(8, false),
+    RMSNORM_PERSIST_INFO(1, true),
+    RMSNORM_PERSIST_INFO(2, true),
+    RMSNORM_PERSIST_INFO(4, true),
+    RMSNORM_PERSIST_INFO(8, true),
     {}};
 /* clang-format on */

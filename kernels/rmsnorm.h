@@ -26,9 +26,11 @@ extern "C" {
 
 /* How the optimized launcher covers a row of `hidden` elements: `cluster` blocks (1: a single
  * block, no cluster) of `threads` threads, each thread holding `items` 16-byte vectors (8
- * elements each), block b of the cluster taking elements [b chunk, min((b + 1) chunk, hidden)). */
+ * elements each), block b of the cluster taking elements [b chunk, min((b + 1) chunk, hidden)).
+ * resident: how many of its clusters fit on the device at once (rmsnorm_clusters_fit; 0: not
+ * read), the clusters a persistent build (RMSNORM_PERSIST, kernels/rmsnorm.cu) starts. */
 typedef struct rmsnorm_plan {
-    int cluster, threads, items;
+    int cluster, threads, items, resident;
     size_t chunk;
 } rmsnorm_plan;
 
@@ -41,18 +43,22 @@ int rmsnorm_plan_for(size_t hidden, rmsnorm_plan *out);
  * has no cluster code); *device_cc and *kernel_cc say what was found (x 10). */
 cudaError_t rmsnorm_cluster_support(int *supported, int *device_cc, int *kernel_cc);
 
-/* How many of the optimized launcher's clusters for rows of `hidden` elements can be resident at
- * once on this device (cudaOccupancyMaxActiveClusters: a cluster's blocks must share a GPC): a
- * diagnostic the pair reports beside its rate. *fit = 0 when the plan has no cluster. */
-cudaError_t rmsnorm_clusters_fit(size_t hidden, int *fit);
+/* Reads p->resident, for p = rmsnorm_plan_for(hidden)'s plan: how many of the optimized
+ * launcher's clusters can be resident at once on this device (cudaOccupancyMaxActiveClusters: a
+ * cluster's blocks must share a GPC), 0 when the plan has no cluster. The pair reports it beside
+ * its rate; a persistent build starts that many clusters, and this also raises its kernel's
+ * shared-memory limit, so it is read once per plan, not per launch. */
+cudaError_t rmsnorm_clusters_fit(size_t hidden, rmsnorm_plan *p);
 
 /* Baseline: two kernels; rstd is `rows` floats of scratch (1 / rms of each row). */
 cudaError_t rmsnorm_baseline(const uint16_t *x, const uint16_t *w, uint16_t *y, float *rstd,
                              size_t rows, size_t hidden, float eps, cudaStream_t stream);
 /* Optimized: one pass, the row in registers; a cluster per row when hidden > 16384 (needs
- * rmsnorm_cluster_support; cudaErrorNotSupported otherwise). */
-cudaError_t rmsnorm_optimized(const uint16_t *x, const uint16_t *w, uint16_t *y, size_t rows,
-                              size_t hidden, float eps, cudaStream_t stream);
+ * rmsnorm_cluster_support; cudaErrorNotSupported otherwise). p: rmsnorm_plan_for(hidden)'s plan
+ * (cudaErrorInvalidValue for another), its resident read or 0. */
+cudaError_t rmsnorm_optimized(const rmsnorm_plan *p, const uint16_t *x, const uint16_t *w,
+                              uint16_t *y, size_t rows, size_t hidden, float eps,
+                              cudaStream_t stream);
 
 /* Setup only: the seeded inputs, x[r][c] = bf16(u(seed, r hidden + c) 2^(r % 5 - 2)) (a row
  * scale from 1/4 to 4, so rows differ) and w[c] = bf16(1 + u(seed + 1, c) / 2), u uniform in
