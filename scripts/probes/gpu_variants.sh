@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # usage: OUT=DIR [SRC=kernels/hgemm.cu] [FILTER='^hgemm[.]square$'] [SIZES="8192x8192 4096x4096"]
-#        [ROUNDS=2] [CHECK="999x1021 4096x4096"]
+#        [ROUNDS=2] [CHECK="999x1021 4096x4096"] [DEFECTS=PAIR]
 #        scripts/probes/gpu_variants.sh NAME=FLAGS ...
 # One pair's kernels under compile-time options (e.g. hgemm's HGEMM_SM90_GROUP_M), each against
 # its library row in its own interleaved loop. One full build, then per NAME only SRC is compiled
 # again with FLAGS added and the suite relinked (the commands make would run, from `make -n -W
 # SRC`), so a variant costs one object, not a build; each is validated by `check` at the CHECK
 # sizes first. The runs go A B C A B C over SIZES, so a drift of the machine shows as A against
-# A. Rows in $OUT/summary.log (every variant's rate; optimized and fp8 against their library
-# rows, with each one's clock), the runs' files in one archive.
+# A. Rows in $OUT/summary.log (every variant's rate and its bytes moved as a share of the run's
+# DRAM copy roof, for any pair; optimized and fp8 against their library rows where the pair has
+# them, with each one's clock), the runs' files in one archive. A pair without a library row
+# (rmsnorm: FILTER='^rmsnorm' SRC=kernels/rmsnorm.cu SIZES=268435456 CHECK="smoke 4001x4095")
+# is read from the first two. DEFECTS=PAIR also links each variant's rbtest and runs PAIR's
+# planted defects under its flags (tests/test_gpu.c's planted_defects_fail_their_check alone).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:?OUT=DIR}
@@ -19,6 +23,7 @@ SIZES=${SIZES:-8192x8192 4096x4096}
 CHECK=${CHECK:-999x1021 4096x4096}
 obj=build/sm_90/${SRC%.cu}.o
 ROUNDS=${ROUNDS:-2}
+DEFECTS=${DEFECTS:-}
 mkdir -p "$OUT"
 LOG=$OUT/summary.log
 say() { echo "== $(date -u +%T) $*" | tee -a "$LOG"; }
@@ -28,6 +33,12 @@ cmds=$(make -n -W "$SRC" ARCH=sm_90 build/sm_90/roofbench)
 compile=$(grep -F " $SRC" <<< "$cmds" | grep -E '^[^ ]*nvcc ')
 link=$(grep -E ' -o build/sm_90/roofbench( |$)' <<< "$cmds")
 [ -n "$compile" ] && [ -n "$link" ] || { say "cannot find the compile and link commands"; exit 1; }
+if [ -n "$DEFECTS" ]; then
+    make -j"$(nproc)" ARCH=sm_90 build/sm_90/rbtest >> "$OUT/build.log" 2>&1 || exit 1
+    tlink=$(make -n -W "$SRC" ARCH=sm_90 build/sm_90/rbtest | grep -E ' -o build/sm_90/rbtest( |$)')
+    others=$(grep -oP '^\s+\{"\K[a-z_0-9]+(?=",)' tests/test_gpu.c |
+        grep -vx planted_defects_fail_their_check | sed 's@^@-gpu/@')
+fi
 names=()
 for c in "$@"; do
     n=${c%%=*} f=${c#*=}
@@ -41,11 +52,20 @@ for c in "$@"; do
     l1=${l1//-o build\/sm_90\/roofbench/-o $d\/roofbench}
     { eval "${c1/ -c / $f -Xptxas -v -c }" && eval "$l1"; } > "$OUT/build-$n.log" 2>&1 ||
         { tail -n 20 "$OUT/build-$n.log" | tee -a "$LOG"; exit 1; }
-    grep -A2 'optimized_kernel' "$OUT/build-$n.log" | grep -E 'registers|spill' | tee -a "$LOG"
+    grep -A2 -E 'optimized[a-z_]*_kernel' "$OUT/build-$n.log" | grep -E 'registers|spill' |
+        tee -a "$LOG"
     for cs in $CHECK; do
         timeout 300 $d/roofbench check --filter "$FILTER" --size $cs > "$OUT/check-$n-$cs.log" 2>&1
         echo "check $cs: exit $?" | tee -a "$LOG"
     done
+    if [ -n "$DEFECTS" ]; then
+        t1=${tlink//$obj/$d/obj.o}
+        t1=${t1//-o build\/sm_90\/rbtest/-o $d\/rbtest}
+        # shellcheck disable=SC2086
+        { eval "$t1" && RBTEST_PAIR=$DEFECTS timeout 300 $d/rbtest $d/roofbench gpu $others; } \
+            > "$OUT/defects-$n.log" 2>&1
+        echo "defects: exit $?, $(grep -c ': caught$' "$OUT/defects-$n.log") caught" | tee -a "$LOG"
+    fi
 done
 for round in $(seq "$ROUNDS"); do
     for n in "${names[@]}"; do
@@ -57,17 +77,21 @@ for round in $(seq "$ROUNDS"); do
             python3 - "$OUT/run-$n-$s-$round.json" << 'PY' | tee -a "$LOG"
 import json, sys
 d = json.load(open(sys.argv[1]))
-print("  platform dram %.0f GB/s" % ((d.get("platform") or {}).get("dram_gbps") or float("nan")))
+copy = (d.get("platform") or {}).get("dram_gbps")
+print("  platform dram %.0f GB/s" % (copy or float("nan")))
 for p in d["pairs"]:
     v = {x["name"]: x for x in p["variants"]}
     for x in p["variants"]:
         r = "%.1f %s" % (x["rate"], x["rate_unit"]) if x.get("valid") and x.get("rate") else "invalid"
+        gbps = (x.get("vs_ceiling") or {}).get("gbps")
+        if r != "invalid" and gbps and copy:
+            r += "  %.1f%% of the copy" % (100.0 * gbps / copy)
         print("  %-18s %-12s %s" % (p["name"], x["name"], r))
     def rate(name):
         x = v.get(name) or {}
         return x.get("rate") if x.get("valid") else None
     for top, lib in (("optimized", "library"), ("fp8", "fp8_library")):
-        if top not in v:
+        if top not in v or lib not in v:
             continue
         a, b = rate(top), rate(lib)
         if a and b:
