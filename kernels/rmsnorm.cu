@@ -54,6 +54,7 @@
 #include "core/random.h"
 #include "kernel_info.h"
 #include "kernels/rmsnorm.h"
+#include "sm90_ptx.cuh"
 
 #define RMSNORM_BLOCK 256         /* baseline, reference and single-block optimized kernel */
 #define RMSNORM_CLUSTER_BLOCK 512 /* the cluster kernel's blocks */
@@ -436,32 +437,12 @@ static __device__ __forceinline__ uint32_t rmsnorm_cluster_size(void)
     return r;
 }
 
-/* mbarriers (the persistent kernel's exchange of partials). A barrier in this block's shared
- * memory with one expected arrival a phase; its phase also waits for the bytes announced by
- * rmsnorm_mbar_expect to land. The fence makes the initialization visible to the cluster's
- * st.async before the cluster barrier that follows it. */
-static __device__ __forceinline__ void rmsnorm_mbar_init(uint64_t *bar)
+/* The persistent kernel's exchange of partials: mbarriers (harness/kit/sm90_ptx.cuh) that peers'
+ * st.async complete. Returns once the barrier's phase of parity `parity` has completed (its
+ * arrival made, its bytes landed), with acquire at cluster scope: the bytes come from the other
+ * blocks of the cluster (the kit's wait, for TMA, acquires at CTA scope). */
+static __device__ __forceinline__ void rmsnorm_mbar_wait(uint32_t addr, uint32_t parity)
 {
-    asm volatile(
-        "mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"((uint32_t)__cvta_generic_to_shared(bar))
-        : "memory");
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
-
-/* The phase's one arrival, announcing `bytes` to land in it (they may land before or after). */
-static __device__ __forceinline__ void rmsnorm_mbar_expect(uint64_t *bar, uint32_t bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(
-                     (uint32_t)__cvta_generic_to_shared(bar)),
-                 "r"(bytes)
-                 : "memory");
-}
-
-/* Returns once the phase of parity `parity` has completed: its arrival made and its bytes landed,
- * which they then are for this thread too (acquire at cluster scope: they come from the peers). */
-static __device__ __forceinline__ void rmsnorm_mbar_wait(uint64_t *bar, uint32_t parity)
-{
-    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(bar);
     uint32_t done;
     do {
         asm volatile("{\n"
@@ -484,10 +465,10 @@ static __device__ __forceinline__ void rmsnorm_send(const float *local, const ui
     uint32_t dst, dst_bar;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
                  : "=r"(dst)
-                 : "r"((uint32_t)__cvta_generic_to_shared(local)), "r"(rank));
+                 : "r"(sm90_smem_u32(local)), "r"(rank));
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
                  : "=r"(dst_bar)
-                 : "r"((uint32_t)__cvta_generic_to_shared(bar)), "r"(rank));
+                 : "r"(sm90_smem_u32(bar)), "r"(rank));
     asm volatile(
         "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];\n" ::"r"(dst),
         "r"(__float_as_uint(v)), "r"(dst_bar)
@@ -514,7 +495,7 @@ rmsnorm_prefetch_segment(const uint16_t *__restrict__ x, int len, uint4 *stage, 
     for (int i = 0; i < ITEMS; i++) {
         if (rmsnorm_valid(len, first, i, THREADS) == 0)
             continue;
-        const uint32_t dst = (uint32_t)__cvta_generic_to_shared(stage + threadIdx.x + i * THREADS);
+        const uint32_t dst = sm90_smem_u32(stage + threadIdx.x + i * THREADS);
         asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"(dst),
                      "l"(x + first + i * THREADS * RMSNORM_VEC), "l"(policy)
                      : "memory");
@@ -617,8 +598,9 @@ static __global__ void __launch_bounds__(RMSNORM_CLUSTER_BLOCK, STAGED ? 1 : 2)
     const size_t clusters = rmsnorm_cluster_count(), begin = rank * chunk;
     const int len = begin >= hidden ? 0 : (int)(hidden - begin < chunk ? hidden - begin : chunk);
     if (threadIdx.x == 0) {
-        rmsnorm_mbar_init(&arrived[0]);
-        rmsnorm_mbar_init(&arrived[1]);
+        sm90_mbar_init(sm90_smem_u32(&arrived[0]), 1);
+        sm90_mbar_init(sm90_smem_u32(&arrived[1]), 1);
+        sm90_fence_mbar_init();
     }
     rmsnorm_cluster_arrive(); /* every block's barriers ready before any partial is sent */
     rmsnorm_cluster_wait();
@@ -641,11 +623,11 @@ static __global__ void __launch_bounds__(RMSNORM_CLUSTER_BLOCK, STAGED ? 1 : 2)
         if (STAGED && row + clusters < rows)
             rmsnorm_prefetch_segment<THREADS, ITEMS>(x + off + clusters * hidden, len, stage,
                                                      policy);
-        if (threadIdx.x == 0)
-            rmsnorm_mbar_expect(&arrived[slot], cluster * (uint32_t)sizeof(float));
+        if (threadIdx.x == 0) /* the phase's one arrival; the bytes may land before or after it */
+            sm90_mbar_expect_tx(sm90_smem_u32(&arrived[slot]), cluster * (uint32_t)sizeof(float));
         if (threadIdx.x < cluster)
             rmsnorm_send(&partials[slot][rank], &arrived[slot], threadIdx.x, s);
-        rmsnorm_mbar_wait(&arrived[slot], k / 2 % 2);
+        rmsnorm_mbar_wait(sm90_smem_u32(&arrived[slot]), k / 2 % 2);
         float total = 0.0f; /* rank order in every block: the same bits, the same rstd */
         for (int r = 0; r < ranks_summed; r++)
             total += partials[slot][r];
