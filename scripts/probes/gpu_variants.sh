@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # usage: OUT=DIR [SRC=kernels/hgemm.cu] [FILTER='^hgemm[.]square$'] [SIZES="8192x8192 4096x4096"]
-#        [ROUNDS=2] [CHECK="999x1021 4096x4096"] [DEFECTS=PAIR]
+#        [ROUNDS=2] [CHECK="999x1021 4096x4096"] [DEFECTS=PAIR] [CHECK_TIMEOUT=300] [RUN_TIMEOUT=600]
 #        scripts/probes/gpu_variants.sh NAME=FLAGS ...
 # One pair's kernels under compile-time options (e.g. hgemm's HGEMM_SM90_GROUP_M), each against
 # its library row in its own interleaved loop. One full build, then per NAME only SRC is compiled
@@ -55,14 +55,14 @@ for c in "$@"; do
     grep -A2 -E 'optimized[a-z_]*_kernel' "$OUT/build-$n.log" | grep -E 'registers|spill' |
         tee -a "$LOG"
     for cs in $CHECK; do
-        timeout 300 $d/roofbench check --filter "$FILTER" --size $cs > "$OUT/check-$n-$cs.log" 2>&1
+        timeout "${CHECK_TIMEOUT:-300}" $d/roofbench check --filter "$FILTER" --size $cs > "$OUT/check-$n-$cs.log" 2>&1
         echo "check $cs: exit $?" | tee -a "$LOG"
     done
     if [ -n "$DEFECTS" ]; then
         t1=${tlink//$obj/$d/obj.o}
         t1=${t1//-o build\/sm_90\/rbtest/-o $d\/rbtest}
         # shellcheck disable=SC2086
-        { eval "$t1" && RBTEST_PAIR=$DEFECTS timeout 300 $d/rbtest $d/roofbench gpu $others; } \
+        { eval "$t1" && RBTEST_PAIR=$DEFECTS timeout "${CHECK_TIMEOUT:-300}" $d/rbtest $d/roofbench gpu $others; } \
             > "$OUT/defects-$n.log" 2>&1
         echo "defects: exit $?, $(grep -c ': caught$' "$OUT/defects-$n.log") caught" | tee -a "$LOG"
     fi
@@ -71,7 +71,7 @@ for round in $(seq "$ROUNDS"); do
     for n in "${names[@]}"; do
         for s in $SIZES; do
             say "round $round, $n, $s"
-            build/variant-$n/roofbench run --filter "$FILTER" --size "$s" --expect none \
+            timeout "${RUN_TIMEOUT:-600}" build/variant-$n/roofbench run --filter "$FILTER" --size "$s" --expect none \
                 --json "$OUT/run-$n-$s-$round.json" > "$OUT/run-$n-$s-$round.log" 2>&1
             echo "exit $?" | tee -a "$LOG"
             python3 - "$OUT/run-$n-$s-$round.json" << 'PY' | tee -a "$LOG"
