@@ -84,7 +84,7 @@ for p in d["pairs"]:
     for x in p["variants"]:
         r = "%.1f %s" % (x["rate"], x["rate_unit"]) if x.get("valid") and x.get("rate") else "invalid"
         gbps = (x.get("vs_ceiling") or {}).get("gbps")
-        if r != "invalid" and gbps and copy:
+        if r != "invalid" and gbps and copy and x.get("roof") == "dram_gbps":
             r += "  %.1f%% of the copy" % (100.0 * gbps / copy)
         print("  %-18s %-12s %s" % (p["name"], x["name"], r))
     def rate(name):
