@@ -549,10 +549,9 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *     peer's last multicast and remote arrive are done.
  *   - Persistent tiles: the grid is as many clusters as fit at once; cluster c takes
  *     cluster tiles c, c + C, c + 2C, ... in a grouped order (8 cluster-rows of 256 at a time,
- *     column by column; Hilbert-curve order with HGEMM_SM90_HILBERT), so the ~66 tiles in flight
- *     cover an 8 x 8 patch of C and share their A and B panels in L2. The producer runs into
- *     the next tile's k tiles while the consumers store the previous one: the per-tile fill and
- *     drain of step 5 overlap.
+ *     column by column), so the ~66 tiles in flight cover an 8 x 8 patch of C and share their
+ *     A and B panels in L2. The producer runs into the next tile's k tiles while the consumers
+ *     store the previous one: the per-tile fill and drain of step 5 overlap.
  *   - TMA-store epilogue: each consumer writes its 64 x 256 result as bf16 into a 16 KB shared
  *     buffer, 128 columns at a time, as two 64 x 64 boxes in the 128B-swizzled layout (chunk
  *     (j % 8) ^ (row % 8): conflict-free 4-byte stores), fence.proxy.async, a named barrier for
@@ -566,9 +565,8 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *   past the right edge) load from coordinate 0 instead: finite data for rows or columns that are
  *   never stored, rather than relying on the TMA's handling of a box wholly out of bounds.
  * Launch: grid = 2 x min(clusters that fit at once (cudaOccupancyMaxActiveClusters; at most
- *   SMs / 2; at most HGEMM_SM90_MAX_CLUSTERS where set), cluster tiles), cluster dims (2, 1, 1)
- *   by cudaLaunchKernelEx, 384 threads, 4 x 48 KB + 32 KB + 1 KB = 225 KB dynamic smem (the
- *   ring's 4 is HGEMM_SM90_STAGES_OPT), 1 block per SM.
+ *   SMs / 2), cluster tiles), cluster dims (2, 1, 1) by cudaLaunchKernelEx, 384 threads,
+ *   4 x 48 KB + 32 KB + 1 KB = 225 KB dynamic smem, 1 block per SM.
  * Predicted: 620-700 TFLOP/s, at most the ~715 sustained ceiling and near cuBLASLt (~690): the
  *   worklog's cluster + multicast + persistent + store-overlap steps took it from ~610 to ~700+
  *   (its last few % came from tricks not used here: Hilbert order, stmatrix, PTX-level barrier
@@ -617,24 +615,6 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
 
 #include "sm90_ptx.cuh"
 
-/* Compile-time options of steps 6-7 and FP8 (defaults: the kernels as described above), each one
- * difference from fast.cu's kernel 12 that scripts/probes/gpu_variants.sh can time alone
- * (docs/notes/hgemm.md):
- *   HGEMM_SM90_STAGES_OPT    ring stages (4). Step 7's consumer holds two stages (K tiles kt - 1
- *                            and kt), so the producer runs STAGES_OPT - 2 K tiles ahead.
- *   HGEMM_SM90_MAX_CLUSTERS  a cap on the persistent grid's clusters (0: none; 64 = 128 SMs).
- *   HGEMM_SM90_HILBERT       1: cluster tiles in Hilbert-curve order (hgemm_sm90_hilbert_tile)
- *                            instead of the grouped order. */
-#ifndef HGEMM_SM90_STAGES_OPT
-#define HGEMM_SM90_STAGES_OPT 4
-#endif
-#ifndef HGEMM_SM90_MAX_CLUSTERS
-#define HGEMM_SM90_MAX_CLUSTERS 0
-#endif
-#ifndef HGEMM_SM90_HILBERT
-#define HGEMM_SM90_HILBERT 0
-#endif
-
 enum {
     HGEMM_SM90_BM = 128,        /* block tile rows (2 consumers x 64) */
     HGEMM_SM90_BN = 256,        /* block tile columns (one m64n256) */
@@ -657,9 +637,7 @@ enum {
     HGEMM_SM90_C_BOX = 64,
     HGEMM_SM90_C_BOX_BYTES = HGEMM_SM90_C_BOX * HGEMM_SM90_ROW_BYTES,
     HGEMM_SM90_C_BUF_BYTES = 2 * HGEMM_SM90_C_BOX_BYTES,
-    HGEMM_SM90_OPT_STAGES = HGEMM_SM90_STAGES_OPT, /* steps 6-7 and FP8 */
-    HGEMM_SM90_OPT_RING_BYTES = HGEMM_SM90_OPT_STAGES * HGEMM_SM90_STAGE_BYTES,
-    HGEMM_SM90_OPT_SMEM = HGEMM_SM90_OPT_RING_BYTES + HGEMM_SM90_ALIGN + 2 * HGEMM_SM90_C_BUF_BYTES,
+    HGEMM_SM90_OPT_SMEM = HGEMM_SM90_SMEM + 2 * HGEMM_SM90_C_BUF_BYTES,
     HGEMM_SM90_CLUSTER = 2
 };
 /* Cluster-rows per group of the persistent tile order (steps 6-7); a compile-time option so that
@@ -676,8 +654,6 @@ static_assert(HGEMM_SM90_A_BYTES % HGEMM_SM90_ALIGN == 0 &&
               "every tile must stay 1024-byte aligned for the 128B swizzle");
 static_assert(HGEMM_SM90_STAGE_BYTES < (1 << 20), "mbarrier transaction counts are below 2^20");
 static_assert(HGEMM_SM90_OPT_SMEM <= 227 * 1024, "step 6 must fit the 227 KB a block may use");
-static_assert(HGEMM_SM90_OPT_STAGES >= 2, "step 7's consumer holds two stages at once");
-static_assert(HGEMM_SM90_MAX_CLUSTERS >= 0, "HGEMM_SM90_MAX_CLUSTERS: 0 (no cap) or a count");
 static_assert(HGEMM_SM90_PRODUCER_REGS * 128 + HGEMM_SM90_CONSUMER_REGS * 256 <= 65536,
               "setmaxnreg: the three warpgroups' registers must fit the SM's 64K");
 
@@ -1183,106 +1159,21 @@ static __global__ void __launch_bounds__(HGEMM_SM90_WS_THREADS, 1)
 
 /* ---- Steps 6-7 (and FP8): clusters of 2 with multicast B, persistent tiles, TMA stores ---- */
 
+#if HGEMM_SM90_DEVICE
 /* Cluster tile t (256 rows x 256 columns of C) in the grouped order: GROUP_M cluster-rows at a
  * time, down each column of the group before the next column, so consecutive tiles share B
  * panels and the tiles in flight share A panels. */
-static __host__ __device__ __forceinline__ void
-hgemm_sm90_grouped_tile(int t, int tiles_m, int tiles_n, int *tm, int *tn)
+static __device__ __forceinline__ void hgemm_sm90_tile_coords(int t, int tiles_m, int tiles_n,
+                                                              int *tm, int *tn)
 {
     const int per_group = HGEMM_SM90_GROUP_M * tiles_n;
     const int g = t / per_group, first = g * HGEMM_SM90_GROUP_M;
-    const int rows = tiles_m - first < HGEMM_SM90_GROUP_M ? tiles_m - first : HGEMM_SM90_GROUP_M;
+    const int rows = min(tiles_m - first, (int)HGEMM_SM90_GROUP_M);
     const int local = t - g * per_group;
     *tm = first + local % rows;
     *tn = local / rows;
 }
 
-/* A square of the Hilbert curve in grid coordinates: its cell (u, v) (the curve's own x, y inside
- * it) is grid cell (ox + u ux + v vx, oy + u uy + v vy); (ux, uy) and (vx, vy) are unit steps. */
-typedef struct hgemm_sm90_frame {
-    int ox, oy, ux, uy, vx, vy;
-} hgemm_sm90_frame;
-
-/* Quadrant q (in curve order) of frame f, whose side is 2h: the curve's recursion (d2xy in the
- * Wikipedia form fast.cu uses) maps the quadrant's (x, y) to the parent's (h rx + x, h + y) for
- * ry = 1, (y, x) for rx = ry = 0 and (2h - 1 - y, h - 1 - x) for rx = 1, ry = 0. */
-static __host__ __device__ __forceinline__ hgemm_sm90_frame hgemm_sm90_quadrant(hgemm_sm90_frame f,
-                                                                                int q, int h)
-{
-    const int rx = q >> 1, ry = (q ^ rx) & 1;
-    hgemm_sm90_frame c = f;
-    if (ry) {
-        c.ox += rx * h * f.ux + h * f.vx;
-        c.oy += rx * h * f.uy + h * f.vy;
-    } else {
-        const int sign = rx ? -1 : 1;
-        c.ox += rx * ((2 * h - 1) * f.ux + (h - 1) * f.vx);
-        c.oy += rx * ((2 * h - 1) * f.uy + (h - 1) * f.vy);
-        c.ux = sign * f.vx, c.uy = sign * f.vy;
-        c.vx = sign * f.ux, c.vy = sign * f.uy;
-    }
-    return c;
-}
-
-/* How many of frame f's side x side cells lie inside the tiles_m x tiles_n grid. */
-static __host__ __device__ __forceinline__ int hgemm_sm90_frame_cells(hgemm_sm90_frame f, int side,
-                                                                      int tiles_m, int tiles_n)
-{
-    const int fx = f.ox + (side - 1) * (f.ux + f.vx), fy = f.oy + (side - 1) * (f.uy + f.vy);
-    int x0 = f.ox < fx ? f.ox : fx, x1 = f.ox < fx ? fx : f.ox;
-    int y0 = f.oy < fy ? f.oy : fy, y1 = f.oy < fy ? fy : f.oy;
-    x0 = x0 > 0 ? x0 : 0, x1 = x1 < tiles_m - 1 ? x1 : tiles_m - 1;
-    y0 = y0 > 0 ? y0 : 0, y1 = y1 < tiles_n - 1 ? y1 : tiles_n - 1;
-    return x1 >= x0 && y1 >= y0 ? (x1 - x0 + 1) * (y1 - y0 + 1) : 0;
-}
-
-/* Cluster tile t in Hilbert order: the t-th grid cell met along the Hilbert curve over the
- * smallest power-of-two square covering the tiles_m x tiles_n grid, cells outside the grid
- * skipped (fast.cu's createHilbert, which tabulates it on the host). No table: the descent picks,
- * level by level, the quadrant holding the t-th inside cell by counting each quadrant's inside
- * cells (a rectangle's area), log2(side) levels of at most 4 counts, once per tile. Consecutive
- * t are neighbours wherever the curve stays inside the grid, so the tiles in flight at once (t
- * .. t + clusters - 1) form a compact patch that shares A and B panels in L2. */
-static __host__ __device__ __forceinline__ void
-hgemm_sm90_hilbert_tile(int t, int tiles_m, int tiles_n, int *tm, int *tn)
-{
-    int side = 1;
-    while (side < tiles_m || side < tiles_n)
-        side *= 2;
-    hgemm_sm90_frame f = {0, 0, 1, 0, 0, 1};
-    while (side > 1) {
-        side /= 2;
-        int q = 0, cells;
-        hgemm_sm90_frame c = hgemm_sm90_quadrant(f, 0, side);
-        while (q < 3 && t >= (cells = hgemm_sm90_frame_cells(c, side, tiles_m, tiles_n))) {
-            t -= cells;
-            c = hgemm_sm90_quadrant(f, ++q, side);
-        }
-        f = c;
-    }
-    *tm = f.ox;
-    *tn = f.oy;
-}
-
-/* The order steps 6-7 and FP8 take their cluster tiles in (HGEMM_SM90_HILBERT). */
-static __host__ __device__ __forceinline__ void
-hgemm_sm90_tile_coords(int t, int tiles_m, int tiles_n, int *tm, int *tn)
-{
-    if (HGEMM_SM90_HILBERT)
-        hgemm_sm90_hilbert_tile(t, tiles_m, tiles_n, tm, tn);
-    else
-        hgemm_sm90_grouped_tile(t, tiles_m, tiles_n, tm, tn);
-}
-
-extern "C" void hgemm_cluster_tile(int order, int t, int tiles_m, int tiles_n, int *tm, int *tn)
-{
-    if (order == HGEMM_ORDER_HILBERT)
-        hgemm_sm90_hilbert_tile(t, tiles_m, tiles_n, tm, tn);
-    else
-        hgemm_sm90_grouped_tile(t, tiles_m, tiles_n, tm, tn);
-}
-
-#if HGEMM_SM90_DEVICE
 /* The producer thread of CTA `rank`: for each of the cluster's tiles, each K tile: wait until
  * both CTAs' consumers have released the stage, expect 48 KB on the local full barrier (its own
  * A box, its B half, the peer's B half), load A locally and multicast this CTA's half of B. */
@@ -1313,7 +1204,7 @@ hgemm_sm90_opt_producer(const CUtensorMap *map_a, const CUtensorMap *map_b, uint
             hgemm_sm90_tma_load_multicast(
                 stage + HGEMM_SM90_A_BYTES + rank * (HGEMM_SM90_B_BYTES / 2), map_b, kt * bk, bcol,
                 full + 8u * s, (uint16_t)((1u << HGEMM_SM90_CLUSTER) - 1));
-            if (++s == HGEMM_SM90_OPT_STAGES) {
+            if (++s == HGEMM_SM90_STAGES) {
                 s = 0;
                 phase ^= 1u;
             }
@@ -1411,7 +1302,7 @@ hgemm_sm90_opt_consumer(const CUtensorMap *map_c, uint16_t *__restrict__ c, uint
                     hgemm_sm90_mbar_arrive_cluster(empty + 8u * s, wt == 0 ? rank : rank ^ 1u);
             }
             s_prev = s;
-            if (++s == HGEMM_SM90_OPT_STAGES) {
+            if (++s == HGEMM_SM90_STAGES) {
                 s = 0;
                 phase ^= 1u;
             }
@@ -1442,8 +1333,8 @@ hgemm_sm90_optimized_body(const CUtensorMap *map_a, const CUtensorMap *map_b,
                           int ldc, float scale, bool tma_store)
 {
     extern __shared__ unsigned char hgemm_sm90_smem[];
-    __shared__ __align__(8) uint64_t full_bar[HGEMM_SM90_OPT_STAGES];
-    __shared__ __align__(8) uint64_t empty_bar[HGEMM_SM90_OPT_STAGES];
+    __shared__ __align__(8) uint64_t full_bar[HGEMM_SM90_STAGES];
+    __shared__ __align__(8) uint64_t empty_bar[HGEMM_SM90_STAGES];
     /* Both CTAs of a cluster compute the same offsets: multicast writes and signals land at the
      * same place in each. */
     const uint32_t ring =
@@ -1456,7 +1347,7 @@ hgemm_sm90_optimized_body(const CUtensorMap *map_a, const CUtensorMap *map_b,
     if (threadIdx.x == 0) {
         sm90_prefetch_map(map_a);
         sm90_prefetch_map(map_b);
-        for (int s = 0; s < HGEMM_SM90_OPT_STAGES; s++) {
+        for (int s = 0; s < HGEMM_SM90_STAGES; s++) {
             sm90_mbar_init(full + 8u * s, 1);
             /* two consumers in each of the cluster's CTAs */
             sm90_mbar_init(empty + 8u * s, 2 * HGEMM_SM90_CLUSTER);
@@ -1473,7 +1364,7 @@ hgemm_sm90_optimized_body(const CUtensorMap *map_a, const CUtensorMap *map_b,
             hgemm_sm90_opt_producer(map_a, map_b, ring, full, empty, rank, m, n, k, bk);
     } else {
         sm90_setmaxnreg_inc<HGEMM_SM90_CONSUMER_REGS>();
-        const uint32_t cbuf = ring + HGEMM_SM90_OPT_RING_BYTES + (wg - 1) * HGEMM_SM90_C_BUF_BYTES;
+        const uint32_t cbuf = ring + HGEMM_SM90_RING_BYTES + (wg - 1) * HGEMM_SM90_C_BUF_BYTES;
         hgemm_sm90_opt_consumer<FP8, PIPELINED>(map_c, c, ring, cbuf, full, empty, rank, wg - 1, m, n, k, ldc,
                                      bk, scale, tma_store);
     }
@@ -1699,7 +1590,7 @@ static cudaError_t hgemm_sm90_clusters_fit(const void *kernel, int dev,
  * halves, one per CTA of the cluster) and bk elements of K; C's map (m rows of n columns, ldc
  * apart, 64 x 64 boxes) only when ldc % 8 == 0 and n % 8 == 0 (see the step-6 overview), else
  * the register-store epilogue. The persistent grid: as many clusters as can be resident at once,
- * no more than tiles (nor HGEMM_SM90_MAX_CLUSTERS, where set). */
+ * no more than tiles. */
 static cudaError_t hgemm_sm90_optimized_launch(const void *kernel, const void *a, const void *b,
                                                uint16_t *c, int m, int n, int k, int ldc,
                                                int elem_bytes, float scale, cudaStream_t stream)
@@ -1753,8 +1644,6 @@ static cudaError_t hgemm_sm90_optimized_launch(const void *kernel, const void *a
     if (e != cudaSuccess)
         return e;
     long long clusters = fit < sms / HGEMM_SM90_CLUSTER ? fit : sms / HGEMM_SM90_CLUSTER;
-    if (HGEMM_SM90_MAX_CLUSTERS > 0 && clusters > HGEMM_SM90_MAX_CLUSTERS)
-        clusters = HGEMM_SM90_MAX_CLUSTERS;
     if (clusters > tiles)
         clusters = tiles;
     if (clusters < 1)

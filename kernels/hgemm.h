@@ -72,13 +72,6 @@ cudaError_t hgemm_mma_sync_defect(const uint16_t *a, const uint16_t *b, uint16_t
 cudaError_t hgemm_fp8_optimized(const uint8_t *a, const uint8_t *b, uint16_t *c, int m, int n,
                                 int k, int ldc, float scale_a, float scale_b, cudaStream_t stream);
 
-/* The persistent steps' tile orders, for tests/test_hgemm_order.c (no GPU): cluster tile t
- * (0 <= t < tiles_m tiles_n) of a tiles_m x tiles_n grid of 256 x 256 cluster tiles is row *tm,
- * column *tn. HGEMM_ORDER_GROUPED: the default; HGEMM_ORDER_HILBERT: the order of a build with
- * -DHGEMM_SM90_HILBERT=1 (kernels/hgemm.cu). Cluster c of C takes tiles c, c + C, c + 2C, ... */
-enum { HGEMM_ORDER_GROUPED = 0, HGEMM_ORDER_HILBERT = 1 };
-void hgemm_cluster_tile(int order, int t, int tiles_m, int tiles_n, int *tm, int *tn);
-
 /* Setup: one side's count inputs from rb_uniform_f32(seed, i): bf16, e4m3 of x / scale and
  * that e4m3 value times scale in bf16 (exact; the FP8 variants' truth). scale: a power of two. */
 cudaError_t hgemm_fill_inputs(uint16_t *bf16, uint8_t *e4m3, uint16_t *fp8_truth, size_t count,
