@@ -6,10 +6,11 @@
  *   given, with C <= 4096. That is input h4k's rows x hidden. The other inputs keep the element
  *   count and make the rows 4, 16 and 64 times longer (and fewer, at least 1): h16k, h64k, h256k.
  *   The full size 2^28 runs 65536 x 4096, 16384 x 16384, 4096 x 65536 and 1024 x 262144: the
- *   single-block kernel (4096, 16384) and clusters of 2 and 8 blocks (65536, 262144). An odd C
- *   keeps every input's rows odd, hidden = (C - 1) 4^k + 1, so the element-by-element paths of
- *   every kernel run too: the GPU tests' 999 x 1021 runs 999 x 1021, 249 x 4081, 62 x 16321 and
- *   15 x 65281 (a cluster of 2).
+ *   single-block kernel (4096, 16384), persistent clusters of 2 and 8 blocks (65536, 262144),
+ *   and rows that are not a multiple of 8 one cluster a row. An odd C keeps every input's rows
+ *   odd, hidden = (C - 1) 4^k + 1, so the element-by-element paths of every kernel run too:
+ *   the GPU tests' 999 x 1021 runs 999 x 1021, 249 x 4081, 62 x 16321 and 15 x 65281 (a
+ *   cluster of 2).
  * Full run: 4 inputs x 2 variants of ~0.4-0.6 ms each, at most ~1 s of timing each, plus setup
  *   (1 GiB of inputs and a 1 GiB reference made on the GPU): ~5-8 s estimated.
  */
@@ -164,8 +165,8 @@ static rb_status rmsnorm_cluster_check(rmsnorm_ctx *c)
                c->hidden, device_cc / 10, device_cc % 10, kernel_cc / 10, kernel_cc % 10);
         return RB_OK;
     }
-    /* A diagnostic, and a persistent build's grid: a query that fails leaves the figure out, not
-     * the pair (the persistent launcher then starts one cluster a row). */
+    /* A diagnostic, and the persistent grid of aligned rows: a query that fails leaves the figure
+     * out, not the pair (the launcher then starts one cluster a row, each looping once). */
     if (rmsnorm_clusters_fit(c->hidden, &c->plan) != cudaSuccess) {
         c->plan.resident = 0;
         (void)cudaGetLastError();
@@ -277,9 +278,8 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
  *     about half the row's sum of squares is missing, every element comes out ~sqrt(2) too large:
  *     0.41 normwise in the host replay (0.069 at 262144, where 1 block of 8 is left out).
  *   cluster_rank_left_out_aligned: the same on rows of 16-byte vectors (2 blocks at 4096 .. 65536,
- *     8 at 262144; 999 rows at 4096: each cluster takes several rows where the build's clusters
- *     are persistent, RMSNORM_PERSIST), so the 16-byte cluster kernel, or the persistent one,
- *     runs the bug too: 0.41, and 0.069 at 262144. */
+ *     8 at 262144), so the persistent kernel that the full run's long rows take runs the bug too,
+ *     999 rows a launch: each of its clusters takes several rows. 0.41, and 0.069 at 262144. */
 static rb_status run_wrong_row_scale(void *ctx, cudaStream_t stream)
 {
     rmsnorm_ctx *c = ctx;
@@ -368,8 +368,8 @@ static int rmsnorm_selftest_shapes(char *why, size_t why_size)
     return 0;
 }
 
-/* The launcher and the residency query refuse a plan made for another row length (a persistent
- * build would otherwise size its grid and shared memory from it): before any CUDA call, so this
+/* The launcher and the residency query refuse a plan made for another row length (the persistent
+ * launch would otherwise size its grid and shared memory from it): before any CUDA call, so this
  * runs without a GPU. */
 static int rmsnorm_selftest_plan_refused(char *why, size_t why_size)
 {
@@ -419,29 +419,25 @@ const rb_pair rb_pair_rmsnorm = {
     .teardown = rmsnorm_teardown,
     .extras = rmsnorm_extras,
     .selftest = rmsnorm_selftest,
-    /* 16-byte evict-first loads and stores in the full run's kernels; the cluster kernel's
-     * barrier (UCGABAR_ARV / UCGABAR_WAIT) and its distributed-shared-memory reads (mapa +
-     * ld.shared::cluster compile to LD.E through the shared window) from compute capability 9.0
-     * (below it the kernel is a trap). The persistent kernels (kernels/rmsnorm.cu's
-     * RMSNORM_PERSIST; compiled in every build): the same streams, their partials sent by st.async
-     * (STAS), the staged form's next row copied by cp.async (LDGSTS). Every rmsnorm_optimized*
-     * kernel must be free of local memory (tests/test_codegen.c). */
+    /* 16-byte evict-first loads and stores in the full run's kernels. From compute capability 9.0
+     * (below it the cluster kernels are a trap): the persistent kernel (aligned long rows) copies
+     * its chunk of w into shared memory (STS.128) and sends its partials by st.async (STAS); the
+     * one-row cluster kernel (other long rows) has the cluster barrier (UCGABAR_ARV /
+     * UCGABAR_WAIT) and its distributed-shared-memory reads (mapa + ld.shared::cluster compile to
+     * LD.E through the shared window). Every rmsnorm_optimized* kernel must be free of local
+     * memory (tests/test_codegen.c). */
     .codegen =
         {
             {"rmsnorm_optimized_kernelILi2ELb1E", "LDG.E.EF.128", 0},
             {"rmsnorm_optimized_kernelILi2ELb1E", "STG.E.EF.128", 0},
             {"rmsnorm_optimized_kernelILi8ELb1E", "LDG.E.EF.128", 0},
-            {"rmsnorm_optimized_cluster_kernelILi8ELb1E", "LDG.E.EF.128", 90},
-            {"rmsnorm_optimized_cluster_kernelILi8ELb1E", "STG.E.EF.128", 90},
-            {"rmsnorm_optimized_cluster_kernelILi8ELb1E", "UCGABAR_ARV", 90},
-            {"rmsnorm_optimized_cluster_kernelILi8ELb1E", "UCGABAR_WAIT", 90},
-            {"rmsnorm_optimized_cluster_kernelILi8ELb1E", "LD.E", 90},
-            {"rmsnorm_optimized_persistent_kernelILi8ELb0E", "LDG.E.EF.128", 90},
-            {"rmsnorm_optimized_persistent_kernelILi8ELb0E", "STG.E.EF.128", 90},
-            {"rmsnorm_optimized_persistent_kernelILi8ELb0E", "STAS", 90},
-            {"rmsnorm_optimized_persistent_kernelILi8ELb1E", "LDGSTS", 90},
-            {"rmsnorm_optimized_persistent_kernelILi8ELb1E", "STAS", 90},
-            {"rmsnorm_optimized_persistent_kernelILi8ELb1E", "STG.E.EF.128", 90},
+            {"rmsnorm_optimized_persistent_kernelILi8EE", "LDG.E.EF.128", 90},
+            {"rmsnorm_optimized_persistent_kernelILi8EE", "STG.E.EF.128", 90},
+            {"rmsnorm_optimized_persistent_kernelILi8EE", "STS.128", 90},
+            {"rmsnorm_optimized_persistent_kernelILi8EE", "STAS", 90},
+            {"rmsnorm_optimized_cluster_kernelILi8EE", "UCGABAR_ARV", 90},
+            {"rmsnorm_optimized_cluster_kernelILi8EE", "UCGABAR_WAIT", 90},
+            {"rmsnorm_optimized_cluster_kernelILi8EE", "LD.E", 90},
             {NULL, NULL, 0},
         },
     .kernels = rmsnorm_kernels,

@@ -28,7 +28,7 @@ extern "C" {
  * block, no cluster) of `threads` threads, each thread holding `items` 16-byte vectors (8
  * elements each), block b of the cluster taking elements [b chunk, min((b + 1) chunk, hidden)).
  * resident: how many of its clusters fit on the device at once (rmsnorm_clusters_fit; 0: not
- * read), the clusters a persistent build (RMSNORM_PERSIST, kernels/rmsnorm.cu) starts. */
+ * read), the persistent clusters the launcher starts for aligned rows (hidden % 8 == 0). */
 typedef struct rmsnorm_plan {
     int cluster, threads, items, resident;
     size_t chunk;
@@ -46,16 +46,17 @@ cudaError_t rmsnorm_cluster_support(int *supported, int *device_cc, int *kernel_
 /* Reads p->resident, for p = rmsnorm_plan_for(hidden)'s plan: how many of the optimized
  * launcher's clusters can be resident at once on this device (cudaOccupancyMaxActiveClusters: a
  * cluster's blocks must share a GPC), 0 when the plan has no cluster. The pair reports it beside
- * its rate; a persistent build starts that many clusters, and this also raises its kernel's
- * shared-memory limit, so it is read once per plan, not per launch. */
+ * its rate; the launcher starts that many persistent clusters for aligned rows, and this also
+ * raises their kernel's shared-memory limit, so it is read once per plan, not per launch. */
 cudaError_t rmsnorm_clusters_fit(size_t hidden, rmsnorm_plan *p);
 
 /* Baseline: two kernels; rstd is `rows` floats of scratch (1 / rms of each row). */
 cudaError_t rmsnorm_baseline(const uint16_t *x, const uint16_t *w, uint16_t *y, float *rstd,
                              size_t rows, size_t hidden, float eps, cudaStream_t stream);
-/* Optimized: one pass, the row in registers; a cluster per row when hidden > 16384 (needs
- * rmsnorm_cluster_support; cudaErrorNotSupported otherwise). p: rmsnorm_plan_for(hidden)'s plan
- * (cudaErrorInvalidValue for another), its resident read or 0. */
+/* Optimized: one pass, the row in registers; clusters when hidden > 16384 (needs
+ * rmsnorm_cluster_support; cudaErrorNotSupported otherwise): p->resident persistent clusters that
+ * loop over the rows when hidden % 8 == 0 (one a row when resident is 0), else one a row. p:
+ * rmsnorm_plan_for(hidden)'s plan (cudaErrorInvalidValue for another), its resident read or 0. */
 cudaError_t rmsnorm_optimized(const rmsnorm_plan *p, const uint16_t *x, const uint16_t *w,
                               uint16_t *y, size_t rows, size_t hidden, float eps,
                               cudaStream_t stream);
@@ -71,8 +72,8 @@ cudaError_t rmsnorm_reference(const uint16_t *x, const uint16_t *w, float *ref, 
 cudaError_t rmsnorm_round_to_bf16(float *ref, size_t n, cudaStream_t stream);
 
 /* Planted defects for the tests (see the .cu): the baseline whose normalize kernel takes the next
- * row's rstd; the cluster kernel, forced to at least 2 blocks a row, whose sum leaves out the
- * last block's partial. */
+ * row's rstd; the cluster kernel that rmsnorm_optimized runs for these rows (persistent when
+ * aligned), forced to at least 2 blocks a row, whose sum leaves out the last block's partial. */
 cudaError_t rmsnorm_defect_wrong_row_scale(const uint16_t *x, const uint16_t *w, uint16_t *y,
                                            float *rstd, size_t rows, size_t hidden, float eps,
                                            cudaStream_t stream);
