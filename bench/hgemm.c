@@ -19,8 +19,8 @@
  *   4095 x 4093 x 4112, whose compact rows would be 8186 bytes), for every variant, ours and
  *   cuBLASLt's (its ldc and ldd). It is the layout a user who cares about speed gives a GEMM
  *   whose N is no multiple of 8 (cuBLASLt's tensor-core kernels and the TMA want 16-byte aligned
- *   rows), so both sides are timed on the layout they would meet. A and B stay compact. The work
- *   model counts M N elements of C (the padding is neither read nor written).
+ *   rows), so both sides are timed on the layout they would meet. A and B stay compact (but for
+ *   the library's padded copies, below). The work model counts M N elements of C.
  * Inputs: seeded uniform (-1, 1) values (core/random.h, generated on the device by
  *   hgemm_fill_inputs in kernels/hgemm.cu), rounded to nearest-even to bf16; the rounded values
  *   are the truth. FP8: the same values over a per-tensor power-of-two scale (s_A = 2^-8,
@@ -32,7 +32,8 @@
  * Check: the M x N values inside the padded rows against the reference, and C's padding columns
  *   N .. ldc - 1 untouched: they hold the poison the harness writes into the whole output before
  *   every checked run (pair.h: all 0xFF bytes, a bf16 NaN no rounding produces), and a variant
- *   that changed any byte of them (a kernel storing a full tile past N) gets an infinite error.
+ *   that changed any byte of them (a kernel storing a full tile past N) gets an infinite error
+ *   (but the padded library, below).
  * Library variants: cuBLASLt in the TN layout (its A = our B, op T; its B = our A), bf16 output
  *   into the same C, rows ldc apart (16 bytes, as cuBLASLt's FP8 kernels require of every leading
  *   dimension). "library": BF16, the best of the heuristic's top candidates timed and cached by
@@ -40,6 +41,15 @@
  *   the same M N K). "fp8_library": FP8 E4M3 with the same scales (A/B_SCALE_POINTER) and fast
  *   accumulation, the heuristic's first candidate that runs (tried with C = D, then with no C, as
  *   gemm_precision does).
+ * The library at an M or N that is no multiple of 8 (the awkward row): cuBLASLt runs the problem
+ *   padded to M8 x N8 x K (M, N rounded up to 8), as a user who measured it would lay it out:
+ *   with M, N odd its heuristic offers only slow kernels (and no FP8 one), 116 TFLOP/s at best at
+ *   4095 x 4093 x 4112 against 720 at 4096 x 4096 x 4112 (docs/notes/hgemm.md). A and B are
+ *   copies with M8 / N8 rows, the extra rows zero (made in setup, untimed), C has M8 rows; the
+ *   check reads the M x N corner, the flops stay 2 M N K (the padding is the user's cost, charged
+ *   to the library), and the rows' note says so. Only these variants at these shapes may write
+ *   C's padding columns (zeros, by design); the hand-written steps run the unpadded problem (the
+ *   row measures their edge handling) and must leave them poisoned.
  */
 #include <math.h>
 #include <stdio.h>
@@ -63,6 +73,7 @@ extern const rb_pair rb_pair_hgemm; /* at the bottom: check() names the variant 
 #define HGEMM_MAX_DIM (1u << 20)      /* rows, cols limit (int kernel and cuBLAS arguments) */
 #define HGEMM_CPU_FULL_MAX (1u << 16) /* M N up to this: the CPU checks every row */
 #define HGEMM_LDC_ALIGN 8             /* C's rows: N rounded up to 8 bf16, 16 bytes */
+#define HGEMM_LIB_ALIGN 8             /* the library's M and N: rounded up to 8 (see the top) */
 #define HGEMM_FP8_CANDIDATES 8
 /* The FP8 per-tensor scales: powers of two, see above. */
 #define HGEMM_SCALE_A 0x1p-8f
@@ -112,6 +123,34 @@ static hgemm_dims hgemm_dims_of(const rb_size *size, int input)
 static size_t hgemm_ldc_of(size_t n)
 {
     return hgemm_round_up(n, HGEMM_LDC_ALIGN);
+}
+
+/* The problem cuBLASLt runs for the pair's d and C's ldc, and the buffers it needs (see the top):
+ * M and N rounded up to `align` (HGEMM_LIB_ALIGN; the tests plant another), K as it is. */
+typedef struct hgemm_lib_shape {
+    hgemm_dims d;
+    int padded;              /* d is not the pair's: cuBLASLt reads zero-padded copies */
+    size_t a_bytes, b_bytes; /* A (d.m x K) and B (d.n x K) in bf16; the e4m3 copies take half */
+    size_t c_bytes;          /* C as allocated for every variant: d.m rows of ldc bf16 */
+} hgemm_lib_shape;
+
+static hgemm_lib_shape hgemm_lib_shape_of(const hgemm_dims *d, size_t ldc, size_t align)
+{
+    hgemm_lib_shape l = {
+        {hgemm_round_up(d->m, align), hgemm_round_up(d->n, align), d->k}, 0, 0, 0, 0};
+    l.padded = l.d.m != d->m || l.d.n != d->n;
+    l.a_bytes = l.d.m * l.d.k * 2;
+    l.b_bytes = l.d.n * l.d.k * 2;
+    l.c_bytes = l.d.m * ldc * 2;
+    return l;
+}
+
+/* Does `variant` write C's padding columns N .. ldc - 1 by design? Only a library variant run on
+ * N padded (B's zero rows give zero columns there); every other variant must leave them
+ * poisoned, the hand-written steps above all (they run the pair's own M x N). */
+static int hgemm_writes_padding(const hgemm_lib_shape *lib, const hgemm_dims *d, int variant)
+{
+    return (variant == HG_LIBRARY || variant == HG_FP8_LIBRARY) && lib->d.n != d->n;
 }
 
 /* How many bytes of a copy of C's padding columns no longer hold the poison (0xFF). */
@@ -209,12 +248,17 @@ static float hgemm_bf16_to_float(uint16_t b)
 
 /* ---- The context. ---- */
 
-/* Device buffers: A (M x K), B (N x K) in bf16 and e4m3; C (M x ldc) for every variant; packed:
- * C without its padding (check; NULL when ldc == N); ref[0] the bf16 reference, ref[1] the FP8
- * one (M x N fp32). Host: pad, a copy of C's padding columns (check). */
+/* Device buffers: A (M x K), B (N x K) in bf16 and e4m3; C (lib.d.m x ldc: M rows for every
+ * variant, the library's padded rows below them); packed: C without its padding (check; NULL
+ * when ldc == N); ref[0] the bf16 reference, ref[1] the FP8 one (M x N fp32); lib_in: cuBLASLt's
+ * A and B in bf16 and e4m3 (the pair's, or lib_own, their copies padded with zero rows). Host:
+ * pad, a copy of C's padding columns (check). */
 typedef struct hgemm_ctx {
     hgemm_dims d;
     size_t ldc;
+    hgemm_lib_shape lib;
+    const void *lib_in[4];
+    void *lib_own[4];
     uint16_t *a, *b, *c, *packed;
     uint8_t *pad;
     uint8_t *a8, *b8;
@@ -318,14 +362,39 @@ static rb_status hgemm_inputs_and_references(hgemm_ctx *c, uint64_t seed)
 
 /* ---- cuBLASLt. ---- */
 
-/* The TN problem in `type` (see the top): cuBLASLt's A = our B (K x N column-major, op T), its
- * B = our A (K x M, op N), its C = D = our C (N x M column-major, leading dimension ldc). */
-static rb_status hgemm_lt_problem(hgemm_ctx *c, rb_lt_gemm *g, cudaDataType_t type)
+/* cuBLASLt's inputs (A, B in bf16, then in e4m3): the pair's own, or at a padded shape copies
+ * with lib.d.m / lib.d.n rows whose extra rows are zero, so that C's M x N corner is the pair's
+ * product. Made once here, outside the timing. */
+static rb_status hgemm_lib_inputs(hgemm_ctx *c)
 {
     const hgemm_dims *d = &c->d;
+    const void *own[4] = {c->a, c->b, c->a8, c->b8};
+    const size_t used[4] = {d->m * d->k * 2, d->n * d->k * 2, d->m * d->k, d->n * d->k};
+    const size_t bytes[4] = {c->lib.a_bytes, c->lib.b_bytes, c->lib.a_bytes / 2,
+                             c->lib.b_bytes / 2};
+    for (int i = 0; i < 4; i++) {
+        c->lib_in[i] = own[i];
+        if (!c->lib.padded)
+            continue;
+        RB_CUDA(cudaMalloc(&c->lib_own[i], bytes[i]));
+        RB_CUDA(cudaMemset(c->lib_own[i], 0, bytes[i]));
+        RB_CUDA(cudaMemcpy(c->lib_own[i], own[i], used[i], cudaMemcpyDeviceToDevice));
+        c->lib_in[i] = c->lib_own[i];
+    }
+    RB_CUDA(cudaDeviceSynchronize());
+    return RB_OK;
+}
+
+/* The TN problem in `type` on lib.d (see the top): cuBLASLt's A = our B (K x N column-major,
+ * op T), its B = our A (K x M, op N), its C = D = our C (N x M column-major, leading dimension
+ * ldc). */
+static rb_status hgemm_lt_problem(hgemm_ctx *c, rb_lt_gemm *g, cudaDataType_t type)
+{
+    const hgemm_dims *d = &c->lib.d;
     int32_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
-    g->a = type == CUDA_R_16BF ? (const void *)c->b : (const void *)c->b8;
-    g->b = type == CUDA_R_16BF ? (const void *)c->a : (const void *)c->a8;
+    int fp8 = type == CUDA_R_8F_E4M3;
+    g->a = c->lib_in[2 * fp8 + 1];
+    g->b = c->lib_in[2 * fp8];
     g->c = c->c;
     g->workspace = c->workspace;
     g->workspace_bytes = HGEMM_WORKSPACE;
@@ -396,11 +465,11 @@ static rb_status hgemm_lt8_choose(hgemm_ctx *c)
             }
         }
     /* No FP8 algorithm for this shape (on the H100, cuBLASLt 13.0: every shape with an odd M,
-     * the heuristic answering "not supported"): fp8_library is skipped with the reason, the
-     * other variants still run (run_fp8_library). */
+     * the heuristic answering "not supported", which the padding to 8 avoids): fp8_library is
+     * skipped with the reason, the other variants still run (run_fp8_library). */
     rb_fmt(c->lt8_missing, sizeof c->lt8_missing,
-           "cuBLASLt has no FP8 algorithm for M=%zu N=%zu K=%zu (%d candidates, last: %s)", c->d.m,
-           c->d.n, c->d.k, found, cublasGetStatusString(found ? last : s));
+           "cuBLASLt has no FP8 algorithm for M=%zu N=%zu K=%zu (%d candidates, last: %s)",
+           c->lib.d.m, c->lib.d.n, c->lib.d.k, found, cublasGetStatusString(found ? last : s));
     return RB_OK;
 }
 
@@ -420,7 +489,8 @@ static rb_status hgemm_setup(void **ctx, const rb_size *size, uint64_t seed, int
     }
     const hgemm_dims *d = &c->d;
     c->ldc = hgemm_ldc_of(d->n);
-    RB_CUDA(cudaMalloc((void **)&c->c, d->m * c->ldc * 2));
+    c->lib = hgemm_lib_shape_of(d, c->ldc, HGEMM_LIB_ALIGN);
+    RB_CUDA(cudaMalloc((void **)&c->c, c->lib.c_bytes));
     if (c->ldc != d->n) {
         RB_CUDA(cudaMalloc((void **)&c->packed, d->m * d->n * 2));
         c->pad = malloc(d->m * (c->ldc - d->n) * 2);
@@ -433,9 +503,11 @@ static rb_status hgemm_setup(void **ctx, const rb_size *size, uint64_t seed, int
     const float scales[8] = {HGEMM_SCALE_A, 0, 0, 0, HGEMM_SCALE_B, 0, 0, 0};
     RB_TRY(hgemm_upload((void **)&c->scales, scales, sizeof scales));
     RB_TRY(hgemm_inputs_and_references(c, seed));
+    RB_TRY(hgemm_lib_inputs(c));
     RB_TRY(hgemm_lt_problem(c, &c->lt, CUDA_R_16BF));
     static const char *const labels[HG_INPUTS] = {"hgemm.square", "hgemm.awkward"};
-    RB_TRY(rb_lt_gemm_tune(&c->lt, d->m, d->n, d->k, labels[input], &c->tuned));
+    /* tuned and cached as the problem it runs, the padded one where it is padded */
+    RB_TRY(rb_lt_gemm_tune(&c->lt, c->lib.d.m, c->lib.d.n, c->lib.d.k, labels[input], &c->tuned));
     RB_TRY(hgemm_lt_problem(c, &c->lt8, CUDA_R_8F_E4M3));
     return hgemm_lt8_choose(c);
 }
@@ -453,6 +525,8 @@ static void hgemm_teardown(void *ctx)
     cudaFree(c->b);
     cudaFree(c->a8);
     cudaFree(c->b8);
+    for (int i = 0; i < 4; i++)
+        cudaFree(c->lib_own[i]);
     cudaFree(c->c);
     cudaFree(c->packed);
     free(c->pad);
@@ -477,14 +551,15 @@ static void hgemm_output(void *ctx, int variant, void **dev_ptr, size_t *bytes)
 
 /* Each variant against its reference (bf16 or FP8 truth), on C's M x N values; then C's padding
  * columns must still hold the poison (see the top): else the error is infinite, and a line on
- * stderr says why. */
+ * stderr says why. The one exception, hgemm_writes_padding: a library variant on N padded to 8
+ * writes zeros there by design (the user's padded layout, read at its M x N corner). */
 static rb_status hgemm_check(void *ctx, int variant, cudaStream_t stream, double *rel_err)
 {
     hgemm_ctx *c = ctx;
     const hgemm_dims *d = &c->d;
     const float *ref = c->ref[variant == HG_FP8 || variant == HG_FP8_LIBRARY];
     RB_TRY(rb_gemm_relerr_padded(c->c, c->packed, d->m, d->n, c->ldc, 2, ref, stream, rel_err));
-    if (c->ldc == d->n)
+    if (c->ldc == d->n || hgemm_writes_padding(&c->lib, d, variant))
         return RB_OK;
     size_t pad_bytes = (c->ldc - d->n) * 2;
     RB_CUDA(cudaMemcpy2DAsync(c->pad, pad_bytes, c->c + d->n, c->ldc * 2, pad_bytes, d->m,
@@ -644,6 +719,19 @@ static int hgemm_library_algo(void *ctx, int variant, rb_library_algo *out)
     return 0;
 }
 
+/* At a padded shape, the library rows say so: their time is that of the padded problem. */
+static int hgemm_variant_note(void *ctx, int variant, char *out, size_t out_size)
+{
+    const hgemm_ctx *c = ctx;
+    if (!c->lib.padded || (variant != HG_LIBRARY && variant != HG_FP8_LIBRARY))
+        return 0;
+    rb_fmt(out, out_size,
+           "cuBLASLt ran %zu x %zu x %zu, M and N padded to 8 with zero rows of A and B, as a user "
+           "would (C read at its M x N corner); flops counted 2 M N K",
+           c->lib.d.m, c->lib.d.n, c->lib.d.k);
+    return 1;
+}
+
 /* The shape rules against hand-computed cases: rows x cols to M x N x K per input, C's ldc. */
 static int hgemm_selftest_shapes(char *why, size_t why_size)
 {
@@ -680,6 +768,64 @@ static int hgemm_selftest_shapes(char *why, size_t why_size)
     return 0;
 }
 
+static int hgemm_lib_shape_equal(const hgemm_lib_shape *x, const hgemm_lib_shape *y)
+{
+    return x->d.m == y->d.m && x->d.n == y->d.n && x->d.k == y->d.k && x->padded == y->padded &&
+           x->a_bytes == y->a_bytes && x->b_bytes == y->b_bytes && x->c_bytes == y->c_bytes;
+}
+
+/* The library's problem and buffers against hand-computed cases, and which variants may write
+ * C's padding; planted: the padding rounded to 2 (N 4093 -> 4094, an ldc cuBLASLt's C could not
+ * have: rows of 8188 bytes) must be caught. */
+static int hgemm_selftest_lib_shapes(char *why, size_t why_size)
+{
+    /* Pair's M x N x K and ldc -> cuBLASLt's M x N x K, padded, bytes of A, B (bf16) and C:
+     * the awkward rows at 16M and at 999x1021 and 1000003, the square at 64M and 999x1021. */
+    const hgemm_dims in[5] = {{4095, 4093, 4112},
+                              {998, 1018, 1040},
+                              {999, 997, 1040},
+                              {8192, 8192, 8192},
+                              {999, 1021, 1024}};
+    const size_t ldc[5] = {4096, 1024, 1000, 8192, 1024};
+    const hgemm_lib_shape want[5] = {
+        {{4096, 4096, 4112}, 1, 4096 * 4112 * 2, 4096 * 4112 * 2, 4096 * 4096 * 2},
+        {{1000, 1024, 1040}, 1, 1000 * 1040 * 2, 1024 * 1040 * 2, 1000 * 1024 * 2},
+        {{1000, 1000, 1040}, 1, 1000 * 1040 * 2, 1000 * 1040 * 2, 1000 * 1000 * 2},
+        {{8192, 8192, 8192}, 0, 8192 * 8192 * 2, 8192 * 8192 * 2, 8192 * 8192 * 2},
+        {{1000, 1024, 1024}, 1, 1000 * 1024 * 2, 1024 * 1024 * 2, 1000 * 1024 * 2}};
+    for (int i = 0; i < 5; i++) {
+        hgemm_lib_shape l = hgemm_lib_shape_of(&in[i], ldc[i], HGEMM_LIB_ALIGN);
+        if (!hgemm_lib_shape_equal(&l, &want[i])) {
+            rb_fmt(why, why_size, "library shape %d: %zu x %zu x %zu, padded %d, bytes %zu %zu %zu",
+                   i, l.d.m, l.d.n, l.d.k, l.padded, l.a_bytes, l.b_bytes, l.c_bytes);
+            return -1;
+        }
+    }
+    hgemm_lib_shape planted = hgemm_lib_shape_of(&in[0], ldc[0], 2);
+    if (hgemm_lib_shape_equal(&planted, &want[0])) {
+        rb_fmt(why, why_size, "the library shape rounded to 2 not caught");
+        return -1;
+    }
+    /* Only the library variants, and only where N is padded, may write C's padding: both at
+     * 4095 x 4093; none at 8192^3 nor at 999 x 1000 (M padded alone); never a hand-written step
+     * (mma_sync: padding_written's). */
+    hgemm_lib_shape awk = hgemm_lib_shape_of(&in[0], ldc[0], HGEMM_LIB_ALIGN),
+                    sq = hgemm_lib_shape_of(&in[3], ldc[3], HGEMM_LIB_ALIGN);
+    hgemm_dims m_only = {999, 1000, 1008};
+    hgemm_lib_shape m_pad = hgemm_lib_shape_of(&m_only, 1000, HGEMM_LIB_ALIGN);
+    int writes = 0;
+    for (int v = 0; v < HG_VARIANTS; v++)
+        writes += hgemm_writes_padding(&awk, &in[0], v) +
+                  10 * hgemm_writes_padding(&sq, &in[3], v) +
+                  100 * hgemm_writes_padding(&m_pad, &m_only, v);
+    if (writes != 2 || !hgemm_writes_padding(&awk, &in[0], HG_LIBRARY) ||
+        !hgemm_writes_padding(&awk, &in[0], HG_FP8_LIBRARY) || !m_pad.padded) {
+        rb_fmt(why, why_size, "the padding exemption is not exactly the padded library's");
+        return -1;
+    }
+    return 0;
+}
+
 /* The pure parts against hand-computed cases: the CPU reference, the roundings, the shapes and
  * their refusal, the padding check, the work model. */
 static int hgemm_selftest(char *why, size_t why_size)
@@ -698,7 +844,7 @@ static int hgemm_selftest(char *why, size_t why_size)
         rb_fmt(why, why_size, "bf16 decoding wrong");
         return -1;
     }
-    if (hgemm_selftest_shapes(why, why_size) != 0)
+    if (hgemm_selftest_shapes(why, why_size) != 0 || hgemm_selftest_lib_shapes(why, why_size) != 0)
         return -1;
     /* The padding check: poison everywhere passes; one byte written (a zero's low byte) fails. */
     uint8_t pad[24];
@@ -790,6 +936,7 @@ const rb_pair rb_pair_hgemm = {
     .kernels = hgemm_kernels,
     .extras = hgemm_extras,
     .library_algo = hgemm_library_algo,
+    .variant_note = hgemm_variant_note,
     .n_inputs = HG_INPUTS,
     .inputs = {"square", "awkward"},
     .sweep = hgemm_sweep,

@@ -211,6 +211,10 @@ typedef struct rb_pair {
      * in harness/kit/gemm_ref.h), asked once the variant ran: 1 when out is filled, 0 when the
      * variant runs none. NULL: no variant does. The results write it as library_algo. */
     int (*library_algo)(void *ctx, int variant, rb_library_algo *out);
+    /* What a reader of variant's row must know of how it ran at this size (hgemm's library on
+     * M and N padded to 8), asked once the variant ran: writes out (a line) and returns 1, or
+     * returns 0. NULL: nothing. The results append it to the variant's note. */
+    int (*variant_note)(void *ctx, int variant, char *out, size_t out_size);
     int n_variants;
     rb_variant_def variants[RB_MAX_VARIANTS];
     /* At least one, ended by a defect with name NULL (see rb_defect). */

@@ -390,6 +390,16 @@ static void variant_algo(const rb_pair *p, void *ctx, int k, rb_variant_result *
         memset(&r->library_algo, 0, sizeof r->library_algo);
 }
 
+/* The pair's note on the variant, where it has one, after any the run wrote. */
+static void variant_pair_note(const rb_pair *p, void *ctx, int k, rb_variant_result *r)
+{
+    char line[sizeof r->note];
+    if (!p->variant_note || p->variant_note(ctx, k, line, sizeof line) != 1)
+        return;
+    size_t len = strlen(r->note);
+    rb_fmt(r->note + len, sizeof r->note - len, "%s%s", len ? "; " : "", line);
+}
+
 /* Every variant validated, timed and validated again, one after the other; each variant's
  * record sent as it is done, its median into median_ms[k] (NaN when it was not timed). 0, or 1
  * after an error (reported). */
@@ -417,6 +427,7 @@ static int sequential_records(int fd, const rb_pair *p, void *ctx, cudaStream_t 
             return send_error(fd, v->name);
         }
         variant_algo(p, ctx, k, &r);
+        variant_pair_note(p, ctx, k, &r);
         if (variant_record(fd, &r, r.timed && r.valid ? own_ms : NAN) != 0)
             return 1;
     }
@@ -439,6 +450,7 @@ static int interleaved_records(int fd, const rb_pair *p, void *ctx, cudaStream_t
         if (st != RB_OK && !r[k].note[0])
             rb_fmt(r[k].note, sizeof r[k].note, "%s", rb_first_error());
         variant_algo(p, ctx, k, &r[k]);
+        variant_pair_note(p, ctx, k, &r[k]);
         if (variant_record(fd, &r[k], r[k].timed && r[k].valid ? own_ms[k] : NAN) != 0)
             return 1;
     }
