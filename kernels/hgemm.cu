@@ -604,7 +604,8 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  *   yardstick, is expected at ~1250+ under the same cap.
  * ncu: tensor pipe ~75-85%; the epilogue's share of the time visible as consumer stalls on the
  *   named barrier and the TMA-store read wait.
- * cuBLASLt has no FP8 algorithm for the awkward shape's odd M, where fp8_library is skipped.
+ * cuBLASLt has no FP8 algorithm for an odd M: at the awkward shape fp8_library runs M, N padded
+ * to 8 (bench/hgemm.c), as the bf16 library does.
  */
 
 /* The driver's cuTensorMapEncodeTiled type (PFN_...), and the Hopper PTX wrappers this half
