@@ -442,7 +442,7 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
         return RB_ERR_UNSUPPORTED;
     }
     RB_CUDA(attention_optimized(c->q, c->k, c->v, c->o, c->bh, c->s, c->d, c->scale, c->causal,
-                                stream));
+                                c->s, stream));
     return RB_OK;
 }
 
@@ -455,7 +455,11 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
  *   last_kv_tile_dropped (as flash_mma): the key loop's length rounded down to the 64-key tile
  *     (the integer division of a launcher that forgets the remainder): 960 of 1021 keys; 0.26
  *     unmasked, 1.9e-2 to 2.5e-2 causal (only the last 61 query rows lose keys there), 3x the
- *     tolerance and more. */
+ *     tolerance and more.
+ *   optimized_last_kv_tile_dropped (as optimized): the same bug in the default (ping-pong)
+ *     kernel, whose tiles are 128 keys: 896 of 1021 keys; 0.37 to 0.39 unmasked, 4.4e-2 to
+ *     5.0e-2 causal (rows 896 .. 1020 lose keys). Where the optimized kernel cannot run (not a
+ *     Hopper GPU or build), step 1 runs the same 896 keys, so the check is still exercised. */
 static rb_status run_wrong_scale(void *ctx, cudaStream_t stream)
 {
     attention_ctx *c = ctx;
@@ -476,6 +480,19 @@ static rb_status run_last_kv_tile_dropped(void *ctx, cudaStream_t stream)
     const int kv = c->s / ATTENTION_KV_TILE * ATTENTION_KV_TILE;
     RB_CUDA(attention_flash_mma(c->q, c->k, c->v, c->o, c->bh, c->s, c->d, c->scale, c->causal,
                                 kv > 0 ? kv : c->s, stream));
+    return RB_OK;
+}
+
+static rb_status run_optimized_last_kv_tile_dropped(void *ctx, cudaStream_t stream)
+{
+    attention_ctx *c = ctx;
+    const int kv = c->s / ATTENTION_OPTIMIZED_KV_TILE * ATTENTION_OPTIMIZED_KV_TILE;
+    if (c->no_sm90[0])
+        RB_CUDA(attention_flash_mma(c->q, c->k, c->v, c->o, c->bh, c->s, c->d, c->scale, c->causal,
+                                    kv > 0 ? kv : c->s, stream));
+    else
+        RB_CUDA(attention_optimized(c->q, c->k, c->v, c->o, c->bh, c->s, c->d, c->scale, c->causal,
+                                    kv > 0 ? kv : c->s, stream));
     return RB_OK;
 }
 
@@ -575,5 +592,6 @@ const rb_pair rb_pair_attention = {
             {"wrong_scale", AT_BASELINE, run_wrong_scale, 0},
             {"causal_flag_inverted", AT_FLASH_MMA, run_causal_flag_inverted, 0},
             {"last_kv_tile_dropped", AT_FLASH_MMA, run_last_kv_tile_dropped, 0},
+            {"optimized_last_kv_tile_dropped", AT_OPTIMIZED, run_optimized_last_kv_tile_dropped, 0},
         },
 };

@@ -21,10 +21,10 @@
  *            whose one thread streams 128-key K and V tiles by TMA into an mbarrier ring, two
  *            consumer warpgroups (64 rows each, setmaxnreg 240) doing S = Q K^T by wgmma from
  *            shared memory and O += P V by wgmma with P in registers and V read transposed
- *            (MN-major). Each consumer issues S_j and P_(j-1) V_(j-1) together and runs the
- *            softmax of S_j while the second runs; the two consumers interleave on the tensor
- *            cores. (ptxas places the wait for P V before the softmax's exps, so the overlap
- *            is mostly the two consumers'; two FA3 options: docs/notes/attention.md.)
+ *            (MN-major). Each consumer issues S_j and P_(j-1) V_(j-1) together, and the two
+ *            consumers take turns at issuing (ping-pong on two named barriers): one's GEMMs run
+ *            on the tensor cores while the other computes its softmax, the longer of the two
+ *            (~1070 SASS instructions a warp a tile at d 128: docs/notes/attention.md).
  * Predicted: (H100 SXM, before measuring; bf16 ~700-790 TFLOP/s sustained by cuBLASLt.)
  *            Baseline: two GEMMs of 1.1 TFLOP at ~650 (3.4 ms) plus ~34 GB at ~2.9 TB/s (11.7
  *            ms): ~15 ms, ~145 TFLOP/s at d 128; causal runs the same work for half the counted
@@ -475,7 +475,8 @@ extern "C" cudaError_t attention_flash_mma(const uint16_t *q, const uint16_t *k,
  * and run its softmax (mask, row max, exp2, row sums) while P_(j-1) V_(j-1) runs; wait for that;
  * rescale O by exp2(m_old - m_new); release stage j - 1; pack P_j. P_j stays in fp32 in the S
  * registers until P_(j-1) V_(j-1) has read the P registers (a wgmma reads its A registers
- * asynchronously). The two consumers also interleave on the tensor cores. After each wgmma wait,
+ * asynchronously). The two consumers take turns at issuing their wgmmas (the ping-pong below),
+ * so that one's GEMMs run while the other does its softmax. After each wgmma wait,
  * an empty asm on the accumulators (and on P) keeps the compiler from moving their uses above
  * it. Masks and edges are step 1's; rows and keys past s come from the TMA as zeros. */
 
@@ -485,16 +486,6 @@ extern "C" cudaError_t attention_flash_mma(const uint16_t *q, const uint16_t *k,
 #include <cudaTypedefs.h>
 
 #include "sm90_ptx.cuh"
-
-/* Compile-time options, off by default until a GPU run decides (docs/notes/attention.md):
- * ATT90_PINGPONG: the two consumers take turns at issuing their wgmmas (named barriers).
- * ATT90_OVERLAP: a second S accumulator: S_(j+1) is issued before the softmax of S_j. */
-#ifndef ATT90_PINGPONG
-#define ATT90_PINGPONG 0
-#endif
-#ifndef ATT90_OVERLAP
-#define ATT90_OVERLAP 0
-#endif
 
 enum {
     ATT90_BM = 128, /* query rows per block: two consumers x 64 */
@@ -514,6 +505,7 @@ template <int D> struct att90_cfg {
     static constexpr int smem = ATT90_ALIGN + tile_bytes + stages * stage_bytes;
 };
 
+static_assert(ATT90_BN == ATTENTION_OPTIMIZED_KV_TILE, "the seam's tile is the kernel's");
 static_assert(att90_cfg<128>::smem <= 227 * 1024 && att90_cfg<64>::smem <= 227 * 1024,
               "one block per SM: the ring fits the 227 KB a block may use");
 static_assert(ATT90_PRODUCER_REGS * 128 + ATT90_CONSUMER_REGS * 256 <= 65536,
@@ -737,24 +729,20 @@ typedef struct att90_consumer_args {
     bool lead; /* the thread that releases ring stages */
 } att90_consumer_args;
 
-/* ATT90_PINGPONG's turns at the tensor cores (FlashAttention-3's inter-warpgroup ping-pong): a
+/* The consumers' turns at the tensor cores (FlashAttention-3's inter-warpgroup ping-pong): a
  * consumer issues its wgmmas only between att90_turn_begin and att90_turn_end, and the turns
  * alternate 0, 1, 0, 1, ..., so one consumer's GEMMs queue behind the other's and run while that
  * one does its softmax. Named barrier 1 + c (0 is __syncthreads') completes when consumer c waits
  * on it (bar.sync) and the other consumer has arrived (bar.arrive): 256 threads. The id is in a
  * register (ptxas then reserves all 16 barriers: one block an SM anyway): selecting an immediate
  * id is a branch, and a branch between a wgmma and its wait makes ptxas serialize every wgmma
- * (C7514). Without the option these emit nothing. */
+ * (C7514). */
 static __device__ __forceinline__ void att90_turn_bar(bool wait, int id)
 {
-#if ATT90_PINGPONG
     if (wait)
         asm volatile("bar.sync %0, 256;\n" ::"r"(id) : "memory");
     else
         asm volatile("bar.arrive %0, 256;\n" ::"r"(id) : "memory");
-#else
-    (void)wait, (void)id;
-#endif
 }
 
 /* Consumer 0 has the first turn: consumer 1 arrives on its barrier once, ahead. */
@@ -803,7 +791,7 @@ static __device__ __forceinline__ void att90_store(uint16_t *__restrict__ out,
     }
 }
 
-/* The default loop (and ATT90_PINGPONG's): per tile, one turn issues S_j and P_(j-1) V_(j-1). */
+/* The consumer's loop: per tile, one turn issues S_j and P_(j-1) V_(j-1). */
 template <int D>
 static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_args &a,
                                                            float (&o)[D / 2], float (&l)[2])
@@ -854,67 +842,6 @@ static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_
     sm90_fence_f(o);
 }
 
-/* ATT90_OVERLAP's tile j: `cur` holds S_j (complete). S_(j+1) is issued into `next` first, so
- * the softmax of S_j runs while it does, whatever ptxas does with the waits: the one wait comes
- * after P_j V_j, which needs the softmax's P. O can be rescaled at once: nothing in flight writes
- * it (P_(j-1) V_(j-1) was waited for at the end of tile j - 1). Registers: cur, next and O (192
- * at d 128) during the softmax; next, O and P (160) while P_j V_j runs. */
-template <int D>
-static __device__ __forceinline__ void
-att90_overlap_tile(const att90_consumer_args &a, float (&cur)[64], float (&next)[64],
-                   float (&o)[D / 2], float (&m)[2], float (&l)[2], int j)
-{
-    constexpr int stages = att90_cfg<D>::stages, stage_bytes = att90_cfg<D>::stage_bytes;
-    const bool more = j + 1 < a.tiles;
-    if (more) {
-        const int sn = (j + 1) % stages;
-        sm90_mbar_wait(a.full + 8u * sn, (uint32_t)((j + 1) / stages) & 1u);
-        att90_turn_begin(a.c);
-        att90_issue_s<D>(next, a.q_rows, a.ring + sn * stage_bytes);
-        att90_turn_end(a.c);
-    }
-    const int key0 = j * ATT90_BN, st = j % stages;
-    const bool edge = key0 + ATT90_BN > a.s || (a.causal && key0 + ATT90_BN - 1 > a.q0 + 64 * a.c);
-    float alpha[2];
-    att90_softmax(cur, m, l, alpha, a.scale_log2, edge, key0, a.row0, a.s, a.causal);
-#pragma unroll
-    for (int i = 0; i < D / 2; i++)
-        o[i] *= alpha[(i >> 1) & 1];
-    uint32_t p[ATT90_BN / 16][4];
-    att90_pack_p(p, cur);
-    att90_turn_begin(a.c);
-    att90_issue_pv<D>(o, p, a.ring + st * stage_bytes + att90_cfg<D>::tile_bytes);
-    att90_turn_end(a.c);
-    sm90_wgmma_wait<0>();
-    sm90_fence_f(o);
-    sm90_fence_f(next);
-    att90_fence_p(p);
-    if (a.lead)
-        sm90_mbar_arrive(a.empty + 8u * st); /* both K and V of tile j are read */
-}
-
-/* ATT90_OVERLAP's loop: S_0 first, then the tiles, S_(j+1) moved into `cur` after each. (Tiles
- * two at a time with the two accumulators swapping roles would save the 64 moves, but ptxas 13.0
- * then serializes every wgmma: C7515, "non wgmma instructions defining accumulator registers".) */
-template <int D>
-static __device__ __forceinline__ void att90_overlap_loop(const att90_consumer_args &a,
-                                                          float (&o)[D / 2], float (&l)[2])
-{
-    float sa[64], sb[64], m[2] = {-INFINITY, -INFINITY};
-    sm90_mbar_wait(a.full, 0);
-    att90_turn_begin(a.c);
-    att90_issue_s<D>(sa, a.q_rows, a.ring);
-    att90_turn_end(a.c);
-    sm90_wgmma_wait<0>();
-    sm90_fence_f(sa);
-    for (int j = 0; j < a.tiles; j++) {
-        att90_overlap_tile<D>(a, sa, sb, o, m, l, j);
-#pragma unroll
-        for (int i = 0; i < 64; i++)
-            sa[i] = sb[i];
-    }
-}
-
 /* A consumer warpgroup (c: 0 or 1, rows q0 + 64 c ..): the pipelined loop, then O / l to out. */
 template <int D>
 static __device__ __forceinline__ void
@@ -941,11 +868,7 @@ att90_consumer(uint16_t *__restrict__ out, uint32_t q_smem, uint32_t ring, uint3
         o[i] = 0.0f;
     sm90_mbar_wait(q_full, 0);
     att90_turn_init(c);
-#if ATT90_OVERLAP
-    att90_overlap_loop<D>(a, o, l);
-#else
     att90_consumer_loop<D>(a, o, l);
-#endif
     att90_turn_fini(c);
     att90_store<D>(out, o, l, head_off, a.row0, s);
 }
@@ -956,7 +879,8 @@ static __global__ void __launch_bounds__(ATT90_THREADS, 1)
     attention_optimized_kernel(const __grid_constant__ CUtensorMap map_q,
                                const __grid_constant__ CUtensorMap map_k,
                                const __grid_constant__ CUtensorMap map_v,
-                               uint16_t *__restrict__ out, int s, float scale_log2, int causal)
+                               uint16_t *__restrict__ out, int s, int kv_len, float scale_log2,
+                               int causal)
 {
 #if ATT90_DEVICE
     extern __shared__ unsigned char att90_smem[];
@@ -968,7 +892,7 @@ static __global__ void __launch_bounds__(ATT90_THREADS, 1)
     const uint32_t q_full = sm90_smem_u32(&q_full_bar), full = sm90_smem_u32(full_bar),
                    empty = sm90_smem_u32(empty_bar);
     const int q0 = ((int)gridDim.x - 1 - (int)blockIdx.x) * ATT90_BM, head = (int)blockIdx.y;
-    const int kv_end = causal && q0 + ATT90_BM < s ? q0 + ATT90_BM : s;
+    const int kv_end = causal && q0 + ATT90_BM < kv_len ? q0 + ATT90_BM : kv_len;
     const int tiles = (kv_end + ATT90_BN - 1) / ATT90_BN;
     const int wg = (int)threadIdx.x / 128;
 
@@ -996,7 +920,8 @@ static __global__ void __launch_bounds__(ATT90_THREADS, 1)
                           (size_t)head * (size_t)s * D, tiles, scale_log2, causal);
     }
 #else
-    (void)map_q, (void)map_k, (void)map_v, (void)out, (void)s, (void)scale_log2, (void)causal;
+    (void)map_q, (void)map_k, (void)map_v, (void)out, (void)s, (void)kv_len, (void)scale_log2,
+        (void)causal;
     __trap(); /* sm_90a only */
 #endif
 }
@@ -1070,8 +995,8 @@ extern "C" cudaError_t attention_optimized_supported(int *supported)
 
 template <int D>
 static cudaError_t att90_launch(const uint16_t *q, const uint16_t *k, const uint16_t *v,
-                                uint16_t *o, int bh, int s, float scale_log2, int causal,
-                                cudaStream_t stream)
+                                uint16_t *o, int bh, int s, int kv_len, float scale_log2,
+                                int causal, cudaStream_t stream)
 {
     cudaError_t e = att90_maps_for(q, k, v, D, s, bh);
     if (e == cudaSuccess)
@@ -1081,20 +1006,21 @@ static cudaError_t att90_launch(const uint16_t *q, const uint16_t *k, const uint
         return e;
     const dim3 grid((unsigned)((s + ATT90_BM - 1) / ATT90_BM), (unsigned)bh);
     attention_optimized_kernel<D><<<grid, ATT90_THREADS, att90_cfg<D>::smem, stream>>>(
-        att90_maps.map[0], att90_maps.map[1], att90_maps.map[2], o, s, scale_log2, causal);
+        att90_maps.map[0], att90_maps.map[1], att90_maps.map[2], o, s, kv_len, scale_log2, causal);
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t attention_optimized(const uint16_t *q, const uint16_t *k, const uint16_t *v,
                                            uint16_t *o, int bh, int s, int d, float scale,
-                                           int causal, cudaStream_t stream)
+                                           int causal, int kv_len, cudaStream_t stream)
 {
-    if (bh < 1 || bh > 65535 || s < 1)
+    if (bh < 1 || bh > 65535 || s < 1 || kv_len < 1 || kv_len > s)
         return cudaErrorInvalidValue;
+    const float scale_log2 = scale * ATT_LOG2E;
     if (d == 128)
-        return att90_launch<128>(q, k, v, o, bh, s, scale * ATT_LOG2E, causal, stream);
+        return att90_launch<128>(q, k, v, o, bh, s, kv_len, scale_log2, causal, stream);
     if (d == 64)
-        return att90_launch<64>(q, k, v, o, bh, s, scale * ATT_LOG2E, causal, stream);
+        return att90_launch<64>(q, k, v, o, bh, s, kv_len, scale_log2, causal, stream);
     return cudaErrorInvalidValue;
 }
 

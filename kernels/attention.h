@@ -40,11 +40,13 @@ cudaError_t attention_flash_mma(const uint16_t *q, const uint16_t *k, const uint
                                 int kv_len, cudaStream_t stream);
 
 /* Step 2 (optimized), TMA + wgmma with warp specialization: sm_90a code, run only where
- * attention_optimized_supported says so (a Hopper GPU and a build for it). */
+ * attention_optimized_supported says so (a Hopper GPU and a build for it). kv_len as step 1's
+ * (the planted defect passes s rounded down to ATTENTION_OPTIMIZED_KV_TILE). */
+#define ATTENTION_OPTIMIZED_KV_TILE 128
 cudaError_t attention_optimized_supported(int *supported);
 cudaError_t attention_optimized(const uint16_t *q, const uint16_t *k, const uint16_t *v,
                                 uint16_t *o, int bh, int s, int d, float scale, int causal,
-                                cudaStream_t stream);
+                                int kv_len, cudaStream_t stream);
 
 /* The trusted reference's pieces (setup only): one row-block of heads at a time, S in fp32 by a
  * bf16 GEMM with fp32 output, then this kernel: P = softmax(scale S + mask) in fp64 arithmetic,
