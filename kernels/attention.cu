@@ -512,6 +512,13 @@ static_assert(ATT90_PRODUCER_REGS * 128 + ATT90_CONSUMER_REGS * 256 <= 65536,
               "setmaxnreg: the three warpgroups' registers fit the SM's 64K");
 static_assert(2 * att90_cfg<128>::tile_bytes < (1 << 20), "mbarrier transaction counts");
 
+/* -DATT90_LEAN_SOFTMAX=1: the softmax in fewer instructions an element (att90_softmax_lean:
+ * unguarded ex2, the scale in one FFMA, the mask only on the edge tiles). Off until measured
+ * (docs/notes/attention.md). */
+#ifndef ATT90_LEAN_SOFTMAX
+#define ATT90_LEAN_SOFTMAX 0
+#endif
+
 /* wgmma, setmaxnreg and the TMA forms used here are sm_90a code: any other target compiles the
  * kernel as a trap, and the launcher refuses other GPUs (attention_optimized_supported). */
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -663,6 +670,7 @@ att90_issue_pv(float (&o)[D / 2], const uint32_t (&p)[ATT90_BN / 16][4], uint32_
     sm90_wgmma_commit();
 }
 
+#if !ATT90_LEAN_SOFTMAX
 /* The online softmax of one tile in S (step 1's, over 16 n8 tiles): scale into the log2
  * domain, mask (when `edge`), the row max over the quad, p = exp2(S - m) in place, l and m
  * updated; alpha[h] = exp2(m_old - m_new), by which the caller rescales O. row0: this thread's
@@ -708,16 +716,88 @@ static __device__ __forceinline__ void att90_softmax(float (&sacc)[64], float (&
     }
 }
 
+#else
+/* 2^x by MUFU.EX2 alone: exp2f adds a guard for results below 2^-126 (an FSETP and two
+ * predicated FMULs around each MUFU.EX2). Unguarded, ftz flushes such results to 0: here every
+ * x is <= 0 (the row max is subtracted) and a row's largest p is 1, so a flushed p moves the row's
+ * sum l and O by less than 2^-126 relative; ex2.approx's own error (~2 ulp, 2^-22 relative) is far
+ * below the 2^-9 of rounding P to bf16 for the P V product, which the pair's tolerance already
+ * covers. -inf (a masked key) gives +0. */
+static __device__ __forceinline__ float att90_ex2(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+/* The lean form of att90_softmax: the max is taken on raw S (scale > 0 keeps the order), m is
+ * kept raw, and the scale and the max subtraction are one FFMA an element, p = 2^(s c - m c) with
+ * c = scale log2(e) and m c once a row (FlashAttention-3's form; the FFMA rounds once, so p's
+ * relative error is ~2^-24 |m c|, ~1e-6 at these scores). MASK: the tile reaches past s or past
+ * the causal diagonal; the caller runs the inner tiles with MASK false, so they carry no mask
+ * code at all (a runtime `edge` is predicated by ptxas, not branched: ~4 instructions an element
+ * issued on every tile). */
+template <bool MASK>
+static __device__ __forceinline__ void
+att90_softmax_lean(float (&sacc)[64], float (&m)[2], float (&l)[2], float (&alpha)[2],
+                   float scale_log2, int key0, int row0, int s, int causal)
+{
+    const int t = (int)threadIdx.x % 4;
+    if (MASK) {
+#pragma unroll
+        for (int i = 0; i < 64; i++) {
+            const int key = key0 + (i / 4) * 8 + 2 * t + (i & 1), row = row0 + 8 * ((i >> 1) & 1);
+            if (key >= s || (causal && key > row))
+                sacc[i] = -INFINITY;
+        }
+    }
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        float mx = -INFINITY;
+#pragma unroll
+        for (int j = 0; j < 16; j++)
+            mx = fmaxf(mx, fmaxf(sacc[4 * j + 2 * h], sacc[4 * j + 2 * h + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xFFFFFFFFu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xFFFFFFFFu, mx, 2));
+        const float m_new = fmaxf(m[h], mx);
+        /* (-inf only before a row's first unmasked key; key 0 is in the first tile: a guard) */
+        const float mc = m_new == -INFINITY ? 0.0f : m_new * scale_log2;
+        alpha[h] = att90_ex2(fmaf(m[h], scale_log2, -mc));
+        m[h] = m_new;
+        float sum = 0.0f;
+#pragma unroll
+        for (int j = 0; j < 16; j++)
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                const float p = att90_ex2(fmaf(sacc[4 * j + 2 * h + e], scale_log2, -mc));
+                sacc[4 * j + 2 * h + e] = p;
+                sum += p;
+            }
+        l[h] = l[h] * alpha[h] + sum;
+    }
+}
+
+#endif
+
+/* att_pack as one cvt.rn.bf16x2.f32 (one F2FP a pair): ptxas fuses att_pack's two conversions
+ * into it in some loop shapes only (a consumer loop split in tiles got two F2FPs and a PRMT a
+ * pair, +64 instructions a tile). */
+static __device__ __forceinline__ uint32_t att90_pack(float lo, float hi)
+{
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *(const uint32_t *)&v;
+}
+
 /* P (bf16 A fragments, k16 step kk = keys 16 kk ..) from the fp32 probabilities in S. */
 static __device__ __forceinline__ void att90_pack_p(uint32_t (&p)[ATT90_BN / 16][4],
                                                     const float (&sacc)[64])
 {
 #pragma unroll
     for (int kk = 0; kk < ATT90_BN / 16; kk++) {
-        p[kk][0] = att_pack(sacc[8 * kk + 0], sacc[8 * kk + 1]);
-        p[kk][1] = att_pack(sacc[8 * kk + 2], sacc[8 * kk + 3]);
-        p[kk][2] = att_pack(sacc[8 * kk + 4], sacc[8 * kk + 5]);
-        p[kk][3] = att_pack(sacc[8 * kk + 6], sacc[8 * kk + 7]);
+        p[kk][0] = att90_pack(sacc[8 * kk + 0], sacc[8 * kk + 1]);
+        p[kk][1] = att90_pack(sacc[8 * kk + 2], sacc[8 * kk + 3]);
+        p[kk][2] = att90_pack(sacc[8 * kk + 4], sacc[8 * kk + 5]);
+        p[kk][3] = att90_pack(sacc[8 * kk + 6], sacc[8 * kk + 7]);
     }
 }
 
@@ -791,6 +871,79 @@ static __device__ __forceinline__ void att90_store(uint16_t *__restrict__ out,
     }
 }
 
+#if ATT90_LEAN_SOFTMAX
+/* Tile j of the lean consumer loop: one turn issues S_j and P_(j-1) V_(j-1); the lean softmax,
+ * with the mask code only where MASK. The default loop below is the same but for the softmax;
+ * it stays as it was so that its SASS does (in this form ptxas computes its edge test per thread,
+ * +10 instructions a tile). */
+template <int D, bool MASK>
+static __device__ __forceinline__ void
+att90_tile(const att90_consumer_args &a, int j, float (&o)[D / 2], float (&l)[2], float (&m)[2],
+           float (&sacc)[64], uint32_t (&p)[ATT90_BN / 16][4])
+{
+    constexpr int stages = att90_cfg<D>::stages, stage_bytes = att90_cfg<D>::stage_bytes;
+    float alpha[2];
+    const int st = j % stages, prev = (j + stages - 1) % stages;
+    sm90_mbar_wait(a.full + 8u * st, (uint32_t)(j / stages) & 1u);
+    att90_turn_begin(a.c);
+    att90_issue_s<D>(sacc, a.q_rows, a.ring + st * stage_bytes);
+    /* one branch from the issue to the wait: a branch between them makes ptxas serialize
+     * the wgmmas (C7514) */
+    if (j > 0) {
+        att90_issue_pv<D>(o, p, a.ring + prev * stage_bytes + att90_cfg<D>::tile_bytes);
+        att90_turn_end(a.c);
+        sm90_wgmma_wait<1>(); /* S_j is done; P_(j-1) V_(j-1) may still run */
+    } else {
+        att90_turn_end(a.c);
+        sm90_wgmma_wait<0>();
+    }
+    sm90_fence_f(sacc);
+    const int key0 = j * ATT90_BN;
+    att90_softmax_lean<MASK>(sacc, m, l, alpha, a.scale_log2, key0, a.row0, a.s, a.causal);
+    /* the softmax above is meant to run while P_(j-1) V_(j-1) does: these fences keep it
+     * above the wait in the PTX (ptxas 13.0 still schedules the wait before the exps) */
+    sm90_fence_f(sacc);
+    sm90_fence_f(l);
+    sm90_fence_f(alpha);
+    sm90_wgmma_wait<0>();
+    sm90_fence_f(o);
+    att90_fence_p(p);
+#pragma unroll
+    for (int i = 0; i < D / 2; i++)
+        o[i] *= alpha[(i >> 1) & 1];
+    att90_pack_p(p, sacc);
+    if (j > 0 && a.lead)
+        sm90_mbar_arrive(a.empty + 8u * prev); /* both K and V of tile j - 1 are read */
+}
+
+/* The lean consumer loop runs the tiles without a mask first: those before the first tile that
+ * reaches past s or past this consumer's causal diagonal (its first row, q0 + 64 c); the tiles
+ * from there on (a suffix: both conditions grow with the tile) run the masked body. Two loops,
+ * not a branch in one: nothing is in flight between iterations, so no branch sits between a
+ * wgmma and its wait (C7514). */
+template <int D>
+static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_args &a,
+                                                           float (&o)[D / 2], float (&l)[2])
+{
+    constexpr int stages = att90_cfg<D>::stages, stage_bytes = att90_cfg<D>::stage_bytes;
+    float sacc[64], m[2] = {-INFINITY, -INFINITY};
+    uint32_t p[ATT90_BN / 16][4];
+    int inner = a.s / ATT90_BN < a.tiles ? a.s / ATT90_BN : a.tiles;
+    if (a.causal && (a.q0 + 64 * a.c + 1) / ATT90_BN < inner)
+        inner = (a.q0 + 64 * a.c + 1) / ATT90_BN;
+    int j = 0;
+    for (; j < inner; j++)
+        att90_tile<D, false>(a, j, o, l, m, sacc, p);
+    for (; j < a.tiles; j++)
+        att90_tile<D, true>(a, j, o, l, m, sacc, p);
+    const int last = (a.tiles - 1) % stages;
+    att90_turn_begin(a.c);
+    att90_issue_pv<D>(o, p, a.ring + last * stage_bytes + att90_cfg<D>::tile_bytes);
+    att90_turn_end(a.c);
+    sm90_wgmma_wait<0>();
+    sm90_fence_f(o);
+}
+#else
 /* The consumer's loop: per tile, one turn issues S_j and P_(j-1) V_(j-1). */
 template <int D>
 static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_args &a,
@@ -841,6 +994,7 @@ static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_
     sm90_wgmma_wait<0>();
     sm90_fence_f(o);
 }
+#endif
 
 /* A consumer warpgroup (c: 0 or 1, rows q0 + 64 c ..): the pipelined loop, then O / l to out. */
 template <int D>
