@@ -23,8 +23,9 @@
  *            shared memory and O += P V by wgmma with P in registers and V read transposed
  *            (MN-major). Each consumer issues S_j and P_(j-1) V_(j-1) together, and the two
  *            consumers take turns at issuing (ping-pong on two named barriers): one's GEMMs run
- *            on the tensor cores while the other computes its softmax, the longer of the two
- *            (~1070 SASS instructions a warp a tile at d 128: docs/notes/attention.md).
+ *            on the tensor cores while the other computes its softmax. The softmax is lean:
+ *            unguarded ex2.approx, the scale folded into one FFMA an element, the mask code
+ *            only on the edge tiles (~580 SASS instructions a warp a tile at d 128, from ~1070).
  * Predicted: (H100 SXM, before measuring; bf16 ~700-790 TFLOP/s sustained by cuBLASLt.)
  *            Baseline: two GEMMs of 1.1 TFLOP at ~650 (3.4 ms) plus ~34 GB at ~2.9 TB/s (11.7
  *            ms): ~15 ms, ~145 TFLOP/s at d 128; causal runs the same work for half the counted
@@ -512,13 +513,6 @@ static_assert(ATT90_PRODUCER_REGS * 128 + ATT90_CONSUMER_REGS * 256 <= 65536,
               "setmaxnreg: the three warpgroups' registers fit the SM's 64K");
 static_assert(2 * att90_cfg<128>::tile_bytes < (1 << 20), "mbarrier transaction counts");
 
-/* -DATT90_LEAN_SOFTMAX=1: the softmax in fewer instructions an element (att90_softmax_lean:
- * unguarded ex2, the scale in one FFMA, the mask only on the edge tiles). Off until measured
- * (docs/notes/attention.md). */
-#ifndef ATT90_LEAN_SOFTMAX
-#define ATT90_LEAN_SOFTMAX 0
-#endif
-
 /* wgmma, setmaxnreg and the TMA forms used here are sm_90a code: any other target compiles the
  * kernel as a trap, and the launcher refuses other GPUs (attention_optimized_supported). */
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -670,53 +664,6 @@ att90_issue_pv(float (&o)[D / 2], const uint32_t (&p)[ATT90_BN / 16][4], uint32_
     sm90_wgmma_commit();
 }
 
-#if !ATT90_LEAN_SOFTMAX
-/* The online softmax of one tile in S (step 1's, over 16 n8 tiles): scale into the log2
- * domain, mask (when `edge`), the row max over the quad, p = exp2(S - m) in place, l and m
- * updated; alpha[h] = exp2(m_old - m_new), by which the caller rescales O. row0: this thread's
- * row g; key0: the tile's first key. */
-static __device__ __forceinline__ void att90_softmax(float (&sacc)[64], float (&m)[2],
-                                                     float (&l)[2], float (&alpha)[2],
-                                                     float scale_log2, bool edge, int key0,
-                                                     int row0, int s, int causal)
-{
-    const int t = (int)threadIdx.x % 4;
-#pragma unroll
-    for (int i = 0; i < 64; i++) {
-        float x = sacc[i] * scale_log2;
-        if (edge) {
-            const int key = key0 + (i / 4) * 8 + 2 * t + (i & 1), row = row0 + 8 * ((i >> 1) & 1);
-            if (key >= s || (causal && key > row))
-                x = -INFINITY;
-        }
-        sacc[i] = x;
-    }
-#pragma unroll
-    for (int h = 0; h < 2; h++) {
-        float mx = -INFINITY;
-#pragma unroll
-        for (int j = 0; j < 16; j++)
-            mx = fmaxf(mx, fmaxf(sacc[4 * j + 2 * h], sacc[4 * j + 2 * h + 1]));
-        mx = fmaxf(mx, __shfl_xor_sync(0xFFFFFFFFu, mx, 1));
-        mx = fmaxf(mx, __shfl_xor_sync(0xFFFFFFFFu, mx, 2));
-        const float m_new = fmaxf(m[h], mx);
-        const float base = m_new == -INFINITY ? 0.0f : m_new;
-        alpha[h] = exp2f(m[h] - base);
-        m[h] = m_new;
-        float sum = 0.0f;
-#pragma unroll
-        for (int j = 0; j < 16; j++)
-#pragma unroll
-            for (int e = 0; e < 2; e++) {
-                const float p = exp2f(sacc[4 * j + 2 * h + e] - base);
-                sacc[4 * j + 2 * h + e] = p;
-                sum += p;
-            }
-        l[h] = l[h] * alpha[h] + sum;
-    }
-}
-
-#else
 /* 2^x by MUFU.EX2 alone: exp2f adds a guard for results below 2^-126 (an FSETP and two
  * predicated FMULs around each MUFU.EX2). Unguarded, ftz flushes such results to 0: here every
  * x is <= 0 (the row max is subtracted) and a row's largest p is 1, so a flushed p moves the row's
@@ -730,7 +677,8 @@ static __device__ __forceinline__ float att90_ex2(float x)
     return y;
 }
 
-/* The lean form of att90_softmax: the max is taken on raw S (scale > 0 keeps the order), m is
+/* The online softmax of one tile in S (step 1's, over 16 n8 tiles), in few instructions an
+ * element: the max is taken on raw S (scale > 0 keeps the order), m is
  * kept raw, and the scale and the max subtraction are one FFMA an element, p = 2^(s c - m c) with
  * c = scale log2(e) and m c once a row (FlashAttention-3's form; the FFMA rounds once, so p's
  * relative error is ~2^-24 |m c|, ~1e-6 at these scores). MASK: the tile reaches past s or past
@@ -739,7 +687,7 @@ static __device__ __forceinline__ float att90_ex2(float x)
  * issued on every tile). */
 template <bool MASK>
 static __device__ __forceinline__ void
-att90_softmax_lean(float (&sacc)[64], float (&m)[2], float (&l)[2], float (&alpha)[2],
+att90_softmax(float (&sacc)[64], float (&m)[2], float (&l)[2], float (&alpha)[2],
                    float scale_log2, int key0, int row0, int s, int causal)
 {
     const int t = (int)threadIdx.x % 4;
@@ -777,7 +725,6 @@ att90_softmax_lean(float (&sacc)[64], float (&m)[2], float (&l)[2], float (&alph
     }
 }
 
-#endif
 
 /* att_pack as one cvt.rn.bf16x2.f32 (one F2FP a pair): ptxas fuses att_pack's two conversions
  * into it in some loop shapes only (a consumer loop split in tiles got two F2FPs and a PRMT a
@@ -871,11 +818,8 @@ static __device__ __forceinline__ void att90_store(uint16_t *__restrict__ out,
     }
 }
 
-#if ATT90_LEAN_SOFTMAX
-/* Tile j of the lean consumer loop: one turn issues S_j and P_(j-1) V_(j-1); the lean softmax,
- * with the mask code only where MASK. The default loop below is the same but for the softmax;
- * it stays as it was so that its SASS does (in this form ptxas computes its edge test per thread,
- * +10 instructions a tile). */
+/* Tile j of the consumer loop: one turn issues S_j and P_(j-1) V_(j-1); then the softmax, with
+ * the mask code only where MASK. */
 template <int D, bool MASK>
 static __device__ __forceinline__ void
 att90_tile(const att90_consumer_args &a, int j, float (&o)[D / 2], float (&l)[2], float (&m)[2],
@@ -899,7 +843,7 @@ att90_tile(const att90_consumer_args &a, int j, float (&o)[D / 2], float (&l)[2]
     }
     sm90_fence_f(sacc);
     const int key0 = j * ATT90_BN;
-    att90_softmax_lean<MASK>(sacc, m, l, alpha, a.scale_log2, key0, a.row0, a.s, a.causal);
+    att90_softmax<MASK>(sacc, m, l, alpha, a.scale_log2, key0, a.row0, a.s, a.causal);
     /* the softmax above is meant to run while P_(j-1) V_(j-1) does: these fences keep it
      * above the wait in the PTX (ptxas 13.0 still schedules the wait before the exps) */
     sm90_fence_f(sacc);
@@ -916,7 +860,7 @@ att90_tile(const att90_consumer_args &a, int j, float (&o)[D / 2], float (&l)[2]
         sm90_mbar_arrive(a.empty + 8u * prev); /* both K and V of tile j - 1 are read */
 }
 
-/* The lean consumer loop runs the tiles without a mask first: those before the first tile that
+/* The consumer loop runs the tiles without a mask first: those before the first tile that
  * reaches past s or past this consumer's causal diagonal (its first row, q0 + 64 c); the tiles
  * from there on (a suffix: both conditions grow with the tile) run the masked body. Two loops,
  * not a branch in one: nothing is in flight between iterations, so no branch sits between a
@@ -943,58 +887,6 @@ static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_
     sm90_wgmma_wait<0>();
     sm90_fence_f(o);
 }
-#else
-/* The consumer's loop: per tile, one turn issues S_j and P_(j-1) V_(j-1). */
-template <int D>
-static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_args &a,
-                                                           float (&o)[D / 2], float (&l)[2])
-{
-    constexpr int stages = att90_cfg<D>::stages, stage_bytes = att90_cfg<D>::stage_bytes;
-    float sacc[64], m[2] = {-INFINITY, -INFINITY}, alpha[2];
-    uint32_t p[ATT90_BN / 16][4];
-    for (int j = 0; j < a.tiles; j++) {
-        const int st = j % stages, prev = (j + stages - 1) % stages;
-        sm90_mbar_wait(a.full + 8u * st, (uint32_t)(j / stages) & 1u);
-        att90_turn_begin(a.c);
-        att90_issue_s<D>(sacc, a.q_rows, a.ring + st * stage_bytes);
-        /* one branch from the issue to the wait: a branch between them makes ptxas serialize
-         * the wgmmas (C7514) */
-        if (j > 0) {
-            att90_issue_pv<D>(o, p, a.ring + prev * stage_bytes + att90_cfg<D>::tile_bytes);
-            att90_turn_end(a.c);
-            sm90_wgmma_wait<1>(); /* S_j is done; P_(j-1) V_(j-1) may still run */
-        } else {
-            att90_turn_end(a.c);
-            sm90_wgmma_wait<0>();
-        }
-        sm90_fence_f(sacc);
-        const int key0 = j * ATT90_BN;
-        const bool edge =
-            key0 + ATT90_BN > a.s || (a.causal && key0 + ATT90_BN - 1 > a.q0 + 64 * a.c);
-        att90_softmax(sacc, m, l, alpha, a.scale_log2, edge, key0, a.row0, a.s, a.causal);
-        /* the softmax above is meant to run while P_(j-1) V_(j-1) does: these fences keep it
-         * above the wait in the PTX (ptxas 13.0 still schedules the wait before the exps) */
-        sm90_fence_f(sacc);
-        sm90_fence_f(l);
-        sm90_fence_f(alpha);
-        sm90_wgmma_wait<0>();
-        sm90_fence_f(o);
-        att90_fence_p(p);
-#pragma unroll
-        for (int i = 0; i < D / 2; i++)
-            o[i] *= alpha[(i >> 1) & 1];
-        att90_pack_p(p, sacc);
-        if (j > 0 && a.lead)
-            sm90_mbar_arrive(a.empty + 8u * prev); /* both K and V of tile j - 1 are read */
-    }
-    const int last = (a.tiles - 1) % stages;
-    att90_turn_begin(a.c);
-    att90_issue_pv<D>(o, p, a.ring + last * stage_bytes + att90_cfg<D>::tile_bytes);
-    att90_turn_end(a.c);
-    sm90_wgmma_wait<0>();
-    sm90_fence_f(o);
-}
-#endif
 
 /* A consumer warpgroup (c: 0 or 1, rows q0 + 64 c ..): the pipelined loop, then O / l to out. */
 template <int D>
