@@ -498,10 +498,15 @@ enum {
     ATT90_CONSUMER_REGS = 240
 };
 
+/* The ring's depth at d 128: 2 K/V stages leave the producer one tile ahead of a consumer that
+ * holds two (the tile it computes S for and the one whose P V is in flight); 3 fit the 227 KB. */
+#ifndef ATT90_D128_STAGES
+#define ATT90_D128_STAGES 2
+#endif
 template <int D> struct att90_cfg {
     static constexpr int blocks = D / 64;                         /* 64-column blocks of d */
     static constexpr int tile_bytes = blocks * ATT90_BLOCK_BYTES; /* a Q, K or V tile */
-    static constexpr int stages = D == 128 ? 2 : 4;
+    static constexpr int stages = D == 128 ? ATT90_D128_STAGES : 4;
     static constexpr int stage_bytes = 2 * tile_bytes; /* K, then V */
     static constexpr int smem = ATT90_ALIGN + tile_bytes + stages * stage_bytes;
 };
