@@ -501,7 +501,7 @@ enum {
 /* The ring's depth at d 128: 2 K/V stages leave the producer one tile ahead of a consumer that
  * holds two (the tile it computes S for and the one whose P V is in flight); 3 fit the 227 KB. */
 #ifndef ATT90_D128_STAGES
-#define ATT90_D128_STAGES 2
+#define ATT90_D128_STAGES 3
 #endif
 template <int D> struct att90_cfg {
     static constexpr int blocks = D / 64;                         /* 64-column blocks of d */
