@@ -18,7 +18,8 @@
  *            m16n8k16 (ldmatrix; V by ldmatrix.trans), keeps the row max and sum online
  *            (rescaling O when the max grows) and feeds P from S's registers into P V as bf16.
  * Optimized: FlashAttention-3's ideas on Hopper: 128 query rows a block, a producer warpgroup
- *            whose one thread streams 128-key K and V tiles by TMA into an mbarrier ring, two
+ *            whose one thread streams 128-key K and V tiles by TMA into an mbarrier ring (3 stages
+ *            at d 128, 4 at d 64: the next tile loads during a softmax), two
  *            consumer warpgroups (64 rows each, setmaxnreg 240) doing S = Q K^T by wgmma from
  *            shared memory and O += P V by wgmma with P in registers and V read transposed
  *            (MN-major). Each consumer issues S_j and P_(j-1) V_(j-1) together, and the two
@@ -459,7 +460,7 @@ extern "C" cudaError_t attention_flash_mma(const uint16_t *q, const uint16_t *k,
  * A block takes 128 query rows of one head with three warpgroups: warpgroup 0 is the producer
  * (one thread issues the TMA copies; the warpgroup gives its registers back, setmaxnreg 24),
  * warpgroups 1 and 2 are consumers (setmaxnreg 240), each owning 64 query rows. Q (128 x d) is
- * loaded once; K and V tiles of 128 keys stream through a ring of stages (2 at d 128, 4 at d 64),
+ * loaded once; K and V tiles of 128 keys stream through a ring of stages (3 at d 128, 4 at d 64),
  * each with a "full" mbarrier (the TMA's bytes) and an "empty" one (both consumers' releases).
  * Shared layout: every 128-row tile is stored as d / 64 column blocks of 128 rows x 128 bytes,
  * 128B-swizzled by the TMA (16-byte chunk c of row r at c ^ (r % 8)), each block 1024-aligned.
