@@ -10,7 +10,8 @@ one output against an fp32 evaluation (a wrong call, not a benchmark), then sust
 way the suite times tensor-core steps: --warm-s seconds of untimed launches, then samples of
 back-to-back launches (each sample >= ~1 ms) between CUDA events for at least --sustain-s
 seconds; one line per case with the median and the rate in TFLOP/s, counted as the pair counts
-(4 b h s^2 d, half of it causal).
+(4 b h s^2 d, half of it causal), and the SM clock, power and throttle reasons nvidia-smi read
+during the timed samples.
 
     python3 scripts/torch_sdpa.py [--batch 4] [--heads 16] [--seq 8192] [--dims 128,64]
                                   [--warm-s 0.5] [--sustain-s 1.0] [--backends flash,cudnn]
@@ -34,6 +35,55 @@ def parse_args():
     return ap.parse_args()
 
 
+class ClockSampler:
+    """The GPU's SM clock, power and throttle reasons read by nvidia-smi every 100 ms while the
+    timed samples run, so a rate can be set beside the clock it ran at (the pair's results record
+    theirs the same way). None when nvidia-smi is not there."""
+
+    QUERY = "clocks.sm,power.draw,clocks_throttle_reasons.active"
+
+    def __enter__(self):
+        import subprocess
+
+        try:
+            self.proc = subprocess.Popen(
+                ["nvidia-smi", "--id=0", f"--query-gpu={self.QUERY}",
+                 "--format=csv,noheader,nounits", "-lms", "100"],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        except OSError:
+            self.proc = None
+        return self
+
+    def __exit__(self, *exc):
+        self.lines = []
+        if self.proc is not None:
+            self.proc.terminate()
+            out, _ = self.proc.communicate()
+            self.lines = [l.split(",") for l in out.splitlines() if l.count(",") == 2]
+        return False
+
+    def summary(self):
+        rows = []
+        for mhz, watts, reasons in self.lines:
+            try:
+                rows.append((float(mhz), float(watts), int(reasons.strip(), 16)))
+            except ValueError:
+                continue
+        if not rows:
+            return "clock n/a"
+        mhz = [r[0] for r in rows]
+        watts = statistics.mean(r[1] for r in rows)
+        # bits of nvmlClocksEventReasons: 0x4 power cap, 0x20 sw thermal, 0x40 hw thermal-or-
+        # power-brake slowdown, 0x8 hw slowdown
+        seen = 0
+        for r in rows:
+            seen |= r[2]
+        names = [n for bit, n in ((0x4, "power_cap"), (0x8, "hw_slowdown"), (0x20, "sw_thermal"),
+                                  (0x40, "hw_thermal")) if seen & bit]
+        return (f"clock {statistics.mean(mhz):.0f} MHz (min {min(mhz):.0f}), {watts:.0f} W, "
+                f"{'+'.join(names) or 'no throttle'}")
+
+
 def timed_sample(step, reps, torch):
     start = torch.cuda.Event(enable_timing=True)
     stop = torch.cuda.Event(enable_timing=True)
@@ -54,11 +104,12 @@ def sustained_median_ms(step, warm_s, sustain_s, torch):
     one_ms = timed_sample(step, 1, torch)
     reps = max(1, int(1.0 / max(one_ms, 1e-3)))  # a sample of >= ~1 ms
     times, spent = [], 0.0
-    while spent < sustain_s * 1e3 or len(times) < 10:
-        t = timed_sample(step, reps, torch)
-        times.append(t)
-        spent += t * reps
-    return statistics.median(times), len(times), reps
+    with ClockSampler() as clock:
+        while spent < sustain_s * 1e3 or len(times) < 10:
+            t = timed_sample(step, reps, torch)
+            times.append(t)
+            spent += t * reps
+    return statistics.median(times), len(times), reps, clock.summary()
 
 
 def check(q, k, v, causal, out, torch):
@@ -93,7 +144,7 @@ def run_case(args, d, causal, backend, torch):
         with sdpa_kernel([which]), torch.no_grad():
             step = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal))
             rel = check(q, k, v, causal, step(), torch)
-            med_ms, samples, reps = sustained_median_ms(step, args.warm_s, args.sustain_s, torch)
+            med_ms, samples, reps, clock = sustained_median_ms(step, args.warm_s, args.sustain_s, torch)
     except RuntimeError as e:  # a backend this build or GPU does not have
         print(f"torch_sdpa {backend:5s} {name:12s} unavailable: {str(e).splitlines()[0]}")
         return 0
@@ -104,7 +155,7 @@ def run_case(args, d, causal, backend, torch):
     print(
         f"torch_sdpa {backend:5s} {name:12s} b{args.batch} h{args.heads} s{args.seq}: "
         f"median {med_ms:.4f} ms ({samples} samples of {reps}), "
-        f"{flops / (med_ms * 1e-3) / 1e12:.1f} TFLOP/s, rel_err {rel:.2e}"
+        f"{flops / (med_ms * 1e-3) / 1e12:.1f} TFLOP/s, rel_err {rel:.2e}; {clock}"
     )
     return 0
 
