@@ -459,7 +459,8 @@ extern "C" cudaError_t attention_flash_mma(const uint16_t *q, const uint16_t *k,
  *
  * A block takes 128 query rows of one head with three warpgroups: warpgroup 0 is the producer
  * (one thread issues the TMA copies; the warpgroup gives its registers back, setmaxnreg 24),
- * warpgroups 1 and 2 are consumers (setmaxnreg 240), each owning 64 query rows. Q (128 x d) is
+ * warpgroups 1 and 2 are consumers (setmaxnreg 240), each owning 64 query rows (an option at d 64:
+ * three consumers of 160 registers, 192 rows, ATT90_D64_CONSUMERS). Q (128 x d) is
  * loaded once; K and V tiles of 128 keys stream through a ring of stages (3 at d 128, 4 at d 64),
  * each with a "full" mbarrier (the TMA's bytes) and an "empty" one (both consumers' releases).
  * Shared layout: every 128-row tile is stored as d / 64 column blocks of 128 rows x 128 bytes,
@@ -490,13 +491,10 @@ extern "C" cudaError_t attention_flash_mma(const uint16_t *q, const uint16_t *k,
 #include "sm90_ptx.cuh"
 
 enum {
-    ATT90_BM = 128, /* query rows per block: two consumers x 64 */
-    ATT90_BN = 128, /* keys per K/V tile */
-    ATT90_THREADS = 384,
+    ATT90_BN = 128,                /* keys per K/V tile */
     ATT90_BLOCK_BYTES = 128 * 128, /* 128 rows x one 128-byte swizzle row (64 bf16) */
     ATT90_ALIGN = 1024,
-    ATT90_PRODUCER_REGS = 24,
-    ATT90_CONSUMER_REGS = 240
+    ATT90_PRODUCER_REGS = 24
 };
 
 /* The ring's depth at d 128: 2 K/V stages leave the producer one tile ahead of a consumer that
@@ -504,19 +502,41 @@ enum {
 #ifndef ATT90_D128_STAGES
 #define ATT90_D128_STAGES 3
 #endif
+/* Consumer warpgroups a block at d 64 (2 or 3; causal: ATT90_D64_CAUSAL_CONSUMERS). Three make
+ * 192-row blocks (FlashAttention-3's at d 64): K and V are read once for 192 query rows instead
+ * of 128, and 43 query blocks a head of s 8192 give 2752 blocks, 20.85 waves of 132 SMs (4096
+ * blocks are 31.03). Each consumer then has 160 registers (3 x 128 x 160 + 128 x 24 <= 64K): S
+ * (64), P (32) and O (32 at d 64) fit; at d 128 O alone is 64 more, so d 128 keeps two. */
+#ifndef ATT90_D64_CONSUMERS
+#define ATT90_D64_CONSUMERS 2
+#endif
+#ifndef ATT90_D64_CAUSAL_CONSUMERS
+#define ATT90_D64_CAUSAL_CONSUMERS ATT90_D64_CONSUMERS
+#endif
 template <int D> struct att90_cfg {
     static constexpr int blocks = D / 64;                         /* 64-column blocks of d */
-    static constexpr int tile_bytes = blocks * ATT90_BLOCK_BYTES; /* a Q, K or V tile */
+    static constexpr int tile_bytes = blocks * ATT90_BLOCK_BYTES; /* a K or V tile */
     static constexpr int stages = D == 128 ? ATT90_D128_STAGES : 4;
     static constexpr int stage_bytes = 2 * tile_bytes; /* K, then V */
-    static constexpr int smem = ATT90_ALIGN + tile_bytes + stages * stage_bytes;
+};
+
+/* A block of NC consumers (64 query rows each) and one producer warpgroup: its Q tile is NC x 64
+ * rows, stored as d / 64 column blocks of 64 NC rows x 128 bytes. */
+template <int D, int NC> struct att90_blk {
+    static constexpr int bm = 64 * NC; /* query rows a block */
+    static constexpr int threads = 128 * (NC + 1);
+    static constexpr int consumer_regs = NC == 2 ? 240 : 160;
+    static constexpr int q_block_bytes = bm * 128; /* one 64-column block of Q */
+    static constexpr int q_bytes = att90_cfg<D>::blocks * q_block_bytes;
+    static constexpr int smem =
+        ATT90_ALIGN + q_bytes + att90_cfg<D>::stages * att90_cfg<D>::stage_bytes;
+    static_assert(NC == 2 || (NC == 3 && D == 64), "three consumers at d 64 only");
+    static_assert(smem <= 227 * 1024, "one block per SM: the ring fits the 227 KB a block may use");
+    static_assert(ATT90_PRODUCER_REGS * 128 + consumer_regs * 128 * NC <= 65536,
+                  "setmaxnreg: the warpgroups' registers fit the SM's 64K");
 };
 
 static_assert(ATT90_BN == ATTENTION_OPTIMIZED_KV_TILE, "the seam's tile is the kernel's");
-static_assert(att90_cfg<128>::smem <= 227 * 1024 && att90_cfg<64>::smem <= 227 * 1024,
-              "one block per SM: the ring fits the 227 KB a block may use");
-static_assert(ATT90_PRODUCER_REGS * 128 + ATT90_CONSUMER_REGS * 256 <= 65536,
-              "setmaxnreg: the three warpgroups' registers fit the SM's 64K");
 static_assert(2 * att90_cfg<128>::tile_bytes < (1 << 20), "mbarrier transaction counts");
 
 /* wgmma, setmaxnreg and the TMA forms used here are sm_90a code: any other target compiles the
@@ -608,25 +628,25 @@ static __device__ __forceinline__ void att90_tma_load(uint32_t dst, const CUtens
                  : "memory");
 }
 
-/* All of a 128-row tile's column blocks (one box each) at row y of head z. */
-template <int D>
+/* All of a tile's column blocks (one box each, BLOCK bytes apart) at row y of head z. */
+template <int D, int BLOCK = ATT90_BLOCK_BYTES>
 static __device__ __forceinline__ void att90_load_tile(uint32_t dst, const CUtensorMap *map, int y,
                                                        int z, uint32_t bar)
 {
 #pragma unroll
     for (int b = 0; b < att90_cfg<D>::blocks; b++)
-        att90_tma_load(dst + b * ATT90_BLOCK_BYTES, map, b * 64, y, z, bar);
+        att90_tma_load(dst + b * BLOCK, map, b * 64, y, z, bar);
 }
 
 /* The producer thread: Q, then every K/V tile of the block into the ring. */
-template <int D>
+template <int D, int NC>
 static __device__ __forceinline__ void
 att90_producer(const CUtensorMap *map_q, const CUtensorMap *map_k, const CUtensorMap *map_v,
                uint32_t q_smem, uint32_t ring, uint32_t q_full, uint32_t full, uint32_t empty,
                int q0, int head, int tiles)
 {
-    sm90_mbar_expect_tx(q_full, att90_cfg<D>::tile_bytes);
-    att90_load_tile<D>(q_smem, map_q, q0, head, q_full);
+    sm90_mbar_expect_tx(q_full, att90_blk<D, NC>::q_bytes);
+    att90_load_tile<D, att90_blk<D, NC>::q_block_bytes>(q_smem, map_q, q0, head, q_full);
     int st = 0;
     uint32_t phase = 0;
     for (int j = 0; j < tiles; j++) {
@@ -645,15 +665,17 @@ att90_producer(const CUtensorMap *map_q, const CUtensorMap *map_k, const CUtenso
 
 /* S (this consumer's 64 rows x 128 keys) = Q K^T from the stage at k_tile: d / 16 wgmmas, one
  * group. */
-template <int D>
+template <int D, int NC>
 static __device__ __forceinline__ void att90_issue_s(float (&s)[64], uint32_t q_rows,
                                                      uint32_t k_tile)
 {
     sm90_wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < D / 16; kk++) {
-        const uint32_t off = (uint32_t)(kk / 4) * ATT90_BLOCK_BYTES + (uint32_t)(kk % 4) * 32;
-        att90_wgmma_s(s, sm90_desc_k128(q_rows + off), sm90_desc_k128(k_tile + off), kk > 0);
+        const uint32_t off = (uint32_t)(kk % 4) * 32;
+        const uint32_t q_off = (uint32_t)(kk / 4) * att90_blk<D, NC>::q_block_bytes + off;
+        const uint32_t k_off = (uint32_t)(kk / 4) * ATT90_BLOCK_BYTES + off;
+        att90_wgmma_s(s, sm90_desc_k128(q_rows + q_off), sm90_desc_k128(k_tile + k_off), kk > 0);
     }
     sm90_wgmma_commit();
 }
@@ -764,12 +786,12 @@ typedef struct att90_consumer_args {
 
 /* The consumers' turns at the tensor cores (FlashAttention-3's inter-warpgroup ping-pong): a
  * consumer issues its wgmmas only between att90_turn_begin and att90_turn_end, and the turns
- * alternate 0, 1, 0, 1, ..., so one consumer's GEMMs queue behind the other's and run while that
- * one does its softmax. Named barrier 1 + c (0 is __syncthreads') completes when consumer c waits
- * on it (bar.sync) and the other consumer has arrived (bar.arrive): 256 threads. The id is in a
- * register (ptxas then reserves all 16 barriers: one block an SM anyway): selecting an immediate
- * id is a branch, and a branch between a wgmma and its wait makes ptxas serialize every wgmma
- * (C7514). */
+ * go round 0, 1, (2,) 0, 1, ..., so one consumer's GEMMs queue behind the other's and run while
+ * that one does its softmax. Named barrier 1 + c (0 is __syncthreads') completes when consumer c
+ * waits on it (bar.sync) and the consumer before it has arrived (bar.arrive): 256 threads. The id
+ * is in a register (ptxas then reserves all 16 barriers: one block an SM anyway): selecting an
+ * immediate id is a branch, and a branch between a wgmma and its wait makes ptxas serialize every
+ * wgmma (C7514). */
 static __device__ __forceinline__ void att90_turn_bar(bool wait, int id)
 {
     if (wait)
@@ -778,10 +800,10 @@ static __device__ __forceinline__ void att90_turn_bar(bool wait, int id)
         asm volatile("bar.arrive %0, 256;\n" ::"r"(id) : "memory");
 }
 
-/* Consumer 0 has the first turn: consumer 1 arrives on its barrier once, ahead. */
-static __device__ __forceinline__ void att90_turn_init(int c)
+/* Consumer 0 has the first turn: the last consumer arrives on its barrier once, ahead. */
+template <int NC> static __device__ __forceinline__ void att90_turn_init(int c)
 {
-    if (c == 1)
+    if (c == NC - 1)
         att90_turn_bar(false, 1);
 }
 
@@ -790,13 +812,15 @@ static __device__ __forceinline__ void att90_turn_begin(int c)
     att90_turn_bar(true, 1 + c);
 }
 
-static __device__ __forceinline__ void att90_turn_end(int c)
+/* The next consumer's barrier, 1 + (c + 1) % NC, without a division. */
+template <int NC> static __device__ __forceinline__ void att90_turn_end(int c)
 {
-    att90_turn_bar(false, 2 - c);
+    att90_turn_bar(false, NC == 2 ? 2 - c : (c + 1 < NC ? 2 + c : 1));
 }
 
-/* After the last turns: consumer 1's arrivals on barrier 1 are one ahead of consumer 0's waits;
- * consumer 0 takes that one, so no barrier is left half-arrived when the block exits. */
+/* After the last turns (every consumer takes as many): the last consumer's arrivals on barrier 1
+ * are one ahead of consumer 0's waits; consumer 0 takes that one, so no barrier is left
+ * half-arrived when the block exits. */
 static __device__ __forceinline__ void att90_turn_fini(int c)
 {
     if (c == 0)
@@ -826,7 +850,7 @@ static __device__ __forceinline__ void att90_store(uint16_t *__restrict__ out,
 
 /* Tile j of the consumer loop: one turn issues S_j and P_(j-1) V_(j-1); then the softmax, with
  * the mask code only where MASK. */
-template <int D, bool MASK>
+template <int D, int NC, bool MASK>
 static __device__ __forceinline__ void
 att90_tile(const att90_consumer_args &a, int j, float (&o)[D / 2], float (&l)[2], float (&m)[2],
            float (&sacc)[64], uint32_t (&p)[ATT90_BN / 16][4])
@@ -836,15 +860,15 @@ att90_tile(const att90_consumer_args &a, int j, float (&o)[D / 2], float (&l)[2]
     const int st = j % stages, prev = (j + stages - 1) % stages;
     sm90_mbar_wait(a.full + 8u * st, (uint32_t)(j / stages) & 1u);
     att90_turn_begin(a.c);
-    att90_issue_s<D>(sacc, a.q_rows, a.ring + st * stage_bytes);
+    att90_issue_s<D, NC>(sacc, a.q_rows, a.ring + st * stage_bytes);
     /* one branch from the issue to the wait: a branch between them makes ptxas serialize
      * the wgmmas (C7514) */
     if (j > 0) {
         att90_issue_pv<D>(o, p, a.ring + prev * stage_bytes + att90_cfg<D>::tile_bytes);
-        att90_turn_end(a.c);
+        att90_turn_end<NC>(a.c);
         sm90_wgmma_wait<1>(); /* S_j is done; P_(j-1) V_(j-1) may still run */
     } else {
-        att90_turn_end(a.c);
+        att90_turn_end<NC>(a.c);
         sm90_wgmma_wait<0>();
     }
     sm90_fence_f(sacc);
@@ -866,36 +890,61 @@ att90_tile(const att90_consumer_args &a, int j, float (&o)[D / 2], float (&l)[2]
         sm90_mbar_arrive(a.empty + 8u * prev); /* both K and V of tile j - 1 are read */
 }
 
+/* A tile that every key of masks for this consumer (causal, past its last row): no GEMM, but the
+ * consumer still waits for the stage, takes its turn (every consumer takes as many) and releases
+ * the stage. */
+template <int D, int NC>
+static __device__ __forceinline__ void att90_skip_tile(const att90_consumer_args &a, int j)
+{
+    const int st = j % att90_cfg<D>::stages;
+    sm90_mbar_wait(a.full + 8u * st, (uint32_t)(j / att90_cfg<D>::stages) & 1u);
+    att90_turn_begin(a.c);
+    att90_turn_end<NC>(a.c);
+    if (a.lead)
+        sm90_mbar_arrive(a.empty + 8u * st);
+}
+
 /* The consumer loop runs the tiles without a mask first: those before the first tile that
  * reaches past s or past this consumer's causal diagonal (its first row, q0 + 64 c); the tiles
  * from there on (a suffix: both conditions grow with the tile) run the masked body. Two loops,
  * not a branch in one: nothing is in flight between iterations, so no branch sits between a
- * wgmma and its wait (C7514). */
-template <int D>
+ * wgmma and its wait (C7514). With three consumers (192 rows, tiles to q0 + 192) a causal
+ * consumer's last tile can lie wholly past its last row: it computes up to ctiles and skips the
+ * rest (at most one: 192 - 64 < 128; the ring is deeper than that, so the stage of tile
+ * ctiles - 1, never released, is never waited for). */
+template <int D, int NC>
 static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_args &a,
                                                            float (&o)[D / 2], float (&l)[2])
 {
     constexpr int stages = att90_cfg<D>::stages, stage_bytes = att90_cfg<D>::stage_bytes;
+    static_assert(NC == 2 || stages > 2, "the skipped tile's stage release (above)");
     float sacc[64], m[2] = {-INFINITY, -INFINITY};
     uint32_t p[ATT90_BN / 16][4];
-    int inner = a.s / ATT90_BN < a.tiles ? a.s / ATT90_BN : a.tiles;
+    int ctiles = a.tiles;
+    if (NC > 2 && a.causal && (a.q0 + 64 * a.c + 63) / ATT90_BN + 1 < ctiles)
+        ctiles = (a.q0 + 64 * a.c + 63) / ATT90_BN + 1;
+    int inner = a.s / ATT90_BN < ctiles ? a.s / ATT90_BN : ctiles;
     if (a.causal && (a.q0 + 64 * a.c + 1) / ATT90_BN < inner)
         inner = (a.q0 + 64 * a.c + 1) / ATT90_BN;
     int j = 0;
     for (; j < inner; j++)
-        att90_tile<D, false>(a, j, o, l, m, sacc, p);
-    for (; j < a.tiles; j++)
-        att90_tile<D, true>(a, j, o, l, m, sacc, p);
-    const int last = (a.tiles - 1) % stages;
+        att90_tile<D, NC, false>(a, j, o, l, m, sacc, p);
+    for (; j < ctiles; j++)
+        att90_tile<D, NC, true>(a, j, o, l, m, sacc, p);
+    const int last = (ctiles - 1) % stages;
     att90_turn_begin(a.c);
     att90_issue_pv<D>(o, p, a.ring + last * stage_bytes + att90_cfg<D>::tile_bytes);
-    att90_turn_end(a.c);
+    att90_turn_end<NC>(a.c);
     sm90_wgmma_wait<0>();
     sm90_fence_f(o);
+    if (NC > 2)
+        for (; j < a.tiles; j++)
+            att90_skip_tile<D, NC>(a, j);
 }
 
-/* A consumer warpgroup (c: 0 or 1, rows q0 + 64 c ..): the pipelined loop, then O / l to out. */
-template <int D>
+/* A consumer warpgroup (c: 0 .. NC - 1, rows q0 + 64 c ..): the pipelined loop, then O / l to
+ * out. */
+template <int D, int NC>
 static __device__ __forceinline__ void
 att90_consumer(uint16_t *__restrict__ out, uint32_t q_smem, uint32_t ring, uint32_t q_full,
                uint32_t full, uint32_t empty, int c, int q0, int s, size_t head_off, int tiles,
@@ -919,15 +968,15 @@ att90_consumer(uint16_t *__restrict__ out, uint32_t q_smem, uint32_t ring, uint3
     for (int i = 0; i < D / 2; i++)
         o[i] = 0.0f;
     sm90_mbar_wait(q_full, 0);
-    att90_turn_init(c);
-    att90_consumer_loop<D>(a, o, l);
+    att90_turn_init<NC>(c);
+    att90_consumer_loop<D, NC>(a, o, l);
     att90_turn_fini(c);
     att90_store<D>(out, o, l, head_off, a.row0, s);
 }
 #endif /* ATT90_DEVICE */
 
-template <int D>
-static __global__ void __launch_bounds__(ATT90_THREADS, 1)
+template <int D, int NC>
+static __global__ void __launch_bounds__(att90_blk<D, NC>::threads, 1)
     attention_optimized_kernel(const __grid_constant__ CUtensorMap map_q,
                                const __grid_constant__ CUtensorMap map_k,
                                const __grid_constant__ CUtensorMap map_v,
@@ -940,11 +989,12 @@ static __global__ void __launch_bounds__(ATT90_THREADS, 1)
         empty_bar[att90_cfg<D>::stages];
     const uint32_t q_smem =
         (sm90_smem_u32(att90_smem) + ATT90_ALIGN - 1) & ~(uint32_t)(ATT90_ALIGN - 1);
-    const uint32_t ring = q_smem + att90_cfg<D>::tile_bytes;
+    const uint32_t ring = q_smem + att90_blk<D, NC>::q_bytes;
     const uint32_t q_full = sm90_smem_u32(&q_full_bar), full = sm90_smem_u32(full_bar),
                    empty = sm90_smem_u32(empty_bar);
-    const int q0 = ((int)gridDim.x - 1 - (int)blockIdx.x) * ATT90_BM, head = (int)blockIdx.y;
-    const int kv_end = causal && q0 + ATT90_BM < kv_len ? q0 + ATT90_BM : kv_len;
+    constexpr int bm = att90_blk<D, NC>::bm;
+    const int q0 = ((int)gridDim.x - 1 - (int)blockIdx.x) * bm, head = (int)blockIdx.y;
+    const int kv_end = causal && q0 + bm < kv_len ? q0 + bm : kv_len;
     const int tiles = (kv_end + ATT90_BN - 1) / ATT90_BN;
     const int wg = (int)threadIdx.x / 128;
 
@@ -954,8 +1004,8 @@ static __global__ void __launch_bounds__(ATT90_THREADS, 1)
         sm90_prefetch_map(&map_v);
         sm90_mbar_init(q_full, 1);
         for (int i = 0; i < att90_cfg<D>::stages; i++) {
-            sm90_mbar_init(full + 8u * i, 1);  /* the producer's expect_tx */
-            sm90_mbar_init(empty + 8u * i, 2); /* one arrival per consumer */
+            sm90_mbar_init(full + 8u * i, 1);   /* the producer's expect_tx */
+            sm90_mbar_init(empty + 8u * i, NC); /* one arrival per consumer */
         }
         sm90_fence_mbar_init();
     }
@@ -963,13 +1013,13 @@ static __global__ void __launch_bounds__(ATT90_THREADS, 1)
     if (wg == 0) {
         sm90_setmaxnreg_dec<ATT90_PRODUCER_REGS>();
         if (threadIdx.x == 0)
-            att90_producer<D>(&map_q, &map_k, &map_v, q_smem, ring, q_full, full, empty, q0, head,
-                              tiles);
+            att90_producer<D, NC>(&map_q, &map_k, &map_v, q_smem, ring, q_full, full, empty, q0,
+                                  head, tiles);
         /* The producer's threads may leave: the TMA completes on the barriers by itself. */
     } else {
-        sm90_setmaxnreg_inc<ATT90_CONSUMER_REGS>();
-        att90_consumer<D>(out, q_smem, ring, q_full, full, empty, wg - 1, q0, s,
-                          (size_t)head * (size_t)s * D, tiles, scale_log2, causal);
+        sm90_setmaxnreg_inc<att90_blk<D, NC>::consumer_regs>();
+        att90_consumer<D, NC>(out, q_smem, ring, q_full, full, empty, wg - 1, q0, s,
+                              (size_t)head * (size_t)s * D, tiles, scale_log2, causal);
     }
 #else
     (void)map_q, (void)map_k, (void)map_v, (void)out, (void)s, (void)kv_len, (void)scale_log2,
@@ -981,8 +1031,8 @@ static __global__ void __launch_bounds__(ATT90_THREADS, 1)
 /* ---- Step 2: host side ---- */
 
 /* The 3D map of a bh x s x d bf16 tensor ({d, s, bh}, innermost first), read in boxes of 64
- * columns x 128 rows of one head, 128B-swizzled, zeros out of bounds. */
-static cudaError_t att90_map(CUtensorMap *map, const uint16_t *ptr, int d, int s, int bh)
+ * columns x `rows` rows of one head, 128B-swizzled, zeros out of bounds. */
+static cudaError_t att90_map(CUtensorMap *map, const uint16_t *ptr, int d, int s, int bh, int rows)
 {
     PFN_cuTensorMapEncodeTiled_v12000 encode;
     cudaError_t e = sm90_tensor_map_encoder(&encode);
@@ -990,7 +1040,7 @@ static cudaError_t att90_map(CUtensorMap *map, const uint16_t *ptr, int d, int s
         return e;
     const cuuint64_t dims[3] = {(cuuint64_t)d, (cuuint64_t)s, (cuuint64_t)bh};
     const cuuint64_t strides[2] = {(cuuint64_t)d * 2, (cuuint64_t)s * d * 2}; /* bytes */
-    const cuuint32_t box[3] = {64, 128, 1}, element_strides[3] = {1, 1, 1};
+    const cuuint32_t box[3] = {64, (cuuint32_t)rows, 1}, element_strides[3] = {1, 1, 1};
     const CUresult r =
         encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, (void *)ptr, dims, strides, box,
                element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
@@ -998,25 +1048,27 @@ static cudaError_t att90_map(CUtensorMap *map, const uint16_t *ptr, int d, int s
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-/* The three maps of the last call (a map depends only on its pointer and shape): encoding them
- * on every launch would put ~10 us of host work into each timed launch at small sizes. Not
- * thread-safe: the launchers are called from one host thread (the pair's child). */
+/* The three maps of the last call (a map depends only on its pointer, its shape and its box: Q's
+ * is a block's rows, K's and V's a tile's 128 keys): encoding them on every launch would put ~10
+ * us of host work into each timed launch at small sizes. Not thread-safe: the launchers are
+ * called from one host thread (the pair's child). */
 static struct {
     const void *ptr[3];
-    int d, s, bh;
+    int d, s, bh, q_rows;
     CUtensorMap map[3];
 } att90_maps;
 
 static cudaError_t att90_maps_for(const uint16_t *q, const uint16_t *k, const uint16_t *v, int d,
-                                  int s, int bh)
+                                  int s, int bh, int q_rows)
 {
     const uint16_t *ptr[3] = {q, k, v};
     if (att90_maps.ptr[0] == q && att90_maps.ptr[1] == k && att90_maps.ptr[2] == v &&
-        att90_maps.d == d && att90_maps.s == s && att90_maps.bh == bh)
+        att90_maps.d == d && att90_maps.s == s && att90_maps.bh == bh &&
+        att90_maps.q_rows == q_rows)
         return cudaSuccess;
     att90_maps.ptr[0] = NULL;
     for (int i = 0; i < 3; i++) {
-        cudaError_t e = att90_map(&att90_maps.map[i], ptr[i], d, s, bh);
+        cudaError_t e = att90_map(&att90_maps.map[i], ptr[i], d, s, bh, i ? ATT90_BN : q_rows);
         if (e != cudaSuccess)
             return e;
     }
@@ -1025,6 +1077,7 @@ static cudaError_t att90_maps_for(const uint16_t *q, const uint16_t *k, const ui
     att90_maps.d = d;
     att90_maps.s = s;
     att90_maps.bh = bh;
+    att90_maps.q_rows = q_rows;
     return cudaSuccess;
 }
 
@@ -1036,7 +1089,7 @@ extern "C" cudaError_t attention_optimized_supported(int *supported)
     if (e == cudaSuccess)
         e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
     if (e == cudaSuccess)
-        e = cudaFuncGetAttributes(&a, (const void *)attention_optimized_kernel<128>);
+        e = cudaFuncGetAttributes(&a, (const void *)attention_optimized_kernel<128, 2>);
     if (e != cudaSuccess)
         return e;
     /* the kernel's code is sm_90a (ptxVersion 90, the virtual architecture it was compiled
@@ -1045,19 +1098,20 @@ extern "C" cudaError_t attention_optimized_supported(int *supported)
     return cudaSuccess;
 }
 
-template <int D>
+template <int D, int NC>
 static cudaError_t att90_launch(const uint16_t *q, const uint16_t *k, const uint16_t *v,
                                 uint16_t *o, int bh, int s, int kv_len, float scale_log2,
                                 int causal, cudaStream_t stream)
 {
-    cudaError_t e = att90_maps_for(q, k, v, D, s, bh);
+    typedef att90_blk<D, NC> blk;
+    cudaError_t e = att90_maps_for(q, k, v, D, s, bh, blk::bm);
     if (e == cudaSuccess)
-        e = cudaFuncSetAttribute(attention_optimized_kernel<D>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, att90_cfg<D>::smem);
+        e = cudaFuncSetAttribute(attention_optimized_kernel<D, NC>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, blk::smem);
     if (e != cudaSuccess)
         return e;
-    const dim3 grid((unsigned)((s + ATT90_BM - 1) / ATT90_BM), (unsigned)bh);
-    attention_optimized_kernel<D><<<grid, ATT90_THREADS, att90_cfg<D>::smem, stream>>>(
+    const dim3 grid((unsigned)((s + blk::bm - 1) / blk::bm), (unsigned)bh);
+    attention_optimized_kernel<D, NC><<<grid, blk::threads, blk::smem, stream>>>(
         att90_maps.map[0], att90_maps.map[1], att90_maps.map[2], o, s, kv_len, scale_log2, causal);
     return cudaGetLastError();
 }
@@ -1070,9 +1124,13 @@ extern "C" cudaError_t attention_optimized(const uint16_t *q, const uint16_t *k,
         return cudaErrorInvalidValue;
     const float scale_log2 = scale * ATT_LOG2E;
     if (d == 128)
-        return att90_launch<128>(q, k, v, o, bh, s, kv_len, scale_log2, causal, stream);
+        return att90_launch<128, 2>(q, k, v, o, bh, s, kv_len, scale_log2, causal, stream);
+    if (d == 64 && causal)
+        return att90_launch<64, ATT90_D64_CAUSAL_CONSUMERS>(q, k, v, o, bh, s, kv_len, scale_log2,
+                                                            causal, stream);
     if (d == 64)
-        return att90_launch<64>(q, k, v, o, bh, s, kv_len, scale_log2, causal, stream);
+        return att90_launch<64, ATT90_D64_CONSUMERS>(q, k, v, o, bh, s, kv_len, scale_log2, causal,
+                                                     stream);
     return cudaErrorInvalidValue;
 }
 
@@ -1150,6 +1208,8 @@ extern "C" cudaError_t attention_reference_softmax(const float *s32, uint16_t *p
     return cudaGetLastError();
 }
 
+#define ATT90_STR_(x) #x
+#define ATT90_STR(x) ATT90_STR_(x)
 /* The kernels each variant launches, as launched (harness/kit/kernel_info.h); cuBLASLt's GEMMs
  * are the library's. The fill and reference kernels run in setup only. */
 /* clang-format off */
@@ -1160,9 +1220,17 @@ extern "C" const rb_kernel_info attention_kernels[] = {
      (const void *)attention_flash_mma_kernel<128>, ATT_THREADS, att_tile<128>::smem},
     {"flash_mma", "attention_flash_mma_kernel<64>",
      (const void *)attention_flash_mma_kernel<64>, ATT_THREADS, att_tile<64>::smem},
-    {"optimized", "attention_optimized_kernel<128>",
-     (const void *)attention_optimized_kernel<128>, ATT90_THREADS, att90_cfg<128>::smem},
-    {"optimized", "attention_optimized_kernel<64>",
-     (const void *)attention_optimized_kernel<64>, ATT90_THREADS, att90_cfg<64>::smem},
+    {"optimized", "attention_optimized_kernel<128, 2>",
+     (const void *)attention_optimized_kernel<128, 2>, att90_blk<128, 2>::threads,
+     att90_blk<128, 2>::smem},
+    {"optimized", "attention_optimized_kernel<64, " ATT90_STR(ATT90_D64_CONSUMERS) ">",
+     (const void *)attention_optimized_kernel<64, ATT90_D64_CONSUMERS>,
+     att90_blk<64, ATT90_D64_CONSUMERS>::threads, att90_blk<64, ATT90_D64_CONSUMERS>::smem},
+#if ATT90_D64_CAUSAL_CONSUMERS != ATT90_D64_CONSUMERS
+    {"optimized", "attention_optimized_kernel<64, " ATT90_STR(ATT90_D64_CAUSAL_CONSUMERS) ">",
+     (const void *)attention_optimized_kernel<64, ATT90_D64_CAUSAL_CONSUMERS>,
+     att90_blk<64, ATT90_D64_CAUSAL_CONSUMERS>::threads,
+     att90_blk<64, ATT90_D64_CAUSAL_CONSUMERS>::smem},
+#endif
     {}};
 /* clang-format on */
