@@ -555,8 +555,9 @@ const rb_pair rb_pair_attention = {
     .selftest = attention_selftest,
     /* flash_mma: mma.sync m16n8k16 (HMMA.16816), fed by ldmatrix (its .trans form, for V:
      * LDSM.16.MT88) from a cp.async (LDGSTS) double buffer. optimized (sm_90a): wgmma (HGMMA), the
-     * TMA's 3D loads (UTMALDG), mbarrier waits and arrivals (SYNCS), setmaxnreg (USETMAXREG). Every
-     * attention_optimized kernel must be free of local memory (tests/test_codegen.c). */
+     * TMA's 3D loads (UTMALDG), mbarrier waits and arrivals (SYNCS), setmaxnreg (USETMAXREG); at
+     * d 64 the three-consumer kernel (<64, 3>) is the one built. Every attention_optimized kernel
+     * must be free of local memory (tests/test_codegen.c). */
     .codegen =
         {
             {"attention_flash_mma_kernelILi128E", "HMMA.16816", 0},
@@ -567,8 +568,8 @@ const rb_pair rb_pair_attention = {
             {"attention_optimized_kernelILi128E", "UTMALDG", 90},
             {"attention_optimized_kernelILi128E", "SYNCS", 90},
             {"attention_optimized_kernelILi128E", "USETMAXREG", 90},
-            {"attention_optimized_kernelILi64E", "HGMMA", 90},
-            {"attention_optimized_kernelILi64E", "UTMALDG", 90},
+            {"attention_optimized_kernelILi64ELi3E", "HGMMA", 90},
+            {"attention_optimized_kernelILi64ELi3E", "UTMALDG", 90},
             {NULL, NULL, 0},
         },
     .kernels = attention_kernels,

@@ -17,14 +17,18 @@
  *            64-key tiles of K and V through a cp.async double buffer, gets S tile by tile with
  *            m16n8k16 (ldmatrix; V by ldmatrix.trans), keeps the row max and sum online
  *            (rescaling O when the max grows) and feeds P from S's registers into P V as bf16.
- * Optimized: FlashAttention-3's ideas on Hopper: 128 query rows a block, a producer warpgroup
- *            whose one thread streams 128-key K and V tiles by TMA into an mbarrier ring (3 stages
- *            at d 128, 4 at d 64: the next tile loads during a softmax), two
- *            consumer warpgroups (64 rows each, setmaxnreg 240) doing S = Q K^T by wgmma from
- *            shared memory and O += P V by wgmma with P in registers and V read transposed
- *            (MN-major). Each consumer issues S_j and P_(j-1) V_(j-1) together, and the two
- *            consumers take turns at issuing (ping-pong on two named barriers): one's GEMMs run
- *            on the tensor cores while the other computes its softmax. The softmax is lean:
+ * Optimized: FlashAttention-3's ideas on Hopper: a producer warpgroup whose one thread streams
+ *            128-key K and V tiles by TMA into an mbarrier ring (3 stages at d 128, 4 at d 64:
+ *            the next tile loads during a softmax), and consumer warpgroups of 64 query rows
+ *            doing S = Q K^T by wgmma from shared memory and O += P V by wgmma with P in
+ *            registers and V read transposed (MN-major). Each consumer issues S_j and
+ *            P_(j-1) V_(j-1) together, and the consumers take turns at issuing (ping-pong on
+ *            named barriers): one's GEMMs run on the tensor cores while the others compute their
+ *            softmax. d 128: two consumers (setmaxnreg 240), 128 rows a block. d 64: three (160
+ *            registers hold S, P and O there), 192 rows: K and V are read once for 192 rows, 2752
+ *            blocks are 20.85 waves of 132 SMs (4096 were 31.03), a softmax has two others' GEMMs
+ *            to hide behind, and a causal consumer skips a tile wholly past its rows (its diagonal
+ *            costs little more than at 128 rows). The softmax is lean:
  *            unguarded ex2.approx, the scale folded into one FFMA an element, the mask code
  *            only on the edge tiles (~580 SASS instructions a warp a tile at d 128, from ~1070).
  * Predicted: (H100 SXM, before measuring; bf16 ~700-790 TFLOP/s sustained by cuBLASLt.)
@@ -457,13 +461,13 @@ extern "C" cudaError_t attention_flash_mma(const uint16_t *q, const uint16_t *k,
 /* ---------------------------------------------------------------------------------------------
  * Step 2 (optimized): TMA + wgmma, warp-specialized (sm_90a).
  *
- * A block takes 128 query rows of one head with three warpgroups: warpgroup 0 is the producer
+ * A block takes 64 NC query rows of one head with NC + 1 warpgroups: warpgroup 0 is the producer
  * (one thread issues the TMA copies; the warpgroup gives its registers back, setmaxnreg 24),
- * warpgroups 1 and 2 are consumers (setmaxnreg 240), each owning 64 query rows (an option at d 64:
- * three consumers of 160 registers, 192 rows, ATT90_D64_CONSUMERS). Q (128 x d) is
- * loaded once; K and V tiles of 128 keys stream through a ring of stages (3 at d 128, 4 at d 64),
- * each with a "full" mbarrier (the TMA's bytes) and an "empty" one (both consumers' releases).
- * Shared layout: every 128-row tile is stored as d / 64 column blocks of 128 rows x 128 bytes,
+ * warpgroups 1 .. NC are consumers, each owning 64 query rows: NC = 2 at d 128 (setmaxnreg 240),
+ * 3 at d 64 (160 registers, 192 rows; ATT90_D64_CONSUMERS). Q (64 NC x d) is loaded once; K and
+ * V tiles of 128 keys stream through a ring of stages (3 at d 128, 4 at d 64), each with a "full"
+ * mbarrier (the TMA's bytes) and an "empty" one (every consumer's release).
+ * Shared layout: every K or V tile is stored as d / 64 column blocks of 128 rows x 128 bytes,
  * 128B-swizzled by the TMA (16-byte chunk c of row r at c ^ (r % 8)), each block 1024-aligned.
  *   S = Q K^T: wgmma m64n128k16, A (this consumer's 64 Q rows) and B (the K tile, [key][d]) both
  *     K-major in shared memory: descriptors as hgemm's (SBO 1024 = 8 rows of 128 bytes; a k16
@@ -478,8 +482,8 @@ extern "C" cudaError_t attention_flash_mma(const uint16_t *q, const uint16_t *k,
  * and run its softmax (mask, row max, exp2, row sums) while P_(j-1) V_(j-1) runs; wait for that;
  * rescale O by exp2(m_old - m_new); release stage j - 1; pack P_j. P_j stays in fp32 in the S
  * registers until P_(j-1) V_(j-1) has read the P registers (a wgmma reads its A registers
- * asynchronously). The two consumers take turns at issuing their wgmmas (the ping-pong below),
- * so that one's GEMMs run while the other does its softmax. After each wgmma wait,
+ * asynchronously). The consumers take turns at issuing their wgmmas (the ping-pong below),
+ * so that one's GEMMs run while the others do their softmax. After each wgmma wait,
  * an empty asm on the accumulators (and on P) keeps the compiler from moving their uses above
  * it. Masks and edges are step 1's; rows and keys past s come from the TMA as zeros. */
 
@@ -502,16 +506,14 @@ enum {
 #ifndef ATT90_D128_STAGES
 #define ATT90_D128_STAGES 3
 #endif
-/* Consumer warpgroups a block at d 64 (2 or 3; causal: ATT90_D64_CAUSAL_CONSUMERS). Three make
- * 192-row blocks (FlashAttention-3's at d 64): K and V are read once for 192 query rows instead
- * of 128, and 43 query blocks a head of s 8192 give 2752 blocks, 20.85 waves of 132 SMs (4096
- * blocks are 31.03). Each consumer then has 160 registers (3 x 128 x 160 + 128 x 24 <= 64K): S
- * (64), P (32) and O (32 at d 64) fit; at d 128 O alone is 64 more, so d 128 keeps two. */
+/* Consumer warpgroups a block at d 64 (2 or 3). Three make 192-row blocks (FlashAttention-3's
+ * at d 64): K and V are read once for 192 query rows instead of 128, and 43 query blocks a head
+ * of s 8192 give 2752 blocks, 20.85 waves of 132 SMs (4096 blocks are 31.03). Each consumer then
+ * has 160 registers (3 x 128 x 160 + 128 x 24 <= 64K): S (64), P (32) and O (32 at d 64) fit; at
+ * d 128 O alone is 64 more, so d 128 keeps two. Three were measured faster on both d 64 inputs
+ * (docs/notes/attention.md). */
 #ifndef ATT90_D64_CONSUMERS
-#define ATT90_D64_CONSUMERS 2
-#endif
-#ifndef ATT90_D64_CAUSAL_CONSUMERS
-#define ATT90_D64_CAUSAL_CONSUMERS ATT90_D64_CONSUMERS
+#define ATT90_D64_CONSUMERS 3
 #endif
 template <int D> struct att90_cfg {
     static constexpr int blocks = D / 64;                         /* 64-column blocks of d */
@@ -1125,9 +1127,6 @@ extern "C" cudaError_t attention_optimized(const uint16_t *q, const uint16_t *k,
     const float scale_log2 = scale * ATT_LOG2E;
     if (d == 128)
         return att90_launch<128, 2>(q, k, v, o, bh, s, kv_len, scale_log2, causal, stream);
-    if (d == 64 && causal)
-        return att90_launch<64, ATT90_D64_CAUSAL_CONSUMERS>(q, k, v, o, bh, s, kv_len, scale_log2,
-                                                            causal, stream);
     if (d == 64)
         return att90_launch<64, ATT90_D64_CONSUMERS>(q, k, v, o, bh, s, kv_len, scale_log2, causal,
                                                      stream);
@@ -1226,11 +1225,5 @@ extern "C" const rb_kernel_info attention_kernels[] = {
     {"optimized", "attention_optimized_kernel<64, " ATT90_STR(ATT90_D64_CONSUMERS) ">",
      (const void *)attention_optimized_kernel<64, ATT90_D64_CONSUMERS>,
      att90_blk<64, ATT90_D64_CONSUMERS>::threads, att90_blk<64, ATT90_D64_CONSUMERS>::smem},
-#if ATT90_D64_CAUSAL_CONSUMERS != ATT90_D64_CONSUMERS
-    {"optimized", "attention_optimized_kernel<64, " ATT90_STR(ATT90_D64_CAUSAL_CONSUMERS) ">",
-     (const void *)attention_optimized_kernel<64, ATT90_D64_CAUSAL_CONSUMERS>,
-     att90_blk<64, ATT90_D64_CAUSAL_CONSUMERS>::threads,
-     att90_blk<64, ATT90_D64_CAUSAL_CONSUMERS>::smem},
-#endif
     {}};
 /* clang-format on */
