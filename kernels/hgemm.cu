@@ -570,7 +570,8 @@ extern "C" cudaError_t hgemm_cp_async(const uint16_t *a, const uint16_t *b, uint
  * Predicted: 620-700 TFLOP/s, at most the ~715 sustained ceiling and near cuBLASLt (~690): the
  *   worklog's cluster + multicast + persistent + store-overlap steps took it from ~610 to ~700+
  *   (its last few % came from tricks not used here: Hilbert order, stmatrix, PTX-level barrier
- *   tuning, 3 consumers).
+ *   tuning, 3 consumers; the first two, timed on step 7, gained nothing beyond the run-to-run
+ *   spread: docs/notes/hgemm.md).
  * ncu: tensor pipe ~85-90%; L2 -> SM bytes (lts__t_sectors_srcunit_tex_op_read) ~2/3 of step
  *   5's; DRAM read close to compulsory; the consumers' stalls on the wgmma wait.
  *
@@ -633,9 +634,12 @@ enum {
     HGEMM_SM90_WS_THREADS = 384, /* steps 5-6: producer + two consumers */
     HGEMM_SM90_PRODUCER_REGS = 40,
     HGEMM_SM90_CONSUMER_REGS = 232,
-    /* Step 6: C is staged in 64 x 64 boxes of bf16, 128-byte rows (8 KB each). */
+    /* Step 6: the C staging buffer of one consumer, 64 rows x 128 columns of bf16 = two 64 x 64
+     * boxes of 128-byte rows (8 KB each). */
     HGEMM_SM90_C_BOX = 64,
     HGEMM_SM90_C_BOX_BYTES = HGEMM_SM90_C_BOX * HGEMM_SM90_ROW_BYTES,
+    HGEMM_SM90_C_BUF_BYTES = 2 * HGEMM_SM90_C_BOX_BYTES,
+    HGEMM_SM90_OPT_SMEM = HGEMM_SM90_SMEM + 2 * HGEMM_SM90_C_BUF_BYTES,
     HGEMM_SM90_CLUSTER = 2
 };
 /* Cluster-rows per group of the persistent tile order (steps 6-7); a compile-time option so that
@@ -643,33 +647,6 @@ enum {
 #ifndef HGEMM_SM90_GROUP_M
 #define HGEMM_SM90_GROUP_M 8
 #endif
-/* Options of steps 6-7 and FP8 from fast.cu's kernel 12, all 0 (off) by default, for
- * scripts/probes/gpu_variants.sh (docs/notes/hgemm.md, "Step 7 against kernel 12's epilogue"):
- *   HGEMM_SM90_STMATRIX=1: the epilogue writes C's bf16 tile to shared memory with stmatrix.x4 (a
- *     warp's 16 x 16 in one instruction) instead of four st.shared.u32 per thread;
- *   HGEMM_SM90_C_TILE=1: a consumer's whole 64 x 256 C tile staged at once (4 boxes, 32 KB, one
- *     pass, no wait for the TMA to read the first half), with 3 stages to make room: kernel 12's
- *     shared-memory split;
- *   HGEMM_SM90_ZERO_BY_SCALE=1: each tile's accumulators cleared by its first wgmma (scale-d 0),
- *     as kernel 12 does, instead of 64 register-zeroing instructions per tile. */
-#ifndef HGEMM_SM90_STMATRIX
-#define HGEMM_SM90_STMATRIX 0
-#endif
-#ifndef HGEMM_SM90_C_TILE
-#define HGEMM_SM90_C_TILE 0
-#endif
-#ifndef HGEMM_SM90_ZERO_BY_SCALE
-#define HGEMM_SM90_ZERO_BY_SCALE 0
-#endif
-enum {
-    /* the ring of steps 6-7 and FP8 (steps 3-5 keep HGEMM_SM90_STAGES) */
-    HGEMM_SM90_OPT_STAGES = HGEMM_SM90_C_TILE ? 3 : HGEMM_SM90_STAGES,
-    HGEMM_SM90_OPT_RING_BYTES = HGEMM_SM90_OPT_STAGES * HGEMM_SM90_STAGE_BYTES,
-    /* the C staging buffer of one consumer: 2 (or, C_TILE, 4) 64 x 64 boxes */
-    HGEMM_SM90_C_BOXES = HGEMM_SM90_C_TILE ? 4 : 2,
-    HGEMM_SM90_C_BUF_BYTES = HGEMM_SM90_C_BOXES * HGEMM_SM90_C_BOX_BYTES,
-    HGEMM_SM90_OPT_SMEM = HGEMM_SM90_OPT_RING_BYTES + HGEMM_SM90_ALIGN + 2 * HGEMM_SM90_C_BUF_BYTES
-};
 
 static_assert(HGEMM_SM90_BK * 2 == HGEMM_SM90_ROW_BYTES, "bf16 K tile = one 128-byte row");
 static_assert(HGEMM_SM90_BK_FP8 == HGEMM_SM90_ROW_BYTES, "fp8 K tile = one 128-byte row");
@@ -681,16 +658,13 @@ static_assert(HGEMM_SM90_STAGE_BYTES < (1 << 20), "mbarrier transaction counts a
 static_assert(HGEMM_SM90_OPT_SMEM <= 227 * 1024, "step 6 must fit the 227 KB a block may use");
 static_assert(HGEMM_SM90_PRODUCER_REGS * 128 + HGEMM_SM90_CONSUMER_REGS * 256 <= 65536,
               "setmaxnreg: the three warpgroups' registers must fit the SM's 64K");
-static_assert(HGEMM_SM90_BN % (HGEMM_SM90_C_BOXES * HGEMM_SM90_C_BOX) == 0,
-              "the epilogue stores whole buffers of C");
 
 /* Where the step-6/7 epilogue puts C in a consumer's staging buffer: 64 x 64 boxes of 128-byte
  * rows in the TMA's 128B swizzle (16-byte chunk c of row r at chunk position c ^ (r % 8)), box b
  * holding columns 64 b .. 64 b + 63 of the buffer. Host and device: tests/test_hgemm_epilogue.c
- * runs them on the CPU against the swizzle's definition.
- * hgemm_sm90_c_pair_offset: the bytes of the bf16 pair that lane `lane` of warp `warp` (of the
- * warpgroup) holds in 8-column group jj, half h: row 16 warp + lane / 4 + 8 h, columns
- * 8 jj + 2 (lane % 4) and + 1 (the wgmma D fragment). */
+ * runs it on the CPU against the swizzle's definition. The offset is that of the bf16 pair lane
+ * `lane` of warp `warp` (of the warpgroup) holds in 8-column group jj, half h: row
+ * 16 warp + lane / 4 + 8 h, columns 8 jj + 2 (lane % 4) and + 1 (the wgmma D fragment). */
 static __host__ __device__ __forceinline__ uint32_t hgemm_sm90_c_pair_offset(int warp, int lane,
                                                                              int jj, int h)
 {
@@ -699,16 +673,6 @@ static __host__ __device__ __forceinline__ uint32_t hgemm_sm90_c_pair_offset(int
     return (uint32_t)(jj / 8) * HGEMM_SM90_C_BOX_BYTES + row_off +
            (uint32_t)h * 8 * HGEMM_SM90_ROW_BYTES +
            (((uint32_t)(jj % 8) ^ (uint32_t)(lane / 4)) << 4) + 4u * (uint32_t)(lane % 4);
-}
-
-/* The row address lane `lane` of warp `warp` gives stmatrix.x4 for groups jj and jj + 1 (jj
- * even): row r = lane % 8 of matrix q = lane / 8, which holds group jj + q / 2, half q % 2. */
-static __host__ __device__ __forceinline__ uint32_t hgemm_sm90_c_stsm_offset(int warp, int lane,
-                                                                             int jj)
-{
-    const int q = lane / 8, row = warp * 16 + 8 * (q % 2) + lane % 8, g = jj + q / 2;
-    return (uint32_t)(g / 8) * HGEMM_SM90_C_BOX_BYTES + (uint32_t)row * HGEMM_SM90_ROW_BYTES +
-           ((uint32_t)((g % 8) ^ (row % 8)) << 4);
 }
 
 /* wgmma, setmaxnreg and the cluster forms of TMA exist only in sm_90a code; any other device
@@ -744,38 +708,34 @@ static __host__ __device__ __forceinline__ uint32_t hgemm_sm90_c_stsm_offset(int
         HGEMM_SM90_D8(72), HGEMM_SM90_D8(80), HGEMM_SM90_D8(88), HGEMM_SM90_D8(96),                \
         HGEMM_SM90_D8(104), HGEMM_SM90_D8(112), HGEMM_SM90_D8(120)
 
-/* d = A (64 x 16, K-major at da) * B (16 x 256, K-major at db) + SCALE_D d, bf16 in, fp32
- * accumulate: SCALE_D 1 accumulates, 0 overwrites d. Operand scales +1, no transposes (both
- * K-major). */
-template <int SCALE_D>
+/* d += A (64 x 16, K-major at da) * B (16 x 256, K-major at db), bf16 in, fp32 accumulate.
+ * scale-d = 1 (accumulate), operand scales +1, no transposes (both K-major). */
 static __device__ __forceinline__ void hgemm_sm90_wgmma_bf16(float (&d)[128], uint64_t da,
                                                              uint64_t db)
 {
     asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " HGEMM_SM90_D_REGS
-                 ", %128, %129, %130, 1, 1, 0, 0;\n"
+                 ", %128, %129, 1, 1, 1, 0, 0;\n"
                  : HGEMM_SM90_D_BIND
-                 : "l"(da), "l"(db), "n"(SCALE_D)
+                 : "l"(da), "l"(db)
                  : "memory");
 }
 
 /* The fp8 form: 64 x 32 E4M3 times 32 x 256 E4M3 (fp8 has no transpose operands). */
-template <int SCALE_D>
 static __device__ __forceinline__ void hgemm_sm90_wgmma_e4m3(float (&d)[128], uint64_t da,
                                                              uint64_t db)
 {
     asm volatile("wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 " HGEMM_SM90_D_REGS
-                 ", %128, %129, %130, 1, 1;\n"
+                 ", %128, %129, 1, 1, 1;\n"
                  : HGEMM_SM90_D_BIND
-                 : "l"(da), "l"(db), "n"(SCALE_D)
+                 : "l"(da), "l"(db)
                  : "memory");
 }
 
 /* One K tile of this warpgroup's 64 x 256 block: 4 wgmmas, each 32 bytes further along the
  * 128-byte rows of the A tile (at a_tile, this warpgroup's 64 rows) and the B tile (256 rows),
  * committed as one group. Both tiles are K-major and 128B-swizzled (sm90_desc_k128; see the
- * overview of steps 3-6 above). The caller waits, then fences the accumulators (sm90_fence_f).
- * FIRST: the first wgmma overwrites d instead of adding to it (a tile's first K tile). */
-template <bool FP8, bool FIRST = false>
+ * overview of steps 3-6 above). The caller waits, then fences the accumulators (sm90_fence_f). */
+template <bool FP8>
 static __device__ __forceinline__ void hgemm_sm90_mma_tile(float (&d)[128], uint32_t a_tile,
                                                            uint32_t b_tile)
 {
@@ -785,14 +745,10 @@ static __device__ __forceinline__ void hgemm_sm90_mma_tile(float (&d)[128], uint
     for (int kk = 0; kk < HGEMM_SM90_ROW_BYTES / 32; kk++) {
         /* +32 bytes = +2 in the start-address field (bits 0-13), which cannot carry out: the
          * tile starts 1024-aligned and 96 + 1023 < 2^14 x 16. */
-        if (FP8 && FIRST && kk == 0)
-            hgemm_sm90_wgmma_e4m3<0>(d, da, db);
-        else if (FP8)
-            hgemm_sm90_wgmma_e4m3<1>(d, da + 2 * kk, db + 2 * kk);
-        else if (FIRST && kk == 0)
-            hgemm_sm90_wgmma_bf16<0>(d, da, db);
+        if (FP8)
+            hgemm_sm90_wgmma_e4m3(d, da + 2 * kk, db + 2 * kk);
         else
-            hgemm_sm90_wgmma_bf16<1>(d, da + 2 * kk, db + 2 * kk);
+            hgemm_sm90_wgmma_bf16(d, da + 2 * kk, db + 2 * kk);
     }
     sm90_wgmma_commit();
 }
@@ -1266,7 +1222,7 @@ hgemm_sm90_opt_producer(const CUtensorMap *map_a, const CUtensorMap *map_b, uint
             hgemm_sm90_tma_load_multicast(
                 stage + HGEMM_SM90_A_BYTES + rank * (HGEMM_SM90_B_BYTES / 2), map_b, kt * bk, bcol,
                 full + 8u * s, (uint16_t)((1u << HGEMM_SM90_CLUSTER) - 1));
-            if (++s == HGEMM_SM90_OPT_STAGES) {
+            if (++s == HGEMM_SM90_STAGES) {
                 s = 0;
                 phase ^= 1u;
             }
@@ -1274,23 +1230,11 @@ hgemm_sm90_opt_producer(const CUtensorMap *map_a, const CUtensorMap *map_b, uint
     }
 }
 
-/* One stmatrix.x4 (PTX ISA: four 8 x 8 matrices of b16; lanes 8q .. 8q + 7 give the row addresses
- * of matrix q, and register q of lane l holds row l / 4, columns 2 (l % 4) and + 1 of it). */
-static __device__ __forceinline__ void hgemm_sm90_stmatrix_x4(uint32_t addr, uint32_t r0,
-                                                              uint32_t r1, uint32_t r2, uint32_t r3)
-{
-    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr),
-                 "r"(r0), "r"(r1), "r"(r2), "r"(r3)
-                 : "memory");
-}
-
-/* Consumer `consumer`'s 64 x 256 accumulator, times scale, as bf16 through its shared buffer
- * `buf` (HGEMM_SM90_C_BOXES boxes of 64 x 64) and TMA stores of those boxes at C (col0 + 64 b,
- * row0). `lead` is the thread that issues (and waits for) the stores. Two boxes hold 128 columns:
- * two passes, the second waiting until the TMA has read the first; four (C_TILE): one pass. The
- * layout is hgemm_sm90_c_pair_offset's, written one bf16 pair per st.shared.u32, or (STMATRIX)
- * a warp's 16 rows x 16 columns per stmatrix.x4, whose matrices are exactly the accumulator's
- * 8 x 8 quarters (the wgmma D fragment is the mma.m16n8 C layout stmatrix takes). */
+/* Consumer `consumer`'s 64 x 256 accumulator, times scale, as bf16 through its 16 KB shared
+ * buffer `buf` and TMA stores of 64 x 64 boxes at C (col0 + 64 b, row0). `lead` is the thread
+ * that issues (and waits for) the stores. The buffer holds two boxes, 128 columns: two passes,
+ * the second waiting until the TMA has read the first. The layout is hgemm_sm90_c_pair_offset's,
+ * one bf16 pair per st.shared.u32. */
 static __device__ __forceinline__ void hgemm_sm90_store_tma(const float (&d)[128],
                                                             const CUtensorMap *map_c, uint32_t buf,
                                                             int consumer, int m, int n, int row0,
@@ -1299,39 +1243,28 @@ static __device__ __forceinline__ void hgemm_sm90_store_tma(const float (&d)[128
     const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
     const bool lead = threadIdx.x % 128 == 0;
     const uint32_t bar_id = 1 + consumer; /* named barrier of this warpgroup's 128 threads */
-    const int pass_cols = HGEMM_SM90_C_BOXES * HGEMM_SM90_C_BOX;
 #pragma unroll
-    for (int pass = 0; pass < HGEMM_SM90_BN / pass_cols; pass++) {
+    for (int pass = 0; pass < 2; pass++) {
         if (lead)
             hgemm_sm90_bulk_wait_read(); /* the previous stores have read the buffer */
         hgemm_sm90_named_sync(bar_id, 128);
 #pragma unroll
-        for (int jj = 0; jj < pass_cols / 8; jj += HGEMM_SM90_STMATRIX ? 2 : 1) {
-            const int j = pass_cols / 8 * pass + jj; /* 8-column group of the 256 */
-            if (HGEMM_SM90_STMATRIX) {
-                uint32_t v[4];
+        for (int jj = 0; jj < 16; jj++) {
+            const int j = 16 * pass + jj; /* 8-column group of the 256 */
 #pragma unroll
-                for (int q = 0; q < 4; q++) /* d[4 j + 2 q]: group j + q / 2, rows + 8 (q % 2) */
-                    v[q] = hgemm_sm90_pack_bf16x2(scale * d[4 * j + 2 * q],
-                                                  scale * d[4 * j + 2 * q + 1]);
-                hgemm_sm90_stmatrix_x4(buf + hgemm_sm90_c_stsm_offset(warp, lane, jj), v[0], v[1],
-                                       v[2], v[3]);
-            } else {
-#pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    const uint32_t v = hgemm_sm90_pack_bf16x2(scale * d[4 * j + 2 * h],
-                                                              scale * d[4 * j + 2 * h + 1]);
-                    const uint32_t addr = buf + hgemm_sm90_c_pair_offset(warp, lane, jj, h);
-                    asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
-                }
+            for (int h = 0; h < 2; h++) {
+                const uint32_t v =
+                    hgemm_sm90_pack_bf16x2(scale * d[4 * j + 2 * h], scale * d[4 * j + 2 * h + 1]);
+                const uint32_t addr = buf + hgemm_sm90_c_pair_offset(warp, lane, jj, h);
+                asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
             }
         }
-        hgemm_sm90_fence_proxy_async(); /* the shared stores, before the TMA reads them */
+        hgemm_sm90_fence_proxy_async(); /* the st.shared's, before the TMA reads them */
         hgemm_sm90_named_sync(bar_id, 128);
         if (lead) {
 #pragma unroll
-            for (int b = 0; b < HGEMM_SM90_C_BOXES; b++) {
-                const int x = col0 + pass_cols * pass + 64 * b;
+            for (int b = 0; b < 2; b++) {
+                const int x = col0 + 128 * pass + 64 * b;
                 if (x < n && row0 < m) /* a box wholly past the edge has nothing to write */
                     hgemm_sm90_tma_store(map_c, buf + b * HGEMM_SM90_C_BOX_BYTES, x, row0);
             }
@@ -1359,20 +1292,15 @@ hgemm_sm90_opt_consumer(const CUtensorMap *map_c, uint16_t *__restrict__ c, uint
     for (int t = blockIdx.x / HGEMM_SM90_CLUSTER; t < tiles_m * tiles_n; t += clusters) {
         int tm, tn;
         hgemm_sm90_tile_coords(t, tiles_m, tiles_n, &tm, &tn);
-        if (!HGEMM_SM90_ZERO_BY_SCALE) {
 #pragma unroll
-            for (int i = 0; i < 128; i++)
-                d[i] = 0.0f;
-        }
+        for (int i = 0; i < 128; i++)
+            d[i] = 0.0f;
         int s_prev = 0;
         for (int kt = 0; kt < k_tiles; kt++) {
             sm90_mbar_wait(full + 8u * s, phase);
             const uint32_t stage = ring + s * HGEMM_SM90_STAGE_BYTES;
-            const uint32_t a_tile = stage + consumer * (HGEMM_SM90_A_BYTES / 2);
-            if (HGEMM_SM90_ZERO_BY_SCALE && kt == 0) /* scale-d 0 clears the last tile's sums */
-                hgemm_sm90_mma_tile<FP8, true>(d, a_tile, stage + HGEMM_SM90_A_BYTES);
-            else
-                hgemm_sm90_mma_tile<FP8>(d, a_tile, stage + HGEMM_SM90_A_BYTES);
+            hgemm_sm90_mma_tile<FP8>(d, stage + consumer * (HGEMM_SM90_A_BYTES / 2),
+                                     stage + HGEMM_SM90_A_BYTES);
             if (PIPELINED) {
                 /* Step 7: K tile kt - 1's wgmmas are done (at most kt's group pending): release
                  * its stage while kt's run. The accumulators stay untouched until the wait 0
@@ -1388,7 +1316,7 @@ hgemm_sm90_opt_consumer(const CUtensorMap *map_c, uint16_t *__restrict__ c, uint
                     hgemm_sm90_mbar_arrive_cluster(empty + 8u * s, wt == 0 ? rank : rank ^ 1u);
             }
             s_prev = s;
-            if (++s == HGEMM_SM90_OPT_STAGES) {
+            if (++s == HGEMM_SM90_STAGES) {
                 s = 0;
                 phase ^= 1u;
             }
@@ -1419,8 +1347,8 @@ hgemm_sm90_optimized_body(const CUtensorMap *map_a, const CUtensorMap *map_b,
                           int ldc, float scale, bool tma_store)
 {
     extern __shared__ unsigned char hgemm_sm90_smem[];
-    __shared__ __align__(8) uint64_t full_bar[HGEMM_SM90_OPT_STAGES];
-    __shared__ __align__(8) uint64_t empty_bar[HGEMM_SM90_OPT_STAGES];
+    __shared__ __align__(8) uint64_t full_bar[HGEMM_SM90_STAGES];
+    __shared__ __align__(8) uint64_t empty_bar[HGEMM_SM90_STAGES];
     /* Both CTAs of a cluster compute the same offsets: multicast writes and signals land at the
      * same place in each. */
     const uint32_t ring =
@@ -1433,7 +1361,7 @@ hgemm_sm90_optimized_body(const CUtensorMap *map_a, const CUtensorMap *map_b,
     if (threadIdx.x == 0) {
         sm90_prefetch_map(map_a);
         sm90_prefetch_map(map_b);
-        for (int s = 0; s < HGEMM_SM90_OPT_STAGES; s++) {
+        for (int s = 0; s < HGEMM_SM90_STAGES; s++) {
             sm90_mbar_init(full + 8u * s, 1);
             /* two consumers in each of the cluster's CTAs */
             sm90_mbar_init(empty + 8u * s, 2 * HGEMM_SM90_CLUSTER);
@@ -1450,7 +1378,7 @@ hgemm_sm90_optimized_body(const CUtensorMap *map_a, const CUtensorMap *map_b,
             hgemm_sm90_opt_producer(map_a, map_b, ring, full, empty, rank, m, n, k, bk);
     } else {
         sm90_setmaxnreg_inc<HGEMM_SM90_CONSUMER_REGS>();
-        const uint32_t cbuf = ring + HGEMM_SM90_OPT_RING_BYTES + (wg - 1) * HGEMM_SM90_C_BUF_BYTES;
+        const uint32_t cbuf = ring + HGEMM_SM90_RING_BYTES + (wg - 1) * HGEMM_SM90_C_BUF_BYTES;
         hgemm_sm90_opt_consumer<FP8, PIPELINED>(map_c, c, ring, cbuf, full, empty, rank, wg - 1, m, n, k, ldc,
                                      bk, scale, tma_store);
     }
@@ -1769,15 +1697,10 @@ extern "C" cudaError_t hgemm_fp8_optimized(const uint8_t *a, const uint8_t *b, u
                                        ldc, 1, scale_a * scale_b, stream);
 }
 
-/* The epilogue's offsets on the host, for tests/test_hgemm_epilogue.c. */
+/* The epilogue's offset on the host, for tests/test_hgemm_epilogue.c. */
 extern "C" uint32_t hgemm_c_pair_offset(int warp, int lane, int jj, int h)
 {
     return hgemm_sm90_c_pair_offset(warp, lane, jj, h);
-}
-
-extern "C" uint32_t hgemm_c_stsm_offset(int warp, int lane, int jj)
-{
-    return hgemm_sm90_c_stsm_offset(warp, lane, jj);
 }
 
 /* ======================= Inputs (setup only) ================================================= */

@@ -73,12 +73,10 @@ cudaError_t hgemm_fp8_optimized(const uint8_t *a, const uint8_t *b, uint16_t *c,
                                 int k, int ldc, float scale_a, float scale_b, cudaStream_t stream);
 
 /* Where steps 6-7 and FP8 stage C for their TMA stores, for tests/test_hgemm_epilogue.c (no
- * GPU): byte offsets in one consumer warpgroup's buffer of 64 x 64 bf16 boxes (128B swizzle).
- * hgemm_c_pair_offset: the pair lane `lane` of warp `warp` holds in 8-column group jj (of the
- * buffer), half h, as the st.shared.u32 epilogue writes it; hgemm_c_stsm_offset: the row address
- * that lane gives the -DHGEMM_SM90_STMATRIX=1 epilogue's stmatrix.x4 for groups jj, jj + 1. */
+ * GPU): the byte offset, in one consumer warpgroup's buffer of two 64 x 64 bf16 boxes (128B
+ * swizzle), of the pair lane `lane` of warp `warp` holds in 8-column group jj (of the buffer),
+ * half h, as the epilogue's st.shared.u32 writes it. */
 uint32_t hgemm_c_pair_offset(int warp, int lane, int jj, int h);
-uint32_t hgemm_c_stsm_offset(int warp, int lane, int jj);
 
 /* Setup: one side's count inputs from rb_uniform_f32(seed, i): bf16, e4m3 of x / scale and
  * that e4m3 value times scale in bf16 (exact; the FP8 variants' truth). scale: a power of two. */
