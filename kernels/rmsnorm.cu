@@ -27,10 +27,14 @@
  *            the cluster with st.async (a remote shared-memory store that completes bytes on the
  *            receiver's mbarrier) and waits on its own mbarrier; every block adds the partials in
  *            rank order, so all compute the same rstd. No cluster barrier in the loop: its
- *            arrive.release would first wait for the previous row's stores to reach L2. Without
- *            clusters a long row must either spill (a block cannot hold 256 K elements in
- *            registers: 512 KB against 256 KB of register file) or be read twice; the cluster
- *            keeps one read. (Rows not a multiple of 8: a cluster a row, element by element.)
+ *            arrive.release would first wait for the previous row's stores to reach L2. Once its
+ *            row's loads have returned, one thread of each block has the copy engine prefetch the
+ *            block's chunk of its next row into L2 (cp.async.bulk.prefetch.L2): DRAM keeps
+ *            streaming while the cluster exchanges partials and the block stores, and the next
+ *            row's loads find their lines in L2. Without clusters a long row must either spill (a
+ *            block cannot hold 256 K elements in registers: 512 KB against 256 KB of register
+ *            file) or be read twice; the cluster keeps one read. (Rows not a multiple of 8: a
+ *            cluster a row, element by element.)
  * Predicted: (H100 SXM, before measuring; copy roof ~3.0 TB/s measured.) optimized 2.8-2.95 TB/s
  *            counted as 4n at every hidden size (0.93-0.98 of the roof: a stream with ~32-64 KB of
  *            loads in flight per block and the per-row barriers hidden by the 2-8 blocks per SM);
@@ -70,45 +74,6 @@
 #define RMSNORM_MAX_GRID ((size_t)INT_MAX) /* blocks of one launch */
 
 static_assert(RMSNORM_MAX_CLUSTER * RMSNORM_CHUNK_MAX == RMSNORM_MAX_HIDDEN, "the seam's limit");
-
-/* Compile-time options of the persistent kernel, built to be timed against the defaults
- * (scripts/probes/gpu_variants.sh; docs/notes/rmsnorm.md has what each is for):
- * RMSNORM_L2_PREFETCH=D (1 or 2): once a block has its row's chunk in registers, one thread asks
- *   the copy engine to prefetch the block's chunk of the row D rows (of its cluster) ahead into L2.
- * RMSNORM_PERSIST_THREADS=T (1024; 256 by RMSNORM_CLUSTER16=1): aligned rows above
- *   RMSNORM_WIDE_FROM go to persistent blocks of T threads, chunks of 64 T elements (clusters of 4
- *   of one block an SM at 262144; 16, the non-portable cluster size, of four blocks an SM). */
-#ifndef RMSNORM_L2_PREFETCH
-#define RMSNORM_L2_PREFETCH 0
-#endif
-#if RMSNORM_L2_PREFETCH < 0 || RMSNORM_L2_PREFETCH > 2
-#error "RMSNORM_L2_PREFETCH: 0, 1 or 2 rows ahead"
-#endif
-#if defined(RMSNORM_CLUSTER16) && RMSNORM_CLUSTER16
-#if defined(RMSNORM_PERSIST_THREADS) && RMSNORM_PERSIST_THREADS != 256
-#error "RMSNORM_CLUSTER16 sets RMSNORM_PERSIST_THREADS to 256"
-#endif
-#undef RMSNORM_PERSIST_THREADS
-#define RMSNORM_PERSIST_THREADS 256
-#endif
-#ifndef RMSNORM_PERSIST_THREADS
-#define RMSNORM_PERSIST_THREADS RMSNORM_CLUSTER_BLOCK
-#endif
-#if RMSNORM_PERSIST_THREADS != 256 && RMSNORM_PERSIST_THREADS != 512 &&                            \
-    RMSNORM_PERSIST_THREADS != 1024
-#error "RMSNORM_PERSIST_THREADS: 256, 512 or 1024"
-#endif
-/* Whether the option adds the wide kernel, and the rows it takes: those the 512-thread blocks
- * would split over more than 4 (h64k's clusters of 2 fill every SM with two blocks and run at 95%
- * of the copy; one block an SM lost 13% there in the one-row kernel: docs/notes/rmsnorm.md). */
-#define RMSNORM_WIDE (RMSNORM_PERSIST_THREADS != RMSNORM_CLUSTER_BLOCK)
-#define RMSNORM_WIDE_FROM (4 * (size_t)RMSNORM_CHUNK_MAX) /* 131072: above it, wide blocks */
-#define RMSNORM_CHUNK_OF(threads) ((threads)*RMSNORM_VEC * RMSNORM_MAX_ITEMS)
-/* The cluster limit the wide blocks need at RMSNORM_MAX_HIDDEN: 4 (1024 threads) or 16 (256) */
-#define RMSNORM_WIDE_CLUSTER (RMSNORM_MAX_HIDDEN / RMSNORM_CHUNK_OF(RMSNORM_PERSIST_THREADS))
-static_assert(RMSNORM_WIDE_CLUSTER * RMSNORM_CHUNK_OF(RMSNORM_PERSIST_THREADS) ==
-                  RMSNORM_MAX_HIDDEN,
-              "the wide blocks hold the seam's longest row");
 
 /* Thread-block clusters and distributed shared memory: compute capability 9.0 and later. Other
  * targets compile the cluster kernel as a trap; the launcher never runs it there. */
@@ -510,29 +475,12 @@ static __device__ __forceinline__ void rmsnorm_send(const float *local, const ui
 /* cp.async.bulk.prefetch.L2 of `bytes` at p: the copy engine reads them into L2, a hint with no
  * completion to wait for. The address 16-byte aligned and bytes a multiple of 16 (aligned rows of
  * whole vectors); bytes is a .u32 with no other limit in the PTX ISA, so one instruction a chunk
- * (64 KB, or 128 KB with 1024 threads). */
+ * (64 KB at most). */
 static __device__ __forceinline__ void rmsnorm_prefetch_l2(const uint16_t *p, uint32_t bytes)
 {
     asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(__cvta_generic_to_global(p)),
                  "r"(bytes)
                  : "memory");
-}
-
-/* RMSNORM_L2_PREFETCH: this block's chunk (chunk_x: its start in row 0) of the row
- * RMSNORM_L2_PREFETCH rows of its cluster after `row`, and on its first row (first) of the one
- * between, into L2. Rows past the last are not touched. */
-static __device__ __forceinline__ void rmsnorm_prefetch_ahead(const uint16_t *chunk_x, size_t row,
-                                                              bool first, size_t clusters,
-                                                              size_t rows, size_t hidden,
-                                                              uint32_t bytes)
-{
-    const size_t ahead = row + RMSNORM_L2_PREFETCH * clusters;
-    if (bytes == 0)
-        return;
-    if (RMSNORM_L2_PREFETCH == 2 && first && row + clusters < rows)
-        rmsnorm_prefetch_l2(chunk_x + (row + clusters) * hidden, bytes);
-    if (ahead < rows)
-        rmsnorm_prefetch_l2(chunk_x + ahead * hidden, bytes);
 }
 #endif
 
@@ -583,8 +531,7 @@ static __global__ void __launch_bounds__(RMSNORM_CLUSTER_BLOCK, 1)
  * the block loads it once into shared memory (w_shared: THREADS x ITEMS vectors of dynamic shared
  * memory) and each row's stores read it there; a cluster per row would read it from L2 for every
  * row, between the reduction and the stores, and at 262144 the 8 chunks (512 KB) do not stay in
- * any SM's L1. 64 registers a thread at any THREADS: two blocks of 512 an SM (2 x 65 KB of shared
- * memory), or, for RMSNORM_PERSIST_THREADS's wide rows, one of 1024 or four of 256.
+ * any SM's L1. Two blocks per SM (64 registers, 2 x 65 KB of shared memory).
  *
  * The partials travel without a cluster barrier: after its row sum, block b writes its partial
  * into slot (b) of every block's partials[k % 2] (k counts the rows, st.async: the store completes
@@ -596,17 +543,18 @@ static __global__ void __launch_bounds__(RMSNORM_CLUSTER_BLOCK, 1)
  * warp reaches only after it has read row k's partials. The same argument orders each barrier's
  * phases (one per two rows, parity (k / 2) % 2) and warp_sums[k % 2]. Every block receives every
  * partial it waits for before it exits, so none writes to a block that has left. */
-template <int ITEMS, int THREADS = RMSNORM_CLUSTER_BLOCK>
-static __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
+template <int ITEMS>
+static __global__ void __launch_bounds__(RMSNORM_CLUSTER_BLOCK, 2)
     rmsnorm_optimized_persistent_kernel(const uint16_t *__restrict__ x,
                                         const uint16_t *__restrict__ w, uint16_t *__restrict__ y,
                                         size_t rows, size_t hidden, size_t chunk, float eps,
                                         int ranks_summed)
 {
 #if RMSNORM_HAS_CLUSTERS
+    constexpr int THREADS = RMSNORM_CLUSTER_BLOCK;
     extern __shared__ uint4 w_shared[];
     __shared__ float warp_sums[2][THREADS / 32];
-    __shared__ float partials[2][RMSNORM_MAX_HIDDEN / RMSNORM_CHUNK_OF(THREADS)];
+    __shared__ float partials[2][RMSNORM_MAX_CLUSTER];
     __shared__ uint64_t arrived[2];
     const uint32_t rank = rmsnorm_cluster_rank(), cluster = rmsnorm_cluster_size();
     const size_t clusters = rmsnorm_cluster_count(), begin = rank * chunk;
@@ -630,11 +578,11 @@ static __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
             sm90_mbar_expect_tx(sm90_smem_u32(&arrived[slot]), cluster * (uint32_t)sizeof(float));
         if (threadIdx.x < cluster)
             rmsnorm_send(&partials[slot][rank], &arrived[slot], threadIdx.x, s);
-        /* every warp's loads of this row have returned (the block sum's barrier): the DRAM stream
-         * goes on through the wait and the stores */
-        if (RMSNORM_L2_PREFETCH > 0 && threadIdx.x == 0)
-            rmsnorm_prefetch_ahead(x + begin, row, k == 0, clusters, rows, hidden,
-                                   (uint32_t)len * 2u);
+        /* Every warp's loads of this row have returned (the block sum's barrier); the wait for
+         * the partials and the stores would leave the block's read stream idle, so one thread
+         * asks the copy engine for the block's chunk of its next row into L2 now. */
+        if (threadIdx.x == 0 && len > 0 && row + clusters < rows)
+            rmsnorm_prefetch_l2(x + off + clusters * hidden, (uint32_t)len * 2u);
         rmsnorm_mbar_wait(sm90_smem_u32(&arrived[slot]), k / 2 % 2);
         float total = 0.0f; /* rank order in every block: the same bits, the same rstd */
         for (int r = 0; r < ranks_summed; r++)
@@ -660,29 +608,17 @@ static int rmsnorm_items_for(size_t elems, int threads)
     return items;
 }
 
-/* The cluster kernels' block size for rows of `hidden` elements: 512 threads, or with
- * RMSNORM_PERSIST_THREADS that option's for the aligned rows above RMSNORM_WIDE_FROM only (why not
- * below: at RMSNORM_WIDE). Rows that are not a multiple of 8 keep the one-row kernel's 512. */
-static int rmsnorm_cluster_threads(size_t hidden)
-{
-    if (RMSNORM_WIDE && hidden % RMSNORM_VEC == 0 && hidden > RMSNORM_WIDE_FROM)
-        return RMSNORM_PERSIST_THREADS;
-    return RMSNORM_CLUSTER_BLOCK;
-}
-
 /* The cluster form with at least min_cluster blocks a row (the planted defect forces 2). */
 static void rmsnorm_cluster_plan(size_t hidden, int min_cluster, rmsnorm_plan *p)
 {
-    const int threads = rmsnorm_cluster_threads(hidden);
-    const size_t chunk_max = RMSNORM_CHUNK_OF((size_t)threads);
-    size_t cluster = (hidden + chunk_max - 1) / chunk_max;
+    size_t cluster = (hidden + RMSNORM_CHUNK_MAX - 1) / RMSNORM_CHUNK_MAX;
     if (cluster < (size_t)min_cluster)
         cluster = (size_t)min_cluster;
     p->cluster = (int)cluster;
     p->resident = 0;
-    p->threads = threads;
+    p->threads = RMSNORM_CLUSTER_BLOCK;
     p->chunk = ((hidden + cluster - 1) / cluster + RMSNORM_VEC - 1) / RMSNORM_VEC * RMSNORM_VEC;
-    p->items = rmsnorm_items_for(p->chunk, threads);
+    p->items = rmsnorm_items_for(p->chunk, RMSNORM_CLUSTER_BLOCK);
 }
 
 extern "C" int rmsnorm_plan_for(size_t hidden, rmsnorm_plan *out)
@@ -713,21 +649,10 @@ template <bool ALIGNED> static rmsnorm_single_fn rmsnorm_single_pick(int items)
                         : rmsnorm_optimized_kernel<8, ALIGNED>;
 }
 
-/* The cluster kernel for rows of `hidden` elements: persistent clusters for aligned rows (of
- * `threads` threads: RMSNORM_PERSIST_THREADS's wide kernel where it is not 512), else one cluster a
- * row, element by element. */
-static rmsnorm_cluster_fn rmsnorm_cluster_pick(int threads, int items, bool aligned)
+/* The cluster kernel for rows of `hidden` elements: persistent clusters for aligned rows, else one
+ * cluster a row, element by element. */
+static rmsnorm_cluster_fn rmsnorm_cluster_pick(int items, bool aligned)
 {
-#if RMSNORM_WIDE
-    constexpr int T = RMSNORM_PERSIST_THREADS;
-    if (aligned && threads == T)
-        return items == 1   ? rmsnorm_optimized_persistent_kernel<1, T>
-               : items == 2 ? rmsnorm_optimized_persistent_kernel<2, T>
-               : items == 4 ? rmsnorm_optimized_persistent_kernel<4, T>
-                            : rmsnorm_optimized_persistent_kernel<8, T>;
-#else
-    (void)threads;
-#endif
     if (aligned)
         return items == 1   ? rmsnorm_optimized_persistent_kernel<1>
                : items == 2 ? rmsnorm_optimized_persistent_kernel<2>
@@ -739,11 +664,11 @@ static rmsnorm_cluster_fn rmsnorm_cluster_pick(int threads, int items, bool alig
                         : rmsnorm_optimized_cluster_kernel<8>;
 }
 
-/* The persistent kernel's dynamic shared memory with blocks of `threads` and `items` vectors a
- * thread: the block's chunk of w (64 KB at 512 x 8 vectors). */
-static constexpr size_t rmsnorm_persistent_smem(int threads, int items)
+/* The persistent kernel's dynamic shared memory with `items` vectors a thread: the block's chunk
+ * of w (64 KB at 8 vectors). */
+static constexpr size_t rmsnorm_persistent_smem(int items)
 {
-    return (size_t)threads * items * sizeof(uint4);
+    return (size_t)RMSNORM_CLUSTER_BLOCK * items * sizeof(uint4);
 }
 
 extern "C" cudaError_t rmsnorm_cluster_support(int *supported, int *device_cc, int *kernel_cc)
@@ -789,27 +714,22 @@ static rmsnorm_cluster_fn rmsnorm_cluster_config(const rmsnorm_plan *p, size_t r
     *config = cudaLaunchConfig_t{};
     config->gridDim = dim3((unsigned)(clusters * (size_t)p->cluster));
     config->blockDim = dim3((unsigned)p->threads);
-    config->dynamicSmemBytes = aligned ? rmsnorm_persistent_smem(p->threads, p->items) : 0;
+    config->dynamicSmemBytes = aligned ? rmsnorm_persistent_smem(p->items) : 0;
     config->stream = stream;
     config->attrs = attr;
     config->numAttrs = 1;
-    return rmsnorm_cluster_pick(p->threads, p->items, aligned);
+    return rmsnorm_cluster_pick(p->items, aligned);
 }
 
 /* Lets a persistent kernel take its dynamic shared memory (above the default 48 KB limit at 8
  * vectors a thread) and asks for the largest shared-memory carve-out, so two 64 KB blocks fit an
- * SM (the streams of x and y gain nothing from L1); clusters above the portable 8 (the wide
- * kernel of 256 threads) must be allowed before they launch or are counted. */
-static cudaError_t rmsnorm_cluster_allow_smem(rmsnorm_cluster_fn kernel, size_t smem_bytes,
-                                              int cluster)
+ * SM (the streams of x and y gain nothing from L1). */
+static cudaError_t rmsnorm_cluster_allow_smem(rmsnorm_cluster_fn kernel, size_t smem_bytes)
 {
     if (smem_bytes == 0)
         return cudaSuccess;
     cudaError_t e = cudaFuncSetAttribute(
         (const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_bytes);
-    if (e == cudaSuccess && cluster > RMSNORM_MAX_CLUSTER)
-        e = cudaFuncSetAttribute((const void *)kernel,
-                                 cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     if (e != cudaSuccess)
         return e;
     return cudaFuncSetAttribute((const void *)kernel,
@@ -826,7 +746,7 @@ static cudaError_t rmsnorm_cluster_launch(const rmsnorm_plan *p, const uint16_t 
     cudaLaunchConfig_t config;
     const rmsnorm_cluster_fn kernel = rmsnorm_cluster_config(p, rows, hidden, stream, &attr, &config);
     if (p->resident <= 0) { /* not read (rmsnorm_clusters_fit): its limits not raised either */
-        cudaError_t e = rmsnorm_cluster_allow_smem(kernel, config.dynamicSmemBytes, p->cluster);
+        cudaError_t e = rmsnorm_cluster_allow_smem(kernel, config.dynamicSmemBytes);
         if (e != cudaSuccess)
             return e;
     }
@@ -838,15 +758,9 @@ static cudaError_t rmsnorm_cluster_launch(const rmsnorm_plan *p, const uint16_t 
 static cudaError_t rmsnorm_allow_persistent_smem(void)
 {
     cudaError_t e = cudaSuccess;
-    for (int items = 1; items <= RMSNORM_MAX_ITEMS && e == cudaSuccess; items *= 2) {
-        e = rmsnorm_cluster_allow_smem(rmsnorm_cluster_pick(RMSNORM_CLUSTER_BLOCK, items, true),
-                                       rmsnorm_persistent_smem(RMSNORM_CLUSTER_BLOCK, items),
-                                       RMSNORM_MAX_CLUSTER);
-        if (RMSNORM_WIDE && e == cudaSuccess)
-            e = rmsnorm_cluster_allow_smem(
-                rmsnorm_cluster_pick(RMSNORM_PERSIST_THREADS, items, true),
-                rmsnorm_persistent_smem(RMSNORM_PERSIST_THREADS, items), RMSNORM_WIDE_CLUSTER);
-    }
+    for (int items = 1; items <= RMSNORM_MAX_ITEMS && e == cudaSuccess; items *= 2)
+        e = rmsnorm_cluster_allow_smem(rmsnorm_cluster_pick(items, true),
+                                       rmsnorm_persistent_smem(items));
     return e;
 }
 
@@ -1057,23 +971,19 @@ extern "C" cudaError_t rmsnorm_defect_cluster_rank_left_out(const uint16_t *x, c
 
 /* The kernels each variant launches, as launched (harness/kit/kernel_info.h); the fill,
  * reference and rounding kernels run in setup only. The full run takes the aligned forms:
- * <2, true> at 4096, <8, true> at 16384, the persistent kernel <8, 512> at 65536 and 262144
- * (<8, T> at 262144 with RMSNORM_PERSIST_THREADS T); the one-row cluster kernel takes rows longer
- * than 16384 that are not a multiple of 8. */
+ * <2, true> at 4096, <8, true> at 16384, the persistent kernel <8> at 65536 and 262144; the
+ * one-row cluster kernel takes rows longer than 16384 that are not a multiple of 8. */
 /* clang-format off */
-#define RMSNORM_STR(x) #x
-#define RMSNORM_XSTR(x) RMSNORM_STR(x)
 #define RMSNORM_SINGLE_INFO(items, aligned)                                          \
     {"optimized", "rmsnorm_optimized_kernel<" #items ", " #aligned ">",              \
      (const void *)rmsnorm_optimized_kernel<items, aligned>, RMSNORM_BLOCK, 0}
 #define RMSNORM_CLUSTER_INFO(items)                                                  \
     {"optimized", "rmsnorm_optimized_cluster_kernel<" #items ">",                    \
      (const void *)rmsnorm_optimized_cluster_kernel<items>, RMSNORM_CLUSTER_BLOCK, 0}
-#define RMSNORM_PERSIST_INFO(items, threads)                                         \
-    {"optimized", "rmsnorm_optimized_persistent_kernel<" #items ", "                 \
-     RMSNORM_XSTR(threads) ">",                                                      \
-     (const void *)rmsnorm_optimized_persistent_kernel<items, threads>,              \
-     threads, rmsnorm_persistent_smem(threads, items)}
+#define RMSNORM_PERSIST_INFO(items)                                                  \
+    {"optimized", "rmsnorm_optimized_persistent_kernel<" #items ">",                 \
+     (const void *)rmsnorm_optimized_persistent_kernel<items>,                       \
+     RMSNORM_CLUSTER_BLOCK, rmsnorm_persistent_smem(items)}
 #define RMSNORM_BASELINE_INFO(step, vec)                                             \
     {"baseline", "rmsnorm_baseline_" #step "_kernel<" #vec ">",                      \
      (const void *)rmsnorm_baseline_##step##_kernel<vec>, RMSNORM_BLOCK, 0}
@@ -1094,15 +1004,9 @@ extern "C" const rb_kernel_info rmsnorm_kernels[] = {
     RMSNORM_CLUSTER_INFO(2),
     RMSNORM_CLUSTER_INFO(4),
     RMSNORM_CLUSTER_INFO(8),
-    RMSNORM_PERSIST_INFO(1, RMSNORM_CLUSTER_BLOCK),
-    RMSNORM_PERSIST_INFO(2, RMSNORM_CLUSTER_BLOCK),
-    RMSNORM_PERSIST_INFO(4, RMSNORM_CLUSTER_BLOCK),
-    RMSNORM_PERSIST_INFO(8, RMSNORM_CLUSTER_BLOCK),
-#if RMSNORM_WIDE
-    RMSNORM_PERSIST_INFO(1, RMSNORM_PERSIST_THREADS),
-    RMSNORM_PERSIST_INFO(2, RMSNORM_PERSIST_THREADS),
-    RMSNORM_PERSIST_INFO(4, RMSNORM_PERSIST_THREADS),
-    RMSNORM_PERSIST_INFO(8, RMSNORM_PERSIST_THREADS),
-#endif
+    RMSNORM_PERSIST_INFO(1),
+    RMSNORM_PERSIST_INFO(2),
+    RMSNORM_PERSIST_INFO(4),
+    RMSNORM_PERSIST_INFO(8),
     {}};
 /* clang-format on */
