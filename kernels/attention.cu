@@ -515,27 +515,6 @@ enum {
 #ifndef ATT90_D64_CONSUMERS
 #define ATT90_D64_CONSUMERS 3
 #endif
-/* K and V shared by a cluster of 2 blocks (an option, ATT90_KV_MULTICAST=1): consecutive query
- * blocks of a head read the same K/V tiles, so each block's producer loads half of every tile (64
- * keys) with .multicast::cluster into both blocks: the L2 -> SM traffic of K and V halves. The
- * protocol is hgemm's step 6 (kernels/hgemm.cu), its invariant:
- *   - a block's full barrier expects the whole stage (its own halves and the peer's): its phase
- *     completes only when both producers' bytes for that tile have landed;
- *   - a stage is refilled only when every consumer of BOTH blocks has released it: each consumer
- *     arrives on its own block's empty barrier and the peer's (2 NC arrivals a phase), and the
- *     producers wait on their own empty barrier;
- *   - so both blocks must load and release the same tiles: the pair runs the count of its block
- *     with the higher rows (causal: the larger); a block (or consumer) that needs fewer waits for
- *     the rest and releases them without computing, and releases its last computed tile too;
- *   - the grid's x extent is padded to even: the extra block (no rows, q0 = -64 NC) is the last,
- *     paired with the block of rows 0 .., the one with the fewest tiles under the causal mask; it
- *     loads its halves and releases every tile, computing and storing nothing;
- *   - a cluster barrier after the barriers' init (before any multicast or remote arrival can reach
- *     them) and one at exit (no block leaves while the peer may still write or arrive into it). */
-#ifndef ATT90_KV_MULTICAST
-#define ATT90_KV_MULTICAST 0
-#endif
-enum { ATT90_CLUSTER = ATT90_KV_MULTICAST ? 2 : 1 };
 template <int D> struct att90_cfg {
     static constexpr int blocks = D / 64;                         /* 64-column blocks of d */
     static constexpr int tile_bytes = blocks * ATT90_BLOCK_BYTES; /* a K or V tile */
@@ -651,50 +630,6 @@ static __device__ __forceinline__ void att90_tma_load(uint32_t dst, const CUtens
                  : "memory");
 }
 
-/* ATT90_KV_MULTICAST's cluster forms (hgemm has the same, kernels keep their own such wrappers:
- * harness/kit/sm90_ptx.cuh). The block's rank in its cluster. */
-static __device__ __forceinline__ uint32_t att90_cluster_rank(void)
-{
-    uint32_t r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-    return r;
-}
-
-/* Every thread of both blocks (release/acquire). Not .aligned: at the kernel's end the threads of
- * the producer's warp arrive from different places. */
-static __device__ __forceinline__ void att90_cluster_sync(void)
-{
-    asm volatile("barrier.cluster.arrive.release;\n"
-                 "barrier.cluster.wait.acquire;\n" ::
-                     : "memory");
-}
-
-/* One arrival on the barrier at bar's offset in block `rank` of the cluster: release at CTA scope
- * (as hgemm's, CUTLASS's ClusterBarrier): it says this warpgroup's wgmmas have read the stage, it
- * publishes no data, and .release.cluster would put a MEMBAR.ALL.GPU before every arrival. */
-static __device__ __forceinline__ void att90_mbar_arrive_cluster(uint32_t bar, uint32_t rank)
-{
-    asm volatile("{\n"
-                 ".reg .b32 remote;\n"
-                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
-                 "}\n" ::"r"(bar),
-                 "r"(rank)
-                 : "memory");
-}
-
-/* att90_tma_load's box written into every block of the cluster in cta_mask, each signalling its
- * own barrier at bar's offset. */
-static __device__ __forceinline__ void att90_tma_load_mc(uint32_t dst, const CUtensorMap *map,
-                                                         int x, int y, int z, uint32_t bar,
-                                                         uint16_t cta_mask)
-{
-    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 ".multicast::cluster [%0], [%1, {%2, %3, %4}], [%5], %6;\n" ::"r"(dst),
-                 "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(bar), "h"(cta_mask)
-                 : "memory");
-}
-
 /* All of a tile's column blocks (one box each, BLOCK bytes apart) at row y of head z. */
 template <int D, int BLOCK = ATT90_BLOCK_BYTES>
 static __device__ __forceinline__ void att90_load_tile(uint32_t dst, const CUtensorMap *map, int y,
@@ -705,49 +640,24 @@ static __device__ __forceinline__ void att90_load_tile(uint32_t dst, const CUten
         att90_tma_load(dst + b * BLOCK, map, b * 64, y, z, bar);
 }
 
-/* Under ATT90_KV_MULTICAST: block `rank`'s half (keys 64 rank ..) of the K or V tile at row y,
- * into both blocks of the cluster. Rows 64 rank .. of a 128-row swizzled column block start 8 KB
- * in, a whole number of 1024-byte swizzle atoms. A half wholly past s loads row 0 instead (finite
- * keys that the mask discards, as hgemm does with boxes past its edges). */
-template <int D>
-static __device__ __forceinline__ void att90_load_half(uint32_t dst, const CUtensorMap *map, int y,
-                                                       int z, uint32_t bar, uint32_t rank, int s)
-{
-    constexpr int half = ATT90_BN / 2;
-    int row = y + (int)rank * half;
-    row = row < s ? row : 0;
-#pragma unroll
-    for (int b = 0; b < att90_cfg<D>::blocks; b++)
-        att90_tma_load_mc(dst + b * ATT90_BLOCK_BYTES + rank * half * 128, map, b * 64, row, z, bar,
-                          (uint16_t)((1u << ATT90_CLUSTER) - 1));
-}
-
-/* The producer thread: Q, then every K/V tile of the block (or, multicast, of the cluster: this
- * block's half of each) into the ring. A block with no rows (q0 < 0) loads Q from row 0. */
+/* The producer thread: Q, then every K/V tile of the block into the ring. */
 template <int D, int NC>
 static __device__ __forceinline__ void
 att90_producer(const CUtensorMap *map_q, const CUtensorMap *map_k, const CUtensorMap *map_v,
                uint32_t q_smem, uint32_t ring, uint32_t q_full, uint32_t full, uint32_t empty,
-               int q0, int head, int tiles, uint32_t rank, int s)
+               int q0, int head, int tiles)
 {
     sm90_mbar_expect_tx(q_full, att90_blk<D, NC>::q_bytes);
-    att90_load_tile<D, att90_blk<D, NC>::q_block_bytes>(q_smem, map_q, q0 < 0 ? 0 : q0, head,
-                                                        q_full);
+    att90_load_tile<D, att90_blk<D, NC>::q_block_bytes>(q_smem, map_q, q0, head, q_full);
     int st = 0;
     uint32_t phase = 0;
     for (int j = 0; j < tiles; j++) {
         sm90_mbar_wait(empty + 8u * st, phase ^ 1u); /* the first pass finds every stage free */
         const uint32_t stage = ring + st * att90_cfg<D>::stage_bytes;
         sm90_mbar_expect_tx(full + 8u * st, att90_cfg<D>::stage_bytes);
-        if (ATT90_KV_MULTICAST) {
-            att90_load_half<D>(stage, map_k, j * ATT90_BN, head, full + 8u * st, rank, s);
-            att90_load_half<D>(stage + att90_cfg<D>::tile_bytes, map_v, j * ATT90_BN, head,
-                               full + 8u * st, rank, s);
-        } else {
-            att90_load_tile<D>(stage, map_k, j * ATT90_BN, head, full + 8u * st);
-            att90_load_tile<D>(stage + att90_cfg<D>::tile_bytes, map_v, j * ATT90_BN, head,
-                               full + 8u * st);
-        }
+        att90_load_tile<D>(stage, map_k, j * ATT90_BN, head, full + 8u * st);
+        att90_load_tile<D>(stage + att90_cfg<D>::tile_bytes, map_v, j * ATT90_BN, head,
+                           full + 8u * st);
         if (++st == att90_cfg<D>::stages) {
             st = 0;
             phase ^= 1u;
@@ -869,28 +779,12 @@ static __device__ __forceinline__ void att90_pack_p(uint32_t (&p)[ATT90_BN / 16]
 }
 
 /* The consumer's fixed inputs. q_rows: row 64 c of the Q tile; row0: this thread's row g. */
-/* tiles: the K/V tiles this block computes (0: a block with no rows); loop_tiles: the tiles the
- * ring carries (multicast: the cluster's, the larger of the two blocks'; else tiles); rank: the
- * block's in its cluster. */
 typedef struct att90_consumer_args {
     uint32_t q_rows, ring, full, empty;
-    int c, q0, s, tiles, loop_tiles, causal, row0;
+    int c, q0, s, tiles, causal, row0;
     float scale_log2;
-    uint32_t rank;
-    int wt; /* the thread's index in its warpgroup: 0 (and 1, multicast) release ring stages */
+    bool lead; /* the thread that releases ring stages */
 } att90_consumer_args;
-
-/* This consumer is done with stage st: one arrival on the block's empty barrier or, multicast,
- * on both blocks' (thread 0 here, thread 1 in the peer: the stage holds the peer's halves too). */
-static __device__ __forceinline__ void att90_release(const att90_consumer_args &a, int st)
-{
-    if (ATT90_KV_MULTICAST) {
-        if (a.wt < ATT90_CLUSTER)
-            att90_mbar_arrive_cluster(a.empty + 8u * st, a.wt == 0 ? a.rank : a.rank ^ 1u);
-    } else if (a.wt == 0) {
-        sm90_mbar_arrive(a.empty + 8u * st);
-    }
-}
 
 /* The consumers' turns at the tensor cores (FlashAttention-3's inter-warpgroup ping-pong): a
  * consumer issues its wgmmas only between att90_turn_begin and att90_turn_end, and the turns
@@ -994,8 +888,8 @@ att90_tile(const att90_consumer_args &a, int j, float (&o)[D / 2], float (&l)[2]
     for (int i = 0; i < D / 2; i++)
         o[i] *= alpha[(i >> 1) & 1];
     att90_pack_p(p, sacc);
-    if (j > 0)
-        att90_release(a, prev); /* both K and V of tile j - 1 are read */
+    if (j > 0 && a.lead)
+        sm90_mbar_arrive(a.empty + 8u * prev); /* both K and V of tile j - 1 are read */
 }
 
 /* A tile that every key of masks for this consumer (causal, past its last row): no GEMM, but the
@@ -1008,7 +902,8 @@ static __device__ __forceinline__ void att90_skip_tile(const att90_consumer_args
     sm90_mbar_wait(a.full + 8u * st, (uint32_t)(j / att90_cfg<D>::stages) & 1u);
     att90_turn_begin(a.c);
     att90_turn_end<NC>(a.c);
-    att90_release(a, st);
+    if (a.lead)
+        sm90_mbar_arrive(a.empty + 8u * st);
 }
 
 /* The consumer loop runs the tiles without a mask first: those before the first tile that
@@ -1018,8 +913,7 @@ static __device__ __forceinline__ void att90_skip_tile(const att90_consumer_args
  * wgmma and its wait (C7514). With three consumers (192 rows, tiles to q0 + 192) a causal
  * consumer's last tile can lie wholly past its last row: it computes up to ctiles and skips the
  * rest (at most one: 192 - 64 < 128; the ring is deeper than that, so the stage of tile
- * ctiles - 1, never released, is never waited for). Multicast, the skipped tiles run to the
- * cluster's count and every tile is released (ATT90_KV_MULTICAST's invariant). */
+ * ctiles - 1, never released, is never waited for). */
 template <int D, int NC>
 static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_args &a,
                                                            float (&o)[D / 2], float (&l)[2])
@@ -1028,11 +922,6 @@ static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_
     static_assert(NC == 2 || stages > 2, "the skipped tile's stage release (above)");
     float sacc[64], m[2] = {-INFINITY, -INFINITY};
     uint32_t p[ATT90_BN / 16][4];
-    if (ATT90_KV_MULTICAST && a.tiles == 0) { /* a block with no rows */
-        for (int j = 0; j < a.loop_tiles; j++)
-            att90_skip_tile<D, NC>(a, j);
-        return;
-    }
     int ctiles = a.tiles;
     if (NC > 2 && a.causal && (a.q0 + 64 * a.c + 63) / ATT90_BN + 1 < ctiles)
         ctiles = (a.q0 + 64 * a.c + 63) / ATT90_BN + 1;
@@ -1050,10 +939,8 @@ static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_
     att90_turn_end<NC>(a.c);
     sm90_wgmma_wait<0>();
     sm90_fence_f(o);
-    if (ATT90_KV_MULTICAST)
-        att90_release(a, last);
-    if (NC > 2 || ATT90_KV_MULTICAST)
-        for (; j < a.loop_tiles; j++)
+    if (NC > 2)
+        for (; j < a.tiles; j++)
             att90_skip_tile<D, NC>(a, j);
 }
 
@@ -1063,7 +950,7 @@ template <int D, int NC>
 static __device__ __forceinline__ void
 att90_consumer(uint16_t *__restrict__ out, uint32_t q_smem, uint32_t ring, uint32_t q_full,
                uint32_t full, uint32_t empty, int c, int q0, int s, size_t head_off, int tiles,
-               int loop_tiles, float scale_log2, int causal, uint32_t rank)
+               float scale_log2, int causal)
 {
     const int lane = (int)threadIdx.x % 32, warp = ((int)threadIdx.x / 32) % 4;
     const att90_consumer_args a = {q_smem + (uint32_t)c * 64 * 128, /* row 64 c of every block */
@@ -1074,12 +961,10 @@ att90_consumer(uint16_t *__restrict__ out, uint32_t q_smem, uint32_t ring, uint3
                                    q0,
                                    s,
                                    tiles,
-                                   loop_tiles,
                                    causal,
                                    q0 + 64 * c + 16 * warp + lane / 4,
                                    scale_log2,
-                                   rank,
-                                   (int)threadIdx.x % 128};
+                                   threadIdx.x % 128 == 0};
     float o[D / 2], l[2] = {0.0f, 0.0f};
 #pragma unroll
     for (int i = 0; i < D / 2; i++)
@@ -1088,8 +973,7 @@ att90_consumer(uint16_t *__restrict__ out, uint32_t q_smem, uint32_t ring, uint3
     att90_turn_init<NC>(c);
     att90_consumer_loop<D, NC>(a, o, l);
     att90_turn_fini(c);
-    if (!ATT90_KV_MULTICAST || tiles > 0) /* the padded block has no rows to store */
-        att90_store<D>(out, o, l, head_off, a.row0, s);
+    att90_store<D>(out, o, l, head_off, a.row0, s);
 }
 #endif /* ATT90_DEVICE */
 
@@ -1111,18 +995,10 @@ static __global__ void __launch_bounds__(att90_blk<D, NC>::threads, 1)
     const uint32_t q_full = sm90_smem_u32(&q_full_bar), full = sm90_smem_u32(full_bar),
                    empty = sm90_smem_u32(empty_bar);
     constexpr int bm = att90_blk<D, NC>::bm;
-    /* the highest rows first (causal: the longest blocks start first); multicast, the grid may
-     * have one block more than the rows need: the last, q0 = -bm */
-    const int blocks = ATT90_KV_MULTICAST ? (s + bm - 1) / bm : (int)gridDim.x;
-    const int q0 = (blocks - 1 - (int)blockIdx.x) * bm, head = (int)blockIdx.y;
-    /* multicast: the cluster's first block has the higher rows, so the larger count (or s's) */
-    const int q0_hi = ATT90_KV_MULTICAST ? q0 + (int)(blockIdx.x % 2) * bm : q0;
-    const int kv_end = causal && q0_hi + bm < kv_len ? q0_hi + bm : kv_len;
-    const int loop_tiles = (kv_end + ATT90_BN - 1) / ATT90_BN;
-    const int own_end = causal && q0 + bm < kv_len ? q0 + bm : kv_len;
-    const int tiles = ATT90_KV_MULTICAST && q0 < 0 ? 0 : (own_end + ATT90_BN - 1) / ATT90_BN;
+    const int q0 = ((int)gridDim.x - 1 - (int)blockIdx.x) * bm, head = (int)blockIdx.y;
+    const int kv_end = causal && q0 + bm < kv_len ? q0 + bm : kv_len;
+    const int tiles = (kv_end + ATT90_BN - 1) / ATT90_BN;
     const int wg = (int)threadIdx.x / 128;
-    const uint32_t rank = ATT90_KV_MULTICAST ? att90_cluster_rank() : 0;
 
     if (threadIdx.x == 0) {
         sm90_prefetch_map(&map_q);
@@ -1130,31 +1006,22 @@ static __global__ void __launch_bounds__(att90_blk<D, NC>::threads, 1)
         sm90_prefetch_map(&map_v);
         sm90_mbar_init(q_full, 1);
         for (int i = 0; i < att90_cfg<D>::stages; i++) {
-            sm90_mbar_init(full + 8u * i, 1); /* the producer's expect_tx */
-            /* one arrival per consumer (multicast: of both blocks) */
-            sm90_mbar_init(empty + 8u * i, NC * ATT90_CLUSTER);
+            sm90_mbar_init(full + 8u * i, 1);   /* the producer's expect_tx */
+            sm90_mbar_init(empty + 8u * i, NC); /* one arrival per consumer */
         }
         sm90_fence_mbar_init();
     }
-    if (ATT90_KV_MULTICAST)
-        att90_cluster_sync(); /* both blocks' barriers are ready before any multicast or arrival */
-    else
-        __syncthreads();
+    __syncthreads();
     if (wg == 0) {
         sm90_setmaxnreg_dec<ATT90_PRODUCER_REGS>();
         if (threadIdx.x == 0)
             att90_producer<D, NC>(&map_q, &map_k, &map_v, q_smem, ring, q_full, full, empty, q0,
-                                  head, loop_tiles, rank, s);
+                                  head, tiles);
         /* The producer's threads may leave: the TMA completes on the barriers by itself. */
     } else {
         sm90_setmaxnreg_inc<att90_blk<D, NC>::consumer_regs>();
         att90_consumer<D, NC>(out, q_smem, ring, q_full, full, empty, wg - 1, q0, s,
-                              (size_t)head * (size_t)s * D, tiles, loop_tiles, scale_log2, causal,
-                              rank);
-    }
-    if (ATT90_KV_MULTICAST) { /* no block leaves while its peer may write or arrive into it */
-        __syncwarp();
-        att90_cluster_sync();
+                              (size_t)head * (size_t)s * D, tiles, scale_log2, causal);
     }
 #else
     (void)map_q, (void)map_k, (void)map_v, (void)out, (void)s, (void)kv_len, (void)scale_log2,
@@ -1203,9 +1070,7 @@ static cudaError_t att90_maps_for(const uint16_t *q, const uint16_t *k, const ui
         return cudaSuccess;
     att90_maps.ptr[0] = NULL;
     for (int i = 0; i < 3; i++) {
-        /* multicast: a K or V box is one block's half of the tile */
-        cudaError_t e =
-            att90_map(&att90_maps.map[i], ptr[i], d, s, bh, i ? ATT90_BN / ATT90_CLUSTER : q_rows);
+        cudaError_t e = att90_map(&att90_maps.map[i], ptr[i], d, s, bh, i ? ATT90_BN : q_rows);
         if (e != cudaSuccess)
             return e;
     }
@@ -1247,24 +1112,10 @@ static cudaError_t att90_launch(const uint16_t *q, const uint16_t *k, const uint
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, blk::smem);
     if (e != cudaSuccess)
         return e;
-    /* multicast: clusters of 2 along x, the extent padded to even (a last block with no rows) */
-    const int blocks = (s + blk::bm - 1) / blk::bm;
-    cudaLaunchConfig_t config = {};
-    cudaLaunchAttribute cluster;
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = ATT90_CLUSTER;
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = 1;
-    config.gridDim = dim3((unsigned)((blocks + ATT90_CLUSTER - 1) / ATT90_CLUSTER * ATT90_CLUSTER),
-                          (unsigned)bh);
-    config.blockDim = dim3(blk::threads);
-    config.dynamicSmemBytes = blk::smem;
-    config.stream = stream;
-    config.attrs = &cluster;
-    config.numAttrs = ATT90_KV_MULTICAST ? 1 : 0;
-    e = cudaLaunchKernelEx(&config, attention_optimized_kernel<D, NC>, att90_maps.map[0],
-                           att90_maps.map[1], att90_maps.map[2], o, s, kv_len, scale_log2, causal);
-    return e == cudaSuccess ? cudaGetLastError() : e;
+    const dim3 grid((unsigned)((s + blk::bm - 1) / blk::bm), (unsigned)bh);
+    attention_optimized_kernel<D, NC><<<grid, blk::threads, blk::smem, stream>>>(
+        att90_maps.map[0], att90_maps.map[1], att90_maps.map[2], o, s, kv_len, scale_log2, causal);
+    return cudaGetLastError();
 }
 
 extern "C" cudaError_t attention_optimized(const uint16_t *q, const uint16_t *k, const uint16_t *v,
