@@ -62,7 +62,8 @@ typedef struct attention_ctx {
     size_t n;                         /* bh s d */
     uint16_t *q, *k, *v, *o, *scores; /* device; scores: bh x s x ld bf16, the baseline's S, P */
     float *ref;                       /* device: bh s d, the reference */
-    void *workspace;
+    void *workspace; /* cuBLASLt's, and the optimized kernel's split parts (never at once) */
+    size_t workspace_bytes;
     rb_lt_gemm qk, pv; /* the baseline's two GEMMs */
     cublasLtMatmulAlgo_t qk_algo, pv_algo;
     char no_sm90[200]; /* why the optimized variant cannot run here ("" : it can) */
@@ -330,7 +331,13 @@ static rb_status attention_baseline_gemms(attention_ctx *c)
 {
     const int s = c->s, d = c->d, ld = c->ld;
     const long long sd = (long long)s * d, sld = (long long)s * ld;
-    RB_CUDA(cudaMalloc(&c->workspace, ATTENTION_WORKSPACE));
+    int dev = 0, sms = 0;
+    RB_CUDA(cudaGetDevice(&dev));
+    RB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    c->workspace_bytes = attention_optimized_workspace(sms);
+    if (c->workspace_bytes < ATTENTION_WORKSPACE)
+        c->workspace_bytes = ATTENTION_WORKSPACE;
+    RB_CUDA(cudaMalloc(&c->workspace, c->workspace_bytes));
     RB_TRY(attention_lt_gemm(c, &c->qk, &c->qk_algo, 1, s, s, d, c->k, d, sd, c->q, d, sd,
                              c->scores, ld, sld));
     return attention_lt_gemm(c, &c->pv, &c->pv_algo, 0, d, s, s, c->v, d, sd, c->scores, ld, sld,
@@ -442,7 +449,7 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
         return RB_ERR_UNSUPPORTED;
     }
     RB_CUDA(attention_optimized(c->q, c->k, c->v, c->o, c->bh, c->s, c->d, c->scale, c->causal,
-                                c->s, stream));
+                                c->s, c->workspace, c->workspace_bytes, stream));
     return RB_OK;
 }
 
@@ -492,7 +499,7 @@ static rb_status run_optimized_last_kv_tile_dropped(void *ctx, cudaStream_t stre
                                     kv > 0 ? kv : c->s, stream));
     else
         RB_CUDA(attention_optimized(c->q, c->k, c->v, c->o, c->bh, c->s, c->d, c->scale, c->causal,
-                                    kv > 0 ? kv : c->s, stream));
+                                    kv > 0 ? kv : c->s, c->workspace, c->workspace_bytes, stream));
     return RB_OK;
 }
 
@@ -528,6 +535,18 @@ static int attention_selftest(char *why, size_t why_size)
         rb_fmt(why, why_size, "work model wrong at b4 h16 s8192");
         return -1;
     }
+    /* the last wave's split: b4 h16 s8192 at d 128 leaves 4 of 4096 tiles past 31 waves of 132
+     * SMs, split in 33; d 64's 2752 leave 112 (no split); 999 x 1021 at d 64, 54 (in 2) */
+    const attention_split sp[5] = {
+        attention_split_plan(4096, 132, 64, 0), attention_split_plan(2752, 132, 43, 0),
+        attention_split_plan(4096, 132, 64, 1), attention_split_plan(5994, 132, 8, 0),
+        attention_split_plan(4, 132, 1, 0)};
+    const int want_sp[5][2] = {{4, 33}, {0, 0}, {0, 0}, {54, 2}, {0, 0}};
+    for (int i = 0; i < 5; i++)
+        if (sp[i].tiles != want_sp[i][0] || sp[i].chunks != want_sp[i][1]) {
+            rb_fmt(why, why_size, "split plan %d: %d tiles in %d", i, sp[i].tiles, sp[i].chunks);
+            return -1;
+        }
     int rows[ATTENTION_CPU_ROWS];
     if (attention_cpu_rows(1021, rows) != 7 || attention_cpu_rows(2, rows) != 2 ||
         attention_cpu_rows(1, rows) != 1 || rows[0] != 0) {

@@ -515,6 +515,11 @@ enum {
 #ifndef ATT90_D64_CONSUMERS
 #define ATT90_D64_CONSUMERS 3
 #endif
+/* Split the last wave's tiles along the keys (attention_split_plan); 0 for the measurement
+ * without. */
+#ifndef ATT90_SPLIT_LAST_WAVE
+#define ATT90_SPLIT_LAST_WAVE 1
+#endif
 template <int D> struct att90_cfg {
     static constexpr int blocks = D / 64;                         /* 64-column blocks of d */
     static constexpr int tile_bytes = blocks * ATT90_BLOCK_BYTES; /* a K or V tile */
@@ -536,6 +541,12 @@ template <int D, int NC> struct att90_blk {
     static_assert(smem <= 227 * 1024, "one block per SM: the ring fits the 227 KB a block may use");
     static_assert(ATT90_PRODUCER_REGS * 128 + consumer_regs * 128 * NC <= 65536,
                   "setmaxnreg: the warpgroups' registers fit the SM's 64K");
+};
+
+/* A split block's part in the workspace: O (bm x d fp32, not yet divided by l), then the rows'
+ * m and l (bm each). */
+template <int D, int NC> struct att90_part {
+    static constexpr int floats = 64 * NC * (D + 2);
 };
 
 static_assert(ATT90_BN == ATTENTION_OPTIMIZED_KV_TILE, "the seam's tile is the kernel's");
@@ -640,18 +651,18 @@ static __device__ __forceinline__ void att90_load_tile(uint32_t dst, const CUten
         att90_tma_load(dst + b * BLOCK, map, b * 64, y, z, bar);
 }
 
-/* The producer thread: Q, then every K/V tile of the block into the ring. */
+/* The producer thread: Q, then the block's K/V tiles jb .. tiles - 1 into the ring. */
 template <int D, int NC>
 static __device__ __forceinline__ void
 att90_producer(const CUtensorMap *map_q, const CUtensorMap *map_k, const CUtensorMap *map_v,
                uint32_t q_smem, uint32_t ring, uint32_t q_full, uint32_t full, uint32_t empty,
-               int q0, int head, int tiles)
+               int q0, int head, int jb, int tiles)
 {
     sm90_mbar_expect_tx(q_full, att90_blk<D, NC>::q_bytes);
     att90_load_tile<D, att90_blk<D, NC>::q_block_bytes>(q_smem, map_q, q0, head, q_full);
     int st = 0;
     uint32_t phase = 0;
-    for (int j = 0; j < tiles; j++) {
+    for (int j = jb; j < tiles; j++) {
         sm90_mbar_wait(empty + 8u * st, phase ^ 1u); /* the first pass finds every stage free */
         const uint32_t stage = ring + st * att90_cfg<D>::stage_bytes;
         sm90_mbar_expect_tx(full + 8u * st, att90_cfg<D>::stage_bytes);
@@ -778,10 +789,11 @@ static __device__ __forceinline__ void att90_pack_p(uint32_t (&p)[ATT90_BN / 16]
     }
 }
 
-/* The consumer's fixed inputs. q_rows: row 64 c of the Q tile; row0: this thread's row g. */
+/* The consumer's fixed inputs. q_rows: row 64 c of the Q tile; row0: this thread's row g; the
+ * block's key tiles are jb .. tiles - 1 (tile jb in ring stage 0). */
 typedef struct att90_consumer_args {
     uint32_t q_rows, ring, full, empty;
-    int c, q0, s, tiles, causal, row0;
+    int c, q0, s, jb, tiles, causal, row0;
     float scale_log2;
     bool lead; /* the thread that releases ring stages */
 } att90_consumer_args;
@@ -850,6 +862,32 @@ static __device__ __forceinline__ void att90_store(uint16_t *__restrict__ out,
     }
 }
 
+/* A split block's part (att90_part floats, see there): O unnormalized in fp32, then its rows' raw
+ * max m and sum l (quad-summed), for this thread's rows row0 and row0 + 8 (r: their index in the
+ * block, from 0), those below s. */
+template <int D, int BM>
+static __device__ __forceinline__ void att90_store_part(float *__restrict__ part,
+                                                        const float (&o)[D / 2],
+                                                        const float (&m)[2], const float (&l)[2],
+                                                        int r, int row0, int s)
+{
+    const int t = (int)threadIdx.x % 4;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const float sum = att_quad_sum(l[h]);
+        if (row0 + 8 * h >= s)
+            continue;
+        float *dst = part + (size_t)(r + 8 * h) * D + 2 * t;
+#pragma unroll
+        for (int j = 0; j < D / 8; j++)
+            *(float2 *)(dst + 8 * j) = make_float2(o[4 * j + 2 * h], o[4 * j + 2 * h + 1]);
+        if (t == 0) {
+            part[BM * D + r + 8 * h] = m[h];
+            part[BM * D + BM + r + 8 * h] = sum;
+        }
+    }
+}
+
 /* Tile j of the consumer loop: one turn issues S_j and P_(j-1) V_(j-1); then the softmax, with
  * the mask code only where MASK. */
 template <int D, int NC, bool MASK>
@@ -859,13 +897,13 @@ att90_tile(const att90_consumer_args &a, int j, float (&o)[D / 2], float (&l)[2]
 {
     constexpr int stages = att90_cfg<D>::stages, stage_bytes = att90_cfg<D>::stage_bytes;
     float alpha[2];
-    const int st = j % stages, prev = (j + stages - 1) % stages;
-    sm90_mbar_wait(a.full + 8u * st, (uint32_t)(j / stages) & 1u);
+    const int n = j - a.jb, st = n % stages, prev = (n + stages - 1) % stages;
+    sm90_mbar_wait(a.full + 8u * st, (uint32_t)(n / stages) & 1u);
     att90_turn_begin(a.c);
     att90_issue_s<D, NC>(sacc, a.q_rows, a.ring + st * stage_bytes);
     /* one branch from the issue to the wait: a branch between them makes ptxas serialize
      * the wgmmas (C7514) */
-    if (j > 0) {
+    if (n > 0) {
         att90_issue_pv<D>(o, p, a.ring + prev * stage_bytes + att90_cfg<D>::tile_bytes);
         att90_turn_end<NC>(a.c);
         sm90_wgmma_wait<1>(); /* S_j is done; P_(j-1) V_(j-1) may still run */
@@ -888,7 +926,7 @@ att90_tile(const att90_consumer_args &a, int j, float (&o)[D / 2], float (&l)[2]
     for (int i = 0; i < D / 2; i++)
         o[i] *= alpha[(i >> 1) & 1];
     att90_pack_p(p, sacc);
-    if (j > 0 && a.lead)
+    if (n > 0 && a.lead)
         sm90_mbar_arrive(a.empty + 8u * prev); /* both K and V of tile j - 1 are read */
 }
 
@@ -898,8 +936,8 @@ att90_tile(const att90_consumer_args &a, int j, float (&o)[D / 2], float (&l)[2]
 template <int D, int NC>
 static __device__ __forceinline__ void att90_skip_tile(const att90_consumer_args &a, int j)
 {
-    const int st = j % att90_cfg<D>::stages;
-    sm90_mbar_wait(a.full + 8u * st, (uint32_t)(j / att90_cfg<D>::stages) & 1u);
+    const int n = j - a.jb, st = n % att90_cfg<D>::stages;
+    sm90_mbar_wait(a.full + 8u * st, (uint32_t)(n / att90_cfg<D>::stages) & 1u);
     att90_turn_begin(a.c);
     att90_turn_end<NC>(a.c);
     if (a.lead)
@@ -916,11 +954,12 @@ static __device__ __forceinline__ void att90_skip_tile(const att90_consumer_args
  * ctiles - 1, never released, is never waited for). */
 template <int D, int NC>
 static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_args &a,
-                                                           float (&o)[D / 2], float (&l)[2])
+                                                           float (&o)[D / 2], float (&l)[2],
+                                                           float (&m)[2])
 {
     constexpr int stages = att90_cfg<D>::stages, stage_bytes = att90_cfg<D>::stage_bytes;
     static_assert(NC == 2 || stages > 2, "the skipped tile's stage release (above)");
-    float sacc[64], m[2] = {-INFINITY, -INFINITY};
+    float sacc[64];
     uint32_t p[ATT90_BN / 16][4];
     int ctiles = a.tiles;
     if (NC > 2 && a.causal && (a.q0 + 64 * a.c + 63) / ATT90_BN + 1 < ctiles)
@@ -928,12 +967,12 @@ static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_
     int inner = a.s / ATT90_BN < ctiles ? a.s / ATT90_BN : ctiles;
     if (a.causal && (a.q0 + 64 * a.c + 1) / ATT90_BN < inner)
         inner = (a.q0 + 64 * a.c + 1) / ATT90_BN;
-    int j = 0;
+    int j = a.jb;
     for (; j < inner; j++)
         att90_tile<D, NC, false>(a, j, o, l, m, sacc, p);
     for (; j < ctiles; j++)
         att90_tile<D, NC, true>(a, j, o, l, m, sacc, p);
-    const int last = (ctiles - 1) % stages;
+    const int last = (ctiles - 1 - a.jb) % stages;
     att90_turn_begin(a.c);
     att90_issue_pv<D>(o, p, a.ring + last * stage_bytes + att90_cfg<D>::tile_bytes);
     att90_turn_end<NC>(a.c);
@@ -948,9 +987,9 @@ static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_
  * out. */
 template <int D, int NC>
 static __device__ __forceinline__ void
-att90_consumer(uint16_t *__restrict__ out, uint32_t q_smem, uint32_t ring, uint32_t q_full,
-               uint32_t full, uint32_t empty, int c, int q0, int s, size_t head_off, int tiles,
-               float scale_log2, int causal)
+att90_consumer(uint16_t *__restrict__ out, float *__restrict__ part, uint32_t q_smem,
+               uint32_t ring, uint32_t q_full, uint32_t full, uint32_t empty, int c, int q0, int s,
+               size_t head_off, int jb, int tiles, float scale_log2, int causal)
 {
     const int lane = (int)threadIdx.x % 32, warp = ((int)threadIdx.x / 32) % 4;
     const att90_consumer_args a = {q_smem + (uint32_t)c * 64 * 128, /* row 64 c of every block */
@@ -960,20 +999,24 @@ att90_consumer(uint16_t *__restrict__ out, uint32_t q_smem, uint32_t ring, uint3
                                    c,
                                    q0,
                                    s,
+                                   jb,
                                    tiles,
                                    causal,
                                    q0 + 64 * c + 16 * warp + lane / 4,
                                    scale_log2,
                                    threadIdx.x % 128 == 0};
-    float o[D / 2], l[2] = {0.0f, 0.0f};
+    float o[D / 2], l[2] = {0.0f, 0.0f}, m[2] = {-INFINITY, -INFINITY};
 #pragma unroll
     for (int i = 0; i < D / 2; i++)
         o[i] = 0.0f;
     sm90_mbar_wait(q_full, 0);
     att90_turn_init<NC>(c);
-    att90_consumer_loop<D, NC>(a, o, l);
+    att90_consumer_loop<D, NC>(a, o, l, m);
     att90_turn_fini(c);
-    att90_store<D>(out, o, l, head_off, a.row0, s);
+    if (part)
+        att90_store_part<D, 64 * NC>(part, o, m, l, a.row0 - q0, a.row0, s);
+    else
+        att90_store<D>(out, o, l, head_off, a.row0, s);
 }
 #endif /* ATT90_DEVICE */
 
@@ -982,8 +1025,9 @@ static __global__ void __launch_bounds__(att90_blk<D, NC>::threads, 1)
     attention_optimized_kernel(const __grid_constant__ CUtensorMap map_q,
                                const __grid_constant__ CUtensorMap map_k,
                                const __grid_constant__ CUtensorMap map_v,
-                               uint16_t *__restrict__ out, int s, int kv_len, float scale_log2,
-                               int causal)
+                               uint16_t *__restrict__ out, float *__restrict__ parts, int s,
+                               int kv_len, float scale_log2, int causal, int qblocks, int whole,
+                               int chunks)
 {
 #if ATT90_DEVICE
     extern __shared__ unsigned char att90_smem[];
@@ -995,9 +1039,15 @@ static __global__ void __launch_bounds__(att90_blk<D, NC>::threads, 1)
     const uint32_t q_full = sm90_smem_u32(&q_full_bar), full = sm90_smem_u32(full_bar),
                    empty = sm90_smem_u32(empty_bar);
     constexpr int bm = att90_blk<D, NC>::bm;
-    const int q0 = ((int)gridDim.x - 1 - (int)blockIdx.x) * bm, head = (int)blockIdx.y;
+    /* Blocks below `whole` take a query tile each (a head's tiles in turn, the last rows first:
+     * the heaviest when causal); the rest are the split tiles' parts (chunks a tile), last. */
+    const int u = (int)blockIdx.x, v = u - whole, tile = v < 0 ? u : whole + v / chunks;
+    const int q0 = (qblocks - 1 - tile % qblocks) * bm, head = tile / qblocks;
     const int kv_end = causal && q0 + bm < kv_len ? q0 + bm : kv_len;
-    const int tiles = (kv_end + ATT90_BN - 1) / ATT90_BN;
+    const int all = (kv_end + ATT90_BN - 1) / ATT90_BN;
+    const int jb = v < 0 ? 0 : v % chunks * all / chunks;
+    const int tiles = v < 0 ? all : (v % chunks + 1) * all / chunks;
+    float *part = v < 0 ? NULL : parts + (size_t)v * att90_part<D, NC>::floats;
     const int wg = (int)threadIdx.x / 128;
 
     if (threadIdx.x == 0) {
@@ -1016,21 +1066,72 @@ static __global__ void __launch_bounds__(att90_blk<D, NC>::threads, 1)
         sm90_setmaxnreg_dec<ATT90_PRODUCER_REGS>();
         if (threadIdx.x == 0)
             att90_producer<D, NC>(&map_q, &map_k, &map_v, q_smem, ring, q_full, full, empty, q0,
-                                  head, tiles);
+                                  head, jb, tiles);
         /* The producer's threads may leave: the TMA completes on the barriers by itself. */
     } else {
         sm90_setmaxnreg_inc<att90_blk<D, NC>::consumer_regs>();
-        att90_consumer<D, NC>(out, q_smem, ring, q_full, full, empty, wg - 1, q0, s,
-                              (size_t)head * (size_t)s * D, tiles, scale_log2, causal);
+        att90_consumer<D, NC>(out, part, q_smem, ring, q_full, full, empty, wg - 1, q0, s,
+                              (size_t)head * (size_t)s * D, jb, tiles, scale_log2, causal);
     }
 #else
-    (void)map_q, (void)map_k, (void)map_v, (void)out, (void)s, (void)kv_len, (void)scale_log2,
-        (void)causal;
+    (void)map_q, (void)map_k, (void)map_v, (void)out, (void)parts, (void)s, (void)kv_len,
+        (void)scale_log2, (void)causal, (void)qblocks, (void)whole, (void)chunks;
     __trap(); /* sm_90a only */
 #endif
 }
 
+/* The split tiles' parts merged (blockIdx.y: the split tile; a thread: 4 columns of a row):
+ * O = sum_c w_c O_c / sum_c w_c l_c with w_c = 2^((m_c - M) scale log2 e), M the largest m_c,
+ * each part's O_c and l_c being relative to its own max m_c. */
+template <int D, int NC>
+static __global__ void __launch_bounds__(256)
+    attention_split_merge_kernel(const float *__restrict__ parts, uint16_t *__restrict__ out,
+                                 int s, float scale_log2, int qblocks, int whole, int chunks)
+{
+    constexpr int bm = 64 * NC, floats = att90_part<D, NC>::floats;
+    const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x), r = i / (D / 4);
+    const int col = i % (D / 4) * 4, tile = whole + (int)blockIdx.y;
+    const int q0 = (qblocks - 1 - tile % qblocks) * bm, head = tile / qblocks;
+    if (r >= bm || q0 + r >= s)
+        return;
+    const float *p0 = parts + (size_t)blockIdx.y * chunks * floats;
+    float mx = -INFINITY, l = 0.0f, acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int c = 0; c < chunks; c++)
+        mx = fmaxf(mx, p0[(size_t)c * floats + bm * D + r]);
+    for (int c = 0; c < chunks; c++) {
+        const float *p = p0 + (size_t)c * floats;
+        const float w = exp2f((p[bm * D + r] - mx) * scale_log2);
+        const float4 x = *(const float4 *)(p + (size_t)r * D + col);
+        l += w * p[bm * D + bm + r];
+        acc[0] += w * x.x, acc[1] += w * x.y, acc[2] += w * x.z, acc[3] += w * x.w;
+    }
+    const float inv = 1.0f / l;
+    uint2 b;
+    b.x = att_pack(acc[0] * inv, acc[1] * inv);
+    b.y = att_pack(acc[2] * inv, acc[3] * inv);
+    *(uint2 *)(out + ((size_t)head * s + q0 + r) * D + col) = b;
+}
+
 /* ---- Step 2: host side ---- */
+
+extern "C" attention_split attention_split_plan(int blocks, int sms, int kv_tiles, int causal)
+{
+    const attention_split none = {0, 0};
+    if (causal || blocks < 1 || sms < 2 || blocks % sms == 0)
+        return none;
+    const int rem = blocks % sms;
+    int chunks = sms / rem < kv_tiles ? sms / rem : kv_tiles;
+    if (chunks < 2)
+        return none;
+    const attention_split plan = {rem, chunks};
+    return plan;
+}
+
+extern "C" size_t attention_optimized_workspace(int sms)
+{
+    const int f128 = att90_part<128, 2>::floats, f64 = att90_part<64, ATT90_D64_CONSUMERS>::floats;
+    return (size_t)(sms > 0 ? sms : 0) * (size_t)(f128 > f64 ? f128 : f64) * sizeof(float);
+}
 
 /* The 3D map of a bh x s x d bf16 tensor ({d, s, bh}, innermost first), read in boxes of 64
  * columns x `rows` rows of one head, 128B-swizzled, zeros out of bounds. */
@@ -1100,36 +1201,58 @@ extern "C" cudaError_t attention_optimized_supported(int *supported)
     return cudaSuccess;
 }
 
+/* One block an SM: the query tiles, then the split tiles' parts (attention_split_plan) and their
+ * merge. */
 template <int D, int NC>
 static cudaError_t att90_launch(const uint16_t *q, const uint16_t *k, const uint16_t *v,
                                 uint16_t *o, int bh, int s, int kv_len, float scale_log2,
-                                int causal, cudaStream_t stream)
+                                int causal, void *workspace, size_t workspace_bytes,
+                                cudaStream_t stream)
 {
     typedef att90_blk<D, NC> blk;
+    int dev = 0, sms = 0;
     cudaError_t e = att90_maps_for(q, k, v, D, s, bh, blk::bm);
     if (e == cudaSuccess)
         e = cudaFuncSetAttribute(attention_optimized_kernel<D, NC>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, blk::smem);
+    if (e == cudaSuccess)
+        e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (e != cudaSuccess)
         return e;
-    const dim3 grid((unsigned)((s + blk::bm - 1) / blk::bm), (unsigned)bh);
-    attention_optimized_kernel<D, NC><<<grid, blk::threads, blk::smem, stream>>>(
-        att90_maps.map[0], att90_maps.map[1], att90_maps.map[2], o, s, kv_len, scale_log2, causal);
+    const int qblocks = (s + blk::bm - 1) / blk::bm, blocks = qblocks * bh;
+    const attention_split sp = attention_split_plan(
+        blocks, sms, (kv_len + ATT90_BN - 1) / ATT90_BN, causal || !ATT90_SPLIT_LAST_WAVE);
+    const size_t part_bytes = (size_t)att90_part<D, NC>::floats * sizeof(float);
+    if (sp.tiles && (!workspace || (size_t)sp.tiles * sp.chunks * part_bytes > workspace_bytes))
+        return cudaErrorInvalidValue;
+    const int whole = blocks - sp.tiles, chunks = sp.tiles ? sp.chunks : 1;
+    attention_optimized_kernel<D, NC>
+        <<<(unsigned)(whole + sp.tiles * sp.chunks), blk::threads, blk::smem, stream>>>(
+            att90_maps.map[0], att90_maps.map[1], att90_maps.map[2], o, (float *)workspace, s,
+            kv_len, scale_log2, causal, qblocks, whole, chunks);
+    if (sp.tiles)
+        attention_split_merge_kernel<D, NC>
+            <<<dim3((unsigned)((blk::bm * D / 4 + 255) / 256), (unsigned)sp.tiles), 256, 0,
+               stream>>>((const float *)workspace, o, s, scale_log2, qblocks, whole, chunks);
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t attention_optimized(const uint16_t *q, const uint16_t *k, const uint16_t *v,
                                            uint16_t *o, int bh, int s, int d, float scale,
-                                           int causal, int kv_len, cudaStream_t stream)
+                                           int causal, int kv_len, void *workspace,
+                                           size_t workspace_bytes, cudaStream_t stream)
 {
     if (bh < 1 || bh > 65535 || s < 1 || kv_len < 1 || kv_len > s)
         return cudaErrorInvalidValue;
     const float scale_log2 = scale * ATT_LOG2E;
     if (d == 128)
-        return att90_launch<128, 2>(q, k, v, o, bh, s, kv_len, scale_log2, causal, stream);
+        return att90_launch<128, 2>(q, k, v, o, bh, s, kv_len, scale_log2, causal, workspace,
+                                    workspace_bytes, stream);
     if (d == 64)
         return att90_launch<64, ATT90_D64_CONSUMERS>(q, k, v, o, bh, s, kv_len, scale_log2, causal,
-                                                     stream);
+                                                     workspace, workspace_bytes, stream);
     return cudaErrorInvalidValue;
 }
 
@@ -1225,5 +1348,9 @@ extern "C" const rb_kernel_info attention_kernels[] = {
     {"optimized", "attention_optimized_kernel<64, " ATT90_STR(ATT90_D64_CONSUMERS) ">",
      (const void *)attention_optimized_kernel<64, ATT90_D64_CONSUMERS>,
      att90_blk<64, ATT90_D64_CONSUMERS>::threads, att90_blk<64, ATT90_D64_CONSUMERS>::smem},
+    {"optimized", "attention_split_merge_kernel<128, 2>",
+     (const void *)attention_split_merge_kernel<128, 2>, 256, 0},
+    {"optimized", "attention_split_merge_kernel<64, " ATT90_STR(ATT90_D64_CONSUMERS) ">",
+     (const void *)attention_split_merge_kernel<64, ATT90_D64_CONSUMERS>, 256, 0},
     {}};
 /* clang-format on */

@@ -46,7 +46,20 @@ cudaError_t attention_flash_mma(const uint16_t *q, const uint16_t *k, const uint
 cudaError_t attention_optimized_supported(int *supported);
 cudaError_t attention_optimized(const uint16_t *q, const uint16_t *k, const uint16_t *v,
                                 uint16_t *o, int bh, int s, int d, float scale, int causal,
-                                int kv_len, cudaStream_t stream);
+                                int kv_len, void *workspace, size_t workspace_bytes,
+                                cudaStream_t stream);
+
+/* The split of step 2's last wave (one block an SM): when the blocks leave a last wave at most
+ * half full, its `tiles` query tiles (the last ones) are each split along the keys into `chunks`
+ * parts, every part a block of its own (tiles x chunks <= sms), and merged by a second kernel
+ * from fp32 partials in the workspace. {0, 0}: no split (causal inputs, whose last blocks are
+ * already the lightest; a full last wave; fewer key tiles than 2). Host only, no device. */
+typedef struct attention_split {
+    int tiles, chunks;
+} attention_split;
+attention_split attention_split_plan(int blocks, int sms, int kv_tiles, int causal);
+/* The workspace bytes step 2 needs on a GPU of `sms` SMs (the partials of at most sms parts). */
+size_t attention_optimized_workspace(int sms);
 
 /* The trusted reference's pieces (setup only): one row-block of heads at a time, S in fp32 by a
  * bf16 GEMM with fp32 output, then this kernel: P = softmax(scale S + mask) in fp64 arithmetic,
