@@ -515,6 +515,11 @@ enum {
 #ifndef ATT90_D64_CONSUMERS
 #define ATT90_D64_CONSUMERS 3
 #endif
+/* Q as S = Q K^T's A operand from registers (loaded once by ldmatrix) instead of shared memory, at
+ * d 128: a fifth less shared-memory operand traffic a tile; 1 for the measurement. */
+#ifndef ATT90_Q_REGS
+#define ATT90_Q_REGS 0
+#endif
 /* Split the last wave's tiles along the keys (attention_split_plan); 0 for the measurement
  * without. */
 #ifndef ATT90_SPLIT_LAST_WAVE
@@ -608,6 +613,21 @@ static __device__ __forceinline__ void att90_wgmma_s(float (&d)[64], uint64_t da
                  : "memory");
 }
 
+/* S (64 x 128) = (accumulate ? S : 0) + A (64 x 16, registers) B (16 x 128, K-major at db). */
+static __device__ __forceinline__ void att90_wgmma_s_rs(float (&d)[64], const uint32_t (&a)[4],
+                                                        uint64_t db, int accumulate)
+{
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %69, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " ATT90_REGS64
+                 ", {%64, %65, %66, %67}, %68, p, 1, 1, 0;\n"
+                 "}\n"
+                 : ATT90_BIND64
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(accumulate)
+                 : "memory");
+}
+
 /* O (64 x 128) += P (64 x 16, registers) V (16 x 128, MN-major at db). */
 static __device__ __forceinline__ void att90_wgmma_pv(float (&d)[64], const uint32_t (&a)[4],
                                                       uint64_t db)
@@ -680,6 +700,7 @@ att90_producer(const CUtensorMap *map_q, const CUtensorMap *map_k, const CUtenso
  * group. */
 template <int D, int NC>
 static __device__ __forceinline__ void att90_issue_s(float (&s)[64], uint32_t q_rows,
+                                                     const uint32_t (&qf)[D / 16][4],
                                                      uint32_t k_tile)
 {
     sm90_wgmma_fence();
@@ -688,9 +709,31 @@ static __device__ __forceinline__ void att90_issue_s(float (&s)[64], uint32_t q_
         const uint32_t off = (uint32_t)(kk % 4) * 32;
         const uint32_t q_off = (uint32_t)(kk / 4) * att90_blk<D, NC>::q_block_bytes + off;
         const uint32_t k_off = (uint32_t)(kk / 4) * ATT90_BLOCK_BYTES + off;
-        att90_wgmma_s(s, sm90_desc_k128(q_rows + q_off), sm90_desc_k128(k_tile + k_off), kk > 0);
+        if (ATT90_Q_REGS && D == 128)
+            att90_wgmma_s_rs(s, qf[kk], sm90_desc_k128(k_tile + k_off), kk > 0);
+        else
+            att90_wgmma_s(s, sm90_desc_k128(q_rows + q_off), sm90_desc_k128(k_tile + k_off),
+                          kk > 0);
     }
     sm90_wgmma_commit();
+}
+
+/* This consumer's Q rows as wgmma A fragments (warp w: rows 16 w .., the mma.sync A layout), by
+ * ldmatrix.x4 from the 128B-swizzled Q tile (16-byte chunk c of row r at c ^ (r % 8)). */
+template <int D, int NC>
+static __device__ __forceinline__ void att90_load_q(uint32_t (&qf)[D / 16][4], uint32_t q_rows)
+{
+    const int lane = (int)threadIdx.x % 32, warp = ((int)threadIdx.x / 32) % 4;
+    const int r = 16 * warp + (lane / 8 % 2) * 8 + lane % 8;
+#pragma unroll
+    for (int kk = 0; kk < D / 16; kk++) {
+        const int k = 16 * kk + (lane / 16) * 8;
+        const uint32_t addr = q_rows + (uint32_t)(k / 64) * att90_blk<D, NC>::q_block_bytes +
+                              (uint32_t)r * 128 + (uint32_t)(((k % 64) / 8) ^ (r % 8)) * 16;
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(qf[kk][0]), "=r"(qf[kk][1]), "=r"(qf[kk][2]), "=r"(qf[kk][3])
+                     : "r"(addr));
+    }
 }
 
 /* O += P V from the stage's V tile at v_tile: 8 wgmmas (16 keys each), one group. */
@@ -892,15 +935,15 @@ static __device__ __forceinline__ void att90_store_part(float *__restrict__ part
  * the mask code only where MASK. */
 template <int D, int NC, bool MASK>
 static __device__ __forceinline__ void
-att90_tile(const att90_consumer_args &a, int j, float (&o)[D / 2], float (&l)[2], float (&m)[2],
-           float (&sacc)[64], uint32_t (&p)[ATT90_BN / 16][4])
+att90_tile(const att90_consumer_args &a, const uint32_t (&qf)[D / 16][4], int j, float (&o)[D / 2],
+           float (&l)[2], float (&m)[2], float (&sacc)[64], uint32_t (&p)[ATT90_BN / 16][4])
 {
     constexpr int stages = att90_cfg<D>::stages, stage_bytes = att90_cfg<D>::stage_bytes;
     float alpha[2];
     const int n = j - a.jb, st = n % stages, prev = (n + stages - 1) % stages;
     sm90_mbar_wait(a.full + 8u * st, (uint32_t)(n / stages) & 1u);
     att90_turn_begin(a.c);
-    att90_issue_s<D, NC>(sacc, a.q_rows, a.ring + st * stage_bytes);
+    att90_issue_s<D, NC>(sacc, a.q_rows, qf, a.ring + st * stage_bytes);
     /* one branch from the issue to the wait: a branch between them makes ptxas serialize
      * the wgmmas (C7514) */
     if (n > 0) {
@@ -954,6 +997,7 @@ static __device__ __forceinline__ void att90_skip_tile(const att90_consumer_args
  * ctiles - 1, never released, is never waited for). */
 template <int D, int NC>
 static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_args &a,
+                                                           const uint32_t (&qf)[D / 16][4],
                                                            float (&o)[D / 2], float (&l)[2],
                                                            float (&m)[2])
 {
@@ -969,9 +1013,9 @@ static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_
         inner = (a.q0 + 64 * a.c + 1) / ATT90_BN;
     int j = a.jb;
     for (; j < inner; j++)
-        att90_tile<D, NC, false>(a, j, o, l, m, sacc, p);
+        att90_tile<D, NC, false>(a, qf, j, o, l, m, sacc, p);
     for (; j < ctiles; j++)
-        att90_tile<D, NC, true>(a, j, o, l, m, sacc, p);
+        att90_tile<D, NC, true>(a, qf, j, o, l, m, sacc, p);
     const int last = (ctiles - 1 - a.jb) % stages;
     att90_turn_begin(a.c);
     att90_issue_pv<D>(o, p, a.ring + last * stage_bytes + att90_cfg<D>::tile_bytes);
@@ -1009,9 +1053,12 @@ att90_consumer(uint16_t *__restrict__ out, float *__restrict__ part, uint32_t q_
 #pragma unroll
     for (int i = 0; i < D / 2; i++)
         o[i] = 0.0f;
+    uint32_t qf[D / 16][4];
     sm90_mbar_wait(q_full, 0);
+    if (ATT90_Q_REGS && D == 128) /* at d 64 the 16 more registers spill */
+        att90_load_q<D, NC>(qf, a.q_rows);
     att90_turn_init<NC>(c);
-    att90_consumer_loop<D, NC>(a, o, l, m);
+    att90_consumer_loop<D, NC>(a, qf, o, l, m);
     att90_turn_fini(c);
     if (part)
         att90_store_part<D, 64 * NC>(part, o, m, l, a.row0 - q0, a.row0, s);
