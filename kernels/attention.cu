@@ -20,7 +20,9 @@
  * Optimized: FlashAttention-3's ideas on Hopper: a producer warpgroup whose one thread streams
  *            128-key K and V tiles by TMA into an mbarrier ring (3 stages at d 128, 4 at d 64:
  *            the next tile loads during a softmax), and consumer warpgroups of 64 query rows
- *            doing S = Q K^T by wgmma from shared memory and O += P V by wgmma with P in
+ *            doing S = Q K^T by wgmma (Q's fragments loaded once into registers at d 128: a
+ *            fifth less shared-memory operand traffic; from shared memory at d 64, where they
+ *            would spill) and O += P V by wgmma with P in
  *            registers and V read transposed (MN-major). Each consumer issues S_j and
  *            P_(j-1) V_(j-1) together, and the consumers take turns at issuing (ping-pong on
  *            named barriers): one's GEMMs run on the tensor cores while the others compute their
@@ -31,6 +33,9 @@
  *            costs little more than at 128 rows). The softmax is lean:
  *            unguarded ex2.approx, the scale folded into one FFMA an element, the mask code
  *            only on the edge tiles (~580 SASS instructions a warp a tile at d 128, from ~1070).
+ *            One block an SM: where that leaves a last wave at most half full (d 128's 4096
+ *            blocks: 4 past 31 waves), its tiles are split along the keys into parts (33 each),
+ *            whose fp32 partials (O, row max and sum) a second kernel merges.
  * Predicted: (H100 SXM, before measuring; bf16 ~700-790 TFLOP/s sustained by cuBLASLt.)
  *            Baseline: two GEMMs of 1.1 TFLOP at ~650 (3.4 ms) plus ~34 GB at ~2.9 TB/s (11.7
  *            ms): ~15 ms, ~145 TFLOP/s at d 128; causal runs the same work for half the counted
@@ -515,11 +520,6 @@ enum {
 #ifndef ATT90_D64_CONSUMERS
 #define ATT90_D64_CONSUMERS 3
 #endif
-/* Q as S = Q K^T's A operand from registers (loaded once by ldmatrix) instead of shared memory, at
- * d 128: a fifth less shared-memory operand traffic a tile; 1 for the measurement. */
-#ifndef ATT90_Q_REGS
-#define ATT90_Q_REGS 0
-#endif
 /* Split the last wave's tiles along the keys (attention_split_plan); 0 for the measurement
  * without. */
 #ifndef ATT90_SPLIT_LAST_WAVE
@@ -530,6 +530,10 @@ template <int D> struct att90_cfg {
     static constexpr int tile_bytes = blocks * ATT90_BLOCK_BYTES; /* a K or V tile */
     static constexpr int stages = D == 128 ? ATT90_D128_STAGES : 4;
     static constexpr int stage_bytes = 2 * tile_bytes; /* K, then V */
+    /* Q as S = Q K^T's A operand from registers (32 of them, loaded once by ldmatrix), not shared
+     * memory: a fifth less shared-memory operand traffic a tile, measured +2% at d 128
+     * (docs/notes/attention.md); at d 64 the 16 more registers spill (160 a consumer). */
+    static constexpr bool q_regs = D == 128;
 };
 
 /* A block of NC consumers (64 query rows each) and one producer warpgroup: its Q tile is NC x 64
@@ -709,7 +713,7 @@ static __device__ __forceinline__ void att90_issue_s(float (&s)[64], uint32_t q_
         const uint32_t off = (uint32_t)(kk % 4) * 32;
         const uint32_t q_off = (uint32_t)(kk / 4) * att90_blk<D, NC>::q_block_bytes + off;
         const uint32_t k_off = (uint32_t)(kk / 4) * ATT90_BLOCK_BYTES + off;
-        if (ATT90_Q_REGS && D == 128)
+        if (att90_cfg<D>::q_regs)
             att90_wgmma_s_rs(s, qf[kk], sm90_desc_k128(k_tile + k_off), kk > 0);
         else
             att90_wgmma_s(s, sm90_desc_k128(q_rows + q_off), sm90_desc_k128(k_tile + k_off),
@@ -1055,7 +1059,7 @@ att90_consumer(uint16_t *__restrict__ out, float *__restrict__ part, uint32_t q_
         o[i] = 0.0f;
     uint32_t qf[D / 16][4];
     sm90_mbar_wait(q_full, 0);
-    if (ATT90_Q_REGS && D == 128) /* at d 64 the 16 more registers spill */
+    if (att90_cfg<D>::q_regs)
         att90_load_q<D, NC>(qf, a.q_rows);
     att90_turn_init<NC>(c);
     att90_consumer_loop<D, NC>(a, qf, o, l, m);
