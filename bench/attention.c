@@ -574,8 +574,7 @@ const rb_pair rb_pair_attention = {
     .selftest = attention_selftest,
     /* flash_mma: mma.sync m16n8k16 (HMMA.16816), fed by ldmatrix (its .trans form, for V:
      * LDSM.16.MT88) from a cp.async (LDGSTS) double buffer. optimized (sm_90a): wgmma (HGMMA), the
-     * TMA's 3D loads (UTMALDG), mbarrier waits and arrivals (SYNCS), setmaxnreg (USETMAXREG), Q's
-     * fragments by ldmatrix at d 128 (LDSM); at
+     * TMA's 3D loads (UTMALDG), mbarrier waits and arrivals (SYNCS), setmaxnreg (USETMAXREG); at
      * d 64 the three-consumer kernel (<64, 3>) is the one built. Every attention_optimized kernel
      * must be free of local memory (tests/test_codegen.c). */
     .codegen =
@@ -588,7 +587,6 @@ const rb_pair rb_pair_attention = {
             {"attention_optimized_kernelILi128E", "UTMALDG", 90},
             {"attention_optimized_kernelILi128E", "SYNCS", 90},
             {"attention_optimized_kernelILi128E", "USETMAXREG", 90},
-            {"attention_optimized_kernelILi128E", "LDSM", 90},
             {"attention_optimized_kernelILi64ELi3E", "HGMMA", 90},
             {"attention_optimized_kernelILi64ELi3E", "UTMALDG", 90},
             {NULL, NULL, 0},
