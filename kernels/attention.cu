@@ -520,6 +520,10 @@ enum {
 #ifndef ATT90_D64_CONSUMERS
 #define ATT90_D64_CONSUMERS 3
 #endif
+/* Persistent blocks, one an SM, each taking every gridDim.x-th unit; 0: one block a unit. */
+#ifndef ATT90_PERSIST
+#define ATT90_PERSIST 0
+#endif
 /* Split the last wave's tiles along the keys (attention_split_plan); 0 for the measurement
  * without. */
 #ifndef ATT90_SPLIT_LAST_WAVE
@@ -675,17 +679,19 @@ static __device__ __forceinline__ void att90_load_tile(uint32_t dst, const CUten
         att90_tma_load(dst + b * BLOCK, map, b * 64, y, z, bar);
 }
 
-/* The producer thread: Q, then the block's K/V tiles jb .. tiles - 1 into the ring. */
+/* The producer thread, for the block's iter-th unit: Q once the consumers have done with the last
+ * unit's (q_empty), then the unit's K/V tiles jb .. tiles - 1 into the ring, whose stage st and
+ * phase run on from unit to unit. */
 template <int D, int NC>
 static __device__ __forceinline__ void
 att90_producer(const CUtensorMap *map_q, const CUtensorMap *map_k, const CUtensorMap *map_v,
-               uint32_t q_smem, uint32_t ring, uint32_t q_full, uint32_t full, uint32_t empty,
-               int q0, int head, int jb, int tiles)
+               uint32_t q_smem, uint32_t ring, uint32_t q_full, uint32_t q_empty, uint32_t full,
+               uint32_t empty, int q0, int head, int jb, int tiles, int iter, int &st,
+               uint32_t &phase)
 {
+    sm90_mbar_wait(q_empty, (uint32_t)(iter & 1) ^ 1u); /* the first unit finds Q free */
     sm90_mbar_expect_tx(q_full, att90_blk<D, NC>::q_bytes);
     att90_load_tile<D, att90_blk<D, NC>::q_block_bytes>(q_smem, map_q, q0, head, q_full);
-    int st = 0;
-    uint32_t phase = 0;
     for (int j = jb; j < tiles; j++) {
         sm90_mbar_wait(empty + 8u * st, phase ^ 1u); /* the first pass finds every stage free */
         const uint32_t stage = ring + st * att90_cfg<D>::stage_bytes;
@@ -836,11 +842,12 @@ static __device__ __forceinline__ void att90_pack_p(uint32_t (&p)[ATT90_BN / 16]
     }
 }
 
-/* The consumer's fixed inputs. q_rows: row 64 c of the Q tile; row0: this thread's row g; the
- * block's key tiles are jb .. tiles - 1 (tile jb in ring stage 0). */
+/* The consumer's fixed inputs for a unit. q_rows: row 64 c of the Q tile; row0: this thread's
+ * row g; the unit's key tiles are jb .. tiles - 1, and n0 tiles of earlier units went through the
+ * ring before them (tile j is the ring's (n0 + j - jb)-th). */
 typedef struct att90_consumer_args {
     uint32_t q_rows, ring, full, empty;
-    int c, q0, s, jb, tiles, causal, row0;
+    int c, q0, s, jb, tiles, n0, causal, row0;
     float scale_log2;
     bool lead; /* the thread that releases ring stages */
 } att90_consumer_args;
@@ -944,13 +951,13 @@ att90_tile(const att90_consumer_args &a, const uint32_t (&qf)[D / 16][4], int j,
 {
     constexpr int stages = att90_cfg<D>::stages, stage_bytes = att90_cfg<D>::stage_bytes;
     float alpha[2];
-    const int n = j - a.jb, st = n % stages, prev = (n + stages - 1) % stages;
+    const int i = j - a.jb, n = a.n0 + i, st = n % stages, prev = (n + stages - 1) % stages;
     sm90_mbar_wait(a.full + 8u * st, (uint32_t)(n / stages) & 1u);
     att90_turn_begin(a.c);
     att90_issue_s<D, NC>(sacc, a.q_rows, qf, a.ring + st * stage_bytes);
     /* one branch from the issue to the wait: a branch between them makes ptxas serialize
      * the wgmmas (C7514) */
-    if (n > 0) {
+    if (i > 0) {
         att90_issue_pv<D>(o, p, a.ring + prev * stage_bytes + att90_cfg<D>::tile_bytes);
         att90_turn_end<NC>(a.c);
         sm90_wgmma_wait<1>(); /* S_j is done; P_(j-1) V_(j-1) may still run */
@@ -973,7 +980,7 @@ att90_tile(const att90_consumer_args &a, const uint32_t (&qf)[D / 16][4], int j,
     for (int i = 0; i < D / 2; i++)
         o[i] *= alpha[(i >> 1) & 1];
     att90_pack_p(p, sacc);
-    if (n > 0 && a.lead)
+    if (i > 0 && a.lead)
         sm90_mbar_arrive(a.empty + 8u * prev); /* both K and V of tile j - 1 are read */
 }
 
@@ -983,7 +990,7 @@ att90_tile(const att90_consumer_args &a, const uint32_t (&qf)[D / 16][4], int j,
 template <int D, int NC>
 static __device__ __forceinline__ void att90_skip_tile(const att90_consumer_args &a, int j)
 {
-    const int n = j - a.jb, st = n % att90_cfg<D>::stages;
+    const int n = a.n0 + j - a.jb, st = n % att90_cfg<D>::stages;
     sm90_mbar_wait(a.full + 8u * st, (uint32_t)(n / att90_cfg<D>::stages) & 1u);
     att90_turn_begin(a.c);
     att90_turn_end<NC>(a.c);
@@ -997,8 +1004,8 @@ static __device__ __forceinline__ void att90_skip_tile(const att90_consumer_args
  * not a branch in one: nothing is in flight between iterations, so no branch sits between a
  * wgmma and its wait (C7514). With three consumers (192 rows, tiles to q0 + 192) a causal
  * consumer's last tile can lie wholly past its last row: it computes up to ctiles and skips the
- * rest (at most one: 192 - 64 < 128; the ring is deeper than that, so the stage of tile
- * ctiles - 1, never released, is never waited for). */
+ * rest (at most one: 192 - 64 < 128). Every consumer releases every stage of the unit once: tile
+ * j - 1's in tile j, the last computed one's after its P V, a skipped one's at once. */
 template <int D, int NC>
 static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_args &a,
                                                            const uint32_t (&qf)[D / 16][4],
@@ -1020,24 +1027,28 @@ static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_
         att90_tile<D, NC, false>(a, qf, j, o, l, m, sacc, p);
     for (; j < ctiles; j++)
         att90_tile<D, NC, true>(a, qf, j, o, l, m, sacc, p);
-    const int last = (ctiles - 1 - a.jb) % stages;
+    const int last = (a.n0 + ctiles - 1 - a.jb) % stages;
     att90_turn_begin(a.c);
     att90_issue_pv<D>(o, p, a.ring + last * stage_bytes + att90_cfg<D>::tile_bytes);
     att90_turn_end<NC>(a.c);
     sm90_wgmma_wait<0>();
     sm90_fence_f(o);
+    if (a.lead)
+        sm90_mbar_arrive(a.empty + 8u * last);
     if (NC > 2)
         for (; j < a.tiles; j++)
             att90_skip_tile<D, NC>(a, j);
 }
 
-/* A consumer warpgroup (c: 0 .. NC - 1, rows q0 + 64 c ..): the pipelined loop, then O / l to
- * out. */
+/* A consumer warpgroup (c: 0 .. NC - 1, rows q0 + 64 c ..) on the block's iter-th unit: Q (into
+ * registers at d 128, then released to the producer for the next unit; at d 64 after the loop),
+ * the pipelined loop, then O / l to out (or the unit's part). */
 template <int D, int NC>
 static __device__ __forceinline__ void
 att90_consumer(uint16_t *__restrict__ out, float *__restrict__ part, uint32_t q_smem,
-               uint32_t ring, uint32_t q_full, uint32_t full, uint32_t empty, int c, int q0, int s,
-               size_t head_off, int jb, int tiles, float scale_log2, int causal)
+               uint32_t ring, uint32_t q_full, uint32_t q_empty, uint32_t full, uint32_t empty,
+               int c, int q0, int s, size_t head_off, int jb, int tiles, int n0, int iter,
+               float scale_log2, int causal)
 {
     const int lane = (int)threadIdx.x % 32, warp = ((int)threadIdx.x / 32) % 4;
     const att90_consumer_args a = {q_smem + (uint32_t)c * 64 * 128, /* row 64 c of every block */
@@ -1049,6 +1060,7 @@ att90_consumer(uint16_t *__restrict__ out, float *__restrict__ part, uint32_t q_
                                    s,
                                    jb,
                                    tiles,
+                                   n0,
                                    causal,
                                    q0 + 64 * c + 16 * warp + lane / 4,
                                    scale_log2,
@@ -1058,19 +1070,47 @@ att90_consumer(uint16_t *__restrict__ out, float *__restrict__ part, uint32_t q_
     for (int i = 0; i < D / 2; i++)
         o[i] = 0.0f;
     uint32_t qf[D / 16][4];
-    sm90_mbar_wait(q_full, 0);
-    if (att90_cfg<D>::q_regs)
+    sm90_mbar_wait(q_full, (uint32_t)iter & 1u);
+    if (att90_cfg<D>::q_regs) {
         att90_load_q<D, NC>(qf, a.q_rows);
-    att90_turn_init<NC>(c);
+        sm90_mbar_arrive(q_empty); /* release: this thread's ldmatrix reads are done */
+    }
     att90_consumer_loop<D, NC>(a, qf, o, l, m);
-    att90_turn_fini(c);
+    if (!att90_cfg<D>::q_regs)
+        sm90_mbar_arrive(q_empty); /* every wgmma reading Q has completed */
     if (part)
         att90_store_part<D, 64 * NC>(part, o, m, l, a.row0 - q0, a.row0, s);
     else
         att90_store<D>(out, o, l, head_off, a.row0, s);
 }
+
+/* Unit u of a launch: units below `whole` are a query tile each (a head's tiles in turn, the last
+ * rows first: the heaviest when causal); the rest are the split tiles' parts (chunks a tile, the
+ * part's index in `part`, else -1), last. */
+typedef struct att90_unit {
+    int q0, head, jb, tiles, part;
+} att90_unit;
+
+template <int BM>
+static __device__ __forceinline__ att90_unit att90_unit_of(int u, int qblocks, int whole,
+                                                           int chunks, int causal, int kv_len)
+{
+    const int v = u - whole, tile = v < 0 ? u : whole + v / chunks;
+    att90_unit t;
+    t.q0 = (qblocks - 1 - tile % qblocks) * BM;
+    t.head = tile / qblocks;
+    const int kv_end = causal && t.q0 + BM < kv_len ? t.q0 + BM : kv_len;
+    const int all = (kv_end + ATT90_BN - 1) / ATT90_BN;
+    t.jb = v < 0 ? 0 : v % chunks * all / chunks;
+    t.tiles = v < 0 ? all : (v % chunks + 1) * all / chunks;
+    t.part = v < 0 ? -1 : v;
+    return t;
+}
 #endif /* ATT90_DEVICE */
 
+/* A block takes units blockIdx.x, + gridDim.x, ...: one each when the grid has one block a unit;
+ * persistent when it has one an SM, the producer then loading the next unit's Q and K/V while the
+ * consumers finish the last one. */
 template <int D, int NC>
 static __global__ void __launch_bounds__(att90_blk<D, NC>::threads, 1)
     attention_optimized_kernel(const __grid_constant__ CUtensorMap map_q,
@@ -1078,27 +1118,18 @@ static __global__ void __launch_bounds__(att90_blk<D, NC>::threads, 1)
                                const __grid_constant__ CUtensorMap map_v,
                                uint16_t *__restrict__ out, float *__restrict__ parts, int s,
                                int kv_len, float scale_log2, int causal, int qblocks, int whole,
-                               int chunks)
+                               int chunks, int units)
 {
 #if ATT90_DEVICE
     extern __shared__ unsigned char att90_smem[];
-    __shared__ __align__(8) uint64_t q_full_bar, full_bar[att90_cfg<D>::stages],
+    __shared__ __align__(8) uint64_t q_full_bar, q_empty_bar, full_bar[att90_cfg<D>::stages],
         empty_bar[att90_cfg<D>::stages];
     const uint32_t q_smem =
         (sm90_smem_u32(att90_smem) + ATT90_ALIGN - 1) & ~(uint32_t)(ATT90_ALIGN - 1);
     const uint32_t ring = q_smem + att90_blk<D, NC>::q_bytes;
-    const uint32_t q_full = sm90_smem_u32(&q_full_bar), full = sm90_smem_u32(full_bar),
-                   empty = sm90_smem_u32(empty_bar);
+    const uint32_t q_full = sm90_smem_u32(&q_full_bar), q_empty = sm90_smem_u32(&q_empty_bar),
+                   full = sm90_smem_u32(full_bar), empty = sm90_smem_u32(empty_bar);
     constexpr int bm = att90_blk<D, NC>::bm;
-    /* Blocks below `whole` take a query tile each (a head's tiles in turn, the last rows first:
-     * the heaviest when causal); the rest are the split tiles' parts (chunks a tile), last. */
-    const int u = (int)blockIdx.x, v = u - whole, tile = v < 0 ? u : whole + v / chunks;
-    const int q0 = (qblocks - 1 - tile % qblocks) * bm, head = tile / qblocks;
-    const int kv_end = causal && q0 + bm < kv_len ? q0 + bm : kv_len;
-    const int all = (kv_end + ATT90_BN - 1) / ATT90_BN;
-    const int jb = v < 0 ? 0 : v % chunks * all / chunks;
-    const int tiles = v < 0 ? all : (v % chunks + 1) * all / chunks;
-    float *part = v < 0 ? NULL : parts + (size_t)v * att90_part<D, NC>::floats;
     const int wg = (int)threadIdx.x / 128;
 
     if (threadIdx.x == 0) {
@@ -1106,6 +1137,7 @@ static __global__ void __launch_bounds__(att90_blk<D, NC>::threads, 1)
         sm90_prefetch_map(&map_k);
         sm90_prefetch_map(&map_v);
         sm90_mbar_init(q_full, 1);
+        sm90_mbar_init(q_empty, NC * 128); /* every consumer thread */
         for (int i = 0; i < att90_cfg<D>::stages; i++) {
             sm90_mbar_init(full + 8u * i, 1);   /* the producer's expect_tx */
             sm90_mbar_init(empty + 8u * i, NC); /* one arrival per consumer */
@@ -1115,18 +1147,37 @@ static __global__ void __launch_bounds__(att90_blk<D, NC>::threads, 1)
     __syncthreads();
     if (wg == 0) {
         sm90_setmaxnreg_dec<ATT90_PRODUCER_REGS>();
-        if (threadIdx.x == 0)
-            att90_producer<D, NC>(&map_q, &map_k, &map_v, q_smem, ring, q_full, full, empty, q0,
-                                  head, jb, tiles);
+        if (threadIdx.x == 0) {
+            int st = 0, iter = 0;
+            uint32_t phase = 0;
+            for (int u = (int)blockIdx.x; u < units; u += (int)gridDim.x, iter++) {
+                const att90_unit t = att90_unit_of<bm>(u, qblocks, whole, chunks, causal, kv_len);
+                att90_producer<D, NC>(&map_q, &map_k, &map_v, q_smem, ring, q_full, q_empty, full,
+                                      empty, t.q0, t.head, t.jb, t.tiles, iter, st, phase);
+            }
+        }
         /* The producer's threads may leave: the TMA completes on the barriers by itself. */
     } else {
         sm90_setmaxnreg_inc<att90_blk<D, NC>::consumer_regs>();
-        att90_consumer<D, NC>(out, part, q_smem, ring, q_full, full, empty, wg - 1, q0, s,
-                              (size_t)head * (size_t)s * D, jb, tiles, scale_log2, causal);
+        const int c = wg - 1;
+        int n0 = 0;
+        att90_turn_init<NC>(c);
+        for (int u = (int)blockIdx.x; u < units; u += (int)gridDim.x) {
+            const att90_unit t = att90_unit_of<bm>(u, qblocks, whole, chunks, causal, kv_len);
+            float *part = t.part < 0 ? NULL : parts + (size_t)t.part * att90_part<D, NC>::floats;
+            /* (the unit's index in this block recomputed, not carried: at d 64 one more register
+             * across the loop spills) */
+            const int iter = (u - (int)blockIdx.x) / (int)gridDim.x;
+            att90_consumer<D, NC>(out, part, q_smem, ring, q_full, q_empty, full, empty, c, t.q0,
+                                  s, (size_t)t.head * (size_t)s * D, t.jb, t.tiles, n0, iter,
+                                  scale_log2, causal);
+            n0 += t.tiles - t.jb;
+        }
+        att90_turn_fini(c);
     }
 #else
     (void)map_q, (void)map_k, (void)map_v, (void)out, (void)parts, (void)s, (void)kv_len,
-        (void)scale_log2, (void)causal, (void)qblocks, (void)whole, (void)chunks;
+        (void)scale_log2, (void)causal, (void)qblocks, (void)whole, (void)chunks, (void)units;
     __trap(); /* sm_90a only */
 #endif
 }
@@ -1279,10 +1330,11 @@ static cudaError_t att90_launch(const uint16_t *q, const uint16_t *k, const uint
     if (sp.tiles && (!workspace || (size_t)sp.tiles * sp.chunks * part_bytes > workspace_bytes))
         return cudaErrorInvalidValue;
     const int whole = blocks - sp.tiles, chunks = sp.tiles ? sp.chunks : 1;
-    attention_optimized_kernel<D, NC>
-        <<<(unsigned)(whole + sp.tiles * sp.chunks), blk::threads, blk::smem, stream>>>(
-            att90_maps.map[0], att90_maps.map[1], att90_maps.map[2], o, (float *)workspace, s,
-            kv_len, scale_log2, causal, qblocks, whole, chunks);
+    const int units = whole + sp.tiles * sp.chunks;
+    const int grid = ATT90_PERSIST && units > sms ? sms : units;
+    attention_optimized_kernel<D, NC><<<(unsigned)grid, blk::threads, blk::smem, stream>>>(
+        att90_maps.map[0], att90_maps.map[1], att90_maps.map[2], o, (float *)workspace, s, kv_len,
+        scale_log2, causal, qblocks, whole, chunks, units);
     if (sp.tiles)
         attention_split_merge_kernel<D, NC>
             <<<dim3((unsigned)((blk::bm * D / 4 + 255) / 256), (unsigned)sp.tiles), 256, 0,
