@@ -33,9 +33,10 @@
  *            costs little more than at 128 rows). The softmax is lean:
  *            unguarded ex2.approx, the scale folded into one FFMA an element, the mask code
  *            only on the edge tiles (~580 SASS instructions a warp a tile at d 128, from ~1070).
- *            One block an SM: where that leaves a last wave at most half full (d 128's 4096
- *            blocks: 4 past 31 waves), its tiles are split along the keys into parts (33 each),
- *            whose fp32 partials (O, row max and sum) a second kernel merges.
+ *            One block an SM; not causal, persistent (the next unit's Q and K/V load while the
+ *            last unit ends); where the last wave is at most half full (d 128's 4096 tiles: 4
+ *            past 31 waves), its tiles are split along the keys into parts (33 each), whose fp32
+ *            partials (O, row max and sum) a second kernel merges.
  * Predicted: (H100 SXM, before measuring; bf16 ~700-790 TFLOP/s sustained by cuBLASLt.)
  *            Baseline: two GEMMs of 1.1 TFLOP at ~650 (3.4 ms) plus ~34 GB at ~2.9 TB/s (11.7
  *            ms): ~15 ms, ~145 TFLOP/s at d 128; causal runs the same work for half the counted
@@ -519,10 +520,6 @@ enum {
  * (docs/notes/attention.md). */
 #ifndef ATT90_D64_CONSUMERS
 #define ATT90_D64_CONSUMERS 3
-#endif
-/* Persistent blocks, one an SM, each taking every gridDim.x-th unit; 0: one block a unit. */
-#ifndef ATT90_PERSIST
-#define ATT90_PERSIST 0
 #endif
 /* Split the last wave's tiles along the keys (attention_split_plan); 0 for the measurement
  * without. */
@@ -1330,8 +1327,11 @@ static cudaError_t att90_launch(const uint16_t *q, const uint16_t *k, const uint
     if (sp.tiles && (!workspace || (size_t)sp.tiles * sp.chunks * part_bytes > workspace_bytes))
         return cudaErrorInvalidValue;
     const int whole = blocks - sp.tiles, chunks = sp.tiles ? sp.chunks : 1;
+    /* Non-causal units are all alike: persistent blocks, one an SM, each taking every sms-th
+     * (measured +1.4% at d 128). Causal ones are not, and a static round-robin left one SM 8%
+     * more work than the mean (measured -8%): one block a unit, as the hardware hands them out. */
     const int units = whole + sp.tiles * sp.chunks;
-    const int grid = ATT90_PERSIST && units > sms ? sms : units;
+    const int grid = !causal && units > sms ? sms : units;
     attention_optimized_kernel<D, NC><<<(unsigned)grid, blk::threads, blk::smem, stream>>>(
         att90_maps.map[0], att90_maps.map[1], att90_maps.map[2], o, (float *)workspace, s, kv_len,
         scale_log2, causal, qblocks, whole, chunks, units);
