@@ -504,7 +504,8 @@ enum {
     ATT90_BN = 128,                /* keys per K/V tile */
     ATT90_BLOCK_BYTES = 128 * 128, /* 128 rows x one 128-byte swizzle row (64 bf16) */
     ATT90_ALIGN = 1024,
-    ATT90_PRODUCER_REGS = 24
+    ATT90_PRODUCER_REGS = 24,
+    ATT90_NEXT_BYTES = 256 /* the workspace's unit counter, ahead of the split parts */
 };
 
 /* The ring's depth at d 128: 2 K/V stages leave the producer one tile ahead of a consumer that
@@ -520,6 +521,11 @@ enum {
  * (docs/notes/attention.md). */
 #ifndef ATT90_D64_CONSUMERS
 #define ATT90_D64_CONSUMERS 3
+#endif
+/* Units handed out by the atomic counter; 0 for the measurement against the static round-robin
+ * (then causal launches are one block a unit). */
+#ifndef ATT90_DYNAMIC
+#define ATT90_DYNAMIC 1
 #endif
 /* Split the last wave's tiles along the keys (attention_split_plan); 0 for the measurement
  * without. */
@@ -676,17 +682,15 @@ static __device__ __forceinline__ void att90_load_tile(uint32_t dst, const CUten
         att90_tma_load(dst + b * BLOCK, map, b * 64, y, z, bar);
 }
 
-/* The producer thread, for the block's iter-th unit: Q once the consumers have done with the last
- * unit's (q_empty), then the unit's K/V tiles jb .. tiles - 1 into the ring, whose stage st and
- * phase run on from unit to unit. */
+/* The producer thread, for one unit: its Q (the consumers are done with the last unit's), then
+ * its K/V tiles jb .. tiles - 1 into the ring, whose stage st and phase run on from unit to
+ * unit. */
 template <int D, int NC>
 static __device__ __forceinline__ void
 att90_producer(const CUtensorMap *map_q, const CUtensorMap *map_k, const CUtensorMap *map_v,
-               uint32_t q_smem, uint32_t ring, uint32_t q_full, uint32_t q_empty, uint32_t full,
-               uint32_t empty, int q0, int head, int jb, int tiles, int iter, int &st,
-               uint32_t &phase)
+               uint32_t q_smem, uint32_t ring, uint32_t q_full, uint32_t full, uint32_t empty,
+               int q0, int head, int jb, int tiles, int &st, uint32_t &phase)
 {
-    sm90_mbar_wait(q_empty, (uint32_t)(iter & 1) ^ 1u); /* the first unit finds Q free */
     sm90_mbar_expect_tx(q_full, att90_blk<D, NC>::q_bytes);
     att90_load_tile<D, att90_blk<D, NC>::q_block_bytes>(q_smem, map_q, q0, head, q_full);
     for (int j = jb; j < tiles; j++) {
@@ -1037,15 +1041,14 @@ static __device__ __forceinline__ void att90_consumer_loop(const att90_consumer_
             att90_skip_tile<D, NC>(a, j);
 }
 
-/* A consumer warpgroup (c: 0 .. NC - 1, rows q0 + 64 c ..) on the block's iter-th unit: Q (into
+/* A consumer warpgroup (c: 0 .. NC - 1, rows q0 + 64 c ..) on a unit whose Q has landed: Q (into
  * registers at d 128, then released to the producer for the next unit; at d 64 after the loop),
- * the pipelined loop, then O / l to out (or the unit's part). */
+ * then the pipelined loop into o, l and m. */
 template <int D, int NC>
 static __device__ __forceinline__ void
-att90_consumer(uint16_t *__restrict__ out, float *__restrict__ part, uint32_t q_smem,
-               uint32_t ring, uint32_t q_full, uint32_t q_empty, uint32_t full, uint32_t empty,
-               int c, int q0, int s, size_t head_off, int jb, int tiles, int n0, int iter,
-               float scale_log2, int causal)
+att90_consumer(uint32_t q_smem, uint32_t ring, uint32_t q_empty, uint32_t full, uint32_t empty,
+               int c, int q0, int s, int jb, int tiles, int n0, float scale_log2, int causal,
+               float (&o)[D / 2], float (&l)[2], float (&m)[2])
 {
     const int lane = (int)threadIdx.x % 32, warp = ((int)threadIdx.x / 32) % 4;
     const att90_consumer_args a = {q_smem + (uint32_t)c * 64 * 128, /* row 64 c of every block */
@@ -1062,12 +1065,12 @@ att90_consumer(uint16_t *__restrict__ out, float *__restrict__ part, uint32_t q_
                                    q0 + 64 * c + 16 * warp + lane / 4,
                                    scale_log2,
                                    threadIdx.x % 128 == 0};
-    float o[D / 2], l[2] = {0.0f, 0.0f}, m[2] = {-INFINITY, -INFINITY};
+    l[0] = l[1] = 0.0f;
+    m[0] = m[1] = -INFINITY;
 #pragma unroll
     for (int i = 0; i < D / 2; i++)
         o[i] = 0.0f;
     uint32_t qf[D / 16][4];
-    sm90_mbar_wait(q_full, (uint32_t)iter & 1u);
     if (att90_cfg<D>::q_regs) {
         att90_load_q<D, NC>(qf, a.q_rows);
         sm90_mbar_arrive(q_empty); /* release: this thread's ldmatrix reads are done */
@@ -1075,10 +1078,6 @@ att90_consumer(uint16_t *__restrict__ out, float *__restrict__ part, uint32_t q_
     att90_consumer_loop<D, NC>(a, qf, o, l, m);
     if (!att90_cfg<D>::q_regs)
         sm90_mbar_arrive(q_empty); /* every wgmma reading Q has completed */
-    if (part)
-        att90_store_part<D, 64 * NC>(part, o, m, l, a.row0 - q0, a.row0, s);
-    else
-        att90_store<D>(out, o, l, head_off, a.row0, s);
 }
 
 /* Unit u of a launch: units below `whole` are a query tile each (a head's tiles in turn, the last
@@ -1105,9 +1104,11 @@ static __device__ __forceinline__ att90_unit att90_unit_of(int u, int qblocks, i
 }
 #endif /* ATT90_DEVICE */
 
-/* A block takes units blockIdx.x, + gridDim.x, ...: one each when the grid has one block a unit;
- * persistent when it has one an SM, the producer then loading the next unit's Q and K/V while the
- * consumers finish the last one. */
+/* Persistent blocks, one an SM: a block's first unit is blockIdx.x, each next one the next not yet
+ * taken (an atomic counter, `next`, zero at launch: units go out in order as the hardware hands
+ * out blocks, so causal ones, heaviest first, stay balanced). The producer takes the next unit as
+ * soon as the consumers are done with Q (q_empty), writes its index for them and loads its Q and
+ * K/V while they finish the current one; an index past the last unit ends the block. */
 template <int D, int NC>
 static __global__ void __launch_bounds__(att90_blk<D, NC>::threads, 1)
     attention_optimized_kernel(const __grid_constant__ CUtensorMap map_q,
@@ -1115,12 +1116,13 @@ static __global__ void __launch_bounds__(att90_blk<D, NC>::threads, 1)
                                const __grid_constant__ CUtensorMap map_v,
                                uint16_t *__restrict__ out, float *__restrict__ parts, int s,
                                int kv_len, float scale_log2, int causal, int qblocks, int whole,
-                               int chunks, int units)
+                               int chunks, int units, int *__restrict__ next)
 {
 #if ATT90_DEVICE
     extern __shared__ unsigned char att90_smem[];
     __shared__ __align__(8) uint64_t q_full_bar, q_empty_bar, full_bar[att90_cfg<D>::stages],
         empty_bar[att90_cfg<D>::stages];
+    __shared__ int unit_index; /* written by the producer before q_full's arrival */
     const uint32_t q_smem =
         (sm90_smem_u32(att90_smem) + ATT90_ALIGN - 1) & ~(uint32_t)(ATT90_ALIGN - 1);
     const uint32_t ring = q_smem + att90_blk<D, NC>::q_bytes;
@@ -1145,36 +1147,60 @@ static __global__ void __launch_bounds__(att90_blk<D, NC>::threads, 1)
     if (wg == 0) {
         sm90_setmaxnreg_dec<ATT90_PRODUCER_REGS>();
         if (threadIdx.x == 0) {
-            int st = 0, iter = 0;
+            int st = 0;
             uint32_t phase = 0;
-            for (int u = (int)blockIdx.x; u < units; u += (int)gridDim.x, iter++) {
+            for (int iter = 0;; iter++) {
+                sm90_mbar_wait(q_empty, (uint32_t)(iter & 1) ^ 1u); /* the first finds Q free */
+                const int u = iter == 0         ? (int)blockIdx.x
+                              : ATT90_DYNAMIC ? (int)gridDim.x + atomicAdd(next, 1)
+                                              : (int)blockIdx.x + iter * (int)gridDim.x;
+                *(volatile int *)&unit_index = u;
+                if (u >= units) {
+                    sm90_mbar_arrive(q_full); /* no bytes: the index alone, past the end */
+                    break;
+                }
                 const att90_unit t = att90_unit_of<bm>(u, qblocks, whole, chunks, causal, kv_len);
-                att90_producer<D, NC>(&map_q, &map_k, &map_v, q_smem, ring, q_full, q_empty, full,
-                                      empty, t.q0, t.head, t.jb, t.tiles, iter, st, phase);
+                att90_producer<D, NC>(&map_q, &map_k, &map_v, q_smem, ring, q_full, full, empty,
+                                      t.q0, t.head, t.jb, t.tiles, st, phase);
             }
         }
         /* The producer's threads may leave: the TMA completes on the barriers by itself. */
     } else {
         sm90_setmaxnreg_inc<att90_blk<D, NC>::consumer_regs>();
         const int c = wg - 1;
-        int n0 = 0;
+        /* the ring tiles of the earlier units, times 2, plus the unit's parity (q_full's phase):
+         * one register across the loop, not two (at d 64 one more spills) */
+        int n0_parity = 0;
         att90_turn_init<NC>(c);
-        for (int u = (int)blockIdx.x; u < units; u += (int)gridDim.x) {
+        for (;;) {
+            sm90_mbar_wait(q_full, (uint32_t)n0_parity & 1u);
+            const int u = *(volatile int *)&unit_index;
+            if (u >= units)
+                break;
             const att90_unit t = att90_unit_of<bm>(u, qblocks, whole, chunks, causal, kv_len);
-            float *part = t.part < 0 ? NULL : parts + (size_t)t.part * att90_part<D, NC>::floats;
-            /* (the unit's index in this block recomputed, not carried: at d 64 one more register
-             * across the loop spills) */
-            const int iter = (u - (int)blockIdx.x) / (int)gridDim.x;
-            att90_consumer<D, NC>(out, part, q_smem, ring, q_full, q_empty, full, empty, c, t.q0,
-                                  s, (size_t)t.head * (size_t)s * D, t.jb, t.tiles, n0, iter,
-                                  scale_log2, causal);
-            n0 += t.tiles - t.jb;
+            float o[D / 2], l[2], m[2];
+            att90_consumer<D, NC>(q_smem, ring, q_empty, full, empty, c, t.q0, s, t.jb, t.tiles,
+                                  n0_parity >> 1, scale_log2, causal, o, l, m);
+            /* The unit's place in the output, and this thread's row in it, computed again here
+             * rather than kept across the loop (at d 64 they spill there); the empty asm keeps
+             * the compiler from reusing or hoisting the first computation. */
+            int uu = u, tid = (int)threadIdx.x;
+            asm volatile("" : "+r"(uu), "+r"(tid));
+            const att90_unit w = att90_unit_of<bm>(uu, qblocks, whole, chunks, causal, kv_len);
+            const int row0 = w.q0 + 64 * (tid / 128 - 1) + 16 * (tid / 32 % 4) + tid % 32 / 4;
+            if (w.part >= 0)
+                att90_store_part<D, bm>(parts + (size_t)w.part * att90_part<D, NC>::floats, o,
+                                        m, l, row0 - w.q0, row0, s);
+            else
+                att90_store<D>(out, o, l, (size_t)w.head * (size_t)s * D, row0, s);
+            n0_parity = (n0_parity + 2 * (w.tiles - w.jb)) ^ 1;
         }
         att90_turn_fini(c);
     }
 #else
     (void)map_q, (void)map_k, (void)map_v, (void)out, (void)parts, (void)s, (void)kv_len,
-        (void)scale_log2, (void)causal, (void)qblocks, (void)whole, (void)chunks, (void)units;
+        (void)scale_log2, (void)causal, (void)qblocks, (void)whole, (void)chunks, (void)units,
+        (void)next;
     __trap(); /* sm_90a only */
 #endif
 }
@@ -1229,7 +1255,8 @@ extern "C" attention_split attention_split_plan(int blocks, int sms, int kv_tile
 extern "C" size_t attention_optimized_workspace(int sms)
 {
     const int f128 = att90_part<128, 2>::floats, f64 = att90_part<64, ATT90_D64_CONSUMERS>::floats;
-    return (size_t)(sms > 0 ? sms : 0) * (size_t)(f128 > f64 ? f128 : f64) * sizeof(float);
+    return ATT90_NEXT_BYTES +
+           (size_t)(sms > 0 ? sms : 0) * (size_t)(f128 > f64 ? f128 : f64) * sizeof(float);
 }
 
 /* The 3D map of a bh x s x d bf16 tensor ({d, s, bh}, innermost first), read in boxes of 64
@@ -1300,8 +1327,9 @@ extern "C" cudaError_t attention_optimized_supported(int *supported)
     return cudaSuccess;
 }
 
-/* One block an SM: the query tiles, then the split tiles' parts (attention_split_plan) and their
- * merge. */
+/* Persistent blocks, one an SM (at most one a unit), over the query tiles, then the split tiles'
+ * parts (attention_split_plan), and their merge. The workspace holds the unit counter (zeroed
+ * here, on the stream) and, after ATT90_NEXT_BYTES, the parts. */
 template <int D, int NC>
 static cudaError_t att90_launch(const uint16_t *q, const uint16_t *k, const uint16_t *v,
                                 uint16_t *o, int bh, int s, int kv_len, float scale_log2,
@@ -1324,21 +1352,23 @@ static cudaError_t att90_launch(const uint16_t *q, const uint16_t *k, const uint
     const attention_split sp = attention_split_plan(
         blocks, sms, (kv_len + ATT90_BN - 1) / ATT90_BN, causal || !ATT90_SPLIT_LAST_WAVE);
     const size_t part_bytes = (size_t)att90_part<D, NC>::floats * sizeof(float);
-    if (sp.tiles && (!workspace || (size_t)sp.tiles * sp.chunks * part_bytes > workspace_bytes))
+    if (!workspace ||
+        ATT90_NEXT_BYTES + (size_t)sp.tiles * sp.chunks * part_bytes > workspace_bytes)
         return cudaErrorInvalidValue;
     const int whole = blocks - sp.tiles, chunks = sp.tiles ? sp.chunks : 1;
-    /* Non-causal units are all alike: persistent blocks, one an SM, each taking every sms-th
-     * (measured +1.4% at d 128). Causal ones are not, and a static round-robin left one SM 8%
-     * more work than the mean (measured -8%): one block a unit, as the hardware hands them out. */
     const int units = whole + sp.tiles * sp.chunks;
-    const int grid = !causal && units > sms ? sms : units;
+    float *parts = (float *)((char *)workspace + ATT90_NEXT_BYTES);
+    e = cudaMemsetAsync(workspace, 0, sizeof(int), stream);
+    if (e != cudaSuccess)
+        return e;
+    const int grid = (ATT90_DYNAMIC || !causal) && units > sms ? sms : units;
     attention_optimized_kernel<D, NC><<<(unsigned)grid, blk::threads, blk::smem, stream>>>(
-        att90_maps.map[0], att90_maps.map[1], att90_maps.map[2], o, (float *)workspace, s, kv_len,
-        scale_log2, causal, qblocks, whole, chunks, units);
+            att90_maps.map[0], att90_maps.map[1], att90_maps.map[2], o, parts, s, kv_len,
+            scale_log2, causal, qblocks, whole, chunks, units, (int *)workspace);
     if (sp.tiles)
         attention_split_merge_kernel<D, NC>
             <<<dim3((unsigned)((blk::bm * D / 4 + 255) / 256), (unsigned)sp.tiles), 256, 0,
-               stream>>>((const float *)workspace, o, s, scale_log2, qblocks, whole, chunks);
+               stream>>>(parts, o, s, scale_log2, qblocks, whole, chunks);
     return cudaGetLastError();
 }
 

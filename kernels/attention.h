@@ -58,7 +58,9 @@ typedef struct attention_split {
     int tiles, chunks;
 } attention_split;
 attention_split attention_split_plan(int blocks, int sms, int kv_tiles, int causal);
-/* The workspace bytes step 2 needs on a GPU of `sms` SMs (the partials of at most sms parts). */
+/* The workspace bytes step 2 needs on a GPU of `sms` SMs: its unit counter (zeroed on the stream
+ * before each launch; so one workspace serves one launch at a time) and the partials of at most
+ * sms parts. */
 size_t attention_optimized_workspace(int sms);
 
 /* The trusted reference's pieces (setup only): one row-block of heads at a time, S in fp32 by a
