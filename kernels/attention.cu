@@ -33,10 +33,10 @@
  *            costs little more than at 128 rows). The softmax is lean:
  *            unguarded ex2.approx, the scale folded into one FFMA an element, the mask code
  *            only on the edge tiles (~580 SASS instructions a warp a tile at d 128, from ~1070).
- *            One block an SM; not causal, persistent (the next unit's Q and K/V load while the
- *            last unit ends); where the last wave is at most half full (d 128's 4096 tiles: 4
- *            past 31 waves), its tiles are split along the keys into parts (33 each), whose fp32
- *            partials (O, row max and sum) a second kernel merges.
+ *            Persistent blocks, one an SM (the next unit's Q and K/V load while the last one
+ *            ends; causal units from an atomic counter, heaviest first); where the last wave is
+ *            at most half full (d 128's 4096 tiles: 4 past 31 waves), its tiles are split along
+ *            the keys into parts (33 each), whose fp32 partials a second kernel merges.
  * Predicted: (H100 SXM, before measuring; bf16 ~700-790 TFLOP/s sustained by cuBLASLt.)
  *            Baseline: two GEMMs of 1.1 TFLOP at ~650 (3.4 ms) plus ~34 GB at ~2.9 TB/s (11.7
  *            ms): ~15 ms, ~145 TFLOP/s at d 128; causal runs the same work for half the counted
@@ -521,11 +521,6 @@ enum {
  * (docs/notes/attention.md). */
 #ifndef ATT90_D64_CONSUMERS
 #define ATT90_D64_CONSUMERS 3
-#endif
-/* Units handed out by the atomic counter; 0 for the measurement against the static round-robin
- * (then causal launches are one block a unit). */
-#ifndef ATT90_DYNAMIC
-#define ATT90_DYNAMIC 1
 #endif
 /* Split the last wave's tiles along the keys (attention_split_plan); 0 for the measurement
  * without. */
@@ -1104,11 +1099,13 @@ static __device__ __forceinline__ att90_unit att90_unit_of(int u, int qblocks, i
 }
 #endif /* ATT90_DEVICE */
 
-/* Persistent blocks, one an SM: a block's first unit is blockIdx.x, each next one the next not yet
- * taken (an atomic counter, `next`, zero at launch: units go out in order as the hardware hands
- * out blocks, so causal ones, heaviest first, stay balanced). The producer takes the next unit as
- * soon as the consumers are done with Q (q_empty), writes its index for them and loads its Q and
- * K/V while they finish the current one; an index past the last unit ends the block. */
+/* Persistent blocks, one an SM: a block's first unit is blockIdx.x. Not causal, the units are
+ * alike and its next ones are blockIdx.x + gridDim.x, + 2 gridDim.x, ...: every block gets the
+ * same share (31 tiles and a part at d 128). Causal, they are not, and each next one is the next
+ * not yet taken (an atomic counter, `next`, zero at launch: units go out in order, heaviest first,
+ * as the hardware hands out blocks). The producer takes the next unit as soon as the consumers
+ * are done with Q (q_empty), writes its index for them and loads its Q and K/V while they finish
+ * the current one; an index past the last unit ends the block. */
 template <int D, int NC>
 static __global__ void __launch_bounds__(att90_blk<D, NC>::threads, 1)
     attention_optimized_kernel(const __grid_constant__ CUtensorMap map_q,
@@ -1151,9 +1148,9 @@ static __global__ void __launch_bounds__(att90_blk<D, NC>::threads, 1)
             uint32_t phase = 0;
             for (int iter = 0;; iter++) {
                 sm90_mbar_wait(q_empty, (uint32_t)(iter & 1) ^ 1u); /* the first finds Q free */
-                const int u = iter == 0         ? (int)blockIdx.x
-                              : ATT90_DYNAMIC ? (int)gridDim.x + atomicAdd(next, 1)
-                                              : (int)blockIdx.x + iter * (int)gridDim.x;
+                const int u = iter == 0 ? (int)blockIdx.x
+                              : causal  ? (int)gridDim.x + atomicAdd(next, 1)
+                                        : (int)blockIdx.x + iter * (int)gridDim.x;
                 *(volatile int *)&unit_index = u;
                 if (u >= units) {
                     sm90_mbar_arrive(q_full); /* no bytes: the index alone, past the end */
@@ -1361,8 +1358,8 @@ static cudaError_t att90_launch(const uint16_t *q, const uint16_t *k, const uint
     e = cudaMemsetAsync(workspace, 0, sizeof(int), stream);
     if (e != cudaSuccess)
         return e;
-    const int grid = (ATT90_DYNAMIC || !causal) && units > sms ? sms : units;
-    attention_optimized_kernel<D, NC><<<(unsigned)grid, blk::threads, blk::smem, stream>>>(
+    attention_optimized_kernel<D, NC>
+        <<<(unsigned)(units > sms ? sms : units), blk::threads, blk::smem, stream>>>(
             att90_maps.map[0], att90_maps.map[1], att90_maps.map[2], o, parts, s, kv_len,
             scale_log2, causal, qblocks, whole, chunks, units, (int *)workspace);
     if (sp.tiles)
