@@ -467,12 +467,14 @@ extern "C" cudaError_t attention_flash_mma(const uint16_t *q, const uint16_t *k,
 /* ---------------------------------------------------------------------------------------------
  * Step 2 (optimized): TMA + wgmma, warp-specialized (sm_90a).
  *
- * A block takes 64 NC query rows of one head with NC + 1 warpgroups: warpgroup 0 is the producer
- * (one thread issues the TMA copies; the warpgroup gives its registers back, setmaxnreg 24),
- * warpgroups 1 .. NC are consumers, each owning 64 query rows: NC = 2 at d 128 (setmaxnreg 240),
- * 3 at d 64 (160 registers, 192 rows; ATT90_D64_CONSUMERS). Q (64 NC x d) is loaded once; K and
- * V tiles of 128 keys stream through a ring of stages (3 at d 128, 4 at d 64), each with a "full"
- * mbarrier (the TMA's bytes) and an "empty" one (every consumer's release).
+ * A block (one an SM, persistent: see the kernel) takes units of 64 NC query rows of one head
+ * (or a part of their keys, when the last wave is split) with NC + 1 warpgroups: warpgroup 0 is
+ * the producer (one thread issues the TMA copies; the warpgroup gives its registers back,
+ * setmaxnreg 24), warpgroups 1 .. NC are consumers, each owning 64 query rows: NC = 2 at d 128
+ * (setmaxnreg 240), 3 at d 64 (160 registers, 192 rows; ATT90_D64_CONSUMERS). A unit's Q (64 NC x
+ * d) is loaded once (q_full; q_empty when the consumers are done with it); K and V tiles of 128
+ * keys stream through a ring of stages (3 at d 128, 4 at d 64), each with a "full" mbarrier (the
+ * TMA's bytes) and an "empty" one (every consumer's release), from one unit into the next.
  * Shared layout: every K or V tile is stored as d / 64 column blocks of 128 rows x 128 bytes,
  * 128B-swizzled by the TMA (16-byte chunk c of row r at c ^ (r % 8)), each block 1024-aligned.
  *   S = Q K^T: wgmma m64n128k16, A (this consumer's 64 Q rows) and B (the K tile, [key][d]) both
