@@ -524,11 +524,6 @@ enum {
 #ifndef ATT90_D64_CONSUMERS
 #define ATT90_D64_CONSUMERS 3
 #endif
-/* Split the last wave's tiles along the keys (attention_split_plan); 0 for the measurement
- * without. */
-#ifndef ATT90_SPLIT_LAST_WAVE
-#define ATT90_SPLIT_LAST_WAVE 1
-#endif
 template <int D> struct att90_cfg {
     static constexpr int blocks = D / 64;                         /* 64-column blocks of d */
     static constexpr int tile_bytes = blocks * ATT90_BLOCK_BYTES; /* a K or V tile */
@@ -1348,8 +1343,8 @@ static cudaError_t att90_launch(const uint16_t *q, const uint16_t *k, const uint
     if (e != cudaSuccess)
         return e;
     const int qblocks = (s + blk::bm - 1) / blk::bm, blocks = qblocks * bh;
-    const attention_split sp = attention_split_plan(
-        blocks, sms, (kv_len + ATT90_BN - 1) / ATT90_BN, causal || !ATT90_SPLIT_LAST_WAVE);
+    const attention_split sp =
+        attention_split_plan(blocks, sms, (kv_len + ATT90_BN - 1) / ATT90_BN, causal);
     const size_t part_bytes = (size_t)att90_part<D, NC>::floats * sizeof(float);
     if (!workspace ||
         ATT90_NEXT_BYTES + (size_t)sp.tiles * sp.chunks * part_bytes > workspace_bytes)
