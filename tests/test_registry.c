@@ -342,6 +342,60 @@ static void test_input_sweep_overrides_pair_sweep(void)
     RB_CHECK(n == 1 && !strcmp(jobs[0].name, "hgemm.awkward") && jobs[0].size.n == 1u << 26);
 }
 
+/* A pair that times only some variants at its sweep's smaller sizes still times there the
+ * optimized and library ones (the rows exist for them), says why, and sustains its rows. */
+static void test_swept_variants_declared(void)
+{
+    for (int i = 0; rb_registry[i]; i++) {
+        const rb_pair *p = rb_registry[i];
+        unsigned mask = p->timing.swept_variants;
+        if (!mask)
+            continue;
+        RB_CHECK(p->timing.sustain_s > 0 && p->sweep && p->timing.swept_why &&
+                 strlen(p->timing.swept_why) > 20);
+        RB_CHECK(p->n_variants <= 32 && (p->n_variants == 32 || mask >> p->n_variants == 0));
+        for (int k = 0; k < p->n_variants; k++) {
+            rb_role role = p->variants[k].role;
+            if (role == RB_ROLE_OPTIMIZED || role == RB_ROLE_LIBRARY)
+                RB_CHECK(mask & 1u << k);
+        }
+    }
+}
+
+/* Every row of hgemm's full run is timed sustained; below the full size only its top steps and
+ * the library; a size asked for with --size is not a row of the sweep. */
+static void test_swept_rows_sustained(void)
+{
+    static rb_job jobs[RB_MAX_JOBS];
+    rb_options o;
+    char err[300];
+    int n = -1;
+    char *full[] = {"roofbench", "run", "--filter", "^hgemm$", NULL};
+    RB_CHECK(rb_cli_parse(4, full, &o, err, sizeof err) == 0);
+    if (rb_jobs_select(&o, NULL, jobs, &n, err, sizeof err) != 0) {
+        rbtest_skip("hgemm is not in this build");
+        return;
+    }
+    const rb_pair *p = jobs[0].pair;
+    int step = -1, top = -1;
+    for (int k = 0; k < p->n_variants; k++) {
+        if (!strcmp(p->variants[k].name, "mma_sync"))
+            step = k;
+        if (p->variants[k].role == RB_ROLE_OPTIMIZED)
+            top = k;
+    }
+    RB_CHECK(n == 4 && step >= 0 && top >= 0);
+    for (int j = 0; j < n && step >= 0 && top >= 0; j++) {
+        uint64_t size = jobs[j].size.n;
+        RB_CHECK(jobs[j].swept && rb_pair_sustains(p, size, jobs[j].swept));
+        RB_CHECK(rb_pair_swept_skips(p, step, size, 1) == (size < p->full_size));
+        RB_CHECK(!rb_pair_swept_skips(p, top, size, 1));
+    }
+    /* --size 36M: one size, not a row of the sweep: every variant, not sustained */
+    RB_CHECK(!rb_pair_sustains(p, 6144u * 6144u, 0) && !rb_pair_swept_skips(p, step, 6144u * 6144u, 0));
+    RB_CHECK(!rb_pair_sustains(p, p->smoke_size, 0) && rb_pair_sustains(p, p->full_size, 0));
+}
+
 static void test_inputs_named(void)
 {
     for (int i = 0; rb_registry[i]; i++) {
@@ -723,6 +777,8 @@ static const rbtest_case registry_cases[] = {
     {"informational_rows", test_informational_rows},
     {"every_pair_plants_a_defect", test_every_pair_plants_a_defect},
     {"inputs_named", test_inputs_named},
+    {"swept_variants_declared", test_swept_variants_declared},
+    {"swept_rows_sustained", test_swept_rows_sustained},
     {"input_sweep_overrides_pair_sweep", test_input_sweep_overrides_pair_sweep},
     {"odd_sizes_resolve", test_odd_sizes_resolve},
     {"registry_not_empty_and_names_unique", test_registry_not_empty_and_names_unique},

@@ -58,6 +58,17 @@ int rb_pair_sweeps_size(const rb_pair *p, uint64_t size, int gpus)
     return 0;
 }
 
+int rb_pair_sustains(const rb_pair *p, uint64_t size, int swept)
+{
+    return p->timing.sustain_s > 0 && (size >= p->full_size || swept);
+}
+
+int rb_pair_swept_skips(const rb_pair *p, int k, uint64_t size, int swept)
+{
+    return swept && size < p->full_size && p->timing.swept_variants != 0 && k >= 0 && k < 32 &&
+           !(p->timing.swept_variants & 1u << k);
+}
+
 int rb_pair_variant_roof(const rb_pair *p, int k, int input, double flops, rb_roof *out)
 {
     const char *key = input >= 0 && input < RB_MAX_INPUTS && p->by_input.roofs[input]

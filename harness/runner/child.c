@@ -104,6 +104,16 @@ static rb_status checked_run(const rb_pair *p, const rb_variant_def *v, void *ct
  * meaningfully on this machine (NCCL in place on one GPU moves nothing): it is skipped with
  * rb_error_at's message, never timed and not invalid, and the pair's other variants still run.
  * Returns 1 when r was marked skipped. */
+/* A variant a full run does not time at this size of its sweep (rb_pair_swept_skips). */
+static int skipped_at_size(const rb_pair *p, int k, const rb_child_opts *o, rb_variant_result *r)
+{
+    if (!rb_pair_swept_skips(p, k, o->size.n, o->swept))
+        return 0;
+    r->skipped = 1;
+    rb_fmt(r->note, sizeof r->note, "not timed at this size of the sweep: %s", p->timing.swept_why);
+    return 1;
+}
+
 static int skipped_variant(rb_status st, rb_variant_result *r)
 {
     if (st != RB_ERR_UNSUPPORTED)
@@ -190,6 +200,8 @@ static rb_status run_interleaved(const rb_pair *p, void *ctx, cudaStream_t s,
     int which[RB_MAX_VARIANTS], n = 0;
     for (int k = 0; k < p->n_variants; k++) {
         const rb_variant_def *v = &p->variants[k];
+        if (skipped_at_size(p, k, o, &r[k]))
+            continue;
         rb_status first = checked_run(p, v, ctx, s, &r[k].rel_err_before);
         if (skipped_variant(first, &r[k]))
             continue;
@@ -411,6 +423,12 @@ static int sequential_records(int fd, const rb_pair *p, void *ctx, cudaStream_t 
         rb_variant_result r;
         double own_ms = NAN;
         variant_init(p, k, o, &r);
+        if (skipped_at_size(p, k, o, &r)) {
+            median_ms[k] = NAN;
+            if (variant_record(fd, &r, NAN) != 0)
+                return 1;
+            continue;
+        }
         if (o->nvtx) {
             char label[160];
             rb_fmt(label, sizeof label, "%s%s%s/%s", p->name, p->n_inputs ? "." : "",
@@ -529,10 +547,10 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
     rb_child_opts opts = *o;
     opts.measure.comm = o->comm;
     opts.measure.ops_per_launch = p->timing.ops_per_run;
-    /* Sustained timing at the full size only: a smoke size or a --cold sample (one launch after
-     * a flush) has no steady state to reach; --samples N asks for exactly N samples. */
-    if (p->timing.sustain_s > 0 && o->size.n >= p->full_size && !o->measure.cold &&
-        !o->measure.samples) {
+    /* Sustained timing at the full size and the sweep's other sizes (rb_pair_sustains): a smoke
+     * size or a --cold sample (one launch after a flush) has no steady state to reach;
+     * --samples N asks for exactly N samples. */
+    if (rb_pair_sustains(p, o->size.n, o->swept) && !o->measure.cold && !o->measure.samples) {
         opts.measure.warm_s = RB_SUSTAIN_WARM_S;
         opts.measure.min_s = p->timing.sustain_s;
         if (p->timing.interleave) {

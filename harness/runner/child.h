@@ -17,6 +17,7 @@
 typedef struct rb_child_opts {
     rb_size size; /* resolved problem size */
     int input;    /* index into the pair's inputs */
+    int swept;    /* the size is a row of the pair's sweep in a full run (rb_job.swept) */
     uint64_t seed;
     int check_only; /* validate, do not time */
     int nvtx;

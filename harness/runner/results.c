@@ -40,6 +40,7 @@ void rb_results_child_opts(const rb_job *j, const rb_options *o, rb_child_opts *
     memset(out, 0, sizeof *out);
     out->size = j->size;
     out->input = j->input;
+    out->swept = j->swept;
     out->seed = o->seed;
     out->check_only = o->command == RB_CMD_CHECK;
     out->nvtx = o->nvtx;
