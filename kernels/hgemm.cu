@@ -6,8 +6,8 @@
  * What:      C = A B, bf16 in, fp32 accumulation, bf16 out; A m x k and B n x k, both K-major
  *   (the layout wgmma reads from shared memory untransposed), C m x n row-major, rows ldc >= n
  *   apart (kernels/hgemm.h). Any m, n >= 1, k % 8 == 0 (fp8: k % 16 == 0). bench/hgemm.c times
- *   every step and cuBLASLt in one interleaved loop, at 8192^3, 6144^3, 4096^3 and an awkward
- *   4095 x 4093 x 4112 whose C rows are padded to 16 bytes (ldc 4096), as a user would lay it out.
+ *   every step and cuBLASLt in turn, sustained, at 8192^3; the top steps and cuBLASLt also at
+ *   6144^3, 4096^3 and an awkward 4095 x 4093 x 4112 whose C rows are padded to 16 bytes.
  * Work:      2 m n k flops (8192^3: 1.100 TFLOP); 2 (m k + n k + m n) bytes compulsory (403 MB, AI
  *   2731): compute-bound. What limits a tile is the tensor pipe and the operand traffic from L2:
  *   a 128 x 256 tile reads 768 B per k for 65536 flop, 85 flop/B, so 700 TFLOP/s needs ~8 TB/s
