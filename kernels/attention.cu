@@ -1323,7 +1323,7 @@ extern "C" cudaError_t attention_optimized_supported(int *supported)
 
 /* Persistent blocks, one an SM (at most one a unit), over the query tiles, then the split tiles'
  * parts (attention_split_plan), and their merge. The workspace holds the unit counter (zeroed
- * here, on the stream) and, after ATT90_NEXT_BYTES, the parts. */
+ * here, on the stream, for a causal launch) and, after ATT90_NEXT_BYTES, the parts. */
 template <int D, int NC>
 static cudaError_t att90_launch(const uint16_t *q, const uint16_t *k, const uint16_t *v,
                                 uint16_t *o, int bh, int s, int kv_len, float scale_log2,
@@ -1352,7 +1352,8 @@ static cudaError_t att90_launch(const uint16_t *q, const uint16_t *k, const uint
     const int whole = blocks - sp.tiles, chunks = sp.tiles ? sp.chunks : 1;
     const int units = whole + sp.tiles * sp.chunks;
     float *parts = (float *)((char *)workspace + ATT90_NEXT_BYTES);
-    e = cudaMemsetAsync(workspace, 0, sizeof(int), stream);
+    /* only causal launches take units from the counter */
+    e = causal ? cudaMemsetAsync(workspace, 0, sizeof(int), stream) : cudaSuccess;
     if (e != cudaSuccess)
         return e;
     attention_optimized_kernel<D, NC>
