@@ -521,11 +521,6 @@ enum {
  * has 160 registers (3 x 128 x 160 + 128 x 24 <= 64K): S (64), P (32) and O (32 at d 64) fit; at
  * d 128 O alone is 64 more, so d 128 keeps two. Three were measured faster on both d 64 inputs
  * (docs/notes/attention.md). */
-/* O's rescale only when a row's max grows by more than 2^8 in p (att90_softmax): an option, for
- * the measurement. */
-#ifndef ATT90_LAZY_RESCALE
-#define ATT90_LAZY_RESCALE 0
-#endif
 #ifndef ATT90_D64_CONSUMERS
 #define ATT90_D64_CONSUMERS 3
 #endif
@@ -799,23 +794,10 @@ att90_softmax(float (&sacc)[64], float (&m)[2], float (&l)[2], float (&alpha)[2]
             mx = fmaxf(mx, fmaxf(sacc[4 * j + 2 * h], sacc[4 * j + 2 * h + 1]));
         mx = fmaxf(mx, __shfl_xor_sync(0xFFFFFFFFu, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xFFFFFFFFu, mx, 2));
-#if ATT90_LAZY_RESCALE
-        /* m is the max the exps subtract, raised only when the tile's exceeds it by more than
-         * 2^8 in p (FlashAttention-4's rule): p <= 256 (bf16 and the fp32 sums hold it, O / l
-         * is unchanged), alpha is exactly 1 otherwise, and the caller skips O's rescale when it
-         * is 1 for every row of the warp. (m = -inf: the first tile's max always raises it.) */
-        const float m_new = (mx - m[h]) * scale_log2 > 8.0f ? mx : m[h];
-#else
         const float m_new = fmaxf(m[h], mx);
-#endif
         /* (-inf only before a row's first unmasked key; key 0 is in the first tile: a guard) */
         const float mc = m_new == -INFINITY ? 0.0f : m_new * scale_log2;
-#if ATT90_LAZY_RESCALE
-        /* exactly 1 when m stays (the FFMA below would leave m c's rounding in the exponent) */
-        alpha[h] = m_new == m[h] ? 1.0f : att90_ex2(fmaf(m[h], scale_log2, -mc));
-#else
         alpha[h] = att90_ex2(fmaf(m[h], scale_log2, -mc));
-#endif
         m[h] = m_new;
         float sum = 0.0f;
 #pragma unroll
@@ -987,12 +969,9 @@ att90_tile(const att90_consumer_args &a, const uint32_t (&qf)[D / 16][4], int j,
     sm90_wgmma_wait<0>();
     sm90_fence_f(o);
     att90_fence_p(p);
-#if ATT90_LAZY_RESCALE
-    if (__any_sync(0xFFFFFFFFu, alpha[0] != 1.0f || alpha[1] != 1.0f))
-#endif
 #pragma unroll
-        for (int i = 0; i < D / 2; i++)
-            o[i] *= alpha[(i >> 1) & 1];
+    for (int i = 0; i < D / 2; i++)
+        o[i] *= alpha[(i >> 1) & 1];
     att90_pack_p(p, sacc);
     if (i > 0 && a.lead)
         sm90_mbar_arrive(a.empty + 8u * prev); /* both K and V of tile j - 1 are read */
