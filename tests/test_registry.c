@@ -310,22 +310,34 @@ static void test_cpu_references_pass_hand_computed_cases(void)
 /* A pair's input with a sweep of its own (rb_pair.by_input.sweep) takes only those sizes in a full
  * run; the other inputs the pair's sweep: hgemm's square at 8192, 6144 and 4096, its awkward
  * shape at 4096 scale alone. */
-static void test_input_sweep_overrides_pair_sweep(void)
+/* The jobs of hgemm's full run into jobs[0..*n): 0, or -1 (the test skipped) when this build has
+ * no hgemm. */
+static int hgemm_full_run(rb_job *jobs, int *n)
 {
     int have = 0;
     for (int i = 0; rb_registry[i]; i++)
         have |= !strcmp(rb_registry[i]->name, "hgemm");
     if (!have) {
         rbtest_skip("hgemm is not in this build");
-        return;
+        return -1;
     }
+    rb_options o;
+    char err[300];
+    char *full[] = {"roofbench", "run", "--filter", "^hgemm$", NULL};
+    *n = -1;
+    RB_CHECK(rb_cli_parse(4, full, &o, err, sizeof err) == 0);
+    RB_CHECK(rb_jobs_select(&o, NULL, jobs, n, err, sizeof err) == 0);
+    return 0;
+}
+
+static void test_input_sweep_overrides_pair_sweep(void)
+{
     static rb_job jobs[RB_MAX_JOBS];
     rb_options o;
     char err[300];
     int n = -1;
-    char *full[] = {"roofbench", "run", "--filter", "^hgemm$", NULL};
-    RB_CHECK(rb_cli_parse(4, full, &o, err, sizeof err) == 0);
-    RB_CHECK(rb_jobs_select(&o, NULL, jobs, &n, err, sizeof err) == 0);
+    if (hgemm_full_run(jobs, &n) != 0)
+        return;
     RB_CHECK(n == 4);
     if (n != 4)
         return;
@@ -367,15 +379,9 @@ static void test_swept_variants_declared(void)
 static void test_swept_rows_sustained(void)
 {
     static rb_job jobs[RB_MAX_JOBS];
-    rb_options o;
-    char err[300];
     int n = -1;
-    char *full[] = {"roofbench", "run", "--filter", "^hgemm$", NULL};
-    RB_CHECK(rb_cli_parse(4, full, &o, err, sizeof err) == 0);
-    if (rb_jobs_select(&o, NULL, jobs, &n, err, sizeof err) != 0) {
-        rbtest_skip("hgemm is not in this build");
+    if (hgemm_full_run(jobs, &n) != 0 || n < 1)
         return;
-    }
     const rb_pair *p = jobs[0].pair;
     int step = -1, top = -1;
     for (int k = 0; k < p->n_variants; k++) {
