@@ -543,11 +543,6 @@ static __global__ void __launch_bounds__(RMSNORM_CLUSTER_BLOCK, 1)
  * warp reaches only after it has read row k's partials. The same argument orders each barrier's
  * phases (one per two rows, parity (k / 2) % 2) and warp_sums[k % 2]. Every block receives every
  * partial it waits for before it exits, so none writes to a block that has left. */
-/* The next row's prefetch at the top of the loop instead of after the block sum: an option, for
- * the measurement. */
-#ifndef RMSNORM_PREFETCH_EARLY
-#define RMSNORM_PREFETCH_EARLY 0
-#endif
 template <int ITEMS>
 static __global__ void __launch_bounds__(RMSNORM_CLUSTER_BLOCK, 2)
     rmsnorm_optimized_persistent_kernel(const uint16_t *__restrict__ x,
@@ -576,12 +571,6 @@ static __global__ void __launch_bounds__(RMSNORM_CLUSTER_BLOCK, 2)
     for (size_t row = rmsnorm_cluster_id(); row < rows; row += clusters, k++) {
         const uint32_t slot = k % 2;
         const size_t off = row * hidden + begin;
-#if RMSNORM_PREFETCH_EARLY
-        /* the next row's prefetch before this row's loads (which hit L2, prefetched the row
-         * before): DRAM gets the load phase too to read it */
-        if (threadIdx.x == 0 && len > 0 && row + clusters < rows)
-            rmsnorm_prefetch_l2(x + off + clusters * hidden, (uint32_t)len * 2u);
-#endif
         uint4 v[ITEMS];
         float s = rmsnorm_load_segment<THREADS, ITEMS, true>(x + off, len, v);
         s = rmsnorm_block_sum<THREADS>(s, warp_sums[slot]);
@@ -592,10 +581,8 @@ static __global__ void __launch_bounds__(RMSNORM_CLUSTER_BLOCK, 2)
         /* Every warp's loads of this row have returned (the block sum's barrier); the wait for
          * the partials and the stores would leave the block's read stream idle, so one thread
          * asks the copy engine for the block's chunk of its next row into L2 now. */
-#if !RMSNORM_PREFETCH_EARLY
         if (threadIdx.x == 0 && len > 0 && row + clusters < rows)
             rmsnorm_prefetch_l2(x + off + clusters * hidden, (uint32_t)len * 2u);
-#endif
         rmsnorm_mbar_wait(sm90_smem_u32(&arrived[slot]), k / 2 % 2);
         float total = 0.0f; /* rank order in every block: the same bits, the same rstd */
         for (int r = 0; r < ranks_summed; r++)
