@@ -268,6 +268,13 @@ static void test_list_work_of_a_sweep(void)
     RB_CHECK(strstr(out, "from 1024x1024") != NULL && strstr(out, "to 4096x4096") != NULL);
     RB_CHECK(rbtest_run("list --filter '^sgemm$' --size smoke") == 0);
     RB_CHECK(strstr(out, "work: 512x512") != NULL && strstr(out, "sweep of") == NULL);
+    RB_CHECK(strstr(out, "below the full size") == NULL); /* sgemm times every variant */
+    for (int i = 0; rb_registry[i]; i++)
+        if (!strcmp(rb_registry[i]->name, "hgemm")) {
+            RB_CHECK(rbtest_run("list --filter '^hgemm$'") == 0);
+            RB_CHECK(strstr(out, "below the full size: optimized, library, fp8, fp8_library (") !=
+                     NULL);
+        }
     for (int i = 0; rb_registry[i]; i++)
         if (!strcmp(rb_registry[i]->name, "nccl_allreduce")) {
             RB_CHECK(rbtest_run("list --filter '^nccl_allreduce$'") == 0);

@@ -106,6 +106,21 @@ static void list_work(const rb_job *jobs, int n, int i)
     printf("%-18s         to %s%s\n", "", last_work, link);
 }
 
+/* The variants a full run times at the sweep's smaller sizes, where the pair names them. */
+static void list_swept_variants(const rb_pair *p)
+{
+    if (!p->timing.swept_variants || !p->sweep)
+        return;
+    char names[400] = "";
+    for (int k = 0; k < p->n_variants; k++)
+        if (!rb_pair_swept_skips(p, k, 0, 1)) {
+            size_t len = strlen(names);
+            rb_fmt(names + len, sizeof names - len, "%s%s", names[0] ? ", " : "",
+                   p->variants[k].name);
+        }
+    printf("%-18s   below the full size: %s (%s)\n", "", names, p->timing.swept_why);
+}
+
 static int cmd_list(const rb_job *jobs, int n)
 {
     printf("%-18s %-6s %-12s %-12s %-16s %s\n", "pair", "min cc", "smoke size", "full size",
@@ -141,6 +156,7 @@ static int cmd_list(const rb_job *jobs, int n)
             }
             printf("%-18s   inputs: %s\n", "", inputs);
         }
+        list_swept_variants(p);
     }
     for (int i = 0; rb_registry_missing[i]; i++)
         printf("not built: %s\n", rb_registry_missing[i]);
