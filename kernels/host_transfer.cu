@@ -7,7 +7,7 @@
  *   other way. Each variant is one cudaMemcpyAsync; only the kind of host memory differs. Host
  *   transfer is this pair's pattern, so its run() callbacks copy between host and device (the
  *   contract allows it when the transfer is what is measured). No kernel of ours runs.
- * Work:      0 flops; 4n bytes cross the PCIe link once. n = 2^28: 1 GiB. Each direction is
+ * Work:      0 flops; 4n bytes cross the PCIe link once. n = 2^26: 256 MiB. Each direction is
  *   judged against its PCIe roof; the extra `of_link` = GB/s / the link's theoretical rate that
  *   NVML reports (gen 5 x16: 32 GT/s x 16 lanes x 128/130 / 8 = 63.0 GB/s per direction).
  * Baseline:  pageable: malloc'd pages can be swapped or migrated at any time, so the driver relays
@@ -20,8 +20,8 @@
  * Steps:     none
  * Optimized: pinned: cudaMallocHost returns page-locked memory mapped for the device; the copy
  *   engine moves it in one DMA, no CPU copy, no staging, at the link's rate less the protocol
- *   overhead (packet headers and flow control). The cost moves to allocation: pinning 1 GiB takes
- *   a noticeable fraction of a second and takes memory from the OS's page cache, so programs pin
+ *   overhead (packet headers and flow control). The cost moves to allocation: pinning a large
+ *   buffer takes noticeable time and takes memory from the OS's page cache, so programs pin
  *   their transfer buffers once and reuse them (streams_overlap builds on this).
  * Predicted: pinned ~52-56 GB/s each way (of_link 0.83-0.89: PCIe delivers ~85-90% of its line
  *   rate in practice); pageable ~10-25 GB/s, set by the host's single-thread memcpy into staging
