@@ -272,7 +272,8 @@ static void test_list_work_of_a_sweep(void)
     for (int i = 0; rb_registry[i]; i++)
         if (!strcmp(rb_registry[i]->name, "hgemm")) {
             RB_CHECK(rbtest_run("list --filter '^hgemm$'") == 0);
-            RB_CHECK(strstr(out, "below the full size: optimized, library, fp8, fp8_library (") !=
+            RB_CHECK(strstr(out, "hgemm.square@36M times optimized, library\n") != NULL);
+            RB_CHECK(strstr(out, "hgemm.awkward@16M times optimized, library, fp8, fp8_library") !=
                      NULL);
         }
     for (int i = 0; rb_registry[i]; i++)

@@ -354,28 +354,40 @@ static void test_input_sweep_overrides_pair_sweep(void)
     RB_CHECK(n == 1 && !strcmp(jobs[0].name, "hgemm.awkward") && jobs[0].size.n == 1u << 26);
 }
 
-/* A pair that times only some variants at its sweep's smaller sizes still times there the
- * optimized and library ones (the rows exist for them), says why, and sustains its rows. */
+/* A pair that times only some variants at its sweep's smaller sizes still times at each of
+ * those rows an optimized and a library variant (the rows exist for them), names only variants
+ * it has, says why, and sustains its rows. */
 static void test_swept_variants_declared(void)
 {
     for (int i = 0; rb_registry[i]; i++) {
         const rb_pair *p = rb_registry[i];
-        unsigned mask = p->timing.swept_variants;
-        if (!mask)
+        if (!p->timing.swept_variants)
             continue;
         RB_CHECK(p->timing.sustain_s > 0 && p->sweep && p->timing.swept_why &&
-                 strlen(p->timing.swept_why) > 20);
-        RB_CHECK(p->n_variants <= 32 && (p->n_variants == 32 || mask >> p->n_variants == 0));
-        for (int k = 0; k < p->n_variants; k++) {
-            rb_role role = p->variants[k].role;
-            if (role == RB_ROLE_OPTIMIZED || role == RB_ROLE_LIBRARY)
-                RB_CHECK(mask & 1u << k);
+                 strlen(p->timing.swept_why) > 20 && p->n_variants <= 32);
+        for (int in = 0; in < (p->n_inputs ? p->n_inputs : 1); in++) {
+            const uint64_t *sizes = p->by_input.sweep[in] ? p->by_input.sweep[in] : p->sweep;
+            for (int s = 0; sizes[s]; s++) {
+                if (sizes[s] >= p->full_size)
+                    continue;
+                unsigned mask = p->timing.swept_variants(in, sizes[s]);
+                RB_CHECK(p->n_variants == 32 || mask >> p->n_variants == 0);
+                int optimized = 0, library = 0, has_library = 0;
+                for (int k = 0; k < p->n_variants; k++) {
+                    rb_role role = p->variants[k].role;
+                    has_library |= role == RB_ROLE_LIBRARY;
+                    optimized |= role == RB_ROLE_OPTIMIZED && (mask & 1u << k);
+                    library |= role == RB_ROLE_LIBRARY && (mask & 1u << k);
+                }
+                RB_CHECK(optimized && (library || !has_library));
+            }
         }
     }
 }
 
 /* Every row of hgemm's full run is timed sustained; below the full size only its top steps and
- * the library; a size asked for with --size is not a row of the sweep. */
+ * the library (FP8 at 4096^3 and the awkward shape, not at 6144^3); a size asked for with --size
+ * is not a row of the sweep. */
 static void test_swept_rows_sustained(void)
 {
     static rb_job jobs[RB_MAX_JOBS];
@@ -383,22 +395,30 @@ static void test_swept_rows_sustained(void)
     if (hgemm_full_run(jobs, &n) != 0 || n < 1)
         return;
     const rb_pair *p = jobs[0].pair;
-    int step = -1, top = -1;
+    int step = -1, top = -1, fp8 = -1, fp8_lib = -1;
     for (int k = 0; k < p->n_variants; k++) {
         if (!strcmp(p->variants[k].name, "mma_sync"))
             step = k;
+        if (!strcmp(p->variants[k].name, "fp8"))
+            fp8 = k;
+        if (!strcmp(p->variants[k].name, "fp8_library"))
+            fp8_lib = k;
         if (p->variants[k].role == RB_ROLE_OPTIMIZED)
             top = k;
     }
-    RB_CHECK(n == 4 && step >= 0 && top >= 0);
-    for (int j = 0; j < n && step >= 0 && top >= 0; j++) {
+    RB_CHECK(n == 4 && step >= 0 && top >= 0 && fp8 >= 0 && fp8_lib >= 0);
+    for (int j = 0; j < n && step >= 0 && top >= 0 && fp8 >= 0 && fp8_lib >= 0; j++) {
         uint64_t size = jobs[j].size.n;
+        int in = jobs[j].input;
         RB_CHECK(jobs[j].swept && rb_pair_sustains(p, size, jobs[j].swept));
-        RB_CHECK(rb_pair_swept_skips(p, step, size, 1) == (size < p->full_size));
-        RB_CHECK(!rb_pair_swept_skips(p, top, size, 1));
+        RB_CHECK(rb_pair_swept_skips(p, step, in, size, 1) == (size < p->full_size));
+        RB_CHECK(!rb_pair_swept_skips(p, top, in, size, 1));
+        RB_CHECK(rb_pair_swept_skips(p, fp8, in, size, 1) == (size == 6144u * 6144u));
+        RB_CHECK(rb_pair_swept_skips(p, fp8_lib, in, size, 1) == (size == 6144u * 6144u));
     }
     /* --size 36M: one size, not a row of the sweep: every variant, not sustained */
-    RB_CHECK(!rb_pair_sustains(p, 6144u * 6144u, 0) && !rb_pair_swept_skips(p, step, 6144u * 6144u, 0));
+    RB_CHECK(!rb_pair_sustains(p, 6144u * 6144u, 0) &&
+             !rb_pair_swept_skips(p, step, 0, 6144u * 6144u, 0));
     RB_CHECK(!rb_pair_sustains(p, p->smoke_size, 0) && rb_pair_sustains(p, p->full_size, 0));
 }
 

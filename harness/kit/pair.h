@@ -138,12 +138,13 @@ typedef struct rb_pair_timing {
      * timed may raise its compute roof (core/report.h): the roof is the best we reach. Not at
      * a smaller size, with --cold or with --samples N (which asks for exactly N samples). */
     double sustain_s;
-    /* With sustain_s, the variants (bit k: variants[k]) a full run times at its sweep's sizes
-     * below the full size, which it times sustained as well (every row of a full run meets the
-     * clock its roof was measured at); 0: every variant. The others are skipped there, their
-     * note saying swept_why: a ladder whose steps are taught at the full size, with rows at
-     * other sizes for its top steps against the library. Not at a size asked for with --size. */
-    unsigned swept_variants;
+    /* With sustain_s, the variants (bit k: variants[k]) a full run times at `size` of input's
+     * sweep, below the full size (it times those rows sustained as well: every row of a full run
+     * meets the clock its roof was measured at); NULL: every variant. The others are skipped
+     * there, their note saying swept_why: a ladder whose steps are taught at the full size,
+     * with rows at other sizes for its top steps against the library. Not at a size asked for
+     * with --size. */
+    unsigned (*swept_variants)(int input, uint64_t size);
     const char *swept_why;
     /* Operations each run() enqueues back to back (nccl_allreduce: a collective called this many
      * times, nccl-tests' -n): the harness times run() as any other and reports the time of one
@@ -243,9 +244,9 @@ int rb_pair_sweeps_size(const rb_pair *p, uint64_t size, int gpus);
  * smoke size has no steady state to reach) and for a pair that does not sustain. */
 int rb_pair_sustains(const rb_pair *p, uint64_t size, int swept);
 
-/* Does a full run skip variant k of p at `size` of its sweep (rb_pair_timing.swept_variants)?
+/* Does a full run skip variant k of p at `size` of input's sweep (rb_pair_timing.swept_variants)?
  * 1: skipped there, for p->timing.swept_why; 0: timed. */
-int rb_pair_swept_skips(const rb_pair *p, int k, uint64_t size, int swept);
+int rb_pair_swept_skips(const rb_pair *p, int k, int input, uint64_t size, int swept);
 
 /* The roof variant k of p is placed on when it runs on `input` with `flops` (see
  * rb_variant_def.roof and rb_pair.by_input.roofs). 0, or -1 when the key declared is not a roof's

@@ -63,10 +63,10 @@ int rb_pair_sustains(const rb_pair *p, uint64_t size, int swept)
     return p->timing.sustain_s > 0 && (size >= p->full_size || swept);
 }
 
-int rb_pair_swept_skips(const rb_pair *p, int k, uint64_t size, int swept)
+int rb_pair_swept_skips(const rb_pair *p, int k, int input, uint64_t size, int swept)
 {
-    return swept && size < p->full_size && p->timing.swept_variants != 0 && k >= 0 && k < 32 &&
-           !(p->timing.swept_variants & 1u << k);
+    return swept && size < p->full_size && p->timing.swept_variants && k >= 0 && k < 32 &&
+           !(p->timing.swept_variants(input, size) & 1u << k);
 }
 
 int rb_pair_variant_roof(const rb_pair *p, int k, int input, double flops, rb_roof *out)

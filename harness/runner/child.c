@@ -107,7 +107,7 @@ static rb_status checked_run(const rb_pair *p, const rb_variant_def *v, void *ct
 /* A variant a full run does not time at this size of its sweep (rb_pair_swept_skips). */
 static int skipped_at_size(const rb_pair *p, int k, const rb_child_opts *o, rb_variant_result *r)
 {
-    if (!rb_pair_swept_skips(p, k, o->size.n, o->swept))
+    if (!rb_pair_swept_skips(p, k, o->input, o->size.n, o->swept))
         return 0;
     r->skipped = 1;
     rb_fmt(r->note, sizeof r->note, "not timed at this size of the sweep: %s", p->timing.swept_why);

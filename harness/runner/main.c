@@ -106,19 +106,28 @@ static void list_work(const rb_job *jobs, int n, int i)
     printf("%-18s         to %s%s\n", "", last_work, link);
 }
 
-/* The variants a full run times at the sweep's smaller sizes, where the pair names them. */
-static void list_swept_variants(const rb_pair *p)
+/* The variants a full run times at each of its rows below the full size (jobs[i..], the pair's
+ * rows), where the pair names them. */
+static void list_swept_variants(const rb_job *jobs, int n, int i)
 {
-    if (!p->timing.swept_variants || !p->sweep)
+    const rb_pair *p = jobs[i].pair;
+    if (!p->timing.swept_variants)
         return;
-    char names[400] = "";
-    for (int k = 0; k < p->n_variants; k++)
-        if (!rb_pair_swept_skips(p, k, 0, 1)) {
-            size_t len = strlen(names);
-            rb_fmt(names + len, sizeof names - len, "%s%s", names[0] ? ", " : "",
-                   p->variants[k].name);
-        }
-    printf("%-18s   below the full size: %s (%s)\n", "", names, p->timing.swept_why);
+    int said = 0;
+    for (int j = i; j < n && jobs[j].pair == p; j++) {
+        if (!jobs[j].swept || jobs[j].size.n >= p->full_size)
+            continue;
+        char names[400] = "";
+        for (int k = 0; k < p->n_variants; k++)
+            if (!rb_pair_swept_skips(p, k, jobs[j].input, jobs[j].size.n, 1)) {
+                size_t len = strlen(names);
+                rb_fmt(names + len, sizeof names - len, "%s%s", names[0] ? ", " : "",
+                       p->variants[k].name);
+            }
+        if (!said++)
+            printf("%-18s   below the full size (%s):\n", "", p->timing.swept_why);
+        printf("%-18s     %s times %s\n", "", jobs[j].name, names);
+    }
 }
 
 static int cmd_list(const rb_job *jobs, int n)
@@ -156,7 +165,7 @@ static int cmd_list(const rb_job *jobs, int n)
             }
             printf("%-18s   inputs: %s\n", "", inputs);
         }
-        list_swept_variants(p);
+        list_swept_variants(jobs, n, i);
     }
     for (int i = 0; rb_registry_missing[i]; i++)
         printf("not built: %s\n", rb_registry_missing[i]);
