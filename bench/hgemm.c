@@ -691,6 +691,8 @@ static int hgemm_extras(void *ctx, int variant, const double *median_ms,
     hgemm_ctx *c = ctx;
     if (variant == HG_OPTIMIZED || variant == HG_FP8) {
         int lib = variant == HG_OPTIMIZED ? HG_LIBRARY : HG_FP8_LIBRARY;
+        if (isnan(median_ms[lib]) && isnan(median_ms[variant]))
+            return 0; /* neither timed at this row (hgemm_swept_variants): nothing to compare */
         rb_fmt(out[0].name, sizeof out[0].name, "speed_vs_library");
         out[0].value = median_ms[lib] / median_ms[variant]; /* NaN when either was not timed */
         return 1;
