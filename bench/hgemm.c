@@ -894,7 +894,8 @@ static const uint64_t hgemm_awkward_sweep[] = {1u << 24, 0};
  * 8192^3 rows already show. */
 static unsigned hgemm_swept_variants(int input, uint64_t size)
 {
-    unsigned bf16 = 1u << HG_OPTIMIZED | 1u << HG_LIBRARY, fp8 = 1u << HG_FP8 | 1u << HG_FP8_LIBRARY;
+    unsigned bf16 = 1u << HG_OPTIMIZED | 1u << HG_LIBRARY,
+             fp8 = 1u << HG_FP8 | 1u << HG_FP8_LIBRARY;
     return input == HG_SQUARE && size == 6144u * 6144u ? bf16 : bf16 | fp8;
 }
 
