@@ -40,7 +40,7 @@ static void test_keys_are_the_contract(void)
         "dram_gbps",     "dram_read_gbps", "dram_write_gbps",  "l2_read_gbps", "smem_gbps",
         "pcie_h2d_gbps", "pcie_d2h_gbps",  "pcie_duplex_gbps", "nvlink_gbps",  "nvlink_bidir_gbps", "fp32_tflops",
         "fp64_tflops",   "tf32_tflops",    "bf16_tflops",      "fp16_tflops",  "fp8_tflops",
-        "launch_us",     "graph_node_us"};
+        "launch_us",     "graph_node_us",  "dram_latency_us"};
     int n = 0;
     while (rb_ceiling_keys[n])
         n++;

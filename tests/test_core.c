@@ -537,7 +537,7 @@ static void test_roof_table(void)
         "dram_gbps",   "dram_read_gbps", "dram_write_gbps", "l2_read_gbps", "smem_gbps",
         "pcie_h2d_gbps", "pcie_d2h_gbps", "pcie_duplex_gbps", "nvlink_gbps", "nvlink_bidir_gbps", "fp32_tflops",
         "fp64_tflops", "tf32_tflops",    "bf16_tflops",     "fp16_tflops",  "fp8_tflops",
-        "launch_us",   "graph_node_us"};
+        "launch_us",   "graph_node_us",  "dram_latency_us"};
     RB_CHECK(sizeof keys / sizeof keys[0] == RB_ROOF_COUNT);
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         rb_roof r = RB_ROOF_COUNT;
@@ -548,7 +548,7 @@ static void test_roof_table(void)
                                                                   : RB_KIND_BANDWIDTH;
         RB_CHECK(rb_roof_kind_of(r) == want);
         RB_CHECK(rb_roof_is_link(r) == (!strncmp(keys[i], "pcie", 4) || !strncmp(keys[i], "nvlink", 6)));
-        RB_CHECK(rb_roof_is_dram(r) == !strncmp(keys[i], "dram", 4));
+        RB_CHECK(rb_roof_is_dram(r) == (!strncmp(keys[i], "dram", 4) && want == RB_KIND_BANDWIDTH));
     }
     rb_roof r;
     RB_CHECK(rb_roof_from_key("dram", &r) == -1);

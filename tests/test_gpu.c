@@ -289,6 +289,15 @@ static void test_every_variant_valid_at_odd_shape(void)
         check_pairs("999x1021", NULL);
 }
 
+/* The two-dimensional memory pairs at a shape of multiples of 4 that are multiples of neither 32
+ * nor 64: their 16-byte paths' partial tiles (transpose's optimized kernel takes its own path only
+ * where rows and cols are multiples of 4, so 999 x 1021 alone tests only its fallback). */
+static void test_memory_pairs_valid_at_aligned_partial_shape(void)
+{
+    if (need_gpu())
+        check_pairs("1004x2008", "^(transpose|fused_elementwise|rmsnorm|softmax|tma_pipeline)$");
+}
+
 /* A GPU with no expectation file: every verdict is new, the run says how to record one, and it
  * exits 0 (the temporary folder has no expectations/). */
 static void test_no_expectation_file_all_new_exit_0(void)
@@ -711,6 +720,8 @@ static const rbtest_case gpu_cases[] = {
     {"every_variant_valid_at_smoke_size", test_every_variant_valid_at_smoke_size},
     {"every_variant_valid_at_odd_size", test_every_variant_valid_at_odd_size},
     {"every_variant_valid_at_odd_shape", test_every_variant_valid_at_odd_shape},
+    {"memory_pairs_valid_at_aligned_partial_shape",
+     test_memory_pairs_valid_at_aligned_partial_shape},
     {"no_expectation_file_all_new_exit_0", test_no_expectation_file_all_new_exit_0},
     {"interleaved_pair_times_every_variant", test_interleaved_pair_times_every_variant},
     {"adaptive_loop_stops_on_the_median_interval", test_adaptive_loop_stops_on_the_median_interval},

@@ -12,7 +12,8 @@ const char *const rb_ceiling_keys[] = {"dram_gbps",     "dram_read_gbps",   "dra
                                        "fp16_tflops",   "fp8_tflops",       "pcie_h2d_gbps",
                                        "pcie_d2h_gbps", "pcie_duplex_gbps", "nvlink_gbps",
                                        "nvlink_bidir_gbps",
-                                       "launch_us",     "graph_node_us",    NULL};
+                                       "launch_us",     "graph_node_us",    "dram_latency_us",
+                                       NULL};
 
 int rb_ceiling_key_known(const char *key)
 {

@@ -496,6 +496,7 @@ void rb_plot_roof_name(const char *key, char *out, size_t out_size)
         {"fp8_tflops", "FP8"},
         {"launch_us", "launch"},
         {"graph_node_us", "graph node"},
+        {"dram_latency_us", "DRAM latency"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(key, names[i][0])) {

@@ -24,7 +24,7 @@ static const struct {
     {"fp64_tflops", RB_KIND_COMPUTE},        {"tf32_tflops", RB_KIND_COMPUTE},
     {"bf16_tflops", RB_KIND_COMPUTE},        {"fp16_tflops", RB_KIND_COMPUTE},
     {"fp8_tflops", RB_KIND_COMPUTE},         {"launch_us", RB_KIND_LATENCY},
-    {"graph_node_us", RB_KIND_LATENCY},
+    {"graph_node_us", RB_KIND_LATENCY},      {"dram_latency_us", RB_KIND_LATENCY},
 };
 
 const char *rb_roof_key(rb_roof r)

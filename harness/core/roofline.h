@@ -55,6 +55,9 @@ typedef enum rb_roof {
     RB_ROOF_FP8,
     RB_ROOF_LAUNCH,     /* launch_us: one empty kernel launched on a stream, back to back */
     RB_ROOF_GRAPH_NODE, /* graph_node_us: one node of a CUDA graph of empty kernels */
+    /* dram_latency_us: one load of a pointer chase over a footprint many times L2 (the latency
+     * of Little's law, bytes in flight = bandwidth x latency) */
+    RB_ROOF_DRAM_LATENCY,
     RB_ROOF_COUNT
 } rb_roof;
 

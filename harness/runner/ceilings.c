@@ -8,7 +8,7 @@
  * each and a context per GPU); launch latency. Time (H100, full): DRAM and L2 ~3 s, FMA and
  * shared memory ~1 s, tensor cores ~31 s (ceilings_gemm.c), host links ~1.5 s, latency ~0.5 s,
  * plus the CUDA context and allocations: ~40 s on one GPU, under the 60 s budget; peer links
- * add ~5 s on 4 GPUs. --quick: DRAM copy, FP32, launch,
+ * add ~5 s on 4 GPUs; the DRAM latency (a pointer chase) ~0.5 s. --quick: DRAM copy, FP32, launch,
  * ~1.5 s in the child. --links: host and peer links, seconds.
  */
 #include "ceilings.h"
@@ -374,6 +374,72 @@ static rb_status measure_graph(ceil_ctx *c)
                   size);
 }
 
+/* ---- DRAM latency: a pointer chase ---- */
+
+/* The chase's links, one per 128-byte line of the a buffer (>= 8x L2), in one random cycle
+ * (Sattolo's shuffle of the line indices: every line once, in an order no prefetcher or DRAM page
+ * can follow), built on the host as a compact list and scattered into the buffer by a copy of
+ * each link to its line. CEIL_CHASE_STEPS loads per launch, ~30 ms at ~0.3 us each. */
+#define CEIL_CHASE_WORDS 32 /* unsigned per 128-byte line */
+#define CEIL_CHASE_STEPS 100000
+
+static rb_status chase_setup(ceil_ctx *c, size_t lines)
+{
+    unsigned *h = malloc(c->dram_bytes);
+    if (!h)
+        return RB_ERR_ALLOC;
+    unsigned *perm = malloc(lines * sizeof *perm);
+    if (!perm) {
+        free(h);
+        return RB_ERR_ALLOC;
+    }
+    for (size_t i = 0; i < lines; i++)
+        perm[i] = (unsigned)i;
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (size_t i = lines - 1; i > 0; i--) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+        size_t j = (size_t)(x % i);              /* j < i: one cycle through every line */
+        unsigned t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    memset(h, 0, c->dram_bytes);
+    for (size_t i = 0; i < lines; i++)
+        h[i * CEIL_CHASE_WORDS] = perm[i] * CEIL_CHASE_WORDS;
+    free(perm);
+    cudaError_t e = cudaMemcpy(c->a, h, c->dram_bytes, cudaMemcpyHostToDevice);
+    free(h);
+    RB_CUDA(e);
+    return RB_OK;
+}
+
+static rb_status run_chase(void *ctx, cudaStream_t s)
+{
+    ceil_ctx *c = ctx;
+    RB_CUDA(rb_ceiling_chase(c->a, CEIL_CHASE_STEPS, c->sink, s));
+    return RB_OK;
+}
+
+/* Last of the DRAM users: it overwrites the a buffer with the chain. */
+static rb_status measure_dram_latency(ceil_ctx *c)
+{
+    const size_t lines = c->dram_bytes / (CEIL_CHASE_WORDS * sizeof(unsigned));
+    if (lines > 0xFFFFFFFFu / CEIL_CHASE_WORDS)
+        return RB_OK; /* word indices are 32-bit: a buffer over 16 GiB is not chased */
+    RB_TRY(chase_setup(c, lines));
+    rb_stats st;
+    char size[160];
+    RB_TRY(timed(run_chase, c, &st));
+    rb_fmt(size, sizeof size, "%d dependent loads per launch over %.0f MiB (%.1fx L2)",
+           CEIL_CHASE_STEPS, (double)c->dram_bytes / CEIL_MIB,
+           (double)c->dram_bytes / (double)c->dev.l2_bytes);
+    return report(c, "dram_latency_us", st.median * 1e3 / CEIL_CHASE_STEPS, &st,
+                  "pointer chase, one thread: each L2-only (.cg) load's address is the value of "
+                  "the one before, over a random cycle through every 128-byte line of the buffer "
+                  "(unloaded latency; bytes in flight = bandwidth x this)",
+                  size);
+}
+
 /* ---- the whole run ---- */
 
 static rb_status ceil_setup(ceil_ctx *c)
@@ -440,8 +506,10 @@ static rb_status measure_all(ceil_ctx *c, rb_ceilings_mode mode)
         RB_TRY(rb_p2p_link_ceilings(c->fd)); /* p2p_matrix.h: every pair, the best */
     }
     RB_TRY(measure_launch(c));
-    if (!quick)
+    if (!quick) {
         RB_TRY(measure_graph(c));
+        RB_TRY(measure_dram_latency(c));
+    }
     return RB_OK;
 }
 

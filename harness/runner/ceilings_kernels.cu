@@ -257,6 +257,24 @@ extern "C" cudaError_t rb_ceiling_empty(cudaStream_t stream)
     return cudaGetLastError();
 }
 
+/* L2-only loads (.cg): L1 would hold nothing of a footprint this size anyway, and a chase that
+ * hit L1 would measure it instead of DRAM. */
+static __global__ void ceiling_chase_kernel(const unsigned *__restrict__ next, int steps,
+                                            unsigned *sink)
+{
+    unsigned p = 0;
+    for (int i = 0; i < steps; i++)
+        p = __ldcg(next + p);
+    *sink = p;
+}
+
+extern "C" cudaError_t rb_ceiling_chase(const unsigned *next, int steps, unsigned *sink,
+                                        cudaStream_t stream)
+{
+    ceiling_chase_kernel<<<1, 1, 0, stream>>>(next, steps, sink);
+    return cudaGetLastError();
+}
+
 static __device__ void store_elem(float *d, size_t i, float x)
 {
     d[i] = x;

@@ -43,6 +43,11 @@ cudaError_t rb_ceiling_fma64(double *out, int blocks, int iters, cudaStream_t st
 /* One empty kernel, one block of 32 threads: the launch-latency roofs. */
 cudaError_t rb_ceiling_empty(cudaStream_t stream);
 
+/* DRAM latency: one thread follows `steps` links of a chain, each load's address the value of
+ * the one before (next[i] is the word index of the next link), from word 0; the last value to
+ * *sink. One link per 128-byte line: every step a line of its own. */
+cudaError_t rb_ceiling_chase(const unsigned *next, int steps, unsigned *sink, cudaStream_t stream);
+
 /* GEMM operands for the tensor-core roofs: n seeded uniform values in (-scale, scale), stored
  * as fp32, bf16, fp16 or fp8 e4m3 (saturating). Random operands, not zeros: a tensor core
  * multiplying zeros draws less power and would run at a clock no real GEMM sees. */
