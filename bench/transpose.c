@@ -241,9 +241,9 @@ const rb_pair rb_pair_transpose = {
         {
             {"transpose_padded_kernel", "STS"},
             {"transpose_padded_kernel", "LDS"},
-            {"transpose_optimized_kernel<64>", "LDG.E.EF.128"},
-            {"transpose_optimized_kernel<64>", "LDS.128"},
-            {"transpose_optimized_kernel<64>", "STG.E.EF.128"},
+            {"transpose_optimized_kernelILi64E", "LDG.E.EF.128"},
+            {"transpose_optimized_kernelILi64E", "LDS.128"},
+            {"transpose_optimized_kernelILi64E", "STG.E.EF.128"},
         },
     .kernels = transpose_kernels,
     .n_variants = 5,
