@@ -56,23 +56,11 @@
 
 /* Tunables (sweep these). */
 #define HISTOGRAM_BASELINE_BLOCK 256
-#ifndef HISTOGRAM_BLOCK
-#define HISTOGRAM_BLOCK 512 /* optimized: threads per block */
-#endif
-#ifndef HISTOGRAM_ITEMS
-#define HISTOGRAM_ITEMS 2 /* optimized: uint4 loads per thread per tile */
-#endif
+#define HISTOGRAM_BLOCK 512       /* optimized: threads per block */
+#define HISTOGRAM_ITEMS 2         /* optimized: uint4 loads per thread per tile */
 #define HISTOGRAM_COPIES 32       /* sub-histograms per block: 1, 2, 4, 8, 16 or 32 */
 #define HISTOGRAM_MATCH 0         /* 1: __match_any_sync warp aggregation */
-#ifndef HISTOGRAM_BLOCKS_PER_SM
 #define HISTOGRAM_BLOCKS_PER_SM 0 /* 0: as many as fit; else at most this many */
-#endif
-#ifndef HISTOGRAM_PREFETCH
-#define HISTOGRAM_PREFETCH 1 /* the next tile's loads issued before this tile is counted */
-#endif
-#ifndef HISTOGRAM_MIN_BLOCKS
-#define HISTOGRAM_MIN_BLOCKS (RB_MAX_THREADS_PER_SM / HISTOGRAM_BLOCK) /* the launch bound */
-#endif
 
 #define HISTOGRAM_TILE ((size_t)HISTOGRAM_BLOCK * HISTOGRAM_ITEMS) /* uint4 per tile */
 
@@ -159,23 +147,9 @@ static __device__ __forceinline__ void histogram_count_uint4(unsigned *sub, uint
     }
 }
 
-/* Loads tile `base` of this block's range: HISTOGRAM_ITEMS uint4 a thread, a block's loads one
- * contiguous HISTOGRAM_TILE x 16 bytes. */
-static __device__ __forceinline__ void histogram_load_tile(const uint4 *__restrict__ in16,
-                                                           size_t base, uint4 v[HISTOGRAM_ITEMS])
-{
-#pragma unroll
-    for (int k = 0; k < HISTOGRAM_ITEMS; k++)
-        v[k] = __ldcs(in16 + base + threadIdx.x + k * HISTOGRAM_BLOCK);
-}
-
 /* in16: the n16 whole uint4s; tail: the n % 16 bytes after them. hist: zeroed by the launcher;
- * each block adds its counts with one atomicAdd per bin. Block b counts the contiguous range
- * [n16 b / grid, n16 (b + 1) / grid): every block the same number of bytes to within 16, so all
- * finish together (tiles dealt round robin left a last round of tiles to a few blocks: 31 or 32
- * tiles each at the full size). While it counts one tile, the next tile's loads are in flight
- * (HISTOGRAM_PREFETCH): the stream never waits for the counting. */
-static __global__ void __launch_bounds__(HISTOGRAM_BLOCK, HISTOGRAM_MIN_BLOCKS)
+ * each block adds its counts with one atomicAdd per bin. */
+static __global__ void __launch_bounds__(HISTOGRAM_BLOCK, RB_MAX_THREADS_PER_SM / HISTOGRAM_BLOCK)
     histogram_optimized_kernel(const uint4 *__restrict__ in16, size_t n16,
                                const unsigned char *__restrict__ tail, unsigned n_tail,
                                unsigned *__restrict__ hist)
@@ -185,46 +159,30 @@ static __global__ void __launch_bounds__(HISTOGRAM_BLOCK, HISTOGRAM_MIN_BLOCKS)
         sub[i] = 0;
     __syncthreads();
 
-    const unsigned copy = threadIdx.x % HISTOGRAM_COPIES; /* = lane % COPIES: whole warps */
-    const size_t begin = n16 * blockIdx.x / gridDim.x, end = n16 * (blockIdx.x + 1) / gridDim.x;
-    size_t base = begin;
-    uint4 v[HISTOGRAM_ITEMS];
-    if (base + HISTOGRAM_TILE <= end)
-        histogram_load_tile(in16, base, v);
-    for (; base + HISTOGRAM_TILE <= end; base += HISTOGRAM_TILE) {
-#if HISTOGRAM_PREFETCH
-        uint4 next[HISTOGRAM_ITEMS];
-        const int more = base + 2 * HISTOGRAM_TILE <= end;
-        if (more)
-            histogram_load_tile(in16, base + HISTOGRAM_TILE, next);
-#endif
+    unsigned copy = threadIdx.x % HISTOGRAM_COPIES; /* = lane % COPIES: blocks are whole warps */
+    size_t full_tiles = n16 / HISTOGRAM_TILE;
+    for (size_t t = blockIdx.x; t < full_tiles; t += gridDim.x) {
+        const uint4 *p = in16 + t * HISTOGRAM_TILE + threadIdx.x;
+        uint4 v[HISTOGRAM_ITEMS];
+#pragma unroll
+        for (int k = 0; k < HISTOGRAM_ITEMS; k++)
+            v[k] = __ldcs(p + k * HISTOGRAM_BLOCK);
 #pragma unroll
         for (int k = 0; k < HISTOGRAM_ITEMS; k++)
             histogram_count_uint4(sub, v[k], copy, true);
-#if HISTOGRAM_PREFETCH
-        if (more) {
-#pragma unroll
-            for (int k = 0; k < HISTOGRAM_ITEMS; k++)
-                v[k] = next[k];
-        }
-#else
-        if (base + 2 * HISTOGRAM_TILE <= end)
-            histogram_load_tile(in16, base + HISTOGRAM_TILE, v);
-#endif
     }
-    /* The rest of the range, shorter than a tile; then the n % 16 bytes, by the last block. */
-    for (size_t i = base + threadIdx.x; i < end; i += HISTOGRAM_BLOCK)
-        histogram_count_uint4(sub, __ldcs(in16 + i), copy, false);
-    if (blockIdx.x == gridDim.x - 1 && threadIdx.x < n_tail)
-        atomicAdd(&sub[tail[threadIdx.x] * HISTOGRAM_COPIES + copy], 1u);
+    /* The partial last tile and the n % 16 bytes: the block whose turn that tile would be. */
+    if (blockIdx.x == full_tiles % gridDim.x) {
+        for (size_t i = full_tiles * HISTOGRAM_TILE + threadIdx.x; i < n16; i += HISTOGRAM_BLOCK)
+            histogram_count_uint4(sub, __ldcs(in16 + i), copy, false);
+        if (threadIdx.x < n_tail)
+            atomicAdd(&sub[tail[threadIdx.x] * HISTOGRAM_COPIES + copy], 1u);
+    }
     __syncthreads();
 
     /* Merge: thread b sums bin b over the copies, starting at copy b so that the 32 lanes of a
-     * warp read 32 different banks; then one global atomic per non-empty bin. Each block starts
-     * at another 32 bins, so that blocks finishing together do not all queue on the same line of
-     * the global counts. */
-    for (unsigned i = threadIdx.x; i < HISTOGRAM_BINS; i += HISTOGRAM_BLOCK) {
-        const unsigned b = (i + 32u * blockIdx.x) % HISTOGRAM_BINS;
+     * warp read 32 different banks; then one global atomic per non-empty bin. */
+    for (unsigned b = threadIdx.x; b < HISTOGRAM_BINS; b += HISTOGRAM_BLOCK) {
         unsigned s = 0;
 #pragma unroll 8 /* fully unrolled, its 32 loads in flight spill at 32 registers */
         for (unsigned c = 0; c < HISTOGRAM_COPIES; c++)

@@ -258,11 +258,13 @@ extern "C" cudaError_t rb_ceiling_empty(cudaStream_t stream)
 }
 
 /* L2-only loads (.cg): L1 would hold nothing of a footprint this size anyway, and a chase that
- * hit L1 would measure it instead of DRAM. */
+ * hit L1 would measure it instead of DRAM. Each launch goes on from where the last one stopped
+ * (*sink): launches that all started at the same link would walk the same few MB again, from
+ * L2 (0.15 us a step on an H200, against 0.32 from DRAM). */
 static __global__ void ceiling_chase_kernel(const unsigned *__restrict__ next, int steps,
                                             unsigned *sink)
 {
-    unsigned p = 0;
+    unsigned p = *sink;
     for (int i = 0; i < steps; i++)
         p = __ldcg(next + p);
     *sink = p;

@@ -44,8 +44,9 @@ cudaError_t rb_ceiling_fma64(double *out, int blocks, int iters, cudaStream_t st
 cudaError_t rb_ceiling_empty(cudaStream_t stream);
 
 /* DRAM latency: one thread follows `steps` links of a chain, each load's address the value of
- * the one before (next[i] is the word index of the next link), from word 0; the last value to
- * *sink. One link per 128-byte line: every step a line of its own. */
+ * the one before (next[i] is the word index of the next link), from word *sink, and leaves the
+ * word it reached in *sink, so that launch after launch walks on along the chain. One link per
+ * 128-byte line: every step a line of its own. */
 cudaError_t rb_ceiling_chase(const unsigned *next, int steps, unsigned *sink, cudaStream_t stream);
 
 /* GEMM operands for the tensor-core roofs: n seeded uniform values in (-scale, scale), stored
