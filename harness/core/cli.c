@@ -89,7 +89,7 @@ static const cli_option cli_options[] = {
     {"--wide", ON_RUN, 0, NULL,
      "the table with every name and roof key whole and the notes unwrapped (by default the "
      "table fits 100 columns)"},
-    {"--gate", ON_RUN, 1, "gating|all",
+    {"--gate", ON_RUN | ON_COMPARE, 1, "gating|all",
      "which verdicts set the exit code: gating (default) leaves out the informational rows, "
      "whose time the host sets (pageable copies, stream launches, host-staged baselines); all "
      "counts them too"},
@@ -119,7 +119,8 @@ static const cli_option cli_options[] = {
      "best pair of GPUs, every pair timed; seconds)"},
     {"--no-ceilings", ON_RUN, 0, NULL,
      "skip the platform reference a run measures first (ceilings --quick: DRAM copy, FP32, "
-     "launch; under 5 s); the results then say platform: none"},
+     "launch, and the DRAM read or write, L2 and PCIe roofs its rows are placed on; a few "
+     "seconds); the results then say platform: none"},
     {"--nvtx", ON_RUN | ON_CHECK, 0, NULL, "NVTX ranges around each pair and variant"},
     {"--timeout", ON_RUN | ON_CHECK | ON_CEILINGS | ON_P2P, 1, "S",
      "watchdog: a pair (or the measurement) running longer fails, 5..86400 seconds (default "

@@ -506,6 +506,7 @@ static int compare_with_baseline(const json_value *baseline, const json_value *d
         fprintf(stderr, "roofbench: --baseline: %s\n", err);
         return 1;
     }
+    c.gate_all = o->gate_all;
     printf("\n");
     rb_runcmp_print(stdout, &c, o->baseline_path, "(this run)");
     int failing = rb_runcmp_failing(&c, o->fail_on_platform);
@@ -1198,6 +1199,7 @@ static int build_compare(const rb_options *o, rb_runcmp *c, char *floors_line, s
     if (rc == 0) {
         rb_floors_line(&f, c->floors_from_runs, floors_line, size);
         c->floors_line = floors_line;
+        c->gate_all = o->gate_all;
     }
     rb_floors_free(&f);
     json_free(old_doc);
