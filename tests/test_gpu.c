@@ -506,6 +506,23 @@ static void test_platform_probes_recorded(void)
     rbtest_remove_dir();
 }
 
+/* check --skip-variants leaves the matched variant out (reported skipped, the check passing)
+ * and runs the pair's others: what make sanitize relies on to keep every other kernel checked. */
+static void test_check_skips_variants(void)
+{
+    if (!need_gpu())
+        return;
+    rbtest_fresh_dir();
+    int rc = rbtest_run("check --size smoke --filter '^copy_vectorized$' --skip-variants "
+                        "'^copy_vectorized/optimized$'");
+    const char *out = rbtest_output();
+    if (rc != 0)
+        printf("    -> %d:\n%s", rc, out);
+    RB_CHECK(rc == 0 && strstr(out, "left out by --skip-variants") && strstr(out, "check passed"));
+    RB_CHECK(strstr(out, "baseline") && strstr(out, "library"));
+    rbtest_remove_dir();
+}
+
 /* A pair whose child crashes, hangs or hits an illegal address is reported as failed with the
  * reason, the run goes on to the next pair, and the exit code says the run failed. */
 static void fault_case(const char *fault, const char *options, const char *reason)
@@ -764,6 +781,7 @@ static const rbtest_case gpu_cases[] = {
     {"nccl_ring_valid_at_odd_counts", test_nccl_ring_valid_at_odd_counts},
     {"platform_and_clocks_recorded", test_platform_and_clocks_recorded},
     {"platform_probes_recorded", test_platform_probes_recorded},
+    {"check_skips_variants", test_check_skips_variants},
     {"p2p_matrix_every_pair", test_p2p_matrix_every_pair},
     {"latch_leaves_the_hosts_queuing_untimed", test_latch_leaves_the_hosts_queuing_untimed},
 };

@@ -9,6 +9,7 @@
 #include "../harness/core/ceiling_record.h"
 #include "../harness/core/cli.h"
 #include "../harness/runner/jobs.h"
+#include "../harness/runner/results.h"
 #include "../harness/kit/pair.h"
 #include "rbtest.h"
 
@@ -841,9 +842,41 @@ static void test_platform_probes_follow_roofs(void)
              (RB_PROBE_PCIE | RB_PROBE_DRAM_READ));
 }
 
+/* check --skip-variants: the variants whose <row>/<variant> or <pair>/<variant> matches, as a
+ * mask the child reads (a row's own input only where the regex names the row). */
+static void test_skip_variants_mask(void)
+{
+    static rb_job jobs[RB_MAX_JOBS];
+    rb_options o;
+    char err[300];
+    int n = 0;
+    char *argv[] = {"roofbench",   "check",           "--filter",
+                    "^attention$", "--skip-variants", "^attention[.]d64/optimized$|/flash_mma$",
+                    NULL};
+    RB_CHECK(rb_cli_parse(6, argv, &o, err, sizeof err) == 0);
+    RB_CHECK(rb_jobs_select(&o, NULL, jobs, &n, err, sizeof err) == 0 && n == 4);
+    for (int i = 0; i < n && n == 4; i++) {
+        const rb_pair *p = jobs[i].pair;
+        unsigned want = 0;
+        for (int k = 0; k < p->n_variants; k++)
+            if (!strcmp(p->variants[k].name, "flash_mma") ||
+                (!strcmp(jobs[i].name, "attention.d64") &&
+                 !strcmp(p->variants[k].name, "optimized")))
+                want |= 1u << k;
+        RB_CHECK(rb_results_skip_mask(&jobs[i], &o) == want);
+    }
+    o.skip_variants = NULL;
+    RB_CHECK(n > 0 && rb_results_skip_mask(&jobs[0], &o) == 0);
+    char *bad[] = {"roofbench", "check", "--skip-variants", "(", NULL};
+    RB_CHECK(rb_cli_parse(4, bad, &o, err, sizeof err) != 0 && strstr(err, "--skip-variants"));
+    char *not_run[] = {"roofbench", "run", "--skip-variants", "x", NULL};
+    RB_CHECK(rb_cli_parse(4, not_run, &o, err, sizeof err) != 0);
+}
+
 static const rbtest_case registry_cases[] = {
     {"variant_roofs_declared", test_variant_roofs_declared},
     {"platform_probes_follow_roofs", test_platform_probes_follow_roofs},
+    {"skip_variants_mask", test_skip_variants_mask},
     {"informational_rows", test_informational_rows},
     {"every_pair_plants_a_defect", test_every_pair_plants_a_defect},
     {"inputs_named", test_inputs_named},

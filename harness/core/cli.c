@@ -47,6 +47,9 @@ static const cli_option cli_options[] = {
     {"--filter", ON_COMPARE | ON_HISTORY, 1, "REGEX",
      "only the rows whose <pair>.<input>@<size> row name, or whose pair/variant, matches (POSIX "
      "extended regex)"},
+    {"--skip-variants", ON_CHECK, 1, "REGEX",
+     "leave out the variants whose <row>/<variant> or <pair>/<variant> matches (POSIX extended "
+     "regex): reported skipped, not run (make sanitize leaves out those a tool cannot follow)"},
     {"--size", ON_LIST | ON_RUN | ON_CHECK, 1, "smoke|full|N|RxC",
      "problem size in elements: a count with an optional K, M, G, T (binary) suffix, or a shape "
      "ROWSxCOLS for two-dimensional pairs (see list); default full"},
@@ -290,15 +293,16 @@ static int parse_size_option(const char *v, rb_options *o, char *err, size_t err
     return 0;
 }
 
-static int parse_filter(const char *v, rb_options *o, char *err, size_t err_size)
+/* --filter and --skip-variants: a valid POSIX extended regex into *out. */
+static int parse_regex(const char *a, const char *v, const char **out, char *err, size_t err_size)
 {
     char why[200];
     regex_t re;
-    o->filter = v;
-    int rc = regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB);
+    *out = v;
+    int rc = regcomp(&re, v, REG_EXTENDED | REG_NOSUB);
     if (rc != 0) {
         regerror(rc, &re, why, sizeof why);
-        rb_fmt(err, err_size, "--filter '%s': %s", o->filter, why);
+        rb_fmt(err, err_size, "%s '%s': %s", a, v, why);
         return -1;
     }
     regfree(&re);
@@ -441,7 +445,9 @@ static int parse_plot_base(const char *v, rb_options *o, char *err, size_t err_s
 static int parse_value(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
 {
     if (!strcmp(a, "--filter"))
-        return parse_filter(v, o, err, err_size);
+        return parse_regex(a, v, &o->filter, err, err_size);
+    if (!strcmp(a, "--skip-variants"))
+        return parse_regex(a, v, &o->skip_variants, err, err_size);
     if (!strcmp(a, "--size"))
         return parse_size_option(v, o, err, err_size);
     if (!strcmp(a, "--samples") || !strcmp(a, "--seed") || !strcmp(a, "--repeat"))
