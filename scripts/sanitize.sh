@@ -452,7 +452,8 @@ summarize() {
     static=$(unhandled_of "$tool")
     [ -n "$static" ] && echo "          not checked: left out by SANITIZE_UNHANDLED_${tool^^} ($static)"
     sort -u "$log.unhandled" | awk -v tool="$tool" '
-        { w = $2; for (i = 3; i <= NF; i++) w = w " " $i; k[w] = k[w] (k[w] ? ", " : "") $1 }
+        { w = $2; for (i = 3; i <= NF; i++) w = w " " $i; v = $1
+          sub(/\/\?$/, ": the variant it stopped on unnamed", v); k[w] = k[w] (k[w] ? ", " : "") v }
         END { for (w in k) printf "          not checked: %s cannot handle %s (%s)\n", tool, w, k[w] }'
     while read -r pair sizes; do
         [ -n "$pair" ] && grep -qxF "$pair" <<< "$PAIRS" &&
