@@ -6,6 +6,16 @@
 #   make diagnostics          build the diagnostics in scripts/ into build/$(ARCH)/
 #   make docs                 regenerate the numbers in README.md, docs/ and the kernel headers
 # ARCH defaults to the GPU's compute capability (nvidia-smi), else sm_90.
+# Every target builds with as many jobs as the machine has cores; -jN (or MAKEFLAGS=-jN) or
+# JOBS=N chooses another number, -j1 builds one file at a time.
+
+# Parallel by default: a -j of the user's wins (GNU make 4.3 does not show a command line's -j in
+# MAKEFLAGS while it reads this file, and lets the command line's win over this line; 4.4 shows
+# it, and the filter leaves it alone). `make clean <target>` stays serial, so clean runs first.
+JOBS ?= $(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+ifeq ($(filter -j%,$(MAKEFLAGS))$(filter clean,$(MAKECMDGOALS)),)
+MAKEFLAGS += -j$(JOBS)
+endif
 
 CUDA_HOME ?= /usr/local/cuda
 NVCC := $(CUDA_HOME)/bin/nvcc

@@ -293,9 +293,9 @@ static void test_table_marks_throttled(void)
 
 static void test_platform_object(void)
 {
-    char err[200], line[200];
+    char err[200], line[400];
     const char *values_text = "{\"dram_gbps\": 3019.25, \"fp32_tflops\": 60.712, "
-                              "\"launch_us\": 4.9123, \"l2_read_gbps\": 7000}";
+                              "\"launch_us\": 4.9123, \"smem_gbps\": 30000}";
     const char *methods_text = "{\"dram_gbps\": {\"method\": \"copy\", \"size\": \"1 GiB\", "
                                "\"samples\": 20, \"noise\": 0.01}}";
     json_value *values = json_parse(values_text, strlen(values_text), err, sizeof err);
@@ -306,12 +306,35 @@ static void test_platform_object(void)
     RB_CHECK(json_get(p, "dram_gbps")->number == 3019.25);
     RB_CHECK(json_get(p, "fp32_tflops")->number == 60.712);
     RB_CHECK(json_get(p, "launch_us")->number == 4.9123);
-    RB_CHECK(!json_get(p, "l2_read_gbps")); /* only the three quick roofs */
+    RB_CHECK(!json_get(p, "smem_gbps")); /* a roof no platform probe measures */
+    RB_CHECK(!json_get(p, "l2_read_gbps") && !json_get(p, "pcie_h2d_gbps")); /* not taken */
     const json_value *m = json_get(p, "methods");
     RB_CHECK(m && m->count == 1 &&
              !strcmp(json_get(json_get(m, "dram_gbps"), "size")->string, "1 GiB"));
     rb_platform_text(p, line, sizeof line);
     RB_CHECK(!strcmp(line, "DRAM copy 3019.2 GB/s, FP32 60.71 TFLOP/s, launch 4.912 us"));
+    json_free(p);
+    /* the probes a run took are kept with their methods, and named before the launch latency
+     * (the line's last roof, as before) */
+    json_free(values);
+    json_free(methods);
+    const char *probed_text = "{\"dram_gbps\": 4257.8, \"fp32_tflops\": 60.65, \"launch_us\": "
+                              "4.469, \"pcie_h2d_gbps\": 55.12, \"pcie_d2h_gbps\": 55.3, "
+                              "\"pcie_duplex_gbps\": 101.5, \"l2_read_gbps\": 10012.4, "
+                              "\"bf16_tflops\": 800}";
+    const char *probed_methods = "{\"pcie_h2d_gbps\": {\"method\": \"pinned\", \"size\": "
+                                 "\"256 MiB\", \"samples\": 30, \"noise\": 0.002}}";
+    values = json_parse(probed_text, strlen(probed_text), err, sizeof err);
+    methods = json_parse(probed_methods, strlen(probed_methods), err, sizeof err);
+    p = rb_platform_json(values, methods, NULL);
+    RB_CHECK(p && p->count == 9 && json_get(p, "pcie_duplex_gbps")->number == 101.5 &&
+             json_get(p, "l2_read_gbps")->number == 10012.4 && !json_get(p, "bf16_tflops") &&
+             !json_get(p, "dram_read_gbps"));
+    RB_CHECK(json_get(json_get(p, "methods"), "pcie_h2d_gbps") != NULL);
+    rb_platform_text(p, line, sizeof line);
+    RB_CHECK(!strcmp(line, "DRAM copy 4257.8 GB/s, L2 read 10012.4 GB/s, FP32 60.65 TFLOP/s, "
+                           "PCIe h2d 55.12 GB/s, PCIe d2h 55.30 GB/s, PCIe duplex 101.50 GB/s, "
+                           "launch 4.469 us"));
     json_free(p);
     /* a roof the measurement did not report is null, and "-" on the line */
     json_free(values);

@@ -474,6 +474,64 @@ static void test_platform_and_clocks_recorded(void)
     rbtest_remove_dir();
 }
 
+/* A run of link-bound and read-bound rows takes the probes of their roofs beside the quick three
+ * (PCIe each way and both, DRAM read), each recorded with its method, named on the platform line
+ * and all of it within a few seconds; a run of copies alone takes none. */
+static void test_platform_probes_recorded(void)
+{
+    if (!need_gpu())
+        return;
+    const char *dir = rbtest_fresh_dir();
+    char path[400], err[200];
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    int rc = rbtest_run("run --size smoke --samples 3 --expect none --json out.json "
+                        "--filter '^(host_transfer|reduction)$'");
+    if (rc != 0)
+        printf("    -> %d:\n%s", rc, rbtest_output());
+    RB_CHECK(rc == 0);
+    const char *line = strstr(rbtest_output(), "platform: DRAM copy ");
+    const char *open = line ? strstr(line, "us (") : NULL;
+    double seconds = open ? atof(open + 4) : NAN;
+    printf("    %.*s\n", line ? (int)strcspn(line, "\n") : 0, line ? line : "");
+    RB_CHECK(line && strstr(line, "DRAM read ") && strstr(line, "PCIe h2d ") &&
+             strstr(line, "PCIe duplex ") && seconds < 8.0);
+    json_value *doc = json_parse_file(path, err, sizeof err);
+    const json_value *platform = json_get(doc, "platform");
+    static const char *const probed[] = {"dram_read_gbps", "pcie_h2d_gbps", "pcie_d2h_gbps",
+                                         "pcie_duplex_gbps"};
+    for (int i = 0; i < 4; i++) {
+        const json_value *x = json_get(platform, probed[i]);
+        RB_CHECK(x && x->type == JSON_NUMBER && x->number > 0);
+        RB_CHECK(json_get(json_get(platform, "methods"), probed[i]) != NULL);
+    }
+    RB_CHECK(!json_get(platform, "l2_read_gbps") && !json_get(platform, "dram_write_gbps"));
+    json_free(doc);
+    rc = rbtest_run("run --size smoke --samples 3 --expect none --json out.json "
+                    "--filter '^copy_vectorized$'");
+    doc = rc == 0 ? json_parse_file(path, err, sizeof err) : NULL;
+    platform = json_get(doc, "platform");
+    RB_CHECK(rc == 0 && platform && platform->count == 5 && !json_get(platform, "pcie_h2d_gbps"));
+    json_free(doc);
+    rbtest_remove_dir();
+}
+
+/* check --skip-variants leaves the matched variant out (reported skipped, the check passing)
+ * and runs the pair's others: what make sanitize relies on to keep every other kernel checked. */
+static void test_check_skips_variants(void)
+{
+    if (!need_gpu())
+        return;
+    rbtest_fresh_dir();
+    int rc = rbtest_run("check --size smoke --filter '^copy_vectorized$' --skip-variants "
+                        "'^copy_vectorized/optimized$'");
+    const char *out = rbtest_output();
+    if (rc != 0)
+        printf("    -> %d:\n%s", rc, out);
+    RB_CHECK(rc == 0 && strstr(out, "left out by --skip-variants") && strstr(out, "check passed"));
+    RB_CHECK(strstr(out, "baseline") && strstr(out, "library"));
+    rbtest_remove_dir();
+}
+
 /* A pair whose child crashes, hangs or hits an illegal address is reported as failed with the
  * reason, the run goes on to the next pair, and the exit code says the run failed. */
 static void fault_case(const char *fault, const char *options, const char *reason)
@@ -733,6 +791,8 @@ static const rbtest_case gpu_cases[] = {
     {"nccl_in_place_skipped_on_one_gpu", test_nccl_in_place_skipped_on_one_gpu},
     {"nccl_ring_valid_at_odd_counts", test_nccl_ring_valid_at_odd_counts},
     {"platform_and_clocks_recorded", test_platform_and_clocks_recorded},
+    {"platform_probes_recorded", test_platform_probes_recorded},
+    {"check_skips_variants", test_check_skips_variants},
     {"p2p_matrix_every_pair", test_p2p_matrix_every_pair},
     {"latch_leaves_the_hosts_queuing_untimed", test_latch_leaves_the_hosts_queuing_untimed},
 };

@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../harness/core/ceiling_record.h"
 #include "../harness/core/cli.h"
 #include "../harness/runner/jobs.h"
+#include "../harness/runner/results.h"
 #include "../harness/kit/pair.h"
 #include "rbtest.h"
 
@@ -798,8 +800,83 @@ static void test_kernel_tables_cover_sources(void)
     free(src);
 }
 
+/* The probes a run's platform reference takes follow the roofs of the rows it selects: the
+ * pinned and pageable copies and the overlapped streams are link-bound (PCIe), reduction,
+ * histogram and fused_elementwise read-bound (DRAM read); a copy, a GEMM or a launch-bound row
+ * needs none beyond the quick three. The roof-to-probe map itself, and a roof with no probe. */
+static unsigned probes_of(const char *filter)
+{
+    static rb_job jobs[RB_MAX_JOBS];
+    rb_options o;
+    char err[300];
+    char *argv[] = {"roofbench", "run", "--filter", (char *)filter, NULL};
+    int n = 0;
+    if (rb_cli_parse(4, argv, &o, err, sizeof err) != 0 ||
+        rb_jobs_select(&o, NULL, jobs, &n, err, sizeof err) != 0) {
+        printf("    %s: %s\n", filter, err);
+        return ~0u;
+    }
+    return rb_jobs_platform_probes(jobs, n);
+}
+
+static void test_platform_probes_follow_roofs(void)
+{
+    RB_CHECK(rb_platform_probe_of("pcie_h2d_gbps") == RB_PROBE_PCIE);
+    RB_CHECK(rb_platform_probe_of("pcie_duplex_gbps") == RB_PROBE_PCIE);
+    RB_CHECK(rb_platform_probe_of("l2_read_gbps") == RB_PROBE_L2);
+    RB_CHECK(rb_platform_probe_of("dram_read_gbps") == RB_PROBE_DRAM_READ);
+    RB_CHECK(rb_platform_probe_of("dram_write_gbps") == RB_PROBE_DRAM_WRITE);
+    static const char *const none[] = {"dram_gbps",   "fp32_tflops", "launch_us",     "smem_gbps",
+                                       "bf16_tflops", "nvlink_gbps", "graph_node_us", "x"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+        RB_CHECK(rb_platform_probe_of(none[i]) == 0);
+    RB_CHECK(rb_platform_probe_of(NULL) == 0);
+    char text[80];
+    rb_platform_probes_text(RB_PROBE_DRAM_READ | RB_PROBE_PCIE, text, sizeof text);
+    RB_CHECK(!strcmp(text, "DRAM read, PCIe"));
+    RB_CHECK(probes_of("^host_transfer$") == RB_PROBE_PCIE);
+    RB_CHECK(probes_of("^streams_overlap$") == RB_PROBE_PCIE);
+    RB_CHECK(probes_of("^(reduction|histogram|fused_elementwise)$") == RB_PROBE_DRAM_READ);
+    RB_CHECK(probes_of("^(copy_vectorized|transpose|sgemm|cuda_graphs)$") == 0);
+    RB_CHECK(probes_of("^(copy_vectorized|host_transfer|reduction)$") ==
+             (RB_PROBE_PCIE | RB_PROBE_DRAM_READ));
+}
+
+/* check --skip-variants: the variants whose <row>/<variant> or <pair>/<variant> matches, as a
+ * mask the child reads (a row's own input only where the regex names the row). */
+static void test_skip_variants_mask(void)
+{
+    static rb_job jobs[RB_MAX_JOBS];
+    rb_options o;
+    char err[300];
+    int n = 0;
+    char *argv[] = {"roofbench",   "check",           "--filter",
+                    "^attention$", "--skip-variants", "^attention[.]d64/optimized$|/flash_mma$",
+                    NULL};
+    RB_CHECK(rb_cli_parse(6, argv, &o, err, sizeof err) == 0);
+    RB_CHECK(rb_jobs_select(&o, NULL, jobs, &n, err, sizeof err) == 0 && n == 4);
+    for (int i = 0; i < n && n == 4; i++) {
+        const rb_pair *p = jobs[i].pair;
+        unsigned want = 0;
+        for (int k = 0; k < p->n_variants; k++)
+            if (!strcmp(p->variants[k].name, "flash_mma") ||
+                (!strcmp(jobs[i].name, "attention.d64") &&
+                 !strcmp(p->variants[k].name, "optimized")))
+                want |= 1u << k;
+        RB_CHECK(rb_results_skip_mask(&jobs[i], &o) == want);
+    }
+    o.skip_variants = NULL;
+    RB_CHECK(n > 0 && rb_results_skip_mask(&jobs[0], &o) == 0);
+    char *bad[] = {"roofbench", "check", "--skip-variants", "(", NULL};
+    RB_CHECK(rb_cli_parse(4, bad, &o, err, sizeof err) != 0 && strstr(err, "--skip-variants"));
+    char *not_run[] = {"roofbench", "run", "--skip-variants", "x", NULL};
+    RB_CHECK(rb_cli_parse(4, not_run, &o, err, sizeof err) != 0);
+}
+
 static const rbtest_case registry_cases[] = {
     {"variant_roofs_declared", test_variant_roofs_declared},
+    {"platform_probes_follow_roofs", test_platform_probes_follow_roofs},
+    {"skip_variants_mask", test_skip_variants_mask},
     {"informational_rows", test_informational_rows},
     {"every_pair_plants_a_defect", test_every_pair_plants_a_defect},
     {"inputs_named", test_inputs_named},

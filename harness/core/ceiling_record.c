@@ -167,16 +167,43 @@ int rb_ceilings_store(json_value *ceilings, const json_value *values, const json
     return json_set_string(ceilings, "source", source);
 }
 
-/* The three roofs of the quick measurement, and how the line names them. */
+/* The roofs of a platform reference, in the order its line names them: the quick three
+ * (probe 0: always there) and each probe's, the launch latency last. */
 static const struct {
     const char *key, *label, *unit;
     int decimals;
+    unsigned probe;
 } platform_roofs[] = {
-    {"dram_gbps", "DRAM copy", "GB/s", 1},
-    {"fp32_tflops", "FP32", "TFLOP/s", 2},
-    {"launch_us", "launch", "us", 3},
+    {"dram_gbps", "DRAM copy", "GB/s", 1, 0},
+    {"dram_read_gbps", "DRAM read", "GB/s", 1, RB_PROBE_DRAM_READ},
+    {"dram_write_gbps", "DRAM write", "GB/s", 1, RB_PROBE_DRAM_WRITE},
+    {"l2_read_gbps", "L2 read", "GB/s", 1, RB_PROBE_L2},
+    {"fp32_tflops", "FP32", "TFLOP/s", 2, 0},
+    {"pcie_h2d_gbps", "PCIe h2d", "GB/s", 2, RB_PROBE_PCIE},
+    {"pcie_d2h_gbps", "PCIe d2h", "GB/s", 2, RB_PROBE_PCIE},
+    {"pcie_duplex_gbps", "PCIe duplex", "GB/s", 2, RB_PROBE_PCIE},
+    {"launch_us", "launch", "us", 3, 0},
 };
 #define PLATFORM_ROOFS (sizeof platform_roofs / sizeof platform_roofs[0])
+
+unsigned rb_platform_probe_of(const char *key)
+{
+    for (size_t i = 0; key && i < PLATFORM_ROOFS; i++)
+        if (!strcmp(key, platform_roofs[i].key))
+            return platform_roofs[i].probe;
+    return 0;
+}
+
+void rb_platform_probes_text(unsigned probes, char *buf, size_t size)
+{
+    static const char *const names[] = {"DRAM read", "DRAM write", "L2 read", "PCIe"};
+    buf[0] = '\0';
+    for (unsigned b = 0; b < sizeof names / sizeof names[0]; b++)
+        if (probes & 1u << b) {
+            size_t len = strlen(buf);
+            rb_fmt(buf + len, size - len, "%s%s", len ? ", " : "", names[b]);
+        }
+}
 
 json_value *rb_platform_json(const json_value *values, const json_value *methods,
                              const char *reason)
@@ -197,6 +224,8 @@ json_value *rb_platform_json(const json_value *values, const json_value *methods
     for (size_t i = 0; !bad && i < PLATFORM_ROOFS; i++) {
         const json_value *v = json_get(values, platform_roofs[i].key);
         const json_value *method = json_get(methods, platform_roofs[i].key);
+        if (platform_roofs[i].probe && !v)
+            continue; /* a probe this run did not take */
         bad |= json_set_number(o, platform_roofs[i].key,
                                v && v->type == JSON_NUMBER ? v->number : NAN);
         if (method)
@@ -222,11 +251,13 @@ void rb_platform_text(const json_value *platform, char *buf, size_t size)
     for (size_t i = 0; i < PLATFORM_ROOFS; i++) {
         const json_value *v = json_get(platform, platform_roofs[i].key);
         size_t len = strlen(buf);
+        if (platform_roofs[i].probe && !v)
+            continue;
         if (v && v->type == JSON_NUMBER && isfinite(v->number))
-            rb_fmt(buf + len, size - len, "%s%s %.*f %s", i ? ", " : "", platform_roofs[i].label,
+            rb_fmt(buf + len, size - len, "%s%s %.*f %s", len ? ", " : "", platform_roofs[i].label,
                    platform_roofs[i].decimals, v->number, platform_roofs[i].unit);
         else
-            rb_fmt(buf + len, size - len, "%s%s - %s", i ? ", " : "", platform_roofs[i].label,
+            rb_fmt(buf + len, size - len, "%s%s - %s", len ? ", " : "", platform_roofs[i].label,
                    platform_roofs[i].unit);
     }
 }

@@ -82,19 +82,38 @@ int rb_smem_over_bound(double gbps, int sms, double sm_clock_mhz, char *err, siz
 int rb_ceilings_store(json_value *ceilings, const json_value *values, const json_value *methods,
                       const char *source);
 
+/* The probes a run's platform reference may add to the quick three (DRAM copy, FP32 FMA,
+ * launch latency) when the selected rows are bound by their roofs: each measured as
+ * `roofbench ceilings` measures it, with fewer samples (a fraction of a second each). */
+enum {
+    RB_PROBE_DRAM_READ = 1u << 0,  /* dram_read_gbps */
+    RB_PROBE_DRAM_WRITE = 1u << 1, /* dram_write_gbps */
+    RB_PROBE_L2 = 1u << 2,         /* l2_read_gbps */
+    RB_PROBE_PCIE = 1u << 3        /* pcie_h2d_gbps, pcie_d2h_gbps, pcie_duplex_gbps */
+};
+/* The probe that measures roof key (one of the RB_PROBE_ bits), or 0: a roof the quick three
+ * hold (dram_gbps, fp32_tflops, launch_us), or one the platform reference has no quick probe
+ * for (shared memory, the tensor cores, NVLink, graph nodes). */
+unsigned rb_platform_probe_of(const char *key);
+/* "DRAM read, PCIe" for probes ("" for none). */
+void rb_platform_probes_text(unsigned probes, char *buf, size_t size);
+
 /* A run's platform reference, the results file's top-level "platform":
  *   {"source": "ceilings --quick at run start", "dram_gbps": x, "fp32_tflops": y,
- *    "launch_us": z, "methods": {"dram_gbps": {...}, ...}}
- * from a quick measurement's values and methods (as rb_ceilings_store takes them; a roof
- * missing from values is null, and only the three quick roofs are taken). values NULL: not
- * measured, {"source": "none"}, with "reason" when reason is not NULL (a measurement that
- * failed). NULL when out of memory. */
+ *    "launch_us": z, ["dram_read_gbps", ..., "pcie_duplex_gbps": the probes measured,]
+ *    "methods": {"dram_gbps": {...}, ...}}
+ * from a quick measurement's values and methods (as rb_ceilings_store takes them): the quick
+ * three always (null when missing from values), a probe's roof when values holds it, any other
+ * key left out. values NULL: not measured, {"source": "none"}, with "reason" when reason is not
+ * NULL (a measurement that failed). NULL when out of memory. */
 #define RB_PLATFORM_SOURCE "ceilings --quick at run start"
 json_value *rb_platform_json(const json_value *values, const json_value *methods,
                              const char *reason);
 
 /* One line of a platform object: "DRAM copy 3019.2 GB/s, FP32 60.71 TFLOP/s, launch 4.912 us"
- * ("-" for a value that is null), or "not measured" for {"source": "none"}. */
+ * ("-" for a value that is null), the probes measured before the launch latency ("DRAM copy
+ * 4257.8 GB/s, FP32 60.65 TFLOP/s, PCIe h2d 55.1 GB/s, ..., launch 4.469 us"), or "not
+ * measured" for {"source": "none"}. */
 void rb_platform_text(const json_value *platform, char *buf, size_t size);
 
 #endif

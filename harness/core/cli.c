@@ -47,6 +47,9 @@ static const cli_option cli_options[] = {
     {"--filter", ON_COMPARE | ON_HISTORY, 1, "REGEX",
      "only the rows whose <pair>.<input>@<size> row name, or whose pair/variant, matches (POSIX "
      "extended regex)"},
+    {"--skip-variants", ON_CHECK, 1, "REGEX",
+     "leave out the variants whose <row>/<variant> or <pair>/<variant> matches (POSIX extended "
+     "regex): reported skipped, not run (make sanitize leaves out those a tool cannot follow)"},
     {"--size", ON_LIST | ON_RUN | ON_CHECK, 1, "smoke|full|N|RxC",
      "problem size in elements: a count with an optional K, M, G, T (binary) suffix, or a shape "
      "ROWSxCOLS for two-dimensional pairs (see list); default full"},
@@ -89,7 +92,7 @@ static const cli_option cli_options[] = {
     {"--wide", ON_RUN, 0, NULL,
      "the table with every name and roof key whole and the notes unwrapped (by default the "
      "table fits 100 columns)"},
-    {"--gate", ON_RUN, 1, "gating|all",
+    {"--gate", ON_RUN | ON_COMPARE, 1, "gating|all",
      "which verdicts set the exit code: gating (default) leaves out the informational rows, "
      "whose time the host sets (pageable copies, stream launches, host-staged baselines); all "
      "counts them too"},
@@ -119,7 +122,8 @@ static const cli_option cli_options[] = {
      "best pair of GPUs, every pair timed; seconds)"},
     {"--no-ceilings", ON_RUN, 0, NULL,
      "skip the platform reference a run measures first (ceilings --quick: DRAM copy, FP32, "
-     "launch; under 5 s); the results then say platform: none"},
+     "launch, and the DRAM read or write, L2 and PCIe roofs its rows are placed on; a few "
+     "seconds); the results then say platform: none"},
     {"--nvtx", ON_RUN | ON_CHECK, 0, NULL, "NVTX ranges around each pair and variant"},
     {"--timeout", ON_RUN | ON_CHECK | ON_CEILINGS | ON_P2P, 1, "S",
      "watchdog: a pair (or the measurement) running longer fails, 5..86400 seconds (default "
@@ -289,15 +293,16 @@ static int parse_size_option(const char *v, rb_options *o, char *err, size_t err
     return 0;
 }
 
-static int parse_filter(const char *v, rb_options *o, char *err, size_t err_size)
+/* --filter and --skip-variants: a valid POSIX extended regex into *out. */
+static int parse_regex(const char *a, const char *v, const char **out, char *err, size_t err_size)
 {
     char why[200];
     regex_t re;
-    o->filter = v;
-    int rc = regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB);
+    *out = v;
+    int rc = regcomp(&re, v, REG_EXTENDED | REG_NOSUB);
     if (rc != 0) {
         regerror(rc, &re, why, sizeof why);
-        rb_fmt(err, err_size, "--filter '%s': %s", o->filter, why);
+        rb_fmt(err, err_size, "%s '%s': %s", a, v, why);
         return -1;
     }
     regfree(&re);
@@ -440,7 +445,9 @@ static int parse_plot_base(const char *v, rb_options *o, char *err, size_t err_s
 static int parse_value(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
 {
     if (!strcmp(a, "--filter"))
-        return parse_filter(v, o, err, err_size);
+        return parse_regex(a, v, &o->filter, err, err_size);
+    if (!strcmp(a, "--skip-variants"))
+        return parse_regex(a, v, &o->skip_variants, err, err_size);
     if (!strcmp(a, "--size"))
         return parse_size_option(v, o, err, err_size);
     if (!strcmp(a, "--samples") || !strcmp(a, "--seed") || !strcmp(a, "--repeat"))

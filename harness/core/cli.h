@@ -44,6 +44,9 @@ typedef enum rb_scope {
 typedef struct rb_options {
     rb_command command;
     const char *filter; /* POSIX extended regex on pair names; NULL: all */
+    /* check --skip-variants: POSIX extended regex on "<row>/<variant>" and "<pair>/<variant>":
+     * the variants it matches are reported skipped, not run; NULL: none */
+    const char *skip_variants;
     rb_size_kind size_kind;
     rb_size size;     /* RB_SIZE_N: n, or rows x cols */
     uint64_t samples; /* 0: adaptive (until noise < noise_target or the time cap) */

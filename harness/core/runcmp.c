@@ -214,6 +214,46 @@ static int attribute_platform(const json_value *od, const json_value *nd, rb_run
     return 1;
 }
 
+/* What the platform was held against, for the evidence of a change it does not explain: the
+ * row's roof, where its two values came from, the time ratio they predict and how far below that
+ * roof the variant ran in NEW (vs_ceiling.efficiency): "dram_gbps 4258 -> 4255 (platform
+ * reference): time x1.001 expected; the variant at 12% of it". A variant far below its roof is set
+ * by something else (latency, a cache, the host), which that roof's move cannot say. */
+static void roof_tried(const json_value *od, const json_value *nd, const json_value *nv,
+                       const rb_runcmp_row *row, char *out, size_t size)
+{
+    if (!row->roof[0]) {
+        rb_fmt(out, size, "no roof named");
+        return;
+    }
+    int in_old = has_platform(od, row->roof), in_new = has_platform(nd, row->roof);
+    double on, nn;
+    double ov = roof_value(od, row->roof, in_old && in_new, &on);
+    double nv_roof = roof_value(nd, row->roof, in_old && in_new, &nn);
+    char from[120];
+    if (in_old && in_new)
+        rb_fmt(from, sizeof from, "platform reference");
+    else
+        rb_fmt(from, sizeof from, "roofs.measured: no platform reference of it in %s",
+               in_old   ? "NEW"
+               : in_new ? "OLD"
+                        : "either run");
+    if (!(ov > 0 && nv_roof > 0)) {
+        rb_fmt(out, size, "%s unknown in %s (%s)", row->roof,
+               ov > 0        ? "NEW"
+               : nv_roof > 0 ? "OLD"
+                             : "either run",
+               from);
+        return;
+    }
+    double e = strstr(row->roof, "_us") ? nv_roof / ov : ov / nv_roof;
+    rb_fmt(out, size, "%s %.4g -> %.4g (%s): time x%.3f expected", row->roof, ov, nv_roof, from, e);
+    double eff = json_number_at(json_get(nv, "vs_ceiling"), "efficiency");
+    size_t len = strlen(out);
+    if (eff > 0)
+        rb_fmt(out + len, size - len, "; the variant at %.0f%% of it", 100 * eff);
+}
+
 /* The first difference between two kernels' code or resources into why ("" : none). */
 static void kernel_diff(const json_value *a, const json_value *b, char *why, size_t size)
 {
@@ -339,16 +379,17 @@ void rb_runcmp_attribute(const json_value *od, const json_value *nd, const json_
         row->cause = RB_CAUSE_THROTTLED;
     } else {
         row->cause = RB_CAUSE_UNEXPLAINED;
-        char clocks[64];
+        char clocks[64], tried[240];
         double oc = clock_mhz(ov), nc = clock_mhz(nv);
         if (oc > 0 && nc > 0)
             rb_fmt(clocks, sizeof clocks, "SM clock %.0f -> %.0f MHz", oc, nc);
         else
             rb_fmt(clocks, sizeof clocks, "SM clock unknown");
+        roof_tried(od, nd, nv, row, tried, sizeof tried);
         rb_fmt(t->evidence, sizeof t->evidence,
-               "no roof moved to match, recorded code and resources unchanged, %s; variant "
+               "no roof moved to match (%s), recorded code and resources unchanged, %s; variant "
                "time x%.3f",
-               clocks, row->ratio);
+               tried, clocks, row->ratio);
     }
 }
 
@@ -417,6 +458,13 @@ static const char *skip_reason(const json_value *v)
     return NULL;
 }
 
+/* A variant whose time the host sets (results: "informational": true with its host_bound_why). */
+static int is_informational(const json_value *v)
+{
+    const char *why = json_string_at(v, "host_bound_why", NULL);
+    return json_true_at(v, "informational") || (why && why[0]);
+}
+
 /* A row whose floor hides a 10% change cannot say same, nor that it is unclear by how much:
  * blind, with where the floor came from. */
 static void judge_blind(rb_runcmp_row *row, rb_runcmp_text *t, const rb_expected *e)
@@ -454,6 +502,7 @@ void rb_runcmp_judge(const json_value *od, const json_value *nd, const json_valu
     row->old_ms = row->new_ms = row->ratio = row->ratio_lo = row->ratio_hi = row->floor = NAN;
     row->change = RB_CHANGE_NOT_COMPARED;
     row->cause = RB_CAUSE_NONE;
+    row->informational = is_informational(ov) || is_informational(nv);
     const char *why_old = skip_reason(ov), *why_new = skip_reason(nv);
     double so = json_number_at(op, "size"), sn = json_number_at(np, "size");
     if (why_old || why_new) {
@@ -917,7 +966,8 @@ int rb_runcmp_failing(const rb_runcmp *c, int fail_on_platform)
     int n = 0;
     for (int i = 0; i < c->n_rows; i++)
         n += c->rows[i].change == RB_CHANGE_SLOWER &&
-             (fail_on_platform || c->rows[i].cause != RB_CAUSE_PLATFORM);
+             (fail_on_platform || c->rows[i].cause != RB_CAUSE_PLATFORM) &&
+             (c->gate_all || !c->rows[i].informational);
     return n;
 }
 
@@ -929,6 +979,15 @@ static void print_counts(FILE *f, const rb_runcmp *c)
             c->counts[RB_CHANGE_SAME], c->counts[RB_CHANGE_FASTER], c->counts[RB_CHANGE_SLOWER],
             c->counts[RB_CHANGE_UNCLEAR], c->counts[RB_CHANGE_BLIND],
             c->counts[RB_CHANGE_NOT_COMPARED]);
+    int informational = 0, slower = 0;
+    for (int i = 0; i < c->n_rows; i++) {
+        informational += c->rows[i].informational;
+        slower += c->rows[i].informational && c->rows[i].change == RB_CHANGE_SLOWER;
+    }
+    if (informational)
+        fprintf(f, "informational (the host sets their time): %d row(s), %d slower; %s\n",
+                informational, slower,
+                c->gate_all ? "gating (--gate all)" : "not gating unless --gate all");
     fprintf(f, "(%s)\n", RB_RUNCMP_RULE);
 }
 
@@ -947,9 +1006,12 @@ static void print_row(FILE *f, const rb_runcmp_row *r)
                 rb_change_name(r->change), TERM(r->evidence, ev));
         return;
     }
+    char cause[40];
+    rb_fmt(cause, sizeof cause, "%s%s%s", rb_cause_name(r->cause),
+           r->informational && r->cause != RB_CAUSE_NONE ? " " : "",
+           r->informational ? "informational" : "");
     fprintf(f, "%-48s %10.4f %10.4f %+7.1f%% %-17s %4.1f%%  %-8s %s\n", name, r->old_ms, r->new_ms,
-            100 * (r->ratio - 1), interval, 100 * r->floor, rb_change_name(r->change),
-            rb_cause_name(r->cause));
+            100 * (r->ratio - 1), interval, 100 * r->floor, rb_change_name(r->change), cause);
     if (r->cause != RB_CAUSE_NONE || r->evidence[0])
         fprintf(f, "    %s\n", TERM(r->evidence, ev));
 }
@@ -996,6 +1058,8 @@ static json_value *row_json(const rb_runcmp_row *r)
                               r->cause == RB_CAUSE_NONE ? NULL : rb_cause_name(r->cause)) |
               json_set_string(o, "evidence", r->evidence);
     bad |= json_set_string(o, "floor_from", r->floor_from_runs ? "recorded runs" : "timed loops");
+    if (r->informational)
+        bad |= json_set_bool(o, "informational", 1);
     if (bad) {
         json_free(o);
         return NULL;
@@ -1035,7 +1099,8 @@ static json_value *json_head(const rb_runcmp *c, const char *old_path, const cha
               json_set_string(doc, "rule", RB_RUNCMP_RULE) ||
               json_set_number(doc, "min_floor", RB_RUNCMP_MIN_FLOOR) ||
               json_set_number(doc, "blind_floor", RB_RUNCMP_BLIND_FLOOR) ||
-              json_set_number(doc, "failing", rb_runcmp_failing(c, fail_on_platform));
+              json_set_number(doc, "failing", rb_runcmp_failing(c, fail_on_platform)) ||
+              json_set_string(doc, "gate", c->gate_all ? "all" : "gating");
     char note[400];
     rb_runcmp_code_note(c, note, sizeof note);
     if (!bad)
@@ -1107,7 +1172,11 @@ static void html_row(rb_sbuf *b, const rb_runcmp_row *r)
     rb_html_cell_number(b, r->ratio_hi, "%.3f", 1);
     rb_html_cell_number(b, r->floor, "%.1f%%", 100);
     rb_html_cell_verdict(b, rb_change_name(r->change), rb_change_name(r->change));
-    rb_html_cell_text(b, rb_cause_name(r->cause));
+    char cause[40];
+    rb_fmt(cause, sizeof cause, "%s%s%s", rb_cause_name(r->cause),
+           r->informational && r->cause != RB_CAUSE_NONE ? " " : "",
+           r->informational ? "informational" : "");
+    rb_html_cell_text(b, cause);
     rb_html_cell_text(b, r->evidence);
     rb_sbuf_add(b, "</tr>\n");
 }

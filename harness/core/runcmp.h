@@ -19,8 +19,10 @@
  * Attribution of each faster / slower variant, the first that holds, with one line of evidence:
  *   platform    its roof moved the same way in the two runs, and the time ratio over the ratio
  *               the roof predicts lies within the tolerance (the floor, or the roof's measured
- *               noise when larger). Roofs: the run's "platform" quick ceilings (DRAM, FP32,
- *               launch) when both runs have one, else each file's roofs.<key>.measured. Or,
+ *               noise when larger). Roofs: the runs' "platform" reference of the row's own roof
+ *               (the quick three, DRAM copy, FP32 and launch, and the probes a run took for its
+ *               rows: DRAM read or write, L2, PCIe) when both runs have it, else each file's
+ *               roofs.<key>.measured. Or,
  *               with both runs' platform references, the DRAM and FP32 roofs both moved the
  *               same way, at least one beyond the tolerance, and the time ratio lies between
  *               their two predictions (a kernel using both: a co-tenant taking SMs and DRAM);
@@ -28,7 +30,9 @@
  *               local memory, a kernel added or gone, or its library_algo;
  *   throttled   the run that was slower was throttled (thermal or hardware slowdown), or the
  *               ratio of mean SM clocks predicts the time ratio within the tolerance;
- *   unexplained none of these.
+ *   unexplained none of these; the evidence names the roof held against the time and how it
+ *               moved, and how far below it the variant ran (a variant far below its roof is
+ *               set by something no roof of the platform reference measures).
  */
 #ifndef RB_RUNCMP_H
 #define RB_RUNCMP_H
@@ -78,6 +82,10 @@ typedef struct rb_runcmp_row {
     int floor_from_runs;       /* it is 2 x the expectations' run_spread (rb_runcmp_build_expect) */
     rb_change change;
     rb_cause cause;
+    /* A row whose time the host sets (either run's variant is informational: host_bound_why):
+     * compared and printed, but its slowdown sets the exit code only with --gate all (run's
+     * rule, core/expect.h's rb_expect_failing). */
+    int informational;
     const char *evidence; /* the cause's evidence, or why the row was not compared; "" none */
 } rb_runcmp_row;
 
@@ -113,6 +121,9 @@ typedef struct rb_runcmp {
     /* rb_runcmp_filter's regex (NULL: every row), and the rows it left out */
     const char *filter;
     int n_filtered_out;
+    /* --gate all: an informational row's slowdown fails the comparison too (0 after a build:
+     * the caller sets it) */
+    int gate_all;
     rb_strpool strings; /* the rows' texts */
 } rb_runcmp;
 
@@ -183,7 +194,8 @@ void rb_runcmp_free(rb_runcmp *c);
     "unclear with a floor above 10%"
 
 /* The number of variants that make the comparison fail: slower, attributed to anything but the
- * platform (fail_on_platform: to anything). */
+ * platform (fail_on_platform: to anything), and gating (an informational row only with
+ * c->gate_all). */
 int rb_runcmp_failing(const rb_runcmp *c, int fail_on_platform);
 
 /* Keeps the rows whose pair (its row name "<pair>.<input>@<size>", or the pair's own name

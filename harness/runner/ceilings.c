@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `roofbench ceilings` in its child process: every roof but the tensor cores' (those are in
- * ceilings_gemm.c), each timed by rb_measure (harness/runner/measure.h: ~2 ms samples of back-to-back
- * launches, until the median is known to 1% or the cap) and sent to the parent as soon as it is
- * measured. Order: DRAM copy, read, write; L2; shared memory; FP32, FP64; tensor cores; host
- * links; peer links (p2p_matrix.h: the best pair one way and both ways, every pair timed, ~0.2 s
- * each and a context per GPU); launch latency. Time (H100, full): DRAM and L2 ~3 s, FMA and
- * shared memory ~1 s, tensor cores ~31 s (ceilings_gemm.c), host links ~1.5 s, latency ~0.5 s,
- * plus the CUDA context and allocations: ~40 s on one GPU, under the 60 s budget; peer links
- * add ~5 s on 4 GPUs; the DRAM latency (a pointer chase) ~0.5 s. --quick: DRAM copy, FP32, launch,
- * ~1.5 s in the child. --links: host and peer links, seconds.
+ * ceilings_gemm.c), each timed by rb_measure (harness/runner/measure.h: ~2 ms samples of
+ * back-to-back launches, until the median is known to 1% or the cap) and sent to the parent as
+ * soon as it is measured. Order: DRAM copy, read, write; L2; shared memory; FP32, FP64; tensor
+ * cores; host links; peer links (p2p_matrix.h: the best pair one way and both ways, every pair
+ * timed, ~0.2 s each and a context per GPU); launch latency. Time (H100, full): DRAM and L2
+ * ~3 s, FMA and shared memory ~1 s, tensor cores ~31 s (ceilings_gemm.c), host links ~1.5 s,
+ * latency ~0.5 s, plus the CUDA context and allocations: ~40 s on one GPU, under the 60 s
+ * budget; peer links add ~5 s on 4 GPUs; the DRAM latency (a pointer chase) ~0.5 s. --quick: DRAM copy, FP32, launch, ~1.5 s in the
+ * child. --links: host and peer links, seconds. A run's platform reference is the quick three
+ * and the probes its rows need (core/ceiling_record.h: DRAM read or write, L2, the PCIe roofs),
+ * each by the same method as the full measurement with a shorter cap (CEIL_PROBE_CAP_S): a
+ * fraction of a second each.
  */
 #include "ceilings.h"
 
@@ -29,6 +32,9 @@
 #define CEIL_LINK_BYTES ((size_t)256 << 20) /* per direction: host copies */
 #define CEIL_GRAPH_NODES 1000
 #define CEIL_CAP_S 2.0 /* rb_measure's cap per roof; quiet roofs stop after ~0.1 s */
+/* A platform probe's cap: rb_measure's floor (20 samples over 0.1 s) still holds, and a quiet
+ * roof stops as early as in the full measurement. */
+#define CEIL_PROBE_CAP_S 0.3
 
 typedef struct ceil_ctx {
     int fd;
@@ -48,6 +54,8 @@ typedef struct ceil_ctx {
     void *host_src, *host_dst;
     cudaGraphExec_t graph;
     double dram_read_gbps; /* where L2 falls to */
+    double cap_s;          /* rb_measure's cap: CEIL_CAP_S, or CEIL_PROBE_CAP_S for a probe */
+    int is_probe;          /* a platform probe: the quick sweep of L2 */
 } ceil_ctx;
 
 /* One roof: value from the median, its method from the samples, the SM clock just after. */
@@ -70,7 +78,7 @@ static rb_status report(const ceil_ctx *c, const char *key, double value, const 
 
 static rb_status timed(rb_status (*run)(void *, cudaStream_t), ceil_ctx *c, rb_stats *st)
 {
-    rb_measure_opts m = {.cap_s = CEIL_CAP_S, .noise_target = 0.01, .sample_ms = 2.0};
+    rb_measure_opts m = {.cap_s = c->cap_s, .noise_target = 0.01, .sample_ms = 2.0};
     double launches = 0;
     return rb_measure(run, c, c->s, &m, st, &launches, NULL);
 }
@@ -111,9 +119,9 @@ static rb_status run_write(void *ctx, cudaStream_t s)
     return RB_OK;
 }
 
-static rb_status measure_dram(ceil_ctx *c, int quick)
+static rb_status measure_dram_copy(ceil_ctx *c)
 {
-    rb_stats memcpy_st, kernel_st, st;
+    rb_stats memcpy_st, kernel_st;
     char method[400], size[160];
     double bytes = (double)c->dram_bytes, x_l2 = bytes / (double)c->dev.l2_bytes;
     RB_TRY(timed(run_memcpy, c, &memcpy_st));
@@ -127,17 +135,29 @@ static rb_status measure_dram(ceil_ctx *c, int quick)
     rb_fmt(size, sizeof size, "%.0f MiB copied into another %.0f MiB buffer (%.1fx L2)",
            bytes / CEIL_MIB, bytes / CEIL_MIB, x_l2);
     int kernel_wins = kernel_gbps > memcpy_gbps;
-    RB_TRY(report(c, "dram_gbps", kernel_wins ? kernel_gbps : memcpy_gbps,
-                  kernel_wins ? &kernel_st : &memcpy_st, method, size));
-    if (quick)
-        return RB_OK;
+    return report(c, "dram_gbps", kernel_wins ? kernel_gbps : memcpy_gbps,
+                  kernel_wins ? &kernel_st : &memcpy_st, method, size);
+}
+
+static rb_status measure_dram_read(ceil_ctx *c)
+{
+    rb_stats st;
+    char size[160];
+    double bytes = (double)c->dram_bytes, x_l2 = bytes / (double)c->dev.l2_bytes;
     RB_TRY(timed(run_read, c, &st));
     c->dram_read_gbps = per_s(bytes, &st, 1e9);
     rb_fmt(size, sizeof size, "%.0f MiB read (%.1fx L2)", bytes / CEIL_MIB, x_l2);
-    RB_TRY(report(c, "dram_read_gbps", c->dram_read_gbps, &st,
+    return report(c, "dram_read_gbps", c->dram_read_gbps, &st,
                   "read-only stream: a kernel of 16-byte evict-first (.cs) loads, 4 per thread, "
                   "xor-reduced per thread and kept alive by a conditional store",
-                  size));
+                  size);
+}
+
+static rb_status measure_dram_write(ceil_ctx *c)
+{
+    rb_stats st;
+    char size[160];
+    double bytes = (double)c->dram_bytes, x_l2 = bytes / (double)c->dev.l2_bytes;
     RB_TRY(timed(run_write, c, &st));
     rb_fmt(size, sizeof size, "%.0f MiB written (%.1fx L2)", bytes / CEIL_MIB, x_l2);
     return report(c, "dram_write_gbps", per_s(bytes, &st, 1e9), &st,
@@ -166,8 +186,11 @@ static rb_status measure_l2(ceil_ctx *c)
     double gbps[L2_POINTS], mib[L2_POINTS];
     int reps[L2_POINTS];
     rb_stats st[L2_POINTS];
-    size_t best = 0;
-    for (size_t i = 0; i < L2_POINTS; i++) {
+    size_t best = 0, points = L2_POINTS;
+    /* a probe: the sets the roof is the best of, not the ones that show where it falls */
+    while (c->is_probe && points > 1 && l2_fractions[points - 1] > 0.5)
+        points--;
+    for (size_t i = 0; i < points; i++) {
         size_t w = (size_t)(l2_fractions[i] * (double)c->dev.l2_bytes) / 256 * 256;
         c->n_vec4 = w / 16;
         /* >= 256 MiB per launch: the launch overhead stays under ~1% of a launch */
@@ -181,11 +204,13 @@ static rb_status measure_l2(ceil_ctx *c)
     /* Falls to DRAM: the first working set below half way from the L2 roof to DRAM's read. */
     double half_way = 0.5 * (gbps[best] + c->dram_read_gbps);
     char sweep[300] = "", falls[80] = "beyond the sweep";
-    for (size_t i = 0; i < L2_POINTS; i++) {
+    for (size_t i = 0; i < points; i++) {
         size_t len = strlen(sweep);
         rb_fmt(sweep + len, sizeof sweep - len, "%s%.1f: %.0f", i ? ", " : "", mib[i], gbps[i]);
     }
-    for (size_t i = best; i < L2_POINTS; i++)
+    if (c->is_probe)
+        rb_fmt(falls, sizeof falls, "not swept (a platform probe: the sets up to L2/2 only)");
+    for (size_t i = best; i < points && !c->is_probe; i++)
         if (gbps[i] < half_way) {
             rb_fmt(falls, sizeof falls, "at %.1f MiB (%.2fx L2)", mib[i], l2_fractions[i]);
             break;
@@ -487,40 +512,60 @@ static void ceil_teardown(ceil_ctx *c)
         cudaStreamDestroy(c->s2);
 }
 
-static rb_status measure_all(ceil_ctx *c, rb_ceilings_mode mode)
+/* The quick three, and each probe asked for between them (ceiling_record.h's order). */
+static rb_status measure_platform(ceil_ctx *c, unsigned probes)
 {
-    int quick = mode == RB_CEILINGS_QUICK;
+    RB_TRY(measure_dram_copy(c));
+    c->cap_s = CEIL_PROBE_CAP_S;
+    c->is_probe = 1;
+    if (probes & RB_PROBE_DRAM_READ)
+        RB_TRY(measure_dram_read(c));
+    if (probes & RB_PROBE_DRAM_WRITE)
+        RB_TRY(measure_dram_write(c));
+    if (probes & RB_PROBE_L2)
+        RB_TRY(measure_l2(c));
+    c->cap_s = CEIL_CAP_S;
+    c->is_probe = 0;
+    RB_TRY(measure_fma(c, 0));
+    if (probes & RB_PROBE_PCIE) {
+        c->cap_s = CEIL_PROBE_CAP_S;
+        RB_TRY(measure_host_links(c));
+        c->cap_s = CEIL_CAP_S;
+    }
+    return measure_launch(c);
+}
+
+static rb_status measure_all(ceil_ctx *c, rb_ceilings_mode mode, unsigned probes)
+{
     RB_TRY(ceil_setup(c));
     if (mode == RB_CEILINGS_LINKS) {
         RB_TRY(measure_host_links(c));
         return rb_p2p_link_ceilings(c->fd);
     }
-    RB_TRY(measure_dram(c, quick));
-    if (!quick) {
-        RB_TRY(measure_l2(c));
-        RB_TRY(measure_smem(c));
-    }
+    if (mode == RB_CEILINGS_QUICK)
+        return measure_platform(c, probes);
+    RB_TRY(measure_dram_copy(c));
+    RB_TRY(measure_dram_read(c));
+    RB_TRY(measure_dram_write(c));
+    RB_TRY(measure_l2(c));
+    RB_TRY(measure_smem(c));
     RB_TRY(measure_fma(c, 0));
-    if (!quick) {
-        RB_TRY(measure_fma(c, 1));
-        RB_TRY(rb_ceilings_tensor(c->fd, &c->dev));
-        RB_TRY(measure_host_links(c));
-        RB_TRY(rb_p2p_link_ceilings(c->fd)); /* p2p_matrix.h: every pair, the best */
-    }
+    RB_TRY(measure_fma(c, 1));
+    RB_TRY(rb_ceilings_tensor(c->fd, &c->dev));
+    RB_TRY(measure_host_links(c));
+    RB_TRY(rb_p2p_link_ceilings(c->fd)); /* p2p_matrix.h: every pair, the best */
     RB_TRY(measure_launch(c));
-    if (!quick) {
-        RB_TRY(measure_graph(c));
-        RB_TRY(measure_dram_latency(c));
-    }
-    return RB_OK;
+    RB_TRY(measure_graph(c));
+    return measure_dram_latency(c);
 }
 
-int rb_ceilings_child(int fd, rb_ceilings_mode mode)
+int rb_ceilings_child(int fd, rb_ceilings_mode mode, unsigned probes)
 {
     ceil_ctx c;
     memset(&c, 0, sizeof c);
     c.fd = fd;
-    rb_status st = measure_all(&c, mode);
+    c.cap_s = CEIL_CAP_S;
+    rb_status st = measure_all(&c, mode, probes);
     ceil_teardown(&c);
     return st == RB_OK ? 0 : rb_child_error(fd, "measuring the ceilings failed");
 }

@@ -17,8 +17,10 @@
 typedef enum rb_ceilings_mode { RB_CEILINGS_FULL, RB_CEILINGS_QUICK, RB_CEILINGS_LINKS } rb_ceilings_mode;
 
 /* Measures the roofs of the current device (a child's device 0, a roofbench_mpi rank's own
- * GPU; for the NVLink roofs, every pair of the visible GPUs) and reports them on fd. Returns the exit status of the child (0: every roof was measured or
- * reported as skipped). */
-int rb_ceilings_child(int fd, rb_ceilings_mode mode);
+ * GPU; for the NVLink roofs, every pair of the visible GPUs) and reports them on fd. probes
+ * (RB_PROBE_ bits, core/ceiling_record.h): with RB_CEILINGS_QUICK, the roofs measured beside
+ * the quick three (a run's platform reference); ignored otherwise. Returns the exit status of
+ * the child (0: every roof was measured or reported as skipped). */
+int rb_ceilings_child(int fd, rb_ceilings_mode mode, unsigned probes);
 
 #endif

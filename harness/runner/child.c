@@ -114,6 +114,16 @@ static int skipped_at_size(const rb_pair *p, int k, const rb_child_opts *o, rb_v
     return 1;
 }
 
+/* A variant check --skip-variants leaves out (rb_child_opts.skip_variants). */
+static int skipped_by_option(int k, const rb_child_opts *o, rb_variant_result *r)
+{
+    if (k >= 32 || !(o->skip_variants >> k & 1u))
+        return 0;
+    r->skipped = 1;
+    rb_fmt(r->note, sizeof r->note, "left out by --skip-variants");
+    return 1;
+}
+
 static int skipped_variant(rb_status st, rb_variant_result *r)
 {
     if (st != RB_ERR_UNSUPPORTED)
@@ -423,7 +433,7 @@ static int sequential_records(int fd, const rb_pair *p, void *ctx, cudaStream_t 
         rb_variant_result r;
         double own_ms = NAN;
         variant_init(p, k, o, &r);
-        if (skipped_at_size(p, k, o, &r)) {
+        if (skipped_by_option(k, o, &r) || skipped_at_size(p, k, o, &r)) {
             median_ms[k] = NAN;
             if (variant_record(fd, &r, NAN) != 0)
                 return 1;

@@ -20,6 +20,8 @@ typedef struct rb_child_opts {
     int swept;    /* the size is a row of the pair's sweep in a full run (rb_job.swept) */
     uint64_t seed;
     int check_only; /* validate, do not time */
+    /* check --skip-variants: variant k is reported skipped, not run, when bit k is set */
+    unsigned skip_variants;
     int nvtx;
     rb_measure_opts measure;
     /* A multi-process run (roofbench_mpi): the pair is set up by setup_rank() for this rank and

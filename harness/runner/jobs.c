@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/ceiling_record.h"
 #include "core/util.h"
 
 static rb_size requested_size(const rb_pair *p, const rb_options *o)
@@ -102,4 +103,19 @@ int rb_jobs_for_gpus(rb_job *jobs, int n, int gpus)
         }
     }
     return kept;
+}
+
+unsigned rb_jobs_platform_probes(const rb_job *jobs, int n)
+{
+    unsigned probes = 0;
+    for (int i = 0; i < n; i++) {
+        const rb_pair *p = jobs[i].pair;
+        double flops = p->flops ? p->flops(&jobs[i].size) : 0;
+        for (int k = 0; k < p->n_variants; k++) {
+            rb_roof roof;
+            if (rb_pair_variant_roof(p, k, jobs[i].input, flops, &roof) == 0)
+                probes |= rb_platform_probe_of(rb_roof_key(roof));
+        }
+    }
+    return probes;
 }

@@ -494,7 +494,7 @@ static void report_dropped(const rb_pair_result *results, int n)
         }
 }
 
-static json_value *platform_reference(const rb_options *o, int *rc);
+static json_value *platform_reference(const rb_options *o, const rb_job *jobs, int n, int *rc);
 /* run --baseline: this run's document against the baseline's, printed; the number of variants
  * that make it fail (rb_runcmp_failing), 1 when the comparison could not be made. */
 static int compare_with_baseline(const json_value *baseline, const json_value *doc,
@@ -506,6 +506,7 @@ static int compare_with_baseline(const json_value *baseline, const json_value *d
         fprintf(stderr, "roofbench: --baseline: %s\n", err);
         return 1;
     }
+    c.gate_all = o->gate_all;
     printf("\n");
     rb_runcmp_print(stdout, &c, o->baseline_path, "(this run)");
     int failing = rb_runcmp_failing(&c, o->fail_on_platform);
@@ -635,7 +636,7 @@ static int run_body(rb_job *jobs, int n, const rb_options *o, int argc, char **a
                "--update-expectations\n",
                expect_path);
 
-    json_value *platform = platform_reference(o, &rc);
+    json_value *platform = platform_reference(o, jobs, n, &rc);
     if (rc != 0) {
         rb_expect_free(&expect);
         json_free(ps.env);
@@ -805,16 +806,24 @@ static void on_ceilings_line(void *arg, const json_value *line)
     }
 }
 
+/* What the ceilings child measures: a mode, and with RB_CEILINGS_QUICK the probes beside the
+ * quick three (ceilings.h). */
+typedef struct ceilings_ask {
+    rb_ceilings_mode mode;
+    unsigned probes;
+} ceilings_ask;
+
 static int ceilings_child(void *arg, int fd)
 {
-    return rb_ceilings_child(fd, *(const rb_ceilings_mode *)arg);
+    const ceilings_ask *ask = arg;
+    return rb_ceilings_child(fd, ask->mode, ask->probes);
 }
 
-/* Runs the ceilings child (mode: which roofs; quiet: no line per roof): 0 with s->values and
- * s->methods filled; -2 when interrupted; else -1 with why filled. */
-static int ceilings_child_run(const rb_options *o, rb_ceilings_mode mode, int quiet,
-                              ceilings_state *s,
-                              char *why, size_t why_size)
+/* Runs the ceilings child (mode: which roofs; probes: the quick mode's others; quiet: no line
+ * per roof): 0 with s->values and s->methods filled; -2 when interrupted; else -1 with why
+ * filled. */
+static int ceilings_child_run(const rb_options *o, rb_ceilings_mode mode, unsigned probes,
+                              int quiet, ceilings_state *s, char *why, size_t why_size)
 {
     memset(s, 0, sizeof *s);
     s->quiet = quiet;
@@ -824,7 +833,8 @@ static int ceilings_child_run(const rb_options *o, rb_ceilings_mode mode, int qu
         rb_fmt(why, why_size, "out of memory");
         return -1;
     }
-    int rc = rb_run_child(ceilings_child, &mode, o->timeout_s, on_ceilings_line, s, why, why_size);
+    ceilings_ask ask = {mode, probes};
+    int rc = rb_run_child(ceilings_child, &ask, o->timeout_s, on_ceilings_line, s, why, why_size);
     if (rb_runner_interrupted())
         return -2;
     if (rc != 0 || s->error[0] || s->measured == 0) {
@@ -845,7 +855,7 @@ static int measure_ceilings(const rb_options *o, ceilings_state *s)
     rb_ceilings_mode mode = o->quick   ? RB_CEILINGS_QUICK
                             : o->links ? RB_CEILINGS_LINKS
                                        : RB_CEILINGS_FULL;
-    int rc = ceilings_child_run(o, mode, 0, s, why, sizeof why);
+    int rc = ceilings_child_run(o, mode, 0, 0, s, why, sizeof why);
     if (rc == -2)
         return interrupted_exit();
     if (rc != 0) {
@@ -856,14 +866,15 @@ static int measure_ceilings(const rb_options *o, ceilings_state *s)
 }
 
 /* A run's platform reference: the quick ceilings (DRAM copy, FP32, launch; ~1.5 s
- * in the child on an H100, plus its CUDA context) measured before the pairs, so that a
- * comparison of two runs can tell a machine that moved from a kernel that did. One line
- * printed. A measurement that fails is recorded as not measured, with the reason, and the run
- * goes on: the pairs' own numbers do not depend on it. NULL when interrupted (*rc set) or out
- * of memory. */
-static json_value *platform_reference(const rb_options *o, int *rc)
+ * in the child on an H100, plus its CUDA context) and the probes of the roofs the jobs' rows are
+ * placed on (rb_jobs_platform_probes: DRAM read or write, L2, PCIe; a fraction of a second
+ * each), measured before the pairs, so that a comparison of two runs can tell a machine that
+ * moved from a kernel that did. One line printed. A measurement that fails is recorded as not
+ * measured, with the reason, and the run goes on: the pairs' own numbers do not depend on it.
+ * NULL when interrupted (*rc set) or out of memory. */
+static json_value *platform_reference(const rb_options *o, const rb_job *jobs, int n, int *rc)
 {
-    char why[400] = "", line[200];
+    char why[400] = "", line[400];
     *rc = 0;
     if (o->no_ceilings) {
         printf("platform: not measured (--no-ceilings)\n");
@@ -871,7 +882,8 @@ static json_value *platform_reference(const rb_options *o, int *rc)
     }
     ceilings_state s;
     double t0 = rb_now_s();
-    int st = ceilings_child_run(o, RB_CEILINGS_QUICK, 1, &s, why, sizeof why);
+    int st = ceilings_child_run(o, RB_CEILINGS_QUICK, rb_jobs_platform_probes(jobs, n), 1, &s, why,
+                                sizeof why);
     json_value *platform = NULL;
     if (st == -2) {
         *rc = interrupted_exit();
@@ -1187,6 +1199,7 @@ static int build_compare(const rb_options *o, rb_runcmp *c, char *floors_line, s
     if (rc == 0) {
         rb_floors_line(&f, c->floors_from_runs, floors_line, size);
         c->floors_line = floors_line;
+        c->gate_all = o->gate_all;
     }
     rb_floors_free(&f);
     json_free(old_doc);

@@ -409,7 +409,7 @@ static int load_expectations(const char *key, rb_expect *e, int *have, char *pat
 static int gpu_contribution(const rb_options *o, int argc, char **argv, const rank_place *p,
                             const rb_job *jobs, int n, json_value **out, int *failing)
 {
-    char err[RB_PATH_BUF + 200], path[RB_PATH_BUF], line[200];
+    char err[RB_PATH_BUF + 200], path[RB_PATH_BUF], line[400];
     int device = 0, have = 0, mine = pick_gpu(p, &device, err, sizeof err), all = agree(mine);
     if (all != EXIT_OK) {
         if (mine != EXIT_OK)
@@ -435,7 +435,7 @@ static int gpu_contribution(const rb_options *o, int argc, char **argv, const ra
     printf("roofbench_mpi %s: %d ranks on %d host(s); rank 0 on %s GPU %d (%s), %s\n", rb_git_rev,
            ranks, p->hosts, p->host, device, json_string_at(env, "device", "?"),
            have ? path : "no expectation file: every verdict is 'new'");
-    json_value *platform = rb_rank_platform(o, line, sizeof line);
+    json_value *platform = rb_rank_platform(o, rb_jobs_platform_probes(jobs, n), line, sizeof line);
     printf("platform: %s\n", line);
     rb_pair_result *results = calloc((size_t)n, sizeof *results);
     json_value *own = json_new_array();

@@ -129,7 +129,7 @@ static void on_platform_line(void *arg, const json_value *line)
         rb_fmt(s->error, sizeof s->error, "out of memory");
 }
 
-json_value *rb_rank_platform(const rb_options *o, char *line, size_t line_size)
+json_value *rb_rank_platform(const rb_options *o, unsigned probes, char *line, size_t line_size)
 {
     if (o->no_ceilings) {
         rb_fmt(line, line_size, "not measured (--no-ceilings)");
@@ -142,7 +142,7 @@ json_value *rb_rank_platform(const rb_options *o, char *line, size_t line_size)
     cudaGetDevice(&device);
     if (!s.values || !s.methods || !records)
         rb_fmt(s.error, sizeof s.error, "out of memory, or no temporary file");
-    else if (rb_ceilings_child(fileno(records), RB_CEILINGS_QUICK) != 0 && !s.error[0])
+    else if (rb_ceilings_child(fileno(records), RB_CEILINGS_QUICK, probes) != 0 && !s.error[0])
         rb_fmt(s.error, sizeof s.error, "the measurement failed");
     cudaSetDevice(device);
     if (records && read_records(records, on_platform_line, &s) != 0 && !s.error[0])

@@ -23,10 +23,10 @@
 int rb_rank_pair(const rb_job *j, const rb_options *o, const rb_comm *comm, rb_pair_result *r,
                  json_value *own);
 
-/* The platform reference of this rank's GPU (the quick ceilings, as `roofbench run` measures
- * them before the pairs; --no-ceilings: not measured). The one-line summary goes to line. NULL
- * when out of memory. */
-json_value *rb_rank_platform(const rb_options *o, char *line, size_t line_size);
+/* The platform reference of this rank's GPU (the quick ceilings and probes, RB_PROBE_ bits of
+ * core/ceiling_record.h, as `roofbench run` measures them before the pairs; --no-ceilings: not
+ * measured). The one-line summary goes to line. NULL when out of memory. */
+json_value *rb_rank_platform(const rb_options *o, unsigned probes, char *line, size_t line_size);
 
 /* This rank's run document, as `roofbench run` writes it for its GPU: the pairs judged against
  * e (NULL: every verdict 'new'), placed on the roofline, with the environment at start and end

@@ -2,6 +2,7 @@
 #include "results.h"
 
 #include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,23 @@ void rb_results_begin(rb_pair_result *r, const rb_job *j)
     r->setup_s = NAN; /* until the child reports it */
 }
 
+unsigned rb_results_skip_mask(const rb_job *j, const rb_options *o)
+{
+    regex_t re;
+    unsigned mask = 0;
+    if (!o->skip_variants || regcomp(&re, o->skip_variants, REG_EXTENDED | REG_NOSUB) != 0)
+        return 0;
+    for (int k = 0; k < j->pair->n_variants && k < 32; k++) {
+        char row[RB_NAME_MAX + 80], pair[RB_NAME_MAX + 80];
+        rb_fmt(row, sizeof row, "%s/%s", j->name, j->pair->variants[k].name);
+        rb_fmt(pair, sizeof pair, "%s/%s", j->pair->name, j->pair->variants[k].name);
+        if (regexec(&re, row, 0, NULL, 0) == 0 || regexec(&re, pair, 0, NULL, 0) == 0)
+            mask |= 1u << k;
+    }
+    regfree(&re);
+    return mask;
+}
+
 void rb_results_child_opts(const rb_job *j, const rb_options *o, rb_child_opts *out)
 {
     memset(out, 0, sizeof *out);
@@ -43,6 +61,7 @@ void rb_results_child_opts(const rb_job *j, const rb_options *o, rb_child_opts *
     out->swept = j->swept;
     out->seed = o->seed;
     out->check_only = o->command == RB_CMD_CHECK;
+    out->skip_variants = rb_results_skip_mask(j, o);
     out->nvtx = o->nvtx;
     out->measure.samples = o->samples;
     out->measure.cap_s = o->cap_s;

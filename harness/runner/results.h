@@ -19,6 +19,10 @@
 /* Clears r and names it after job j (name, pattern, size, shape, the pair's full size). */
 void rb_results_begin(rb_pair_result *r, const rb_job *j);
 
+/* The variants of job j that check --skip-variants leaves out: bit k for variant k, whose
+ * "<row>/<variant>" or "<pair>/<variant>" matches the regex (0: none, or no option). */
+unsigned rb_results_skip_mask(const rb_job *j, const rb_options *o);
+
 /* What child.c runs for job j under the options o (sizes, seed, timing). */
 void rb_results_child_opts(const rb_job *j, const rb_options *o, rb_child_opts *out);
 
