@@ -1261,22 +1261,24 @@ static void test_report_csv(void)
         fputs(csv, stdout);
     static const char header[] = "pair,input,size,variant,median_ms,noise,rate,rate_unit,pct_ceil,"
                                  "pct_peak,speedup,verdict,roof,declared_roof,timing,"
-                                 "informational,inconsistent,note\r\n";
+                                 "informational,inconsistent,joules_per_launch,mean_power_w,"
+                                 "gflop_per_j,gb_per_j,contended,note\r\n";
     RB_CHECK(strncmp(csv, header, strlen(header)) == 0);
     RB_CHECK(strstr(csv, "\r\ncopy_vectorized,,268435456,baseline,4,0.004,536.870912,GB/s,"
                          "17.89569707,16.01643532,1,pass,dram_gbps,dram_gbps,samples,false,false,"
-                         "\r\n") != NULL);
+                         ",,,,false,\r\n") != NULL);
     /* the invalid one keeps its own note, not an above-the-roof reason */
     RB_CHECK(strstr(csv, "143.1655765,128.1314826,,-,dram_gbps,dram_gbps,samples,false,false,"
-                         "\"4295 GB/s exceeds the DRAM peak 3352 GB/s: the data came from "
+                         ",,,,false,\"4295 GB/s exceeds the DRAM peak 3352 GB/s: the data came from "
                          "cache") != NULL);
     RB_CHECK(strstr(csv, "of the measured") == NULL);
     RB_CHECK(strstr(csv, "\r\nhistogram,skewed,67108864,optimized,0.025,0.01,2684.35456,GB/s,"
                          "83.88608,,,-,dram_read_gbps,dram_read_gbps,samples,false,false,"
-                         "\"a \"\"quoted\"\", comma'd note\nover two lines\"\r\n") != NULL);
-    RB_CHECK(strstr(csv, "\r\ngemm_tiled,,64x64,,,,,,,,,skipped,,,,,,\"needs sm_90, this GPU is "
+                         ",,,,false,\"a \"\"quoted\"\", comma'd note\nover two lines\"\r\n") != NULL);
+    RB_CHECK(strstr(csv, "\r\ngemm_tiled,,64x64,,,,,,,,,skipped,,,,,,,,,,,\"needs sm_90, this "
+                         "GPU is "
                          "8.0\"\r\n") != NULL);
-    /* every record has the header's 18 fields (quoted commas and line breaks aside) */
+    /* every record has the header's 23 fields (quoted commas and line breaks aside) */
     int fields = 1, quoted = 0, rows = 0, bad = 0;
     for (const char *c = csv; *c; c++) {
         if (*c == '"')
@@ -1284,7 +1286,7 @@ static void test_report_csv(void)
         else if (!quoted && *c == ',')
             fields++;
         else if (!quoted && *c == '\r' && c[1] == '\n') {
-            bad |= fields != 18;
+            bad |= fields != 23;
             rows++;
             fields = 1;
             c++;

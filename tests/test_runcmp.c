@@ -713,9 +713,10 @@ static void test_markdown_and_csv(void)
     free(md);
     char *csv = rb_runcmp_csv(&c);
     RB_CHECK(csv && !strncmp(csv,
-                             "pair,variant,roof,old_ms,new_ms,change_pct,ratio_lo,ratio_hi,"
-                             "floor_pct,floor_from,verdict,cause,evidence\r\n",
-                             100));
+                             "pair,variant,roof,old_ms,new_ms,change_pct,cycles_change_pct,"
+                             "energy_change_pct,ratio_lo,ratio_hi,floor_pct,floor_from,verdict,"
+                             "cause,evidence\r\n",
+                             142));
     RB_CHECK(csv && count(csv, "\r\n") == 3); /* the header and two rows */
     RB_CHECK(csv && strstr(csv, "\"co|py,<b>\",optimized,dram_gbps,1,1.2,20,"));
     RB_CHECK(csv && strstr(csv, ",2,timed loops,slower,unexplained,\"no roof moved to match "

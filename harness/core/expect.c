@@ -583,6 +583,24 @@ rb_verdict rb_expect_judge_run(const rb_expected *e, const rb_variant_result *v,
     return verdict;
 }
 
+/* A row timed while another process used the GPU: its time is not this code's, so no pass,
+ * improved or regressed; what it would have been is said in its evidence. */
+static void judge_contended(rb_variant_result *v)
+{
+    char who[300], would[120] = "no expectation to hold it against";
+    rb_contention_text(&v->contended_by, who, sizeof who);
+    if (v->verdict == RB_VERDICT_PASS || v->verdict == RB_VERDICT_IMPROVED ||
+        v->verdict == RB_VERDICT_REGRESSED)
+        rb_fmt(would, sizeof would, "%+.1f%% against the expectation, which would read %s",
+               100 * (v->judged_ratio - 1), rb_verdict_name(v->verdict));
+    v->verdict = RB_VERDICT_CONTENDED;
+    rb_fmt(v->cause, sizeof v->cause, "contended");
+    rb_fmt(v->evidence, sizeof v->evidence,
+           "%s on the GPU while it was timed: not a time of this code (%s); measure again on an "
+           "idle GPU",
+           who, would);
+}
+
 static void judge_variant(const json_value *expected_variants, rb_variant_result *v)
 {
     if (v->skipped) {
@@ -596,12 +614,14 @@ static void judge_variant(const json_value *expected_variants, rb_variant_result
     const json_value *x = json_get(expected_variants, v->name);
     if (!x) {
         v->verdict = RB_VERDICT_NEW;
-        return;
+    } else {
+        rb_expected e;
+        rb_expected_read(x, &e);
+        v->expected_ms = e.median_ms;
+        v->verdict = rb_expect_judge_run(&e, v, &v->threshold, &v->judged_ratio, &v->per_clock);
     }
-    rb_expected e;
-    rb_expected_read(x, &e);
-    v->expected_ms = e.median_ms;
-    v->verdict = rb_expect_judge_run(&e, v, &v->threshold, &v->judged_ratio, &v->per_clock);
+    if (v->timed && rb_variant_contended(v))
+        judge_contended(v);
 }
 
 int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n)
@@ -649,8 +669,9 @@ int rb_expect_failing(const rb_pair_result *pairs, int n, int gate_all)
         for (int k = 0; k < p->n_variants; k++) {
             const rb_variant_result *v = &p->v[k];
             int informational = v->host_bound_why[0] && !gate_all;
-            /* a wrong result is never informational: only a time the host sets is */
-            failing += v->verdict == RB_VERDICT_INVALID ||
+            /* a wrong result is never informational: only a time the host sets is; a time
+             * taken on a shared GPU is no time to pass (a CI gate must not) */
+            failing += v->verdict == RB_VERDICT_INVALID || v->verdict == RB_VERDICT_CONTENDED ||
                        (v->verdict == RB_VERDICT_REGRESSED && !informational);
         }
     }
@@ -718,6 +739,28 @@ double rb_expect_wall_s(const rb_expect *e, const char *group)
 }
 
 /* ---- recording ---- */
+
+/* The processes of one run that were not its own: at a pair's start or while a row was timed. */
+static void run_contention(const rb_pair_result *pairs, int n, rb_contention *all)
+{
+    for (int i = 0; i < n; i++) {
+        rb_contention_merge(all, &pairs[i].contended_at_start);
+        for (int k = 0; k < pairs[i].n_variants; k++)
+            rb_contention_merge(all, &pairs[i].v[k].contended_by);
+    }
+}
+
+int rb_expect_contended(const rb_pair_result *pairs, int n, const rb_pair_result *const *earlier,
+                        int n_earlier, char *who, size_t who_size)
+{
+    rb_contention all;
+    rb_contention_init(&all);
+    run_contention(pairs, n, &all);
+    for (int r = 0; r < n_earlier; r++)
+        run_contention(earlier[r], n, &all);
+    rb_contention_text(&all, who, who_size);
+    return rb_contention_any(&all);
+}
 
 int rb_expect_dropped(const rb_variant_result *v)
 {
@@ -903,6 +946,17 @@ int rb_expect_update_runs(json_value **doc, const rb_pair_result *pairs, int n,
                           const json_value *platform, json_value *hardware, json_value *peaks,
                           json_value *provenance, char *err, size_t err_size)
 {
+    char who[300];
+    if (rb_expect_contended(pairs, n, earlier, n_earlier, who, sizeof who)) {
+        rb_fmt(err, err_size,
+               "not recording expectations: the GPU was shared while the run measured (%s): "
+               "nothing written; record again on an idle GPU",
+               who);
+        json_free(hardware);
+        json_free(peaks);
+        json_free(provenance);
+        return -1;
+    }
     for (int i = 0; i < n; i++) {
         const rb_pair_result *p = &pairs[i];
         const char *bad = p->status == RB_PAIR_FAILED ? "failed" : NULL;

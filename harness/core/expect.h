@@ -123,9 +123,11 @@ rb_verdict rb_expect_judge_run(const rb_expected *e, const rb_variant_result *v,
  * rb_expect_failing(pairs, n, 0). */
 int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n);
 
-/* What makes the run fail: failed pairs, invalid variants and regressed gating variants; an
- * informational variant's regressed verdict (host_bound_why: a time the host sets) counts only
- * with gate_all (run --gate all). An invalid one always counts: a wrong result is not a time. */
+/* What makes the run fail: failed pairs, invalid variants, contended ones and regressed gating
+ * variants; an informational variant's regressed verdict (host_bound_why: a time the host sets)
+ * counts only with gate_all (run --gate all). An invalid one always counts: a wrong result is
+ * not a time; and a contended one (timed while a process not the run's own used the GPU:
+ * core/contention.h, verdict contended whatever its time) is a time no gate may pass. */
 int rb_expect_failing(const rb_pair_result *pairs, int n, int gate_all);
 
 /* The wall time the file recorded for row group `group` (pairs.<group>.wall_s: the median over
@@ -137,10 +139,15 @@ double rb_expect_wall_s(const rb_expect *e, const char *group);
  * (verdict missing: removed or renamed) or one skipped on this machine. */
 int rb_expect_dropped(const rb_variant_result *v);
 
+/* 1 when a process not the run's own was on the GPU during pairs[0..n) or an earlier run of
+ * them (at a pair's start or while a row was timed), with who says who ("" when nobody). */
+int rb_expect_contended(const rb_pair_result *pairs, int n, const rb_pair_result *const *earlier,
+                        int n_earlier, char *who, size_t who_size);
+
 /* Rewrites *doc (NULL: a new document with hardware and peaks) from the run: provenance is
  * replaced, each pair of the run replaced by its valid variants (rb_expect_dropped ones left
  * out); other pairs are kept. Refuses (returns -1, err) when a variant of the run is invalid or
- * a pair failed. */
+ * a pair failed, and a contended run (rb_expect_contended) whole, with nothing changed. */
 int rb_expect_update(json_value **doc, const rb_pair_result *pairs, int n, json_value *hardware,
                      json_value *peaks, json_value *provenance, char *err, size_t err_size);
 

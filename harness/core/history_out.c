@@ -22,19 +22,22 @@ static double change_pct(const rb_history_series *s)
     return 100 * (s->points[s->n_points - 1].median_ms / s->points[0].median_ms - 1);
 }
 
-/* "slower x1.123 [1.100, 1.140], floor 2.0%, at DATE GIT (level from GIT): cause" */
+/* "slower x1.123 [1.100, 1.140] (cycles x1.004), floor 2.0%, at DATE GIT (level from GIT):
+ * cause" */
 static void step_text(const rb_history *h, const rb_history_series *s, const rb_history_step *st,
                       char *buf, size_t size)
 {
     const rb_runcmp_row *r = &st->row;
     const rb_history_run *a = &h->runs[s->points[st->from].run],
                          *b = &h->runs[s->points[st->to].run];
-    char interval[48] = "";
+    char interval[48] = "", cycles[40] = "";
     if (isfinite(r->ratio_lo))
         rb_fmt(interval, sizeof interval, " [%.3f, %.3f]", r->ratio_lo, r->ratio_hi);
-    rb_fmt(buf, size, "%s%s x%.3f%s, floor %.1f%%, at %s %s (level from %s): %s",
+    if (isfinite(r->cycles_ratio))
+        rb_fmt(cycles, sizeof cycles, " (cycles x%.3f)", r->cycles_ratio);
+    rb_fmt(buf, size, "%s%s x%.3f%s%s, floor %.1f%%, at %s %s (level from %s): %s",
            st->confirmed ? "" : "pending: ", rb_change_name(r->change), r->ratio, interval,
-           100 * r->floor, b->date, b->git, a->git, rb_cause_name(r->cause));
+           cycles, 100 * r->floor, b->date, b->git, a->git, rb_cause_name(r->cause));
 }
 
 static void header_lines(FILE *f, const rb_history *h)
@@ -199,6 +202,7 @@ static json_value *step_json(const rb_history_step *st)
         json_set_string(o, "verdict", rb_change_name(r->change)) ||
         json_set_number(o, "ratio", r->ratio) || json_set_number(o, "ratio_lo", r->ratio_lo) ||
         json_set_number(o, "ratio_hi", r->ratio_hi) || json_set_number(o, "floor", r->floor) ||
+        json_set_number(o, "cycles_ratio", r->cycles_ratio) ||
         json_set_string(o, "floor_from", r->floor_from_runs ? "recorded runs" : "timed loops") ||
         json_set_string(o, "attribution", rb_cause_name(r->cause)) ||
         json_set_string(o, "evidence", r->evidence)) {

@@ -9,6 +9,121 @@
 #include "text.h"
 #include "util.h"
 
+double rb_report_bytes(const rb_pair_result *p, const rb_variant_result *v)
+{
+    return isnan(v->bytes) ? p->bytes : v->bytes;
+}
+
+/* Appends "what" to the comma-separated list in buf (cut where it does not fit). */
+static void add_place(char *buf, size_t size, const char *what)
+{
+    size_t len = strlen(buf);
+    if (size > len)
+        rb_fmt(buf + len, size - len, "%s%s", len ? ", " : "", what);
+}
+
+int rb_report_contention(const rb_gpu_check *start, const rb_pair_result *pairs, int n,
+                         rb_contention *all, char *where, size_t where_size)
+{
+    rb_contention_init(all);
+    if (where && where_size)
+        where[0] = '\0';
+    if (start && rb_contention_any(&start->seen)) {
+        rb_contention_merge(all, &start->seen);
+        if (where)
+            add_place(where, where_size, "before the run");
+    }
+    for (int i = 0; i < n; i++) {
+        char place[200];
+        if (rb_contention_any(&pairs[i].contended_at_start)) {
+            rb_contention_merge(all, &pairs[i].contended_at_start);
+            rb_fmt(place, sizeof place, "%s (at its start)", pairs[i].name);
+            if (where)
+                add_place(where, where_size, place);
+        }
+        for (int k = 0; k < pairs[i].n_variants; k++)
+            if (rb_variant_contended(&pairs[i].v[k])) {
+                rb_contention_merge(all, &pairs[i].v[k].contended_by);
+                rb_fmt(place, sizeof place, "%s/%s", pairs[i].name, pairs[i].v[k].name);
+                if (where)
+                    add_place(where, where_size, place);
+            }
+    }
+    return rb_contention_any(all);
+}
+
+json_value *rb_report_contention_json(const rb_gpu_check *start, const rb_pair_result *pairs,
+                                      int n)
+{
+    rb_contention all;
+    char where[2000];
+    int contended = rb_report_contention(start, pairs, n, &all, where, sizeof where);
+    json_value *o = json_new_object(), *before = json_new_object();
+    int checked = start && start->checked;
+    int bad = !o || !before || json_set_bool(o, "checked", checked) ||
+              (!checked && json_set_string(o, "why", start && start->why[0] ? start->why
+                                                                            : "not looked at")) ||
+              json_set_bool(o, "contended", contended) ||
+              rb_contention_to_json(&all, o, "processes") ||
+              json_set_string(o, "where", contended ? where : "");
+    if (!bad && start && !isnan(start->gpu_util))
+        bad = json_set_number(before, "utilization_gpu_pct", start->gpu_util) ||
+              json_set_number(before, "utilization_memory_pct", start->mem_util);
+    if (bad || json_object_set(o, "before_run", before)) {
+        if (bad)
+            json_free(before);
+        json_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* "3 rows not measured: its timed samples add up to ...", one line per reason. */
+static void energy_lines(FILE *f, const rb_pair_result *pairs, int n)
+{
+    int by[RB_ENERGY_STATE_COUNT] = {0};
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < pairs[i].n_variants; k++)
+            if (pairs[i].v[k].timed)
+                by[pairs[i].v[k].energy.state]++;
+    if (by[RB_ENERGY_UNAVAILABLE] && !by[RB_ENERGY_OK]) {
+        fprintf(f, "energy: not measured (%s)\n", rb_energy_why_text(RB_ENERGY_UNAVAILABLE));
+        return;
+    }
+    for (int s = RB_ENERGY_SHORT; s < RB_ENERGY_STATE_COUNT; s++)
+        if (by[s])
+            fprintf(f, "energy: %d row%s not measured: %s\n", by[s], by[s] == 1 ? "" : "s",
+                    rb_energy_why_text((rb_energy_state)s));
+}
+
+void rb_report_energy_and_contention(FILE *f, const rb_gpu_check *start,
+                                     const rb_pair_result *pairs, int n)
+{
+    energy_lines(f, pairs, n);
+    rb_contention all;
+    char where[600], who[400];
+    if (start && !start->checked) {
+        fprintf(f, "contention: not checked (%s): a process sharing the GPU would not be seen\n",
+                start->why[0] ? start->why : "the GPU's processes were not read");
+        return;
+    }
+    if (!rb_report_contention(start, pairs, n, &all, where, sizeof where))
+        return;
+    rb_contention_text(&all, who, sizeof who);
+    rb_sbuf b = {0};
+    char line[1200];
+    rb_fmt(line, sizeof line,
+           "contended: %s used the GPU during the run (%s): those rows' verdicts say "
+           "contended, not a time of this code; measure again on an idle GPU",
+           who, where);
+    rb_text_wrap(&b, line, RB_TEXT_WIDTH, 0, 4);
+    char *text = rb_sbuf_take(&b);
+    fputs(text ? text : line, f);
+    if (!text)
+        fputs("\n", f);
+    free(text);
+}
+
 double rb_report_extra(const rb_variant_result *v, const char *name)
 {
     for (int x = 0; x < v->n_extras; x++)
@@ -215,21 +330,21 @@ static void count_item(char *buf, size_t size, int count, const char *what)
 
 void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_t size)
 {
-    int plain[RB_VERDICT_SKIPPED + 1] = {0}, hot[RB_VERDICT_SKIPPED + 1] = {0};
-    int info[RB_VERDICT_SKIPPED + 1] = {0};
+    int plain[RB_VERDICT_LAST + 1] = {0}, hot[RB_VERDICT_LAST + 1] = {0};
+    int info[RB_VERDICT_LAST + 1] = {0};
     int throttled = 0, capped = 0, informational = 0;
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {
             const rb_variant_result *v = &pairs[i].v[k];
             int t = rb_report_throttled(v), in = v->host_bound_why[0] != '\0';
-            unsigned vi = (unsigned)v->verdict <= RB_VERDICT_SKIPPED ? v->verdict : 0;
+            unsigned vi = (unsigned)v->verdict <= RB_VERDICT_LAST ? v->verdict : 0;
             (in ? info : t ? hot : plain)[vi]++;
             informational += in;
             throttled += t && !in;
             capped += !t && v->timed && (v->clocks.reasons & 1u << RB_REASON_POWER_CAP);
         }
     char counts[300] = "", apart[300] = "", info_counts[300] = "";
-    for (int x = RB_VERDICT_PASS; x <= RB_VERDICT_SKIPPED; x++) {
+    for (int x = RB_VERDICT_PASS; x <= RB_VERDICT_LAST; x++) {
         count_item(counts, sizeof counts, plain[x], rb_verdict_name((rb_verdict)x));
         count_item(apart, sizeof apart, hot[x], rb_verdict_name((rb_verdict)x));
         count_item(info_counts, sizeof info_counts, info[x], rb_verdict_name((rb_verdict)x));
@@ -329,7 +444,8 @@ static json_value *variant_json(const rb_pair_result *p, const rb_variant_result
     rb_report_rate(p, v, &rate, &unit);
     rb_roof declared = v->roof < RB_ROOF_COUNT ? v->roof : rb_roof_derived(v->unit, p->flops);
     rb_roof named = v->named_roof < RB_ROOF_COUNT ? v->named_roof : declared;
-    if (!o || json_set_string(o, "roof", rb_roof_key(named)) ||
+    if (!o || rb_energy_set_rates(o, &v->energy, p->flops, rb_report_bytes(p, v)) ||
+        json_set_string(o, "roof", rb_roof_key(named)) ||
         json_set_string(o, "declared_roof", rb_roof_key(declared)) ||
         json_object_set(o, "vs_ceiling", point_json(&v->vs_ceiling)) ||
         json_object_set(o, "vs_peak", point_json(&v->vs_peak)) ||
@@ -399,6 +515,11 @@ json_value *rb_report_json(const rb_pair_result *pairs, int n, const rb_roofs *c
                json_set_string(o, "status", status_names[p->status]) ||
                json_set_string(o, "reason", p->reason) || json_set_number(o, "wall_s", p->wall_s) ||
                (isfinite(p->setup_s) && json_set_number(o, "setup_s", p->setup_s));
+        bad |= rb_contention_any(&p->contended_at_start) &&
+               rb_contention_to_json(&p->contended_at_start, o, "contended_at_start");
+        if (!isnan(p->idle_gpu_util))
+            bad |= json_set_number(o, "idle_utilization_gpu_pct", p->idle_gpu_util) ||
+                   json_set_number(o, "idle_utilization_memory_pct", p->idle_mem_util);
         for (int k = 0; !bad && k < p->n_variants; k++)
             bad |= json_array_push(vs, variant_json(p, &p->v[k]));
         bad |= json_object_set(o, "variants", vs);

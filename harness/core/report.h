@@ -25,6 +25,25 @@ void rb_report_derive(rb_pair_result *pairs, int n, rb_roofs *ceilings, const rb
  * measured 714.2)" for a roof the run raised; "" for one it did not. */
 void rb_report_raised_method(const rb_roofs *ceilings, rb_roof r, char *buf, size_t size);
 
+/* The bytes of v's work model: its own (rb_variant_result.bytes), else its pair's. */
+double rb_report_bytes(const rb_pair_result *p, const rb_variant_result *v);
+
+/* Who else used the run's GPU (core/contention.h): start is what its first probe saw (NULL:
+ * not looked), then each pair's start and each row's timed samples. *all gets every process
+ * seen, where (may be NULL) the places ("before the run, reduction (at its start),
+ * reduction/baseline", cut to where_size). Returns 1 when the run was contended. */
+int rb_report_contention(const rb_gpu_check *start, const rb_pair_result *pairs, int n,
+                         rb_contention *all, char *where, size_t where_size);
+/* The run's "contention" object: {"checked", "why" (not checked), "contended", "processes",
+ * "where", "before_run": {"utilization_gpu_pct", ...}}. NULL when out of memory. */
+json_value *rb_report_contention_json(const rb_gpu_check *start, const rb_pair_result *pairs,
+                                      int n);
+/* The lines a run prints under its summary about energy and contention, once each: the rows
+ * left without energy by reason ("energy: 3 rows not measured: ..."), and the processes that
+ * shared the GPU. Nothing when there is nothing to say. */
+void rb_report_energy_and_contention(FILE *f, const rb_gpu_check *start,
+                                     const rb_pair_result *pairs, int n);
+
 /* The value of the extra named `name` of v; NaN when v has none of that name. */
 double rb_report_extra(const rb_variant_result *v, const char *name);
 

@@ -154,6 +154,25 @@ static void extras_text(const rb_variant_result *v, char *buf, size_t size)
     }
 }
 
+/* "0.187 J/launch, 598 W mean, 1640 GFLOP/J, 5.74 GB/J"; "" without energy. */
+static void energy_text(const rb_pair_result *p, const rb_variant_result *v, char *buf,
+                        size_t size)
+{
+    buf[0] = '\0';
+    if (!v->timed || v->energy.state != RB_ENERGY_OK)
+        return;
+    rb_fmt(buf, size, "%.4g J/launch, %.0f W mean", rb_energy_j_per_launch(&v->energy),
+           rb_energy_mean_w(&v->energy));
+    double gflop = rb_energy_giga_per_j(&v->energy, p->flops);
+    double gb = rb_energy_giga_per_j(&v->energy, rb_report_bytes(p, v));
+    size_t len = strlen(buf);
+    if (gflop > 0)
+        rb_fmt(buf + len, size - len, ", %.4g GFLOP/J", gflop);
+    len = strlen(buf);
+    if (gb > 0)
+        rb_fmt(buf + len, size - len, ", %.4g GB/J", gb);
+}
+
 static void table_notes(rb_sbuf *b, const rb_pair_result *pairs, int n, int wide)
 {
     for (int i = 0; i < n; i++)
@@ -185,6 +204,8 @@ static void table_notes(rb_sbuf *b, const rb_pair_result *pairs, int n, int wide
                 rb_fmt(text, sizeof text, "%s %s", RB_THROTTLED_MARK, why);
                 note_line(b, wide, "note", pairs[i].name, v->name, text);
             }
+            if (v->verdict == RB_VERDICT_CONTENDED)
+                note_line(b, wide, "contended", pairs[i].name, v->name, v->evidence);
         }
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {
@@ -194,6 +215,14 @@ static void table_notes(rb_sbuf *b, const rb_pair_result *pairs, int n, int wide
                 continue;
             extras_text(v, text, sizeof text);
             note_line(b, wide, "extra", pairs[i].name, v->name, text);
+        }
+    /* the energy of each row that has it, a line each (the rows' columns are full) */
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < pairs[i].n_variants; k++) {
+            char text[200];
+            energy_text(&pairs[i], &pairs[i].v[k], text, sizeof text);
+            if (text[0])
+                note_line(b, wide, "energy", pairs[i].name, pairs[i].v[k].name, text);
         }
 }
 
@@ -309,11 +338,30 @@ static void markdown_notes(rb_sbuf *b, const rb_pair_result *pairs, int n)
                 rb_report_throttle_note(v, why, sizeof why);
                 rb_sbuf_add(b, "- %s/%s: %s %s\n", pairs[i].name, v->name, RB_THROTTLED_MARK, why);
             }
+            if (v->verdict == RB_VERDICT_CONTENDED)
+                rb_sbuf_add(b, "- %s/%s: contended: %s\n", pairs[i].name, v->name, v->evidence);
+        }
+}
+
+static void markdown_energy(rb_sbuf *b, const rb_pair_result *pairs, int n)
+{
+    int header = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < pairs[i].n_variants; k++) {
+            char text[200];
+            energy_text(&pairs[i], &pairs[i].v[k], text, sizeof text);
+            if (!text[0])
+                continue;
+            if (!header++)
+                rb_sbuf_add(b, "\n## Energy\n\nFrom NVML's total-energy counter over each row's "
+                               "timed samples.\n\n");
+            rb_sbuf_add(b, "- %s/%s: %s\n", pairs[i].name, pairs[i].v[k].name, text);
         }
 }
 
 static void markdown_extras_and_kernels(rb_sbuf *b, const rb_pair_result *pairs, int n)
 {
+    markdown_energy(b, pairs, n);
     int header = 0;
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {
@@ -387,8 +435,9 @@ static void split_group(const char *group, char *pair, size_t pair_size, char *i
 /* The CSV's columns after the size (its header, rb_report_csv). */
 #define CSV_COLUMNS                                                                                \
     "variant,median_ms,noise,rate,rate_unit,pct_ceil,pct_peak,speedup,verdict,roof,"               \
-    "declared_roof,timing,informational,inconsistent,note"
-#define CSV_AFTER_SIZE 15
+    "declared_roof,timing,informational,inconsistent,joules_per_launch,mean_power_w,gflop_per_j,"  \
+    "gb_per_j,contended,note"
+#define CSV_AFTER_SIZE 20
 
 static void csv_row(rb_sbuf *b, const rb_pair_result *p, const rb_variant_result *v)
 {
@@ -425,6 +474,11 @@ static void csv_row(rb_sbuf *b, const rb_pair_result *p, const rb_variant_result
     csv_field(b, v->timed ? rb_timing_name(v->timing) : "", 0);
     csv_field(b, v->host_bound_why[0] ? "true" : "false", 0);
     csv_field(b, v->inconsistent ? "true" : "false", 0);
+    csv_number(b, rb_energy_j_per_launch(&v->energy), 1);
+    csv_number(b, rb_energy_mean_w(&v->energy), 1);
+    csv_number(b, rb_energy_giga_per_j(&v->energy, p->flops), 1);
+    csv_number(b, rb_energy_giga_per_j(&v->energy, rb_report_bytes(p, v)), 1);
+    csv_field(b, rb_variant_contended(v) ? "true" : "false", 0);
     char note[sizeof v->note + sizeof v->roof_note + 4];
     rb_fmt(note, sizeof note, "%s%s%s", v->note, v->note[0] && v->roof_note[0] ? "; " : "",
            v->roof_note);

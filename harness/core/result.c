@@ -9,8 +9,8 @@
 
 static const char *const role_names[] = {"baseline", "step", "optimized", "library",
                                               "part"};
-static const char *const verdict_names[] = {"-",   "pass",    "improved", "regressed",
-                                            "new", "missing", "invalid",  "skipped"};
+static const char *const verdict_names[] = {"-",       "pass",    "improved", "regressed", "new",
+                                            "missing", "invalid", "skipped",  "contended"};
 
 const char *rb_role_name(rb_role r)
 {
@@ -19,7 +19,7 @@ const char *rb_role_name(rb_role r)
 
 const char *rb_verdict_name(rb_verdict v)
 {
-    return (unsigned)v < 8 ? verdict_names[v] : "?";
+    return (unsigned)v <= RB_VERDICT_LAST ? verdict_names[v] : "?";
 }
 
 static const char *const timing_names[RB_TIMING_COUNT] = {"samples", "interleaved", "sustained",
@@ -80,6 +80,8 @@ void rb_variant_result_init(rb_variant_result *v, const char *name, rb_role role
     v->launches_per_sample = NAN;
     v->sm_clock_mhz = NAN;
     rb_clocks_init(&v->clocks);
+    rb_energy_init(&v->energy);
+    rb_contention_init(&v->contended_by);
     v->bytes = NAN;
     v->roof = RB_ROOF_COUNT;
     v->named_roof = RB_ROOF_COUNT;
@@ -133,6 +135,10 @@ json_value *rb_variant_to_json(const rb_variant_result *v)
     if (v->n_extras > 0)
         bad |= json_object_set(o, "extras", rb_extras_to_json(v->extras, v->n_extras));
     bad |= rb_clocks_to_json(&v->clocks, o);
+    bad |= rb_energy_to_json(&v->energy, o);
+    if (rb_variant_contended(v))
+        bad |= json_set_bool(o, "contended", 1) |
+               rb_contention_to_json(&v->contended_by, o, "contended_by");
     if (v->library_algo.present)
         bad |= json_object_set(o, "library_algo", rb_library_algo_to_json(&v->library_algo));
     if (bad) {
@@ -210,7 +216,18 @@ int rb_variant_from_json(const json_value *o, rb_variant_result *v, char *err, s
     const json_value *algo = json_get(o, "library_algo");
     if (algo && rb_library_algo_from_json(algo, &v->library_algo, err, err_size) != 0)
         return -1;
+    if (rb_energy_from_json(o, &v->energy, err, err_size) != 0 ||
+        rb_contention_from_json(o, "contended_by", &v->contended_by, err, err_size) != 0)
+        return -1;
+    /* a file that says contended and names nobody is still contended */
+    if (json_true_at(o, "contended") && !rb_variant_contended(v))
+        v->contended_by.more = 1;
     return rb_clocks_from_json(o, &v->clocks, err, err_size);
+}
+
+int rb_variant_contended(const rb_variant_result *v)
+{
+    return rb_contention_any(&v->contended_by);
 }
 
 /* The numeric fields of rb_library_algo, in the order the results write them. */

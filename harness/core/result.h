@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #include "clocks.h"
+#include "contention.h"
+#include "energy.h"
 #include "json.h"
 #include "roofline.h"
 #include "stats.h"
@@ -74,8 +76,12 @@ typedef enum rb_verdict {
     RB_VERDICT_NEW,
     RB_VERDICT_MISSING,
     RB_VERDICT_INVALID,
-    RB_VERDICT_SKIPPED
+    RB_VERDICT_SKIPPED,
+    /* timed while a process not the run's own used the GPU (core/contention.h): not a time of
+     * this code, never pass, improved or regressed; it fails the run (expect.h) */
+    RB_VERDICT_CONTENDED
 } rb_verdict;
+#define RB_VERDICT_LAST RB_VERDICT_CONTENDED
 
 typedef enum rb_pair_status { RB_PAIR_OK, RB_PAIR_FAILED, RB_PAIR_SKIPPED } rb_pair_status;
 
@@ -116,6 +122,10 @@ typedef struct rb_variant_result {
     double launches_per_sample;
     double sm_clock_mhz; /* read right after the timed loop; NaN when unknown */
     rb_clocks clocks;    /* sampled during the timed loop (core/clocks.h); none without NVML */
+    rb_energy energy;    /* over the timed samples (core/energy.h); NONE when not timed */
+    /* The processes not the run's own seen on the GPU while its samples were timed
+     * (core/contention.h): any makes the row contended. */
+    rb_contention contended_by;
     char note[240];      /* why invalid, or anything the reader must know */
     double bytes;        /* this variant's work-model bytes; NaN: the pair's */
     rb_roof roof;        /* the roof it is placed on; RB_ROOF_COUNT: derived by the parent from
@@ -147,7 +157,8 @@ typedef struct rb_variant_result {
     int per_clock;       /* judged at equal SM clock: time x mean SM clock (core/expect.h) */
     double judged_ratio; /* what the verdict judged: time (x clock) / expected; NaN: none */
     char cause[16];      /* of a regressed or improved verdict: platform, code, throttled,
-                            unexplained (core/runcmp.h); "" : none */
+                            unexplained (core/runcmp.h), and contended for a contended one;
+                            "" : none */
     char evidence[400];
 } rb_variant_result;
 
@@ -163,11 +174,19 @@ typedef struct rb_pair_result {
     char reason[240]; /* why failed or skipped */
     double wall_s;    /* the pair's child, start to end */
     double setup_s;   /* of which its setup() (inputs, references, tuning); NaN: not reported */
+    /* What its child saw on the GPU at its start, while nothing of the run was on it: the
+     * processes not the run's own (they make the run contended) and NVML's utilization (%, NaN:
+     * not read; recorded, not judged: its sample period reaches back into the pair before). */
+    rb_contention contended_at_start;
+    double idle_gpu_util, idle_mem_util;
     int n_kernels;
     rb_kernel_result kernels[RB_MAX_KERNELS];
     int n_variants;
     rb_variant_result v[RB_MAX_VARIANTS];
 } rb_pair_result;
+
+/* 1 when the variant was timed while another process used the GPU. */
+int rb_variant_contended(const rb_variant_result *v);
 
 /* A variant with every number NaN, not valid, not timed. */
 void rb_variant_result_init(rb_variant_result *v, const char *name, rb_role role, rb_unit unit,

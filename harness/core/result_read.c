@@ -9,7 +9,7 @@
 
 static rb_verdict verdict_from_name(const char *s)
 {
-    for (int v = RB_VERDICT_NONE; v <= RB_VERDICT_SKIPPED; v++)
+    for (int v = RB_VERDICT_NONE; v <= RB_VERDICT_LAST; v++)
         if (!strcmp(s, rb_verdict_name((rb_verdict)v)))
             return (rb_verdict)v;
     return RB_VERDICT_NONE;
@@ -82,6 +82,11 @@ static int pair_read(const json_value *o, rb_pair_result *p, char *err, size_t e
     p->link_bytes = json_true_at(o, "link_bytes");
     p->wall_s = json_number_at(o, "wall_s");
     p->setup_s = json_number_at(o, "setup_s");
+    p->idle_gpu_util = json_number_at(o, "idle_utilization_gpu_pct");
+    p->idle_mem_util = json_number_at(o, "idle_utilization_memory_pct");
+    if (rb_contention_from_json(o, "contended_at_start", &p->contended_at_start, err, err_size) !=
+        0)
+        return -1;
     const json_value *vs = json_get(o, "variants");
     for (size_t k = 0; vs && vs->type == JSON_ARRAY && k < vs->count; k++) {
         if (p->n_variants == RB_MAX_VARIANTS) {

@@ -22,7 +22,8 @@ const char *rb_change_name(rb_change c)
 
 const char *rb_cause_name(rb_cause c)
 {
-    static const char *const names[] = {"", "platform", "code", "throttled", "unexplained"};
+    static const char *const names[] = {"",          "platform",   "code", "throttled",
+                                        "unexplained", "contended"};
     return names[c];
 }
 
@@ -336,24 +337,74 @@ static void reasons_text(const json_value *v, char *out, size_t size)
         rb_fmt(out, size, "none");
 }
 
+double rb_runcmp_cycle_mhz(const json_value *variant)
+{
+    const json_value *c = json_get(variant, "clocks");
+    double mean = json_number_at(c, "sm_mhz_mean"), n = json_number_at(c, "samples");
+    if (!(mean > 0) || (json_get(c, "samples") && !(n >= RB_EXPECT_MIN_CLOCK_READINGS)))
+        return NAN;
+    return mean;
+}
+
+/* Is the change within the floor in cycle space (the time ratio's interval times the ratio of
+ * the clocks)? Without an interval, the ratio itself. */
+static int same_in_cycles(const rb_runcmp_row *row)
+{
+    double k = row->cycles_ratio / row->ratio;
+    if (!(k > 0))
+        return 0;
+    if (isfinite(row->ratio_lo) && isfinite(row->ratio_hi))
+        return rb_runcmp_verdict(row->ratio_lo * k, row->ratio_hi * k, row->floor) ==
+               RB_CHANGE_SAME;
+    return row->cycles_ratio >= 1 / (1 + row->floor) && row->cycles_ratio <= 1 + row->floor;
+}
+
+/* Throttled: a change in time that cycle space does not see, the clock moved and the kernel did
+ * not (rb_runcmp_cycle_mhz: both runs' mean clocks known); where a clock is unknown, the slower
+ * run ran under thermal or hardware slowdown. */
 static int attribute_throttle(const json_value *ov, const json_value *nv, rb_runcmp_row *row,
                               rb_runcmp_text *t)
 {
-    double oc = clock_mhz(ov), nc = clock_mhz(nv);
     /* the run that took longer: new when slower, old when faster */
     const json_value *slow = row->change == RB_CHANGE_SLOWER ? nv : ov;
     int throttled = json_true_at(slow, "throttled");
-    int clocks_explain =
-        oc > 0 && nc > 0 && explains(row->ratio_lo, row->ratio_hi, row->ratio, oc / nc, row->floor);
-    if (!throttled && !clocks_explain)
+    int in_cycles = isfinite(row->cycles_ratio);
+    if (in_cycles ? !same_in_cycles(row) : !throttled)
         return 0;
-    char ro[160], rn[160];
+    char ro[160], rn[160], cycles[120] = "";
     reasons_text(ov, ro, sizeof ro);
     reasons_text(nv, rn, sizeof rn);
+    double oc = in_cycles ? rb_runcmp_cycle_mhz(ov) : clock_mhz(ov);
+    double nc = in_cycles ? rb_runcmp_cycle_mhz(nv) : clock_mhz(nv);
+    if (in_cycles)
+        rb_fmt(cycles, sizeof cycles, "; cycles x%.3f, within the %.1f%% floor",
+               row->cycles_ratio, 100 * row->floor);
+    else
+        rb_fmt(cycles, sizeof cycles, "; cycles unknown (no mean clock in %s)",
+               rb_runcmp_cycle_mhz(ov) > 0 ? "NEW" : "OLD");
     rb_fmt(t->evidence, sizeof t->evidence,
-           "SM clock %.0f -> %.0f MHz (time x%.3f expected); reasons %s -> %s%s; variant time "
+           "SM clock %.0f -> %.0f MHz%s; reasons %s -> %s%s; variant time x%.3f", oc, nc, cycles,
+           ro, rn, throttled ? " (throttled)" : "", row->ratio);
+    return 1;
+}
+
+/* Contended: either run timed the variant while a process not its own used the GPU. */
+static int attribute_contended(const json_value *ov, const json_value *nv, rb_runcmp_row *row,
+                               rb_runcmp_text *t)
+{
+    int in_old = json_true_at(ov, "contended"), in_new = json_true_at(nv, "contended");
+    if (!in_old && !in_new)
+        return 0;
+    rb_contention c;
+    char err[120], who[300];
+    if (rb_contention_from_json(in_new ? nv : ov, "contended_by", &c, err, sizeof err) != 0)
+        rb_contention_init(&c);
+    rb_contention_text(&c, who, sizeof who);
+    rb_fmt(t->evidence, sizeof t->evidence,
+           "%s timed it while %s used the GPU: a shared GPU, not a code change; variant time "
            "x%.3f",
-           oc, nc, oc / nc, ro, rn, throttled ? " (throttled)" : "", row->ratio);
+           in_old && in_new ? "both runs" : in_new ? "NEW" : "OLD",
+           who[0] ? who : "another process", row->ratio);
     return 1;
 }
 
@@ -366,7 +417,9 @@ void rb_runcmp_attribute(const json_value *od, const json_value *nd, const json_
     if (!code[0])
         algo_diff(ov, nv, code, sizeof code);
     row->evidence = t->evidence;
-    if (attribute_platform(od, nd, row, t)) {
+    if (attribute_contended(ov, nv, row, t)) {
+        row->cause = RB_CAUSE_CONTENDED;
+    } else if (attribute_platform(od, nd, row, t)) {
         row->cause = RB_CAUSE_PLATFORM;
         if (code[0]) { /* said, so that a code change riding on a platform move is seen */
             size_t len = strlen(t->evidence);
@@ -379,9 +432,12 @@ void rb_runcmp_attribute(const json_value *od, const json_value *nd, const json_
         row->cause = RB_CAUSE_THROTTLED;
     } else {
         row->cause = RB_CAUSE_UNEXPLAINED;
-        char clocks[64], tried[240];
+        char clocks[96], tried[240];
         double oc = clock_mhz(ov), nc = clock_mhz(nv);
-        if (oc > 0 && nc > 0)
+        if (oc > 0 && nc > 0 && isfinite(row->cycles_ratio))
+            rb_fmt(clocks, sizeof clocks, "SM clock %.0f -> %.0f MHz, cycles x%.3f", oc, nc,
+                   row->cycles_ratio);
+        else if (oc > 0 && nc > 0)
             rb_fmt(clocks, sizeof clocks, "SM clock %.0f -> %.0f MHz", oc, nc);
         else
             rb_fmt(clocks, sizeof clocks, "SM clock unknown");
@@ -433,6 +489,12 @@ void rb_runcmp_attribute_verdicts(const json_value *expect, json_value *doc, rb_
                 m > 0 && isfinite(v->time_ms.ci_hi) ? row.ratio * v->time_ms.ci_hi / m : row.ratio;
             row.floor = v->threshold;
             row.change = v->verdict == RB_VERDICT_REGRESSED ? RB_CHANGE_SLOWER : RB_CHANGE_FASTER;
+            double oc = rb_runcmp_cycle_mhz(json_get(json_get(ep, "variants"), v->name));
+            double nc = rb_runcmp_cycle_mhz(nv);
+            row.cycles_ratio = v->per_clock ? row.ratio : row.ratio * nc / oc;
+            if (!(oc > 0 && nc > 0))
+                row.cycles_ratio = NAN;
+            row.energy_ratio = NAN;
             rb_runcmp_attribute(od, doc, ep, np, json_get(json_get(ep, "variants"), v->name), nv,
                                 &row, &text);
             rb_fmt(v->cause, sizeof v->cause, "%s", rb_cause_name(row.cause));
@@ -500,6 +562,8 @@ void rb_runcmp_judge(const json_value *od, const json_value *nd, const json_valu
     row->roof = t->roof;
     row->evidence = t->evidence;
     row->old_ms = row->new_ms = row->ratio = row->ratio_lo = row->ratio_hi = row->floor = NAN;
+    row->cycles_ratio = row->energy_ratio = NAN;
+    row->contended = json_true_at(ov, "contended") || json_true_at(nv, "contended");
     row->change = RB_CHANGE_NOT_COMPARED;
     row->cause = RB_CAUSE_NONE;
     row->informational = is_informational(ov) || is_informational(nv);
@@ -526,6 +590,13 @@ void rb_runcmp_judge(const json_value *od, const json_value *nd, const json_valu
     row->ratio = b.median / a.median;
     row->ratio_lo = b.lo / a.hi;
     row->ratio_hi = b.hi / a.lo;
+    double oc = rb_runcmp_cycle_mhz(ov), nc = rb_runcmp_cycle_mhz(nv);
+    if (oc > 0 && nc > 0)
+        row->cycles_ratio = row->ratio * nc / oc;
+    double oj = json_number_at(json_get(ov, "energy"), "joules_per_launch");
+    double nj = json_number_at(json_get(nv, "energy"), "joules_per_launch");
+    if (oj > 0 && nj > 0)
+        row->energy_ratio = nj / oj;
     row->floor = rb_runcmp_floor(a.noise, b.noise);
     /* What varies between runs, where the expectations recorded it (core/expect.h): the same
      * floor a run's verdict uses, so that compare and run agree on what is noise. */
@@ -792,6 +863,13 @@ static void collect_facts(const json_value *doc, facts *fs)
     const json_value *env = json_get(doc, "environment");
     flatten(fs, "", json_get(env, "start") ? json_get(env, "start") : env, 0);
     flatten(fs, "platform", json_get(doc, "platform"), 0);
+    /* a run that shared its GPU says so (a clean run, or one from before the check, says
+     * nothing) */
+    const json_value *shared = json_get(doc, "contention");
+    if (json_true_at(shared, "contended")) {
+        add_fact(fs, "contention.contended", json_get(shared, "contended"));
+        add_fact(fs, "contention.processes", json_get(shared, "processes"));
+    }
 }
 
 static const json_value *fact_value(const facts *fs, const char *key)
@@ -961,6 +1039,15 @@ void rb_runcmp_free(rb_runcmp *c)
     memset(c, 0, sizeof *c);
 }
 
+int rb_runcmp_contended(const rb_runcmp *c)
+{
+    int n = 0;
+    for (int i = 0; i < c->n_rows; i++)
+        n += c->rows[i].change == RB_CHANGE_SLOWER && c->rows[i].cause == RB_CAUSE_CONTENDED &&
+             (c->gate_all || !c->rows[i].informational);
+    return n;
+}
+
 int rb_runcmp_failing(const rb_runcmp *c, int fail_on_platform)
 {
     int n = 0;
@@ -995,23 +1082,35 @@ static void print_counts(FILE *f, const rb_runcmp *c)
  * with an escape sequence or a newline cannot recolour the screen or forge a table line). */
 #define TERM(s, buf) (rb_text_for_terminal((s), (buf), sizeof(buf)), (buf))
 
+/* "+1.2%" of a ratio, "-" when unknown. */
+static void change_text(double ratio, char *buf, size_t size)
+{
+    if (isfinite(ratio))
+        rb_fmt(buf, size, "%+.1f%%", 100 * (ratio - 1));
+    else
+        rb_fmt(buf, size, "-");
+}
+
 static void print_row(FILE *f, const rb_runcmp_row *r)
 {
-    char name[140], interval[40] = "-", p[260], v[260], ev[1700];
+    char name[140], interval[40] = "-", p[260], v[260], ev[1700], cyc[16], en[16];
     rb_fmt(name, sizeof name, "%s/%s", TERM(r->pair, p), TERM(r->variant, v));
     if (isfinite(r->ratio_lo))
         rb_fmt(interval, sizeof interval, "[%.3f, %.3f]", r->ratio_lo, r->ratio_hi);
     if (r->change == RB_CHANGE_NOT_COMPARED) {
-        fprintf(f, "%-48s %10s %10s %8s %-17s %5s  %-12s %s\n", name, "-", "-", "-", "-", "-",
-                rb_change_name(r->change), TERM(r->evidence, ev));
+        fprintf(f, "%-48s %10s %10s %8s %7s %7s %-17s %5s  %-12s %s\n", name, "-", "-", "-", "-",
+                "-", "-", "-", rb_change_name(r->change), TERM(r->evidence, ev));
         return;
     }
     char cause[40];
     rb_fmt(cause, sizeof cause, "%s%s%s", rb_cause_name(r->cause),
            r->informational && r->cause != RB_CAUSE_NONE ? " " : "",
            r->informational ? "informational" : "");
-    fprintf(f, "%-48s %10.4f %10.4f %+7.1f%% %-17s %4.1f%%  %-8s %s\n", name, r->old_ms, r->new_ms,
-            100 * (r->ratio - 1), interval, 100 * r->floor, rb_change_name(r->change), cause);
+    change_text(r->cycles_ratio, cyc, sizeof cyc);
+    change_text(r->energy_ratio, en, sizeof en);
+    fprintf(f, "%-48s %10.4f %10.4f %+7.1f%% %7s %7s %-17s %4.1f%%  %-8s %s\n", name, r->old_ms,
+            r->new_ms, 100 * (r->ratio - 1), cyc, en, interval, 100 * r->floor,
+            rb_change_name(r->change), cause);
     if (r->cause != RB_CAUSE_NONE || r->evidence[0])
         fprintf(f, "    %s\n", TERM(r->evidence, ev));
 }
@@ -1037,8 +1136,8 @@ void rb_runcmp_print(FILE *f, const rb_runcmp *c, const char *old_path, const ch
                 TERM(c->env[i].new_value, n));
     }
     print_counts(f, c);
-    fprintf(f, "\n%-48s %10s %10s %8s %-17s %5s  %-8s %s\n", "pair/variant", "old ms", "new ms",
-            "change", "90% interval", "floor", "verdict", "cause");
+    fprintf(f, "\n%-48s %10s %10s %8s %7s %7s %-17s %5s  %-8s %s\n", "pair/variant", "old ms",
+            "new ms", "change", "cycles", "energy", "90% interval", "floor", "verdict", "cause");
     for (int i = 0; i < c->n_rows; i++)
         print_row(f, &c->rows[i]);
 }
@@ -1058,6 +1157,10 @@ static json_value *row_json(const rb_runcmp_row *r)
                               r->cause == RB_CAUSE_NONE ? NULL : rb_cause_name(r->cause)) |
               json_set_string(o, "evidence", r->evidence);
     bad |= json_set_string(o, "floor_from", r->floor_from_runs ? "recorded runs" : "timed loops");
+    bad |= json_set_number(o, "cycles_ratio", r->cycles_ratio) |
+           json_set_number(o, "energy_ratio", r->energy_ratio);
+    if (r->contended)
+        bad |= json_set_bool(o, "contended", 1);
     if (r->informational)
         bad |= json_set_bool(o, "informational", 1);
     if (bad) {
@@ -1168,6 +1271,8 @@ static void html_row(rb_sbuf *b, const rb_runcmp_row *r)
     rb_html_cell_number(b, r->old_ms, "%.4f", 1);
     rb_html_cell_number(b, r->new_ms, "%.4f", 1);
     rb_html_cell_number(b, r->ratio - 1, "%+.1f%%", 100);
+    rb_html_cell_number(b, r->cycles_ratio - 1, "%+.1f%%", 100);
+    rb_html_cell_number(b, r->energy_ratio - 1, "%+.1f%%", 100);
     rb_html_cell_number(b, r->ratio_lo, "%.3f", 1);
     rb_html_cell_number(b, r->ratio_hi, "%.3f", 1);
     rb_html_cell_number(b, r->floor, "%.1f%%", 100);
@@ -1226,6 +1331,7 @@ void rb_runcmp_html_to(rb_sbuf *b, const rb_runcmp *c, const char *old_path, con
     rb_sbuf_add(b, ". Click a column's header to sort by it.</p>\n<table class=\"rb\">\n"
                    "<thead><tr><th>pair/variant</th><th>roof</th><th class=\"num\">old ms</th>"
                    "<th class=\"num\">new ms</th><th class=\"num\">change</th>"
+                   "<th class=\"num\">cycles</th><th class=\"num\">energy</th>"
                    "<th class=\"num\">ratio lo</th><th class=\"num\">ratio hi</th>"
                    "<th class=\"num\">floor</th><th>verdict</th><th>cause</th>"
                    "<th>evidence</th></tr></thead>\n<tbody>\n");

@@ -16,7 +16,12 @@
  *            could hide in it, so the row cannot say "same" (the evidence says where the floor
  *            came from). Counted apart; slower and faster stand whatever the floor.
  *
+ * Each row says its change in cycles (time x mean SM clock) beside its change in time, and its
+ * change in energy per launch where both runs measured it (core/energy.h).
+ *
  * Attribution of each faster / slower variant, the first that holds, with one line of evidence:
+ *   contended   either run timed it while a process not that run's own used the GPU
+ *               (core/contention.h): a measurement on a shared GPU, not a code regression;
  *   platform    its roof moved the same way in the two runs, and the time ratio over the ratio
  *               the roof predicts lies within the tolerance (the floor, or the roof's measured
  *               noise when larger). Roofs: the runs' "platform" reference of the row's own roof
@@ -28,8 +33,10 @@
  *               their two predictions (a kernel using both: a co-tenant taking SMs and DRAM);
  *   code        a kernel of the variant changed: sass_hash, registers, static, dynamic or
  *               local memory, a kernel added or gone, or its library_algo;
- *   throttled   the run that was slower was throttled (thermal or hardware slowdown), or the
- *               ratio of mean SM clocks predicts the time ratio within the tolerance;
+ *   throttled   the change is within the floor in cycle space (time x the row's mean SM clock,
+ *               nvbench's robust compare) but not in time: the clock moved, the kernel did not;
+ *               where a run's mean clock is unknown, the slower run was throttled (thermal or
+ *               hardware slowdown);
  *   unexplained none of these; the evidence names the roof held against the time and how it
  *               moved, and how far below it the variant ran (a variant far below its roof is
  *               set by something no roof of the platform reference measures).
@@ -64,7 +71,8 @@ typedef enum rb_cause {
     RB_CAUSE_PLATFORM,
     RB_CAUSE_CODE,
     RB_CAUSE_THROTTLED,
-    RB_CAUSE_UNEXPLAINED
+    RB_CAUSE_UNEXPLAINED,
+    RB_CAUSE_CONTENDED /* either run timed it on a shared GPU (core/contention.h) */
 } rb_cause;
 
 const char *rb_change_name(rb_change c);
@@ -79,6 +87,11 @@ typedef struct rb_runcmp_row {
     double ratio;              /* new / old median time: above 1 is slower */
     double ratio_lo, ratio_hi; /* its 90% interval; NaN when a run has no interval */
     double floor;              /* the floor this variant was judged with */
+    /* new / old in cycle space: the time ratio x new / old mean SM clock (rb_runcmp_cycle_mhz);
+     * NaN when a run's clock is unknown */
+    double cycles_ratio;
+    double energy_ratio; /* new / old joules per launch; NaN unless both runs measured it */
+    int contended;       /* either run's variant was timed on a shared GPU */
     int floor_from_runs;       /* it is 2 x the expectations' run_spread (rb_runcmp_build_expect) */
     rb_change change;
     rb_cause cause;
@@ -126,6 +139,11 @@ typedef struct rb_runcmp {
     int gate_all;
     rb_strpool strings; /* the rows' texts */
 } rb_runcmp;
+
+/* The mean SM clock a variant was timed at, for cycle space: clocks.sm_mhz_mean when it rests
+ * on RB_EXPECT_MIN_CLOCK_READINGS readings or more (an expectation's entry, which keeps the
+ * median of its runs' means without a count, counts as known); NaN otherwise. */
+double rb_runcmp_cycle_mhz(const json_value *variant);
 
 /* The floor of a variant whose two runs spread (p90 - p10) / median by noise_old, noise_new within
  * their timed loops: max(RB_RUNCMP_MIN_FLOOR, half the larger). NaN spreads are ignored. */
@@ -191,12 +209,15 @@ void rb_runcmp_free(rb_runcmp *c);
     "ratio = new / old median time, its 90% interval from each run's 95% interval of the "         \
     "median; floor = max(2%, half the larger p10-p90 spread of the two timed loops, and 2 x "      \
     "the spread of the expectations' recorded runs where they have one); blind: same or "          \
-    "unclear with a floor above 10%"
+    "unclear with a floor above 10%; cycles = time x mean SM clock; energy = joules per launch"
 
 /* The number of variants that make the comparison fail: slower, attributed to anything but the
  * platform (fail_on_platform: to anything), and gating (an informational row only with
- * c->gate_all). */
+ * c->gate_all). A contended one fails it too: a shared GPU's time is no time to pass, and the
+ * line that says so names the cause (rb_runcmp_contended). */
 int rb_runcmp_failing(const rb_runcmp *c, int fail_on_platform);
+/* Of those, the ones attributed to contended. */
+int rb_runcmp_contended(const rb_runcmp *c);
 
 /* Keeps the rows whose pair (its row name "<pair>.<input>@<size>", or the pair's own name
  * before the first '.' or '@') or "pair/variant" matches the POSIX extended regex, and counts

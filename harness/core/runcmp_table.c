@@ -51,10 +51,20 @@ static int is_change(rb_change c)
     return c != RB_CHANGE_SAME && c != RB_CHANGE_NOT_COMPARED;
 }
 
+/* "+1.2% | " of a ratio, "- | " when unknown. */
+static void md_change(rb_sbuf *b, double ratio)
+{
+    if (isfinite(ratio))
+        rb_sbuf_add(b, "%+.1f%% | ", 100 * (ratio - 1));
+    else
+        rb_sbuf_add(b, "- | ");
+}
+
 static void md_table(rb_sbuf *b, const rb_runcmp *c, int changed)
 {
-    rb_sbuf_add(b, "| pair/variant | old ms | new ms | change | 90%% interval | floor | verdict | "
-                   "cause | evidence |\n|:--|--:|--:|--:|:--|--:|:--|:--|:--|\n");
+    rb_sbuf_add(b, "| pair/variant | old ms | new ms | change | cycles | energy | 90%% interval | "
+                   "floor | verdict | cause | evidence |\n"
+                   "|:--|--:|--:|--:|--:|--:|:--|--:|:--|:--|:--|\n");
     for (int i = 0; i < c->n_rows; i++) {
         const rb_runcmp_row *r = &c->rows[i];
         if (is_change(r->change) != changed)
@@ -64,10 +74,12 @@ static void md_table(rb_sbuf *b, const rb_runcmp *c, int changed)
         rb_sbuf_add(b, "/");
         rb_md_text(b, r->variant);
         if (r->change == RB_CHANGE_NOT_COMPARED) {
-            rb_sbuf_add(b, " | - | - | - | - | - | not compared | | ");
+            rb_sbuf_add(b, " | - | - | - | - | - | - | - | not compared | | ");
         } else {
             rb_sbuf_add(b, " | %.4f | %.4f | %+.1f%% | ", r->old_ms, r->new_ms,
                         100 * (r->ratio - 1));
+            md_change(b, r->cycles_ratio);
+            md_change(b, r->energy_ratio);
             if (isfinite(r->ratio_lo))
                 rb_sbuf_add(b, "[%.3f, %.3f]", r->ratio_lo, r->ratio_hi);
             else
@@ -172,8 +184,9 @@ char *rb_runcmp_markdown(const rb_runcmp *c, const char *old_path, const char *n
 void rb_runcmp_csv_to(rb_sbuf *out, const rb_runcmp *c)
 {
     rb_sbuf *b = out;
-    rb_sbuf_add(b, "pair,variant,roof,old_ms,new_ms,change_pct,ratio_lo,ratio_hi,floor_pct,"
-                   "floor_from,verdict,cause,evidence\r\n");
+    rb_sbuf_add(b, "pair,variant,roof,old_ms,new_ms,change_pct,cycles_change_pct,"
+                   "energy_change_pct,ratio_lo,ratio_hi,floor_pct,floor_from,verdict,cause,"
+                   "evidence\r\n");
     for (int i = 0; i < c->n_rows; i++) {
         const rb_runcmp_row *r = &c->rows[i];
         int judged = r->change != RB_CHANGE_NOT_COMPARED;
@@ -183,6 +196,8 @@ void rb_runcmp_csv_to(rb_sbuf *out, const rb_runcmp *c)
         rb_csv_number(b, r->old_ms, 1);
         rb_csv_number(b, r->new_ms, 1);
         rb_csv_number(b, r->ratio - 1, 100);
+        rb_csv_number(b, r->cycles_ratio - 1, 100);
+        rb_csv_number(b, r->energy_ratio - 1, 100);
         rb_csv_number(b, r->ratio_lo, 1);
         rb_csv_number(b, r->ratio_hi, 1);
         rb_csv_number(b, r->floor, 100);

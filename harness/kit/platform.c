@@ -4,10 +4,13 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
+#include "core/contention.h"
 #include "core/util.h"
 
 /* ---- NVML through dlopen: the few entry points we read, declared by hand ---- */
@@ -54,6 +57,16 @@ static nvml_api *nvml_load(void)
     *(void **)&nvml.api.ecc = nvml_sym(lib, "nvmlDeviceGetEccMode", NULL);
     *(void **)&nvml.api.mig = nvml_sym(lib, "nvmlDeviceGetMigMode", NULL);
     *(void **)&nvml.api.driver = nvml_sym(lib, "nvmlSystemGetDriverVersion", NULL);
+    *(void **)&nvml.api.energy = nvml_sym(lib, "nvmlDeviceGetTotalEnergyConsumption", NULL);
+    *(void **)&nvml.api.utilization = nvml_sym(lib, "nvmlDeviceGetUtilizationRates", NULL);
+    /* _v3 and _v2 fill the 24-byte nvmlProcessInfo_v2_t, the first call the 16-byte v1 */
+    *(void **)&nvml.api.processes = nvml_sym(lib, "nvmlDeviceGetComputeRunningProcesses_v3",
+                                             "nvmlDeviceGetComputeRunningProcesses_v2");
+    nvml.api.process_bytes = RB_NVML_PROCESS_V2_BYTES;
+    if (!nvml.api.processes) {
+        *(void **)&nvml.api.processes = nvml_sym(lib, "nvmlDeviceGetComputeRunningProcesses", NULL);
+        nvml.api.process_bytes = RB_NVML_PROCESS_V1_BYTES;
+    }
     if (!nvml.init || !nvml.by_pci) {
         rb_fmt(nvml.why, sizeof nvml.why, "%s", "libnvidia-ml.so.1 lacks nvmlInit_v2");
         return NULL;
@@ -142,6 +155,48 @@ void rb_env_nvml_clock_sample(void *handle, double *sm_mhz, int *have_reasons,
     *sm_mhz = nvml.api.clock && nvml.api.clock(handle, RB_NVML_CLOCK_SM, &v) == 0 ? (double)v : NAN;
     *reasons = 0;
     *have_reasons = nvml.api.reasons && nvml.api.reasons(handle, reasons) == 0;
+}
+
+int rb_env_nvml_energy_mj(void *handle, unsigned long long *mj)
+{
+    return nvml.loaded > 0 && nvml.api.energy && nvml.api.energy(handle, mj) == 0 ? 0 : -1;
+}
+
+int rb_env_nvml_utilization(void *handle, unsigned *gpu, unsigned *memory)
+{
+    unsigned u[2] = {0, 0};
+    if (nvml.loaded <= 0 || !nvml.api.utilization || nvml.api.utilization(handle, u) != 0)
+        return -1;
+    *gpu = u[0];
+    *memory = u[1];
+    return 0;
+}
+
+int rb_env_nvml_processes(void *handle, struct rb_gpu_process *out, int max, int *n)
+{
+    enum { insufficient_size = 7 }; /* NVML_ERROR_INSUFFICIENT_SIZE */
+    const char *planted = getenv("RB_TEST_GPU_PROCESSES");
+    *n = 0;
+    if (planted)
+        return rb_gpu_processes_parse(planted, (int)getpid(), (int)getppid(), out, max, n);
+    if (nvml.loaded <= 0 || !nvml.api.processes)
+        return -1;
+    /* 8-byte aligned room for the records; a longer list is read again into a larger one */
+    unsigned long long room[RB_CONTENTION_LISTED_MAX * RB_NVML_PROCESS_V2_BYTES / 8];
+    size_t bytes = nvml.api.process_bytes;
+    unsigned count = (unsigned)(sizeof room / bytes);
+    void *records = room;
+    rb_nvml_ret rc = nvml.api.processes(handle, &count, records);
+    if (rc == insufficient_size && count < 100000) {
+        count += 8; /* room for processes that start meanwhile */
+        records = malloc((size_t)count * bytes);
+        rc = records ? nvml.api.processes(handle, &count, records) : -1;
+    }
+    if (rc == 0)
+        *n = rb_gpu_processes_decode(records, count, bytes, out, max);
+    if (records != room)
+        free(records);
+    return rc == 0 ? 0 : -1;
 }
 
 void rb_env_list(const char *prefix, char *out, size_t out_size)

@@ -27,6 +27,15 @@ typedef struct rb_nvml_api {
     rb_nvml_ret (*ecc)(rb_nvml_device, int *, int *);
     rb_nvml_ret (*mig)(rb_nvml_device, unsigned *, unsigned *);
     rb_nvml_ret (*driver)(char *, unsigned);
+    /* nvmlDeviceGetTotalEnergyConsumption: millijoules since the driver loaded (Volta on) */
+    rb_nvml_ret (*energy)(rb_nvml_device, unsigned long long *);
+    /* nvmlDeviceGetUtilizationRates: {unsigned gpu, memory;} in % over the driver's last
+     * sample period */
+    rb_nvml_ret (*utilization)(rb_nvml_device, unsigned *);
+    /* nvmlDeviceGetComputeRunningProcesses_v3 or _v2 (process_bytes 24), else the unversioned
+     * call (16): (device, in: room / out: count, records) */
+    rb_nvml_ret (*processes)(rb_nvml_device, unsigned *, void *);
+    size_t process_bytes;
 } rb_nvml_api;
 
 enum { RB_NVML_CLOCK_SM = 1, RB_NVML_CLOCK_MEM = 2, RB_NVML_TEMPERATURE_GPU = 0 };
@@ -60,6 +69,18 @@ int rb_env_nvml_device(int device, void **handle);
  * *have_reasons 0 when they could not be read. */
 void rb_env_nvml_clock_sample(void *handle, double *sm_mhz, int *have_reasons,
                               unsigned long long *reasons);
+
+/* NVML's total-energy counter of the handle's GPU (rb_env_nvml_device) in millijoules: 0, or -1
+ * (no NVML, no counter on this GPU or driver). Calls no CUDA. */
+int rb_env_nvml_energy_mj(void *handle, unsigned long long *mj);
+/* NVML's utilization of the GPU (%, over the driver's last sample period): 0, or -1. */
+int rb_env_nvml_utilization(void *handle, unsigned *gpu, unsigned *memory);
+/* The compute processes on the handle's GPU (core/contention.h: PIDs and memory, names left
+ * empty), at most max of them into out, *n how many: 0, or -1 when NVML cannot list them.
+ * Test hook: RB_TEST_GPU_PROCESSES (rb_gpu_processes_parse's list) stands for NVML's list,
+ * "self" this process and "root" its parent. Calls no CUDA. */
+struct rb_gpu_process;
+int rb_env_nvml_processes(void *handle, struct rb_gpu_process *out, int max, int *n);
 
 /* " NAME=value" for each environment variable whose name starts with prefix, in environment
  * order, into out (truncated to out_size); "" when none. */

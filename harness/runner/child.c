@@ -15,6 +15,7 @@
 #include "core/util.h"
 #include "env.h"
 #include "gpu.h"
+#include "gpu_check.h"
 #include "pair_util.h"
 
 int rb_child_send(int fd, json_value *v)
@@ -141,6 +142,13 @@ static double current_sm_clock_mhz(void)
     return cudaGetDevice(&device) == cudaSuccess ? rb_env_sm_clock_mhz(device) : NAN;
 }
 
+/* A pair that spans GPUs is timed on several, and the energy counter read is one GPU's. */
+static void energy_of_pair(const rb_pair *p, rb_variant_result *r)
+{
+    if (p->gpus.min >= 2 && r->energy.state != RB_ENERGY_NONE)
+        rb_energy_none(&r->energy, RB_ENERGY_SEVERAL_GPUS);
+}
+
 /* The note of a variant whose samples were timed without the start latch (measure.h). */
 static void note_latch_dropped(rb_variant_result *r)
 {
@@ -171,12 +179,16 @@ static rb_status run_variant(const rb_pair *p, const rb_variant_def *v, void *ct
         /* Poisoned before the timed loop: what is checked after it was written by it. */
         RB_TRY(poison_output(p, v, ctx, s));
         rb_measure_opts m = o->measure;
-        int dropped = 0;
+        int dropped = 0, read = 0;
         m.rank_median_ms = o->comm ? own_ms : NULL;
         m.latch_dropped = &dropped;
+        m.energy = &r->energy;
+        m.contended = &r->contended_by;
+        m.contention_read = &read;
         RB_TRY(rb_measure(v->run, ctx, s, &m, &r->time_ms, &r->launches_per_sample, &r->clocks));
         if (dropped)
             note_latch_dropped(r);
+        energy_of_pair(p, r);
         r->timed = 1;
         r->sm_clock_mhz = current_sm_clock_mhz();
         RB_TRY(p->check(ctx, variant_index(p, v), s, &r->rel_err_after));
@@ -234,11 +246,16 @@ static rb_status run_interleaved(const rb_pair *p, void *ctx, cudaStream_t s,
         nvtxRangePushA(label);
     }
     rb_clocks clocks[RB_MAX_VARIANTS];
+    rb_energy energy[RB_MAX_VARIANTS];
+    rb_contention seen;
     double own[RB_MAX_VARIANTS];
-    int dropped[RB_MAX_VARIANTS] = {0};
+    int dropped[RB_MAX_VARIANTS] = {0}, read = 0;
     rb_measure_opts m = o->measure;
     m.rank_median_ms = o->comm ? own : NULL;
     m.latch_dropped = dropped;
+    m.energy = energy;
+    m.contended = &seen;
+    m.contention_read = &read;
     rb_status st = rb_measure_rounds(timed, n, s, &m, stats, launches, clocks);
     if (o->nvtx)
         nvtxRangePop();
@@ -253,6 +270,9 @@ static rb_status run_interleaved(const rb_pair *p, void *ctx, cudaStream_t s,
         ri->timed = 1;
         ri->sm_clock_mhz = clock;
         ri->clocks = clocks[i]; /* the readings taken while its own samples ran */
+        ri->energy = energy[i];
+        ri->contended_by = seen; /* timed together: the loop's processes are each one's */
+        energy_of_pair(p, ri);
         if (dropped[i])
             note_latch_dropped(ri);
         RB_TRY(checked_launches(p, v, ctx, s, (int)launches[i], &ri->rel_err_after));
@@ -531,6 +551,20 @@ static int setup_record(int fd, double setup_s)
     return rb_child_send(fd, r);
 }
 
+/* What is on the GPU before this child puts anything there (rb_gpu_check_idle), as a
+ * "gpu_check" record. 0, or -1 when it cannot be sent. */
+static int idle_record(int fd, int device, int settle)
+{
+    rb_gpu_check g;
+    rb_gpu_check_idle(device, settle, &g);
+    json_value *r = record("gpu_check");
+    if (!r || rb_gpu_check_to_json(&g, r) != 0) {
+        json_free(r);
+        return -1;
+    }
+    return rb_child_send(fd, r);
+}
+
 int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
 {
     rb_device dev;
@@ -538,6 +572,8 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
     int device = 0; /* 0 in a child of roofbench's; a rank's own GPU under MPI */
     if (cudaGetDevice(&device) != cudaSuccess || rb_env_device(device, &dev) != RB_OK)
         return send_error(fd, "cannot read the device");
+    if (!o->check_only && idle_record(fd, device, 0) != 0) /* between pairs */
+        return 1;
     if (p->min_cc && dev.cc < p->min_cc) {
         rb_fmt(why, sizeof why, "needs compute capability %d.%d, this GPU has %d.%d",
                p->min_cc / 10, p->min_cc % 10, dev.cc / 10, dev.cc % 10);
@@ -630,7 +666,7 @@ static int send_no_device(int fd, const char *why)
     return 3;
 }
 
-int rb_child_probe(int fd, int device)
+int rb_child_probe(int fd, int device, int look)
 {
     int count = 0;
     char why[300];
@@ -672,6 +708,10 @@ int rb_child_probe(int fd, int device)
                have ? dev.cc : 0);
         return send_no_device(fd, why);
     }
+    /* Before anything of the run is on the GPU: who else is (a busy GPU with none listed is
+     * looked at again a second later: a run that just ended still shows in its utilization). */
+    if (look && idle_record(fd, dev_index, 1) != 0)
+        return 1;
     json_value *env = rb_env_collect(dev_index, device >= 0);
     if (!env)
         return send_error(fd, "cannot read the environment");

@@ -8,6 +8,8 @@
  *   {"type":"skip","reason"} the GPU cannot run the pair
  *   {"type":"error","reason"} a failure; the child then exits non-zero
  *   {"type":"env", ...}      a probe's environment
+ *   {"type":"gpu_check", ...} before the pair's setup (and a run's first probe): the processes
+ *                            not the run's own on the GPU and its utilization (core/contention.h)
  */
 #ifndef RB_CHILD_H
 #define RB_CHILD_H
@@ -35,8 +37,8 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd);
 /* A probe: reports {"type":"env", ...} (rb_env_collect of the device) or {"type":"error",
  * "no_device": true, ...}. device -1: device 0 of all the visible ones; N >= 0 (--device N): that
  * one alone, and a device that is not there is {"type":"error", "usage": true, ...} (the parent
- * exits 2). */
-int rb_child_probe(int fd, int device);
+ * exits 2). look: a "gpu_check" record first (a run's first probe: who else is on the GPU). */
+int rb_child_probe(int fd, int device, int look);
 
 /* Writes one JSON line to fd (takes ownership of v). */
 int rb_child_send(int fd, json_value *v);

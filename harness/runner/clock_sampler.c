@@ -5,9 +5,22 @@
 #include <time.h>
 
 #include "env.h"
+#include "gpu_check.h"
+
+/* Reads the process list once and keeps what is not the run's own. */
+static void look_at_processes(rb_clock_sampler *s)
+{
+    rb_contention now;
+    if (rb_gpu_check_list(s->nvml, &s->own, &now) != 0)
+        return;
+    s->procs_read = 1;
+    rb_contention_merge(&s->seen, &now);
+}
 
 static void sample_once(rb_clock_sampler *s)
 {
+    if (++s->ticks % (RB_CONTENTION_POLL_MS / RB_CLOCK_SAMPLE_MS) == 0)
+        look_at_processes(s);
     double mhz;
     int have_reasons;
     unsigned long long bits;
@@ -38,8 +51,11 @@ void rb_clock_sampler_start(rb_clock_sampler *s, int device, int n)
         rb_clocks_init(&s->clocks[i]);
     atomic_init(&s->stop, 0);
     atomic_init(&s->current, 0);
+    rb_contention_init(&s->seen);
     if (rb_env_nvml_device(device, &s->nvml) != 0)
         return;
+    rb_gpu_check_own(&s->own, 1);
+    look_at_processes(s); /* before the first sample */
     s->running = pthread_create(&s->thread, NULL, sampler_main, s) == 0;
 }
 
@@ -55,7 +71,14 @@ void rb_clock_sampler_stop(rb_clock_sampler *s, rb_clocks *out)
         atomic_store(&s->stop, 1);
         pthread_join(s->thread, NULL);
         s->running = 0;
+        look_at_processes(s); /* after the last sample */
     }
     for (int i = 0; i < s->n; i++)
         out[i] = s->clocks[i];
+}
+
+void rb_clock_sampler_contention(const rb_clock_sampler *s, rb_contention *out, int *read)
+{
+    *out = s->seen;
+    *read = s->procs_read;
 }

@@ -11,6 +11,11 @@
  * short tensor-core step that follows a long FP32 one runs at another clock than the loop's
  * average, and a verdict at equal clock needs the step's own. A sample waits for its stop
  * event before the next one is queued, so the variant the loop names is the one on the GPU.
+ *
+ * It also reads NVML's compute processes (core/contention.h): on the calling thread when it
+ * starts and when it stops, and from its thread every RB_CONTENTION_POLL_MS in between,
+ * settling windows included; a process not the run's own seen at any of these makes the loop,
+ * and every variant timed in it, contended (rb_clock_sampler_contention).
  */
 #ifndef RB_CLOCK_SAMPLER_H
 #define RB_CLOCK_SAMPLER_H
@@ -19,6 +24,7 @@
 #include <stdatomic.h>
 
 #include "core/clocks.h"
+#include "core/contention.h"
 #include "core/result.h"
 
 #define RB_CLOCK_SAMPLE_MS 10
@@ -31,6 +37,10 @@ typedef struct rb_clock_sampler {
     atomic_int current;                /* the variant being timed */
     int n;                             /* variants */
     rb_clocks clocks[RB_MAX_VARIANTS]; /* written by the thread until it is joined */
+    rb_own own;                        /* who is the run's own (core/contention.h) */
+    int procs_read;                    /* the process list could be read at least once */
+    int ticks;
+    rb_contention seen;                /* written by the thread until it is joined */
 } rb_clock_sampler;
 
 /* Starts sampling device (the caller's CUDA device) for a loop of n variants (1 to
@@ -43,5 +53,8 @@ void rb_clock_sampler_timing(rb_clock_sampler *s, int i);
 /* Stops and joins the thread; out[0..n) get what it saw of each variant (empty when it never
  * ran). */
 void rb_clock_sampler_stop(rb_clock_sampler *s, rb_clocks *out);
+/* After stop: the processes not the run's own seen from start to stop (empty when none, or
+ * when the list could not be read: *read then 0). */
+void rb_clock_sampler_contention(const rb_clock_sampler *s, rb_contention *out, int *read);
 
 #endif

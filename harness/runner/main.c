@@ -179,7 +179,8 @@ typedef struct probe_state {
     json_value *env;
     char error[400];
     int no_device;
-    int usage; /* --device names a GPU that is not there */
+    int usage;          /* --device names a GPU that is not there */
+    rb_gpu_check check; /* who else was on the GPU (when the probe looked: probe_looks) */
 } probe_state;
 
 static void on_probe_line(void *arg, const json_value *line)
@@ -191,6 +192,10 @@ static void on_probe_line(void *arg, const json_value *line)
     if (!strcmp(type->string, "env")) {
         json_free(s->env);
         s->env = json_clone(json_get(line, "env"));
+    } else if (!strcmp(type->string, "gpu_check")) {
+        char err[200];
+        if (rb_gpu_check_from_json(line, &s->check, err, sizeof err) != 0)
+            fprintf(stderr, "roofbench: the probe's look at the GPU: %s\n", err);
     } else if (!strcmp(type->string, "error")) {
         rb_fmt(s->error, sizeof s->error, "%s",
                reason && reason->type == JSON_STRING ? reason->string : "unknown error");
@@ -199,9 +204,12 @@ static void on_probe_line(void *arg, const json_value *line)
     }
 }
 
+/* The next probe looks at who else is on the GPU (a run's first: rb_child_probe's look). */
+static int probe_looks;
+
 static int probe_child(void *arg, int fd)
 {
-    return rb_child_probe(fd, *(const int *)arg);
+    return rb_child_probe(fd, *(const int *)arg, probe_looks);
 }
 
 /* --device N: the GPU the run uses, and whether the children see it alone yet (select_device). */
@@ -212,6 +220,7 @@ static int probe(probe_state *s, double timeout_s)
 {
     char why[300];
     memset(s, 0, sizeof *s);
+    rb_gpu_check_init(&s->check);
     /* once restricted, the selected GPU is device 0 of the children's */
     int device = device_restricted ? 0 : selected_device;
     int rc = rb_run_child(probe_child, &device, timeout_s, on_probe_line, s, why, sizeof why);
@@ -510,9 +519,13 @@ static int compare_with_baseline(const json_value *baseline, const json_value *d
     printf("\n");
     rb_runcmp_print(stdout, &c, o->baseline_path, "(this run)");
     int failing = rb_runcmp_failing(&c, o->fail_on_platform);
+    int contended = rb_runcmp_contended(&c);
     if (failing)
         printf("baseline: %d variant(s) slower than in %s for a cause other than the platform%s\n",
                failing, o->baseline_path, o->fail_on_platform ? " (or for any cause)" : "");
+    if (contended)
+        printf("baseline: of which %d contended: timed on a shared GPU, not a code regression\n",
+               contended);
     rb_runcmp_free(&c);
     return failing;
 }
@@ -591,7 +604,9 @@ static int run_body(rb_job *jobs, int n, const rb_options *o, int argc, char **a
         return rc;
 
     probe_state ps;
+    probe_looks = 1; /* who else is on the GPU before the run: the first probe looks */
     rc = probe(&ps, o->timeout_s);
+    probe_looks = 0;
     if (rc == 0 && (rc = select_device()) != 0)
         json_free(ps.env);
     if (rc != 0) {
@@ -630,6 +645,13 @@ static int run_body(rb_job *jobs, int n, const rb_options *o, int argc, char **a
     printf("roofbench %s on %s (compute capability %s), driver %s, CUDA runtime %s\n", rb_git_rev,
            env_str(ps.env, "device"), env_str(ps.env, "cc"), env_str(ps.env, "driver"),
            env_str(ps.env, "cuda_runtime"));
+    if (rb_contention_any(&ps.check.seen)) {
+        char who[400];
+        rb_contention_text(&ps.check.seen, who, sizeof who);
+        printf("contended: %s on the GPU before the run: every row timed while it is there says "
+               "contended\n",
+               who);
+    }
     if (!have_expect && !o->expect_none)
         printf("no expectation file %s: every verdict is 'new'. Record one with:\n"
                "  build/<arch>/roofbench ceilings && build/<arch>/roofbench run "
@@ -681,6 +703,10 @@ static int run_body(rb_job *jobs, int n, const rb_options *o, int argc, char **a
     rb_results_derive(have_expect ? &expect : NULL, key, results, n, &ceilings, &peaks);
     rb_expect_apply(have_expect ? &expect : NULL, results, n);
     int failing = rb_expect_failing(results, n, o->gate_all);
+    rb_contention shared;
+    int contended = rb_report_contention(&ps.check, results, n, &shared, NULL, 0);
+    for (int r = 0; r + 1 < repeat; r++)
+        contended |= rb_report_contention(NULL, earlier + (size_t)r * n, n, &shared, NULL, 0);
 
     json_value *meta =
         rb_results_meta("roofbench", o, argc, argv, ps.env, have_expect ? expect_path : NULL);
@@ -692,6 +718,9 @@ static int run_body(rb_job *jobs, int n, const rb_options *o, int argc, char **a
         /* NULL (out of memory) leaves the file without a platform: an old file's shape */
         if (platform)
             json_object_set(meta, "platform", platform);
+        json_value *shared_json = rb_report_contention_json(&ps.check, results, n);
+        if (shared_json)
+            json_object_set(meta, "contention", shared_json);
     } else {
         json_free(env_end);
         json_free(platform);
@@ -702,11 +731,21 @@ static int run_body(rb_job *jobs, int n, const rb_options *o, int argc, char **a
     printf("\n");
     rb_report_table(stdout, results, n, o->wide);
     rb_report_summary(stdout, results, n);
+    rb_report_energy_and_contention(stdout, &ps.check, results, n);
     int lock_fd = -1;
     json_value *recorded = NULL;
-    if (o->update_expectations)
+    if (o->update_expectations && contended) {
+        char who[400];
+        rb_contention_text(&shared, who, sizeof who);
+        fprintf(stderr,
+                "roofbench: not recording expectations: the GPU was shared while the run "
+                "measured (%s): %s left as it was; record again on an idle GPU\n",
+                who, expect_path);
+        failing++;
+    } else if (o->update_expectations) {
         failing += stage_expectations(o, expect_path, key, results, n, earlier, repeat,
                                       recorded_platform, ps.env, outs, &lock_fd, &recorded);
+    }
     /* every file of the run at once: the results, their twins, the CSV, the expectations */
     if (!doc || rb_results_save(o, key, doc, results, n, outs) != 0) {
         failing++;
@@ -725,11 +764,22 @@ static int run_body(rb_job *jobs, int n, const rb_options *o, int argc, char **a
     free(earlier);
     rb_expect_free(&expect);
     json_free(ps.env);
-    if (failing)
+    if (contended) {
+        char who[400];
+        rb_contention_text(&shared, who, sizeof who);
+        printf("exit 1: contended: %s used the GPU while the run measured; its times cannot be "
+               "trusted\n",
+               who);
+    }
+    int contended_rows = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < results[i].n_variants; k++)
+            contended_rows += results[i].v[k].verdict == RB_VERDICT_CONTENDED;
+    if (failing > contended_rows)
         printf("exit 1: %d failed pair(s), invalid or regressed variant(s), or unwritten "
                "file(s)\n",
-               failing);
-    return failing ? EXIT_FAIL : EXIT_OK;
+               failing - contended_rows);
+    return failing || contended ? EXIT_FAIL : EXIT_OK;
 }
 
 static int cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **argv,
@@ -1219,9 +1269,14 @@ static int compare_body(const rb_options *o, rb_outputs *outs)
     if (rc == 0) {
         print_compare(o, &c);
         int failing = rb_runcmp_failing(&c, o->fail_on_platform);
+        int contended = rb_runcmp_contended(&c);
         if (failing && !o->compare_md && !o->compare_csv)
             printf("exit 1: %d variant(s) slower for a cause other than the platform%s\n", failing,
                    o->fail_on_platform ? " (or for any cause)" : "");
+        if (contended && !o->compare_md && !o->compare_csv)
+            printf("of which %d contended: a run timed them while another process used the GPU, "
+                   "not a code regression; measure again on an idle GPU\n",
+                   contended);
         rc = failing ? EXIT_FAIL : EXIT_OK;
     }
     rb_runcmp_free(&c);

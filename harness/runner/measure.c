@@ -6,6 +6,7 @@
 
 #include "clock_sampler.h"
 #include "core/util.h"
+#include "env.h"
 #include "gpu.h"
 
 #define MIN_SAMPLES 20
@@ -140,11 +141,44 @@ static int medians_precise(const double *samples, int n, size_t stride, size_t r
 
 /* The timed loop: rounds of one sample of every variant, until the stopping rules say so.
  * samples[i * max_rounds + r]: variant i's sample in round r; *rounds_out: the rounds taken. */
+/* NVML's energy counter now (millijoules); 0 when it cannot be read (no handle: no NVML). */
+static int energy_now(void *nvml, unsigned long long *mj)
+{
+    *mj = 0;
+    return nvml && rb_env_nvml_energy_mj(nvml, mj) == 0;
+}
+
+/* The energy of a loop of ~1 ms samples, read around it whole (e0 before, t0 its start): one
+ * variant's own, or nothing that tells several apart (rb_measure_opts.energy). */
+static void loop_energy(const rb_measure_opts *o, void *nvml, int n, int have0,
+                        unsigned long long e0, double t0, size_t rounds, const int *launches)
+{
+    unsigned long long e1;
+    double elapsed = rb_now_s() - t0;
+    int have1 = energy_now(nvml, &e1);
+    for (int i = 0; o->energy && i < n; i++) {
+        rb_energy_init(&o->energy[i]);
+        if (!nvml)
+            rb_energy_none(&o->energy[i], RB_ENERGY_UNAVAILABLE);
+        else if (o->cold)
+            rb_energy_none(&o->energy[i], RB_ENERGY_COLD);
+        else if (n > 1)
+            rb_energy_none(&o->energy[i], RB_ENERGY_INTERLEAVED);
+        else
+            rb_energy_add_window(&o->energy[i], have0 && have1, e0, e1, elapsed,
+                                 (double)rounds * launches[i] * ops_of(o));
+        rb_energy_finish(&o->energy[i]);
+    }
+}
+
 static rb_status timed_loop(timed_variant *v, int n, cudaStream_t stream, const rb_measure_opts *o,
                             const timer *t, const int *launches, rb_clock_sampler *sampler,
                             double *samples, double *own, uint64_t max_rounds, size_t *rounds_out)
 {
-    double t0 = rb_now_s(), min_s = fmax(MIN_SAMPLING_S, o->min_s);
+    void *nvml = sampler ? sampler->nvml : NULL;
+    unsigned long long e0;
+    int have0 = energy_now(nvml, &e0);
+    double t0 = rb_now_s(), min_s = fmax(MIN_SAMPLING_S, o->min_s), energy_t0 = t0;
     size_t rounds = 0;
     while (rounds < max_rounds) {
         for (int i = 0; i < n; i++) {
@@ -166,6 +200,7 @@ static rb_status timed_loop(timed_variant *v, int n, cudaStream_t stream, const 
         if (s > fmax(o->cap_s * n, o->min_s) && rounds >= 3)
             break;
     }
+    loop_energy(o, nvml, n, have0, e0, energy_t0, rounds, launches);
     return RB_OK;
 }
 
@@ -179,8 +214,12 @@ static rb_status timed_windows(timed_variant *v, int n, cudaStream_t stream,
                                uint64_t max_per, size_t *counts)
 {
     double scratch = 0.0;
-    for (int i = 0; i < n; i++)
+    void *nvml = sampler ? sampler->nvml : NULL;
+    for (int i = 0; i < n; i++) {
         counts[i] = 0;
+        if (o->energy)
+            rb_energy_init(&o->energy[i]);
+    }
     for (int r = 0; r < o->windows; r++)
         for (int i = 0; i < n; i++) {
             if (sampler)
@@ -189,13 +228,24 @@ static rb_status timed_windows(timed_variant *v, int n, cudaStream_t stream,
                 RB_TRY(time_sample(&v[i], stream, o, t, launches[i], &scratch, NULL));
             if (sampler)
                 rb_clock_sampler_timing(sampler, i);
+            unsigned long long e0, e1;
+            int have0 = energy_now(nvml, &e0);
             double t0 = rb_now_s();
+            size_t first = counts[i];
             do {
                 size_t at = (size_t)i * max_per + counts[i]++;
                 RB_TRY(time_sample(&v[i], stream, o, t, launches[i], &samples[at],
                                    own ? &own[at] : NULL));
             } while (counts[i] < max_per && loop_s(o, t0) < o->window_s);
+            /* the window's own energy: each variant's windows are its alone */
+            double elapsed = rb_now_s() - t0;
+            int have1 = energy_now(nvml, &e1);
+            if (o->energy)
+                rb_energy_add_window(&o->energy[i], nvml && have0 && have1, e0, e1, elapsed,
+                                     (double)(counts[i] - first) * launches[i] * ops_of(o));
         }
+    for (int i = 0; o->energy && i < n; i++)
+        rb_energy_finish(&o->energy[i]);
     return RB_OK;
 }
 
@@ -226,8 +276,15 @@ static rb_status measure_rounds(timed_variant *v, int n, cudaStream_t stream,
                                        samples, own, max_rounds, counts)
                        : timed_loop(v, n, stream, o, t, launches, clocks ? &sampler : NULL, samples,
                                     own, max_rounds, &rounds);
-    if (clocks)
+    if (clocks) {
         rb_clock_sampler_stop(&sampler, clocks);
+        if (o->contended) {
+            int read = 0;
+            rb_clock_sampler_contention(&sampler, o->contended, &read);
+            if (o->contention_read)
+                *o->contention_read = read;
+        }
+    }
     RB_TRY(st);
     for (int i = 0; i < n; i++) {
         size_t taken = o->windows > 0 ? counts[i] : rounds;

@@ -34,6 +34,8 @@ void rb_results_begin(rb_pair_result *r, const rb_job *j)
     r->cols = j->size.cols;
     r->full_size = p->full_size;
     r->setup_s = NAN; /* until the child reports it */
+    rb_contention_init(&r->contended_at_start);
+    r->idle_gpu_util = r->idle_mem_util = NAN;
 }
 
 unsigned rb_results_skip_mask(const rb_job *j, const rb_options *o)
@@ -82,6 +84,16 @@ void rb_results_line(rb_pair_result *r, const json_value *line)
         r->bytes = b && b->type == JSON_NUMBER ? b->number : NAN;
         const json_value *link = json_get(line, "link_bytes");
         r->link_bytes = link && link->type == JSON_BOOL && link->boolean;
+    } else if (!strcmp(type->string, "gpu_check")) {
+        rb_gpu_check g;
+        char err[200];
+        if (rb_gpu_check_from_json(line, &g, err, sizeof err) != 0) {
+            fprintf(stderr, "roofbench: %s: %s\n", r->name, err);
+            return;
+        }
+        r->contended_at_start = g.seen;
+        r->idle_gpu_util = g.gpu_util;
+        r->idle_mem_util = g.mem_util;
     } else if (!strcmp(type->string, "setup")) {
         const json_value *t = json_get(line, "setup_s");
         r->setup_s = t && t->type == JSON_NUMBER ? t->number : NAN;

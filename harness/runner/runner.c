@@ -15,6 +15,18 @@
 
 static volatile sig_atomic_t interrupt_signal, waiting_for_child;
 
+#define RB_RUNNER_KEEP_PIDS 32
+static int started[RB_RUNNER_KEEP_PIDS], n_started; /* a ring of the last ones */
+
+int rb_runner_children(int *pids, int max)
+{
+    int have = n_started < RB_RUNNER_KEEP_PIDS ? n_started : RB_RUNNER_KEEP_PIDS;
+    int n = have < max ? have : max;
+    for (int i = 0; i < n; i++)
+        pids[i] = started[(n_started - n + i) % RB_RUNNER_KEEP_PIDS];
+    return n;
+}
+
 /* While a child runs, the signal is recorded and rb_run_child ends the child and returns; in
  * the parent's own work (reading, comparing, drawing, selecting pairs: any loop, however long)
  * the process ends at once, as the default action would, without a temporary file left. */
@@ -108,6 +120,7 @@ int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_l
         fflush(stderr);
         _exit(rc);
     }
+    started[n_started++ % RB_RUNNER_KEEP_PIDS] = (int)pid;
     close(fds[1]);
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);

@@ -30,4 +30,10 @@ void rb_runner_catch_interrupts(void);
 /* The signal that arrived (SIGINT, SIGTERM), or 0. */
 int rb_runner_interrupted(void);
 
+/* The PIDs of the children this process started so far (the last max of them, oldest first)
+ * into pids; returns how many. A child reads its parent's list as it was when it was forked:
+ * the run's earlier children, which are the run's own should NVML still list one
+ * (core/contention.h). */
+int rb_runner_children(int *pids, int max);
+
 #endif
