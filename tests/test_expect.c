@@ -1268,13 +1268,15 @@ static void test_report_csv(void)
                          "17.89569707,16.01643532,1,pass,dram_gbps,dram_gbps,samples,false,false,"
                          ",,,,false,\r\n") != NULL);
     /* the invalid one keeps its own note, not an above-the-roof reason */
-    RB_CHECK(strstr(csv, "143.1655765,128.1314826,,-,dram_gbps,dram_gbps,samples,false,false,"
-                         ",,,,false,\"4295 GB/s exceeds the DRAM peak 3352 GB/s: the data came from "
-                         "cache") != NULL);
+    RB_CHECK(strstr(csv,
+                    "143.1655765,128.1314826,,-,dram_gbps,dram_gbps,samples,false,false,"
+                    ",,,,false,\"4295 GB/s exceeds the DRAM peak 3352 GB/s: the data came from "
+                    "cache") != NULL);
     RB_CHECK(strstr(csv, "of the measured") == NULL);
-    RB_CHECK(strstr(csv, "\r\nhistogram,skewed,67108864,optimized,0.025,0.01,2684.35456,GB/s,"
-                         "83.88608,,,-,dram_read_gbps,dram_read_gbps,samples,false,false,"
-                         ",,,,false,\"a \"\"quoted\"\", comma'd note\nover two lines\"\r\n") != NULL);
+    RB_CHECK(strstr(csv,
+                    "\r\nhistogram,skewed,67108864,optimized,0.025,0.01,2684.35456,GB/s,"
+                    "83.88608,,,-,dram_read_gbps,dram_read_gbps,samples,false,false,"
+                    ",,,,false,\"a \"\"quoted\"\", comma'd note\nover two lines\"\r\n") != NULL);
     RB_CHECK(strstr(csv, "\r\ngemm_tiled,,64x64,,,,,,,,,skipped,,,,,,,,,,,\"needs sm_90, this "
                          "GPU is "
                          "8.0\"\r\n") != NULL);

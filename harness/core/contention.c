@@ -122,8 +122,7 @@ static void add_process(rb_contention *c, const rb_gpu_process *p)
         c->more++;
 }
 
-int rb_contention_judge(const rb_gpu_process *listed, int n, const rb_own *own,
-                        rb_contention *out)
+int rb_contention_judge(const rb_gpu_process *listed, int n, const rb_own *own, rb_contention *out)
 {
     rb_contention_init(out);
     int self_listed = 0, any_own = 0;

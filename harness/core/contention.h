@@ -29,10 +29,10 @@
 
 #include "json.h"
 
-#define RB_CONTENTION_MAX 4       /* processes named per row (more are counted) */
-#define RB_CONTENTION_POLL_MS 100 /* how often the list is read while a row is timed */
+#define RB_CONTENTION_MAX 4         /* processes named per row (more are counted) */
+#define RB_CONTENTION_POLL_MS 100   /* how often the list is read while a row is timed */
 #define RB_CONTENTION_LISTED_MAX 64 /* processes read from NVML at once */
-#define RB_OWN_KNOWN 32           /* earlier children of the run remembered */
+#define RB_OWN_KNOWN 32             /* earlier children of the run remembered */
 
 /* NVML's process records (nvml.h is not on every toolkit install): nvmlProcessInfo_v1_t of the
  * unversioned call, {unsigned pid; unsigned long long usedGpuMemory;}, 16 bytes, and
@@ -49,9 +49,9 @@ typedef struct rb_gpu_process {
 } rb_gpu_process;
 
 typedef struct rb_contention {
-    int n;               /* processes named in p */
-    int more;            /* foreign processes seen beyond RB_CONTENTION_MAX */
-    int other_namespace; /* NVML's PIDs are another namespace's: the names are unknown */
+    int n;                /* processes named in p */
+    int more;             /* foreign processes seen beyond RB_CONTENTION_MAX */
+    int other_namespace;  /* NVML's PIDs are another namespace's: the names are unknown */
     double unlisted_util; /* > 0: the GPU was busy (utilization, %) with no process listed */
     rb_gpu_process p[RB_CONTENTION_MAX];
 } rb_contention;
@@ -67,7 +67,7 @@ typedef struct rb_own {
     int self, root;
     int known[RB_OWN_KNOWN];
     int n_known;
-    int holds_context; /* self has a CUDA context on the GPU: it must be listed */
+    int holds_context;         /* self has a CUDA context on the GPU: it must be listed */
     int (*parent_of)(int pid); /* -1 when unknown */
     void (*name_of)(int pid, char *out, size_t size); /* "?" when unknown */
 } rb_own;
@@ -80,8 +80,7 @@ int rb_own_is(const rb_own *o, int pid);
 /* The processes of listed[0..n) that are not the run's own into out (which it resets), named
  * by own->name_of unless NVML's PIDs are another namespace's. Returns how many there are (0:
  * the GPU was the run's). */
-int rb_contention_judge(const rb_gpu_process *listed, int n, const rb_own *own,
-                        rb_contention *out);
+int rb_contention_judge(const rb_gpu_process *listed, int n, const rb_own *own, rb_contention *out);
 
 /* Empty. */
 void rb_contention_init(rb_contention *c);
@@ -105,9 +104,9 @@ int rb_contention_from_json(const json_value *o, const char *key, rb_contention 
 /* One look at the GPU while nothing of the run is on it: at a run's start (its probe) and at
  * each pair's start (between pairs). */
 typedef struct rb_gpu_check {
-    int checked;          /* NVML's list could be read */
-    char why[160];        /* why not */
-    rb_contention seen;   /* the processes not the run's own */
+    int checked;               /* NVML's list could be read */
+    char why[160];             /* why not */
+    rb_contention seen;        /* the processes not the run's own */
     double gpu_util, mem_util; /* NVML's utilization, %; NaN: not read */
 } rb_gpu_check;
 

@@ -165,8 +165,9 @@ int rb_energy_from_json(const json_value *variant, rb_energy *e, char *err, size
     if (x->type != JSON_OBJECT || positive_at(x, "joules", &e->joules) ||
         positive_at(x, "window_s", &e->window_s) || positive_at(x, "launches", &e->launches)) {
         rb_energy_init(e);
-        rb_fmt(err, err_size, "energy: an object with positive joules, window_s and launches "
-                              "expected");
+        rb_fmt(err, err_size,
+               "energy: an object with positive joules, window_s and launches "
+               "expected");
         return -1;
     }
     e->windows = windows >= 1 && windows <= 1e6 ? (int)windows : 1;

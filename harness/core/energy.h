@@ -33,14 +33,14 @@
 #define RB_ENERGY_MIN_WINDOW_S 0.1
 
 typedef enum rb_energy_state {
-    RB_ENERGY_NONE,        /* not measured (not timed): nothing in the results */
-    RB_ENERGY_OK,          /* joules over window_s */
-    RB_ENERGY_SHORT,       /* its samples add up to less than RB_ENERGY_MIN_WINDOW_S */
-    RB_ENERGY_STALLED,     /* the counter did not advance over a window (or went back) */
-    RB_ENERGY_INTERLEAVED, /* ~1 ms samples in turn with other variants: one counter for all */
+    RB_ENERGY_NONE,         /* not measured (not timed): nothing in the results */
+    RB_ENERGY_OK,           /* joules over window_s */
+    RB_ENERGY_SHORT,        /* its samples add up to less than RB_ENERGY_MIN_WINDOW_S */
+    RB_ENERGY_STALLED,      /* the counter did not advance over a window (or went back) */
+    RB_ENERGY_INTERLEAVED,  /* ~1 ms samples in turn with other variants: one counter for all */
     RB_ENERGY_SEVERAL_GPUS, /* the pair spans GPUs: the counter is one GPU's */
-    RB_ENERGY_COLD,        /* --cold: an L2 flush, with energy of its own, precedes each sample */
-    RB_ENERGY_UNAVAILABLE, /* no NVML, or no total-energy counter on this GPU or driver */
+    RB_ENERGY_COLD,         /* --cold: an L2 flush, with energy of its own, precedes each sample */
+    RB_ENERGY_UNAVAILABLE,  /* no NVML, or no total-energy counter on this GPU or driver */
     RB_ENERGY_STATE_COUNT
 } rb_energy_state;
 

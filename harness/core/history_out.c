@@ -36,8 +36,8 @@ static void step_text(const rb_history *h, const rb_history_series *s, const rb_
     if (isfinite(r->cycles_ratio))
         rb_fmt(cycles, sizeof cycles, " (cycles x%.3f)", r->cycles_ratio);
     rb_fmt(buf, size, "%s%s x%.3f%s%s, floor %.1f%%, at %s %s (level from %s): %s",
-           st->confirmed ? "" : "pending: ", rb_change_name(r->change), r->ratio, interval,
-           cycles, 100 * r->floor, b->date, b->git, a->git, rb_cause_name(r->cause));
+           st->confirmed ? "" : "pending: ", rb_change_name(r->change), r->ratio, interval, cycles,
+           100 * r->floor, b->date, b->git, a->git, rb_cause_name(r->cause));
 }
 
 static void header_lines(FILE *f, const rb_history *h)

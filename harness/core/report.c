@@ -52,8 +52,7 @@ int rb_report_contention(const rb_gpu_check *start, const rb_pair_result *pairs,
     return rb_contention_any(all);
 }
 
-json_value *rb_report_contention_json(const rb_gpu_check *start, const rb_pair_result *pairs,
-                                      int n)
+json_value *rb_report_contention_json(const rb_gpu_check *start, const rb_pair_result *pairs, int n)
 {
     rb_contention all;
     char where[2000];
@@ -61,8 +60,8 @@ json_value *rb_report_contention_json(const rb_gpu_check *start, const rb_pair_r
     json_value *o = json_new_object(), *before = json_new_object();
     int checked = start && start->checked;
     int bad = !o || !before || json_set_bool(o, "checked", checked) ||
-              (!checked && json_set_string(o, "why", start && start->why[0] ? start->why
-                                                                            : "not looked at")) ||
+              (!checked &&
+               json_set_string(o, "why", start && start->why[0] ? start->why : "not looked at")) ||
               json_set_bool(o, "contended", contended) ||
               rb_contention_to_json(&all, o, "processes") ||
               json_set_string(o, "where", contended ? where : "");

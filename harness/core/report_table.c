@@ -155,8 +155,7 @@ static void extras_text(const rb_variant_result *v, char *buf, size_t size)
 }
 
 /* "0.187 J/launch, 598 W mean, 1640 GFLOP/J, 5.74 GB/J"; "" without energy. */
-static void energy_text(const rb_pair_result *p, const rb_variant_result *v, char *buf,
-                        size_t size)
+static void energy_text(const rb_pair_result *p, const rb_variant_result *v, char *buf, size_t size)
 {
     buf[0] = '\0';
     if (!v->timed || v->energy.state != RB_ENERGY_OK)

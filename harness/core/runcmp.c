@@ -22,8 +22,8 @@ const char *rb_change_name(rb_change c)
 
 const char *rb_cause_name(rb_cause c)
 {
-    static const char *const names[] = {"",          "platform",   "code", "throttled",
-                                        "unexplained", "contended"};
+    static const char *const names[] = {"",          "platform",    "code",
+                                        "throttled", "unexplained", "contended"};
     return names[c];
 }
 
@@ -377,8 +377,8 @@ static int attribute_throttle(const json_value *ov, const json_value *nv, rb_run
     double oc = in_cycles ? rb_runcmp_cycle_mhz(ov) : clock_mhz(ov);
     double nc = in_cycles ? rb_runcmp_cycle_mhz(nv) : clock_mhz(nv);
     if (in_cycles)
-        rb_fmt(cycles, sizeof cycles, "; cycles x%.3f, within the %.1f%% floor",
-               row->cycles_ratio, 100 * row->floor);
+        rb_fmt(cycles, sizeof cycles, "; cycles x%.3f, within the %.1f%% floor", row->cycles_ratio,
+               100 * row->floor);
     else
         rb_fmt(cycles, sizeof cycles, "; cycles unknown (no mean clock in %s)",
                rb_runcmp_cycle_mhz(ov) > 0 ? "NEW" : "OLD");
@@ -403,7 +403,9 @@ static int attribute_contended(const json_value *ov, const json_value *nv, rb_ru
     rb_fmt(t->evidence, sizeof t->evidence,
            "%s timed it while %s used the GPU: a shared GPU, not a code change; variant time "
            "x%.3f",
-           in_old && in_new ? "both runs" : in_new ? "NEW" : "OLD",
+           in_old && in_new ? "both runs"
+           : in_new         ? "NEW"
+                            : "OLD",
            who[0] ? who : "another process", row->ratio);
     return 1;
 }

@@ -90,8 +90,8 @@ typedef struct rb_runcmp_row {
     /* new / old in cycle space: the time ratio x new / old mean SM clock (rb_runcmp_cycle_mhz);
      * NaN when a run's clock is unknown */
     double cycles_ratio;
-    double energy_ratio; /* new / old joules per launch; NaN unless both runs measured it */
-    int contended;       /* either run's variant was timed on a shared GPU */
+    double energy_ratio;       /* new / old joules per launch; NaN unless both runs measured it */
+    int contended;             /* either run's variant was timed on a shared GPU */
     int floor_from_runs;       /* it is 2 x the expectations' run_spread (rb_runcmp_build_expect) */
     rb_change change;
     rb_cause cause;

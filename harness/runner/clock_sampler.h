@@ -40,7 +40,7 @@ typedef struct rb_clock_sampler {
     rb_own own;                        /* who is the run's own (core/contention.h) */
     int procs_read;                    /* the process list could be read at least once */
     int ticks;
-    rb_contention seen;                /* written by the thread until it is joined */
+    rb_contention seen; /* written by the thread until it is joined */
 } rb_clock_sampler;
 
 /* Starts sampling device (the caller's CUDA device) for a loop of n variants (1 to
