@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tier 1 (no GPU): energy per operation (harness/core/energy.c) on synthetic counter readings,
+ * a counter that does not advance among them (null, never 0 J); its fields in the results, the
+ * table's lines and compare's energy change; and cycle space (time x mean SM clock) in compare
+ * and history, which decides the throttled cause (harness/core/runcmp.c).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../harness/core/energy.h"
+#include "../harness/core/history.h"
+#include "../harness/core/report.h"
+#include "../harness/core/result.h"
+#include "../harness/core/runcmp.h"
+#include "rbtest.h"
+
+/* ---- the arithmetic ---- */
+
+static void test_arithmetic_on_synthetic_readings(void)
+{
+    rb_energy e;
+    rb_energy_init(&e);
+    /* 61 J over 100 ms (610 W) for 100 launches: 0.61 J a launch */
+    rb_energy_add_window(&e, 1, 5000000ull, 5061000ull, 0.1, 100);
+    rb_energy_finish(&e);
+    RB_CHECK(e.state == RB_ENERGY_OK);
+    RB_CHECK_NEAR(e.joules, 61.0, 1e-9);
+    RB_CHECK_NEAR(rb_energy_j_per_launch(&e), 0.61, 1e-12);
+    RB_CHECK_NEAR(rb_energy_mean_w(&e), 610.0, 1e-9);
+    /* 1 TFLOP and 2 GB a launch: 1639 GFLOP/J, 3.28 GB/J */
+    RB_CHECK_NEAR(rb_energy_giga_per_j(&e, 1e12), 1e12 / 0.61 * 1e-9, 1e-6);
+    RB_CHECK_NEAR(rb_energy_giga_per_j(&e, 2e9), 2e9 / 0.61 * 1e-9, 1e-9);
+    RB_CHECK(isnan(rb_energy_giga_per_j(&e, 0))); /* no such work: no rate */
+    /* sustained windows add up: two of 0.5 s, 300 J and 310 J, 1000 launches each */
+    rb_energy_init(&e);
+    rb_energy_add_window(&e, 1, 1000, 301000, 0.5, 1000);
+    rb_energy_add_window(&e, 1, 900000, 1210000, 0.5, 1000);
+    rb_energy_finish(&e);
+    RB_CHECK(e.state == RB_ENERGY_OK && e.windows == 2);
+    RB_CHECK_NEAR(rb_energy_j_per_launch(&e), 610.0 / 2000, 1e-12);
+    RB_CHECK_NEAR(rb_energy_mean_w(&e), 610.0, 1e-9);
+    /* the counter's resolution is 1 mJ: one count over a long window is still a figure */
+    rb_energy_init(&e);
+    rb_energy_add_window(&e, 1, 7, 8, 0.2, 1);
+    rb_energy_finish(&e);
+    RB_CHECK(e.state == RB_ENERGY_OK && e.joules == 1e-3);
+}
+
+static void test_counter_that_does_not_advance_is_null(void)
+{
+    rb_energy e;
+    rb_energy_init(&e);
+    rb_energy_add_window(&e, 1, 5000000ull, 5000000ull, 0.25, 100);
+    rb_energy_finish(&e);
+    RB_CHECK(e.state == RB_ENERGY_STALLED);
+    RB_CHECK(isnan(rb_energy_j_per_launch(&e)) && isnan(rb_energy_mean_w(&e)));
+    RB_CHECK(e.joules == 0 && e.launches == 0); /* nothing kept to be mistaken for 0 J */
+    json_value *o = json_new_object();
+    RB_CHECK(rb_energy_to_json(&e, o) == 0);
+    const json_value *x = json_get(o, "energy");
+    RB_CHECK(x && x->type == JSON_NULL); /* null, not {"joules": 0} */
+    RB_CHECK(!strcmp(json_string_at(o, "energy_why", ""), "stalled"));
+    rb_energy back;
+    char err[200];
+    RB_CHECK(rb_energy_from_json(o, &back, err, sizeof err) == 0 &&
+             back.state == RB_ENERGY_STALLED);
+    json_free(o);
+    /* one stalled window of two makes the row stalled, whatever the other measured */
+    rb_energy_init(&e);
+    rb_energy_add_window(&e, 1, 1000, 301000, 0.5, 1000);
+    rb_energy_add_window(&e, 1, 301000, 301000, 0.5, 1000);
+    rb_energy_finish(&e);
+    RB_CHECK(e.state == RB_ENERGY_STALLED);
+    /* a counter that went back (a driver reloaded in between) */
+    rb_energy_init(&e);
+    rb_energy_add_window(&e, 1, 9000, 10, 0.5, 10);
+    rb_energy_finish(&e);
+    RB_CHECK(e.state == RB_ENERGY_STALLED);
+}
+
+static void test_short_unavailable_and_reasons(void)
+{
+    rb_energy e;
+    rb_energy_init(&e);
+    rb_energy_add_window(&e, 1, 0, 30000, 0.05, 50); /* 50 ms: under the 100 ms window */
+    rb_energy_finish(&e);
+    RB_CHECK(e.state == RB_ENERGY_SHORT);
+    /* a short window whose counter did not move is short, not stalled: U may exceed it */
+    rb_energy_init(&e);
+    rb_energy_add_window(&e, 1, 10, 10, 0.02, 20);
+    rb_energy_finish(&e);
+    RB_CHECK(e.state == RB_ENERGY_SHORT);
+    /* exactly the minimum counts */
+    rb_energy_init(&e);
+    rb_energy_add_window(&e, 1, 0, 40000, RB_ENERGY_MIN_WINDOW_S, 100);
+    rb_energy_finish(&e);
+    RB_CHECK(e.state == RB_ENERGY_OK);
+    /* a reading that failed */
+    rb_energy_init(&e);
+    rb_energy_add_window(&e, 1, 0, 40000, 0.5, 100);
+    rb_energy_add_window(&e, 0, 0, 0, 0.5, 100);
+    rb_energy_finish(&e);
+    RB_CHECK(e.state == RB_ENERGY_UNAVAILABLE);
+    /* every reason has a word that reads back and a sentence */
+    for (int s = RB_ENERGY_SHORT; s < RB_ENERGY_STATE_COUNT; s++) {
+        rb_energy_state back;
+        RB_CHECK(rb_energy_why((rb_energy_state)s)[0] && rb_energy_why_text((rb_energy_state)s)[0]);
+        RB_CHECK(rb_energy_why_from_name(rb_energy_why((rb_energy_state)s), &back) == 0 &&
+                 back == (rb_energy_state)s);
+    }
+    rb_energy_state none;
+    RB_CHECK(rb_energy_why_from_name("ok", &none) == -1);
+}
+
+/* ---- in the results ---- */
+
+static void timed_pair(rb_pair_result *p, const char *name, double flops, double bytes)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->size = p->full_size = 1 << 20;
+    p->rows = 1;
+    p->flops = flops;
+    p->bytes = bytes;
+    p->idle_gpu_util = p->idle_mem_util = NAN;
+    rb_variant_result *v = &p->v[p->n_variants++];
+    rb_variant_result_init(v, "optimized", RB_ROLE_OPTIMIZED,
+                           flops > 0 ? RB_UNIT_FP32 : RB_UNIT_NONE, 1e-6);
+    v->valid = v->timed = 1;
+    v->time_ms.median = v->time_ms.min = v->time_ms.max = v->time_ms.p10 = v->time_ms.p90 = 1.0;
+    v->time_ms.noise = 0.001;
+    v->time_ms.n = 100;
+}
+
+static void test_variant_json_round_trip(void)
+{
+    rb_pair_result p;
+    timed_pair(&p, "gemm", 1e12, 2e9);
+    rb_variant_result *v = &p.v[0];
+    rb_energy_add_window(&v->energy, 1, 5000000ull, 5061000ull, 0.1, 100);
+    rb_energy_finish(&v->energy);
+    json_value *o = rb_variant_to_json(v);
+    const json_value *x = json_get(o, "energy");
+    RB_CHECK(x && x->type == JSON_OBJECT);
+    RB_CHECK_NEAR(json_number_at(x, "joules_per_launch"), 0.61, 1e-12);
+    RB_CHECK_NEAR(json_number_at(x, "mean_power_w"), 610.0, 1e-9);
+    RB_CHECK(json_number_at(x, "windows") == 1 && !json_get(o, "energy_why"));
+    rb_variant_result back;
+    char err[200];
+    RB_CHECK(rb_variant_from_json(o, &back, err, sizeof err) == 0);
+    RB_CHECK(back.energy.state == RB_ENERGY_OK && back.energy.joules == 61.0 &&
+             back.energy.launches == 100 && back.energy.window_s == 0.1);
+    json_free(o);
+    /* not timed: no energy field at all */
+    rb_variant_result_init(&back, "baseline", RB_ROLE_BASELINE, RB_UNIT_NONE, 0);
+    o = rb_variant_to_json(&back);
+    RB_CHECK(o && !json_get(o, "energy") && !json_get(o, "energy_why"));
+    json_free(o);
+    /* malformed records are refused with a reason */
+    static const char *const bad[] = {
+        "{\"energy\": {\"joules\": 0, \"window_s\": 1, \"launches\": 1}}",
+        "{\"energy\": {\"joules\": 1, \"window_s\": -1, \"launches\": 1}}",
+        "{\"energy\": {\"joules\": 1, \"window_s\": 1}}",
+        "{\"energy\": 3}",
+        "{\"energy\": null, \"energy_why\": \"because\"}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_value *d = json_parse(bad[i], strlen(bad[i]), err, sizeof err);
+        rb_energy e;
+        err[0] = '\0';
+        RB_CHECK(d && rb_energy_from_json(d, &e, err, sizeof err) == -1 && err[0]);
+        json_free(d);
+    }
+}
+
+static void test_results_rates_table_and_lines(void)
+{
+    rb_pair_result p[3];
+    timed_pair(&p[0], "gemm", 1e12, 2e9);
+    rb_energy_add_window(&p[0].v[0].energy, 1, 5000000ull, 5061000ull, 0.1, 100);
+    rb_energy_finish(&p[0].v[0].energy);
+    timed_pair(&p[1], "copy", 0, 2e9); /* a memory pair: GB/J only */
+    rb_energy_add_window(&p[1].v[0].energy, 1, 0, 50000, 0.1, 100);
+    rb_energy_finish(&p[1].v[0].energy);
+    timed_pair(&p[2], "tiny", 0, 1e6);
+    rb_energy_add_window(&p[2].v[0].energy, 1, 0, 5, 0.01, 10);
+    rb_energy_finish(&p[2].v[0].energy);
+    rb_roofs ceilings, peaks;
+    rb_roofs_unknown(&ceilings);
+    rb_roofs_unknown(&peaks);
+    rb_report_derive(p, 3, &ceilings, &peaks);
+    json_value *doc = rb_report_json(p, 3, &ceilings, &peaks, json_new_object());
+    const json_value *pairs = json_get(doc, "pairs");
+    const json_value *e0 = json_get(json_get(pairs->items[0], "variants")->items[0], "energy");
+    const json_value *e1 = json_get(json_get(pairs->items[1], "variants")->items[0], "energy");
+    RB_CHECK_NEAR(json_number_at(e0, "gflop_per_j"), 1e12 / 0.61 * 1e-9, 1e-6);
+    RB_CHECK_NEAR(json_number_at(e0, "gb_per_j"), 2e9 / 0.61 * 1e-9, 1e-9);
+    RB_CHECK(!json_get(e1, "gflop_per_j") && json_number_at(e1, "gb_per_j") == 4.0);
+    json_free(doc);
+    /* the table's energy lines, and the reason a row has none said once */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    rb_report_table(f, p, 3, 0);
+    rb_report_energy_and_contention(f, NULL, p, 3);
+    fclose(f);
+    RB_CHECK(text && strstr(text, "energy: gemm/optimized: 0.61 J/launch, 610 W mean, 1639 "
+                                  "GFLOP/J, 3.279 GB/J"));
+    RB_CHECK(text && strstr(text, "energy: copy/optimized: 0.5 J/launch, 500 W mean, 4 GB/J"));
+    RB_CHECK(text && !strstr(text, "energy: tiny/"));
+    RB_CHECK(text && strstr(text, "energy: 1 row not measured: its timed samples add up to less "
+                                  "than 100 ms"));
+    free(text);
+    /* no NVML at all: one line, not one per row */
+    for (int i = 0; i < 3; i++)
+        rb_energy_none(&p[i].v[0].energy, RB_ENERGY_UNAVAILABLE);
+    f = open_memstream(&text, &len);
+    rb_report_energy_and_contention(f, NULL, p, 3);
+    fclose(f);
+    RB_CHECK(text && !strcmp(text, "energy: not measured (no NVML total-energy counter)\n"));
+    free(text);
+}
+
+/* ---- compare: energy and cycle space ---- */
+
+/* A results document of one pair "p", one variant "v": its median (95% interval +-0.2%), its
+ * mean SM clock over `samples` readings (0: no clocks), its joules per launch (0: none),
+ * throttled or not. */
+static json_value *one_row(double median, double mhz, int samples, double joules, int throttled)
+{
+    char clocks[200] = "", energy[200] = "", text[2000], err[200];
+    if (samples > 0)
+        snprintf(clocks, sizeof clocks,
+                 ", \"clocks\": {\"sm_mhz_mean\": %.17g, \"sm_mhz_min\": %.17g, \"samples\": %d,"
+                 " \"reasons\": [%s]}, \"throttled\": %s",
+                 mhz, mhz, samples, throttled ? "\"hw_thermal\"" : "",
+                 throttled ? "true" : "false");
+    if (joules > 0)
+        snprintf(energy, sizeof energy,
+                 ", \"energy\": {\"joules\": %.17g, \"window_s\": 1, \"launches\": 100,"
+                 " \"joules_per_launch\": %.17g, \"mean_power_w\": %.17g}",
+                 100 * joules, joules, 100 * joules);
+    snprintf(text, sizeof text,
+             "{\"git\": \"g\", \"date\": \"d\", \"roofs\": {}, \"pairs\": [{\"name\": \"p\","
+             " \"size\": 1024, \"kernels\": [], \"variants\": [{\"name\": \"v\", \"valid\": true,"
+             " \"timed\": true, \"roof\": \"dram_gbps\", \"time_ms\": {\"median\": %.17g,"
+             " \"median_ci_lo\": %.17g, \"median_ci_hi\": %.17g, \"noise\": 0.01,"
+             " \"samples\": 50}%s%s}]}]}",
+             median, median * 0.998, median * 1.002, clocks, energy);
+    json_value *d = json_parse(text, strlen(text), err, sizeof err);
+    if (!d)
+        printf("    synthetic document: %s\n", err);
+    return d;
+}
+
+/* The one row of old against new (both freed); c must be freed. */
+static const rb_runcmp_row *compare_two(json_value *a, json_value *b, rb_runcmp *c)
+{
+    char err[200];
+    int rc = a && b ? rb_runcmp_build(a, b, c, err, sizeof err) : -1;
+    json_free(a);
+    json_free(b);
+    if (rc != 0 || c->n_rows != 1) {
+        memset(c, 0, sizeof *c);
+        return NULL;
+    }
+    return &c->rows[0];
+}
+
+static char *printed(const rb_runcmp *c)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    rb_runcmp_print(f, c, "OLD.json", "NEW.json");
+    fclose(f);
+    return text;
+}
+
+static void test_compare_shows_energy_beside_time(void)
+{
+    rb_runcmp c;
+    const rb_runcmp_row *r =
+        compare_two(one_row(1.0, 1980, 100, 0.5, 0), one_row(1.1, 1980, 100, 0.6, 0), &c);
+    RB_CHECK(r && r->change == RB_CHANGE_SLOWER);
+    RB_CHECK(r && fabs(r->energy_ratio - 1.2) < 1e-12);
+    char *text = printed(&c);
+    RB_CHECK(text && strstr(text, "p/v") && strstr(text, "+10.0%") && strstr(text, "+20.0%"));
+    RB_CHECK(text && strstr(text, " energy "));
+    free(text);
+    json_value *doc = rb_runcmp_json(&c, "OLD.json", "NEW.json", 0);
+    const json_value *row = json_get(doc, "variants")->items[0];
+    RB_CHECK(fabs(json_number_at(row, "energy_ratio") - 1.2) < 1e-12);
+    json_free(doc);
+    char *csv = rb_runcmp_csv(&c);
+    RB_CHECK(csv && strstr(csv, "p,v,dram_gbps,1,1.1,10,10,20,"));
+    if (csv && !strstr(csv, "p,v,dram_gbps,1,1.1,10,10,20,"))
+        printf("%s", csv);
+    free(csv);
+    rb_runcmp_free(&c);
+    /* one run without energy: no change shown, nothing made up */
+    r = compare_two(one_row(1.0, 1980, 100, 0, 0), one_row(1.1, 1980, 100, 0.6, 0), &c);
+    RB_CHECK(r && isnan(r->energy_ratio));
+    rb_runcmp_free(&c);
+}
+
+static void test_cycle_space_decides_throttled(void)
+{
+    rb_runcmp c;
+    /* the clock fell 1980 -> 1700 MHz and the time rose by as much: the same in cycles,
+     * throttled, though no throttle reason was recorded */
+    const rb_runcmp_row *r =
+        compare_two(one_row(1.0, 1980, 100, 0, 0), one_row(1980.0 / 1700.0, 1700, 100, 0, 0), &c);
+    RB_CHECK(r && r->change == RB_CHANGE_SLOWER && r->cause == RB_CAUSE_THROTTLED);
+    RB_CHECK(r && fabs(r->cycles_ratio - 1.0) < 1e-12);
+    RB_CHECK(r && strstr(r->evidence, "cycles x1.000, within the 2.0% floor"));
+    char *text = printed(&c);
+    RB_CHECK(text && strstr(text, " cycles ") && strstr(text, "+16.5%   +0.0%"));
+    if (text && !strstr(text, "+16.5%   +0.0%"))
+        printf("%s", text);
+    free(text);
+    rb_runcmp_free(&c);
+    /* planted: the same slowdown at an unchanged clock moved in cycles too: not throttled */
+    r = compare_two(one_row(1.0, 1980, 100, 0, 0), one_row(1980.0 / 1700.0, 1980, 100, 0, 0), &c);
+    RB_CHECK(r && r->cause == RB_CAUSE_UNEXPLAINED && strstr(r->evidence, "cycles x1.165"));
+    rb_runcmp_free(&c);
+    /* throttled by its reasons, but the cycles moved beyond the floor: the cycles decide */
+    r = compare_two(one_row(1.0, 1980, 100, 0, 0), one_row(1.3, 1900, 100, 0, 1), &c);
+    RB_CHECK(r && r->cause == RB_CAUSE_UNEXPLAINED);
+    rb_runcmp_free(&c);
+    /* too few clock readings for a mean to say anything: the reasons decide, as before */
+    r = compare_two(one_row(1.0, 1980, 5, 0, 0), one_row(1.3, 1900, 5, 0, 1), &c);
+    RB_CHECK(r && isnan(r->cycles_ratio) && r->cause == RB_CAUSE_THROTTLED);
+    RB_CHECK(r && strstr(r->evidence, "cycles unknown"));
+    rb_runcmp_free(&c);
+    /* a change within the floor in time but not in cycles is no change: same */
+    r = compare_two(one_row(1.0, 1980, 100, 0, 0), one_row(1.0, 1700, 100, 0, 0), &c);
+    RB_CHECK(r && r->change == RB_CHANGE_SAME && fabs(r->cycles_ratio - 1700.0 / 1980) < 1e-12);
+    rb_runcmp_free(&c);
+}
+
+static void test_history_prints_cycles(void)
+{
+    char dir[] = "/tmp/rb_energy_history_XXXXXX";
+    RB_CHECK(mkdtemp(dir) != NULL);
+    /* three runs: a step at the second (the clock fell), confirmed by the third */
+    const double median[3] = {1.0, 1980.0 / 1700.0, 1980.0 / 1700.0};
+    const double mhz[3] = {1980, 1700, 1700};
+    for (int i = 0; i < 3; i++) {
+        json_value *d = one_row(median[i], mhz[i], 100, 0, 0);
+        char date[40], path[200];
+        snprintf(date, sizeof date, "2026-12-0%dT00:00:00Z", i + 1);
+        json_set_string(d, "date", date);
+        json_set_string(d, "hardware_key", "nvidia-h200");
+        snprintf(path, sizeof path, "%s/2026120%dT000000Z-g%d.json", dir, i + 1, i);
+        char err[300];
+        RB_CHECK(json_write_file(path, d, err, sizeof err) == 0);
+        json_free(d);
+    }
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "%s history %s --expect none > %s/out.txt 2>&1", rbtest_binary, dir,
+             dir);
+    int rc = system(cmd);
+    char out[300];
+    snprintf(out, sizeof out, "%s/out.txt", dir);
+    char *text = rbtest_read_file(out);
+    RB_CHECK(rc == 0 && text && strstr(text, "slower x1.165") && strstr(text, "(cycles x1.000)") &&
+             strstr(text, "throttled"));
+    if (text && !strstr(text, "(cycles x1.000)"))
+        printf("%s", text);
+    free(text);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    RB_CHECK(system(cmd) == 0);
+}
+
+static const rbtest_case energy_cases[] = {
+    {"arithmetic_on_synthetic_readings", test_arithmetic_on_synthetic_readings},
+    {"counter_that_does_not_advance_is_null", test_counter_that_does_not_advance_is_null},
+    {"short_unavailable_and_reasons", test_short_unavailable_and_reasons},
+    {"variant_json_round_trip", test_variant_json_round_trip},
+    {"results_rates_table_and_lines", test_results_rates_table_and_lines},
+    {"compare_shows_energy_beside_time", test_compare_shows_energy_beside_time},
+    {"cycle_space_decides_throttled", test_cycle_space_decides_throttled},
+    {"history_prints_cycles", test_history_prints_cycles},
+};
+
+RB_SUITE(energy_suite, "energy", energy_cases);
