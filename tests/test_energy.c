@@ -14,10 +14,12 @@
 
 #include "../harness/core/energy.h"
 #include "../harness/core/history.h"
+#include "../harness/core/plot.h"
 #include "../harness/core/report.h"
 #include "../harness/core/result.h"
 #include "../harness/core/runcmp.h"
 #include "rbtest.h"
+#include "xml_check.h"
 
 /* ---- the arithmetic ---- */
 
@@ -226,6 +228,64 @@ static void test_results_rates_table_and_lines(void)
     free(text);
 }
 
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *at = hay ? strstr(hay, needle) : NULL; at; at = strstr(at + 1, needle))
+        n++;
+    return n;
+}
+
+static void test_energy_roofline_chart(void)
+{
+    rb_pair_result p[3];
+    timed_pair(&p[0], "gemm", 1e12, 2e9); /* 500 FLOP/byte at 1639 GFLOP/J */
+    rb_energy_add_window(&p[0].v[0].energy, 1, 5000000ull, 5061000ull, 0.1, 100);
+    rb_energy_finish(&p[0].v[0].energy);
+    timed_pair(&p[1], "copy", 0, 2e9); /* 4 GB/J */
+    rb_energy_add_window(&p[1].v[0].energy, 1, 0, 50000, 0.1, 100);
+    rb_energy_finish(&p[1].v[0].energy);
+    timed_pair(&p[2], "scale", 0, 2e9); /* no energy: in neither part */
+    rb_roofs ceilings, peaks;
+    rb_roofs_unknown(&ceilings);
+    rb_roofs_unknown(&peaks);
+    ceilings.value[RB_ROOF_FP32] = 60;
+    ceilings.value[RB_ROOF_DRAM] = 4000;
+    rb_report_derive(p, 3, &ceilings, &peaks);
+    json_value *doc = rb_report_json(p, 3, &ceilings, &peaks, json_new_object());
+    rb_plot_data d;
+    char err[300];
+    RB_CHECK(doc && rb_plot_load(doc, NULL, &d, err, sizeof err) == 0);
+    json_free(doc);
+    RB_CHECK(rb_plot_has_energy(&d));
+    char *svg = rb_plot_energy_svg(&d);
+    RB_CHECK(svg && rb_test_xml_problem(svg) == NULL);
+    RB_CHECK(count_of(svg, "class=\"point\"") == 1 && count_of(svg, "class=\"bar\"") == 1);
+    RB_CHECK(svg && strstr(svg, "gemm/optimized: 1639 GFLOP/J at 500 FLOP/byte") &&
+             strstr(svg, "copy/optimized: 4.00 GB/J") && !strstr(svg, "scale/"));
+    /* the bound of this run's best rows: 4 GB/J moved (0.25 nJ a byte), and the GEMM's 0.61 pJ
+     * a FLOP less its bytes' 0.5 pJ a FLOP at 500 FLOP/byte: 0.11 pJ, 9091 GFLOP/J */
+    RB_CHECK(svg && strstr(svg, "this run&#39;s best: 4.00 GB/J moved, 9091 GFLOP/J computed"));
+    if (getenv("RB_TEST_SHOW_SVG"))
+        fputs(svg, stdout);
+    free(svg);
+    char *html = rb_plot_html(&d, "<svg/>", "<svg/>");
+    RB_CHECK(html && strstr(html, "<h2>Energy roofline</h2>"));
+    free(html);
+    rb_plot_free(&d);
+    /* no energy anywhere: no chart, no heading */
+    rb_energy_none(&p[0].v[0].energy, RB_ENERGY_UNAVAILABLE);
+    rb_energy_none(&p[1].v[0].energy, RB_ENERGY_UNAVAILABLE);
+    doc = rb_report_json(p, 3, &ceilings, &peaks, json_new_object());
+    RB_CHECK(doc && rb_plot_load(doc, NULL, &d, err, sizeof err) == 0);
+    json_free(doc);
+    RB_CHECK(!rb_plot_has_energy(&d));
+    html = rb_plot_html(&d, "<svg/>", "<svg/>");
+    RB_CHECK(html && !strstr(html, "Energy roofline"));
+    free(html);
+    rb_plot_free(&d);
+}
+
 /* ---- compare: energy and cycle space ---- */
 
 /* A results document of one pair "p", one variant "v": its median (95% interval +-0.2%), its
@@ -384,6 +444,7 @@ static const rbtest_case energy_cases[] = {
     {"short_unavailable_and_reasons", test_short_unavailable_and_reasons},
     {"variant_json_round_trip", test_variant_json_round_trip},
     {"results_rates_table_and_lines", test_results_rates_table_and_lines},
+    {"energy_roofline_chart", test_energy_roofline_chart},
     {"compare_shows_energy_beside_time", test_compare_shows_energy_beside_time},
     {"cycle_space_decides_throttled", test_cycle_space_decides_throttled},
     {"history_prints_cycles", test_history_prints_cycles},

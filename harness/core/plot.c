@@ -175,6 +175,9 @@ static int load_variant(rb_plot_data *d, const json_value *pair, const json_valu
     p->efficiency = json_number_at(ceil, "efficiency");
     p->peak_efficiency = json_number_at(peak, "efficiency");
     p->speedup = json_number_at(v, "speedup");
+    const json_value *energy = json_get(v, "energy");
+    p->gflop_per_j = json_number_at(energy, "gflop_per_j");
+    p->gb_per_j = json_number_at(energy, "gb_per_j");
     p->panel = panel_of(p->roof, flops, json_true_at(pair, "link_bytes"), v);
     p->x = NAN;
     if (p->panel == RB_PANEL_ROOFLINE) {
@@ -193,6 +196,7 @@ static int load_variant(rb_plot_data *d, const json_value *pair, const json_valu
     if (!p->timed || !p->valid) {
         /* never a rate, an efficiency or a speedup for a variant that was not timed validly */
         p->gbps = p->tflops = p->efficiency = p->peak_efficiency = p->speedup = p->rate = NAN;
+        p->gflop_per_j = p->gb_per_j = NAN;
     }
     return 0;
 }

@@ -69,6 +69,7 @@ typedef struct rb_plot_point {
     /* roofline: x = FLOP/byte, y = FLOP/s; bandwidth and link: y = GB/s; latency: y = µs */
     double x, y;
     double median_ms, noise, gbps, tflops, efficiency, peak_efficiency, speedup; /* NaN: none */
+    double gflop_per_j, gb_per_j; /* its energy's rates (core/energy.h); NaN: none */
     int pair_index;        /* its pair's place in rb_plot_data.pairs */
     unsigned char panel;   /* an rb_plot_panel */
     unsigned char is_part; /* one stage timed alone: a point, not a rung of the ladder */
@@ -252,7 +253,14 @@ void rb_plot_stack(const double *wanted, const double *height, double *got, int 
 /* ---- the charts and the report: malloc'd text (caller frees), NULL when out of memory ---- */
 char *rb_plot_roofline_svg(const rb_plot_data *d);
 char *rb_plot_speedup_svg(const rb_plot_data *d);
-/* The self-contained HTML report: title, verdict counts, both charts inline, the table
+/* The energy roofline (plot_energy.c): the rows with FLOPs at their arithmetic intensity
+ * against GFLOP/J, with the bound this run's best rows set, and the memory rows' GB/J as bars.
+ * The report draws it when a row measured its energy (rb_plot_has_energy). */
+int rb_plot_has_energy(const rb_plot_data *d);
+char *rb_plot_energy_svg(const rb_plot_data *d);
+void rb_plot_energy_svg_to(rb_sbuf *b, const rb_plot_data *d);
+/* The self-contained HTML report: title, verdict counts, both charts inline (and the energy
+ * roofline, when the run measured energy), the table
  * (sortable by clicking a header, rows coloured by verdict), no external resource. */
 char *rb_plot_html(const rb_plot_data *d, const char *roofline_svg, const char *speedup_svg);
 /* The same texts added to b (util.h; a sink's: written out as they are drawn, a chart of any

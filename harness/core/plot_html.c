@@ -16,7 +16,7 @@
 #include "util.h"
 
 static const char *const verdict_names[] = {"pass",    "improved", "regressed", "new",
-                                            "missing", "invalid",  "skipped"};
+                                            "missing", "invalid",  "skipped",   "contended"};
 #define N_VERDICTS ((int)(sizeof verdict_names / sizeof verdict_names[0]))
 
 /* A numeric cell shown as the charts show numbers (rb_plot_num), with a unit after it. */
@@ -143,6 +143,11 @@ static void html_page(rb_sbuf *b, const rb_plot_data *d, const char *roofline_sv
     verdict_counts(b, d);
     chart_div(b, "Roofline", roofline_svg, roofline);
     chart_div(b, "Speedups", speedup_svg, speedup);
+    if (rb_plot_has_energy(d)) {
+        rb_sbuf_add(b, "<h2>Energy roofline</h2>\n<div class=\"chart\">\n");
+        rb_plot_energy_svg_to(b, d);
+        rb_sbuf_add(b, "</div>\n");
+    }
     rb_sbuf_add(b, "<h2 id=\"rb-table\">Table</h2>\n");
     verdict_counts(b, d);
     rb_sbuf_add(b, "<p>Click a column's header to sort by it (again: the other "
