@@ -769,6 +769,102 @@ static void test_latch_leaves_the_hosts_queuing_untimed(void)
     cudaFree(buf);
 }
 
+/* NVML's energy counter read around each row's timed samples: a row of >= 100 ms of samples
+ * records joules per launch, its mean power and GB/J; a row of 3 samples is too short (null,
+ * "short"); without NVML's counter every row is null and the run says so once. */
+static void test_energy_recorded_per_row(void)
+{
+    if (!need_gpu())
+        return;
+    const char *dir = rbtest_fresh_dir();
+    char path[400], err[200];
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    int rc = rbtest_run("run --size smoke --expect none --no-ceilings --json out.json "
+                        "--filter '^copy_vectorized$'");
+    RB_CHECK(rc == 0);
+    json_value *doc = json_parse_file(path, err, sizeof err);
+    const json_value *env = json_get(json_get(doc, "environment"), "start");
+    int nvml = doc && !json_get(json_get(env, "nvml"), "unavailable");
+    const json_value *vs = json_get(json_get(doc, "pairs")->items[0], "variants");
+    int measured = 0;
+    for (size_t k = 0; vs && k < vs->count; k++) {
+        const json_value *e = json_get(vs->items[k], "energy");
+        RB_CHECK(e != NULL);
+        if (e && e->type == JSON_OBJECT) {
+            double w = json_number_at(e, "mean_power_w");
+            measured++;
+            printf("    %s: %.4g J/launch, %.0f W, %.3g GB/J\n",
+                   json_string_at(vs->items[k], "name", "?"),
+                   json_number_at(e, "joules_per_launch"), w, json_number_at(e, "gb_per_j"));
+            RB_CHECK(json_number_at(e, "window_s") >= 0.1 && w > 10 && w < 5000 &&
+                     json_number_at(e, "gb_per_j") > 0);
+        } else {
+            printf("    %s: energy null (%s)\n", json_string_at(vs->items[k], "name", "?"),
+                   json_string_at(vs->items[k], "energy_why", "?"));
+        }
+    }
+    if (!nvml)
+        RB_CHECK(measured == 0 && strstr(rbtest_output(), "energy: not measured"));
+    json_free(doc);
+    rc = rbtest_run("run --size smoke --samples 3 --expect none --no-ceilings --json out.json "
+                    "--filter '^copy_vectorized$'");
+    doc = json_parse_file(path, err, sizeof err);
+    vs = json_get(json_get(doc, "pairs")->items[0], "variants");
+    for (size_t k = 0; nvml && vs && k < vs->count; k++)
+        RB_CHECK(json_get(vs->items[k], "energy")->type == JSON_NULL &&
+                 !strcmp(json_string_at(vs->items[k], "energy_why", ""), "short"));
+    json_free(doc);
+    rbtest_remove_dir();
+}
+
+/* A planted co-runner (RB_TEST_GPU_PROCESSES stands for NVML's process list) makes every row
+ * contended, the run exit 1 naming it, --update-expectations write nothing, and compare of a
+ * clean run against it blame the shared GPU, not the code. */
+static void test_planted_co_runner_makes_the_run_contended(void)
+{
+    if (!need_gpu())
+        return;
+    const char *dir = rbtest_fresh_dir();
+    char path[400], err[200];
+    snprintf(path, sizeof path, "%s/contended.json", dir);
+    int rc = rbtest_run("run --size smoke --samples 20 --expect none --no-ceilings --json "
+                        "clean.json --filter '^copy_vectorized$'");
+    RB_CHECK(rc == 0);
+    setenv("RB_TEST_GPU_PROCESSES", "self:roofbench:1073741824,4242:python3:2147483648", 1);
+    rc = rbtest_run("run --size smoke --samples 20 --expect none --no-ceilings --json "
+                    "contended.json --filter '^copy_vectorized$'");
+    const char *out = rbtest_output();
+    json_value *doc = json_parse_file(path, err, sizeof err);
+    if (doc && !json_get(json_get(json_get(json_get(doc, "environment"), "start"), "nvml"),
+                         "unavailable")) {
+        RB_CHECK(rc == 1 && strstr(out, "exit 1: contended: pid 4242 (python3, 2.0 GiB)"));
+        RB_CHECK(json_true_at(json_get(doc, "contention"), "contended"));
+        const json_value *vs = json_get(json_get(doc, "pairs")->items[0], "variants");
+        for (size_t k = 0; vs && k < vs->count; k++)
+            RB_CHECK(!strcmp(json_string_at(vs->items[k], "verdict", ""), "contended") &&
+                     json_true_at(vs->items[k], "contended"));
+        rc = rbtest_run("run --size smoke --samples 20 --no-ceilings --expect e.json "
+                        "--update-expectations --json again.json --filter '^copy_vectorized$'");
+        char e[400];
+        snprintf(e, sizeof e, "%s/e.json", dir);
+        FILE *f = fopen(e, "r");
+        RB_CHECK(rc == 1 && !f && strstr(rbtest_output(), "not recording expectations"));
+        if (f)
+            fclose(f);
+        unsetenv("RB_TEST_GPU_PROCESSES");
+        rc = rbtest_run("compare clean.json contended.json --expect none");
+        /* slower rows are contended, and a same row says nothing: exit 1 only for a slower one */
+        RB_CHECK(!strstr(rbtest_output(), "unexplained") &&
+                 strstr(rbtest_output(), "contention.contended"));
+    } else {
+        printf("    no NVML here: the co-runner cannot be seen (contention not checked)\n");
+        RB_CHECK(rc == 0 && strstr(out, "contention: not checked"));
+    }
+    unsetenv("RB_TEST_GPU_PROCESSES");
+    json_free(doc);
+    rbtest_remove_dir();
+}
+
 static const rbtest_case gpu_cases[] = {
     {"fill_matches_cpu_bit_for_bit", test_fill_matches_cpu_bit_for_bit},
     {"device_relerr_matches_cpu", test_device_relerr_matches_cpu},
@@ -795,6 +891,8 @@ static const rbtest_case gpu_cases[] = {
     {"check_skips_variants", test_check_skips_variants},
     {"p2p_matrix_every_pair", test_p2p_matrix_every_pair},
     {"latch_leaves_the_hosts_queuing_untimed", test_latch_leaves_the_hosts_queuing_untimed},
+    {"energy_recorded_per_row", test_energy_recorded_per_row},
+    {"planted_co_runner_makes_the_run_contended", test_planted_co_runner_makes_the_run_contended},
 };
 
 RB_SUITE(gpu_suite, "gpu", gpu_cases);
