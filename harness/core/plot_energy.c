@@ -119,7 +119,7 @@ static void draw_bound(rb_sbuf *b, const rb_plot_axis *x, const rb_plot_axis *y,
     rb_plot_num(1e-9 / e_b, gb, sizeof gb);
     rb_plot_num(1e-9 / e_f, gf, sizeof gf);
     rb_fmt(label, sizeof label, "this run's best: %s GB/J moved, %s GFLOP/J computed", gb, gf);
-    rb_svg_text(b, x->px_lo + 8, y->px_hi + 14, RB_PLOT_LABEL_PX, "start", "#333333", 0, label);
+    rb_svg_text(b, x->px_lo, y->px_hi - 8, RB_PLOT_LABEL_PX, "start", "#333333", 0, label);
 }
 
 static void point_title(const rb_plot_point *p, int bar, char *out, size_t size)
