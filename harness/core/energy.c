@@ -14,8 +14,7 @@ static const char *const why_texts[RB_ENERGY_STATE_COUNT] = {
     "",
     "its timed samples add up to less than 100 ms, too short for the counter",
     "NVML's energy counter did not advance over its timed samples",
-    "timed in ~1 ms samples in turn with its pair's other variants, which one counter cannot "
-    "tell apart",
+    "timed in ~1 ms samples in turn with its pair's other variants: one counter for all",
     "its pair spans several GPUs, and the counter is one GPU's",
     "timed cold: the L2 flush before each sample draws energy of its own",
     "no NVML total-energy counter"};
