@@ -422,6 +422,8 @@ static void test_results_table_and_run_record(void)
     rb_report_energy_and_contention(f, &start, p, 2);
     fclose(f);
     RB_CHECK(text && strstr(text, "contended: reduction/baseline: pid 4242 (python3, 2.0 GiB)"));
+    const char *first = text ? strstr(text, "contended: reduction/baseline:") : NULL;
+    RB_CHECK(first && !strstr(first + 1, "contended: reduction/baseline:")); /* said once */
     RB_CHECK(text && strstr(text, "verdicts: 1 new, 1 contended"));
     RB_CHECK(text && strstr(text, "contended: pid 4242 (python3, 2.0 GiB) used the GPU during"));
     free(text);

@@ -189,7 +189,9 @@ static void table_notes(rb_sbuf *b, const rb_pair_result *pairs, int n, int wide
                 rb_fmt(text, sizeof text, "informational, not gating: %s", v->host_bound_why);
                 note_line(b, wide, "note", pairs[i].name, v->name, text);
             }
-            if (v->cause[0]) {
+            if (v->verdict == RB_VERDICT_CONTENDED) {
+                note_line(b, wide, "contended", pairs[i].name, v->name, v->evidence);
+            } else if (v->cause[0]) {
                 rb_fmt(text, sizeof text,
                        "%+.1f%% against the expectation (threshold %.1f%%%s): "
                        "%s: %s",
@@ -203,8 +205,6 @@ static void table_notes(rb_sbuf *b, const rb_pair_result *pairs, int n, int wide
                 rb_fmt(text, sizeof text, "%s %s", RB_THROTTLED_MARK, why);
                 note_line(b, wide, "note", pairs[i].name, v->name, text);
             }
-            if (v->verdict == RB_VERDICT_CONTENDED)
-                note_line(b, wide, "contended", pairs[i].name, v->name, v->evidence);
         }
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {

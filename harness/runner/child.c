@@ -553,10 +553,10 @@ static int setup_record(int fd, double setup_s)
 
 /* What is on the GPU before this child puts anything there (rb_gpu_check_idle), as a
  * "gpu_check" record. 0, or -1 when it cannot be sent. */
-static int idle_record(int fd, int device, int settle)
+static int idle_record(int fd, int device, int settle, int holds_context)
 {
     rb_gpu_check g;
-    rb_gpu_check_idle(device, settle, &g);
+    rb_gpu_check_idle(device, settle, holds_context, &g);
     json_value *r = record("gpu_check");
     if (!r || rb_gpu_check_to_json(&g, r) != 0) {
         json_free(r);
@@ -570,10 +570,14 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
     rb_device dev;
     char why[200];
     int device = 0; /* 0 in a child of roofbench's; a rank's own GPU under MPI */
+    /* between pairs: before anything of this child is on the GPU (a rank of roofbench_mpi has
+     * its context from the pairs before) */
+    if (o->comm && cudaGetDevice(&device) != cudaSuccess)
+        return send_error(fd, "cannot read the device");
+    if (!o->check_only && idle_record(fd, device, 0, o->comm != NULL) != 0)
+        return 1;
     if (cudaGetDevice(&device) != cudaSuccess || rb_env_device(device, &dev) != RB_OK)
         return send_error(fd, "cannot read the device");
-    if (!o->check_only && idle_record(fd, device, 0) != 0) /* between pairs */
-        return 1;
     if (p->min_cc && dev.cc < p->min_cc) {
         rb_fmt(why, sizeof why, "needs compute capability %d.%d, this GPU has %d.%d",
                p->min_cc / 10, p->min_cc % 10, dev.cc / 10, dev.cc % 10);
@@ -695,6 +699,11 @@ int rb_child_probe(int fd, int device, int look)
         return 2;
     }
     int dev_index = device < 0 ? 0 : device;
+    /* Before anything of the run is on the GPU (cudaSetDevice makes this child's context): who
+     * else is (a busy GPU with none listed is looked at again a second later: a run that just
+     * ended still shows in its utilization). */
+    if (look && idle_record(fd, dev_index, 1, 0) != 0)
+        return 1;
     cudaError_t e = cudaSetDevice(dev_index);
     if (e == cudaSuccess)
         e = rb_gpu_image_check();
@@ -708,10 +717,6 @@ int rb_child_probe(int fd, int device, int look)
                have ? dev.cc : 0);
         return send_no_device(fd, why);
     }
-    /* Before anything of the run is on the GPU: who else is (a busy GPU with none listed is
-     * looked at again a second later: a run that just ended still shows in its utilization). */
-    if (look && idle_record(fd, dev_index, 1) != 0)
-        return 1;
     json_value *env = rb_env_collect(dev_index, device >= 0);
     if (!env)
         return send_error(fd, "cannot read the environment");

@@ -37,12 +37,12 @@ static int read_utilization(void *handle, rb_gpu_check *g)
     return 0;
 }
 
-void rb_gpu_check_idle(int device, int settle, rb_gpu_check *g)
+void rb_gpu_check_idle(int device, int settle, int holds_context, rb_gpu_check *g)
 {
     void *handle = NULL;
     rb_own own;
     rb_gpu_check_init(g);
-    rb_gpu_check_own(&own, 0);
+    rb_gpu_check_own(&own, holds_context);
     if (rb_env_nvml_device(device, &handle) != 0) {
         rb_fmt(g->why, sizeof g->why, "%s", rb_nvml_why());
         return;

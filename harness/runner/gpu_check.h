@@ -20,11 +20,14 @@ void rb_gpu_check_own(rb_own *o, int holds_context);
 int rb_gpu_check_list(void *handle, const rb_own *own, rb_contention *out);
 
 /* A look at device (a CUDA device index) before this child puts anything on it, into g: its
- * processes and utilization. settle: a GPU busy with no process listed is looked at again
- * after RB_GPU_CHECK_SETTLE_S (the driver's utilization covers up to a second before it: a run
- * that just ended, the run's own previous child) and is reported as unlisted only when still
- * busy; without settle, the utilization is recorded and not judged. */
+ * processes and utilization. Call it before any CUDA call that makes a context (it asks the
+ * runtime for the device's PCI bus id alone): with no context of its own on the GPU, every
+ * process listed is another's, whatever PID namespace NVML reports (holds_context: a process
+ * that has one, a rank of roofbench_mpi between its pairs). settle: a GPU busy with no process
+ * listed is looked at again after RB_GPU_CHECK_SETTLE_S (the driver's utilization covers up to
+ * a second before it: a run that just ended) and is reported as unlisted only when still busy;
+ * without settle, the utilization is recorded and not judged. */
 #define RB_GPU_CHECK_SETTLE_S 1.0
-void rb_gpu_check_idle(int device, int settle, rb_gpu_check *g);
+void rb_gpu_check_idle(int device, int settle, int holds_context, rb_gpu_check *g);
 
 #endif
