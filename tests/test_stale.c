@@ -260,6 +260,20 @@ static void test_stale_verdict(void)
     RB_CHECK(back && back[0].n_kernels == 1 &&
              !strcmp(back[0].kernels[0].sass_hash, "00000000000000bb"));
     free(back);
+    /* plot, compare and history read it: the report counts and colours it */
+    const char *dir = rbtest_fresh_dir();
+    char path[600];
+    rb_fmt(path, sizeof path, "%s/stale.json", dir);
+    json_set_string(doc, "hardware_key", "nvidia-h200");
+    RB_CHECK(json_write_file(path, doc, err, sizeof err) == 0);
+    RB_CHECK(rbtest_run("plot stale.json --html") == 0);
+    rb_fmt(path, sizeof path, "%s/stale.html", dir);
+    char *html = rbtest_read_file(path);
+    RB_CHECK(html && strstr(html, "v-stale") && strstr(html, "1 stale"));
+    free(html);
+    RB_CHECK(rbtest_run("compare stale.json stale.json --expect none") == 0);
+    RB_CHECK(rbtest_run("history stale.json --expect none") == 0);
+    rbtest_remove_dir();
     json_free(doc);
     rb_expect_free(&e);
 }
@@ -523,6 +537,29 @@ static void test_launch_geometry_is_code(void)
     /* a grid one side does not know is not compared; nothing changed: not the code */
     RB_CHECK(!strcmp(cause_with("grid", 0, 2112, ev, sizeof ev), "unexplained"));
     RB_CHECK(!strcmp(cause_with("none", 0, 0, ev, sizeof ev), "unexplained"));
+    /* compare: two runs whose kernel launched another grid, 20% slower: the code */
+    rb_roofs none;
+    rb_roofs_unknown(&none);
+    rb_pair_result a, b2;
+    init_row(&a, "copy_x", ROW_SIZE);
+    timed(&a, "optimized", 1.0);
+    kernel(&a, "optimized", "00000000000000aa")->grid = 1056;
+    b2 = a;
+    b2.v[0].time_ms.median = b2.v[0].time_ms.ci_lo = b2.v[0].time_ms.ci_hi = 1.2;
+    b2.kernels[0].grid = 2112;
+    json_value *od = rb_report_json(&a, 1, &none, &none, parse("{\"date\": \"1\"}"));
+    json_value *nd = rb_report_json(&b2, 1, &none, &none, parse("{\"date\": \"2\"}"));
+    rb_runcmp c;
+    char cerr[300];
+    RB_CHECK(od && nd && rb_runcmp_build(od, nd, &c, cerr, sizeof cerr) == 0);
+    if (od && nd) {
+        RB_CHECK(c.n_rows == 1 && c.rows[0].change == RB_CHANGE_SLOWER &&
+                 c.rows[0].cause == RB_CAUSE_CODE &&
+                 strstr(c.rows[0].evidence, "grid 1056 -> 2112"));
+        rb_runcmp_free(&c);
+    }
+    json_free(od);
+    json_free(nd);
     /* the kernel record keeps the grid; 0 (unknown) is not written */
     rb_kernel_result k, back;
     char err[200];
