@@ -63,9 +63,11 @@ int rb_expect_build(int gpus, rb_build *b)
     b->nvcc = rb_build_nvcc;
     b->arch = rb_build_arch;
     b->missing = rb_registry_missing;
-    if (rb_jobs_select(&all, NULL, jobs, &n, err, sizeof err) != 0)
-        n = 0; /* a build of no pairs: every row of a file is then not this build's */
-    rb_build_row *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
+    if (rb_jobs_select(&all, NULL, jobs, &n, err, sizeof err) != 0) {
+        fprintf(stderr, "roofbench: the rows of this build's full run: %s\n", err);
+        return -1;
+    }
+    rb_build_row *rows = calloc((size_t)n, sizeof *rows);
     if (!rows)
         return -1;
     for (int i = 0; i < n; i++) {
@@ -156,7 +158,7 @@ static int check_one(const char *path, rb_build *builds, int *made, FILE *out, F
     }
     if (!made[gpus] && rb_expect_build(gpus, &builds[gpus]) != 0) {
         rb_expect_free(&e);
-        fprintf(err_out, "roofbench: out of memory\n");
+        fprintf(err_out, "roofbench: %s: this build's rows could not be listed\n", path);
         return 2;
     }
     made[gpus] = 1;

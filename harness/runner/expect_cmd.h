@@ -29,7 +29,7 @@ int rb_expect_cmd(const rb_options *o);
 
 /* This build as the checker sees it: every row group a full run on `gpus` GPUs takes, with the
  * variants it times there and its pair's kernel table with the build's fingerprints. b->rows is
- * malloc'd (free it). 0, or -1 when out of memory. */
+ * malloc'd (free it). 0, or -1 (the reason said on stderr, or out of memory). */
 int rb_expect_build(int gpus, rb_build *b);
 
 /* The GPUs the expectation file at path is for: N of a name ending in -xN.json, else 1. */
