@@ -292,8 +292,8 @@ static void add_wrapped(rb_sbuf *b, const char *text, int width)
 /* "108 pass, 4 skipped": the verdicts of every variant, in a fixed order. */
 static void verdict_counts(const json_value *doc, char *buf, size_t size)
 {
-    static const char *const names[] = {"pass",    "improved", "regressed", "new",
-                                        "missing", "invalid",  "skipped",   "none"};
+    static const char *const names[] = {"pass",    "improved", "regressed", "new", "missing",
+                                        "invalid", "skipped",  "stale",     "none"};
     int count[sizeof names / sizeof names[0]] = {0};
     const json_value *pairs = pairs_of(doc);
     for (size_t i = 0; pairs && i < pairs->count; i++)

@@ -9,7 +9,7 @@
 
 static rb_verdict verdict_from_name(const char *s)
 {
-    for (int v = RB_VERDICT_NONE; v <= RB_VERDICT_SKIPPED; v++)
+    for (int v = RB_VERDICT_NONE; v < RB_VERDICT_COUNT; v++)
         if (!strcmp(s, rb_verdict_name((rb_verdict)v)))
             return (rb_verdict)v;
     return RB_VERDICT_NONE;
@@ -95,6 +95,18 @@ static int pair_read(const json_value *o, rb_pair_result *p, char *err, size_t e
             return -1;
         }
         derived_read(vs->items[k], v);
+    }
+    const json_value *ks = json_get(o, "kernels");
+    for (size_t k = 0; ks && ks->type == JSON_ARRAY && k < ks->count; k++) {
+        char why[200];
+        if (p->n_kernels == RB_MAX_KERNELS) {
+            rb_fmt(err, err_size, "%s: more than %d kernels", p->name, RB_MAX_KERNELS);
+            return -1;
+        }
+        if (rb_kernel_from_json(ks->items[k], &p->kernels[p->n_kernels++], why, sizeof why)) {
+            rb_fmt(err, err_size, "%s: %s", p->name, why);
+            return -1;
+        }
     }
     return 0;
 }

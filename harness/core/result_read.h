@@ -14,8 +14,9 @@
 #include "json.h"
 #include "result.h"
 
-/* The row groups of doc (a results document) into a new array (*pairs, *n; caller frees).
- * 0, or -1 with one line in err (not a results file, a variant record it cannot read). */
+/* The row groups of doc (a results document), with their variants and kernel records, into a
+ * new array (*pairs, *n; caller frees). 0, or -1 with one line in err (not a results file, a
+ * variant or kernel record it cannot read). */
 int rb_results_read(const json_value *doc, rb_pair_result **pairs, int *n, char *err,
                     size_t err_size);
 
