@@ -26,6 +26,8 @@
 #include <sys/stat.h>
 
 #include "../harness/core/docs.h"
+#include "../harness/core/expect.h"
+#include "../harness/core/json.h"
 #include "rbtest.h"
 
 #define DOCS_MAX_PATHS 8192
@@ -362,6 +364,75 @@ static void test_clone_fits_its_budget(void)
            DOCS_TREE_BUDGET_MIB);
     RB_CHECK(results <= (long long)DOCS_RESULTS_BUDGET_MIB << 20);
     RB_CHECK(tree <= (long long)DOCS_TREE_BUDGET_MIB << 20);
+}
+
+/* ---- The peaks templates of docs/expectations.md ----
+ *
+ * "Record a new GPU" shows `peaks` objects to paste into an expectation file (```json blocks that
+ * open with "peaks": {). Each must read as one: wrapped into the smallest file, the strict reader
+ * (core/expect.h) takes it, so a key misspelled or a peak of 0 in the page fails here, not on the
+ * reader's GPU.
+ */
+#define DOCS_TEMPLATE_OPEN "```json\n\"peaks\": {"
+
+/* 0 when the template at s (its "peaks": line, up to the closing fence) reads as peaks; -1 with
+ * the reader's message in err. */
+static int peaks_template_ok(const char *s, char *err, size_t err_size)
+{
+    const char *end = strstr(s, "\n```");
+    if (!end) {
+        snprintf(err, err_size, "no closing fence");
+        return -1;
+    }
+    char *text = malloc((size_t)(end - s) + 300);
+    if (!text) {
+        snprintf(err, err_size, "out of memory");
+        return -1;
+    }
+    sprintf(text,
+            "{\"schema\": 1, \"hardware\": {\"name\": \"Test GPU\", \"sm\": \"9.0\", \"sms\": 1}, "
+            "%.*s, \"ceilings\": {}, \"pairs\": {}}",
+            (int)(end - s), s);
+    json_value *doc = json_parse(text, strlen(text), err, err_size);
+    int rc = doc && json_get(json_get(doc, "peaks"), "source")
+                 ? rb_expect_validate(doc, err, err_size)
+                 : -1;
+    if (doc && rc != 0 && !err[0])
+        snprintf(err, err_size, "no source");
+    json_free(doc);
+    free(text);
+    return rc;
+}
+
+static void test_peaks_templates_read(void)
+{
+    char *page = read_file("docs/expectations.md");
+    if (!page) {
+        rbtest_skip("not run from the repository root (docs/expectations.md)");
+        return;
+    }
+    int n = 0;
+    for (char *s = strstr(page, DOCS_TEMPLATE_OPEN); s; s = strstr(s + 1, DOCS_TEMPLATE_OPEN)) {
+        char err[400] = "";
+        int ok = peaks_template_ok(s + strlen("```json\n"), err, sizeof err) == 0;
+        if (!ok)
+            printf("    docs/expectations.md: peaks template %d: %s\n", n + 1, err);
+        RB_CHECK(ok);
+        n++;
+    }
+    RB_CHECK(n >= 2); /* the A100 and the B200 */
+    free(page);
+    /* planted: a key misspelled, a peak of 0, a template without its source */
+    char err[400] = "";
+    RB_CHECK(peaks_template_ok("\"peaks\": {\"dram_gbps\": 1, \"source\": \"s\"}\n```", err,
+                               sizeof err) == 0);
+    RB_CHECK(peaks_template_ok("\"peaks\": {\"dram_gpbs\": 1, \"source\": \"s\"}\n```", err,
+                               sizeof err) != 0 &&
+             strstr(err, "dram_gpbs"));
+    RB_CHECK(peaks_template_ok("\"peaks\": {\"dram_gbps\": 0, \"source\": \"s\"}\n```", err,
+                               sizeof err) != 0);
+    err[0] = '\0';
+    RB_CHECK(peaks_template_ok("\"peaks\": {\"dram_gbps\": 1}\n```", err, sizeof err) != 0);
 }
 
 /* The matcher on planted text: a cited folder that exists, one that does not, a wrapped name. */
@@ -995,6 +1066,7 @@ static const rbtest_case docs_cases[] = {
     {"citation_matcher", test_citation_matcher},
     {"cited_results_are_committed", test_cited_results_are_committed},
     {"clone_fits_its_budget", test_clone_fits_its_budget},
+    {"peaks_templates_read", test_peaks_templates_read},
     {"header_check_planted", test_header_check_planted},
     {"text_rules_planted", test_text_rules_planted},
     {"kernel_headers_follow_template", test_kernel_headers_follow_template},
