@@ -154,8 +154,21 @@ static void test_render_header_and_run(void)
         *c = *c == '\n' ? ' ' : *c;
     RB_CHECK(run && strstr(run, "`results/x/a.json`") && strstr(run, "Test GPU") &&
              strstr(run, "4 pass, 1 skipped") && strstr(run, "p2p skipped (needs 2 GPUs)"));
+    RB_CHECK(run && strstr(run, "MiB L2, 700 W power limit), driver"));
     free(run);
     json_free(doc);
+    /* a run that recorded no power limit: the paragraph leaves it out, no "nan W" */
+    static const char power[] = "\"power_limit_w\": 700, ";
+    char *text = malloc(sizeof fixture), *at = text ? strstr(strcpy(text, fixture), power) : NULL;
+    if (at)
+        memmove(at, at + strlen(power), strlen(at + strlen(power)) + 1);
+    char err[200];
+    doc = at ? json_parse(text, strlen(text), err, sizeof err) : NULL;
+    run = doc ? rb_docs_render_run(doc, "results/x/reference.json", NULL, 100) : NULL;
+    RB_CHECK(run && !strstr(run, "nan") && strstr(run, "MiB L2), driver"));
+    free(run);
+    json_free(doc);
+    free(text);
 }
 
 /* ---- refreshing a file, in a folder of its own ---- */
