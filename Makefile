@@ -201,10 +201,11 @@ SAN_LEAVE_OUT += -layout
 
 # The numbers in README.md, docs/ and the kernel headers' Measured lines, regenerated from each
 # GPU's committed reference run (results/<hardware-key>/reference.json; harness/core/docs.h),
-# and that run's charts beside it. make test fails while a generated block differs.
+# and beside that run its Markdown twin, its charts and its HTML report. make test fails while a
+# generated block or a twin differs.
 docs: $(B)/roofbench
 	$(B)/roofbench docs
-	@for f in results/*/reference.json; do $(B)/roofbench plot $$f || exit 1; done
+	@for f in results/*/reference.json; do $(B)/roofbench plot $$f --html || exit 1; done
 
 clean:
 	rm -rf build
