@@ -106,10 +106,26 @@ static __global__ void copy_vectorized_optimized_kernel(const float4 *__restrict
 #endif
 }
 
+/* The grids the launchers launch for n elements (one thread per element; one thread per
+ * COPY_VECTORIZED_UNROLL float4s), also what the kernel table reports. */
+static long long copy_vectorized_baseline_blocks(size_t rows, size_t n)
+{
+    (void)rows;
+    return (long long)((n + COPY_VECTORIZED_BLOCK - 1) / COPY_VECTORIZED_BLOCK);
+}
+
+static long long copy_vectorized_optimized_blocks(size_t rows, size_t n)
+{
+    (void)rows;
+    size_t n4 = n / 4, per_block = (size_t)COPY_VECTORIZED_BLOCK * COPY_VECTORIZED_UNROLL;
+    size_t blocks = (n4 + per_block - 1) / per_block;
+    return blocks ? (long long)blocks : 1;
+}
+
 extern "C" cudaError_t copy_vectorized_baseline(const float *in, float *out, size_t n,
                                                 cudaStream_t stream)
 {
-    size_t blocks = (n + COPY_VECTORIZED_BLOCK - 1) / COPY_VECTORIZED_BLOCK;
+    size_t blocks = (size_t)copy_vectorized_baseline_blocks(1, n);
     copy_vectorized_baseline_kernel<<<blocks, COPY_VECTORIZED_BLOCK, 0, stream>>>(in, out, n);
     return cudaGetLastError();
 }
@@ -118,10 +134,7 @@ extern "C" cudaError_t copy_vectorized_baseline(const float *in, float *out, siz
 extern "C" cudaError_t copy_vectorized_optimized(const float *in, float *out, size_t n,
                                                  cudaStream_t stream)
 {
-    size_t n4 = n / 4, per_block = (size_t)COPY_VECTORIZED_BLOCK * COPY_VECTORIZED_UNROLL;
-    size_t blocks = (n4 + per_block - 1) / per_block;
-    if (blocks == 0)
-        blocks = 1;
+    size_t n4 = n / 4, blocks = (size_t)copy_vectorized_optimized_blocks(1, n);
     copy_vectorized_optimized_kernel<<<blocks, COPY_VECTORIZED_BLOCK, 0, stream>>>(
         (const float4 *)in, (float4 *)out, n4, in + 4 * n4, out + 4 * n4, n % 4);
     return cudaGetLastError();
@@ -130,7 +143,8 @@ extern "C" cudaError_t copy_vectorized_optimized(const float *in, float *out, si
 /* The kernels each variant launches, as launched (harness/kit/kernel_info.h). */
 extern "C" const rb_kernel_info copy_vectorized_kernels[] = {
     {"baseline", "copy_vectorized_baseline_kernel", (const void *)copy_vectorized_baseline_kernel,
-     COPY_VECTORIZED_BLOCK, 0},
+     COPY_VECTORIZED_BLOCK, 0, copy_vectorized_baseline_blocks},
     {"optimized", "copy_vectorized_optimized_kernel",
-     (const void *)copy_vectorized_optimized_kernel, COPY_VECTORIZED_BLOCK, 0},
+     (const void *)copy_vectorized_optimized_kernel, COPY_VECTORIZED_BLOCK, 0,
+     copy_vectorized_optimized_blocks},
     {}};

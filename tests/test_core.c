@@ -1170,7 +1170,7 @@ static void test_extras_and_kernel_json(void)
     json_free(bad);
 
     rb_kernel_result k = {"optimized", "sgemm_warptile", 128, 0, 32768, 0, 256, 2, 0.25, "",
-                          0,           {{"", 0}}},
+                          0,           {{"", 0}},        0},
                      back;
     o = rb_kernel_to_json(&k);
     RB_CHECK(o != NULL && rb_kernel_from_json(o, &back, err, sizeof err) == 0);

@@ -26,6 +26,8 @@
 #include <sys/stat.h>
 
 #include "../harness/core/docs.h"
+#include "../harness/core/expect.h"
+#include "../harness/core/json.h"
 #include "rbtest.h"
 
 #define DOCS_MAX_PATHS 8192
@@ -92,6 +94,23 @@ static void add_missing(const char *file, const char *cite, char *missing, size_
     }
 }
 
+/* Length of a short run stamp at s, the date left out after an ellipsis ("…T0639Z-": the UTF-8
+ * ellipsis, then T, 4 or 6 digits, Z and a dash), 0 when there is none; *skip is the ellipsis's
+ * length. */
+static size_t short_stamp_at(const char *s, size_t *skip)
+{
+    static const char ellipsis[] = "\xe2\x80\xa6";
+    *skip = sizeof ellipsis - 1;
+    if (strncmp(s, ellipsis, *skip) != 0 || s[*skip] != 'T')
+        return 0;
+    size_t i = *skip + 1, j = i;
+    while (isdigit((unsigned char)s[i]))
+        i++;
+    if ((i - j != 4 && i - j != 6) || s[i] != 'Z' || s[i + 1] != '-')
+        return 0;
+    return i + 2 - *skip;
+}
+
 /* A citation by path at s ("results/<key>/<name>..."): its length, 0 when there is none (a
  * placeholder such as results/<hardware-key>/, or a path holding a stamp, which the stamp
  * matcher checks). */
@@ -144,7 +163,10 @@ static int check_text(const char *file, const char *text, const docs_paths *have
             s += n - 1;
             continue;
         }
+        size_t skip = 0;
         n = stamp_at(s);
+        if (!n && (n = short_stamp_at(s, &skip)) != 0)
+            s += skip; /* "…T0639Z-...": matched without the date, as "T0639Z-..." */
         if (!n)
             continue;
         while (name_char(s[n]))
@@ -155,7 +177,8 @@ static int check_text(const char *file, const char *text, const docs_paths *have
                 n++;
         }
         char cite[DOCS_PATH_LEN];
-        snprintf(cite, sizeof cite, "/%.*s", (int)(n < sizeof cite - 2 ? n : sizeof cite - 2), s);
+        snprintf(cite, sizeof cite, "%s%.*s", skip ? "" : "/",
+                 (int)(n < sizeof cite - 2 ? n : sizeof cite - 2), s);
         size_t len = strlen(cite);
         while (len > 1 && (cite[len - 1] == '.' || cite[len - 1] == ','))
             cite[--len] = '\0'; /* the end of a sentence, or of "record.{json,md}"'s stem */
@@ -275,6 +298,143 @@ static void test_cited_results_are_committed(void)
     free(missing);
 }
 
+/* ---- What a clone carries ----
+ *
+ * A clone carries results/ whole, so what git tracks there, and in the whole tree, stays under a
+ * budget: the space du counts (each file's blocks and each folder's), the tracked files only (a
+ * user's own runs under results/ are not the clone's). The budgets are the repository's
+ * promise, in MiB as du -sh prints them.
+ */
+#define DOCS_RESULTS_BUDGET_MIB 10
+#define DOCS_TREE_BUDGET_MIB 15
+
+/* The disk space of the tracked files under prefix ("" for the whole tree) and of the folders
+ * holding them, in bytes; -1 when git cannot list them. */
+static long long tracked_du(const char *prefix)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "git ls-files -z -- '%s' 2>/dev/null", prefix[0] ? prefix : ".");
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    char path[DOCS_PATH_LEN], dirs[512][DOCS_PATH_LEN];
+    int n_dirs = 0, files = 0;
+    long long bytes = 0;
+    size_t len = 0;
+    for (int c; (c = fgetc(p)) != EOF;) {
+        if (c != '\0') {
+            if (len + 1 < sizeof path)
+                path[len++] = (char)c;
+            continue;
+        }
+        path[len] = '\0';
+        len = 0;
+        struct stat st;
+        if (lstat(path, &st) != 0)
+            continue;
+        bytes += (long long)st.st_blocks * 512;
+        files++;
+        /* each folder on the way, once */
+        for (char *slash = strrchr(path, '/'); slash; slash = strrchr(path, '/')) {
+            *slash = '\0';
+            int seen = 0;
+            for (int i = 0; i < n_dirs && !seen; i++)
+                seen = !strcmp(dirs[i], path);
+            if (seen || n_dirs == 512 || lstat(path, &st) != 0)
+                break;
+            strcpy(dirs[n_dirs++], path);
+            bytes += (long long)st.st_blocks * 512;
+        }
+    }
+    int status = pclose(p);
+    return status == 0 && files > 0 ? bytes : -1;
+}
+
+static void test_clone_fits_its_budget(void)
+{
+    struct stat st;
+    long long results = stat("results", &st) == 0 ? tracked_du("results") : -1;
+    long long tree = results >= 0 ? tracked_du("") : -1;
+    if (results < 0 || tree < 0) {
+        rbtest_skip("not a git checkout's root (git ls-files lists nothing)");
+        return;
+    }
+    printf("    tracked: results/ %.1f MiB (budget %d), the tree %.1f MiB (budget %d)\n",
+           (double)results / 1048576, DOCS_RESULTS_BUDGET_MIB, (double)tree / 1048576,
+           DOCS_TREE_BUDGET_MIB);
+    RB_CHECK(results <= (long long)DOCS_RESULTS_BUDGET_MIB << 20);
+    RB_CHECK(tree <= (long long)DOCS_TREE_BUDGET_MIB << 20);
+}
+
+/* ---- The peaks templates of docs/expectations.md ----
+ *
+ * "Record a new GPU" shows `peaks` objects to paste into an expectation file (```json blocks that
+ * open with "peaks": {). Each must read as one: wrapped into the smallest file, the strict reader
+ * (core/expect.h) takes it, so a key misspelled or a peak of 0 in the page fails here, not on the
+ * reader's GPU.
+ */
+#define DOCS_TEMPLATE_OPEN "```json\n\"peaks\": {"
+
+/* 0 when the template at s (its "peaks": line, up to the closing fence) reads as peaks; -1 with
+ * the reader's message in err. */
+static int peaks_template_ok(const char *s, char *err, size_t err_size)
+{
+    const char *end = strstr(s, "\n```");
+    if (!end) {
+        snprintf(err, err_size, "no closing fence");
+        return -1;
+    }
+    char *text = malloc((size_t)(end - s) + 300);
+    if (!text) {
+        snprintf(err, err_size, "out of memory");
+        return -1;
+    }
+    sprintf(text,
+            "{\"schema\": 1, \"hardware\": {\"name\": \"Test GPU\", \"sm\": \"9.0\", \"sms\": 1}, "
+            "%.*s, \"ceilings\": {}, \"pairs\": {}}",
+            (int)(end - s), s);
+    json_value *doc = json_parse(text, strlen(text), err, err_size);
+    int rc = doc && json_get(json_get(doc, "peaks"), "source")
+                 ? rb_expect_validate(doc, err, err_size)
+                 : -1;
+    if (doc && rc != 0 && !err[0])
+        snprintf(err, err_size, "no source");
+    json_free(doc);
+    free(text);
+    return rc;
+}
+
+static void test_peaks_templates_read(void)
+{
+    char *page = read_file("docs/expectations.md");
+    if (!page) {
+        rbtest_skip("not run from the repository root (docs/expectations.md)");
+        return;
+    }
+    int n = 0;
+    for (char *s = strstr(page, DOCS_TEMPLATE_OPEN); s; s = strstr(s + 1, DOCS_TEMPLATE_OPEN)) {
+        char err[400] = "";
+        int ok = peaks_template_ok(s + strlen("```json\n"), err, sizeof err) == 0;
+        if (!ok)
+            printf("    docs/expectations.md: peaks template %d: %s\n", n + 1, err);
+        RB_CHECK(ok);
+        n++;
+    }
+    RB_CHECK(n >= 2); /* the A100 and the B200 */
+    free(page);
+    /* planted: a key misspelled, a peak of 0, a template without its source */
+    char err[400] = "";
+    RB_CHECK(peaks_template_ok("\"peaks\": {\"dram_gbps\": 1, \"source\": \"s\"}\n```", err,
+                               sizeof err) == 0);
+    RB_CHECK(peaks_template_ok("\"peaks\": {\"dram_gpbs\": 1, \"source\": \"s\"}\n```", err,
+                               sizeof err) != 0 &&
+             strstr(err, "dram_gpbs"));
+    RB_CHECK(peaks_template_ok("\"peaks\": {\"dram_gbps\": 0, \"source\": \"s\"}\n```", err,
+                               sizeof err) != 0);
+    err[0] = '\0';
+    RB_CHECK(peaks_template_ok("\"peaks\": {\"dram_gbps\": 1}\n```", err, sizeof err) != 0);
+}
+
 /* The matcher on planted text: a cited folder that exists, one that does not, a wrapped name. */
 static void test_citation_matcher(void)
 {
@@ -305,16 +465,23 @@ static void test_citation_matcher(void)
              n == 2);
     RB_CHECK(check_text("d", "x120261126T0029Z-3 and 2026112T0029Z-", &have, missing,
                         sizeof missing, &n) == 0);
+    /* a stamp without its date after an ellipsis: a folder that exists, one that does not */
+    RB_CHECK(check_text("g", "(`\xe2\x80\xa6T0029Z-3364754-record/record.json`)", &have, missing,
+                        sizeof missing, &n) == 1 &&
+             n == 2);
+    RB_CHECK(check_text("g", "`\xe2\x80\xa6T0038Z-481cd1c-judge/`, \xe2\x80\xa6T12Z-", &have,
+                        missing, sizeof missing, &n) == 1 &&
+             n == 3 && strstr(missing, "g: results/...T0038Z-481cd1c-judge"));
     /* by path: a reference run, a stem, a placeholder, a file never committed */
     RB_CHECK(check_text("e", "(`results/gpu/reference.{json,md}`, ../results/gpu/reference.json)",
                         &have, missing, sizeof missing, &n) == 2 &&
-             n == 2);
+             n == 3);
     RB_CHECK(check_text(
                  "e", "results/<hardware-key>/reference.json, results/*/x, results/KEY/x, results/",
                  &have, missing, sizeof missing, &n) == 0);
     RB_CHECK(check_text("f", "see results/gpu/reference.svg.", &have, missing, sizeof missing,
                         &n) == 1 &&
-             n == 3 && strstr(missing, "f: results/gpu/reference.svg\n"));
+             n == 4 && strstr(missing, "f: results/gpu/reference.svg\n"));
     free(have.path);
 }
 
@@ -898,6 +1065,8 @@ static void test_no_tracker_references(void)
 static const rbtest_case docs_cases[] = {
     {"citation_matcher", test_citation_matcher},
     {"cited_results_are_committed", test_cited_results_are_committed},
+    {"clone_fits_its_budget", test_clone_fits_its_budget},
+    {"peaks_templates_read", test_peaks_templates_read},
     {"header_check_planted", test_header_check_planted},
     {"text_rules_planted", test_text_rules_planted},
     {"kernel_headers_follow_template", test_kernel_headers_follow_template},

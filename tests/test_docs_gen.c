@@ -4,6 +4,7 @@
  * headers is what the committed reference runs give, and a planted stale number is caught; the
  * renderers on a small results document; `roofbench docs [--check]` as a user runs it.
  */
+#include <dirent.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,8 +154,21 @@ static void test_render_header_and_run(void)
         *c = *c == '\n' ? ' ' : *c;
     RB_CHECK(run && strstr(run, "`results/x/a.json`") && strstr(run, "Test GPU") &&
              strstr(run, "4 pass, 1 skipped") && strstr(run, "p2p skipped (needs 2 GPUs)"));
+    RB_CHECK(run && strstr(run, "MiB L2, 700 W power limit), driver"));
     free(run);
     json_free(doc);
+    /* a run that recorded no power limit: the paragraph leaves it out, no "nan W" */
+    static const char power[] = "\"power_limit_w\": 700, ";
+    char *text = malloc(sizeof fixture), *at = text ? strstr(strcpy(text, fixture), power) : NULL;
+    if (at)
+        memmove(at, at + strlen(power), strlen(at + strlen(power)) + 1);
+    char err[200];
+    doc = at ? json_parse(text, strlen(text), err, sizeof err) : NULL;
+    run = doc ? rb_docs_render_run(doc, "results/x/reference.json", NULL, 100) : NULL;
+    RB_CHECK(run && !strstr(run, "nan") && strstr(run, "MiB L2), driver"));
+    free(run);
+    json_free(doc);
+    free(text);
 }
 
 /* ---- refreshing a file, in a folder of its own ---- */
@@ -185,6 +199,14 @@ static const char *fixture_root(void)
     snprintf(sub, sizeof sub, "results/%s/reference.json", RB_DOCS_HEADER_KEY);
     bad = bad || write_text(dir, sub, fixture) != 0;
     return bad ? NULL : dir;
+}
+
+/* path (relative) under the fixture folder, in a static buffer. */
+static const char *fixture_path(const char *path)
+{
+    static char full[700];
+    snprintf(full, sizeof full, "%s/%s", fixture_dir, path);
+    return full;
 }
 
 /* The generator over a fresh fixture folder; NULL (the folder removed) when it cannot be made. */
@@ -471,7 +493,7 @@ static void test_links_resolve(void)
         return;
     char **files = NULL, err[300];
     RB_CHECK(rb_docs_files(".", &files, err, sizeof err) == 0);
-    int bad = 0, pages = 0;
+    int bad = 0, pages = 0, twins = 0;
     for (int i = 0; files && files[i]; i++) {
         if (!strstr(files[i], ".md"))
             continue;
@@ -481,10 +503,349 @@ static void test_links_resolve(void)
         free(text);
     }
     rb_docs_files_free(files);
-    RB_CHECK(pages > 5 && bad == 0);
+    /* and the reference runs' twins, which link their charts and report */
+    DIR *dp = opendir("results");
+    for (struct dirent *e; dp && (e = readdir(dp)) != NULL;) {
+        char path[400];
+        snprintf(path, sizeof path, "results/%s/reference.md", e->d_name);
+        char *text = e->d_name[0] != '.' ? rb_docs_read_text(path) : NULL;
+        if (text) {
+            bad += links_ok(path, text);
+            twins++;
+        }
+        free(text);
+    }
+    if (dp)
+        closedir(dp);
+    RB_CHECK(pages > 5 && twins >= 2 && bad == 0);
     /* the checker on planted text: one dead link of three */
     RB_CHECK(links_ok("README.md",
                       "[a](docs/cli.md#options) [b](https://x.org) [c](docs/nope.md)") == 1);
+}
+
+/* ---- the reference runs' Markdown twins ---- */
+
+/* Each results/<key>/reference.md is what make docs writes from its reference.json. */
+static void test_reference_markdown_is_current(void)
+{
+    if (!in_repository())
+        return;
+    rb_docs *d = rb_docs_new(".");
+    DIR *dp = opendir("results");
+    int refs = 0, stale = 0;
+    for (struct dirent *e; d && dp && (e = readdir(dp)) != NULL;) {
+        char path[400], err[300];
+        struct stat st;
+        snprintf(path, sizeof path, "results/%s/reference.json", e->d_name);
+        if (e->d_name[0] == '.' || stat(path, &st) != 0)
+            continue;
+        refs++;
+        char *fresh = rb_docs_reference_md(d, e->d_name, err, sizeof err);
+        snprintf(path, sizeof path, "results/%s/reference.md", e->d_name);
+        char *committed = rb_docs_read_text(path);
+        if (!fresh || !committed || strcmp(fresh, committed)) {
+            printf("    %s: %s\n", path, fresh ? "not what make docs writes (run make docs)" : err);
+            stale++;
+        }
+        free(fresh);
+        free(committed);
+    }
+    if (dp)
+        closedir(dp);
+    rb_docs_free(d);
+    RB_CHECK(refs >= 2 && stale == 0);
+}
+
+/* The twin of a run with a kernel: the run's table, its kernels, the charts beside it; a twin
+ * edited by hand is stale and make docs writes it again. */
+static void test_reference_markdown_planted(void)
+{
+    const char *root = fixture_root();
+    RB_CHECK(root != NULL);
+    if (!root) {
+        rbtest_remove_dir();
+        return;
+    }
+    static const char at[] = "{\"name\": \"copy\", \"flops\": 0,";
+    static const char kernel[] =
+        "{\"name\": \"copy\", \"kernels\": [{\"variant\": \"optimized\", \"name\": "
+        "\"copy_optimized_kernel\", \"registers\": 16, \"static_smem_bytes\": 0, "
+        "\"dyn_smem_bytes\": 0, \"local_bytes\": 0, \"block_threads\": 256, \"blocks_per_sm\": "
+        "8, \"occupancy\": 1}], \"flops\": 0,";
+    const char *cut = strstr(fixture, at);
+    char *doc = malloc(sizeof fixture + sizeof kernel);
+    RB_CHECK(cut && doc);
+    if (cut && doc) {
+        snprintf(doc, sizeof fixture + sizeof kernel, "%.*s%s%s", (int)(cut - fixture), fixture,
+                 kernel, cut + strlen(at));
+        RB_CHECK(write_text(root, "results/" RB_DOCS_HEADER_KEY "/reference.json", doc) == 0);
+    }
+    free(doc);
+    rb_docs *d = rb_docs_new(root);
+    char err[300];
+    char *md = d ? rb_docs_reference_md(d, RB_DOCS_HEADER_KEY, err, sizeof err) : NULL;
+    RB_CHECK(md && strstr(md, "# roofbench results: Test GPU\n") &&
+             strstr(md, "| copy | baseline |"));
+    RB_CHECK(md && strstr(md, "\n## Kernels\n") && strstr(md, "`copy_optimized_kernel` | 16 |"));
+    RB_CHECK(md && strstr(md, "![roofline chart](reference.svg)") &&
+             strstr(md, "![speedup chart](reference-speedup.svg)") &&
+             strstr(md, "[HTML report](reference.html)"));
+    RB_CHECK(!rb_docs_reference_md(d, "Not/A/Key", err, sizeof err) && strstr(err, "hardware key"));
+    rb_docs_free(d);
+    RB_CHECK(write_text(root, "README.md", "# t\n") == 0);
+    RB_CHECK(rbtest_run("docs") == 0 && strstr(rbtest_output(), "1 of 1 reference .md rewritten"));
+    char *written =
+        rbtest_read_file(md ? fixture_path("results/" RB_DOCS_HEADER_KEY "/reference.md") : "");
+    RB_CHECK(written && md && !strcmp(written, md));
+    free(written);
+    RB_CHECK(write_text(root, "results/" RB_DOCS_HEADER_KEY "/reference.md", "# by hand\n") == 0);
+    RB_CHECK(rbtest_run("docs --check") == 1 &&
+             strstr(rbtest_output(), "results/" RB_DOCS_HEADER_KEY "/reference.md: not what") &&
+             strstr(rbtest_output(), "1 of 1 reference .md stale"));
+    free(md);
+    rbtest_remove_dir();
+}
+
+/* ---- results/README.md's index: every file under results/, none that is not there ---- */
+
+#define INDEX_MAX_NAMES 2048
+#define INDEX_NAME_LEN 300
+
+typedef struct index_names {
+    char (*name)[INDEX_NAME_LEN];
+    int n;
+} index_names;
+
+static void index_names_add(index_names *l, const char *prefix, const char *s, size_t n)
+{
+    /* a name too long for the list is left out, and then reported as missing */
+    if (l->n < INDEX_MAX_NAMES &&
+        snprintf(l->name[l->n], INDEX_NAME_LEN, "%s%.*s", prefix, (int)n, s) < INDEX_NAME_LEN)
+        l->n++;
+}
+
+static int index_has(const index_names *l, const char *name)
+{
+    for (int i = 0; i < l->n; i++)
+        if (!strcmp(l->name[i], name))
+            return 1;
+    return 0;
+}
+
+/* The files one row of an index names, as paths below its results/<key>/: a run and its
+ * companions ("| `a.json`, `.md`, `-speedup.svg` | ..." is a.json, a.md, a-speedup.svg),
+ * another file ("| `x.txt` | ..."), or a folder and every file under it ("| `d/` | `a.log`,
+ * `b/c.txt` |" is d/a.log, d/b/c.txt). */
+static void index_row(const char *row, index_names *l)
+{
+    const char *cell = row + 1, *bar = strstr(cell, " | ");
+    const char *tick = strchr(cell, '`'), *end = tick ? strchr(tick + 1, '`') : NULL;
+    if (!bar || !tick || !end || tick > bar)
+        return;
+    char first[INDEX_NAME_LEN], stem[INDEX_NAME_LEN];
+    snprintf(first, sizeof first, "%.*s", (int)(end - tick - 1), tick + 1);
+    size_t len = strlen(first);
+    int folder = len > 1 && first[len - 1] == '/';
+    snprintf(stem, sizeof stem, "%.*s", (int)(len > 5 ? len - 5 : len), first);
+    if (!folder)
+        index_names_add(l, "", first, len);
+    const char *from = folder ? bar + 3 : end + 1, *stop = folder ? strchr(from, '\n') : bar;
+    for (const char *t = strchr(from, '`'); t && stop && t < stop; t = strchr(t + 1, '`')) {
+        const char *e = strchr(t + 1, '`');
+        if (!e || e > stop)
+            break;
+        if (folder)
+            index_names_add(l, first, t + 1, (size_t)(e - t - 1));
+        else if (t[1] == '.' || t[1] == '-')
+            index_names_add(l, stem, t + 1, (size_t)(e - t - 1));
+        t = e;
+    }
+}
+
+/* Every file the index block of key names, from text (results/README.md); -1 when it has none. */
+static int index_block_names(const char *text, const char *key, index_names *l)
+{
+    char begin[300];
+    snprintf(begin, sizeof begin, RB_DOCS_MD_BEGIN "index %s -->\n", key);
+    const char *b = strstr(text, begin), *e = b ? strstr(b, RB_DOCS_MD_END) : NULL;
+    if (!e)
+        return -1;
+    for (const char *row = strchr(b, '\n'); row && row < e; row = strchr(row + 1, '\n'))
+        if (row[1] == '|' && strncmp(row + 1, "| file or folder", 16) &&
+            strncmp(row + 1, "|---", 4))
+            index_row(row + 1, l);
+    return 0;
+}
+
+/* The files under dir, as prefix + their path below it. */
+static void index_walk(const char *dir, const char *prefix, index_names *l)
+{
+    DIR *dp = opendir(dir);
+    for (struct dirent *e; dp && (e = readdir(dp)) != NULL;) {
+        char path[INDEX_NAME_LEN + 400], name[INDEX_NAME_LEN];
+        struct stat st;
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        snprintf(name, sizeof name, "%s%s", prefix, e->d_name);
+        if (stat(path, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            char deeper[INDEX_NAME_LEN + 2];
+            snprintf(deeper, sizeof deeper, "%s/", name);
+            index_walk(path, deeper, l);
+        } else {
+            index_names_add(l, "", name, strlen(name));
+        }
+    }
+    if (dp)
+        closedir(dp);
+}
+
+/* The files under results/<key>/ that a clone carries: git's tracked files in a checkout, else
+ * the folder as it is. Returns 1 when git listed them, 0 for the folder. */
+static int index_tracked(const char *key, index_names *l)
+{
+    char cmd[400], line[INDEX_NAME_LEN + 64];
+    snprintf(cmd, sizeof cmd, "git ls-files -- 'results/%s' 2>/dev/null", key);
+    FILE *p = popen(cmd, "r");
+    size_t skip = strlen("results/") + strlen(key) + 1;
+    while (p && fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strlen(line) > skip)
+            index_names_add(l, "", line + skip, strlen(line + skip));
+    }
+    int listed = p && pclose(p) == 0 && l->n > 0;
+    if (!listed) {
+        l->n = 0;
+        char dir[400];
+        snprintf(dir, sizeof dir, "results/%s", key);
+        index_walk(dir, "", l);
+    }
+    return listed;
+}
+
+/* The files an index of key misses (files on the left, not named) and names without a file
+ * (extra), each as "key/path" on its own line; the count of both. */
+static int index_check(const index_names *files, const index_names *named, const char *key,
+                       const char *root, char *said, size_t size)
+{
+    int bad = 0;
+    for (int i = 0; i < files->n; i++)
+        if (!index_has(named, files->name[i])) {
+            size_t used = strlen(said);
+            snprintf(said + used, size - used, "    not in the index: results/%s/%s\n", key,
+                     files->name[i]);
+            bad++;
+        }
+    for (int i = 0; i < named->n; i++) {
+        char path[INDEX_NAME_LEN + 300];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/results/%s/%s", root, key, named->name[i]);
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+            size_t used = strlen(said);
+            snprintf(said + used, size - used, "    in the index, not a file: results/%s/%s\n", key,
+                     named->name[i]);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+static int index_alloc(index_names *l)
+{
+    l->name = calloc(INDEX_MAX_NAMES, INDEX_NAME_LEN);
+    l->n = 0;
+    return l->name ? 0 : -1;
+}
+
+/* Every folder under results/ has its index block in results/README.md, and each block names
+ * exactly the files a clone carries there. */
+static void test_results_index_is_complete(void)
+{
+    if (!in_repository())
+        return;
+    char *text = rb_docs_read_text("results/README.md");
+    index_names files = {0}, named = {0};
+    char *said = calloc(1, 16384);
+    RB_CHECK(text && said && index_alloc(&files) == 0 && index_alloc(&named) == 0);
+    DIR *dp = opendir("results");
+    int folders = 0, bad = 0;
+    for (struct dirent *e;
+         text && said && files.name && named.name && dp && (e = readdir(dp)) != NULL;) {
+        char dir[400];
+        struct stat st;
+        snprintf(dir, sizeof dir, "results/%s", e->d_name);
+        if (e->d_name[0] == '.' || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        folders++;
+        files.n = named.n = 0;
+        index_tracked(e->d_name, &files);
+        if (index_block_names(text, e->d_name, &named) != 0) {
+            printf("    results/README.md: no 'index %s' block\n", e->d_name);
+            bad++;
+            continue;
+        }
+        bad += index_check(&files, &named, e->d_name, ".", said, 16384);
+    }
+    if (dp)
+        closedir(dp);
+    if (said && said[0])
+        printf("%s", said);
+    RB_CHECK(folders >= 3 && bad == 0);
+    free(text);
+    free(said);
+    free(files.name);
+    free(named.name);
+}
+
+/* The check on planted text: a folder's file left out, a file named that is not there, and an
+ * index that matches its folder (a run with companions, a file, a session's nested files). */
+static void test_results_index_planted(void)
+{
+    const char *root = fixture_root();
+    index_names files = {0}, named = {0};
+    char said[2000] = "";
+    RB_CHECK(root && index_alloc(&files) == 0 && index_alloc(&named) == 0);
+    if (!root || !files.name || !named.name) {
+        free(files.name);
+        free(named.name);
+        rbtest_remove_dir();
+        return;
+    }
+    char sub[400];
+    snprintf(sub, sizeof sub, "%s/results/%s/s", root, RB_DOCS_HEADER_KEY);
+    RB_CHECK(mkdir(sub, 0755) == 0);
+    snprintf(sub, sizeof sub, "%s/results/%s/s/d", root, RB_DOCS_HEADER_KEY);
+    RB_CHECK(mkdir(sub, 0755) == 0);
+    static const char *const have[] = {"a.json", "a.md", "a-speedup.svg", "x.txt", "s/d/y.log"};
+    for (size_t i = 0; i < sizeof have / sizeof have[0]; i++) {
+        char rel[300];
+        snprintf(rel, sizeof rel, "results/%s/%s", RB_DOCS_HEADER_KEY, have[i]);
+        RB_CHECK(write_text(root, rel, "x\n") == 0);
+        index_names_add(&files, "", have[i], strlen(have[i]));
+    }
+    char text[1200];
+    snprintf(text, sizeof text,
+             RB_DOCS_MD_BEGIN "index %s -->\n| file or folder | what |\n|---|---|\n"
+                              "| `a.json`, `-speedup.svg`, `.md` | a run |\n"
+                              "| `s/` | `d/y.log` |\n| `x.txt` | a log |\n" RB_DOCS_MD_END "\n",
+             RB_DOCS_HEADER_KEY);
+    RB_CHECK(index_block_names(text, RB_DOCS_HEADER_KEY, &named) == 0 && named.n == 5);
+    RB_CHECK(index_check(&files, &named, RB_DOCS_HEADER_KEY, root, said, sizeof said) == 0);
+    /* x.txt left out of the index, and a file it names that is not there */
+    char *x = strstr(text, "| `x.txt` | a log |\n");
+    if (x)
+        memcpy(x, "| `z.txt` | a log |\n", 20);
+    named.n = 0;
+    RB_CHECK(x && index_block_names(text, RB_DOCS_HEADER_KEY, &named) == 0);
+    RB_CHECK(index_check(&files, &named, RB_DOCS_HEADER_KEY, root, said, sizeof said) == 2);
+    RB_CHECK(strstr(said, "not in the index: results/" RB_DOCS_HEADER_KEY "/x.txt") &&
+             strstr(said, "in the index, not a file: results/" RB_DOCS_HEADER_KEY "/z.txt"));
+    RB_CHECK(index_block_names(text, "nvidia-h200", &named) == -1);
+    free(files.name);
+    free(named.name);
+    rbtest_remove_dir();
 }
 
 /* ---- the command ---- */
@@ -525,6 +886,10 @@ static const rbtest_case docs_gen_cases[] = {
     {"generated_blocks_are_current", test_generated_blocks_are_current},
     {"planted_stale_number_fails", test_planted_stale_number_fails},
     {"docs_command", test_docs_command},
+    {"reference_markdown_is_current", test_reference_markdown_is_current},
+    {"reference_markdown_planted", test_reference_markdown_planted},
+    {"results_index_is_complete", test_results_index_is_complete},
+    {"results_index_planted", test_results_index_planted},
 };
 
 RB_SUITE(docs_gen_suite, "docs_gen", docs_gen_cases);

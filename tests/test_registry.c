@@ -690,26 +690,26 @@ static void test_source_kernels_parsed(void)
 static void test_kernel_table_checks_can_fail(void)
 {
     static const rb_kernel_info complete[] = {
-        {"baseline", "demo_baseline_kernel", &fake_kernel_a, 256, 0},
-        {"optimized", "demo_optimized_kernel", &fake_kernel_b, 256, 0},
-        {"optimized", "demo_optimized_finish_kernel<1>", &fake_kernel_a, 1024, 0},
+        {"baseline", "demo_baseline_kernel", &fake_kernel_a, 256, 0, NULL},
+        {"optimized", "demo_optimized_kernel", &fake_kernel_b, 256, 0, NULL},
+        {"optimized", "demo_optimized_finish_kernel<1>", &fake_kernel_a, 1024, 0, NULL},
         {0}};
     static const rb_kernel_info no_finish[] = {
-        {"baseline", "demo_baseline_kernel", &fake_kernel_a, 256, 0},
-        {"optimized", "demo_optimized_kernel", &fake_kernel_b, 256, 0},
+        {"baseline", "demo_baseline_kernel", &fake_kernel_a, 256, 0, NULL},
+        {"optimized", "demo_optimized_kernel", &fake_kernel_b, 256, 0, NULL},
         {0}};
     static const rb_kernel_info wrong_variant[] = {
-        {"baseline", "demo_baseline_kernel", &fake_kernel_a, 256, 0},
-        {"baseline", "demo_optimized_kernel", &fake_kernel_b, 256, 0},
-        {"optimized", "demo_optimized_finish_kernel", &fake_kernel_a, 1024, 0},
+        {"baseline", "demo_baseline_kernel", &fake_kernel_a, 256, 0, NULL},
+        {"baseline", "demo_optimized_kernel", &fake_kernel_b, 256, 0, NULL},
+        {"optimized", "demo_optimized_finish_kernel", &fake_kernel_a, 1024, 0, NULL},
         {0}};
     static const rb_kernel_info bad_block[] = {
-        {"optimized", "demo_optimized_kernel", &fake_kernel_b, 2048, 0}, {0}};
+        {"optimized", "demo_optimized_kernel", &fake_kernel_b, 2048, 0, NULL}, {0}};
     static const rb_kernel_info bad_variant[] = {
-        {"reference", "demo_optimized_kernel", &fake_kernel_b, 256, 0}, {0}};
+        {"reference", "demo_optimized_kernel", &fake_kernel_b, 256, 0, NULL}, {0}};
     static const rb_kernel_info twice[] = {
-        {"optimized", "demo_optimized_kernel", &fake_kernel_b, 256, 0},
-        {"optimized", "demo_optimized_kernel", &fake_kernel_b, 256, 0},
+        {"optimized", "demo_optimized_kernel", &fake_kernel_b, 256, 0, NULL},
+        {"optimized", "demo_optimized_kernel", &fake_kernel_b, 256, 0, NULL},
         {0}};
     rb_pair p = {.name = "demo", .n_variants = 3};
     p.variants[0].name = "baseline";

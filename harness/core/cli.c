@@ -30,7 +30,8 @@ enum {
     ON_COMPARE = 32,
     ON_HISTORY = 64,
     ON_DOCS = 128,
-    ON_P2P = 256
+    ON_P2P = 256,
+    ON_EXPECT = 512
 };
 typedef struct cli_option {
     const char *name;
@@ -146,6 +147,30 @@ static const cli_option cli_options[] = {
      "any cause but the platform; the file is read before any GPU work"},
     {"--fail-on-platform", ON_RUN | ON_COMPARE, 0, NULL,
      "a slowdown the platform explains fails too"},
+    {"--mark-stale", ON_EXPECT, 0, NULL,
+     "mark the rows --filter selects stale, with --why: their code changed since they were "
+     "recorded and they cannot be recorded again now; a run then gives their variants the "
+     "verdict stale (not gating). Recording the row again clears the mark"},
+    {"--record", ON_EXPECT, 0, NULL,
+     "merge the results files of several full runs (RUN.json ..., e.g. 3 runs on each of 2 "
+     "machines of one GPU model) into the expectation file, as --update-expectations merges "
+     "its repeats: each variant's threshold then includes the spread between the machines"},
+    {"--check", ON_EXPECT, 0, NULL,
+     "compare every row of the expectation files given (default expectations/*.json) with "
+     "this build: kernel fingerprints, launch geometry and variants; exit 1 when an unmarked "
+     "row differs"},
+    {"--filter", ON_EXPECT, 1, "REGEX",
+     "with --mark-stale: the rows whose <pair>.<input>@<size> row name, or whose pair's name, "
+     "matches (POSIX extended regex, as run --filter)"},
+    {"--why", ON_EXPECT, 1, "TEXT",
+     "with --mark-stale: why the rows are stale, one line (what changed, and when they are "
+     "recorded again)"},
+    {"--expect", ON_EXPECT, 1, "FILE",
+     "the expectation file (default for --record: expectations/<hardware-key>.json of the "
+     "runs' GPU)"},
+    {"--key", ON_EXPECT, 1, "KEY",
+     "with --mark-stale: the file is expectations/KEY.json (KEY a hardware key: nvidia-h200); "
+     "no GPU is asked"},
     {"--write-through-links", ON_RUN | ON_PLOT | ON_COMPARE, 0, NULL,
      "an output that is a symbolic link is written through it (by default it is refused, as "
      "are devices, FIFOs and an output that is an input)"},
@@ -154,7 +179,7 @@ static const cli_option cli_options[] = {
 
 static const char *const command_names[] = {"help",    "--version", "list", "run",
                                             "check",   "ceilings",  "plot", "compare",
-                                            "history", "docs",      "p2p"};
+                                            "history", "docs",      "p2p",  "expectations"};
 
 const char *rb_cli_command_name(rb_command c)
 {
@@ -163,16 +188,17 @@ const char *rb_cli_command_name(rb_command c)
 
 static unsigned command_bit(rb_command c)
 {
-    return c == RB_CMD_LIST       ? ON_LIST
-           : c == RB_CMD_RUN      ? ON_RUN
-           : c == RB_CMD_CHECK    ? ON_CHECK
-           : c == RB_CMD_CEILINGS ? ON_CEILINGS
-           : c == RB_CMD_PLOT     ? ON_PLOT
-           : c == RB_CMD_COMPARE  ? ON_COMPARE
-           : c == RB_CMD_HISTORY  ? ON_HISTORY
-           : c == RB_CMD_DOCS     ? ON_DOCS
-           : c == RB_CMD_P2P      ? ON_P2P
-                                  : 0;
+    return c == RB_CMD_LIST           ? ON_LIST
+           : c == RB_CMD_RUN          ? ON_RUN
+           : c == RB_CMD_CHECK        ? ON_CHECK
+           : c == RB_CMD_CEILINGS     ? ON_CEILINGS
+           : c == RB_CMD_PLOT         ? ON_PLOT
+           : c == RB_CMD_COMPARE      ? ON_COMPARE
+           : c == RB_CMD_HISTORY      ? ON_HISTORY
+           : c == RB_CMD_DOCS         ? ON_DOCS
+           : c == RB_CMD_P2P          ? ON_P2P
+           : c == RB_CMD_EXPECTATIONS ? ON_EXPECT
+                                      : 0;
 }
 
 /* The option named a, or NULL with the refusal in err (unknown, or not for this command). */
@@ -232,7 +258,7 @@ static int parse_command(int argc, char **argv, rb_options *o, char *err, size_t
         if (argc > 2 && command_of(argv[2], &o->help_topic) != 0) {
             rb_fmt(err, err_size,
                    "help: unknown command '%s' (commands: list, run, check, ceilings, plot, "
-                   "compare, history, docs, p2p)",
+                   "compare, history, docs, p2p, expectations)",
                    argv[2]);
             return -1;
         }
@@ -477,6 +503,20 @@ static int parse_value(const char *a, const char *v, rb_options *o, char *err, s
         return parse_gate(v, o, err, err_size);
     if (!strcmp(a, "--scope"))
         return parse_scope(v, o, err, err_size);
+    if (!strcmp(a, "--why")) {
+        o->why = v;
+        return 0;
+    }
+    if (!strcmp(a, "--key")) {
+        o->key = v;
+        if (rb_is_hardware_key(v))
+            return 0;
+        rb_fmt(err, err_size,
+               "--key '%s' is not a hardware key (lower-case letters and digits "
+               "joined by '-': nvidia-h200)",
+               v);
+        return -1;
+    }
     o->expect_none = !strcmp(v, "none");
     return parse_path(a, v, &o->expect_path, err, err_size); /* --expect */
 }
@@ -493,6 +533,34 @@ static int node_options_ok(const rb_options *o, char *err, size_t err_size)
     if (!no)
         return 0;
     rb_fmt(err, err_size, "--device all or a list of GPUs does not go with %s", no);
+    return -1;
+}
+
+/* expectations: one of --mark-stale, --record, --check, with what it needs and nothing else. */
+static int expectations_options_ok(const rb_options *o, char *err, size_t err_size)
+{
+    const char *no = NULL;
+    if (o->mark_stale + o->record + o->check != 1)
+        no = "expectations does one thing: --mark-stale, --record or --check";
+    else if (o->mark_stale && (!o->filter || !o->why))
+        no = "--mark-stale needs --filter REGEX (the rows) and --why TEXT (why they are stale)";
+    else if (!o->mark_stale && (o->filter || o->why || o->key))
+        no = "--filter, --why and --key go with --mark-stale";
+    else if (o->mark_stale && !o->expect_path && !o->key)
+        no = "--mark-stale needs the file: --expect FILE or --key KEY (no GPU is asked which)";
+    else if (o->key && o->expect_path)
+        no = "--expect FILE and --key KEY both name the file: give one";
+    else if (o->expect_none)
+        no = "expectations works on an expectation file, not --expect none";
+    else if (o->mark_stale && o->n_inputs)
+        no = "--mark-stale takes no operands (the rows are those --filter selects)";
+    else if (o->record && !o->n_inputs)
+        no = "--record needs the results files: roofbench expectations --record RUN.json ...";
+    else if (o->check && o->expect_path)
+        no = "--check takes the files as operands: roofbench expectations --check FILE...";
+    if (!no)
+        return 0;
+    rb_fmt(err, err_size, "%s", no);
     return -1;
 }
 
@@ -550,13 +618,14 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
                 return -1;
             continue;
         }
-        if (o->command == RB_CMD_HISTORY && a[0] != '-') {
+        if ((o->command == RB_CMD_HISTORY || o->command == RB_CMD_EXPECTATIONS) && a[0] != '-') {
             if (o->n_inputs == RB_CLI_MAX_INPUTS) {
-                rb_fmt(err, err_size, "history takes at most %d operands: give the folder",
-                       RB_CLI_MAX_INPUTS);
+                rb_fmt(err, err_size, "%s takes at most %d operands%s", command_names[o->command],
+                       RB_CLI_MAX_INPUTS, o->command == RB_CMD_HISTORY ? ": give the folder" : "");
                 return -1;
             }
-            if (parse_path("history", a, &o->inputs[o->n_inputs], err, err_size) != 0)
+            if (parse_path(command_names[o->command], a, &o->inputs[o->n_inputs], err, err_size) !=
+                0)
                 return -1;
             o->n_inputs++;
             continue;
@@ -606,6 +675,10 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
             o->check = 1;
         } else if (!strcmp(a, "--write-through-links")) {
             o->through_links = 1;
+        } else if (!strcmp(a, "--mark-stale")) {
+            o->mark_stale = 1;
+        } else if (!strcmp(a, "--record")) {
+            o->record = 1;
         } else {
             o->update_expectations = 1;
         }
@@ -623,6 +696,8 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
         rb_fmt(err, err_size, "compare prints one format: --md or --csv, not both");
         return -1;
     }
+    if (o->command == RB_CMD_EXPECTATIONS && expectations_options_ok(o, err, err_size) != 0)
+        return -1;
     if (o->command == RB_CMD_HISTORY && o->n_inputs == 0) {
         rb_fmt(err, err_size,
                "history needs runs: roofbench history results/<hardware-key>/ (or "
@@ -700,6 +775,16 @@ static const command_help command_helps[] = {
     {RB_CMD_DOCS, "docs [options]", "regenerate the docs' numbers from the reference runs",
      "Regenerates the numbers of README.md, docs/ and the kernel headers from "
      "results/<hardware-key>/reference.json (in the repository's root; make docs)."},
+    {RB_CMD_EXPECTATIONS, "expectations --mark-stale|--record RUN...|--check [FILE...]",
+     "mark rows stale, record from several runs, check the files against this build",
+     "Works on the expectation files without a GPU. --mark-stale marks the rows --filter selects "
+     "as stale, with --why and this build's revision (a run then judges them stale, not "
+     "gating). --record merges the results files of several full runs, on one machine or "
+     "several of one GPU model, into the file (the thresholds include the spread between "
+     "machines) and prints the sensitivity table. --check compares every row with this build "
+     "(kernel fingerprints, block size, dynamic shared memory, variants): exit 1 when a row "
+     "differs and is not marked stale. Exit 2 when nothing was written: no row matched, a "
+     "reason missing, a file invalid, a set of runs refused (the line says which file)."},
     {RB_CMD_P2P, "p2p [options]", "the P2P matrix: every ordered pair of GPUs",
      "Measures every ordered pair of the visible GPUs: one-way and both-ways bandwidth of "
      "peer copies (256 MiB cudaMemcpyPeerAsync), the latency of a 4-byte copy and of a "

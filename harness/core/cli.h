@@ -19,9 +19,12 @@ typedef enum rb_command {
     RB_CMD_COMPARE,  /* compare two results files: what changed, and why */
     /* every variant over a GPU's runs: steps, and why */
     RB_CMD_HISTORY,
-    RB_CMD_DOCS,     /* regenerate (or --check) the docs' blocks from the reference runs */
-    RB_CMD_P2P,      /* the P2P matrix of the visible GPUs */
-    RB_CMD_LAST = RB_CMD_P2P
+    RB_CMD_DOCS, /* regenerate (or --check) the docs' blocks from the reference runs */
+    RB_CMD_P2P,  /* the P2P matrix of the visible GPUs */
+    /* the expectation files without a GPU: mark rows stale, record from several runs' results,
+     * check the files against this build */
+    RB_CMD_EXPECTATIONS,
+    RB_CMD_LAST = RB_CMD_EXPECTATIONS
 } rb_command;
 
 /* history's operands: folders of results files, or the files themselves. */
@@ -79,10 +82,15 @@ typedef struct rb_options {
     int compare_md, compare_csv; /* compare_md: p2p --md too */
     /* history -o BASE: BASE.svg, BASE.md, BASE.json; NULL: none */
     const char *out_base;
-    /* history's operands */
+    /* history's operands; expectations --record's results files, --check's expectation files */
     int n_inputs;
     const char *inputs[RB_CLI_MAX_INPUTS];
-    int check;                 /* docs --check: rewrite nothing, fail when a block is stale */
+    int check; /* docs --check: rewrite nothing, fail when a block is stale;
+                  expectations --check: the files against this build */
+    /* expectations: --mark-stale (the rows --filter selects, with --why) or --record (the
+     * operands are results files); --key KEY names expectations/KEY.json */
+    int mark_stale, record;
+    const char *why, *key;
     rb_command help_topic;     /* RB_CMD_HELP: the command whose help to print (HELP: all) */
     int plot_html_beside;      /* plot --html without a FILE.html: <base>.html */
     int device;                /* --device N: the N-th GPU the CUDA runtime shows; -1: none */

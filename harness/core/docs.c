@@ -10,6 +10,8 @@
 #include "docs_render.h"
 #include "floors.h"
 #include "outputs.h"
+#include "report.h"
+#include "result_read.h"
 #include "runcmp.h"
 
 #define DOCS_MAX_DOCS 32
@@ -274,11 +276,11 @@ static int by_string(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The entries under rel (relative to the root) that git tracks, the first component of each
- * path after rel: 1 with l filled, 0 when git cannot say (no git, not a checkout: then the
- * folder as it is), -1 out of memory. What a run writes there is ignored by git until it is
- * committed on purpose, so an index of the tracked files does not change with a user's runs. */
-static int tracked_names(const rb_docs *d, const char *rel, docs_names *l)
+/* The files under rel (relative to the root) that git tracks, each as its path below rel: 1 with
+ * l filled, 0 when git cannot say (no git, not a checkout: then the folder as it is), -1 out of
+ * memory. What a run writes there is ignored by git until it is committed on purpose, so an
+ * index of the tracked files does not change with a user's runs. */
+static int tracked_paths(const rb_docs *d, const char *rel, docs_names *l)
 {
     char cmd[RB_PATH_BUF * 2 + 64];
     if (strchr(d->root, '\'') || strchr(rel, '\''))
@@ -292,39 +294,70 @@ static int tracked_names(const rb_docs *d, const char *rel, docs_names *l)
     }
     size_t skip = strlen(rel) + 1;
     int rc = 1;
-    for (char *line = strtok(out, "\n"); line && rc == 1; line = strtok(NULL, "\n")) {
-        if (strlen(line) <= skip)
-            continue;
-        char *name = line + skip, *slash = strchr(name, '/');
-        if (slash)
-            *slash = '\0';
-        if (l->n == 0 || strcmp(l->name[l->n - 1], name))
-            rc = names_add(l, name) == 0 ? 1 : -1;
-    }
+    for (char *line = strtok(out, "\n"); line && rc == 1; line = strtok(NULL, "\n"))
+        if (strlen(line) > skip)
+            rc = names_add(l, line + skip) == 0 ? 1 : -1;
     free(out);
     return rc;
 }
 
-/* The entries of the folder rel (relative to the root), sorted: those git tracks, in a
- * checkout; -1 when they cannot be read. */
-static int folder_names(const rb_docs *d, const char *rel, docs_names *l)
+/* The files under the folder rel as they are on disk, each as prefix + its path below rel. */
+static int walk_paths(const rb_docs *d, const char *rel, const char *prefix, docs_names *l,
+                      int depth)
 {
-    int tracked = tracked_names(d, rel, l);
-    if (tracked != 0) {
-        if (l->n)
-            qsort(l->name, (size_t)l->n, sizeof l->name[0], by_string);
-        return tracked < 0 ? -1 : 0;
-    }
     char full[RB_PATH_BUF * 2];
     full_path(d, rel, full, sizeof full);
-    DIR *dp = opendir(full);
+    DIR *dp = depth < 8 ? opendir(full) : NULL;
     struct dirent *e;
-    int rc = dp ? 0 : -1;
-    while (dp && rc == 0 && (e = readdir(dp)) != NULL)
-        if (e->d_name[0] != '.')
-            rc = names_add(l, e->d_name);
+    int rc = dp || depth > 0 ? 0 : -1;
+    while (dp && rc == 0 && (e = readdir(dp)) != NULL) {
+        char sub[RB_PATH_BUF], name[RB_PATH_BUF];
+        struct stat st;
+        if (e->d_name[0] == '.' || rb_fmt_fits(sub, sizeof sub, "%s/%s", rel, e->d_name) != 0 ||
+            rb_fmt_fits(name, sizeof name, "%s%s", prefix, e->d_name) != 0)
+            continue;
+        full_path(d, sub, full, sizeof full);
+        if (stat(full, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            char deeper[RB_PATH_BUF];
+            rb_fmt(deeper, sizeof deeper, "%s/", name);
+            rc = walk_paths(d, sub, deeper, l, depth + 1);
+        } else {
+            rc = names_add(l, name);
+        }
+    }
     if (dp)
         closedir(dp);
+    return rc;
+}
+
+/* Every file under the folder rel (relative to the root), as its path below rel, sorted: those
+ * git tracks, in a checkout; -1 when they cannot be read. */
+static int folder_paths(const rb_docs *d, const char *rel, docs_names *l)
+{
+    int rc = tracked_paths(d, rel, l);
+    if (rc == 0)
+        rc = walk_paths(d, rel, "", l, 0) == 0 ? 1 : -1;
+    if (l->n)
+        qsort(l->name, (size_t)l->n, sizeof l->name[0], by_string);
+    return rc < 0 ? -1 : 0;
+}
+
+/* The entries of the folder rel (the first component of each of its files' paths), sorted. The
+ * paths of one sub-folder are adjacent once sorted ("a/..." all share the prefix "a/"). */
+static int folder_names(const rb_docs *d, const char *rel, docs_names *l)
+{
+    docs_names all = {0};
+    int rc = folder_paths(d, rel, &all);
+    for (int i = 0; rc == 0 && i < all.n; i++) {
+        char *name = all.name[i], *slash = strchr(name, '/');
+        if (slash)
+            *slash = '\0';
+        if (l->n == 0 || strcmp(l->name[l->n - 1], name))
+            rc = names_add(l, name);
+    }
+    names_free(&all);
     if (l->n)
         qsort(l->name, (size_t)l->n, sizeof l->name[0], by_string);
     return rc;
@@ -345,6 +378,24 @@ static int is_companion(const docs_names *l, const char *name)
                 return 1;
     }
     return 0;
+}
+
+/* Whether the file at path (relative to the root) is the Markdown twin of a run: its first line
+ * is the one `run` writes. */
+static int is_run_markdown(const rb_docs *d, const char *path)
+{
+    static const char head[] = "# roofbench results: ";
+    char full[RB_PATH_BUF * 2], first[sizeof head] = "";
+    size_t n = strlen(path);
+    if (n < 3 || strcmp(path + n - 3, ".md"))
+        return 0;
+    full_path(d, path, full, sizeof full);
+    FILE *f = fopen(full, "rb");
+    size_t got = f ? fread(first, 1, sizeof head - 1, f) : 0;
+    if (f)
+        fclose(f);
+    first[got] = '\0';
+    return !strcmp(first, head);
 }
 
 /* One file of the index: a run with its companions, or another file. */
@@ -368,18 +419,20 @@ static void index_file(rb_docs *d, const char *rel, const docs_names *l, const c
     rb_sbuf_add(b, " | %s |\n",
                 line  ? line
                 : doc ? "a JSON document, not a run"
-                      : "a log or a diagnostic's output");
+                : is_run_markdown(d, path)
+                    ? "a run's Markdown table, kept without its JSON (git history has the JSON)"
+                    : "a log or a diagnostic's output");
     free(line);
     json_free(doc);
 }
 
-/* One sub-folder of the index: its runs and its other files, on one row. */
+/* One sub-folder of the index: every file under it (its path below the folder), on one row. */
 static void index_folder(rb_docs *d, const char *rel, const char *name, rb_sbuf *b)
 {
     char sub[RB_PATH_BUF];
     docs_names l = {0};
     rb_fmt(sub, sizeof sub, "%s/%s", rel, name);
-    folder_names(d, sub, &l);
+    folder_paths(d, sub, &l);
     rb_sbuf_add(b, "| `%s/` | ", name);
     for (int i = 0; i < l.n; i++)
         rb_sbuf_add(b, "%s`%s`", i ? ", " : "", l.name[i]);
@@ -484,6 +537,39 @@ char *rb_docs_header_lines(rb_docs *d, const char *pair, const char *prefix, cha
     if (!doc)
         return NULL;
     char *text = rb_docs_render_header(doc, ref, pair, prefix, RB_DOCS_WIDTH, RB_DOCS_HEADER_LINES);
+    if (!text)
+        rb_fmt(err, err_size, "out of memory");
+    return text;
+}
+
+/* ---- a reference run's Markdown twin ---- */
+
+char *rb_docs_reference_md(rb_docs *d, const char *key, char *err, size_t err_size)
+{
+    char ref[RB_PATH_BUF];
+    if (reference_path(key, ref, sizeof ref, err, err_size) != 0)
+        return NULL;
+    const json_value *doc = load(d, ref, err, err_size);
+    rb_pair_result *pairs = NULL;
+    int n = 0;
+    if (!doc || rb_results_read(doc, &pairs, &n, err, err_size) != 0)
+        return NULL;
+    char *md = rb_report_markdown(pairs, n, doc);
+    free(pairs);
+    if (!md) {
+        rb_fmt(err, err_size, "out of memory");
+        return NULL;
+    }
+    /* the charts and the report make docs draws beside the run (roofbench plot --html), linked
+     * as run links its own */
+    rb_sbuf b = {0};
+    rb_sbuf_add(&b,
+                "%s\n## Charts\n\n![roofline chart](reference.svg)\n\n![speedup "
+                "chart](reference-speedup.svg)\n\n[HTML report](reference.html): both charts and "
+                "the table (sortable) in one file.\n",
+                md);
+    free(md);
+    char *text = rb_sbuf_take(&b);
     if (!text)
         rb_fmt(err, err_size, "out of memory");
     return text;
@@ -818,6 +904,60 @@ static int docs_file(rb_docs *d, const char *root, const char *path, int check, 
     return rc;
 }
 
+/* The hardware keys of the results/<key>/ folders that hold a reference run, sorted. */
+static int reference_keys(const char *root, docs_names *keys)
+{
+    char full[RB_PATH_BUF * 2];
+    rb_fmt(full, sizeof full, "%s/results", root);
+    DIR *dp = opendir(full);
+    struct dirent *e;
+    int rc = 0;
+    while (dp && rc == 0 && (e = readdir(dp)) != NULL) {
+        struct stat st;
+        if (e->d_name[0] == '.' ||
+            rb_fmt_fits(full, sizeof full, "%s/results/%s/reference.json", root, e->d_name) != 0)
+            continue;
+        if (stat(full, &st) == 0 && S_ISREG(st.st_mode))
+            rc = names_add(keys, e->d_name);
+    }
+    if (dp)
+        closedir(dp);
+    if (keys->n)
+        qsort(keys->name, (size_t)keys->n, sizeof keys->name[0], by_string);
+    return rc;
+}
+
+/* results/<key>/reference.md of every reference run: regenerated and rewritten when it differs
+ * (unless check), counting into *files and *stale. 0, or -1 with err. */
+static int docs_reference_mds(rb_docs *d, const char *root, int check, int *files, int *stale,
+                              rb_sbuf *report, char *err, size_t err_size)
+{
+    docs_names keys = {0};
+    int rc = reference_keys(root, &keys) == 0 ? 0 : -1;
+    if (rc != 0)
+        rb_fmt(err, err_size, "out of memory");
+    for (int i = 0; rc == 0 && i < keys.n; i++) {
+        char rel[RB_PATH_BUF], full[RB_PATH_BUF * 2];
+        char *fresh = rb_docs_reference_md(d, keys.name[i], err, err_size);
+        rb_fmt(rel, sizeof rel, "results/%s/reference.md", keys.name[i]);
+        rb_fmt(full, sizeof full, "%s/%s", root, rel);
+        char *committed = fresh ? rb_docs_read_text(full) : NULL;
+        rc = fresh ? 0 : -1;
+        ++*files;
+        if (fresh && (!committed || strcmp(committed, fresh))) {
+            ++*stale;
+            rb_sbuf_add(report, "%s: not what results/%s/reference.json gives (run make docs)\n",
+                        rel, keys.name[i]);
+            if (!check)
+                rc = rb_write_file_atomic(full, fresh, err, err_size);
+        }
+        free(committed);
+        free(fresh);
+    }
+    names_free(&keys);
+    return rc;
+}
+
 int rb_docs_main(const char *root, int check, FILE *out, FILE *err_out)
 {
     char err[1200], readme[RB_PATH_BUF * 2], **paths = NULL;
@@ -836,9 +976,12 @@ int rb_docs_main(const char *root, int check, FILE *out, FILE *err_out)
     }
     rb_sbuf report = {0};
     int blocks = 0, stale = 0, rewritten = 0, files = 0, rc = 0;
+    int mds = 0, md_stale = 0;
     for (; paths[files] && rc == 0; files++)
         rc = docs_file(d, root, paths[files], check, &blocks, &stale, &rewritten, &report, err,
                        sizeof err);
+    if (rc == 0)
+        rc = docs_reference_mds(d, root, check, &mds, &md_stale, &report, err, sizeof err);
     char *said = rb_sbuf_take(&report);
     if (said && check)
         fputs(said, out);
@@ -846,13 +989,18 @@ int rb_docs_main(const char *root, int check, FILE *out, FILE *err_out)
     if (rc != 0)
         fprintf(err_out, "roofbench: docs: %s\n", err);
     else if (check)
-        fprintf(out, "docs: %d generated blocks in %d files: %d stale%s\n", blocks, files, stale,
-                stale ? " (make docs regenerates them from results/<hardware-key>/reference.json)"
-                      : "");
+        fprintf(out,
+                "docs: %d generated blocks in %d files: %d stale; %d of %d reference .md stale%s\n",
+                blocks, files, stale, md_stale, mds,
+                stale || md_stale
+                    ? " (make docs regenerates them from results/<hardware-key>/reference.json)"
+                    : "");
     else
-        fprintf(out, "docs: %d generated blocks in %d files: %d rewritten, in %d files\n", blocks,
-                files, stale, rewritten);
+        fprintf(out,
+                "docs: %d generated blocks in %d files: %d rewritten, in %d files; %d of %d "
+                "reference .md rewritten\n",
+                blocks, files, stale, rewritten, md_stale, mds);
     rb_docs_files_free(paths);
     rb_docs_free(d);
-    return rc != 0 ? 2 : check && stale ? 1 : 0;
+    return rc != 0 ? 2 : check && (stale || md_stale) ? 1 : 0;
 }

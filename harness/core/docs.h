@@ -22,6 +22,10 @@
  *                             would be this machine's, so none sets the floors)
  * Markers inside a fenced code block (```) are text, not blocks (so a page can show them).
  *
+ * Beside each reference run, results/<key>/reference.md is its Markdown twin, written by the
+ * same command from the run (rb_docs_reference_md), so that every reference has one and it links
+ * the charts make docs draws beside it.
+ *
  * A kernel header (kernels/<pair>.cu): the lines strictly between the line holding
  * RB_DOCS_CU_BEGIN and the next line holding RB_DOCS_CU_END are the pair's measured lines from
  * the H100 reference run (RB_DOCS_HEADER_KEY), each starting with the end line's prefix
@@ -61,6 +65,12 @@ void rb_docs_free(rb_docs *d);
  * one line in err (an unknown block, a missing or malformed results file, a bad regex). */
 char *rb_docs_block(rb_docs *d, const char *words, char *err, size_t err_size);
 
+/* The Markdown twin of results/<key>/reference.json, as `run` writes one beside its results (the
+ * table, its notes, the figures beside the time, the kernels), linking the charts and the report
+ * that make docs draws beside it (reference.svg, reference-speedup.svg, reference.html). Caller
+ * frees; NULL with one line in err. */
+char *rb_docs_reference_md(rb_docs *d, const char *key, char *err, size_t err_size);
+
 /* A kernel header's generated lines for pair, each starting with prefix and ending in a newline.
  * Caller frees; NULL with one line in err. */
 char *rb_docs_header_lines(rb_docs *d, const char *pair, const char *prefix, char *err,
@@ -84,9 +94,10 @@ void rb_docs_files_free(char **paths);
 /* A whole file's text (caller frees; "" for an empty file), NULL when it cannot be read. */
 char *rb_docs_read_text(const char *path);
 
-/* `roofbench docs [--check]` in root: regenerates every block of every file and rewrites the
- * files that changed (check: rewrites nothing, says which blocks differ). Returns the exit code:
- * 0 current (or rewritten), 1 check found stale blocks, 2 an error (one line on err_out). */
+/* `roofbench docs [--check]` in root: regenerates every block of every file and the Markdown
+ * twin of every reference run (results/<key>/reference.md), and rewrites the files that changed
+ * (check: rewrites nothing, says which differ). Returns the exit code: 0 current (or rewritten),
+ * 1 check found stale blocks or twins, 2 an error (one line on err_out). */
 int rb_docs_main(const char *root, int check, FILE *out, FILE *err_out);
 
 #endif

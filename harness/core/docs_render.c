@@ -293,7 +293,7 @@ static void add_wrapped(rb_sbuf *b, const char *text, int width)
 static void verdict_counts(const json_value *doc, char *buf, size_t size)
 {
     static const char *const names[] = {"pass",    "improved", "regressed", "new", "missing",
-                                        "invalid", "skipped",  "contended", "none"};
+                                        "invalid", "skipped",  "stale",     "contended", "none"};
     int count[sizeof names / sizeof names[0]] = {0};
     const json_value *pairs = pairs_of(doc);
     for (size_t i = 0; pairs && i < pairs->count; i++)
@@ -336,14 +336,19 @@ char *rb_docs_render_run(const json_value *doc, const char *ref_path, const char
     rb_sbuf_add(&s, "The reference run `%s`", ref_path);
     if (copy_of)
         rb_sbuf_add(&s, " (a copy of `%s`)", copy_of);
+    /* a run from before the power limit was recorded says nothing of it, not "nan W" */
+    char power[64] = "";
+    double power_w = json_number_at(env, "power_limit_w");
+    if (isfinite(power_w))
+        rb_fmt(power, sizeof power, ", %.0f W power limit", power_w);
     rb_sbuf_add(&s,
                 ": `%s` at git %s, %s, size %s, seed %.0f, on the %s (compute capability %s, "
-                "%.0f SMs, %.0f MiB L2, %.0f W power limit), driver %s, CUDA runtime %s",
+                "%.0f SMs, %.0f MiB L2%s), driver %s, CUDA runtime %s",
                 json_string_at(doc, "command", "?"), json_string_at(doc, "git", "?"),
                 json_string_at(doc, "date", "?"), json_string_at(doc, "size", "?"),
                 json_number_at(doc, "seed"), json_string_at(env, "device", "?"),
                 json_string_at(env, "cc", "?"), json_number_at(env, "sms"),
-                json_number_at(env, "l2_bytes") / 1048576.0, json_number_at(env, "power_limit_w"),
+                json_number_at(env, "l2_bytes") / 1048576.0, power,
                 json_string_at(env, "driver", "?"), json_string_at(env, "cuda_runtime", "?"));
     if (!isnan(json_number_at(platform, "dram_gbps")))
         rb_sbuf_add(&s,

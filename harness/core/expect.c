@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "expect_stale.h"
 #include "outputs.h"
 #include "util.h"
 
@@ -288,6 +289,47 @@ static int validate_runs(const json_value *v, const char *vw, char *err, size_t 
                         "does not agree with run_medians ((max - min) / median of them)");
 }
 
+/* provenance, or a row's recorded: an object; of its keys, those the checker and the reader of
+ * a model's file rely on are checked: nvcc and arch (what the build was, core/expect_check.h),
+ * machines and runs (whole numbers, 1 to 1e6) and gpus (the GPUs' UUIDs, strings). */
+static int validate_recorded(const json_value *r, const char *where, char *err, size_t err_size)
+{
+    char kw[300];
+    if (expect_type(r, JSON_OBJECT, where, err, err_size))
+        return -1;
+    for (size_t i = 0; i < r->count; i++) {
+        const char *key = r->keys[i];
+        const json_value *x = r->items[i];
+        rb_fmt(kw, sizeof kw, "%s.%s", where, key);
+        if ((!strcmp(key, "nvcc") || !strcmp(key, "arch")) && x->type != JSON_STRING)
+            return fail_at(err, err_size, kw, "expected a string");
+        if ((!strcmp(key, "machines") || !strcmp(key, "runs")) &&
+            !(x->type == JSON_NUMBER && x->number >= 1 && x->number <= 1e6 &&
+              x->number == floor(x->number)))
+            return fail_at(err, err_size, kw, "expected a whole number >= 1");
+        if (!strcmp(key, "gpus") && expect_type(x, JSON_ARRAY, kw, err, err_size))
+            return -1;
+        for (size_t k = 0; !strcmp(key, "gpus") && k < x->count; k++)
+            if (x->items[k]->type != JSON_STRING)
+                return fail_at(err, err_size, kw, "expected the GPUs' UUIDs (strings)");
+    }
+    return 0;
+}
+
+/* A row's skipped: {"<variant>": "why it was not timed where the row was recorded"}. */
+static int validate_skipped(const json_value *s, const char *where, char *err, size_t err_size)
+{
+    if (expect_type(s, JSON_OBJECT, where, err, err_size))
+        return -1;
+    for (size_t i = 0; i < s->count; i++)
+        if (s->items[i]->type != JSON_STRING) {
+            char kw[300];
+            rb_fmt(kw, sizeof kw, "%s.%s", where, s->keys[i]);
+            return fail_at(err, err_size, kw, "expected a string (why it was skipped)");
+        }
+    return 0;
+}
+
 static int validate_pair(const json_value *p, const char *name, char *err, size_t err_size)
 {
     char where[160], vwhere[200];
@@ -299,10 +341,15 @@ static int validate_pair(const json_value *p, const char *name, char *err, size_
         rb_fmt(vwhere, sizeof vwhere, "%s.%s", where, key);
         if (strcmp(key, "size") && strcmp(key, "shape") && strcmp(key, "recorded") &&
             strcmp(key, "variants") && strcmp(key, "platform") && strcmp(key, "kernels") &&
-            strcmp(key, "wall_s"))
+            strcmp(key, "wall_s") && strcmp(key, "stale") && strcmp(key, "skipped"))
             return fail_at(err, err_size, vwhere,
                            "unknown key (expected size, shape, recorded, variants, platform, "
-                           "kernels, wall_s)");
+                           "kernels, wall_s, skipped, stale)");
+        if (!strcmp(key, "stale") &&
+            rb_expect_stale_validate(p->items[i], vwhere, err, err_size) != 0)
+            return -1;
+        if (!strcmp(key, "skipped") && validate_skipped(p->items[i], vwhere, err, err_size))
+            return -1;
         /* what the expectations were recorded with, for the attribution of a verdict */
         if (!strcmp(key, "platform") &&
             expect_type(p->items[i], JSON_OBJECT, vwhere, err, err_size))
@@ -315,7 +362,7 @@ static int validate_pair(const json_value *p, const char *name, char *err, size_
     }
     const json_value *recorded = json_get(p, "recorded");
     rb_fmt(vwhere, sizeof vwhere, "%s.recorded", where);
-    if (recorded && expect_type(recorded, JSON_OBJECT, vwhere, err, err_size))
+    if (recorded && validate_recorded(recorded, vwhere, err, err_size))
         return -1;
     if (validate_positive(p, "size", where, 0, err, err_size) ||
         (json_get(p, "wall_s") && validate_positive(p, "wall_s", where, 0, err, err_size)))
@@ -392,7 +439,7 @@ int rb_expect_validate(const json_value *doc, char *err, size_t err_size)
     if (expect_type(name, JSON_STRING, "hardware.name", err, err_size))
         return -1;
     const json_value *prov = json_get(doc, "provenance");
-    if (prov && expect_type(prov, JSON_OBJECT, "provenance", err, err_size))
+    if (prov && validate_recorded(prov, "provenance", err, err_size))
         return -1;
     if (validate_roofs(json_get(doc, "peaks"), "peaks", err, err_size) ||
         validate_roofs(json_get(doc, "ceilings"), "ceilings", err, err_size) ||
@@ -590,7 +637,7 @@ static void judge_contended(rb_variant_result *v)
     char who[300], would[120] = "no expectation to hold it against";
     rb_contention_text(&v->contended_by, who, sizeof who);
     if (v->verdict == RB_VERDICT_PASS || v->verdict == RB_VERDICT_IMPROVED ||
-        v->verdict == RB_VERDICT_REGRESSED)
+        v->verdict == RB_VERDICT_REGRESSED || v->verdict == RB_VERDICT_STALE)
         rb_fmt(would, sizeof would, "%+.1f%% against the expectation, which would read %s",
                100 * (v->judged_ratio - 1), rb_verdict_name(v->verdict));
     v->verdict = RB_VERDICT_CONTENDED;
@@ -601,8 +648,11 @@ static void judge_contended(rb_variant_result *v)
            who, would);
 }
 
-static void judge_variant(const json_value *expected_variants, rb_variant_result *v)
+/* v against its row's entry ep (NULL: none at this size): skipped, invalid, new, or judged; a
+ * variant of a row marked stale is measured and its ratio said, never judged (expect_stale.h). */
+static void judge_variant(const json_value *ep, const char *row, rb_variant_result *v)
 {
+    const json_value *expected_variants = json_get(ep, "variants");
     if (v->skipped) {
         v->verdict = RB_VERDICT_SKIPPED;
         return;
@@ -619,6 +669,10 @@ static void judge_variant(const json_value *expected_variants, rb_variant_result
         rb_expected_read(x, &e);
         v->expected_ms = e.median_ms;
         v->verdict = rb_expect_judge_run(&e, v, &v->threshold, &v->judged_ratio, &v->per_clock);
+        if (json_get(ep, "stale")) {
+            v->verdict = RB_VERDICT_STALE;
+            rb_expect_stale_text(ep, row, v->judged_ratio, v->evidence, sizeof v->evidence);
+        }
     }
     if (v->timed && rb_variant_contended(v))
         judge_contended(v);
@@ -642,7 +696,7 @@ int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n)
             if (p->status == RB_PAIR_SKIPPED)
                 v->verdict = RB_VERDICT_SKIPPED;
             else
-                judge_variant(ev, v);
+                judge_variant(ep, p->name, v);
         }
         for (size_t k = 0; ev && k < ev->count && p->n_variants < RB_MAX_VARIANTS; k++) {
             int found = 0;
@@ -890,6 +944,23 @@ static int pair_walls(const rb_pair_result *pairs, int i, const rb_pair_result *
     return n;
 }
 
+/* The variants of p skipped where it was recorded, with why ("skipped": {variant: note}), so
+ * that the checker of committed files (expect_check.h) can tell a variant skipped there from
+ * one added since. Nothing when none was. 0, or -1 when out of memory. */
+static int skipped_entry(const rb_pair_result *p, json_value *entry)
+{
+    json_value *sk = NULL;
+    for (int k = 0; k < p->n_variants; k++) {
+        if (!p->v[k].skipped)
+            continue;
+        if (!sk && (!(sk = json_new_object()) || json_object_set(entry, "skipped", sk)))
+            return -1;
+        if (json_set_string(sk, p->v[k].name, p->v[k].note[0] ? p->v[k].note : "skipped"))
+            return -1;
+    }
+    return 0;
+}
+
 /* One pair's expectations, with the provenance of the run that recorded them (a filtered
  * update leaves the other pairs as an earlier run recorded them), the platform reference that
  * run measured and the kernels it timed (their registers, memory and SASS fingerprints). */
@@ -927,6 +998,7 @@ static json_value *pair_entry(const rb_pair_result *pairs, int i,
         if (!rb_expect_dropped(&p->v[k]))
             oom |=
                 json_object_set(vs, p->v[k].name, variant_entry(pairs, i, k, earlier, n_earlier));
+    oom = oom || skipped_entry(p, entry);
     if (oom) {
         json_free(entry);
         return NULL;

@@ -15,8 +15,13 @@
  *   "pairs": {"copy_vectorized": {"size": 268435456,        (+ "shape": "RxC" for 2D pairs)
  *                                 "recorded": {the provenance of the run that recorded it},
  *                                 "wall_s": 0.6,  (its child's time, for the progress line)
- *                                 "variants": {"baseline": {"median_ms": 0.95, "noise": 0.004}}}}
+ *                                 "variants": {"baseline": {"median_ms": 0.95, "noise": 0.004}},
+ *                                 "skipped": {"library": "why it was not timed there"},
+ *                                 "stale": {"git": ..., "date": ..., "why": ...}}}
  * }
+ *
+ * provenance and recorded also say nvcc and arch (the build's), machines, runs and gpus (the
+ * GPUs' UUIDs); stale is the mark of core/expect_stale.h, written by a command only.
  *
  * peaks and ceilings hold the roof keys of harness/core/roofline.h (a positive number, or null
  * when unknown) and "source" (a string); ceilings also "methods" (sm_clock_mhz and power_w
@@ -119,8 +124,9 @@ rb_verdict rb_expect_judge_run(const rb_expected *e, const rb_variant_result *v,
                                double *ratio, int *per_clock);
 
 /* Sets verdict and expected_ms on every variant of pairs[0..n). e may be NULL (every verdict new).
- * Expected variants that the run of a pair lacks are appended to it as "missing". Returns
- * rb_expect_failing(pairs, n, 0). */
+ * Expected variants that the run of a pair lacks are appended to it as "missing". A variant of a
+ * row marked stale gets the verdict stale (its ratio and the mark in evidence: not gating).
+ * Returns rb_expect_failing(pairs, n, 0). */
 int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n);
 
 /* What makes the run fail: failed pairs, invalid variants, contended ones and regressed gating
@@ -146,8 +152,9 @@ int rb_expect_contended(const rb_pair_result *pairs, int n, const rb_pair_result
 
 /* Rewrites *doc (NULL: a new document with hardware and peaks) from the run: provenance is
  * replaced, each pair of the run replaced by its valid variants (rb_expect_dropped ones left
- * out); other pairs are kept. Refuses (returns -1, err) when a variant of the run is invalid or
- * a pair failed, and a contended run (rb_expect_contended) whole, with nothing changed. */
+ * out, a skipped one named in the row's "skipped"), which clears a stale mark; other pairs are
+ * kept. Refuses (returns -1, err) when a variant of the run is invalid or a pair failed, and a
+ * contended run (rb_expect_contended) whole, with nothing changed. */
 int rb_expect_update(json_value **doc, const rb_pair_result *pairs, int n, json_value *hardware,
                      json_value *peaks, json_value *provenance, char *err, size_t err_size);
 

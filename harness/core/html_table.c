@@ -25,7 +25,7 @@ const char rb_html_table_css[] =
     ".v-improved, .v-faster { background: #bfe6c8; color: #0b4d1c; font-weight: bold; }\n"
     ".v-regressed, .v-slower, .v-invalid { background: #f9d0d3; color: #8a1520; "
     "font-weight: bold; }\n"
-    ".v-unclear, .v-contended { background: #fff0c2; color: #7a5a00; }\n"
+    ".v-unclear, .v-stale, .v-contended { background: #fff0c2; color: #7a5a00; }\n"
     ".v-blind { background: #ebe2f7; color: #4a2a80; }\n"
     ".v-new { background: #dcebfa; color: #174a85; }\n"
     ".v-missing, .v-skipped, .v-not-compared { background: #eeeeee; color: #555555; }\n"

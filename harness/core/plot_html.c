@@ -16,7 +16,8 @@
 #include "util.h"
 
 static const char *const verdict_names[] = {"pass",    "improved", "regressed", "new",
-                                            "missing", "invalid",  "skipped",   "contended"};
+                                            "missing", "invalid",  "skipped",   "stale",
+                                            "contended"};
 #define N_VERDICTS ((int)(sizeof verdict_names / sizeof verdict_names[0]))
 
 /* A numeric cell shown as the charts show numbers (rb_plot_num), with a unit after it. */

@@ -329,21 +329,21 @@ static void count_item(char *buf, size_t size, int count, const char *what)
 
 void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_t size)
 {
-    int plain[RB_VERDICT_LAST + 1] = {0}, hot[RB_VERDICT_LAST + 1] = {0};
-    int info[RB_VERDICT_LAST + 1] = {0};
+    int plain[RB_VERDICT_COUNT] = {0}, hot[RB_VERDICT_COUNT] = {0};
+    int info[RB_VERDICT_COUNT] = {0};
     int throttled = 0, capped = 0, informational = 0;
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {
             const rb_variant_result *v = &pairs[i].v[k];
             int t = rb_report_throttled(v), in = v->host_bound_why[0] != '\0';
-            unsigned vi = (unsigned)v->verdict <= RB_VERDICT_LAST ? v->verdict : 0;
+            unsigned vi = (unsigned)v->verdict < RB_VERDICT_COUNT ? v->verdict : 0;
             (in ? info : t ? hot : plain)[vi]++;
             informational += in;
             throttled += t && !in;
             capped += !t && v->timed && (v->clocks.reasons & 1u << RB_REASON_POWER_CAP);
         }
     char counts[300] = "", apart[300] = "", info_counts[300] = "";
-    for (int x = RB_VERDICT_PASS; x <= RB_VERDICT_LAST; x++) {
+    for (int x = RB_VERDICT_PASS; x < RB_VERDICT_COUNT; x++) {
         count_item(counts, sizeof counts, plain[x], rb_verdict_name((rb_verdict)x));
         count_item(apart, sizeof apart, hot[x], rb_verdict_name((rb_verdict)x));
         count_item(info_counts, sizeof info_counts, info[x], rb_verdict_name((rb_verdict)x));
@@ -456,8 +456,9 @@ static json_value *variant_json(const rb_pair_result *p, const rb_variant_result
         json_set_string(o, "verdict", rb_verdict_name(v->verdict)) ||
         (isfinite(v->threshold) && json_set_number(o, "threshold", v->threshold)) ||
         (v->per_clock && json_set_bool(o, "per_clock", 1)) ||
-        (v->cause[0] &&
-         (json_set_string(o, "cause", v->cause) || json_set_string(o, "evidence", v->evidence)))) {
+        (v->cause[0] && json_set_string(o, "cause", v->cause)) ||
+        ((v->cause[0] || (v->verdict == RB_VERDICT_STALE && v->evidence[0])) &&
+         json_set_string(o, "evidence", v->evidence))) {
         json_free(o);
         return NULL;
     }

@@ -123,12 +123,14 @@ static void format_row(const rb_pair_result *p, const rb_variant_result *v, int 
 
 /* ---- the text table ---- */
 
-/* Appends "<tag>: <group>/<variant>: <text>" to b, wrapped unless wide. */
+/* Appends "<tag>: <group>/<variant>: <text>" (variant NULL: "<tag>: <group>: <text>") to b,
+ * wrapped unless wide. */
 static void note_line(rb_sbuf *b, int wide, const char *tag, const char *group, const char *variant,
                       const char *text)
 {
     char head[160];
-    rb_fmt(head, sizeof head, "%s: %s/%s: ", tag, group, variant);
+    rb_fmt(head, sizeof head, "%s: %s%s%s: ", tag, group, variant ? "/" : "",
+           variant ? variant : "");
     rb_sbuf_add(b, "%s", head);
     if (wide)
         rb_sbuf_add(b, "%s\n", text);
@@ -172,8 +174,22 @@ static void energy_text(const rb_pair_result *p, const rb_variant_result *v, cha
         rb_fmt(buf + len, size - len, ", %.4g GB/J", gb);
 }
 
+/* A row group whose expectation is marked stale: once, what its first stale variant says (the
+ * mark, and the ratio of each variant in the table). */
+static void stale_note(rb_sbuf *b, const rb_pair_result *p, int wide)
+{
+    for (int k = 0; k < p->n_variants; k++)
+        if (p->v[k].verdict == RB_VERDICT_STALE && p->v[k].evidence[0]) {
+            const char *text = strstr(p->v[k].evidence, "recorded at ");
+            note_line(b, wide, "stale", p->name, NULL, text ? text : p->v[k].evidence);
+            return;
+        }
+}
+
 static void table_notes(rb_sbuf *b, const rb_pair_result *pairs, int n, int wide)
 {
+    for (int i = 0; i < n; i++)
+        stale_note(b, &pairs[i], wide);
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {
             const rb_variant_result *v = &pairs[i].v[k];

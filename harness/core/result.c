@@ -9,8 +9,9 @@
 
 static const char *const role_names[] = {"baseline", "step", "optimized", "library",
                                               "part"};
-static const char *const verdict_names[] = {"-",       "pass",    "improved", "regressed", "new",
-                                            "missing", "invalid", "skipped",  "contended"};
+static const char *const verdict_names[RB_VERDICT_COUNT] = {
+    "-",       "pass",    "improved", "regressed", "new",
+    "missing", "invalid", "skipped",  "stale",     "contended"};
 
 const char *rb_role_name(rb_role r)
 {
@@ -19,7 +20,7 @@ const char *rb_role_name(rb_role r)
 
 const char *rb_verdict_name(rb_verdict v)
 {
-    return (unsigned)v <= RB_VERDICT_LAST ? verdict_names[v] : "?";
+    return (unsigned)v < RB_VERDICT_COUNT ? verdict_names[v] : "?";
 }
 
 static const char *const timing_names[RB_TIMING_COUNT] = {"samples", "interleaved", "sustained",
@@ -322,6 +323,7 @@ json_value *rb_kernel_to_json(const rb_kernel_result *k)
         json_set_number(o, "block_threads", k->block_threads) ||
         json_set_number(o, "blocks_per_sm", k->blocks_per_sm) ||
         json_set_number(o, "occupancy", k->occupancy) ||
+        (k->grid > 0 && json_set_number(o, "grid", (double)k->grid)) ||
         (k->sass_hash[0] &&
          (json_set_string(o, "sass_hash", k->sass_hash) ||
           json_object_set(o, "sass_counts",
@@ -356,6 +358,8 @@ int rb_kernel_from_json(const json_value *o, rb_kernel_result *k, char *err, siz
     k->block_threads = int_or_minus_one(o, "block_threads");
     k->blocks_per_sm = int_or_minus_one(o, "blocks_per_sm");
     k->occupancy = json_number_at(o, "occupancy");
+    double grid = json_number_at(o, "grid"); /* a count no launch reaches reads as unknown */
+    k->grid = grid >= 1 && grid <= 9e15 && grid == floor(grid) ? (long long)grid : 0;
     const json_value *hash = json_get(o, "sass_hash"), *counts = json_get(o, "sass_counts");
     if (hash && (hash->type != JSON_STRING || strlen(hash->string) != 16 ||
                  strspn(hash->string, "0123456789abcdef") != 16)) {

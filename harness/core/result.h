@@ -47,6 +47,8 @@ typedef struct rb_kernel_result {
      * as "instructions" (at most RB_MAX_CODEGEN + 1 entries). */
     int n_sass_counts;
     rb_extra sass_counts[RB_MAX_EXTRAS];
+    /* Blocks launched at the run's size, where the pair says (rb_kernel_info.grid); 0: unknown. */
+    long long grid;
 } rb_kernel_result;
 
 /* The library algorithm a variant ran, where the pair can tell (its library_algo hook): for
@@ -77,11 +79,14 @@ typedef enum rb_verdict {
     RB_VERDICT_MISSING,
     RB_VERDICT_INVALID,
     RB_VERDICT_SKIPPED,
+    /* the expectation row is marked stale (its code changed since it was recorded: a command
+     * marked it, core/expect_stale.h): measured and printed with the mark, never gating */
+    RB_VERDICT_STALE,
     /* timed while a process not the run's own used the GPU (core/contention.h): not a time of
-     * this code, never pass, improved or regressed; it fails the run (expect.h) */
+     * this code, never pass, improved, regressed or stale; it fails the run (expect.h) */
     RB_VERDICT_CONTENDED
 } rb_verdict;
-#define RB_VERDICT_LAST RB_VERDICT_CONTENDED
+#define RB_VERDICT_COUNT (RB_VERDICT_CONTENDED + 1)
 
 typedef enum rb_pair_status { RB_PAIR_OK, RB_PAIR_FAILED, RB_PAIR_SKIPPED } rb_pair_status;
 
@@ -159,7 +164,7 @@ typedef struct rb_variant_result {
     char cause[16];      /* of a regressed or improved verdict: platform, code, throttled,
                             unexplained (core/runcmp.h), and contended for a contended one;
                             "" : none */
-    char evidence[400];
+    char evidence[640];  /* the cause's evidence, or what a stale verdict says (its mark) */
 } rb_variant_result;
 
 typedef struct rb_pair_result {

@@ -9,7 +9,7 @@
 
 static rb_verdict verdict_from_name(const char *s)
 {
-    for (int v = RB_VERDICT_NONE; v <= RB_VERDICT_LAST; v++)
+    for (int v = RB_VERDICT_NONE; v < RB_VERDICT_COUNT; v++)
         if (!strcmp(s, rb_verdict_name((rb_verdict)v)))
             return (rb_verdict)v;
     return RB_VERDICT_NONE;
@@ -61,6 +61,24 @@ static void derived_read(const json_value *o, rb_variant_result *v)
     v->judged_ratio = v->time_ms.median / v->expected_ms;
 }
 
+/* The pair's kernels (what the runtime said of each), so that a table read back lists them as the
+ * run did. */
+static int kernels_read(const json_value *ks, rb_pair_result *p, char *err, size_t err_size)
+{
+    for (size_t k = 0; ks && ks->type == JSON_ARRAY && k < ks->count; k++) {
+        char why[200];
+        if (p->n_kernels == RB_MAX_KERNELS) {
+            rb_fmt(err, err_size, "%s: more than %d kernels", p->name, RB_MAX_KERNELS);
+            return -1;
+        }
+        if (rb_kernel_from_json(ks->items[k], &p->kernels[p->n_kernels++], why, sizeof why) != 0) {
+            rb_fmt(err, err_size, "%s: %s", p->name, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int pair_read(const json_value *o, rb_pair_result *p, char *err, size_t err_size)
 {
     static const char *const status[] = {"ok", "failed", "skipped"};
@@ -101,7 +119,7 @@ static int pair_read(const json_value *o, rb_pair_result *p, char *err, size_t e
         }
         derived_read(vs->items[k], v);
     }
-    return 0;
+    return kernels_read(json_get(o, "kernels"), p, err, err_size);
 }
 
 int rb_results_read(const json_value *doc, rb_pair_result **pairs, int *n, char *err,

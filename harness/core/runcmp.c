@@ -255,11 +255,16 @@ static void roof_tried(const json_value *od, const json_value *nd, const json_va
         rb_fmt(out + len, size - len, "; the variant at %.0f%% of it", 100 * eff);
 }
 
-/* The first difference between two kernels' code or resources into why ("" : none). */
+/* The first difference between two kernels' code, resources or launch geometry into why
+ * ("" : none). Launch geometry is code: a grid, block or dynamic shared memory chosen at run
+ * time (a tuned tile, blocks per SM from the device) changes what the kernel does. A value
+ * either side lacks (an older file, a pair that does not say its grid) or knows as -1 is not
+ * compared. */
 static void kernel_diff(const json_value *a, const json_value *b, char *why, size_t size)
 {
-    static const char *const keys[] = {"registers", "static_smem_bytes", "dyn_smem_bytes",
-                                       "local_bytes"};
+    static const char *const keys[] = {"registers",   "static_smem_bytes", "dyn_smem_bytes",
+                                       "local_bytes", "block_threads",     "blocks_per_sm",
+                                       "grid"};
     const char *name = json_string_at(a, "name", NULL);
     const char *ha = json_string_at(a, "sass_hash", NULL),
                *hb = json_string_at(b, "sass_hash", NULL);
@@ -270,7 +275,7 @@ static void kernel_diff(const json_value *a, const json_value *b, char *why, siz
     }
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         double x = json_number_at(a, keys[i]), y = json_number_at(b, keys[i]);
-        if (isfinite(x) && isfinite(y) && x != y) {
+        if (x >= 0 && y >= 0 && isfinite(x) && isfinite(y) && x != y) {
             rb_fmt(why, size, "%s: %s %.0f -> %.0f", name, keys[i], x, y);
             return;
         }

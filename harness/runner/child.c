@@ -324,8 +324,9 @@ static void kernel_fingerprint(const rb_pair *p, const rb_kernel_info *ki, rb_ke
 }
 
 /* The resources of the pair's kernels, as the runtime reports them (after setup: the pair may
- * have raised a kernel's dynamic shared memory limit there). */
-static int kernels_record(int fd, const rb_pair *p)
+ * have raised a kernel's dynamic shared memory limit there), and the grid each launches at the
+ * run's size where the pair says. */
+static int kernels_record(int fd, const rb_pair *p, const rb_size *size)
 {
     if (!p->kernels || !p->kernels[0].func)
         return 0;
@@ -342,6 +343,8 @@ static int kernels_record(int fd, const rb_pair *p)
         rb_fmt(k.name, sizeof k.name, "%s", ki->name);
         k.block_threads = ki->block_threads;
         k.dyn_smem = (double)ki->dyn_smem;
+        long long grid = ki->grid ? ki->grid((size_t)size->rows, (size_t)size->cols) : -1;
+        k.grid = grid > 0 ? grid : 0; /* 0: unknown */
         struct cudaFuncAttributes fa;
         int blocks = 0;
         if (cudaFuncGetAttributes(&fa, ki->func) != cudaSuccess) {
@@ -644,7 +647,7 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
             status = interleaved_records(fd, p, ctx, s, &opts, median_ms);
         else
             status = sequential_records(fd, p, ctx, s, &opts, median_ms);
-        if (status == 0 && (kernels_record(fd, p) != 0 ||
+        if (status == 0 && (kernels_record(fd, p, &o->size) != 0 ||
                             extras_records(fd, p, ctx, median_ms, p->n_variants) != 0))
             status = 1;
     }

@@ -315,6 +315,7 @@ json_value *rb_env_collect(int device, int alone)
     bad |= json_object_set(o, "variables", env_variables());
     bad |= json_set_string(o, "git", rb_git_rev);
     bad |= json_set_string(o, "build_arch", rb_build_arch);
+    bad |= json_set_string(o, "build_nvcc", rb_build_nvcc[0] ? rb_build_nvcc : NULL);
     bad |= codegen_state(o);
     if (bad) {
         json_free(o);

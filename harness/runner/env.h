@@ -41,6 +41,10 @@ void rb_env_version_text(char *buf, size_t size);
 /* Build facts, from the generated version file. */
 extern const char rb_git_rev[];
 extern const char rb_build_arch[];
+/* The release of the nvcc that compiled the kernels ("13.0", from `nvcc --version`; "" when it
+ * could not be read): with the architecture, what decides their machine code (an expectation
+ * row recorded by another release is not compared with this build's fingerprints). */
+extern const char rb_build_nvcc[];
 /* The folder the Makefile built this binary in: the repository whose expectations/ compare and
  * history read (core/floors.h). */
 extern const char rb_source_root[];

@@ -17,6 +17,8 @@
 #include "core/cli.h"
 #include "core/docs.h"
 #include "core/expect.h"
+#include "core/expect_record.h"
+#include "core/expect_stale.h"
 #include "core/floors.h"
 #include "core/history.h"
 #include "core/outputs.h"
@@ -26,6 +28,7 @@
 #include "core/text.h"
 #include "core/util.h"
 #include "env.h"
+#include "expect_cmd.h"
 #include "jobs.h"
 #include "p2p_cmd.h"
 #include "pair.h"
@@ -406,6 +409,21 @@ static json_value *provenance(const rb_options *o, const json_value *env)
     return p;
 }
 
+/* What run --update-expectations records of itself: provenance, the build's nvcc release and
+ * architecture (which decide the kernels' machine code: core/expect_check.h), one machine (its
+ * GPU's UUID) and the runs. NULL when out of memory. */
+static json_value *recording_provenance(const rb_options *o, const json_value *env, int repeat)
+{
+    json_value *p = provenance(o, env);
+    const char *uuid = env_str(env, "uuid");
+    if (p && rb_expect_provenance_add(p, rb_build_nvcc, rb_build_arch, 1, repeat, &uuid,
+                                      strcmp(uuid, "?") ? 1 : 0) != 0) {
+        json_free(p);
+        return NULL;
+    }
+    return p;
+}
+
 static json_value *hardware(const json_value *env)
 {
     json_value *h = json_new_object();
@@ -567,7 +585,8 @@ static int stage_expectations(const rb_options *o, const char *expect_path, cons
     int k = -1, rc = rb_expect_lock_and_load(expect_path, lock_fd, &d, err, sizeof err);
     if (rc == 0)
         rc = rb_expect_update_runs(&d, results, n, runs, repeat - 1, platform, hardware(env),
-                                   rb_datasheet_peaks(key), provenance(o, env), err, sizeof err);
+                                   rb_datasheet_peaks(key), recording_provenance(o, env, repeat),
+                                   err, sizeof err);
     if (rc == 0)
         rc = rb_expect_validate(d, err, sizeof err);
     if (rc == 0 && (!(text = json_write(d, 2)) ||
@@ -751,6 +770,8 @@ static int run_body(rb_job *jobs, int n, const rb_options *o, int argc, char **a
         failing++;
     } else if (recorded) {
         report_dropped(results, n);
+        if (have_expect)
+            rb_expect_say_cleared(stdout, expect.doc, results, n);
         printf("expectations: %s updated from %d run(s); the regression thresholds:\n", expect_path,
                repeat);
         rb_expect_print_thresholds(stdout, recorded, results, n);
@@ -1494,6 +1515,8 @@ static int dispatch(int argc, char **argv, const rb_options *o)
         return rb_docs_main(".", o->check, stdout, stderr);
     if (o->command == RB_CMD_CEILINGS)
         return cmd_ceilings(o);
+    if (o->command == RB_CMD_EXPECTATIONS)
+        return rb_expect_cmd(o);
     if (o->command == RB_CMD_P2P) {
         rb_outputs *outs = rb_outputs_new(0);
         int rc = outs ? cmd_p2p(o, argc, argv, outs) : usage_error("out of memory");
