@@ -15,6 +15,7 @@
 
 #include "../harness/core/contention.h"
 #include "../harness/core/expect.h"
+#include "../harness/core/expect_record.h"
 #include "../harness/core/report.h"
 #include "../harness/core/result.h"
 #include "../harness/core/runcmp.h"
@@ -463,6 +464,66 @@ static void test_gpu_check_record(void)
     json_free(o);
 }
 
+/* A run's results document of reduction (median ms), contended by pid 4242 when asked: as run
+ * writes it, its contention object beside its pairs. */
+static json_value *recorded_run(double ms, int contended)
+{
+    const char *meta =
+        "{\"schema\": 1, \"tool\": \"roofbench\", \"date\": \"2026-12-01T10:00:00Z\","
+        " \"git\": \"abc1234\", \"size\": \"full\", \"hardware_key\": \"nvidia-h200\","
+        " \"environment\": {\"start\": {\"device\": \"NVIDIA H200\", \"cc\": \"9.0\","
+        " \"sms\": 132, \"uuid\": \"GPU-aaaa\", \"build_arch\": \"sm_90\","
+        " \"build_nvcc\": \"13.0\"}}}";
+    char err[200];
+    rb_pair_result p;
+    timed(&p, "reduction", ms);
+    p.wall_s = 1.0;
+    if (contended)
+        plant_python(&p.v[0].contended_by);
+    rb_gpu_check start;
+    rb_gpu_check_init(&start);
+    start.checked = 1;
+    json_value *m = json_parse(meta, strlen(meta), err, sizeof err);
+    json_object_set(m, "contention", rb_report_contention_json(&start, &p, 1));
+    rb_roofs none;
+    rb_roofs_unknown(&none);
+    return rb_report_json(&p, 1, &none, &none, m);
+}
+
+static void test_record_refuses_contended_runs(void)
+{
+    json_value *docs[3];
+    rb_record_run runs[3] = {{"a.json", NULL}, {"b.json", NULL}, {"c.json", NULL}};
+    for (int pass = 0; pass < 2; pass++) {
+        for (int r = 0; r < 3; r++) {
+            docs[r] = recorded_run(1.0 + 0.01 * r, pass == 1 && r == 1);
+            runs[r].doc = docs[r];
+        }
+        json_value *doc = expectations(), *copy = json_clone(doc);
+        rb_pair_result *rows = NULL;
+        int n = 0;
+        char err[600] = "";
+        int rc = rb_expect_record_runs(&doc, runs, 3, &rows, &n, err, sizeof err);
+        char *a = json_write(doc, 0), *b = json_write(copy, 0);
+        if (pass == 0) { /* the control: three clean runs record */
+            RB_CHECK(rc == 0 && n == 1);
+            if (rc != 0)
+                printf("    %s\n", err);
+        } else { /* planted: the second shared its GPU */
+            RB_CHECK(rc == -1 && a && b && !strcmp(a, b));
+            RB_CHECK(strstr(err, "b.json: contended: pid 4242 (python3, 2.0 GiB) used the GPU") &&
+                     strstr(err, "reduction/baseline") && strstr(err, "not recorded"));
+        }
+        free(a);
+        free(b);
+        free(rows);
+        json_free(doc);
+        json_free(copy);
+        for (int r = 0; r < 3; r++)
+            json_free(docs[r]);
+    }
+}
+
 static const rbtest_case contention_cases[] = {
     {"decode_both_record_sizes", test_decode_both_record_sizes},
     {"own_and_foreign", test_own_and_foreign},
@@ -471,6 +532,7 @@ static const rbtest_case contention_cases[] = {
     {"merge_text_and_json", test_merge_text_and_json},
     {"contended_verdict_fails_the_run", test_contended_verdict_fails_the_run},
     {"update_expectations_refuses_contended", test_update_expectations_refuses_contended},
+    {"record_refuses_contended_runs", test_record_refuses_contended_runs},
     {"compare_attributes_contended", test_compare_attributes_contended},
     {"results_table_and_run_record", test_results_table_and_run_record},
     {"gpu_check_record", test_gpu_check_record},
