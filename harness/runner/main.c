@@ -722,10 +722,12 @@ static int run_body(rb_job *jobs, int n, const rb_options *o, int argc, char **a
     rb_results_derive(have_expect ? &expect : NULL, key, results, n, &ceilings, &peaks);
     rb_expect_apply(have_expect ? &expect : NULL, results, n);
     int failing = rb_expect_failing(results, n, o->gate_all);
-    rb_contention shared;
+    rb_contention shared, before;
     int contended = rb_report_contention(&ps.check, results, n, &shared, NULL, 0);
-    for (int r = 0; r + 1 < repeat; r++)
-        contended |= rb_report_contention(NULL, earlier + (size_t)r * n, n, &shared, NULL, 0);
+    for (int r = 0; r + 1 < repeat; r++) { /* --repeat's earlier runs share the verdict */
+        contended |= rb_report_contention(NULL, earlier + (size_t)r * n, n, &before, NULL, 0);
+        rb_contention_merge(&shared, &before);
+    }
 
     json_value *meta =
         rb_results_meta("roofbench", o, argc, argv, ps.env, have_expect ? expect_path : NULL);
@@ -760,7 +762,6 @@ static int run_body(rb_job *jobs, int n, const rb_options *o, int argc, char **a
                 "roofbench: not recording expectations: the GPU was shared while the run "
                 "measured (%s): %s left as it was; record again on an idle GPU\n",
                 who, expect_path);
-        failing++;
     } else if (o->update_expectations) {
         failing += stage_expectations(o, expect_path, key, results, n, earlier, repeat,
                                       recorded_platform, ps.env, outs, &lock_fd, &recorded);
