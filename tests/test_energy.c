@@ -211,8 +211,9 @@ static void test_results_rates_table_and_lines(void)
     rb_report_table(f, p, 3, 0);
     rb_report_energy_and_contention(f, NULL, p, 3);
     fclose(f);
+    /* a row on a compute roof says GFLOP/J; its bytes per joule are in the results */
     RB_CHECK(text && strstr(text, "energy: gemm/optimized: 0.61 J/launch, 610 W mean, 1639 "
-                                  "GFLOP/J, 3.279 GB/J"));
+                                  "GFLOP/J\n"));
     RB_CHECK(text && strstr(text, "energy: copy/optimized: 0.5 J/launch, 500 W mean, 4 GB/J"));
     RB_CHECK(text && !strstr(text, "energy: tiny/"));
     RB_CHECK(text && strstr(text, "energy: 1 row not measured: its timed samples add up to less "

@@ -156,7 +156,8 @@ static void extras_text(const rb_variant_result *v, char *buf, size_t size)
     }
 }
 
-/* "0.187 J/launch, 598 W mean, 1640 GFLOP/J, 5.74 GB/J"; "" without energy. */
+/* "0.187 J/launch, 598 W mean, 1640 GFLOP/J" on a compute roof, "..., 5.74 GB/J" on another
+ * (with GFLOP/J too where the pair has FLOPs); "" without energy. */
 static void energy_text(const rb_pair_result *p, const rb_variant_result *v, char *buf, size_t size)
 {
     buf[0] = '\0';
@@ -170,7 +171,8 @@ static void energy_text(const rb_pair_result *p, const rb_variant_result *v, cha
     if (gflop > 0)
         rb_fmt(buf + len, size - len, ", %.4g GFLOP/J", gflop);
     len = strlen(buf);
-    if (gb > 0)
+    rb_roof r = v->named_roof < RB_ROOF_COUNT ? v->named_roof : v->roof;
+    if (gb > 0 && !(gflop > 0 && r < RB_ROOF_COUNT && rb_roof_kind_of(r) == RB_KIND_COMPUTE))
         rb_fmt(buf + len, size - len, ", %.4g GB/J", gb);
 }
 
