@@ -15,8 +15,9 @@
  *   created there; each name the command creates fits NAME_MAX and the path PATH_MAX.
  * Staging: a temporary made by mkstemp (O_CREAT | O_EXCL: never a planted link) in the target's
  * folder, named .rb-XXXXXX whatever the target's name, with the mode of the file it replaces
- * (a new file: 0666 less the umask), written and synced. Commit: SIGINT and SIGTERM held back
- * while the temporaries are renamed (an RB_OUT_NEW output is linked instead, so an existing
+ * (a new file: 0666 less the umask), written and synced. Commit: SIGINT, SIGTERM, SIGHUP and
+ * every other signal whose default action ends the process held back while the temporaries are
+ * renamed (an RB_OUT_NEW output is linked instead, so an existing
  * file of that name is never replaced), then each folder synced. A signal that ends the process
  * before that removes the temporaries (rb_outputs_remove_temporaries, from the handler).
  *
