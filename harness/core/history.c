@@ -222,18 +222,18 @@ static double utc_seconds(const char *s)
 {
     static const int days[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     int y, mo, d, hh, mm, ss, n = 0;
-    if (strlen(s) != 20 || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &hh, &mm, &ss, &n) != 6 ||
-        n != 20)
+    if (strlen(s) != 20 ||
+        sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &hh, &mm, &ss, &n) != 6 || n != 20)
         return -1;
     for (int i = 0; i < 19; i++)
-        if ((i == 4 || i == 7) ? s[i] != '-'
-            : i == 10          ? s[i] != 'T'
+        if ((i == 4 || i == 7)     ? s[i] != '-'
+            : i == 10              ? s[i] != 'T'
             : (i == 13 || i == 16) ? s[i] != ':'
                                    : !(s[i] >= '0' && s[i] <= '9'))
             return -1;
     int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > days[mo - 1] || (mo == 2 && d == 29 && !leap) ||
-        hh > 23 || mm > 59 || ss > 60)
+    if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > days[mo - 1] ||
+        (mo == 2 && d == 29 && !leap) || hh > 23 || mm > 59 || ss > 60)
         return -1;
     /* days since 1970-01-01 (the civil-from-days inverse, proleptic Gregorian) */
     int yy = mo <= 2 ? y - 1 : y, era = yy / 400, yoe = yy - era * 400;
@@ -249,21 +249,27 @@ static int undated(const json_value *doc, char *why, size_t size)
 {
     const json_value *date = json_get(doc, "date");
     if (!date || date->type != JSON_STRING) {
-        rb_fmt(why, size, "it has no date%s (a run records when it ran: its place in time is "
-               "unknown)", date ? " string" : "");
+        rb_fmt(why, size,
+               "it has no date%s (a run records when it ran: its place in time is "
+               "unknown)",
+               date ? " string" : "");
         return -1;
     }
     const char *shown = date->string;
     double at = utc_seconds(date->string);
     if (at < 0) {
-        rb_fmt(why, size, "its date \"%s\" is not a UTC time as run writes one "
-               "(YYYY-MM-DDTHH:MM:SSZ): its place in time is unknown", shown);
+        rb_fmt(why, size,
+               "its date \"%s\" is not a UTC time as run writes one "
+               "(YYYY-MM-DDTHH:MM:SSZ): its place in time is unknown",
+               shown);
         return -1;
     }
     /* (a day's grace: another machine's clock) */
     if (at > (double)time(NULL) + 86400) {
-        rb_fmt(why, size, "its date %s is after this machine's clock: its place in time is "
-               "unknown", shown);
+        rb_fmt(why, size,
+               "its date %s is after this machine's clock: its place in time is "
+               "unknown",
+               shown);
         return -1;
     }
     return 0;
@@ -285,8 +291,7 @@ static void run_key(const json_value *doc, char *out, size_t size)
 
 /* ---- reading the runs ---- */
 
-static int add_run(rb_history *h, const char *path, json_value *doc, uint64_t hash,
-                   const char *key)
+static int add_run(rb_history *h, const char *path, json_value *doc, uint64_t hash, const char *key)
 {
     rb_history_run *runs = grow(h->runs, h->n_runs, &h->runs_cap, sizeof *runs);
     if (!runs)
@@ -322,8 +327,10 @@ static void not_a_run(const json_value *doc, char *why, size_t size)
     const char *kind = json_string_at(doc, "kind", "");
     const json_value *gpus = json_get(doc, "gpus");
     if ((!strcmp(kind, "node") || !strcmp(kind, "fleet")) && gpus && gpus->type == JSON_ARRAY)
-        rb_fmt(why, size, "a %s document of %u GPU(s), not one GPU's run (history follows one "
-               "GPU: plot or compare one of its GPUs with --gpu N)", kind, gpus->count);
+        rb_fmt(why, size,
+               "a %s document of %u GPU(s), not one GPU's run (history follows one "
+               "GPU: plot or compare one of its GPUs with --gpu N)",
+               kind, gpus->count);
     else
         rb_fmt(why, size, "not a results file (no \"pairs\" array)");
 }
@@ -341,8 +348,7 @@ static void not_taken(const rb_history *h, const json_value *doc, uint64_t hash,
         rb_fmt(why, size, "it names no GPU (no hardware_key): history follows one GPU");
 }
 
-int rb_history_take(rb_history *h, const char *path, json_value *doc, char *err,
-                    size_t err_size)
+int rb_history_take(rb_history *h, const char *path, json_value *doc, char *err, size_t err_size)
 {
     char why[RB_PATH_BUF + 300], note[2 * RB_PATH_BUF + 400], key[136];
     const json_value *pairs = json_get(doc, "pairs");
@@ -380,8 +386,7 @@ static int read_run(rb_history *h, const char *path, char *err, size_t err_size)
     char why[RB_PATH_BUF + 300], note[RB_PATH_BUF + 400];
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        rb_fmt(note, sizeof note, "skipped %s: %s, not a regular file", path,
-               kind_of(st.st_mode));
+        rb_fmt(note, sizeof note, "skipped %s: %s, not a regular file", path, kind_of(st.st_mode));
         return add_skipped(h, path, note) == 0 ? 0 : (rb_fmt(err, err_size, "out of memory"), -1);
     }
     json_value *doc = json_parse_file(path, why, sizeof why);
@@ -428,8 +433,7 @@ static int one_gpu(const rb_history *h, char *err, size_t err_size)
         rb_fmt(err, err_size,
                "history: the runs are of more than one GPU: %s ran on %s, %s on %s (history "
                "follows one GPU: name one GPU's runs, results/<hardware-key>/)",
-               h->runs[0].path, h->runs[0].hardware_key, h->runs[i].path,
-               h->runs[i].hardware_key);
+               h->runs[0].path, h->runs[0].hardware_key, h->runs[i].path, h->runs[i].hardware_key);
         return -1;
     }
     return 0;
@@ -831,10 +835,13 @@ int rb_history_build(rb_history *h, const json_value *expect, const char *filter
      * matches nothing */
     if (h->n_series == 0) {
         if (filter)
-            rb_fmt(err, err_size, "history: --filter '%s' matches no series (%d left out): "
-                   "nothing to follow", filter, h->n_filtered_out);
+            rb_fmt(err, err_size,
+                   "history: --filter '%s' matches no series (%d left out): "
+                   "nothing to follow",
+                   filter, h->n_filtered_out);
         else
-            rb_fmt(err, err_size, "history: no run holds a valid, timed variant: nothing to "
+            rb_fmt(err, err_size,
+                   "history: no run holds a valid, timed variant: nothing to "
                    "follow");
         return -1;
     }

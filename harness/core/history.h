@@ -123,8 +123,7 @@ int rb_history_load(const char *const *inputs, int n_inputs, rb_history *h, char
  * err: refused, or out of memory); rb_history_finish then checks the runs (one GPU, at least
  * one run; what: the inputs, for the message) and sorts them. h starts zeroed; on -1 the
  * caller frees it. */
-int rb_history_take(rb_history *h, const char *path, json_value *doc, char *err,
-                    size_t err_size);
+int rb_history_take(rb_history *h, const char *path, json_value *doc, char *err, size_t err_size);
 int rb_history_finish(rb_history *h, const char *what, char *err, size_t err_size);
 /* The series and their steps, judged with the expectation document expect (validated; NULL:
  * none), keeping only pair/variant rows that filter selects (rb_runcmp_selected; NULL: all).

@@ -366,9 +366,8 @@ int rb_node_is_document(const json_value *doc)
 json_value *rb_node_gpu_run(const json_value *node, int gpu, char *err, size_t err_size)
 {
     const json_value *gpus = json_get(node, "gpus");
-    const json_value *run = gpu >= 0 && (size_t)gpu < gpus->count
-                                ? json_get(gpus->items[gpu], "run")
-                                : NULL;
+    const json_value *run =
+        gpu >= 0 && (size_t)gpu < gpus->count ? json_get(gpus->items[gpu], "run") : NULL;
     if (gpu < 0) {
         rb_fmt(err, err_size,
                "a %s document of %u GPU(s), not one GPU's run: name one with --gpu N (0 to %u)",
@@ -382,7 +381,8 @@ json_value *rb_node_gpu_run(const json_value *node, int gpu, char *err, size_t e
         return NULL;
     }
     json_value *doc = json_clone(run), *pairs = json_get(doc, "pairs");
-    const json_value *collectives = json_get(node, "collectives"), *p2p = json_get(node, "p2p_matrix");
+    const json_value *collectives = json_get(node, "collectives"),
+                     *p2p = json_get(node, "p2p_matrix");
     int bad = !doc;
     /* the pairs that span the GPUs ran once, across them: each GPU's view holds them */
     for (uint32_t i = 0; !bad && pairs && pairs->type == JSON_ARRAY && collectives &&

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -631,6 +632,17 @@ static int link_new(rb_outputs *o, char *err, size_t err_size)
     return 0;
 }
 
+/* RB_TEST_FAULT=slow:commit: half a second after each rename, so that another command's commit
+ * falls between two of this one's (the folder locks keep them apart). */
+static void slow_commit(void)
+{
+    const char *f = getenv("RB_TEST_FAULT");
+    struct timespec half = {0, 500000000};
+    if (f && !strcmp(f, "slow:commit"))
+        while (nanosleep(&half, &half) != 0 && errno == EINTR)
+            ;
+}
+
 /* Renames the other outputs into place; a target that became something other than a regular
  * file since the check is not replaced. */
 static int rename_rest(rb_outputs *o, char *err, size_t err_size)
@@ -656,6 +668,7 @@ static int rename_rest(rb_outputs *o, char *err, size_t err_size)
         tmp_release(f->slot, 0);
         f->slot = -1;
         f->made_below[0] = '\0'; /* the folder holds a file of ours now */
+        slow_commit();
     }
     return 0;
 }
@@ -725,7 +738,7 @@ int rb_outputs_commit(rb_outputs *o, char *err, size_t err_size)
     sigset_t hold, before;
     sigemptyset(&hold);
     /* (every signal whose default action ends the process: the runner catches them all) */
-    static const int held[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,   SIGUSR1, SIGUSR2,
+    static const int held[] = {SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGUSR1, SIGUSR2,
                                SIGALRM, SIGPIPE, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ};
     for (size_t i = 0; i < sizeof held / sizeof held[0]; i++)
         sigaddset(&hold, held[i]);

@@ -1270,8 +1270,7 @@ static int build_compare(const rb_options *o, rb_runcmp *c, char *floors_line, s
     char err[RB_PATH_BUF + 300];
     int node_read = 0;
     json_value *old_doc = load_results_of(o->compare_old, o->node_gpu, &node_read);
-    json_value *new_doc =
-        old_doc ? load_results_of(o->compare_new, o->node_gpu, &node_read) : NULL;
+    json_value *new_doc = old_doc ? load_results_of(o->compare_new, o->node_gpu, &node_read) : NULL;
     if (!new_doc || node_gpu_used(o, node_read) != 0 || !has_pairs(old_doc, "OLD") ||
         !has_pairs(new_doc, "NEW")) {
         json_free(old_doc);

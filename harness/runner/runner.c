@@ -25,8 +25,8 @@ static const int caught[] = {SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGUSR1, SIGU
 
 const char *rb_runner_signal_name(int sig)
 {
-    static const char *const names[N_CAUGHT] = {"SIGINT",  "SIGTERM", "SIGHUP",    "SIGQUIT",
-                                                "SIGUSR1", "SIGUSR2", "SIGALRM",   "SIGPIPE",
+    static const char *const names[N_CAUGHT] = {"SIGINT",    "SIGTERM", "SIGHUP",  "SIGQUIT",
+                                                "SIGUSR1",   "SIGUSR2", "SIGALRM", "SIGPIPE",
                                                 "SIGVTALRM", "SIGPROF", "SIGXCPU", "SIGXFSZ"};
     for (int i = 0; i < N_CAUGHT; i++)
         if (caught[i] == sig)
