@@ -299,15 +299,15 @@ FORCE:
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 # ---- fuzzing and sanitizers (tests/fuzz/, scripts/sanitize.sh) ----
-# make fuzz: libFuzzer targets for the JSON reader, the expectation loader, compare and plot,
-# built by clang with ASan and UBSan from harness/core alone (no CUDA) into build/fuzz/. make
-# fuzz-run runs each for FUZZ_SECONDS from a seed corpus of the repository's own JSON files
+# make fuzz: libFuzzer targets for the JSON reader, the expectation loader, compare, plot and
+# history, built by clang with ASan and UBSan from harness/core alone (no CUDA) into build/fuzz/.
+# make fuzz-run runs each for FUZZ_SECONDS from a seed corpus of the repository's own JSON files
 # (tests/fuzz/run.sh).
 # make sanitize: compute-sanitizer's four tools over every pair, on a GPU machine
 # (scripts/sanitize.sh; logs in build/sanitize/).
 FUZZ_CC ?= clang
 FUZZ_B := build/fuzz
-FUZZ_TARGETS := json expect compare plot
+FUZZ_TARGETS := json expect compare plot history
 FUZZ_SECONDS ?= 90
 FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g $(WARN) $(if $(WERROR),-Werror) \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
