@@ -127,9 +127,13 @@ CORE_SRC := $(wildcard harness/core/*.c)
 HARNESS_SRC := $(filter-out harness/runner/main.c harness/runner/mpi_main.c,\
                               $(wildcard harness/kit/*.c harness/runner/*.c))
 HARNESS_CU := $(wildcard harness/kit/*.cu harness/runner/*.cu)
+# Planted defects that need a kernel of their own (bench/<pair>_defects.cu; the lessons in
+# kernels/ hold none): built with the pairs, run only by the GPU tests.
+DEFECTS_CU := $(filter $(PAIRS:%=bench/%_defects.cu),$(wildcard bench/*_defects.cu))
 OBJ_CORE := $(CORE_SRC:%.c=$(B)/%.o)
 OBJ_LIB := $(OBJ_CORE) $(HARNESS_SRC:%.c=$(B)/%.o) $(HARNESS_CU:%.cu=$(B)/%.o) \
-           $(PAIRS:%=$(B)/bench/%.o) $(PAIRS:%=$(B)/kernels/%.o) $(B)/registry.o $(B)/version.o \
+           $(PAIRS:%=$(B)/bench/%.o) $(PAIRS:%=$(B)/kernels/%.o) $(DEFECTS_CU:%.cu=$(B)/%.o) \
+           $(B)/registry.o $(B)/version.o \
            $(B)/fingerprints.o
 OBJ_TEST := $(patsubst %.c,$(B)/%.o,$(wildcard tests/*.c))
 
