@@ -284,20 +284,21 @@ static void defect_case(const rb_pair *p, const rb_defect *d, int input)
     p->teardown(ctx);
 }
 
-/* The variant lines a child reported into the file at fd (rb_child_pair's JSON lines): the one
- * named name, parsed (caller frees), or NULL. */
+/* The variant record named name among the JSON lines a child reported into f (rb_child_pair's
+ * {"type": "variant", "variant": {...}}), copied (caller frees), or NULL. */
 static json_value *reported_variant(FILE *f, const char *name)
 {
-    char line[8192], err[200];
+    static char line[1 << 16];
+    char err[200];
     json_value *found = NULL;
     rewind(f);
     while (!found && fgets(line, sizeof line, f)) {
         json_value *v = json_parse(line, strlen(line), err, sizeof err);
+        const json_value *rec = json_get(v, "variant");
         if (v && !strcmp(json_string_at(v, "type", ""), "variant") &&
-            !strcmp(json_string_at(v, "name", ""), name))
-            found = v;
-        else
-            json_free(v);
+            !strcmp(json_string_at(rec, "name", ""), name))
+            found = json_clone(rec);
+        json_free(v);
     }
     return found;
 }
