@@ -886,7 +886,8 @@ static const char help_devices[] =
 static const char help_exit[] =
     "Exit codes: 0 ok; 1 invalid result or regression; 2 usage, configuration or input error; "
     "3 no usable CUDA device; 130 / 143 interrupted by SIGINT (Ctrl-C) / SIGTERM (the running "
-    "pair is ended, nothing is written).";
+    "pair is ended, nothing is written), 128 + N by another signal N that ends a process "
+    "(SIGHUP: 129).";
 
 /* "  --name VALUE   help..." wrapped, the help from column HELP_OPTION_COL. */
 static void help_option(rb_sbuf *b, const char *name, const char *value, const char *help)
