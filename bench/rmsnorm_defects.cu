@@ -50,6 +50,6 @@ extern "C" cudaError_t rmsnorm_defect_run(const uint16_t *x, const uint16_t *w, 
     if (rows < 1 || rows > 0x7fffffffu || hidden < 1)
         return cudaErrorInvalidValue;
     rmsnorm_defect_kernel<<<(unsigned)rows, RMSNORM_DEFECT_THREADS, 0, stream>>>(x, w, y, hidden,
-                                                                               eps, defect);
+                                                                                 eps, defect);
     return cudaGetLastError();
 }

@@ -30,7 +30,8 @@ static __global__ void __launch_bounds__(SCAN_DEFECT_THREADS)
     if (t == 0)
         tile_of_block = atomicAdd(counter, 1u);
     __syncthreads();
-    const size_t tile = tile_of_block, first = tile * SCAN_DEFECT_TILE + (size_t)t * SCAN_DEFECT_ITEMS;
+    const size_t tile = tile_of_block,
+                 first = tile * SCAN_DEFECT_TILE + (size_t)t * SCAN_DEFECT_ITEMS;
     int32_t x[SCAN_DEFECT_ITEMS], sum = 0;
 #pragma unroll
     for (int i = 0; i < SCAN_DEFECT_ITEMS; i++) {
@@ -73,10 +74,10 @@ extern "C" cudaError_t scan_defect_chained_i32(const int32_t *in, int32_t *out, 
     if (n < 1 || n > 0x7fffffffu)
         return cudaErrorInvalidValue;
     const size_t tiles = (n + SCAN_DEFECT_TILE - 1) / SCAN_DEFECT_TILE;
-    /* the race: without clear_flags only the counter is cleared, the flags keep the last launch's */
-    cudaError_t e = cudaMemsetAsync(scratch, 0,
-                                    clear_flags ? scan_defect_chained_scratch(n) : sizeof(unsigned),
-                                    stream);
+    /* the race: without clear_flags only the counter is cleared, the flags keep the last launch's
+     */
+    cudaError_t e = cudaMemsetAsync(
+        scratch, 0, clear_flags ? scan_defect_chained_scratch(n) : sizeof(unsigned), stream);
     if (e != cudaSuccess)
         return e;
     scan_defect_chained_kernel<<<(unsigned)tiles, SCAN_DEFECT_THREADS, 0, stream>>>(

@@ -428,7 +428,7 @@ static void test_compare_worst_row(void)
     float ref[4 * 8], out[4 * 8];
     for (int i = 0; i < 32; i++)
         ref[i] = out[i] = 1.0f + (float)(i % 8); /* four rows of one norm */
-    out[2 * 8 + 3] += 0.5f * ref[2 * 8 + 3]; /* row 2 alone */
+    out[2 * 8 + 3] += 0.5f * ref[2 * 8 + 3];     /* row 2 alone */
     const double row2 = rb_relerr_f32(out + 16, ref + 16, 8), whole = rb_relerr_f32(out, ref, 32);
     RB_CHECK(rb_row_relerr_max_f32(out, ref, 4, 8) == row2);
     RB_CHECK_NEAR(row2 / whole, 2.0, 1e-12); /* sqrt(4 rows): what the norm hides */

@@ -342,10 +342,10 @@ static size_t bracket_end(const char *re)
     return re[i] ? i : strlen(re);
 }
 
-/* What makes a --filter (or --skip-variants) slow beyond any use, said in why (0 when nothing): a back-reference
- * (\1 to \9, a glibc extension to POSIX extended regexes whose matching is exponential), or
- * bounded repetitions whose counts multiply past RB_FILTER_MAX_REPEAT (regcomp unrolls each:
- * ((a{1,100}){1,100}){1,100} is a million states, seconds to compile). */
+/* What makes a --filter (or --skip-variants) slow beyond any use, said in why (0 when nothing):
+ * a back-reference (\1 to \9, a glibc extension to POSIX extended regexes whose matching is
+ * exponential), or bounded repetitions whose counts multiply past RB_FILTER_MAX_REPEAT (regcomp
+ * unrolls each: ((a{1,100}){1,100}){1,100} is a million states, seconds to compile). */
 #define RB_FILTER_MAX_REPEAT 10000
 static int filter_problem(const char *re, char *why, size_t size)
 {

@@ -65,7 +65,8 @@ static void check_outputs(const rb_history *h)
     FUZZ_REQUIRE(back != NULL);
     char *again = json_write(back, 2);
     FUZZ_REQUIRE(again && !strcmp(text, again));
-    FUZZ_REQUIRE(json_get(back, "series") && json_get(back, "series")->count == (size_t)h->n_series);
+    FUZZ_REQUIRE(json_get(back, "series") &&
+                 json_get(back, "series")->count == (size_t)h->n_series);
     free(again);
     free(text);
     json_free(back);
