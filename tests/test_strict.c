@@ -552,7 +552,9 @@ static void test_build_takes_any_path_and_one_arch(void)
     path_in(link, sizeof link, "plain");
     RB_CHECK(symlink(odd, link) == 0);
     rb_fmt(cmd, sizeof cmd,
-           "cd '%s/plain' && cd \"$(pwd -P)\" && make -s -f '%s/Makefile' ARCH=sm_90 "
+           /* (a make of its own: not the flags of a make test that runs this one) */
+           "cd '%s/plain' && cd \"$(pwd -P)\" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "
+           "make -s -f '%s/Makefile' ARCH=sm_90 SANITIZE= "
            "GIT_REV='r\"e\\v' build/sm_90/version.c > /dev/null 2>&1 && "
            "printf '#include <stdio.h>\\nextern const char rb_source_root[], rb_git_rev[];\\n"
            "int main(void) { printf(\"%%%%s|%%%%s\", rb_source_root, rb_git_rev); return 0; }\\n' "
@@ -569,7 +571,10 @@ static void test_build_takes_any_path_and_one_arch(void)
     RB_CHECK(got && !strcmp(got, want));
     free(got);
     /* a list of architectures is refused at once, by name */
-    rb_fmt(cmd, sizeof cmd, "cd '%s' && make -n 'ARCH=sm_90 sm_80' > '%s/arch.txt' 2>&1", cwd, dir);
+    rb_fmt(cmd, sizeof cmd,
+           "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -n 'ARCH=sm_90 sm_80' > "
+           "'%s/arch.txt' 2>&1",
+           cwd, dir);
     RB_CHECK(system(cmd) != 0);
     char *arch = get_text("arch.txt");
     RB_CHECK(arch && strstr(arch, "ARCH=sm_90 sm_80 is not one architecture"));
