@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../harness/core/json.h"
+#include "../harness/core/p2p_table.h"
 #include "../harness/core/util.h"
 #include "rbtest.h"
 #include "xml_check.h"
@@ -486,9 +487,20 @@ static void test_every_fatal_signal_cleans_up(void)
 
 /* ---- 10. node and fleet documents: one GPU's run by --gpu N ---- */
 
+/* One line of a P2P measurement (core/p2p_table.h) into matrix m: 0, or -1. */
+static int add_p2p_line(json_value *m, const char *text)
+{
+    char err[200];
+    json_value *line = json_parse(text, strlen(text), err, sizeof err);
+    int rc = line ? rb_p2p_add_line(m, line, err, sizeof err) : -1;
+    if (rc != 0)
+        printf("    p2p line refused: %s\n", err);
+    json_free(line);
+    return rc;
+}
+
 static void test_node_documents_by_gpu(void)
 {
-    char err[300];
     fresh();
     json_value *node = json_new_object(), *gpus = json_new_array();
     json_set_number(node, "schema", 1);
@@ -507,13 +519,20 @@ static void test_node_documents_by_gpu(void)
     json_value *coll = json_new_array();
     json_array_push(coll, pair_rec("nccl_allreduce@1G", 1 << 30, vs));
     json_object_set(node, "collectives", coll);
-    json_value *p2p = json_parse_file("results/nvidia-h100-80gb-hbm3-x2/"
-                                      "20261126T1652Z-8e557ec-collectives-p2p/p2p/p2p.json",
-                                      err, sizeof err);
-    RB_CHECK(p2p && json_get(p2p, "p2p_matrix"));
-    if (p2p)
-        json_object_set(node, "p2p_matrix", json_clone(json_get(p2p, "p2p_matrix")));
-    json_free(p2p);
+    json_value *p2p = rb_p2p_new();
+    RB_CHECK(p2p && add_p2p_line(p2p, "{\"type\": \"p2p_gpus\", \"method\": {\"oneway\": \"o\"},"
+                                      " \"gpus\": [{\"index\": 0}, {\"index\": 1}]}") == 0);
+    for (int g = 0; g < 2; g++) {
+        char line[300];
+        rb_fmt(line, sizeof line,
+               "{\"type\": \"p2p_cell\", \"src\": %d, \"dst\": %d, \"peer_access\": true, "
+               "\"perf_rank\": 0, \"kind\": \"oneway\", \"value\": 389, \"noise\": 0.01, "
+               "\"samples\": 20}",
+               g, 1 - g);
+        RB_CHECK(add_p2p_line(p2p, line) == 0);
+    }
+    RB_CHECK(rb_p2p_judge(p2p, NULL, NULL) == 0);
+    json_object_set(node, "p2p_matrix", p2p);
     put_doc("node.json", node);
     put_doc("A.json", run_at(1.0, "2026-11-20T00:00:00Z"));
     RB_CHECK(run_expect("plot node.json --html", 2,
