@@ -24,6 +24,7 @@
 #include "pair_util.h"
 
 #include "kernels/rmsnorm.h"
+#include "rmsnorm_defects.h"
 
 #define RMSNORM_EPS 1e-6f
 #define RMSNORM_MAX_COLS 4096 /* input h4k's hidden; the others take up to 64x */
@@ -41,9 +42,10 @@
  * 1.0e-5 to 3.3e-5 at every input of the odd shape 999 x 1021 and of 2^22, the optimized kernel
  * 1.4e-5 at full size (65536 x 4096 and 1024 x 262144), and the baseline 9.1e-5 at 1024 x 262144
  * (its threads add 1024 squares each in one chain). 5e-4 is 5.5x the largest. The defects below
- * are 0.07 and more; a dropped last vector of 8 elements, which only rescales a row by a few
- * parts in 10^4, would fail at 1021 and 4081 elements a row (3.7e-3, 8.4e-4) and pass at 16321
- * (4.1e-4): no normwise check sees one element in 16000. */
+ * are 7.6e-3 and more. The inputs' every eighth row (a mean square near eps) and their outlier
+ * last channel change no step of the kernels' (the same fp32 sums, rsqrt and products, with
+ * values of other sizes: the rounding-boundary rule above holds as it is); they make the
+ * placement of eps and a row's tail matter to the result, which two of the defects need. */
 #define RMSNORM_TOLERANCE 5e-4
 
 typedef struct rmsnorm_ctx {
@@ -268,18 +270,32 @@ static rb_status run_optimized(void *ctx, cudaStream_t stream)
 }
 
 /* Planted defects (tests/test_gpu.c, seed 5, at the odd shape 999 x 1021: the inputs' rows are
- * 1021, 4081, 16321 and 65281 long; the _aligned one at 999 x 4096: 4096 to 262144). All write
- * every element.
+ * 1021, 4081, 16321 and 65281 long, none a multiple of 8; the _aligned one at 999 x 4096: 4096
+ * to 262144). All write every element.
  *   wrong_row_scale (judged as the baseline): row r normalized with row r + 1's rstd. Neighbouring
- *     rows differ in scale by a factor of 2 to 16 (the inputs' row scales 2^(r % 5 - 2)): 6.6 to
- *     6.7 normwise in the host replay, against a tolerance of 5e-4.
+ *     rows differ in scale by a factor of 2 to 16 (the inputs' row scales 2^(r % 5 - 2)), and by
+ *     2^8 to 2^12 beside every eighth row (2^-10): 6.6 to 6.7 normwise in the host replay,
+ *     against a tolerance of 5e-4.
  *   cluster_rank_left_out (judged as the optimized variant): the cluster kernel, 2 or more blocks
  *     per row on every input (2 at 1021 .. 65281), whose sum leaves out the last block's partial:
  *     about half the row's sum of squares is missing, every element comes out ~sqrt(2) too large:
  *     0.41 normwise in the host replay (0.069 at 262144, where 1 block of 8 is left out).
  *   cluster_rank_left_out_aligned: the same on rows of 16-byte vectors (2 blocks at 4096 .. 65536,
  *     8 at 262144), so the persistent kernel that the full run's long rows take runs the bug too,
- *     999 rows a launch: each of its clusters takes several rows. 0.41, and 0.069 at 262144. */
+ *     999 rows a launch: each of its clusters takes several rows. 0.41, and 0.069 at 262144.
+ *   (These three were replayed on the inputs before the rows of ms near eps and the outlier
+ *   channel came in; tests/test_gpu.c prints each defect's error against its tolerance.)
+ *   eps_outside_sqrt (as the baseline; bench/rmsnorm_defects.cu): rstd = 1 / (sqrt(ms) + eps).
+ *     Every eighth row has ms ~ eps / 3 (x at 2^-10, the outlier channel included: 0.3 eps at
+ *     65281, 0.6 eps at 1021), where this scales the row by 1.5 to 2; elsewhere it moves a row by
+ *     eps / sqrt(ms) < 1e-5, below anything a check can tell from rounding. Against the exact
+ *     (fp64) output, at seed 5: 0.13 to 0.18 normwise, 270x the tolerance and more.
+ *   dropped_tail (as the baseline; bench/rmsnorm_defects.cu): the mean square leaves out the
+ *     row's last hidden % 8 elements (1 to 5 here), which hold the outlier channel (32x: 1024 / 3
+ *     of a row's sum of squares of ~hidden / 3): every row's scale off by ~512 / hidden at
+ *     least; against the exact output 7.6e-3 (65281) to 0.47 (1021) normwise, 15x the tolerance
+ *     and more. Without the outlier, one element of 65281 moves a row by ~8e-6, which no
+ *     normwise check sees. */
 static rb_status run_wrong_row_scale(void *ctx, cudaStream_t stream)
 {
     rmsnorm_ctx *c = ctx;
@@ -293,6 +309,22 @@ static rb_status run_cluster_rank_left_out(void *ctx, cudaStream_t stream)
     rmsnorm_ctx *c = ctx;
     RB_CUDA(rmsnorm_defect_cluster_rank_left_out(c->x, c->w, c->y, c->rows, c->hidden, RMSNORM_EPS,
                                                  stream));
+    return RB_OK;
+}
+
+static rb_status run_eps_outside_sqrt(void *ctx, cudaStream_t stream)
+{
+    rmsnorm_ctx *c = ctx;
+    RB_CUDA(rmsnorm_defect_run(c->x, c->w, c->y, c->rows, c->hidden, RMSNORM_EPS,
+                               RMSNORM_DEFECT_EPS_OUTSIDE_SQRT, stream));
+    return RB_OK;
+}
+
+static rb_status run_dropped_tail(void *ctx, cudaStream_t stream)
+{
+    rmsnorm_ctx *c = ctx;
+    RB_CUDA(rmsnorm_defect_run(c->x, c->w, c->y, c->rows, c->hidden, RMSNORM_EPS,
+                               RMSNORM_DEFECT_DROPPED_TAIL, stream));
     return RB_OK;
 }
 
@@ -459,5 +491,7 @@ const rb_pair rb_pair_rmsnorm = {
             {"wrong_row_scale", 0, run_wrong_row_scale, 0},
             {"cluster_rank_left_out", 1, run_cluster_rank_left_out, 0},
             {"cluster_rank_left_out_aligned", 1, run_cluster_rank_left_out, 999 * 4096},
+            {"eps_outside_sqrt", 0, run_eps_outside_sqrt, 0},
+            {"dropped_tail", 0, run_dropped_tail, 0},
         },
 };

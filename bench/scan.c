@@ -22,6 +22,7 @@
 #include "pair_util.h"
 
 #include "kernels/scan.h"
+#include "scan_defects.h"
 
 enum { SCAN_INPUT_I32, SCAN_INPUT_F32, SCAN_INPUTS };
 enum { SCAN_BASELINE, SCAN_OPTIMIZED, SCAN_LIBRARY };
@@ -53,6 +54,7 @@ typedef struct scan_ctx {
     size_t n;
     void *in, *out, *ref; /* device: n int32 or fp32 each */
     void *base_scratch, *opt_scratch, *lib_temp;
+    void *race_scratch; /* the planted race's flags: cleared once, here at setup */
     size_t lib_temp_bytes;
     double *sums; /* device: the integer check's accumulator */
 } scan_ctx;
@@ -145,6 +147,8 @@ static rb_status scan_setup(void **ctx, const rb_size *size, uint64_t seed, int 
     RB_CUDA(cudaMalloc(&c->opt_scratch, scan_optimized_scratch(c->n)));
     RB_CUDA(cudaMalloc(&c->lib_temp, c->lib_temp_bytes ? c->lib_temp_bytes : 1));
     RB_CUDA(cudaMalloc((void **)&c->sums, sizeof(double)));
+    RB_CUDA(cudaMalloc(&c->race_scratch, scan_defect_chained_scratch(c->n)));
+    RB_CUDA(cudaMemset(c->race_scratch, 0, scan_defect_chained_scratch(c->n)));
     return scan_inputs_and_reference(c, seed);
 }
 
@@ -179,6 +183,7 @@ static void scan_teardown(void *ctx)
     cudaFree(c->opt_scratch);
     cudaFree(c->lib_temp);
     cudaFree(c->sums);
+    cudaFree(c->race_scratch);
     free(c);
 }
 
@@ -248,6 +253,21 @@ static rb_status run_lost_carry(void *ctx, cudaStream_t stream)
 static rb_status run_inclusive_sums(void *ctx, cudaStream_t stream)
 {
     return scan_run_defect(ctx, SCAN_DEFECT_INCLUSIVE_SUMS, stream);
+}
+
+/* The planted race (rb_defect.race; bench/scan_defects.h), int32 only: a chained scan whose
+ * flags, cleared once at setup, are not cleared between launches. Its first run after setup is
+ * exact; in every later run each tile finds its predecessor's flag already set and reads its
+ * carry from the output before the predecessor wrote it: the poison the harness put there, so
+ * almost every element is wrong (tests/test_gpu.c: `check` fails it on its second run, 20 times
+ * in 20). */
+static rb_status run_stale_flags(void *ctx, cudaStream_t stream)
+{
+    scan_ctx *c = ctx;
+    if (c->is_float)
+        return RB_ERR_INPUT;
+    RB_CUDA(scan_defect_chained_i32(c->in, c->out, c->n, c->race_scratch, 0, stream));
+    return RB_OK;
 }
 
 /* One add per element; 4n bytes read, 4n written. */
@@ -357,5 +377,7 @@ const rb_pair rb_pair_scan = {
             {"tile_tail", SCAN_OPTIMIZED, run_tile_tail, 0},
             {"lost_carry", SCAN_OPTIMIZED, run_lost_carry, 0},
             {"inclusive_sums", SCAN_BASELINE, run_inclusive_sums, 0},
+            {"stale_flags", SCAN_OPTIMIZED, run_stale_flags, 0, .inputs = 1u << SCAN_INPUT_I32,
+             .race = 1},
         },
 };

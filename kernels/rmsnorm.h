@@ -61,10 +61,14 @@ cudaError_t rmsnorm_optimized(const rmsnorm_plan *p, const uint16_t *x, const ui
                               uint16_t *y, size_t rows, size_t hidden, float eps,
                               cudaStream_t stream);
 
-/* Setup only: the seeded inputs, x[r][c] = bf16(u(seed, r hidden + c) 2^(r % 5 - 2)) (a row
- * scale from 1/4 to 4, so rows differ) and w[c] = bf16(1 + u(seed + 1, c) / 2), u uniform in
- * (-1, 1) (core/random.h); the fp64 reference, rounded once to fp32 (ref: rows x hidden floats);
- * and its rounding, in place, to the nearest bf16 (the correctly rounded output). */
+/* Setup only: the seeded inputs, x[r][c] = bf16(u(seed, r hidden + c) 2^k), k = r % 5 - 2 (a
+ * row scale from 1/4 to 4, so rows differ) but -10 on every eighth row (r % 8 == 7: a mean square
+ * of ~eps / 3, where whether eps is added inside the square root decides the row's scale), and
+ * k + 5 on the last channel (c = hidden - 1: an outlier feature 32 times the others, as
+ * transformers' activations have; a row's tail then carries weight in its mean square); w[c] =
+ * bf16(1 + u(seed + 1, c) / 2), u uniform in (-1, 1) (core/random.h); the fp64 reference, rounded
+ * once to fp32 (ref: rows x hidden floats); and its rounding, in place, to the nearest bf16 (the
+ * correctly rounded output). */
 cudaError_t rmsnorm_fill_inputs(uint16_t *x, uint16_t *w, size_t rows, size_t hidden, uint64_t seed,
                                 cudaStream_t stream);
 cudaError_t rmsnorm_reference(const uint16_t *x, const uint16_t *w, float *ref, size_t rows,

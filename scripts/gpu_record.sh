@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# usage: OUT=DIR [RUNS=3] [CEILINGS=1] [TEST=1] scripts/gpu_record.sh
+# usage: OUT=DIR [RUNS=3] [CEILINGS=1] [TEST=1] [SKIP_BUILD=1] scripts/gpu_record.sh
 # One machine's share of an expectation file recorded as a model (docs/expectations.md): the
 # build, then RUNS full runs (default 3) of the suite, each written to
 # $OUT/run-<GPU UUID's first 8 hex digits>-<i>.json. CEILINGS=1 first measures this GPU's roofs
 # into the tree's expectation file (copied to $OUT); TEST=1 runs make test's GPU suites after the
-# runs (their log in $OUT/test-gpu.log). Do this on two or more machines of the model, then
+# runs (their log in $OUT/test-gpu.log); SKIP_BUILD=1 uses the binaries already in build/ (built
+# elsewhere from the same tree). Do this on two or more machines of the model, then
 # merge every run into the file, on any machine:
 #   build/sm_90/roofbench expectations --record DIR1/run-*.json DIR2/run-*.json
 # A summary in $OUT/record.log. GIT_REV=<rev> names the revision where the tree has no .git.
@@ -25,8 +26,12 @@ uuid=$(nvidia-smi --query-gpu=uuid --format=csv,noheader | head -n 1)
 short=$(echo "$uuid" | sed 's/^GPU-//' | cut -c1-8)
 say "$(nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,temperature.gpu,power.limit --format=csv,noheader | head -n 1)"
 t0=$SECONDS
-make ARCH="$ARCH" all build/$ARCH/rbtest > "$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; exit 1; }
-say "build exit 0 in $((SECONDS - t0)) s"
+if [ "${SKIP_BUILD:-0}" = 1 ] && [ -x "$B" ] && [ -x build/$ARCH/rbtest ]; then
+    say "build skipped (SKIP_BUILD=1): $($B --version | head -n 1)"
+else
+    make ARCH="$ARCH" all build/$ARCH/rbtest > "$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; exit 1; }
+    say "build exit 0 in $((SECONDS - t0)) s"
+fi
 if [ "${CEILINGS:-0}" = 1 ]; then
     t0=$SECONDS
     $B ceilings > "$OUT/ceilings.log" 2>&1

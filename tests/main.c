@@ -20,7 +20,7 @@ extern const rbtest_suite json_suite, core_suite, expect_suite, ceilings_suite, 
 extern const rbtest_suite floors_suite, history_suite, docs_gen_suite, output_suite;
 extern const rbtest_suite plot_layout_suite, p2p_suite;
 extern const rbtest_suite node_suite, ring_suite, fleet_suite, runner_suite;
-extern const rbtest_suite hgemm_epilogue_suite, platform_cmp_suite, stale_suite;
+extern const rbtest_suite hgemm_epilogue_suite, platform_cmp_suite, stale_suite, strict_suite;
 extern const rbtest_suite energy_suite, contention_suite;
 
 const char *rbtest_binary = "build/sm_90/roofbench";
@@ -127,7 +127,8 @@ int main(int argc, char **argv)
         &docs_suite,         &docs_gen_suite, &layout_suite,   &output_suite,
         &plot_layout_suite,  &robust_suite,   &p2p_suite,      &node_suite,
         &ring_suite,         &fleet_suite,    &runner_suite,   &hgemm_epilogue_suite,
-        &stale_suite,        &energy_suite,   &contention_suite, &gpu_suite};
+        &stale_suite,        &strict_suite,   &energy_suite,   &contention_suite,
+        &gpu_suite};
     size_t count = sizeof suites / sizeof suites[0];
     int passed = 0, failed = 0, skips = 0, codegen_skips = 0, gpu_skips = 0, left_out = 0;
     setvbuf(stdout, NULL, _IOLBF, 0);

@@ -421,6 +421,28 @@ static void test_compare_nan_and_inf(void)
     RB_CHECK(rb_within_tolerance(0.0, 0.0));
 }
 
+/* The worst row: one bad row among good ones is what it reports, where the norm over the whole
+ * output hides it; a NaN in any row makes it NaN; a zero row is 0 or +Inf. */
+static void test_compare_worst_row(void)
+{
+    float ref[4 * 8], out[4 * 8];
+    for (int i = 0; i < 32; i++)
+        ref[i] = out[i] = 1.0f + (float)(i % 8); /* four rows of one norm */
+    out[2 * 8 + 3] += 0.5f * ref[2 * 8 + 3];     /* row 2 alone */
+    const double row2 = rb_relerr_f32(out + 16, ref + 16, 8), whole = rb_relerr_f32(out, ref, 32);
+    RB_CHECK(rb_row_relerr_max_f32(out, ref, 4, 8) == row2);
+    RB_CHECK_NEAR(row2 / whole, 2.0, 1e-12); /* sqrt(4 rows): what the norm hides */
+    RB_CHECK(rb_row_relerr_max_f32(ref, ref, 4, 8) == 0.0);
+    out[3 * 8] = NAN;
+    RB_CHECK(isnan(rb_row_relerr_max_f32(out, ref, 4, 8)));
+    out[3 * 8] = ref[3 * 8] * 1e30f;
+    out[1 * 8] = NAN; /* (a later row worse than any: the NaN stays) */
+    RB_CHECK(isnan(rb_row_relerr_max_f32(out, ref, 4, 8)));
+    const float zeros[8] = {0}, one[8] = {0, 1e-30f};
+    RB_CHECK(rb_row_relerr_max_f32(zeros, zeros, 1, 8) == 0.0);
+    RB_CHECK(isinf(rb_row_relerr_max_f32(one, zeros, 1, 8)));
+}
+
 static void test_compare_zero_reference(void)
 {
     const float zeros[] = {0.0f, 0.0f, 0.0f};
@@ -1374,6 +1396,7 @@ static const rbtest_case core_cases[] = {
     {"stats_refusals", test_stats_refusals},
     {"compare_identical_and_known", test_compare_identical_and_known},
     {"compare_nan_and_inf", test_compare_nan_and_inf},
+    {"compare_worst_row", test_compare_worst_row},
     {"compare_zero_reference", test_compare_zero_reference},
     {"relerr_f64_and_sums", test_relerr_f64_and_sums},
     {"roofline_pure_copy", test_roofline_pure_copy},

@@ -16,6 +16,7 @@
 #include "../harness/kit/pair.h"
 #include "../harness/core/util.h"
 #include "../harness/kit/pair_util.h"
+#include "../harness/runner/child.h"
 #include "../harness/runner/measure.h"
 #include "rbtest.h"
 
@@ -95,6 +96,49 @@ static void test_device_relerr_matches_cpu(void)
     cudaFree(d_out);
     free(ref);
     free(out);
+}
+
+/* The per-row error on the device against its CPU twin (core/compare.h): one row made 10x worse
+ * than the rest is what it reports; a NaN in one row makes it NaN. */
+static void test_device_row_relerr_matches_cpu(void)
+{
+    if (!need_gpu())
+        return;
+    const size_t rows = 4099, cols = 128, n = rows * cols;
+    float *ref = malloc(n * sizeof *ref), *out = malloc(n * sizeof *out);
+    uint16_t *bf = malloc(n * sizeof *bf);
+    void *d_out = NULL;
+    float *d_ref = NULL;
+    RB_CHECK(ref && out && bf);
+    RB_CHECK(cudaMalloc(&d_out, n * 2) == cudaSuccess);
+    RB_CHECK(cudaMalloc((void **)&d_ref, n * sizeof(float)) == cudaSuccess);
+    if (!ref || !out || !bf || !d_out || !d_ref)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const size_t r = i / cols;
+        ref[i] = rb_uniform_f32(7, i);
+        out[i] = ref[i] * (1.0f + (r == 2049 ? 1e-1f : 1e-2f) * rb_uniform_f32(8, i));
+        uint32_t b;
+        memcpy(&b, &out[i], 4);
+        bf[i] = (uint16_t)(b >> 16); /* (truncated: the CPU twin gets the same values) */
+        b = (uint32_t)bf[i] << 16;
+        memcpy(&out[i], &b, 4);
+    }
+    cudaMemcpy(d_ref, ref, n * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemcpy(d_out, bf, n * 2, cudaMemcpyHostToDevice);
+    double gpu = NAN, cpu = rb_row_relerr_max_f32(out, ref, rows, cols);
+    RB_CHECK(rb_row_relerr_bf16_device(d_out, d_ref, rows, cols, 0, &gpu) == cudaSuccess);
+    RB_CHECK(cpu > 3e-2 && cpu < 1e-1);
+    RB_CHECK_NEAR(gpu / cpu, 1.0, 1e-9);
+    bf[77 * cols + 5] = 0x7fc0; /* a NaN in row 77 */
+    cudaMemcpy(d_out, bf, n * 2, cudaMemcpyHostToDevice);
+    RB_CHECK(rb_row_relerr_bf16_device(d_out, d_ref, rows, cols, 0, &gpu) == cudaSuccess);
+    RB_CHECK(isnan(gpu));
+    cudaFree(d_out);
+    cudaFree(d_ref);
+    free(ref);
+    free(out);
+    free(bf);
 }
 
 /* Poisoned output, no kernel run: every pair's check must fail. This proves both that the
@@ -207,8 +251,9 @@ static int defect_size(const rb_pair *p, const rb_defect *d, rb_size *size)
     return 0;
 }
 
-/* One planted defect on one input: the check of the variant it imitates must fail. Returns the
- * error the check measured (printed with the tolerance, so the margin shows in the log). */
+/* One planted defect on one input: the check of the variant it imitates must fail (by
+ * d->margin x its tolerance where the defect says so). The error is printed with the
+ * tolerance, so the margin shows in the log. */
 static void defect_case(const rb_pair *p, const rb_defect *d, int input)
 {
     const rb_variant_def *v = &p->variants[d->variant];
@@ -216,6 +261,7 @@ static void defect_case(const rb_pair *p, const rb_defect *d, int input)
     void *ctx = NULL, *out = NULL;
     size_t bytes = 0;
     double err = 0.0;
+    const double bound = d->margin > 0 ? d->margin * v->tolerance : v->tolerance;
     if (defect_size(p, d, &size) != 0) {
         RB_CHECK(!"defect size refused");
         return;
@@ -228,15 +274,84 @@ static void defect_case(const rb_pair *p, const rb_defect *d, int input)
         RB_CHECK(d->run(ctx, 0) == RB_OK);
         RB_CHECK(cudaDeviceSynchronize() == cudaSuccess);
         RB_CHECK(p->check(ctx, d->variant, 0, &err) == RB_OK);
-        printf("    %s%s%s/%s as %s: rel_err %.3g vs tolerance %.3g: %s\n", p->name,
-               p->n_inputs ? "." : "", p->n_inputs ? p->inputs[input] : "", d->name, v->name, err,
-               v->tolerance, rb_within_tolerance(err, v->tolerance) ? "PASSED (bad)" : "caught");
-        RB_CHECK(!rb_within_tolerance(err, v->tolerance));
+        printf("    %s%s%s/%s as %s at %llux%llu: rel_err %.3g vs tolerance %.3g%s: %s\n", p->name,
+               p->n_inputs ? "." : "", p->n_inputs ? p->inputs[input] : "", d->name, v->name,
+               (unsigned long long)size.rows, (unsigned long long)size.cols, err, v->tolerance,
+               d->margin > 0 ? " (wanted beyond its margin)" : "",
+               rb_within_tolerance(err, bound) ? "PASSED (bad)" : "caught");
+        RB_CHECK(!rb_within_tolerance(err, bound));
     }
     p->teardown(ctx);
 }
 
-/* Every pair's planted defects (rb_defect) fail the check they target, on every input. */
+/* The variant record named name among the JSON lines a child reported into f (rb_child_pair's
+ * {"type": "variant", "variant": {...}}), copied (caller frees), or NULL. */
+static json_value *reported_variant(FILE *f, const char *name)
+{
+    static char line[1 << 16];
+    char err[200];
+    json_value *found = NULL;
+    rewind(f);
+    while (!found && fgets(line, sizeof line, f)) {
+        json_value *v = json_parse(line, strlen(line), err, sizeof err);
+        const json_value *rec = json_get(v, "variant");
+        if (v && !strcmp(json_string_at(v, "type", ""), "variant") &&
+            !strcmp(json_string_at(rec, "name", ""), name))
+            found = json_clone(rec);
+        json_free(v);
+    }
+    return found;
+}
+
+#define RB_RACE_RUNS 20
+
+/* A race (rb_defect.race) through `check`'s own path (rb_child_pair with check_only: poison, run,
+ * check, then a second independent poisoned run and check), RB_RACE_RUNS times, each after a
+ * fresh setup: every time the first run is right and the second is caught. */
+static void race_case(const rb_pair *p, const rb_defect *d, int input)
+{
+    rb_pair racy = *p;
+    rb_child_opts o;
+    rb_size size;
+    int caught = 0, first_right = 0;
+    if (defect_size(p, d, &size) != 0) {
+        RB_CHECK(!"defect size refused");
+        return;
+    }
+    racy.variants[d->variant].run = d->run;
+    memset(&o, 0, sizeof o);
+    o.size = size;
+    o.input = input;
+    o.seed = 5;
+    o.check_only = 1;
+    o.skip_variants = ~(1u << d->variant); /* this variant alone */
+    for (int i = 0; i < RB_RACE_RUNS; i++) {
+        FILE *f = tmpfile();
+        RB_CHECK(f != NULL);
+        if (!f)
+            return;
+        fflush(stdout);
+        rb_child_pair(&racy, &o, fileno(f));
+        json_value *v = reported_variant(f, p->variants[d->variant].name);
+        const char *note = json_string_at(v, "note", "");
+        first_right += rb_within_tolerance(json_number_at(v, "rel_err_before"),
+                                           p->variants[d->variant].tolerance);
+        caught += v && !json_true_at(v, "valid") && strstr(note, "after a second run") != NULL;
+        if (i == 0)
+            printf("    %s%s%s/%s as %s: first run rel_err %.3g, second %.3g: %s\n", p->name,
+                   p->n_inputs ? "." : "", p->n_inputs ? p->inputs[input] : "", d->name,
+                   p->variants[d->variant].name, json_number_at(v, "rel_err_before"),
+                   json_number_at(v, "rel_err_after"), note);
+        json_free(v);
+        fclose(f);
+    }
+    printf("    %s/%s: the first run right in %d of %d checks, the second run caught in %d\n",
+           p->name, d->name, first_right, RB_RACE_RUNS, caught);
+    RB_CHECK(first_right == RB_RACE_RUNS && caught == RB_RACE_RUNS);
+}
+
+/* Every pair's planted defects (rb_defect) fail the check they target, on every input they
+ * exist on; a race, check's second run, every time. */
 static void test_planted_defects_fail_their_check(void)
 {
     if (!need_gpu())
@@ -249,9 +364,16 @@ static void test_planted_defects_fail_their_check(void)
         if ((p->min_cc && cc_major * 10 < p->min_cc) || p->gpus.min > rbtest_gpu_count() ||
             (only && *only && strcmp(only, p->name)))
             continue;
-        for (int d = 0; d < RB_MAX_DEFECTS && p->defects[d].name; d++)
-            for (int input = 0; input < (p->n_inputs ? p->n_inputs : 1); input++)
-                defect_case(p, &p->defects[d], input);
+        for (int k = 0; k < RB_MAX_DEFECTS && p->defects[k].name; k++)
+            for (int input = 0; input < (p->n_inputs ? p->n_inputs : 1); input++) {
+                const rb_defect *d = &p->defects[k];
+                if (d->inputs && !(d->inputs >> input & 1u))
+                    continue;
+                if (d->race)
+                    race_case(p, d, input);
+                else
+                    defect_case(p, d, input);
+            }
     }
 }
 
@@ -868,6 +990,7 @@ static void test_planted_co_runner_makes_the_run_contended(void)
 static const rbtest_case gpu_cases[] = {
     {"fill_matches_cpu_bit_for_bit", test_fill_matches_cpu_bit_for_bit},
     {"device_relerr_matches_cpu", test_device_relerr_matches_cpu},
+    {"device_row_relerr_matches_cpu", test_device_row_relerr_matches_cpu},
     {"poison_alone_fails_every_check", test_poison_alone_fails_every_check},
     {"planted_nan_caught_and_persisting_l2_reset", test_planted_nan_caught_and_persisting_l2_reset},
     {"planted_defects_fail_their_check", test_planted_defects_fail_their_check},

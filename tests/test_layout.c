@@ -63,8 +63,9 @@ static int resolve_include(const char *dir, const char *name, char *out, size_t 
     return 0;
 }
 
-/* 1 when path (as resolve_include gives it) is inside the kit, core/ or kernels/: what a pair
- * may include. "../" anywhere is judged by the folder it lands in. */
+/* 1 when path (as resolve_include gives it) is inside the kit, core/ or kernels/, or is a header
+ * of planted defects beside the pairs (bench/<pair>_defects.h): what a pair may include. "../"
+ * anywhere is judged by the folder it lands in. */
 static int pair_may_include(const char *path)
 {
     char real[4096];
@@ -77,8 +78,11 @@ static int pair_may_include(const char *path)
     if (strncmp(real, root, n) || real[n] != '/')
         return 0;
     const char *rel = real + n + 1;
+    size_t len = strlen(rel);
     return !strncmp(rel, "harness/kit/", 12) || !strncmp(rel, "harness/core/", 13) ||
-           !strncmp(rel, "kernels/", 8);
+           !strncmp(rel, "kernels/", 8) ||
+           (!strncmp(rel, "bench/", 6) && !strchr(rel + 6, '/') && len > 16 &&
+            !strcmp(rel + len - 10, "_defects.h"));
 }
 
 /* Checks every quoted include of `text` (a file of folder dir); appends "file:line: name" of
@@ -118,7 +122,7 @@ static int check_pair_includes(const char *file, const char *dir, const char *te
 static void test_pairs_include_only_the_kit_and_core(void)
 {
     static char files[3 * LAYOUT_MAX_FILES][LAYOUT_NAME];
-    int n = list_files("bench", ".c .h", files, LAYOUT_MAX_FILES);
+    int n = list_files("bench", ".c .h .cu", files, LAYOUT_MAX_FILES);
     n += list_files("kernels", ".cu .h", files + n, LAYOUT_MAX_FILES);
     RB_CHECK(n >= 40); /* 20 pairs today: three files each */
     char bad[4096] = "";

@@ -83,6 +83,9 @@ static void test_every_pair_plants_a_defect(void)
             const rb_defect *d = &p->defects[n];
             RB_CHECK(d->run != NULL && d->name[0]);
             RB_CHECK(d->variant >= 0 && d->variant < p->n_variants);
+            /* its inputs are the pair's (a bit past them would name none) */
+            const int inputs = p->n_inputs ? p->n_inputs : 1;
+            RB_CHECK(inputs >= 32 || (d->inputs >> inputs) == 0);
         }
         if (n == 0)
             printf("    %s: no planted defect\n", p->name);

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <regex.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "text.h"
@@ -138,6 +139,9 @@ static const cli_option cli_options[] = {
      "also the self-contained HTML report (charts and a sortable table): to FILE.html when "
      "given, else BASE.html"},
     {"--html", ON_COMPARE, 1, "FILE.html", "also the comparison as a sortable HTML page"},
+    {"--gpu", ON_PLOT | ON_COMPARE, 1, "N",
+     "of a node or fleet results file (run --device all, roofbench_mpi): the run of its N-th "
+     "GPU (gpus[N], from 0), with the node's collectives and its P2P matrix"},
     {"-o", ON_HISTORY, 1, "BASE",
      "also write BASE.svg (a trend line per variant), BASE.md and BASE.json"},
     {"--check", ON_DOCS, 0, NULL,
@@ -319,12 +323,73 @@ static int parse_size_option(const char *v, rb_options *o, char *err, size_t err
     return 0;
 }
 
-/* --filter and --skip-variants: a valid POSIX extended regex into *out. */
+/* The end of the bracket expression that opens at re[0] == '[' (the index of its ']'), or the
+ * end of re when it is not closed (regcomp refuses that). */
+static size_t bracket_end(const char *re)
+{
+    size_t i = 1;
+    if (re[i] == '^')
+        i++;
+    if (re[i] == ']')
+        i++; /* a ']' first is a member */
+    for (; re[i] && re[i] != ']'; i++)
+        if (re[i] == '[' && (re[i + 1] == ':' || re[i + 1] == '=' || re[i + 1] == '.')) {
+            const char *close = strchr(re + i + 2, re[i + 1]);
+            if (!close || close[1] != ']')
+                return strlen(re);
+            i = (size_t)(close - re) + 1;
+        }
+    return re[i] ? i : strlen(re);
+}
+
+/* What makes a --filter (or --skip-variants) slow beyond any use, said in why (0 when nothing):
+ * a back-reference (\1 to \9, a glibc extension to POSIX extended regexes whose matching is
+ * exponential), or bounded repetitions whose counts multiply past RB_FILTER_MAX_REPEAT (regcomp
+ * unrolls each: ((a{1,100}){1,100}){1,100} is a million states, seconds to compile). */
+#define RB_FILTER_MAX_REPEAT 10000
+static int filter_problem(const char *re, char *why, size_t size)
+{
+    double product = 1;
+    for (size_t i = 0; re[i]; i++) {
+        if (re[i] == '[') {
+            i = bracket_end(re + i) + i;
+            if (!re[i])
+                break;
+        } else if (re[i] == '\\' && re[i + 1] >= '1' && re[i + 1] <= '9') {
+            rb_fmt(why, size,
+                   "\\%c is a back-reference, which POSIX extended regexes do not "
+                   "have (and which can take minutes to match)",
+                   re[i + 1]);
+            return -1;
+        } else if (re[i] == '\\' && re[i + 1]) {
+            i++;
+        } else if (re[i] == '{') {
+            unsigned long lo = strtoul(re + i + 1, NULL, 10), hi = lo;
+            const char *comma = strchr(re + i, ','), *close = strchr(re + i, '}');
+            if (comma && close && comma < close && comma[1] != '}')
+                hi = strtoul(comma + 1, NULL, 10);
+            product *= (double)(hi > lo ? hi : lo) + 1;
+        }
+    }
+    if (product > RB_FILTER_MAX_REPEAT) {
+        rb_fmt(why, size, "its repetition counts multiply to more than %d (each one is unrolled)",
+               RB_FILTER_MAX_REPEAT);
+        return -1;
+    }
+    return 0;
+}
+
+/* --filter and --skip-variants: a valid POSIX extended regex into *out, refused when it could
+ * take minutes (filter_problem). */
 static int parse_regex(const char *a, const char *v, const char **out, char *err, size_t err_size)
 {
     char why[200];
     regex_t re;
     *out = v;
+    if (filter_problem(v, why, sizeof why) != 0) {
+        rb_fmt(err, err_size, "%s '%s': %s", a, v, why);
+        return -1;
+    }
     int rc = regcomp(&re, v, REG_EXTENDED | REG_NOSUB);
     if (rc != 0) {
         regerror(rc, &re, why, sizeof why);
@@ -393,6 +458,20 @@ static int parse_device_index(const char *v, size_t len, int *out, char *err, si
         return -1;
     }
     *out = (int)n;
+    return 0;
+}
+
+/* --gpu N: a GPU of a node document, 0..RB_DEVICE_MAX (whether the document has it, the reader
+ * says). */
+static int parse_node_gpu(const char *v, rb_options *o, char *err, size_t err_size)
+{
+    size_t len = strlen(v);
+    if (len == 0 || len > 4 || strspn(v, "0123456789") != len || atoi(v) > RB_DEVICE_MAX) {
+        rb_fmt(err, err_size, "--gpu: '%s' is not a GPU of a node document (0 to %d)", v,
+               RB_DEVICE_MAX);
+        return -1;
+    }
+    o->node_gpu = atoi(v);
     return 0;
 }
 
@@ -499,6 +578,8 @@ static int parse_value(const char *a, const char *v, rb_options *o, char *err, s
         return parse_path(a, v, &o->baseline_path, err, err_size);
     if (!strcmp(a, "--device"))
         return parse_device(v, o, err, err_size);
+    if (!strcmp(a, "--gpu"))
+        return parse_node_gpu(v, o, err, err_size);
     if (!strcmp(a, "--gate"))
         return parse_gate(v, o, err, err_size);
     if (!strcmp(a, "--scope"))
@@ -586,6 +667,7 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
         return -1;
     }
     o->device = -1;
+    o->node_gpu = -1;
     int first = parse_command(argc, argv, o, err, err_size);
     if (first < 0)
         return -1;
@@ -804,7 +886,8 @@ static const char help_devices[] =
 static const char help_exit[] =
     "Exit codes: 0 ok; 1 invalid result or regression; 2 usage, configuration or input error; "
     "3 no usable CUDA device; 130 / 143 interrupted by SIGINT (Ctrl-C) / SIGTERM (the running "
-    "pair is ended, nothing is written).";
+    "pair is ended, nothing is written), 128 + N by another signal N that ends a process "
+    "(SIGHUP: 129).";
 
 /* "  --name VALUE   help..." wrapped, the help from column HELP_OPTION_COL. */
 static void help_option(rb_sbuf *b, const char *name, const char *value, const char *help)

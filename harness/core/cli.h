@@ -102,6 +102,8 @@ typedef struct rb_options {
     int wide;                  /* run --wide: the table with full names, no wrapping */
     int gate_all;              /* run --gate all: informational rows gate the exit code too */
     int through_links;         /* an output that is a symbolic link: write to its target */
+    /* plot, compare --gpu N: of a node document, the run of gpus[N]; -1: none */
+    int node_gpu;
 } rb_options;
 
 /* The ranges --timeout and --cap accept, in seconds. */

@@ -34,6 +34,17 @@ double rb_relerr_f64(const double *out, const double *ref, size_t n)
     return rb_relerr_from_sums(diff2, ref2);
 }
 
+double rb_row_relerr_max_f32(const float *out, const float *ref, size_t rows, size_t cols)
+{
+    double worst = 0.0;
+    for (size_t r = 0; r < rows; r++) {
+        double e = rb_relerr_f32(out + r * cols, ref + r * cols, cols);
+        if (!(e <= worst)) /* (NaN stays) */
+            worst = isnan(worst) ? worst : e;
+    }
+    return worst;
+}
+
 int rb_within_tolerance(double err, double tol)
 {
     return err <= tol;

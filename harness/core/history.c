@@ -2,12 +2,15 @@
 #include "history.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
+#include "result.h"
 #include "util.h"
 
 const char *rb_history_verdict_name(rb_history_verdict v)
@@ -65,6 +68,17 @@ static int push_path(path_list *l, const char *path)
     return 0;
 }
 
+/* A file history read, or looked at, and did not take as a run: no output may replace it. */
+static int add_skipped(rb_history *h, const char *path, const char *note)
+{
+    path_list l = {h->skipped, h->n_skipped, h->skipped_cap};
+    int rc = push_path(&l, path);
+    h->skipped = l.p;
+    h->n_skipped = l.n;
+    h->skipped_cap = l.cap;
+    return rc == 0 ? add_note(h, note) : -1;
+}
+
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -76,27 +90,58 @@ static int ends_with(const char *s, const char *tail)
     return n > t && !strcmp(s + n - t, tail);
 }
 
+static const char *kind_of(mode_t m)
+{
+    return S_ISFIFO(m)   ? "a FIFO"
+           : S_ISSOCK(m) ? "a socket"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+                         : "not a regular file";
+}
+
+/* One entry of a folder: a *.json regular file into l; a sub-folder counted; a *.json that is
+ * no regular file, or that cannot be looked at (a link to nothing, a loop), skipped with a
+ * note. */
+static int list_entry(const char *path, const char *name, path_list *l, int *subfolders,
+                      rb_history *h)
+{
+    char note[RB_PATH_BUF + 200];
+    struct stat st;
+    int is_json = ends_with(name, ".json");
+    if (stat(path, &st) != 0) {
+        if (!is_json)
+            return 0;
+        rb_fmt(note, sizeof note, "skipped %s: %s", path, strerror(errno));
+        return add_skipped(h, path, note);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        (*subfolders)++;
+        return 0;
+    }
+    if (!is_json)
+        return 0;
+    if (S_ISREG(st.st_mode))
+        return push_path(l, path);
+    rb_fmt(note, sizeof note, "skipped %s: %s, not a regular file", path, kind_of(st.st_mode));
+    return add_skipped(h, path, note);
+}
+
 /* A folder's *.json files, in name order, into l; its sub-folders counted in a note. */
 static int list_folder(const char *dir, path_list *l, rb_history *h, char *err, size_t err_size)
 {
     DIR *d = opendir(dir);
     if (!d) {
-        rb_fmt(err, err_size, "%s: cannot read the folder", dir);
+        rb_fmt(err, err_size, "%s: cannot read the folder: %s", dir, strerror(errno));
         return -1;
     }
     int first = l->n, subfolders = 0, rc = 0;
     const char *sep = ends_with(dir, "/") || !strcmp(dir, "/") ? "" : "/";
     for (struct dirent *e; rc == 0 && (e = readdir(d)) != NULL;) {
         char path[RB_PATH_BUF];
-        struct stat st;
         if (e->d_name[0] == '.' ||
-            rb_fmt_fits(path, sizeof path, "%s%s%s", dir, sep, e->d_name) != 0 ||
-            stat(path, &st) != 0)
+            rb_fmt_fits(path, sizeof path, "%s%s%s", dir, sep, e->d_name) != 0)
             continue;
-        if (S_ISDIR(st.st_mode))
-            subfolders++;
-        else if (S_ISREG(st.st_mode) && ends_with(e->d_name, ".json"))
-            rc = push_path(l, path);
+        rc = list_entry(path, e->d_name, l, &subfolders, h);
     }
     closedir(d);
     if (rc != 0) {
@@ -116,9 +161,139 @@ static int list_folder(const char *dir, path_list *l, rb_history *h, char *err, 
     return rc;
 }
 
-static int add_run(rb_history *h, int *cap, const char *path, json_value *doc)
+/* ---- what identifies a run ---- */
+
+static uint64_t mix(uint64_t x, uint64_t v)
 {
-    rb_history_run *runs = grow(h->runs, h->n_runs, cap, sizeof *runs);
+    return (x ^ v) * 1099511628211ull; /* FNV-1a, a word at a time */
+}
+
+static uint64_t hash_text(uint64_t x, const char *s)
+{
+    for (; *s; s++)
+        x = mix(x, (unsigned char)*s);
+    return mix(x, 0x100);
+}
+
+/* A hash of the document's values (not of its text: a copy pretty-printed anew hashes the
+ * same). */
+static uint64_t doc_hash(const json_value *v, uint64_t x)
+{
+    x = mix(x, v->type);
+    if (v->type == JSON_BOOL)
+        return mix(x, v->boolean);
+    if (v->type == JSON_NUMBER) {
+        uint64_t bits;
+        double n = v->number == 0 ? 0 : v->number; /* (-0 and 0 are equal) */
+        memcpy(&bits, &n, sizeof bits);
+        return mix(x, bits);
+    }
+    if (v->type == JSON_STRING)
+        return hash_text(x, v->string);
+    x = mix(x, v->count);
+    for (uint32_t i = 0; i < v->count; i++) {
+        if (v->type == JSON_OBJECT)
+            x = hash_text(x, v->keys[i]);
+        x = doc_hash(v->items[i], x);
+    }
+    return x;
+}
+
+static int doc_equal(const json_value *a, const json_value *b)
+{
+    if (a->type != b->type || a->count != b->count)
+        return 0;
+    if (a->type == JSON_BOOL)
+        return a->boolean == b->boolean;
+    if (a->type == JSON_NUMBER)
+        return a->number == b->number;
+    if (a->type == JSON_STRING)
+        return !strcmp(a->string, b->string);
+    for (uint32_t i = 0; i < a->count; i++)
+        if ((a->type == JSON_OBJECT && strcmp(a->keys[i], b->keys[i])) ||
+            !doc_equal(a->items[i], b->items[i]))
+            return 0;
+    return 1;
+}
+
+/* A date as run writes it, YYYY-MM-DDTHH:MM:SSZ, as seconds since 1970 (UTC); -1 when it is not
+ * one (another form, or no such day or time). */
+static double utc_seconds(const char *s)
+{
+    static const int days[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int y, mo, d, hh, mm, ss, n = 0;
+    if (strlen(s) != 20 ||
+        sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &hh, &mm, &ss, &n) != 6 || n != 20)
+        return -1;
+    for (int i = 0; i < 19; i++)
+        if ((i == 4 || i == 7)     ? s[i] != '-'
+            : i == 10              ? s[i] != 'T'
+            : (i == 13 || i == 16) ? s[i] != ':'
+                                   : !(s[i] >= '0' && s[i] <= '9'))
+            return -1;
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > days[mo - 1] ||
+        (mo == 2 && d == 29 && !leap) || hh > 23 || mm > 59 || ss > 60)
+        return -1;
+    /* days since 1970-01-01 (the civil-from-days inverse, proleptic Gregorian) */
+    int yy = mo <= 2 ? y - 1 : y, era = yy / 400, yoe = yy - era * 400;
+    int doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    double day = (double)era * 146097 + doe - 719468;
+    return day * 86400 + hh * 3600 + mm * 60 + ss;
+}
+
+/* Why run doc cannot be placed in time (its date is not one, or is after now), into why; 0
+ * when it can. */
+static int undated(const json_value *doc, char *why, size_t size)
+{
+    const json_value *date = json_get(doc, "date");
+    if (!date || date->type != JSON_STRING) {
+        rb_fmt(why, size,
+               "it has no date%s (a run records when it ran: its place in time is "
+               "unknown)",
+               date ? " string" : "");
+        return -1;
+    }
+    const char *shown = date->string;
+    double at = utc_seconds(date->string);
+    if (at < 0) {
+        rb_fmt(why, size,
+               "its date \"%s\" is not a UTC time as run writes one "
+               "(YYYY-MM-DDTHH:MM:SSZ): its place in time is unknown",
+               shown);
+        return -1;
+    }
+    /* (a day's grace: another machine's clock) */
+    if (at > (double)time(NULL) + 86400) {
+        rb_fmt(why, size,
+               "its date %s is after this machine's clock: its place in time is "
+               "unknown",
+               shown);
+        return -1;
+    }
+    return 0;
+}
+
+/* The GPU a run names: its hardware_key, else its device's name as a key; "" when none. */
+static void run_key(const json_value *doc, char *out, size_t size)
+{
+    const char *key = json_string_at(doc, "hardware_key", NULL);
+    const char *device =
+        json_string_at(json_get(json_get(doc, "environment"), "start"), "device", NULL);
+    if (key)
+        rb_fmt(out, size, "%s", key);
+    else if (device)
+        rb_hardware_key(device, out, size);
+    else
+        out[0] = '\0';
+}
+
+/* ---- reading the runs ---- */
+
+static int add_run(rb_history *h, const char *path, json_value *doc, uint64_t hash, const char *key)
+{
+    rb_history_run *runs = grow(h->runs, h->n_runs, &h->runs_cap, sizeof *runs);
     if (!runs)
         return -1;
     h->runs = runs;
@@ -127,28 +302,98 @@ static int add_run(rb_history *h, int *cap, const char *path, json_value *doc)
     if (!(r->path = strdup(path)))
         return -1;
     r->doc = doc;
+    r->hash = hash;
     rb_fmt(r->date, sizeof r->date, "%s", json_string_at(doc, "date", "?"));
     rb_fmt(r->git, sizeof r->git, "%s", json_string_at(doc, "git", "?"));
-    rb_fmt(r->hardware_key, sizeof r->hardware_key, "%s", json_string_at(doc, "hardware_key", ""));
+    rb_fmt(r->hardware_key, sizeof r->hardware_key, "%s", key);
     r->fingerprints = rb_runcmp_fingerprints(doc);
     h->n_runs++;
     return 0;
 }
 
-/* One file: a run, or a note saying why it is not one. */
-static int read_run(rb_history *h, int *cap, const char *path)
+/* The run already taken that doc repeats (the same file named twice, a copy beside it), or -1.
+ * (Linear in the runs: a history holds hundreds, not millions.) */
+static int same_run(const rb_history *h, const json_value *doc, uint64_t hash)
 {
-    char err[RB_PATH_BUF + 300], note[RB_PATH_BUF + 400];
-    json_value *doc = json_parse_file(path, err, sizeof err);
-    const json_value *pairs = json_get(doc, "pairs");
-    if (doc && doc->type == JSON_OBJECT && pairs && pairs->type == JSON_ARRAY)
-        return add_run(h, cap, path, doc) == 0 ? 0 : (json_free(doc), -1);
-    if (doc)
-        rb_fmt(note, sizeof note, "skipped %s: not a results file (no \"pairs\" array)", path);
+    for (int i = 0; i < h->n_runs; i++)
+        if (h->runs[i].hash == hash && doc_equal(h->runs[i].doc, doc))
+            return i;
+    return -1;
+}
+
+/* Why doc, a document that is not a run, is not one. */
+static void not_a_run(const json_value *doc, char *why, size_t size)
+{
+    const char *kind = json_string_at(doc, "kind", "");
+    const json_value *gpus = json_get(doc, "gpus");
+    if ((!strcmp(kind, "node") || !strcmp(kind, "fleet")) && gpus && gpus->type == JSON_ARRAY)
+        rb_fmt(why, size,
+               "a %s document of %u GPU(s), not one GPU's run (history follows one "
+               "GPU: plot or compare one of its GPUs with --gpu N)",
+               kind, gpus->count);
     else
-        rb_fmt(note, sizeof note, "skipped %s", err); /* err names the path */
+        rb_fmt(why, size, "not a results file (no \"pairs\" array)");
+}
+
+/* Why doc, a results document, is not taken as a run of the history ("" when it is): it repeats
+ * a run taken, it cannot be placed in time, or it names no GPU. */
+static void not_taken(const rb_history *h, const json_value *doc, uint64_t hash, const char *key,
+                      char *why, size_t size)
+{
+    int twin = same_run(h, doc, hash);
+    why[0] = '\0';
+    if (twin >= 0)
+        rb_fmt(why, size, "the same run as %s (counted once)", h->runs[twin].path);
+    else if (undated(doc, why, size) == 0 && !key[0])
+        rb_fmt(why, size, "it names no GPU (no hardware_key): history follows one GPU");
+}
+
+int rb_history_take(rb_history *h, const char *path, json_value *doc, char *err, size_t err_size)
+{
+    char why[RB_PATH_BUF + 300], note[2 * RB_PATH_BUF + 400], key[136];
+    const json_value *pairs = json_get(doc, "pairs");
+    if (!doc || doc->type != JSON_OBJECT || !pairs || pairs->type != JSON_ARRAY) {
+        not_a_run(doc, why, sizeof why);
+    } else if (rb_results_doc_check(doc, why, sizeof why) != 0) {
+        /* a run that names a pair or variant twice is refused, as compare and plot refuse it */
+        rb_fmt(err, err_size, "history: %s: %s", path, why);
+        json_free(doc);
+        return -1;
+    } else {
+        uint64_t hash = doc_hash(doc, 1469598103934665603ull);
+        run_key(doc, key, sizeof key);
+        not_taken(h, doc, hash, key, why, sizeof why);
+        if (!why[0]) {
+            if (add_run(h, path, doc, hash, key) == 0)
+                return 0;
+            json_free(doc);
+            rb_fmt(err, err_size, "out of memory");
+            return -1;
+        }
+    }
     json_free(doc);
-    return add_note(h, note);
+    rb_fmt(note, sizeof note, "skipped %s: %s", path, why);
+    if (add_skipped(h, path, note) == 0)
+        return 0;
+    rb_fmt(err, err_size, "out of memory");
+    return -1;
+}
+
+/* One file: parsed, then taken as a run or skipped with a note. A file named that is no
+ * regular file (a FIFO would block the read, /dev/zero never end it) is skipped unread. */
+static int read_run(rb_history *h, const char *path, char *err, size_t err_size)
+{
+    char why[RB_PATH_BUF + 300], note[RB_PATH_BUF + 400];
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        rb_fmt(note, sizeof note, "skipped %s: %s, not a regular file", path, kind_of(st.st_mode));
+        return add_skipped(h, path, note) == 0 ? 0 : (rb_fmt(err, err_size, "out of memory"), -1);
+    }
+    json_value *doc = json_parse_file(path, why, sizeof why);
+    if (doc)
+        return rb_history_take(h, path, doc, err, err_size);
+    rb_fmt(note, sizeof note, "skipped %s", why); /* why names the path */
+    return add_skipped(h, path, note) == 0 ? 0 : (rb_fmt(err, err_size, "out of memory"), -1);
 }
 
 static int by_date(const void *pa, const void *pb)
@@ -164,7 +409,9 @@ static int collect_paths(const char *const *inputs, int n_inputs, path_list *l, 
     for (int i = 0; i < n_inputs; i++) {
         struct stat st;
         if (stat(inputs[i], &st) != 0) {
-            rb_fmt(err, err_size, "%s: no such file or folder", inputs[i]);
+            int e = errno;
+            rb_fmt(err, err_size, "%s: %s", inputs[i],
+                   e == ENOENT ? "no such file or folder" : strerror(e));
             return -1;
         }
         if (S_ISDIR(st.st_mode) ? list_folder(inputs[i], l, h, err, err_size) != 0
@@ -177,29 +424,53 @@ static int collect_paths(const char *const *inputs, int n_inputs, path_list *l, 
     return 0;
 }
 
+/* Every run is of one GPU: the first run of another key refuses the history. */
+static int one_gpu(const rb_history *h, char *err, size_t err_size)
+{
+    for (int i = 1; i < h->n_runs; i++) {
+        if (!strcmp(h->runs[i].hardware_key, h->runs[0].hardware_key))
+            continue;
+        rb_fmt(err, err_size,
+               "history: the runs are of more than one GPU: %s ran on %s, %s on %s (history "
+               "follows one GPU: name one GPU's runs, results/<hardware-key>/)",
+               h->runs[0].path, h->runs[0].hardware_key, h->runs[i].path, h->runs[i].hardware_key);
+        return -1;
+    }
+    return 0;
+}
+
+int rb_history_finish(rb_history *h, const char *what, char *err, size_t err_size)
+{
+    if (h->n_runs == 0) {
+        rb_fmt(err, err_size, "history: no results file in %s%s%s", what, h->n_notes ? "; " : "",
+               h->n_notes ? h->notes[h->n_notes - 1] : "");
+        return -1;
+    }
+    if (one_gpu(h, err, err_size) != 0)
+        return -1;
+    qsort(h->runs, (size_t)h->n_runs, sizeof *h->runs, by_date);
+    return 0;
+}
+
 int rb_history_load(const char *const *inputs, int n_inputs, rb_history *h, char *err,
                     size_t err_size)
 {
     memset(h, 0, sizeof *h);
     path_list l = {0};
-    int cap = 0, rc = collect_paths(inputs, n_inputs, &l, h, err, err_size);
+    char what[RB_PATH_BUF];
+    int rc = collect_paths(inputs, n_inputs, &l, h, err, err_size);
     for (int i = 0; rc == 0 && i < l.n; i++)
-        if ((rc = read_run(h, &cap, l.p[i])) != 0)
-            rb_fmt(err, err_size, "out of memory");
+        rc = read_run(h, l.p[i], err, err_size);
     for (int i = 0; i < l.n; i++)
         free(l.p[i]);
     free(l.p);
-    if (rc == 0 && h->n_runs == 0) {
-        rb_fmt(err, err_size, "history: no results file in %s%s%s%s", inputs[0],
-               n_inputs > 1 ? " and the rest" : "", h->n_notes ? "; " : "",
-               h->n_notes ? h->notes[h->n_notes - 1] : "");
-        rc = -1;
-    }
+    rb_fmt(what, sizeof what, "%s%s", inputs[0], n_inputs > 1 ? " and the rest" : "");
+    if (rc == 0)
+        rc = rb_history_finish(h, what, err, err_size);
     if (rc != 0) {
         rb_history_free(h);
         return -1;
     }
-    qsort(h->runs, (size_t)h->n_runs, sizeof *h->runs, by_date);
     return 0;
 }
 
@@ -215,6 +486,9 @@ void rb_history_free(rb_history *h)
     }
     for (int i = 0; i < h->n_notes; i++)
         free(h->notes[i]);
+    for (int i = 0; i < h->n_skipped; i++)
+        free(h->skipped[i]);
+    free(h->skipped);
     free(h->runs);
     free(h->series);
     free(h->notes);
@@ -557,6 +831,20 @@ int rb_history_build(rb_history *h, const json_value *expect, const char *filter
     }
     if (filter_series(h, filter, err, err_size) != 0)
         return -1;
+    /* a history of nothing checks nothing: refused, as list and plot refuse a filter that
+     * matches nothing */
+    if (h->n_series == 0) {
+        if (filter)
+            rb_fmt(err, err_size,
+                   "history: --filter '%s' matches no series (%d left out): "
+                   "nothing to follow",
+                   filter, h->n_filtered_out);
+        else
+            rb_fmt(err, err_size,
+                   "history: no run holds a valid, timed variant: nothing to "
+                   "follow");
+        return -1;
+    }
     for (int i = 0; i < h->n_series && rc >= 0; i++) {
         rb_history_series *s = &h->series[i];
         rc = find_steps(h, s, expect);

@@ -27,6 +27,7 @@
 #ifndef RB_HISTORY_H
 #define RB_HISTORY_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "json.h"
@@ -37,6 +38,7 @@ typedef struct rb_history_run {
     char *path;
     char date[40], git[64], hardware_key[136];
     json_value *doc;  /* until rb_history_build */
+    uint64_t hash;    /* of the document's values: a run named twice, or copied, is one run */
     int fingerprints; /* kernels with a sass_hash (rb_runcmp_fingerprints) */
 } rb_history_run;
 
@@ -86,11 +88,14 @@ typedef struct rb_history_series {
 
 typedef struct rb_history {
     rb_history_run *runs; /* date order */
-    int n_runs;
+    int n_runs, runs_cap;
     rb_history_series *series; /* grouped by pair */
     int n_series;
     char **notes; /* files not read, and why */
     int n_notes;
+    char **skipped; /* the files read or looked at and not taken as runs: inputs all the same,
+                       which no output may replace */
+    int n_skipped, skipped_cap;
     int counts[RB_HISTORY_SINGLE + 1];
     int runs_without_fingerprints;
     int floors_from_runs;    /* judgements whose floor came from the expectation file */
@@ -101,12 +106,25 @@ typedef struct rb_history {
 } rb_history;
 
 /* Reads the runs: a folder gives its *.json files (not its sub-folders: a note says how many
- * there were), a file is read as given. A file that is not JSON or not a results file is
- * skipped with a note. The runs are then put in date order (ties: by path). 0, or -1 with one
- * line in err: an input that does not exist, a folder that cannot be read, no results file at
- * all, out of memory. */
+ * there were), a file is read as given. Skipped with a note (and kept in h->skipped): a file
+ * that is not a regular file (a FIFO, a device: never opened), cannot be looked at (a link to
+ * nothing, a loop), is not JSON, or is not one GPU's results file (a node document, a
+ * comparison); a run that repeats one already taken (the same file named twice, a copy: the
+ * same values), whose date is not a UTC time as run writes one (YYYY-MM-DDTHH:MM:SSZ) or is
+ * after this machine's clock (a day's grace), or that names no GPU. The runs are then put in
+ * date order (ties: by path). 0, or -1 with one line in err: an input that does not exist, a
+ * folder that cannot be read, a results file that names a pair or variant twice (as compare
+ * and plot refuse it), runs of more than one GPU (hardware key), no run at all, out of
+ * memory. */
 int rb_history_load(const char *const *inputs, int n_inputs, rb_history *h, char *err,
                     size_t err_size);
+/* rb_history_load in pieces, for documents already parsed: rb_history_take takes doc (owned;
+ * path names it) as a run or skips it with a note, as rb_history_load does each file (-1 with
+ * err: refused, or out of memory); rb_history_finish then checks the runs (one GPU, at least
+ * one run; what: the inputs, for the message) and sorts them. h starts zeroed; on -1 the
+ * caller frees it. */
+int rb_history_take(rb_history *h, const char *path, json_value *doc, char *err, size_t err_size);
+int rb_history_finish(rb_history *h, const char *what, char *err, size_t err_size);
 /* The series and their steps, judged with the expectation document expect (validated; NULL:
  * none), keeping only pair/variant rows that filter selects (rb_runcmp_selected; NULL: all).
  * Frees the run documents. 0, or -1 with err (a bad regex, out of memory). */

@@ -3,6 +3,8 @@
  * history's outputs (history.h): the text report, Markdown, JSON and the SVG trend chart.
  */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,21 +42,36 @@ static void step_text(const rb_history *h, const rb_history_series *s, const rb_
            100 * r->floor, b->date, b->git, a->git, rb_cause_name(r->cause));
 }
 
+/* One line of the text report, formatted, then shown on the terminal (core/util.h,
+ * rb_text_for_terminal): dates, revisions, names, paths and notes come from files and cannot
+ * move the cursor, change colours or forge a line. */
+static void say(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(FILE *f, const char *fmt, ...)
+{
+    char line[4 * RB_PATH_BUF], shown[4 * RB_PATH_BUF];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    line[rb_utf8_cut(line, sizeof line - 1)] = '\0'; /* (a cut inside a character: a byte off) */
+    rb_text_for_terminal(line, shown, sizeof shown);
+    fprintf(f, "%s\n", shown);
+}
+
 static void header_lines(FILE *f, const rb_history *h)
 {
     const rb_history_run *a = &h->runs[0], *b = &h->runs[h->n_runs - 1];
     if (h->floors_line)
-        fprintf(f, "%s\n", h->floors_line);
-    fprintf(f, "history: %d run(s) of %s, %s (%s) to %s (%s)\n", h->n_runs,
-            a->hardware_key[0] ? a->hardware_key : "?", a->date, a->git, b->date, b->git);
+        say(f, "%s", h->floors_line);
+    say(f, "history: %d run(s) of %s, %s (%s) to %s (%s)", h->n_runs,
+        a->hardware_key[0] ? a->hardware_key : "?", a->date, a->git, b->date, b->git);
     if (h->runs_without_fingerprints)
-        fprintf(f, "code attribution unavailable for %d of %d run(s): %s\n",
-                h->runs_without_fingerprints, h->n_runs, RB_RUNCMP_NO_FINGERPRINT);
+        say(f, "code attribution unavailable for %d of %d run(s): %s", h->runs_without_fingerprints,
+            h->n_runs, RB_RUNCMP_NO_FINGERPRINT);
     for (int i = 0; i < h->n_notes; i++)
-        fprintf(f, "note: %s\n", h->notes[i]);
+        say(f, "note: %s", h->notes[i]);
     if (h->filter)
-        fprintf(f, "filter '%s': %d series, %d left out\n", h->filter, h->n_series,
-                h->n_filtered_out);
+        say(f, "filter '%s': %d series, %d left out", h->filter, h->n_series, h->n_filtered_out);
 }
 
 void rb_history_print(FILE *f, const rb_history *h)
@@ -69,15 +86,16 @@ void rb_history_print(FILE *f, const rb_history *h)
             "change", "verdict");
     for (int i = 0; i < h->n_series; i++) {
         const rb_history_series *s = &h->series[i];
-        fprintf(f, "%-52s %4d %10.4f %10.4f %+6.1f%%  %s\n", s->label, s->n_points,
-                s->points[0].median_ms, s->points[s->n_points - 1].median_ms, change_pct(s),
-                rb_history_verdict_name(s->verdict));
+        say(f, "%-52s %4d %10.4f %10.4f %+6.1f%%  %s", s->label, s->n_points,
+            s->points[0].median_ms, s->points[s->n_points - 1].median_ms, change_pct(s),
+            rb_history_verdict_name(s->verdict));
         for (int k = 0; k < s->n_steps; k++) {
             step_text(h, s, &s->steps[k], line, sizeof line);
-            fprintf(f, "    %s\n      %s\n", line, s->steps[k].row.evidence);
+            say(f, "    %s", line);
+            say(f, "      %s", s->steps[k].row.evidence);
         }
         if (s->verdict == RB_HISTORY_BLIND)
-            fprintf(f, "    blind: %s\n", s->blind_why);
+            say(f, "    blind: %s", s->blind_why);
     }
 }
 

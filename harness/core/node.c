@@ -353,3 +353,48 @@ int rb_node_host_bound_count(const json_value *node)
 {
     return node_count_outliers(node, 0);
 }
+
+/* ---- one GPU of a node document ---- */
+
+int rb_node_is_document(const json_value *doc)
+{
+    const char *kind = json_string_at(doc, "kind", "");
+    const json_value *gpus = json_get(doc, "gpus");
+    return (!strcmp(kind, "node") || !strcmp(kind, "fleet")) && gpus && gpus->type == JSON_ARRAY;
+}
+
+json_value *rb_node_gpu_run(const json_value *node, int gpu, char *err, size_t err_size)
+{
+    const json_value *gpus = json_get(node, "gpus");
+    const json_value *run =
+        gpu >= 0 && (size_t)gpu < gpus->count ? json_get(gpus->items[gpu], "run") : NULL;
+    if (gpu < 0) {
+        rb_fmt(err, err_size,
+               "a %s document of %u GPU(s), not one GPU's run: name one with --gpu N (0 to %u)",
+               json_string_at(node, "kind", ""), gpus->count, gpus->count ? gpus->count - 1 : 0);
+        return NULL;
+    }
+    if (!run || run->type != JSON_OBJECT) {
+        rb_fmt(err, err_size, "--gpu %d: the %s document has no run of GPU %d (%u GPU(s): 0 to %u)",
+               gpu, json_string_at(node, "kind", ""), gpu, gpus->count,
+               gpus->count ? gpus->count - 1 : 0);
+        return NULL;
+    }
+    json_value *doc = json_clone(run), *pairs = json_get(doc, "pairs");
+    const json_value *collectives = json_get(node, "collectives"),
+                     *p2p = json_get(node, "p2p_matrix");
+    int bad = !doc;
+    /* the pairs that span the GPUs ran once, across them: each GPU's view holds them */
+    for (uint32_t i = 0; !bad && pairs && pairs->type == JSON_ARRAY && collectives &&
+                         collectives->type == JSON_ARRAY && i < collectives->count;
+         i++)
+        bad = json_array_push(pairs, json_clone(collectives->items[i])) != 0;
+    if (!bad && p2p && !json_get(doc, "p2p_matrix"))
+        bad = json_object_set(doc, "p2p_matrix", json_clone(p2p)) != 0;
+    if (bad) {
+        json_free(doc);
+        rb_fmt(err, err_size, "out of memory");
+        return NULL;
+    }
+    return doc;
+}

@@ -101,6 +101,14 @@ void rb_node_print(FILE *f, const json_value *node, int max_outliers);
  * frees; NULL when out of memory or a run cannot be read. */
 char *rb_node_markdown(const json_value *node);
 
+/* Whether doc is a node or fleet document ("kind" node or fleet, a "gpus" array). */
+int rb_node_is_document(const json_value *doc);
+/* The run of GPU gpu (gpus[gpu].run) of node document node, as a run document of its own (plot
+ * and compare --gpu N read it): a copy, with the node's collectives added to its pairs and the
+ * node's p2p_matrix (the HTML report shows its tables). Caller frees; NULL with one line in err:
+ * gpu -1 (none named: the line says how to name one), no such GPU, out of memory. */
+json_value *rb_node_gpu_run(const json_value *node, int gpu, char *err, size_t err_size);
+
 /* Stages the node's JSON into output json_i and its Markdown into md_i (-1: none) of a set the
  * caller checks and commits. 0, or -1 with one line in err. */
 int rb_node_stage(rb_outputs *o, int json_i, int md_i, const json_value *node, char *err,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The output set: see outputs.h for the contract. */
 #define _XOPEN_SOURCE 700 /* realpath */
+#define _DEFAULT_SOURCE   /* flock */
 #include "outputs.h"
 
 #include <errno.h>
@@ -10,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -629,6 +632,17 @@ static int link_new(rb_outputs *o, char *err, size_t err_size)
     return 0;
 }
 
+/* RB_TEST_FAULT=slow:commit: half a second after each rename, so that another command's commit
+ * falls between two of this one's (the folder locks keep them apart). */
+static void slow_commit(void)
+{
+    const char *f = getenv("RB_TEST_FAULT");
+    struct timespec half = {0, 500000000};
+    if (f && !strcmp(f, "slow:commit"))
+        while (nanosleep(&half, &half) != 0 && errno == EINTR)
+            ;
+}
+
 /* Renames the other outputs into place; a target that became something other than a regular
  * file since the check is not replaced. */
 static int rename_rest(rb_outputs *o, char *err, size_t err_size)
@@ -654,8 +668,60 @@ static int rename_rest(rb_outputs *o, char *err, size_t err_size)
         tmp_release(f->slot, 0);
         f->slot = -1;
         f->made_below[0] = '\0'; /* the folder holds a file of ours now */
+        slow_commit();
     }
     return 0;
+}
+
+/* The folders of a set of two outputs or more, each locked (flock, exclusive) in the order of
+ * their device and inode, so that two commands committing pairs of the same names at once
+ * commit one after the other: the files left are one command's (a JSON and its HTML page from
+ * the same comparison), never a mix. Released when their descriptors close. */
+typedef struct folder_lock {
+    int fd;
+    dev_t dev;
+    ino_t ino;
+} folder_lock;
+
+static int by_folder(const void *pa, const void *pb)
+{
+    const folder_lock *a = pa, *b = pb;
+    if (a->dev != b->dev)
+        return a->dev < b->dev ? -1 : 1;
+    return a->ino < b->ino ? -1 : a->ino > b->ino;
+}
+
+static int lock_folders(const rb_outputs *o, folder_lock *locks)
+{
+    int n = 0;
+    for (int i = 0; o->n_out > 1 && i < o->n_out; i++) {
+        char dir[PATH_MAX];
+        struct stat st;
+        dir_of(o->out[i].target, dir, sizeof dir);
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+            continue; /* (the rename says what is wrong with it) */
+        int known = fstat(fd, &st) != 0;
+        for (int k = 0; !known && k < n; k++)
+            known = locks[k].dev == st.st_dev && locks[k].ino == st.st_ino;
+        if (known) {
+            close(fd);
+            continue;
+        }
+        locks[n++] = (folder_lock){fd, st.st_dev, st.st_ino};
+    }
+    if (n > 1)
+        qsort(locks, (size_t)n, sizeof *locks, by_folder);
+    for (int k = 0; k < n; k++)
+        while (flock(locks[k].fd, LOCK_EX) != 0 && errno == EINTR)
+            ;
+    return n;
+}
+
+static void unlock_folders(folder_lock *locks, int n)
+{
+    for (int k = 0; k < n; k++)
+        close(locks[k].fd);
 }
 
 int rb_outputs_commit(rb_outputs *o, char *err, size_t err_size)
@@ -666,11 +732,16 @@ int rb_outputs_commit(rb_outputs *o, char *err, size_t err_size)
             rb_outputs_drop_from(o, 0);
             return -1;
         }
+    folder_lock locks[RB_OUTPUTS_MAX];
+    int n_locks = lock_folders(o, locks);
     rb_test_stall("rename");
     sigset_t hold, before;
     sigemptyset(&hold);
-    sigaddset(&hold, SIGINT);
-    sigaddset(&hold, SIGTERM);
+    /* (every signal whose default action ends the process: the runner catches them all) */
+    static const int held[] = {SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGUSR1, SIGUSR2,
+                               SIGALRM, SIGPIPE, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ};
+    for (size_t i = 0; i < sizeof held / sizeof held[0]; i++)
+        sigaddset(&hold, held[i]);
     sigprocmask(SIG_BLOCK, &hold, &before);
     int rc = link_new(o, err, err_size);
     if (rc == 0)
@@ -681,6 +752,7 @@ int rb_outputs_commit(rb_outputs *o, char *err, size_t err_size)
     if (rc < 0) /* what was not renamed goes */
         rb_outputs_drop_from(o, 0);
     sigprocmask(SIG_SETMASK, &before, NULL);
+    unlock_folders(locks, n_locks);
     return rc;
 }
 

@@ -15,14 +15,18 @@
  *   created there; each name the command creates fits NAME_MAX and the path PATH_MAX.
  * Staging: a temporary made by mkstemp (O_CREAT | O_EXCL: never a planted link) in the target's
  * folder, named .rb-XXXXXX whatever the target's name, with the mode of the file it replaces
- * (a new file: 0666 less the umask), written and synced. Commit: SIGINT and SIGTERM held back
- * while the temporaries are renamed (an RB_OUT_NEW output is linked instead, so an existing
- * file of that name is never replaced), then each folder synced. A signal that ends the process
- * before that removes the temporaries (rb_outputs_remove_temporaries, from the handler).
+ * (a new file: 0666 less the umask), written and synced. Commit: the outputs' folders locked
+ * (flock, in a fixed order) when there are two outputs or more, so that two commands writing the
+ * same names commit one after the other and the files left are one command's; SIGINT, SIGTERM,
+ * SIGHUP and every other signal whose default action ends the process held back while the
+ * temporaries are renamed (an RB_OUT_NEW output is linked instead, so an existing file of that
+ * name is never replaced), then each folder synced. A signal that ends the process before that
+ * removes the temporaries (rb_outputs_remove_temporaries, from the handler).
  *
  * Test hooks, through the environment: RB_TEST_FAULT=outputs:enospc@K makes the K-th output
  * staged in the process fail as a full disk would; RB_TEST_FAULT=stall:rename stops the commit,
- * spinning, after every temporary is written and before the first rename.
+ * spinning, after every temporary is written and before the first rename;
+ * RB_TEST_FAULT=slow:commit waits half a second after each rename.
  */
 #ifndef RB_OUTPUTS_H
 #define RB_OUTPUTS_H

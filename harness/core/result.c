@@ -375,7 +375,28 @@ int rb_kernel_from_json(const json_value *o, rb_kernel_result *k, char *err, siz
     return 0;
 }
 
-/* The variants of pair record p (named name, pairs[i]): objects with unique string names. */
+/* Why the timing of variant record v cannot be true ("" when it can): an interval of the median
+ * that is inverted or leaves out the median (which compare and history would judge with), or a
+ * sample count that is no count (negative, fractional, more than any run takes). */
+static void timing_problem(const json_value *v, char *why, size_t size)
+{
+    const json_value *t = json_get(v, "time_ms"), *samples = json_get(t, "samples");
+    double lo = json_number_at(t, "median_ci_lo"), hi = json_number_at(t, "median_ci_hi");
+    double median = json_number_at(t, "median");
+    why[0] = '\0';
+    if (!isnan(lo) && !isnan(hi) && !(lo <= hi))
+        rb_fmt(why, size, "its median's interval [%g, %g] is inverted", lo, hi);
+    else if (!isnan(lo) && !isnan(hi) && !isnan(median) && !(lo <= median && median <= hi))
+        rb_fmt(why, size, "its median %g lies outside its interval [%g, %g]", median, lo, hi);
+    else if (samples && samples->type == JSON_NUMBER &&
+             !(samples->number >= 0 && samples->number <= 1e9 &&
+               samples->number == floor(samples->number)))
+        rb_fmt(why, size, "its sample count %g is not a count of samples (0 to 1e9)",
+               samples->number);
+}
+
+/* The variants of pair record p (named name, pairs[i]): objects with unique string names and a
+ * timing that can be true. */
 static int check_variants(const json_value *vs, const char *name, size_t i, char *err,
                           size_t err_size)
 {
@@ -391,6 +412,15 @@ static int check_variants(const json_value *vs, const char *name, size_t i, char
         const json_value *vn = json_get(vs->items[k], "name");
         if (!vn || vn->type != JSON_STRING) {
             rb_fmt(err, err_size, "pairs[%zu] (%s): variants[%zu] has no name", i, shown, k);
+            rc = -1;
+            break;
+        }
+        char why[200];
+        timing_problem(vs->items[k], why, sizeof why);
+        if (why[0]) {
+            char v[200];
+            rb_text_for_terminal(vn->string, v, sizeof v);
+            rb_fmt(err, err_size, "pairs[%zu] (%s): variant %s: %s", i, shown, v, why);
             rc = -1;
             break;
         }

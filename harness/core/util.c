@@ -502,19 +502,42 @@ void rb_sbuf_free(rb_sbuf *b)
     memset(b, 0, sizeof *b);
 }
 
+/* The next character of s for a text a person reads (CSV, Markdown): its length in *n, or a
+ * replacement into rep (NUL-terminated; "" when the character is kept): U+FFFD for a byte that is
+ * not UTF-8, C0 controls but TAB, CR and LF, DEL and C1 controls. */
+static void shown_char(const char *s, size_t *n, char rep[4])
+{
+    unsigned char c = (unsigned char)*s;
+    *n = rb_utf8_seq(s, strnlen(s, 4));
+    rep[0] = '\0';
+    if (*n == 0) {
+        *n = 1;
+        memcpy(rep, "\xef\xbf\xbd", 4);
+    } else if ((*n == 1 && ((c < 0x20 && !strchr("\t\r\n", c)) || c == 0x7f)) ||
+               (*n == 2 && c == 0xc2 && (unsigned char)s[1] < 0xa0)) {
+        memcpy(rep, "\xef\xbf\xbd", 4);
+    }
+}
+
 void rb_csv_field(rb_sbuf *b, const char *s, int last)
 {
-    if (strpbrk(s, ",\"\r\n")) {
+    int quoted = strpbrk(s, ",\"\r\n") != NULL;
+    if (quoted)
         rb_sbuf_add(b, "\"");
-        for (const char *c = s; *c; c++) {
-            if (*c == '"')
-                rb_sbuf_add(b, "\"");
-            rb_sbuf_add(b, "%c", *c);
-        }
-        rb_sbuf_add(b, "\"");
-    } else {
-        rb_sbuf_add(b, "%s", s);
+    for (const char *c = s; *c;) {
+        char rep[4];
+        size_t n;
+        shown_char(c, &n, rep);
+        if (rep[0])
+            rb_sbuf_add(b, "%s", rep); /* (CSV reaches a terminal too: compare --csv) */
+        else if (*c == '"')
+            rb_sbuf_add(b, "\"\"");
+        else
+            rb_sbuf_put(b, c, n);
+        c += n;
     }
+    if (quoted)
+        rb_sbuf_add(b, "\"");
     rb_sbuf_add(b, last ? "\r\n" : ",");
 }
 
@@ -528,20 +551,26 @@ void rb_csv_number(rb_sbuf *b, double x, double scale)
 
 void rb_md_text(rb_sbuf *b, const char *s)
 {
-    for (; s && *s; s++) {
+    while (s && *s) {
         unsigned char ch = (unsigned char)*s;
-        if (ch < 0x20 || ch == 0x7f)
+        char rep[4];
+        size_t n;
+        shown_char(s, &n, rep);
+        if (n == 1 && (ch < 0x20 || ch == 0x7f))
             rb_sbuf_add(b, " ");
+        else if (rep[0])
+            rb_sbuf_add(b, "%s", rep);
         else if (ch == '<')
             rb_sbuf_add(b, "&lt;");
         else if (ch == '>')
             rb_sbuf_add(b, "&gt;");
         else if (ch == '&')
             rb_sbuf_add(b, "&amp;");
-        else if (strchr("|\\`*[]", ch))
+        else if (n == 1 && strchr("|\\`*[]", ch))
             rb_sbuf_add(b, "\\%c", ch);
         else
-            rb_sbuf_add(b, "%c", ch);
+            rb_sbuf_put(b, s, n);
+        s += n;
     }
 }
 

@@ -130,13 +130,16 @@ int rb_sbuf_flush(rb_sbuf *b);
 void rb_sbuf_free(rb_sbuf *b);
 
 /* One RFC 4180 CSV field: quoted (quotes doubled) when it holds a comma, a quote, CR or LF;
- * then "," or, for the last field of a row, CRLF. */
+ * then "," or, for the last field of a row, CRLF. A byte that is not UTF-8 and a control
+ * character other than TAB, CR and LF (ESC, DEL, C1) become U+FFFD: a CSV reaches a terminal
+ * too (compare --csv). */
 void rb_csv_field(rb_sbuf *b, const char *s, int last);
 /* A number field, x * scale with 10 significant digits; empty (a spreadsheet's blank) when not
  * finite. */
 void rb_csv_number(rb_sbuf *b, double x, double scale);
 /* Markdown text that cannot break a table cell or open markup: | \ ` * [ ] backslash-escaped,
- * < > & as entities, control characters (newlines too) as spaces. */
+ * < > & as entities, C0 control characters (newlines too) and DEL as spaces, C1 controls and
+ * bytes that are not UTF-8 as U+FFFD. */
 void rb_md_text(rb_sbuf *b, const char *s);
 
 #endif

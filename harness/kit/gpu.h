@@ -29,6 +29,12 @@ cudaError_t rb_relerr_f32_device(const float *out, const float *ref, size_t n, c
 cudaError_t rb_relerr_bf16_device(const void *out_bf16, const float *ref, size_t n,
                                   cudaStream_t stream, double *rel_err);
 
+/* The largest error of one row, rows x cols of a bf16 output against an fp32 reference: the
+ * device twin of rb_row_relerr_max_f32 (harness/core/compare.h; NaN anywhere: NaN).
+ * Synchronizes the stream. */
+cudaError_t rb_row_relerr_bf16_device(const void *out_bf16, const float *ref, size_t rows,
+                                      size_t cols, cudaStream_t stream, double *max_err);
+
 /* The fp64 reference GEMM's operands and result (harness/kit/gemm_ref.h): out[i] = in[i] widened
  * exactly from fp32 or bf16 (raw bits), or rounded once (to nearest) from fp64 to fp32. */
 cudaError_t rb_f32_to_f64(const float *in, double *out, size_t n, cudaStream_t stream);

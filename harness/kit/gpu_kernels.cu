@@ -4,6 +4,7 @@
 #include "gpu.h"
 
 #include <cuda_bf16.h>
+#include <string.h>
 
 #include "core/random.h"
 
@@ -131,6 +132,57 @@ extern "C" cudaError_t rb_relerr_bf16_device(const void *out_bf16, const float *
                                              cudaStream_t stream, double *rel_err)
 {
     return relerr_device((const __nv_bfloat16 *)out_bf16, ref, n, stream, rel_err);
+}
+
+/* One warp a row: its two sums in double, its error by rb_relerr_from_sums' rule, and the
+ * largest over the rows by an atomic max of the error's bits (a non-negative double orders as
+ * its bits do; NaN's bits, either sign, are above +Inf's, so NaN wins). */
+static __device__ unsigned long long rb_row_worst;
+
+static __global__ void row_relerr_kernel(const __nv_bfloat16 *out, const float *ref, size_t rows,
+                                         size_t cols)
+{
+    const size_t warps = (size_t)gridDim.x * blockDim.x / 32;
+    const unsigned lane = threadIdx.x % 32;
+    for (size_t r = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows; r += warps) {
+        double diff2 = 0.0, ref2 = 0.0;
+        for (size_t c = lane; c < cols; c += 32) {
+            const double x = ref[r * cols + c], d = (double)__bfloat162float(out[r * cols + c]) - x;
+            diff2 += d * d;
+            ref2 += x * x;
+        }
+        for (int o = 16; o > 0; o /= 2) {
+            diff2 += __shfl_xor_sync(0xffffffffu, diff2, o);
+            ref2 += __shfl_xor_sync(0xffffffffu, ref2, o);
+        }
+        if (lane != 0)
+            continue;
+        const double e = diff2 != diff2 || ref2 != ref2 ? diff2 + ref2
+                         : ref2 == 0.0                  ? (diff2 == 0.0 ? 0.0 : 1.0 / 0.0)
+                                                        : sqrt(diff2) / sqrt(ref2);
+        atomicMax(&rb_row_worst, (unsigned long long)__double_as_longlong(e));
+    }
+}
+
+extern "C" cudaError_t rb_row_relerr_bf16_device(const void *out_bf16, const float *ref,
+                                                 size_t rows, size_t cols, cudaStream_t stream,
+                                                 double *max_err)
+{
+    unsigned long long bits = 0;
+    cudaError_t e = cudaMemcpyToSymbolAsync(rb_row_worst, &bits, sizeof bits, 0,
+                                            cudaMemcpyHostToDevice, stream);
+    if (e != cudaSuccess)
+        return e;
+    row_relerr_kernel<<<1024, 256, 0, stream>>>((const __nv_bfloat16 *)out_bf16, ref, rows, cols);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return e;
+    e = cudaMemcpyFromSymbolAsync(&bits, rb_row_worst, sizeof bits, 0, cudaMemcpyDeviceToHost,
+                                  stream);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(stream);
+    if (e == cudaSuccess)
+        memcpy(max_err, &bits, sizeof *max_err);
+    return e;
 }
 
 /* --cold's L2 flush reads, it does not write: every line it leaves in L2 is clean, so the timed

@@ -52,7 +52,7 @@
 #define RB_SUSTAIN_WINDOWS 2
 #define RB_SUSTAIN_SETTLE_S 0.3
 #define RB_SUSTAIN_SAMPLE_MS 10.0
-#define RB_MAX_DEFECTS 4
+#define RB_MAX_DEFECTS 6
 
 /* The processes of a multi-process run (roofbench_mpi: one per GPU, bootstrapped through MPI),
  * as the driver hands them to the harness (measure.c keeps the ranks' timing in step) and to a
@@ -106,6 +106,17 @@ typedef struct rb_defect {
     int variant;      /* index of the variant whose output(), check() and tolerance judge it */
     rb_status (*run)(void *ctx, cudaStream_t stream);
     uint64_t size; /* 0: the odd size */
+    /* The inputs (bit k: inputs[k]) the bug exists on (a causal mask's, on the causal inputs
+     * alone); 0: all of them. */
+    unsigned inputs;
+    /* A race whose first run after setup is right and whose later runs are not (state a run
+     * leaves that the next one trusts: a flag not cleared between launches). One run of it
+     * passes its check; `roofbench check`'s second independent run must fail it, every time
+     * (tests/test_gpu.c runs check on it 20 times, each after a fresh setup). */
+    int race;
+    /* How far beyond the tolerance the check must see it: err >= margin x tolerance (a bug a
+     * tolerance catches only just is one a little more noise hides); 0: beyond it at all. */
+    double margin;
 } rb_defect;
 
 /* What differs between a pair's inputs, beyond the size (gemm_autotune, hgemm, host_transfer).

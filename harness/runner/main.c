@@ -5,12 +5,14 @@
  * own child process, judges the results against the expectation file and writes them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ceilings.h"
 #include "child.h"
@@ -21,6 +23,7 @@
 #include "core/expect_stale.h"
 #include "core/floors.h"
 #include "core/history.h"
+#include "core/node.h"
 #include "core/outputs.h"
 #include "core/plot.h"
 #include "core/report.h"
@@ -48,7 +51,38 @@ static int usage_error(const char *msg)
     return EXIT_USAGE;
 }
 
-/* After SIGINT or SIGTERM (the runner ended the running child): one line, exit 128 + signal,
+/* Standard output was closed when the process started (main then holds its descriptor open on
+ * /dev/null, so that no file this process opens takes it): what is printed there is lost. */
+static int stdout_was_closed;
+/* The failure of standard output was said already (by commit_after_stdout). */
+static int stdout_failure_said;
+
+/* Whether standard output took everything printed so far: flushed, no error, not closed. */
+static int stdout_ok(void)
+{
+    return fflush(stdout) == 0 && !ferror(stdout) && !stdout_was_closed;
+}
+
+/* The outputs staged by a command that also prints a report (plot, compare, history) are renamed
+ * into place only once the report is out: a standard output that cannot be written (a full
+ * disk, a closed descriptor, a pipe closed early) is exit 2 with no file written. 0, or the exit
+ * code. */
+static int commit_after_stdout(rb_outputs *outs, int have_outputs)
+{
+    char err[RB_PATH_BUF + 300];
+    if (!stdout_ok()) {
+        fprintf(stderr, "roofbench: writing the standard output failed: %s: nothing written\n",
+                stdout_was_closed ? "it is closed" : strerror(errno));
+        stdout_failure_said = 1;
+        return EXIT_USAGE;
+    }
+    if (have_outputs && rb_outputs_commit(outs, err, sizeof err) != 0)
+        return usage_error(err);
+    return EXIT_OK;
+}
+
+/* After SIGINT, SIGTERM or another caught signal (the runner ended the running child): one line,
+ * exit 128 + signal,
  * as a shell reports a command a signal ended. Said once, however many callers return it. */
 static int interrupted_exit(void)
 {
@@ -58,7 +92,7 @@ static int interrupted_exit(void)
         fprintf(stderr,
                 "roofbench: interrupted by %s: the running child was ended, no file "
                 "was written\n",
-                sig == SIGINT ? "SIGINT" : "SIGTERM");
+                rb_runner_signal_name(sig));
     return 128 + sig;
 }
 
@@ -1104,8 +1138,9 @@ static int cmd_ceilings(const rb_options *o)
 /* ---- compare ---- */
 
 /* A results file, parsed and checked to be one (rb_results_doc_check: pairs and variants named,
- * each name once). NULL with the line printed. */
-static json_value *load_results(const char *path)
+ * each name once). A node or fleet document gives the run of its GPU gpu (--gpu N; -1: none
+ * named, refused with how to name one), *node_read set. NULL with the line printed. */
+static json_value *load_results_of(const char *path, int gpu, int *node_read)
 {
     char err[RB_PATH_BUF + 600], why[400];
     json_value *doc = json_parse_file(path, err, sizeof err);
@@ -1113,13 +1148,36 @@ static json_value *load_results(const char *path)
         usage_error(err);
         return NULL;
     }
-    if (rb_results_doc_check(doc, why, sizeof why) != 0) {
-        rb_fmt(err, sizeof err, "%s: %s", path, why);
+    if (rb_node_is_document(doc)) {
+        json_value *run = rb_node_gpu_run(doc, gpu, why, sizeof why);
         json_free(doc);
-        usage_error(err);
-        return NULL;
+        doc = run;
+        if (node_read)
+            *node_read = 1;
+    } else if (rb_results_doc_check(doc, why, sizeof why) == 0) {
+        return doc;
     }
-    return doc;
+    if (doc && rb_results_doc_check(doc, why, sizeof why) == 0)
+        return doc;
+    rb_fmt(err, sizeof err, "%s: %s", path, why);
+    json_free(doc);
+    usage_error(err);
+    return NULL;
+}
+
+static json_value *load_results(const char *path)
+{
+    return load_results_of(path, -1, NULL);
+}
+
+/* --gpu N names a GPU of a node document: one given where no input is one does nothing, and is
+ * refused. 0, or the exit code. */
+static int node_gpu_used(const rb_options *o, int node_read)
+{
+    if (o->node_gpu < 0 || node_read)
+        return 0;
+    return usage_error("--gpu N picks a GPU of a node or fleet results file (run --device all, "
+                       "roofbench_mpi); no input is one");
 }
 
 /* compare's files: OLD, NEW and --expect are read, --json and --html written; no output is an
@@ -1179,22 +1237,39 @@ static void make_compare_html(rb_sbuf *b, const void *x)
     rb_runcmp_html_to(b, m->c, m->o->compare_old, m->o->compare_new);
 }
 
-/* Writes compare's --json and --html, both or neither. 0, or the exit code. */
-static int write_comparison(const rb_options *o, const rb_runcmp *c, rb_outputs *outs, int json_i,
+/* Stages compare's --json and --html (renamed into place, both or neither, once the report is
+ * out). 0, or the exit code. */
+static int stage_comparison(const rb_options *o, const rb_runcmp *c, rb_outputs *outs, int json_i,
                             int html_i)
 {
     char err[RB_PATH_BUF + 300] = "";
     compare_made m = {o, c};
-    if (json_i < 0 && html_i < 0)
-        return 0;
     int rc = json_i >= 0
                  ? rb_outputs_stage_made(outs, json_i, make_compare_json, &m, err, sizeof err)
                  : 0;
     if (rc == 0 && html_i >= 0)
         rc = rb_outputs_stage_made(outs, html_i, make_compare_html, &m, err, sizeof err);
-    if (rc == 0)
-        rc = rb_outputs_commit(outs, err, sizeof err);
     return rc == 0 ? 0 : usage_error(err);
+}
+
+/* A comparison in which no variant was compared checks nothing: a gate must not pass on it. 0,
+ * or the exit code with the line said. */
+static int compared_something(const rb_options *o, const rb_runcmp *c)
+{
+    char err[600];
+    int compared = c->n_rows - c->counts[RB_CHANGE_NOT_COMPARED];
+    if (compared > 0)
+        return 0;
+    if (o->filter && c->n_rows == 0)
+        rb_fmt(err, sizeof err,
+               "compare: --filter '%s' matches no variant (%d left out): nothing compared",
+               o->filter, c->n_filtered_out);
+    else
+        rb_fmt(err, sizeof err,
+               "compare: no variant was compared (%d not compared: in one run only, invalid or "
+               "untimed in one, or of another size): a comparison of nothing checks nothing",
+               c->counts[RB_CHANGE_NOT_COMPARED]);
+    return usage_error(err);
 }
 
 /* Each run holds pairs: a run of none compares nothing and would pass. */
@@ -1233,7 +1308,8 @@ static void print_compare(const rb_options *o, const rb_runcmp *c)
         rb_runcmp_csv_to(&b, c);
     else
         rb_runcmp_print(stdout, c, o->compare_old, o->compare_new);
-    if (rb_sbuf_flush(&b) != 0)
+    /* (a write that failed is said with the standard output's check; else memory ran out) */
+    if (rb_sbuf_flush(&b) != 0 && !ferror(stdout))
         fprintf(stderr, "roofbench: compare: out of memory\n");
 }
 
@@ -1243,9 +1319,11 @@ static int build_compare(const rb_options *o, rb_runcmp *c, char *floors_line, s
                          rb_outputs *outs)
 {
     char err[RB_PATH_BUF + 300];
-    json_value *old_doc = load_results(o->compare_old);
-    json_value *new_doc = old_doc ? load_results(o->compare_new) : NULL;
-    if (!new_doc || !has_pairs(old_doc, "OLD") || !has_pairs(new_doc, "NEW")) {
+    int node_read = 0;
+    json_value *old_doc = load_results_of(o->compare_old, o->node_gpu, &node_read);
+    json_value *new_doc = old_doc ? load_results_of(o->compare_new, o->node_gpu, &node_read) : NULL;
+    if (!new_doc || node_gpu_used(o, node_read) != 0 || !has_pairs(old_doc, "OLD") ||
+        !has_pairs(new_doc, "NEW")) {
         json_free(old_doc);
         json_free(new_doc);
         return EXIT_USAGE;
@@ -1287,7 +1365,9 @@ static int compare_body(const rb_options *o, rb_outputs *outs)
     rb_runcmp c;
     if (rc != 0 || (rc = build_compare(o, &c, floors_line, sizeof floors_line, outs)) != 0)
         return rc;
-    rc = write_comparison(o, &c, outs, json_i, html_i);
+    rc = compared_something(o, &c);
+    if (rc == 0)
+        rc = stage_comparison(o, &c, outs, json_i, html_i);
     if (rc == 0) {
         print_compare(o, &c);
         int failing = rb_runcmp_failing(&c, o->fail_on_platform);
@@ -1299,7 +1379,9 @@ static int compare_body(const rb_options *o, rb_outputs *outs)
             printf("of which %d contended: a run timed them while another process used the GPU, "
                    "not a code regression; measure again on an idle GPU\n",
                    contended);
-        rc = failing ? EXIT_FAIL : EXIT_OK;
+        rc = commit_after_stdout(outs, json_i >= 0 || html_i >= 0);
+        if (rc == 0)
+            rc = failing ? EXIT_FAIL : EXIT_OK;
     }
     rb_runcmp_free(&c);
     return rc;
@@ -1307,14 +1389,18 @@ static int compare_body(const rb_options *o, rb_outputs *outs)
 
 /* ---- history ---- */
 
-/* history -o BASE: BASE.svg, BASE.md and BASE.json, checked as files against every run it reads
- * and each other before any is written. 0, or the exit code. */
+/* history -o BASE: BASE.svg, BASE.md and BASE.json, checked as files against every file it read
+ * (the runs and the files it skipped) and each other before any is written. 0, or the exit
+ * code. */
 static int history_outputs(const rb_options *o, const rb_history *h, rb_outputs *outs)
 {
     static const char *const ext[3] = {".svg", ".md", ".json"};
     char err[RB_PATH_BUF + 200], path[RB_PATH_BUF];
     for (int r = 0; r < h->n_runs; r++)
         if (rb_outputs_input(outs, h->runs[r].path, "a run it reads,", 0) != 0)
+            return usage_error("history: out of memory");
+    for (int i = 0; i < h->n_skipped; i++)
+        if (rb_outputs_input(outs, h->skipped[i], "a file it read,", 0) != 0)
             return usage_error("history: out of memory");
     for (int i = 0; i < 3; i++) {
         if (rb_fmt_fits(path, sizeof path, "%s%s", o->out_base, ext[i]) != 0 ||
@@ -1343,8 +1429,8 @@ static void make_history_json(rb_sbuf *b, const void *h)
     rb_history_json_to(b, h);
 }
 
-/* The three files of -o BASE, all or none, each made a series at a time. 0, or the exit code. */
-static int write_history(const rb_history *h, rb_outputs *outs)
+/* The three files of -o BASE staged, each made a series at a time. 0, or the exit code. */
+static int stage_history(const rb_history *h, rb_outputs *outs)
 {
     char err[RB_PATH_BUF + 300] = "";
     int rc = rb_outputs_stage_made(outs, 0, make_history_svg, h, err, sizeof err);
@@ -1352,14 +1438,27 @@ static int write_history(const rb_history *h, rb_outputs *outs)
         rc = rb_outputs_stage_made(outs, 1, make_history_md, h, err, sizeof err);
     if (rc == 0)
         rc = rb_outputs_stage_made(outs, 2, make_history_json, h, err, sizeof err);
-    if (rc == 0)
-        rc = rb_outputs_commit(outs, err, sizeof err);
-    if (rc == 0)
-        printf("history: %s, %s, %s\n", rb_outputs_path(outs, 0), rb_outputs_path(outs, 1),
-               rb_outputs_path(outs, 2));
     return rc == 0 ? 0 : usage_error(err);
 }
 
+/* The expectation file found is an input too: no output may replace it; and one of another GPU
+ * is said, as compare says it. 0, or the exit code. */
+static int history_floors_file(const rb_options *o, const rb_history *h, const rb_floors *f,
+                               rb_outputs *outs)
+{
+    char err[RB_PATH_BUF + 300];
+    if (!f->have)
+        return 0;
+    warn_other_gpu(f->expect.doc, f->path, h->runs[0].doc, "the history");
+    if (!o->out_base)
+        return 0;
+    if (rb_outputs_input(outs, f->path, "the expectation file", 0) != 0)
+        return usage_error("history: out of memory");
+    return rb_outputs_check(outs, err, sizeof err) == 0 ? 0 : usage_error(err);
+}
+
+/* Everything is read, built and staged, and the report printed, before anything is renamed
+ * into place: a standard output that cannot be written leaves no file. */
 static int history_body(const rb_options *o, rb_outputs *outs)
 {
     char err[RB_PATH_BUF + 300], floors_line[RB_PATH_BUF + 600];
@@ -1376,15 +1475,25 @@ static int history_body(const rb_options *o, rb_outputs *outs)
     if (rc == 0)
         rc = resolve_floors(o, keys, h.n_runs, &f);
     free(keys);
+    if (rc == 0)
+        rc = history_floors_file(o, &h, &f, outs);
     if (rc == 0 &&
         rb_history_build(&h, f.have ? f.expect.doc : NULL, o->filter, err, sizeof err) != 0)
         rc = usage_error(err);
+    if (rc == 0 && o->out_base)
+        rc = stage_history(&h, outs);
     if (rc == 0) {
         rb_floors_line(&f, h.floors_from_runs, floors_line, sizeof floors_line);
         h.floors_line = floors_line;
         rb_history_print(stdout, &h);
-        if (o->out_base)
-            rc = write_history(&h, outs);
+        if (o->out_base) {
+            char line[4 * RB_PATH_BUF], shown[4 * RB_PATH_BUF];
+            rb_fmt(line, sizeof line, "history: %s, %s, %s", rb_outputs_path(outs, 0),
+                   rb_outputs_path(outs, 1), rb_outputs_path(outs, 2));
+            rb_text_for_terminal(line, shown, sizeof shown);
+            printf("%s\n", shown);
+        }
+        rc = commit_after_stdout(outs, o->out_base != NULL);
     }
     rb_floors_free(&f);
     rb_history_free(&h);
@@ -1420,25 +1529,51 @@ static int plot_body(const rb_options *o, rb_outputs *outs)
     int html_i = html ? rb_outputs_add(outs, html, "--html", 0) : -1;
     if (rb_outputs_check(outs, err, sizeof err) != 0)
         return usage_error(err);
-    json_value *doc = load_results(o->plot_input);
+    int node_read = 0;
+    json_value *doc = load_results_of(o->plot_input, o->node_gpu, &node_read);
+    if (doc && node_gpu_used(o, node_read) != 0) {
+        json_free(doc);
+        return EXIT_USAGE;
+    }
     if (!doc)
         return EXIT_USAGE;
     int rc = rb_plot_stage_taking(doc, o->plot_input, o->filter, outs, svg_i, speedup_i, html_i,
                                   err, sizeof err);
-    if (rc != 0 || rb_outputs_commit(outs, err, sizeof err) != 0)
+    if (rc != 0)
         return usage_error(err);
-    printf("plot: %s, %s%s%s\n", svg, speedup, html ? ", " : "", html ? html : "");
-    return EXIT_OK;
+    char line[4 * RB_PATH_BUF], shown[4 * RB_PATH_BUF];
+    rb_fmt(line, sizeof line, "plot: %s, %s%s%s", svg, speedup, html ? ", " : "", html ? html : "");
+    rb_text_for_terminal(line, shown, sizeof shown);
+    printf("%s\n", shown);
+    return commit_after_stdout(outs, 1);
 }
 
-/* A standard output that could not be written (a full disk, a closed descriptor) is an error:
- * the table or the comparison was lost. */
+/* A standard output that could not be written (a full disk, a closed descriptor, a pipe closed
+ * early) is an error, exit 2 (not 0 or 1: the table or the comparison was lost). */
 static int stdout_checked(int rc)
 {
-    if (fflush(stdout) == 0 && !ferror(stdout))
+    if (stdout_ok())
         return rc;
-    fprintf(stderr, "roofbench: writing the standard output failed: %s\n", strerror(errno));
-    return rc ? rc : EXIT_USAGE;
+    if (!stdout_failure_said)
+        fprintf(stderr, "roofbench: writing the standard output failed: %s\n",
+                stdout_was_closed ? "it is closed" : strerror(errno));
+    return rc == EXIT_OK || rc == EXIT_FAIL ? EXIT_USAGE : rc;
+}
+
+/* A descriptor 0, 1 or 2 that is closed at the start is opened on /dev/null, so that no file
+ * the process opens (a temporary, an output) takes its number and receives what is printed; a
+ * closed standard output is remembered (stdout_ok). */
+static void hold_standard_descriptors(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        if (fd == STDOUT_FILENO)
+            stdout_was_closed = 1;
+        int held = open("/dev/null", O_RDWR);
+        if (held >= 0 && held != fd) /* (cannot be: the lower ones are open) */
+            close(held);
+    }
 }
 
 /* A command that writes files: body with an output set of its own (core/outputs.h). */
@@ -1448,6 +1583,9 @@ static int with_outputs(const rb_options *o, int through_links,
     rb_outputs *outs = rb_outputs_new(through_links);
     if (!outs)
         return usage_error("out of memory");
+    /* a pipe closed early (| head) is a standard output that cannot be written: exit 2 with
+     * nothing written, not the end of the process by SIGPIPE with the outputs lost unsaid */
+    signal(SIGPIPE, SIG_IGN);
     int rc = body(o, outs);
     rb_outputs_free(outs);
     return rc;
@@ -1561,10 +1699,11 @@ int main(int argc, char **argv)
 {
     rb_options o;
     char err[600];
+    hold_standard_descriptors();
     setvbuf(stdout, NULL, _IOLBF, 0);
-    /* SIGINT and SIGTERM end every command promptly: a running child is ended and the run
-     * stops (interrupted_exit); in the parent's own work the process ends at once, its
-     * temporary files removed (runner.h). */
+    /* SIGINT, SIGTERM, SIGHUP and the other signals that end a process end every command
+     * promptly: a running child is ended and the run stops (interrupted_exit); in the parent's
+     * own work the process ends at once, its temporary files removed (runner.h). */
     rb_runner_catch_interrupts();
     if (rb_cli_parse(argc, argv, &o, err, sizeof err) != 0)
         return stdout_checked(usage_error(err));

@@ -27,21 +27,41 @@ int rb_runner_children(int *pids, int max)
     return n;
 }
 
+/* The signals whose default action ends the process and that a handler can catch: a closed
+ * terminal or dropped ssh session (SIGHUP), a job scheduler's warning or time limit (SIGUSR1,
+ * SIGUSR2, SIGALRM, SIGXCPU), a pipe closed early, a file grown too large. Each ends any command
+ * as SIGINT and SIGTERM do. */
+static const int caught[] = {SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGUSR1, SIGUSR2,
+                             SIGALRM, SIGPIPE, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ};
+#define N_CAUGHT ((int)(sizeof caught / sizeof caught[0]))
+
+const char *rb_runner_signal_name(int sig)
+{
+    static const char *const names[N_CAUGHT] = {"SIGINT",    "SIGTERM", "SIGHUP",  "SIGQUIT",
+                                                "SIGUSR1",   "SIGUSR2", "SIGALRM", "SIGPIPE",
+                                                "SIGVTALRM", "SIGPROF", "SIGXCPU", "SIGXFSZ"};
+    for (int i = 0; i < N_CAUGHT; i++)
+        if (caught[i] == sig)
+            return names[i];
+    return "a signal";
+}
+
 /* While a child runs, the signal is recorded and rb_run_child ends the child and returns; in
  * the parent's own work (reading, comparing, drawing, selecting pairs: any loop, however long)
  * the process ends at once, as the default action would, without a temporary file left. */
 static void on_interrupt(int sig)
 {
-    static const char said_int[] = "roofbench: interrupted by SIGINT\n";
-    static const char said_term[] = "roofbench: interrupted by SIGTERM\n";
+    static const char head[] = "roofbench: interrupted by ";
+    const char *name = rb_runner_signal_name(sig);
     interrupt_signal = sig;
     if (waiting_for_child)
         return;
     rb_outputs_remove_temporaries();
-    if (sig == SIGINT)
-        (void)!write(STDERR_FILENO, said_int, sizeof said_int - 1);
-    else
-        (void)!write(STDERR_FILENO, said_term, sizeof said_term - 1);
+    if (sig != SIGPIPE) { /* (list | head: the reader had what it wanted, as by default) */
+        (void)!write(STDERR_FILENO, head, sizeof head - 1);
+        (void)!write(STDERR_FILENO, name, strlen(name));
+        (void)!write(STDERR_FILENO, "\n", 1);
+    }
     signal(sig, SIG_DFL);
     sigset_t only;
     sigemptyset(&only);
@@ -52,12 +72,26 @@ static void on_interrupt(int sig)
 
 void rb_runner_catch_interrupts(void)
 {
-    struct sigaction sa;
+    struct sigaction sa, before;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt; /* no SA_RESTART: poll and waitpid return EINTR */
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    for (int i = 0; i < N_CAUGHT; i++) {
+        /* a signal the process was started ignoring (nohup's SIGHUP) stays ignored */
+        if (sigaction(caught[i], NULL, &before) == 0 && before.sa_handler == SIG_IGN &&
+            caught[i] != SIGINT && caught[i] != SIGTERM)
+            continue;
+        sigaction(caught[i], &sa, NULL);
+    }
+}
+
+void rb_runner_default_signals(void)
+{
+    for (int i = 0; i < N_CAUGHT; i++) {
+        struct sigaction now;
+        if (sigaction(caught[i], NULL, &now) == 0 && now.sa_handler == on_interrupt)
+            signal(caught[i], SIG_DFL);
+    }
 }
 
 int rb_runner_interrupted(void)
@@ -112,8 +146,7 @@ int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_l
     }
     if (pid == 0) {
         close(fds[0]);
-        signal(SIGINT, SIG_DFL); /* a terminal's Ctrl-C ends the child with the parent */
-        signal(SIGTERM, SIG_DFL);
+        rb_runner_default_signals(); /* a terminal's Ctrl-C ends the child with the parent */
         int rc = fn(fn_arg, fds[1]);
         close(fds[1]);
         fflush(stdout);

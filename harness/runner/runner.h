@@ -22,13 +22,20 @@ typedef void (*rb_line_fn)(void *arg, const json_value *line);
 int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_line, void *line_arg,
                  char *why, size_t why_size);
 
-/* Catches SIGINT and SIGTERM. While a child runs they are recorded and end the child; the
- * caller asks rb_runner_interrupted() after each child and stops. Anywhere else the process
- * ends at once (one line said, its temporary files removed: core/outputs.h), so no phase of
- * the parent's own work can outlast a Ctrl-C. */
+/* Catches SIGINT and SIGTERM, and the other signals whose default action ends the process
+ * (SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ;
+ * those the process was started ignoring, nohup's SIGHUP, stay ignored). While a child runs
+ * they are recorded and end the child; the caller asks rb_runner_interrupted() after each child
+ * and stops. Anywhere else the process ends at once by the signal (one line said, its
+ * temporary files removed: core/outputs.h), so no phase of the parent's own work can outlast a
+ * Ctrl-C or a closed terminal, nor leave a temporary behind. */
 void rb_runner_catch_interrupts(void);
-/* The signal that arrived (SIGINT, SIGTERM), or 0. */
+/* The caught signals back to their default action (a child process's). */
+void rb_runner_default_signals(void);
+/* The signal that arrived (SIGINT, SIGTERM, ...), or 0. */
 int rb_runner_interrupted(void);
+/* "SIGINT", "SIGHUP", ... for a caught signal; "a signal" for another. */
+const char *rb_runner_signal_name(int sig);
 
 /* The PIDs of the children this process started so far (the last max of them, oldest first)
  * into pids; returns how many. A child reads its parent's list as it was when it was forked:
