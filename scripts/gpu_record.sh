@@ -37,7 +37,8 @@ if [ "${CEILINGS:-0}" = 1 ]; then
     $B ceilings > "$OUT/ceilings.log" 2>&1
     say "ceilings exit $? in $((SECONDS - t0)) s"
     grep -E '^ *[a-z0-9_]+_(gbps|tflops|us) ' "$OUT/ceilings.log" >> "$LOG"
-    cp expectations/*.json "$OUT/" 2> /dev/null
+    file=$(sed -n 's/^.* ceilings written to \(.*\)$/\1/p' "$OUT/ceilings.log" | tail -n 1)
+    [ -n "$file" ] && cp "$file" "$OUT/"
 fi
 for i in $(seq 1 "${RUNS:-3}"); do
     t0=$SECONDS
@@ -52,3 +53,8 @@ if [ "${TEST:-0}" = 1 ]; then
     grep -E 'FAIL|PASSED \(bad\)' "$OUT/test-gpu.log" | head -n 20 >> "$LOG"
 fi
 say "merge with: roofbench expectations --record $OUT/run-*.json (with the other machines' runs)"
+# The runs' files and this summary stay; every other file goes into one archive (a GPU machine
+# may bring back only a few files).
+(cd "$OUT" && find . -maxdepth 1 -type f ! -name record.log ! -name 'run-*.json' ! -name logs.tgz |
+    sed 's@^\./@@' > /tmp/rb-record-files && [ -s /tmp/rb-record-files ] &&
+    tar czf logs.tgz -T /tmp/rb-record-files && xargs rm -f < /tmp/rb-record-files)
