@@ -58,8 +58,8 @@ static void test_decode_both_record_sizes(void)
 
 /* ---- who is whose: a planted process tree ---- */
 
-/* 100 the run's root; 101 this child; 102 an earlier child (gone from /proc); 103 a helper of
- * this child; 200 a python process under a shell 199; 1 init */
+/* 100 the run's root, started by 50; 101 this child; 102 an earlier child (gone from /proc); 103
+ * a helper of this child; 200 a python process under a shell 199; 1 init */
 static int planted_parent(int pid)
 {
     switch (pid) {
@@ -101,6 +101,8 @@ static void test_own_and_foreign(void)
     RB_CHECK(rb_own_is(&own, 101) && rb_own_is(&own, 100) && rb_own_is(&own, 102) &&
              rb_own_is(&own, 103));
     RB_CHECK(!rb_own_is(&own, 200) && !rb_own_is(&own, 199) && !rb_own_is(&own, 1));
+    /* what started the run (50, the root's parent: a test runner with a context) is its own */
+    RB_CHECK(rb_own_is(&own, 50));
     rb_contention c;
     rb_gpu_process clean[3] = {proc(101, 1e9), proc(102, NAN), proc(103, 1e6)};
     RB_CHECK(rb_contention_judge(clean, 3, &own, &c) == 0 && !rb_contention_any(&c));

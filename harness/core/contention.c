@@ -92,6 +92,15 @@ int rb_own_is(const rb_own *o, int pid)
         if (at == o->root)
             return 1;
     }
+    /* an ancestor of the root (the shell, make, a test runner: what started the run waits on it) */
+    at = o->root;
+    for (int depth = 0; o->parent_of && o->root > 1 && depth < 32; depth++) {
+        at = o->parent_of(at);
+        if (at <= 1)
+            return 0;
+        if (at == pid)
+            return 1;
+    }
     return 0;
 }
 

@@ -9,8 +9,11 @@
  * decoding of NVML's arrays, who is whose and the JSON are tested on any machine.
  *
  * The run's own processes: this process, the run's root (the roofbench that forks the
- * children, NVML-less and CUDA-less itself), the children it started before this one, and any
- * process whose parents, followed through /proc, lead to the root. NVML may report the PIDs of
+ * children, NVML-less and CUDA-less itself), the children it started before this one, any
+ * process whose parents, followed through /proc, lead to the root, and the root's own parents
+ * (what started the run and waits on it: a shell, make, a test runner that holds a context of its
+ * own, as rbtest does after its in-process GPU tests). A process beside the run, started by
+ * anything else, is foreign. NVML may report the PIDs of
  * another PID namespace (a container on an older driver): then this process, which holds a
  * context, is not in the list, and with more than one process listed the others are named by
  * their PIDs as NVML gives them and "?" for a name (another namespace's PID says nothing here).
