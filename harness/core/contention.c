@@ -88,7 +88,7 @@ int rb_own_is(const rb_own *o, int pid)
     for (int depth = 0; o->parent_of && o->root > 1 && depth < 32; depth++) {
         at = o->parent_of(at);
         if (at <= 1)
-            return 0;
+            break;
         if (at == o->root)
             return 1;
     }
