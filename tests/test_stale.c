@@ -719,6 +719,35 @@ static void test_committed_files_describe_this_build(void)
     free(text);
 }
 
+/* The H200 file, which can be measured now, describes this build whole: no row marked stale,
+ * none that differs, and every row a full one-GPU run takes held (a run against it judges no
+ * variant new). */
+static void test_h200_file_current_and_complete(void)
+{
+    if (!have_fingerprints())
+        return;
+    const char *path = "expectations/nvidia-h200.json";
+    rb_expect e;
+    char err[512];
+    rb_build b;
+    rb_check_counts c;
+    memset(&c, 0, sizeof c);
+    RB_CHECK(rb_expect_load(path, &e, err, sizeof err) == 0);
+    RB_CHECK(rb_expect_build(1, &b) == 0);
+    FILE *out = fopen("/dev/null", "w");
+    RB_CHECK(out != NULL);
+    if (out && e.doc && b.rows)
+        rb_expect_check_doc(e.doc, path, &b, out, &c);
+    if (out)
+        fclose(out);
+    if (c.differ || c.stale || c.build_only || c.other)
+        printf("    %s: %d differ, %d stale, %d of the build's rows missing, %d not compared\n",
+               path, c.differ, c.stale, c.build_only, c.other);
+    RB_CHECK(c.rows > 0 && c.differ == 0 && c.stale == 0 && c.build_only == 0 && c.other == 0);
+    free((void *)b.rows);
+    rb_expect_free(&e);
+}
+
 /* The first unmarked row of doc with a kernel record that has a fingerprint, and that record. */
 static json_value *plantable(json_value *doc, const char **row)
 {
@@ -898,6 +927,7 @@ static void test_cli_expectations(void)
 
 static const rbtest_case stale_cases[] = {
     {"cli_expectations", test_cli_expectations},
+    {"h200_file_current_and_complete", test_h200_file_current_and_complete},
     {"validate_stale_mark", test_validate_stale_mark},
     {"mark_stale_selects_rows", test_mark_stale_selects_rows},
     {"stale_verdict", test_stale_verdict},

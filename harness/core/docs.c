@@ -227,7 +227,7 @@ static char *block_compare(rb_docs *d, char **w, int n, char *err, size_t err_si
             rb_runcmp_print(out, &c, w[1], w[2]);
             int failing = rb_runcmp_failing(&c, 0);
             if (failing)
-                fprintf(out, "exit 1: %d variant(s) slower for a cause other than the platform\n",
+                fprintf(out, "exit 1: %d variant(s) slower for a cause other than the machine (platform, clock)\n",
                         failing);
             fprintf(out, "```\n");
             fclose(out);

@@ -93,6 +93,9 @@ typedef struct rb_runcmp_row {
     double energy_ratio;       /* new / old joules per launch; NaN unless both runs measured it */
     int contended;             /* either run's variant was timed on a shared GPU */
     int floor_from_runs;       /* it is 2 x the expectations' run_spread (rb_runcmp_build_expect) */
+    /* cause throttled: the slower run's variant ran under a throttle reason (hw or sw slowdown,
+     * thermal), not only at a lower clock the cycles explain */
+    int slowdown;
     rb_change change;
     rb_cause cause;
     /* A row whose time the host sets (either run's variant is informational: host_bound_why):

@@ -158,7 +158,7 @@ void rb_runcmp_markdown_to(rb_sbuf *out, const rb_runcmp *c, const char *old_pat
                 c->counts[RB_CHANGE_UNCLEAR], c->counts[RB_CHANGE_BLIND], c->counts[RB_CHANGE_SAME],
                 c->counts[RB_CHANGE_NOT_COMPARED]);
     if (failing)
-        rb_sbuf_add(b, " · %d slower for a cause other than the platform", failing);
+        rb_sbuf_add(b, " · %d slower for a cause other than the machine (platform, clock)", failing);
     rb_sbuf_add(b, "\n\n");
     if (changed)
         md_table(b, c, 1);

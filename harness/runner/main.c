@@ -573,7 +573,7 @@ static int compare_with_baseline(const json_value *baseline, const json_value *d
     int failing = rb_runcmp_failing(&c, o->fail_on_platform);
     int contended = rb_runcmp_contended(&c);
     if (failing)
-        printf("baseline: %d variant(s) slower than in %s for a cause other than the platform%s\n",
+        printf("baseline: %d variant(s) slower than in %s for a cause other than the machine (platform, clock)%s\n",
                failing, o->baseline_path, o->fail_on_platform ? " (or for any cause)" : "");
     if (contended)
         printf("baseline: of which %d contended: timed on a shared GPU, not a code regression\n",
@@ -1373,7 +1373,7 @@ static int compare_body(const rb_options *o, rb_outputs *outs)
         int failing = rb_runcmp_failing(&c, o->fail_on_platform);
         int contended = rb_runcmp_contended(&c);
         if (failing && !o->compare_md && !o->compare_csv)
-            printf("exit 1: %d variant(s) slower for a cause other than the platform%s\n", failing,
+            printf("exit 1: %d variant(s) slower for a cause other than the machine (platform, clock)%s\n", failing,
                    o->fail_on_platform ? " (or for any cause)" : "");
         if (contended && !o->compare_md && !o->compare_csv)
             printf("of which %d contended: a run timed them while another process used the GPU, "
