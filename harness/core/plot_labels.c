@@ -212,8 +212,10 @@ int rb_plot_labels_place(rb_plot_labels *l, const char *text, double size,
             const rb_plot_place *p = &places[i];
             rb_plot_quad q = rb_plot_text_quad(text, p->x, p->y, size, p->anchor, p->rotate_deg);
             rb_plot_quad lead = rb_plot_segment(p->lx0, p->ly0, p->lx1, p->ly1);
+            /* a leader may cross a soft block (a roof line: a thin grey line across a line reads
+             * as a leader), never a hard one (a text, a point) */
             if (!rb_plot_labels_free_at(l, &q, strict, bounds) ||
-                (p->leader && !rb_plot_labels_free_at(l, &lead, strict, NULL)))
+                (p->leader && !rb_plot_labels_free_at(l, &lead, 0, NULL)))
                 continue;
             if (rb_plot_labels_block(l, q, 0) != 0 ||
                 (p->leader && rb_plot_labels_block(l, lead, 0) != 0))

@@ -351,8 +351,8 @@ static int along(const double *seg, double offset, double w, rb_plot_place *out,
  * of equals: a roof's label goes where it leaves the points' labels most room. */
 static void sort_by_crowding(const rb_plot_labels *l, const char *text, rb_plot_place *pl, int n)
 {
-    int crowd[360];
-    n = n > 360 ? 360 : n;
+    int crowd[720];
+    n = n > 720 ? 720 : n;
     for (int i = 0; i < n; i++) {
         rb_plot_quad q = rb_plot_text_quad(text, pl[i].x, pl[i].y, RB_PLOT_LABEL_PX, pl[i].anchor,
                                            pl[i].rotate_deg);
@@ -375,8 +375,8 @@ static void sort_by_crowding(const rb_plot_labels *l, const char *text, rb_plot_
 static int level_places(const double *low, const double *high, rb_plot_place *out, int max)
 {
     int n = 0;
-    for (double t = 0.02; t < 0.7; t += 0.04)
-        for (int k = 1; k <= 6 && n + 2 <= max; k++) {
+    for (double t = 0.02; t < 0.95; t += 0.04)
+        for (int k = 1; k <= 10 && n + 2 <= max; k++) {
             double x = low[0] + t * (low[2] - low[0]), y = low[1] + t * (low[3] - low[1]);
             double by = y + 4 + k * 1.3 * RB_PLOT_LABEL_PX;
             out[n++] = (rb_plot_place){
@@ -398,16 +398,16 @@ static void label_memory_group(rb_sbuf *b, rb_plot_frame *f, const roof_item *it
     char text[300];
     group_text(items, k, e, text, sizeof text);
     double w = rb_plot_text_width(text, RB_PLOT_LABEL_PX);
-    static const double off[3] = {3, 9, 15};
-    rb_plot_place places[360];
+    static const double off[5] = {3, 9, 15, 21, 27};
+    rb_plot_place places[720];
     int n = 0;
-    for (int i = 0; i < 3; i++) {
-        n += along(seg[e - 1], -off[i], w, places + n, 180 - n);
-        n += along(seg[k], off[i] + RB_PLOT_EM_ASCENT * RB_PLOT_LABEL_PX, w, places + n, 180 - n);
+    for (int i = 0; i < 5; i++) {
+        n += along(seg[e - 1], -off[i], w, places + n, 300 - n);
+        n += along(seg[k], off[i] + RB_PLOT_EM_ASCENT * RB_PLOT_LABEL_PX, w, places + n, 300 - n);
     }
     sort_by_crowding(&f->labels, text, places, n);
     int n_along = n;
-    n += level_places(seg[k], seg[e - 1], places + n, 360 - n);
+    n += level_places(seg[k], seg[e - 1], places + n, 720 - n);
     sort_by_crowding(&f->labels, text, places + n_along, n - n_along);
     int at = rb_plot_labels_place(&f->labels, text, RB_PLOT_LABEL_PX, places, n, &f->area, 0);
     if (at < 0)
