@@ -2,7 +2,22 @@
 /* copy_vectorized: the harness's view of kernels/copy_vectorized.cu (read that file first). */
 #include "pair_util.h"
 
+#include "copy_vectorized_defects.h"
 #include "kernels/copy_vectorized.h"
+
+/* Planted code changes, test hooks (bench/copy_vectorized_defects.h): a build with
+ * CFLAGS=-DRB_PLANT_SCALAR_COPY or -DRB_PLANT_SLOW10 times one of them as the optimized
+ * variant. */
+#if defined(RB_PLANT_SCALAR_COPY)
+#define COPY_VECTORIZED_OPTIMIZED copy_vectorized_scalar_copy
+#define COPY_VECTORIZED_KERNELS copy_vectorized_scalar_copy_kernels
+#elif defined(RB_PLANT_SLOW10)
+#define COPY_VECTORIZED_OPTIMIZED copy_vectorized_slow10
+#define COPY_VECTORIZED_KERNELS copy_vectorized_slow10_kernels
+#else
+#define COPY_VECTORIZED_OPTIMIZED copy_vectorized_optimized
+#define COPY_VECTORIZED_KERNELS copy_vectorized_kernels
+#endif
 
 static rb_status run_baseline(void *ctx, cudaStream_t stream)
 {
@@ -14,7 +29,7 @@ static rb_status run_baseline(void *ctx, cudaStream_t stream)
 static rb_status run_optimized(void *ctx, cudaStream_t stream)
 {
     rb_copy_ctx *c = ctx;
-    RB_CUDA(copy_vectorized_optimized(c->in, c->out, c->n, stream));
+    RB_CUDA(COPY_VECTORIZED_OPTIMIZED(c->in, c->out, c->n, stream));
     return RB_OK;
 }
 
@@ -52,7 +67,7 @@ const rb_pair rb_pair_copy_vectorized = {
             {"copy_vectorized_optimized_kernel", "LDG.E.EF.128"},
             {"copy_vectorized_optimized_kernel", "STG.E.EF.128"},
         },
-    .kernels = copy_vectorized_kernels,
+    .kernels = COPY_VECTORIZED_KERNELS,
     .n_variants = 3,
     .variants =
         {

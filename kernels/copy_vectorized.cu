@@ -47,37 +47,8 @@ static __global__ void copy_vectorized_baseline_kernel(const float *__restrict__
         out[i] = in[i];
 }
 
-/* The optimized kernel's accesses: __ldcs / __stcs of a float4, or the planted scalar ones.
- * Test hooks, not part of the lesson: `make NVCCFLAGS=-DRB_PLANT_SCALAR_COPY` moves each float4
- * as four 4-byte accesses, a planted code change whose slowdown `roofbench compare` must
- * attribute to code (its sass_hash differs; the codegen checks of such a build fail the 16-byte
- * rules, as they must). `make NVCCFLAGS=-DRB_PLANT_SLOW10` (a planted 10% slowdown, with
- * gemm_precision, cuda_graphs and nccl_allreduce) makes the first tenth of the threads copy a
- * second float4 from the far half of the buffer, one that another thread copies much later: 10%
- * more DRAM traffic (the L2 holds neither copy by then), the same output. */
-static __device__ __forceinline__ float4 copy_vectorized_load(const float4 *p)
-{
-#ifdef RB_PLANT_SCALAR_COPY
-    const float *f = (const float *)p;
-    return make_float4(__ldcs(f), __ldcs(f + 1), __ldcs(f + 2), __ldcs(f + 3));
-#else
-    return __ldcs(p);
-#endif
-}
-
-static __device__ __forceinline__ void copy_vectorized_store(float4 *p, float4 v)
-{
-#ifdef RB_PLANT_SCALAR_COPY
-    float *f = (float *)p;
-    __stcs(f, v.x);
-    __stcs(f + 1, v.y);
-    __stcs(f + 2, v.z);
-    __stcs(f + 3, v.w);
-#else
-    __stcs(p, v);
-#endif
-}
-
+/* The optimized kernel: one float4 per thread per pass, loaded and stored evict-first (__ldcs,
+ * __stcs: the stream is not worth caching). */
 static __global__ void copy_vectorized_optimized_kernel(const float4 *__restrict__ in,
                                                         float4 *__restrict__ out, size_t n4,
                                                         const float *__restrict__ tail_in,
@@ -92,18 +63,13 @@ static __global__ void copy_vectorized_optimized_kernel(const float4 *__restrict
         float4 v[unroll];
 #pragma unroll
         for (int k = 0; k < unroll; k++)
-            v[k] = copy_vectorized_load(&in[i + k * stride]);
+            v[k] = __ldcs(&in[i + k * stride]);
 #pragma unroll
         for (int k = 0; k < unroll; k++)
-            copy_vectorized_store(&out[i + k * stride], v[k]);
+            __stcs(&out[i + k * stride], v[k]);
     }
     for (; i < n4; i += stride)
-        copy_vectorized_store(&out[i], copy_vectorized_load(&in[i]));
-#ifdef RB_PLANT_SLOW10
-    i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n4 / 10)
-        copy_vectorized_store(&out[i + n4 / 2], copy_vectorized_load(&in[i + n4 / 2]));
-#endif
+        __stcs(&out[i], __ldcs(&in[i]));
 }
 
 /* The grids the launchers launch for n elements (one thread per element; one thread per

@@ -182,18 +182,8 @@ static __global__ void __launch_bounds__(CUDA_GRAPHS_BLOCK)
     float g0 = first < d ? g[first] : 0.0f; /* issued now, used after the wait */
     cuda_graphs_pdl_enter();
     float ss = 0.0f;
-#ifdef RB_PLANT_SLOW10
-    /* A planted 10% slowdown, a test hook (make NVCCFLAGS=-DRB_PLANT_SLOW10): the sum of
-     * squares taken twice, the loads forced again by a compiler barrier; the two sums are equal,
-     * so their mean is the same ss. Not part of the lesson. */
-    float first_ss = 0.0f;
-    for (int rep = 0; rep < 2; rep++) {
-        first_ss = rep ? ss : first_ss;
-        ss = 0.0f;
-        asm volatile("" ::: "memory");
-#endif
-        for (size_t base = threadIdx.x; base < d; base += (size_t)blockDim.x * CUDA_GRAPHS_GROUP) {
-            float v[CUDA_GRAPHS_GROUP];
+    for (size_t base = threadIdx.x; base < d; base += (size_t)blockDim.x * CUDA_GRAPHS_GROUP) {
+        float v[CUDA_GRAPHS_GROUP];
 #pragma unroll
         for (int j = 0; j < CUDA_GRAPHS_GROUP; j++) {
             size_t i = base + (size_t)j * blockDim.x;
@@ -203,10 +193,6 @@ static __global__ void __launch_bounds__(CUDA_GRAPHS_BLOCK)
         for (int j = 0; j < CUDA_GRAPHS_GROUP; j++)
             ss = fmaf(v[j], v[j], ss);
     }
-#ifdef RB_PLANT_SLOW10
-    }
-    ss = 0.5f * (ss + first_ss);
-#endif
     float r = rsqrtf(__fdividef(cuda_graphs_block_sum(ss), (float)d) + CUDA_GRAPHS_EPS) * scale;
     for (size_t i = first; i < d; i += stride) /* x[i] is in L1 from the first pass */
         y[i] = x[i] * r * (i == first ? g0 : g[i]);

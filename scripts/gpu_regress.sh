@@ -22,7 +22,7 @@
 #   scripts/gpu_regress.sh planted   OLD=<a results file of the normal build>: the build with the
 #                                    planted 10% slowdowns (-DRB_PLANT_SLOW10: copy_vectorized/
 #                                    optimized, gemm_precision's bf16 step given a tenth more rows,
-#                                    cuda_graphs' rmsnorm, NCCL all-reduce at 1 GiB) judged against
+#                                    NCCL all-reduce at 1 GiB) judged against
 #                                    the tree's expectations (EXPECT=<file> another) and compared
 #                                    with OLD; then (STREAM=1, the default) the DRAM-streamer
 #                                    comparison under MPS (a second process streaming DRAM

@@ -344,10 +344,46 @@ static void test_cycle_finder_catches_a_planted_cycle(void)
     RB_CHECK(!strcmp(out, "a.c -> b.c -> c.c -> a.c"));
 }
 
+/* A lesson file carries only the lesson (STYLE.md): no test plant, no `#if...` on an RB_PLANT_
+ * macro, in kernels/; plants reach a kernel from bench/ or tests/. 0, or 1 with its line. */
+static int plant_in_lesson(const char *text, int *line)
+{
+    *line = 1;
+    for (const char *s = text; *s; s++) {
+        if (*s == '\n')
+            (*line)++;
+        if (!strncmp(s, "RB_PLANT_", 9))
+            return 1;
+    }
+    return 0;
+}
+
+static void test_lesson_kernels_hold_no_plants(void)
+{
+    static char files[LAYOUT_MAX_FILES][LAYOUT_NAME];
+    int n = list_files("kernels", ".cu .h", files, LAYOUT_MAX_FILES), bad = 0, line = 0;
+    RB_CHECK(n >= 40);
+    for (int i = 0; i < n; i++) {
+        char *text = rbtest_read_file(files[i]);
+        RB_CHECK(text != NULL);
+        if (text && plant_in_lesson(text, &line)) {
+            printf("    %s:%d: a test plant in a lesson file (move it to bench/ or tests/)\n",
+                   files[i], line);
+            bad++;
+        }
+        free(text);
+    }
+    RB_CHECK(bad == 0);
+    /* the check can fail: a planted #ifdef */
+    RB_CHECK(plant_in_lesson("x\n#ifdef RB_PLANT_SLOW10\n#endif\n", &line) && line == 2);
+    RB_CHECK(!plant_in_lesson("/* a lesson */\n", &line));
+}
+
 static const rbtest_case layout_cases[] = {
     {"pairs_include_only_the_kit_and_core", test_pairs_include_only_the_kit_and_core},
     {"include_checker_catches_a_runner_header", test_include_checker_catches_a_runner_header},
     {"runner_has_no_call_cycle", test_runner_has_no_call_cycle},
     {"cycle_finder_catches_a_planted_cycle", test_cycle_finder_catches_a_planted_cycle},
+    {"lesson_kernels_hold_no_plants", test_lesson_kernels_hold_no_plants},
 };
 RB_SUITE(layout_suite, "layout", layout_cases);

@@ -3,7 +3,7 @@
 # compare's attribution checked on a GPU in one go (a GPU machine; logs and results land in $OUT):
 #   A, B   two runs of the same build                 -> compare A B: every variant `same`
 #   C      a build with a planted code change          -> compare A C: copy_vectorized/optimized
-#          (make NVCCFLAGS=-DRB_PLANT_SCALAR_COPY)        `slower`, attributed `code`
+#          (make CFLAGS=-DRB_PLANT_SCALAR_COPY)           `slower`, attributed `code`
 #   D      the normal build again, while a second process streams DRAM on the same GPU
 #          (roofbench run --filter '^copy_vectorized$' --samples 100000 in the background)
 #                                                       -> compare A D: memory-bound variants
@@ -40,7 +40,7 @@ run A
 run B
 cmp A B
 say "build with the planted code change"
-make -j"$(nproc)" ARCH="$ARCH" all NVCCFLAGS=-DRB_PLANT_SCALAR_COPY > "$OUT/build-planted.log" 2>&1 ||
+make -j"$(nproc)" ARCH="$ARCH" all CFLAGS=-DRB_PLANT_SCALAR_COPY > "$OUT/build-planted.log" 2>&1 ||
     { tail -n 20 "$OUT/build-planted.log"; exit 1; }
 run C
 cmp A C
