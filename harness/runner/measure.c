@@ -139,8 +139,6 @@ static int medians_precise(const double *samples, int n, size_t stride, size_t r
     return 1;
 }
 
-/* The timed loop: rounds of one sample of every variant, until the stopping rules say so.
- * samples[i * max_rounds + r]: variant i's sample in round r; *rounds_out: the rounds taken. */
 /* NVML's energy counter now (millijoules); 0 when it cannot be read (no handle: no NVML). */
 static int energy_now(void *nvml, unsigned long long *mj)
 {
@@ -171,6 +169,8 @@ static void loop_energy(const rb_measure_opts *o, void *nvml, int n, int have0,
     }
 }
 
+/* The timed loop: rounds of one sample of every variant, until the stopping rules say so.
+ * samples[i * max_rounds + r]: variant i's sample in round r; *rounds_out: the rounds taken. */
 static rb_status timed_loop(timed_variant *v, int n, cudaStream_t stream, const rb_measure_opts *o,
                             const timer *t, const int *launches, rb_clock_sampler *sampler,
                             double *samples, double *own, uint64_t max_rounds, size_t *rounds_out)

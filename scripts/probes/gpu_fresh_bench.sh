@@ -4,8 +4,8 @@
 # What a new user meets on this GPU: the tree copied without its build (a fresh clone's files) to
 # /tmp/rb-fresh, its build timed (`make`, as many jobs as make chooses), then `make bench
 # ARCH=sm_90` RUNS times in a row there (each run's exit, verdicts line and wall time in
-# $OUT/fresh.log, its results file beside it). PLANT=1
-# then builds a second copy with the planted 10% slowdowns (-DRB_PLANT_SLOW10) and runs
+# $OUT/fresh.log, its results file beside it). PLANT=1 (first, so that a run cut short still
+# brings it back) builds a second copy with the planted 10% slowdowns (-DRB_PLANT_SLOW10) and runs
 # copy_vectorized judged against the committed expectation file: it must say `regressed` with the
 # cause `code`. Never changes clocks or power limits.
 case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
@@ -25,13 +25,6 @@ fresh /tmp/rb-fresh
 t0=$SECONDS
 (cd /tmp/rb-fresh && make ARCH=sm_90 GIT_REV="$REV" all) > "$OUT/build.log" 2>&1
 say "fresh build (make, its default jobs) exit $? in $((SECONDS - t0)) s"
-for i in $(seq 1 "${RUNS:-3}"); do
-    t0=$SECONDS
-    (cd /tmp/rb-fresh && make bench ARCH=sm_90 GIT_REV="$REV" BENCH_ARGS="--json $OUT/bench$i.json") \
-        > "$OUT/bench$i.log" 2>&1
-    say "make bench $i exit $? in $((SECONDS - t0)) s"
-    grep -E '^(platform|verdicts|regressed|contended|exit)' "$OUT/bench$i.log" | tee -a "$LOG"
-done
 if [ "${PLANT:-1}" = 1 ]; then
     fresh /tmp/rb-planted
     t0=$SECONDS
@@ -43,4 +36,11 @@ if [ "${PLANT:-1}" = 1 ]; then
     say "planted run exit $?"
     grep -E 'optimized|regressed|code' "$OUT/planted.log" | tee -a "$LOG"
 fi
+for i in $(seq 1 "${RUNS:-3}"); do
+    t0=$SECONDS
+    (cd /tmp/rb-fresh && make bench ARCH=sm_90 GIT_REV="$REV" BENCH_ARGS="--json $OUT/bench$i.json") \
+        > "$OUT/bench$i.log" 2>&1
+    say "make bench $i exit $? in $((SECONDS - t0)) s"
+    grep -E '^(platform|verdicts|regressed|contended|exit)' "$OUT/bench$i.log" | tee -a "$LOG"
+done
 say done
