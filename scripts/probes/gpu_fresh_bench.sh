@@ -44,3 +44,7 @@ for i in $(seq 1 "${RUNS:-3}"); do
     grep -E '^(platform|verdicts|regressed|contended|exit)' "$OUT/bench$i.log" | tee -a "$LOG"
 done
 say done
+# The device tool brings back at most 8 files: the logs and results go in one archive, the summary
+# beside it.
+(cd "$OUT" && tar czf results.tgz --exclude=results.tgz --exclude=fresh.log . &&
+    find . -mindepth 1 ! -name results.tgz ! -name fresh.log -delete)
