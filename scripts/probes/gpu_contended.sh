@@ -83,3 +83,6 @@ sleep 3 # the driver's utilization reaches back up to a second
 step clean "$B" run --filter "$FILTER" --json "$OUT/clean.json"
 step compare "$B" compare "$OUT/clean.json" "$OUT/contended.json" --json "$OUT/compare.json"
 say "done: $LOG"
+# The device tool brings back at most 8 files: everything but the log in one archive.
+(cd "$OUT" && tar czf contended.tgz --exclude=contended.tgz --exclude=contended.log -- * &&
+    find . -mindepth 1 ! -name contended.tgz ! -name contended.log -delete)
