@@ -122,15 +122,16 @@ static __global__ void __launch_bounds__(TRANSPOSE_THREADS)
     transpose_tile<1>(in, out, rows, cols, tiles_x);
 }
 
-/* Blocks of a grid whose block covers block_rows x TRANSPOSE_TILE elements; 0 when the grid
+/* Blocks of a grid whose block covers a tile of tile_rows x tile_cols elements; 0 when the grid
  * would exceed gridDim.x's 2^31 - 1 (far beyond any matrix that fits in memory twice). Every
  * kernel here takes a one-dimensional grid and splits the block index into (tile row, tile
  * column) with one division per block, x fastest as a 2D grid would run: gridDim.y's limit of
  * 65535 would cap rows near 2M for a tall, skinny matrix. */
-static size_t transpose_grid(size_t rows, size_t cols, size_t block_rows, unsigned *tiles_x)
+static size_t transpose_grid(size_t rows, size_t cols, size_t tile_rows, size_t tile_cols,
+                             unsigned *tiles_x)
 {
-    size_t tx = (cols + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE;
-    size_t ty = (rows + block_rows - 1) / block_rows;
+    size_t tx = (cols + tile_cols - 1) / tile_cols;
+    size_t ty = (rows + tile_rows - 1) / tile_rows;
     if (tx == 0 || ty == 0 || tx > INT_MAX / ty)
         return 0;
     *tiles_x = (unsigned)tx;
@@ -141,7 +142,7 @@ extern "C" cudaError_t transpose_baseline(const float *in, float *out, size_t ro
                                           cudaStream_t stream)
 {
     unsigned tiles_x = 0;
-    size_t blocks = transpose_grid(rows, cols, TRANSPOSE_BLOCK_ROWS, &tiles_x);
+    size_t blocks = transpose_grid(rows, cols, TRANSPOSE_BLOCK_ROWS, TRANSPOSE_TILE, &tiles_x);
     if (blocks == 0)
         return cudaErrorInvalidConfiguration;
     dim3 block(TRANSPOSE_TILE, TRANSPOSE_BLOCK_ROWS);
@@ -153,7 +154,7 @@ extern "C" cudaError_t transpose_tiled(const float *in, float *out, size_t rows,
                                        cudaStream_t stream)
 {
     unsigned tiles_x = 0;
-    size_t blocks = transpose_grid(rows, cols, TRANSPOSE_TILE, &tiles_x);
+    size_t blocks = transpose_grid(rows, cols, TRANSPOSE_TILE, TRANSPOSE_TILE, &tiles_x);
     if (blocks == 0)
         return cudaErrorInvalidConfiguration;
     dim3 block(TRANSPOSE_TILE, TRANSPOSE_BLOCK_ROWS);
@@ -165,7 +166,7 @@ extern "C" cudaError_t transpose_padded(const float *in, float *out, size_t rows
                                         cudaStream_t stream)
 {
     unsigned tiles_x = 0;
-    size_t blocks = transpose_grid(rows, cols, TRANSPOSE_TILE, &tiles_x);
+    size_t blocks = transpose_grid(rows, cols, TRANSPOSE_TILE, TRANSPOSE_TILE, &tiles_x);
     if (blocks == 0)
         return cudaErrorInvalidConfiguration;
     dim3 block(TRANSPOSE_TILE, TRANSPOSE_BLOCK_ROWS);
@@ -251,16 +252,6 @@ static __global__ void __launch_bounds__(TRANSPOSE_VTHREADS)
 #define TRANSPOSE_STR2(x) #x
 #define TRANSPOSE_STR(x) TRANSPOSE_STR2(x)
 
-static size_t transpose_vgrid(size_t rows, size_t cols, size_t tile_rows, unsigned *tiles_x)
-{
-    size_t tx = (cols + TRANSPOSE_VCOLS - 1) / TRANSPOSE_VCOLS;
-    size_t ty = (rows + tile_rows - 1) / tile_rows;
-    if (tx == 0 || ty == 0 || tx > INT_MAX / ty)
-        return 0;
-    *tiles_x = (unsigned)tx;
-    return tx * ty;
-}
-
 /* 16-byte accesses need every input and output row to start on 16 bytes: rows and cols
  * multiples of 4 and 16-byte aligned pointers. Any other shape takes the padded step's kernel. */
 static int transpose_is_vectorizable(const float *in, const float *out, size_t rows, size_t cols)
@@ -275,7 +266,7 @@ static cudaError_t transpose_optimized_rows(const float *in, float *out, size_t 
     if (!transpose_is_vectorizable(in, out, rows, cols))
         return transpose_padded(in, out, rows, cols, stream);
     unsigned tiles_x = 0;
-    size_t blocks = transpose_vgrid(rows, cols, TILE_ROWS, &tiles_x);
+    size_t blocks = transpose_grid(rows, cols, TILE_ROWS, TRANSPOSE_VCOLS, &tiles_x);
     if (blocks == 0)
         return cudaErrorInvalidConfiguration;
     transpose_optimized_kernel<TILE_ROWS>
