@@ -62,8 +62,6 @@
 typedef struct rb_outputs rb_outputs;
 
 #define RB_NODE_MAX_THRESHOLD 0.05
-/* A platform reference this much slower than the others' (or more, by its noise) can explain. */
-#define RB_NODE_PLATFORM_MIN 0.02
 
 /* The node document from runs[0..n) (n >= 1), one run document per GPU, with the outliers
  * computed. expect: the single-GPU expectation document the runs were judged against (NULL:

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "node.h"
 #include "roofline.h"
 #include "util.h"
 
@@ -19,6 +18,51 @@ typedef struct node_view {
     const json_value *row, *v;
     double ratio, threshold;
 } node_view;
+
+/* The pair record of row `name` in a run document, NULL when absent. */
+const json_value *rb_node_row(const json_value *run, const char *name)
+{
+    const json_value *pairs = json_get(run, "pairs");
+    if (!pairs || pairs->type != JSON_ARRAY)
+        return NULL;
+    for (uint32_t i = 0; i < pairs->count; i++)
+        if (!strcmp(json_string_at(pairs->items[i], "name", ""), name))
+            return pairs->items[i];
+    return NULL;
+}
+
+const json_value *rb_node_variant(const json_value *row, const char *name)
+{
+    const json_value *vs = json_get(row, "variants");
+    if (!vs || vs->type != JSON_ARRAY)
+        return NULL;
+    for (uint32_t i = 0; i < vs->count; i++)
+        if (!strcmp(json_string_at(vs->items[i], "name", ""), name))
+            return vs->items[i];
+    return NULL;
+}
+
+static int node_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double rb_node_median(const double *x, int n)
+{
+    double *s = malloc((size_t)(n > 0 ? n : 1) * sizeof *s);
+    int m = 0;
+    for (int i = 0; s && i < n; i++)
+        if (isfinite(x[i]))
+            s[m++] = x[i];
+    double med = NAN;
+    if (m > 0) {
+        qsort(s, (size_t)m, sizeof *s, node_cmp_double);
+        med = m % 2 ? s[m / 2] : 0.5 * (s[m / 2 - 1] + s[m / 2]);
+    }
+    free(s);
+    return med;
+}
 
 double rb_node_peer_reference(const double *x, int n, int g, int *finite)
 {

@@ -5,6 +5,9 @@
 
 #include "json.h"
 
+/* A platform reference this much slower than the others' (or more, by its noise) can explain. */
+#define RB_NODE_PLATFORM_MIN 0.02
+
 typedef struct rb_node_attr {
     const char *attribution; /* "platform", "thermal", "power", "pcie", "ecc", "unexplained" */
     char evidence[400];      /* one line */

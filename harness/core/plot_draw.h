@@ -2,7 +2,8 @@
 /*
  * What the roofline chart's drawing files share (plot_svg.c draws the panels and their points,
  * plot_roofs.c the roofs and their labels, plot_legend.c the legend and the keys): one panel's
- * frame, axes and placed shapes, and the marker every point and legend entry is drawn with.
+ * frame, axes and placed shapes, and the drawing primitives (plot_draw.c) that each of them
+ * calls and none defines: the marker every point and legend entry is drawn with, lines, halos.
  */
 #ifndef RB_PLOT_DRAW_H
 #define RB_PLOT_DRAW_H
