@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The architecture, checked on the source tree (tier 1: no compiler involved). harness/ has
- * three folders: core/ (no CUDA), kit/ (the pair kit: the contract and the helpers a pair may
- * use) and runner/ (the engine). A pair (bench/<pair>.c, kernels/<pair>.{h,cu}) includes only
- * the kit, core/ and its own kernels/ seam: the Makefile already builds pairs without runner/
+ * four folders: model/ (no CUDA, no presentation), report/ (what shows the model), kit/ (the
+ * pair kit: the contract and the helpers a pair may use) and runner/ (the engine). A pair
+ * (bench/<pair>.c, kernels/<pair>.{h,cu}) includes only the kit, model/ and its own kernels/
+ * seam: the Makefile already builds pairs without runner/
  * on the include path, and this test also names the offending line when a pair reaches in by a
  * path ("../harness/runner/env.h", "runner/measure.h"). And the files of the runner call each
  * other without a cycle: file A calling a function that file B defines, while B (directly or
  * through others) calls one that A defines, is two files that can only be understood together.
  * The same holds for the whole harness, read from its include lines and from its objects'
  * symbols (nm): no include circle and no call circle between its modules (a source and its
- * header).
+ * header). And the model never reads the report (nor the runner): no file of harness/model
+ * includes one of harness/report or harness/runner, and no model object uses a symbol that one
+ * of theirs defines.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <ctype.h>
@@ -67,7 +70,7 @@ static int resolve_include(const char *dir, const char *name, char *out, size_t 
     return 0;
 }
 
-/* 1 when path (as resolve_include gives it) is inside the kit, core/ or kernels/, or is a header
+/* 1 when path (as resolve_include gives it) is inside the kit, model/ or kernels/, or is a header
  * of planted defects beside the pairs (bench/<pair>_defects.h): what a pair may include. "../"
  * anywhere is judged by the folder it lands in. */
 static int pair_may_include(const char *path)
@@ -83,7 +86,7 @@ static int pair_may_include(const char *path)
         return 0;
     const char *rel = real + n + 1;
     size_t len = strlen(rel);
-    return !strncmp(rel, "harness/kit/", 12) || !strncmp(rel, "harness/core/", 13) ||
+    return !strncmp(rel, "harness/kit/", 12) || !strncmp(rel, "harness/model/", 14) ||
            !strncmp(rel, "kernels/", 8) ||
            (!strncmp(rel, "bench/", 6) && !strchr(rel + 6, '/') && len > 16 &&
             !strcmp(rel + len - 10, "_defects.h"));
@@ -145,7 +148,7 @@ static int check_pair_includes(const char *file, const char *dir, const char *te
     return s.count;
 }
 
-static void test_pairs_include_only_the_kit_and_core(void)
+static void test_pairs_include_only_the_kit_and_model(void)
 {
     static char files[3 * LAYOUT_MAX_FILES][LAYOUT_NAME];
     int n = list_files("bench", ".c .h .cu", files, LAYOUT_MAX_FILES);
@@ -164,14 +167,14 @@ static void test_pairs_include_only_the_kit_and_core(void)
         free(text);
     }
     if (count)
-        printf("    pairs including what is not the pair kit or core/:\n%s", bad);
+        printf("    pairs including what is not the pair kit or model/:\n%s", bad);
     RB_CHECK(count == 0);
 }
 
 static void test_include_checker_catches_a_runner_header(void)
 {
     char bad[1024] = "";
-    const char *ok = "#include <math.h>\n#include \"pair_util.h\"\n#include \"core/json.h\"\n"
+    const char *ok = "#include <math.h>\n#include \"pair_util.h\"\n#include \"model/json.h\"\n"
                      "#include \"kernels/copy_vectorized.h\"\n";
     RB_CHECK(check_pair_includes("bench/x.c", "bench", ok, bad, sizeof bad) == 0);
     const char *planted[] = {"#include \"runner/measure.h\"\n", "#include \"../harness/runner/env.h\"\n",
@@ -714,6 +717,122 @@ static void test_harness_has_no_call_circle(void)
     objects_free(&o);
 }
 
+/* ---- the model apart from the report ---- */
+
+/* 1 when path is a file of the folders the model may not read: harness/report, harness/runner. */
+static int model_may_not_read(const char *path)
+{
+    return !strncmp(path, "harness/report/", 15) || !strncmp(path, "harness/runner/", 15);
+}
+
+typedef struct model_scan {
+    const char *file;
+    char *bad;
+    size_t bad_size;
+    int count;
+} model_scan;
+
+static void check_model_include(const char *name, int line, void *arg)
+{
+    model_scan *s = arg;
+    char path[LAYOUT_NAME];
+    if (!resolve_harness_include("harness/model", name, path, sizeof path) ||
+        !model_may_not_read(path))
+        return;
+    size_t used = strlen(s->bad);
+    snprintf(s->bad + used, s->bad_size - used, "  %s:%d: \"%s\" (%s)\n", s->file, line, name,
+             path);
+    s->count++;
+}
+
+/* The includes of text (a file of harness/model) that land in the report or the runner,
+ * appended to bad as "file:line: name (path)". Returns how many. */
+static int check_model_includes(const char *file, const char *text, char *bad, size_t bad_size)
+{
+    model_scan s = {file, bad, bad_size, 0};
+    each_include(text, check_model_include, &s);
+    return s.count;
+}
+
+static void test_model_includes_no_report(void)
+{
+    static layout_files t;
+    harness_files(&t, ".c .h", 1);
+    char bad[4096] = "";
+    int count = 0, model = 0, at = -1;
+    for (int i = 0; i < t.n; i++) {
+        if (strncmp(t.path[i], "harness/model/", 14) || !t.text[i])
+            continue;
+        model++;
+        count += check_model_includes(t.path[i], t.text[i], bad, sizeof bad);
+        if (strstr(t.path[i], "/expect.c"))
+            at = i;
+    }
+    if (count)
+        printf("    model files including the report or the runner:\n%s", bad);
+    RB_CHECK(count == 0);
+    RB_CHECK(model >= 40); /* 60 files today */
+    /* the check can fail: a copy of expect.c with a report header planted, by each spelling */
+    const char *planted[] = {"#include \"plot.h\"\n", "#include \"report/svg.h\"\n",
+                             "#include \"../report/docs.h\"\n", "#include \"jobs.h\"\n"};
+    RB_CHECK(at >= 0);
+    for (size_t k = 0; at >= 0 && k < sizeof planted / sizeof planted[0]; k++) {
+        char *copy = malloc(strlen(t.text[at]) + 64);
+        if (!copy)
+            continue;
+        sprintf(copy, "%s%s", t.text[at], planted[k]);
+        bad[0] = '\0';
+        RB_CHECK(check_model_includes("harness/model/expect.c", copy, bad, sizeof bad) == 1);
+        free(copy);
+    }
+    RB_CHECK(strstr(bad, "harness/model/expect.c:") && strstr(bad, "(harness/runner/jobs.h)"));
+    harness_files_free(&t);
+}
+
+/* The model modules of g that call a report or runner module, as "a -> b" lines into bad.
+ * Returns how many. */
+static int model_calls_out(const layout_graph *g, char *bad, size_t bad_size)
+{
+    int count = 0;
+    for (int a = 0; a < g->files; a++)
+        for (int b = 0; b < g->files; b++) {
+            char to[LAYOUT_NAME + 2];
+            snprintf(to, sizeof to, "%s.", g->name[b]);
+            if (!g->calls[a][b] || strncmp(g->name[a], "harness/model/", 14) ||
+                !model_may_not_read(to))
+                continue;
+            size_t used = strlen(bad);
+            snprintf(bad + used, bad_size - used, "  %s -> %s\n", g->name[a], g->name[b]);
+            count++;
+        }
+    return count;
+}
+
+static void test_model_calls_no_report(void)
+{
+    static layout_objects o;
+    static layout_graph g;
+    read_objects(&o, &g);
+    build_call_graph(&g, &o);
+    char bad[4096] = "";
+    int count = model_calls_out(&g, bad, sizeof bad);
+    if (count)
+        printf("    model objects calling the report or the runner:\n%s", bad);
+    RB_CHECK(count == 0);
+    /* the check can fail: json.o using a drawing primitive of the report */
+    int at = object_named(&o, "/model/json.c");
+    RB_CHECK(at >= 0);
+    if (at >= 0) {
+        char *real = plant_symbol(&o, at, "rb_plot_line U\n");
+        build_call_graph(&g, &o);
+        bad[0] = '\0';
+        RB_CHECK(model_calls_out(&g, bad, sizeof bad) == 1 &&
+                 strstr(bad, "harness/model/json -> harness/report/plot_draw"));
+        unplant_symbol(&o, at, real);
+    }
+    objects_free(&o);
+}
+
 /* A lesson file carries only the lesson (STYLE.md): no test plant, no `#if...` on an RB_PLANT_
  * macro, in kernels/; plants reach a kernel from bench/ or tests/. 0, or 1 with its line. */
 static int plant_in_lesson(const char *text, int *line)
@@ -750,12 +869,14 @@ static void test_lesson_kernels_hold_no_plants(void)
 }
 
 static const rbtest_case layout_cases[] = {
-    {"pairs_include_only_the_kit_and_core", test_pairs_include_only_the_kit_and_core},
+    {"pairs_include_only_the_kit_and_model", test_pairs_include_only_the_kit_and_model},
     {"include_checker_catches_a_runner_header", test_include_checker_catches_a_runner_header},
     {"runner_has_no_call_cycle", test_runner_has_no_call_cycle},
     {"cycle_finder_catches_a_planted_cycle", test_cycle_finder_catches_a_planted_cycle},
     {"lesson_kernels_hold_no_plants", test_lesson_kernels_hold_no_plants},
     {"harness_has_no_include_circle", test_harness_has_no_include_circle},
     {"harness_has_no_call_circle", test_harness_has_no_call_circle},
+    {"model_includes_no_report", test_model_includes_no_report},
+    {"model_calls_no_report", test_model_calls_no_report},
 };
 RB_SUITE(layout_suite, "layout", layout_cases);

@@ -5,7 +5,7 @@
  *
  *   - its kernel records, by variant and name, with the build's kernel tables and codegen
  *     fingerprints: sass_hash, block_threads and dyn_smem_bytes (a grid is known only on a GPU:
- *     run and compare count it, core/runcmp.c);
+ *     run and compare count it, model/runcmp.c);
  *   - its variants with the variants the pair times there (rb_pair_swept_skips: one a full run
  *     skips at that size is not expected). A variant the build times that the row lacks is a
  *     difference for a row recorded with its skipped variants (recorded.nvcc present: rows
@@ -17,7 +17,7 @@
  * recorded before they were kept, recorded.cuda (the CUDA of the recording machine, which was
  * also its nvcc release there) and the file's hardware.sm ("9.0": "sm_90").
  *
- * A row that differs fails the check unless it is marked stale (core/expect_stale.h); a stale
+ * A row that differs fails the check unless it is marked stale (model/expect_stale.h); a stale
  * row's differences are printed as such. No CUDA: the build is described by plain data, which
  * the runner fills from the registry and the fingerprint table (runner/expect_cmd.c).
  */

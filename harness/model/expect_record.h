@@ -13,7 +13,7 @@
  * revisions, sizes or builds (architecture, nvcc release), a run whose environment names no GPU
  * UUID, a row that failed or has an invalid variant in a run, a row whose kernels differ between
  * the runs (code fingerprint or launch geometry), a run that shared its GPU (contended: a
- * process not its own on the GPU while it measured, core/contention.h), and a variant timed in
+ * process not its own on the GPU while it measured, model/contention.h), and a variant timed in
  * fewer than RB_EXPECT_MIN_RUNS of the runs. Documents only: no files, no CUDA.
  */
 #ifndef RB_EXPECT_RECORD_H

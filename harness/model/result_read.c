@@ -41,7 +41,7 @@ static void copy_string(const json_value *o, const char *key, char *out, size_t 
     rb_fmt(out, size, "%s", json_string_at(o, key, ""));
 }
 
-/* What the parent derived for the variant (core/report.c's variant_json), read back. */
+/* What the parent derived for the variant (model/report.c's variant_json), read back. */
 static void derived_read(const json_value *o, rb_variant_result *v)
 {
     v->named_roof = roof_at(o, "roof", RB_ROOF_COUNT);

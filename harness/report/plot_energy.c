@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The energy roofline (Choi et al., 2013) of a run whose rows measured their joules
- * (core/energy.h): the rows with FLOPs at their arithmetic intensity against GFLOP/J (log-log),
+ * (model/energy.h): the rows with FLOPs at their arithmetic intensity against GFLOP/J (log-log),
  * the memory rows (no FLOPs) as bars of GB/J. The bound drawn is the run's own, from its best
  * rows: with e_b joules per byte (the best GB/J of a memory row) and e_f joules per FLOP (from
  * the best GFLOP/J of a row with FLOPs, once its bytes' e_b is taken out), no row can exceed

@@ -40,7 +40,7 @@ typedef struct rb_kernel_result {
     int block_threads;      /* as launched */
     int blocks_per_sm;      /* theoretical, from the occupancy calculator */
     double occupancy;       /* resident threads / the SM's maximum */
-    /* The codegen fingerprint taken at build time (harness/core/fingerprint.h); "" when the
+    /* The codegen fingerprint taken at build time (harness/model/fingerprint.h); "" when the
      * build had no cuobjdump or the kernel is not in its table: then no sass_counts either. */
     char sass_hash[17];
     /* How often each opcode the pair's codegen rules name occurs in the kernel, then the total
@@ -80,9 +80,9 @@ typedef enum rb_verdict {
     RB_VERDICT_INVALID,
     RB_VERDICT_SKIPPED,
     /* the expectation row is marked stale (its code changed since it was recorded: a command
-     * marked it, core/expect_stale.h): measured and printed with the mark, never gating */
+     * marked it, model/expect_stale.h): measured and printed with the mark, never gating */
     RB_VERDICT_STALE,
-    /* timed while a process not the run's own used the GPU (core/contention.h): not a time of
+    /* timed while a process not the run's own used the GPU (model/contention.h): not a time of
      * this code, never pass, improved, regressed or stale; it fails the run (expect.h) */
     RB_VERDICT_CONTENDED
 } rb_verdict;
@@ -126,10 +126,10 @@ typedef struct rb_variant_result {
     rb_stats time_ms; /* per launch */
     double launches_per_sample;
     double sm_clock_mhz; /* read right after the timed loop; NaN when unknown */
-    rb_clocks clocks;    /* sampled during the timed loop (core/clocks.h); none without NVML */
-    rb_energy energy;    /* over the timed samples (core/energy.h); NONE when not timed */
+    rb_clocks clocks;    /* sampled during the timed loop (model/clocks.h); none without NVML */
+    rb_energy energy;    /* over the timed samples (model/energy.h); NONE when not timed */
     /* The processes not the run's own seen on the GPU while its samples were timed
-     * (core/contention.h): any makes the row contended. */
+     * (model/contention.h): any makes the row contended. */
     rb_contention contended_by;
     char note[240];      /* why invalid, or anything the reader must know */
     double bytes;        /* this variant's work-model bytes; NaN: the pair's */
@@ -159,10 +159,10 @@ typedef struct rb_variant_result {
     double expected_ms; /* NaN when no expectation */
     rb_verdict verdict;
     double threshold;    /* the fraction of expected_ms the verdict allowed (NaN: not judged) */
-    int per_clock;       /* judged at equal SM clock: time x mean SM clock (core/expect.h) */
+    int per_clock;       /* judged at equal SM clock: time x mean SM clock (model/expect.h) */
     double judged_ratio; /* what the verdict judged: time (x clock) / expected; NaN: none */
     char cause[16];      /* of a regressed or improved verdict: platform, code, throttled,
-                            unexplained (core/runcmp.h), and contended for a contended one;
+                            unexplained (model/runcmp.h), and contended for a contended one;
                             "" : none */
     char evidence[640];  /* the cause's evidence, or what a stale verdict says (its mark) */
 } rb_variant_result;

@@ -21,9 +21,9 @@
  * }
  *
  * provenance and recorded also say nvcc and arch (the build's), machines, runs and gpus (the
- * GPUs' UUIDs); stale is the mark of core/expect_stale.h, written by a command only.
+ * GPUs' UUIDs); stale is the mark of model/expect_stale.h, written by a command only.
  *
- * peaks and ceilings hold the roof keys of harness/core/roofline.h (a positive number, or null
+ * peaks and ceilings hold the roof keys of harness/model/roofline.h (a positive number, or null
  * when unknown) and "source" (a string); ceilings also "methods" (sm_clock_mhz and power_w
  * optional, positive or null). Any other key is refused with its path. Verdicts: regressed =
  * slower than expected by more than max(3%, 3 x the larger of the recorded and the measured
@@ -91,7 +91,7 @@ rb_verdict rb_expect_judge(double expected_ms, double expected_noise, double ms,
  * a change from being called (one within ~1.5% of the threshold), never call one. 20 was tried
  * first: hgemm's 16M steps, 9 to a loop, got 15-19 readings and were judged on time alone, +3.1
  * to +3.5% at a 2-3% lower clock (results/nvidia-h100-80gb-hbm3/20261126T0439Z-46f6999-judge/).
- * A variant timed sustained (alone or in sustained windows in turn: core/result.h's timing) is
+ * A variant timed sustained (alone or in sustained windows in turn: model/result.h's timing) is
  * judged on its time alone, against the spread of the recorded times (run_medians, also where the
  * file recorded per_clock), and never recorded per_clock. In that regime the time repeats and
  * the clock readings do not: over ten full H100 runs on two machines every sustained row's time
@@ -133,7 +133,7 @@ int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n);
  * variants; an informational variant's regressed verdict (host_bound_why: a time the host sets)
  * counts only with gate_all (run --gate all). An invalid one always counts: a wrong result is
  * not a time; and a contended one (timed while a process not the run's own used the GPU:
- * core/contention.h, verdict contended whatever its time) is a time no gate may pass. */
+ * model/contention.h, verdict contended whatever its time) is a time no gate may pass. */
 int rb_expect_failing(const rb_pair_result *pairs, int n, int gate_all);
 
 /* The wall time the file recorded for row group `group` (pairs.<group>.wall_s: the median over

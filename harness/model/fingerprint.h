@@ -49,7 +49,7 @@ extern const char rb_fingerprints_missing[];
 const rb_fingerprint *rb_fingerprint_find(const rb_fingerprint *table, const char *pair,
                                           const char *name);
 /* Instructions of f whose opcode is `instruction` or starts with it and '.' (the codegen rules'
- * matching, harness/core/codegen.h). */
+ * matching, harness/model/codegen.h). */
 int rb_fingerprint_count(const rb_fingerprint *f, const char *instruction);
 /* sass_counts of a kernel whose pair has `rules` (ended by a rule with kernel NULL, at most
  * RB_MAX_CODEGEN): each instruction the rules name, once, with its count in f (whichever kernel

@@ -77,7 +77,7 @@ static double node_platform_of(const json_value *gpu, const char *key)
     return json_number_at(json_get(json_get(gpu, "run"), "platform"), key);
 }
 
-/* The node's P2P matrix (core/p2p_table.h) as its tables. */
+/* The node's P2P matrix (report/p2p_table.h) as its tables. */
 static void node_print_p2p(FILE *f, const json_value *matrix)
 {
     rb_sbuf b = {0};

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What `roofbench ceilings` records, without CUDA (so it is tested on any machine): the roof
- * keys it measures (the roof keys of core/roofline.h), the shape of each roof's method, the refusal of
+ * keys it measures (the roof keys of model/roofline.h), the shape of each roof's method, the refusal of
  * a measurement above its datasheet peak, and the merge into an expectation file's "ceilings":
  *
  *   "ceilings": {"dram_gbps": 3006.3, ..., "source": "roofbench ceilings, git ..., <UTC>",
@@ -22,7 +22,7 @@
 #include "json.h"
 
 /* `roofbench ceilings` refuses to record a value more than this fraction above its datasheet
- * peak (the loader, harness/core/expect.c, allows 5% in a file: a file edited by hand). A
+ * peak (the loader, harness/model/expect.c, allows 5% in a file: a file edited by hand). A
  * clock a little above the datasheet's and rounding make a sound measurement within ~1%;
  * more is a cache hit, a wrong byte count or a wrong peak, and every efficiency against it
  * would be wrong. */

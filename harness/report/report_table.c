@@ -516,3 +516,121 @@ char *rb_report_csv(const rb_pair_result *pairs, int n)
     }
     return rb_sbuf_take(&b);
 }
+
+/* ---- under the table: the summary, energy and contention ---- */
+
+void rb_report_throttle_note(const rb_variant_result *v, char *buf, size_t size)
+{
+    char reasons[200];
+    rb_clock_reasons_text(v->clocks.reasons, reasons, sizeof reasons);
+    rb_fmt(buf, size, "timed under %s (SM clock mean %.0f, min %.0f MHz over %.0f samples)",
+           reasons, rb_clocks_mean_mhz(&v->clocks), v->clocks.sm_mhz_min, v->clocks.samples);
+}
+
+/* Appends "<n> <what>" to a comma-separated list in buf. */
+static void count_item(char *buf, size_t size, int count, const char *what)
+{
+    size_t len = strlen(buf);
+    if (count > 0)
+        rb_fmt(buf + len, size - len, "%s%d %s", len ? ", " : "", count, what);
+}
+
+void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_t size)
+{
+    int plain[RB_VERDICT_COUNT] = {0}, hot[RB_VERDICT_COUNT] = {0};
+    int info[RB_VERDICT_COUNT] = {0};
+    int throttled = 0, capped = 0, informational = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < pairs[i].n_variants; k++) {
+            const rb_variant_result *v = &pairs[i].v[k];
+            int t = rb_report_throttled(v), in = v->host_bound_why[0] != '\0';
+            unsigned vi = (unsigned)v->verdict < RB_VERDICT_COUNT ? v->verdict : 0;
+            (in ? info : t ? hot : plain)[vi]++;
+            informational += in;
+            throttled += t && !in;
+            capped += !t && v->timed && (v->clocks.reasons & 1u << RB_REASON_POWER_CAP);
+        }
+    char counts[300] = "", apart[300] = "", info_counts[300] = "";
+    for (int x = RB_VERDICT_PASS; x < RB_VERDICT_COUNT; x++) {
+        count_item(counts, sizeof counts, plain[x], rb_verdict_name((rb_verdict)x));
+        count_item(apart, sizeof apart, hot[x], rb_verdict_name((rb_verdict)x));
+        count_item(info_counts, sizeof info_counts, info[x], rb_verdict_name((rb_verdict)x));
+    }
+    count_item(counts, sizeof counts, plain[RB_VERDICT_NONE], "not judged");
+    count_item(apart, sizeof apart, hot[RB_VERDICT_NONE], "not judged");
+    count_item(info_counts, sizeof info_counts, info[RB_VERDICT_NONE], "not judged");
+    rb_fmt(buf, size, "verdicts: %s", counts[0] ? counts : "none");
+    size_t len = strlen(buf);
+    if (throttled)
+        rb_fmt(buf + len, size - len,
+               "; %d variant%s timed under thermal or hardware slowdown (marked %s, counted "
+               "apart: %s)",
+               throttled, throttled == 1 ? "" : "s", RB_THROTTLED_MARK, apart);
+    len = strlen(buf);
+    if (informational)
+        rb_fmt(buf + len, size - len,
+               "; informational (host-bound, not gating unless --gate all): %s", info_counts);
+    len = strlen(buf);
+    if (capped)
+        rb_fmt(buf + len, size - len,
+               "; %d power-capped (expected for tensor-core GEMMs, not marked)", capped);
+}
+
+void rb_report_summary(FILE *f, const rb_pair_result *pairs, int n)
+{
+    char line[800];
+    rb_sbuf b = {0};
+    rb_report_summary_text(pairs, n, line, sizeof line);
+    rb_text_wrap(&b, line, RB_TEXT_WIDTH, 0, 4);
+    char *text = rb_sbuf_take(&b);
+    fputs(text ? text : line, f);
+    if (!text)
+        fputs("\n", f);
+    free(text);
+}
+
+/* "3 rows not measured: its timed samples add up to ...", one line per reason. */
+static void energy_lines(FILE *f, const rb_pair_result *pairs, int n)
+{
+    int by[RB_ENERGY_STATE_COUNT] = {0};
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < pairs[i].n_variants; k++)
+            if (pairs[i].v[k].timed)
+                by[pairs[i].v[k].energy.state]++;
+    if (by[RB_ENERGY_UNAVAILABLE] && !by[RB_ENERGY_OK]) {
+        fprintf(f, "energy: not measured (%s)\n", rb_energy_why_text(RB_ENERGY_UNAVAILABLE));
+        return;
+    }
+    for (int s = RB_ENERGY_SHORT; s < RB_ENERGY_STATE_COUNT; s++)
+        if (by[s])
+            fprintf(f, "energy: %d row%s not measured: %s\n", by[s], by[s] == 1 ? "" : "s",
+                    rb_energy_why_text((rb_energy_state)s));
+}
+
+void rb_report_energy_and_contention(FILE *f, const rb_gpu_check *start,
+                                     const rb_pair_result *pairs, int n)
+{
+    energy_lines(f, pairs, n);
+    rb_contention all;
+    char where[600], who[400];
+    if (start && !start->checked) {
+        fprintf(f, "contention: not checked (%s): a process sharing the GPU would not be seen\n",
+                start->why[0] ? start->why : "the GPU's processes were not read");
+        return;
+    }
+    if (!rb_report_contention(start, pairs, n, &all, where, sizeof where))
+        return;
+    rb_contention_text(&all, who, sizeof who);
+    rb_sbuf b = {0};
+    char line[1200];
+    rb_fmt(line, sizeof line,
+           "contended: %s used the GPU during the run (%s): those rows' verdicts say "
+           "contended, not a time of this code; measure again on an idle GPU",
+           who, where);
+    rb_text_wrap(&b, line, RB_TEXT_WIDTH, 0, 4);
+    char *text = rb_sbuf_take(&b);
+    fputs(text ? text : line, f);
+    if (!text)
+        fputs("\n", f);
+    free(text);
+}

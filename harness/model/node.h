@@ -26,11 +26,11 @@
  *   against the other GPU ("other_gpu");
  * - 1: not judged (its verdict against the expectation says it all).
  * value and reference are median times in ms, ratio = value / reference; flagged when ratio >
- * 1 + threshold. The threshold is the row's regression threshold (core/expect.h: from the
+ * 1 + threshold. The threshold is the row's regression threshold (model/expect.h: from the
  * recorded run-to-run spread, else its noise), at most RB_NODE_MAX_THRESHOLD for rows on a
  * memory or compute roof (fleet tools flag a GPU 5% behind; link and latency rows keep theirs).
  *
- * Gating, as a run's verdicts (core/expect.h: rb_expect_failing): an outlier on an
+ * Gating, as a run's verdicts (model/expect.h: rb_expect_failing): an outlier on an
  * informational variant (host_bound_why: a pageable copy, a launch-bound row; its time is the
  * host's, not the GPU's) is recorded with "informational": true and counts (exit code, the
  * "flagged" column, "outlier" lines) only when the node's "gate" is "all" (--gate all); else it
@@ -72,7 +72,7 @@ json_value *rb_node_build(const char *tool, const char *kind, json_value **runs,
                           const json_value *expect, char *err, size_t err_size);
 /* Sets the node's "collectives" to pairs (an array of pair records; owned). 0, or -1. */
 int rb_node_set_collectives(json_value *node, json_value *pairs);
-/* Sets the node's "p2p_matrix" (core/p2p_table.h: rb_p2p_matrix_measure's, owned); the
+/* Sets the node's "p2p_matrix" (report/p2p_table.h: rb_p2p_matrix_measure's, owned); the
  * terminal report and the Markdown then show its tables. 0, or -1. */
 int rb_node_set_p2p(json_value *node, json_value *matrix);
 /* The outliers of runs[0..n) (run documents; not owned) as a new array. NULL when out of
@@ -112,7 +112,7 @@ json_value *rb_node_gpu_run(const json_value *node, int gpu, char *err, size_t e
 int rb_node_stage(rb_outputs *o, int json_i, int md_i, const json_value *node, char *err,
                   size_t err_size);
 /* Writes the node's JSON to json_path and its Markdown to md_path (NULL: none) as one set
- * through core/outputs.h (folders made). 0, or -1 with one line in err, nothing left behind. */
+ * through model/outputs.h (folders made). 0, or -1 with one line in err, nothing left behind. */
 int rb_node_write(const json_value *node, const char *json_path, const char *md_path,
                   int through_links, char *err, size_t err_size);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * compare's other views of one comparison (runcmp.h): the rows a --filter keeps, Markdown for a
- * pull-request comment, and CSV for a spreadsheet.
+ * compare's other views of one comparison (runcmp.h): Markdown for a pull-request comment, and
+ * CSV for a spreadsheet.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -9,40 +9,6 @@
 
 #include "runcmp.h"
 #include "util.h"
-
-/* ---- --filter ---- */
-
-int rb_runcmp_selected(const regex_t *re, const char *pair, const char *variant)
-{
-    char base[64], full[140];
-    rb_fmt(base, sizeof base, "%.*s", (int)strcspn(pair, ".@"), pair);
-    rb_fmt(full, sizeof full, "%s/%s", pair, variant);
-    return regexec(re, pair, 0, NULL, 0) == 0 || regexec(re, base, 0, NULL, 0) == 0 ||
-           regexec(re, full, 0, NULL, 0) == 0;
-}
-
-int rb_runcmp_filter(rb_runcmp *c, const char *regex, char *err, size_t err_size)
-{
-    regex_t re;
-    if (regcomp(&re, regex, REG_EXTENDED | REG_NOSUB) != 0) {
-        rb_fmt(err, err_size, "--filter '%s': not a valid regular expression", regex);
-        return -1;
-    }
-    int kept = 0;
-    memset(c->counts, 0, sizeof c->counts);
-    for (int i = 0; i < c->n_rows; i++) {
-        if (!rb_runcmp_selected(&re, c->rows[i].pair, c->rows[i].variant))
-            continue;
-        c->rows[kept] = c->rows[i]; /* the order stays */
-        c->counts[c->rows[kept].change]++;
-        kept++;
-    }
-    regfree(&re);
-    c->n_filtered_out += c->n_rows - kept;
-    c->n_rows = kept;
-    c->filter = regex;
-    return 0;
-}
 
 /* ---- Markdown ---- */
 

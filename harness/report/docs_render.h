@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The text of the generated blocks (core/docs.h), rendered from a results document: what a
+ * The text of the generated blocks (report/docs.h), rendered from a results document: what a
  * reader of the README, docs/ and the kernel headers sees of a reference run. Each returns a
  * string the caller frees, NULL when out of memory (or, where an err is taken, with one line in
  * it). Rates are the table's: µs per launch on a latency roof, TFLOP/s where either point is
@@ -28,7 +28,7 @@ char *rb_docs_render_roofs(const json_value *doc);
 char *rb_docs_render_rows(const json_value *doc, const regex_t *re, int terminal, int max_rows,
                           char *err, size_t err_size);
 
-/* A kernel header's measured lines for pair (see core/docs.h), each prefix + text + newline. */
+/* A kernel header's measured lines for pair (see report/docs.h), each prefix + text + newline. */
 char *rb_docs_render_header(const json_value *doc, const char *ref_path, const char *pair,
                             const char *prefix, int width, int max_lines);
 

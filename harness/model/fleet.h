@@ -2,7 +2,7 @@
 /*
  * A fleet: roofbench_mpi's ranks, one GPU each, on one node or many. Each rank runs the suite
  * on its own GPU and times the collectives with the others; rank 0 gathers every rank's
- * contribution over MPI and makes one node document of kind "fleet" (core/node.h). What here
+ * contribution over MPI and makes one node document of kind "fleet" (model/node.h). What here
  * needs neither MPI nor CUDA, so that the unit tests reach it: the host name a rank goes by,
  * the ranks of one host, a rank's contribution as JSON, the fleet document made of them and
  * the slowest rank of each collective.

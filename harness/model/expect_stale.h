@@ -10,7 +10,7 @@
  * recording the row again (run --update-expectations, expectations --record) replaces the row,
  * the mark with it. A run judged against a marked row gives each of its timed variants the
  * verdict `stale`: measured, printed with the mark, never gating. The checker of committed files
- * (core/expect_check.h) accepts a mismatch of a marked row and fails an unmarked one. These
+ * (model/expect_check.h) accepts a mismatch of a marked row and fails an unmarked one. These
  * functions read and write documents only (no CUDA, no files).
  */
 #ifndef RB_EXPECT_STALE_H

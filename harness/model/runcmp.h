@@ -17,11 +17,11 @@
  *            came from). Counted apart; slower and faster stand whatever the floor.
  *
  * Each row says its change in cycles (time x mean SM clock) beside its change in time, and its
- * change in energy per launch where both runs measured it (core/energy.h).
+ * change in energy per launch where both runs measured it (model/energy.h).
  *
  * Attribution of each faster / slower variant, the first that holds, with one line of evidence:
  *   contended   either run timed it while a process not that run's own used the GPU
- *               (core/contention.h): a measurement on a shared GPU, not a code regression;
+ *               (model/contention.h): a measurement on a shared GPU, not a code regression;
  *   platform    its roof moved the same way in the two runs, and the time ratio over the ratio
  *               the roof predicts lies within the tolerance (the floor, or the roof's measured
  *               noise when larger). Roofs: the runs' "platform" reference of the row's own roof
@@ -72,7 +72,7 @@ typedef enum rb_cause {
     RB_CAUSE_CODE,
     RB_CAUSE_THROTTLED,
     RB_CAUSE_UNEXPLAINED,
-    RB_CAUSE_CONTENDED /* either run timed it on a shared GPU (core/contention.h) */
+    RB_CAUSE_CONTENDED /* either run timed it on a shared GPU (model/contention.h) */
 } rb_cause;
 
 const char *rb_change_name(rb_change c);
@@ -100,7 +100,7 @@ typedef struct rb_runcmp_row {
     rb_cause cause;
     /* A row whose time the host sets (either run's variant is informational: host_bound_why):
      * compared and printed, but its slowdown sets the exit code only with --gate all (run's
-     * rule, core/expect.h's rb_expect_failing). */
+     * rule, model/expect.h's rb_expect_failing). */
     int informational;
     const char *evidence; /* the cause's evidence, or why the row was not compared; "" none */
 } rb_runcmp_row;
@@ -111,7 +111,7 @@ typedef struct rb_runcmp_text {
     char pair[64], variant[64], roof[32], evidence[400];
 } rb_runcmp_text;
 
-/* Moves the row's texts into pool (core/arena.h). 0, or -1 when out of memory. */
+/* Moves the row's texts into pool (model/arena.h). 0, or -1 when out of memory. */
 int rb_runcmp_keep(rb_strpool *pool, rb_runcmp_row *row);
 
 /* One fact of the environment (or platform reference) that differs between the runs. */
@@ -132,7 +132,7 @@ typedef struct rb_runcmp {
 
     /* kernels with a sass_hash in each run */
     int old_fingerprints, new_fingerprints;
-    /* the caller's line (core/floors.h), printed first; NULL: none */
+    /* the caller's line (model/floors.h), printed first; NULL: none */
     const char *floors_line;
     /* rb_runcmp_filter's regex (NULL: every row), and the rows it left out */
     const char *filter;
@@ -188,7 +188,7 @@ int rb_runcmp_fingerprints(const json_value *doc);
  * change of registers, memory sizes or library algorithm is still named. */
 void rb_runcmp_code_note(const rb_runcmp *c, char *buf, size_t size);
 
-/* run's regressed and improved verdicts (core/expect.h), attributed as compare attributes a
+/* run's regressed and improved verdicts (model/expect.h), attributed as compare attributes a
  * change: the cause and its evidence into each such variant of results[0..n) (cause, evidence)
  * and into its object in doc (the run's results document, rb_report_json of the same results, in
  * the same order). expect: the validated expectation document (NULL: nothing is done). */

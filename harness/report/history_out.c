@@ -42,7 +42,7 @@ static void step_text(const rb_history *h, const rb_history_series *s, const rb_
            100 * r->floor, b->date, b->git, a->git, rb_cause_name(r->cause));
 }
 
-/* One line of the text report, formatted, then shown on the terminal (core/util.h,
+/* One line of the text report, formatted, then shown on the terminal (model/util.h,
  * rb_text_for_terminal): dates, revisions, names, paths and notes come from files and cannot
  * move the cursor, change colours or forge a line. */
 static void say(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -81,7 +81,7 @@ rb_roof rb_roof_derived(rb_unit u, double flops);
 #define RB_RAISED_BY_MAX 100
 
 /* A value per roof; NaN = unknown. For measured roofs (ceilings) also the noise of their
- * measurement (NaN: unknown), and a roof the run raised (core/report.h, rb_report_derive): the
+ * measurement (NaN: unknown), and a roof the run raised (model/report.h, rb_report_derive): the
  * value `roofbench ceilings` measured, and the variant that ran faster in the same regime. */
 typedef struct rb_roofs {
     double value[RB_ROOF_COUNT];

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Turning measured pairs into roofline points, a table, a Markdown page and the results JSON. */
+/* Turning measured pairs into roofline points and the results JSON (report.c, the model), and
+ * into a table, a Markdown page, CSV and the summary lines (report/report_table.c shows them). */
 #ifndef RB_REPORT_H
 #define RB_REPORT_H
 
@@ -28,7 +29,7 @@ void rb_report_raised_method(const rb_roofs *ceilings, rb_roof r, char *buf, siz
 /* The bytes of v's work model: its own (rb_variant_result.bytes), else its pair's. */
 double rb_report_bytes(const rb_pair_result *p, const rb_variant_result *v);
 
-/* Who else used the run's GPU (core/contention.h): start is what its first probe saw (NULL:
+/* Who else used the run's GPU (model/contention.h): start is what its first probe saw (NULL:
  * not looked), then each pair's start and each row's timed samples. *all gets every process
  * seen, where (may be NULL) the places ("before the run, reduction (at its start),
  * reduction/baseline", cut to where_size). Returns 1 when the run was contended. */
@@ -65,7 +66,7 @@ void rb_report_rate(const rb_pair_result *p, const rb_variant_result *v, double 
 void rb_report_table(FILE *f, const rb_pair_result *pairs, int n, int wide);
 
 /* The mark beside the median of a variant timed under thermal or hardware slowdown (its clocks'
- * reasons: core/clocks.h's throttled rule); the reasons and clocks follow in the notes. A
+ * reasons: model/clocks.h's throttled rule); the reasons and clocks follow in the notes. A
  * power cap alone is not marked: tensor-core GEMMs run power-capped by design. */
 #define RB_THROTTLED_MARK "!"
 /* 1 when v was timed and its clocks say throttled. */

@@ -2,7 +2,7 @@
 /*
  * Text for a person: lines wrapped to a width, names abbreviated to a column, numbers printed
  * with the digits their noise supports, versions as versions, durations as m:ss. Used by the
- * run table and its notes (core/report.c), the help (core/cli.c) and the progress line. No CUDA.
+ * run table and its notes (report/report_table.c), the help (model/cli.c) and the progress line. No CUDA.
  */
 #ifndef RB_TEXT_H
 #define RB_TEXT_H

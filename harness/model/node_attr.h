@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Inside core/node: why a GPU's row fell behind the other GPUs' (the rules are in node.h). */
+/* Inside model/node: why a GPU's row fell behind the other GPUs' (the rules are in node.h). */
 #ifndef RB_NODE_ATTR_H
 #define RB_NODE_ATTR_H
 

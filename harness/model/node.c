@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The node document and its outliers (core/node.h says what they are). */
+/* The node document and its outliers (model/node.h says what they are). */
 #include "node.h"
 
 #include <math.h>
@@ -28,7 +28,7 @@ static void node_single_key(const json_value *run, char *out, size_t size)
 }
 
 /* The row's expected median and threshold for GPU v's time: the expectation file's entry when
- * there is one (as `run` judges: core/expect.h), else what the run recorded, else the noise. */
+ * there is one (as `run` judges: model/expect.h), else what the run recorded, else the noise. */
 static void node_expected(const json_value *expect, const char *row, const char *variant,
                           const json_value *v, double *expected_ms, double *threshold)
 {
@@ -56,7 +56,7 @@ static void node_expected(const json_value *expect, const char *row, const char 
 }
 
 /* The reference of GPU g's time x[g] among the group's times x[0..n) (NaN: not timed there),
- * per core/node.h; 0 with *ref and *kind, or -1 when it is not judged (or not slow). */
+ * per model/node.h; 0 with *ref and *kind, or -1 when it is not judged (or not slow). */
 static int node_reference(const double *x, int n, int g, double expected_ms, double threshold,
                           double *ref, const char **kind)
 {

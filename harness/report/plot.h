@@ -69,7 +69,7 @@ typedef struct rb_plot_point {
     /* roofline: x = FLOP/byte, y = FLOP/s; bandwidth and link: y = GB/s; latency: y = µs */
     double x, y;
     double median_ms, noise, gbps, tflops, efficiency, peak_efficiency, speedup; /* NaN: none */
-    double gflop_per_j, gb_per_j; /* its energy's rates (core/energy.h); NaN: none */
+    double gflop_per_j, gb_per_j; /* its energy's rates (model/energy.h); NaN: none */
     int pair_index;        /* its pair's place in rb_plot_data.pairs */
     unsigned char panel;   /* an rb_plot_panel */
     unsigned char is_part; /* one stage timed alone: a point, not a rung of the ladder */
@@ -115,7 +115,7 @@ typedef struct rb_plot_data {
     int n_points;
     rb_plot_point *points;
     rb_strpool strings; /* every text of the data: names, roofs, notes, the run's facts */
-    json_value *p2p_matrix; /* the document's P2P matrix (core/p2p_table.h), NULL: none */
+    json_value *p2p_matrix; /* the document's P2P matrix (report/p2p_table.h), NULL: none */
 } rb_plot_data;
 
 /* Reads a results document (the pairs whose name matches filter, a POSIX extended regex; NULL:
@@ -271,7 +271,7 @@ void rb_plot_roofline_svg_to(rb_sbuf *b, const rb_plot_data *d, FILE *scratch);
 void rb_plot_speedup_svg_to(rb_sbuf *b, const rb_plot_data *d);
 void rb_plot_html_to(rb_sbuf *b, const rb_plot_data *d, FILE *roofline_svg, FILE *speedup_svg);
 
-/* Stages the charts (and the report) of doc into the output set outs (core/outputs.h): the
+/* Stages the charts (and the report) of doc into the output set outs (model/outputs.h): the
  * roofline chart as output svg_index, the speedup chart as speedup_index, the report as
  * html_index (-1: none); they are written when the set is committed. A filter that matches no
  * pair is refused. 0, or -1 with "PATH: reason" in err. */

@@ -3,7 +3,7 @@
  * roofbench history: every variant's median over the runs of one GPU, in date order, with the
  * step changes that stayed and their cause. Each judgement is compare's (runcmp.h,
  * rb_runcmp_judge): the ratio's interval against the floor, the same floors (the expectation
- * file's recorded run spreads, core/floors.h), the same blind rule and the same attribution
+ * file's recorded run spreads, model/floors.h), the same blind rule and the same attribution
  * (platform, code, throttled, unexplained).
  *
  * A series is one variant of one pair record (its row name, "<pair>.<input>@<size>") at one

@@ -82,7 +82,7 @@ static int run_agrees(const rb_record_run *r, const rb_record_run *first, char *
 /* ---- the rows agree ---- */
 
 /* A run that shared its GPU (its "contention": a process not its own on the GPU while it
- * measured, core/contention.h): its times are not the code's, and nothing is recorded from it. */
+ * measured, model/contention.h): its times are not the code's, and nothing is recorded from it. */
 static int run_not_shared(const rb_record_run *r, char *err, size_t err_size)
 {
     const json_value *shared = json_get(r->doc, "contention");

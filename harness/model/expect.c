@@ -290,7 +290,7 @@ static int validate_runs(const json_value *v, const char *vw, char *err, size_t 
 }
 
 /* provenance, or a row's recorded: an object; of its keys, those the checker and the reader of
- * a model's file rely on are checked: nvcc and arch (what the build was, core/expect_check.h),
+ * a model's file rely on are checked: nvcc and arch (what the build was, model/expect_check.h),
  * machines and runs (whole numbers, 1 to 1e6) and gpus (the GPUs' UUIDs, strings). */
 static int validate_recorded(const json_value *r, const char *where, char *err, size_t err_size)
 {
