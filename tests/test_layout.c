@@ -120,22 +120,29 @@ static void each_include(const char *text, void (*fn)(const char *name, int line
     }
 }
 
-typedef struct pair_scan {
+/* A check of the include lines of one file: the refused ones appended to bad, counted. */
+typedef struct include_check {
     const char *file, *dir;
     char *bad;
     size_t bad_size;
     int count;
-} pair_scan;
+} include_check;
+
+/* Appends "  file:line: "name"" (and " (path)" when path is not NULL) to s->bad. */
+static void include_refused(include_check *s, const char *name, int line, const char *path)
+{
+    size_t used = strlen(s->bad);
+    snprintf(s->bad + used, s->bad_size - used, "  %s:%d: \"%s\"%s%s%s\n", s->file, line, name,
+             path ? " (" : "", path ? path : "", path ? ")" : "");
+    s->count++;
+}
 
 static void check_pair_include(const char *name, int line, void *arg)
 {
-    pair_scan *s = arg;
+    include_check *s = arg;
     char path[512];
-    if (resolve_include(s->dir, name, path, sizeof path) && pair_may_include(path))
-        return;
-    size_t used = strlen(s->bad);
-    snprintf(s->bad + used, s->bad_size - used, "  %s:%d: \"%s\"\n", s->file, line, name);
-    s->count++;
+    if (!resolve_include(s->dir, name, path, sizeof path) || !pair_may_include(path))
+        include_refused(s, name, line, NULL);
 }
 
 /* Checks every quoted include of `text` (a file of folder dir); appends "file:line: name" of
@@ -143,7 +150,7 @@ static void check_pair_include(const char *name, int line, void *arg)
 static int check_pair_includes(const char *file, const char *dir, const char *text, char *bad,
                                size_t bad_size)
 {
-    pair_scan s = {file, dir, bad, bad_size, 0};
+    include_check s = {file, dir, bad, bad_size, 0};
     each_include(text, check_pair_include, &s);
     return s.count;
 }
@@ -725,31 +732,19 @@ static int model_may_not_read(const char *path)
     return !strncmp(path, "harness/report/", 15) || !strncmp(path, "harness/runner/", 15);
 }
 
-typedef struct model_scan {
-    const char *file;
-    char *bad;
-    size_t bad_size;
-    int count;
-} model_scan;
-
 static void check_model_include(const char *name, int line, void *arg)
 {
-    model_scan *s = arg;
+    include_check *s = arg;
     char path[LAYOUT_NAME];
-    if (!resolve_harness_include("harness/model", name, path, sizeof path) ||
-        !model_may_not_read(path))
-        return;
-    size_t used = strlen(s->bad);
-    snprintf(s->bad + used, s->bad_size - used, "  %s:%d: \"%s\" (%s)\n", s->file, line, name,
-             path);
-    s->count++;
+    if (resolve_harness_include(s->dir, name, path, sizeof path) && model_may_not_read(path))
+        include_refused(s, name, line, path);
 }
 
 /* The includes of text (a file of harness/model) that land in the report or the runner,
  * appended to bad as "file:line: name (path)". Returns how many. */
 static int check_model_includes(const char *file, const char *text, char *bad, size_t bad_size)
 {
-    model_scan s = {file, bad, bad_size, 0};
+    include_check s = {file, "harness/model", bad, bad_size, 0};
     each_include(text, check_model_include, &s);
     return s.count;
 }
