@@ -73,13 +73,18 @@ NCCL_MISSING := NCCL not found (include/nccl.h and libnccl.so[.2] in $(if $(NCCL
 endif
 
 B := build/$(ARCH)
-# Include paths. harness/ has three folders: core/ (no CUDA headers: stats, JSON, compare,
-# roofline, report, plots), kit/ (the pair kit: the pair contract and the helpers a pair may use)
-# and runner/ (the engine: main, jobs, child, measure, results, ceilings, env). Pairs (bench/,
-# kernels/), the kit and core are compiled with the kit and core on the include path only, so a
-# pair that includes a runner header does not build; the runner sees all three. -I. (the
-# repository root) names the pair seams by their folder: #include "kernels/<pair>.h".
-INC_KIT := -Iharness/kit -Iharness -I.
+# Include paths. harness/ has four folders: model/ (no CUDA headers, no presentation: stats,
+# JSON, roofline, expectations, results, the verdicts of run, compare, history, node and fleet),
+# report/ (what shows the model: tables, terminal text, Markdown, CSV, SVG, plots, HTML, docs
+# rendering; it reads the model, the model never reads it), kit/ (the pair kit: the pair
+# contract and the helpers a pair may use) and runner/ (the engine: main, jobs, child, measure,
+# results, ceilings, env). Pairs (bench/, kernels/), the kit, the model and the report are
+# compiled with the kit and the model on the include path only, so a pair that includes a
+# runner header does not build, and neither does a model file that names a report header bare;
+# the runner sees them all. -Iharness names the model's and the report's headers by their
+# folder (#include "model/json.h", "report/plot.h"), -I. (the repository root) the pair seams:
+# #include "kernels/<pair>.h". (tests/test_layout.c checks the direction and the circles.)
+INC_KIT := -Iharness/kit -Iharness/model -Iharness -I.
 INC_RUNNER := -Iharness/runner $(INC_KIT)
 INC = $(INC_KIT)
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
@@ -123,7 +128,9 @@ GIT_REV := $(shell git describe --always --dirty --abbrev=7 2>/dev/null || cat .
 endif
 PAIRS := $(filter-out $(if $(NCCL_MISSING),$(NCCL_PAIRS)),$(sort $(basename $(notdir $(wildcard bench/*.c)))))
 
-CORE_SRC := $(wildcard harness/core/*.c)
+MODEL_SRC := $(wildcard harness/model/*.c)
+REPORT_SRC := $(wildcard harness/report/*.c)
+CORE_SRC := $(MODEL_SRC) $(REPORT_SRC)
 HARNESS_SRC := $(filter-out harness/runner/main.c harness/runner/mpi_main.c,\
                               $(wildcard harness/kit/*.c harness/runner/*.c))
 HARNESS_CU := $(wildcard harness/kit/*.cu harness/runner/*.cu)
@@ -208,7 +215,7 @@ SAN_LEAVE_OUT += -docs
 SAN_LEAVE_OUT += -layout
 
 # The numbers in README.md, docs/ and the kernel headers' Measured lines, regenerated from each
-# GPU's committed reference run (results/<hardware-key>/reference.json; harness/core/docs.h),
+# GPU's committed reference run (results/<hardware-key>/reference.json; harness/report/docs.h),
 # and beside that run its Markdown twin, its charts and its HTML report. make test fails while a
 # generated block or a twin differs.
 docs: $(B)/roofbench
@@ -246,7 +253,7 @@ $(B)/registry.c: FORCE
 	   echo '    NULL};'; } > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
-# The codegen fingerprints (harness/core/fingerprint.h): build/<arch>/fingerprint reads each
+# The codegen fingerprints (harness/model/fingerprint.h): build/<arch>/fingerprint reads each
 # kernel object with `cuobjdump -sass` and writes a table of per-kernel hashes and opcode counts
 # that the child reports beside each kernel's registers. cuobjdump: $(RB_CUOBJDUMP), else the
 # toolkit's, else PATH's (CUOBJDUMP=<path> overrides); none: an empty table, said once here, and
@@ -255,8 +262,8 @@ ifeq ($(origin CUOBJDUMP),undefined)
 CUOBJDUMP := $(firstword $(wildcard $(RB_CUOBJDUMP) $(CUDA_HOME)/bin/cuobjdump) \
                          $(shell command -v cuobjdump 2>/dev/null))
 endif
-FINGERPRINT_OBJ := $(B)/harness/tools/fingerprint.o $(B)/harness/core/fingerprint.o \
-                   $(B)/harness/core/codegen.o $(B)/harness/core/util.o
+FINGERPRINT_OBJ := $(B)/harness/tools/fingerprint.o $(B)/harness/model/fingerprint.o \
+                   $(B)/harness/model/codegen.o $(B)/harness/model/util.o
 $(B)/fingerprint: $(FINGERPRINT_OBJ) $(B)/ldflags.stamp
 	$(CC) -o $@ $(FINGERPRINT_OBJ) $(if $(filter 1,$(SANITIZE)),$(SAN_FLAGS)) -lm
 
@@ -270,7 +277,7 @@ $(B)/fingerprints.c: $(PAIRS:%=$(B)/kernels/%.o) $(B)/fingerprint $(B)/cuobjdump
 
 # The nvcc release ("13.0") goes into version.c beside the revision and the architecture: an
 # expectation row records them, and only rows of this release and architecture are checked
-# against this build's fingerprints (harness/core/expect_check.h).
+# against this build's fingerprints (harness/model/expect_check.h).
 NVCC_RELEASE := $(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release \([0-9][0-9.]*\),.*/\1/p' | head -n 1)
 # A text inside a C string literal, inside a shell's single quotes: \ and " escaped for C, ' for
 # the shell (a checkout path may hold any of them).
@@ -284,7 +291,7 @@ $(B)/version.c: FORCE
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 # The runner, and the generated version.c (it includes the runner's env.h), see the runner's
-# headers; everything else the kit's and core's only (INC above).
+# headers; everything else the kit's and the model's only (INC above).
 $(B)/harness/runner/%.o $(B)/version.o: INC = $(INC_RUNNER)
 
 $(B)/%.o: $(B)/%.c $(B)/cflags.stamp
@@ -304,7 +311,7 @@ FORCE:
 
 # ---- fuzzing and sanitizers (tests/fuzz/, scripts/sanitize.sh) ----
 # make fuzz: libFuzzer targets for the JSON reader, the expectation loader, compare, plot and
-# history, built by clang with ASan and UBSan from harness/core alone (no CUDA) into build/fuzz/.
+# history, built by clang with ASan and UBSan from harness/model and harness/report alone (no CUDA) into build/fuzz/.
 # make fuzz-run runs each for FUZZ_SECONDS from a seed corpus of the repository's own JSON files
 # (tests/fuzz/run.sh).
 # make sanitize: compute-sanitizer's four tools over every pair, on a GPU machine
@@ -315,8 +322,8 @@ FUZZ_TARGETS := json expect compare plot history
 FUZZ_SECONDS ?= 90
 FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g $(WARN) $(if $(WERROR),-Werror) \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-               -fno-omit-frame-pointer -Iharness/core -Iharness -Itests/fuzz -Itests
-FUZZ_OBJ := $(CORE_SRC:harness/core/%.c=$(FUZZ_B)/%.o) $(FUZZ_B)/fuzz_common.o \
+               -fno-omit-frame-pointer -Iharness/model -Iharness/report -Iharness -Itests/fuzz -Itests
+FUZZ_OBJ := $(patsubst %.c,$(FUZZ_B)/%.o,$(notdir $(CORE_SRC))) $(FUZZ_B)/fuzz_common.o \
             $(FUZZ_B)/xml_check.o
 
 .PHONY: fuzz fuzz-run sanitize
@@ -326,7 +333,10 @@ fuzz: $(FUZZ_TARGETS:%=$(FUZZ_B)/fuzz_%)
 $(FUZZ_B)/fuzz_%: $(FUZZ_B)/fuzz_%.o $(FUZZ_OBJ)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $^ -lm
 
-$(FUZZ_B)/%.o: harness/core/%.c $(FUZZ_B)/flags.stamp
+$(FUZZ_B)/%.o: harness/model/%.c $(FUZZ_B)/flags.stamp
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_B)/%.o: harness/report/%.c $(FUZZ_B)/flags.stamp
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
 $(FUZZ_B)/%.o: tests/fuzz/%.c $(FUZZ_B)/flags.stamp

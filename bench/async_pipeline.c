@@ -4,8 +4,8 @@
  * occupancy figures each variant's extras record. The size is m, the rows of in. */
 #include <stdlib.h>
 
-#include "core/compare.h"
-#include "core/random.h"
+#include "model/compare.h"
+#include "model/random.h"
 #include "gpu.h"
 #include "kernels/async_pipeline.h"
 #include "pair_util.h"

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/compare.h"
+#include "model/compare.h"
 #include "gemm_ref.h"
 #include "gemm_tune.h"
 #include "gpu.h"

@@ -16,9 +16,9 @@
 #pragma GCC diagnostic pop
 #include <cublas_v2.h>
 
-#include "core/compare.h"
-#include "core/json.h"
-#include "core/stats.h"
+#include "model/compare.h"
+#include "model/json.h"
+#include "model/stats.h"
 #include "gemm_ref.h"
 #include "gemm_tune.h"
 #include "gpu.h"

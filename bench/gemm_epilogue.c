@@ -13,7 +13,7 @@
 #pragma GCC diagnostic pop
 #include <cublas_v2.h>
 
-#include "core/compare.h"
+#include "model/compare.h"
 #include "gemm_ref.h"
 #include "gpu.h"
 #include "pair_util.h"

@@ -21,7 +21,7 @@
  *   whose N is no multiple of 8 (cuBLASLt's tensor-core kernels and the TMA want 16-byte aligned
  *   rows), so both sides are timed on the layout they would meet. A and B stay compact (but for
  *   the library's padded copies, below). The work model counts M N elements of C.
- * Inputs: seeded uniform (-1, 1) values (core/random.h, generated on the device by
+ * Inputs: seeded uniform (-1, 1) values (model/random.h, generated on the device by
  *   hgemm_fill_inputs in kernels/hgemm.cu), rounded to nearest-even to bf16; the rounded values
  *   are the truth. FP8: the same values over a per-tensor power-of-two scale (s_A = 2^-8,
  *   s_B = 2^-7: |x| / s < 256 and 128, inside E4M3's 448), rounded to nearest-even to E4M3;
@@ -56,8 +56,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/compare.h"
-#include "core/random.h"
+#include "model/compare.h"
+#include "model/random.h"
 #include "gemm_ref.h"
 #include "gemm_tune.h"
 #include "gpu.h"
@@ -961,7 +961,7 @@ const rb_pair rb_pair_hgemm = {
      * turn, the slow steps between the fast ones lowered the board's power and the fast ones ran
      * near the boost clock, above the bf16 and fp8 roofs that `roofbench ceilings` measures
      * sustained. Timed as the roof is, the faster of optimized and cuBLASLt sets the roof of the
-     * run when it beats the measured one (core/report.h). The sweep's smaller rows are timed
+     * run when it beats the measured one (model/report.h). The sweep's smaller rows are timed
      * the same way (sustained), for the top steps against the library only
      * (hgemm_swept_variants). */
     .timing.interleave = 1,

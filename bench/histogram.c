@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/compare.h"
-#include "core/random.h"
+#include "model/compare.h"
+#include "model/random.h"
 #include "pair_util.h"
 
 #include "kernels/histogram.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/compare.h"
+#include "model/compare.h"
 #include "platform.h"
 #include "gpu.h"
 #include "pair_util.h"

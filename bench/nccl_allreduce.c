@@ -51,8 +51,8 @@
 #include <nccl.h>
 #pragma GCC diagnostic pop
 
-#include "core/compare.h"
-#include "core/random.h"
+#include "model/compare.h"
+#include "model/random.h"
 #include "platform.h"
 #include "gpu.h"
 #include "pair_util.h"

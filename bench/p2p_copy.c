@@ -45,7 +45,7 @@ static rb_status p2p_setup_gpu1(p2p_ctx *c, uint64_t seed)
     RB_CUDA(cudaMalloc((void **)&c->out, c->n * sizeof(float)));
     RB_CUDA(cudaMalloc((void **)&c->ref, c->n * sizeof(float)));
     /* The reference is GPU 1's own fill of the same seeded stream: bit-identical to the input
-     * (harness/core/random.h) without any copy path in common with the variants. */
+     * (harness/model/random.h) without any copy path in common with the variants. */
     RB_CUDA(rb_fill_uniform_f32(c->ref, c->n, seed, c->s1));
     RB_CUDA(cudaStreamSynchronize(c->s1));
     return RB_OK;

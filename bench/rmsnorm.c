@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/compare.h"
+#include "model/compare.h"
 #include "gemm_ref.h"
 #include "gpu.h"
 #include "pair_util.h"

@@ -17,7 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/compare.h"
+#include "model/compare.h"
 #include "gpu.h"
 #include "pair_util.h"
 

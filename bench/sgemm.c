@@ -6,7 +6,7 @@
 
 #include <cublas_v2.h>
 
-#include "core/compare.h"
+#include "model/compare.h"
 #include "gemm_ref.h"
 #include "gpu.h"
 #include "pair_util.h"

@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/compare.h"
-#include "core/random.h"
+#include "model/compare.h"
+#include "model/random.h"
 #include "gpu.h"
 #include "pair_util.h"
 

@@ -6,8 +6,8 @@
 
 #include <cublas_v2.h>
 
-#include "core/compare.h"
-#include "core/random.h"
+#include "model/compare.h"
+#include "model/random.h"
 #include "gemm_ref.h"
 #include "gpu.h"
 #include "pair_util.h"

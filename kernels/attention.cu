@@ -60,7 +60,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "core/random.h"
+#include "model/random.h"
 #include "kernel_info.h"
 #include "kernels/attention.h"
 

@@ -23,7 +23,7 @@ extern "C" {
 #define ATTENTION_KV_TILE 64
 
 /* Setup only: q[i] = bf16(2 u(seed, i)), k[i] = bf16(2 u(seed + 1, i)), v[i] = bf16(u(seed + 2,
- * i)), u uniform in (-1, 1) (core/random.h; 2u is exact, so each is one rounding). */
+ * i)), u uniform in (-1, 1) (model/random.h; 2u is exact, so each is one rounding). */
 cudaError_t attention_fill(uint16_t *q, uint16_t *k, uint16_t *v, size_t n, uint64_t seed,
                            cudaStream_t stream);
 

@@ -52,7 +52,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "core/random.h"
+#include "model/random.h"
 #include "kernels/hgemm.h"
 
 /* ======================= Steps 1-2: Ampere-style tensor cores (mma.sync) ===================== */

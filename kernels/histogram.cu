@@ -47,7 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/random.h"
+#include "model/random.h"
 #include "kernel_info.h"
 #include "kernels/histogram.h"
 

@@ -47,7 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/random.h"
+#include "model/random.h"
 #include "kernels/nccl_allreduce.h"
 
 /* The collectives, in the order of the pair's inputs. */

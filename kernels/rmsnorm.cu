@@ -59,7 +59,7 @@
 #include <limits.h>
 #include <stdint.h>
 
-#include "core/random.h"
+#include "model/random.h"
 #include "kernel_info.h"
 #include "kernels/rmsnorm.h"
 #include "sm90_ptx.cuh"

@@ -66,7 +66,7 @@ cudaError_t rmsnorm_optimized(const rmsnorm_plan *p, const uint16_t *x, const ui
  * of ~eps / 3, where whether eps is added inside the square root decides the row's scale), and
  * k + 5 on the last channel (c = hidden - 1: an outlier feature 32 times the others, as
  * transformers' activations have; a row's tail then carries weight in its mean square); w[c] =
- * bf16(1 + u(seed + 1, c) / 2), u uniform in (-1, 1) (core/random.h); the fp64 reference, rounded
+ * bf16(1 + u(seed + 1, c) / 2), u uniform in (-1, 1) (model/random.h); the fp64 reference, rounded
  * once to fp32 (ref: rows x hidden floats); and its rounding, in place, to the nearest bf16 (the
  * correctly rounded output). */
 cudaError_t rmsnorm_fill_inputs(uint16_t *x, uint16_t *w, size_t rows, size_t hidden, uint64_t seed,

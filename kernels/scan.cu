@@ -58,7 +58,7 @@
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
 
-#include "core/random.h"
+#include "model/random.h"
 #include "kernel_info.h"
 #include "kernels/scan.h"
 

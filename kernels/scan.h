@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/random.h"
+#include "model/random.h"
 #include "kernel_info.h"
 
-/* The seeded inputs, element i of n, the same on the host and the device (core/random.h): int32
+/* The seeded inputs, element i of n, the same on the host and the device (model/random.h): int32
  * values uniform in 0 .. floor((2^31 - 1) / n), so that no prefix exceeds 2^31 - 1; fp32 values
  * u / 2 + 1/2 in (0, 1) for u uniform in (-1, 1) (u / 2 is exact: one rounding, the same on both
  * sides, fused or not). */

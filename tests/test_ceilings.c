@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests of what `roofbench ceilings` records (harness/core/ceiling_record.h), CPU only: the roof
+/* Tests of what `roofbench ceilings` records (harness/model/ceiling_record.h), CPU only: the roof
  * keys, the refusal of a value above its peak, the method's JSON and the merge into a file's
- * ceilings. (The loader's acceptance of "ceilings.methods" is harness/core/expect.c's, tested
+ * ceilings. (The loader's acceptance of "ceilings.methods" is harness/model/expect.c's, tested
  * in test_expect.c: these tests do not load files.) */
-#include "../harness/core/ceiling_record.h"
-#include "../harness/core/json.h"
+#include "../harness/model/ceiling_record.h"
+#include "../harness/model/json.h"
 #include "rbtest.h"
 
 #include <math.h>

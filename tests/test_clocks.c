@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/ceiling_record.h"
-#include "core/clocks.h"
-#include "core/json.h"
-#include "core/report.h"
-#include "core/result.h"
+#include "model/ceiling_record.h"
+#include "model/clocks.h"
+#include "model/json.h"
+#include "model/report.h"
+#include "model/result.h"
 #include "rbtest.h"
 
 extern const rbtest_suite clocks_suite;

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../harness/core/codegen.h"
-#include "../harness/core/fingerprint.h"
-#include "../harness/core/util.h"
+#include "../harness/model/codegen.h"
+#include "../harness/model/fingerprint.h"
+#include "../harness/model/util.h"
 #include "../harness/runner/env.h"
 #include "../harness/kit/pair.h"
 #include "rbtest.h"
@@ -71,7 +71,7 @@ static void test_spills_detected(void)
     RB_CHECK(rb_res_spills(res, "absent_kernel", why, sizeof why) == -1);
 }
 
-/* ---- codegen fingerprints (harness/core/fingerprint.h) ---- */
+/* ---- codegen fingerprints (harness/model/fingerprint.h) ---- */
 
 static void test_demangle(void)
 {

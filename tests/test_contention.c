@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tier 1 (no GPU): runs that know when the GPU was not theirs (harness/core/contention.c).
+ * Tier 1 (no GPU): runs that know when the GPU was not theirs (harness/model/contention.c).
  * NVML's process records of both sizes, who is the run's own in a planted process tree, PIDs of
  * another namespace, the test hook's list; and what a contended row does everywhere: its
  * verdict (never regressed ... unexplained), the run's exit, --update-expectations refusing
@@ -13,12 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../harness/core/contention.h"
-#include "../harness/core/expect.h"
-#include "../harness/core/expect_record.h"
-#include "../harness/core/report.h"
-#include "../harness/core/result.h"
-#include "../harness/core/runcmp.h"
+#include "../harness/model/contention.h"
+#include "../harness/model/expect.h"
+#include "../harness/model/expect_record.h"
+#include "../harness/model/report.h"
+#include "../harness/model/result.h"
+#include "../harness/model/runcmp.h"
 #include "rbtest.h"
 
 /* ---- NVML's records ---- */

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests of the CPU-only harness core: util, stats, compare, roofline, random, cli, result. */
-#include "../harness/core/cli.h"
-#include "../harness/core/compare.h"
-#include "../harness/core/json.h"
-#include "../harness/core/outputs.h"
-#include "../harness/core/random.h"
-#include "../harness/core/result.h"
-#include "../harness/core/roofline.h"
-#include "../harness/core/stats.h"
-#include "../harness/core/util.h"
+#include "../harness/model/cli.h"
+#include "../harness/model/compare.h"
+#include "../harness/model/json.h"
+#include "../harness/model/outputs.h"
+#include "../harness/model/random.h"
+#include "../harness/model/result.h"
+#include "../harness/model/roofline.h"
+#include "../harness/model/stats.h"
+#include "../harness/model/util.h"
 #include "rbtest.h"
 
 #include <dirent.h>

@@ -2,7 +2,7 @@
 /*
  * The measured figures the documentation quotes must be committed: every result file or folder
  * that README.md, results/README.md, a page under docs/ or a kernel header's generated lines
- * (core/docs.h) names must exist under results/, whether by its time stamp
+ * (report/docs.h) names must exist under results/, whether by its time stamp
  * (<yyyymmddThhmm[ss]Z>-<rev>...) or by its path (results/<hardware-key>/reference.json). Runs
  * are not committed unless added on purpose (`git add -f`: .gitignore keeps the files under
  * results/<key>/ out), so a file quoted but never added exists on the machine that fetched it
@@ -25,9 +25,9 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "../harness/core/docs.h"
-#include "../harness/core/expect.h"
-#include "../harness/core/json.h"
+#include "../harness/report/docs.h"
+#include "../harness/model/expect.h"
+#include "../harness/model/json.h"
 #include "rbtest.h"
 
 #define DOCS_MAX_PATHS 8192
@@ -213,7 +213,7 @@ static char *read_file(const char *path)
     return buf;
 }
 
-/* A kernel header's generated lines: the text between the begin and end markers (core/docs.h),
+/* A kernel header's generated lines: the text between the begin and end markers (report/docs.h),
  * each block's lines joined; the rest of the file is blanked out. */
 static void keep_generated(char *text)
 {
@@ -370,7 +370,7 @@ static void test_clone_fits_its_budget(void)
  *
  * "Record a new GPU" shows `peaks` objects to paste into an expectation file (```json blocks that
  * open with "peaks": {). Each must read as one: wrapped into the smallest file, the strict reader
- * (core/expect.h) takes it, so a key misspelled or a peak of 0 in the page fails here, not on the
+ * (model/expect.h) takes it, so a key misspelled or a peak of 0 in the page fails here, not on the
  * reader's GPU.
  */
 #define DOCS_TEMPLATE_OPEN "```json\n\"peaks\": {"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The generated blocks (harness/core/docs.h): every block of the README, docs/ and the kernel
+ * The generated blocks (harness/report/docs.h): every block of the README, docs/ and the kernel
  * headers is what the committed reference runs give, and a planted stale number is caught; the
  * renderers on a small results document; `roofbench docs [--check]` as a user runs it.
  */
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../harness/core/docs.h"
-#include "../harness/core/docs_render.h"
+#include "../harness/report/docs.h"
+#include "../harness/report/docs_render.h"
 #include "rbtest.h"
 
 /* A results document with a memory, a latency and a compute row group, a skipped variant and a

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tier 1 (no GPU): energy per operation (harness/core/energy.c) on synthetic counter readings,
+ * Tier 1 (no GPU): energy per operation (harness/model/energy.c) on synthetic counter readings,
  * a counter that does not advance among them (null, never 0 J); its fields in the results, the
  * table's lines and compare's energy change; and cycle space (time x mean SM clock) in compare
- * and history, which decides the throttled cause (harness/core/runcmp.c).
+ * and history, which decides the throttled cause (harness/model/runcmp.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,12 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../harness/core/energy.h"
-#include "../harness/core/history.h"
-#include "../harness/core/plot.h"
-#include "../harness/core/report.h"
-#include "../harness/core/result.h"
-#include "../harness/core/runcmp.h"
+#include "../harness/model/energy.h"
+#include "../harness/model/history.h"
+#include "../harness/report/plot.h"
+#include "../harness/model/report.h"
+#include "../harness/model/result.h"
+#include "../harness/model/runcmp.h"
 #include "rbtest.h"
 #include "xml_check.h"
 

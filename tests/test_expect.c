@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests of expectation files, verdicts and reports (harness/core/expect.c, report.c). */
-#include "../harness/core/expect.h"
-#include "../harness/core/json.h"
-#include "../harness/core/outputs.h"
-#include "../harness/core/report.h"
-#include "../harness/core/runcmp.h"
-#include "../harness/core/result.h"
-#include "../harness/core/roofline.h"
-#include "../harness/core/util.h"
+/* Tests of expectation files, verdicts and reports (harness/model/expect.c, report.c). */
+#include "../harness/model/expect.h"
+#include "../harness/model/json.h"
+#include "../harness/model/outputs.h"
+#include "../harness/model/report.h"
+#include "../harness/model/runcmp.h"
+#include "../harness/model/result.h"
+#include "../harness/model/roofline.h"
+#include "../harness/model/util.h"
 #include "../harness/runner/results.h"
 #include "rbtest.h"
 

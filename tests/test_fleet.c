@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Tier 1 (no GPU, no MPI): the pieces of roofbench_mpi's fleet that need neither
- * (harness/core/fleet.h): the host name a rank goes by, the ranks of one host, the synthetic
+ * (harness/model/fleet.h): the host name a rank goes by, the ranks of one host, the synthetic
  * contribution of the tests, the slowest rank of each collective and the fleet document made of
  * the contributions, in which an outlier on a host-bound (informational) row flags no rank.
  * tests/mpi_smoke.sh runs the MPI binary itself on these (CI, make MPI=1).
@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/core/fleet.h"
-#include "../harness/core/json.h"
-#include "../harness/core/node.h"
-#include "../harness/core/outputs.h"
-#include "../harness/core/util.h"
+#include "../harness/model/fleet.h"
+#include "../harness/model/json.h"
+#include "../harness/model/node.h"
+#include "../harness/model/outputs.h"
+#include "../harness/model/util.h"
 #include "rbtest.h"
 
 extern const rbtest_suite fleet_suite;

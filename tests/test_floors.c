@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Which expectation file sets compare's and history's floors (harness/core/floors.c): found from
+ * Which expectation file sets compare's and history's floors (harness/model/floors.c): found from
  * the results' hardware key in the tree the binary was built from, never from the folder the
  * command runs in, and never through a key that is not a slug. And the binary: the same two
  * committed files give byte-identical output from the repository root and from /tmp, with or
@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../harness/core/floors.h"
-#include "../harness/core/json.h"
+#include "../harness/model/floors.h"
+#include "../harness/model/json.h"
 #include "rbtest.h"
 
 static void test_hardware_key_slugs(void)

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../harness/core/json.h"
+#include "../harness/model/json.h"
 #include "../harness/kit/gemm_ref.h"
 #include "../harness/kit/gemm_tune.h"
 #include "rbtest.h"

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/core/compare.h"
-#include "../harness/core/json.h"
-#include "../harness/core/random.h"
+#include "../harness/model/compare.h"
+#include "../harness/model/json.h"
+#include "../harness/model/random.h"
 #include "../harness/kit/gpu.h"
 #include "../harness/kit/pair.h"
-#include "../harness/core/util.h"
+#include "../harness/model/util.h"
 #include "../harness/kit/pair_util.h"
 #include "../harness/runner/child.h"
 #include "../harness/runner/measure.h"
@@ -98,7 +98,7 @@ static void test_device_relerr_matches_cpu(void)
     free(out);
 }
 
-/* The per-row error on the device against its CPU twin (core/compare.h): one row made 10x worse
+/* The per-row error on the device against its CPU twin (model/compare.h): one row made 10x worse
  * than the rest is what it reports; a NaN in one row makes it NaN. */
 static void test_device_row_relerr_matches_cpu(void)
 {

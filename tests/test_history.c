@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * roofbench history (harness/core/history.c): synthetic runs with a planted step (and a code
+ * roofbench history (harness/model/history.c): synthetic runs with a planted step (and a code
  * change under it), a blip, a move in the latest run, a blind variant and a step seen without
  * an interval; the committed H100 runs; and the binary's outputs and refusals.
  */
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../harness/core/expect.h"
-#include "../harness/core/history.h"
+#include "../harness/model/expect.h"
+#include "../harness/model/history.h"
 #include "rbtest.h"
 
 #define RUNS 8

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests of the strict JSON reader and writer (harness/core/json.c). */
+/* Tests of the strict JSON reader and writer (harness/model/json.c). */
 #include "rbtest.h"
-#include "../harness/core/json.h"
+#include "../harness/model/json.h"
 
 #include <dirent.h>
 #include <float.h>

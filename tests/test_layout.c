@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The architecture, checked on the source tree (tier 1: no compiler involved). harness/ has
- * three folders: core/ (no CUDA), kit/ (the pair kit: the contract and the helpers a pair may
- * use) and runner/ (the engine). A pair (bench/<pair>.c, kernels/<pair>.{h,cu}) includes only
- * the kit, core/ and its own kernels/ seam: the Makefile already builds pairs without runner/
+ * four folders: model/ (no CUDA, no presentation), report/ (what shows the model), kit/ (the
+ * pair kit: the contract and the helpers a pair may use) and runner/ (the engine). A pair
+ * (bench/<pair>.c, kernels/<pair>.{h,cu}) includes only the kit, model/ and its own kernels/
+ * seam: the Makefile already builds pairs without runner/
  * on the include path, and this test also names the offending line when a pair reaches in by a
  * path ("../harness/runner/env.h", "runner/measure.h"). And the files of the runner call each
  * other without a cycle: file A calling a function that file B defines, while B (directly or
  * through others) calls one that A defines, is two files that can only be understood together.
+ * The same holds for the whole harness, read from its include lines and from its objects'
+ * symbols (nm): no include circle and no call circle between its modules (a source and its
+ * header). And the model never reads the report (nor the runner): no file of harness/model
+ * includes one of harness/report or harness/runner, and no model object uses a symbol that one
+ * of theirs defines.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <ctype.h>
@@ -19,8 +25,9 @@
 
 #include "rbtest.h"
 
-#define LAYOUT_MAX_FILES 64
+#define LAYOUT_MAX_FILES 256
 #define LAYOUT_MAX_FUNCS 4096
+#define LAYOUT_MAX_SYMS 16384
 #define LAYOUT_NAME 96
 
 /* The files of dir whose names end in one of the suffixes (space separated), sorted. */
@@ -63,7 +70,7 @@ static int resolve_include(const char *dir, const char *name, char *out, size_t 
     return 0;
 }
 
-/* 1 when path (as resolve_include gives it) is inside the kit, core/ or kernels/, or is a header
+/* 1 when path (as resolve_include gives it) is inside the kit, model/ or kernels/, or is a header
  * of planted defects beside the pairs (bench/<pair>_defects.h): what a pair may include. "../"
  * anywhere is judged by the folder it lands in. */
 static int pair_may_include(const char *path)
@@ -79,18 +86,17 @@ static int pair_may_include(const char *path)
         return 0;
     const char *rel = real + n + 1;
     size_t len = strlen(rel);
-    return !strncmp(rel, "harness/kit/", 12) || !strncmp(rel, "harness/core/", 13) ||
+    return !strncmp(rel, "harness/kit/", 12) || !strncmp(rel, "harness/model/", 14) ||
            !strncmp(rel, "kernels/", 8) ||
            (!strncmp(rel, "bench/", 6) && !strchr(rel + 6, '/') && len > 16 &&
             !strcmp(rel + len - 10, "_defects.h"));
 }
 
-/* Checks every quoted include of `text` (a file of folder dir); appends "file:line: name" of
- * each one a pair may not include to bad. Returns how many. */
-static int check_pair_includes(const char *file, const char *dir, const char *text, char *bad,
-                               size_t bad_size)
+/* Calls fn with each `#include "name"` of text and its line number. */
+static void each_include(const char *text, void (*fn)(const char *name, int line, void *arg),
+                         void *arg)
 {
-    int count = 0, line = 1;
+    int line = 1;
     for (const char *p = text; *p; p++) {
         if (*p == '\n') {
             line++;
@@ -107,19 +113,49 @@ static int check_pair_includes(const char *file, const char *dir, const char *te
         const char *end = strchr(q, '"');
         if (!end || end - q >= LAYOUT_NAME)
             continue;
-        char name[LAYOUT_NAME], path[512];
+        char name[LAYOUT_NAME];
         memcpy(name, q, (size_t)(end - q));
         name[end - q] = '\0';
-        if (resolve_include(dir, name, path, sizeof path) && pair_may_include(path))
-            continue;
-        size_t used = strlen(bad);
-        snprintf(bad + used, bad_size - used, "  %s:%d: \"%s\"\n", file, line, name);
-        count++;
+        fn(name, line, arg);
     }
-    return count;
 }
 
-static void test_pairs_include_only_the_kit_and_core(void)
+/* A check of the include lines of one file: the refused ones appended to bad, counted. */
+typedef struct include_check {
+    const char *file, *dir;
+    char *bad;
+    size_t bad_size;
+    int count;
+} include_check;
+
+/* Appends "  file:line: "name"" (and " (path)" when path is not NULL) to s->bad. */
+static void include_refused(include_check *s, const char *name, int line, const char *path)
+{
+    size_t used = strlen(s->bad);
+    snprintf(s->bad + used, s->bad_size - used, "  %s:%d: \"%s\"%s%s%s\n", s->file, line, name,
+             path ? " (" : "", path ? path : "", path ? ")" : "");
+    s->count++;
+}
+
+static void check_pair_include(const char *name, int line, void *arg)
+{
+    include_check *s = arg;
+    char path[512];
+    if (!resolve_include(s->dir, name, path, sizeof path) || !pair_may_include(path))
+        include_refused(s, name, line, NULL);
+}
+
+/* Checks every quoted include of `text` (a file of folder dir); appends "file:line: name" of
+ * each one a pair may not include to bad. Returns how many. */
+static int check_pair_includes(const char *file, const char *dir, const char *text, char *bad,
+                               size_t bad_size)
+{
+    include_check s = {file, dir, bad, bad_size, 0};
+    each_include(text, check_pair_include, &s);
+    return s.count;
+}
+
+static void test_pairs_include_only_the_kit_and_model(void)
 {
     static char files[3 * LAYOUT_MAX_FILES][LAYOUT_NAME];
     int n = list_files("bench", ".c .h .cu", files, LAYOUT_MAX_FILES);
@@ -138,14 +174,14 @@ static void test_pairs_include_only_the_kit_and_core(void)
         free(text);
     }
     if (count)
-        printf("    pairs including what is not the pair kit or core/:\n%s", bad);
+        printf("    pairs including what is not the pair kit or model/:\n%s", bad);
     RB_CHECK(count == 0);
 }
 
 static void test_include_checker_catches_a_runner_header(void)
 {
     char bad[1024] = "";
-    const char *ok = "#include <math.h>\n#include \"pair_util.h\"\n#include \"core/json.h\"\n"
+    const char *ok = "#include <math.h>\n#include \"pair_util.h\"\n#include \"model/json.h\"\n"
                      "#include \"kernels/copy_vectorized.h\"\n";
     RB_CHECK(check_pair_includes("bench/x.c", "bench", ok, bad, sizeof bad) == 0);
     const char *planted[] = {"#include \"runner/measure.h\"\n", "#include \"../harness/runner/env.h\"\n",
@@ -344,6 +380,454 @@ static void test_cycle_finder_catches_a_planted_cycle(void)
     RB_CHECK(!strcmp(out, "a.c -> b.c -> c.c -> a.c"));
 }
 
+/* ---- harness/ as a whole: no include circle, no call circle ---- */
+
+/* A module is a source and its header (harness/model/node.c and node.h are
+ * "harness/model/node"). Module A includes B when one of A's files includes B's header, and A
+ * calls B when A's object uses a symbol that B's object defines (nm). Two modules that include
+ * or call each other, directly or through others, can only be read together: none may. */
+
+typedef struct layout_files {
+    int n;
+    char path[2 * LAYOUT_MAX_FILES][LAYOUT_NAME]; /* harness/<folder>/<file>, by folder */
+    char *text[2 * LAYOUT_MAX_FILES];
+} layout_files;
+
+/* The folders of harness/ (kit, runner, ...), sorted. */
+static int harness_folders(char out[][LAYOUT_NAME], int max)
+{
+    DIR *d = opendir("harness");
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL && n < max;) {
+        char path[LAYOUT_NAME];
+        struct stat st;
+        if (e->d_name[0] == '.' || snprintf(path, sizeof path, "harness/%s", e->d_name) >= LAYOUT_NAME)
+            continue;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            snprintf(out[n++], LAYOUT_NAME, "%s", path);
+    }
+    if (d)
+        closedir(d);
+    qsort(out, (size_t)n, LAYOUT_NAME, (int (*)(const void *, const void *))strcmp);
+    return n;
+}
+
+/* Every file of the harness with a suffix of `suffixes`, read (texts NULL when reads is 0). */
+static void harness_files(layout_files *t, const char *suffixes, int reads)
+{
+    static char folders[32][LAYOUT_NAME];
+    int nf = harness_folders(folders, 32);
+    t->n = 0;
+    for (int i = 0; i < nf; i++)
+        t->n += list_files(folders[i], suffixes, t->path + t->n, 2 * LAYOUT_MAX_FILES - t->n);
+    for (int i = 0; i < t->n; i++)
+        t->text[i] = reads ? rbtest_read_file(t->path[i]) : NULL;
+}
+
+static void harness_files_free(layout_files *t)
+{
+    for (int i = 0; i < t->n; i++)
+        free(t->text[i]);
+}
+
+/* The module of a file: its path without the extension. Its index in g, added when new. */
+static int module_index(layout_graph *g, const char *path)
+{
+    char name[LAYOUT_NAME];
+    snprintf(name, sizeof name, "%s", path);
+    char *dot = strrchr(name, '.');
+    if (dot && dot > strrchr(name, '/'))
+        *dot = '\0';
+    for (int i = 0; i < g->files; i++)
+        if (!strcmp(g->name[i], name))
+            return i;
+    if (g->files >= LAYOUT_MAX_FILES)
+        return -1;
+    snprintf(g->name[g->files], LAYOUT_NAME, "%s", name);
+    return g->files++;
+}
+
+/* Where `#include "name"` of a harness file in folder dir lands, as a path from the repository
+ * root ("harness/model/json.h"): its own folder, then every folder of the harness (a name one
+ * of them holds is found whatever -I flags its folder is built with), harness/, the root.
+ * 0 when it lands nowhere. */
+static int resolve_harness_include(const char *dir, const char *name, char *out, size_t size)
+{
+    const char *roots[] = {dir, "harness/runner", "harness/kit", "harness/model", "harness/report",
+                           "harness", "."};
+    char path[512], real[4096], root[4096];
+    for (size_t r = 0; r < sizeof roots / sizeof roots[0]; r++) {
+        if (snprintf(path, sizeof path, "%s/%s", roots[r], name) >= (int)sizeof path ||
+            !is_file(path) || !realpath(path, real) || !realpath(".", root))
+            continue;
+        size_t n = strlen(root);
+        if (strncmp(real, root, n) || real[n] != '/')
+            return 0;
+        return snprintf(out, size, "%s", real + n + 1) < (int)size;
+    }
+    return 0;
+}
+
+typedef struct include_scan {
+    layout_graph *g;
+    const char *file;
+    char dir[LAYOUT_NAME];
+    int from;
+} include_scan;
+
+static void add_include(const char *name, int line, void *arg)
+{
+    include_scan *s = arg;
+    char path[LAYOUT_NAME];
+    (void)line;
+    if (!resolve_harness_include(s->dir, name, path, sizeof path) || strncmp(path, "harness/", 8))
+        return;
+    int to = module_index(s->g, path);
+    if (to >= 0 && to != s->from && s->from >= 0)
+        s->g->calls[s->from][to] = 1;
+}
+
+/* The include graph of the modules of t's files. */
+static void build_include_graph(layout_graph *g, const layout_files *t)
+{
+    memset(g, 0, sizeof *g);
+    for (int i = 0; i < t->n; i++) {
+        include_scan s = {g, t->path[i], "", module_index(g, t->path[i])};
+        snprintf(s.dir, sizeof s.dir, "%.*s", (int)(strrchr(t->path[i], '/') - t->path[i]),
+                 t->path[i]);
+        if (t->text[i])
+            each_include(t->text[i], add_include, &s);
+    }
+}
+
+static void test_harness_has_no_include_circle(void)
+{
+    static layout_files t;
+    static layout_graph g;
+    harness_files(&t, ".c .h .cu .cuh", 1);
+    RB_CHECK(t.n >= 120); /* 143 files today */
+    build_include_graph(&g, &t);
+    char cycle[2048] = "";
+    int found = find_cycle(&g, cycle, sizeof cycle);
+    if (found)
+        printf("    an include circle between harness modules: %s\n", cycle);
+    RB_CHECK(!found);
+    /* the check can fail: node_attr.c including node.h again (the circle it had) */
+    int at = -1;
+    for (int i = 0; i < t.n; i++)
+        if (strstr(t.path[i], "/node_attr.c") && t.text[i])
+            at = i;
+    RB_CHECK(at >= 0);
+    if (at >= 0) {
+        char *real = t.text[at], *planted = malloc(strlen(real) + 32);
+        if (planted) {
+            sprintf(planted, "%s#include \"node.h\"\n", real);
+            t.text[at] = planted;
+            build_include_graph(&g, &t);
+            RB_CHECK(find_cycle(&g, cycle, sizeof cycle) && strstr(cycle, "/node_attr -> "));
+            t.text[at] = real;
+            free(planted);
+        }
+    }
+    harness_files_free(&t);
+}
+
+/* ---- the call graph, from the objects ---- */
+
+typedef struct layout_sym {
+    char name[LAYOUT_NAME];
+    int owner;
+} layout_sym;
+
+typedef struct layout_objects {
+    layout_files src;            /* the harness's .c and .cu files */
+    int module[2 * LAYOUT_MAX_FILES]; /* the module of each, in the graph */
+    char *nm[2 * LAYOUT_MAX_FILES];   /* `nm -P` of its object; NULL: not built */
+    int built;
+} layout_objects;
+
+/* `nm -P` of object path, malloc'd; NULL when it cannot be read. */
+static char *nm_text(const char *path)
+{
+    char cmd[LAYOUT_NAME + 600];
+    snprintf(cmd, sizeof cmd, "nm -P '%s' 2>/dev/null", path);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return NULL;
+    size_t cap = 1 << 16, len = 0, got;
+    char *text = malloc(cap);
+    while (text && (got = fread(text + len, 1, cap - len - 1, p)) > 0)
+        if ((len += got) + 1 >= cap) {
+            char *more = realloc(text, cap *= 2);
+            if (!more)
+                free(text);
+            text = more;
+        }
+    int rc = pclose(p);
+    if (text)
+        text[len] = '\0';
+    if (rc != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* The objects of the harness's sources in the build folder beside rbtest (build/<arch>/). */
+static void read_objects(layout_objects *o, layout_graph *g)
+{
+    char build[LAYOUT_NAME];
+    snprintf(build, sizeof build, "%s", rbtest_self);
+    char *slash = strrchr(build, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(build, sizeof build, ".");
+    memset(g, 0, sizeof *g);
+    harness_files(&o->src, ".c .cu", 0);
+    o->built = 0;
+    for (int i = 0; i < o->src.n; i++) {
+        char obj[2 * LAYOUT_NAME];
+        snprintf(obj, sizeof obj, "%s/%.*s.o", build,
+                 (int)(strrchr(o->src.path[i], '.') - o->src.path[i]), o->src.path[i]);
+        o->module[i] = module_index(g, o->src.path[i]);
+        o->nm[i] = is_file(obj) ? nm_text(obj) : NULL; /* mpi_main.o only with MPI=1 */
+        o->built += o->nm[i] != NULL;
+    }
+}
+
+static void objects_free(layout_objects *o)
+{
+    for (int i = 0; i < o->src.n; i++)
+        free(o->nm[i]);
+}
+
+/* Calls fn with each symbol line of nm -P text: its name and its type letter. */
+static void each_symbol(const char *text, void (*fn)(const char *name, size_t len, char type,
+                                                      void *arg),
+                        void *arg)
+{
+    for (const char *p = text; p && *p;) {
+        const char *sp = strchr(p, ' '), *eol = strchr(p, '\n');
+        if (!eol)
+            eol = p + strlen(p);
+        if (sp && sp < eol && sp + 1 < eol)
+            fn(p, (size_t)(sp - p), sp[1], arg);
+        p = *eol ? eol + 1 : eol;
+    }
+}
+
+typedef struct sym_table {
+    layout_sym *sym;
+    int n, owner;
+    layout_graph *g;
+} sym_table;
+
+static void add_defined(const char *name, size_t len, char type, void *arg)
+{
+    sym_table *t = arg;
+    if (type == 'U' || !isupper((unsigned char)type) || len >= LAYOUT_NAME || t->n >= LAYOUT_MAX_SYMS)
+        return;
+    memcpy(t->sym[t->n].name, name, len);
+    t->sym[t->n].name[len] = '\0';
+    t->sym[t->n++].owner = t->owner;
+}
+
+static int sym_order(const void *a, const void *b)
+{
+    return strcmp(((const layout_sym *)a)->name, ((const layout_sym *)b)->name);
+}
+
+static void add_used(const char *name, size_t len, char type, void *arg)
+{
+    sym_table *t = arg;
+    layout_sym key;
+    if (type != 'U' || len >= LAYOUT_NAME)
+        return;
+    memcpy(key.name, name, len);
+    key.name[len] = '\0';
+    const layout_sym *d = bsearch(&key, t->sym, (size_t)t->n, sizeof key, sym_order);
+    if (d && d->owner != t->owner)
+        t->g->calls[t->owner][d->owner] = 1;
+}
+
+/* The call graph of the modules from their objects' symbols (calls cleared, names kept). */
+static void build_call_graph(layout_graph *g, const layout_objects *o)
+{
+    static layout_sym sym[LAYOUT_MAX_SYMS];
+    sym_table t = {sym, 0, 0, g};
+    memset(g->calls, 0, sizeof g->calls);
+    for (int i = 0; i < o->src.n; i++) {
+        t.owner = o->module[i];
+        each_symbol(o->nm[i], add_defined, &t);
+    }
+    qsort(sym, (size_t)t.n, sizeof sym[0], sym_order);
+    for (int i = 0; i < o->src.n; i++) {
+        t.owner = o->module[i];
+        each_symbol(o->nm[i], add_used, &t);
+    }
+}
+
+/* The index of the source whose path ends with tail, -1 when none is built. */
+static int object_named(const layout_objects *o, const char *tail)
+{
+    size_t n = strlen(tail);
+    for (int i = 0; i < o->src.n; i++) {
+        size_t len = strlen(o->src.path[i]);
+        if (o->nm[i] && len >= n && !strcmp(o->src.path[i] + len - n, tail))
+            return i;
+    }
+    return -1;
+}
+
+/* Appends a line to source i's nm text (a planted symbol); returns the real text to restore. */
+static char *plant_symbol(layout_objects *o, int i, const char *line)
+{
+    char *real = o->nm[i], *planted = malloc(strlen(real) + strlen(line) + 1);
+    if (planted) {
+        sprintf(planted, "%s%s", real, line);
+        o->nm[i] = planted;
+    }
+    return real;
+}
+
+static void unplant_symbol(layout_objects *o, int i, char *real)
+{
+    if (o->nm[i] != real)
+        free(o->nm[i]);
+    o->nm[i] = real;
+}
+
+static void test_harness_has_no_call_circle(void)
+{
+    static layout_objects o;
+    static layout_graph g;
+    read_objects(&o, &g);
+    RB_CHECK(o.built >= 60); /* 76 objects today (mpi_main.o only with MPI=1) */
+    build_call_graph(&g, &o);
+    char cycle[2048] = "";
+    int found = find_cycle(&g, cycle, sizeof cycle);
+    if (found)
+        printf("    a call circle between harness modules: %s\n", cycle);
+    RB_CHECK(!found);
+    /* the check can fail: plot_draw.c calling back into plot_roofs.c (the circle the drawing
+     * primitives had while plot_svg.c defined them) */
+    int at = object_named(&o, "/plot_draw.c");
+    RB_CHECK(at >= 0);
+    if (at >= 0) {
+        char *real = plant_symbol(&o, at, "rb_plot_draw_flat_roofs U\n");
+        build_call_graph(&g, &o);
+        RB_CHECK(find_cycle(&g, cycle, sizeof cycle) && strstr(cycle, "/plot_draw -> ") &&
+                 strstr(cycle, "/plot_roofs"));
+        unplant_symbol(&o, at, real);
+    }
+    objects_free(&o);
+}
+
+/* ---- the model apart from the report ---- */
+
+/* 1 when path is a file of the folders the model may not read: harness/report, harness/runner. */
+static int model_may_not_read(const char *path)
+{
+    return !strncmp(path, "harness/report/", 15) || !strncmp(path, "harness/runner/", 15);
+}
+
+static void check_model_include(const char *name, int line, void *arg)
+{
+    include_check *s = arg;
+    char path[LAYOUT_NAME];
+    if (resolve_harness_include(s->dir, name, path, sizeof path) && model_may_not_read(path))
+        include_refused(s, name, line, path);
+}
+
+/* The includes of text (a file of harness/model) that land in the report or the runner,
+ * appended to bad as "file:line: name (path)". Returns how many. */
+static int check_model_includes(const char *file, const char *text, char *bad, size_t bad_size)
+{
+    include_check s = {file, "harness/model", bad, bad_size, 0};
+    each_include(text, check_model_include, &s);
+    return s.count;
+}
+
+static void test_model_includes_no_report(void)
+{
+    static layout_files t;
+    harness_files(&t, ".c .h", 1);
+    char bad[4096] = "";
+    int count = 0, model = 0, at = -1;
+    for (int i = 0; i < t.n; i++) {
+        if (strncmp(t.path[i], "harness/model/", 14) || !t.text[i])
+            continue;
+        model++;
+        count += check_model_includes(t.path[i], t.text[i], bad, sizeof bad);
+        if (strstr(t.path[i], "/expect.c"))
+            at = i;
+    }
+    if (count)
+        printf("    model files including the report or the runner:\n%s", bad);
+    RB_CHECK(count == 0);
+    RB_CHECK(model >= 40); /* 60 files today */
+    /* the check can fail: a copy of expect.c with a report header planted, by each spelling */
+    const char *planted[] = {"#include \"plot.h\"\n", "#include \"report/svg.h\"\n",
+                             "#include \"../report/docs.h\"\n", "#include \"jobs.h\"\n"};
+    RB_CHECK(at >= 0);
+    for (size_t k = 0; at >= 0 && k < sizeof planted / sizeof planted[0]; k++) {
+        char *copy = malloc(strlen(t.text[at]) + 64);
+        if (!copy)
+            continue;
+        sprintf(copy, "%s%s", t.text[at], planted[k]);
+        bad[0] = '\0';
+        RB_CHECK(check_model_includes("harness/model/expect.c", copy, bad, sizeof bad) == 1);
+        free(copy);
+    }
+    RB_CHECK(strstr(bad, "harness/model/expect.c:") && strstr(bad, "(harness/runner/jobs.h)"));
+    harness_files_free(&t);
+}
+
+/* The model modules of g that call a report or runner module, as "a -> b" lines into bad.
+ * Returns how many. */
+static int model_calls_out(const layout_graph *g, char *bad, size_t bad_size)
+{
+    int count = 0;
+    for (int a = 0; a < g->files; a++)
+        for (int b = 0; b < g->files; b++) {
+            char to[LAYOUT_NAME + 2];
+            snprintf(to, sizeof to, "%s.", g->name[b]);
+            if (!g->calls[a][b] || strncmp(g->name[a], "harness/model/", 14) ||
+                !model_may_not_read(to))
+                continue;
+            size_t used = strlen(bad);
+            snprintf(bad + used, bad_size - used, "  %s -> %s\n", g->name[a], g->name[b]);
+            count++;
+        }
+    return count;
+}
+
+static void test_model_calls_no_report(void)
+{
+    static layout_objects o;
+    static layout_graph g;
+    read_objects(&o, &g);
+    build_call_graph(&g, &o);
+    char bad[4096] = "";
+    int count = model_calls_out(&g, bad, sizeof bad);
+    if (count)
+        printf("    model objects calling the report or the runner:\n%s", bad);
+    RB_CHECK(count == 0);
+    /* the check can fail: json.o using a drawing primitive of the report */
+    int at = object_named(&o, "/model/json.c");
+    RB_CHECK(at >= 0);
+    if (at >= 0) {
+        char *real = plant_symbol(&o, at, "rb_plot_line U\n");
+        build_call_graph(&g, &o);
+        bad[0] = '\0';
+        RB_CHECK(model_calls_out(&g, bad, sizeof bad) == 1 &&
+                 strstr(bad, "harness/model/json -> harness/report/plot_draw"));
+        unplant_symbol(&o, at, real);
+    }
+    objects_free(&o);
+}
+
 /* A lesson file carries only the lesson (STYLE.md): no test plant, no `#if...` on an RB_PLANT_
  * macro, in kernels/; plants reach a kernel from bench/ or tests/. 0, or 1 with its line. */
 static int plant_in_lesson(const char *text, int *line)
@@ -380,10 +864,14 @@ static void test_lesson_kernels_hold_no_plants(void)
 }
 
 static const rbtest_case layout_cases[] = {
-    {"pairs_include_only_the_kit_and_core", test_pairs_include_only_the_kit_and_core},
+    {"pairs_include_only_the_kit_and_model", test_pairs_include_only_the_kit_and_model},
     {"include_checker_catches_a_runner_header", test_include_checker_catches_a_runner_header},
     {"runner_has_no_call_cycle", test_runner_has_no_call_cycle},
     {"cycle_finder_catches_a_planted_cycle", test_cycle_finder_catches_a_planted_cycle},
     {"lesson_kernels_hold_no_plants", test_lesson_kernels_hold_no_plants},
+    {"harness_has_no_include_circle", test_harness_has_no_include_circle},
+    {"harness_has_no_call_circle", test_harness_has_no_call_circle},
+    {"model_includes_no_report", test_model_includes_no_report},
+    {"model_calls_no_report", test_model_calls_no_report},
 };
 RB_SUITE(layout_suite, "layout", layout_cases);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/core/report.h"
+#include "../harness/model/report.h"
 #include "../harness/runner/jobs.h"
 #include "../harness/kit/pair.h"
 #include "../harness/runner/results.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The node document (harness/core/node.c): outliers on synthetic nodes of run documents, each
+ * The node document (harness/model/node.c): outliers on synthetic nodes of run documents, each
  * GPU with its own jitter within the runs' spread: a clean node flags nothing; a slow GPU is
  * flagged, alone, with the attribution its own evidence gives (platform, thermal, pcie,
  * unexplained); two GPUs are judged against the expectation; missing and NaN rows flag nothing.
@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../harness/core/cli.h"
-#include "../harness/core/node.h"
-#include "../harness/core/util.h"
+#include "../harness/model/cli.h"
+#include "../harness/model/node.h"
+#include "../harness/model/util.h"
 #include "../harness/runner/jobs.h"
 #include "rbtest.h"
 

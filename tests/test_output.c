@@ -11,10 +11,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../harness/core/cli.h"
-#include "../harness/core/expect.h"
-#include "../harness/core/report.h"
-#include "../harness/core/text.h"
+#include "../harness/model/cli.h"
+#include "../harness/model/expect.h"
+#include "../harness/model/report.h"
+#include "../harness/model/text.h"
 #include "../harness/runner/progress.h"
 #include "rbtest.h"
 

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests of the P2P matrix without a GPU (harness/core/p2p_table.h): synthetic matrices built
+/* Tests of the P2P matrix without a GPU (harness/report/p2p_table.h): synthetic matrices built
  * from the lines the measuring child sends, judged against roofs, and their tables. A planted
  * weak link is flagged and nothing else; a clean matrix flags nothing; missing and malformed
  * cells are handled. */
-#include "../harness/core/json.h"
-#include "../harness/core/node.h"
-#include "../harness/core/p2p_table.h"
-#include "../harness/core/plot.h"
-#include "../harness/core/util.h"
+#include "../harness/model/json.h"
+#include "../harness/model/node.h"
+#include "../harness/report/p2p_table.h"
+#include "../harness/report/plot.h"
+#include "../harness/model/util.h"
 #include "rbtest.h"
 #include "xml_check.h"
 

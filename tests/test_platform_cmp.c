@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * compare across machines (harness/core/runcmp.c) on synthetic pairs of results files shaped as
+ * compare across machines (harness/model/runcmp.c) on synthetic pairs of results files shaped as
  * two H200 runs are: each row held against the platform reference of its own roof (the PCIe
  * probes a run takes for its link-bound rows), informational rows gated as `run` gates them
  * (only with --gate all), and the evidence of a slowdown no roof explains naming the roof it was
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/core/runcmp.h"
+#include "../harness/model/runcmp.h"
 #include "rbtest.h"
 
 /* One variant of a synthetic run: its row group, name, roof, median (ms), efficiency against

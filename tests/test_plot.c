@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../harness/core/plot.h"
-#include "../harness/core/svg.h"
+#include "../harness/report/plot.h"
+#include "../harness/report/svg.h"
 #include "../harness/runner/results.h"
 #include "rbtest.h"
 #include "xml_check.h"

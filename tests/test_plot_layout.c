@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/core/plot.h"
-#include "../harness/core/util.h"
+#include "../harness/report/plot.h"
+#include "../harness/model/util.h"
 #include "rbtest.h"
 
 #define FIXTURE "tests/plot/roofs.json"

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/core/ceiling_record.h"
-#include "../harness/core/cli.h"
+#include "../harness/model/ceiling_record.h"
+#include "../harness/model/cli.h"
 #include "../harness/runner/jobs.h"
 #include "../harness/runner/results.h"
 #include "../harness/kit/pair.h"

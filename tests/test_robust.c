@@ -20,13 +20,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../harness/core/docs.h"
-#include "../harness/core/expect.h"
-#include "../harness/core/json.h"
-#include "../harness/core/outputs.h"
-#include "../harness/core/report.h"
-#include "../harness/core/runcmp.h"
-#include "../harness/core/util.h"
+#include "../harness/report/docs.h"
+#include "../harness/model/expect.h"
+#include "../harness/model/json.h"
+#include "../harness/model/outputs.h"
+#include "../harness/model/report.h"
+#include "../harness/model/runcmp.h"
+#include "../harness/model/util.h"
 #include "../harness/runner/results.h"
 #include "rbtest.h"
 #include "xml_check.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * roofbench compare (harness/core/runcmp.c): every verdict and every attribution on synthetic
+ * roofbench compare (harness/model/runcmp.c): every verdict and every attribution on synthetic
  * results documents, each cause planted alone; the two committed runs of one build; and the
  * binary's exit codes and refusals (compare, run --baseline).
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../harness/core/runcmp.h"
+#include "../harness/model/runcmp.h"
 #include "rbtest.h"
 
 /* One pair "copy" with one variant "optimized" on the DRAM roof and one kernel. top: members

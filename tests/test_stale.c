@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Expectations that cannot go stale unseen (harness/core/expect_stale.h, expect_record.h,
+ * Expectations that cannot go stale unseen (harness/model/expect_stale.h, expect_record.h,
  * expect_check.h, harness/runner/expect_cmd.h): the stale mark and its verdict, recording from
  * several runs on several machines, launch geometry counted as code, and the check that every
  * committed expectation file describes this build. The last is tier 2: it needs the build's
@@ -13,18 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/core/cli.h"
-#include "../harness/core/expect.h"
-#include "../harness/core/expect_check.h"
-#include "../harness/core/expect_record.h"
-#include "../harness/core/expect_stale.h"
-#include "../harness/core/fingerprint.h"
-#include "../harness/core/json.h"
-#include "../harness/core/outputs.h"
-#include "../harness/core/report.h"
-#include "../harness/core/result_read.h"
-#include "../harness/core/runcmp.h"
-#include "../harness/core/util.h"
+#include "../harness/model/cli.h"
+#include "../harness/model/expect.h"
+#include "../harness/model/expect_check.h"
+#include "../harness/model/expect_record.h"
+#include "../harness/model/expect_stale.h"
+#include "../harness/model/fingerprint.h"
+#include "../harness/model/json.h"
+#include "../harness/model/outputs.h"
+#include "../harness/model/report.h"
+#include "../harness/model/result_read.h"
+#include "../harness/model/runcmp.h"
+#include "../harness/model/util.h"
 #include "../harness/runner/expect_cmd.h"
 #include "../kernels/copy_vectorized.h"
 #include "rbtest.h"

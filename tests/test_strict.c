@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../harness/core/json.h"
-#include "../harness/core/p2p_table.h"
-#include "../harness/core/util.h"
+#include "../harness/model/json.h"
+#include "../harness/report/p2p_table.h"
+#include "../harness/model/util.h"
 #include "rbtest.h"
 #include "xml_check.h"
 
@@ -487,7 +487,7 @@ static void test_every_fatal_signal_cleans_up(void)
 
 /* ---- 10. node and fleet documents: one GPU's run by --gpu N ---- */
 
-/* One line of a P2P measurement (core/p2p_table.h) into matrix m: 0, or -1. */
+/* One line of a P2P measurement (report/p2p_table.h) into matrix m: 0, or -1. */
 static int add_p2p_line(json_value *m, const char *text)
 {
     char err[200];

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "core/util.h"
+#include "model/util.h"
 
 /* An entity at s ("&amp;" ...): its length, 0 when it is not one XML knows. */
 static size_t entity_len(const char *s)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 
-#include "core/util.h"
+#include "model/util.h"
 #include "rb_cuda.h"
 
 static char first_error[300];

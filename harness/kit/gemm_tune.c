@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/json.h"
-#include "core/stats.h"
+#include "model/json.h"
+#include "model/stats.h"
 #include "pair_util.h"
 
 /* Tunable (CFLAGS=-D...). */

@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-/* d[i] = rb_uniform_f32(seed, i) (harness/core/random.h), bit-exact with the CPU. */
+/* d[i] = rb_uniform_f32(seed, i) (harness/model/random.h), bit-exact with the CPU. */
 cudaError_t rb_fill_uniform_f32(float *d, size_t n, uint64_t seed, cudaStream_t stream);
 
 /* Normwise relative error ||out - ref|| / ||ref|| over n floats, accumulated in double on the
@@ -30,7 +30,7 @@ cudaError_t rb_relerr_bf16_device(const void *out_bf16, const float *ref, size_t
                                   cudaStream_t stream, double *rel_err);
 
 /* The largest error of one row, rows x cols of a bf16 output against an fp32 reference: the
- * device twin of rb_row_relerr_max_f32 (harness/core/compare.h; NaN anywhere: NaN).
+ * device twin of rb_row_relerr_max_f32 (harness/model/compare.h; NaN anywhere: NaN).
  * Synchronizes the stream. */
 cudaError_t rb_row_relerr_bf16_device(const void *out_bf16, const float *ref, size_t rows,
                                       size_t cols, cudaStream_t stream, double *max_err);

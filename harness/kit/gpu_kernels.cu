@@ -6,7 +6,7 @@
 #include <cuda_bf16.h>
 #include <string.h>
 
-#include "core/random.h"
+#include "model/random.h"
 
 static __device__ double rb_sums[2]; /* sum (out-ref)^2, sum ref^2 */
 
@@ -112,7 +112,7 @@ static cudaError_t relerr_device(const T *out, const float *ref, size_t n, cudaS
         e = cudaStreamSynchronize(stream);
     if (e != cudaSuccess)
         return e;
-    /* Same rule as rb_relerr_from_sums (harness/core/compare.c), which the tests pin down. */
+    /* Same rule as rb_relerr_from_sums (harness/model/compare.c), which the tests pin down. */
     if (sums[0] != sums[0] || sums[1] != sums[1])
         *rel_err = sums[0] + sums[1]; /* NaN */
     else if (sums[1] == 0.0)

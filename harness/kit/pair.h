@@ -38,9 +38,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/codegen.h"
-#include "core/result.h"
-#include "core/util.h"
+#include "model/codegen.h"
+#include "model/result.h"
+#include "model/util.h"
 #include "kernel_info.h"
 #include "rb_cuda.h"
 
@@ -74,7 +74,7 @@ typedef struct rb_variant_def {
     /* The bytes this variant must move when they differ from the pair's (gemm_precision: each
      * precision reads its own element size); NULL: the pair's bytes(). */
     double (*bytes)(const rb_size *size);
-    /* The roof the variant is bound by: a key of harness/core/roofline.h ("dram_read_gbps",
+    /* The roof the variant is bound by: a key of harness/model/roofline.h ("dram_read_gbps",
      * "bf16_tflops", "pcie_h2d_gbps", "launch_us"). NULL: derived, the unit's compute roof
      * when the pair has flops, else dram_gbps. Its %ceil is against the measured value of that
      * key, its %peak against the datasheet's. */
@@ -146,7 +146,7 @@ typedef struct rb_pair_timing {
      * With interleave too, sustained and interleaved: rounds of sustained windows, each variant
      * in turn (A B A B, RB_SUSTAIN_WINDOWS), so that every variant meets the same power-capped
      * clock as its roof and as the others (rb_measure_opts.windows). Either way a variant so
-     * timed may raise its compute roof (core/report.h): the roof is the best we reach. Not at
+     * timed may raise its compute roof (model/report.h): the roof is the best we reach. Not at
      * a smaller size, with --cold or with --samples N (which asks for exactly N samples). */
     double sustain_s;
     /* With sustain_s, the variants (bit k: variants[k]) a full run times at `size` of input's

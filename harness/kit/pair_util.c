@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/compare.h"
-#include "core/stats.h"
-#include "core/util.h"
+#include "model/compare.h"
+#include "model/stats.h"
+#include "model/util.h"
 #include "gpu.h"
 
 int rb_pair_resolve_size(const rb_pair *p, const rb_size *requested, rb_size *out, char *why,

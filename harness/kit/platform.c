@@ -10,8 +10,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/contention.h"
-#include "core/util.h"
+#include "model/contention.h"
+#include "model/util.h"
 
 /* ---- NVML through dlopen: the few entry points we read, declared by hand ---- */
 

@@ -75,7 +75,7 @@ void rb_env_nvml_clock_sample(void *handle, double *sm_mhz, int *have_reasons,
 int rb_env_nvml_energy_mj(void *handle, unsigned long long *mj);
 /* NVML's utilization of the GPU (%, over the driver's last sample period): 0, or -1. */
 int rb_env_nvml_utilization(void *handle, unsigned *gpu, unsigned *memory);
-/* The compute processes on the handle's GPU (core/contention.h: PIDs and memory, names left
+/* The compute processes on the handle's GPU (model/contention.h: PIDs and memory, names left
  * empty), at most max of them into out, *n how many: 0, or -1 when NVML cannot list them.
  * Test hook: RB_TEST_GPU_PROCESSES (rb_gpu_processes_parse's list) stands for NVML's list,
  * "self" this process and "root" its parent. Calls no CUDA. */

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/stats.h"
-#include "core/util.h"
+#include "model/stats.h"
+#include "model/util.h"
 
 #define TIMER_MAX_SAMPLES 100000
 #define TIMER_MAX_LAUNCHES 10000

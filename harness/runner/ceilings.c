@@ -10,7 +10,7 @@
  * latency ~0.5 s, plus the CUDA context and allocations: ~40 s on one GPU, under the 60 s
  * budget; peer links add ~5 s on 4 GPUs; the DRAM latency (a pointer chase) ~0.5 s. --quick: DRAM copy, FP32, launch, ~1.5 s in the
  * child. --links: host and peer links, seconds. A run's platform reference is the quick three
- * and the probes its rows need (core/ceiling_record.h: DRAM read or write, L2, the PCIe roofs),
+ * and the probes its rows need (model/ceiling_record.h: DRAM read or write, L2, the PCIe roofs),
  * each by the same method as the full measurement with a shorter cap (CEIL_PROBE_CAP_S): a
  * fraction of a second each.
  */
@@ -23,7 +23,7 @@
 #include "ceilings_gemm.h"
 #include "ceilings_kernels.h"
 #include "child.h"
-#include "core/util.h"
+#include "model/util.h"
 #include "gpu.h"
 #include "measure.h"
 #include "p2p_matrix.h"

@@ -34,9 +34,9 @@
 #include "ceilings_gemm.h"
 #include "ceilings_kernels.h"
 #include "child.h"
-#include "core/ceiling_record.h"
-#include "core/stats.h"
-#include "core/util.h"
+#include "model/ceiling_record.h"
+#include "model/stats.h"
+#include "model/util.h"
 #include "gemm_ref.h"
 
 #define CG_WARM_S 0.5

@@ -2,7 +2,7 @@
 /*
  * The tensor-core roofs of `roofbench ceilings` (tf32, bf16, fp16, fp8 dense) through cuBLASLt,
  * measured sustained in the ceilings child and sent to the parent one line each as measured
- * (core/ceiling_record.h has the lines).
+ * (model/ceiling_record.h has the lines).
  */
 #ifndef RB_CEILINGS_GEMM_H
 #define RB_CEILINGS_GEMM_H

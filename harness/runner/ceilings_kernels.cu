@@ -27,7 +27,7 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
-#include "core/random.h"
+#include "model/random.h"
 
 #define CEIL_THREADS 256
 #define CEIL_UNROLL 4        /* 16-byte accesses per thread per pass */

@@ -10,9 +10,9 @@
 
 #include <nvtx3/nvToolsExt.h>
 
-#include "core/compare.h"
-#include "core/fingerprint.h"
-#include "core/util.h"
+#include "model/compare.h"
+#include "model/fingerprint.h"
+#include "model/util.h"
 #include "env.h"
 #include "gpu.h"
 #include "gpu_check.h"

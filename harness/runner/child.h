@@ -9,7 +9,7 @@
  *   {"type":"error","reason"} a failure; the child then exits non-zero
  *   {"type":"env", ...}      a probe's environment
  *   {"type":"gpu_check", ...} before the pair's setup (and a run's first probe): the processes
- *                            not the run's own on the GPU and its utilization (core/contention.h)
+ *                            not the run's own on the GPU and its utilization (model/contention.h)
  */
 #ifndef RB_CHILD_H
 #define RB_CHILD_H

@@ -2,7 +2,7 @@
 /*
  * The clocks during a timed loop: a thread that reads the SM clock and the clock-event reasons
  * from NVML about every 10 ms, from rb_clock_sampler_start (just before the loop) to
- * rb_clock_sampler_stop (just after it), and folds them into an rb_clocks (core/clocks.h). It
+ * rb_clock_sampler_stop (just after it), and folds them into an rb_clocks (model/clocks.h). It
  * calls NVML only, never CUDA, so it adds nothing to the stream being timed; its cost is one
  * CPU core waking 100 times a second. Without NVML it starts no thread and records nothing.
  *
@@ -12,7 +12,7 @@
  * average, and a verdict at equal clock needs the step's own. A sample waits for its stop
  * event before the next one is queued, so the variant the loop names is the one on the GPU.
  *
- * It also reads NVML's compute processes (core/contention.h): on the calling thread when it
+ * It also reads NVML's compute processes (model/contention.h): on the calling thread when it
  * starts and when it stops, and from its thread every RB_CONTENTION_POLL_MS in between,
  * settling windows included; a process not the run's own seen at any of these makes the loop,
  * and every variant timed in it, contended (rb_clock_sampler_contention).
@@ -23,9 +23,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "core/clocks.h"
-#include "core/contention.h"
-#include "core/result.h"
+#include "model/clocks.h"
+#include "model/contention.h"
+#include "model/result.h"
 
 #define RB_CLOCK_SAMPLE_MS 10
 
@@ -37,7 +37,7 @@ typedef struct rb_clock_sampler {
     atomic_int current;                /* the variant being timed */
     int n;                             /* variants */
     rb_clocks clocks[RB_MAX_VARIANTS]; /* written by the thread until it is joined */
-    rb_own own;                        /* who is the run's own (core/contention.h) */
+    rb_own own;                        /* who is the run's own (model/contention.h) */
     int procs_read;                    /* the process list could be read at least once */
     int ticks;
     rb_contention seen; /* written by the thread until it is joined */

@@ -17,9 +17,9 @@
 #endif
 #pragma GCC diagnostic pop
 
-#include "core/fingerprint.h"
-#include "core/text.h"
-#include "core/util.h"
+#include "model/fingerprint.h"
+#include "model/text.h"
+#include "model/util.h"
 #include "platform.h"
 
 /* Sets key to the value read by ok ? x : null. */

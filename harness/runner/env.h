@@ -8,7 +8,7 @@
 #ifndef RB_ENV_H
 #define RB_ENV_H
 
-#include "core/json.h"
+#include "model/json.h"
 #include "platform.h"
 #include "rb_cuda.h"
 
@@ -46,7 +46,7 @@ extern const char rb_build_arch[];
  * row recorded by another release is not compared with this build's fingerprints). */
 extern const char rb_build_nvcc[];
 /* The folder the Makefile built this binary in: the repository whose expectations/ compare and
- * history read (core/floors.h). */
+ * history read (model/floors.h). */
 extern const char rb_source_root[];
 
 #endif

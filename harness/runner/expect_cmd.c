@@ -6,14 +6,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/expect.h"
-#include "core/expect_record.h"
-#include "core/expect_stale.h"
-#include "core/fingerprint.h"
-#include "core/outputs.h"
-#include "core/result.h"
-#include "core/text.h"
-#include "core/util.h"
+#include "model/expect.h"
+#include "model/expect_record.h"
+#include "model/expect_stale.h"
+#include "model/fingerprint.h"
+#include "model/outputs.h"
+#include "model/result.h"
+#include "model/text.h"
+#include "model/util.h"
 #include "env.h"
 #include "jobs.h"
 #include "pair.h"

@@ -3,15 +3,15 @@
  * roofbench expectations: the expectation files, without a GPU.
  *
  *   --mark-stale --filter REGEX --why TEXT (--expect FILE | --key KEY)
- *       marks the rows the filter selects stale (core/expect_stale.h), with this build's
+ *       marks the rows the filter selects stale (model/expect_stale.h), with this build's
  *       revision and the date, under the file's lock, written atomically;
  *   --record RUN.json ... [--expect FILE]
- *       merges the results of several full runs into the file (core/expect_record.h; default
+ *       merges the results of several full runs into the file (model/expect_record.h; default
  *       expectations/<the runs' hardware key>.json) and prints the sensitivity table;
  *   --check [FILE ...]
  *       compares every row of the files (default: every .json file in expectations/) with
  *       this build
- *       (core/expect_check.h): its rows, variants, kernel tables and fingerprints.
+ *       (model/expect_check.h): its rows, variants, kernel tables and fingerprints.
  *
  * Exit 0; 1 when --check finds a row that differs unmarked; 2 when nothing was written (a usage
  * or input error, one line on stderr).
@@ -21,8 +21,8 @@
 
 #include <stdio.h>
 
-#include "core/cli.h"
-#include "core/expect_check.h"
+#include "model/cli.h"
+#include "model/expect_check.h"
 
 /* The command. Returns its exit code. */
 int rb_expect_cmd(const rb_options *o);

@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/util.h"
+#include "model/util.h"
 #include "env.h"
 #include "runner.h"
 

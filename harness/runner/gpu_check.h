@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The child's looks at who else is on its GPU (core/contention.h): NVML's compute processes
+ * The child's looks at who else is on its GPU (model/contention.h): NVML's compute processes
  * judged against the run's own (this process, its parent, the parent's earlier children and
  * their descendants), and NVML's utilization while nothing of the run is on the GPU. NVML only,
  * never CUDA, once the handle is known: the clock sampler reads the list from its thread while
@@ -9,7 +9,7 @@
 #ifndef RB_GPU_CHECK_H
 #define RB_GPU_CHECK_H
 
-#include "core/contention.h"
+#include "model/contention.h"
 
 /* The run's own as this child knows it: itself, its parent (the run's root), the children the
  * parent started before it; holds_context: this process has a CUDA context on the GPU. */

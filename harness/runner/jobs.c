@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/ceiling_record.h"
-#include "core/util.h"
+#include "model/ceiling_record.h"
+#include "model/util.h"
 
 static rb_size requested_size(const rb_pair *p, const rb_options *o)
 {

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "core/cli.h"
+#include "model/cli.h"
 #include "pair.h"
 
 /* One row group of a run: a pair on one of its inputs, at a resolved size. */
@@ -38,7 +38,7 @@ int rb_jobs_select(const rb_options *o, int (*keep)(const rb_pair *p), rb_job *j
  * (0 when none is left). */
 int rb_jobs_for_gpus(rb_job *jobs, int n, int gpus);
 
-/* The platform probes (RB_PROBE_ bits, core/ceiling_record.h) that the roofs the variants of
+/* The platform probes (RB_PROBE_ bits, model/ceiling_record.h) that the roofs the variants of
  * jobs[0..n) are placed on call for: a run's platform reference measures those beside the
  * quick three, so that compare can hold each row against its own roof. */
 unsigned rb_jobs_platform_probes(const rb_job *jobs, int n);

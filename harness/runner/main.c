@@ -16,20 +16,20 @@
 
 #include "ceilings.h"
 #include "child.h"
-#include "core/cli.h"
-#include "core/docs.h"
-#include "core/expect.h"
-#include "core/expect_record.h"
-#include "core/expect_stale.h"
-#include "core/floors.h"
-#include "core/history.h"
-#include "core/node.h"
-#include "core/outputs.h"
-#include "core/plot.h"
-#include "core/report.h"
-#include "core/runcmp.h"
-#include "core/text.h"
-#include "core/util.h"
+#include "model/cli.h"
+#include "report/docs.h"
+#include "model/expect.h"
+#include "model/expect_record.h"
+#include "model/expect_stale.h"
+#include "model/floors.h"
+#include "model/history.h"
+#include "model/node.h"
+#include "model/outputs.h"
+#include "report/plot.h"
+#include "model/report.h"
+#include "model/runcmp.h"
+#include "model/text.h"
+#include "model/util.h"
 #include "env.h"
 #include "expect_cmd.h"
 #include "jobs.h"
@@ -444,7 +444,7 @@ static json_value *provenance(const rb_options *o, const json_value *env)
 }
 
 /* What run --update-expectations records of itself: provenance, the build's nvcc release and
- * architecture (which decide the kernels' machine code: core/expect_check.h), one machine (its
+ * architecture (which decide the kernels' machine code: model/expect_check.h), one machine (its
  * GPU's UUID) and the runs. NULL when out of memory. */
 static json_value *recording_provenance(const rb_options *o, const json_value *env, int repeat)
 {
@@ -1283,7 +1283,7 @@ static int has_pairs(const json_value *doc, const char *which)
     return 0;
 }
 
-/* The floors of runs whose hardware keys are keys[0..n) (core/floors.h): the same from any
+/* The floors of runs whose hardware keys are keys[0..n) (model/floors.h): the same from any
  * folder. 0, or the exit code with the line said. */
 static int resolve_floors(const rb_options *o, const char *const *keys, int n, rb_floors *f)
 {
@@ -1576,7 +1576,7 @@ static void hold_standard_descriptors(void)
     }
 }
 
-/* A command that writes files: body with an output set of its own (core/outputs.h). */
+/* A command that writes files: body with an output set of its own (model/outputs.h). */
 static int with_outputs(const rb_options *o, int through_links,
                         int (*body)(const rb_options *o, rb_outputs *outs))
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "clock_sampler.h"
-#include "core/util.h"
+#include "model/util.h"
 #include "env.h"
 #include "gpu.h"
 

@@ -10,9 +10,9 @@
 #ifndef RB_MEASURE_H
 #define RB_MEASURE_H
 
-#include "core/clocks.h"
-#include "core/contention.h"
-#include "core/energy.h"
+#include "model/clocks.h"
+#include "model/contention.h"
+#include "model/energy.h"
 #include "pair.h"
 
 /* The latch lets go after this long whatever happens (rb_measure_opts.latch): 100x what queuing
@@ -63,14 +63,14 @@ typedef struct rb_measure_opts {
      * rank's is taken), one per variant timed; NULL: not wanted. A fleet names the rank that
      * is slowest at a collective from these. */
     double *rank_median_ms;
-    /* Each variant's energy over its timed samples (core/energy.h), one per variant timed;
+    /* Each variant's energy over its timed samples (model/energy.h), one per variant timed;
      * NULL: not read. NVML's total-energy counter is read just before the first timed sample
      * and just after the last (in windows: around each window's timed part), with the elapsed
      * time between; a loop of ~1 ms samples in turn gives every variant RB_ENERGY_INTERLEAVED,
      * a cold one RB_ENERGY_COLD. Read with clocks only (the sampler's NVML handle). */
     rb_energy *energy;
     /* The processes not the run's own that the clock sampler saw from before the first timed
-     * sample to after the last (core/contention.h), one for the whole loop; NULL: not wanted.
+     * sample to after the last (model/contention.h), one for the whole loop; NULL: not wanted.
      * *contention_read: whether the list could be read. */
     rb_contention *contended;
     int *contention_read;

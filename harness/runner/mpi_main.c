@@ -10,7 +10,7 @@
  * The options mean what they mean to `roofbench run` (parsed by the same code). Each rank:
  * 1. takes its GPU: its rank among the processes of its machine (MPI_COMM_TYPE_SHARED) mod the
  *    GPUs it sees, and goes by a host name (gethostname; RB_HOST_NAME or RB_HOST_NAME_BY_RANK
- *    let one machine pose as several nodes: core/fleet.h);
+ *    let one machine pose as several nodes: model/fleet.h);
  * 2. runs its own GPU's run, as `roofbench run` would on that GPU (rank_run.h): the platform
  *    reference, then every selected pair that runs on one GPU, all ranks at once; then the pairs
  *    that need the host to themselves (rb_pair_scope: the host-shared ones, host transfers,
@@ -24,7 +24,7 @@
  *    so every rank takes the same samples of the same launches (measure.h); each rank also keeps
  *    its own median of each, from which the fleet names the slowest rank;
  * 4. sends its run document and its own collective times to rank 0 as JSON text (MPI_Gatherv).
- * Rank 0 writes ONE fleet results file (core/fleet.h: the node document of kind "fleet", per host
+ * Rank 0 writes ONE fleet results file (model/fleet.h: the node document of kind "fleet", per host
  * and GPU, with the outliers across the fleet and the slowest rank of each collective) and its
  * Markdown twin: --json FILE, else <results-dir>/<hardware key>/<UTC>-<git>.json.
  *
@@ -36,7 +36,7 @@
  * one rank leaves the others waiting in it, so it ends the job (MPI_Abort), with no results
  * file. Ranks other than 0 print errors only. Exit: 1 when a pair failed, a gating variant is
  * invalid or regressed on any rank, or a GPU is an outlier of the fleet (on a host-bound,
- * informational row only with --gate all: core/node.h).
+ * informational row only with --gate all: model/node.h).
  *
  * Test hook (tests/mpi_smoke.sh, no GPU): RB_TEST_SYNTHETIC_RUN=FILE makes each rank skip the
  * GPU and NCCL and contribute the run document in FILE ("%r": the rank number), placed as its
@@ -57,11 +57,11 @@
 #include <nccl.h>
 #pragma GCC diagnostic pop
 
-#include "core/cli.h"
-#include "core/fleet.h"
-#include "core/node.h"
-#include "core/report.h"
-#include "core/util.h"
+#include "model/cli.h"
+#include "model/fleet.h"
+#include "model/node.h"
+#include "model/report.h"
+#include "model/util.h"
 #include "env.h"
 #include "jobs.h"
 #include "rank_run.h"

@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/node.h"
-#include "core/text.h"
-#include "core/util.h"
+#include "model/node.h"
+#include "model/text.h"
+#include "model/util.h"
 #include "env.h"
 #include "jobs.h"
 #include "results.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * run --device all | N,M,...: the suite on each listed GPU of this host, as one node document
- * (core/node.h). Each part is an ordinary `run --device N` of this binary, exec'd with
+ * (model/node.h). Each part is an ordinary `run --device N` of this binary, exec'd with
  * --scope and --json into a scratch folder, its output in a log there:
  *   1. GPU-local pairs (--scope local): every listed GPU at once, one process per GPU, each
  *      seeing its GPU alone (CUDA_VISIBLE_DEVICES, as --device N does), each measuring its own
@@ -21,7 +21,7 @@
 #ifndef RB_NODE_RUN_H
 #define RB_NODE_RUN_H
 
-#include "core/cli.h"
+#include "model/cli.h"
 
 #define RB_NODE_PROGRESS_S 30.0
 

@@ -6,11 +6,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/expect.h"
-#include "core/html_table.h"
-#include "core/p2p_table.h"
-#include "core/svg.h"
-#include "core/util.h"
+#include "model/expect.h"
+#include "report/html_table.h"
+#include "report/p2p_table.h"
+#include "report/svg.h"
+#include "model/util.h"
 #include "env.h"
 #include "p2p_matrix.h"
 #include "results.h"

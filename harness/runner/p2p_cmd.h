@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `roofbench p2p`: the P2P matrix of the visible GPUs (p2p_matrix.h measures it in a child),
- * printed as tables (harness/core/p2p_table.h), its roofs read from the expectation file's
+ * printed as tables (harness/report/p2p_table.h), its roofs read from the expectation file's
  * ceilings and the datasheet, and with --json / --html written as a document:
  *
  *   {"schema": 1, "tool": "roofbench", "kind": "p2p", "date", "git", "command",
@@ -11,9 +11,9 @@
 #ifndef RB_P2P_CMD_H
 #define RB_P2P_CMD_H
 
-#include "core/cli.h"
-#include "core/json.h"
-#include "core/outputs.h"
+#include "model/cli.h"
+#include "model/json.h"
+#include "model/outputs.h"
 
 /* Registers p2p's files in outs (--expect read, --json and --html written: their indexes in
  * index[0], index[1], -1 when not asked for) and checks them, before any GPU work. 0, or -1

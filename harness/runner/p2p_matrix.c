@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "child.h"
-#include "core/ceiling_record.h"
-#include "core/p2p_table.h"
-#include "core/stats.h"
-#include "core/text.h"
-#include "core/util.h"
+#include "model/ceiling_record.h"
+#include "report/p2p_table.h"
+#include "model/stats.h"
+#include "model/text.h"
+#include "model/util.h"
 #include "gpu.h"
 #include "measure.h"
 #include "p2p_kernels.h"

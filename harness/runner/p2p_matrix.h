@@ -2,7 +2,7 @@
 /*
  * The P2P matrix, the GPU side: every ordered pair of the visible GPUs measured in a child
  * process (as `roofbench ceilings` is), one JSON line per measurement to the parent, which
- * builds the matrix (harness/core/p2p_table.h has the object, its judging and its tables).
+ * builds the matrix (harness/report/p2p_table.h has the object, its judging and its tables).
  *
  * Per ordered pair src -> dst, as NVIDIA's p2pBandwidthLatencyTest and nvbandwidth measure it:
  * - one way: cudaMemcpyPeerAsync of RB_P2P_COPY_BYTES from src's memory to dst's, on a stream
@@ -23,7 +23,7 @@
 
 #include <stddef.h>
 
-#include "core/json.h"
+#include "model/json.h"
 #include "rb_cuda.h"
 
 #define RB_P2P_COPY_BYTES ((size_t)256 << 20) /* the size nvlink_gbps has always used */

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/text.h"
-#include "core/util.h"
+#include "model/text.h"
+#include "model/util.h"
 
 double rb_progress_eta_s(const double *expected_s, const double *actual_s, int n, int done)
 {

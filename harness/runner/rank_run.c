@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "ceilings.h"
-#include "core/ceiling_record.h"
-#include "core/report.h"
-#include "core/runcmp.h"
-#include "core/util.h"
+#include "model/ceiling_record.h"
+#include "model/report.h"
+#include "model/runcmp.h"
+#include "model/util.h"
 #include "results.h"
 
 /* A fresh start for the next pair in this process, as a new child would have: no error of an

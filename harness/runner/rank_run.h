@@ -10,10 +10,10 @@
 #define RB_RANK_RUN_H
 
 #include "child.h"
-#include "core/cli.h"
-#include "core/expect.h"
-#include "core/json.h"
-#include "core/result.h"
+#include "model/cli.h"
+#include "model/expect.h"
+#include "model/json.h"
+#include "model/result.h"
 #include "jobs.h"
 
 /* Runs job j in this process into r: on this rank's GPU alone (comm NULL) or across the ranks
@@ -24,7 +24,7 @@ int rb_rank_pair(const rb_job *j, const rb_options *o, const rb_comm *comm, rb_p
                  json_value *own);
 
 /* The platform reference of this rank's GPU (the quick ceilings and probes, RB_PROBE_ bits of
- * core/ceiling_record.h, as `roofbench run` measures them before the pairs; --no-ceilings: not
+ * model/ceiling_record.h, as `roofbench run` measures them before the pairs; --no-ceilings: not
  * measured). The one-line summary goes to line. NULL when out of memory. */
 json_value *rb_rank_platform(const rb_options *o, unsigned probes, char *line, size_t line_size);
 

@@ -8,12 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/expect.h"
-#include "core/outputs.h"
-#include "core/plot.h"
-#include "core/report.h"
-#include "core/text.h"
-#include "core/util.h"
+#include "model/expect.h"
+#include "model/outputs.h"
+#include "report/plot.h"
+#include "model/report.h"
+#include "model/text.h"
+#include "model/util.h"
 #include "env.h"
 #include "progress.h"
 

@@ -9,11 +9,11 @@
 #define RB_RESULTS_H
 
 #include "child.h"
-#include "core/cli.h"
-#include "core/expect.h"
-#include "core/json.h"
-#include "core/outputs.h"
-#include "core/result.h"
+#include "model/cli.h"
+#include "model/expect.h"
+#include "model/json.h"
+#include "model/outputs.h"
+#include "model/result.h"
 #include "jobs.h"
 
 /* Clears r and names it after job j (name, pattern, size, shape, the pair's full size). */

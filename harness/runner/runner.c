@@ -10,8 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/outputs.h"
-#include "core/util.h"
+#include "model/outputs.h"
+#include "model/util.h"
 
 static volatile sig_atomic_t interrupt_signal, waiting_for_child;
 

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "core/json.h"
+#include "model/json.h"
 
 typedef int (*rb_child_fn)(void *arg, int fd);
 typedef void (*rb_line_fn)(void *arg, const json_value *line);
@@ -27,7 +27,7 @@ int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_l
  * those the process was started ignoring, nohup's SIGHUP, stay ignored). While a child runs
  * they are recorded and end the child; the caller asks rb_runner_interrupted() after each child
  * and stops. Anywhere else the process ends at once by the signal (one line said, its
- * temporary files removed: core/outputs.h), so no phase of the parent's own work can outlast a
+ * temporary files removed: model/outputs.h), so no phase of the parent's own work can outlast a
  * Ctrl-C or a closed terminal, nor leave a temporary behind. */
 void rb_runner_catch_interrupts(void);
 /* The caught signals back to their default action (a child process's). */
@@ -40,7 +40,7 @@ const char *rb_runner_signal_name(int sig);
 /* The PIDs of the children this process started so far (the last max of them, oldest first)
  * into pids; returns how many. A child reads its parent's list as it was when it was forked:
  * the run's earlier children, which are the run's own should NVML still list one
- * (core/contention.h). */
+ * (model/contention.h). */
 int rb_runner_children(int *pids, int max);
 
 #endif

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/random.h"
+#include "model/random.h"
 
 static float bf16_round(float x)
 {

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/random.h"
+#include "model/random.h"
 
 enum { CANDIDATES = 8, WARM = 20, SAMPLES = 30 };
 #define WORKSPACE_BYTES (32u << 20)

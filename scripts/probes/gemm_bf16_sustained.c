@@ -27,7 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/random.h"
+#include "model/random.h"
 
 enum { DIM = 8192, MAX_CANDIDATES = 32, SAMPLE_LAUNCHES = 10, MAX_SAMPLES = 4096 };
 #define WARM_S 1.5

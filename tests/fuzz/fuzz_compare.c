@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: compare (harness/core/runcmp.c) on two results documents, OLD and NEW, and
+ * libFuzzer target: compare (harness/model/runcmp.c) on two results documents, OLD and NEW, and
  * optionally an expectation document: the fuzzer's bytes split at NUL bytes (JSON holds none)
  * into OLD, NEW (OLD again when there is no NUL) and an expectation file. Properties:
  * - a document refused says why (rb_results_doc_check, rb_runcmp_build);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the expectation loader (harness/core/expect.c). rb_expect_load is
+ * libFuzzer target: the expectation loader (harness/model/expect.c). rb_expect_load is
  * json_parse_file + rb_expect_validate + rb_expect_roofs; this target runs the same steps on the
  * fuzzer's text (no file in between) and then uses an accepted document the way a run does:
  * - a refusal says why (a non-empty message);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: history (harness/core/history.c, history_out.c) over the runs of one input:
+ * libFuzzer target: history (harness/model/history.c, history_out.c) over the runs of one input:
  * the fuzzer's bytes split at NUL bytes (JSON holds none) into documents, each taken as a run
  * (rb_history_take, named run<i>.json), except one that validates as an expectation file, which
  * sets the floors. Properties:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the JSON reader (harness/core/json.c) and the readers of the child's result
- * records built on it (harness/core/result.c). Properties checked for every input:
+ * libFuzzer target: the JSON reader (harness/model/json.c) and the readers of the child's result
+ * records built on it (harness/model/result.c). Properties checked for every input:
  * - a refusal names its place: the message starts with "line L, column C: ";
  * - an accepted document survives the writer: written (one line and pretty) and read back it is
  *   equal to itself, and the writer's text reads back to the same text;

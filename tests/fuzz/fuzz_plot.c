@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: plot (harness/core/plot*.c) on a results document. Properties:
+ * libFuzzer target: plot (harness/report/plot*.c) on a results document. Properties:
  * - a document refused says why (rb_results_doc_check, rb_plot_load);
  * - both charts are well-formed XML of characters XML allows, with finite coordinates (no
  *   "inf" or "nan" for an attribute), one point element per plotted variant;

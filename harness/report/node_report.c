@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/* The report of a node document: the terminal summary, the Markdown twin and the files. */
+#include "node.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "outputs.h"
+#include "p2p_table.h"
+#include "report.h"
+#include "result_read.h"
+#include "util.h"
+
+/* What one GPU's line says: its rows' verdicts and outliers, and the attribution of most. */
+typedef struct node_gpu_line {
+    int rows, regressed, invalid, flagged;
+    const char *attribution;
+    double worst_ratio;
+} node_gpu_line;
+
+static int node_same_gpu(const json_value *outlier, const json_value *gpu)
+{
+    return json_number_at(outlier, "device_index") == json_number_at(gpu, "device_index") &&
+           !strcmp(json_string_at(outlier, "host", ""), json_string_at(gpu, "host", "")) &&
+           !strcmp(json_string_at(outlier, "uuid", ""), json_string_at(gpu, "uuid", ""));
+}
+
+static void node_line_of(const json_value *node, const json_value *gpu, node_gpu_line *l)
+{
+    static const char *const names[] = {"platform", "thermal", "power",
+                                        "pcie",     "ecc",     "unexplained"};
+    int count[6] = {0};
+    memset(l, 0, sizeof *l);
+    l->worst_ratio = NAN;
+    const json_value *pairs = json_get(json_get(gpu, "run"), "pairs");
+    for (uint32_t i = 0; pairs && i < pairs->count; i++) {
+        const json_value *vs = json_get(pairs->items[i], "variants");
+        for (uint32_t k = 0; vs && vs->type == JSON_ARRAY && k < vs->count; k++) {
+            const char *verdict = json_string_at(vs->items[k], "verdict", "");
+            l->rows++;
+            l->regressed += !strcmp(verdict, "regressed");
+            l->invalid += !strcmp(verdict, "invalid");
+        }
+    }
+    const json_value *o = json_get(node, "outliers");
+    for (uint32_t i = 0; o && o->type == JSON_ARRAY && i < o->count; i++) {
+        if (!node_same_gpu(o->items[i], gpu) || !rb_node_outlier_gates(node, o->items[i]))
+            continue;
+        l->flagged++;
+        double r = json_number_at(o->items[i], "ratio");
+        if (!(l->worst_ratio >= r))
+            l->worst_ratio = r;
+        const char *a = json_string_at(o->items[i], "attribution", "");
+        for (int k = 0; k < 6; k++)
+            count[k] += !strcmp(a, names[k]);
+    }
+    int best = -1;
+    for (int k = 0; k < 6; k++)
+        if (count[k] > 0 && (best < 0 || count[k] > count[best]))
+            best = k;
+    l->attribution = best >= 0 ? names[best] : "-";
+}
+
+/* "gpu 2 host a 0000:41:00.0 GPU-1234abcd": who a GPU is, short. */
+static void node_who(const json_value *gpu, char *buf, size_t size)
+{
+    char host[64], uuid[24];
+    rb_text_for_terminal(json_string_at(gpu, "host", "?"), host, sizeof host);
+    rb_text_for_terminal(json_string_at(gpu, "uuid", "?"), uuid, 13);
+    rb_fmt(buf, size, "%s:%.0f %s %s", host, json_number_at(gpu, "device_index"),
+           json_string_at(gpu, "pci_bus_id", "?"), uuid);
+}
+
+static double node_platform_of(const json_value *gpu, const char *key)
+{
+    return json_number_at(json_get(json_get(gpu, "run"), "platform"), key);
+}
+
+/* The node's P2P matrix (report/p2p_table.h) as its tables. */
+static void node_print_p2p(FILE *f, const json_value *matrix)
+{
+    rb_sbuf b = {0};
+    rb_p2p_text(&b, matrix, 0);
+    char *text = rb_sbuf_take(&b);
+    if (text)
+        fputs(text, f);
+    free(text);
+}
+
+/* " (2 host-bound, not flagged)" after the outlier count, or nothing. */
+static void node_host_bound_note(char *buf, size_t size, const json_value *node)
+{
+    int n = rb_node_host_bound_count(node);
+    buf[0] = '\0';
+    if (n > 0)
+        rb_fmt(buf, size, " (%d host-bound, not flagged)", n);
+}
+
+/* One outlier's line: "outlier" for one that counts, "host-bound" for one that does not. */
+static void node_print_outlier(FILE *f, const json_value *x, int gates)
+{
+    char ev[400], row[96];
+    rb_text_for_terminal(json_string_at(x, "evidence", ""), ev, sizeof ev);
+    rb_text_for_terminal(json_string_at(x, "row", ""), row, sizeof row);
+    fprintf(f, "%s %s:%.0f %s/%s x%.3f > 1+%.3f vs %s: %s: %s%s\n",
+            gates ? "outlier" : "host-bound", json_string_at(x, "host", "?"),
+            json_number_at(x, "device_index"), row, json_string_at(x, "variant", "?"),
+            json_number_at(x, "ratio"), json_number_at(x, "threshold"),
+            json_string_at(x, "reference_kind", "?"), json_string_at(x, "attribution", "?"), ev,
+            gates ? "" : ": not flagged (the host sets this row's time; --gate all flags it)");
+}
+
+/* The outliers that count, then the host-bound ones, at most max lines in all. */
+static void node_print_outliers(FILE *f, const json_value *node, int max)
+{
+    const json_value *o = json_get(node, "outliers");
+    int shown = 0, total = rb_node_outlier_count(node) + rb_node_host_bound_count(node);
+    for (int gating = 1; gating >= 0; gating--)
+        for (uint32_t i = 0; o && o->type == JSON_ARRAY && i < o->count; i++) {
+            int gates = rb_node_outlier_gates(node, o->items[i]) != 0;
+            if (gates != gating)
+                continue;
+            if (shown >= max) {
+                fprintf(f, "... and %d more outliers (the Markdown lists them all)\n",
+                        total - shown);
+                return;
+            }
+            node_print_outlier(f, o->items[i], gates);
+            shown++;
+        }
+}
+
+void rb_node_print(FILE *f, const json_value *node, int max_outliers)
+{
+    const json_value *gpus = json_get(node, "gpus");
+    char note[64];
+    node_host_bound_note(note, sizeof note, node);
+    fprintf(f, "node %s: %u GPUs, %d outliers%s\n", json_string_at(node, "hardware_key", "?"),
+            gpus ? gpus->count : 0u, rb_node_outlier_count(node), note);
+    fprintf(f, "%-44s %9s %7s %5s %6s %7s  %-11s %s\n", "GPU (host:index bus uuid)", "DRAM GB/s",
+            "TFLOP/s", "rows", "regr", "flagged", "attribution", "worst");
+    for (uint32_t i = 0; gpus && i < gpus->count; i++) {
+        node_gpu_line l;
+        char who[128], worst[16] = "-";
+        node_line_of(node, gpus->items[i], &l);
+        node_who(gpus->items[i], who, sizeof who);
+        if (isfinite(l.worst_ratio))
+            rb_fmt(worst, sizeof worst, "x%.3f", l.worst_ratio);
+        fprintf(f, "%-44s %9.0f %7.1f %5d %6d %7d  %-11s %s\n", who,
+                node_platform_of(gpus->items[i], "dram_gbps"),
+                node_platform_of(gpus->items[i], "fp32_tflops"), l.rows, l.regressed + l.invalid,
+                l.flagged, l.attribution, worst);
+    }
+    node_print_outliers(f, node, max_outliers);
+    if (json_get(node, "p2p_matrix"))
+        node_print_p2p(f, json_get(node, "p2p_matrix"));
+}
+
+static void node_md_summary(rb_sbuf *b, const json_value *node)
+{
+    const json_value *gpus = json_get(node, "gpus");
+    char note[64];
+    node_host_bound_note(note, sizeof note, node);
+    rb_sbuf_add(b, "# roofbench %s: ", json_string_at(node, "kind", "node"));
+    rb_md_text(b, json_string_at(node, "hardware_key", "?"));
+    rb_sbuf_add(b, "\n\n- date: %s, git: %s, %u GPUs, %d outliers%s\n\n",
+                json_string_at(node, "date", "?"), json_string_at(node, "git", "?"),
+                gpus ? gpus->count : 0u, rb_node_outlier_count(node), note);
+    rb_sbuf_add(b, "| host | index | PCI bus | UUID | DRAM GB/s | FP32 TFLOP/s | rows | regressed "
+                   "or invalid | outliers | attribution | worst |\n"
+                   "|---|---:|---|---|---:|---:|---:|---:|---:|---|---:|\n");
+    for (uint32_t i = 0; gpus && i < gpus->count; i++) {
+        const json_value *g = gpus->items[i];
+        node_gpu_line l;
+        node_line_of(node, g, &l);
+        rb_sbuf_add(b, "| ");
+        rb_md_text(b, json_string_at(g, "host", "?"));
+        rb_sbuf_add(b, " | %.0f | ", json_number_at(g, "device_index"));
+        rb_md_text(b, json_string_at(g, "pci_bus_id", "?"));
+        rb_sbuf_add(b, " | ");
+        rb_md_text(b, json_string_at(g, "uuid", "?"));
+        char worst[16] = "-";
+        if (isfinite(l.worst_ratio))
+            rb_fmt(worst, sizeof worst, "x%.3f", l.worst_ratio);
+        rb_sbuf_add(b, " | %.0f | %.1f | %d | %d | %d | %s | %s |\n",
+                    node_platform_of(g, "dram_gbps"), node_platform_of(g, "fp32_tflops"), l.rows,
+                    l.regressed + l.invalid, l.flagged, l.attribution, worst);
+    }
+}
+
+/* The table of the node's outliers that count (gating) or of the host-bound ones that do not. */
+static void node_md_outlier_table(rb_sbuf *b, const json_value *node, int gating)
+{
+    const json_value *o = json_get(node, "outliers");
+    rb_sbuf_add(b, "| host | index | row | variant | roof | ms | reference ms | against | ratio "
+                   "| threshold | attribution | evidence |\n"
+                   "|---|---:|---|---|---|---:|---:|---|---:|---:|---|---|\n");
+    for (uint32_t i = 0; o && o->type == JSON_ARRAY && i < o->count; i++) {
+        const json_value *x = o->items[i];
+        if ((rb_node_outlier_gates(node, x) != 0) != gating)
+            continue;
+        static const char *const text[] = {"host", "row", "variant", "roof"};
+        rb_sbuf_add(b, "| ");
+        for (int k = 0; k < 4; k++) {
+            rb_md_text(b, json_string_at(x, text[k], "?"));
+            if (k == 0)
+                rb_sbuf_add(b, " | %.0f", json_number_at(x, "device_index"));
+            rb_sbuf_add(b, " | ");
+        }
+        rb_sbuf_add(b, "%.4g | %.4g | %s | %.3f | %.3f | %s | ", json_number_at(x, "value"),
+                    json_number_at(x, "reference"), json_string_at(x, "reference_kind", "?"),
+                    json_number_at(x, "ratio"), json_number_at(x, "threshold"),
+                    json_string_at(x, "attribution", "?"));
+        rb_md_text(b, json_string_at(x, "evidence", ""));
+        rb_sbuf_add(b, " |\n");
+    }
+}
+
+static void node_md_outliers(rb_sbuf *b, const json_value *node)
+{
+    rb_sbuf_add(b, "\n## Outliers\n\n");
+    if (rb_node_outlier_count(node) == 0)
+        rb_sbuf_add(b, "None: no GPU fell behind the others by more than its threshold.\n");
+    else
+        node_md_outlier_table(b, node, 1);
+    if (rb_node_host_bound_count(node) == 0)
+        return;
+    rb_sbuf_add(b, "\n### Host-bound rows, not flagged\n\nThe host sets these rows' time (an "
+                   "informational variant): not flagged unless `--gate all`.\n\n");
+    node_md_outlier_table(b, node, 0);
+}
+
+/* A run's Markdown page under a GPU's heading, its headings two levels down. */
+static int node_md_gpu(rb_sbuf *b, const json_value *gpu)
+{
+    rb_pair_result *pairs = NULL;
+    int n = 0;
+    char err[300], who[128];
+    if (rb_results_read(json_get(gpu, "run"), &pairs, &n, err, sizeof err) != 0)
+        return -1;
+    char *md = rb_report_markdown(pairs, n, json_get(gpu, "run"));
+    free(pairs);
+    if (!md)
+        return -1;
+    node_who(gpu, who, sizeof who);
+    rb_sbuf_add(b, "\n## GPU ");
+    rb_md_text(b, who);
+    rb_sbuf_add(b, "\n\n");
+    for (const char *line = md; *line;) {
+        size_t len = strcspn(line, "\n");
+        if (line[0] == '#')
+            rb_sbuf_add(b, "##");
+        rb_sbuf_put(b, line, len);
+        rb_sbuf_add(b, "\n");
+        line += len + (line[len] == '\n');
+    }
+    free(md);
+    return 0;
+}
+
+char *rb_node_markdown(const json_value *node)
+{
+    rb_sbuf b = {0};
+    const json_value *gpus = json_get(node, "gpus");
+    node_md_summary(&b, node);
+    node_md_outliers(&b, node);
+    if (json_get(node, "p2p_matrix")) {
+        rb_sbuf_add(&b, "\n");
+        rb_p2p_text(&b, json_get(node, "p2p_matrix"), 1);
+    }
+    for (uint32_t i = 0; gpus && i < gpus->count; i++)
+        if (node_md_gpu(&b, gpus->items[i]) != 0) {
+            rb_sbuf_free(&b);
+            return NULL;
+        }
+    return rb_sbuf_take(&b);
+}
+
+int rb_node_stage(rb_outputs *o, int json_i, int md_i, const json_value *node, char *err,
+                  size_t err_size)
+{
+    char *text = json_write(node, 2);
+    int rc = text ? rb_outputs_stage_text(o, json_i, text, err, err_size) : -1;
+    free(text);
+    if (rc == 0 && md_i >= 0) {
+        char *md = rb_node_markdown(node);
+        rc = md ? rb_outputs_stage_text(o, md_i, md, err, err_size) : -1;
+        free(md);
+    }
+    if (rc != 0 && !err[0])
+        rb_fmt(err, err_size, "the node document: out of memory or a run it cannot read");
+    return rc;
+}
+
+int rb_node_write(const json_value *node, const char *json_path, const char *md_path,
+                  int through_links, char *err, size_t err_size)
+{
+    rb_outputs *o = rb_outputs_new(through_links);
+    err[0] = '\0';
+    if (!o) {
+        rb_fmt(err, err_size, "out of memory");
+        return -1;
+    }
+    int json_i = rb_outputs_add(o, json_path, "the node results", RB_OUT_MAKE_DIRS);
+    int md_i =
+        md_path ? rb_outputs_add(o, md_path, "the node results' Markdown", RB_OUT_MAKE_DIRS) : -1;
+    int rc = json_i < 0 || (md_path && md_i < 0) ? -1 : rb_outputs_check(o, err, err_size);
+    if (rc == 0)
+        rc = rb_node_stage(o, json_i, md_i, node, err, err_size);
+    if (rc == 0)
+        rc = rb_outputs_commit(o, err, err_size) == 0 ? 0 : -1;
+    if (rc != 0 && !err[0])
+        rb_fmt(err, err_size, "%s: cannot be written", json_path);
+    rb_outputs_free(o);
+    return rc;
+}
