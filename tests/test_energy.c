@@ -3,7 +3,14 @@
  * Tier 1 (no GPU): energy per operation (harness/model/energy.c) on synthetic counter readings,
  * a counter that does not advance among them (null, never 0 J); its fields in the results, the
  * table's lines and compare's energy change; and cycle space (time x mean SM clock) in compare
- * and history, which decides the throttled cause (harness/model/runcmp.c).
+ * and history, which decides the throttled cause (harness/model/runcmp.c). Then NVML's counter
+ * read on its edges and the sanity bound on a row's mean power, on synthetic counter traces: a
+ * counter that steps every U with the energy drawn since its last step, in whole millijoules,
+ * as an H200's does. Each check plants the defect it guards against: two readings at arbitrary
+ * times around a 101 ms loop (the reading before the edges, which put a row of the H200's clean
+ * run above its 700 W limit), edges dated too loosely, a counter that went back or never moved,
+ * a counter in joules where NVML documents millijoules, a probe polled too slowly to see the
+ * update period.
  */
 #include <math.h>
 #include <stdio.h>
@@ -46,11 +53,17 @@ static void test_arithmetic_on_synthetic_readings(void)
     RB_CHECK(e.state == RB_ENERGY_OK && e.windows == 2);
     RB_CHECK_NEAR(rb_energy_j_per_launch(&e), 610.0 / 2000, 1e-12);
     RB_CHECK_NEAR(rb_energy_mean_w(&e), 610.0, 1e-9);
-    /* the counter's resolution is 1 mJ: one count over a long window is still a figure */
+    /* the counter's resolution is 1 mJ: one count is 200% uncertain, no figure (it was one) */
     rb_energy_init(&e);
     rb_energy_add_window(&e, 1, 7, 8, 0.2, 1);
     rb_energy_finish(&e);
-    RB_CHECK(e.state == RB_ENERGY_OK && e.joules == 1e-3);
+    RB_CHECK(e.state == RB_ENERGY_UNCERTAIN && isnan(rb_energy_mean_w(&e)));
+    /* 2 mJ of rounding in 41 mJ (4.9%) is still one */
+    rb_energy_init(&e);
+    rb_energy_add_window(&e, 1, 7, 48, 0.2, 1);
+    rb_energy_finish(&e);
+    RB_CHECK(e.state == RB_ENERGY_OK && e.joules == 41e-3);
+    RB_CHECK_NEAR(rb_energy_uncertainty(&e), 2.0 / 41, 1e-12);
 }
 
 static void test_counter_that_does_not_advance_is_null(void)
@@ -439,6 +452,252 @@ static void test_history_prints_cycles(void)
     RB_CHECK(system(cmd) == 0);
 }
 
+/* ---- the counter's edges and the power bound ---- */
+
+/* A synthetic counter: a step every period_s (one at phase_s), each adding the energy the board
+ * drew since the step before, load_w from on_s to off_s and idle_w otherwise; mj_per_j 1000
+ * (NVML's millijoules) or 1 (a counter in joules, a defect). */
+typedef struct trace {
+    double period_s, phase_s, idle_w, load_w, on_s, off_s, mj_per_j;
+} trace;
+
+/* Joules drawn from t = -10 s to t. */
+static double drawn_j(const trace *c, double t)
+{
+    double on = fmax(0.0, fmin(t, c->off_s) - c->on_s);
+    return c->idle_w * (t + 10.0) + (c->load_w - c->idle_w) * on;
+}
+
+static unsigned long long counter_mj(const trace *c, double t)
+{
+    double last_step = c->phase_s + floor((t - c->phase_s) / c->period_s) * c->period_s;
+    return (unsigned long long)(drawn_j(c, last_step) * c->mj_per_j);
+}
+
+/* Readings every every_s from from_s to to_s, fed to w until its window is complete. */
+static void feed(rb_energy_edges *w, const trace *c, double from_s, double to_s, double every_s)
+{
+    for (double t = from_s; t <= to_s + 1e-12; t += every_s)
+        if (rb_energy_edges_feed(w, t, counter_mj(c, t)))
+            return;
+}
+
+/* A row read the way the child reads it: every 1.05 ms between the ~1 ms timed samples from 0
+ * to loop_s (every loop_every_s), then every 0.1 ms while untimed samples run after them. */
+static void read_row(rb_energy *e, const trace *c, double loop_s, double loop_every_s,
+                     double launches)
+{
+    rb_energy_edges w;
+    rb_energy_edges_init(&w);
+    feed(&w, c, 0.0, loop_s, loop_every_s);
+    rb_energy_edges_end_after(&w, loop_s);
+    feed(&w, c, loop_s, loop_s + 1.0, 1e-4);
+    rb_energy_init(e);
+    rb_energy_add_edges(e, 1, &w, loop_s, launches);
+    rb_energy_finish(e);
+}
+
+/* The H200's clean run: reduction/optimized, 415 launches in a 101 ms loop at ~535 W, on a
+ * counter that steps every 100 ms. Read at the loop's two ends the window caught two steps. */
+static void test_coarse_counter_old_reading_above_limit(void)
+{
+    const trace c = {0.1, 0.0005, 84.0, 535.0, -0.3, 2.0, 1000.0};
+    double loop_s = 0.101;
+    unsigned long long before = counter_mj(&c, 0.0), after = counter_mj(&c, loop_s);
+    double old_w = (double)(after - before) * 1e-3 / loop_s;
+    RB_CHECK(old_w > 700.0); /* the defect: twice the board's draw, above its 700 W limit */
+    rb_energy old;
+    rb_energy_init(&old);
+    rb_energy_add_window(&old, 1, before, after, loop_s, 415);
+    rb_energy_finish(&old);
+    rb_energy_bound(&old, 0.9 * 84.0, 700.0);
+    RB_CHECK(old.state == RB_ENERGY_ABOVE_LIMIT && isnan(rb_energy_mean_w(&old)));
+    RB_CHECK_NEAR(old.rejected_w, old_w, 1e-9);
+    /* on the edges: the board's own 535 W, within the window's uncertainty */
+    rb_energy e;
+    read_row(&e, &c, loop_s, 1.05e-3, 415);
+    rb_energy_bound(&e, 0.9 * 84.0, 700.0);
+    RB_CHECK(e.state == RB_ENERGY_OK);
+    double u = rb_energy_uncertainty(&e);
+    RB_CHECK(u > 0 && u <= RB_ENERGY_MAX_UNCERTAINTY);
+    RB_CHECK(fabs(rb_energy_mean_w(&e) / 535.0 - 1) <= fmax(u, 0.01));
+    RB_CHECK(fabs(rb_energy_j_per_launch(&e) / (535.0 * loop_s / 415) - 1) <= fmax(u, 0.01));
+    if (e.state == RB_ENERGY_OK)
+        printf("    two readings: %.0f W; on the edges: %.1f W (+-%.1f%%) over %.3f s\n", old_w,
+               rb_energy_mean_w(&e), 100 * u, e.window_s);
+}
+
+/* Every update period and phase: the edges give the load's power; the two ends may not. */
+static void test_edges_hold_at_every_period_and_phase(void)
+{
+    const double periods[] = {0.001, 0.02, 0.05, 0.1, 0.25};
+    int naive_wrong = 0;
+    for (int i = 0; i < 5; i++)
+        for (int k = 0; k < 10; k++) {
+            const trace c = {periods[i], periods[i] * k / 10.0 + 1e-4, 84.0, 450.0, -0.3, 3.0,
+                             1000.0};
+            rb_energy e;
+            read_row(&e, &c, 0.12, 1.05e-3, 100);
+            RB_CHECK(e.state == RB_ENERGY_OK);
+            RB_CHECK(fabs(rb_energy_mean_w(&e) / 450.0 - 1) <= 0.03);
+            double naive =
+                (double)(counter_mj(&c, 0.12) - counter_mj(&c, 0.0)) * 1e-3 / 0.12 / 450.0;
+            naive_wrong += fabs(naive - 1) > 0.1;
+        }
+    RB_CHECK(naive_wrong >= 10); /* the coarse periods fool the two readings */
+}
+
+/* A slow variant (one 50 ms launch a sample): edges between its samples are dated to 25 ms, so
+ * none bounds the window; it starts and ends among the untimed samples, polled as they run. */
+static void test_loose_edges_are_not_used(void)
+{
+    const trace c = {0.1, 0.03, 84.0, 600.0, -0.3, 3.0, 1000.0};
+    rb_energy_edges w;
+    rb_energy_edges_init(&w);
+    feed(&w, &c, 0.0, 0.4, 0.05);
+    RB_CHECK(w.edges >= 3 && !w.started); /* seen, but too loosely dated to use */
+    rb_energy e;
+    read_row(&e, &c, 0.4, 0.05, 8);
+    RB_CHECK(e.state == RB_ENERGY_OK && rb_energy_uncertainty(&e) < 0.01);
+    RB_CHECK(fabs(rb_energy_mean_w(&e) / 600.0 - 1) <= 0.01);
+    /* the window ends no earlier than the last timed sample, and spans at least 100 ms */
+    rb_energy_edges_init(&w);
+    feed(&w, &c, 0.0, 0.5, 1e-4);
+    RB_CHECK(w.started && !w.done); /* no end named yet: the timed samples are still running */
+    rb_energy_edges_end_after(&w, 0.5);
+    feed(&w, &c, 0.5, 1.0, 1e-4);
+    RB_CHECK(w.done && w.end_s >= 0.5 && w.end_s - w.start_s >= RB_ENERGY_EDGE_MIN_WINDOW_S);
+}
+
+/* No window: a counter that never moved, one that went back, no readings at all. */
+static void test_no_window_is_null_never_zero(void)
+{
+    const trace frozen = {1e9, 0.0, 84.0, 500.0, -0.3, 3.0, 1000.0};
+    rb_energy e;
+    read_row(&e, &frozen, 0.2, 1.05e-3, 100);
+    RB_CHECK(e.state == RB_ENERGY_STALLED && e.joules == 0);
+    rb_energy_edges w;
+    rb_energy_edges_init(&w);
+    const trace c = {0.01, 0.0, 84.0, 500.0, -0.3, 3.0, 1000.0};
+    feed(&w, &c, 0.0, 0.05, 1e-3);
+    rb_energy_edges_feed(&w, 0.051, 5); /* a driver reload: the counter starts again */
+    rb_energy_edges_end_after(&w, 0.06);
+    feed(&w, &c, 0.06, 0.5, 1e-3);
+    RB_CHECK(w.went_back && !w.done);
+    rb_energy_init(&e);
+    rb_energy_add_edges(&e, 1, &w, 0.2, 100);
+    rb_energy_finish(&e);
+    RB_CHECK(e.state == RB_ENERGY_STALLED);
+    rb_energy_init(&e);
+    rb_energy_add_edges(&e, 0, &w, 0.2, 100);
+    rb_energy_finish(&e);
+    RB_CHECK(e.state == RB_ENERGY_UNAVAILABLE);
+    /* a loop under 100 ms is short, whatever its edges */
+    read_row(&e, &c, 0.05, 1.05e-3, 100);
+    RB_CHECK(e.state == RB_ENERGY_SHORT);
+}
+
+/* A counter in joules where NVML documents millijoules reads 0.5 W: below idle, no figure. */
+static void test_power_bound_below_idle_and_in_results(void)
+{
+    const trace joules = {0.1, 0.02, 84.0, 535.0, -0.3, 3.0, 1.0};
+    rb_energy e;
+    read_row(&e, &joules, 0.2, 1.05e-3, 100);
+    RB_CHECK(e.state == RB_ENERGY_OK); /* 107 counts in the window: 2% of rounding */
+    rb_energy_bound(&e, 0.9 * 84.0, 700.0);
+    RB_CHECK(e.state == RB_ENERGY_BELOW_IDLE && e.rejected_w < 1.0);
+    /* ten times coarser still: 10.7 counts, 19% rounding: uncertain before any bound */
+    const trace coarser = {0.1, 0.02, 84.0, 535.0, -0.3, 3.0, 0.1};
+    read_row(&e, &coarser, 0.2, 1.05e-3, 100);
+    RB_CHECK(e.state == RB_ENERGY_UNCERTAIN);
+    /* no bound known (no NVML limit, no probe): nothing rejected */
+    const trace c = {0.1, 0.02, 84.0, 535.0, -0.3, 3.0, 1000.0};
+    read_row(&e, &c, 0.2, 1.05e-3, 100);
+    rb_energy_bound(&e, NAN, NAN);
+    RB_CHECK(e.state == RB_ENERGY_OK);
+    /* in the results: null, the reason and the power it would have printed; read back */
+    rb_pair_result p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.name, sizeof p.name, "reduction");
+    p.idle_gpu_util = p.idle_mem_util = NAN;
+    rb_variant_result *v = &p.v[p.n_variants++];
+    rb_variant_result_init(v, "optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 1e-6);
+    v->valid = v->timed = 1;
+    rb_energy_init(&v->energy);
+    rb_energy_add_window(&v->energy, 1, 0, 108396, 0.101, 415);
+    rb_energy_finish(&v->energy);
+    rb_energy_bound(&v->energy, 75.0, 700.0);
+    json_value *o = json_new_object();
+    RB_CHECK(rb_energy_to_json(&v->energy, o) == 0);
+    const json_value *x = json_get(o, "energy");
+    RB_CHECK(x && x->type == JSON_NULL &&
+             !strcmp(json_string_at(o, "energy_why", ""), "above_limit"));
+    RB_CHECK_NEAR(json_number_at(o, "energy_rejected_w"), 108.396 / 0.101, 1e-9);
+    rb_energy back;
+    char err[200];
+    RB_CHECK(rb_energy_from_json(o, &back, err, sizeof err) == 0 &&
+             back.state == RB_ENERGY_ABOVE_LIMIT && back.rejected_w == v->energy.rejected_w);
+    json_free(o);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    rb_report_energy_and_contention(f, NULL, &p, 1);
+    fclose(f);
+    RB_CHECK(text && strstr(text, "energy: reduction/optimized read 1073 W mean: not printed "
+                                  "(above_limit)"));
+    RB_CHECK(text && strstr(text, "energy: 1 row not measured: its mean power came out above"));
+    free(text);
+}
+
+/* A measured row's uncertainty is in its energy object and reads back. */
+static void test_uncertainty_round_trip(void)
+{
+    const trace c = {0.1, 0.0005, 84.0, 535.0, -0.3, 2.0, 1000.0};
+    rb_energy e, back;
+    read_row(&e, &c, 0.101, 1.05e-3, 415);
+    json_value *o = json_new_object();
+    RB_CHECK(rb_energy_to_json(&e, o) == 0);
+    double u = json_number_at(json_get(o, "energy"), "uncertainty");
+    RB_CHECK(u > 0 && u <= RB_ENERGY_MAX_UNCERTAINTY);
+    char err[200];
+    RB_CHECK(rb_energy_from_json(o, &back, err, sizeof err) == 0 && back.state == RB_ENERGY_OK);
+    RB_CHECK_NEAR(rb_energy_uncertainty(&back), u, 1e-12);
+    RB_CHECK_NEAR(rb_energy_mean_w(&back), rb_energy_mean_w(&e), 1e-9);
+    json_free(o);
+}
+
+/* The probe: the idle counter polled every 0.1 ms gives its update period and the idle power;
+ * polled every 5 ms (too slow to date an edge) it gives no period. */
+static void test_probe_measures_update_period(void)
+{
+    const double periods[] = {0.02, 0.1};
+    static double t[7000];
+    static unsigned long long mj[7000];
+    for (int i = 0; i < 2; i++) {
+        const trace c = {periods[i], 0.013, 84.0, 84.0, 0.0, 0.0, 1000.0};
+        int n = 0;
+        for (double s = 0; s < 0.6 && n < 7000; s += 1e-4, n++) {
+            t[n] = s;
+            mj[n] = counter_mj(&c, s);
+        }
+        rb_energy_counter k;
+        RB_CHECK(rb_energy_counter_from(t, mj, n, &k) == 0);
+        RB_CHECK_NEAR(k.update_s, periods[i], 2e-4);
+        RB_CHECK(k.update_max_s < periods[i] + 2e-4);
+        RB_CHECK(fabs(k.power_w / 84.0 - 1) < 0.01);
+        RB_CHECK_NEAR(k.poll_s, 1e-4, 1e-6);
+        n = 0;
+        for (double s = 0; s < 0.6; s += 5e-3, n++) {
+            t[n] = s;
+            mj[n] = counter_mj(&c, s);
+        }
+        RB_CHECK(rb_energy_counter_from(t, mj, n, &k) == 0);
+        RB_CHECK(k.edges >= 5 && isnan(k.update_s) && isnan(k.power_w));
+    }
+    rb_energy_counter k;
+    RB_CHECK(rb_energy_counter_from(t, mj, 1, &k) == -1);
+}
+
 static const rbtest_case energy_cases[] = {
     {"arithmetic_on_synthetic_readings", test_arithmetic_on_synthetic_readings},
     {"counter_that_does_not_advance_is_null", test_counter_that_does_not_advance_is_null},
@@ -449,6 +708,13 @@ static const rbtest_case energy_cases[] = {
     {"compare_shows_energy_beside_time", test_compare_shows_energy_beside_time},
     {"cycle_space_decides_throttled", test_cycle_space_decides_throttled},
     {"history_prints_cycles", test_history_prints_cycles},
+    {"coarse_counter_old_reading_above_limit", test_coarse_counter_old_reading_above_limit},
+    {"edges_hold_at_every_period_and_phase", test_edges_hold_at_every_period_and_phase},
+    {"loose_edges_are_not_used", test_loose_edges_are_not_used},
+    {"no_window_is_null_never_zero", test_no_window_is_null_never_zero},
+    {"power_bound_below_idle_and_in_results", test_power_bound_below_idle_and_in_results},
+    {"uncertainty_round_trip", test_uncertainty_round_trip},
+    {"probe_measures_update_period", test_probe_measures_update_period},
 };
 
 RB_SUITE(energy_suite, "energy", energy_cases);

@@ -918,8 +918,13 @@ static void test_energy_recorded_per_row(void)
             printf("    %s: %.4g J/launch, %.0f W, %.3g GB/J\n",
                    json_string_at(vs->items[k], "name", "?"),
                    json_number_at(e, "joules_per_launch"), w, json_number_at(e, "gb_per_j"));
+            /* read on the counter's edges: between the idle power and the board's limit */
+            double limit_w = json_number_at(env, "power_limit_w");
+            double idle_w = json_number_at(json_get(env, "energy_counter"), "idle_w");
             RB_CHECK(json_number_at(e, "window_s") >= 0.1 && w > 10 && w < 5000 &&
-                     json_number_at(e, "gb_per_j") > 0);
+                     json_number_at(e, "gb_per_j") > 0 &&
+                     json_number_at(e, "uncertainty") <= RB_ENERGY_MAX_UNCERTAINTY);
+            RB_CHECK(!(w > limit_w) && !(w < 0.9 * idle_w));
         } else {
             printf("    %s: energy null (%s)\n", json_string_at(vs->items[k], "name", "?"),
                    json_string_at(vs->items[k], "energy_why", "?"));
@@ -927,6 +932,8 @@ static void test_energy_recorded_per_row(void)
     }
     if (!nvml)
         RB_CHECK(measured == 0 && strstr(rbtest_output(), "energy: not measured"));
+    else /* the probe's update period, recorded with the environment */
+        RB_CHECK(json_get(env, "energy_counter") != NULL);
     json_free(doc);
     rc = rbtest_run("run --size smoke --samples 3 --expect none --no-ceilings --json out.json "
                     "--filter '^copy_vectorized$'");

@@ -605,6 +605,12 @@ static void energy_lines(FILE *f, const rb_pair_result *pairs, int n)
         if (by[s])
             fprintf(f, "energy: %d row%s not measured: %s\n", by[s], by[s] == 1 ? "" : "s",
                     rb_energy_why_text((rb_energy_state)s));
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < pairs[i].n_variants; k++)
+            if (isfinite(pairs[i].v[k].energy.rejected_w))
+                fprintf(f, "energy: %s/%s read %.0f W mean: not printed (%s)\n", pairs[i].name,
+                        pairs[i].v[k].name, pairs[i].v[k].energy.rejected_w,
+                        rb_energy_why(pairs[i].v[k].energy.state));
 }
 
 void rb_report_energy_and_contention(FILE *f, const rb_gpu_check *start,

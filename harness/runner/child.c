@@ -15,6 +15,7 @@
 #include "model/util.h"
 #include "env.h"
 #include "gpu.h"
+#include "energy_read.h"
 #include "gpu_check.h"
 #include "pair_util.h"
 
@@ -673,6 +674,20 @@ static int send_no_device(int fd, const char *why)
     return 3;
 }
 
+/* The energy counter's update behaviour, polled while the GPU is idle (energy_read.h), as the
+ * environment's energy_counter (null with energy_counter_why when it cannot be read). */
+static int counter_record(json_value *env, int device)
+{
+    char why[200] = "";
+    json_value *c = rb_energy_read_probe(device, why, sizeof why);
+    if (c)
+        return json_object_set(env, "energy_counter", c);
+    return json_object_set(env, "energy_counter", json_new_null()) ||
+                   json_set_string(env, "energy_counter_why", why)
+               ? -1
+               : 0;
+}
+
 int rb_child_probe(int fd, int device, int look)
 {
     int count = 0;
@@ -723,6 +738,8 @@ int rb_child_probe(int fd, int device, int look)
     json_value *env = rb_env_collect(dev_index, device >= 0);
     if (!env)
         return send_error(fd, "cannot read the environment");
+    if (look && counter_record(env, dev_index) != 0)
+        return send_error(fd, "out of memory");
     json_value *o = record("env");
     if (!o || json_object_set(o, "env", env))
         return 1;

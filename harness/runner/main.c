@@ -556,6 +556,19 @@ static void report_dropped(const rb_pair_result *results, int n)
 }
 
 static json_value *platform_reference(const rb_options *o, const rb_job *jobs, int n, int *rc);
+
+/* The sanity bound on every row's energy (core/energy.h): the power limit NVML reports, and
+ * nine tenths of the idle power the probe read (the environment's energy_counter: a few of its
+ * updates, a few watts either way). */
+static void bound_energy(rb_pair_result *results, int n, const json_value *env)
+{
+    double limit_w = json_number_at(env, "power_limit_w");
+    double idle_w = 0.9 * json_number_at(json_get(env, "energy_counter"), "idle_w");
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < results[i].n_variants; k++)
+            rb_energy_bound(&results[i].v[k].energy, idle_w, limit_w);
+}
+
 /* run --baseline: this run's document against the baseline's, printed; the number of variants
  * that make it fail (rb_runcmp_failing), 1 when the comparison could not be made. */
 static int compare_with_baseline(const json_value *baseline, const json_value *doc,
@@ -739,6 +752,7 @@ static int run_body(rb_job *jobs, int n, const rb_options *o, int argc, char **a
         return rc;
     }
     run_pairs(jobs, n, o, results, expected_s);
+    bound_energy(results, n, ps.env);
 
     probe_state end;
     json_value *env_end =

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "clock_sampler.h"
+#include "energy_read.h"
 #include "model/util.h"
 #include "env.h"
 #include "gpu.h"
@@ -139,21 +140,35 @@ static int medians_precise(const double *samples, int n, size_t stride, size_t r
     return 1;
 }
 
-/* NVML's energy counter now (millijoules); 0 when it cannot be read (no handle: no NVML). */
-static int energy_now(void *nvml, unsigned long long *mj)
+/* Whether the energy of this measurement is read on the counter's edges (core/energy.h):
+ * with a counter, one variant at a time (loop_energy says why not otherwise), warm, and one
+ * process (the untimed samples after the last timed one would be a collective the other ranks
+ * do not join). */
+static int reads_edges(const rb_measure_opts *o, void *nvml, int n)
 {
-    *mj = 0;
-    return nvml && rb_env_nvml_energy_mj(nvml, mj) == 0;
+    return o->energy && nvml && n == 1 && !o->cold && !o->comm;
 }
 
-/* The energy of a loop of ~1 ms samples, read around it whole (e0 before, t0 its start): one
- * variant's own, or nothing that tells several apart (rb_measure_opts.energy). */
-static void loop_energy(const rb_measure_opts *o, void *nvml, int n, int have0,
-                        unsigned long long e0, double t0, size_t rounds, const int *launches)
+/* After a timed part of elapsed_s: untimed samples of the variant until its energy window ends
+ * on an edge (energy_read.h), with the clock sampler told they do not count. */
+static rb_status pad_energy(timed_variant *v, cudaStream_t stream, const timer *t, int launches,
+                            rb_clock_sampler *sampler, double elapsed_s, rb_energy_edges *w)
 {
-    unsigned long long e1;
-    double elapsed = rb_now_s() - t0;
-    int have1 = energy_now(nvml, &e1);
+    if (!(elapsed_s >= RB_ENERGY_MIN_WINDOW_S))
+        return RB_OK; /* SHORT whatever the counter says */
+    if (sampler)
+        rb_clock_sampler_timing(sampler, -1);
+    return rb_energy_read_pad(v->run, v->ctx, stream, launches, t->stop,
+                              sampler ? sampler->nvml : NULL, w);
+}
+
+/* The energy of a loop of ~1 ms samples, read on the counter's edges around it (have: the
+ * first reading was taken; w its edges; elapsed the timed part): one variant's own, or
+ * nothing that tells several apart (rb_measure_opts.energy). */
+static void loop_energy(const rb_measure_opts *o, void *nvml, int n, int have,
+                        const rb_energy_edges *w, double elapsed, size_t rounds,
+                        const int *launches)
+{
     for (int i = 0; o->energy && i < n; i++) {
         rb_energy_init(&o->energy[i]);
         if (!nvml)
@@ -162,9 +177,11 @@ static void loop_energy(const rb_measure_opts *o, void *nvml, int n, int have0,
             rb_energy_none(&o->energy[i], RB_ENERGY_COLD);
         else if (n > 1)
             rb_energy_none(&o->energy[i], RB_ENERGY_INTERLEAVED);
+        else if (o->comm)
+            rb_energy_none(&o->energy[i], RB_ENERGY_SEVERAL_GPUS);
         else
-            rb_energy_add_window(&o->energy[i], have0 && have1, e0, e1, elapsed,
-                                 (double)rounds * launches[i] * ops_of(o));
+            rb_energy_add_edges(&o->energy[i], have, w, elapsed,
+                                (double)rounds * launches[i] * ops_of(o));
         rb_energy_finish(&o->energy[i]);
     }
 }
@@ -176,9 +193,11 @@ static rb_status timed_loop(timed_variant *v, int n, cudaStream_t stream, const 
                             double *samples, double *own, uint64_t max_rounds, size_t *rounds_out)
 {
     void *nvml = sampler ? sampler->nvml : NULL;
-    unsigned long long e0;
-    int have0 = energy_now(nvml, &e0);
-    double t0 = rb_now_s(), min_s = fmax(MIN_SAMPLING_S, o->min_s), energy_t0 = t0;
+    rb_energy_edges w;
+    rb_energy_edges_init(&w);
+    /* the counter is read between samples (never inside one): the samples stay as they were */
+    int have = reads_edges(o, nvml, n) && rb_energy_read_poll(nvml, &w) == 0;
+    double t0 = rb_now_s(), min_s = fmax(MIN_SAMPLING_S, o->min_s);
     size_t rounds = 0;
     while (rounds < max_rounds) {
         for (int i = 0; i < n; i++) {
@@ -187,6 +206,8 @@ static rb_status timed_loop(timed_variant *v, int n, cudaStream_t stream, const 
             size_t at = (size_t)i * max_rounds + rounds;
             RB_TRY(
                 time_sample(&v[i], stream, o, t, launches[i], &samples[at], own ? &own[at] : NULL));
+            if (have)
+                rb_energy_read_poll(nvml, &w);
         }
         *rounds_out = ++rounds;
         if (o->samples)
@@ -200,7 +221,10 @@ static rb_status timed_loop(timed_variant *v, int n, cudaStream_t stream, const 
         if (s > fmax(o->cap_s * n, o->min_s) && rounds >= 3)
             break;
     }
-    loop_energy(o, nvml, n, have0, e0, energy_t0, rounds, launches);
+    double elapsed = rb_now_s() - t0;
+    if (have)
+        RB_TRY(pad_energy(&v[0], stream, t, launches[0], sampler, elapsed, &w));
+    loop_energy(o, nvml, n, have, &w, elapsed, rounds, launches);
     return RB_OK;
 }
 
@@ -228,24 +252,32 @@ static rb_status timed_windows(timed_variant *v, int n, cudaStream_t stream,
                 RB_TRY(time_sample(&v[i], stream, o, t, launches[i], &scratch, NULL));
             if (sampler)
                 rb_clock_sampler_timing(sampler, i);
-            unsigned long long e0, e1;
-            int have0 = energy_now(nvml, &e0);
+            /* the window's own energy, on the counter's edges: each variant's windows are its
+             * alone */
+            rb_energy_edges w;
+            rb_energy_edges_init(&w);
+            int have = reads_edges(o, nvml, 1) && rb_energy_read_poll(nvml, &w) == 0;
             double t0 = rb_now_s();
             size_t first = counts[i];
             do {
                 size_t at = (size_t)i * max_per + counts[i]++;
                 RB_TRY(time_sample(&v[i], stream, o, t, launches[i], &samples[at],
                                    own ? &own[at] : NULL));
+                if (have)
+                    rb_energy_read_poll(nvml, &w);
             } while (counts[i] < max_per && loop_s(o, t0) < o->window_s);
-            /* the window's own energy: each variant's windows are its alone */
             double elapsed = rb_now_s() - t0;
-            int have1 = energy_now(nvml, &e1);
+            if (have)
+                RB_TRY(pad_energy(&v[i], stream, t, launches[i], sampler, elapsed, &w));
             if (o->energy)
-                rb_energy_add_window(&o->energy[i], nvml && have0 && have1, e0, e1, elapsed,
-                                     (double)(counts[i] - first) * launches[i] * ops_of(o));
+                rb_energy_add_edges(&o->energy[i], have, &w, elapsed,
+                                    (double)(counts[i] - first) * launches[i] * ops_of(o));
         }
-    for (int i = 0; o->energy && i < n; i++)
+    for (int i = 0; o->energy && i < n; i++) {
+        if (o->comm) /* one GPU's counter, and no untimed samples the other ranks do not join */
+            rb_energy_none(&o->energy[i], RB_ENERGY_SEVERAL_GPUS);
         rb_energy_finish(&o->energy[i]);
+    }
     return RB_OK;
 }
 
