@@ -666,8 +666,9 @@ static void test_uncertainty_round_trip(void)
     json_free(o);
 }
 
-/* The probe: the idle counter polled every 0.1 ms gives its update period and the idle power;
- * polled every 5 ms (too slow to date an edge) it gives no period. */
+/* The probe: the idle counter polled every 0.1 ms, or every 3.5 ms (one NVML read on an H200),
+ * gives its update period and the idle power; polled every 7 ms (too slow to date an edge) it
+ * gives no period. */
 static void test_probe_measures_update_period(void)
 {
     const double periods[] = {0.02, 0.1};
@@ -687,7 +688,15 @@ static void test_probe_measures_update_period(void)
         RB_CHECK(fabs(k.power_w / 84.0 - 1) < 0.01);
         RB_CHECK_NEAR(k.poll_s, 1e-4, 1e-6);
         n = 0;
-        for (double s = 0; s < 0.6; s += 5e-3, n++) {
+        for (double s = 0; s < 0.6; s += 3.5e-3, n++) {
+            t[n] = s;
+            mj[n] = counter_mj(&c, s);
+        }
+        RB_CHECK(rb_energy_counter_from(t, mj, n, &k) == 0);
+        RB_CHECK_NEAR(k.update_s, periods[i], 3.6e-3);
+        RB_CHECK(fabs(k.power_w / 84.0 - 1) < 0.05);
+        n = 0;
+        for (double s = 0; s < 0.6; s += 7e-3, n++) {
             t[n] = s;
             mj[n] = counter_mj(&c, s);
         }

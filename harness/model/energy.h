@@ -55,8 +55,10 @@
  */
 
 /* An edge is usable when the two polls around it are at most this far apart: its date is then
- * known to half of it, and a window of 100 ms to 2.5% from both ends. */
-#define RB_ENERGY_EDGE_MAX_GAP_S 0.0025
+ * known to half of it, and a window of 100 ms to 5% from both ends at worst (the uncertainty
+ * check decides). One NVML read takes ~3.5 ms on an H200 (the probe's poll_us), so its edges
+ * are dated to 1.75 ms and a 100 ms window to 3.5%; a tighter bound would use none of them. */
+#define RB_ENERGY_EDGE_MAX_GAP_S 0.005
 /* The shortest window an edge-aligned reading ends (where the timed samples ended before its
  * start edge: a slow variant, whose window is all untimed samples). */
 #define RB_ENERGY_EDGE_MIN_WINDOW_S 0.1

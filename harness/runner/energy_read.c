@@ -2,58 +2,89 @@
 #include "energy_read.h"
 
 #include <math.h>
+#include <string.h>
 #include <time.h>
 
 #include "model/util.h"
 #include "env.h"
 
-/* Between two polls while an untimed sample runs: NVML's counter is a driver call, and a
- * busy loop on it would only burn a core to date an edge 50 us better. */
+/* Between two polls: NVML's counter is a driver call, and a busy loop on it would only burn a
+ * core to date an edge 50 us better. */
 #define POLL_PAUSE_NS 50000L
 
-static int counter_stuck; /* a pad saw no edge in RB_ENERGY_PAD_MAX_S: read no more */
+static atomic_int counter_stuck; /* a pad saw no edge in RB_ENERGY_PAD_MAX_S: read no more */
 
-int rb_energy_read_poll(void *nvml, rb_energy_edges *w)
+static void *poll_thread(void *arg)
 {
-    unsigned long long mj = 0;
-    if (!nvml || rb_env_nvml_energy_mj(nvml, &mj) != 0)
+    rb_energy_poller *p = arg;
+    const struct timespec pause = {0, POLL_PAUSE_NS};
+    while (!atomic_load(&p->stop)) {
+        unsigned long long mj = 0;
+        if (rb_env_nvml_energy_mj(p->nvml, &mj) == 0) {
+            double t = rb_now_s();
+            pthread_mutex_lock(&p->lock);
+            int over = rb_energy_edges_feed(&p->w, t, mj) || p->w.went_back;
+            pthread_mutex_unlock(&p->lock);
+            if (over)
+                break;
+        }
+        nanosleep(&pause, NULL);
+    }
+    return NULL;
+}
+
+int rb_energy_poller_start(rb_energy_poller *p, void *nvml)
+{
+    memset(p, 0, sizeof *p);
+    rb_energy_edges_init(&p->w);
+    if (!nvml || atomic_load(&counter_stuck))
         return -1;
-    rb_energy_edges_feed(w, rb_now_s(), mj);
+    p->nvml = nvml;
+    atomic_init(&p->stop, 0);
+    if (pthread_mutex_init(&p->lock, NULL) != 0)
+        return -1;
+    if (pthread_create(&p->thread, NULL, poll_thread, p) != 0) {
+        pthread_mutex_destroy(&p->lock);
+        return -1;
+    }
     return 0;
 }
 
-/* Waits for ev, polling the counter meanwhile. */
-static rb_status poll_until(cudaEvent_t ev, void *nvml, rb_energy_edges *w)
+/* The edges seen so far and whether the window is over (complete, or the counter went back). */
+static int poller_over(rb_energy_poller *p, int *edges)
 {
-    const struct timespec pause = {0, POLL_PAUSE_NS};
-    cudaError_t q;
-    while ((q = cudaEventQuery(ev)) == cudaErrorNotReady) {
-        rb_energy_read_poll(nvml, w);
-        nanosleep(&pause, NULL);
-    }
-    RB_CUDA(q);
-    rb_energy_read_poll(nvml, w);
-    return RB_OK;
+    pthread_mutex_lock(&p->lock);
+    int over = p->w.done || p->w.went_back;
+    *edges = p->w.edges;
+    pthread_mutex_unlock(&p->lock);
+    return over;
 }
 
-rb_status rb_energy_read_pad(rb_status (*run)(void *, cudaStream_t), void *ctx,
-                             cudaStream_t stream, int launches, cudaEvent_t ev, void *nvml,
-                             rb_energy_edges *w)
+rb_status rb_energy_poller_pad(rb_energy_poller *p, rb_status (*run)(void *, cudaStream_t),
+                               void *ctx, cudaStream_t stream, int launches, cudaEvent_t ev)
 {
-    if (!nvml || counter_stuck)
-        return RB_OK;
-    rb_energy_edges_end_after(w, rb_now_s());
-    int edges = w->edges;
+    pthread_mutex_lock(&p->lock);
+    rb_energy_edges_end_after(&p->w, rb_now_s());
+    int edges0 = p->w.edges, edges = edges0;
+    pthread_mutex_unlock(&p->lock);
     double t0 = rb_now_s();
-    while (!w->done && !w->went_back && rb_now_s() - t0 < RB_ENERGY_PAD_MAX_S) {
+    while (!poller_over(p, &edges) && rb_now_s() - t0 < RB_ENERGY_PAD_MAX_S) {
         for (int k = 0; k < launches; k++)
             RB_TRY(run(ctx, stream));
         RB_CUDA(cudaEventRecord(ev, stream));
-        RB_TRY(poll_until(ev, nvml, w));
+        RB_CUDA(cudaEventSynchronize(ev));
     }
-    if (w->edges == edges && !w->done)
-        counter_stuck = 1;
+    if (edges == edges0 && !poller_over(p, &edges))
+        atomic_store(&counter_stuck, 1);
     return RB_OK;
+}
+
+void rb_energy_poller_stop(rb_energy_poller *p, rb_energy_edges *out)
+{
+    atomic_store(&p->stop, 1);
+    pthread_join(p->thread, NULL);
+    pthread_mutex_destroy(&p->lock);
+    *out = p->w;
 }
 
 #define PROBE_MAX_READINGS 20000

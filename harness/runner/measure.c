@@ -150,16 +150,20 @@ static int reads_edges(const rb_measure_opts *o, void *nvml, int n)
 }
 
 /* After a timed part of elapsed_s: untimed samples of the variant until its energy window ends
- * on an edge (energy_read.h), with the clock sampler told they do not count. */
+ * on an edge (energy_read.h), with the clock sampler told they do not count; then the poller
+ * stopped and its edges in *w. */
 static rb_status pad_energy(timed_variant *v, cudaStream_t stream, const timer *t, int launches,
-                            rb_clock_sampler *sampler, double elapsed_s, rb_energy_edges *w)
+                            rb_clock_sampler *sampler, double elapsed_s, rb_energy_poller *p,
+                            rb_energy_edges *w)
 {
-    if (!(elapsed_s >= RB_ENERGY_MIN_WINDOW_S))
-        return RB_OK; /* SHORT whatever the counter says */
-    if (sampler)
-        rb_clock_sampler_timing(sampler, -1);
-    return rb_energy_read_pad(v->run, v->ctx, stream, launches, t->stop,
-                              sampler ? sampler->nvml : NULL, w);
+    rb_status st = RB_OK;
+    if (elapsed_s >= RB_ENERGY_MIN_WINDOW_S) { /* else SHORT whatever the counter says */
+        if (sampler)
+            rb_clock_sampler_timing(sampler, -1);
+        st = rb_energy_poller_pad(p, v->run, v->ctx, stream, launches, t->stop);
+    }
+    rb_energy_poller_stop(p, w);
+    return st;
 }
 
 /* The energy of a loop of ~1 ms samples, read on the counter's edges around it (have: the
@@ -195,8 +199,9 @@ static rb_status timed_loop(timed_variant *v, int n, cudaStream_t stream, const 
     void *nvml = sampler ? sampler->nvml : NULL;
     rb_energy_edges w;
     rb_energy_edges_init(&w);
-    /* the counter is read between samples (never inside one): the samples stay as they were */
-    int have = reads_edges(o, nvml, n) && rb_energy_read_poll(nvml, &w) == 0;
+    /* the counter is read from its own thread: the samples stay as they were */
+    rb_energy_poller poller;
+    int have = reads_edges(o, nvml, n) && rb_energy_poller_start(&poller, nvml) == 0;
     double t0 = rb_now_s(), min_s = fmax(MIN_SAMPLING_S, o->min_s);
     size_t rounds = 0;
     while (rounds < max_rounds) {
@@ -204,10 +209,13 @@ static rb_status timed_loop(timed_variant *v, int n, cudaStream_t stream, const 
             if (sampler)
                 rb_clock_sampler_timing(sampler, i);
             size_t at = (size_t)i * max_rounds + rounds;
-            RB_TRY(
-                time_sample(&v[i], stream, o, t, launches[i], &samples[at], own ? &own[at] : NULL));
-            if (have)
-                rb_energy_read_poll(nvml, &w);
+            rb_status st =
+                time_sample(&v[i], stream, o, t, launches[i], &samples[at], own ? &own[at] : NULL);
+            if (st != RB_OK) {
+                if (have) /* the thread reads &poller: joined before it goes */
+                    rb_energy_poller_stop(&poller, &w);
+                return st;
+            }
         }
         *rounds_out = ++rounds;
         if (o->samples)
@@ -223,7 +231,7 @@ static rb_status timed_loop(timed_variant *v, int n, cudaStream_t stream, const 
     }
     double elapsed = rb_now_s() - t0;
     if (have)
-        RB_TRY(pad_energy(&v[0], stream, t, launches[0], sampler, elapsed, &w));
+        RB_TRY(pad_energy(&v[0], stream, t, launches[0], sampler, elapsed, &poller, &w));
     loop_energy(o, nvml, n, have, &w, elapsed, rounds, launches);
     return RB_OK;
 }
@@ -256,19 +264,23 @@ static rb_status timed_windows(timed_variant *v, int n, cudaStream_t stream,
              * alone */
             rb_energy_edges w;
             rb_energy_edges_init(&w);
-            int have = reads_edges(o, nvml, 1) && rb_energy_read_poll(nvml, &w) == 0;
+            rb_energy_poller poller;
+            int have = reads_edges(o, nvml, 1) && rb_energy_poller_start(&poller, nvml) == 0;
             double t0 = rb_now_s();
             size_t first = counts[i];
             do {
                 size_t at = (size_t)i * max_per + counts[i]++;
-                RB_TRY(time_sample(&v[i], stream, o, t, launches[i], &samples[at],
-                                   own ? &own[at] : NULL));
-                if (have)
-                    rb_energy_read_poll(nvml, &w);
+                rb_status st = time_sample(&v[i], stream, o, t, launches[i], &samples[at],
+                                           own ? &own[at] : NULL);
+                if (st != RB_OK) {
+                    if (have) /* the thread reads &poller: joined before it goes */
+                        rb_energy_poller_stop(&poller, &w);
+                    return st;
+                }
             } while (counts[i] < max_per && loop_s(o, t0) < o->window_s);
             double elapsed = rb_now_s() - t0;
             if (have)
-                RB_TRY(pad_energy(&v[i], stream, t, launches[i], sampler, elapsed, &w));
+                RB_TRY(pad_energy(&v[i], stream, t, launches[i], sampler, elapsed, &poller, &w));
             if (o->energy)
                 rb_energy_add_edges(&o->energy[i], have, &w, elapsed,
                                     (double)(counts[i] - first) * launches[i] * ops_of(o));
