@@ -547,6 +547,50 @@ static void test_edges_hold_at_every_period_and_phase(void)
     RB_CHECK(naive_wrong >= 10); /* the coarse periods fool the two readings */
 }
 
+/* A counter whose steps are samples of the board's power rather than its integral: each 100 ms
+ * step adds 450 or 850 W's worth in turn (a mean of 650). One step alone would read either; read
+ * from a poller thread every 3.5 ms (one NVML read on an H200), the window holds at least two
+ * steps and their spread is its uncertainty: far above 5%, so no figure. A steady counter read
+ * the same way is a figure within 5%. */
+static unsigned long long wobbly_mj(double t)
+{
+    long k = (long)floor(t / 0.1);
+    double j = 0.0;
+    for (long i = -100; i < k; i++)
+        j += (i % 2 ? 850.0 : 450.0) * 0.1;
+    return (unsigned long long)(j * 1000.0);
+}
+
+static void test_step_spread_is_uncertainty(void)
+{
+    rb_energy_edges w;
+    rb_energy_edges_init(&w);
+    for (double t = 0.0002; t <= 0.15; t += 3.5e-3)
+        rb_energy_edges_feed(&w, t, wobbly_mj(t));
+    rb_energy_edges_end_after(&w, 0.15);
+    for (double t = 0.15; t <= 1.2 && !w.done; t += 3.5e-3)
+        rb_energy_edges_feed(&w, t, wobbly_mj(t));
+    RB_CHECK(w.done && w.steps >= RB_ENERGY_EDGE_MIN_STEPS);
+    rb_energy e;
+    rb_energy_init(&e);
+    rb_energy_add_edges(&e, 1, &w, 0.15, 100);
+    rb_energy_finish(&e);
+    RB_CHECK(e.state == RB_ENERGY_UNCERTAIN);
+    /* the plant's control: the same reads of a steady 650 W counter */
+    const trace c = {0.1, 0.0, 84.0, 650.0, -0.3, 3.0, 1000.0};
+    rb_energy_edges_init(&w);
+    for (double t = 0.0002; t <= 0.15; t += 3.5e-3)
+        rb_energy_edges_feed(&w, t, counter_mj(&c, t));
+    rb_energy_edges_end_after(&w, 0.15);
+    for (double t = 0.15; t <= 1.2 && !w.done; t += 3.5e-3)
+        rb_energy_edges_feed(&w, t, counter_mj(&c, t));
+    rb_energy_init(&e);
+    rb_energy_add_edges(&e, 1, &w, 0.15, 100);
+    rb_energy_finish(&e);
+    RB_CHECK(e.state == RB_ENERGY_OK && rb_energy_uncertainty(&e) <= RB_ENERGY_MAX_UNCERTAINTY);
+    RB_CHECK(fabs(rb_energy_mean_w(&e) / 650.0 - 1) <= 0.05);
+}
+
 /* A slow variant (one 50 ms launch a sample): edges between its samples are dated to 25 ms, so
  * none bounds the window; it starts and ends among the untimed samples, polled as they run. */
 static void test_loose_edges_are_not_used(void)
@@ -719,6 +763,7 @@ static const rbtest_case energy_cases[] = {
     {"history_prints_cycles", test_history_prints_cycles},
     {"coarse_counter_old_reading_above_limit", test_coarse_counter_old_reading_above_limit},
     {"edges_hold_at_every_period_and_phase", test_edges_hold_at_every_period_and_phase},
+    {"step_spread_is_uncertainty", test_step_spread_is_uncertainty},
     {"loose_edges_are_not_used", test_loose_edges_are_not_used},
     {"no_window_is_null_never_zero", test_no_window_is_null_never_zero},
     {"power_bound_below_idle_and_in_results", test_power_bound_below_idle_and_in_results},

@@ -255,7 +255,16 @@ static void edge_seen(rb_energy_edges *w, double t_s, unsigned long long mj)
         w->start_s = at;
         w->start_res_s = gap / 2;
         w->start_mj = mj;
-    } else if (at >= w->end_after_s && at - w->start_s >= RB_ENERGY_EDGE_MIN_WINDOW_S) {
+    } else if (at > w->prev_at_s) {
+        double p = (double)(mj - w->prev_mj) * 1e-3 / (at - w->prev_at_s);
+        w->steps++;
+        w->step_w += p;
+        w->step_w2 += p * p;
+    }
+    w->prev_at_s = at;
+    w->prev_mj = mj;
+    if (w->steps >= RB_ENERGY_EDGE_MIN_STEPS && at >= w->end_after_s &&
+        at - w->start_s >= RB_ENERGY_EDGE_MIN_WINDOW_S) {
         w->done = 1;
         w->end_s = at;
         w->end_res_s = gap / 2;
@@ -286,6 +295,11 @@ int rb_energy_edges_window(const rb_energy_edges *w, double *joules, double *win
     *joules = (double)(w->end_mj - w->start_mj) * 1e-3;
     *window_s = w->end_s - w->start_s;
     *uncertainty = (w->start_res_s + w->end_res_s) / *window_s + 2e-3 / *joules;
+    /* the steps' spread: the standard error of their mean power, over the mean */
+    int k = w->steps;
+    double mean = w->step_w / k, var = (w->step_w2 - k * mean * mean) / (k - 1);
+    if (mean > 0)
+        *uncertainty += sqrt(fmax(var, 0.0) / k) / mean;
     return 0;
 }
 

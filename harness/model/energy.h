@@ -62,6 +62,12 @@
 /* The shortest window an edge-aligned reading ends (where the timed samples ended before its
  * start edge: a slow variant, whose window is all untimed samples). */
 #define RB_ENERGY_EDGE_MIN_WINDOW_S 0.1
+/* The fewest steps a window holds. A step is the counter's energy over one of its update
+ * periods, and one step alone cannot say how much it varies: on an H200, windows of one step
+ * of memory-bound rows read 726-783 W, above the 700 W limit, beside 508-703 W for others
+ * (results/nvidia-h200/20261202T1833Z-657826e-energy/). With two or more, the spread of the
+ * steps' powers (their standard error) is part of the window's uncertainty. */
+#define RB_ENERGY_EDGE_MIN_STEPS 2
 
 typedef struct rb_energy_edges {
     double end_after_s; /* the window may end at an edge dated at or after this (+inf: not yet) */
@@ -72,6 +78,11 @@ typedef struct rb_energy_edges {
     int started, done;
     double start_s, start_res_s, end_s, end_res_s;
     unsigned long long start_mj, end_mj;
+    /* the steps between the window's usable edges: how many, and their powers' sum and sum of
+     * squares (watts) */
+    int steps;
+    double step_w, step_w2, prev_at_s;
+    unsigned long long prev_mj;
 } rb_energy_edges;
 
 void rb_energy_edges_init(rb_energy_edges *w);
