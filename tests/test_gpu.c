@@ -195,7 +195,8 @@ static void test_planted_nan_caught_and_persisting_l2_reset(void)
     cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, 0);
     for (int i = 0; rb_registry[i]; i++) {
         const rb_pair *p = rb_registry[i];
-        if ((rb_pair_ext_of(p)->min_cc && cc_major * 10 < rb_pair_ext_of(p)->min_cc) || rb_pair_ext_of(p)->min_gpus > rbtest_gpu_count())
+        const rb_pair_ext *e = rb_pair_ext_of(p);
+        if ((e->min_cc && cc_major * 10 < e->min_cc) || e->min_gpus > rbtest_gpu_count())
             continue;
         const rb_variant_def *opt = NULL;
         int opt_k = 0;
@@ -361,7 +362,8 @@ static void test_planted_defects_fail_their_check(void)
     const char *only = getenv("RBTEST_PAIR"); /* one pair's defects alone */
     for (int i = 0; rb_registry[i]; i++) {
         const rb_pair *p = rb_registry[i];
-        if ((rb_pair_ext_of(p)->min_cc && cc_major * 10 < rb_pair_ext_of(p)->min_cc) || rb_pair_ext_of(p)->min_gpus > rbtest_gpu_count() ||
+        const rb_pair_ext *e = rb_pair_ext_of(p);
+        if ((e->min_cc && cc_major * 10 < e->min_cc) || e->min_gpus > rbtest_gpu_count() ||
             (only && *only && strcmp(only, p->name)))
             continue;
         for (int k = 0; k < RB_MAX_DEFECTS && p->defects[k].name; k++)

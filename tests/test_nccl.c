@@ -70,7 +70,8 @@ static void test_sweep_powers_of_8_from_8_bytes_to_1_gib(void)
         /* below full_size: the DRAM-peak rule never judges a swept size (S is link traffic) */
         RB_CHECK(rb_pair_ext_of(p)->sweep[n] < p->full_size);
         rb_size s = {rb_pair_ext_of(p)->sweep[n], 1, rb_pair_ext_of(p)->sweep[n]};
-        RB_CHECK(p->bytes(&s) == (double)rb_pair_ext_of(p)->sweep[n]); /* the work model is S: GB/s = algbw */
+        /* the work model is S: GB/s = algbw */
+        RB_CHECK(p->bytes(&s) == (double)rb_pair_ext_of(p)->sweep[n]);
     }
     RB_CHECK(n == 10 && rb_pair_ext_of(p)->sweep[n - 1] == 1u << 30);
     RB_CHECK(p->n_inputs == 3 && !strcmp(p->inputs[0], "allreduce") &&
@@ -108,7 +109,8 @@ static void test_one_gpu_sweep(void)
     RB_CHECK(!rb_pair_sweeps_size(p, 16777216, 1) && rb_pair_sweeps_size(p, 16777216, 8));
     RB_CHECK(!rb_pair_sweeps_size(p, 8, 1) && rb_pair_sweeps_size(p, 8, 2));
     const rb_pair *copy = find_pair("copy_vectorized");
-    RB_CHECK(copy && rb_pair_ext_of(copy)->sweep_one_gpu == NULL && rb_pair_sweeps_size(copy, 12345, 1));
+    RB_CHECK(copy && rb_pair_ext_of(copy)->sweep_one_gpu == NULL &&
+             rb_pair_sweeps_size(copy, 12345, 1));
 }
 
 static void test_bus_bandwidth_formulas(void)
@@ -139,9 +141,11 @@ static void test_min_gpus_declared(void)
     const rb_pair *p2p = find_pair("p2p_copy");
     RB_CHECK(p2p != NULL && rb_pair_ext_of(p2p)->min_gpus == 2);
     for (int i = 0; rb_registry[i]; i++)
-        RB_CHECK(rb_pair_ext_of(rb_registry[i])->min_gpus >= 0 && rb_pair_ext_of(rb_registry[i])->min_gpus <= 8);
+        RB_CHECK(rb_pair_ext_of(rb_registry[i])->min_gpus >= 0 &&
+                 rb_pair_ext_of(rb_registry[i])->min_gpus <= 8);
     const rb_pair *nccl = find_pair("nccl_allreduce");
-    RB_CHECK(!nccl || rb_pair_ext_of(nccl)->min_gpus <= 1); /* works on one GPU: busbw 0, as nccl-tests */
+    /* works on one GPU: busbw 0, as nccl-tests */
+    RB_CHECK(!nccl || rb_pair_ext_of(nccl)->min_gpus <= 1);
 }
 
 /* The optional hook is there where it must be, and only there: roofbench_mpi runs exactly the

@@ -197,9 +197,10 @@ static void test_variant_roofs_declared(void)
  * else one. */
 static int one_gpu_sizes(const rb_pair *p, int in)
 {
-    const uint64_t *sweep = rb_pair_ext_of(p)->sweep_one_gpu                         ? rb_pair_ext_of(p)->sweep_one_gpu
-                            : in < RB_MAX_INPUTS && rb_pair_ext_of(p)->input_sweep[in] ? rb_pair_ext_of(p)->input_sweep[in]
-                                                                          : rb_pair_ext_of(p)->sweep;
+    const rb_pair_ext *e = rb_pair_ext_of(p);
+    const uint64_t *sweep = e->sweep_one_gpu                              ? e->sweep_one_gpu
+                            : in < RB_MAX_INPUTS && e->input_sweep[in] ? e->input_sweep[in]
+                                                                       : e->sweep;
     int n = 0;
     while (sweep && sweep[n])
         n++;
@@ -221,7 +222,8 @@ static void test_informational_rows(void)
             RB_CHECK(ok);
             if (!ok)
                 printf("    %s\n", why);
-            for (int in = 0; rb_pair_ext_of(p)->min_gpus <= 1 && in < (p->n_inputs ? p->n_inputs : 1); in++)
+            int inputs = rb_pair_ext_of(p)->min_gpus <= 1 ? (p->n_inputs ? p->n_inputs : 1) : 0;
+            for (int in = 0; in < inputs; in++)
                 if (rb_pair_host_bound(p, k, in))
                     rows += one_gpu_sizes(p, in);
         }
@@ -365,10 +367,11 @@ static void test_swept_variants_declared(void)
         const rb_pair *p = rb_registry[i];
         if (!rb_pair_ext_of(p)->swept_variants)
             continue;
-        RB_CHECK(rb_pair_ext_of(p)->timing.sustain_s > 0 && rb_pair_ext_of(p)->sweep && rb_pair_ext_of(p)->swept_why &&
-                 strlen(rb_pair_ext_of(p)->swept_why) > 20 && p->n_variants <= 32);
+        const rb_pair_ext *e = rb_pair_ext_of(p);
+        RB_CHECK(e->timing.sustain_s > 0 && e->sweep && e->swept_why &&
+                 strlen(e->swept_why) > 20 && p->n_variants <= 32);
         for (int in = 0; in < (p->n_inputs ? p->n_inputs : 1); in++) {
-            const uint64_t *sizes = rb_pair_ext_of(p)->input_sweep[in] ? rb_pair_ext_of(p)->input_sweep[in] : rb_pair_ext_of(p)->sweep;
+            const uint64_t *sizes = e->input_sweep[in] ? e->input_sweep[in] : e->sweep;
             for (int s = 0; sizes[s]; s++) {
                 if (sizes[s] >= p->full_size)
                     continue;

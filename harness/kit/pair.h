@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The contract between a pair and the harness. A pair is two files:
- *   kernels/<pair>.cu  the kernels, baseline and optimized side by side, with extern "C"
- *                      launchers that enqueue on a stream and return cudaGetLastError();
- *   bench/<pair>.c     one `const rb_pair rb_pair_<pair>` describing it (this struct).
+ * The contract between a pair and the harness. A pair is three files:
+ *   kernels/<pair>.h   the seam: the extern "C" launchers and the kernel table, which both the
+ *                      .cu and the .c include;
+ *   kernels/<pair>.cu  the kernels, baseline and optimized side by side, with the launchers
+ *                      that enqueue on a stream and return cudaGetLastError();
+ *   bench/<pair>.c     one `const rb_pair rb_pair_<pair>` describing it (this struct: what
+ *                      every pair sets, plus an optional rb_pair_ext for what only some need).
  * The registry (build/<arch>/registry.c) is generated from the file names in bench/.
  *
  * Contracts:
@@ -27,8 +30,8 @@
  * - A pair may run on several named inputs (histogram: uniform, skewed); each input is reported
  *   as its own row group, "<pair>.<input>", with its own expectations.
  * - A pair that can also run with one process per GPU (roofbench_mpi) has ext->setup_rank():
- *   setup() for one rank of a communicator the driver made (rb_comm). Every rank then calls the same
- *   callbacks in the same order, so a decision that changes which collectives run (a skip:
+ *   setup() for one rank of a communicator the driver made (rb_comm). Every rank then calls the
+ *   same callbacks in the same order, so a decision that changes which collectives run (a skip:
  *   RB_ERR_UNSUPPORTED from setup or from a variant's first run) must depend only on what all
  *   ranks share (ranks, size, input), and check() reports what holds over all ranks.
  */
@@ -163,6 +166,7 @@ typedef struct rb_pair_ext {
      * their note saying swept_why: a ladder whose steps are taught at the full size, with rows
      * at other sizes for its top steps against the library. Not at a size asked with --size. */
     unsigned (*swept_variants)(int input, uint64_t size);
+    /* hgemm: why a row of the sweep skips a variant (the note of the row it is not timed in). */
     const char *swept_why;
     /* hgemm: what a reader of variant's row must know of how it ran at this size (its library
      * on M and N padded to 8), asked once the variant ran: writes out (a line) and returns 1,
