@@ -985,10 +985,9 @@ const rb_pair rb_pair_hgemm = {
              * that; a skipped K tile gives 0.12-0.18, a zeroed edge row 0.032 (the planted
              * defects). FP8: the same output rounding plus the wgmma's FP8 accumulation inside
              * the MMA without promotion (fast accumulation: ~14 bits kept), which grows with K:
-             * cuBLASLt measured 2.49e-3 at K = 8192 in gemm_precision; 5e-3 is 2x that.
-             * Measured on the H100 (docs/notes/hgemm.md): every bf16 step and cuBLASLt 1.657e-3
-             * to 1.660e-3 at the three shapes of a full run; fp8 and fp8_library 2.04e-3 at
-             * K = 4096 and 2.50e-3 at K = 8192. The largest, 2.50e-3, is half the tolerance. */
+             * cuBLASLt measured 2.49e-3 at K = 8192 in gemm_precision; 5e-3 is 2x that. What
+             * each variant reaches at a full run's shapes: docs/notes/hgemm.md (Accuracy); the
+             * largest is half the tolerance. */
             {"mma_sync", RB_ROLE_BASELINE, RB_UNIT_BF16, 5e-3, run_mma_sync},
             {"cp_async", RB_ROLE_STEP, RB_UNIT_BF16, 5e-3, run_cp_async},
             {"wgmma", RB_ROLE_STEP, RB_UNIT_BF16, 5e-3, run_wgmma},
