@@ -320,15 +320,25 @@ static char *planted(const char *header, const char *from, const char *to)
     return out;
 }
 
-static void test_the_contract_holds(void)
+/* The header and the pairs' sources, or NULL (the test skipped) when not run from the
+ * repository root. */
+static char *read_contract(contract_sources *src)
 {
     char *header = rbtest_read_file("harness/kit/pair.h");
-    contract_sources src;
-    if (!header || read_bench(&src) != 0) {
+    if (!header || read_bench(src) != 0) {
         free(header);
         rbtest_skip("not run from the repository root (harness/kit/pair.h, bench/)");
-        return;
+        return NULL;
     }
+    return header;
+}
+
+static void test_the_contract_holds(void)
+{
+    contract_sources src;
+    char *header = read_contract(&src);
+    if (!header)
+        return;
     char why[300] = "";
     contract_struct core = {.n = 0};
     RB_CHECK(struct_fields(header, "rb_pair", &core, 0) == 0);
@@ -347,13 +357,10 @@ static void test_the_contract_holds(void)
  * sets, a one-pair need another pair sets too. */
 static void test_the_contract_check_fails_on_plants(void)
 {
-    char *header = rbtest_read_file("harness/kit/pair.h");
     contract_sources src;
-    if (!header || read_bench(&src) != 0) {
-        free(header);
-        rbtest_skip("not run from the repository root (harness/kit/pair.h, bench/)");
+    char *header = read_contract(&src);
+    if (!header)
         return;
-    }
     char why[300];
     contract_struct core = {.n = 0};
     RB_CHECK(struct_fields(header, "rb_pair", &core, 0) == 0);

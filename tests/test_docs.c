@@ -793,37 +793,9 @@ static int pair_of(const char *name, char *pair, size_t size)
     return 1;
 }
 
-static void test_kernel_headers_follow_template(void)
-{
-    DIR *d = opendir("kernels");
-    if (!d) {
-        rbtest_skip("not run from the repository root (kernels/)");
-        return;
-    }
-    int files = 0, bad = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        char pair[128], path[DOCS_PATH_LEN], why[256];
-        const char *dot = strrchr(e->d_name, '.');
-        if (!dot || strcmp(dot, ".cu") || !pair_of(e->d_name, pair, sizeof pair))
-            continue;
-        snprintf(path, sizeof path, "kernels/%s", e->d_name);
-        char *text = read_file(path);
-        files++;
-        if (!text || !header_check(pair, text, why, sizeof why)) {
-            fprintf(stderr, "  %s: %s\n", path, text ? why : "unreadable");
-            bad++;
-        }
-        free(text);
-    }
-    closedir(d);
-    RB_CHECK(files >= 20);
-    RB_CHECK(bad == 0);
-}
-
 /* History told in a lesson file: it belongs in docs/notes/<pair>.md and git history. */
 static const char *const narration_words[] = {
-    "tried",          "not kept",        "measured lower", "measured higher",
+    "tried",           "not kept",        "measured lower", "measured higher",
     "measured slower", "measured faster", "it measured"};
 
 /* Whether s starts word (any case) as words of its own (not "retried", "tried_x"). */
@@ -834,11 +806,12 @@ static int narration_at(const char *text, const char *s, const char *word)
            !header_is_word_char(s[n]);
 }
 
-/* The first narration in text (a whole kernels/ file), as "what: context" in why; 1 when there
- * is none: no history word of narration_words[], and no results citation (a stamp or a path
- * under results/) outside the header's generated Measured lines. */
-static int narration_check(const char *text, char *why, size_t why_size)
+/* The first narration in text (a whole kernels/ file of pair), as "what: context" in why; 1
+ * when there is none: no history word of narration_words[], and no results citation (a stamp or
+ * a path under results/) outside the header's generated Measured lines. */
+static int narration_check(const char *pair, const char *text, char *why, size_t why_size)
 {
+    (void)pair;
     const char *gen = strstr(text, HEADER_GEN_BEGIN), *gen_end = NULL;
     if (gen)
         gen_end = strstr(gen, HEADER_GEN_END);
@@ -858,29 +831,53 @@ static int narration_check(const char *text, char *why, size_t why_size)
     return 1;
 }
 
-static void test_kernel_files_hold_no_narration(void)
+/* Runs check on every file of kernels/ (only the .cu ones when cu_only), printing each failure:
+ * how many failed, or -1 (skipped) when not run from the repository root. *files: how many. */
+static int kernel_files_check(int (*check)(const char *pair, const char *text, char *why,
+                                           size_t why_size),
+                              int cu_only, int *files)
 {
     DIR *d = opendir("kernels");
     if (!d) {
         rbtest_skip("not run from the repository root (kernels/)");
-        return;
+        return -1;
     }
-    int files = 0, bad = 0;
+    int bad = 0;
+    *files = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         char pair[128], path[DOCS_PATH_LEN], why[256];
-        if (!pair_of(e->d_name, pair, sizeof pair))
+        const char *dot = strrchr(e->d_name, '.');
+        if (!dot || (cu_only && strcmp(dot, ".cu")) || !pair_of(e->d_name, pair, sizeof pair))
             continue;
         snprintf(path, sizeof path, "kernels/%s", e->d_name);
         char *text = read_file(path);
-        files++;
-        if (!text || !narration_check(text, why, sizeof why)) {
+        ++*files;
+        if (!text || !check(pair, text, why, sizeof why)) {
             fprintf(stderr, "  %s: %s\n", path, text ? why : "unreadable");
             bad++;
         }
         free(text);
     }
     closedir(d);
+    return bad;
+}
+
+static void test_kernel_headers_follow_template(void)
+{
+    int files = 0, bad = kernel_files_check(header_check, 1, &files);
+    if (bad < 0)
+        return;
+    RB_CHECK(files >= 20);
+    RB_CHECK(bad == 0);
+}
+
+/* The narration check on every file of kernels/, the .cu and the .h. */
+static void test_kernel_files_hold_no_narration(void)
+{
+    int files = 0, bad = kernel_files_check(narration_check, 0, &files);
+    if (bad < 0)
+        return;
     RB_CHECK(files >= 40);
     RB_CHECK(bad == 0);
 }
@@ -1023,7 +1020,7 @@ static void test_header_check_planted(void)
 static int fixture_tells_no_history(const char *from, const char *to)
 {
     char *text = fixture_with(from, to), why[256];
-    int ok = text && narration_check(text, why, sizeof why);
+    int ok = text && narration_check("copy", text, why, sizeof why);
     free(text);
     return ok;
 }
