@@ -129,9 +129,10 @@ typedef struct rb_pair_timing {
     double sustain_s;
 } rb_pair_timing;
 
-/* What some pairs declare beyond the core (rb_pair.ext): each field is set by the pairs named
- * beside it and by no other; zero or NULL is "the pair does not need it". A reader takes a
- * pair's through rb_pair_ext_of(), which is never NULL. */
+/* What some pairs declare beyond the core (rb_pair.ext): first the needs of a few pairs, then
+ * one pair's needs, each named for the pair that sets it (tests/test_contract.c holds each to
+ * that pair alone); zero or NULL is "the pair does not need it". A reader takes a pair's
+ * through rb_pair_ext_of(), which is never NULL. */
 typedef struct rb_pair_ext {
     /* --- needs of a few pairs --- */
     int min_cc; /* compute capability x 10 the pair needs (90 for TMA); 0: any */
