@@ -224,6 +224,10 @@ static int async_pipeline_selftest(char *why, size_t why_size)
     return 0;
 }
 
+static const rb_pair_ext async_pipeline_ext = {
+    .extras = async_pipeline_extras,
+};
+
 const rb_pair rb_pair_async_pipeline = {
     .name = "async_pipeline",
     .pattern = "cp.async ring loading ahead vs synchronous chunk loads (skinny GEMM, W on chip)",
@@ -245,7 +249,6 @@ const rb_pair rb_pair_async_pipeline = {
             {"async_pipeline_baseline_kernel", "LDG.E.128.STRONG.GPU"}, /* ld.global.cg */
         },
     .kernels = async_pipeline_kernels,
-    .extras = async_pipeline_extras,
     .n_variants = 2,
     .variants =
         {
@@ -261,4 +264,5 @@ const rb_pair rb_pair_async_pipeline = {
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 2e-6, async_pipeline_run_optimized},
         },
     .defects = {{"last_k_chunk_dropped", 1, async_pipeline_defect_last_chunk}},
+    .ext = &async_pipeline_ext,
 };

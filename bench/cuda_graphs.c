@@ -401,9 +401,13 @@ static int cg_selftest(char *why, size_t why_size)
     return 0;
 }
 
+static const rb_pair_ext cuda_graphs_ext = {
+    .host_shared = 1, /* host launches: one GPU at a time in a node run */
+    .extras = cg_extras,
+};
+
 const rb_pair rb_pair_cuda_graphs = {
     .name = "cuda_graphs",
-    .gpus.host_shared = 1, /* host launches: one GPU at a time in a node run */
     .pattern = "~200 tiny dependent kernels: one graph replay (kernels overlapping their launch) "
                "instead of one launch per kernel",
     .size_unit = "fp32 elements per vector (the hidden size)",
@@ -429,7 +433,6 @@ const rb_pair rb_pair_cuda_graphs = {
             {"cuda_graphs_rmsnorm_kernel", "ACQBULK", 90},
         },
     .kernels = cuda_graphs_kernels,
-    .extras = cg_extras,
     .n_variants = 4,
     .variants =
         {
@@ -453,4 +456,5 @@ const rb_pair rb_pair_cuda_graphs = {
         },
     .defects = {{"graph_not_updated", CG_UPDATE, run_defect_stale_graph},
                 {"stale_input_pointer", CG_UPDATE, run_defect_stale_input}},
+    .ext = &cuda_graphs_ext,
 };

@@ -226,6 +226,10 @@ static int fe_selftest(char *why, size_t why_size)
     return 0;
 }
 
+static const rb_pair_ext fused_elementwise_ext = {
+    .shape = fe_shape,
+};
+
 const rb_pair rb_pair_fused_elementwise = {
     .name = "fused_elementwise",
     .pattern =
@@ -233,7 +237,6 @@ const rb_pair rb_pair_fused_elementwise = {
     .size_unit = "bf16 elements",
     .smoke_size = 1u << 20,
     .full_size = 1u << 28,
-    .shape = fe_shape,
     .flops = fe_flops,
     .bytes = fe_bytes,
     .setup = fe_setup,
@@ -281,4 +284,5 @@ const rb_pair rb_pair_fused_elementwise = {
              .roof = "dram_read_gbps"},
         },
     .defects = {{"bias_dropped", 1, fused_elementwise_defect_no_bias}},
+    .ext = &fused_elementwise_ext,
 };

@@ -426,18 +426,22 @@ static int ge_selftest(char *why, size_t why_size)
     return 0;
 }
 
+static const rb_pair_ext gemm_epilogue_ext = {
+    /* in rounds, as gemm_precision (power-capped GEMMs: its optimized variant's median spread
+     * 15% over three runs timed one after the other), and sustained at the full size, the
+     * regime of the bf16 roof it is judged against (rb_pair_ext.timing.sustain_s) */
+    .timing.interleave = 1,
+    .timing.sustain_s = 1.0,
+    .shape = ge_shape,
+    .library_algo = ge_library_algo,
+};
+
 const rb_pair rb_pair_gemm_epilogue = {
     .name = "gemm_epilogue",
     .pattern = "bias + GELU fused into the GEMM epilogue (cuBLASLt) vs a separate elementwise pass",
-    /* in rounds, as gemm_precision (power-capped GEMMs: its optimized variant's median spread
-     * 15% over three runs timed one after the other), and sustained at the full size, the
-     * regime of the bf16 roof it is judged against (rb_pair.timing.sustain_s) */
-    .timing.interleave = 1,
-    .timing.sustain_s = 1.0,
     .size_unit = "bf16 output elements (M x N; K = 1024)",
     .smoke_size = 1u << 16,
     .full_size = 1u << 26,
-    .shape = ge_shape,
     .flops = ge_flops,
     .bytes = ge_bytes,
     .setup = ge_setup,
@@ -454,7 +458,6 @@ const rb_pair rb_pair_gemm_epilogue = {
             {"gemm_epilogue_baseline_bias_gelu_kernel", "STG.E.128"},
         },
     .kernels = gemm_epilogue_kernels,
-    .library_algo = ge_library_algo,
     .n_variants = 2,
     .variants =
         {
@@ -469,4 +472,5 @@ const rb_pair rb_pair_gemm_epilogue = {
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_BF16, 5e-3, run_optimized},
         },
     .defects = {{"bias_dropped", 1, run_defect_no_bias}},
+    .ext = &gemm_epilogue_ext,
 };

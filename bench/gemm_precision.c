@@ -759,6 +759,17 @@ static int gp_selftest(char *why, size_t why_size)
     return 0;
 }
 
+static const rb_pair_ext gemm_precision_ext = {
+    .min_cc = 89, /* FP8 tensor cores (Ada, Hopper and later) */
+    .shape = gp_shape,
+    .library_algo = gp_library_algo,
+    /* Timed sustained (0.5 s warm, then 1 s of samples each), the way `roofbench ceilings`
+     * measures the tensor roofs that these steps are placed on (harness/runner/ceilings_gemm.c),
+     * so a step and its roof are measured in the same state of the board; shorter or interleaved
+     * samples met the power controller at different points (docs/notes/gemm_precision.md). */
+    .timing.sustain_s = 1.0,
+};
+
 const rb_pair rb_pair_gemm_precision = {
     .name = "gemm_precision",
     .pattern = "one GEMM in FP32 -> TF32 -> BF16 -> FP8 (cuBLASLt): each precision's "
@@ -766,8 +777,6 @@ const rb_pair rb_pair_gemm_precision = {
     .size_unit = "output elements (M x N; K = N)",
     .smoke_size = 1u << 16,
     .full_size = 1u << 26,
-    .min_cc = 89, /* FP8 tensor cores (Ada, Hopper and later) */
-    .shape = gp_shape,
     .flops = gp_flops,
     .bytes = gp_bytes,
     .setup = gp_setup,
@@ -778,12 +787,6 @@ const rb_pair rb_pair_gemm_precision = {
     /* No codegen rules: every variant is one cuBLASLt call, no kernel of ours (ours run in
      * setup only). */
     .kernels = gemm_precision_kernels,
-    .library_algo = gp_library_algo,
-    /* Timed sustained (0.5 s warm, then 1 s of samples each), the way `roofbench ceilings`
-     * measures the tensor roofs that these steps are placed on (harness/runner/ceilings_gemm.c),
-     * so a step and its roof are measured in the same state of the board; shorter or interleaved
-     * samples met the power controller at different points (docs/notes/gemm_precision.md). */
-    .timing.sustain_s = 1.0,
     .n_variants = 4,
     .variants =
         {
@@ -813,4 +816,5 @@ const rb_pair rb_pair_gemm_precision = {
              gp_bytes_fp8},
         },
     .defects = {{"fp8_scale_5pct_off", GP_FP8, run_defect_fp8_scale}},
+    .ext = &gemm_precision_ext,
 };

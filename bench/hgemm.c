@@ -887,7 +887,7 @@ static const uint64_t hgemm_sweep[] = {1u << 26, 6144u * 6144u, 1u << 24, 0}; /*
  * with --filter hgemm.awkward --size 67108864. */
 static const uint64_t hgemm_awkward_sweep[] = {1u << 24, 0};
 
-/* What a full run times at the sweep's rows below 8192^3 (rb_pair_timing.swept_variants): the top
+/* What a full run times at the sweep's rows below 8192^3 (rb_pair_ext.swept_variants): the top
  * BF16 step against cuBLASLt everywhere, the FP8 pair at 4096^3 and at the awkward shape, not at
  * 6144^3 (a BF16 row: where the public BF16 kernels lead most). Sustained, each variant costs a
  * row ~1.6 s of windows: the whole ladder at every row would add ~35 s to a full run for what the
@@ -899,6 +899,31 @@ static unsigned hgemm_swept_variants(int input, uint64_t size)
     return input == HG_SQUARE && size == 6144u * 6144u ? bf16 : bf16 | fp8;
 }
 
+static const rb_pair_ext hgemm_ext = {
+    .min_cc = 90, /* wgmma, TMA and clusters: sm_90a (H100, H200) */
+    .shape = hgemm_shape,
+    .work = hgemm_input_work,
+    .extras = hgemm_extras,
+    .library_algo = hgemm_library_algo,
+    .variant_note = hgemm_variant_note,
+    .sweep = hgemm_sweep,
+    .input_sweep = {NULL, hgemm_awkward_sweep},
+    /* optimized and library differ by a few percent at most, less than a power-capped GPU
+     * drifts between two variants timed one after the other: every variant is timed in turns.
+     * At the full size in sustained windows (ext->timing.sustain_s): in ~1 ms samples in
+     * turn, the slow steps between the fast ones lowered the board's power and the fast ones ran
+     * near the boost clock, above the bf16 and fp8 roofs that `roofbench ceilings` measures
+     * sustained. Timed as the roof is, the faster of optimized and cuBLASLt sets the roof of the
+     * run when it beats the measured one (model/report.h). The sweep's smaller rows are timed
+     * the same way (sustained), for the top steps against the library only
+     * (hgemm_swept_variants). */
+    .timing.interleave = 1,
+    .timing.sustain_s = 1.0,
+    .swept_variants = hgemm_swept_variants,
+    .swept_why = "the ladder's steps are timed at 8192^3; the smaller rows compare the top "
+                 "steps with cuBLASLt, FP8 where its rows are (4096^3, the awkward shape)",
+};
+
 const rb_pair rb_pair_hgemm = {
     .name = "hgemm",
     .pattern = "BF16 GEMM by hand, mma.sync -> cp.async -> wgmma -> TMA -> warp specialization "
@@ -908,11 +933,8 @@ const rb_pair rb_pair_hgemm = {
         "rounded up to 8: 4096 at the awkward 4095 x 4093 x 4112)",
     .smoke_size = 1u << 16,
     .full_size = 1u << 26,
-    .min_cc = 90, /* wgmma, TMA and clusters: sm_90a (H100, H200) */
-    .shape = hgemm_shape,
     .flops = hgemm_flops,
     .bytes = hgemm_bytes,
-    .by_input.work = hgemm_input_work,
     .setup = hgemm_setup,
     .output = hgemm_output,
     .check = hgemm_check,
@@ -948,27 +970,8 @@ const rb_pair rb_pair_hgemm = {
             {NULL, NULL, 0},
         },
     .kernels = hgemm_kernels,
-    .extras = hgemm_extras,
-    .library_algo = hgemm_library_algo,
-    .variant_note = hgemm_variant_note,
     .n_inputs = HG_INPUTS,
     .inputs = {"square", "awkward"},
-    .sweep = hgemm_sweep,
-    .by_input.sweep = {NULL, hgemm_awkward_sweep},
-    /* optimized and library differ by a few percent at most, less than a power-capped GPU
-     * drifts between two variants timed one after the other: every variant is timed in turns.
-     * At the full size in sustained windows (rb_pair.timing.sustain_s): in ~1 ms samples in
-     * turn, the slow steps between the fast ones lowered the board's power and the fast ones ran
-     * near the boost clock, above the bf16 and fp8 roofs that `roofbench ceilings` measures
-     * sustained. Timed as the roof is, the faster of optimized and cuBLASLt sets the roof of the
-     * run when it beats the measured one (model/report.h). The sweep's smaller rows are timed
-     * the same way (sustained), for the top steps against the library only
-     * (hgemm_swept_variants). */
-    .timing.interleave = 1,
-    .timing.sustain_s = 1.0,
-    .timing.swept_variants = hgemm_swept_variants,
-    .timing.swept_why = "the ladder's steps are timed at 8192^3; the smaller rows compare the top "
-                        "steps with cuBLASLt, FP8 where its rows are (4096^3, the awkward shape)",
     .n_variants = HG_VARIANTS,
     .variants =
         {
@@ -982,10 +985,9 @@ const rb_pair rb_pair_hgemm = {
              * that; a skipped K tile gives 0.12-0.18, a zeroed edge row 0.032 (the planted
              * defects). FP8: the same output rounding plus the wgmma's FP8 accumulation inside
              * the MMA without promotion (fast accumulation: ~14 bits kept), which grows with K:
-             * cuBLASLt measured 2.49e-3 at K = 8192 in gemm_precision; 5e-3 is 2x that.
-             * Measured on the H100 (docs/notes/hgemm.md): every bf16 step and cuBLASLt 1.657e-3
-             * to 1.660e-3 at the three shapes of a full run; fp8 and fp8_library 2.04e-3 at
-             * K = 4096 and 2.50e-3 at K = 8192. The largest, 2.50e-3, is half the tolerance. */
+             * cuBLASLt measured 2.49e-3 at K = 8192 in gemm_precision; 5e-3 is 2x that. What
+             * each variant reaches at a full run's shapes: docs/notes/hgemm.md (Accuracy); the
+             * largest is half the tolerance. */
             {"mma_sync", RB_ROLE_BASELINE, RB_UNIT_BF16, 5e-3, run_mma_sync},
             {"cp_async", RB_ROLE_STEP, RB_UNIT_BF16, 5e-3, run_cp_async},
             {"wgmma", RB_ROLE_STEP, RB_UNIT_BF16, 5e-3, run_wgmma},
@@ -1003,4 +1005,5 @@ const rb_pair rb_pair_hgemm = {
             {"edge_row_guard_off_by_one", HG_MMA_SYNC, run_defect_edge_row},
             {"padding_written", HG_MMA_SYNC, run_defect_pad_write},
         },
+    .ext = &hgemm_ext,
 };

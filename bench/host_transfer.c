@@ -212,9 +212,17 @@ static int ht_selftest(char *why, size_t why_size)
     return 0;
 }
 
+static const rb_pair_ext host_transfer_ext = {
+    .host_shared = 1, /* host memory and the PCIe link: one GPU at a time in a node run */
+    .link_bytes = 1,
+    /* Both variants on the link of their direction: pageable memory's staging shows as the
+     * distance from the pinned rate the link allows. */
+    .input_roofs = {"pcie_h2d_gbps", "pcie_d2h_gbps"},
+    .extras = ht_extras,
+};
+
 const rb_pair rb_pair_host_transfer = {
     .name = "host_transfer",
-    .gpus.host_shared = 1, /* host memory and the PCIe link: one GPU at a time in a node run */
     .pattern = "pinned host memory: the copy engine DMAs it directly, pageable memory is staged",
     .size_unit = "fp32 elements (4 bytes each cross the link)",
     .smoke_size = 1u << 20,
@@ -224,7 +232,6 @@ const rb_pair rb_pair_host_transfer = {
     .full_size = 1u << 26,
     .flops = ht_flops,
     .bytes = ht_bytes,
-    .link_bytes = 1,
     .setup = ht_setup,
     .output = ht_output,
     .check = ht_check,
@@ -232,11 +239,7 @@ const rb_pair rb_pair_host_transfer = {
     .selftest = ht_selftest,
     .n_inputs = 2,
     .inputs = {"h2d", "d2h"},
-    /* Both variants on the link of their direction: pageable memory's staging shows as the
-     * distance from the pinned rate the link allows. */
-    .by_input.roofs = {"pcie_h2d_gbps", "pcie_d2h_gbps"},
     .kernels = host_transfer_kernels,
-    .extras = ht_extras,
     .n_variants = 2,
     .variants =
         {
@@ -254,4 +257,5 @@ const rb_pair rb_pair_host_transfer = {
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 0.0, run_optimized},
         },
     .defects = {{"chunk_offsets_swapped", HT_PINNED, run_defect_swapped_chunks}},
+    .ext = &host_transfer_ext,
 };

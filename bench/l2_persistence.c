@@ -221,13 +221,16 @@ static int lp_selftest(char *why, size_t why_size)
     return 0;
 }
 
+static const rb_pair_ext l2_persistence_ext = {
+    .min_cc = 80, /* persisting L2 and access-policy windows arrived with Ampere */
+};
+
 const rb_pair rb_pair_l2_persistence = {
     .name = "l2_persistence",
     .pattern = "a hot gather table pinned in L2 (access-policy window) against a streaming pass",
     .size_unit = "fp32 elements",
     .smoke_size = 1u << 20,
     .full_size = 1u << 28,
-    .min_cc = 80, /* persisting L2 and access-policy windows arrived with Ampere */
     .flops = lp_flops,
     .bytes = lp_bytes,
     .setup = lp_setup,
@@ -259,4 +262,5 @@ const rb_pair rb_pair_l2_persistence = {
         {
             {"table_off_by_one", 0, run_table_off_by_one, 0},
         },
+    .ext = &l2_persistence_ext,
 };

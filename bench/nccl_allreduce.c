@@ -5,11 +5,11 @@
  * One process drives every visible GPU: local GPU k is CUDA device k and NCCL rank k
  * (ncclCommInitAll). run() gets a stream of GPU 0: it forks the other GPUs' streams from it with
  * an event, enqueues AR_OPS_PER_RUN collectives back to back on every GPU (nccl-tests' -n 20:
- * the harness reports the time of one, rb_pair_timing.ops_per_run), and joins the streams back,
+ * the harness reports the time of one, rb_pair_ext.ops_per_run), and joins the streams back,
  * so the harness's events on that stream time them on all GPUs. The fork and the join are paid
  * once per run, not per collective; the host's queuing of a sample's first run (tens of
  * microseconds on several GPUs) is not timed: the harness holds the stream with a latch until
- * it is queued (rb_pair_timing.ops_per_run).
+ * it is queued (rb_pair_ext.ops_per_run).
  * The MPI driver (harness/runner/mpi_main.c, `make MPI=1`) runs the same code with one GPU
  * per process: setup_rank() gets its communicator (made by ncclCommInitRank) and the ranks'
  * host reductions (rb_comm); the check then sums its three figures over all ranks, so every
@@ -832,6 +832,15 @@ static int ar_selftest(char *why, size_t why_size)
     return 0;
 }
 
+static const rb_pair_ext nccl_allreduce_ext = {
+    .link_bytes = 1,
+    .setup_rank = ar_setup_comm,
+    .ops_per_run = AR_OPS_PER_RUN,
+    .sweep = nccl_allreduce_sweep,
+    .sweep_one_gpu = nccl_allreduce_sweep_one_gpu,
+    .extras = ar_extras,
+};
+
 const rb_pair rb_pair_nccl_allreduce = {
     .name = "nccl_allreduce",
     .pattern = "NCCL collectives over NVLink vs a hand-written ring of peer loads",
@@ -844,9 +853,7 @@ const rb_pair rb_pair_nccl_allreduce = {
     .full_size = 1ull << 32,
     .flops = ar_flops,
     .bytes = ar_bytes,
-    .link_bytes = 1,
     .setup = ar_setup,
-    .gpus.setup_rank = ar_setup_comm,
     .output = ar_output,
     .check = ar_check,
     .teardown = ar_teardown,
@@ -854,12 +861,8 @@ const rb_pair rb_pair_nccl_allreduce = {
     /* The ring's kernel is the only one of ours that is timed (the check kernel is validation);
      * the optimized variants are NCCL's kernels: no codegen rule. */
     .kernels = nccl_allreduce_kernels,
-    .timing.ops_per_run = AR_OPS_PER_RUN,
     .n_inputs = 3,
     .inputs = {"allreduce", "allgather", "reduce_scatter"},
-    .sweep = nccl_allreduce_sweep,
-    .gpus.sweep_one_gpu = nccl_allreduce_sweep_one_gpu,
-    .extras = ar_extras,
     .n_variants = 3,
     .variants =
         {
@@ -890,4 +893,5 @@ const rb_pair rb_pair_nccl_allreduce = {
     /* The ring's at 1000003 fp32 elements: odd, divisible by no GPU count. */
     .defects = {{"buckets_swapped", V_OUT_OF_PLACE, run_defect_swapped_buckets},
                 {"ring_undrained", V_RING, run_defect_ring_undrained, 4000012}},
+    .ext = &nccl_allreduce_ext,
 };

@@ -266,6 +266,12 @@ static int p2p_selftest(char *why, size_t why_size)
     return 0;
 }
 
+static const rb_pair_ext p2p_copy_ext = {
+    .link_bytes = 1,
+    .min_gpus = 2,
+    .extras = p2p_extras,
+};
+
 const rb_pair rb_pair_p2p_copy = {
     .name = "p2p_copy",
     .pattern = "GPU 0 -> GPU 1 over NVLink (peer copy) vs staged through pinned host memory",
@@ -274,7 +280,6 @@ const rb_pair rb_pair_p2p_copy = {
     .full_size = 1u << 28,
     .flops = p2p_flops,
     .bytes = p2p_bytes,
-    .link_bytes = 1,
     .setup = p2p_setup,
     .output = p2p_output,
     .check = p2p_check,
@@ -285,9 +290,7 @@ const rb_pair rb_pair_p2p_copy = {
             {"p2p_copy_peer_read_kernel", "LDG.E.128"},
             {"p2p_copy_peer_read_kernel", "STG.E.128"},
         },
-    .gpus.min = 2,
     .kernels = p2p_copy_kernels,
-    .extras = p2p_extras,
     .n_variants = 3,
     .variants =
         {
@@ -305,4 +308,5 @@ const rb_pair rb_pair_p2p_copy = {
              .roof = "nvlink_gbps"},
         },
     .defects = {{"chunk_offsets_swapped", 2, run_defect_swapped_chunks}},
+    .ext = &p2p_copy_ext,
 };

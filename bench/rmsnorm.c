@@ -434,6 +434,12 @@ static int rmsnorm_selftest(char *why, size_t why_size)
     return 0;
 }
 
+static const rb_pair_ext rmsnorm_ext = {
+    .shape = rmsnorm_shape,
+    .work = rmsnorm_input_work,
+    .extras = rmsnorm_extras,
+};
+
 const rb_pair rb_pair_rmsnorm = {
     .name = "rmsnorm",
     .pattern = "RMSNorm in one DRAM pass, the row in registers and long rows summed across a "
@@ -442,15 +448,12 @@ const rb_pair rb_pair_rmsnorm = {
                  "h256k make the rows 4, 16 and 64 times longer)",
     .smoke_size = 1u << 22,
     .full_size = 1u << 28,
-    .shape = rmsnorm_shape,
     .flops = rmsnorm_flops,
     .bytes = rmsnorm_bytes,
-    .by_input.work = rmsnorm_input_work,
     .setup = rmsnorm_setup,
     .output = rmsnorm_output,
     .check = rmsnorm_check,
     .teardown = rmsnorm_teardown,
-    .extras = rmsnorm_extras,
     .selftest = rmsnorm_selftest,
     /* 16-byte evict-first loads and stores in the full run's kernels. From compute capability 9.0
      * (below it the cluster kernels are a trap): the persistent kernel (aligned long rows) copies
@@ -494,4 +497,5 @@ const rb_pair rb_pair_rmsnorm = {
             {"eps_outside_sqrt", 0, run_eps_outside_sqrt, 0},
             {"dropped_tail", 0, run_dropped_tail, 0},
         },
+    .ext = &rmsnorm_ext,
 };

@@ -357,7 +357,7 @@ const rb_pair rb_pair_scan = {
             {NULL, NULL, 0},
         },
     .kernels = scan_kernels,
-    /* No spills_why: on sm_80, sm_86, sm_89, sm_90, sm_100 and sm_120 every optimized kernel
+    /* No spill: on sm_80, sm_86, sm_89, sm_90, sm_100 and sm_120 every optimized kernel
      * fits 128 registers (two blocks an SM) with no local memory, so the check holds on all. */
     .n_inputs = SCAN_INPUTS,
     .inputs = {"int32", "fp32"},

@@ -326,13 +326,17 @@ static int sgemm_selftest(char *why, size_t why_size)
 /* A full run sweeps three square sizes: 1024^3, 2048^3 and 4096^3 (the acceptance size). */
 static const uint64_t sgemm_sweep[] = {1u << 20, 1u << 22, 1u << 24, 0};
 
+static const rb_pair_ext sgemm_ext = {
+    .shape = sgemm_shape,
+    .sweep = sgemm_sweep,
+};
+
 const rb_pair rb_pair_sgemm = {
     .name = "sgemm",
     .pattern = "fp32 GEMM on CUDA cores: coalescing, shared tiles, register blocking, warp tiling",
     .size_unit = "fp32 output elements (M x N; K = N)",
     .smoke_size = 1u << 18,
     .full_size = 1u << 24,
-    .shape = sgemm_shape,
     .flops = sgemm_flops,
     .bytes = sgemm_bytes,
     .setup = sgemm_setup,
@@ -351,7 +355,6 @@ const rb_pair rb_pair_sgemm = {
             {"sgemm_optimized_kernelILb1", "STG.E.128"},
             {"sgemm_reg_2d_vec4_kernel", "LDS.128"},
         },
-    .sweep = sgemm_sweep,
     .kernels = sgemm_kernels,
     .n_variants = 7,
     .variants =
@@ -378,4 +381,5 @@ const rb_pair rb_pair_sgemm = {
             {"library", RB_ROLE_LIBRARY, RB_UNIT_FP32, SGEMM_TOL, run_library},
         },
     .defects = {{"k_tail_tile_skipped", 6, run_defect_k_tail}},
+    .ext = &sgemm_ext,
 };

@@ -214,6 +214,10 @@ static int softmax_selftest(char *why, size_t why_size)
     return 0;
 }
 
+static const rb_pair_ext softmax_ext = {
+    .shape = softmax_shape,
+};
+
 const rb_pair rb_pair_softmax = {
     .name = "softmax",
     .pattern =
@@ -221,7 +225,6 @@ const rb_pair rb_pair_softmax = {
     .size_unit = "fp32 elements",
     .smoke_size = 1u << 21,
     .full_size = 1u << 27,
-    .shape = softmax_shape,
     .flops = softmax_flops,
     .bytes = softmax_bytes,
     .setup = softmax_setup,
@@ -247,4 +250,5 @@ const rb_pair rb_pair_softmax = {
             {"truncated_sum", 0, run_truncated_sum, 0},
             {"rows_cols_swapped", 1, run_rows_cols_swapped, 0},
         },
+    .ext = &softmax_ext,
 };

@@ -262,14 +262,18 @@ static int tma_pipeline_selftest(char *why, size_t why_size)
  * normwise on the H100 at full size, both variants (docs/notes/tma_pipeline.md). 5e-7 is ~5x
  * that: a wrong tap, a flipped or transposed stencil, or a halo row from the wrong tile is off
  * by > 1e-2, and a tile not computed is NaN (the output is poisoned before every check). */
+static const rb_pair_ext tma_pipeline_ext = {
+    .min_cc = 90,
+    .shape = tma_pipeline_shape,
+    .extras = tma_pipeline_extras,
+};
+
 const rb_pair rb_pair_tma_pipeline = {
     .name = "tma_pipeline",
     .pattern = "TMA tile loads (tensor map, mbarrier stages) vs per-thread cp.async (5x5 stencil)",
     .size_unit = "fp32 pixels",
     .smoke_size = 1u << 20,
     .full_size = 1u << 28,
-    .min_cc = 90,
-    .shape = tma_pipeline_shape,
     .flops = tma_pipeline_flops,
     .bytes = tma_pipeline_bytes,
     .setup = tma_pipeline_setup,
@@ -285,7 +289,6 @@ const rb_pair rb_pair_tma_pipeline = {
             {"tma_pipeline_baseline_kernel", "LDGDEPBAR"},
         },
     .kernels = tma_pipeline_kernels,
-    .extras = tma_pipeline_extras,
     .n_variants = 2,
     .variants =
         {
@@ -293,4 +296,5 @@ const rb_pair rb_pair_tma_pipeline = {
             {"optimized", RB_ROLE_OPTIMIZED, RB_UNIT_FP32, 5e-7, tma_pipeline_run_optimized},
         },
     .defects = {{"row_pitch_short_by_16_bytes", 0, tma_pipeline_defect_pitch}},
+    .ext = &tma_pipeline_ext,
 };

@@ -223,13 +223,16 @@ static int transpose_selftest(char *why, size_t why_size)
     return 0;
 }
 
+static const rb_pair_ext transpose_ext = {
+    .shape = transpose_shape,
+};
+
 const rb_pair rb_pair_transpose = {
     .name = "transpose",
     .pattern = "shared-memory tile makes both sides coalesced; a +1 pad removes bank conflicts",
     .size_unit = "fp32 elements",
     .smoke_size = 1u << 21,
     .full_size = 1u << 27,
-    .shape = transpose_shape,
     .flops = transpose_flops,
     .bytes = transpose_bytes,
     .setup = transpose_setup,
@@ -263,4 +266,5 @@ const rb_pair rb_pair_transpose = {
             {"shape_swapped_vector_path", 3, run_optimized_shape_swapped, 2016032},
             {"baseline_shape_swapped", 0, run_baseline_shape_swapped, 0},
         },
+    .ext = &transpose_ext,
 };

@@ -325,7 +325,8 @@ static void test_every_pair_has_its_instructions(void)
         return;
     for (int i = 0; rb_registry[i]; i++) {
         const rb_pair *p = rb_registry[i];
-        if (!p->codegen[0].kernel || (p->min_cc && build_cc() < p->min_cc))
+        const int min_cc = rb_pair_ext_of(p)->min_cc;
+        if (!p->codegen[0].kernel || (min_cc && build_cc() < min_cc))
             continue;
         char obj[1024];
         object_path(p->name, obj, sizeof obj);
@@ -345,34 +346,6 @@ static void test_every_pair_has_its_instructions(void)
     }
 }
 
-/* Whether a pair's spills_why excuses a spill in a build for compute capability cc. */
-static int spill_excused(const rb_pair *p, int cc)
-{
-    return p->spills_why && (!p->spills_cc || p->spills_cc == cc);
-}
-
-/* Whether an excuse scoped to cc outlived its spill: the build for cc spills nothing (bad, as
- * rb_res_spills returns it, is 0), so the excuse would hide a spill that comes back. */
-static int spill_excuse_stale(const rb_pair *p, int cc, int bad)
-{
-    return p->spills_why && p->spills_cc && p->spills_cc == cc && bad == 0;
-}
-
-/* An excuse limited to one architecture holds there and nowhere else, and only while that
- * architecture's build still spills. */
-static void test_spill_excuse_scoped_to_its_arch(void)
-{
-    rb_pair p = {.name = "x", .spills_why = "why"};
-    RB_CHECK(spill_excused(&p, 80) && spill_excused(&p, 90));
-    RB_CHECK(!spill_excuse_stale(&p, 80, 0)); /* unscoped: another build may need it */
-    p.spills_cc = 80;
-    RB_CHECK(spill_excused(&p, 80) && !spill_excused(&p, 90) && !spill_excused(&p, 86));
-    RB_CHECK(spill_excuse_stale(&p, 80, 0) && !spill_excuse_stale(&p, 80, 1));
-    RB_CHECK(!spill_excuse_stale(&p, 90, 0));
-    p.spills_why = NULL;
-    RB_CHECK(!spill_excused(&p, 80) && !spill_excuse_stale(&p, 80, 0));
-}
-
 static void test_optimized_kernels_do_not_spill(void)
 {
     if (!have_tool())
@@ -390,17 +363,11 @@ static void test_optimized_kernels_do_not_spill(void)
         int names_own = 0;
         for (int k = 0; k < RB_MAX_CODEGEN && p->codegen[k].kernel; k++)
             names_own |= strstr(p->codegen[k].kernel, prefix) != NULL;
-        const int excused = spill_excused(p, build_cc());
-        const int stale = spill_excuse_stale(p, build_cc(), bad);
         if (bad < 0 && names_own)
             printf("    %s: no kernel named %s* in %s\n", p->name, prefix, obj);
-        else if (bad > 0 && !excused)
+        else if (bad > 0)
             printf("    %s: %s\n", p->name, why);
-        else if (stale)
-            printf("    %s: spills_why excuses sm_%d, whose build no longer spills\n", p->name,
-                   p->spills_cc);
-        RB_CHECK(r != NULL && !stale &&
-                 (bad == 0 || (bad < 0 && !names_own) || (bad > 0 && excused)));
+        RB_CHECK(r != NULL && (bad == 0 || (bad < 0 && !names_own)));
         free(r);
     }
 }
@@ -471,7 +438,7 @@ static void test_fingerprint_table_complete(void)
     RB_CHECK(rb_fingerprints_missing[0] == '\0' && rb_fingerprints[0].pair != NULL);
     for (int i = 0; rb_registry[i]; i++) {
         const rb_pair *p = rb_registry[i];
-        if (p->min_cc && build_cc() < p->min_cc)
+        if (rb_pair_ext_of(p)->min_cc && build_cc() < rb_pair_ext_of(p)->min_cc)
             continue;
         for (int k = 0; p->kernels && p->kernels[k].name; k++) {
             const rb_fingerprint *f =
@@ -630,7 +597,6 @@ static const rbtest_case codegen_cases[] = {
     {"sass_rule_scoped_to_function", test_sass_rule_scoped_to_function},
     {"spills_detected", test_spills_detected},
     {"every_pair_has_its_instructions", test_every_pair_has_its_instructions},
-    {"spill_excuse_scoped_to_its_arch", test_spill_excuse_scoped_to_its_arch},
     {"optimized_kernels_do_not_spill", test_optimized_kernels_do_not_spill},
     {"codegen_rules_fit_sass_counts", test_codegen_rules_fit_sass_counts},
     {"hgemm_kernels_do_not_spill", test_hgemm_kernels_do_not_spill},

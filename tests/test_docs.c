@@ -793,31 +793,92 @@ static int pair_of(const char *name, char *pair, size_t size)
     return 1;
 }
 
-static void test_kernel_headers_follow_template(void)
+/* History told in a lesson file: it belongs in docs/notes/<pair>.md and git history. */
+static const char *const narration_words[] = {
+    "tried",           "not kept",        "measured lower", "measured higher",
+    "measured slower", "measured faster", "it measured"};
+
+/* Whether s starts word (any case) as words of its own (not "retried", "tried_x"). */
+static int narration_at(const char *text, const char *s, const char *word)
+{
+    size_t n = strlen(word);
+    return (s == text || !header_is_word_char(s[-1])) && !strncasecmp(s, word, n) &&
+           !header_is_word_char(s[n]);
+}
+
+/* The first narration in text (a whole kernels/ file of pair), as "what: context" in why; 1
+ * when there is none: no history word of narration_words[], and no results citation (a stamp or
+ * a path under results/) outside the header's generated Measured lines. */
+static int narration_check(const char *pair, const char *text, char *why, size_t why_size)
+{
+    (void)pair;
+    const char *gen = strstr(text, HEADER_GEN_BEGIN), *gen_end = NULL;
+    if (gen)
+        gen_end = strstr(gen, HEADER_GEN_END);
+    for (const char *s = text; *s; s++) {
+        if (gen && gen_end && s >= gen && s < gen_end)
+            continue;
+        size_t context = strcspn(s, "\n") < 40 ? strcspn(s, "\n") : 40;
+        if (citation_at(text, s))
+            return header_fail(why, why_size, "a results citation outside Measured: \"%.*s\"",
+                               (int)context, s);
+        for (size_t w = 0; w < sizeof narration_words / sizeof narration_words[0]; w++)
+            if (narration_at(text, s, narration_words[w]))
+                return header_fail(why, why_size,
+                                   "history (docs/notes/<pair>.md holds it): \"%.*s\"",
+                                   (int)context, s);
+    }
+    return 1;
+}
+
+/* Runs check on every file of kernels/ (only the .cu ones when cu_only), printing each failure:
+ * how many failed, or -1 (skipped) when not run from the repository root. *files: how many. */
+static int kernel_files_check(int (*check)(const char *pair, const char *text, char *why,
+                                           size_t why_size),
+                              int cu_only, int *files)
 {
     DIR *d = opendir("kernels");
     if (!d) {
         rbtest_skip("not run from the repository root (kernels/)");
-        return;
+        return -1;
     }
-    int files = 0, bad = 0;
+    int bad = 0;
+    *files = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         char pair[128], path[DOCS_PATH_LEN], why[256];
         const char *dot = strrchr(e->d_name, '.');
-        if (!dot || strcmp(dot, ".cu") || !pair_of(e->d_name, pair, sizeof pair))
+        if (!dot || (cu_only && strcmp(dot, ".cu")) || !pair_of(e->d_name, pair, sizeof pair))
             continue;
         snprintf(path, sizeof path, "kernels/%s", e->d_name);
         char *text = read_file(path);
-        files++;
-        if (!text || !header_check(pair, text, why, sizeof why)) {
+        ++*files;
+        if (!text || !check(pair, text, why, sizeof why)) {
             fprintf(stderr, "  %s: %s\n", path, text ? why : "unreadable");
             bad++;
         }
         free(text);
     }
     closedir(d);
+    return bad;
+}
+
+static void test_kernel_headers_follow_template(void)
+{
+    int files = 0, bad = kernel_files_check(header_check, 1, &files);
+    if (bad < 0)
+        return;
     RB_CHECK(files >= 20);
+    RB_CHECK(bad == 0);
+}
+
+/* The narration check on every file of kernels/, the .cu and the .h. */
+static void test_kernel_files_hold_no_narration(void)
+{
+    int files = 0, bad = kernel_files_check(narration_check, 0, &files);
+    if (bad < 0)
+        return;
+    RB_CHECK(files >= 40);
     RB_CHECK(bad == 0);
 }
 
@@ -955,6 +1016,35 @@ static void test_header_check_planted(void)
                              " * Does not pay when: the data sits in L2.\n"));
 }
 
+/* header_fixture with `from` replaced by `to`: whether the whole file holds no narration. */
+static int fixture_tells_no_history(const char *from, const char *to)
+{
+    char *text = fixture_with(from, to), why[256];
+    int ok = text && narration_check("copy", text, why, sizeof why);
+    free(text);
+    return ok;
+}
+
+/* The narration check reads the whole file, header and step comments alike. */
+static void test_narration_check_planted(void)
+{
+    const char *body = "#include <cuda_runtime.h>\n";
+    RB_CHECK(fixture_tells_no_history(body, body)); /* its generated citation is allowed */
+    RB_CHECK(fixture_tells_no_history(body, "/* Step 1 was retried_kernel's sibling. */\n"));
+    RB_CHECK(!fixture_tells_no_history(
+        body, "/* Tried beside it on the H100 and not kept: 192-column tiles. */\n"));
+    RB_CHECK(!fixture_tells_no_history(body, "/* 192-column tiles, not kept. */\n"));
+    RB_CHECK(!fixture_tells_no_history(
+        body, "/* (It measured lower: the clock is capped; see the notes.) */\n"));
+    RB_CHECK(!fixture_tells_no_history(body, "/* a deeper unroll measured slower */\n"));
+    RB_CHECK(!fixture_tells_no_history(
+        body, "/* step 3: 471.9 TFLOP/s in 20261126T0415Z-4053b1d-judge */\n"));
+    RB_CHECK(!fixture_tells_no_history(
+        body, "/* see results/nvidia-h100-80gb-hbm3/reference.json */\n"));
+    RB_CHECK(!fixture_tells_no_history(" * Does not pay when", " *   Tried 8 warps.\n"
+                                                               " * Does not pay when"));
+}
+
 static void test_text_rules_planted(void)
 {
     char why[256];
@@ -1070,6 +1160,8 @@ static const rbtest_case docs_cases[] = {
     {"header_check_planted", test_header_check_planted},
     {"text_rules_planted", test_text_rules_planted},
     {"kernel_headers_follow_template", test_kernel_headers_follow_template},
+    {"narration_check_planted", test_narration_check_planted},
+    {"kernel_files_hold_no_narration", test_kernel_files_hold_no_narration},
     {"kernels_and_bench_text_rules", test_kernels_and_bench_text_rules},
     {"no_tracker_references", test_no_tracker_references},
 };

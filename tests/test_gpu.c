@@ -155,12 +155,12 @@ static void test_poison_alone_fails_every_check(void)
         char why[200];
         rb_size want = {p->smoke_size, 0, 0}, size;
         RB_CHECK(rb_pair_resolve_size(p, &want, &size, why, sizeof why) == 0);
-        if (p->gpus.min > rbtest_gpu_count())
+        if (rb_pair_ext_of(p)->min_gpus > rbtest_gpu_count())
             continue;
-        if (p->min_cc) {
+        if (rb_pair_ext_of(p)->min_cc) {
             int cc_major = 0;
             cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, 0);
-            if (cc_major * 10 < p->min_cc)
+            if (cc_major * 10 < rb_pair_ext_of(p)->min_cc)
                 continue;
         }
         if (p->setup(&ctx, &size, 1, 0) != RB_OK) {
@@ -195,7 +195,8 @@ static void test_planted_nan_caught_and_persisting_l2_reset(void)
     cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, 0);
     for (int i = 0; rb_registry[i]; i++) {
         const rb_pair *p = rb_registry[i];
-        if ((p->min_cc && cc_major * 10 < p->min_cc) || p->gpus.min > rbtest_gpu_count())
+        const rb_pair_ext *e = rb_pair_ext_of(p);
+        if ((e->min_cc && cc_major * 10 < e->min_cc) || e->min_gpus > rbtest_gpu_count())
             continue;
         const rb_variant_def *opt = NULL;
         int opt_k = 0;
@@ -242,7 +243,7 @@ static int defect_size(const rb_pair *p, const rb_defect *d, rb_size *size)
 {
     char why[200];
     rb_size want = {d->size ? d->size : 1000003, 0, 0};
-    if (!d->size && p->shape)
+    if (!d->size && rb_pair_ext_of(p)->shape)
         want = (rb_size){999 * 1021, 999, 1021};
     if (rb_pair_resolve_size(p, &want, size, why, sizeof why) != 0) {
         printf("    %s/%s: size refused: %s\n", p->name, d->name, why);
@@ -361,7 +362,8 @@ static void test_planted_defects_fail_their_check(void)
     const char *only = getenv("RBTEST_PAIR"); /* one pair's defects alone */
     for (int i = 0; rb_registry[i]; i++) {
         const rb_pair *p = rb_registry[i];
-        if ((p->min_cc && cc_major * 10 < p->min_cc) || p->gpus.min > rbtest_gpu_count() ||
+        const rb_pair_ext *e = rb_pair_ext_of(p);
+        if ((e->min_cc && cc_major * 10 < e->min_cc) || e->min_gpus > rbtest_gpu_count() ||
             (only && *only && strcmp(only, p->name)))
             continue;
         for (int k = 0; k < RB_MAX_DEFECTS && p->defects[k].name; k++)

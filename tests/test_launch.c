@@ -58,7 +58,7 @@ static void test_registered_as_described(void)
     check_variants(h, hn, hr, 2);
     RB_CHECK(h->n_inputs == 2 && !strcmp(h->inputs[0], "h2d") && !strcmp(h->inputs[1], "d2h"));
     /* The figures the acceptance is judged on come from extras. */
-    RB_CHECK(g->extras && s->extras && h->extras);
+    RB_CHECK(rb_pair_ext_of(g)->extras && rb_pair_ext_of(s)->extras && rb_pair_ext_of(h)->extras);
     /* The copies are exact; the pipeline's copies too. */
     RB_CHECK(h->variants[0].tolerance == 0.0 && h->variants[1].tolerance == 0.0);
     RB_CHECK(s->variants[2].tolerance == 0.0 && s->variants[4].tolerance == 0.0 &&

@@ -60,19 +60,20 @@ static void test_sweep_powers_of_8_from_8_bytes_to_1_gib(void)
         rbtest_skip("nccl_allreduce is not in this build (no NCCL)");
         return;
     }
-    RB_CHECK(p->sweep != NULL);
-    if (!p->sweep)
+    RB_CHECK(rb_pair_ext_of(p)->sweep != NULL);
+    if (!rb_pair_ext_of(p)->sweep)
         return;
     int n = 0;
     uint64_t want = 8;
-    for (; p->sweep[n]; n++, want *= 8) {
-        RB_CHECK(p->sweep[n] == want);
+    for (; rb_pair_ext_of(p)->sweep[n]; n++, want *= 8) {
+        RB_CHECK(rb_pair_ext_of(p)->sweep[n] == want);
         /* below full_size: the DRAM-peak rule never judges a swept size (S is link traffic) */
-        RB_CHECK(p->sweep[n] < p->full_size);
-        rb_size s = {p->sweep[n], 1, p->sweep[n]};
-        RB_CHECK(p->bytes(&s) == (double)p->sweep[n]); /* the work model is S: GB/s = algbw */
+        RB_CHECK(rb_pair_ext_of(p)->sweep[n] < p->full_size);
+        rb_size s = {rb_pair_ext_of(p)->sweep[n], 1, rb_pair_ext_of(p)->sweep[n]};
+        /* the work model is S: GB/s = algbw */
+        RB_CHECK(p->bytes(&s) == (double)rb_pair_ext_of(p)->sweep[n]);
     }
-    RB_CHECK(n == 10 && p->sweep[n - 1] == 1u << 30);
+    RB_CHECK(n == 10 && rb_pair_ext_of(p)->sweep[n - 1] == 1u << 30);
     RB_CHECK(p->n_inputs == 3 && !strcmp(p->inputs[0], "allreduce") &&
              !strcmp(p->inputs[1], "allgather") && !strcmp(p->inputs[2], "reduce_scatter"));
 }
@@ -86,29 +87,30 @@ static void test_one_gpu_sweep(void)
         rbtest_skip("nccl_allreduce is not in this build (no NCCL)");
         return;
     }
-    RB_CHECK(p->gpus.sweep_one_gpu != NULL);
-    if (!p->gpus.sweep_one_gpu || !p->sweep)
+    RB_CHECK(rb_pair_ext_of(p)->sweep_one_gpu != NULL);
+    if (!rb_pair_ext_of(p)->sweep_one_gpu || !rb_pair_ext_of(p)->sweep)
         return;
     const uint64_t want[] = {1073741824};
     int n = 0;
-    for (; p->gpus.sweep_one_gpu[n] && n < 1; n++) {
-        RB_CHECK(p->gpus.sweep_one_gpu[n] == want[n]);
+    for (; rb_pair_ext_of(p)->sweep_one_gpu[n] && n < 1; n++) {
+        RB_CHECK(rb_pair_ext_of(p)->sweep_one_gpu[n] == want[n]);
         int in_sweep = 0;
-        for (int k = 0; p->sweep[k]; k++)
-            in_sweep |= p->sweep[k] == p->gpus.sweep_one_gpu[n];
+        for (int k = 0; rb_pair_ext_of(p)->sweep[k]; k++)
+            in_sweep |= rb_pair_ext_of(p)->sweep[k] == rb_pair_ext_of(p)->sweep_one_gpu[n];
         RB_CHECK(in_sweep);
     }
-    RB_CHECK(n == 1 && p->gpus.sweep_one_gpu[n] == 0);
+    RB_CHECK(n == 1 && rb_pair_ext_of(p)->sweep_one_gpu[n] == 0);
     int kept_one = 0, kept_two = 0;
-    for (int k = 0; p->sweep[k]; k++) {
-        kept_one += rb_pair_sweeps_size(p, p->sweep[k], 1);
-        kept_two += rb_pair_sweeps_size(p, p->sweep[k], 2);
+    for (int k = 0; rb_pair_ext_of(p)->sweep[k]; k++) {
+        kept_one += rb_pair_sweeps_size(p, rb_pair_ext_of(p)->sweep[k], 1);
+        kept_two += rb_pair_sweeps_size(p, rb_pair_ext_of(p)->sweep[k], 2);
     }
     RB_CHECK(kept_one == 1 && kept_two == 10);
     RB_CHECK(!rb_pair_sweeps_size(p, 16777216, 1) && rb_pair_sweeps_size(p, 16777216, 8));
     RB_CHECK(!rb_pair_sweeps_size(p, 8, 1) && rb_pair_sweeps_size(p, 8, 2));
     const rb_pair *copy = find_pair("copy_vectorized");
-    RB_CHECK(copy && copy->gpus.sweep_one_gpu == NULL && rb_pair_sweeps_size(copy, 12345, 1));
+    RB_CHECK(copy && rb_pair_ext_of(copy)->sweep_one_gpu == NULL &&
+             rb_pair_sweeps_size(copy, 12345, 1));
 }
 
 static void test_bus_bandwidth_formulas(void)
@@ -137,11 +139,13 @@ static void test_bus_bandwidth_formulas(void)
 static void test_min_gpus_declared(void)
 {
     const rb_pair *p2p = find_pair("p2p_copy");
-    RB_CHECK(p2p != NULL && p2p->gpus.min == 2);
+    RB_CHECK(p2p != NULL && rb_pair_ext_of(p2p)->min_gpus == 2);
     for (int i = 0; rb_registry[i]; i++)
-        RB_CHECK(rb_registry[i]->gpus.min >= 0 && rb_registry[i]->gpus.min <= 8);
+        RB_CHECK(rb_pair_ext_of(rb_registry[i])->min_gpus >= 0 &&
+                 rb_pair_ext_of(rb_registry[i])->min_gpus <= 8);
     const rb_pair *nccl = find_pair("nccl_allreduce");
-    RB_CHECK(!nccl || nccl->gpus.min <= 1); /* works on one GPU: busbw 0, as nccl-tests */
+    /* works on one GPU: busbw 0, as nccl-tests */
+    RB_CHECK(!nccl || rb_pair_ext_of(nccl)->min_gpus <= 1);
 }
 
 /* The optional hook is there where it must be, and only there: roofbench_mpi runs exactly the
@@ -150,7 +154,7 @@ static void test_setup_rank_declared(void)
 {
     int with = 0;
     for (int i = 0; rb_registry[i]; i++)
-        if (rb_registry[i]->gpus.setup_rank) {
+        if (rb_pair_ext_of(rb_registry[i])->setup_rank) {
             with++;
             RB_CHECK(rb_registry[i]->setup != NULL);
         }
@@ -160,13 +164,13 @@ static void test_setup_rank_declared(void)
         rbtest_skip("nccl_allreduce is not in this build (no NCCL)");
         return;
     }
-    RB_CHECK(p->gpus.setup_rank != NULL);
+    RB_CHECK(rb_pair_ext_of(p)->setup_rank != NULL);
     RB_CHECK(with == 1);
 }
 
 static int has_setup_rank(const rb_pair *p)
 {
-    return p->gpus.setup_rank != NULL;
+    return rb_pair_ext_of(p)->setup_rank != NULL;
 }
 
 /* roofbench_mpi's selection: the registry's pairs with setup_rank, named as roofbench names

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The contract between a pair and the harness. A pair is two files:
- *   kernels/<pair>.cu  the kernels, baseline and optimized side by side, with extern "C"
- *                      launchers that enqueue on a stream and return cudaGetLastError();
- *   bench/<pair>.c     one `const rb_pair rb_pair_<pair>` describing it (this struct).
+ * The contract between a pair and the harness. A pair is three files:
+ *   kernels/<pair>.h   the seam: the extern "C" launchers and the kernel table, which both the
+ *                      .cu and the .c include;
+ *   kernels/<pair>.cu  the kernels, baseline and optimized side by side, with the launchers
+ *                      that enqueue on a stream and return cudaGetLastError();
+ *   bench/<pair>.c     one `const rb_pair rb_pair_<pair>` describing it (this struct: what
+ *                      every pair sets, plus an optional rb_pair_ext for what only some need).
  * The registry (build/<arch>/registry.c) is generated from the file names in bench/.
  *
  * Contracts:
@@ -20,15 +23,15 @@
  *   that variant ran), so a pair need not remember which variant ran last.
  * - flops() and bytes() are the work model: bytes is the compulsory DRAM traffic (each input
  *   read once, each output written once).
- * - Sizes count elements (n). A two-dimensional pair also has a shape: its shape() callback
+ * - Sizes count elements (n). A two-dimensional pair also has a shape: its ext->shape() callback
  *   derives rows x cols from n when the user gave none (--size N), or checks the one given
  *   (--size RxC); every other callback sees the resolved size. One-dimensional pairs have no
  *   shape() and see rows = 1, cols = n.
  * - A pair may run on several named inputs (histogram: uniform, skewed); each input is reported
  *   as its own row group, "<pair>.<input>", with its own expectations.
- * - A pair that can also run with one process per GPU (roofbench_mpi) has setup_rank(): setup()
- *   for one rank of a communicator the driver made (rb_comm). Every rank then calls the same
- *   callbacks in the same order, so a decision that changes which collectives run (a skip:
+ * - A pair that can also run with one process per GPU (roofbench_mpi) has ext->setup_rank():
+ *   setup() for one rank of a communicator the driver made (rb_comm). Every rank then calls the
+ *   same callbacks in the same order, so a decision that changes which collectives run (a skip:
  *   RB_ERR_UNSUPPORTED from setup or from a variant's first run) must depend only on what all
  *   ranks share (ranks, size, input), and check() reports what holds over all ranks.
  */
@@ -45,13 +48,6 @@
 #include "rb_cuda.h"
 
 #define RB_MAX_INPUTS 4
-#define RB_SUSTAIN_WARM_S 0.5 /* rb_pair.timing.sustain_s */
-/* Sustained and interleaved (rb_pair.timing: sustain_s with interleave): RB_SUSTAIN_WINDOWS rounds
- * of windows, each variant in turn, each window RB_SUSTAIN_SETTLE_S untimed then sustain_s /
- * RB_SUSTAIN_WINDOWS timed in samples of RB_SUSTAIN_SAMPLE_MS (the tensor roofs' 10 ms). */
-#define RB_SUSTAIN_WINDOWS 2
-#define RB_SUSTAIN_SETTLE_S 0.3
-#define RB_SUSTAIN_SAMPLE_MS 10.0
 #define RB_MAX_DEFECTS 6
 
 /* The processes of a multi-process run (roofbench_mpi: one per GPU, bootstrapped through MPI),
@@ -90,8 +86,6 @@ typedef struct rb_variant_def {
      * library) may say so (rb_pair_informational_check; tests/test_registry.c): a row a GPU
      * kernel or library bounds always gates. NULL: a gating row. */
     const char *host_bound_why;
-    /* The inputs (bit k: inputs[k]) whose rows host_bound_why applies to; 0: all of them. */
-    unsigned host_bound_inputs;
 } rb_variant_def;
 
 /* A planted defect: a run with a bug a real kernel could have (a dropped tail, a skipped tile, a
@@ -119,84 +113,98 @@ typedef struct rb_defect {
     double margin;
 } rb_defect;
 
-/* What differs between a pair's inputs, beyond the size (gemm_autotune, hgemm, host_transfer).
- * Left empty, every input has the pair's work model, roofs and sweep. */
-typedef struct rb_pair_by_input {
-    /* The work of one input (inputs of different shapes); NULL: the pair's flops()/bytes(). */
-    void (*work)(const rb_size *size, int input, double *flops, double *bytes);
-    /* The roof of every variant on input k, when the input decides it (host_transfer: h2d or
-     * d2h); NULL: each variant's own .roof. */
-    const char *roofs[RB_MAX_INPUTS];
-    /* Input k's own sweep where it differs from rb_pair.sweep (0-terminated); NULL: .sweep. */
-    const uint64_t *sweep[RB_MAX_INPUTS];
-} rb_pair_by_input;
-
-/* Timing other than one variant after the other under the noise rule (runner/measure.h). */
+/* Timing other than one variant after the other under the noise rule (runner/measure.h says how
+ * each is measured, and its RB_SUSTAIN_* constants how long). */
 typedef struct rb_pair_timing {
     /* Time the variants together, one sample of each in turn (rb_measure_rounds): for variants
      * whose difference is a few percent on a GPU whose clocks drift under its power cap (the
      * autotuned GEMM against the heuristic's). */
     int interleave;
-    /* Time each variant sustained, at the full size: after its warm-up, RB_SUSTAIN_WARM_S of
-     * untimed back-to-back launches, then samples over at least sustain_s seconds (the median
-     * as always). For variants that run into the board's power limit and whose figure is what
-     * the tensor cores sustain, measured the way `roofbench ceilings` measures the tensor
-     * roofs (runner/ceilings_gemm.c: 0.5 s warm, 1 s timed): a burst of a few dozen
-     * milliseconds meets the clock wherever the power controller happens to be. 0: not.
-     * With interleave too, sustained and interleaved: rounds of sustained windows, each variant
-     * in turn (A B A B, RB_SUSTAIN_WINDOWS), so that every variant meets the same power-capped
-     * clock as its roof and as the others (rb_measure_opts.windows). Either way a variant so
-     * timed may raise its compute roof (model/report.h): the roof is the best we reach. Not at
-     * a smaller size, with --cold or with --samples N (which asks for exactly N samples). */
+    /* Time each variant sustained, at the full size, over at least sustain_s seconds of samples
+     * after an untimed warm stretch: for variants that run into the board's power limit and
+     * whose figure is what the tensor cores sustain, measured the way `roofbench ceilings`
+     * measures the tensor roofs. With interleave too: rounds of sustained windows, each variant
+     * in turn. Either way a variant so timed may raise its compute roof (model/report.h): the
+     * roof is the best we reach. Not at a smaller size, with --cold or with --samples N. 0: not. */
     double sustain_s;
-    /* With sustain_s, the variants (bit k: variants[k]) a full run times at `size` of input's
-     * sweep, below the full size (it times those rows sustained as well: every row of a full run
-     * meets the clock its roof was measured at); NULL: every variant. The others are skipped
-     * there, their note saying swept_why: a ladder whose steps are taught at the full size,
-     * with rows at other sizes for its top steps against the library. Not at a size asked for
-     * with --size. */
-    unsigned (*swept_variants)(int input, uint64_t size);
-    const char *swept_why;
-    /* Operations each run() enqueues back to back (nccl_allreduce: a collective called this many
-     * times, nccl-tests' -n): the harness times run() as any other and reports the time of one
-     * operation, a sample's time / (launches x ops_per_run), so the cost of starting a run
-     * (events that fork and join the GPUs) is shared by them all. Such a run() is timed behind
-     * a latch (runner/measure.h): the host's cost of queuing the first run of a sample is not
-     * timed. 0 or 1: run() is one operation. */
-    int ops_per_run;
 } rb_pair_timing;
 
-/* Pairs of several GPUs (p2p_copy, nccl_allreduce). Left empty: one GPU, one process. */
-typedef struct rb_pair_gpus {
-    int min; /* GPUs the pair needs (p2p: 2); 0 or 1: one. Fewer visible: skipped. */
-    /* setup() for rank comm->rank of a multi-process run (see above): this process drives one
-     * GPU, the current device, through comm. NULL: the pair runs in one process only. */
-    rb_status (*setup_rank)(void **ctx, const rb_size *size, uint64_t seed, int input,
-                            const rb_comm *comm);
-    /* The sizes of the sweep a full run takes when the machine shows one GPU (0-terminated);
-     * NULL: all of them. A multi-GPU pair on one GPU moves nothing over a link, and most of
-     * its sweep repeats what its neighbours show there (rb_pair_sweeps_size). */
-    const uint64_t *sweep_one_gpu;
+/* What some pairs declare beyond the core (rb_pair.ext): first the needs of a few pairs, then
+ * one pair's needs, each named for the pair that sets it (tests/test_contract.c holds each to
+ * that pair alone); zero or NULL is "the pair does not need it". A reader takes a pair's
+ * through rb_pair_ext_of(), which is never NULL. */
+typedef struct rb_pair_ext {
+    /* --- needs of a few pairs --- */
+    int min_cc; /* compute capability x 10 the pair needs (90 for TMA); 0: any */
+    /* Two-dimensional pairs: resolve the shape (see above). 0, or -1 with a reason. */
+    int (*shape)(rb_size *size, char *why, size_t why_size);
+    /* The work of one input, for inputs of different shapes; NULL: the pair's flops()/bytes(). */
+    void (*work)(const rb_size *size, int input, double *flops, double *bytes);
+    /* bytes() counts traffic over a link (PCIe, NVLink), not DRAM: no DRAM roof applies. */
+    int link_bytes;
+    /* Sizes a full run sweeps, each its own row group "<pair>[.<input>]@<size>"; 0-terminated,
+     * NULL for none. --size smoke and --size N run one size as usual. */
+    const uint64_t *sweep;
+    rb_pair_timing timing; /* timing other than one variant after the other */
     /* 1: its time is the host's or the PCIe link's too (host transfers, stream overlap, host
      * launches): a run over several GPUs (--device all) times it one GPU at a time, never
      * beside another GPU's copy of it. */
     int host_shared;
-} rb_pair_gpus;
+    /* Figures beside the time, computed after every variant ran: median_ms[k] is variant k's
+     * median (NaN when it was not timed). Fills out[] and returns how many; NULL for none. */
+    int (*extras)(void *ctx, int variant, const double *median_ms, rb_extra out[RB_MAX_EXTRAS]);
+    /* The library algorithm variant `variant` ran (its cublasLtMatmulAlgo_t: rb_lt_algo_describe
+     * in harness/kit/gemm_ref.h), asked once the variant ran: 1 when out is filled, 0 when the
+     * variant runs none. NULL: no variant does. The results write it as library_algo. */
+    int (*library_algo)(void *ctx, int variant, rb_library_algo *out);
 
+    /* --- one pair's needs --- */
+    /* hgemm: input k's own sweep where it differs from .sweep (0-terminated); NULL: .sweep. */
+    const uint64_t *input_sweep[RB_MAX_INPUTS];
+    /* hgemm: with timing.sustain_s, the variants (bit k: variants[k]) a full run times at `size`
+     * of input's sweep, below the full size (sustained as well: every row of a full run meets
+     * the clock its roof was measured at); NULL: every variant. The others are skipped there,
+     * their note saying swept_why: a ladder whose steps are taught at the full size, with rows
+     * at other sizes for its top steps against the library. Not at a size asked with --size. */
+    unsigned (*swept_variants)(int input, uint64_t size);
+    /* hgemm: why a row of the sweep skips a variant (the note of the row it is not timed in). */
+    const char *swept_why;
+    /* hgemm: what a reader of variant's row must know of how it ran at this size (its library
+     * on M and N padded to 8), asked once the variant ran: writes out (a line) and returns 1,
+     * or returns 0. The results append it to the variant's note. */
+    int (*variant_note)(void *ctx, int variant, char *out, size_t out_size);
+    /* host_transfer: the roof of every variant on input k, when the input decides it (h2d or
+     * d2h); NULL: each variant's own .roof. */
+    const char *input_roofs[RB_MAX_INPUTS];
+    /* p2p_copy: GPUs the pair needs (2); 0 or 1: one. Fewer visible: skipped. */
+    int min_gpus;
+    /* nccl_allreduce: operations each run() enqueues back to back (a collective called this
+     * many times, nccl-tests' -n): the harness reports the time of one operation, a sample's
+     * time / (launches x ops_per_run), so the cost of starting a run (events that fork and
+     * join the GPUs) is shared by them all. Such a run() is timed behind a latch
+     * (runner/measure.h). 0 or 1: run() is one operation. */
+    int ops_per_run;
+    /* nccl_allreduce: setup() for rank comm->rank of a multi-process run (see above): this
+     * process drives one GPU, the current device, through comm. NULL: one process only. */
+    rb_status (*setup_rank)(void **ctx, const rb_size *size, uint64_t seed, int input,
+                            const rb_comm *comm);
+    /* nccl_allreduce: the sizes of the sweep a full run takes when the machine shows one GPU
+     * (0-terminated); NULL: all of them. A multi-GPU pair on one GPU moves nothing over a
+     * link, and most of its sweep repeats what its neighbours show there. */
+    const uint64_t *sweep_one_gpu;
+} rb_pair_ext;
+
+/* The contract: what every pair sets (tests/test_contract.c holds it to at most 20 fields, each
+ * set by some pair). What only some pairs need is in ext. */
 typedef struct rb_pair {
     const char *name;
     const char *pattern;            /* one line: what the pair teaches */
     const char *size_unit;          /* what --size N counts, e.g. "fp32 elements" */
     uint64_t smoke_size, full_size; /* elements */
-    int min_cc; /* compute capability x 10 the pair needs (90 for TMA); 0: any */
-    /* Two-dimensional pairs: resolve the shape (see above). 0, or -1 with a reason. */
-    int (*shape)(rb_size *size, char *why, size_t why_size);
     /* The work model. Plain arithmetic on the size: no CUDA call (the parent, which forks the
      * pairs' children, calls them too and must not initialise CUDA). */
     double (*flops)(const rb_size *size);
     double (*bytes)(const rb_size *size);
-    /* bytes() counts traffic over a link (PCIe, NVLink), not DRAM: no DRAM roof applies. */
-    int link_bytes;
     /* input: index into inputs[] (0 when the pair has none). */
     rb_status (*setup)(void **ctx, const rb_size *size, uint64_t seed, int input);
     /* variant: index into variants[] (see above). */
@@ -207,38 +215,22 @@ typedef struct rb_pair {
     int (*selftest)(char *why, size_t why_size);
     /* Codegen checks (tests/test_codegen.c, in CI): instructions the optimized kernels must
      * contain, ended by a rule with kernel NULL. Kernels named <pair>_optimized... must not
-     * spill or use local memory unless spills_why says why; spills_cc, when not 0, limits that
-     * excuse to builds for that one compute capability (80: sm_80). */
+     * spill or use local memory. */
     rb_codegen_rule codegen[RB_MAX_CODEGEN];
-    const char *spills_why;
-    int spills_cc;
-    int n_inputs; /* 0: one unnamed input */
-    const char *inputs[RB_MAX_INPUTS];
-    /* Sizes a full run sweeps, each its own row group "<pair>[.<input>]@<size>"; 0-terminated,
-     * NULL for none. --size smoke and --size N run one size as usual. */
-    const uint64_t *sweep;
-    rb_pair_by_input by_input; /* what differs between inputs, for the few pairs it does */
-    rb_pair_timing timing;     /* timing other than one variant after the other */
-    rb_pair_gpus gpus;         /* several GPUs */
     /* The kernels the variants launch, {0}-terminated (kernels/<pair>.cu defines the table):
      * the results record each one's registers, shared and local memory and occupancy. */
     const rb_kernel_info *kernels;
-    /* Figures beside the time, computed after every variant ran: median_ms[k] is variant k's
-     * median (NaN when it was not timed). Fills out[] and returns how many; NULL for none. */
-    int (*extras)(void *ctx, int variant, const double *median_ms, rb_extra out[RB_MAX_EXTRAS]);
-    /* The library algorithm variant `variant` ran (its cublasLtMatmulAlgo_t: rb_lt_algo_describe
-     * in harness/kit/gemm_ref.h), asked once the variant ran: 1 when out is filled, 0 when the
-     * variant runs none. NULL: no variant does. The results write it as library_algo. */
-    int (*library_algo)(void *ctx, int variant, rb_library_algo *out);
-    /* What a reader of variant's row must know of how it ran at this size (hgemm's library on
-     * M and N padded to 8), asked once the variant ran: writes out (a line) and returns 1, or
-     * returns 0. NULL: nothing. The results append it to the variant's note. */
-    int (*variant_note)(void *ctx, int variant, char *out, size_t out_size);
+    int n_inputs; /* 0: one unnamed input */
+    const char *inputs[RB_MAX_INPUTS];
     int n_variants;
     rb_variant_def variants[RB_MAX_VARIANTS];
     /* At least one, ended by a defect with name NULL (see rb_defect). */
     rb_defect defects[RB_MAX_DEFECTS];
+    const rb_pair_ext *ext; /* what only some pairs need; NULL: none of it */
 } rb_pair;
+
+/* p's extension, or an empty one (all zero) when p has none: never NULL. */
+const rb_pair_ext *rb_pair_ext_of(const rb_pair *p);
 
 /* Resolves a requested size for pair p (shape() or the 1D rule). Refuses a size above
  * RB_MAX_ELEMENTS before any shape rule sees it, and a shape whose rows x cols is not its n.
@@ -247,30 +239,30 @@ int rb_pair_resolve_size(const rb_pair *p, const rb_size *requested, rb_size *ou
                          size_t why_size);
 
 /* Does a full run on `gpus` GPUs take `size` of p's sweep? 1: yes; 0: one GPU and size is not
- * in p->gpus.sweep_one_gpu. */
+ * in ext->sweep_one_gpu. */
 int rb_pair_sweeps_size(const rb_pair *p, uint64_t size, int gpus);
 
-/* Is p timed sustained at `size` (rb_pair_timing.sustain_s)? swept: the size is a row of a full
+/* Is p timed sustained at `size` (ext->timing.sustain_s)? swept: the size is a row of a full
  * run's sweep. 1 at the full size and above, and at every swept size; 0 at any other size (a
  * smoke size has no steady state to reach) and for a pair that does not sustain. */
 int rb_pair_sustains(const rb_pair *p, uint64_t size, int swept);
 
-/* Does a full run skip variant k of p at `size` of input's sweep (rb_pair_timing.swept_variants)?
- * 1: skipped there, for p->timing.swept_why; 0: timed. */
+/* Does a full run skip variant k of p at `size` of input's sweep (ext->swept_variants)?
+ * 1: skipped there, for ext->swept_why; 0: timed. */
 int rb_pair_swept_skips(const rb_pair *p, int k, int input, uint64_t size, int swept);
 
 /* The roof variant k of p is placed on when it runs on `input` with `flops` (see
- * rb_variant_def.roof and rb_pair.by_input.roofs). 0, or -1 when the key declared is not a roof's
+ * rb_variant_def.roof and ext->input_roofs). 0, or -1 when the key declared is not a roof's
  * (tests/test_registry.c keeps every declared key valid). */
 int rb_pair_variant_roof(const rb_pair *p, int k, int input, double flops, rb_roof *out);
 
-/* The reason variant k of p is informational on `input` (its host_bound_why, where
- * host_bound_inputs takes that input), or NULL for a gating row. */
+/* The reason variant k of p is informational on `input` (its host_bound_why, which holds on
+ * every input), or NULL for a gating row. */
 const char *rb_pair_host_bound(const rb_pair *p, int k, int input);
 
 /* Whether variant k of p may be informational: 0, or -1 with why (a reason shorter than a
  * sentence, an optimized or library variant, a roof on some input that is neither a link nor a
- * latency roof, an input bit beyond n_inputs). */
+ * latency roof). */
 int rb_pair_informational_check(const rb_pair *p, int k, char *why, size_t why_size);
 
 /* Generated from the files in bench/, NULL-terminated, in file-name order. */

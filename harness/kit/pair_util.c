@@ -23,9 +23,10 @@ int rb_pair_resolve_size(const rb_pair *p, const rb_size *requested, rb_size *ou
                (unsigned long long)RB_MAX_ELEMENTS);
         return -1;
     }
-    if (p->shape && p->shape(out, why, why_size) != 0)
+    int (*shape)(rb_size *, char *, size_t) = rb_pair_ext_of(p)->shape;
+    if (shape && shape(out, why, why_size) != 0)
         return -1;
-    if (!p->shape) {
+    if (!shape) {
         out->rows = 1;
         out->cols = out->n;
     }
@@ -48,31 +49,40 @@ int rb_checked_bytes(uint64_t n, size_t elem_bytes, size_t *bytes)
     return 0;
 }
 
+const rb_pair_ext *rb_pair_ext_of(const rb_pair *p)
+{
+    static const rb_pair_ext none;
+    return p->ext ? p->ext : &none;
+}
+
 int rb_pair_sweeps_size(const rb_pair *p, uint64_t size, int gpus)
 {
-    if (gpus != 1 || !p->gpus.sweep_one_gpu)
+    const uint64_t *one_gpu = rb_pair_ext_of(p)->sweep_one_gpu;
+    if (gpus != 1 || !one_gpu)
         return 1;
-    for (int i = 0; p->gpus.sweep_one_gpu[i]; i++)
-        if (p->gpus.sweep_one_gpu[i] == size)
+    for (int i = 0; one_gpu[i]; i++)
+        if (one_gpu[i] == size)
             return 1;
     return 0;
 }
 
 int rb_pair_sustains(const rb_pair *p, uint64_t size, int swept)
 {
-    return p->timing.sustain_s > 0 && (size >= p->full_size || swept);
+    return rb_pair_ext_of(p)->timing.sustain_s > 0 && (size >= p->full_size || swept);
 }
 
 int rb_pair_swept_skips(const rb_pair *p, int k, int input, uint64_t size, int swept)
 {
-    return swept && size < p->full_size && p->timing.swept_variants && k >= 0 && k < 32 &&
-           !(p->timing.swept_variants(input, size) & 1u << k);
+    const rb_pair_ext *e = rb_pair_ext_of(p);
+    return swept && size < p->full_size && e->swept_variants && k >= 0 && k < 32 &&
+           !(e->swept_variants(input, size) & 1u << k);
 }
 
 int rb_pair_variant_roof(const rb_pair *p, int k, int input, double flops, rb_roof *out)
 {
-    const char *key = input >= 0 && input < RB_MAX_INPUTS && p->by_input.roofs[input]
-                          ? p->by_input.roofs[input]
+    const rb_pair_ext *e = rb_pair_ext_of(p);
+    const char *key = input >= 0 && input < RB_MAX_INPUTS && e->input_roofs[input]
+                          ? e->input_roofs[input]
                           : p->variants[k].roof;
     *out = rb_roof_derived(p->variants[k].unit, flops);
     return key ? rb_roof_from_key(key, out) : 0;
@@ -80,12 +90,8 @@ int rb_pair_variant_roof(const rb_pair *p, int k, int input, double flops, rb_ro
 
 const char *rb_pair_host_bound(const rb_pair *p, int k, int input)
 {
-    const rb_variant_def *v = &p->variants[k];
-    if (!v->host_bound_why)
-        return NULL;
-    if (v->host_bound_inputs && !(input >= 0 && input < 32 && (v->host_bound_inputs >> input & 1u)))
-        return NULL;
-    return v->host_bound_why;
+    (void)input;
+    return p->variants[k].host_bound_why;
 }
 
 #define RB_HOST_BOUND_WHY_MIN 40 /* a sentence that says what on the host sets the time */
@@ -93,15 +99,10 @@ const char *rb_pair_host_bound(const rb_pair *p, int k, int input)
 int rb_pair_informational_check(const rb_pair *p, int k, char *why, size_t why_size)
 {
     const rb_variant_def *v = &p->variants[k];
+    const rb_pair_ext *e = rb_pair_ext_of(p);
     int inputs = p->n_inputs > 0 ? p->n_inputs : 1;
-    if (!v->host_bound_why) {
-        if (v->host_bound_inputs) {
-            rb_fmt(why, why_size, "%s/%s: host_bound_inputs without host_bound_why", p->name,
-                   v->name);
-            return -1;
-        }
+    if (!v->host_bound_why)
         return 0;
-    }
     if (strlen(v->host_bound_why) < RB_HOST_BOUND_WHY_MIN) {
         rb_fmt(why, why_size, "%s/%s: host_bound_why must say what on the host sets the time",
                p->name, v->name);
@@ -112,18 +113,13 @@ int rb_pair_informational_check(const rb_pair *p, int k, char *why, size_t why_s
                v->name, rb_role_name(v->role));
         return -1;
     }
-    if (inputs < 32 && (v->host_bound_inputs >> inputs) != 0) {
-        rb_fmt(why, why_size, "%s/%s: host_bound_inputs names an input the pair lacks", p->name,
-               v->name);
-        return -1;
-    }
     for (int in = 0; in < inputs; in++) {
         rb_roof roof;
         if (!rb_pair_host_bound(p, k, in))
             continue;
         rb_size size = {p->full_size, 0, 0};
         char sub[160];
-        if (p->shape && p->shape(&size, sub, sizeof sub) != 0)
+        if (e->shape && e->shape(&size, sub, sizeof sub) != 0)
             size = (rb_size){p->full_size, 0, 0};
         if (rb_pair_variant_roof(p, k, in, p->flops(&size), &roof) != 0 ||
             !(rb_roof_is_link(roof) || rb_roof_kind_of(roof) == RB_KIND_LATENCY)) {

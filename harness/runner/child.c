@@ -112,7 +112,8 @@ static int skipped_at_size(const rb_pair *p, int k, const rb_child_opts *o, rb_v
     if (!rb_pair_swept_skips(p, k, o->input, o->size.n, o->swept))
         return 0;
     r->skipped = 1;
-    rb_fmt(r->note, sizeof r->note, "not timed at this size of the sweep: %s", p->timing.swept_why);
+    rb_fmt(r->note, sizeof r->note, "not timed at this size of the sweep: %s",
+           rb_pair_ext_of(p)->swept_why);
     return 1;
 }
 
@@ -146,7 +147,7 @@ static double current_sm_clock_mhz(void)
 /* A pair that spans GPUs is timed on several, and the energy counter read is one GPU's. */
 static void energy_of_pair(const rb_pair *p, rb_variant_result *r)
 {
-    if (p->gpus.min >= 2 && r->energy.state != RB_ENERGY_NONE)
+    if (rb_pair_ext_of(p)->min_gpus >= 2 && r->energy.state != RB_ENERGY_NONE)
         rb_energy_none(&r->energy, RB_ENERGY_SEVERAL_GPUS);
 }
 
@@ -289,11 +290,12 @@ static int pair_header(int fd, const rb_pair *p, const rb_size *size, int input)
 {
     json_value *o = record("pair");
     double flops = p->flops(size), bytes = p->bytes(size);
-    if (p->by_input.work)
-        p->by_input.work(size, input, &flops, &bytes);
+    const rb_pair_ext *e = rb_pair_ext_of(p);
+    if (e->work)
+        e->work(size, input, &flops, &bytes);
     if (!o || json_set_string(o, "name", p->name) || json_set_string(o, "pattern", p->pattern) ||
         json_set_number(o, "size", (double)size->n) || json_set_number(o, "flops", flops) ||
-        json_set_number(o, "bytes", bytes) || json_set_bool(o, "link_bytes", p->link_bytes)) {
+        json_set_number(o, "bytes", bytes) || json_set_bool(o, "link_bytes", e->link_bytes)) {
         json_free(o);
         return -1;
     }
@@ -379,11 +381,12 @@ static int kernels_record(int fd, const rb_pair *p, const rb_size *size)
 /* The pair's figures beside the time, once every variant has run. */
 static int extras_records(int fd, const rb_pair *p, void *ctx, const double *median_ms, int n)
 {
-    if (!p->extras)
+    int (*extras)(void *, int, const double *, rb_extra *) = rb_pair_ext_of(p)->extras;
+    if (!extras)
         return 0;
     for (int k = 0; k < n; k++) {
         rb_extra x[RB_MAX_EXTRAS];
-        int m = p->extras(ctx, k, median_ms, x);
+        int m = extras(ctx, k, median_ms, x);
         if (m <= 0)
             continue;
         json_value *o = record("extras");
@@ -395,7 +398,7 @@ static int extras_records(int fd, const rb_pair *p, void *ctx, const double *med
     return 0;
 }
 
-/* How the variants of p are timed under o (rb_pair.sustain_s, interleave; --cold). */
+/* How the variants of p are timed under o (ext->timing; --cold). */
 static rb_timing timing_of(const rb_pair *p, const rb_child_opts *o)
 {
     if (o->measure.cold)
@@ -404,7 +407,7 @@ static rb_timing timing_of(const rb_pair *p, const rb_child_opts *o)
         return RB_TIMING_SUSTAINED_INTERLEAVED;
     if (o->measure.min_s > 0)
         return RB_TIMING_SUSTAINED;
-    return p->timing.interleave ? RB_TIMING_INTERLEAVED : RB_TIMING_SAMPLES;
+    return rb_pair_ext_of(p)->timing.interleave ? RB_TIMING_INTERLEAVED : RB_TIMING_SAMPLES;
 }
 
 static void variant_init(const rb_pair *p, int k, const rb_child_opts *o, rb_variant_result *r)
@@ -415,8 +418,9 @@ static void variant_init(const rb_pair *p, int k, const rb_child_opts *o, rb_var
     if (v->bytes)
         r->bytes = v->bytes(&o->size);
     double flops = p->flops(&o->size), bytes = 0;
-    if (p->by_input.work)
-        p->by_input.work(&o->size, o->input, &flops, &bytes);
+    const rb_pair_ext *e = rb_pair_ext_of(p);
+    if (e->work)
+        e->work(&o->size, o->input, &flops, &bytes);
     /* A key that is not a roof's leaves the derived one (tests/test_registry.c refuses it). */
     rb_pair_variant_roof(p, k, o->input, flops, &r->roof);
     if (v->roof_rate)
@@ -430,7 +434,8 @@ static void variant_init(const rb_pair *p, int k, const rb_child_opts *o, rb_var
 static void variant_algo(const rb_pair *p, void *ctx, int k, rb_variant_result *r)
 {
     memset(&r->library_algo, 0, sizeof r->library_algo);
-    if (p->library_algo && p->library_algo(ctx, k, &r->library_algo) == 1)
+    const rb_pair_ext *e = rb_pair_ext_of(p);
+    if (e->library_algo && e->library_algo(ctx, k, &r->library_algo) == 1)
         r->library_algo.present = 1;
     else
         memset(&r->library_algo, 0, sizeof r->library_algo);
@@ -440,7 +445,8 @@ static void variant_algo(const rb_pair *p, void *ctx, int k, rb_variant_result *
 static void variant_pair_note(const rb_pair *p, void *ctx, int k, rb_variant_result *r)
 {
     char line[sizeof r->note];
-    if (!p->variant_note || p->variant_note(ctx, k, line, sizeof line) != 1)
+    const rb_pair_ext *e = rb_pair_ext_of(p);
+    if (!e->variant_note || e->variant_note(ctx, k, line, sizeof line) != 1)
         return;
     size_t len = strlen(r->note);
     rb_fmt(r->note + len, sizeof r->note - len, "%s%s", len ? "; " : "", line);
@@ -535,11 +541,12 @@ static rb_status setup_pair(const rb_pair *p, const rb_child_opts *o, void **ctx
 {
     if (!o->comm)
         return p->setup(ctx, &o->size, o->seed, o->input);
-    if (!p->gpus.setup_rank) {
+    const rb_pair_ext *e = rb_pair_ext_of(p);
+    if (!e->setup_rank) {
         rb_error_at(__FILE__, __LINE__, "setup_rank", "the pair runs in one process only");
         return RB_ERR_INPUT;
     }
-    return p->gpus.setup_rank(ctx, &o->size, o->seed, o->input, o->comm);
+    return e->setup_rank(ctx, &o->size, o->seed, o->input, o->comm);
 }
 
 /* The time a successful setup took, as a "setup" record (the parent prints it beside the pair's
@@ -571,6 +578,7 @@ static int idle_record(int fd, int device, int settle, int holds_context)
 
 int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
 {
+    const rb_pair_ext *e = rb_pair_ext_of(p);
     rb_device dev;
     char why[200];
     int device = 0; /* 0 in a child of roofbench's; a rank's own GPU under MPI */
@@ -582,15 +590,15 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
         return 1;
     if (cudaGetDevice(&device) != cudaSuccess || rb_env_device(device, &dev) != RB_OK)
         return send_error(fd, "cannot read the device");
-    if (p->min_cc && dev.cc < p->min_cc) {
+    if (e->min_cc && dev.cc < e->min_cc) {
         rb_fmt(why, sizeof why, "needs compute capability %d.%d, this GPU has %d.%d",
-               p->min_cc / 10, p->min_cc % 10, dev.cc / 10, dev.cc % 10);
+               e->min_cc / 10, e->min_cc % 10, dev.cc / 10, dev.cc % 10);
         send_reason(fd, "skip", why);
         return 0;
     }
     int gpus = 0;
-    if (p->gpus.min > 1 && (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < p->gpus.min)) {
-        rb_fmt(why, sizeof why, "needs %d GPUs, this machine has %d", p->gpus.min, gpus);
+    if (e->min_gpus > 1 && (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < e->min_gpus)) {
+        rb_fmt(why, sizeof why, "needs %d GPUs, this machine has %d", e->min_gpus, gpus);
         send_reason(fd, "skip", why);
         return 0;
     }
@@ -600,17 +608,17 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
     void *ctx = NULL;
     rb_child_opts opts = *o;
     opts.measure.comm = o->comm;
-    opts.measure.ops_per_launch = p->timing.ops_per_run;
+    opts.measure.ops_per_launch = e->ops_per_run;
     /* Sustained timing at the full size and the sweep's other sizes (rb_pair_sustains): a smoke
      * size or a --cold sample (one launch after a flush) has no steady state to reach;
      * --samples N asks for exactly N samples. */
     if (rb_pair_sustains(p, o->size.n, o->swept) && !o->measure.cold && !o->measure.samples) {
         opts.measure.warm_s = RB_SUSTAIN_WARM_S;
-        opts.measure.min_s = p->timing.sustain_s;
-        if (p->timing.interleave) {
+        opts.measure.min_s = e->timing.sustain_s;
+        if (e->timing.interleave) {
             opts.measure.windows = RB_SUSTAIN_WINDOWS;
             opts.measure.settle_s = RB_SUSTAIN_SETTLE_S;
-            opts.measure.window_s = p->timing.sustain_s / RB_SUSTAIN_WINDOWS;
+            opts.measure.window_s = e->timing.sustain_s / RB_SUSTAIN_WINDOWS;
             opts.measure.sample_ms = RB_SUSTAIN_SAMPLE_MS;
         }
     }
@@ -644,7 +652,7 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
         status = 1;
     } else {
         double median_ms[RB_MAX_VARIANTS];
-        if (p->timing.interleave && !o->check_only)
+        if (e->timing.interleave && !o->check_only)
             status = interleaved_records(fd, p, ctx, s, &opts, median_ms);
         else
             status = sequential_records(fd, p, ctx, s, &opts, median_ms);

@@ -75,7 +75,8 @@ int rb_expect_build(int gpus, rb_build *b)
         const rb_pair *p = j->pair;
         /* several GPUs together: the pairs that span them (the others run one GPU each, under
          * the one-GPU key: runner/node_run.c) */
-        if (p->gpus.min > gpus || (gpus > 1 && rb_pair_scope(p) != RB_SCOPE_SPAN) ||
+        int min_gpus = rb_pair_ext_of(p)->min_gpus;
+        if (min_gpus > gpus || (gpus > 1 && rb_pair_scope(p) != RB_SCOPE_SPAN) ||
             (j->swept && !rb_pair_sweeps_size(p, j->size.n, gpus)))
             continue;
         rb_build_row *r = &rows[b->n_rows++];

@@ -19,9 +19,10 @@ static rb_size requested_size(const rb_pair *p, const rb_options *o)
 
 rb_scope rb_pair_scope(const rb_pair *p)
 {
-    if (p->gpus.min >= 2 || p->gpus.setup_rank)
+    const rb_pair_ext *e = rb_pair_ext_of(p);
+    if (e->min_gpus >= 2 || e->setup_rank)
         return RB_SCOPE_SPAN;
-    return p->gpus.host_shared ? RB_SCOPE_HOST : RB_SCOPE_LOCAL;
+    return e->host_shared ? RB_SCOPE_HOST : RB_SCOPE_LOCAL;
 }
 
 int rb_jobs_select(const rb_options *o, int (*keep)(const rb_pair *p), rb_job *jobs, int *n,
@@ -41,7 +42,8 @@ int rb_jobs_select(const rb_options *o, int (*keep)(const rb_pair *p), rb_job *j
         /* A full run of a pair with a sweep takes each size of its input's sweep; any other
          * run one size. */
         for (int k = 0; k < (p->n_inputs ? p->n_inputs : 1) && rc == 0; k++) {
-            const uint64_t *sizes = p->by_input.sweep[k] ? p->by_input.sweep[k] : p->sweep;
+            const rb_pair_ext *e = rb_pair_ext_of(p);
+            const uint64_t *sizes = e->input_sweep[k] ? e->input_sweep[k] : e->sweep;
             int sweep = sizes && sizes[0] && o->size_kind == RB_SIZE_FULL;
             for (int si = 0; rc == 0 && (si == 0 || (sweep && sizes[si])); si++) {
                 rb_job *j = &jobs[*n];
@@ -92,10 +94,11 @@ int rb_jobs_for_gpus(rb_job *jobs, int n, int gpus)
             jobs[kept++] = jobs[i];
         } else if (p != said) {
             char sizes[200] = "";
-            for (int k = 0; p->gpus.sweep_one_gpu[k]; k++) {
+            const uint64_t *one_gpu = rb_pair_ext_of(p)->sweep_one_gpu;
+            for (int k = 0; one_gpu[k]; k++) {
                 char one[32];
                 size_t len = strlen(sizes);
-                rb_format_count(p->gpus.sweep_one_gpu[k], one, sizeof one);
+                rb_format_count(one_gpu[k], one, sizeof one);
                 rb_fmt(sizes + len, sizeof sizes - len, "%s %s", k ? "," : "", one);
             }
             printf("%s: one GPU: its sweep takes only%s (see the pair)\n", p->name, sizes);

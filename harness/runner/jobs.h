@@ -24,7 +24,7 @@ typedef struct rb_job {
 #define RB_MAX_JOBS 256
 
 /* How p uses the GPUs (--scope): spanning GPUs when it needs several or runs one rank per GPU
- * (gpus.min >= 2, gpus.setup_rank), host-shared when it says so, else GPU-local. */
+ * (ext->min_gpus >= 2, ext->setup_rank), host-shared when it says so, else GPU-local. */
 rb_scope rb_pair_scope(const rb_pair *p);
 
 /* The jobs of the pairs keep() accepts (NULL: every pair) of --scope whose names match --filter,

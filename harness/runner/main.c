@@ -103,8 +103,9 @@ static void job_work(const rb_job *j, char *buf, size_t size)
 {
     const rb_pair *p = j->pair;
     double flops = p->flops(&j->size), bytes = p->bytes(&j->size);
-    if (p->by_input.work)
-        p->by_input.work(&j->size, j->input, &flops, &bytes);
+    const rb_pair_ext *e = rb_pair_ext_of(p);
+    if (e->work)
+        e->work(&j->size, j->input, &flops, &bytes);
     /* bytes in the unit that shows them: 8 B, not 8e-09 GB */
     double scale = bytes >= 1e9 ? 1e-9 : bytes >= 1e6 ? 1e-6 : bytes >= 1e3 ? 1e-3 : 1;
     const char *unit = bytes >= 1e9 ? "GB" : bytes >= 1e6 ? "MB" : bytes >= 1e3 ? "kB" : "B";
@@ -126,14 +127,15 @@ static void list_work(const rb_job *jobs, int n, int i)
         last++;
     char first_work[300], last_work[300];
     job_work(&jobs[i], first_work, sizeof first_work);
-    const char *link = p->link_bytes ? " over the link" : "";
+    const char *link = rb_pair_ext_of(p)->link_bytes ? " over the link" : "";
     if (last == i) {
         printf("%-18s   work: %s%s\n", "", first_work, link);
         return;
     }
     job_work(&jobs[last], last_work, sizeof last_work);
     int one_gpu = 0;
-    while (p->gpus.sweep_one_gpu && p->gpus.sweep_one_gpu[one_gpu])
+    const uint64_t *sweep_one_gpu = rb_pair_ext_of(p)->sweep_one_gpu;
+    while (sweep_one_gpu && sweep_one_gpu[one_gpu])
         one_gpu++;
     char on_one[48] = "";
     if (one_gpu)
@@ -148,7 +150,7 @@ static void list_work(const rb_job *jobs, int n, int i)
 static void list_swept_variants(const rb_job *jobs, int n, int i)
 {
     const rb_pair *p = jobs[i].pair;
-    if (!p->timing.swept_variants)
+    if (!rb_pair_ext_of(p)->swept_variants)
         return;
     int said = 0;
     for (int j = i; j < n && jobs[j].pair == p; j++) {
@@ -162,7 +164,7 @@ static void list_swept_variants(const rb_job *jobs, int n, int i)
                        p->variants[k].name);
             }
         if (!said++)
-            printf("%-18s   below the full size (%s):\n", "", p->timing.swept_why);
+            printf("%-18s   below the full size (%s):\n", "", rb_pair_ext_of(p)->swept_why);
         printf("%-18s     %s times %s\n", "", jobs[j].name, names);
     }
 }
@@ -179,14 +181,15 @@ static int cmd_list(const rb_job *jobs, int n)
         if (i > 0 && jobs[i - 1].pair == p)
             continue;
         char cc[16], variants[400] = "";
-        rb_fmt(cc, sizeof cc, p->min_cc ? "%d.%d" : "any", p->min_cc / 10, p->min_cc % 10);
+        const rb_pair_ext *e = rb_pair_ext_of(p);
+        rb_fmt(cc, sizeof cc, e->min_cc ? "%d.%d" : "any", e->min_cc / 10, e->min_cc % 10);
         for (int k = 0; k < p->n_variants; k++) {
             size_t len = strlen(variants);
             rb_fmt(variants + len, sizeof variants - len, "%s%s", k ? ", " : "",
                    p->variants[k].name);
         }
         char full[32];
-        if (p->sweep && p->sweep[0])
+        if (e->sweep && e->sweep[0])
             rb_fmt(full, sizeof full, "sweep");
         else
             rb_fmt(full, sizeof full, "%llu", (unsigned long long)p->full_size);

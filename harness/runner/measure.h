@@ -15,6 +15,20 @@
 #include "model/energy.h"
 #include "pair.h"
 
+/* The timing policy of a pair that sets ext->timing.sustain_s (kit/pair.h), measured the way
+ * `roofbench ceilings` measures the tensor roofs (runner/ceilings_gemm.c: 0.5 s warm, 1 s
+ * timed), so that a variant meets the clock its roof met: a burst of a few dozen milliseconds
+ * meets the clock wherever the power controller happens to be. Sustained: after the warm-up,
+ * RB_SUSTAIN_WARM_S of untimed back-to-back launches, then samples over at least sustain_s
+ * (rb_measure_opts.warm_s, min_s). Sustained and interleaved (with timing.interleave):
+ * RB_SUSTAIN_WINDOWS rounds of windows, each variant in turn (A B A B), each window
+ * RB_SUSTAIN_SETTLE_S untimed then sustain_s / RB_SUSTAIN_WINDOWS timed in samples of
+ * RB_SUSTAIN_SAMPLE_MS (the tensor roofs' 10 ms): rb_measure_opts.windows. */
+#define RB_SUSTAIN_WARM_S 0.5
+#define RB_SUSTAIN_WINDOWS 2
+#define RB_SUSTAIN_SETTLE_S 0.3
+#define RB_SUSTAIN_SAMPLE_MS 10.0
+
 /* The latch lets go after this long whatever happens (rb_measure_opts.latch): 100x what queuing
  * 20 NCCL groups on 4 GPUs takes the host. */
 #define RB_MEASURE_LATCH_NS 50000000ull
@@ -25,11 +39,11 @@ typedef struct rb_measure_opts {
     double noise_target; /* 0.01: the widest confidence interval of the median, relative */
     double sample_ms;    /* target duration of a sample, 1 ms */
     int cold;
-    /* Sustained timing (rb_pair.timing.sustain_s): warm_s seconds of untimed back-to-back launches
+    /* Sustained timing (ext->timing.sustain_s): warm_s seconds of untimed back-to-back launches
      * after the warm-up, then samples over at least min_s seconds, whatever the noise rule
      * says. 0, 0: neither (the loop's own minimum, MIN_SAMPLING_S, holds). */
     double warm_s, min_s;
-    /* Sustained windows in turn (rb_pair.sustain_s with interleave): `windows` rounds in which
+    /* Sustained windows in turn (ext->timing.sustain_s with interleave): `windows` rounds in which
      * each variant in turn runs settle_s of untimed back-to-back launches (the board's clock
      * follows the new load) and then window_s of timed samples; its statistics are over all its
      * windows' samples. Every variant then meets the power-capped clock the way `roofbench
@@ -44,7 +58,7 @@ typedef struct rb_measure_opts {
      * is the latest rank's: so every rank takes the same decisions (launches per sample, when
      * to stop) and calls the collective equally often, as it must. */
     const rb_comm *comm;
-    /* Operations per launch of run() (rb_pair_timing.ops_per_run): times are per operation.
+    /* Operations per launch of run() (rb_pair_ext.ops_per_run): times are per operation.
      * 0 or 1: one. */
     int ops_per_launch;
     /* A latch (gpu.h: rb_latch) on a flag in mapped, pinned host memory, NULL: none. Each

@@ -169,7 +169,7 @@ static int parse_args(int argc, char **argv, rb_options *o, char *err, size_t er
 
 static int runs_across_ranks(const rb_pair *p)
 {
-    return p->gpus.setup_rank != NULL;
+    return rb_pair_ext_of(p)->setup_rank != NULL;
 }
 
 /* For the synthetic runs of the tests: a pair name of the registry's collectives. */
