@@ -17,8 +17,8 @@
  *            a warp, are in flight; each x vector is loaded once for the 4 rows and each W
  *            vector feeds every token from registers. Little's law on the H200: 4.56 TB/s x
  *            0.34 us (ceilings' dram_read_gbps and dram_latency_us) = 1.55 MB in flight, 12 KB an
- *            SM; ~20 resident warps hold ~80 KB, so a partial last wave (N / 4 rows over 132 SMs)
- *            still keeps DRAM busy (the H100: 3.15 TB/s x ~0.6 us = 14 KB an SM). MMA path
+ *            SM; the 24-28 warps an SM holds at m1 and m4 ask for ~100 KB, so a partial last
+ *            wave still keeps DRAM busy (the H100: 3.15 TB/s x ~0.6 us = 14 KB an SM). MMA path
  *            (m >= 8): mma.sync m16n8k16, W as A straight from 16-byte loads (a lane's 8
  *            consecutive k are 2 mma's k-slots: any k order serves a dot product if W and x share
  *            it), tokens as B (two n8 tiles), 32 rows a warp, 4 k-steps loaded ahead (8 KB).
