@@ -415,11 +415,13 @@ static void test_every_variant_valid_at_odd_shape(void)
 
 /* The two-dimensional memory pairs at a shape of multiples of 4 that are multiples of neither 32
  * nor 64: their 16-byte paths' partial tiles (transpose's optimized kernel takes its own path only
- * where rows and cols are multiples of 4, so 999 x 1021 alone tests only its fallback). */
+ * where rows and cols are multiples of 4, so 999 x 1021 alone tests only its fallback; so does
+ * decode_gemv's, whose 16-byte kernels need k % 8 == 0 and here run their k and row tails). */
 static void test_memory_pairs_valid_at_aligned_partial_shape(void)
 {
     if (need_gpu())
-        check_pairs("1004x2008", "^(transpose|fused_elementwise|rmsnorm|softmax|tma_pipeline)$");
+        check_pairs("1004x2008",
+                    "^(transpose|fused_elementwise|rmsnorm|softmax|tma_pipeline|decode_gemv)$");
 }
 
 /* A GPU with no expectation file: every verdict is new, the run says how to record one, and it
