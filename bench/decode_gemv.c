@@ -388,6 +388,12 @@ static int decode_gemv_selftest(char *why, size_t why_size)
     return 0;
 }
 
+static const rb_pair_ext decode_gemv_ext = {
+    .shape = decode_gemv_shape,
+    .work = decode_gemv_input_work,
+    .library_algo = decode_gemv_library_algo,
+};
+
 const rb_pair rb_pair_decode_gemv = {
     .name = "decode_gemv",
     .pattern = "a decode step's y = x W^T at the DRAM read roof: 16-byte loads, several rows a "
@@ -397,16 +403,13 @@ const rb_pair rb_pair_decode_gemv = {
                  "m4 and m16 are the tokens",
     .smoke_size = 1021u * 8192u,
     .full_size = 28672u * 8192u,
-    .shape = decode_gemv_shape,
     .flops = decode_gemv_flops,
     .bytes = decode_gemv_bytes,
-    .by_input.work = decode_gemv_input_work,
     .setup = decode_gemv_setup,
     .output = decode_gemv_output,
     .check = decode_gemv_check,
     .teardown = decode_gemv_teardown,
     .selftest = decode_gemv_selftest,
-    .library_algo = decode_gemv_library_algo,
     /* 16-byte evict-first loads of W in both optimized paths (ld.global.cs), mma.sync m16n8k16
      * (HMMA.16816) in the tensor-core path; every decode_gemv_optimized* kernel free of local
      * memory (tests/test_codegen.c). */
@@ -441,4 +444,5 @@ const rb_pair rb_pair_decode_gemv = {
             {"tail_rows_repeated_full_k", 1, run_tail_rows, 999u * 8192u, 0, 0, 4.0},
             {"x_column_off_by_one", 1, run_x_column, 0, 0, 0, 2.0},
         },
+    .ext = &decode_gemv_ext,
 };
