@@ -260,6 +260,7 @@ typedef struct table_cols {
     int kernel, process, device;
     int terms[RB_PM_COUNT][2][RB_PROFILE_TERMS];
     double term_scale[RB_PM_COUNT][2][RB_PROFILE_TERMS];
+    int index;  /* the table's place in the capture, from 0 */
     int cycles; /* smsp__cycles_elapsed.avg.per_second */
     double cycles_scale;
     int n_stalls;
@@ -393,6 +394,7 @@ static int read_launch(const csv_row *r, const table_cols *t, rb_profile_launch 
                        size_t err_size)
 {
     memset(l, 0, sizeof *l);
+    l->table = t->index;
     bare_kernel_name(r->f[t->kernel], l->kernel, sizeof l->kernel);
     l->process = t->process >= 0 ? atoll(r->f[t->process]) : 0;
     /* the duration first: the rate forms need it */
@@ -426,7 +428,7 @@ int rb_profile_parse(const char *text, size_t len, rb_profile_capture *out, char
 {
     csv_row row = {0}, header = {0}, units = {0};
     table_cols cols;
-    int have_table = 0, rc = -1, line = 0;
+    int have_table = 0, rc = -1, line = 0, tables = 0;
     size_t pos = 0;
     memset(out, 0, sizeof *out);
     while (pos < len) {
@@ -450,6 +452,7 @@ int rb_profile_parse(const char *text, size_t len, rb_profile_capture *out, char
             }
             if (map_columns(&header, &units, &cols, err, err_size) != 0)
                 goto done;
+            cols.index = tables++;
             have_table = 1;
             continue;
         }

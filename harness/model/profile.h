@@ -62,6 +62,7 @@ typedef struct rb_profile_stall {
 typedef struct rb_profile_launch {
     char kernel[RB_PROFILE_NAME_MAX]; /* the bare name: no "void ", template arguments, params */
     long long process;                /* ncu's Process ID */
+    int table; /* which of the capture's tables (appended parts) it came from, from 0 */
     double v[RB_PM_COUNT];
     int n_stalls;
     rb_profile_stall stalls[RB_PROFILE_MAX_STALLS];
@@ -131,12 +132,15 @@ typedef struct rb_profile {
     int n;
     rb_profile_variant *variants; /* RB_PROFILE_MAX_VARIANTS entries */
     int unmatched;                /* launches of the capture that name no variant's kernel */
+    int repeats; /* launches left out: a kernel's second and later launches in one process */
 } rb_profile;
 
 /* Gathers the capture's launches into the jobs' variants: a launch belongs to the variant whose
  * kernel table names its kernel (the first variant that does, in the job's order); launches of a
  * process are matched to the jobs of their pair in the order the processes first appear (one
- * child process per job). 0, or -1 when out of memory. */
+ * child process per job). Only the first launch of a kernel in a process counts (check's second
+ * run of a variant, a multi-pass kernel's later passes are left out and counted in repeats).
+ * 0, or -1 when out of memory. */
 int rb_profile_build(const rb_profile_capture *c, const rb_profile_job *jobs, int n_jobs,
                      rb_profile *out);
 void rb_profile_free(rb_profile *p);

@@ -8,6 +8,12 @@
 #include "profile.h"
 #include "util.h"
 
+/* Where a launch ran: its process in its table (PIDs of parts profiled apart may repeat). */
+static long long source_of(const rb_profile_launch *l)
+{
+    return (long long)l->table << 40 | (l->process & ((1LL << 40) - 1));
+}
+
 /* The variant of job j whose kernel table names kernel, or -1. */
 static int variant_of(const rb_profile_job *j, const char *kernel)
 {
@@ -29,7 +35,7 @@ static int job_of(const rb_profile_launch *l, const rb_profile_job *jobs, int n_
     for (int j = 0; j < n_jobs; j++) {
         if (variant_of(&jobs[j], l->kernel) < 0)
             continue;
-        if (job_process[j] == l->process)
+        if (job_process[j] == source_of(l))
             return j;
         if (first < 0)
             first = j;
@@ -37,7 +43,7 @@ static int job_of(const rb_profile_launch *l, const rb_profile_job *jobs, int n_
             fresh = j;
     }
     if (fresh >= 0) {
-        job_process[fresh] = l->process;
+        job_process[fresh] = source_of(l);
         return fresh;
     }
     return first;
@@ -132,6 +138,17 @@ static void start_variant(rb_profile_variant *v, const rb_profile_job *j, int k)
     v->declared_bytes = j->bytes[k];
 }
 
+/* Whether launch i's kernel ran earlier in its process: `check` runs each variant twice, and
+ * only the first launch is the profile's. */
+static int repeated(const rb_profile_capture *c, int i)
+{
+    for (int k = 0; k < i; k++)
+        if (source_of(&c->launches[k]) == source_of(&c->launches[i]) &&
+            !strcmp(c->launches[k].kernel, c->launches[i].kernel))
+            return 1;
+    return 0;
+}
+
 int rb_profile_build(const rb_profile_capture *c, const rb_profile_job *jobs, int n_jobs,
                      rb_profile *out)
 {
@@ -161,6 +178,10 @@ int rb_profile_build(const rb_profile_capture *c, const rb_profile_job *jobs, in
     }
     for (int i = 0; i < c->n; i++) {
         const rb_profile_launch *l = &c->launches[i];
+        if (repeated(c, i)) {
+            out->repeats++;
+            continue;
+        }
         int j = job_of(l, jobs, n_jobs, job_process);
         int k = j < 0 ? -1 : variant_of(&jobs[j], l->kernel);
         if (k < 0 || first[j] + k >= out->n) {

@@ -215,6 +215,7 @@ json_value *rb_profile_document(const rb_profile *p, const rb_profile_roofs *r,
         json_set_string(d, "command", m->command) || json_set_number(d, "wall_s", m->wall_s) ||
         json_set_number(d, "bytes_tolerance", RB_PROFILE_BYTES_TOLERANCE) ||
         json_set_number(d, "unmatched_launches", p->unmatched) ||
+        json_set_number(d, "repeat_launches", p->repeats) ||
         json_object_set(d, "roofs", roofs_json(r))) {
         json_free(d);
         return NULL;

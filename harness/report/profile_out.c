@@ -230,6 +230,9 @@ static void not_profiled(rb_sbuf *b, const rb_profile *p)
     if (p->unmatched)
         rb_sbuf_add(b, "%d launches of the capture name no variant's kernel (left out)\n",
                     p->unmatched);
+    if (p->repeats)
+        rb_sbuf_add(b, "%d later launches of a kernel already profiled in its process (left out)\n",
+                    p->repeats);
 }
 
 void rb_profile_tables(rb_sbuf *b, const rb_profile *p, const rb_profile_roofs *r, int markdown)
