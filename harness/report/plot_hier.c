@@ -35,6 +35,40 @@ static double px_y(const hier_axes *a, double tflops)
 
 static const char *const level_color[RB_LEVEL_COUNT] = {"#1f5fa8", "#2a9d5b", "#c4682a"};
 
+/* The labels placed so far, so that the next one moves down past them instead of over them
+ * (a ladder of GEMM steps at one intensity, two compute roofs 3% apart). */
+#define HIER_MAX_LABELS 512
+typedef struct hier_labels {
+    int n;
+    double x[HIER_MAX_LABELS], y[HIER_MAX_LABELS], w[HIER_MAX_LABELS];
+} hier_labels;
+
+/* The baseline y for a label of width w at (x, y), 12 px lower each time it would overlap one
+ * placed (at most 20 times); the label is recorded. */
+static double place_label(hier_labels *l, double x, double y, double w)
+{
+    for (int tries = 0; tries < 20; tries++) {
+        int clash = 0;
+        for (int i = 0; i < l->n && !clash; i++)
+            clash = fabs(l->y[i] - y) < 11 && x < l->x[i] + l->w[i] && l->x[i] < x + w;
+        if (!clash)
+            break;
+        y += 12;
+    }
+    if (l->n < HIER_MAX_LABELS) {
+        l->x[l->n] = x;
+        l->y[l->n] = y;
+        l->w[l->n++] = w;
+    }
+    return y;
+}
+
+/* A label's width at font size px: about 0.6 em a character. */
+static double label_width(const char *text, double px)
+{
+    return 0.6 * px * (double)strlen(text);
+}
+
 /* A variant's point: its TFLOP/s and its intensity at each level; 0 when it has none. */
 static int variant_point(const rb_profile_variant *v, double *tflops, double ai[RB_LEVEL_COUNT])
 {
@@ -100,7 +134,7 @@ static void draw_axes(rb_sbuf *b, const hier_axes *a)
 }
 
 /* The memory roofs (diagonals up to the highest compute roof) and the compute roofs (flat). */
-static void draw_roofs(rb_sbuf *b, const hier_axes *a, const rb_profile_roofs *r)
+static void draw_roofs(rb_sbuf *b, const hier_axes *a, const rb_profile_roofs *r, hier_labels *placed)
 {
     static const char *const names[RB_LEVEL_COUNT] = {"DRAM", "L2", "L1/shared"};
     double top = pow(10, a->y_hi), x_max = pow(10, a->x_hi), x_min = pow(10, a->x_lo);
@@ -131,7 +165,8 @@ static void draw_roofs(rb_sbuf *b, const hier_axes *a, const rb_profile_roofs *r
         double y = px_y(a, flat[k]);
         rb_svg_line(b, HIER_LEFT, y, HIER_W - HIER_RIGHT, y, "#555", 1.5, NULL, NULL);
         rb_fmt(label, sizeof label, "%s %.3g TFLOP/s", flat_names[k], flat[k]);
-        rb_svg_text(b, HIER_W - HIER_RIGHT + 4, y + 4, 11, "start", "#555", 0, label);
+        double ly = place_label(placed, HIER_W - HIER_RIGHT + 4, y + 4, label_width(label, 11));
+        rb_svg_text(b, HIER_W - HIER_RIGHT + 4, ly, 11, "start", "#555", 0, label);
     }
 }
 
@@ -150,7 +185,8 @@ static void marker(rb_sbuf *b, double x, double y, int level, const char *title)
     rb_svg_path(b, d, level_color[level], NULL, 0, "hier-point", title);
 }
 
-static void draw_variant(rb_sbuf *b, const hier_axes *a, const rb_profile_variant *v)
+static void draw_variant(rb_sbuf *b, const hier_axes *a, const rb_profile_variant *v,
+                         hier_labels *placed)
 {
     double t, ai[RB_LEVEL_COUNT], xy[2 * RB_LEVEL_COUNT];
     int n = 0;
@@ -173,9 +209,11 @@ static void draw_variant(rb_sbuf *b, const hier_axes *a, const rb_profile_varian
                    rb_profile_level_name((rb_profile_level)l), ai[l], t);
             marker(b, px_x(a, ai[l]), px_y(a, t), l, title);
         }
-    if (ai[RB_LEVEL_DRAM] > 0)
-        rb_svg_text(b, px_x(a, ai[RB_LEVEL_DRAM]) + 7, px_y(a, t) - 7, 10, "start", "#222", 0,
-                    label);
+    if (ai[RB_LEVEL_DRAM] > 0) {
+        double x = px_x(a, ai[RB_LEVEL_DRAM]) + 7;
+        double y = place_label(placed, x, px_y(a, t) - 7, label_width(label, 10));
+        rb_svg_text(b, x, y, 10, "start", "#222", 0, label);
+    }
 }
 
 static void legend(rb_sbuf *b, int without_flops)
@@ -196,21 +234,23 @@ static void legend(rb_sbuf *b, int without_flops)
 void rb_plot_hier_svg(rb_sbuf *b, const rb_profile *p, const rb_profile_roofs *r)
 {
     hier_axes a;
+    static hier_labels placed; /* large: not on the stack */
     int without = 0;
+    placed.n = 0;
     fit_axes(p, r, &a);
     rb_svg_begin(b, HIER_W, HIER_H);
     rb_svg_group_begin(b, "axes");
     draw_axes(b, &a);
     rb_svg_group_end(b);
     rb_svg_group_begin(b, "roofs");
-    draw_roofs(b, &a, r);
+    draw_roofs(b, &a, r, &placed);
     rb_svg_group_end(b);
     rb_svg_group_begin(b, "points");
     for (int i = 0; i < p->n; i++) {
         double t, ai[RB_LEVEL_COUNT];
         if (p->variants[i].profiled && !variant_point(&p->variants[i], &t, ai))
             without++;
-        draw_variant(b, &a, &p->variants[i]);
+        draw_variant(b, &a, &p->variants[i], &placed);
     }
     rb_svg_group_end(b);
     legend(b, without);

@@ -40,6 +40,16 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
 fi
 ncu_bin=$(command -v ncu || echo "${CUDA_HOME:-/usr/local/cuda}/bin/ncu")
 say "ncu: $("$ncu_bin" --version 2>&1 | grep Version)"
+# A smoke-size part first: a metric this ncu does not know, or no counter access, shows in a
+# few seconds (its ==ERROR== line in the log) instead of in every part.
+"$B" profile --filter '^copy_vectorized$' --size smoke -o "$OUT/parts/smoke" > "$OUT/parts/smoke.log" 2>&1
+rc=$?
+say "smoke part: exit $rc"
+if [ "$rc" != 0 ]; then
+    grep -E 'ERROR|roofbench:' "$OUT/parts/smoke.log" | head -5 | tee -a "$LOG"
+    exit 1
+fi
+rm -f "$OUT/parts/smoke.ncu.csv"
 # The pairs of one GPU (those needing several are skipped by check on one GPU anyway).
 pairs=$($B list --filter "$FILTER" | awk '/^[a-z]/ {print $1}')
 set -- $pairs
