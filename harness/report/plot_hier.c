@@ -43,17 +43,18 @@ typedef struct hier_labels {
     double x[HIER_MAX_LABELS], y[HIER_MAX_LABELS], w[HIER_MAX_LABELS];
 } hier_labels;
 
-/* The baseline y for a label of width w at (x, y), 12 px lower each time it would overlap one
- * placed (at most 20 times); the label is recorded. */
+/* The baseline y for a label of width w wanted at (x, y): the nearest of y, 12 px above, 12 px
+ * below, 24 above, ... (40 tries) that overlaps no label placed; the label is recorded. */
 static double place_label(hier_labels *l, double x, double y, double w)
 {
-    for (int tries = 0; tries < 20; tries++) {
+    double want = y;
+    for (int tries = 0; tries < 40; tries++) {
+        y = want + 12.0 * ((tries + 1) / 2) * (tries % 2 ? -1 : 1);
         int clash = 0;
         for (int i = 0; i < l->n && !clash; i++)
             clash = fabs(l->y[i] - y) < 11 && x < l->x[i] + l->w[i] && l->x[i] < x + w;
         if (!clash)
             break;
-        y += 12;
     }
     if (l->n < HIER_MAX_LABELS) {
         l->x[l->n] = x;
@@ -210,8 +211,10 @@ static void draw_variant(rb_sbuf *b, const hier_axes *a, const rb_profile_varian
             marker(b, px_x(a, ai[l]), px_y(a, t), l, title);
         }
     if (ai[RB_LEVEL_DRAM] > 0) {
-        double x = px_x(a, ai[RB_LEVEL_DRAM]) + 7;
-        double y = place_label(placed, x, px_y(a, t) - 7, label_width(label, 10));
+        double x = px_x(a, ai[RB_LEVEL_DRAM]) + 7, want = px_y(a, t) - 7;
+        double y = place_label(placed, x, want, label_width(label, 10));
+        if (fabs(y - want) > 1) /* moved off its point: a leader back to it */
+            rb_svg_line(b, x - 7, want + 7, x - 1, y - 3, "#bbb", 0.8, NULL, NULL);
         rb_svg_text(b, x, y, 10, "start", "#222", 0, label);
     }
 }
