@@ -32,7 +32,8 @@ enum {
     ON_HISTORY = 64,
     ON_DOCS = 128,
     ON_P2P = 256,
-    ON_EXPECT = 512
+    ON_EXPECT = 512,
+    ON_PROFILE = 1024
 };
 typedef struct cli_option {
     const char *name;
@@ -43,7 +44,7 @@ typedef struct cli_option {
 } cli_option;
 
 static const cli_option cli_options[] = {
-    {"--filter", ON_LIST | ON_RUN | ON_CHECK | ON_PLOT, 1, "REGEX",
+    {"--filter", ON_LIST | ON_RUN | ON_CHECK | ON_PLOT | ON_PROFILE, 1, "REGEX",
      "only pairs whose name, or whose <pair>.<input>@<size> row name, matches (POSIX extended "
      "regex): '^sgemm$' selects every size of sgemm"},
     {"--filter", ON_COMPARE | ON_HISTORY, 1, "REGEX",
@@ -52,10 +53,10 @@ static const cli_option cli_options[] = {
     {"--skip-variants", ON_CHECK, 1, "REGEX",
      "leave out the variants whose <row>/<variant> or <pair>/<variant> matches (POSIX extended "
      "regex): reported skipped, not run (make sanitize leaves out those a tool cannot follow)"},
-    {"--size", ON_LIST | ON_RUN | ON_CHECK, 1, "smoke|full|N|RxC",
+    {"--size", ON_LIST | ON_RUN | ON_CHECK | ON_PROFILE, 1, "smoke|full|N|RxC",
      "problem size in elements: a count with an optional K, M, G, T (binary) suffix, or a shape "
      "ROWSxCOLS for two-dimensional pairs (see list); default full"},
-    {"--device", ON_RUN | ON_CHECK | ON_CEILINGS, 1, "N|all|N,M,...",
+    {"--device", ON_RUN | ON_CHECK | ON_CEILINGS | ON_PROFILE, 1, "N|all|N,M,...",
      "the GPU to use: the N-th (from 0) of those the CUDA runtime shows, which "
      "CUDA_VISIBLE_DEVICES sets; default 0. The results record its index, UUID and PCI bus id; "
      "pairs that need several GPUs are skipped. run --device all (or a list, 0,2,3): the suite "
@@ -127,7 +128,7 @@ static const cli_option cli_options[] = {
      "launch, and the DRAM read or write, L2 and PCIe roofs its rows are placed on; a few "
      "seconds); the results then say platform: none"},
     {"--nvtx", ON_RUN | ON_CHECK, 0, NULL, "NVTX ranges around each pair and variant"},
-    {"--timeout", ON_RUN | ON_CHECK | ON_CEILINGS | ON_P2P, 1, "S",
+    {"--timeout", ON_RUN | ON_CHECK | ON_CEILINGS | ON_P2P | ON_PROFILE, 1, "S",
      "watchdog: a pair (or the measurement) running longer fails, 5..86400 seconds (default "
      "300)"},
     {"--seed", ON_RUN | ON_CHECK, 1, "N", "seed of the random inputs (default 20261122)"},
@@ -175,6 +176,13 @@ static const cli_option cli_options[] = {
     {"--key", ON_EXPECT, 1, "KEY",
      "with --mark-stale: the file is expectations/KEY.json (KEY a hardware key: nvidia-h200); "
      "no GPU is asked"},
+    {"-o", ON_PROFILE, 1, "BASE",
+     "the profile's files: BASE.json (the document), BASE.md, BASE.svg (the hierarchical "
+     "roofline), BASE.html and, when ncu ran, BASE.ncu.csv (its raw capture); required"},
+    {"--expect", ON_PROFILE, 1, "FILE|none",
+     "the expectation file whose ceilings are the roofs (dram_gbps, l2_read_gbps, smem_gbps, "
+     "the compute roofs; default expectations/<hardware-key>.json of the profiled GPU, when "
+     "there is one); none: no roofs"},
     {"--write-through-links", ON_RUN | ON_PLOT | ON_COMPARE, 0, NULL,
      "an output that is a symbolic link is written through it (by default it is refused, as "
      "are devices, FIFOs and an output that is an input)"},
@@ -183,7 +191,8 @@ static const cli_option cli_options[] = {
 
 static const char *const command_names[] = {"help",    "--version", "list", "run",
                                             "check",   "ceilings",  "plot", "compare",
-                                            "history", "docs",      "p2p",  "expectations"};
+                                            "history", "docs",      "p2p",  "expectations",
+                                            "profile"};
 
 const char *rb_cli_command_name(rb_command c)
 {
@@ -202,6 +211,7 @@ static unsigned command_bit(rb_command c)
            : c == RB_CMD_DOCS         ? ON_DOCS
            : c == RB_CMD_P2P          ? ON_P2P
            : c == RB_CMD_EXPECTATIONS ? ON_EXPECT
+           : c == RB_CMD_PROFILE      ? ON_PROFILE
                                       : 0;
 }
 
@@ -262,7 +272,7 @@ static int parse_command(int argc, char **argv, rb_options *o, char *err, size_t
         if (argc > 2 && command_of(argv[2], &o->help_topic) != 0) {
             rb_fmt(err, err_size,
                    "help: unknown command '%s' (commands: list, run, check, ceilings, plot, "
-                   "compare, history, docs, p2p, expectations)",
+                   "compare, history, docs, p2p, expectations, profile)",
                    argv[2]);
             return -1;
         }
@@ -568,7 +578,7 @@ static int parse_value(const char *a, const char *v, rb_options *o, char *err, s
         return parse_path(a, v, &o->csv_path, err, err_size);
     if (!strcmp(a, "--results-dir"))
         return parse_path(a, v, &o->results_dir, err, err_size);
-    if (!strcmp(a, "-o") && o->command == RB_CMD_HISTORY)
+    if (!strcmp(a, "-o") && (o->command == RB_CMD_HISTORY || o->command == RB_CMD_PROFILE))
         return parse_path(a, v, &o->out_base, err, err_size);
     if (!strcmp(a, "-o"))
         return parse_plot_base(v, o, err, err_size);
@@ -700,7 +710,9 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
                 return -1;
             continue;
         }
-        if ((o->command == RB_CMD_HISTORY || o->command == RB_CMD_EXPECTATIONS) && a[0] != '-') {
+        if ((o->command == RB_CMD_HISTORY || o->command == RB_CMD_EXPECTATIONS ||
+             o->command == RB_CMD_PROFILE) &&
+            a[0] != '-') {
             if (o->n_inputs == RB_CLI_MAX_INPUTS) {
                 rb_fmt(err, err_size, "%s takes at most %d operands%s", command_names[o->command],
                        RB_CLI_MAX_INPUTS, o->command == RB_CMD_HISTORY ? ": give the folder" : "");
@@ -786,6 +798,11 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
                "results files)");
         return -1;
     }
+    if (o->command == RB_CMD_PROFILE && !o->out_base) {
+        rb_fmt(err, err_size, "profile needs -o BASE: the files it writes (BASE.json, BASE.svg, "
+                              "BASE.html, ...)");
+        return -1;
+    }
     if (o->command == RB_CMD_RUN && o->fail_on_platform && !o->baseline_path) {
         rb_fmt(err, err_size, "--fail-on-platform goes with --baseline OLD.json in run");
         return -1;
@@ -867,6 +884,18 @@ static const command_help command_helps[] = {
      "(kernel fingerprints, block size, dynamic shared memory, variants): exit 1 when a row "
      "differs and is not marked stale. Exit 2 when nothing was written: no row matched, a "
      "reason missing, a file invalid, a set of runs refused (the line says which file)."},
+    {RB_CMD_PROFILE, "profile -o BASE [options] [NCU.csv ...]",
+     "why each point sits where it does: Nsight Compute's counters",
+     "Runs `check` under Nsight Compute (ncu, from CUDA_HOME/bin or PATH; --clock-control none, "
+     "forked children followed) at the selected size, one launch of each kernel of each "
+     "variant, and records per variant the DRAM, L2 and L1 bytes, shared-memory wavefronts and "
+     "bank conflicts, FLOPs by pipe, achieved occupancy, registers and the top warp stall "
+     "reasons: a hierarchical roofline (a point per level against the measured roofs) and a "
+     "check of the declared work model (a variant whose DRAM bytes differ from its declared "
+     "compulsory bytes by more than 10% is named). With NCU.csv operands (ncu --page raw --csv "
+     "captures, e.g. BASE.ncu.csv of parts profiled apart by --filter) no GPU is used: the "
+     "captures are merged into one document. Exit 2 when ncu is missing or cannot read the "
+     "counters (nothing written)."},
     {RB_CMD_P2P, "p2p [options]", "the P2P matrix: every ordered pair of GPUs",
      "Measures every ordered pair of the visible GPUs: one-way and both-ways bandwidth of "
      "peer copies (256 MiB cudaMemcpyPeerAsync), the latency of a 4-byte copy and of a "
@@ -935,7 +964,7 @@ static void help_command(rb_sbuf *b, const command_help *h)
     rb_sbuf_add(b, "\n");
     rb_text_wrap(b, "Paths (FILE, DIR) are at most 1024 bytes long.", HELP_WIDTH, 0, 0);
     if (h->command == RB_CMD_RUN || h->command == RB_CMD_CHECK || h->command == RB_CMD_CEILINGS ||
-        h->command == RB_CMD_P2P) {
+        h->command == RB_CMD_P2P || h->command == RB_CMD_PROFILE) {
         rb_sbuf_add(b, "\n");
         rb_text_wrap(b, help_devices, HELP_WIDTH, 0, 0);
     }

@@ -24,7 +24,9 @@ typedef enum rb_command {
     /* the expectation files without a GPU: mark rows stale, record from several runs' results,
      * check the files against this build */
     RB_CMD_EXPECTATIONS,
-    RB_CMD_LAST = RB_CMD_EXPECTATIONS
+    /* one launch of each variant under Nsight Compute: bytes per level, FLOPs by pipe, stalls */
+    RB_CMD_PROFILE,
+    RB_CMD_LAST = RB_CMD_PROFILE
 } rb_command;
 
 /* history's operands: folders of results files, or the files themselves. */
@@ -80,9 +82,11 @@ typedef struct rb_options {
 
     /* compare --md / --csv: stdout in that format */
     int compare_md, compare_csv; /* compare_md: p2p --md too */
-    /* history -o BASE: BASE.svg, BASE.md, BASE.json; NULL: none */
+    /* history -o BASE: BASE.svg, BASE.md, BASE.json; NULL: none. profile -o BASE: its
+     * document BASE.json, BASE.md, BASE.svg, BASE.html (and BASE.ncu.csv, the capture) */
     const char *out_base;
-    /* history's operands; expectations --record's results files, --check's expectation files */
+    /* history's operands; expectations --record's results files, --check's expectation files;
+     * profile's captured ncu CSVs */
     int n_inputs;
     const char *inputs[RB_CLI_MAX_INPUTS];
     int check; /* docs --check: rewrite nothing, fail when a block is stale;

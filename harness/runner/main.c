@@ -34,6 +34,7 @@
 #include "expect_cmd.h"
 #include "jobs.h"
 #include "p2p_cmd.h"
+#include "cmd_profile.h"
 #include "pair.h"
 #include "progress.h"
 #include "node_run.h"
@@ -1687,6 +1688,8 @@ static int dispatch(int argc, char **argv, const rb_options *o)
         return node_body(o, argc, argv);
     if (o->command == RB_CMD_LIST)
         return cmd_list(jobs, n);
+    if (o->command == RB_CMD_PROFILE)
+        return rb_profile_cmd(o, jobs, n, argc, argv);
     rb_pair_result *results = calloc((size_t)n, sizeof *results);
     if (!results)
         return usage_error("out of memory");
