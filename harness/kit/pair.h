@@ -47,7 +47,7 @@
 #include "kernel_info.h"
 #include "rb_cuda.h"
 
-#define RB_MAX_INPUTS 4
+#define RB_MAX_INPUTS 5
 #define RB_MAX_DEFECTS 6
 
 /* The processes of a multi-process run (roofbench_mpi: one per GPU, bootstrapped through MPI),
