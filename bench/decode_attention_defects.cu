@@ -27,7 +27,8 @@ static __global__ void decode_attention_defect_merge_kernel(const float *__restr
         acc += w * pc[col];
         l += w * pc[DECODE_ATTENTION_HEAD_DIM + 1];
     }
-    o[(size_t)bh * DECODE_ATTENTION_HEAD_DIM + col] = __bfloat16_as_ushort(__float2bfloat16_rn(acc / l));
+    o[(size_t)bh * DECODE_ATTENTION_HEAD_DIM + col] =
+        __bfloat16_as_ushort(__float2bfloat16_rn(acc / l));
 }
 
 extern "C" cudaError_t decode_attention_defect_merge_drop_last(const decode_attention_plan *plan,

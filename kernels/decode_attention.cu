@@ -150,9 +150,8 @@ static __device__ __forceinline__ int dec_swz(int row, int chunk)
 
 /* Logical page `page` of a sequence (length len) of KV head g into stage st (K, then V). */
 static __device__ __forceinline__ void dec_load_page(uint16_t *st, const uint16_t *k_cache,
-                                                     const uint16_t *v_cache,
-                                                     const int *table_row, int page, int g,
-                                                     int len)
+                                                     const uint16_t *v_cache, const int *table_row,
+                                                     int page, int g, int len)
 {
     const size_t base = ((size_t)table_row[page] * DEC_KVH + (size_t)g) * DEC_TILE;
     const int tok0 = page * DEC_PAGE;
@@ -168,18 +167,17 @@ static __device__ __forceinline__ void dec_load_page(uint16_t *st, const uint16_
 
 /* One warp's 16 keys of a page: S, the online softmax of row g (m, l: this thread's share of
  * the sum), O += P V. key0: the warp's first key. */
-static __device__ __forceinline__ void dec_page(const uint16_t *st, const uint32_t (&qf)[DEC_D / 16][4],
-                                                float (&o)[DEC_D / 8][4], float &m, float &l,
-                                                int key0, int len, float scale_log2, int warp,
-                                                int lane)
+static __device__ __forceinline__ void
+dec_page(const uint16_t *st, const uint32_t (&qf)[DEC_D / 16][4], float (&o)[DEC_D / 8][4],
+         float &m, float &l, int key0, int len, float scale_log2, int warp, int lane)
 {
     const uint16_t *kt = st, *vt = st + DEC_TILE;
     float s[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
 #pragma unroll
     for (int kk = 0; kk < DEC_D / 16; kk++) {
         uint32_t r[4];
-        dec_ldmatrix_x4(r, kt + dec_swz(16 * warp + (lane >> 4) * 8 + (lane & 7),
-                                        2 * kk + ((lane >> 3) & 1)));
+        dec_ldmatrix_x4(
+            r, kt + dec_swz(16 * warp + (lane >> 4) * 8 + (lane & 7), 2 * kk + ((lane >> 3) & 1)));
         dec_mma(s[0], qf[kk], r[0], r[1]);
         dec_mma(s[1], qf[kk], r[2], r[3]);
     }
@@ -217,8 +215,8 @@ static __device__ __forceinline__ void dec_page(const uint16_t *st, const uint32
 #pragma unroll
     for (int dn = 0; dn < DEC_D / 8; dn += 2) {
         uint32_t r[4];
-        dec_ldmatrix_x4_trans(r, vt + dec_swz(16 * warp + (lane & 7) + ((lane >> 3) & 1) * 8,
-                                              dn + (lane >> 4)));
+        dec_ldmatrix_x4_trans(
+            r, vt + dec_swz(16 * warp + (lane & 7) + ((lane >> 3) & 1) * 8, dn + (lane >> 4)));
         dec_mma(o[dn], a, r[0], r[1]);
         dec_mma(o[dn + 1], a, r[2], r[3]);
     }
@@ -260,8 +258,8 @@ static __device__ void dec_block(const uint16_t *q, const uint16_t *k_cache,
             dec_load_page(smem + next % DEC_STAGES * 2 * DEC_TILE, k_cache, v_cache, table_row,
                           p0 + next, g, len);
         dec_cp_async_commit();
-        dec_page(smem + i % DEC_STAGES * 2 * DEC_TILE, qf, o, m, l,
-                 (p0 + i) * DEC_PAGE + 16 * warp, len, scale_log2, warp, lane);
+        dec_page(smem + i % DEC_STAGES * 2 * DEC_TILE, qf, o, m, l, (p0 + i) * DEC_PAGE + 16 * warp,
+                 len, scale_log2, warp, lane);
     }
     dec_cp_async_wait<0>();
     __syncthreads(); /* the ring is free: it holds the warps' states now */
@@ -303,13 +301,10 @@ static __device__ void dec_block(const uint16_t *q, const uint16_t *k_cache,
 
 /* ---------------------------------------------------------------------------------------------
  * Baseline: grid (8 KV heads, batch), each block its whole context. */
-static __global__ void __launch_bounds__(DEC_THREADS)
-    decode_attention_baseline_kernel(const uint16_t *__restrict__ q,
-                                     const uint16_t *__restrict__ k_cache,
-                                     const uint16_t *__restrict__ v_cache,
-                                     const int *__restrict__ page_table,
-                                     const int *__restrict__ seq_lens, uint16_t *__restrict__ o,
-                                     int table_stride, float scale_log2)
+static __global__ void __launch_bounds__(DEC_THREADS) decode_attention_baseline_kernel(
+    const uint16_t *__restrict__ q, const uint16_t *__restrict__ k_cache,
+    const uint16_t *__restrict__ v_cache, const int *__restrict__ page_table,
+    const int *__restrict__ seq_lens, uint16_t *__restrict__ o, int table_stride, float scale_log2)
 {
     extern __shared__ __align__(16) uint16_t dec_smem[];
     const int g = (int)blockIdx.x, b = (int)blockIdx.y, len = seq_lens[b];
@@ -329,14 +324,11 @@ static __global__ void __launch_bounds__(DEC_THREADS)
 /* ---------------------------------------------------------------------------------------------
  * Optimized: grid (max_splits, 8 KV heads, batch); split c of sequence b takes pages
  * [c chunk, (c + 1) chunk) and writes its partials; splits past a short sequence's end exit. */
-static __global__ void __launch_bounds__(DEC_THREADS)
-    decode_attention_optimized_split_kernel(const uint16_t *__restrict__ q,
-                                            const uint16_t *__restrict__ k_cache,
-                                            const uint16_t *__restrict__ v_cache,
-                                            const int *__restrict__ page_table,
-                                            const int *__restrict__ seq_lens,
-                                            float *__restrict__ parts, int table_stride,
-                                            int chunk_pages, float scale_log2)
+static __global__ void __launch_bounds__(DEC_THREADS) decode_attention_optimized_split_kernel(
+    const uint16_t *__restrict__ q, const uint16_t *__restrict__ k_cache,
+    const uint16_t *__restrict__ v_cache, const int *__restrict__ page_table,
+    const int *__restrict__ seq_lens, float *__restrict__ parts, int table_stride, int chunk_pages,
+    float scale_log2)
 {
     extern __shared__ __align__(16) uint16_t dec_smem[];
     const int c = (int)blockIdx.x, g = (int)blockIdx.y, b = (int)blockIdx.z, len = seq_lens[b];
@@ -383,8 +375,8 @@ static __global__ void __launch_bounds__(DEC_D)
 
 /* ---- host side ---- */
 
-extern "C" int decode_attention_plan_for(const int *seq_lens, int batch, int table_stride,
-                                         int sms, int blocks_per_sm, decode_attention_plan *plan)
+extern "C" int decode_attention_plan_for(const int *seq_lens, int batch, int table_stride, int sms,
+                                         int blocks_per_sm, decode_attention_plan *plan)
 {
     if (!seq_lens || !plan || batch < 1 || sms < 1 || blocks_per_sm < 1)
         return -1;
@@ -572,8 +564,9 @@ static __global__ void __launch_bounds__(DEC_REF_THREADS)
         return;
     double acc = 0.0;
     for (int t = 0; t < len; t++)
-        acc += w[t] * (double)dec_bf16(v_cache[((size_t)row[t / DEC_PAGE] * DEC_KVH + g) * DEC_TILE +
-                                               (size_t)(t % DEC_PAGE) * DEC_D + threadIdx.x]);
+        acc +=
+            w[t] * (double)dec_bf16(v_cache[((size_t)row[t / DEC_PAGE] * DEC_KVH + g) * DEC_TILE +
+                                            (size_t)(t % DEC_PAGE) * DEC_D + threadIdx.x]);
     out[((size_t)b * DEC_QOH + h) * DEC_D + threadIdx.x] = (float)(acc / sum);
 }
 
@@ -593,8 +586,8 @@ extern "C" cudaError_t decode_attention_reference(const uint16_t *q, const uint1
 
 /* The kernels each variant launches (harness/kit/kernel_info.h); fill and reference: setup. */
 extern "C" const rb_kernel_info decode_attention_kernels[] = {
-    {"baseline", "decode_attention_baseline_kernel",
-     (const void *)decode_attention_baseline_kernel, DEC_THREADS, DECODE_ATTENTION_SMEM_BYTES},
+    {"baseline", "decode_attention_baseline_kernel", (const void *)decode_attention_baseline_kernel,
+     DEC_THREADS, DECODE_ATTENTION_SMEM_BYTES},
     {"optimized", "decode_attention_optimized_split_kernel",
      (const void *)decode_attention_optimized_split_kernel, DEC_THREADS,
      DECODE_ATTENTION_SMEM_BYTES},

@@ -38,7 +38,8 @@ extern "C" {
 /* The pages one block of either variant keeps in flight ahead of the one it computes (its
  * cp.async ring holds DECODE_ATTENTION_STAGES pages of K and V, 32 KB each). */
 #define DECODE_ATTENTION_STAGES 3
-#define DECODE_ATTENTION_SMEM_BYTES (DECODE_ATTENTION_STAGES * 2 * DECODE_ATTENTION_PAGE_HEAD_ELEMS * 2)
+#define DECODE_ATTENTION_SMEM_BYTES                                                                \
+    (DECODE_ATTENTION_STAGES * 2 * DECODE_ATTENTION_PAGE_HEAD_ELEMS * 2)
 
 /* The optimized variant's split of the contexts (host only, no CUDA: decode_attention_plan_for).
  * A block takes `chunk_pages` consecutive pages of one (sequence, KV head): sequence b has
@@ -46,8 +47,8 @@ extern "C" {
  * the GPU (SMs x blocks an SM), which the plan fills about once. */
 typedef struct decode_attention_plan {
     int batch, chunk_pages, max_splits, table_stride;
-    int slots;          /* sms x blocks_per_sm the plan was made for */
-    long long blocks;   /* blocks with work: sum over b of splits_b x 8 */
+    int slots;        /* sms x blocks_per_sm the plan was made for */
+    long long blocks; /* blocks with work: sum over b of splits_b x 8 */
 } decode_attention_plan;
 
 /* The plan for these (host) sequence lengths on a GPU of `sms` SMs with `blocks_per_sm` of the
@@ -70,8 +71,8 @@ size_t decode_attention_workspace_bytes(const decode_attention_plan *plan);
 /* Baseline: one block per (sequence, KV head) over the whole context. */
 cudaError_t decode_attention_baseline(const uint16_t *q, const uint16_t *k_cache,
                                       const uint16_t *v_cache, const int *page_table,
-                                      const int *seq_lens, uint16_t *o, int batch,
-                                      int table_stride, cudaStream_t stream);
+                                      const int *seq_lens, uint16_t *o, int batch, int table_stride,
+                                      cudaStream_t stream);
 
 /* Optimized, the two passes: the split blocks write partials into workspace (at least
  * decode_attention_workspace_bytes(plan)), the merge reads them and writes o. The two
@@ -90,17 +91,15 @@ cudaError_t decode_attention_merge(const decode_attention_plan *plan, const int 
                                    const float *workspace, uint16_t *o, cudaStream_t stream);
 
 /* Setup only: n bf16 values ~N(0, 1) (Box-Muller on model/random.h's stream `seed`). */
-cudaError_t decode_attention_fill_normal(uint16_t *x, size_t n, uint64_t seed,
-                                         cudaStream_t stream);
+cudaError_t decode_attention_fill_normal(uint16_t *x, size_t n, uint64_t seed, cudaStream_t stream);
 
 /* The trusted reference (setup only): out (batch x 64 x 128 fp32) in fp64 arithmetic, one block
  * per (sequence, query head): the logits into scratch (batch x 64 x max_len doubles), their
  * max, the sum of exp, then O. */
 cudaError_t decode_attention_reference(const uint16_t *q, const uint16_t *k_cache,
                                        const uint16_t *v_cache, const int *page_table,
-                                       const int *seq_lens, float *out, double *scratch,
-                                       int batch, int table_stride, int max_len,
-                                       cudaStream_t stream);
+                                       const int *seq_lens, float *out, double *scratch, int batch,
+                                       int table_stride, int max_len, cudaStream_t stream);
 
 /* The kernels each variant launches, {0}-terminated (rb_pair.kernels). */
 extern const rb_kernel_info decode_attention_kernels[];
