@@ -147,18 +147,19 @@ static void decode_input_work(const rb_size *size, int input, double *flops, dou
              batch * qo + pages * 4.0;
 }
 
-/* flops()/bytes() are input b1_32k's; decode_input_work gives each input its own. */
+/* flops()/bytes() are input b64_8k's (the size is its batch x context); decode_input_work gives
+ * each input its own. */
 static double decode_flops(const rb_size *size)
 {
     double flops, bytes;
-    decode_input_work(size, DA_B1_32K, &flops, &bytes);
+    decode_input_work(size, DA_B64, &flops, &bytes);
     return flops;
 }
 
 static double decode_bytes(const rb_size *size)
 {
     double flops, bytes;
-    decode_input_work(size, DA_B1_32K, &flops, &bytes);
+    decode_input_work(size, DA_B64, &flops, &bytes);
     return bytes;
 }
 
