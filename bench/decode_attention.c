@@ -587,6 +587,12 @@ static int decode_selftest(char *why, size_t why_size)
     return 0;
 }
 
+static const rb_pair_ext decode_ext = {
+    .shape = decode_shape,
+    .work = decode_input_work,
+    .extras = decode_extras,
+};
+
 const rb_pair rb_pair_decode_attention = {
     .name = "decode_attention",
     .pattern = "flash-decoding over a paged KV cache: the context split across blocks so every "
@@ -595,15 +601,12 @@ const rb_pair rb_pair_decode_attention = {
                  "take 1 x 4 context, 1 x 16 context, batch / 8 and a ragged batch)",
     .smoke_size = 1u << 12,
     .full_size = 1u << 19,
-    .shape = decode_shape,
     .flops = decode_flops,
     .bytes = decode_bytes,
-    .by_input.work = decode_input_work,
     .setup = decode_setup,
     .output = decode_output,
     .check = decode_check,
     .teardown = decode_teardown,
-    .extras = decode_extras,
     .selftest = decode_selftest,
     /* The split kernel's 16-byte cp.async copies (zero-filling past a sequence's end), its
      * ldmatrix loads of K and (transposed) V and its bf16 mma.sync. */
@@ -633,4 +636,5 @@ const rb_pair rb_pair_decode_attention = {
              .margin = 10},
             {"split_dropped_in_merge", 1, run_split_dropped_in_merge, 3 * 8192, .margin = 10},
         },
+    .ext = &decode_ext,
 };
