@@ -12,8 +12,8 @@
 #include "util.h"
 
 #define RB_PLOT_CHART_W 1200.0
-#define RB_PLOT_LABEL_PX 10.0 /* roof labels, ticks, legend */
-#define RB_PLOT_POINT_PX 9.0  /* point labels */
+#define RB_PLOT_LABEL_PX 11.0 /* roof labels, ticks, legend: 11 px, readable at 100% zoom */
+#define RB_PLOT_POINT_PX 11.0 /* point labels, and the numbers of points whose label did not fit */
 #define RB_PLOT_POINT_R 4.5
 #define RB_PLOT_MEASURED_COLOUR "#222222"
 #define RB_PLOT_PEAK_COLOUR "#777777"

@@ -251,10 +251,10 @@ static void number_point(rb_sbuf *b, rb_plot_frame *f, key_list *keys, int i, do
     keys->point[keys->n++] = i;
     rb_fmt(num, sizeof num, "%d", keys->n);
     rb_plot_place pl[110];
-    int n, n_adj = horizontal_places(x, y, r, 8, pl, &n);
-    int k = place_label(f, num, 8, pl, n_adj, n);
+    int n, n_adj = horizontal_places(x, y, r, RB_PLOT_POINT_PX, pl, &n);
+    int k = place_label(f, num, RB_PLOT_POINT_PX, pl, n_adj, n);
     if (k >= 0)
-        draw_placed(b, &pl[k], 8, colour, num);
+        draw_placed(b, &pl[k], RB_PLOT_POINT_PX, colour, num);
 }
 
 /* How many points of the frame want a label; over RB_PLOT_MAX_LABELS, a note says that none
