@@ -64,6 +64,13 @@ double rb_plot_top_roof(const rb_plot_data *d, rb_plot_roof_kind kind, int peak)
 /* 1 when the roof is drawn on the main roofline panel (compute, or memory but not a link). */
 int rb_plot_roof_on_main(const rb_plot_roof *r);
 
+/* A frame's grid, tick labels (SI prefixes on the y axis when y_si, on the x axis when x_si) and
+ * border; the tick labels become hard shapes. */
+void rb_plot_draw_axes(rb_sbuf *b, rb_plot_frame *f, int y_si, int x_si);
+/* The collectives panel (plot_collectives.c) from y: bus bandwidth against size per GPU, one
+ * line per collective and variant, its legend under it; returns the y below it. */
+double rb_plot_draw_collectives(rb_sbuf *b, const rb_plot_data *d, double y);
+
 /* The legend under the main panel, from y; returns the y below it. */
 double rb_plot_draw_legend(rb_sbuf *b, const rb_plot_data *d, double y);
 /* A zoom panel's caption (its pairs, each with its marker) from y in [x, x + w]; returns the
