@@ -118,15 +118,16 @@ report "$fixture" fixture
 python3 - "$tmp/fixture.html" "$tmp/moved.html" "$tmp/larger.html" << 'PY'
 import re, sys
 page = open(sys.argv[1], encoding="utf-8").read()
-# two point labels (9 px) of the roofline chart moved onto each other: the second takes the
+# two point labels (11 px) of the roofline chart moved onto each other: the second takes the
 # first one's place
-labels = list(re.finditer(r'<text x="([-0-9.]+)" y="([-0-9.]+)" font-size="9.0"', page))
+labels = list(re.finditer(r'(?<=paint-order="stroke">\n)<text x="([-0-9.]+)" y="([-0-9.]+)" '
+                          r'font-size="11.0"', page))
 first, second = labels[0], labels[1]
-moved = (page[:second.start()] + '<text x="%s" y="%s" font-size="9.0"' % first.groups() +
+moved = (page[:second.start()] + '<text x="%s" y="%s" font-size="11.0"' % first.groups() +
          page[second.end():])
 open(sys.argv[2], "w", encoding="utf-8").write(moved)
 # the labels rendered larger than the writer's estimate (a font wider than the layout assumed)
-open(sys.argv[3], "w", encoding="utf-8").write(page.replace('font-size="9.0"', 'font-size="13.0"'))
+open(sys.argv[3], "w", encoding="utf-8").write(page.replace('font-size="11.0"', 'font-size="15.0"'))
 PY
 for planted in moved larger; do
     out=$(check "$tmp/$planted.html") || fail "$planted: $out"
