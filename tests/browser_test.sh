@@ -32,6 +32,8 @@ h100=results/nvidia-h100-80gb-hbm3/reference.json
 h200=results/nvidia-h200/reference.json
 record=results/nvidia-h100-80gb-hbm3/20261126T0443Z-b092044-record-and-same/record.json
 old=results/nvidia-h100-80gb-hbm3/20261125T120618Z-7100242.json
+# a 4-GPU node's collectives (bus bandwidth against size)
+x4=results/nvidia-h100-80gb-hbm3-x4/reference.json
 
 fail() {
     echo "FAIL browser test: $*"
@@ -137,7 +139,7 @@ done
 expected=$(grep -c '"role":' "$fixture")
 verify fixture "$expected"
 lines=("fixture: ${summary#summary }")
-for name in h100 h200 record old; do
+for name in h100 h200 record old x4; do
     report "${!name}" "$name"
     verify "$name"
     lines+=("$name: ${summary#summary }")
@@ -209,12 +211,34 @@ crop "$tmp/h100.svg" 0 0 1200 $((my + mh + 10)) "$tmp/roofline.png"
 read -r zx zy zw zh <<< "$(panel h100 rb-zooms)"
 [ -n "${zh:-}" ] || fail "h100: no zoom panels"
 crop "$tmp/h100.svg" 0 $((zy - 10)) 1200 $((zh + 20)) "$tmp/gemm.png"
+read -r cx cy cw ch <<< "$(panel x4 rb-collectives)"
+[ -n "${ch:-}" ] || fail "x4: no collectives panel"
+crop "$tmp/x4.svg" 0 $((cy - 10)) 1200 $((ch + 20)) "$tmp/collectives.png"
+read -r mx my mw mh <<< "$(panel h200 rb-main)"
+crop "$tmp/h200.svg" 0 0 1200 $((my + mh + 10)) "$tmp/roofline-h200.png"
+
+# stamp PNG RUN OUT: the picture with the run it shows in a tEXt chunk ("roofbench-run": the
+# run's path and its git revision), which tests/test_doc_images.c compares with the run's file.
+stamp() {
+    python3 - "$1" "$2" "$3" << 'PY' || fail "stamp $3"
+import json, struct, sys, zlib
+src, run, out = sys.argv[1:4]
+data = open(src, "rb").read()
+git = json.load(open(run, encoding="utf-8")).get("git", "?")
+body = b"roofbench-run\0" + ("%s git %s" % (run, git)).encode()
+text = struct.pack(">I", len(body)) + b"tEXt" + body + struct.pack(">I", zlib.crc32(b"tEXt" + body))
+ihdr_end = 8 + 12 + struct.unpack(">I", data[8:12])[0]
+open(out, "wb").write(data[:ihdr_end] + text + data[ihdr_end:])
+PY
+}
 if [ -n "$shots" ]; then
     mkdir -p "$shots"
-    cp "$tmp/roofline.png" "$shots/roofline-h100.png"
-    cp "$tmp/gemm.png" "$shots/roofline-gemm-h100.png"
-    cp "$tmp/speedup.png" "$shots/speedup-h100.png"
-    cp "$tmp/report.png" "$shots/report-h100.png"
+    stamp "$tmp/roofline.png" "$h100" "$shots/roofline-h100.png"
+    stamp "$tmp/gemm.png" "$h100" "$shots/roofline-gemm-h100.png"
+    stamp "$tmp/speedup.png" "$h100" "$shots/speedup-h100.png"
+    stamp "$tmp/report.png" "$h100" "$shots/report-h100.png"
+    stamp "$tmp/roofline-h200.png" "$h200" "$shots/roofline-h200.png"
+    stamp "$tmp/collectives.png" "$x4" "$shots/collectives-h100-x4.png"
 fi
 echo "ok browser test: 2 planted overlaps caught; no overlap, no text over a point or outside its chart in ${#lines[@]} reports; screenshots not blank"
 printf '  %s\n' "${lines[@]}"

@@ -224,6 +224,11 @@ static void rung_row(rb_sbuf *b, const rb_plot_data *d, int i, int ref, double s
     rb_fmt(text, sizeof text, "%sx", v);
     rb_svg_text(b, x0 + SPEEDUP_RIGHT, y, RB_PLOT_LABEL_PX, "end",
                 speedup < 1 ? "#c0392b" : "#111111", 0, text);
+    /* too long for the column ("inconsistent: 100.3% of NVLink"): without its roof's name,
+     * which the tooltip keeps */
+    char *of = strstr(eff, " of ");
+    if (of && rb_plot_text_width(eff, RB_PLOT_LABEL_PX) > COL_W - EFF_X - 4)
+        *of = '\0';
     rb_svg_text(b, x0 + EFF_X, y, RB_PLOT_LABEL_PX, "start", "#444444", 0, eff);
 }
 
