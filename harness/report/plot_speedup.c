@@ -21,9 +21,9 @@
 #define COL_W 590.0
 #define NAME_RIGHT 150.0 /* from the column's left edge */
 #define BAR_X0 158.0
-#define BAR_X1 372.0
-#define SPEEDUP_RIGHT 420.0
-#define EFF_X 426.0
+#define BAR_X1 336.0
+#define SPEEDUP_RIGHT 384.0
+#define EFF_X 390.0
 #define BAR_H 10.0
 
 static const char *role_colour(const char *role)

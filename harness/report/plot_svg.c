@@ -307,11 +307,11 @@ static double draw_key(rb_sbuf *b, const rb_plot_data *d, key_list *keys, double
         rb_plot_efficiency_text(p, eff, sizeof eff);
         rb_fmt(text, sizeof text, "%2d %s / %s: %s, %s", k + 1, p->pair, p->variant, rate, eff);
         int col = (k - first) / rows, row = (k - first) % rows;
-        cut_chars(text, 95); /* its column's width at 10 px */
-        rb_svg_text(b, 20 + col * 590, y + row * 13, RB_PLOT_LABEL_PX, "start", "#222222", 0, text);
+        cut_chars(text, 86); /* its column's width at 11 px */
+        rb_svg_text(b, 20 + col * 590, y + row * 15, RB_PLOT_LABEL_PX, "start", "#222222", 0, text);
     }
     keys->drawn = keys->n;
-    return y + rows * 13 + 10;
+    return y + rows * 15 + 10;
 }
 
 /* ---- the main panel ---- */
@@ -643,9 +643,9 @@ static double draw_side_panel(rb_sbuf *b, const rb_plot_data *d, rb_plot_panel p
 
 static const char *unplotted_why(const rb_plot_point *p)
 {
-    return p->one_gpu                        ? "one GPU, no link traffic"
-           : !strcmp(p->verdict, "skipped") ? "skipped"
+    return !strcmp(p->verdict, "skipped") ? "skipped"
            : !strcmp(p->verdict, "invalid") ? "invalid"
+           : p->one_gpu                     ? "one GPU, no link traffic"
                                             : "not timed or no rate";
 }
 
