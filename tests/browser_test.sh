@@ -214,8 +214,6 @@ crop "$tmp/h100.svg" 0 $((zy - 10)) 1200 $((zh + 20)) "$tmp/gemm.png"
 read -r cx cy cw ch <<< "$(panel x4 rb-collectives)"
 [ -n "${ch:-}" ] || fail "x4: no collectives panel"
 crop "$tmp/x4.svg" 0 $((cy - 10)) 1200 $((ch + 20)) "$tmp/collectives.png"
-read -r mx my mw mh <<< "$(panel h200 rb-main)"
-crop "$tmp/h200.svg" 0 0 1200 $((my + mh + 10)) "$tmp/roofline-h200.png"
 
 # stamp PNG RUN OUT: the picture with the run it shows in a tEXt chunk ("roofbench-run": the
 # run's path and its git revision), which tests/test_doc_images.c compares with the run's file.
@@ -237,7 +235,6 @@ if [ -n "$shots" ]; then
     stamp "$tmp/gemm.png" "$h100" "$shots/roofline-gemm-h100.png"
     stamp "$tmp/speedup.png" "$h100" "$shots/speedup-h100.png"
     stamp "$tmp/report.png" "$h100" "$shots/report-h100.png"
-    stamp "$tmp/roofline-h200.png" "$h200" "$shots/roofline-h200.png"
     stamp "$tmp/collectives.png" "$x4" "$shots/collectives-h100-x4.png"
 fi
 echo "ok browser test: 2 planted overlaps caught; no overlap, no text over a point or outside its chart in ${#lines[@]} reports; screenshots not blank"
