@@ -221,6 +221,11 @@ SAN_LEAVE_OUT += -layout
 docs: $(B)/roofbench
 	$(B)/roofbench docs
 	@for f in results/*/reference.json; do $(B)/roofbench plot $$f --html || exit 1; done
+	@if command -v chromium-headless-shell > /dev/null || command -v chromium > /dev/null; then \
+	    tests/browser_test.sh $(B)/roofbench --shots docs/img || exit 1; \
+	else \
+	    echo "docs/img not remade: no headless Chromium (apt-get install chromium-headless-shell)"; \
+	fi
 
 clean:
 	rm -rf build

@@ -32,6 +32,8 @@ h100=results/nvidia-h100-80gb-hbm3/reference.json
 h200=results/nvidia-h200/reference.json
 record=results/nvidia-h100-80gb-hbm3/20261126T0443Z-b092044-record-and-same/record.json
 old=results/nvidia-h100-80gb-hbm3/20261125T120618Z-7100242.json
+# a 4-GPU node's collectives (bus bandwidth against size)
+x4=results/nvidia-h100-80gb-hbm3-x4/reference.json
 
 fail() {
     echo "FAIL browser test: $*"
@@ -118,15 +120,16 @@ report "$fixture" fixture
 python3 - "$tmp/fixture.html" "$tmp/moved.html" "$tmp/larger.html" << 'PY'
 import re, sys
 page = open(sys.argv[1], encoding="utf-8").read()
-# two point labels (9 px) of the roofline chart moved onto each other: the second takes the
+# two point labels (11 px) of the roofline chart moved onto each other: the second takes the
 # first one's place
-labels = list(re.finditer(r'<text x="([-0-9.]+)" y="([-0-9.]+)" font-size="9.0"', page))
+labels = list(re.finditer(r'(?<=paint-order="stroke">\n)<text x="([-0-9.]+)" y="([-0-9.]+)" '
+                          r'font-size="11.0"', page))
 first, second = labels[0], labels[1]
-moved = (page[:second.start()] + '<text x="%s" y="%s" font-size="9.0"' % first.groups() +
+moved = (page[:second.start()] + '<text x="%s" y="%s" font-size="11.0"' % first.groups() +
          page[second.end():])
 open(sys.argv[2], "w", encoding="utf-8").write(moved)
 # the labels rendered larger than the writer's estimate (a font wider than the layout assumed)
-open(sys.argv[3], "w", encoding="utf-8").write(page.replace('font-size="9.0"', 'font-size="13.0"'))
+open(sys.argv[3], "w", encoding="utf-8").write(page.replace('font-size="11.0"', 'font-size="15.0"'))
 PY
 for planted in moved larger; do
     out=$(check "$tmp/$planted.html") || fail "$planted: $out"
@@ -136,7 +139,7 @@ done
 expected=$(grep -c '"role":' "$fixture")
 verify fixture "$expected"
 lines=("fixture: ${summary#summary }")
-for name in h100 h200 record old; do
+for name in h100 h200 record old x4; do
     report "${!name}" "$name"
     verify "$name"
     lines+=("$name: ${summary#summary }")
@@ -208,12 +211,31 @@ crop "$tmp/h100.svg" 0 0 1200 $((my + mh + 10)) "$tmp/roofline.png"
 read -r zx zy zw zh <<< "$(panel h100 rb-zooms)"
 [ -n "${zh:-}" ] || fail "h100: no zoom panels"
 crop "$tmp/h100.svg" 0 $((zy - 10)) 1200 $((zh + 20)) "$tmp/gemm.png"
+read -r cx cy cw ch <<< "$(panel x4 rb-collectives)"
+[ -n "${ch:-}" ] || fail "x4: no collectives panel"
+crop "$tmp/x4.svg" 0 $((cy - 10)) 1200 $((ch + 20)) "$tmp/collectives.png"
+
+# stamp PNG RUN OUT: the picture with the run it shows in a tEXt chunk ("roofbench-run": the
+# run's path and its git revision), which tests/test_doc_images.c compares with the run's file.
+stamp() {
+    python3 - "$1" "$2" "$3" << 'PY' || fail "stamp $3"
+import json, struct, sys, zlib
+src, run, out = sys.argv[1:4]
+data = open(src, "rb").read()
+git = json.load(open(run, encoding="utf-8")).get("git", "?")
+body = b"roofbench-run\0" + ("%s git %s" % (run, git)).encode()
+text = struct.pack(">I", len(body)) + b"tEXt" + body + struct.pack(">I", zlib.crc32(b"tEXt" + body))
+ihdr_end = 8 + 12 + struct.unpack(">I", data[8:12])[0]
+open(out, "wb").write(data[:ihdr_end] + text + data[ihdr_end:])
+PY
+}
 if [ -n "$shots" ]; then
     mkdir -p "$shots"
-    cp "$tmp/roofline.png" "$shots/roofline-h100.png"
-    cp "$tmp/gemm.png" "$shots/roofline-gemm-h100.png"
-    cp "$tmp/speedup.png" "$shots/speedup-h100.png"
-    cp "$tmp/report.png" "$shots/report-h100.png"
+    stamp "$tmp/roofline.png" "$h100" "$shots/roofline-h100.png"
+    stamp "$tmp/gemm.png" "$h100" "$shots/roofline-gemm-h100.png"
+    stamp "$tmp/speedup.png" "$h100" "$shots/speedup-h100.png"
+    stamp "$tmp/report.png" "$h100" "$shots/report-h100.png"
+    stamp "$tmp/collectives.png" "$x4" "$shots/collectives-h100-x4.png"
 fi
 echo "ok browser test: 2 planted overlaps caught; no overlap, no text over a point or outside its chart in ${#lines[@]} reports; screenshots not blank"
 printf '  %s\n' "${lines[@]}"

@@ -251,18 +251,22 @@ static void test_old_results_file_plots(void)
     RB_CHECK(rb_plot_find_point(&d, "host_transfer.h2d", "optimized")->panel == RB_PANEL_LINK);
     RB_CHECK(rb_plot_find_point(&d, "cuda_graphs", "graph")->panel == RB_PANEL_LATENCY);
     RB_CHECK(rb_plot_find_point(&d, "sgemm@4M", "library")->panel == RB_PANEL_ROOFLINE);
-    int plotted = 0, skipped = 0;
+    int plotted = 0, skipped = 0, one_gpu = 0;
     for (int i = 0; i < d.n_points; i++) {
         plotted += d.points[i].plotted;
         skipped += !d.points[i].plotted && !strcmp(d.points[i].verdict, "skipped");
+        one_gpu += d.points[i].one_gpu;
     }
-    RB_CHECK(plotted == d.n_points - 9 && skipped == 9); /* the nine in-place NCCL rows */
+    /* the nine in-place NCCL rows skipped; all 27 NCCL rows of this one-GPU run (busbw 0, no
+     * byte over a link) kept off the link panel */
+    RB_CHECK(skipped == 9 && one_gpu == 27 && plotted == d.n_points - 27);
     char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
     RB_CHECK(svg && rb_test_xml_problem(svg) == NULL && speedup &&
              rb_test_xml_problem(speedup) == NULL);
     RB_CHECK(svg && count(svg, "class=\"pt\"") == plotted);
     RB_CHECK(svg && strstr(svg, "roofs unknown"));
-    RB_CHECK(svg && strstr(svg, "not plotted: "));
+    RB_CHECK(svg && strstr(svg, "Not plotted, skipped: "));
+    RB_CHECK(svg && strstr(svg, "one GPU, no link traffic: "));
     free(svg);
     free(speedup);
     rb_plot_free(&d);

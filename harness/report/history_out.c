@@ -378,8 +378,8 @@ enum {
     SVG_TOP = 84,
     SVG_ROW = 18,
     SVG_HEAD = 20,
-    SVG_LABEL = 186, /* 31 characters of 6 px (10 px monospace) */
-    SVG_SPARK = 170
+    SVG_LABEL = 186, /* 27 characters of 6.7 px (11 px monospace) */
+    SVG_SPARK = 160
 };
 static const char svg_slower[] = "#c0392b", svg_faster[] = "#1e8449", svg_pending[] = "#d35400";
 
@@ -408,11 +408,11 @@ static void svg_series(rb_sbuf *b, const rb_history *h, const rb_history_series 
     double mid = y + SVG_ROW / 2.0, x0 = x + SVG_LABEL, first = s->points[0].median_ms;
     /* under its pair's name: the variant, its size and regime */
     const char *name = s->label + strlen(s->pair) + 1;
-    rb_fmt(label, sizeof label, strlen(name) > 31 ? "%.29s.." : "%s", name);
+    rb_fmt(label, sizeof label, strlen(name) > 27 ? "%.25s.." : "%s", name);
     rb_fmt(text, sizeof text, "%s: %d run(s), %.4f -> %.4f ms, %s", s->label, s->n_points, first,
            s->points[s->n_points - 1].median_ms, rb_history_verdict_name(s->verdict));
     rb_svg_rect(b, x, y, SVG_LABEL + SVG_SPARK + 80, SVG_ROW, "transparent", "row", text);
-    rb_svg_text(b, x + 4, mid + 3.5, 10, "start", "#222222", 0, label);
+    rb_svg_text(b, x + 4, mid + 3.5, 11, "start", "#222222", 0, label);
     double band = fmin(s->max_floor, RB_HISTORY_SVG_RANGE);
     rb_svg_rect(b, x0, svg_y(1 + band, mid), SVG_SPARK,
                 svg_y(1 / (1 + band), mid) - svg_y(1 + band, mid), "#eceff1", NULL, NULL);
@@ -433,12 +433,12 @@ static void svg_series(rb_sbuf *b, const rb_history *h, const rb_history_series 
     char change[32] = "";
     if (s->n_points > 1)
         rb_fmt(change, sizeof change, "%+.1f%%", change_pct(s));
-    rb_svg_text(b, x0 + SVG_SPARK + 6, mid + 3, 9, "start", "#222222", 0, change);
+    rb_svg_text(b, x0 + SVG_SPARK + 6, mid + 3.5, 11, "start", "#222222", 0, change);
     const char *colour = s->verdict == RB_HISTORY_BLIND || s->verdict == RB_HISTORY_SINGLE
                              ? "#7f8c8d"
                          : s->n_steps ? step_colour(&s->steps[s->n_steps - 1])
                                       : "#222222";
-    rb_svg_text(b, x0 + SVG_SPARK + 44, mid + 3, 9, "start", colour, 0,
+    rb_svg_text(b, x0 + SVG_SPARK + 52, mid + 3.5, 11, "start", colour, 0,
                 rb_history_verdict_name(s->verdict));
 }
 
@@ -467,14 +467,14 @@ static void svg_header(rb_sbuf *b, const rb_history *h)
            "each line: a variant's median per run (x: the runs in date order) over its first, "
            "log scale, +-%.0f%% (clipped), slower up; grey band: its floor",
            100 * RB_HISTORY_SVG_RANGE);
-    rb_svg_text(b, SVG_MARGIN, 64, 10, "start", "#555555", 0, line);
+    rb_svg_text(b, SVG_MARGIN, 64, 11, "start", "#555555", 0, line);
     double x = SVG_MARGIN + 10;
     static const char *const what[3] = {"step slower", "step faster", "moved in its latest run"};
     const char *colours[3] = {svg_slower, svg_faster, svg_pending};
     for (int i = 0; i < 3; i++) {
         rb_svg_circle(b, x, 76, 3, colours[i], NULL, NULL);
-        rb_svg_text(b, x + 7, 79.5, 10, "start", "#555555", 0, what[i]);
-        x += 14 + 6.0 * (double)strlen(what[i]) + 16;
+        rb_svg_text(b, x + 7, 79.5, 11, "start", "#555555", 0, what[i]);
+        x += 14 + 6.8 * (double)strlen(what[i]) + 16;
     }
 }
 

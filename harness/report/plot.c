@@ -180,7 +180,14 @@ static int load_variant(rb_plot_data *d, const json_value *pair, const json_valu
     p->gb_per_j = json_number_at(energy, "gb_per_j");
     p->panel = panel_of(p->roof, flops, json_true_at(pair, "link_bytes"), v);
     p->x = NAN;
-    if (p->panel == RB_PANEL_ROOFLINE) {
+    const json_value *extras = json_get(v, "extras");
+    if (p->panel == RB_PANEL_LINK && json_get(extras, "busbw_gbps") && extra(v, "gpus") > 1 &&
+        extra(v, "size_bytes") > 0)
+        p->panel = RB_PANEL_COLLECTIVE;
+    if (p->panel == RB_PANEL_COLLECTIVE) {
+        p->x = extra(v, "size_bytes");
+        p->y = extra(v, "busbw_gbps");
+    } else if (p->panel == RB_PANEL_ROOFLINE) {
         p->x = json_number_at(ceil, "ai");
         p->y = p->tflops * 1e12;
     } else if (p->panel == RB_PANEL_LATENCY) {
@@ -191,8 +198,11 @@ static int load_variant(rb_plot_data *d, const json_value *pair, const json_valu
         p->y = p->rate > 0 && p->rate_unit && !strcmp(p->rate_unit, "GB/s") ? p->rate : p->gbps;
     }
     int positive = p->y > 0 && isfinite(p->y) &&
-                   (p->panel != RB_PANEL_ROOFLINE || (p->x > 0 && isfinite(p->x)));
-    p->plotted = p->timed && p->valid && positive;
+                   ((p->panel != RB_PANEL_ROOFLINE && p->panel != RB_PANEL_COLLECTIVE) ||
+                    (p->x > 0 && isfinite(p->x)));
+    p->one_gpu =
+        p->panel == RB_PANEL_LINK && extra(v, "gpus") == 1 && json_get(extras, "busbw_gbps");
+    p->plotted = p->timed && p->valid && positive && !p->one_gpu;
     if (!p->timed || !p->valid) {
         /* never a rate, an efficiency or a speedup for a variant that was not timed validly */
         p->gbps = p->tflops = p->efficiency = p->peak_efficiency = p->speedup = p->rate = NAN;

@@ -12,9 +12,13 @@
  * the latency panel (µs per kernel). Files whose "roof" named the declared compute roof of a
  * memory-bound variant (no "declared_roof" beside it) get their binding roof back from
  * vs_ceiling (bound, rate and efficiency). Files written before variants named a roof: no FLOPs
- * -> bandwidth, the pair's link_bytes -> link, a us_per_kernel figure -> latency. Roofs come from
- * the document's top-level "roofs"; a file without it is drawn with its points and the words
- * "roofs unknown".
+ * -> bandwidth, the pair's link_bytes -> link, a us_per_kernel figure -> latency. A collective
+ * run on one GPU (extras gpus 1 beside a busbw_gbps) moves nothing over a link: its algbw is a
+ * local copy's and its busbw 0, so it is not plotted on the link panel (the foot says why).
+ * Roofs come from the document's top-level "roofs"; a file without it is drawn with its points
+ * and the words "roofs unknown". A collective over several GPUs (extras size_bytes and
+ * busbw_gbps) goes on the collectives panel: bus bandwidth against size, one line per collective
+ * and variant, as nccl-tests shows them (plot_collectives.c).
  *
  * Colours: pairs of one family (the name up to its first '.' or '@': sgemm@1M and sgemm@4M,
  * hgemm.square@64M and hgemm.awkward@16M) share a colour and differ by marker shape; families
@@ -40,6 +44,7 @@ typedef enum rb_plot_panel {
     RB_PANEL_BANDWIDTH,
     RB_PANEL_LINK,
     RB_PANEL_LATENCY,
+    RB_PANEL_COLLECTIVE, /* collectives over several GPUs: bus bandwidth against size */
     RB_PANEL_COUNT
 } rb_plot_panel;
 
@@ -66,7 +71,8 @@ typedef struct rb_plot_point {
     const char *roof_note;     /* how its roof was set, when the results say ("" when not) */
     const char *rate_unit;     /* the unit of rate, as the results give it (NULL: derived) */
     double rate;               /* the rate the results show beside it (NaN: derived here) */
-    /* roofline: x = FLOP/byte, y = FLOP/s; bandwidth and link: y = GB/s; latency: y = µs */
+    /* roofline: x = FLOP/byte, y = FLOP/s; bandwidth and link: y = GB/s; latency: y = µs;
+     * collective: x = bytes per GPU, y = bus bandwidth GB/s */
     double x, y;
     double median_ms, noise, gbps, tflops, efficiency, peak_efficiency, speedup; /* NaN: none */
     double gflop_per_j, gb_per_j; /* its energy's rates (model/energy.h); NaN: none */
@@ -78,6 +84,7 @@ typedef struct rb_plot_point {
     unsigned char informational; /* measured and compared, but not gating the exit code */
     unsigned char inconsistent;  /* above its roof by more than its noise: an inconsistency */
     unsigned char zoomed;        /* drawn (and labelled) in its family's zoom panel */
+    unsigned char one_gpu; /* a collective run on one GPU: no byte crosses a link, not plotted */
 } rb_plot_point;
 
 #define RB_PLOT_COLOURS 12

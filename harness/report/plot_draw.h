@@ -12,8 +12,8 @@
 #include "util.h"
 
 #define RB_PLOT_CHART_W 1200.0
-#define RB_PLOT_LABEL_PX 10.0 /* roof labels, ticks, legend */
-#define RB_PLOT_POINT_PX 9.0  /* point labels */
+#define RB_PLOT_LABEL_PX 11.0 /* roof labels, ticks, legend: 11 px, readable at 100% zoom */
+#define RB_PLOT_POINT_PX 11.0 /* point labels, and the numbers of points whose label did not fit */
 #define RB_PLOT_POINT_R 4.5
 #define RB_PLOT_MEASURED_COLOUR "#222222"
 #define RB_PLOT_PEAK_COLOUR "#777777"
@@ -63,6 +63,13 @@ void rb_plot_side_roof_range(const rb_plot_data *d, rb_plot_panel panel, double 
 double rb_plot_top_roof(const rb_plot_data *d, rb_plot_roof_kind kind, int peak);
 /* 1 when the roof is drawn on the main roofline panel (compute, or memory but not a link). */
 int rb_plot_roof_on_main(const rb_plot_roof *r);
+
+/* A frame's grid, tick labels (SI prefixes on the y axis when y_si, on the x axis when x_si) and
+ * border; the tick labels become hard shapes. */
+void rb_plot_draw_axes(rb_sbuf *b, rb_plot_frame *f, int y_si, int x_si);
+/* The collectives panel (plot_collectives.c) from y: bus bandwidth against size per GPU, one
+ * line per collective and variant, its legend under it; returns the y below it. */
+double rb_plot_draw_collectives(rb_sbuf *b, const rb_plot_data *d, double y);
 
 /* The legend under the main panel, from y; returns the y below it. */
 double rb_plot_draw_legend(rb_sbuf *b, const rb_plot_data *d, double y);

@@ -86,11 +86,11 @@ static void draw_axes(rb_sbuf *b, const rb_plot_axis *x, const rb_plot_axis *y)
         double px = rb_plot_axis_map(x, t[i]);
         rb_svg_line(b, px, y->px_hi, px, y->px_lo, "#e6e6e6", 1, NULL, NULL);
         rb_plot_tick_label(t[i], 0, s, sizeof s);
-        rb_svg_text(b, px, y->px_lo + 14, RB_PLOT_LABEL_PX, "middle", "#333333", 0, s);
+        rb_svg_text(b, px, y->px_lo + 18, RB_PLOT_LABEL_PX, "middle", "#333333", 0, s);
     }
     rb_svg_rect(b, x->px_lo, y->px_hi, x->px_hi - x->px_lo, y->px_lo - y->px_hi, "none", "frame",
                 NULL);
-    rb_svg_text(b, (x->px_lo + x->px_hi) / 2, y->px_lo + 32, 11, "middle", "#000000", 0,
+    rb_svg_text(b, (x->px_lo + x->px_hi) / 2, y->px_lo + 36, 11, "middle", "#000000", 0,
                 "arithmetic intensity (FLOP/byte)");
     rb_svg_text(b, 24, (y->px_lo + y->px_hi) / 2, 11, "middle", "#000000", -90, "GFLOP/J");
 }
@@ -195,6 +195,22 @@ static double draw_roofline(rb_sbuf *b, const rb_plot_data *d)
     return legend(b, d, TOP + PANEL_H + 56, 1);
 }
 
+/* Cuts UTF-8 text to at most max characters, its last two "..", when it is longer. */
+static void cut_to_room(char *s, int max)
+{
+    int chars = 0;
+    for (char *p = s; *p; p++)
+        if ((*p & 0xc0) != 0x80 && chars++ == max - 2) {
+            char *q = p;
+            int rest = 0;
+            for (; *q; q++)
+                rest += (*q & 0xc0) != 0x80;
+            if (rest > 2)
+                rb_fmt(p, 3, "..");
+            return;
+        }
+}
+
 /* The memory rows' bars of GB/J (linear, against the largest) from y; returns the bottom. */
 static double draw_bars(rb_sbuf *b, const rb_plot_data *d, double y)
 {
@@ -217,6 +233,7 @@ static double draw_bars(rb_sbuf *b, const rb_plot_data *d, double y)
             continue;
         char name[160], v[32], title[300];
         rb_fmt(name, sizeof name, "%s/%s", p->pair, p->variant);
+        cut_to_room(name, (int)((BAR_NAME_RIGHT - 12) / rb_plot_text_width("x", RB_PLOT_LABEL_PX)));
         rb_svg_text(b, BAR_NAME_RIGHT, y + 9, RB_PLOT_LABEL_PX, "end", "#111111", 0, name);
         point_title(p, 1, title, sizeof title);
         double w = (BAR_X1 - BAR_X0) * p->gb_per_j / most;

@@ -37,7 +37,9 @@ static void table_row(rb_sbuf *b, const rb_plot_point *p)
     char rate[64], roof[64], shown[80];
     rb_plot_rate_text(p, rate, sizeof rate);
     rb_plot_roof_name(p->roof ? p->roof : "-", roof, sizeof roof);
-    rb_sbuf_add(b, "<tr%s>", p->informational ? " class=\"info\"" : "");
+    /* data-unplotted: a rate the roofline chart has no place for (a collective on one GPU) */
+    rb_sbuf_add(b, "<tr%s%s>", p->informational ? " class=\"info\"" : "",
+                p->one_gpu ? " data-unplotted=\"one GPU\"" : "");
     rb_html_cell_text(b, p->pair);
     rb_html_cell_text(b, p->variant);
     rb_html_cell_text(b, p->role);

@@ -46,6 +46,8 @@ static int on_side_panel(const rb_plot_roof *r, rb_plot_panel panel)
     int link = !strncmp(r->key, "pcie_", 5) || !strncmp(r->key, "nvlink_", 7);
     return panel == RB_PANEL_LATENCY     ? r->kind == RB_PLOT_ROOF_LATENCY
            : panel == RB_PANEL_LINK      ? r->kind == RB_PLOT_ROOF_BANDWIDTH && link
+           : panel == RB_PANEL_COLLECTIVE ? r->kind == RB_PLOT_ROOF_BANDWIDTH &&
+                                                !strncmp(r->key, "nvlink_", 7)
            : panel == RB_PANEL_BANDWIDTH ? r->kind == RB_PLOT_ROOF_BANDWIDTH && !link
                                          : 0;
 }

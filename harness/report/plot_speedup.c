@@ -3,7 +3,10 @@
  * The speedup chart: each pair a heading (its baseline's time and % of roof) and one bar per
  * rung of its ladder, the speedup over the baseline on a log scale, in two columns so that the
  * full suite fits a slide. Bars are coloured by role (step, optimized, library), faded when the
- * row is informational; a rung that was not timed says why instead of drawing a bar.
+ * row is informational. A pair whose baseline was not timed (a sweep's sizes, where only the
+ * optimized kernel and the library run) shows each rung against its library instead: "fp8 vs
+ * fp8_library", else "optimized vs library". Rungs that were not timed (skipped, invalid) have
+ * no row: the chart's foot counts them and the report's table lists them.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -18,9 +21,9 @@
 #define COL_W 590.0
 #define NAME_RIGHT 150.0 /* from the column's left edge */
 #define BAR_X0 158.0
-#define BAR_X1 392.0
-#define SPEEDUP_RIGHT 444.0
-#define EFF_X 452.0
+#define BAR_X1 336.0
+#define SPEEDUP_RIGHT 384.0
+#define EFF_X 390.0
 #define BAR_H 10.0
 
 static const char *role_colour(const char *role)
@@ -35,23 +38,81 @@ static int is_rung(const rb_plot_point *p)
     return !p->is_part && strcmp(p->role, "baseline");
 }
 
-/* Per pair: its first point, its baseline, how many rungs (points of a pair are contiguous, in
- * pair order: rb_plot_load). */
+/* Per pair: its first point, its baseline, how many rows its rungs take, how many rungs were not
+ * timed, and whether its rungs are shown against its library (its baseline was not timed). Points
+ * of a pair are contiguous, in pair order (rb_plot_load). */
 typedef struct pair_rows {
-    int first, baseline, rungs;
+    int first, baseline, rungs, untimed, vs_library;
 } pair_rows;
+
+static int timed_ok(const rb_plot_point *p)
+{
+    return p->timed && p->valid && p->median_ms > 0;
+}
+
+/* The point of pair k named name, timed validly, or -1. */
+static int timed_variant(const rb_plot_data *d, const pair_rows *r, int k, const char *name)
+{
+    for (int i = r->first; i >= 0 && i < d->n_points && d->points[i].pair_index == k; i++)
+        if (!strcmp(d->points[i].variant, name) && timed_ok(&d->points[i]))
+            return i;
+    return -1;
+}
+
+/* What rung i of pair k is measured against when the baseline was not timed: the library of its
+ * own kind ("fp8" -> "fp8_library"), else the library; -1 when neither was timed, or i is a
+ * library row itself (the reference, not a rung). */
+static int library_of(const rb_plot_data *d, const pair_rows *r, int k, int i)
+{
+    const rb_plot_point *p = &d->points[i];
+    if (!strcmp(p->role, "library"))
+        return -1;
+    char own[96];
+    rb_fmt(own, sizeof own, "%s_library", p->variant);
+    int ref = timed_variant(d, r, k, own);
+    return ref >= 0 ? ref : timed_variant(d, r, k, "library");
+}
+
+/* Rung i's speedup as the chart shows it, and its reference (the baseline, or its library):
+ * NaN when it has no row. */
+static double rung_speedup(const rb_plot_data *d, const pair_rows *r, int k, int i, int *ref)
+{
+    const rb_plot_point *p = &d->points[i];
+    *ref = r->baseline;
+    if (!p->is_part && !strcmp(p->role, "baseline"))
+        return NAN;
+    if (!r->vs_library)
+        return timed_ok(p) && p->speedup > 0 ? p->speedup : NAN;
+    *ref = library_of(d, r, k, i);
+    if (*ref < 0 || !timed_ok(p))
+        return NAN;
+    return d->points[*ref].median_ms / p->median_ms;
+}
 
 static pair_rows *index_pairs(const rb_plot_data *d)
 {
     pair_rows *r = calloc((size_t)d->n_pairs + 1, sizeof *r);
     for (int k = 0; r && k < d->n_pairs; k++)
-        r[k] = (pair_rows){-1, -1, 0};
+        r[k] = (pair_rows){-1, -1, 0, 0, 0};
     for (int i = 0; r && i < d->n_points; i++) {
         pair_rows *p = &r[d->points[i].pair_index];
         p->first = p->first < 0 ? i : p->first;
         if (p->baseline < 0 && !strcmp(d->points[i].role, "baseline"))
             p->baseline = i;
-        p->rungs += is_rung(&d->points[i]);
+    }
+    for (int k = 0; r && k < d->n_pairs; k++) {
+        int base = r[k].baseline;
+        r[k].vs_library = base >= 0 && !timed_ok(&d->points[base]) &&
+                          timed_variant(d, &r[k], k, "library") >= 0;
+    }
+    for (int i = 0; r && i < d->n_points; i++) {
+        int k = d->points[i].pair_index, ref;
+        if (!is_rung(&d->points[i]) || (r[k].vs_library && !strcmp(d->points[i].role, "library")))
+            continue;
+        if (rung_speedup(d, &r[k], k, i, &ref) > 0)
+            r[k].rungs++;
+        else
+            r[k].untimed++;
     }
     return r;
 }
@@ -82,14 +143,17 @@ static int split_pairs(const rb_plot_data *d, const pair_rows *rows, double *hei
     return split;
 }
 
-static void axis_range(const rb_plot_data *d, rb_plot_axis *x)
+static void axis_range(const rb_plot_data *d, const pair_rows *rows, rb_plot_axis *x)
 {
     double lo = 1, hi = 1;
-    for (int i = 0; i < d->n_points; i++)
-        if (is_rung(&d->points[i]) && d->points[i].speedup > 0)
-            rb_plot_widen(&lo, &hi, d->points[i].speedup);
+    for (int i = 0; i < d->n_points; i++) {
+        int k = d->points[i].pair_index, ref;
+        double v = is_rung(&d->points[i]) ? rung_speedup(d, &rows[k], k, i, &ref) : NAN;
+        if (v > 0)
+            rb_plot_widen(&lo, &hi, v);
+    }
     rb_plot_axis_fit(x, lo, hi, 1, 0);
-    if (lo >= 1) /* no rung slower than its baseline: start at 1x */
+    if (lo >= 1) /* no rung slower than its reference: start at 1x */
         x->lo = 0;
 }
 
@@ -101,7 +165,8 @@ static void draw_grid(rb_sbuf *b, rb_plot_axis x, double x0, double bottom)
     for (int e = (int)x.lo; e <= (int)x.hi; e++) {
         double px = rb_plot_axis_map(&x, pow(10, e));
         rb_svg_line(b, px, TOP - 12, px, bottom, e == 0 ? "#777777" : "#e2e2e2", 1, NULL, NULL);
-        rb_plot_tick_label(pow(10, e), 0, t, sizeof t);
+        /* "1kx", "10kx": "10000x" would crowd its neighbour */
+        rb_plot_tick_label(pow(10, e), e >= 3, t, sizeof t);
         rb_fmt(t + strlen(t), sizeof t - strlen(t), "x");
         rb_svg_text(b, px, TOP - 16, RB_PLOT_LABEL_PX, "middle", "#333333", 0, t);
     }
@@ -117,6 +182,8 @@ static void pair_heading(rb_sbuf *b, const rb_plot_data *d, int k, const pair_ro
     rb_svg_text(b, x0, y, RB_PLOT_LABEL_PX, "start", "#000000", 0, d->pairs[k]);
     if (!base)
         rb_fmt(info, sizeof info, "no baseline");
+    else if (r->vs_library)
+        rb_fmt(info, sizeof info, "baseline not timed at this size: against the library");
     else if (!base->timed || !base->valid)
         rb_fmt(info, sizeof info, "baseline %s", base->verdict);
     else {
@@ -131,31 +198,37 @@ static void pair_heading(rb_sbuf *b, const rb_plot_data *d, int k, const pair_ro
         rb_svg_text(b, x0 + COL_W - 8, y, RB_PLOT_LABEL_PX, "end", "#666666", 0, info);
 }
 
-static void rung_row(rb_sbuf *b, const rb_plot_point *p, rb_plot_axis x, double x0, double y)
+static void rung_row(rb_sbuf *b, const rb_plot_data *d, int i, int ref, double speedup,
+                     rb_plot_axis x, double x0, double y)
 {
-    char name[80], v[32], text[160], title[400], eff[96];
-    rb_fmt(name, sizeof name, "%s%s", p->variant, p->informational ? " *" : "");
+    const rb_plot_point *p = &d->points[i];
+    char name[160], v[32], text[160], title[400], eff[96];
+    if (ref >= 0 && strcmp(d->points[ref].role, "baseline"))
+        rb_fmt(name, sizeof name, "%s vs %s%s", p->variant, d->points[ref].variant,
+               p->informational ? " *" : "");
+    else
+        rb_fmt(name, sizeof name, "%s%s", p->variant, p->informational ? " *" : "");
     rb_svg_text(b, x0 + NAME_RIGHT, y, RB_PLOT_LABEL_PX, "end", "#111111", 0, name);
-    if (!(p->timed && p->valid) || !(p->speedup > 0)) {
-        const char *why = !p->timed ? p->verdict : !p->valid ? "invalid" : "no speedup";
-        rb_svg_text(b, x0 + BAR_X0 + 4, y, RB_PLOT_LABEL_PX, "start", "#888888", 0,
-                    !strcmp(why, "-") ? "not timed" : why);
-        return;
-    }
     x.px_lo = x0 + BAR_X0;
     x.px_hi = x0 + BAR_X1;
-    double one = rb_plot_axis_map(&x, 1), at = rb_plot_axis_map(&x, p->speedup);
-    rb_plot_num(p->speedup, v, sizeof v);
+    double one = rb_plot_axis_map(&x, 1), at = rb_plot_axis_map(&x, speedup);
+    rb_plot_num(speedup, v, sizeof v);
     rb_plot_efficiency_text(p, eff, sizeof eff);
-    rb_fmt(title, sizeof title, "%s / %s (%s): %sx over the baseline, %s%s", p->pair, p->variant,
-           p->role, v, eff, p->informational ? " (informational)" : "");
+    rb_fmt(title, sizeof title, "%s / %s (%s): %sx over %s, %s%s", p->pair, p->variant, p->role, v,
+           ref >= 0 ? d->points[ref].variant : "the baseline", eff,
+           p->informational ? " (informational)" : "");
     rb_sbuf_add(b, "<g fill-opacity=\"%s\">", p->informational ? "0.45" : "1");
     rb_svg_rect(b, fmin(one, at), y - BAR_H + 1, fmax(1.5, fabs(at - one)), BAR_H,
                 role_colour(p->role), "bar", title);
     rb_sbuf_add(b, "</g>\n");
     rb_fmt(text, sizeof text, "%sx", v);
     rb_svg_text(b, x0 + SPEEDUP_RIGHT, y, RB_PLOT_LABEL_PX, "end",
-                p->speedup < 1 ? "#c0392b" : "#111111", 0, text);
+                speedup < 1 ? "#c0392b" : "#111111", 0, text);
+    /* too long for the column ("inconsistent: 100.3% of NVLink"): without its roof's name,
+     * which the tooltip keeps */
+    char *of = strstr(eff, " of ");
+    if (of && rb_plot_text_width(eff, RB_PLOT_LABEL_PX) > COL_W - EFF_X - 4)
+        *of = '\0';
     rb_svg_text(b, x0 + EFF_X, y, RB_PLOT_LABEL_PX, "start", "#444444", 0, eff);
 }
 
@@ -164,13 +237,17 @@ static double draw_pair(rb_sbuf *b, const rb_plot_data *d, int k, const pair_row
 {
     pair_heading(b, d, k, r, x0, y);
     y += ROW;
-    for (int i = r->first; i >= 0 && i < d->n_points && d->points[i].pair_index == k; i++)
-        if (is_rung(&d->points[i])) {
-            rung_row(b, &d->points[i], *x, x0, y);
+    for (int i = r->first; i >= 0 && i < d->n_points && d->points[i].pair_index == k; i++) {
+        int ref;
+        double v = is_rung(&d->points[i]) ? rung_speedup(d, r, k, i, &ref) : NAN;
+        if (v > 0) {
+            rung_row(b, d, i, ref, v, *x, x0, y);
             y += ROW;
         }
+    }
     if (!r->rungs) {
-        rb_svg_text(b, x0 + NAME_RIGHT, y, RB_PLOT_LABEL_PX, "end", "#888888", 0, "no rungs");
+        rb_svg_text(b, x0 + NAME_RIGHT, y, RB_PLOT_LABEL_PX, "end", "#888888", 0,
+                    r->untimed ? "no rung timed" : "no rungs");
         y += ROW;
     }
     return y + PAIR_GAP;
@@ -204,11 +281,14 @@ void rb_plot_speedup_svg_to(rb_sbuf *b, const rb_plot_data *d)
         return;
     }
     rb_plot_axis x;
-    axis_range(d, &x);
+    axis_range(d, rows, &x);
     double height;
     int split = split_pairs(d, rows, &height);
     double bottom = TOP + height;
-    rb_svg_begin(b, RB_PLOT_CHART_W, bottom + 40);
+    int untimed = 0;
+    for (int k = 0; k < d->n_pairs; k++)
+        untimed += rows[k].untimed;
+    rb_svg_begin(b, RB_PLOT_CHART_W, bottom + (untimed ? 44 : 28));
     draw_head(b, d);
     for (int col = 0; col < 2; col++) {
         double x0 = 12 + col * (COL_W + 4), y = TOP;
@@ -219,6 +299,14 @@ void rb_plot_speedup_svg_to(rb_sbuf *b, const rb_plot_data *d)
             y = draw_pair(b, d, k, &rows[k], &x, x0, y);
         rb_svg_text(b, x0 + (BAR_X0 + BAR_X1) / 2, bottom + 16, RB_PLOT_LABEL_PX, "middle",
                     "#000000", 0, "speedup over the pair's baseline");
+    }
+    if (untimed) {
+        char foot[200];
+        rb_fmt(foot, sizeof foot,
+               "%d rung%s no row: not timed (skipped, invalid) or nothing timed to compare "
+               "with; the report's table lists %s.",
+               untimed, untimed == 1 ? " has" : "s have", untimed == 1 ? "it" : "them");
+        rb_svg_text(b, 20, bottom + 34, RB_PLOT_LABEL_PX, "start", "#555555", 0, foot);
     }
     rb_svg_end(b);
     free(rows);

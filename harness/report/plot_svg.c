@@ -63,39 +63,6 @@ static void arrow_id(const rb_plot_data *d, const rb_plot_frame *f, int pair, ch
 
 /* ---- axes ---- */
 
-/* A tick label, drawn and kept clear of the labels placed after it. */
-static void tick_text(rb_sbuf *b, rb_plot_frame *f, double x, double y, const char *anchor,
-                      const char *text)
-{
-    rb_svg_text(b, x, y, RB_PLOT_LABEL_PX, anchor, "#333333", 0, text);
-    rb_plot_labels_block(&f->labels, rb_plot_text_quad(text, x, y, RB_PLOT_LABEL_PX, anchor, 0), 0);
-}
-
-static void draw_axes(rb_sbuf *b, rb_plot_frame *f, int y_si)
-{
-    double t[40];
-    char s[32];
-    const rb_plot_box *a = &f->area;
-    int n = rb_plot_axis_ticks(&f->y, t, 40);
-    for (int i = 0; i < n; i++) {
-        double py = rb_plot_axis_map(&f->y, t[i]);
-        rb_svg_line(b, a->x, py, a->x + a->w, py, "#e6e6e6", 1, NULL, NULL);
-        rb_plot_tick_label(t[i], y_si, s, sizeof s);
-        tick_text(b, f, a->x - 6, py + 3.5, "end", s);
-    }
-    n = f->x.hi > f->x.lo ? rb_plot_axis_ticks(&f->x, t, 40) : 0;
-    for (int i = 0; i < n; i++) {
-        double px = rb_plot_axis_map(&f->x, t[i]);
-        rb_svg_line(b, px, a->y, px, a->y + a->h, "#e6e6e6", 1, NULL, NULL);
-        rb_plot_tick_label(t[i], 0, s, sizeof s);
-        tick_text(b, f, px, a->y + a->h + 17, "middle", s);
-    }
-    rb_sbuf_add(b,
-                "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" "
-                "stroke=\"#555555\" stroke-width=\"1\"/>\n",
-                a->x, a->y, a->w, a->h);
-}
-
 /* ---- points ---- */
 
 static void point_title(const rb_plot_point *p, char *out, size_t size)
@@ -251,10 +218,10 @@ static void number_point(rb_sbuf *b, rb_plot_frame *f, key_list *keys, int i, do
     keys->point[keys->n++] = i;
     rb_fmt(num, sizeof num, "%d", keys->n);
     rb_plot_place pl[110];
-    int n, n_adj = horizontal_places(x, y, r, 8, pl, &n);
-    int k = place_label(f, num, 8, pl, n_adj, n);
+    int n, n_adj = horizontal_places(x, y, r, RB_PLOT_POINT_PX, pl, &n);
+    int k = place_label(f, num, RB_PLOT_POINT_PX, pl, n_adj, n);
     if (k >= 0)
-        draw_placed(b, &pl[k], 8, colour, num);
+        draw_placed(b, &pl[k], RB_PLOT_POINT_PX, colour, num);
 }
 
 /* How many points of the frame want a label; over RB_PLOT_MAX_LABELS, a note says that none
@@ -340,11 +307,11 @@ static double draw_key(rb_sbuf *b, const rb_plot_data *d, key_list *keys, double
         rb_plot_efficiency_text(p, eff, sizeof eff);
         rb_fmt(text, sizeof text, "%2d %s / %s: %s, %s", k + 1, p->pair, p->variant, rate, eff);
         int col = (k - first) / rows, row = (k - first) % rows;
-        cut_chars(text, 95); /* its column's width at 10 px */
-        rb_svg_text(b, 20 + col * 590, y + row * 13, RB_PLOT_LABEL_PX, "start", "#222222", 0, text);
+        cut_chars(text, 86); /* its column's width at 11 px */
+        rb_svg_text(b, 20 + col * 590, y + row * 15, RB_PLOT_LABEL_PX, "start", "#222222", 0, text);
     }
     keys->drawn = keys->n;
-    return y + rows * 13 + 10;
+    return y + rows * 15 + 10;
 }
 
 /* ---- the main panel ---- */
@@ -432,7 +399,7 @@ static void draw_zoom_outline(rb_sbuf *b, const rb_plot_data *d, rb_plot_frame *
 static void draw_roofline_frame(rb_sbuf *b, const rb_plot_data *d, rb_plot_frame *f, double *px,
                                 double *py, key_list *keys)
 {
-    draw_axes(b, f, 1);
+    rb_plot_draw_axes(b, f, 1, 0);
     for (int i = 0; i < d->n_points; i++)
         if (in_frame(d, f, &d->points[i])) {
             px[i] = rb_plot_axis_map(&f->x, d->points[i].x);
@@ -656,7 +623,7 @@ static double draw_side_panel(rb_sbuf *b, const rb_plot_data *d, rb_plot_panel p
     rb_plot_axis_fit(&f.y, lo, hi, 2, 0);
     f.y.px_lo = top + SIDE_H;
     f.y.px_hi = top;
-    draw_axes(b, &f, 0);
+    rb_plot_draw_axes(b, &f, 0, 0);
     side_positions(d, &f, px, py);
     block_points(d, &f, px, py);
     if (d->have_roofs)
@@ -674,20 +641,41 @@ static double draw_side_panel(rb_sbuf *b, const rb_plot_data *d, rb_plot_panel p
 
 /* ---- the foot: the key of numbered points, what is not plotted ---- */
 
-/* "not plotted: pair/variant (why), ..." under the panels; returns the y below it. */
+static const char *unplotted_why(const rb_plot_point *p)
+{
+    return !strcmp(p->verdict, "skipped") ? "skipped"
+           : !strcmp(p->verdict, "invalid") ? "invalid"
+           : p->one_gpu                     ? "one GPU, no link traffic"
+                                            : "not timed or no rate";
+}
+
+/* "Not plotted, skipped: pair (variant, variant); pair (variant). Invalid: ..." under the
+ * panels, one sentence a reason, each pair named once; returns the y below it. */
 static double draw_unplotted(rb_sbuf *b, const rb_plot_data *d, double y)
 {
+    static const char *const reasons[] = {"skipped", "invalid", "one GPU, no link traffic",
+                                          "not timed or no rate"};
     rb_sbuf list = {0};
     int n = 0;
-    for (int i = 0; i < d->n_points; i++) {
-        const rb_plot_point *p = &d->points[i];
-        if (p->plotted)
-            continue;
-        rb_sbuf_add(&list, "%s%s/%s (%s)", n++ ? ", " : "not plotted: ", p->pair, p->variant,
-                    !strcmp(p->verdict, "skipped")   ? "skipped"
-                    : !strcmp(p->verdict, "invalid") ? "invalid"
-                                                     : "not timed or no rate");
+    for (size_t r = 0; r < sizeof reasons / sizeof reasons[0]; r++) {
+        int in_reason = 0, last_pair = -1;
+        for (int i = 0; i < d->n_points; i++) {
+            const rb_plot_point *p = &d->points[i];
+            if (p->plotted || strcmp(unplotted_why(p), reasons[r]))
+                continue;
+            if (!in_reason++)
+                rb_sbuf_add(&list, "%s%s: ", n ? "). " : "Not plotted, ", reasons[r]);
+            else
+                rb_sbuf_add(&list, "%s", p->pair_index == last_pair ? ", " : "); ");
+            if (p->pair_index != last_pair)
+                rb_sbuf_add(&list, "%s (", p->pair);
+            rb_sbuf_add(&list, "%s", p->variant);
+            last_pair = p->pair_index;
+            n++;
+        }
     }
+    if (n)
+        rb_sbuf_add(&list, ").");
     char *all = rb_sbuf_take(&list);
     if (all && n)
         y = rb_plot_wrapped(
@@ -725,15 +713,21 @@ static double draw_body(rb_sbuf *b, const rb_plot_data *d, double *px, double *p
 {
     draw_markers(b);
     draw_title(b, d);
-    rb_sbuf_add(b, "<g id=\"rb-main\">\n");
-    double y = draw_main(b, d, px, py, keys);
-    y = draw_key(b, d, keys, rb_plot_draw_legend(b, d, y) + 6);
-    rb_sbuf_add(b, "</g>\n");
-    y += 24;
+    double y = 50;
+    /* no empty panel: a run of links alone (a node's collectives) has no roofline */
+    if (panel_used(d, RB_PANEL_ROOFLINE) || !d->n_points) {
+        rb_sbuf_add(b, "<g id=\"rb-main\">\n");
+        y = draw_main(b, d, px, py, keys);
+        y = draw_key(b, d, keys, rb_plot_draw_legend(b, d, y) + 6);
+        rb_sbuf_add(b, "</g>\n");
+        y += 24;
+    }
     y = draw_zooms(b, d, y, px, py, keys) + 20;
-    for (int p = RB_PANEL_BANDWIDTH; p < RB_PANEL_COUNT; p++)
+    for (int p = RB_PANEL_BANDWIDTH; p < RB_PANEL_COLLECTIVE; p++)
         if (panel_used(d, (rb_plot_panel)p))
             y = draw_key(b, d, keys, draw_side_panel(b, d, (rb_plot_panel)p, y, px, py, keys)) + 20;
+    if (panel_used(d, RB_PANEL_COLLECTIVE))
+        y = rb_plot_draw_collectives(b, d, y + 10) + 20;
     return draw_unplotted(b, d, y) + 10;
 }
 

@@ -95,7 +95,7 @@
   });
   var plotted = 0;
   document.querySelectorAll('table.rb tbody tr').forEach(function (tr) {
-    if (tr.cells.length > 6 && tr.cells[6].dataset.v !== '') plotted++;
+    if (tr.cells.length > 6 && tr.cells[6].dataset.v !== '' && !tr.dataset.unplotted) plotted++;
   });
   lines.unshift('summary texts=' + texts + ' markers=' + marks + ' points=' +
                 document.querySelectorAll('svg .pt').length + ' rated_rows=' + plotted +
