@@ -379,24 +379,64 @@ static int filter_problem(const char *re, char *why, size_t size)
     return 0;
 }
 
-/* --filter and --skip-variants: a valid POSIX extended regex into *out, refused when it could
- * take minutes (filter_problem). */
-static int parse_regex(const char *a, const char *v, const char **out, char *err, size_t err_size)
+int rb_filter_compile(rb_filter *f, const char *option, const char *text, char *err,
+                      size_t err_size)
 {
     char why[200];
-    regex_t re;
-    *out = v;
-    if (filter_problem(v, why, sizeof why) != 0) {
-        rb_fmt(err, err_size, "%s '%s': %s", a, v, why);
+    f->text = text;
+    if (filter_problem(text, why, sizeof why) != 0) {
+        rb_fmt(err, err_size, "%s '%s': %s", option, text, why);
         return -1;
     }
-    int rc = regcomp(&re, v, REG_EXTENDED | REG_NOSUB);
+    int rc = regcomp(&f->re, text, REG_EXTENDED | REG_NOSUB);
     if (rc != 0) {
-        regerror(rc, &re, why, sizeof why);
-        rb_fmt(err, err_size, "%s '%s': %s", a, v, why);
+        regerror(rc, &f->re, why, sizeof why);
+        rb_fmt(err, err_size, "%s '%s': not a valid regular expression: %s", option, text, why);
         return -1;
     }
-    regfree(&re);
+    return 0;
+}
+
+int rb_filter_match(const rb_filter *f, const char *s)
+{
+    return !f || regexec(&f->re, s, 0, NULL, 0) == 0;
+}
+
+void rb_filter_free(rb_filter *f)
+{
+    regfree(&f->re);
+}
+
+/* The filters of the last command line parsed: held here, so that options copied by value share
+ * them and a test that parses many command lines frees each at the next. */
+static rb_filter parsed_filter, parsed_skip;
+static int have_parsed_filter, have_parsed_skip;
+
+static void free_parsed_filters(void)
+{
+    if (have_parsed_filter)
+        rb_filter_free(&parsed_filter);
+    if (have_parsed_skip)
+        rb_filter_free(&parsed_skip);
+    have_parsed_filter = have_parsed_skip = 0;
+}
+
+/* --filter and --skip-variants: compiled once, here (rb_filter_compile). */
+static int parse_regex(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    int is_filter = !strcmp(a, "--filter");
+    rb_filter *f = is_filter ? &parsed_filter : &parsed_skip;
+    if (rb_filter_compile(f, a, v, err, err_size) != 0)
+        return -1;
+    if (is_filter) {
+        have_parsed_filter = 1;
+        o->filter = v;
+        o->filter_re = f;
+    } else {
+        have_parsed_skip = 1;
+        o->skip_variants = v;
+        o->skip_re = f;
+    }
     return 0;
 }
 
@@ -550,9 +590,9 @@ static int parse_plot_base(const char *v, rb_options *o, char *err, size_t err_s
 static int parse_value(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
 {
     if (!strcmp(a, "--filter"))
-        return parse_regex(a, v, &o->filter, err, err_size);
+        return parse_regex(a, v, o, err, err_size);
     if (!strcmp(a, "--skip-variants"))
-        return parse_regex(a, v, &o->skip_variants, err, err_size);
+        return parse_regex(a, v, o, err, err_size);
     if (!strcmp(a, "--size"))
         return parse_size_option(v, o, err, err_size);
     if (!strcmp(a, "--samples") || !strcmp(a, "--seed") || !strcmp(a, "--repeat"))
@@ -657,6 +697,7 @@ static int parse_compare_operand(const char *a, rb_options *o, char *err, size_t
 
 int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_size)
 {
+    free_parsed_filters();
     memset(o, 0, sizeof *o);
     o->timeout_s = 300;
     o->cap_s = 1.0;

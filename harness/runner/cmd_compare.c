@@ -137,10 +137,8 @@ static int build_compare(const rb_options *o, rb_runcmp *c, char *floors_line, s
     if (rc == 0 && rb_runcmp_build_expect(old_doc, new_doc, f.have ? f.expect.doc : NULL, c, err,
                                           sizeof err) != 0)
         rc = rb_cmd_usage_error(err);
-    if (rc == 0 && o->filter && rb_runcmp_filter(c, o->filter, err, sizeof err) != 0) {
-        rb_runcmp_free(c);
-        rc = rb_cmd_usage_error(err);
-    }
+    if (rc == 0 && o->filter_re)
+        rb_runcmp_filter(c, o->filter_re);
     if (rc == 0) {
         rb_floors_line(&f, c->floors_from_runs, floors_line, size);
         c->floors_line = floors_line;

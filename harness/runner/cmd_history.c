@@ -99,7 +99,7 @@ int rb_cmd_history(const rb_options *o, rb_outputs *outs)
     if (rc == 0)
         rc = history_floors_file(o, &h, &f, outs);
     if (rc == 0 &&
-        rb_history_build(&h, f.have ? f.expect.doc : NULL, o->filter, err, sizeof err) != 0)
+        rb_history_build(&h, f.have ? f.expect.doc : NULL, o->filter_re, err, sizeof err) != 0)
         rc = rb_cmd_usage_error(err);
     if (rc == 0 && o->out_base)
         rc = stage_history(&h, outs);

@@ -43,7 +43,7 @@ int rb_cmd_plot(const rb_options *o, rb_outputs *outs)
     }
     if (!doc)
         return EXIT_USAGE;
-    int rc = rb_plot_stage_taking(doc, o->plot_input, o->filter, outs, svg_i, speedup_i, html_i,
+    int rc = rb_plot_stage_taking(doc, o->plot_input, o->filter_re, outs, svg_i, speedup_i, html_i,
                                   err, sizeof err);
     if (rc != 0)
         return rb_cmd_usage_error(err);
