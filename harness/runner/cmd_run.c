@@ -203,185 +203,221 @@ static int stage_expectations(const rb_options *o, const char *expect_path, cons
     return 1;
 }
 
-static int run_body(rb_job *jobs, int n, const rb_options *o, int argc, char **argv,
-                    rb_pair_result *results, const json_value *baseline, rb_outputs *outs)
+/* What a run holds between its phases (run_body): the expectation file, the GPU's environment
+ * at the start and the end, the platform reference, --repeat's earlier runs and the verdicts. */
+typedef struct run_state {
+    rb_expect expect;
+    int have_expect;
+    rb_probe_state ps;
+    const char *key; /* the GPU's hardware key (in ps.env) */
+    char expect_path[RB_PATH_BUF];
+    json_value *platform, *env_end;
+    int repeat;
+    rb_pair_result *earlier; /* repeat - 1 runs of the n pairs */
+    double expected_s[RB_MAX_JOBS];
+    int failing, contended;
+    rb_contention shared;
+} run_state;
+
+static void run_state_free(run_state *s)
+{
+    free(s->earlier);
+    json_free(s->env_end);
+    json_free(s->platform);
+    rb_expect_free(&s->expect);
+    json_free(s->ps.env);
+}
+
+/* Everything that can be checked without a GPU, then the probe, the GPU's paths and its
+ * expectation file. 0, or the exit code (what s holds freed). */
+static int run_setup(rb_job *jobs, int *n, const rb_options *o, run_state *s, rb_outputs *outs)
 {
     char err[RB_PATH_BUF + 200];
-    rb_expect expect = {0};
-    int have_expect = 0;
-    /* Everything that can be checked without a GPU is checked first. */
-    int rc = run_prechecks(o, &expect, &have_expect, outs);
+    int rc = run_prechecks(o, &s->expect, &s->have_expect, outs);
     if (rc != 0)
         return rc;
-
-    rb_probe_state ps;
     rb_cmd_probe_looks(1); /* who else is on the GPU before the run: the first probe looks */
-    rc = rb_cmd_probe(&ps, o->timeout_s);
+    rc = rb_cmd_probe(&s->ps, o->timeout_s);
     rb_cmd_probe_looks(0);
     if (rc == 0 && (rc = rb_cmd_select_device()) != 0)
-        json_free(ps.env);
+        json_free(s->ps.env);
     if (rc != 0) {
-        rb_expect_free(&expect);
+        s->ps.env = NULL;
+        rb_expect_free(&s->expect);
         return rc;
     }
-    if ((n = rb_cmd_keep_one_gpu_sizes(jobs, n, ps.env)) == 0) {
-        rb_expect_free(&expect);
-        json_free(ps.env);
+    if ((*n = rb_cmd_keep_one_gpu_sizes(jobs, *n, s->ps.env)) == 0) {
+        run_state_free(s);
         return rb_cmd_usage_error("every size selected is one a one-GPU machine leaves out");
     }
-    const char *key = rb_cmd_env_str(ps.env, "hardware_key");
-    char expect_path[RB_PATH_BUF];
-    rb_fmt(expect_path, sizeof expect_path, "%s", o->expect_path ? o->expect_path : "");
-    if (!o->expect_path && rb_is_hardware_key(key))
-        rb_fmt(expect_path, sizeof expect_path, "expectations/%s.json", key);
-    if ((rc = run_paths_ok(o, key, expect_path, outs)) != 0) {
-        rb_expect_free(&expect);
-        json_free(ps.env);
+    s->key = rb_cmd_env_str(s->ps.env, "hardware_key");
+    rb_fmt(s->expect_path, sizeof s->expect_path, "%s", o->expect_path ? o->expect_path : "");
+    if (!o->expect_path && rb_is_hardware_key(s->key))
+        rb_fmt(s->expect_path, sizeof s->expect_path, "expectations/%s.json", s->key);
+    if ((rc = run_paths_ok(o, s->key, s->expect_path, outs)) != 0) {
+        run_state_free(s);
         return rc;
     }
-    if (!o->expect_path) {
-        if (rb_cmd_file_exists(expect_path)) {
-            if (rb_expect_load(expect_path, &expect, err, sizeof err) != 0) {
-                json_free(ps.env);
-                return rb_cmd_usage_error(err);
-            }
-            have_expect = 1;
+    if (!o->expect_path && rb_cmd_file_exists(s->expect_path)) {
+        if (rb_expect_load(s->expect_path, &s->expect, err, sizeof err) != 0) {
+            json_free(s->ps.env);
+            return rb_cmd_usage_error(err);
         }
+        s->have_expect = 1;
     }
-    if (have_expect && (rc = rb_cmd_check_expect_device(o, &expect, expect_path, ps.env)) != 0) {
-        rb_expect_free(&expect);
-        json_free(ps.env);
+    if (s->have_expect &&
+        (rc = rb_cmd_check_expect_device(o, &s->expect, s->expect_path, s->ps.env)) != 0) {
+        run_state_free(s);
         return rc;
     }
+    return 0;
+}
+
+/* The lines that open a run: the build and the GPU, who else is on it, a missing expectation
+ * file. */
+static void run_header(const rb_options *o, const run_state *s)
+{
+    const json_value *env = s->ps.env;
     printf("roofbench %s on %s (compute capability %s), driver %s, CUDA runtime %s\n", rb_git_rev,
-           rb_cmd_env_str(ps.env, "device"), rb_cmd_env_str(ps.env, "cc"),
-           rb_cmd_env_str(ps.env, "driver"), rb_cmd_env_str(ps.env, "cuda_runtime"));
-    if (rb_contention_any(&ps.check.seen)) {
+           rb_cmd_env_str(env, "device"), rb_cmd_env_str(env, "cc"), rb_cmd_env_str(env, "driver"),
+           rb_cmd_env_str(env, "cuda_runtime"));
+    if (rb_contention_any(&s->ps.check.seen)) {
         char who[400];
-        rb_contention_text(&ps.check.seen, who, sizeof who);
+        rb_contention_text(&s->ps.check.seen, who, sizeof who);
         printf("contended: %s on the GPU before the run: every row timed while it is there says "
                "contended\n",
                who);
     }
-    if (!have_expect && !o->expect_none)
+    if (!s->have_expect && !o->expect_none)
         printf("no expectation file %s: every verdict is 'new'. Record one with:\n"
                "  build/<arch>/roofbench ceilings && build/<arch>/roofbench run "
                "--update-expectations\n",
-               expect_path);
+               s->expect_path);
+}
 
-    json_value *platform = rb_cmd_platform_reference(o, jobs, n, &rc);
+/* The platform reference, --repeat's earlier runs, the run of the pairs and the probe at the
+ * end. 0, or the exit code (what s holds freed). */
+static int run_measure(const rb_job *jobs, int n, const rb_options *o, rb_pair_result *results,
+                       run_state *s)
+{
+    int rc;
+    s->platform = rb_cmd_platform_reference(o, jobs, n, &rc);
     if (rc != 0) {
-        rb_expect_free(&expect);
-        json_free(ps.env);
+        run_state_free(s);
         return rc;
     }
-
-    int repeat = o->update_expectations && o->repeat > 1 ? (int)o->repeat : 1;
-    rb_pair_result *earlier =
-        repeat > 1 ? calloc((size_t)(repeat - 1) * (size_t)n, sizeof *earlier) : NULL;
-    if (repeat > 1 && !earlier) {
-        fprintf(stderr, "roofbench: out of memory for %d runs of %d pairs\n", repeat, n);
-        json_free(platform);
-        rb_expect_free(&expect);
-        json_free(ps.env);
+    s->repeat = o->update_expectations && o->repeat > 1 ? (int)o->repeat : 1;
+    s->earlier =
+        s->repeat > 1 ? calloc((size_t)(s->repeat - 1) * (size_t)n, sizeof *s->earlier) : NULL;
+    if (s->repeat > 1 && !s->earlier) {
+        fprintf(stderr, "roofbench: out of memory for %d runs of %d pairs\n", s->repeat, n);
+        run_state_free(s);
         return EXIT_FAIL;
     }
-    static double expected_s[RB_MAX_JOBS];
     for (int i = 0; i < n; i++)
-        expected_s[i] = have_expect ? rb_expect_wall_s(&expect, jobs[i].name) : NAN;
-    if ((rc = run_earlier(jobs, n, o, earlier, expected_s)) != 0) {
-        free(earlier);
-        json_free(platform);
-        rb_expect_free(&expect);
-        json_free(ps.env);
+        s->expected_s[i] = s->have_expect ? rb_expect_wall_s(&s->expect, jobs[i].name) : NAN;
+    if ((rc = run_earlier(jobs, n, o, s->earlier, s->expected_s)) != 0) {
+        run_state_free(s);
         return rc;
     }
-    rb_cmd_run_pairs(jobs, n, o, results, expected_s);
-    bound_energy(results, n, ps.env);
-
+    rb_cmd_run_pairs(jobs, n, o, results, s->expected_s);
+    bound_energy(results, n, s->ps.env);
     rb_probe_state end;
-    json_value *env_end =
-        rb_runner_interrupted() || rb_cmd_probe(&end, o->timeout_s) != 0 ? NULL : end.env;
+    s->env_end = rb_runner_interrupted() || rb_cmd_probe(&end, o->timeout_s) != 0 ? NULL : end.env;
     if (rb_runner_interrupted()) {
-        free(earlier);
-        json_free(env_end);
-        json_free(platform);
-        rb_expect_free(&expect);
-        json_free(ps.env);
+        run_state_free(s);
         return rb_cmd_interrupted_exit();
     }
+    return 0;
+}
 
+/* The verdicts (expectations, contention, over --repeat's earlier runs too) and the results
+ * document, which takes the platform reference and the end's environment. NULL when out of
+ * memory. */
+static json_value *run_document(const rb_options *o, int argc, char **argv, rb_pair_result *results,
+                                int n, run_state *s)
+{
     rb_roofs ceilings, peaks;
-    rb_results_derive(have_expect ? &expect : NULL, key, results, n, &ceilings, &peaks);
-    rb_expect_apply(have_expect ? &expect : NULL, results, n);
-    int failing = rb_expect_failing(results, n, o->gate_all);
-    rb_contention shared, before;
-    int contended = rb_report_contention(&ps.check, results, n, &shared, NULL, 0);
-    for (int r = 0; r + 1 < repeat; r++) { /* --repeat's earlier runs share the verdict */
-        contended |= rb_report_contention(NULL, earlier + (size_t)r * n, n, &before, NULL, 0);
-        rb_contention_merge(&shared, &before);
+    rb_contention before;
+    const rb_expect *e = s->have_expect ? &s->expect : NULL;
+    rb_results_derive(e, s->key, results, n, &ceilings, &peaks);
+    rb_expect_apply(e, results, n);
+    s->failing = rb_expect_failing(results, n, o->gate_all);
+    s->contended = rb_report_contention(&s->ps.check, results, n, &s->shared, NULL, 0);
+    for (int r = 0; r + 1 < s->repeat; r++) { /* --repeat's earlier runs share the verdict */
+        s->contended |= rb_report_contention(NULL, s->earlier + (size_t)r * n, n, &before, NULL, 0);
+        rb_contention_merge(&s->shared, &before);
     }
-
-    json_value *meta =
-        rb_results_meta("roofbench", o, argc, argv, ps.env, have_expect ? expect_path : NULL);
-    /* the expectations keep a copy of the platform reference they were recorded with */
-    json_value *recorded_platform =
-        o->update_expectations && platform ? json_clone(platform) : NULL;
+    json_value *meta = rb_results_meta("roofbench", o, argc, argv, s->ps.env,
+                                       s->have_expect ? s->expect_path : NULL);
     if (meta) {
-        json_object_set(json_get(meta, "environment"), "end", env_end);
+        json_object_set(json_get(meta, "environment"), "end", s->env_end);
         /* NULL (out of memory) leaves the file without a platform: an old file's shape */
-        if (platform)
-            json_object_set(meta, "platform", platform);
-        json_value *shared_json = rb_report_contention_json(&ps.check, results, n);
+        if (s->platform)
+            json_object_set(meta, "platform", s->platform);
+        json_value *shared_json = rb_report_contention_json(&s->ps.check, results, n);
         if (shared_json)
             json_object_set(meta, "contention", shared_json);
     } else {
-        json_free(env_end);
-        json_free(platform);
+        json_free(s->env_end);
+        json_free(s->platform);
     }
+    s->env_end = s->platform = NULL; /* the document holds them now */
     json_value *doc = rb_report_json(results, n, &ceilings, &peaks, meta);
     if (doc)
-        rb_runcmp_attribute_verdicts(have_expect ? expect.doc : NULL, doc, results, n);
+        rb_runcmp_attribute_verdicts(s->have_expect ? s->expect.doc : NULL, doc, results, n);
+    return doc;
+}
+
+/* The table, then every file of the run at once (the results, their twins, the CSV, the
+ * expectations), then --baseline's comparison. recorded_platform: the platform reference the
+ * expectations keep a copy of (taken). */
+static void run_write(const rb_options *o, rb_pair_result *results, int n, run_state *s,
+                      json_value *doc, json_value *recorded_platform, const json_value *baseline,
+                      rb_outputs *outs)
+{
     printf("\n");
     rb_report_table(stdout, results, n, o->wide);
     rb_report_summary(stdout, results, n);
-    rb_report_energy_and_contention(stdout, &ps.check, results, n);
+    rb_report_energy_and_contention(stdout, &s->ps.check, results, n);
     int lock_fd = -1;
     json_value *recorded = NULL;
-    if (o->update_expectations && contended) {
+    if (o->update_expectations && s->contended) {
         char who[400];
-        rb_contention_text(&shared, who, sizeof who);
+        rb_contention_text(&s->shared, who, sizeof who);
         fprintf(stderr,
                 "roofbench: not recording expectations: the GPU was shared while the run "
                 "measured (%s): %s left as it was; record again on an idle GPU\n",
-                who, expect_path);
+                who, s->expect_path);
     } else if (o->update_expectations) {
-        failing += stage_expectations(o, expect_path, key, results, n, earlier, repeat,
-                                      recorded_platform, ps.env, outs, &lock_fd, &recorded);
+        s->failing +=
+            stage_expectations(o, s->expect_path, s->key, results, n, s->earlier, s->repeat,
+                               recorded_platform, s->ps.env, outs, &lock_fd, &recorded);
     }
-    /* every file of the run at once: the results, their twins, the CSV, the expectations */
-    if (!doc || rb_results_save(o, key, doc, results, n, outs) != 0) {
-        failing++;
+    if (!doc || rb_results_save(o, s->key, doc, results, n, outs) != 0) {
+        s->failing++;
     } else if (recorded) {
         report_dropped(results, n);
-        if (have_expect)
-            rb_expect_say_cleared(stdout, expect.doc, results, n);
-        printf("expectations: %s updated from %d run(s); the regression thresholds:\n", expect_path,
-               repeat);
+        if (s->have_expect)
+            rb_expect_say_cleared(stdout, s->expect.doc, results, n);
+        printf("expectations: %s updated from %d run(s); the regression thresholds:\n",
+               s->expect_path, s->repeat);
         rb_expect_print_thresholds(stdout, recorded, results, n);
     }
     rb_unlock(lock_fd);
     json_free(recorded);
     if (doc && baseline)
-        failing += compare_with_baseline(baseline, doc, have_expect ? expect.doc : NULL, o);
-    json_free(doc);
+        s->failing +=
+            compare_with_baseline(baseline, doc, s->have_expect ? s->expect.doc : NULL, o);
     json_free(recorded_platform);
-    free(earlier);
-    rb_expect_free(&expect);
-    json_free(ps.env);
-    if (contended) {
+}
+
+/* The lines that close a run, and its exit code. */
+static int run_exit(const rb_pair_result *results, int n, const run_state *s)
+{
+    if (s->contended) {
         char who[400];
-        rb_contention_text(&shared, who, sizeof who);
+        rb_contention_text(&s->shared, who, sizeof who);
         printf("exit 1: contended: %s used the GPU while the run measured; its times cannot be "
                "trusted\n",
                who);
@@ -390,11 +426,34 @@ static int run_body(rb_job *jobs, int n, const rb_options *o, int argc, char **a
     for (int i = 0; i < n; i++)
         for (int k = 0; k < results[i].n_variants; k++)
             contended_rows += results[i].v[k].verdict == RB_VERDICT_CONTENDED;
-    if (failing > contended_rows)
+    if (s->failing > contended_rows)
         printf("exit 1: %d failed pair(s), invalid or regressed variant(s), or unwritten "
                "file(s)\n",
-               failing - contended_rows);
-    return failing || contended ? EXIT_FAIL : EXIT_OK;
+               s->failing - contended_rows);
+    return s->failing || s->contended ? EXIT_FAIL : EXIT_OK;
+}
+
+static int run_body(rb_job *jobs, int n, const rb_options *o, int argc, char **argv,
+                    rb_pair_result *results, const json_value *baseline, rb_outputs *outs)
+{
+    static run_state s;
+    memset(&s, 0, sizeof s);
+    /* Everything that can be checked without a GPU is checked first. */
+    int rc = run_setup(jobs, &n, o, &s, outs);
+    if (rc != 0)
+        return rc;
+    run_header(o, &s);
+    if ((rc = run_measure(jobs, n, o, results, &s)) != 0)
+        return rc;
+    /* the expectations keep a copy of the platform reference they were recorded with */
+    json_value *recorded_platform =
+        o->update_expectations && s.platform ? json_clone(s.platform) : NULL;
+    json_value *doc = run_document(o, argc, argv, results, n, &s);
+    run_write(o, results, n, &s, doc, recorded_platform, baseline, outs);
+    json_free(doc);
+    rc = run_exit(results, n, &s);
+    run_state_free(&s);
+    return rc;
 }
 
 int rb_cmd_run(rb_job *jobs, int n, const rb_options *o, int argc, char **argv,
