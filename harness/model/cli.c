@@ -112,6 +112,9 @@ static const cli_option cli_options[] = {
      "never replaced: a second run in the same second writes <...>-2.json)",
      opt_json, 0},
     {"--json", ON_COMPARE, 1, "FILE", "also the comparison as JSON", opt_json, 0},
+    {"--json", ON_LIST, 0, NULL,
+     "print the pairs as one JSON document (docs/list.schema.json) instead of the table", NULL,
+     CLI_FLAG(list_json)},
     {"--json", ON_P2P, 1, "FILE",
      "also the matrix as a JSON document (its p2p_matrix object: docs/results-format.md), "
      "replaced if it exists",

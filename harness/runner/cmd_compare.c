@@ -5,6 +5,7 @@
 
 #include "cmd_compare.h"
 #include "cmd.h"
+#include "env.h"
 #include "model/runcmp.h"
 #include "model/floors.h"
 
@@ -107,6 +108,19 @@ static void print_compare(const rb_options *o, const rb_runcmp *c)
         fprintf(stderr, "roofbench: compare: out of memory\n");
 }
 
+/* compare --md is pasted into a pull request: the expectation file found under the checkout is
+ * named from its root (expectations/<key>.json), not by this machine's absolute path. */
+static void floors_path_from_root(rb_floors *f)
+{
+    char root[RB_PATH_BUF];
+    size_t len;
+    if (!f->have || rb_floors_source_root(rb_source_root, root, sizeof root) != 0)
+        return;
+    len = strlen(root);
+    if (len > 0 && !strncmp(f->path, root, len) && f->path[len] == '/')
+        memmove(f->path, f->path + len + 1, strlen(f->path + len + 1) + 1);
+}
+
 /* The comparison of compare's two files, with its floors and filter. The expectation file found
  * is an input too: no output may replace it. 0, or the exit code. */
 static int build_compare(const rb_options *o, rb_runcmp *c, char *floors_line, size_t size,
@@ -140,6 +154,8 @@ static int build_compare(const rb_options *o, rb_runcmp *c, char *floors_line, s
     if (rc == 0 && o->filter_re)
         rb_runcmp_filter(c, o->filter_re);
     if (rc == 0) {
+        if (o->compare_md)
+            floors_path_from_root(&f);
         rb_floors_line(&f, c->floors_from_runs, floors_line, size);
         c->floors_line = floors_line;
         c->gate_all = o->gate_all;

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* roofbench list: the pairs, their sizes, work and variants, without a GPU. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd_list.h"
 #include "cmd.h"
+#include "env.h"
+#include "model/json.h"
+#include "model/roofline.h"
+#include "pair_util.h"
 
 /* "1024x1024, 2.14748 GFLOP, 0.0125829 GB" for one job. */
 static void job_work(const rb_job *j, char *buf, size_t size)
@@ -117,5 +122,100 @@ int rb_cmd_list(const rb_job *jobs, int n)
     }
     for (int i = 0; rb_registry_missing[i]; i++)
         printf("not built: %s\n", rb_registry_missing[i]);
+    return EXIT_OK;
+}
+
+/* ---- list --json: the same, for scripts (docs/list.schema.json) ---- */
+
+/* A JSON array of strings names[0..n); NULL when out of memory. */
+static json_value *string_array(const char *const *names, int n)
+{
+    json_value *a = json_new_array();
+    for (int k = 0; a && k < n; k++)
+        if (json_array_push(a, json_new_string(names[k])) != 0) {
+            json_free(a);
+            return NULL;
+        }
+    return a;
+}
+
+/* One row group of a run at the selected size: its name, size, work and each variant's roof. */
+static json_value *job_json(const rb_job *j)
+{
+    const rb_pair *p = j->pair;
+    double flops = p->flops(&j->size), bytes = p->bytes(&j->size);
+    const rb_pair_ext *e = rb_pair_ext_of(p);
+    if (e->work)
+        e->work(&j->size, j->input, &flops, &bytes);
+    json_value *r = json_new_object(), *roofs = json_new_object();
+    int bad = !r || !roofs || json_set_string(r, "name", j->name) ||
+              json_set_string(r, "input", p->n_inputs ? p->inputs[j->input] : "") ||
+              json_set_number(r, "size", (double)j->size.n) ||
+              json_set_number(r, "rows", (double)j->size.rows) ||
+              json_set_number(r, "cols", (double)j->size.cols) ||
+              json_set_number(r, "flops", flops) || json_set_number(r, "bytes", bytes) ||
+              json_set_bool(r, "over_link", e->link_bytes != 0);
+    for (int k = 0; !bad && k < p->n_variants; k++) {
+        rb_roof roof;
+        bad = rb_pair_variant_roof(p, k, j->input, flops, &roof) != 0 ||
+              json_set_string(roofs, p->variants[k].name, rb_roof_key(roof));
+    }
+    if (bad || json_object_set(r, "roofs", roofs) != 0) {
+        json_free(r);
+        json_free(roofs);
+        return NULL;
+    }
+    return r;
+}
+
+/* The pair of jobs[i] (its first job) with its rows jobs[i..]. */
+static json_value *pair_json(const rb_job *jobs, int n, int i)
+{
+    const rb_pair *p = jobs[i].pair;
+    const char *variants[RB_MAX_VARIANTS];
+    for (int k = 0; k < p->n_variants && k < RB_MAX_VARIANTS; k++)
+        variants[k] = p->variants[k].name;
+    const rb_pair_ext *e = rb_pair_ext_of(p);
+    json_value *o = json_new_object(), *rows = json_new_array();
+    int bad = !o || !rows || json_set_string(o, "name", p->name) ||
+              json_set_string(o, "pattern", p->pattern) ||
+              json_set_number(o, "min_cc", e->min_cc) ||
+              json_set_string(o, "size_unit", p->size_unit) ||
+              json_set_number(o, "smoke_size", (double)p->smoke_size) ||
+              json_set_number(o, "full_size", (double)p->full_size) ||
+              json_set_bool(o, "sweep", e->sweep && e->sweep[0] != 0) ||
+              json_object_set(o, "variants", string_array(variants, p->n_variants)) ||
+              json_object_set(o, "inputs", string_array(p->inputs, p->n_inputs));
+    for (int j = i; !bad && j < n && jobs[j].pair == p; j++)
+        bad = json_array_push(rows, job_json(&jobs[j])) != 0;
+    if (bad || json_object_set(o, "rows", rows) != 0) {
+        json_free(o);
+        json_free(rows);
+        return NULL;
+    }
+    return o;
+}
+
+int rb_cmd_list_json(const rb_job *jobs, int n)
+{
+    json_value *doc = json_new_object(), *pairs = json_new_array();
+    int missing = 0, bad = !doc || !pairs || json_set_string(doc, "git", rb_git_rev);
+    for (int i = 0; !bad && i < n; i++)
+        if (i == 0 || jobs[i - 1].pair != jobs[i].pair)
+            bad = json_array_push(pairs, pair_json(jobs, n, i)) != 0;
+    while (rb_registry_missing[missing])
+        missing++;
+    bad = bad || json_object_set(doc, "pairs", pairs) != 0;
+    if (bad)
+        json_free(pairs);
+    char *text =
+        bad || json_object_set(doc, "not_built", string_array(rb_registry_missing, missing)) != 0
+            ? NULL
+            : json_write(doc, 2);
+    json_free(doc);
+    if (!text)
+        return rb_cmd_usage_error("list --json: out of memory");
+    printf("%s\n", text);
+    free(text);
     return EXIT_OK;
 }

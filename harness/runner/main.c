@@ -102,7 +102,7 @@ static int dispatch(int argc, char **argv, const rb_options *o)
     if (o->command == RB_CMD_RUN && (o->device_all || o->n_devices))
         return node_body(o, argc, argv);
     if (o->command == RB_CMD_LIST)
-        return rb_cmd_list(jobs, n);
+        return o->list_json ? rb_cmd_list_json(jobs, n) : rb_cmd_list(jobs, n);
     rb_pair_result *results = calloc((size_t)n, sizeof *results);
     if (!results)
         return rb_cmd_usage_error("out of memory");
