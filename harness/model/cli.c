@@ -88,8 +88,9 @@ static const cli_option cli_options[] = {
      "ROWSxCOLS for two-dimensional pairs (see list); default full",
      opt_size, 0},
     {"--device", ON_RUN | ON_CHECK | ON_CEILINGS, 1, "N|all|N,M,...",
-     "the GPU to use: the N-th (from 0) of those the CUDA runtime shows, which "
-     "CUDA_VISIBLE_DEVICES sets; default 0. The results record its index, UUID and PCI bus id; "
+     "the GPU to use (also -d, --devices): the N-th (from 0) of those the CUDA runtime shows, "
+     "which CUDA_VISIBLE_DEVICES sets; default 0. The results record its index, UUID and PCI bus "
+     "id; "
      "pairs that need several GPUs are skipped. run --device all (or a list, 0,2,3): the suite "
      "on each of these GPUs, GPU-local pairs on all at once, host-shared pairs one GPU at a "
      "time, pairs that span GPUs once across them; one node results file, with the GPUs that "
