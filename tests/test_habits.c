@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The Unix habits of the command line (tier 1 and 2, no GPU): --opt=value wherever --opt VALUE
- * is taken; -d and --devices for --device; list --json, valid against docs/list.schema.json; no
- * absolute path of this machine in compare --md's output; a change of one run shown as '-' by
- * history, not "+nan%"; every script of scripts/ and scripts/probes/ says its usage on -h and
- * exits 0 (a script that ignores -h would start its GPU work). Each check fails on a plant.
+ * is taken; compare --json - (or /dev/stdout) on stdout with the report on stderr; -d and --devices
+ * for --device; list --json, valid against docs/list.schema.json; no absolute path of this machine
+ * in compare --md's output; a change of one run shown as '-' by history, not "+nan%"; every script
+ * of scripts/ and scripts/probes/ says its usage on -h and exits 0 (a script that ignores -h would
+ * start its GPU work). Each check fails on a plant.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -262,6 +263,44 @@ static void test_compare_md_names_no_absolute_path(void)
     rbtest_remove_dir();
 }
 
+/* compare --json - (or /dev/stdout): the comparison on stdout, parseable, the report on stderr,
+ * no file named "-"; where the standard output cannot take an output yet (run's --json and
+ * --csv write files beside them), a refusal, never a file named "-". */
+static void test_dash_is_the_standard_output(void)
+{
+    char a[1200], b[1200], dash[1200], err[300];
+    const char *dir = rbtest_fresh_dir();
+    snprintf(a, sizeof a, "%s/old.json", dir);
+    snprintf(b, sizeof b, "%s/new.json", dir);
+    snprintf(dash, sizeof dash, "%s/-", dir);
+    RB_CHECK(copy_file(HABITS_OLD, a) == 0 && copy_file(HABITS_NEW, b) == 0);
+    static const char *const forms[] = {"compare old.json new.json --json -",
+                                        "compare old.json new.json --json=/dev/stdout"};
+    for (int k = 0; k < 2; k++) {
+        int rc;
+        char *out = stdout_of(dir, forms[k], &rc);
+        json_value *doc = out ? json_parse(out, strlen(out), err, sizeof err) : NULL;
+        if (!doc)
+            printf("    %s: stdout is not JSON: %s\n%.200s\n", forms[k], err, out ? out : "");
+        RB_CHECK((rc == 0 || rc == 1) && doc && json_get(doc, "variants"));
+        json_free(doc);
+        free(out);
+    }
+    int rc;
+    char *out = stdout_of(dir, "compare old.json new.json --json - --md", &rc);
+    RB_CHECK(rc == 2 && out && !*out);
+    free(out);
+    out = stdout_of(dir, "run --json - --expect none", &rc);
+    RB_CHECK(rc == 2);
+    free(out);
+    out = stdout_of(dir, "run --csv /dev/stdout --expect none", &rc);
+    RB_CHECK(rc == 2);
+    free(out);
+    struct stat st;
+    RB_CHECK(stat(dash, &st) != 0); /* no file named "-" */
+    rbtest_remove_dir();
+}
+
 static void test_history_of_one_run_says_dash(void)
 {
     char a[1200];
@@ -363,6 +402,7 @@ static const rbtest_case habits_cases[] = {
     {"device_aliases", test_device_aliases},
     {"list_json_matches_its_schema", test_list_json_matches_its_schema},
     {"compare_md_names_no_absolute_path", test_compare_md_names_no_absolute_path},
+    {"dash_is_the_standard_output", test_dash_is_the_standard_output},
     {"history_of_one_run_says_dash", test_history_of_one_run_says_dash},
     {"every_script_says_usage_on_h", test_every_script_says_usage_on_h},
     {"usage_checker_catches_a_planted_script", test_usage_checker_catches_a_planted_script},

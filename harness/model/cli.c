@@ -680,14 +680,32 @@ static int opt_cap(const char *a, const char *v, rb_options *o, char *err, size_
     return parse_bounded_seconds(a, v, RB_CAP_MIN_S, RB_CAP_MAX_S, &o->cap_s, err, err_size);
 }
 
+/* "-" and /dev/stdout: the standard output, which compare's --json alone writes to today (run's
+ * --json and --csv also write the files beside them, p2p's its tables): refused elsewhere, never
+ * a file named "-". */
+static int stdout_path(const char *a, const char *v, rb_options *o, const char **dst, char *err,
+                       size_t err_size)
+{
+    if (strcmp(v, "-") != 0 && strcmp(v, "/dev/stdout") != 0)
+        return parse_path(a, v, dst, err, err_size);
+    if (o->command != RB_CMD_COMPARE || strcmp(a, "--json") != 0) {
+        rb_fmt(err, err_size,
+               "%s %s: %s writes it to a file (the standard output takes compare's --json)", a, v,
+               command_names[o->command]);
+        return -1;
+    }
+    *dst = "-";
+    return 0;
+}
+
 static int opt_json(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
 {
-    return parse_path(a, v, &o->json_path, err, err_size);
+    return stdout_path(a, v, o, &o->json_path, err, err_size);
 }
 
 static int opt_csv(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
 {
-    return parse_path(a, v, &o->csv_path, err, err_size);
+    return stdout_path(a, v, o, &o->csv_path, err, err_size);
 }
 
 static int opt_results_dir(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
@@ -911,6 +929,9 @@ static int operands_ok(const rb_options *o, char *err, size_t err_size)
         no = "compare needs two results files: roofbench compare OLD.json NEW.json";
     else if (o->command == RB_CMD_COMPARE && o->compare_md && o->compare_csv)
         no = "compare prints one format: --md or --csv, not both";
+    else if (o->command == RB_CMD_COMPARE && (o->compare_md || o->compare_csv) && o->json_path &&
+             !strcmp(o->json_path, "-"))
+        no = "compare prints one document on the standard output: --json - or --md or --csv";
     else if (o->command == RB_CMD_HISTORY && o->n_inputs == 0)
         no = "history needs runs: roofbench history results/<hardware-key>/ (or results files)";
     else if (o->command == RB_CMD_RUN && o->fail_on_platform && !o->baseline_path)
