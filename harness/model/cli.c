@@ -894,6 +894,12 @@ static int parse_option(int argc, char **argv, int *i, rb_options *o, unsigned c
         rb_fmt(err, err_size, "%s takes no value, not '%s'", name, eq + 1);
         return -1;
     }
+    if (!(opt->takes_value ? opt->parse != NULL : opt->flag != 0)) {
+        /* a row of the table without its parser or flag: said, never a write through offset 0 */
+        rb_fmt(err, err_size, "%s: the option table gives it no %s", name,
+               opt->takes_value ? "parser" : "flag");
+        return -1;
+    }
     if (!opt->takes_value) {
         *(int *)((char *)o + opt->flag - 1) = 1;
         return 0;
