@@ -6,6 +6,11 @@
 # against them (every ordered pair: one way, both ways, latency; weak links marked), the
 # p2p_copy pair on the same roofs, and what one GPU says (no pairs, exit 0). The tables go to
 # $OUT/summary.log; everything else into $OUT/p2p.tgz.
+case "${1:-}" in -h | --help) # the comment above is the usage
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -qi '^usage' || echo "usage: $0"
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"
+    exit 0 ;;
+esac
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:?OUT=DIR}

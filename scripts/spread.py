@@ -21,6 +21,9 @@ def load(path):
 
 
 def main(argv):
+    if len(argv) > 1 and argv[1] in ("-h", "--help"):
+        print("usage: " + __doc__.split("\n\n")[1].strip() + "\n\n" + __doc__)
+        return 0
     top = 10
     if "--top" in argv:
         i = argv.index("--top")

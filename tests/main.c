@@ -22,7 +22,7 @@ extern const rbtest_suite plot_layout_suite, p2p_suite;
 extern const rbtest_suite node_suite, ring_suite, fleet_suite, runner_suite;
 extern const rbtest_suite hgemm_epilogue_suite, platform_cmp_suite, stale_suite, strict_suite;
 extern const rbtest_suite energy_suite, contention_suite, contract_suite, profile_suite;
-extern const rbtest_suite plot_slide_suite, doc_images_suite;
+extern const rbtest_suite plot_slide_suite, doc_images_suite, cli_suite, habits_suite;
 
 const char *rbtest_binary = "build/sm_90/roofbench";
 const char *rbtest_self = "rbtest";
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
         &ring_suite,         &fleet_suite,    &runner_suite,   &hgemm_epilogue_suite,
         &stale_suite,        &strict_suite,   &energy_suite,   &contention_suite,
         &contract_suite,     &profile_suite,  &plot_slide_suite, &doc_images_suite,
-        &gpu_suite};
+        &cli_suite,          &habits_suite,   &gpu_suite};
     size_t count = sizeof suites / sizeof suites[0];
     int passed = 0, failed = 0, skips = 0, codegen_skips = 0, gpu_skips = 0, left_out = 0;
     setvbuf(stdout, NULL, _IOLBF, 0);

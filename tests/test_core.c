@@ -1211,7 +1211,9 @@ static void test_extras_and_kernel_json(void)
 /* Options a command does not use are refused, naming the option and the command. */
 static void test_cli_option_not_for_command(void)
 {
-    RB_CHECK(cli_refused("--json does not go with list", "list", "--json", "x.json", (char *)NULL));
+    /* (list --json is the pairs as JSON: list takes no file to write) */
+    RB_CHECK(cli_refused("--csv does not go with list", "list", "--csv", "x.csv", (char *)NULL));
+    RB_CHECK(cli_refused("--html does not go with list", "list", "--html", "x.html", (char *)NULL));
     RB_CHECK(cli_refused("--cold does not go with list", "list", "--cold", (char *)NULL));
     RB_CHECK(cli_refused("--expect does not go with check", "check", "--expect", "e.json",
                          (char *)NULL));

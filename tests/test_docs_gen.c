@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../harness/model/cli.h"
 #include "../harness/report/docs.h"
 #include "../harness/report/docs_render.h"
 #include "rbtest.h"
@@ -68,11 +69,11 @@ static json_value *fixture_doc(void)
 
 static char *rows(const json_value *doc, const char *regex, int terminal, int max_rows, char *err)
 {
-    regex_t re;
-    if (regcomp(&re, regex, REG_EXTENDED | REG_NOSUB) != 0)
+    rb_filter re;
+    if (rb_filter_compile(&re, "--filter", regex, err, 200) != 0)
         return NULL;
-    char *s = rb_docs_render_rows(doc, &re, terminal, max_rows, err, 200);
-    regfree(&re);
+    char *s = rb_docs_render_rows(doc, &re.re, terminal, max_rows, err, 200);
+    rb_filter_free(&re);
     return s;
 }
 

@@ -197,12 +197,15 @@ static void test_filter(void)
     json_value *doc = load(FIXTURE);
     rb_plot_data d;
     char err[300];
-    RB_CHECK(doc && rb_plot_load(doc, "^sgemm$", &d, err, sizeof err) == 0);
+    rb_filter f;
+    RB_CHECK(rb_filter_compile(&f, "--filter", "^sgemm$", err, sizeof err) == 0);
+    RB_CHECK(doc && rb_plot_load(doc, &f, &d, err, sizeof err) == 0);
+    rb_filter_free(&f);
     if (!doc)
         return;
     RB_CHECK(d.n_points == 5 && d.n_pairs == 1);
     rb_plot_free(&d);
-    RB_CHECK(rb_plot_load(doc, "(", &d, err, sizeof err) == -1);
+    RB_CHECK(rb_filter_compile(&f, "--filter", "(", err, sizeof err) == -1);
     json_free(doc);
 }
 

@@ -869,6 +869,7 @@ static void test_skip_variants_mask(void)
         RB_CHECK(rb_results_skip_mask(&jobs[i], &o) == want);
     }
     o.skip_variants = NULL;
+    o.skip_re = NULL;
     RB_CHECK(n > 0 && rb_results_skip_mask(&jobs[0], &o) == 0);
     char *bad[] = {"roofbench", "check", "--skip-variants", "(", NULL};
     RB_CHECK(rb_cli_parse(4, bad, &o, err, sizeof err) != 0 && strstr(err, "--skip-variants"));

@@ -677,16 +677,22 @@ static void test_filter(void)
     RB_CHECK(a && b && rb_runcmp_build(a, b, &c, err, sizeof err) == 0);
     RB_CHECK(c.n_rows == 2 && c.counts[RB_CHANGE_SLOWER] == 1 && c.counts[RB_CHANGE_SAME] == 1);
     /* the pair's own name selects every size of it */
-    RB_CHECK(rb_runcmp_filter(&c, "^copy$", err, sizeof err) == 0);
+    rb_filter f;
+    RB_CHECK(rb_filter_compile(&f, "--filter", "^copy$", err, sizeof err) == 0);
+    rb_runcmp_filter(&c, &f);
+    rb_filter_free(&f);
     RB_CHECK(c.n_rows == 1 && !strcmp(c.rows[0].pair, "copy@4M") && c.n_filtered_out == 1);
     RB_CHECK(c.counts[RB_CHANGE_SLOWER] == 1 && c.counts[RB_CHANGE_SAME] == 0);
     RB_CHECK(rb_runcmp_failing(&c, 0) == 1);
     rb_runcmp_free(&c);
     /* pair/variant, and a filter that leaves the slowdown out passes */
     RB_CHECK(rb_runcmp_build(a, b, &c, err, sizeof err) == 0);
-    RB_CHECK(rb_runcmp_filter(&c, "^scale/optimized$", err, sizeof err) == 0);
+    RB_CHECK(rb_filter_compile(&f, "--filter", "^scale/optimized$", err, sizeof err) == 0);
+    rb_runcmp_filter(&c, &f);
+    rb_filter_free(&f);
     RB_CHECK(c.n_rows == 1 && !strcmp(c.rows[0].pair, "scale") && rb_runcmp_failing(&c, 1) == 0);
-    RB_CHECK(rb_runcmp_filter(&c, "(", err, sizeof err) == -1 && strstr(err, "--filter"));
+    RB_CHECK(rb_filter_compile(&f, "--filter", "(", err, sizeof err) == -1 &&
+             strstr(err, "--filter"));
     rb_runcmp_free(&c);
     json_free(a);
     json_free(b);

@@ -185,8 +185,12 @@ static void test_mark_stale_selects_rows(void)
     char err[300] = "";
     int marked = 0;
     json_value *d = file_doc();
+    rb_filter hgemm, nosuch, copy;
+    RB_CHECK(rb_filter_compile(&hgemm, "--filter", "^hgemm$", err, sizeof err) == 0);
+    RB_CHECK(rb_filter_compile(&nosuch, "--filter", "^nosuch", err, sizeof err) == 0);
+    RB_CHECK(rb_filter_compile(&copy, "--filter", "copy", err, sizeof err) == 0);
     /* run's rule: the row group's name, or its pair's */
-    RB_CHECK(rb_expect_mark_stale(d, "^hgemm$", "the hgemm kernels changed", "abc1234",
+    RB_CHECK(rb_expect_mark_stale(d, &hgemm, "the hgemm kernels changed", "abc1234",
                                   "2026-12-01T10:00:00Z", NULL, &marked, err, sizeof err) == 0);
     RB_CHECK(marked == 1 && json_get(row_of(d, "hgemm.square@16M"), "stale"));
     RB_CHECK(!json_get(row_of(d, "copy_x"), "stale"));
@@ -196,17 +200,22 @@ static void test_mark_stale_selects_rows(void)
     RB_CHECK(!strcmp(json_string_at(mark, "why", ""), "the hgemm kernels changed"));
     /* nothing written for a filter that matches nothing, an empty or missing reason */
     char *before = json_write(d, 0);
-    RB_CHECK(rb_expect_mark_stale(d, "^nosuch", "x", "abc1234", "2026-12-01T10:00:00Z", NULL,
+    RB_CHECK(rb_expect_mark_stale(d, &nosuch, "x", "abc1234", "2026-12-01T10:00:00Z", NULL,
                                   &marked, err, sizeof err) == -1 &&
              strstr(err, "matches no row"));
-    RB_CHECK(rb_expect_mark_stale(d, "copy", "   ", "abc1234", "2026-12-01T10:00:00Z", NULL,
+    RB_CHECK(rb_expect_mark_stale(d, &copy, "   ", "abc1234", "2026-12-01T10:00:00Z", NULL,
                                   &marked, err, sizeof err) == -1 &&
              strstr(err, "--why: the reason is empty"));
-    RB_CHECK(rb_expect_mark_stale(d, "copy", NULL, "abc1234", "2026-12-01T10:00:00Z", NULL, &marked,
+    RB_CHECK(rb_expect_mark_stale(d, &copy, NULL, "abc1234", "2026-12-01T10:00:00Z", NULL, &marked,
                                   err, sizeof err) == -1);
-    RB_CHECK(rb_expect_mark_stale(d, "(", "x", "abc1234", "2026-12-01T10:00:00Z", NULL, &marked,
-                                  err, sizeof err) == -1 &&
+    RB_CHECK(rb_expect_mark_stale(d, NULL, "x", "abc1234", "2026-12-01T10:00:00Z", NULL, &marked,
+                                  err, sizeof err) == -1);
+    rb_filter bad;
+    RB_CHECK(rb_filter_compile(&bad, "--filter", "(", err, sizeof err) == -1 &&
              strstr(err, "not a valid regular expression"));
+    rb_filter_free(&hgemm);
+    rb_filter_free(&nosuch);
+    rb_filter_free(&copy);
     char *after = json_write(d, 0);
     RB_CHECK(before && after && !strcmp(before, after));
     free(before);

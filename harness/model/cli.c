@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <regex.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,157 +36,234 @@ enum {
     ON_EXPECT = 512,
     ON_PROFILE = 1024
 };
+typedef int (*cli_parse_fn)(const char *a, const char *v, rb_options *o, char *err,
+                            size_t err_size);
 typedef struct cli_option {
     const char *name;
     unsigned commands;
     int takes_value;
     const char *value; /* the value's name in the help ("REGEX") */
     const char *help;
+    cli_parse_fn parse; /* an option with a value: reads v (the value) into o */
+    size_t flag;        /* an option without: CLI_FLAG(field), the int of rb_options set to 1 */
 } cli_option;
+#define CLI_FLAG(field) (offsetof(rb_options, field) + 1)
+
+/* The parsers of the options' values, below. */
+static int parse_regex(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
+static int parse_count_option(const char *a, const char *v, rb_options *o, char *err,
+                              size_t err_size);
+static int opt_size(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
+static int opt_timeout(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
+static int opt_cap(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
+static int opt_json(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
+static int opt_csv(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
+static int opt_results_dir(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
+static int opt_out_base(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
+static int opt_plot_base(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
+static int opt_html(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
+static int opt_baseline(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
+static int opt_device(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
+static int opt_gpu(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
+static int opt_gate(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
+static int opt_scope(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
+static int opt_why(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
+static int opt_key(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
+static int opt_expect(const char *a, const char *v, rb_options *o, char *err, size_t err_size);
 
 static const cli_option cli_options[] = {
     {"--filter", ON_LIST | ON_RUN | ON_CHECK | ON_PLOT | ON_PROFILE, 1, "REGEX",
      "only pairs whose name, or whose <pair>.<input>@<size> row name, matches (POSIX extended "
-     "regex): '^sgemm$' selects every size of sgemm"},
+     "regex): '^sgemm$' selects every size of sgemm",
+     parse_regex, 0},
     {"--filter", ON_COMPARE | ON_HISTORY, 1, "REGEX",
      "only the rows whose <pair>.<input>@<size> row name, or whose pair/variant, matches (POSIX "
-     "extended regex)"},
+     "extended regex)",
+     parse_regex, 0},
     {"--skip-variants", ON_CHECK, 1, "REGEX",
      "leave out the variants whose <row>/<variant> or <pair>/<variant> matches (POSIX extended "
-     "regex): reported skipped, not run (make sanitize leaves out those a tool cannot follow)"},
+     "regex): reported skipped, not run (make sanitize leaves out those a tool cannot follow)",
+     parse_regex, 0},
     {"--size", ON_LIST | ON_RUN | ON_CHECK | ON_PROFILE, 1, "smoke|full|N|RxC",
      "problem size in elements: a count with an optional K, M, G, T (binary) suffix, or a shape "
-     "ROWSxCOLS for two-dimensional pairs (see list); default full"},
+     "ROWSxCOLS for two-dimensional pairs (see list); default full",
+     opt_size, 0},
     {"--device", ON_RUN | ON_CHECK | ON_CEILINGS | ON_PROFILE, 1, "N|all|N,M,...",
-     "the GPU to use: the N-th (from 0) of those the CUDA runtime shows, which "
-     "CUDA_VISIBLE_DEVICES sets; default 0. The results record its index, UUID and PCI bus id; "
+     "the GPU to use (also -d, --devices): the N-th (from 0) of those the CUDA runtime shows, "
+     "which CUDA_VISIBLE_DEVICES sets; default 0. The results record its index, UUID and PCI bus "
+     "id; "
      "pairs that need several GPUs are skipped. run --device all (or a list, 0,2,3): the suite "
      "on each of these GPUs, GPU-local pairs on all at once, host-shared pairs one GPU at a "
      "time, pairs that span GPUs once across them; one node results file, with the GPUs that "
-     "fell behind the others (docs/node.md)"},
+     "fell behind the others (docs/node.md)",
+     opt_device, 0},
     {"--scope", ON_LIST | ON_RUN, 1, "all|local|host|span",
      "only the pairs of one kind: local (GPU-local), host (their time is the host's or PCIe's "
-     "too: host transfers, streams, launches), span (several GPUs at once); default all"},
+     "too: host transfers, streams, launches), span (several GPUs at once); default all",
+     opt_scope, 0},
     {"--samples", ON_RUN, 1, "N",
      "exactly N timed samples, 1..100000 (default: adaptive, until the 95% interval of the "
-     "median is within 1% of it, or the time cap)"},
+     "median is within 1% of it, or the time cap)",
+     parse_count_option, 0},
     {"--cap", ON_RUN, 1, "S",
-     "time cap of the timed loop per variant, 0.01..3600 seconds (default 1)"},
-    {"--cold", ON_RUN, 0, NULL,
-     "flush L2 and reset persisting L2 before each single-launch sample"},
+     "time cap of the timed loop per variant, 0.01..3600 seconds (default 1)", opt_cap, 0},
+    {"--cold", ON_RUN, 0, NULL, "flush L2 and reset persisting L2 before each single-launch sample",
+     NULL, CLI_FLAG(cold)},
     {"--json", ON_RUN, 1, "FILE",
      "the results file, replaced if it exists (default results/<hardware-key>/<UTC>-<git>.json, "
-     "never replaced: a second run in the same second writes <...>-2.json)"},
-    {"--json", ON_COMPARE, 1, "FILE", "also the comparison as JSON"},
+     "never replaced: a second run in the same second writes <...>-2.json)",
+     opt_json, 0},
+    {"--json", ON_COMPARE, 1, "FILE", "also the comparison as JSON", opt_json, 0},
+    {"--json", ON_LIST, 0, NULL,
+     "print the pairs as one JSON document (docs/list.schema.json) instead of the table", NULL,
+     CLI_FLAG(list_json)},
     {"--json", ON_P2P, 1, "FILE",
      "also the matrix as a JSON document (its p2p_matrix object: docs/results-format.md), "
-     "replaced if it exists"},
-    {"--html", ON_P2P, 1, "FILE.html", "also the matrix as a self-contained HTML page"},
-    {"--md", ON_P2P, 0, NULL, "print the tables as Markdown instead of text"},
+     "replaced if it exists",
+     opt_json, 0},
+    {"--html", ON_P2P, 1, "FILE.html", "also the matrix as a self-contained HTML page", opt_html,
+     0},
+    {"--md", ON_P2P, 0, NULL, "print the tables as Markdown instead of text", NULL,
+     CLI_FLAG(compare_md)},
     {"--expect", ON_P2P, 1, "FILE|none",
      "the expectation file whose ceilings (nvlink_gbps, nvlink_bidir_gbps, pcie_*) are the "
      "cells' roofs (default expectations/<hardware-key>.json, when there is one); none: the "
-     "datasheet figures alone"},
+     "datasheet figures alone",
+     opt_expect, 0},
     {"--md", ON_COMPARE, 0, NULL,
-     "print the comparison as Markdown (a pull-request comment) instead of the text report"},
-    {"--csv", ON_COMPARE, 0, NULL, "print the comparison as CSV instead of the text report"},
+     "print the comparison as Markdown (a pull-request comment) instead of the text report", NULL,
+     CLI_FLAG(compare_md)},
+    {"--csv", ON_COMPARE, 0, NULL, "print the comparison as CSV instead of the text report", NULL,
+     CLI_FLAG(compare_csv)},
     {"--csv", ON_RUN, 1, "FILE",
-     "the table as CSV (RFC 4180), one row per variant with its roof, replaced if it exists"},
-    {"--results-dir", ON_RUN, 1, "DIR", "folder for the default results file (default results)"},
+     "the table as CSV (RFC 4180), one row per variant with its roof, replaced if it exists",
+     opt_csv, 0},
+    {"--results-dir", ON_RUN, 1, "DIR", "folder for the default results file (default results)",
+     opt_results_dir, 0},
     {"--wide", ON_RUN, 0, NULL,
      "the table with every name and roof key whole and the notes unwrapped (by default the "
-     "table fits 100 columns)"},
+     "table fits 100 columns)",
+     NULL, CLI_FLAG(wide)},
     {"--gate", ON_RUN | ON_COMPARE, 1, "gating|all",
      "which verdicts set the exit code: gating (default) leaves out the informational rows, "
      "whose time the host sets (pageable copies, stream launches, host-staged baselines); all "
-     "counts them too"},
+     "counts them too",
+     opt_gate, 0},
     {"--expect", ON_RUN, 1, "FILE|none",
-     "expectation file (default expectations/<hardware-key>.json); none: no verdicts"},
+     "expectation file (default expectations/<hardware-key>.json); none: no verdicts", opt_expect,
+     0},
     {"--expect", ON_CEILINGS, 1, "FILE",
      "the expectation file to write the ceilings into (default "
-     "expectations/<hardware-key>.json)"},
+     "expectations/<hardware-key>.json)",
+     opt_expect, 0},
     {"--expect", ON_COMPARE | ON_HISTORY, 1, "FILE|none",
      "the expectation file whose recorded run spreads set each variant's floor (default: the "
-     "runs' GPU's, in the tree the binary was built from); none: no floors from a file"},
+     "runs' GPU's, in the tree the binary was built from); none: no floors from a file",
+     opt_expect, 0},
     {"--expect-any-device", ON_RUN | ON_CEILINGS, 0, NULL,
      "use an expectation file recorded on another GPU model (refused by default: its times and "
-     "roofs are not this GPU's)"},
+     "roofs are not this GPU's)",
+     NULL, CLI_FLAG(expect_any_device)},
     {"--update-expectations", ON_RUN, 0, NULL,
      "rewrite the expectation file from this run: each variant's median, the spread of its "
      "medians over --repeat runs (from which its regression threshold comes) and each pair's "
-     "wall time (for the progress line's estimate)"},
+     "wall time (for the progress line's estimate)",
+     NULL, CLI_FLAG(update_expectations)},
     {"--repeat", ON_RUN, 1, "N",
      "with --update-expectations: run the pairs N times, 1..20 (default 3; 1 records no spread: "
-     "the thresholds then fall back to the spread within one timed loop)"},
+     "the thresholds then fall back to the spread within one timed loop)",
+     parse_count_option, 0},
     {"--quick", ON_CEILINGS, 0, NULL,
      "DRAM copy, FP32 FMA and launch latency only (a few seconds: a same-run platform "
-     "reference)"},
+     "reference)",
+     NULL, CLI_FLAG(quick)},
     {"--links", ON_CEILINGS, 0, NULL,
      "the link roofs only: PCIe each way and both ways, NVLink one way and both ways (the "
-     "best pair of GPUs, every pair timed; seconds)"},
+     "best pair of GPUs, every pair timed; seconds)",
+     NULL, CLI_FLAG(links)},
     {"--no-ceilings", ON_RUN, 0, NULL,
      "skip the platform reference a run measures first (ceilings --quick: DRAM copy, FP32, "
      "launch, and the DRAM read or write, L2 and PCIe roofs its rows are placed on; a few "
-     "seconds); the results then say platform: none"},
-    {"--nvtx", ON_RUN | ON_CHECK, 0, NULL, "NVTX ranges around each pair and variant"},
+     "seconds); the results then say platform: none",
+     NULL, CLI_FLAG(no_ceilings)},
+    {"--nvtx", ON_RUN | ON_CHECK, 0, NULL, "NVTX ranges around each pair and variant", NULL,
+     CLI_FLAG(nvtx)},
     {"--timeout", ON_RUN | ON_CHECK | ON_CEILINGS | ON_P2P | ON_PROFILE, 1, "S",
      "watchdog: a pair (or the measurement) running longer fails, 5..86400 seconds (default "
-     "300)"},
-    {"--seed", ON_RUN | ON_CHECK, 1, "N", "seed of the random inputs (default 20261122)"},
+     "300)",
+     opt_timeout, 0},
+    {"--seed", ON_RUN | ON_CHECK, 1, "N", "seed of the random inputs (default 20261122)",
+     parse_count_option, 0},
     {"-o", ON_PLOT, 1, "BASE",
      "write BASE.svg (the roofline chart) and BASE-speedup.svg (and BASE.html with --html); "
      "default: beside the results file, same name. A BASE ending in .svg is taken without it; "
-     "another image name (x.png, x.pdf) is refused: plot writes SVG"},
+     "another image name (x.png, x.pdf) is refused: plot writes SVG",
+     opt_plot_base, 0},
     {"--html", ON_PLOT, 2, "[FILE.html]",
      "also the self-contained HTML report (charts and a sortable table): to FILE.html when "
-     "given, else BASE.html"},
-    {"--html", ON_COMPARE, 1, "FILE.html", "also the comparison as a sortable HTML page"},
+     "given, else BASE.html",
+     opt_html, 0},
+    {"--html", ON_COMPARE, 1, "FILE.html", "also the comparison as a sortable HTML page", opt_html,
+     0},
     {"--gpu", ON_PLOT | ON_COMPARE, 1, "N",
      "of a node or fleet results file (run --device all, roofbench_mpi): the run of its N-th "
-     "GPU (gpus[N], from 0), with the node's collectives and its P2P matrix"},
+     "GPU (gpus[N], from 0), with the node's collectives and its P2P matrix",
+     opt_gpu, 0},
     {"-o", ON_HISTORY, 1, "BASE",
-     "also write BASE.svg (a trend line per variant), BASE.md and BASE.json"},
+     "also write BASE.svg (a trend line per variant), BASE.md and BASE.json", opt_out_base, 0},
     {"--check", ON_DOCS, 0, NULL,
-     "rewrite nothing; exit 1 when a generated block differs from what the reference runs give"},
+     "rewrite nothing; exit 1 when a generated block differs from what the reference runs give",
+     NULL, CLI_FLAG(check)},
     {"--baseline", ON_RUN, 1, "OLD.json",
      "compare this run with OLD.json (as compare does) and exit 1 when a variant is slower for "
-     "any cause but the platform; the file is read before any GPU work"},
+     "any cause but the platform; the file is read before any GPU work",
+     opt_baseline, 0},
     {"--fail-on-platform", ON_RUN | ON_COMPARE, 0, NULL,
-     "a slowdown the platform explains fails too"},
+     "a slowdown the platform explains fails too", NULL, CLI_FLAG(fail_on_platform)},
     {"--mark-stale", ON_EXPECT, 0, NULL,
      "mark the rows --filter selects stale, with --why: their code changed since they were "
      "recorded and they cannot be recorded again now; a run then gives their variants the "
-     "verdict stale (not gating). Recording the row again clears the mark"},
+     "verdict stale (not gating). Recording the row again clears the mark",
+     NULL, CLI_FLAG(mark_stale)},
     {"--record", ON_EXPECT, 0, NULL,
      "merge the results files of several full runs (RUN.json ..., e.g. 3 runs on each of 2 "
      "machines of one GPU model) into the expectation file, as --update-expectations merges "
-     "its repeats: each variant's threshold then includes the spread between the machines"},
+     "its repeats: each variant's threshold then includes the spread between the machines",
+     NULL, CLI_FLAG(record)},
     {"--check", ON_EXPECT, 0, NULL,
      "compare every row of the expectation files given (default expectations/*.json) with "
      "this build: kernel fingerprints, launch geometry and variants; exit 1 when an unmarked "
-     "row differs"},
+     "row differs",
+     NULL, CLI_FLAG(check)},
     {"--filter", ON_EXPECT, 1, "REGEX",
      "with --mark-stale: the rows whose <pair>.<input>@<size> row name, or whose pair's name, "
-     "matches (POSIX extended regex, as run --filter)"},
+     "matches (POSIX extended regex, as run --filter)",
+     parse_regex, 0},
     {"--why", ON_EXPECT, 1, "TEXT",
      "with --mark-stale: why the rows are stale, one line (what changed, and when they are "
-     "recorded again)"},
+     "recorded again)",
+     opt_why, 0},
     {"--expect", ON_EXPECT, 1, "FILE",
      "the expectation file (default for --record: expectations/<hardware-key>.json of the "
-     "runs' GPU)"},
-    {"--key", ON_EXPECT, 1, "KEY",
-     "with --mark-stale: the file is expectations/KEY.json (KEY a hardware key: nvidia-h200); "
-     "no GPU is asked"},
+     "runs' GPU)",
+     opt_expect, 0},
     {"-o", ON_PROFILE, 1, "BASE",
      "the profile's files: BASE.json (the document), BASE.md, BASE.svg (the hierarchical "
-     "roofline), BASE.html and, when ncu ran, BASE.ncu.csv (its raw capture); required"},
+     "roofline), BASE.html and, when ncu ran, BASE.ncu.csv (its raw capture); required",
+     opt_out_base, 0},
     {"--expect", ON_PROFILE, 1, "FILE|none",
      "the expectation file whose ceilings are the roofs (dram_gbps, l2_read_gbps, smem_gbps, "
      "the compute roofs; default expectations/<hardware-key>.json of the profiled GPU, when "
-     "there is one); none: no roofs"},
+     "there is one); none: no roofs",
+     opt_expect, 0},
+    {"--key", ON_EXPECT, 1, "KEY",
+     "with --mark-stale: the file is expectations/KEY.json (KEY a hardware key: nvidia-h200); "
+     "no GPU is asked",
+     opt_key, 0},
     {"--write-through-links", ON_RUN | ON_PLOT | ON_COMPARE, 0, NULL,
      "an output that is a symbolic link is written through it (by default it is refused, as "
-     "are devices, FIFOs and an output that is an input)"},
+     "are devices, FIFOs and an output that is an input)",
+     NULL, CLI_FLAG(through_links)},
 };
 #define CLI_OPTIONS (sizeof cli_options / sizeof cli_options[0])
 
@@ -389,24 +467,64 @@ static int filter_problem(const char *re, char *why, size_t size)
     return 0;
 }
 
-/* --filter and --skip-variants: a valid POSIX extended regex into *out, refused when it could
- * take minutes (filter_problem). */
-static int parse_regex(const char *a, const char *v, const char **out, char *err, size_t err_size)
+int rb_filter_compile(rb_filter *f, const char *option, const char *text, char *err,
+                      size_t err_size)
 {
     char why[200];
-    regex_t re;
-    *out = v;
-    if (filter_problem(v, why, sizeof why) != 0) {
-        rb_fmt(err, err_size, "%s '%s': %s", a, v, why);
+    f->text = text;
+    if (filter_problem(text, why, sizeof why) != 0) {
+        rb_fmt(err, err_size, "%s '%s': %s", option, text, why);
         return -1;
     }
-    int rc = regcomp(&re, v, REG_EXTENDED | REG_NOSUB);
+    int rc = regcomp(&f->re, text, REG_EXTENDED | REG_NOSUB);
     if (rc != 0) {
-        regerror(rc, &re, why, sizeof why);
-        rb_fmt(err, err_size, "%s '%s': %s", a, v, why);
+        regerror(rc, &f->re, why, sizeof why);
+        rb_fmt(err, err_size, "%s '%s': not a valid regular expression: %s", option, text, why);
         return -1;
     }
-    regfree(&re);
+    return 0;
+}
+
+int rb_filter_match(const rb_filter *f, const char *s)
+{
+    return !f || regexec(&f->re, s, 0, NULL, 0) == 0;
+}
+
+void rb_filter_free(rb_filter *f)
+{
+    regfree(&f->re);
+}
+
+/* The filters of the last command line parsed: held here, so that options copied by value share
+ * them and a test that parses many command lines frees each at the next. */
+static rb_filter parsed_filter, parsed_skip;
+static int have_parsed_filter, have_parsed_skip;
+
+static void free_parsed_filters(void)
+{
+    if (have_parsed_filter)
+        rb_filter_free(&parsed_filter);
+    if (have_parsed_skip)
+        rb_filter_free(&parsed_skip);
+    have_parsed_filter = have_parsed_skip = 0;
+}
+
+/* --filter and --skip-variants: compiled once, here (rb_filter_compile). */
+static int parse_regex(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    int is_filter = !strcmp(a, "--filter");
+    rb_filter *f = is_filter ? &parsed_filter : &parsed_skip;
+    if (rb_filter_compile(f, a, v, err, err_size) != 0)
+        return -1;
+    if (is_filter) {
+        have_parsed_filter = 1;
+        o->filter = v;
+        o->filter_re = f;
+    } else {
+        have_parsed_skip = 1;
+        o->skip_variants = v;
+        o->skip_re = f;
+    }
     return 0;
 }
 
@@ -556,60 +674,128 @@ static int parse_plot_base(const char *v, rb_options *o, char *err, size_t err_s
     return parse_path("-o", v, &o->plot_svg, err, err_size);
 }
 
-/* One option that takes a value v. */
-static int parse_value(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+/* The options' values (cli_options' parse): each reads v, the value of option a, into o. */
+static int opt_size(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
 {
-    if (!strcmp(a, "--filter"))
-        return parse_regex(a, v, &o->filter, err, err_size);
-    if (!strcmp(a, "--skip-variants"))
-        return parse_regex(a, v, &o->skip_variants, err, err_size);
-    if (!strcmp(a, "--size"))
-        return parse_size_option(v, o, err, err_size);
-    if (!strcmp(a, "--samples") || !strcmp(a, "--seed") || !strcmp(a, "--repeat"))
-        return parse_count_option(a, v, o, err, err_size);
-    if (!strcmp(a, "--timeout"))
-        return parse_bounded_seconds(a, v, RB_TIMEOUT_MIN_S, RB_TIMEOUT_MAX_S, &o->timeout_s, err,
-                                     err_size);
-    if (!strcmp(a, "--cap"))
-        return parse_bounded_seconds(a, v, RB_CAP_MIN_S, RB_CAP_MAX_S, &o->cap_s, err, err_size);
-    if (!strcmp(a, "--json"))
-        return parse_path(a, v, &o->json_path, err, err_size);
-    if (!strcmp(a, "--csv"))
-        return parse_path(a, v, &o->csv_path, err, err_size);
-    if (!strcmp(a, "--results-dir"))
-        return parse_path(a, v, &o->results_dir, err, err_size);
-    if (!strcmp(a, "-o") && (o->command == RB_CMD_HISTORY || o->command == RB_CMD_PROFILE))
-        return parse_path(a, v, &o->out_base, err, err_size);
-    if (!strcmp(a, "-o"))
-        return parse_plot_base(v, o, err, err_size);
-    if (!strcmp(a, "--html"))
-        return parse_path(a, v, &o->plot_html, err, err_size);
-    if (!strcmp(a, "--baseline"))
-        return parse_path(a, v, &o->baseline_path, err, err_size);
-    if (!strcmp(a, "--device"))
-        return parse_device(v, o, err, err_size);
-    if (!strcmp(a, "--gpu"))
-        return parse_node_gpu(v, o, err, err_size);
-    if (!strcmp(a, "--gate"))
-        return parse_gate(v, o, err, err_size);
-    if (!strcmp(a, "--scope"))
-        return parse_scope(v, o, err, err_size);
-    if (!strcmp(a, "--why")) {
-        o->why = v;
-        return 0;
-    }
-    if (!strcmp(a, "--key")) {
-        o->key = v;
-        if (rb_is_hardware_key(v))
-            return 0;
+    (void)a;
+    return parse_size_option(v, o, err, err_size);
+}
+
+static int opt_timeout(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    return parse_bounded_seconds(a, v, RB_TIMEOUT_MIN_S, RB_TIMEOUT_MAX_S, &o->timeout_s, err,
+                                 err_size);
+}
+
+static int opt_cap(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    return parse_bounded_seconds(a, v, RB_CAP_MIN_S, RB_CAP_MAX_S, &o->cap_s, err, err_size);
+}
+
+/* "-" and /dev/stdout: the standard output, which compare's --json alone writes to today (run's
+ * --json and --csv also write the files beside them, p2p's its tables): refused elsewhere, never
+ * a file named "-". */
+static int stdout_path(const char *a, const char *v, rb_options *o, const char **dst, char *err,
+                       size_t err_size)
+{
+    if (strcmp(v, "-") != 0 && strcmp(v, "/dev/stdout") != 0)
+        return parse_path(a, v, dst, err, err_size);
+    if (o->command != RB_CMD_COMPARE || strcmp(a, "--json") != 0) {
         rb_fmt(err, err_size,
-               "--key '%s' is not a hardware key (lower-case letters and digits "
-               "joined by '-': nvidia-h200)",
-               v);
+               "%s %s: %s writes it to a file (the standard output takes compare's --json)", a, v,
+               command_names[o->command]);
         return -1;
     }
+    *dst = "-";
+    return 0;
+}
+
+static int opt_json(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    return stdout_path(a, v, o, &o->json_path, err, err_size);
+}
+
+static int opt_csv(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    return stdout_path(a, v, o, &o->csv_path, err, err_size);
+}
+
+static int opt_results_dir(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    return parse_path(a, v, &o->results_dir, err, err_size);
+}
+
+static int opt_out_base(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    return parse_path(a, v, &o->out_base, err, err_size);
+}
+
+static int opt_plot_base(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    (void)a;
+    return parse_plot_base(v, o, err, err_size);
+}
+
+static int opt_html(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    return parse_path(a, v, &o->plot_html, err, err_size);
+}
+
+static int opt_baseline(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    return parse_path(a, v, &o->baseline_path, err, err_size);
+}
+
+static int opt_device(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    (void)a;
+    return parse_device(v, o, err, err_size);
+}
+
+static int opt_gpu(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    (void)a;
+    return parse_node_gpu(v, o, err, err_size);
+}
+
+static int opt_gate(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    (void)a;
+    return parse_gate(v, o, err, err_size);
+}
+
+static int opt_scope(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    (void)a;
+    return parse_scope(v, o, err, err_size);
+}
+
+static int opt_why(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    (void)a;
+    (void)err;
+    (void)err_size;
+    o->why = v;
+    return 0;
+}
+
+static int opt_key(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
+    (void)a;
+    o->key = v;
+    if (rb_is_hardware_key(v))
+        return 0;
+    rb_fmt(err, err_size,
+           "--key '%s' is not a hardware key (lower-case letters and digits "
+           "joined by '-': nvidia-h200)",
+           v);
+    return -1;
+}
+
+static int opt_expect(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
+{
     o->expect_none = !strcmp(v, "none");
-    return parse_path(a, v, &o->expect_path, err, err_size); /* --expect */
+    return parse_path(a, v, &o->expect_path, err, err_size);
 }
 
 /* --device all or a list: a node run, whose one file is the node document. */
@@ -665,8 +851,126 @@ static int parse_compare_operand(const char *a, rb_options *o, char *err, size_t
                       err_size);
 }
 
+/* An operand of the command (plot's results file, compare's OLD and NEW, history's runs and
+ * expectations' files): 1 when a is one and was taken, 0 when it is not one, -1 with err. */
+static int parse_operand(const char *a, rb_options *o, char *err, size_t err_size)
+{
+    if (a[0] == '-')
+        return 0;
+    if (o->command == RB_CMD_PLOT) { /* plot's one operand: the results file */
+        if (o->plot_input) {
+            rb_fmt(err, err_size, "plot takes one results file, not '%s' and '%s'", o->plot_input,
+                   a);
+            return -1;
+        }
+        return parse_path("plot", a, &o->plot_input, err, err_size) == 0 ? 1 : -1;
+    }
+    if (o->command == RB_CMD_COMPARE) /* compare's two operands: OLD, then NEW */
+        return parse_compare_operand(a, o, err, err_size) == 0 ? 1 : -1;
+    if (o->command != RB_CMD_HISTORY && o->command != RB_CMD_EXPECTATIONS &&
+        o->command != RB_CMD_PROFILE)
+        return 0;
+    if (o->n_inputs == RB_CLI_MAX_INPUTS) {
+        rb_fmt(err, err_size, "%s takes at most %d operands%s", command_names[o->command],
+               RB_CLI_MAX_INPUTS, o->command == RB_CMD_HISTORY ? ": give the folder" : "");
+        return -1;
+    }
+    if (parse_path(command_names[o->command], a, &o->inputs[o->n_inputs], err, err_size) != 0)
+        return -1;
+    o->n_inputs++;
+    return 1;
+}
+
+/* The other names an option answers to. */
+static const char *const cli_aliases[][2] = {{"-d", "--device"}, {"--devices", "--device"}};
+
+/* The option at argv[*i] (--name VALUE, --name=VALUE, or a flag), by the table: its value parsed
+ * into o (*i moved past it) or its flag set. 0, or -1 with err. */
+static int parse_option(int argc, char **argv, int *i, rb_options *o, unsigned char *seen,
+                        char *err, size_t err_size)
+{
+    const char *a = argv[*i], *eq = strncmp(a, "--", 2) ? NULL : strchr(a, '='), *v = NULL;
+    char name[64];
+    rb_fmt(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+    for (size_t k = 0; k < sizeof cli_aliases / sizeof cli_aliases[0]; k++)
+        if (!strcmp(name, cli_aliases[k][0]))
+            rb_fmt(name, sizeof name, "%s", cli_aliases[k][1]);
+    const cli_option *opt = find_option(name, o->command, err, err_size);
+    if (!opt)
+        return -1;
+    /* each option once: a second value would silently win over the first */
+    if (seen[opt - cli_options]++) {
+        rb_fmt(err, err_size, "%s is given twice (once is enough; which value was meant?)", name);
+        return -1;
+    }
+    if (eq && !opt->takes_value) {
+        rb_fmt(err, err_size, "%s takes no value, not '%s'", name, eq + 1);
+        return -1;
+    }
+    if (!(opt->takes_value ? opt->parse != NULL : opt->flag != 0)) {
+        /* a row of the table without its parser or flag: said, never a write through offset 0 */
+        rb_fmt(err, err_size, "%s: the option table gives it no %s", name,
+               opt->takes_value ? "parser" : "flag");
+        return -1;
+    }
+    if (!opt->takes_value) {
+        *(int *)((char *)o + opt->flag - 1) = 1;
+        return 0;
+    }
+    if (eq) {
+        v = eq + 1;
+    } else if (opt->takes_value == 2) { /* plot --html [FILE.html] */
+        if (*i + 1 < argc && has_suffix(argv[*i + 1], ".html"))
+            v = argv[++*i];
+    } else if (need_value(argc, argv, *i, err, err_size) == 0) {
+        v = argv[++*i];
+    } else {
+        return -1;
+    }
+    if (eq && !*v) {
+        rb_fmt(err, err_size, "%s needs a value", name);
+        return -1;
+    }
+    if (opt->takes_value == 2 && !v) {
+        o->plot_html_beside = 1;
+        return 0;
+    }
+    return opt->parse(name, v, o, err, err_size);
+}
+
+/* The operands a command needs, and the options that only go together. 0, or -1 with err. */
+static int operands_ok(const rb_options *o, char *err, size_t err_size)
+{
+    const char *no = NULL;
+    if (o->command == RB_CMD_PLOT && !o->plot_input)
+        no = "plot needs a results file: roofbench plot RESULTS.json";
+    else if (o->command == RB_CMD_COMPARE && !o->compare_new)
+        no = "compare needs two results files: roofbench compare OLD.json NEW.json";
+    else if (o->command == RB_CMD_COMPARE && o->compare_md && o->compare_csv)
+        no = "compare prints one format: --md or --csv, not both";
+    else if (o->command == RB_CMD_COMPARE && (o->compare_md || o->compare_csv) && o->json_path &&
+             !strcmp(o->json_path, "-"))
+        no = "compare prints one document on the standard output: --json - or --md or --csv";
+    else if (o->command == RB_CMD_HISTORY && o->n_inputs == 0)
+        no = "history needs runs: roofbench history results/<hardware-key>/ (or results files)";
+    else if (o->command == RB_CMD_PROFILE && !o->out_base)
+        no = "profile needs -o BASE: the files it writes (BASE.json, BASE.svg, BASE.html, ...)";
+    else if (o->command == RB_CMD_RUN && o->fail_on_platform && !o->baseline_path)
+        no = "--fail-on-platform goes with --baseline OLD.json in run";
+    else if (o->repeat && !o->update_expectations)
+        no = "--repeat goes with --update-expectations (the runs whose spread sets each "
+             "variant's regression threshold)";
+    else if (o->quick && o->links)
+        no = "ceilings measures one set: --quick or --links, not both";
+    if (!no)
+        return 0;
+    rb_fmt(err, err_size, "%s", no);
+    return -1;
+}
+
 int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_size)
 {
+    free_parsed_filters();
     memset(o, 0, sizeof *o);
     o->timeout_s = 300;
     o->cap_s = 1.0;
@@ -687,136 +991,21 @@ int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_siz
     }
     unsigned char seen[CLI_OPTIONS] = {0};
     for (int i = first; i < argc && o->command != RB_CMD_HELP; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             o->help_topic = o->command;
             o->command = RB_CMD_HELP;
             return 0;
         }
-        /* plot's one operand: the results file */
-        if (o->command == RB_CMD_PLOT && a[0] != '-') {
-            if (o->plot_input) {
-                rb_fmt(err, err_size, "plot takes one results file, not '%s' and '%s'",
-                       o->plot_input, a);
-                return -1;
-            }
-            if (parse_path("plot", a, &o->plot_input, err, err_size) != 0)
-                return -1;
-            continue;
-        }
-        /* compare's two operands: OLD, then NEW */
-        if (o->command == RB_CMD_COMPARE && a[0] != '-') {
-            if (parse_compare_operand(a, o, err, err_size) != 0)
-                return -1;
-            continue;
-        }
-        if ((o->command == RB_CMD_HISTORY || o->command == RB_CMD_EXPECTATIONS ||
-             o->command == RB_CMD_PROFILE) &&
-            a[0] != '-') {
-            if (o->n_inputs == RB_CLI_MAX_INPUTS) {
-                rb_fmt(err, err_size, "%s takes at most %d operands%s", command_names[o->command],
-                       RB_CLI_MAX_INPUTS, o->command == RB_CMD_HISTORY ? ": give the folder" : "");
-                return -1;
-            }
-            if (parse_path(command_names[o->command], a, &o->inputs[o->n_inputs], err, err_size) !=
-                0)
-                return -1;
-            o->n_inputs++;
-            continue;
-        }
-        const cli_option *opt = find_option(a, o->command, err, err_size);
-        if (!opt)
+        int taken = parse_operand(argv[i], o, err, err_size);
+        if (taken < 0 || (!taken && parse_option(argc, argv, &i, o, seen, err, err_size) != 0))
             return -1;
-        /* each option once: a second value would silently win over the first */
-        if (seen[opt - cli_options]++) {
-            rb_fmt(err, err_size, "%s is given twice (once is enough; which value was meant?)", a);
-            return -1;
-        }
-        if (opt->takes_value == 2) { /* plot --html [FILE.html] */
-            if (i + 1 < argc && has_suffix(argv[i + 1], ".html")) {
-                if (parse_path(a, argv[i + 1], &o->plot_html, err, err_size) != 0)
-                    return -1;
-                i++;
-            } else {
-                o->plot_html_beside = 1;
-            }
-        } else if (opt->takes_value) {
-            if (need_value(argc, argv, i, err, err_size) ||
-                parse_value(a, argv[i + 1], o, err, err_size))
-                return -1;
-            i++;
-        } else if (!strcmp(a, "--cold")) {
-            o->cold = 1;
-        } else if (!strcmp(a, "--nvtx")) {
-            o->nvtx = 1;
-        } else if (!strcmp(a, "--expect-any-device")) {
-            o->expect_any_device = 1;
-        } else if (!strcmp(a, "--quick")) {
-            o->quick = 1;
-        } else if (!strcmp(a, "--links")) {
-            o->links = 1;
-        } else if (!strcmp(a, "--no-ceilings")) {
-            o->no_ceilings = 1;
-        } else if (!strcmp(a, "--fail-on-platform")) {
-            o->fail_on_platform = 1;
-        } else if (!strcmp(a, "--wide")) {
-            o->wide = 1;
-        } else if (!strcmp(a, "--md")) {
-            o->compare_md = 1;
-        } else if (!strcmp(a, "--csv")) {
-            o->compare_csv = 1;
-        } else if (!strcmp(a, "--check")) {
-            o->check = 1;
-        } else if (!strcmp(a, "--write-through-links")) {
-            o->through_links = 1;
-        } else if (!strcmp(a, "--mark-stale")) {
-            o->mark_stale = 1;
-        } else if (!strcmp(a, "--record")) {
-            o->record = 1;
-        } else {
-            o->update_expectations = 1;
-        }
     }
-    if (o->command == RB_CMD_PLOT && !o->plot_input) {
-        rb_fmt(err, err_size, "plot needs a results file: roofbench plot RESULTS.json");
-        return -1;
-    }
-    if (o->command == RB_CMD_COMPARE && !o->compare_new) {
-        rb_fmt(err, err_size, "compare needs two results files: roofbench compare OLD.json "
-                              "NEW.json");
-        return -1;
-    }
-    if (o->command == RB_CMD_COMPARE && o->compare_md && o->compare_csv) {
-        rb_fmt(err, err_size, "compare prints one format: --md or --csv, not both");
-        return -1;
-    }
+    if (o->command == RB_CMD_HELP)
+        return 0;
     if (o->command == RB_CMD_EXPECTATIONS && expectations_options_ok(o, err, err_size) != 0)
         return -1;
-    if (o->command == RB_CMD_HISTORY && o->n_inputs == 0) {
-        rb_fmt(err, err_size,
-               "history needs runs: roofbench history results/<hardware-key>/ (or "
-               "results files)");
+    if (operands_ok(o, err, err_size) != 0)
         return -1;
-    }
-    if (o->command == RB_CMD_PROFILE && !o->out_base) {
-        rb_fmt(err, err_size, "profile needs -o BASE: the files it writes (BASE.json, BASE.svg, "
-                              "BASE.html, ...)");
-        return -1;
-    }
-    if (o->command == RB_CMD_RUN && o->fail_on_platform && !o->baseline_path) {
-        rb_fmt(err, err_size, "--fail-on-platform goes with --baseline OLD.json in run");
-        return -1;
-    }
-    if (o->repeat && !o->update_expectations) {
-        rb_fmt(err, err_size,
-               "--repeat goes with --update-expectations (the runs whose spread "
-               "sets each variant's regression threshold)");
-        return -1;
-    }
-    if (o->quick && o->links) {
-        rb_fmt(err, err_size, "ceilings measures one set: --quick or --links, not both");
-        return -1;
-    }
     if ((o->device_all || o->n_devices) && node_options_ok(o, err, err_size) != 0)
         return -1;
     if (o->update_expectations && !o->repeat)

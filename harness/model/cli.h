@@ -3,6 +3,7 @@
 #ifndef RB_CLI_H
 #define RB_CLI_H
 
+#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,9 +47,31 @@ typedef enum rb_scope {
  * the GPUs there are). */
 #define RB_DEVICE_MAX 63
 
+/* A --filter or --skip-variants: a POSIX extended regex compiled once, here (rb_filter_compile,
+ * called by rb_cli_parse and by the docs' generated blocks), with one message for a bad one;
+ * every command and the model match with it and none compiles its own. */
+typedef struct rb_filter {
+    const char *text; /* as given, for the messages that quote it */
+    regex_t re;
+} rb_filter;
+
+/* Compiles text into *f: refused (one line in err, naming option) when it is not a valid POSIX
+ * extended regex or could take minutes (a back-reference, repetitions that multiply past
+ * 10000). 0, or -1 with f holding nothing to free. */
+int rb_filter_compile(rb_filter *f, const char *option, const char *text, char *err,
+                      size_t err_size);
+
+/* Whether f selects s; a NULL f selects everything. */
+int rb_filter_match(const rb_filter *f, const char *s);
+
+void rb_filter_free(rb_filter *f);
+
 typedef struct rb_options {
     rb_command command;
     const char *filter; /* POSIX extended regex on pair names; NULL: all */
+    /* --filter and --skip-variants compiled (NULL: not given); valid until the next
+     * rb_cli_parse, which holds them */
+    const rb_filter *filter_re, *skip_re;
     /* check --skip-variants: POSIX extended regex on "<row>/<variant>" and "<pair>/<variant>":
      * the variants it matches are reported skipped, not run; NULL: none */
     const char *skip_variants;
@@ -104,6 +127,7 @@ typedef struct rb_options {
     int devices[RB_DEVICE_MAX + 1];
     rb_scope scope;            /* --scope: which pairs, by how they use the GPUs */
     int wide;                  /* run --wide: the table with full names, no wrapping */
+    int list_json;             /* list --json: the pairs as JSON on stdout */
     int gate_all;              /* run --gate all: informational rows gate the exit code too */
     int through_links;         /* an output that is a symbolic link: write to its target */
     /* plot, compare --gpu N: of a node document, the run of gpus[N]; -1: none */

@@ -12,11 +12,11 @@ void rb_expect_row_pair(const char *row, char *out, size_t size)
     rb_fmt(out, size, "%.*s", (int)strcspn(row, ".@"), row);
 }
 
-int rb_expect_row_selected(const regex_t *re, const char *row)
+int rb_expect_row_selected(const rb_filter *f, const char *row)
 {
     char pair[RB_NAME_MAX];
     rb_expect_row_pair(row, pair, sizeof pair);
-    return regexec(re, row, 0, NULL, 0) == 0 || regexec(re, pair, 0, NULL, 0) == 0;
+    return rb_filter_match(f, row) || rb_filter_match(f, pair);
 }
 
 int rb_expect_why_ok(const char *why, char *err, size_t err_size)
@@ -114,7 +114,7 @@ static json_value *stale_mark(const char *git, const char *date, const char *why
 }
 
 /* The rows filter selects, counted (and, with out, said: each marked, the mark it replaces). */
-static int mark_rows(json_value *pairs, const regex_t *re, const json_value *mark, FILE *out)
+static int mark_rows(json_value *pairs, const rb_filter *re, const json_value *mark, FILE *out)
 {
     int n = 0;
     for (size_t i = 0; i < pairs->count; i++) {
@@ -134,31 +134,28 @@ static int mark_rows(json_value *pairs, const regex_t *re, const json_value *mar
     return n;
 }
 
-int rb_expect_mark_stale(json_value *doc, const char *filter, const char *why, const char *git,
+int rb_expect_mark_stale(json_value *doc, const rb_filter *filter, const char *why, const char *git,
                          const char *date, FILE *out, int *marked, char *err, size_t err_size)
 {
     char msg[200];
-    regex_t re;
     json_value *pairs = json_get(doc, "pairs");
     *marked = 0;
     if (rb_expect_why_ok(why, msg, sizeof msg) != 0) {
         rb_fmt(err, err_size, "--why: %s", msg);
         return -1;
     }
-    if (!filter || regcomp(&re, filter, REG_EXTENDED | REG_NOSUB) != 0) {
-        rb_fmt(err, err_size, "--filter '%s' is not a valid regular expression",
-               filter ? filter : "");
+    if (!filter) {
+        rb_fmt(err, err_size, "--mark-stale needs --filter REGEX (the rows)");
         return -1;
     }
     /* counted first, so that a filter matching nothing leaves the document as it was */
-    int n = pairs && pairs->type == JSON_OBJECT ? mark_rows(pairs, &re, NULL, NULL) : 0;
+    int n = pairs && pairs->type == JSON_OBJECT ? mark_rows(pairs, filter, NULL, NULL) : 0;
     json_value *mark = n > 0 ? stale_mark(git, date, why) : NULL;
     if (n > 0 && mark)
-        n = mark_rows(pairs, &re, mark, out);
-    regfree(&re);
+        n = mark_rows(pairs, filter, mark, out);
     json_free(mark);
     if (n == 0) {
-        rb_fmt(err, err_size, "--filter '%s' matches no row of the file", filter);
+        rb_fmt(err, err_size, "--filter '%s' matches no row of the file", filter->text);
         return -1;
     }
     if (n < 0 || !mark) {

@@ -16,10 +16,10 @@
 #ifndef RB_EXPECT_STALE_H
 #define RB_EXPECT_STALE_H
 
-#include <regex.h>
 #include <stddef.h>
 #include <stdio.h>
 
+#include "cli.h"
 #include "json.h"
 #include "result.h"
 
@@ -30,9 +30,9 @@
  * or '@'). */
 void rb_expect_row_pair(const char *row, char *out, size_t size);
 
-/* Is row selected by --filter re (run's rule: the row group's name or its pair's name
- * matches, POSIX extended)? 1 or 0. re was compiled with REG_EXTENDED | REG_NOSUB. */
-int rb_expect_row_selected(const regex_t *re, const char *row);
+/* Is row selected by --filter f (run's rule: the row group's name or its pair's name
+ * matches)? 1 or 0. */
+int rb_expect_row_selected(const rb_filter *f, const char *row);
 
 /* A reason a mark may keep: not empty, one line of printable text (no control characters), at
  * most RB_STALE_WHY_MAX bytes. 0, or -1 with why not in err. */
@@ -46,10 +46,10 @@ int rb_expect_stale_validate(const json_value *stale, const char *where, char *e
 
 /* Marks every row group of doc (a validated expectation document) that filter selects with
  * {git, date, why}, replacing a mark it had; each row marked is said on out (NULL: silent).
- * 0 with *marked (at least 1), or -1 with one line in err and doc unchanged: the filter is not
- * a regular expression, no row matches it, why is not a reason (rb_expect_why_ok), or out of
+ * 0 with *marked (at least 1), or -1 with one line in err and doc unchanged: no filter (NULL),
+ * no row matches it, why is not a reason (rb_expect_why_ok), or out of
  * memory. */
-int rb_expect_mark_stale(json_value *doc, const char *filter, const char *why, const char *git,
+int rb_expect_mark_stale(json_value *doc, const rb_filter *filter, const char *why, const char *git,
                          const char *date, FILE *out, int *marked, char *err, size_t err_size);
 
 /* What a stale verdict says of a variant of row group `row` (its entry in the file: its stale

@@ -793,31 +793,24 @@ static int label_series(rb_history *h)
     return 0;
 }
 
-/* Keeps the series filter selects; -1 with err for a bad regex. */
-static int filter_series(rb_history *h, const char *filter, char *err, size_t err_size)
+/* Keeps the series filter selects. */
+static void filter_series(rb_history *h, const rb_filter *filter)
 {
-    regex_t re;
     if (!filter)
-        return 0;
-    if (regcomp(&re, filter, REG_EXTENDED | REG_NOSUB) != 0) {
-        rb_fmt(err, err_size, "--filter '%s': not a valid regular expression", filter);
-        return -1;
-    }
+        return;
     int kept = 0;
     for (int i = 0; i < h->n_series; i++) {
-        if (rb_runcmp_selected(&re, h->series[i].pair, h->series[i].variant))
+        if (rb_runcmp_selected(filter, h->series[i].pair, h->series[i].variant))
             h->series[kept++] = h->series[i];
         else
             free(h->series[i].points);
     }
-    regfree(&re);
     h->n_filtered_out = h->n_series - kept;
     h->n_series = kept;
-    h->filter = filter;
-    return 0;
+    h->filter = filter->text;
 }
 
-int rb_history_build(rb_history *h, const json_value *expect, const char *filter, char *err,
+int rb_history_build(rb_history *h, const json_value *expect, const rb_filter *filter, char *err,
                      size_t err_size)
 {
     series_index ix = {0};
@@ -829,8 +822,7 @@ int rb_history_build(rb_history *h, const json_value *expect, const char *filter
         rb_fmt(err, err_size, "out of memory");
         return -1;
     }
-    if (filter_series(h, filter, err, err_size) != 0)
-        return -1;
+    filter_series(h, filter);
     /* a history of nothing checks nothing: refused, as list and plot refuse a filter that
      * matches nothing */
     if (h->n_series == 0) {
@@ -838,7 +830,7 @@ int rb_history_build(rb_history *h, const json_value *expect, const char *filter
             rb_fmt(err, err_size,
                    "history: --filter '%s' matches no series (%d left out): "
                    "nothing to follow",
-                   filter, h->n_filtered_out);
+                   filter->text, h->n_filtered_out);
         else
             rb_fmt(err, err_size,
                    "history: no run holds a valid, timed variant: nothing to "

@@ -127,8 +127,8 @@ int rb_history_take(rb_history *h, const char *path, json_value *doc, char *err,
 int rb_history_finish(rb_history *h, const char *what, char *err, size_t err_size);
 /* The series and their steps, judged with the expectation document expect (validated; NULL:
  * none), keeping only pair/variant rows that filter selects (rb_runcmp_selected; NULL: all).
- * Frees the run documents. 0, or -1 with err (a bad regex, out of memory). */
-int rb_history_build(rb_history *h, const json_value *expect, const char *filter, char *err,
+ * Frees the run documents. 0, or -1 with err (nothing selected, out of memory). */
+int rb_history_build(rb_history *h, const json_value *expect, const rb_filter *filter, char *err,
                      size_t err_size);
 void rb_history_free(rb_history *h);
 

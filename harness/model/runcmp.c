@@ -1076,34 +1076,26 @@ int rb_runcmp_failing(const rb_runcmp *c, int fail_on_platform)
 
 /* ---- --filter ---- */
 
-int rb_runcmp_selected(const regex_t *re, const char *pair, const char *variant)
+int rb_runcmp_selected(const rb_filter *f, const char *pair, const char *variant)
 {
     char base[64], full[140];
     rb_fmt(base, sizeof base, "%.*s", (int)strcspn(pair, ".@"), pair);
     rb_fmt(full, sizeof full, "%s/%s", pair, variant);
-    return regexec(re, pair, 0, NULL, 0) == 0 || regexec(re, base, 0, NULL, 0) == 0 ||
-           regexec(re, full, 0, NULL, 0) == 0;
+    return rb_filter_match(f, pair) || rb_filter_match(f, base) || rb_filter_match(f, full);
 }
 
-int rb_runcmp_filter(rb_runcmp *c, const char *regex, char *err, size_t err_size)
+void rb_runcmp_filter(rb_runcmp *c, const rb_filter *f)
 {
-    regex_t re;
-    if (regcomp(&re, regex, REG_EXTENDED | REG_NOSUB) != 0) {
-        rb_fmt(err, err_size, "--filter '%s': not a valid regular expression", regex);
-        return -1;
-    }
     int kept = 0;
     memset(c->counts, 0, sizeof c->counts);
     for (int i = 0; i < c->n_rows; i++) {
-        if (!rb_runcmp_selected(&re, c->rows[i].pair, c->rows[i].variant))
+        if (!rb_runcmp_selected(f, c->rows[i].pair, c->rows[i].variant))
             continue;
         c->rows[kept] = c->rows[i]; /* the order stays */
         c->counts[c->rows[kept].change]++;
         kept++;
     }
-    regfree(&re);
     c->n_filtered_out += c->n_rows - kept;
     c->n_rows = kept;
-    c->filter = regex;
-    return 0;
+    c->filter = f->text;
 }

@@ -44,9 +44,10 @@
 #ifndef RB_RUNCMP_H
 #define RB_RUNCMP_H
 
-#include <regex.h>
+
 #include <stdio.h>
 
+#include "cli.h"
 #include "json.h"
 #include "result.h"
 #include "arena.h"
@@ -223,11 +224,11 @@ int rb_runcmp_failing(const rb_runcmp *c, int fail_on_platform);
 int rb_runcmp_contended(const rb_runcmp *c);
 
 /* Keeps the rows whose pair (its row name "<pair>.<input>@<size>", or the pair's own name
- * before the first '.' or '@') or "pair/variant" matches the POSIX extended regex, and counts
- * them again. 0, or -1 with one line in err (not a valid regex). */
-int rb_runcmp_filter(rb_runcmp *c, const char *regex, char *err, size_t err_size);
-/* 1 when a row of pair and variant is selected by re (compiled REG_EXTENDED | REG_NOSUB). */
-int rb_runcmp_selected(const regex_t *re, const char *pair, const char *variant);
+ * before the first '.' or '@') or "pair/variant" matches f (model/cli.h), and counts them
+ * again. */
+void rb_runcmp_filter(rb_runcmp *c, const rb_filter *f);
+/* 1 when a row of pair and variant is selected by f (NULL: every row). */
+int rb_runcmp_selected(const rb_filter *f, const char *pair, const char *variant);
 
 /* The report: the environment diff, the verdict counts and the table. */
 void rb_runcmp_print(FILE *f, const rb_runcmp *c, const char *old_path, const char *new_path);

@@ -176,15 +176,13 @@ static char *block_rows(rb_docs *d, const char *key, const char *regex, int term
     const json_value *doc = load(d, ref, err, err_size);
     if (!doc)
         return NULL;
-    regex_t re;
-    if (regcomp(&re, regex, REG_EXTENDED | REG_NOSUB) != 0) {
-        rb_fmt(err, err_size, "'%.100s' is not a POSIX extended regex", regex);
+    rb_filter re;
+    if (rb_filter_compile(&re, "the block's regex", regex, err, err_size) != 0)
         return NULL;
-    }
     char why[200];
-    char *text = rb_docs_render_rows(doc, &re, terminal, terminal ? RB_DOCS_SAMPLE_MAX_ROWS : 0,
+    char *text = rb_docs_render_rows(doc, &re.re, terminal, terminal ? RB_DOCS_SAMPLE_MAX_ROWS : 0,
                                      why, sizeof why);
-    regfree(&re);
+    rb_filter_free(&re);
     /* A table of a pair newer than the reference run says so (make docs fills it once a
      * reference run has the pair); a sample must show rows. */
     if (!text && !terminal && !strcmp(why, "no row group matches")) {
@@ -215,9 +213,16 @@ static char *block_compare(rb_docs *d, char **w, int n, char *err, size_t err_si
         return NULL;
     char *text = NULL, line[RB_PATH_BUF + 600];
     size_t len = 0;
+    rb_filter filter;
+    int have_filter = 0;
     int rc = rb_runcmp_build_expect(old_doc, new_doc, NULL, &c, err, err_size);
-    if (rc == 0 && n == 4 && (rc = rb_runcmp_filter(&c, w[3], err, err_size)) != 0)
+    if (rc == 0 && n == 4 &&
+        (rc = rb_filter_compile(&filter, "--filter", w[3], err, err_size)) != 0)
         rb_runcmp_free(&c);
+    if (rc == 0 && n == 4) {
+        have_filter = 1;
+        rb_runcmp_filter(&c, &filter);
+    }
     if (rc == 0) {
         rb_floors_line(&f, c.floors_from_runs, line, sizeof line);
         c.floors_line = line;
@@ -236,6 +241,8 @@ static char *block_compare(rb_docs *d, char **w, int n, char *err, size_t err_si
         if (!text)
             rb_fmt(err, err_size, "out of memory");
     }
+    if (have_filter)
+        rb_filter_free(&filter);
     rb_floors_free(&f);
     return text;
 }

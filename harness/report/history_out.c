@@ -86,9 +86,12 @@ void rb_history_print(FILE *f, const rb_history *h)
             "change", "verdict");
     for (int i = 0; i < h->n_series; i++) {
         const rb_history_series *s = &h->series[i];
-        say(f, "%-52s %4d %10.4f %10.4f %+6.1f%%  %s", s->label, s->n_points,
-            s->points[0].median_ms, s->points[s->n_points - 1].median_ms, change_pct(s),
-            rb_history_verdict_name(s->verdict));
+        double pct = change_pct(s);
+        char change[32] = "-"; /* one run: no change to give */
+        if (isfinite(pct))
+            rb_fmt(change, sizeof change, "%+6.1f%%", pct);
+        say(f, "%-52s %4d %10.4f %10.4f %7s  %s", s->label, s->n_points, s->points[0].median_ms,
+            s->points[s->n_points - 1].median_ms, change, rb_history_verdict_name(s->verdict));
         for (int k = 0; k < s->n_steps; k++) {
             step_text(h, s, &s->steps[k], line, sizeof line);
             say(f, "    %s", line);

@@ -409,7 +409,7 @@ static int load_pairs(const json_value *pairs, const regex_t *re, rb_plot_data *
     return 0;
 }
 
-int rb_plot_load(const json_value *doc, const char *filter, rb_plot_data *d, char *err,
+int rb_plot_load(const json_value *doc, const rb_filter *filter, rb_plot_data *d, char *err,
                  size_t err_size)
 {
     memset(d, 0, sizeof *d);
@@ -418,14 +418,9 @@ int rb_plot_load(const json_value *doc, const char *filter, rb_plot_data *d, cha
         rb_fmt(err, err_size, "not a roofbench results file (no \"pairs\" array)");
         return -1;
     }
-    regex_t re;
-    int have_re = filter != NULL;
-    if (have_re && regcomp(&re, filter, REG_EXTENDED | REG_NOSUB) != 0) {
-        rb_fmt(err, err_size, "--filter '%s': not a valid regular expression", filter);
-        return -1;
-    }
+    const regex_t *re = filter ? &filter->re : NULL;
     size_t n = 0;
-    int rc = count_variants(pairs, have_re ? &re : NULL, &n, err, err_size);
+    int rc = count_variants(pairs, re, &n, err, err_size);
     if (rc == 0)
         rc = load_roofs(doc, d, err, err_size);
     if (rc == 0) {
@@ -441,12 +436,10 @@ int rb_plot_load(const json_value *doc, const char *filter, rb_plot_data *d, cha
         rb_fmt(err, err_size, "out of memory");
         rc = -1;
     }
-    if (rc == 0 && (load_pairs(pairs, have_re ? &re : NULL, d) != 0 || load_meta(doc, d) != 0)) {
+    if (rc == 0 && (load_pairs(pairs, re, d) != 0 || load_meta(doc, d) != 0)) {
         rb_fmt(err, err_size, "out of memory");
         rc = -1;
     }
-    if (have_re)
-        regfree(&re);
     if (rc == 0 && load_families(d) != 0) {
         rb_fmt(err, err_size, "out of memory");
         rc = -1;

@@ -34,6 +34,7 @@
 
 #include <stddef.h>
 
+#include "cli.h"
 #include "json.h"
 #include "outputs.h"
 #include "arena.h"
@@ -125,9 +126,9 @@ typedef struct rb_plot_data {
     json_value *p2p_matrix; /* the document's P2P matrix (report/p2p_table.h), NULL: none */
 } rb_plot_data;
 
-/* Reads a results document (the pairs whose name matches filter, a POSIX extended regex; NULL:
- * all). 0, or -1 with one line in err (a document that is not a results file, a bad regex). */
-int rb_plot_load(const json_value *doc, const char *filter, rb_plot_data *d, char *err,
+/* Reads a results document (the pairs whose name matches filter, compiled by model/cli.h; NULL:
+ * all). 0, or -1 with one line in err (a document that is not a results file). */
+int rb_plot_load(const json_value *doc, const rb_filter *filter, rb_plot_data *d, char *err,
                  size_t err_size);
 void rb_plot_free(rb_plot_data *d);
 
@@ -282,12 +283,12 @@ void rb_plot_html_to(rb_sbuf *b, const rb_plot_data *d, FILE *roofline_svg, FILE
  * roofline chart as output svg_index, the speedup chart as speedup_index, the report as
  * html_index (-1: none); they are written when the set is committed. A filter that matches no
  * pair is refused. 0, or -1 with "PATH: reason" in err. */
-int rb_plot_stage(const json_value *doc, const char *source_path, const char *filter,
+int rb_plot_stage(const json_value *doc, const char *source_path, const rb_filter *filter,
                   rb_outputs *outs, int svg_index, int speedup_index, int html_index, char *err,
                   size_t err_size);
 /* The same, taking doc: freed once read, before anything is drawn (the charts need the data
  * alone), so that a large file's tree and its charts are never in memory together. */
-int rb_plot_stage_taking(json_value *doc, const char *source_path, const char *filter,
+int rb_plot_stage_taking(json_value *doc, const char *source_path, const rb_filter *filter,
                          rb_outputs *outs, int svg_index, int speedup_index, int html_index,
                          char *err, size_t err_size);
 

@@ -229,7 +229,7 @@ static int stage_all(const rb_plot_data *d, rb_outputs *outs, int svg_index, int
 
 /* rb_plot_stage of doc; owned (doc itself, or NULL) is freed once read. */
 static int stage_doc(const json_value *doc, json_value *owned, const char *source_path,
-                     const char *filter, rb_outputs *outs, const int index[3], char *err,
+                     const rb_filter *filter, rb_outputs *outs, const int index[3], char *err,
                      size_t err_size)
 {
     rb_plot_data d;
@@ -242,7 +242,7 @@ static int stage_doc(const json_value *doc, json_value *owned, const char *sourc
         return -1;
     }
     if (filter && d.n_pairs == 0) {
-        rb_fmt(err, err_size, "%s: no pair matches --filter '%s'", source_path, filter);
+        rb_fmt(err, err_size, "%s: no pair matches --filter '%s'", source_path, filter->text);
         rb_plot_free(&d);
         return -1;
     }
@@ -254,7 +254,7 @@ static int stage_doc(const json_value *doc, json_value *owned, const char *sourc
     return rc;
 }
 
-int rb_plot_stage(const json_value *doc, const char *source_path, const char *filter,
+int rb_plot_stage(const json_value *doc, const char *source_path, const rb_filter *filter,
                   rb_outputs *outs, int svg_index, int speedup_index, int html_index, char *err,
                   size_t err_size)
 {
@@ -262,7 +262,7 @@ int rb_plot_stage(const json_value *doc, const char *source_path, const char *fi
     return stage_doc(doc, NULL, source_path, filter, outs, index, err, err_size);
 }
 
-int rb_plot_stage_taking(json_value *doc, const char *source_path, const char *filter,
+int rb_plot_stage_taking(json_value *doc, const char *source_path, const rb_filter *filter,
                          rb_outputs *outs, int svg_index, int speedup_index, int html_index,
                          char *err, size_t err_size)
 {

@@ -576,6 +576,27 @@ static int idle_record(int fd, int device, int settle, int holds_context)
     return rb_child_send(fd, r);
 }
 
+/* The timing of pair p under the parent's options o, into opts (a copy of o). */
+static void pair_timing(const rb_pair *p, const rb_child_opts *o, rb_child_opts *opts)
+{
+    const rb_pair_ext *e = rb_pair_ext_of(p);
+    opts->measure.comm = o->comm;
+    opts->measure.ops_per_launch = e->ops_per_run;
+    /* Sustained timing at the full size and the sweep's other sizes (rb_pair_sustains): a smoke
+     * size or a --cold sample (one launch after a flush) has no steady state to reach;
+     * --samples N asks for exactly N samples. */
+    if (rb_pair_sustains(p, o->size.n, o->swept) && !o->measure.cold && !o->measure.samples) {
+        opts->measure.warm_s = RB_SUSTAIN_WARM_S;
+        opts->measure.min_s = e->timing.sustain_s;
+        if (e->timing.interleave) {
+            opts->measure.windows = RB_SUSTAIN_WINDOWS;
+            opts->measure.settle_s = RB_SUSTAIN_SETTLE_S;
+            opts->measure.window_s = e->timing.sustain_s / RB_SUSTAIN_WINDOWS;
+            opts->measure.sample_ms = RB_SUSTAIN_SAMPLE_MS;
+        }
+    }
+}
+
 int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
 {
     const rb_pair_ext *e = rb_pair_ext_of(p);
@@ -607,21 +628,7 @@ int rb_child_pair(const rb_pair *p, const rb_child_opts *o, int fd)
     cudaStream_t s = NULL;
     void *ctx = NULL;
     rb_child_opts opts = *o;
-    opts.measure.comm = o->comm;
-    opts.measure.ops_per_launch = e->ops_per_run;
-    /* Sustained timing at the full size and the sweep's other sizes (rb_pair_sustains): a smoke
-     * size or a --cold sample (one launch after a flush) has no steady state to reach;
-     * --samples N asks for exactly N samples. */
-    if (rb_pair_sustains(p, o->size.n, o->swept) && !o->measure.cold && !o->measure.samples) {
-        opts.measure.warm_s = RB_SUSTAIN_WARM_S;
-        opts.measure.min_s = e->timing.sustain_s;
-        if (e->timing.interleave) {
-            opts.measure.windows = RB_SUSTAIN_WINDOWS;
-            opts.measure.settle_s = RB_SUSTAIN_SETTLE_S;
-            opts.measure.window_s = e->timing.sustain_s / RB_SUSTAIN_WINDOWS;
-            opts.measure.sample_ms = RB_SUSTAIN_SAMPLE_MS;
-        }
-    }
+    pair_timing(p, o, &opts);
     int status = 0;
     rb_status st;
     if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess)

@@ -240,7 +240,7 @@ static int mark_stale_cmd(const rb_options *o)
         return usage(err);
     rb_utc_iso(date, sizeof date);
     FILE *lines = open_memstream(&said, &said_len); /* said once the file is written */
-    int rc = lines ? rb_expect_mark_stale(doc, o->filter, o->why, rb_git_rev, date, lines, &marked,
+    int rc = lines ? rb_expect_mark_stale(doc, o->filter_re, o->why, rb_git_rev, date, lines, &marked,
                                           err, sizeof err)
                    : -1;
     if (!lines)

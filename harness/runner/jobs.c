@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "jobs.h"
 
-#include <regex.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,11 +27,6 @@ rb_scope rb_pair_scope(const rb_pair *p)
 int rb_jobs_select(const rb_options *o, int (*keep)(const rb_pair *p), rb_job *jobs, int *n,
                    char *err, size_t err_size)
 {
-    regex_t re;
-    if (o->filter && regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB) != 0) {
-        rb_fmt(err, err_size, "--filter '%s' is not a valid regular expression", o->filter);
-        return -1;
-    }
     *n = 0;
     int rc = 0;
     for (int i = 0; rb_registry[i] && rc == 0; i++) {
@@ -60,8 +54,8 @@ int rb_jobs_select(const rb_options *o, int (*keep)(const rb_pair *p), rb_job *j
                 rb_fmt(j->name, sizeof j->name, "%s%s%s%s", p->name, p->n_inputs ? "." : "",
                        p->n_inputs ? p->inputs[k] : "", at);
                 /* A pair's own name selects all its rows: '^sgemm$' is every size of sgemm. */
-                if (o->filter && regexec(&re, j->name, 0, NULL, 0) != 0 &&
-                    regexec(&re, p->name, 0, NULL, 0) != 0)
+                if (!rb_filter_match(o->filter_re, j->name) &&
+                    !rb_filter_match(o->filter_re, p->name))
                     continue;
                 char why[200];
                 if (rb_pair_resolve_size(p, &want, &j->size, why, sizeof why) != 0) {
@@ -74,8 +68,6 @@ int rb_jobs_select(const rb_options *o, int (*keep)(const rb_pair *p), rb_job *j
             }
         }
     }
-    if (o->filter)
-        regfree(&re);
     if (rc == 0 && *n == 0) {
         rb_fmt(err, err_size, "no pair matches --filter '%s'%s (see: roofbench list)",
                o->filter ? o->filter : "", o->scope != RB_SCOPE_ALL ? " in --scope" : "");

@@ -2,7 +2,6 @@
 #include "results.h"
 
 #include <math.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,18 +39,16 @@ void rb_results_begin(rb_pair_result *r, const rb_job *j)
 
 unsigned rb_results_skip_mask(const rb_job *j, const rb_options *o)
 {
-    regex_t re;
     unsigned mask = 0;
-    if (!o->skip_variants || regcomp(&re, o->skip_variants, REG_EXTENDED | REG_NOSUB) != 0)
+    if (!o->skip_re)
         return 0;
     for (int k = 0; k < j->pair->n_variants && k < 32; k++) {
         char row[RB_NAME_MAX + 80], pair[RB_NAME_MAX + 80];
         rb_fmt(row, sizeof row, "%s/%s", j->name, j->pair->variants[k].name);
         rb_fmt(pair, sizeof pair, "%s/%s", j->pair->name, j->pair->variants[k].name);
-        if (regexec(&re, row, 0, NULL, 0) == 0 || regexec(&re, pair, 0, NULL, 0) == 0)
+        if (rb_filter_match(o->skip_re, row) || rb_filter_match(o->skip_re, pair))
             mask |= 1u << k;
     }
-    regfree(&re);
     return mask;
 }
 

@@ -120,6 +120,48 @@ static void deliver_lines(char *buf, size_t *len, rb_line_fn on_line, void *line
     *len -= start;
 }
 
+/* Reads a child's report lines from fd into on_line until the child closes it, timeout_s pass
+ * or a signal is caught. 1 when the time ran out, else 0. */
+static int read_child_lines(int fd, double timeout_s, rb_line_fn on_line, void *line_arg)
+{
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    double deadline = rb_now_s() + timeout_s;
+    int timed_out = 0;
+    for (;;) {
+        double left = deadline - rb_now_s();
+        if (interrupt_signal)
+            break;
+        if (left <= 0) {
+            timed_out = 1;
+            break;
+        }
+        /* At most 100 ms per wait: a signal that lands just before poll is seen in time. */
+        struct pollfd pfd = {fd, POLLIN, 0};
+        int rc = poll(&pfd, 1, left < 0.1 ? (int)(left * 1000) + 1 : 100);
+        if (rc < 0 && errno == EINTR)
+            continue;
+        if (rc == 0)
+            continue;
+        if (len + 4096 > cap) {
+            char *bigger = buf ? realloc(buf, cap * 2) : NULL;
+            if (!bigger)
+                break;
+            buf = bigger;
+            cap *= 2;
+        }
+        ssize_t k = buf ? read(fd, buf + len, cap - len) : -1;
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        len += (size_t)k;
+        deliver_lines(buf, &len, on_line, line_arg);
+    }
+    free(buf);
+    return timed_out;
+}
+
 int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_line, void *line_arg,
                  char *why, size_t why_size)
 {
@@ -155,45 +197,11 @@ int rb_run_child(rb_child_fn fn, void *fn_arg, double timeout_s, rb_line_fn on_l
     }
     started[n_started++ % RB_RUNNER_KEEP_PIDS] = (int)pid;
     close(fds[1]);
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    double deadline = rb_now_s() + timeout_s;
-    int timed_out = 0;
-    for (;;) {
-        double left = deadline - rb_now_s();
-        if (interrupt_signal)
-            break;
-        if (left <= 0) {
-            timed_out = 1;
-            break;
-        }
-        /* At most 100 ms per wait: a signal that lands just before poll is seen in time. */
-        struct pollfd pfd = {fds[0], POLLIN, 0};
-        int rc = poll(&pfd, 1, left < 0.1 ? (int)(left * 1000) + 1 : 100);
-        if (rc < 0 && errno == EINTR)
-            continue;
-        if (rc == 0)
-            continue;
-        if (len + 4096 > cap) {
-            char *bigger = buf ? realloc(buf, cap * 2) : NULL;
-            if (!bigger)
-                break;
-            buf = bigger;
-            cap *= 2;
-        }
-        ssize_t k = buf ? read(fds[0], buf + len, cap - len) : -1;
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        len += (size_t)k;
-        deliver_lines(buf, &len, on_line, line_arg);
-    }
+    int timed_out = read_child_lines(fds[0], timeout_s, on_line, line_arg);
     int interrupted = interrupt_signal;
     if (timed_out || interrupted)
         kill(pid, SIGKILL);
     close(fds[0]);
-    free(buf);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;

@@ -11,6 +11,11 @@
 # the roofs, the ceilings and two runs of gemm_precision (timed sustained) in the same call, and
 # one of hgemm at 8192^3 (per-variant clocks of an interleaved loop).
 # Writes under $OUT: probe.log (the summary), topology.txt, probe.tgz (every run's JSON and log).
+case "${1:-}" in -h | --help) # the comment above is the usage
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -qi '^usage' || echo "usage: $0"
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"
+    exit 0 ;;
+esac
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-gpu-out}

@@ -10,6 +10,11 @@
 #                                                          `slower`, attributed `platform`
 # FILTER picks the pairs of every run (default: a memory-bound set, a cuBLASLt GEMM and the
 # launch-bound graphs). Never changes clocks or power limits.
+case "${1:-}" in -h | --help) # the comment above is the usage
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -qi '^usage' || echo "usage: $0"
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"
+    exit 0 ;;
+esac
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-gpu-out}

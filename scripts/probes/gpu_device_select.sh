@@ -6,6 +6,11 @@
 # the order CUDA_DEVICE_ORDER=PCI_BUS_ID gives the runtime); an index past the last GPU must be
 # exit 2. Then what the multi-GPU work needs to know of the machine: the link topology and one
 # nccl-tests all-reduce (scripts/nccl_tests.sh) beside roofbench's. Summary in $OUT/summary.log.
+case "${1:-}" in -h | --help) # the comment above is the usage
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -qi '^usage' || echo "usage: $0"
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"
+    exit 0 ;;
+esac
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:?OUT=DIR}

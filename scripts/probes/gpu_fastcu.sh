@@ -5,6 +5,11 @@
 # cuBLAS (scripts/probes/fastcu_bench.cu) on the same GPU in the same call, at 8192^3, 6144^3 and
 # 4096^3. FASTCU is a copy of github.com/pranjalssh/fast.cu in a folder git ignores (the GPU
 # machine cannot fetch it: carry it). Rows in $OUT/fastcu.log; the runs' JSON in hgemm.tgz.
+case "${1:-}" in -h | --help) # the comment above is the usage
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -qi '^usage' || echo "usage: $0"
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"
+    exit 0 ;;
+esac
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:?OUT=DIR}

@@ -4,6 +4,11 @@
 # then the full run (8192^3, 6144^3 and 4096^3 square, the awkward shape, all steps interleaved
 # with cuBLASLt); logs and results in $OUT. HGEMM_TIMEOUT bounds each roofbench command (a hung
 # pipeline).
+case "${1:-}" in -h | --help) # the comment above is the usage
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -qi '^usage' || echo "usage: $0"
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"
+    exit 0 ;;
+esac
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-gpu-out}

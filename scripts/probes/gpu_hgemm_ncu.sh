@@ -7,6 +7,11 @@
 # (sm__pipe_tensor_op_gmma_cycles_active came back n/a once), so they are taken from this ncu's
 # own list (--query-metrics for the GPU's chip) and written beside the figures.
 # --clock-control none: the harness never changes clocks.
+case "${1:-}" in -h | --help) # the comment above is the usage
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -qi '^usage' || echo "usage: $0"
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"
+    exit 0 ;;
+esac
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-gpu-out}

@@ -5,6 +5,11 @@
 # reduce_scatter and all_reduce at 1 GiB (-w 5 -n 20) with NCCL's own choice, then with each
 # protocol and more channels forced, and NCCL_DEBUG's tuning lines (the algorithm, protocol and
 # channels it picked). Summary in $OUT/summary.log.
+case "${1:-}" in -h | --help) # the comment above is the usage
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -qi '^usage' || echo "usage: $0"
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"
+    exit 0 ;;
+esac
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:?OUT=DIR}

@@ -8,6 +8,11 @@
 # thread beat 4 and 8 (docs/notes/scan.md); and it showed that rmsnorm's cluster blocks of 256
 # and 1024 threads (-DRMSNORM_CLUSTER_BLOCK, an option of the trees it ran, since removed) were
 # no better than 512 (docs/notes/rmsnorm.md).
+case "${1:-}" in -h | --help) # the comment above is the usage
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -qi '^usage' || echo "usage: $0"
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"
+    exit 0 ;;
+esac
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:?OUT=DIR}

@@ -14,6 +14,11 @@
 # (rmsnorm: FILTER='^rmsnorm' SRC=kernels/rmsnorm.cu SIZES=268435456 CHECK="smoke 4001x4095")
 # is read from the first two. DEFECTS=PAIR also links each variant's rbtest and runs PAIR's
 # planted defects under its flags (tests/test_gpu.c's planted_defects_fail_their_check alone).
+case "${1:-}" in -h | --help) # the comment above is the usage
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -qi '^usage' || echo "usage: $0"
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"
+    exit 0 ;;
+esac
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:?OUT=DIR}

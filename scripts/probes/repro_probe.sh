@@ -11,6 +11,11 @@
 #   3. nccl_allreduce's 8 B rows on one GPU, the same question for NCCL's host work.
 # About two minutes on an H100. Results and logs go to $OUT (default ./repro-out).
 #   scripts/probes/repro_probe.sh [ARCH]
+case "${1:-}" in -h | --help) # the comment above is the usage
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -qi '^usage' || echo "usage: $0"
+    sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"
+    exit 0 ;;
+esac
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ARCH=${1:-sm_90}
