@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+#include "table.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static int table_wide;
+
+void rb_table_set_wide(int wide)
+{
+    table_wide = wide;
+}
+
+int rb_table_width(void)
+{
+    if (table_wide)
+        return 0;
+    const char *env = getenv("COLUMNS");
+    char *end;
+    long n = env && *env ? strtol(env, &end, 10) : 0;
+    if (env && *env && *end == '\0' && n > 0 && n < 100000)
+        return n < RB_TABLE_MIN_WIDTH ? RB_TABLE_MIN_WIDTH : (int)n;
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col < RB_TABLE_MIN_WIDTH ? RB_TABLE_MIN_WIDTH : ws.ws_col;
+    return 80;
+}
+
+static int is_cont(unsigned char c)
+{
+    return (c & 0xC0) == 0x80;
+}
+
+int rb_table_text_cols(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += !is_cont((unsigned char)*s);
+    return n;
+}
+
+/* The bytes of s's first `chars` characters. */
+static size_t head_bytes(const char *s, int chars)
+{
+    size_t i = 0;
+    for (int c = 0; s[i] && c < chars; c++)
+        for (i++; s[i] && is_cont((unsigned char)s[i]); i++)
+            ;
+    return i;
+}
+
+void rb_table_abbrev(const char *s, int width, char *out, size_t out_size)
+{
+    int cols = rb_table_text_cols(s);
+    if (cols <= width || width < 3) {
+        rb_fmt(out, out_size, "%s", s);
+        return;
+    }
+    /* the tail keeps what tells rows of one pair apart (the input, the @size) */
+    int tail = (width - 1) / 2, head = width - 1 - tail;
+    rb_fmt(out, out_size, "%.*s~%s", (int)head_bytes(s, head), s, s + head_bytes(s, cols - tail));
+}
+
+static int row_cols(const rb_table *t)
+{
+    int total = 0, count = 0;
+    for (int i = 0; i < t->n; i++)
+        if (!t->out[i]) {
+            total += t->cols[i].flags & RB_COL_REST ? t->cols[i].min_width : t->w[i];
+            count++;
+        }
+    return total + (count > 1 ? count - 1 : 0);
+}
+
+/* The column that goes under next: the lowest rank not yet there; -1 when none is left. */
+static int next_under(const rb_table *t)
+{
+    int best = -1;
+    for (int i = 0; i < t->n; i++)
+        if (t->cols[i].under > 0 && !t->out[i] &&
+            (best < 0 || t->cols[i].under < t->cols[best].under))
+            best = i;
+    return best;
+}
+
+void rb_table_fit(rb_table *t, const rb_table_col *cols, int n, int width, int indent)
+{
+    memset(t, 0, sizeof *t);
+    t->cols = cols;
+    t->n = n < RB_TABLE_MAX_COLS ? n : RB_TABLE_MAX_COLS;
+    t->width = width;
+    t->indent = indent;
+    for (int i = 0; i < t->n; i++)
+        t->w[i] = cols[i].width;
+    if (width <= 0)
+        return;
+    for (int i = 0; i < t->n && row_cols(t) > width; i++)
+        if (cols[i].flags & RB_COL_ABBREV) {
+            int cut = row_cols(t) - width, room = t->w[i] - cols[i].min_width;
+            t->w[i] -= cut < room ? cut : room;
+        }
+    for (int u; row_cols(t) > width && (u = next_under(t)) >= 0;)
+        t->out[u] = 1;
+    /* what the name columns gave that the columns gone under left free, back to them */
+    for (int i = 0; i < t->n; i++)
+        if ((cols[i].flags & RB_COL_ABBREV) && !t->out[i]) {
+            int spare = width - row_cols(t), want = cols[i].width - t->w[i];
+            t->w[i] += spare < want ? (spare > 0 ? spare : 0) : want;
+        }
+}
+
+/* Appends text's words from column col, wrapped at width (0: none); a space before the first
+ * word when `space` and it stays on the line. Returns nothing; ends without a newline. */
+static void wrap_words(rb_sbuf *b, const char *text, int width, int col, int indent, int space)
+{
+    int words = space; /* a word already on the line: the next needs a space */
+    int room = width - indent > 1 ? width - indent : 1;
+    for (const char *s = text; *s;) {
+        if (*s == ' ') {
+            s++;
+            continue;
+        }
+        size_t bytes = strcspn(s, " ");
+        char word[4096];
+        rb_fmt(word, sizeof word, "%.*s", (int)bytes, s);
+        s += bytes;
+        for (const char *w = word; *w;) {
+            int len = rb_table_text_cols(w);
+            int over = width > 0 && (words ? col + 1 + len > width : col > indent && col + len > width);
+            if (over) {
+                rb_sbuf_add(b, "\n%*s", indent, "");
+                col = indent;
+                words = 0;
+            }
+            /* a word longer than any line: cut at the line's end */
+            int take = width > 0 && len > width - col - (words ? 1 : 0) ? width - col - (words ? 1 : 0)
+                                                                        : len;
+            if (take < 1)
+                take = len < room ? len : room;
+            size_t nb = head_bytes(w, take);
+            rb_sbuf_add(b, "%s%.*s", words ? " " : "", (int)nb, w);
+            col += (words ? 1 : 0) + take;
+            words = take == len;
+            w += nb;
+            if (*w) {
+                rb_sbuf_add(b, "\n%*s", indent, "");
+                col = indent;
+                words = 0;
+            }
+        }
+    }
+}
+
+void rb_table_wrap(rb_sbuf *b, const char *text, int width, int first_col, int indent)
+{
+    wrap_words(b, text, width, first_col, indent, 0);
+    rb_sbuf_add(b, "\n");
+}
+
+/* Appends cell to line at column *col, padded to w (left or right), a space before it unless it
+ * is the first. */
+static void put_cell(rb_sbuf *line, int *col, const char *cell, int w, int left, int first)
+{
+    int pad = w - rb_table_text_cols(cell);
+    pad = pad > 0 ? pad : 0;
+    rb_sbuf_add(line, "%s%*s%s%*s", first ? "" : " ", left ? 0 : pad, "", cell, left ? pad : 0,
+                "");
+    *col += (first ? 0 : 1) + (w > rb_table_text_cols(cell) ? w : rb_table_text_cols(cell));
+}
+
+static void trim_and_add(rb_sbuf *b, char *text)
+{
+    size_t len = text ? strlen(text) : 0;
+    while (len && text[len - 1] == ' ')
+        text[--len] = '\0';
+    rb_sbuf_add(b, "%s", text ? text : "");
+}
+
+void rb_table_head(rb_sbuf *b, const rb_table *t)
+{
+    const char *heads[RB_TABLE_MAX_COLS];
+    for (int i = 0; i < t->n; i++)
+        heads[i] = t->cols[i].head;
+    rb_sbuf line = {0};
+    int col = 0, first = 1;
+    for (int i = 0; i < t->n; i++) {
+        if (t->out[i])
+            continue;
+        int rest = (t->cols[i].flags & RB_COL_REST) != 0;
+        put_cell(&line, &col, heads[i], rest ? 0 : t->w[i], t->cols[i].flags & RB_COL_LEFT, first);
+        first = 0;
+    }
+    char *text = rb_sbuf_take(&line);
+    trim_and_add(b, text);
+    free(text);
+    rb_sbuf_add(b, "\n");
+}
+
+void rb_table_row(rb_sbuf *b, const rb_table *t, const char *const *cells)
+{
+    rb_sbuf line = {0}, under = {0};
+    int col = 0, first = 1, n_under = 0;
+    const char *rest = NULL;
+    for (int i = 0; i < t->n; i++) {
+        const rb_table_col *c = &t->cols[i];
+        const char *cell = cells[i] ? cells[i] : "";
+        char abbrev[1024];
+        if (c->flags & RB_COL_REST) {
+            rest = t->out[i] ? NULL : cell;
+            if (!t->out[i])
+                continue;
+        }
+        if (!t->out[i] && (c->flags & RB_COL_ABBREV) && t->width > 0) {
+            rb_table_abbrev(cell, t->w[i], abbrev, sizeof abbrev);
+            cell = abbrev;
+        }
+        int wider = t->width > 0 && rb_table_text_cols(cell) > t->w[i];
+        if (t->out[i] || wider) {
+            if (cell[0])
+                rb_sbuf_add(&under, "%s%s %s", n_under++ ? ", " : "", c->head, cell);
+            cell = "";
+            if (t->out[i])
+                continue;
+        }
+        put_cell(&line, &col, cell, t->w[i], c->flags & RB_COL_LEFT, first);
+        first = 0;
+    }
+    char *text = rb_sbuf_take(&line);
+    trim_and_add(b, text);
+    int used = text ? rb_table_text_cols(text) : 0;
+    free(text);
+    if (rest && rest[0])
+        wrap_words(b, rest, t->width, used, t->indent, !first);
+    rb_sbuf_add(b, "\n");
+    char *below = rb_sbuf_take(&under);
+    if (below && below[0]) {
+        rb_sbuf_add(b, "%*s", t->indent, "");
+        rb_table_wrap(b, below, t->width, t->indent, t->indent + 2);
+    }
+    free(below);
+}
