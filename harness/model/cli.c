@@ -92,9 +92,9 @@ static const cli_option cli_options[] = {
     {"--csv", ON_RUN, 1, "FILE",
      "the table as CSV (RFC 4180), one row per variant with its roof, replaced if it exists"},
     {"--results-dir", ON_RUN, 1, "DIR", "folder for the default results file (default results)"},
-    {"--wide", ON_RUN, 0, NULL,
-     "the table with every name and roof key whole and the notes unwrapped (by default the "
-     "table fits 100 columns)"},
+    {"--wide", ON_LIST | ON_RUN | ON_CEILINGS | ON_COMPARE | ON_HISTORY | ON_P2P, 0, NULL,
+     "every table with its names and roof keys whole and the text unwrapped (by default the "
+     "output fits $COLUMNS, else the terminal's width, else 80 columns)"},
     {"--gate", ON_RUN | ON_COMPARE, 1, "gating|all",
      "which verdicts set the exit code: gating (default) leaves out the informational rows, "
      "whose time the host sets (pageable copies, stream launches, host-staged baselines); all "

@@ -63,25 +63,35 @@ void rb_table_abbrev(const char *s, int width, char *out, size_t out_size)
     rb_fmt(out, out_size, "%.*s~%s", (int)head_bytes(s, head), s, s + head_bytes(s, cols - tail));
 }
 
+/* The least width of the rest column: its least, and never narrower than its head. */
+static int rest_width(const rb_table_col *c)
+{
+    int head = rb_table_text_cols(c->head);
+    return c->min_width > head ? c->min_width : head;
+}
+
 static int row_cols(const rb_table *t)
 {
     int total = 0, count = 0;
     for (int i = 0; i < t->n; i++)
         if (!t->out[i]) {
-            total += t->cols[i].flags & RB_COL_REST ? t->cols[i].min_width : t->w[i];
+            total += t->cols[i].flags & RB_COL_REST ? rest_width(&t->cols[i]) : t->w[i];
             count++;
         }
     return total + (count > 1 ? count - 1 : 0);
 }
 
-/* The column that goes under next: the lowest rank not yet there; -1 when none is left. */
-static int next_under(const rb_table *t)
+/* The next column to give up room, by rank (a name column's rank is when it is abbreviated;
+ * rank 0 first): -1 when none is left. */
+static int next_step(const rb_table *t, const int *done)
 {
     int best = -1;
-    for (int i = 0; i < t->n; i++)
-        if (t->cols[i].under > 0 && !t->out[i] &&
-            (best < 0 || t->cols[i].under < t->cols[best].under))
+    for (int i = 0; i < t->n; i++) {
+        const rb_table_col *c = &t->cols[i];
+        int can = c->flags & RB_COL_ABBREV ? !done[i] : c->under > 0 && !t->out[i];
+        if (can && (best < 0 || c->under < t->cols[best].under))
             best = i;
+    }
     return best;
 }
 
@@ -96,13 +106,16 @@ void rb_table_fit(rb_table *t, const rb_table_col *cols, int n, int width, int i
         t->w[i] = cols[i].width;
     if (width <= 0)
         return;
-    for (int i = 0; i < t->n && row_cols(t) > width; i++)
+    int done[RB_TABLE_MAX_COLS] = {0};
+    for (int i; row_cols(t) > width && (i = next_step(t, done)) >= 0;) {
         if (cols[i].flags & RB_COL_ABBREV) {
             int cut = row_cols(t) - width, room = t->w[i] - cols[i].min_width;
-            t->w[i] -= cut < room ? cut : room;
+            t->w[i] -= cut < room ? cut : room > 0 ? room : 0;
+            done[i] = 1;
+        } else {
+            t->out[i] = 1;
         }
-    for (int u; row_cols(t) > width && (u = next_under(t)) >= 0;)
-        t->out[u] = 1;
+    }
     /* what the name columns gave that the columns gone under left free, back to them */
     for (int i = 0; i < t->n; i++)
         if ((cols[i].flags & RB_COL_ABBREV) && !t->out[i]) {
@@ -213,12 +226,16 @@ void rb_table_row(rb_sbuf *b, const rb_table *t, const char *const *cells)
                 continue;
         }
         if (!t->out[i] && (c->flags & RB_COL_ABBREV) && t->width > 0) {
-            rb_table_abbrev(cell, t->w[i], abbrev, sizeof abbrev);
+            /* leading spaces (a variant under its group) stay; the name after them shrinks */
+            int lead = (int)strspn(cell, " ");
+            lead = lead < t->w[i] - 3 ? lead : 0;
+            rb_fmt(abbrev, sizeof abbrev, "%*s", lead, "");
+            rb_table_abbrev(cell + lead, t->w[i] - lead, abbrev + lead, sizeof abbrev - lead);
             cell = abbrev;
         }
         int wider = t->width > 0 && rb_table_text_cols(cell) > t->w[i];
         if (t->out[i] || wider) {
-            if (cell[0])
+            if (cell[0] && strcmp(cell, "-"))
                 rb_sbuf_add(&under, "%s%s %s", n_under++ ? ", " : "", c->head, cell);
             cell = "";
             if (t->out[i])
@@ -228,11 +245,27 @@ void rb_table_row(rb_sbuf *b, const rb_table *t, const char *const *cells)
         first = 0;
     }
     char *text = rb_sbuf_take(&line);
-    trim_and_add(b, text);
     int used = text ? rb_table_text_cols(text) : 0;
+    while (rest && *rest == ' ')
+        rest++;
+    /* the rest on the row's line when its first word fits there, else under the row */
+    int on_line = rest && rest[0] && !first;
+    if (on_line && t->width > 0) {
+        char word[1024];
+        rb_fmt(word, sizeof word, "%.*s", (int)strcspn(rest, " "), rest);
+        on_line = used + 1 + rb_table_text_cols(word) <= t->width;
+    }
+    if (on_line)
+        rb_sbuf_add(b, "%s", text ? text : ""); /* (the padding leads to the rest) */
+    else
+        trim_and_add(b, text);
     free(text);
-    if (rest && rest[0])
-        wrap_words(b, rest, t->width, used, t->indent, !first);
+    if (on_line) {
+        wrap_words(b, rest, t->width, used, t->indent, 1);
+    } else if (rest && rest[0]) {
+        rb_sbuf_add(b, "%s%*s", first ? "" : "\n", first ? 0 : t->indent, "");
+        wrap_words(b, rest, t->width, first ? 0 : t->indent, t->indent, 0);
+    }
     rb_sbuf_add(b, "\n");
     char *below = rb_sbuf_take(&under);
     if (below && below[0]) {

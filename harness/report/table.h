@@ -2,10 +2,11 @@
 /*
  * The terminal's tables: the width they fit ($COLUMNS, else the terminal's, else 80; none under
  * --wide) and one layout for every table the commands print. A table is columns of a natural
- * width; where the row does not fit, the name column is abbreviated down to its least width
- * (head~tail, the same name always the same way), then the columns marked to go under the row
- * go there, in the order of their `under` rank, as "head cell" pairs on a line beneath it; the
- * last column may be the rest of the line, wrapped under the row when long. Text between the
+ * width; where the row does not fit, columns give up room in the order of their `under` rank: a
+ * name column is abbreviated down to its least width (head~tail, the same name always the same
+ * way), another goes under the row, its cells as "head cell" pairs on a line beneath it (a cell
+ * that says nothing, "" or "-", is left out). The last column may be the rest of the line,
+ * wrapped under the row when long. Text between the
  * tables (headers, evidence, notes) is wrapped to the same width, a word longer than a line cut.
  * No CUDA; reads the terminal's size, writes nothing.
  */
@@ -29,7 +30,8 @@ typedef struct rb_table_col {
     const char *head;
     int width;     /* natural width (the widest cell expected) */
     int min_width; /* RB_COL_ABBREV, RB_COL_REST: the least it may shrink to */
-    int under;     /* 0: always in the row; k > 0: the k-th to go under the row when it is full */
+    int under;     /* 0: always in the row; k > 0: the k-th to go under the row when it is full
+                    * (of a name column: when it is abbreviated, 0 first) */
     unsigned flags;
 } rb_table_col;
 
