@@ -211,6 +211,17 @@ void rb_table_head(rb_sbuf *b, const rb_table *t)
     rb_sbuf_add(b, "\n");
 }
 
+/* The columns the row's line needs after column i: the later ones in the row, each with its
+ * separator (the rest column at its least width). */
+static int after(const rb_table *t, int i)
+{
+    int need = 0;
+    for (int k = i + 1; k < t->n; k++)
+        if (!t->out[k])
+            need += 1 + (t->cols[k].flags & RB_COL_REST ? rest_width(&t->cols[k]) : t->w[k]);
+    return need;
+}
+
 void rb_table_row(rb_sbuf *b, const rb_table *t, const char *const *cells)
 {
     rb_sbuf line = {0}, under = {0};
@@ -233,7 +244,10 @@ void rb_table_row(rb_sbuf *b, const rb_table *t, const char *const *cells)
             rb_table_abbrev(cell + lead, t->w[i] - lead, abbrev + lead, sizeof abbrev - lead);
             cell = abbrev;
         }
-        int wider = t->width > 0 && rb_table_text_cols(cell) > t->w[i];
+        /* a cell wider than its column pushes the row right where the row still fits, else
+         * it goes under */
+        int wider = t->width > 0 && rb_table_text_cols(cell) > t->w[i] &&
+                    col + (first ? 0 : 1) + rb_table_text_cols(cell) + after(t, i) > t->width;
         if (t->out[i] || wider) {
             if (cell[0] && strcmp(cell, "-"))
                 rb_sbuf_add(&under, "%s%s %s", n_under++ ? ", " : "", c->head, cell);

@@ -66,7 +66,8 @@ void rb_table_fit(rb_table *t, const rb_table_col *cols, int n, int width, int i
 void rb_table_head(rb_sbuf *b, const rb_table *t);
 
 /* One row: cells[i] the i-th column's text (NULL as ""), already shown for the terminal. A cell
- * wider than its column goes under the row too. */
+ * wider than its column pushes the rest of the row right where the line still fits, else it goes
+ * under the row too. */
 void rb_table_row(rb_sbuf *b, const rb_table *t, const char *const *cells);
 
 /* text wrapped at spaces to width (0: one line): the first line starts at column first_col
