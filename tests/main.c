@@ -22,6 +22,7 @@ extern const rbtest_suite plot_layout_suite, p2p_suite;
 extern const rbtest_suite node_suite, ring_suite, fleet_suite, runner_suite;
 extern const rbtest_suite hgemm_epilogue_suite, platform_cmp_suite, stale_suite, strict_suite;
 extern const rbtest_suite energy_suite, contention_suite, contract_suite, profile_suite;
+extern const rbtest_suite width_suite;
 
 const char *rbtest_binary = "build/sm_90/roofbench";
 const char *rbtest_self = "rbtest";
@@ -128,12 +129,12 @@ int main(int argc, char **argv)
         &plot_layout_suite,  &robust_suite,   &p2p_suite,      &node_suite,
         &ring_suite,         &fleet_suite,    &runner_suite,   &hgemm_epilogue_suite,
         &stale_suite,        &strict_suite,   &energy_suite,   &contention_suite,
-        &contract_suite,     &profile_suite,  &gpu_suite};
+        &contract_suite,     &profile_suite,  &width_suite,    &gpu_suite};
     size_t count = sizeof suites / sizeof suites[0];
     int passed = 0, failed = 0, skips = 0, codegen_skips = 0, gpu_skips = 0, left_out = 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
-    /* The suites read whole names (compare's, history's, the run table's at its natural 99
-     * columns): the width of the terminal the tests run in must not decide them. The width suite
+    /* The suites read whole names (compare's, history's, the run table's at its natural
+     * widths): the width of the terminal the tests run in must not decide them. The width suite
      * sets its own. */
     setenv("COLUMNS", "1000", 1);
     if (argc > 0)

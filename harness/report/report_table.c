@@ -196,9 +196,9 @@ static int in_collectives_table(const rb_variant_result *v, const char *name)
  * redop, count and algbw go under the row. */
 enum { N_NAME, N_SIZE, N_COUNT, N_TYPE, N_REDOP, N_TIME, N_ALGBW, N_BUSBW, N_WRONG, N_COUNT_COLS };
 static const rb_table_col nccl_cols[N_COUNT_COLS] = {
-    {"collective/variant", 26, 12, 0, RB_COL_LEFT | RB_COL_ABBREV},
-    {"size (B)", 12, 0, 0, 0},
-    {"count", 11, 0, 3, 0},
+    {"collective", 28, 12, 0, RB_COL_LEFT | RB_COL_ABBREV},
+    {"size (B)", 11, 0, 0, 0},
+    {"count", 10, 0, 3, 0},
     {"type", 5, 0, 1, 0},
     {"redop", 5, 0, 2, 0},
     {"time (us)", 10, 0, 0, 0},

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "table.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -109,7 +111,10 @@ void rb_table_fit(rb_table *t, const rb_table_col *cols, int n, int width, int i
     int done[RB_TABLE_MAX_COLS] = {0};
     for (int i; row_cols(t) > width && (i = next_step(t, done)) >= 0;) {
         if (cols[i].flags & RB_COL_ABBREV) {
-            int cut = row_cols(t) - width, room = t->w[i] - cols[i].min_width;
+            /* (never narrower than its head) */
+            int head = rb_table_text_cols(cols[i].head);
+            int least = cols[i].min_width > head ? cols[i].min_width : head;
+            int cut = row_cols(t) - width, room = t->w[i] - least;
             t->w[i] -= cut < room ? cut : room > 0 ? room : 0;
             done[i] = 1;
         } else {
@@ -287,4 +292,16 @@ void rb_table_row(rb_sbuf *b, const rb_table *t, const char *const *cells)
         rb_table_wrap(b, below, t->width, t->indent, t->indent + 2);
     }
     free(below);
+}
+
+void rb_table_say(FILE *f, const char *fmt, ...)
+{
+    char line[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    rb_sbuf b = {.sink = f};
+    rb_table_wrap(&b, line, rb_table_width(), 0, 4);
+    rb_sbuf_flush(&b);
 }

@@ -13,6 +13,8 @@
 #ifndef RB_TABLE_H
 #define RB_TABLE_H
 
+#include <stdio.h>
+
 #include "util.h"
 
 #define RB_TABLE_MAX_COLS 16
@@ -74,5 +76,9 @@ void rb_table_row(rb_sbuf *b, const rb_table *t, const char *const *cells);
  * (what the caller wrote on it), the others with indent spaces; a word longer than a line is
  * cut. Ends with a newline. */
 void rb_table_wrap(rb_sbuf *b, const char *text, int width, int first_col, int indent);
+
+/* A line of text on f (printf's format, no newline), wrapped at the terminal's width
+ * (rb_table_width), continued lines indented by 4. */
+void rb_table_say(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

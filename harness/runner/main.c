@@ -608,10 +608,10 @@ static int compare_with_baseline(const json_value *baseline, const json_value *d
     int failing = rb_runcmp_failing(&c, o->fail_on_platform);
     int contended = rb_runcmp_contended(&c);
     if (failing)
-        printf("baseline: %d variant(s) slower than in %s for a cause other than the machine (platform, clock)%s\n",
+        rb_table_say(stdout, "baseline: %d variant(s) slower than in %s for a cause other than the machine (platform, clock)%s",
                failing, o->baseline_path, o->fail_on_platform ? " (or for any cause)" : "");
     if (contended)
-        printf("baseline: of which %d contended: timed on a shared GPU, not a code regression\n",
+        rb_table_say(stdout, "baseline: of which %d contended: timed on a shared GPU, not a code regression",
                contended);
     rb_runcmp_free(&c);
     return failing;
@@ -1409,11 +1409,11 @@ static int compare_body(const rb_options *o, rb_outputs *outs)
         int failing = rb_runcmp_failing(&c, o->fail_on_platform);
         int contended = rb_runcmp_contended(&c);
         if (failing && !o->compare_md && !o->compare_csv)
-            printf("exit 1: %d variant(s) slower for a cause other than the machine (platform, clock)%s\n", failing,
+            rb_table_say(stdout, "exit 1: %d variant(s) slower for a cause other than the machine (platform, clock)%s", failing,
                    o->fail_on_platform ? " (or for any cause)" : "");
         if (contended && !o->compare_md && !o->compare_csv)
-            printf("of which %d contended: a run timed them while another process used the GPU, "
-                   "not a code regression; measure again on an idle GPU\n",
+            rb_table_say(stdout, "of which %d contended: a run timed them while another process used the GPU, "
+                   "not a code regression; measure again on an idle GPU",
                    contended);
         rc = commit_after_stdout(outs, json_i >= 0 || html_i >= 0);
         if (rc == 0)
