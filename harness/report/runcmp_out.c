@@ -19,7 +19,7 @@
 
 /* The table's columns; where the width is short cycles, energy, the interval and the floor go
  * under the row, then the name is abbreviated (down to 16), then the medians go under too. */
-enum { C_NAME, C_OLD, C_NEW, C_CHANGE, C_CYCLES, C_ENERGY, C_INTERVAL, C_FLOOR, C_VERDICT,
+enum { C_NAME, C_OLD, C_NEW, C_CHANGE, C_CYCLES, C_ENERGY, C_INTERVAL, C_FLOOR, C_GAP, C_VERDICT,
        C_CAUSE, C_COUNT };
 static const rb_table_col compare_cols[C_COUNT] = {
     {"pair/variant", 48, 16, 5, RB_COL_LEFT | RB_COL_ABBREV},
@@ -30,7 +30,8 @@ static const rb_table_col compare_cols[C_COUNT] = {
     {"energy", 7, 0, 2, 0},
     {"90% interval", 17, 0, 3, RB_COL_LEFT},
     {"floor", 5, 0, 4, 0},
-    {"verdict", 12, 0, 0, RB_COL_LEFT},
+    {"", 0, 0, 1, 0}, /* a second space before the verdict, where there is room */
+    {"verdict", 8, 0, 0, RB_COL_LEFT},
     {"cause", 0, 8, 0, RB_COL_LEFT | RB_COL_REST},
 };
 
@@ -96,7 +97,7 @@ static void print_row(rb_sbuf *b, const rb_table *t, const rb_runcmp_row *r)
     }
     /* a row not compared says why where its cause would be */
     const char *cells[C_COUNT] = {name,     old_ms, new_ms, change, cyc,
-                                  en,       interval, floor, rb_change_name(r->change),
+                                  en,       interval, floor, "",  rb_change_name(r->change),
                                   compared ? cause : TERM(r->evidence, ev)};
     rb_table_row(b, t, cells);
     if (compared && (r->cause != RB_CAUSE_NONE || r->evidence[0]))

@@ -241,7 +241,9 @@ void rb_table_row(rb_sbuf *b, const rb_table *t, const char *const *cells)
             if (!t->out[i])
                 continue;
         }
-        if (!t->out[i] && (c->flags & RB_COL_ABBREV) && t->width > 0) {
+        /* a name wider than its column pushes the row right where the line still fits */
+        int fits_whole = col + (first ? 0 : 1) + rb_table_text_cols(cell) + after(t, i) <= t->width;
+        if (!t->out[i] && (c->flags & RB_COL_ABBREV) && t->width > 0 && !fits_whole) {
             /* leading spaces (a variant under its group) stay; the name after them shrinks */
             int lead = (int)strspn(cell, " ");
             lead = lead < t->w[i] - 3 ? lead : 0;
