@@ -92,7 +92,7 @@ static const cli_option cli_options[] = {
     {"--csv", ON_RUN, 1, "FILE",
      "the table as CSV (RFC 4180), one row per variant with its roof, replaced if it exists"},
     {"--results-dir", ON_RUN, 1, "DIR", "folder for the default results file (default results)"},
-    {"--wide", ON_LIST | ON_RUN | ON_CEILINGS | ON_COMPARE | ON_HISTORY | ON_P2P, 0, NULL,
+    {"--wide", ON_LIST | ON_RUN | ON_COMPARE | ON_HISTORY, 0, NULL,
      "every table with its names and roof keys whole and the text unwrapped (by default the "
      "output fits $COLUMNS, else the terminal's width, else 80 columns)"},
     {"--gate", ON_RUN | ON_COMPARE, 1, "gating|all",

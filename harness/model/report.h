@@ -61,10 +61,11 @@ void rb_report_rate(const rb_pair_result *p, const rb_variant_result *v, double 
  * interleaved, c cold) and the roof that binds it (without its unit's suffix unless wide; a
  * median marked RB_THROTTLED_MARK when timed under slowdown); a variant not timed says why
  * (skipped, invalid, missing) where its rate would be. Then a legend, the notes and the
- * figures beside the time, and the roofs this run raised. Fitted to the terminal's width
- * (report/table.h: names abbreviated, columns moved under their row, the text under the table
- * wrapped at that width, at most RB_TEXT_WIDTH) unless wide; the collectives' rows again in
- * nccl-tests' columns under the table. */
+ * figures beside the time, and the roofs this run raised. Fitted to the terminal's width, at
+ * most RB_TEXT_WIDTH (report/table.h: names abbreviated, columns moved under their row, the text
+ * wrapped), unless wide; the collectives' rows again in nccl-tests' columns under the table; the
+ * variants a sweep does not time at a row's size (RB_NOT_AT_SIZE_NOTE) "not at size", one note a
+ * row group, counted apart from the skipped. */
 void rb_report_table(FILE *f, const rb_pair_result *pairs, int n, int wide);
 /* The same fitted to width columns (0: as wide), whatever the terminal's (the docs' samples). */
 void rb_report_table_at(FILE *f, const rb_pair_result *pairs, int n, int width);

@@ -35,11 +35,20 @@ static void pct(char *buf, size_t size, double x)
         rb_fmt(buf, size, "%.1f%%", 100.0 * x);
 }
 
+/* 1 when a full run does not time v at its row's size, by design (RB_NOT_AT_SIZE_NOTE): not
+ * one that could not be measured. */
+static int not_at_size(const rb_variant_result *v)
+{
+    return v->skipped && !strncmp(v->note, RB_NOT_AT_SIZE_NOTE, strlen(RB_NOT_AT_SIZE_NOTE));
+}
+
 /* What a variant that was not timed is, where its rate would be: skipped, missing (expected,
  * not produced), failed (an error before its result could be checked: no rel_err), invalid
  * (checked and wrong). */
 static const char *untimed_state(const rb_variant_result *v)
 {
+    if (not_at_size(v))
+        return "not at size";
     if (v->skipped)
         return "skipped";
     if (v->verdict == RB_VERDICT_MISSING)
@@ -76,7 +85,8 @@ static void format_row(const rb_pair_result *p, const rb_variant_result *v, int 
 {
     rb_report_rate(p, v, &r->rate_value, &r->rate_unit);
     int info = v->host_bound_why[0] != '\0';
-    rb_fmt(r->verdict, sizeof r->verdict, info ? "(%s)" : "%s", rb_verdict_name(v->verdict));
+    rb_fmt(r->verdict, sizeof r->verdict, info ? "(%s)" : "%s",
+           not_at_size(v) ? "not timed" : rb_verdict_name(v->verdict));
     rb_fmt(r->timing, sizeof r->timing, "%s", timing_mark(v));
     if (!v->timed) {
         rb_fmt(r->ms, sizeof r->ms, "-");
@@ -249,11 +259,13 @@ static void collectives_table(rb_sbuf *b, const rb_pair_result *pairs, int n, in
                 first = &pairs[i].v[k];
     if (!first)
         return;
-    char line[400];
+    char line[400], gpus[32] = "";
+    if (extra_value(first, "gpus") > 0)
+        rb_fmt(gpus, sizeof gpus, ", on %.0f GPUs", extra_value(first, "gpus"));
     rb_fmt(line, sizeof line,
-           "collectives (nccl-tests' columns, on %.0f GPUs; time of one collective, algbw = "
-           "size / time, busbw = algbw x the bus factor, GB/s):",
-           extra_value(first, "gpus"));
+           "collectives (nccl-tests' columns%s; time of one collective, algbw = size / time, "
+           "busbw = algbw x the bus factor, GB/s):",
+           gpus);
     rb_table_wrap(b, line, rb_report_text_width(width), 0, 4);
     rb_table t;
     rb_table_fit(&t, nccl_cols, N_COUNT_COLS, width, 4);
@@ -265,13 +277,13 @@ static void collectives_table(rb_sbuf *b, const rb_pair_result *pairs, int n, in
 }
 
 /* "name value, name value": a version as a version (nccl_version 2.28.3), a number with four
- * digits. */
-static void extras_text(const rb_variant_result *v, char *buf, size_t size)
+ * digits; on the terminal without the figures the collectives' table shows. */
+static void extras_text(const rb_variant_result *v, int terminal, char *buf, size_t size)
 {
     buf[0] = '\0';
     for (int x = 0, said = 0; x < v->n_extras; x++) {
         const rb_extra *e = &v->extras[x];
-        if (in_collectives_table(v, e->name))
+        if (terminal && in_collectives_table(v, e->name))
             continue;
         char value[40];
         size_t nlen = strlen(e->name);
@@ -296,15 +308,41 @@ static void stale_note(rb_sbuf *b, const rb_pair_result *p, int width)
         }
 }
 
+/* The variants of a row group a full run does not time at its size, on one line: "not timed
+ * at this size of the sweep (a, b, c): why". */
+static void not_at_size_note(rb_sbuf *b, const rb_pair_result *p, int width)
+{
+    rb_sbuf names = {0};
+    const char *note = NULL;
+    for (int k = 0; k < p->n_variants; k++)
+        if (not_at_size(&p->v[k])) {
+            rb_sbuf_add(&names, "%s%s", note ? ", " : "", p->v[k].name);
+            note = p->v[k].note;
+        }
+    char *list = rb_sbuf_take(&names);
+    if (note && list) {
+        const char *why = note + strlen(RB_NOT_AT_SIZE_NOTE);
+        rb_sbuf line = {0};
+        rb_sbuf_add(&line, RB_NOT_AT_SIZE_NOTE " (%s)%s", list, why);
+        char *text = rb_sbuf_take(&line);
+        if (text)
+            note_line(b, width, "note", p->name, NULL, text);
+        free(text);
+    }
+    free(list);
+}
+
 static void table_notes(rb_sbuf *b, const rb_pair_result *pairs, int n, int width)
 {
     for (int i = 0; i < n; i++)
         stale_note(b, &pairs[i], width);
     for (int i = 0; i < n; i++)
+        not_at_size_note(b, &pairs[i], width);
+    for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {
             const rb_variant_result *v = &pairs[i].v[k];
             char text[1200];
-            if (v->note[0])
+            if (v->note[0] && !not_at_size(v))
                 note_line(b, width, "note", pairs[i].name, v->name, v->note);
             if (v->roof_note[0]) {
                 rb_fmt(text, sizeof text, "%s %s", v->inconsistent ? "incons:" : "*", v->roof_note);
@@ -338,7 +376,7 @@ static void table_notes(rb_sbuf *b, const rb_pair_result *pairs, int n, int widt
             char text[800];
             if (v->n_extras == 0)
                 continue;
-            extras_text(v, text, sizeof text);
+            extras_text(v, 1, text, sizeof text);
             if (!text[0])
                 continue;
             note_line(b, width, "extra", pairs[i].name, v->name, text);
@@ -415,7 +453,7 @@ static void table_rows(rb_sbuf *b, const rb_pair_result *p, const rb_table *t, i
 
 void rb_report_table(FILE *f, const rb_pair_result *pairs, int n, int wide)
 {
-    rb_report_table_at(f, pairs, n, wide ? 0 : rb_table_width());
+    rb_report_table_at(f, pairs, n, wide ? 0 : rb_report_text_width(rb_table_width()));
 }
 
 void rb_report_table_at(FILE *f, const rb_pair_result *pairs, int n, int width)
@@ -530,7 +568,7 @@ static void markdown_extras_and_kernels(rb_sbuf *b, const rb_pair_result *pairs,
                 continue;
             if (!header++)
                 rb_sbuf_add(b, "\n## Figures beside the time\n\n");
-            extras_text(v, text, sizeof text);
+            extras_text(v, 0, text, sizeof text);
             rb_sbuf_add(b, "- %s/%s: %s\n", pairs[i].name, v->name, text);
         }
     header = 0;
@@ -694,11 +732,16 @@ void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_
 {
     int plain[RB_VERDICT_COUNT] = {0}, hot[RB_VERDICT_COUNT] = {0};
     int info[RB_VERDICT_COUNT] = {0};
-    int throttled = 0, capped = 0, informational = 0;
+    int throttled = 0, capped = 0, informational = 0, not_at = 0;
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {
             const rb_variant_result *v = &pairs[i].v[k];
             int t = rb_report_throttled(v), in = v->host_bound_why[0] != '\0';
+            /* not timed at this size by design: no verdict, counted apart from skipped */
+            if (not_at_size(v)) {
+                not_at++;
+                continue;
+            }
             unsigned vi = (unsigned)v->verdict < RB_VERDICT_COUNT ? v->verdict : 0;
             (in ? info : t ? hot : plain)[vi]++;
             informational += in;
@@ -716,6 +759,10 @@ void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_
     count_item(info_counts, sizeof info_counts, info[RB_VERDICT_NONE], "not judged");
     rb_fmt(buf, size, "verdicts: %s", counts[0] ? counts : "none");
     size_t len = strlen(buf);
+    if (not_at)
+        rb_fmt(buf + len, size - len, "; %d row%s not timed at this size (by design: a sweep's "
+               "smaller sizes time fewer variants)", not_at, not_at == 1 ? "" : "s");
+    len = strlen(buf);
     if (throttled)
         rb_fmt(buf + len, size - len,
                "; %d variant%s timed under thermal or hardware slowdown (marked %s, counted "
