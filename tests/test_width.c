@@ -3,8 +3,11 @@
  * Output that fits the terminal (harness/report/table.c): the run's table, compare, history and
  * list at COLUMNS=80 and COLUMNS=60, and with COLUMNS unset and the output piped (80), have no
  * line longer than the width; --wide prints every name whole; the collectives get a table in
- * nccl-tests' columns. The inputs are the committed reference runs (results/), so no GPU is
- * needed. Each check is shown failing on a table that ignores the width.
+ * nccl-tests' columns; the variants a sweep does not time at a row's size by design are told
+ * apart from the skipped in the table, the counts and the HTML report. The inputs are the
+ * committed reference runs (results/), so no GPU is needed. Each check is shown failing on a
+ * planted defect (a table that ignores the width, a row that is not a collective, a skip that is
+ * not by design).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +17,7 @@
 #include "../harness/model/json.h"
 #include "../harness/model/report.h"
 #include "../harness/model/result_read.h"
+#include "../harness/report/plot.h"
 #include "../harness/report/table.h"
 #include "rbtest.h"
 
@@ -226,6 +230,61 @@ static void test_collectives_table(void)
     setenv("COLUMNS", "1000", 1);
 }
 
+/* The variants a sweep does not time at a row's size (RB_NOT_AT_SIZE_NOTE) are "not at size" in
+ * the run's table, share one note a row group, and are counted apart from the skipped in the
+ * summary and the HTML report; the planted defect, the same rows with another note (a skip that
+ * is not by design), are skipped and counted so. */
+static void test_not_at_size_apart(void)
+{
+    rb_pair_result *p = NULL;
+    int n = 0;
+    RB_CHECK(read_run(H100 "reference.json", &p, &n) == 0);
+    int by_design = 0, skipped = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < p[i].n_variants; k++)
+            if (p[i].v[k].skipped)
+                *(strncmp(p[i].v[k].note, RB_NOT_AT_SIZE_NOTE, strlen(RB_NOT_AT_SIZE_NOTE))
+                      ? &skipped
+                      : &by_design) += 1;
+    RB_CHECK(by_design >= 10 && skipped >= 1);
+    setenv("COLUMNS", "100", 1);
+    char *text = table_of(p, n, 0), want[200];
+    snprintf(want, sizeof want, "verdicts: %d pass, %d regressed, %d skipped; %d rows not timed at "
+             "this size", 123, 2, skipped, by_design);
+    RB_CHECK(text && strstr(text, "not at size") && strstr(text, "not timed "));
+    RB_CHECK(text && strstr(text, "note: hgemm.square@36M: " RB_NOT_AT_SIZE_NOTE " (mma_sync, "));
+    RB_CHECK(text && !strstr(text, "hgemm.square@36M/mma_sync: " RB_NOT_AT_SIZE_NOTE));
+    if (text && !strstr(text, want))
+        printf("    wanted: %s\n", want);
+    RB_CHECK(text && strstr(text, want));
+    free(text);
+    char err[300];
+    json_value *doc = json_parse_file(H100 "reference.json", err, sizeof err);
+    rb_plot_data d;
+    RB_CHECK(doc && rb_plot_load(doc, NULL, &d, err, sizeof err) == 0);
+    char *html = doc ? rb_plot_html(&d, "", "") : NULL;
+    snprintf(want, sizeof want, ">%d not timed at this size</span>", by_design);
+    RB_CHECK(html && strstr(html, want));
+    snprintf(want, sizeof want, ">%d skipped</span>", skipped);
+    RB_CHECK(html && strstr(html, want));
+    free(html);
+    if (doc)
+        rb_plot_free(&d);
+    json_free(doc);
+    /* the planted defect: another note, so the same rows are skipped like any other */
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < p[i].n_variants; k++)
+            if (p[i].v[k].skipped)
+                snprintf(p[i].v[k].note, sizeof p[i].v[k].note, "could not be measured");
+    text = table_of(p, n, 0);
+    snprintf(want, sizeof want, "%d skipped", skipped + by_design);
+    RB_CHECK(text && !strstr(text, "not at size") && !strstr(text, "not timed at this size"));
+    RB_CHECK(text && strstr(text, want));
+    free(text);
+    free(p);
+    setenv("COLUMNS", "1000", 1);
+}
+
 /* The layout itself: the width read, names abbreviated between characters, columns gone under
  * the row in the order of their rank, words longer than a line cut. */
 static void test_table_layout(void)
@@ -293,6 +352,7 @@ static const rbtest_case width_cases[] = {
     {"table_layout", test_table_layout},
     {"run_table_fits", test_run_table_fits},
     {"collectives_table", test_collectives_table},
+    {"not_at_size_apart", test_not_at_size_apart},
     {"compare_fits", test_compare_fits},
     {"history_fits", test_history_fits},
     {"list_fits", test_list_fits},

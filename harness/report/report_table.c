@@ -564,7 +564,7 @@ static void markdown_extras_and_kernels(rb_sbuf *b, const rb_pair_result *pairs,
         for (int k = 0; k < pairs[i].n_variants; k++) {
             const rb_variant_result *v = &pairs[i].v[k];
             char text[800];
-            if (v->n_extras == 0 || is_collective(v))
+            if (v->n_extras == 0)
                 continue;
             if (!header++)
                 rb_sbuf_add(b, "\n## Figures beside the time\n\n");
