@@ -62,34 +62,20 @@ static int fits(const char *text, int width, const char *what)
     return 0;
 }
 
-/* The standard output (and error) of `roofbench ARGS` piped, with COLUMNS=columns (NULL:
- * unset). The caller frees. */
+/* The standard output (and error) of `roofbench ARGS` into a file (not a terminal), with
+ * COLUMNS=columns (NULL: unset). The caller frees. */
 static char *output_of(const char *columns, const char *args)
 {
-    char cmd[2048];
-    if (columns)
-        snprintf(cmd, sizeof cmd, "COLUMNS=%s '%s' %s 2>&1 < /dev/null", columns, rbtest_binary,
-                 args);
+    char cmd[2048], path[600], bin[1024];
+    if (rbtest_binary[0] == '/' || !getcwd(bin, sizeof bin - 300))
+        snprintf(bin, sizeof bin, "%s", rbtest_binary);
     else
-        snprintf(cmd, sizeof cmd, "env -u COLUMNS '%s' %s 2>&1 < /dev/null", rbtest_binary, args);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return NULL;
-    size_t cap = 1 << 16, len = 0, got;
-    char *text = malloc(cap);
-    while (text && (got = fread(text + len, 1, cap - len - 1, p)) > 0) {
-        len += got;
-        if (len + 1 < cap)
-            continue;
-        char *more = realloc(text, cap * 2);
-        if (!more)
-            free(text);
-        text = more;
-        cap *= 2;
-    }
-    pclose(p);
-    if (text)
-        text[len] = '\0';
+        snprintf(bin + strlen(bin), sizeof bin - strlen(bin), "/%s", rbtest_binary);
+    snprintf(path, sizeof path, "%s/width.out", rbtest_fresh_dir());
+    snprintf(cmd, sizeof cmd, "%s%s '%s' %s > '%s' 2>&1 < /dev/null",
+             columns ? "COLUMNS=" : "env -u COLUMNS", columns ? columns : "", bin, args, path);
+    char *text = system(cmd) != -1 ? rbtest_read_file(path) : NULL;
+    rbtest_remove_dir();
     return text;
 }
 
