@@ -196,9 +196,10 @@ static void test_collectives_table(void)
     RB_CHECK(table != NULL);
     for (size_t i = 0; table && i < sizeof heads / sizeof heads[0]; i++)
         RB_CHECK(strstr(table, heads[i]) != NULL);
-    RB_CHECK(table && strstr(table, "allreduce/nccl_out_of_place") && strstr(table, " float ") &&
+    RB_CHECK(table && strstr(table, "\nallreduce@8 (float, sum)\n  host_staged ") &&
+             strstr(table, "\n  nccl_out_of_place ") && strstr(table, " float ") &&
              strstr(table, " sum "));
-    RB_CHECK(table && strstr(table, "allgather/nccl_in_place") && strstr(table, " none "));
+    RB_CHECK(table && strstr(table, "\nallgather@1G (float, none)\n") && strstr(table, " none "));
     const char *extra = text ? strstr(text, "\nextra: nccl_allreduce") : NULL;
     RB_CHECK(extra && strstr(extra, "nccl_version 2.28.3"));
     RB_CHECK(extra && strncmp(extra, "\nextra", 6) == 0 && !strstr(extra, "busbw_gbps"));

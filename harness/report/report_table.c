@@ -15,8 +15,7 @@
 #include "util.h"
 
 /* The narrow table's first column: the variant, indented under its group ("nccl_out_of_place"
- * fits whole). With the numbers' 69 columns and the longest roof without its unit's suffix
- * ("pcie_duplex", 11), a row is at most 99 columns. */
+ * fits whole). */
 #define NAME_W 19
 
 /* The cells of one row, shared by the text table, the Markdown page and the CSV. */
@@ -202,18 +201,19 @@ static int in_collectives_table(const rb_variant_result *v, const char *name)
     return 0;
 }
 
-/* nccl-tests' columns; where the width is short the name is abbreviated (down to 12), then type,
- * redop, count and algbw go under the row. */
+/* nccl-tests' columns, each row group's rows under a line of its own (its collective and size,
+ * type and reduction); where the width is short the type and the reduction are left to that line, then
+ * count and algbw go under the row, then the variant's name is abbreviated (down to 12). */
 enum { N_NAME, N_SIZE, N_COUNT, N_TYPE, N_REDOP, N_TIME, N_ALGBW, N_BUSBW, N_WRONG, N_COUNT_COLS };
 static const rb_table_col nccl_cols[N_COUNT_COLS] = {
-    {"collective", 28, 12, 0, RB_COL_LEFT | RB_COL_ABBREV},
-    {"size (B)", 11, 0, 0, 0},
-    {"count", 10, 0, 3, 0},
+    {"collective", 20, 12, 5, RB_COL_LEFT | RB_COL_ABBREV},
+    {"size (B)", 10, 0, 0, 0},
+    {"count", 9, 0, 3, 0},
     {"type", 5, 0, 1, 0},
     {"redop", 5, 0, 2, 0},
-    {"time (us)", 10, 0, 0, 0},
-    {"algbw", 8, 0, 4, 0},
-    {"busbw", 8, 0, 0, 0},
+    {"time (us)", 9, 0, 0, 0},
+    {"algbw", 7, 0, 4, 0},
+    {"busbw", 7, 0, 0, 0},
     {"#wrong", 6, 0, 0, 0},
 };
 
@@ -226,14 +226,23 @@ static void fixed_text(double x, int digits, char *buf, size_t size)
         rb_fmt(buf, size, "%.*f", digits, x);
 }
 
+/* "nccl_allreduce.allreduce@1G": the collective is the input between '.' and '@'; every
+ * collective of the pair moves float, and the all-gather reduces nothing. */
+static void collective_of(const rb_pair_result *p, char *name, size_t size, const char **redop)
+{
+    const char *dot = strchr(p->name, '.');
+    const char *coll = dot ? dot + 1 : p->name;
+    rb_fmt(name, size, "%.*s", (int)strcspn(coll, "@"), coll);
+    *redop = strstr(name, "gather") ? "none" : "sum";
+}
+
 static void collective_row(rb_sbuf *b, const rb_table *t, const rb_pair_result *p,
                            const rb_variant_result *v)
 {
-    /* "nccl_allreduce.allreduce@1G": the collective is the input between '.' and '@' */
-    const char *dot = strchr(p->name, '.');
-    const char *coll = dot ? dot + 1 : p->name;
-    char name[400], size[32], count[32], time_us[32], algbw[32], busbw[32], wrong[32];
-    rb_fmt(name, sizeof name, "%.*s/%s", (int)strcspn(coll, "@"), coll, v->name);
+    char coll[300], name[400], size[32], count[32], time_us[32], algbw[32], busbw[32], wrong[32];
+    const char *redop;
+    collective_of(p, coll, sizeof coll, &redop);
+    rb_fmt(name, sizeof name, "  %s", v->name);
     double us = extra_value(v, "time_us");
     fixed_text(extra_value(v, "size_bytes"), 0, size, sizeof size);
     fixed_text(extra_value(v, "count"), 0, count, sizeof count);
@@ -241,15 +250,15 @@ static void collective_row(rb_sbuf *b, const rb_table *t, const rb_pair_result *
     fixed_text(extra_value(v, "algbw_gbps"), 2, algbw, sizeof algbw);
     fixed_text(extra_value(v, "busbw_gbps"), 2, busbw, sizeof busbw);
     fixed_text(extra_value(v, "wrong_elements"), 0, wrong, sizeof wrong);
-    /* every collective of the pair moves float; the all-gather reduces nothing */
-    const char *redop = strstr(coll, "gather") ? "none" : "sum";
-    const char *cells[N_COUNT_COLS] = {name, size, count, "float", redop, time_us, algbw, busbw,
-                                       wrong};
+    /* the type and the reduction, when not in the row, are on the collective's own line */
+    const char *cells[N_COUNT_COLS] = {name,   size, count, t->out[N_TYPE] ? "" : "float",
+                                       t->out[N_REDOP] ? "" : redop, time_us, algbw, busbw, wrong};
     rb_table_row(b, t, cells);
 }
 
 /* The collectives' rows in nccl-tests' columns (size, count, type, redop, time, algbw, busbw,
- * #wrong) under the run's table, with the GPUs and NCCL once above them. */
+ * #wrong) under the run's table, each row group's under its collective and size, its type and
+ * reduction. */
 static void collectives_table(rb_sbuf *b, const rb_pair_result *pairs, int n, int width)
 {
     const rb_variant_result *first = NULL;
@@ -259,7 +268,7 @@ static void collectives_table(rb_sbuf *b, const rb_pair_result *pairs, int n, in
                 first = &pairs[i].v[k];
     if (!first)
         return;
-    char line[400], gpus[32] = "";
+    char line[400], gpus[32] = "", shown[300] = "";
     if (extra_value(first, "gpus") > 0)
         rb_fmt(gpus, sizeof gpus, ", on %.0f GPUs", extra_value(first, "gpus"));
     rb_fmt(line, sizeof line,
@@ -271,9 +280,19 @@ static void collectives_table(rb_sbuf *b, const rb_pair_result *pairs, int n, in
     rb_table_fit(&t, nccl_cols, N_COUNT_COLS, width, 4);
     rb_table_head(b, &t);
     for (int i = 0; i < n; i++)
-        for (int k = 0; k < pairs[i].n_variants; k++)
-            if (is_collective(&pairs[i].v[k]))
-                collective_row(b, &t, &pairs[i], &pairs[i].v[k]);
+        for (int k = 0; k < pairs[i].n_variants; k++) {
+            if (!is_collective(&pairs[i].v[k]))
+                continue;
+            char coll[300];
+            const char *redop, *dot = strchr(pairs[i].name, '.');
+            collective_of(&pairs[i], coll, sizeof coll, &redop);
+            if (strcmp(pairs[i].name, shown)) {
+                rb_fmt(line, sizeof line, "%s (float, %s)", dot ? dot + 1 : pairs[i].name, redop);
+                rb_table_wrap(b, line, width, 0, 4);
+                rb_fmt(shown, sizeof shown, "%s", pairs[i].name);
+            }
+            collective_row(b, &t, &pairs[i], &pairs[i].v[k]);
+        }
 }
 
 /* "name value, name value": a version as a version (nccl_version 2.28.3), a number with four
@@ -400,22 +419,23 @@ static const char table_legend[] =
     "more than the noise, a measurement inconsistency (see its note); ! timed under slowdown.";
 
 /* The text table's columns. The first holds the variant indented under its group's line
- * ("nccl_out_of_place" fits whole); where the width is short it is abbreviated down to 12, then
- * t, %peak, noise, speedup and %ceil go under the row, in that order. At its natural widths, with
- * the longest roof without its unit's suffix ("pcie_duplex", 11), a row is 99 columns. */
+ * ("nccl_out_of_place" fits whole); where the width is short t, %peak and noise go under the
+ * row, then the name is abbreviated (down to 12), then speedup and %ceil go under too. At its
+ * natural widths, with the longest roof without its unit's suffix ("pcie_duplex", 11), a row is
+ * 95 columns (a wider cell, "(regressed)", pushes the rest of its row right). */
 enum { T_NAME, T_MS, T_NOISE, T_RATE, T_CEIL, T_PEAK, T_SPEEDUP, T_VERDICT, T_T, T_ROOF,
        T_COUNT };
 static const rb_table_col run_cols[T_COUNT] = {
-    {"pair / variant", NAME_W, 12, 0, RB_COL_LEFT | RB_COL_ABBREV},
+    {"pair / variant", NAME_W, 12, 4, RB_COL_LEFT | RB_COL_ABBREV},
     {"median ms", 9, 0, 0, 0},
     {"noise", 5, 0, 3, 0},
-    {"rate", 14, 0, 0, 0},
-    {"%ceil", 7, 0, 5, 0},
+    {"rate", 12, 0, 0, 0},
+    {"%ceil", 6, 0, 6, 0},
     {"%peak", 6, 0, 2, 0},
-    {"speedup", 7, 0, 4, 0},
-    {"verdict", 11, 0, 0, RB_COL_LEFT},
+    {"speedup", 7, 0, 5, 0},
+    {"verdict", 9, 0, 0, RB_COL_LEFT},
     {"t", 2, 0, 1, RB_COL_LEFT},
-    {"roof", 0, 9, 0, RB_COL_LEFT | RB_COL_REST},
+    {"roof", 0, 6, 0, RB_COL_LEFT | RB_COL_REST},
 };
 
 static void table_rows(rb_sbuf *b, const rb_pair_result *p, const rb_table *t, int note_w)
