@@ -833,13 +833,13 @@ static void test_report_table(void)
     rb_report_table(f, p, 2, 0);
     fclose(f);
     RB_CHECK(strncmp(buf, "pair / variant ", 15) == 0);
-    RB_CHECK(strstr(buf, "verdict     t  roof\n") != NULL);
+    RB_CHECK(strstr(buf, "verdict   t  roof\n") != NULL);
     RB_CHECK(strstr(buf, "\ncopy_vectorized\n  baseline ") != NULL);
     RB_CHECK(strstr(buf, "4.00x") != NULL);
     RB_CHECK(strstr(buf, "1.00x") != NULL);
-    RB_CHECK(strstr(buf, "improved       dram\n") != NULL);
-    RB_CHECK(strstr(buf, "pass           dram\n") != NULL);
-    RB_CHECK(strstr(buf, "invalid        dram\n") != NULL);
+    RB_CHECK(strstr(buf, "improved     dram\n") != NULL);
+    RB_CHECK(strstr(buf, "pass         dram\n") != NULL);
+    RB_CHECK(strstr(buf, "invalid      dram\n") != NULL);
     /* the digits the noise supports: 0.2% and 0.4%, four */
     RB_CHECK(strstr(buf, " 1.000 ") != NULL && strstr(buf, " 4.000 ") != NULL);
     RB_CHECK(strstr(buf, " 2147 GB/s") != NULL);

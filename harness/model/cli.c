@@ -140,9 +140,9 @@ static const cli_option cli_options[] = {
      opt_csv, 0},
     {"--results-dir", ON_RUN, 1, "DIR", "folder for the default results file (default results)",
      opt_results_dir, 0},
-    {"--wide", ON_RUN, 0, NULL,
-     "the table with every name and roof key whole and the notes unwrapped (by default the "
-     "table fits 100 columns)",
+    {"--wide", ON_LIST | ON_RUN | ON_COMPARE | ON_HISTORY, 0, NULL,
+     "every table with its names and roof keys whole and the text unwrapped (by default the "
+     "output fits $COLUMNS, else the terminal's width, else 80 columns)",
      NULL, CLI_FLAG(wide)},
     {"--gate", ON_RUN | ON_COMPARE, 1, "gating|all",
      "which verdicts set the exit code: gating (default) leaves out the informational rows, "

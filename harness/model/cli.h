@@ -126,7 +126,7 @@ typedef struct rb_options {
     int device_all, n_devices;
     int devices[RB_DEVICE_MAX + 1];
     rb_scope scope;            /* --scope: which pairs, by how they use the GPUs */
-    int wide;                  /* run --wide: the table with full names, no wrapping */
+    int wide;                  /* --wide: every table with full names, no wrapping */
     int list_json;             /* list --json: the pairs as JSON on stdout */
     int gate_all;              /* run --gate all: informational rows gate the exit code too */
     int through_links;         /* an output that is a symbolic link: write to its target */

@@ -61,9 +61,14 @@ void rb_report_rate(const rb_pair_result *p, const rb_variant_result *v, double 
  * interleaved, c cold) and the roof that binds it (without its unit's suffix unless wide; a
  * median marked RB_THROTTLED_MARK when timed under slowdown); a variant not timed says why
  * (skipped, invalid, missing) where its rate would be. Then a legend, the notes and the
- * figures beside the time, each wrapped at RB_TEXT_WIDTH unless wide, and the roofs this run
- * raised. */
+ * figures beside the time, and the roofs this run raised. Fitted to the terminal's width, at
+ * most RB_TEXT_WIDTH (report/table.h: names abbreviated, columns moved under their row, the text
+ * wrapped), unless wide; the collectives' rows again in nccl-tests' columns under the table; the
+ * variants a sweep does not time at a row's size (RB_NOT_AT_SIZE_NOTE) "not at size", one note a
+ * row group, counted apart from the skipped. */
 void rb_report_table(FILE *f, const rb_pair_result *pairs, int n, int wide);
+/* The same fitted to width columns (0: as wide), whatever the terminal's (the docs' samples). */
+void rb_report_table_at(FILE *f, const rb_pair_result *pairs, int n, int width);
 
 /* The mark beside the median of a variant timed under thermal or hardware slowdown (its clocks'
  * reasons: model/clocks.h's throttled rule); the reasons and clocks follow in the notes. A
@@ -80,7 +85,8 @@ void rb_report_throttle_note(const rb_variant_result *v, char *buf, size_t size)
  * for tensor-core GEMMs, not marked)". The throttled and the informational ones are not in the
  * first counts (those are the gating verdicts). */
 void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_t size);
-/* The same, printed wrapped at RB_TEXT_WIDTH (its first line starts "verdicts:"). */
+/* The same, printed wrapped at the terminal's width, at most RB_TEXT_WIDTH (its first line
+ * starts "verdicts:"). */
 void rb_report_summary(FILE *f, const rb_pair_result *pairs, int n);
 
 /* The same as a Markdown page, with the environment's main facts above it. Caller frees. */

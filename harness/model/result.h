@@ -112,6 +112,11 @@ const char *rb_verdict_name(rb_verdict v);
 int rb_role_from_name(const char *s, rb_role *out);
 int rb_unit_from_name(const char *s, rb_unit *out);
 
+/* The note that starts a variant's record where a full run does not time it at this size of its
+ * sweep, by design (rb_pair_swept_skips): skipped, and shown and counted apart from the variants
+ * that could not be measured. */
+#define RB_NOT_AT_SIZE_NOTE "not timed at this size of the sweep"
+
 typedef struct rb_variant_result {
     char name[RB_NAME_MAX];
     rb_role role;

@@ -232,6 +232,9 @@ int rb_runcmp_selected(const rb_filter *f, const char *pair, const char *variant
 
 /* The report: the environment diff, the verdict counts and the table. */
 void rb_runcmp_print(FILE *f, const rb_runcmp *c, const char *old_path, const char *new_path);
+/* The same fitted to width columns (0: every name whole; rb_runcmp_print: the terminal's). */
+void rb_runcmp_print_at(FILE *f, const rb_runcmp *c, const char *old_path, const char *new_path,
+                        int width);
 /* The comparison as a JSON document; NULL when out of memory. */
 json_value *rb_runcmp_json(const rb_runcmp *c, const char *old_path, const char *new_path,
                            int fail_on_platform);

@@ -229,7 +229,7 @@ static char *block_compare(rb_docs *d, char **w, int n, char *err, size_t err_si
         FILE *out = open_memstream(&text, &len);
         if (out) {
             fprintf(out, "```\n");
-            rb_runcmp_print(out, &c, w[1], w[2]);
+            rb_runcmp_print_at(out, &c, w[1], w[2], 0);
             int failing = rb_runcmp_failing(&c, 0);
             if (failing)
                 fprintf(out, "exit 1: %d variant(s) slower for a cause other than the machine (platform, clock)\n",

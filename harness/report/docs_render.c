@@ -8,6 +8,7 @@
 #include "expect.h"
 #include "report.h"
 #include "result_read.h"
+#include "text.h"
 #include "util.h"
 
 /* ---- cells ---- */
@@ -168,7 +169,7 @@ static char *sample_rows(const json_value *doc, const regex_t *re, int max_rows,
     FILE *f = rows && rows <= max_rows ? open_memstream(&text, &len) : NULL;
     if (f) {
         fputs("```\n", f);
-        rb_report_table(f, all, kept, 0);
+        rb_report_table_at(f, all, kept, RB_TEXT_WIDTH);
         fputs("```\n", f);
         fclose(f);
     }

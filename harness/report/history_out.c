@@ -10,6 +10,7 @@
 
 #include "history.h"
 #include "svg.h"
+#include "table.h"
 #include "util.h"
 
 #define RB_HISTORY_RULE                                                                            \
@@ -44,9 +45,11 @@ static void step_text(const rb_history *h, const rb_history_series *s, const rb_
 
 /* One line of the text report, formatted, then shown on the terminal (model/util.h,
  * rb_text_for_terminal): dates, revisions, names, paths and notes come from files and cannot
- * move the cursor, change colours or forge a line. */
-static void say(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(FILE *f, const char *fmt, ...)
+ * move the cursor, change colours or forge a line. Wrapped at width (0: whole), continued lines
+ * indented by indent + 4. */
+static void say(rb_sbuf *b, int width, int indent, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void say(rb_sbuf *b, int width, int indent, const char *fmt, ...)
 {
     char line[4 * RB_PATH_BUF], shown[4 * RB_PATH_BUF];
     va_list ap;
@@ -55,51 +58,91 @@ static void say(FILE *f, const char *fmt, ...)
     va_end(ap);
     line[rb_utf8_cut(line, sizeof line - 1)] = '\0'; /* (a cut inside a character: a byte off) */
     rb_text_for_terminal(line, shown, sizeof shown);
-    fprintf(f, "%s\n", shown);
+    rb_sbuf_add(b, "%*s", indent, "");
+    rb_table_wrap(b, shown, width, indent, indent + 4);
 }
 
-static void header_lines(FILE *f, const rb_history *h)
+static void header_lines(rb_sbuf *f, int w, const rb_history *h)
 {
     const rb_history_run *a = &h->runs[0], *b = &h->runs[h->n_runs - 1];
     if (h->floors_line)
-        say(f, "%s", h->floors_line);
-    say(f, "history: %d run(s) of %s, %s (%s) to %s (%s)", h->n_runs,
+        say(f, w, 0, "%s", h->floors_line);
+    say(f, w, 0, "history: %d run(s) of %s, %s (%s) to %s (%s)", h->n_runs,
         a->hardware_key[0] ? a->hardware_key : "?", a->date, a->git, b->date, b->git);
     if (h->runs_without_fingerprints)
-        say(f, "code attribution unavailable for %d of %d run(s): %s", h->runs_without_fingerprints,
-            h->n_runs, RB_RUNCMP_NO_FINGERPRINT);
+        say(f, w, 0, "code attribution unavailable for %d of %d run(s): %s",
+            h->runs_without_fingerprints, h->n_runs, RB_RUNCMP_NO_FINGERPRINT);
     for (int i = 0; i < h->n_notes; i++)
-        say(f, "note: %s", h->notes[i]);
+        say(f, w, 0, "note: %s", h->notes[i]);
     if (h->filter)
-        say(f, "filter '%s': %d series, %d left out", h->filter, h->n_series, h->n_filtered_out);
+        say(f, w, 0, "filter '%s': %d series, %d left out", h->filter, h->n_series,
+            h->n_filtered_out);
+}
+
+/* The series' columns; where the width is short the first and the last median go under the
+ * row, then the name is abbreviated (down to 16). */
+enum { H_NAME, H_RUNS, H_FIRST, H_LAST, H_CHANGE, H_VERDICT, H_COUNT };
+static const rb_table_col history_cols[H_COUNT] = {
+    {"pair/variant", 52, 16, 3, RB_COL_LEFT | RB_COL_ABBREV},
+    {"runs", 4, 0, 0, 0},
+    {"first ms", 10, 0, 1, 0},
+    {"last ms", 10, 0, 2, 0},
+    {"change", 7, 0, 0, 0},
+    {"verdict", 0, 6, 0, RB_COL_LEFT | RB_COL_REST},
+};
+
+static void series_row(rb_sbuf *b, const rb_table *t, const rb_history_series *s)
+{
+    char label[4 * RB_PATH_BUF], runs[16], first[32], last[32], change[32];
+    rb_text_for_terminal(s->label, label, sizeof label);
+    rb_fmt(runs, sizeof runs, "%d", s->n_points);
+    rb_fmt(first, sizeof first, "%.4f", s->points[0].median_ms);
+    rb_fmt(last, sizeof last, "%.4f", s->points[s->n_points - 1].median_ms);
+    double pct = change_pct(s);
+    rb_fmt(change, sizeof change, "-"); /* one run: no change to give */
+    if (isfinite(pct))
+        rb_fmt(change, sizeof change, "%+6.1f%%", pct);
+    const char *cells[H_COUNT] = {label,  runs,   first,
+                                  last,   change, rb_history_verdict_name(s->verdict)};
+    rb_table_row(b, t, cells);
 }
 
 void rb_history_print(FILE *f, const rb_history *h)
 {
     char line[1200];
-    header_lines(f, h);
-    fprintf(f, "series: %d: %d step, %d moved, %d blind, %d steady, %d single\n(%s)\n\n",
-            h->n_series, h->counts[RB_HISTORY_STEP], h->counts[RB_HISTORY_MOVED],
-            h->counts[RB_HISTORY_BLIND], h->counts[RB_HISTORY_STEADY], h->counts[RB_HISTORY_SINGLE],
-            RB_HISTORY_RULE);
-    fprintf(f, "%-52s %4s %10s %10s %7s  %s\n", "pair/variant", "runs", "first ms", "last ms",
-            "change", "verdict");
+    int w = rb_table_width();
+    rb_sbuf b = {.sink = f}; /* (written as it is made) */
+    header_lines(&b, w, h);
+    say(&b, w, 0, "series: %d: %d step, %d moved, %d blind, %d steady, %d single", h->n_series,
+        h->counts[RB_HISTORY_STEP], h->counts[RB_HISTORY_MOVED], h->counts[RB_HISTORY_BLIND],
+        h->counts[RB_HISTORY_STEADY], h->counts[RB_HISTORY_SINGLE]);
+    say(&b, w, 0, "(%s)", RB_HISTORY_RULE);
+    rb_sbuf_add(&b, "\n");
+    /* the name column as wide as the longest label, up to its 52 */
+    rb_table_col cols[H_COUNT];
+    memcpy(cols, history_cols, sizeof cols);
+    int longest = rb_table_text_cols(cols[H_NAME].head);
+    for (int i = 0; i < h->n_series && longest < cols[H_NAME].width; i++) {
+        int len = rb_table_text_cols(h->series[i].label);
+        longest = len > longest ? len : longest;
+    }
+    cols[H_NAME].width = longest < cols[H_NAME].width ? longest : cols[H_NAME].width;
+    rb_table t;
+    rb_table_fit(&t, cols, H_COUNT, w, 4);
+    rb_table_head(&b, &t);
     for (int i = 0; i < h->n_series; i++) {
         const rb_history_series *s = &h->series[i];
-        double pct = change_pct(s);
-        char change[32] = "-"; /* one run: no change to give */
-        if (isfinite(pct))
-            rb_fmt(change, sizeof change, "%+6.1f%%", pct);
-        say(f, "%-52s %4d %10.4f %10.4f %7s  %s", s->label, s->n_points, s->points[0].median_ms,
-            s->points[s->n_points - 1].median_ms, change, rb_history_verdict_name(s->verdict));
+        series_row(&b, &t, s);
         for (int k = 0; k < s->n_steps; k++) {
             step_text(h, s, &s->steps[k], line, sizeof line);
-            say(f, "    %s", line);
-            say(f, "      %s", s->steps[k].row.evidence);
+            say(&b, w, 4, "%s", line);
+            say(&b, w, 6, "%s", s->steps[k].row.evidence);
         }
         if (s->verdict == RB_HISTORY_BLIND)
-            say(f, "    blind: %s", s->blind_why);
+            say(&b, w, 4, "blind: %s", s->blind_why);
     }
+    if (rb_sbuf_flush(&b) != 0 && !ferror(f))
+        fprintf(stderr, "roofbench: history: out of memory\n");
 }
 
 /* ---- Markdown ---- */

@@ -12,6 +12,7 @@
 #include "outputs.h"
 #include "p2p_table.h"
 #include "plot.h"
+#include "result.h"
 #include "svg.h"
 #include "util.h"
 
@@ -30,6 +31,14 @@ static void cell_num(rb_sbuf *b, double x, const char *unit)
     }
     rb_plot_num(x, v, sizeof v);
     rb_sbuf_add(b, "<td class=\"num\" data-v=\"%.17g\">%s%s</td>", x, v, unit);
+}
+
+/* 1 when a full run does not time the point's variant at its row's size, by design
+ * (RB_NOT_AT_SIZE_NOTE): shown and counted apart from the skipped, which could not be measured. */
+static int not_at_size(const rb_plot_point *p)
+{
+    return !strcmp(p->verdict, "skipped") && p->note &&
+           !strncmp(p->note, RB_NOT_AT_SIZE_NOTE, strlen(RB_NOT_AT_SIZE_NOTE));
 }
 
 static void table_row(rb_sbuf *b, const rb_plot_point *p)
@@ -63,7 +72,8 @@ static void table_row(rb_sbuf *b, const rb_plot_point *p)
         rb_html_cell_number(b, p->efficiency, "%.1f%%", 100);
     rb_html_cell_number(b, p->peak_efficiency, "%.1f%%", 100);
     cell_num(b, p->speedup, "x");
-    rb_fmt(shown, sizeof shown, "%s%s", p->verdict, p->informational ? " (informational)" : "");
+    rb_fmt(shown, sizeof shown, "%s%s", not_at_size(p) ? "not timed at this size" : p->verdict,
+           p->informational ? " (informational)" : "");
     rb_html_cell_verdict(b, p->verdict, shown);
     rb_sbuf_add(b, "</tr>\n");
 }
@@ -72,23 +82,27 @@ static void table_row(rb_sbuf *b, const rb_plot_point *p)
  * results have any. */
 static void verdict_counts(rb_sbuf *b, const rb_plot_data *d)
 {
-    int gating[N_VERDICTS + 1] = {0}, info[N_VERDICTS + 1] = {0}, any_info = 0;
-    const char *names[N_VERDICTS + 1];
+    int gating[N_VERDICTS + 2] = {0}, info[N_VERDICTS + 2] = {0}, any_info = 0;
+    const char *names[N_VERDICTS + 2];
     for (int k = 0; k < N_VERDICTS; k++)
         names[k] = verdict_names[k];
     names[N_VERDICTS] = "no verdict";
+    /* the rows a sweep does not time at their size by design, apart from the skipped */
+    names[N_VERDICTS + 1] = "not timed at this size";
     for (int i = 0; i < d->n_points; i++) {
         const rb_plot_point *p = &d->points[i];
         int k = 0;
         while (k < N_VERDICTS && strcmp(p->verdict, verdict_names[k]))
             k++;
+        if (not_at_size(p))
+            k = N_VERDICTS + 1;
         (p->informational ? info : gating)[k]++;
         any_info |= p->informational;
     }
-    rb_html_counts(b, any_info ? "gating verdicts" : "verdicts", names, gating, N_VERDICTS + 1);
+    rb_html_counts(b, any_info ? "gating verdicts" : "verdicts", names, gating, N_VERDICTS + 2);
     if (any_info)
         rb_html_counts(b, "informational verdicts (host-bound rows: measured, not gating)", names,
-                       info, N_VERDICTS + 1);
+                       info, N_VERDICTS + 2);
 }
 
 /* One note of a variant: "pair/variant: [what: ]text". */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The run's table as a person reads it (the terminal, RB_TEXT_WIDTH columns unless --wide), as
+ * The run's table as a person reads it (the terminal's width, report/table.h, unless --wide), as
  * a Markdown page and as CSV. One row per variant, placed under its row group's own line, so
  * that the longest group names ("nccl_allreduce.reduce_scatter@1G") cost no column; the
  * numbers carry the digits their noise supports; the notes follow the table, wrapped.
@@ -10,12 +10,12 @@
 #include <string.h>
 
 #include "report.h"
+#include "table.h"
 #include "text.h"
 #include "util.h"
 
 /* The narrow table's first column: the variant, indented under its group ("nccl_out_of_place"
- * fits whole). With the numbers' 69 columns and the longest roof without its unit's suffix
- * ("pcie_duplex", 11), a row is at most 99 columns. */
+ * fits whole). */
 #define NAME_W 19
 
 /* The cells of one row, shared by the text table, the Markdown page and the CSV. */
@@ -34,11 +34,20 @@ static void pct(char *buf, size_t size, double x)
         rb_fmt(buf, size, "%.1f%%", 100.0 * x);
 }
 
+/* 1 when a full run does not time v at its row's size, by design (RB_NOT_AT_SIZE_NOTE): not
+ * one that could not be measured. */
+static int not_at_size(const rb_variant_result *v)
+{
+    return v->skipped && !strncmp(v->note, RB_NOT_AT_SIZE_NOTE, strlen(RB_NOT_AT_SIZE_NOTE));
+}
+
 /* What a variant that was not timed is, where its rate would be: skipped, missing (expected,
  * not produced), failed (an error before its result could be checked: no rel_err), invalid
  * (checked and wrong). */
 static const char *untimed_state(const rb_variant_result *v)
 {
+    if (not_at_size(v))
+        return "not at size";
     if (v->skipped)
         return "skipped";
     if (v->verdict == RB_VERDICT_MISSING)
@@ -75,7 +84,8 @@ static void format_row(const rb_pair_result *p, const rb_variant_result *v, int 
 {
     rb_report_rate(p, v, &r->rate_value, &r->rate_unit);
     int info = v->host_bound_why[0] != '\0';
-    rb_fmt(r->verdict, sizeof r->verdict, info ? "(%s)" : "%s", rb_verdict_name(v->verdict));
+    rb_fmt(r->verdict, sizeof r->verdict, info ? "(%s)" : "%s",
+           not_at_size(v) ? "not timed" : rb_verdict_name(v->verdict));
     rb_fmt(r->timing, sizeof r->timing, "%s", timing_mark(v));
     if (!v->timed) {
         rb_fmt(r->ms, sizeof r->ms, "-");
@@ -124,36 +134,16 @@ static void format_row(const rb_pair_result *p, const rb_variant_result *v, int 
 /* ---- the text table ---- */
 
 /* Appends "<tag>: <group>/<variant>: <text>" (variant NULL: "<tag>: <group>: <text>") to b,
- * wrapped unless wide. */
-static void note_line(rb_sbuf *b, int wide, const char *tag, const char *group, const char *variant,
-                      const char *text)
+ * wrapped at width (0: not wrapped). */
+static void note_line(rb_sbuf *b, int width, const char *tag, const char *group,
+                      const char *variant, const char *text)
 {
-    char head[160];
-    rb_fmt(head, sizeof head, "%s: %s%s%s: ", tag, group, variant ? "/" : "",
-           variant ? variant : "");
-    rb_sbuf_add(b, "%s", head);
-    if (wide)
-        rb_sbuf_add(b, "%s\n", text);
-    else
-        rb_text_wrap(b, text, RB_TEXT_WIDTH, (int)strlen(head), 6);
-}
-
-/* "name value, name value": a version as a version (nccl_version 2.28.3), a number with four
- * digits. */
-static void extras_text(const rb_variant_result *v, char *buf, size_t size)
-{
-    buf[0] = '\0';
-    for (int x = 0; x < v->n_extras; x++) {
-        const rb_extra *e = &v->extras[x];
-        char value[40];
-        size_t nlen = strlen(e->name);
-        if (nlen > 8 && !strcmp(e->name + nlen - 8, "_version"))
-            rb_text_version(e->value, value, sizeof value);
-        else
-            rb_fmt(value, sizeof value, "%.4g", e->value);
-        size_t len = strlen(buf);
-        rb_fmt(buf + len, size - len, "%s%s %s", x ? ", " : "", e->name, value);
-    }
+    rb_sbuf line = {0};
+    rb_sbuf_add(&line, "%s: %s%s%s: %s", tag, group, variant ? "/" : "", variant ? variant : "",
+                text);
+    char *whole = rb_sbuf_take(&line);
+    rb_table_wrap(b, whole ? whole : text, width, 0, 6);
+    free(whole);
 }
 
 /* "0.187 J/launch, 598 W mean, 1640 GFLOP/J" on a compute roof, "..., 5.74 GB/J" on another
@@ -176,52 +166,227 @@ static void energy_text(const rb_pair_result *p, const rb_variant_result *v, cha
         rb_fmt(buf + len, size - len, ", %.4g GB/J", gb);
 }
 
+/* The width the text under the table wraps at: the table's, at most RB_TEXT_WIDTH (a line a
+ * person reads at once); 0 (--wide): none. */
+static int rb_report_text_width(int width)
+{
+    return width > 0 && width < RB_TEXT_WIDTH ? width : width > 0 ? RB_TEXT_WIDTH : 0;
+}
+
+/* The value of a row's extra figure, NaN when it has none. */
+static double extra_value(const rb_variant_result *v, const char *name)
+{
+    for (int x = 0; x < v->n_extras; x++)
+        if (!strcmp(v->extras[x].name, name))
+            return v->extras[x].value;
+    return NAN;
+}
+
+/* A collective's row (nccl_allreduce's): its extras are nccl-tests' columns, shown in a table of
+ * their own instead of an extra line. */
+static int is_collective(const rb_variant_result *v)
+{
+    return !isnan(extra_value(v, "algbw_gbps")) && !isnan(extra_value(v, "busbw_gbps"));
+}
+
+/* 1 when the extra `name` of v is a cell of the collectives' table (not repeated in its extra
+ * line, which keeps the GPUs and NCCL's version). */
+static int in_collectives_table(const rb_variant_result *v, const char *name)
+{
+    static const char *const shown[] = {"size_bytes", "count",          "time_us",
+                                        "algbw_gbps", "busbw_gbps",     "wrong_elements"};
+    for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++)
+        if (!strcmp(name, shown[i]))
+            return is_collective(v);
+    return 0;
+}
+
+/* nccl-tests' columns, each row group's rows under a line of its own (its collective and size,
+ * type and reduction); where the width is short the type and the reduction are left to that line, then
+ * count and algbw go under the row, then the variant's name is abbreviated (down to 12). */
+enum { N_NAME, N_SIZE, N_COUNT, N_TYPE, N_REDOP, N_TIME, N_ALGBW, N_BUSBW, N_WRONG, N_COUNT_COLS };
+static const rb_table_col nccl_cols[N_COUNT_COLS] = {
+    {"collective", 20, 12, 5, RB_COL_LEFT | RB_COL_ABBREV},
+    {"size (B)", 10, 0, 0, 0},
+    {"count", 9, 0, 3, 0},
+    {"type", 5, 0, 1, 0},
+    {"redop", 5, 0, 2, 0},
+    {"time (us)", 9, 0, 0, 0},
+    {"algbw", 7, 0, 4, 0},
+    {"busbw", 7, 0, 0, 0},
+    {"#wrong", 6, 0, 0, 0},
+};
+
+/* x with the digits given, "-" for NaN. */
+static void fixed_text(double x, int digits, char *buf, size_t size)
+{
+    if (isnan(x))
+        rb_fmt(buf, size, "-");
+    else
+        rb_fmt(buf, size, "%.*f", digits, x);
+}
+
+/* "nccl_allreduce.allreduce@1G": the collective is the input between '.' and '@'; every
+ * collective of the pair moves float, and the all-gather reduces nothing. */
+static void collective_of(const rb_pair_result *p, char *name, size_t size, const char **redop)
+{
+    const char *dot = strchr(p->name, '.');
+    const char *coll = dot ? dot + 1 : p->name;
+    rb_fmt(name, size, "%.*s", (int)strcspn(coll, "@"), coll);
+    *redop = strstr(name, "gather") ? "none" : "sum";
+}
+
+static void collective_row(rb_sbuf *b, const rb_table *t, const rb_pair_result *p,
+                           const rb_variant_result *v)
+{
+    char coll[300], name[400], size[32], count[32], time_us[32], algbw[32], busbw[32], wrong[32];
+    const char *redop;
+    collective_of(p, coll, sizeof coll, &redop);
+    rb_fmt(name, sizeof name, "  %s", v->name);
+    double us = extra_value(v, "time_us");
+    fixed_text(extra_value(v, "size_bytes"), 0, size, sizeof size);
+    fixed_text(extra_value(v, "count"), 0, count, sizeof count);
+    fixed_text(isnan(us) && v->timed ? v->time_ms.median * 1e3 : us, 2, time_us, sizeof time_us);
+    fixed_text(extra_value(v, "algbw_gbps"), 2, algbw, sizeof algbw);
+    fixed_text(extra_value(v, "busbw_gbps"), 2, busbw, sizeof busbw);
+    fixed_text(extra_value(v, "wrong_elements"), 0, wrong, sizeof wrong);
+    /* the type and the reduction, when not in the row, are on the collective's own line */
+    const char *cells[N_COUNT_COLS] = {name,   size, count, t->out[N_TYPE] ? "" : "float",
+                                       t->out[N_REDOP] ? "" : redop, time_us, algbw, busbw, wrong};
+    rb_table_row(b, t, cells);
+}
+
+/* The collectives' rows in nccl-tests' columns (size, count, type, redop, time, algbw, busbw,
+ * #wrong) under the run's table, each row group's under its collective and size, its type and
+ * reduction. */
+static void collectives_table(rb_sbuf *b, const rb_pair_result *pairs, int n, int width)
+{
+    const rb_variant_result *first = NULL;
+    for (int i = 0; i < n && !first; i++)
+        for (int k = 0; k < pairs[i].n_variants && !first; k++)
+            if (is_collective(&pairs[i].v[k]))
+                first = &pairs[i].v[k];
+    if (!first)
+        return;
+    char line[400], gpus[32] = "", shown[300] = "";
+    if (extra_value(first, "gpus") > 0)
+        rb_fmt(gpus, sizeof gpus, ", on %.0f GPUs", extra_value(first, "gpus"));
+    rb_fmt(line, sizeof line,
+           "collectives (nccl-tests' columns%s; time of one collective, algbw = size / time, "
+           "busbw = algbw x the bus factor, GB/s):",
+           gpus);
+    rb_table_wrap(b, line, rb_report_text_width(width), 0, 4);
+    rb_table t;
+    rb_table_fit(&t, nccl_cols, N_COUNT_COLS, width, 4);
+    rb_table_head(b, &t);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < pairs[i].n_variants; k++) {
+            if (!is_collective(&pairs[i].v[k]))
+                continue;
+            char coll[300];
+            const char *redop, *dot = strchr(pairs[i].name, '.');
+            collective_of(&pairs[i], coll, sizeof coll, &redop);
+            if (strcmp(pairs[i].name, shown)) {
+                rb_fmt(line, sizeof line, "%s (float, %s)", dot ? dot + 1 : pairs[i].name, redop);
+                rb_table_wrap(b, line, width, 0, 4);
+                rb_fmt(shown, sizeof shown, "%s", pairs[i].name);
+            }
+            collective_row(b, &t, &pairs[i], &pairs[i].v[k]);
+        }
+}
+
+/* "name value, name value": a version as a version (nccl_version 2.28.3), a number with four
+ * digits; on the terminal without the figures the collectives' table shows. */
+static void extras_text(const rb_variant_result *v, int terminal, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int x = 0, said = 0; x < v->n_extras; x++) {
+        const rb_extra *e = &v->extras[x];
+        if (terminal && in_collectives_table(v, e->name))
+            continue;
+        char value[40];
+        size_t nlen = strlen(e->name);
+        if (nlen > 8 && !strcmp(e->name + nlen - 8, "_version"))
+            rb_text_version(e->value, value, sizeof value);
+        else
+            rb_fmt(value, sizeof value, "%.4g", e->value);
+        size_t len = strlen(buf);
+        rb_fmt(buf + len, size - len, "%s%s %s", said++ ? ", " : "", e->name, value);
+    }
+}
+
 /* A row group whose expectation is marked stale: once, what its first stale variant says (the
  * mark, and the ratio of each variant in the table). */
-static void stale_note(rb_sbuf *b, const rb_pair_result *p, int wide)
+static void stale_note(rb_sbuf *b, const rb_pair_result *p, int width)
 {
     for (int k = 0; k < p->n_variants; k++)
         if (p->v[k].verdict == RB_VERDICT_STALE && p->v[k].evidence[0]) {
             const char *text = strstr(p->v[k].evidence, "recorded at ");
-            note_line(b, wide, "stale", p->name, NULL, text ? text : p->v[k].evidence);
+            note_line(b, width, "stale", p->name, NULL, text ? text : p->v[k].evidence);
             return;
         }
 }
 
-static void table_notes(rb_sbuf *b, const rb_pair_result *pairs, int n, int wide)
+/* The variants of a row group a full run does not time at its size, on one line: "not timed
+ * at this size of the sweep (a, b, c): why". */
+static void not_at_size_note(rb_sbuf *b, const rb_pair_result *p, int width)
+{
+    rb_sbuf names = {0};
+    const char *note = NULL;
+    for (int k = 0; k < p->n_variants; k++)
+        if (not_at_size(&p->v[k])) {
+            rb_sbuf_add(&names, "%s%s", note ? ", " : "", p->v[k].name);
+            note = p->v[k].note;
+        }
+    char *list = rb_sbuf_take(&names);
+    if (note && list) {
+        const char *why = note + strlen(RB_NOT_AT_SIZE_NOTE);
+        rb_sbuf line = {0};
+        rb_sbuf_add(&line, RB_NOT_AT_SIZE_NOTE " (%s)%s", list, why);
+        char *text = rb_sbuf_take(&line);
+        if (text)
+            note_line(b, width, "note", p->name, NULL, text);
+        free(text);
+    }
+    free(list);
+}
+
+static void table_notes(rb_sbuf *b, const rb_pair_result *pairs, int n, int width)
 {
     for (int i = 0; i < n; i++)
-        stale_note(b, &pairs[i], wide);
+        stale_note(b, &pairs[i], width);
+    for (int i = 0; i < n; i++)
+        not_at_size_note(b, &pairs[i], width);
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {
             const rb_variant_result *v = &pairs[i].v[k];
             char text[1200];
-            if (v->note[0])
-                note_line(b, wide, "note", pairs[i].name, v->name, v->note);
+            if (v->note[0] && !not_at_size(v))
+                note_line(b, width, "note", pairs[i].name, v->name, v->note);
             if (v->roof_note[0]) {
                 rb_fmt(text, sizeof text, "%s %s", v->inconsistent ? "incons:" : "*", v->roof_note);
-                note_line(b, wide, "note", pairs[i].name, v->name, text);
+                note_line(b, width, "note", pairs[i].name, v->name, text);
             }
             if (v->host_bound_why[0] &&
                 (v->verdict == RB_VERDICT_REGRESSED || v->verdict == RB_VERDICT_IMPROVED)) {
                 rb_fmt(text, sizeof text, "informational, not gating: %s", v->host_bound_why);
-                note_line(b, wide, "note", pairs[i].name, v->name, text);
+                note_line(b, width, "note", pairs[i].name, v->name, text);
             }
             if (v->verdict == RB_VERDICT_CONTENDED) {
-                note_line(b, wide, "contended", pairs[i].name, v->name, v->evidence);
+                note_line(b, width, "contended", pairs[i].name, v->name, v->evidence);
             } else if (v->cause[0]) {
                 rb_fmt(text, sizeof text,
                        "%+.1f%% against the expectation (threshold %.1f%%%s): "
                        "%s: %s",
                        100 * (v->judged_ratio - 1), 100 * v->threshold,
                        v->per_clock ? ", at equal SM clock" : "", v->cause, v->evidence);
-                note_line(b, wide, rb_verdict_name(v->verdict), pairs[i].name, v->name, text);
+                note_line(b, width, rb_verdict_name(v->verdict), pairs[i].name, v->name, text);
             }
             if (rb_report_throttled(v)) {
                 char why[300];
                 rb_report_throttle_note(v, why, sizeof why);
                 rb_fmt(text, sizeof text, "%s %s", RB_THROTTLED_MARK, why);
-                note_line(b, wide, "note", pairs[i].name, v->name, text);
+                note_line(b, width, "note", pairs[i].name, v->name, text);
             }
         }
     for (int i = 0; i < n; i++)
@@ -230,8 +395,10 @@ static void table_notes(rb_sbuf *b, const rb_pair_result *pairs, int n, int wide
             char text[800];
             if (v->n_extras == 0)
                 continue;
-            extras_text(v, text, sizeof text);
-            note_line(b, wide, "extra", pairs[i].name, v->name, text);
+            extras_text(v, 1, text, sizeof text);
+            if (!text[0])
+                continue;
+            note_line(b, width, "extra", pairs[i].name, v->name, text);
         }
     /* the energy of each row that has it, a line each (the rows' columns are full) */
     for (int i = 0; i < n; i++)
@@ -239,7 +406,7 @@ static void table_notes(rb_sbuf *b, const rb_pair_result *pairs, int n, int wide
             char text[200];
             energy_text(&pairs[i], &pairs[i].v[k], text, sizeof text);
             if (text[0])
-                note_line(b, wide, "energy", pairs[i].name, pairs[i].v[k].name, text);
+                note_line(b, width, "energy", pairs[i].name, pairs[i].v[k].name, text);
         }
 }
 
@@ -251,50 +418,83 @@ static const char table_legend[] =
     "sets: not gating unless --gate all. * above its roof within the noise; incons: above it by "
     "more than the noise, a measurement inconsistency (see its note); ! timed under slowdown.";
 
-static void table_rows(rb_sbuf *b, const rb_pair_result *p, int wide, int name_w)
+/* The text table's columns. The first holds the variant indented under its group's line
+ * ("nccl_out_of_place" fits whole); where the width is short t, %peak and noise go under the
+ * row, then the name is abbreviated (down to 12), then speedup and %ceil go under too. At its
+ * natural widths, with the longest roof without its unit's suffix ("pcie_duplex", 11), a row is
+ * 95 columns (a wider cell, "(regressed)", pushes the rest of its row right). */
+enum { T_NAME, T_MS, T_NOISE, T_RATE, T_CEIL, T_PEAK, T_SPEEDUP, T_VERDICT, T_T, T_ROOF,
+       T_COUNT };
+static const rb_table_col run_cols[T_COUNT] = {
+    {"pair / variant", NAME_W, 12, 4, RB_COL_LEFT | RB_COL_ABBREV},
+    {"median ms", 9, 0, 0, 0},
+    {"noise", 5, 0, 3, 0},
+    {"rate", 12, 0, 0, 0},
+    {"%ceil", 6, 0, 6, 0},
+    {"%peak", 6, 0, 2, 0},
+    {"speedup", 7, 0, 5, 0},
+    {"verdict", 9, 0, 0, RB_COL_LEFT},
+    {"t", 2, 0, 1, RB_COL_LEFT},
+    {"roof", 0, 6, 0, RB_COL_LEFT | RB_COL_REST},
+};
+
+static void table_rows(rb_sbuf *b, const rb_pair_result *p, const rb_table *t, int note_w)
 {
+    char group[1024];
+    int width = t->width;
+    if (width > 0)
+        rb_table_abbrev(p->name, width, group, sizeof group);
+    else
+        rb_fmt(group, sizeof group, "%s", p->name);
     if (p->status != RB_PAIR_OK && p->n_variants == 0) {
-        char head[80];
-        rb_fmt(head, sizeof head, "%s  %s: ", p->name,
+        char head[1100];
+        rb_fmt(head, sizeof head, "%s  %s: ", group,
                p->status == RB_PAIR_SKIPPED ? "skipped" : "FAILED");
         rb_sbuf_add(b, "%s", head);
-        rb_text_wrap(b, p->reason, wide ? 100000 : RB_TEXT_WIDTH, (int)strlen(head), 4);
+        rb_table_wrap(b, p->reason, note_w, rb_table_text_cols(head), 4);
         return;
     }
-    rb_sbuf_add(b, "%s\n", p->name);
+    rb_sbuf_add(b, "%s\n", group);
     for (int k = 0; k < p->n_variants; k++) {
         const rb_variant_result *v = &p->v[k];
         row r;
-        char name[64];
-        format_row(p, v, wide, &r);
-        if (wide)
-            rb_fmt(name, sizeof name, "%s", v->name);
-        else
-            rb_text_abbrev(v->name, name_w - 2, name, sizeof name);
-        rb_sbuf_add(b, "  %-*s %9s %5s %14s %7s %6s %7s %-11s %-2s %s\n", name_w - 2, name, r.ms,
-                    r.noise, r.rate, r.ceil, r.peak, r.speedup, r.verdict, r.timing, r.roof);
+        char name[300];
+        format_row(p, v, width == 0, &r);
+        rb_fmt(name, sizeof name, "  %s", v->name);
+        const char *cells[T_COUNT] = {name,      r.ms,       r.noise,   r.rate, r.ceil,
+                                      r.peak,    r.speedup,  r.verdict, r.timing, r.roof};
+        rb_table_row(b, t, cells);
     }
     if (p->status == RB_PAIR_FAILED) {
         rb_sbuf_add(b, "  FAILED: ");
-        rb_text_wrap(b, p->reason, wide ? 100000 : RB_TEXT_WIDTH, 10, 4);
+        rb_table_wrap(b, p->reason, note_w, 10, 4);
     }
 }
 
 void rb_report_table(FILE *f, const rb_pair_result *pairs, int n, int wide)
 {
+    rb_report_table_at(f, pairs, n, wide ? 0 : rb_report_text_width(rb_table_width()));
+}
+
+void rb_report_table_at(FILE *f, const rb_pair_result *pairs, int n, int width)
+{
     rb_sbuf b = {0};
-    int name_w = NAME_W;
-    for (int i = 0; wide && i < n; i++)
+    rb_table_col cols[T_COUNT];
+    memcpy(cols, run_cols, sizeof cols);
+    for (int i = 0; width == 0 && i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {
-            int w = (int)strlen(pairs[i].v[k].name) + 2;
-            name_w = w > name_w ? w : name_w;
+            int w = rb_table_text_cols(pairs[i].v[k].name) + 2;
+            cols[T_NAME].width = w > cols[T_NAME].width ? w : cols[T_NAME].width;
         }
-    rb_sbuf_add(&b, "%-*s %9s %5s %14s %7s %6s %7s %-11s %-2s %s\n", name_w, "pair / variant",
-                "median ms", "noise", "rate", "%ceil", "%peak", "speedup", "verdict", "t", "roof");
+    rb_table t;
+    rb_table_fit(&t, cols, T_COUNT, width, 4);
+    int note_w = rb_report_text_width(width);
+    rb_table_head(&b, &t);
     for (int i = 0; i < n; i++)
-        table_rows(&b, &pairs[i], wide, name_w);
-    rb_text_wrap(&b, table_legend, wide ? 100000 : RB_TEXT_WIDTH, 0, 0);
-    table_notes(&b, pairs, n, wide);
+        table_rows(&b, &pairs[i], &t, note_w);
+    collectives_table(&b, pairs, n, width);
+    rb_table_wrap(&b, table_legend, note_w, 0, 0);
+    table_notes(&b, pairs, n, note_w);
     char *text = rb_sbuf_take(&b);
     if (text)
         fputs(text, f);
@@ -388,7 +588,7 @@ static void markdown_extras_and_kernels(rb_sbuf *b, const rb_pair_result *pairs,
                 continue;
             if (!header++)
                 rb_sbuf_add(b, "\n## Figures beside the time\n\n");
-            extras_text(v, text, sizeof text);
+            extras_text(v, 0, text, sizeof text);
             rb_sbuf_add(b, "- %s/%s: %s\n", pairs[i].name, v->name, text);
         }
     header = 0;
@@ -527,6 +727,19 @@ void rb_report_throttle_note(const rb_variant_result *v, char *buf, size_t size)
            reasons, rb_clocks_mean_mhz(&v->clocks), v->clocks.sm_mhz_min, v->clocks.samples);
 }
 
+/* line on f, wrapped at the terminal's width (at most RB_TEXT_WIDTH), continued lines
+ * indented by 4. */
+static void put_wrapped(FILE *f, const char *line)
+{
+    rb_sbuf b = {0};
+    rb_table_wrap(&b, line, rb_report_text_width(rb_table_width()), 0, 4);
+    char *text = rb_sbuf_take(&b);
+    fputs(text ? text : line, f);
+    if (!text)
+        fputs("\n", f);
+    free(text);
+}
+
 /* Appends "<n> <what>" to a comma-separated list in buf. */
 static void count_item(char *buf, size_t size, int count, const char *what)
 {
@@ -539,11 +752,16 @@ void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_
 {
     int plain[RB_VERDICT_COUNT] = {0}, hot[RB_VERDICT_COUNT] = {0};
     int info[RB_VERDICT_COUNT] = {0};
-    int throttled = 0, capped = 0, informational = 0;
+    int throttled = 0, capped = 0, informational = 0, not_at = 0;
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {
             const rb_variant_result *v = &pairs[i].v[k];
             int t = rb_report_throttled(v), in = v->host_bound_why[0] != '\0';
+            /* not timed at this size by design: no verdict, counted apart from skipped */
+            if (not_at_size(v)) {
+                not_at++;
+                continue;
+            }
             unsigned vi = (unsigned)v->verdict < RB_VERDICT_COUNT ? v->verdict : 0;
             (in ? info : t ? hot : plain)[vi]++;
             informational += in;
@@ -561,6 +779,10 @@ void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_
     count_item(info_counts, sizeof info_counts, info[RB_VERDICT_NONE], "not judged");
     rb_fmt(buf, size, "verdicts: %s", counts[0] ? counts : "none");
     size_t len = strlen(buf);
+    if (not_at)
+        rb_fmt(buf + len, size - len, "; %d row%s not timed at this size (by design: a sweep's "
+               "smaller sizes time fewer variants)", not_at, not_at == 1 ? "" : "s");
+    len = strlen(buf);
     if (throttled)
         rb_fmt(buf + len, size - len,
                "; %d variant%s timed under thermal or hardware slowdown (marked %s, counted "
@@ -579,38 +801,39 @@ void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_
 void rb_report_summary(FILE *f, const rb_pair_result *pairs, int n)
 {
     char line[800];
-    rb_sbuf b = {0};
     rb_report_summary_text(pairs, n, line, sizeof line);
-    rb_text_wrap(&b, line, RB_TEXT_WIDTH, 0, 4);
-    char *text = rb_sbuf_take(&b);
-    fputs(text ? text : line, f);
-    if (!text)
-        fputs("\n", f);
-    free(text);
+    put_wrapped(f, line);
 }
 
 /* "3 rows not measured: its timed samples add up to ...", one line per reason. */
 static void energy_lines(FILE *f, const rb_pair_result *pairs, int n)
 {
     int by[RB_ENERGY_STATE_COUNT] = {0};
+    char line[1200];
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++)
             if (pairs[i].v[k].timed)
                 by[pairs[i].v[k].energy.state]++;
     if (by[RB_ENERGY_UNAVAILABLE] && !by[RB_ENERGY_OK]) {
-        fprintf(f, "energy: not measured (%s)\n", rb_energy_why_text(RB_ENERGY_UNAVAILABLE));
+        rb_fmt(line, sizeof line, "energy: not measured (%s)",
+               rb_energy_why_text(RB_ENERGY_UNAVAILABLE));
+        put_wrapped(f, line);
         return;
     }
     for (int s = RB_ENERGY_SHORT; s < RB_ENERGY_STATE_COUNT; s++)
-        if (by[s])
-            fprintf(f, "energy: %d row%s not measured: %s\n", by[s], by[s] == 1 ? "" : "s",
-                    rb_energy_why_text((rb_energy_state)s));
+        if (by[s]) {
+            rb_fmt(line, sizeof line, "energy: %d row%s not measured: %s", by[s],
+                   by[s] == 1 ? "" : "s", rb_energy_why_text((rb_energy_state)s));
+            put_wrapped(f, line);
+        }
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++)
-            if (isfinite(pairs[i].v[k].energy.rejected_w))
-                fprintf(f, "energy: %s/%s read %.0f W mean: not printed (%s)\n", pairs[i].name,
-                        pairs[i].v[k].name, pairs[i].v[k].energy.rejected_w,
-                        rb_energy_why(pairs[i].v[k].energy.state));
+            if (isfinite(pairs[i].v[k].energy.rejected_w)) {
+                rb_fmt(line, sizeof line, "energy: %s/%s read %.0f W mean: not printed (%s)",
+                       pairs[i].name, pairs[i].v[k].name, pairs[i].v[k].energy.rejected_w,
+                       rb_energy_why(pairs[i].v[k].energy.state));
+                put_wrapped(f, line);
+            }
 }
 
 void rb_report_energy_and_contention(FILE *f, const rb_gpu_check *start,
@@ -620,23 +843,20 @@ void rb_report_energy_and_contention(FILE *f, const rb_gpu_check *start,
     rb_contention all;
     char where[600], who[400];
     if (start && !start->checked) {
-        fprintf(f, "contention: not checked (%s): a process sharing the GPU would not be seen\n",
-                start->why[0] ? start->why : "the GPU's processes were not read");
+        char line[600];
+        rb_fmt(line, sizeof line,
+               "contention: not checked (%s): a process sharing the GPU would not be seen",
+               start->why[0] ? start->why : "the GPU's processes were not read");
+        put_wrapped(f, line);
         return;
     }
     if (!rb_report_contention(start, pairs, n, &all, where, sizeof where))
         return;
     rb_contention_text(&all, who, sizeof who);
-    rb_sbuf b = {0};
     char line[1200];
     rb_fmt(line, sizeof line,
            "contended: %s used the GPU during the run (%s): those rows' verdicts say "
            "contended, not a time of this code; measure again on an idle GPU",
            who, where);
-    rb_text_wrap(&b, line, RB_TEXT_WIDTH, 0, 4);
-    char *text = rb_sbuf_take(&b);
-    fputs(text ? text : line, f);
-    if (!text)
-        fputs("\n", f);
-    free(text);
+    put_wrapped(f, line);
 }

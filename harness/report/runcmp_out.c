@@ -7,32 +7,63 @@
 #include "html_table.h"
 #include "runcmp.h"
 #include "svg.h"
+#include "table.h"
 #include "text.h"
 #include "util.h"
 
 /* ---- output ---- */
 
-static void print_counts(FILE *f, const rb_runcmp *c)
+/* Text from a results file, for the terminal: control characters shown, not obeyed (a name
+ * with an escape sequence or a newline cannot recolour the screen or forge a table line). */
+#define TERM(s, buf) (rb_text_for_terminal((s), (buf), sizeof(buf)), (buf))
+
+/* The table's columns; where the width is short cycles, energy, the interval and the floor go
+ * under the row, then the name is abbreviated (down to 16), then the medians go under too. */
+enum { C_NAME, C_OLD, C_NEW, C_CHANGE, C_CYCLES, C_ENERGY, C_INTERVAL, C_FLOOR, C_GAP, C_VERDICT,
+       C_CAUSE, C_COUNT };
+static const rb_table_col compare_cols[C_COUNT] = {
+    {"pair/variant", 48, 16, 5, RB_COL_LEFT | RB_COL_ABBREV},
+    {"old ms", 10, 0, 6, 0},
+    {"new ms", 10, 0, 7, 0},
+    {"change", 8, 0, 0, 0},
+    {"cycles", 7, 0, 1, 0},
+    {"energy", 7, 0, 2, 0},
+    {"90% interval", 17, 0, 3, RB_COL_LEFT},
+    {"floor", 5, 0, 4, 0},
+    {"", 0, 0, 1, 0}, /* a second space before the verdict, where there is room */
+    {"verdict", 8, 0, 0, RB_COL_LEFT},
+    {"cause", 0, 8, 0, RB_COL_LEFT | RB_COL_REST},
+};
+
+/* A line of text wrapped to the table's width, continued lines indented by indent. */
+static void say(rb_sbuf *b, const rb_table *t, int indent, const char *text)
 {
-    fprintf(f, "verdicts: %d same, %d faster, %d slower, %d unclear, %d blind, %d not compared\n",
-            c->counts[RB_CHANGE_SAME], c->counts[RB_CHANGE_FASTER], c->counts[RB_CHANGE_SLOWER],
-            c->counts[RB_CHANGE_UNCLEAR], c->counts[RB_CHANGE_BLIND],
-            c->counts[RB_CHANGE_NOT_COMPARED]);
+    rb_sbuf_add(b, "%*s", indent, "");
+    rb_table_wrap(b, text, t->width, indent, indent + 4);
+}
+
+static void print_counts(rb_sbuf *b, const rb_table *t, const rb_runcmp *c)
+{
+    char line[600];
+    rb_fmt(line, sizeof line,
+           "verdicts: %d same, %d faster, %d slower, %d unclear, %d blind, %d not compared",
+           c->counts[RB_CHANGE_SAME], c->counts[RB_CHANGE_FASTER], c->counts[RB_CHANGE_SLOWER],
+           c->counts[RB_CHANGE_UNCLEAR], c->counts[RB_CHANGE_BLIND],
+           c->counts[RB_CHANGE_NOT_COMPARED]);
+    say(b, t, 0, line);
     int informational = 0, slower = 0;
     for (int i = 0; i < c->n_rows; i++) {
         informational += c->rows[i].informational;
         slower += c->rows[i].informational && c->rows[i].change == RB_CHANGE_SLOWER;
     }
-    if (informational)
-        fprintf(f, "informational (the host sets their time): %d row(s), %d slower; %s\n",
-                informational, slower,
-                c->gate_all ? "gating (--gate all)" : "not gating unless --gate all");
-    fprintf(f, "(%s)\n", RB_RUNCMP_RULE);
+    if (informational) {
+        rb_fmt(line, sizeof line, "informational (the host sets their time): %d row(s), %d slower; %s",
+               informational, slower,
+               c->gate_all ? "gating (--gate all)" : "not gating unless --gate all");
+        say(b, t, 0, line);
+    }
+    say(b, t, 0, "(" RB_RUNCMP_RULE ")");
 }
-
-/* Text from a results file, for the terminal: control characters shown, not obeyed (a name
- * with an escape sequence or a newline cannot recolour the screen or forge a table line). */
-#define TERM(s, buf) (rb_text_for_terminal((s), (buf), sizeof(buf)), (buf))
 
 /* "+1.2%" of a ratio, "-" when unknown. */
 static void change_text(double ratio, char *buf, size_t size)
@@ -43,55 +74,93 @@ static void change_text(double ratio, char *buf, size_t size)
         rb_fmt(buf, size, "-");
 }
 
-static void print_row(FILE *f, const rb_runcmp_row *r)
+static void print_row(rb_sbuf *b, const rb_table *t, const rb_runcmp_row *r)
 {
     char name[140], interval[40] = "-", p[260], v[260], ev[1700], cyc[16], en[16];
+    char old_ms[24] = "-", new_ms[24] = "-", change[24] = "-", floor[16] = "-", cause[40];
     rb_fmt(name, sizeof name, "%s/%s", TERM(r->pair, p), TERM(r->variant, v));
-    if (isfinite(r->ratio_lo))
+    int compared = r->change != RB_CHANGE_NOT_COMPARED;
+    if (isfinite(r->ratio_lo) && compared)
         rb_fmt(interval, sizeof interval, "[%.3f, %.3f]", r->ratio_lo, r->ratio_hi);
-    if (r->change == RB_CHANGE_NOT_COMPARED) {
-        fprintf(f, "%-48s %10s %10s %8s %7s %7s %-17s %5s  %-12s %s\n", name, "-", "-", "-", "-",
-                "-", "-", "-", rb_change_name(r->change), TERM(r->evidence, ev));
-        return;
-    }
-    char cause[40];
+    rb_fmt(cyc, sizeof cyc, "-");
+    rb_fmt(en, sizeof en, "-");
     rb_fmt(cause, sizeof cause, "%s%s%s", rb_cause_name(r->cause),
            r->informational && r->cause != RB_CAUSE_NONE ? " " : "",
            r->informational ? "informational" : "");
-    change_text(r->cycles_ratio, cyc, sizeof cyc);
-    change_text(r->energy_ratio, en, sizeof en);
-    fprintf(f, "%-48s %10.4f %10.4f %+7.1f%% %7s %7s %-17s %4.1f%%  %-8s %s\n", name, r->old_ms,
-            r->new_ms, 100 * (r->ratio - 1), cyc, en, interval, 100 * r->floor,
-            rb_change_name(r->change), cause);
-    if (r->cause != RB_CAUSE_NONE || r->evidence[0])
-        fprintf(f, "    %s\n", TERM(r->evidence, ev));
+    if (compared) {
+        rb_fmt(old_ms, sizeof old_ms, "%.4f", r->old_ms);
+        rb_fmt(new_ms, sizeof new_ms, "%.4f", r->new_ms);
+        rb_fmt(change, sizeof change, "%+.1f%%", 100 * (r->ratio - 1));
+        rb_fmt(floor, sizeof floor, "%.1f%%", 100 * r->floor);
+        change_text(r->cycles_ratio, cyc, sizeof cyc);
+        change_text(r->energy_ratio, en, sizeof en);
+    }
+    /* a row not compared says why where its cause would be */
+    const char *cells[C_COUNT] = {name,     old_ms, new_ms, change, cyc,
+                                  en,       interval, floor, "",  rb_change_name(r->change),
+                                  compared ? cause : TERM(r->evidence, ev)};
+    rb_table_row(b, t, cells);
+    if (compared && (r->cause != RB_CAUSE_NONE || r->evidence[0]))
+        say(b, t, 4, TERM(r->evidence, ev));
 }
 
 void rb_runcmp_print(FILE *f, const rb_runcmp *c, const char *old_path, const char *new_path)
 {
-    char note[400], a[600], b[600], g1[300], g2[300], d1[300], d2[300], fl[700];
+    rb_runcmp_print_at(f, c, old_path, new_path, rb_table_width());
+}
+
+void rb_runcmp_print_at(FILE *f, const rb_runcmp *c, const char *old_path, const char *new_path,
+                        int width)
+{
+    char note[400], a[600], b[600], g1[300], g2[300], d1[300], d2[300], fl[700], line[2400];
+    rb_sbuf out = {.sink = f}; /* (written as it is made: a row's memory, not the text's) */
+    rb_table t, env;
+    /* the name column as wide as the longest name, up to its 48 */
+    rb_table_col cols[C_COUNT];
+    memcpy(cols, compare_cols, sizeof cols);
+    int longest = rb_table_text_cols(cols[C_NAME].head);
+    for (int i = 0; i < c->n_rows && longest < cols[C_NAME].width; i++) {
+        int len = rb_table_text_cols(c->rows[i].pair) + 1 + rb_table_text_cols(c->rows[i].variant);
+        longest = len > longest ? len : longest;
+    }
+    cols[C_NAME].width = longest < cols[C_NAME].width ? longest : cols[C_NAME].width;
+    rb_table_fit(&t, cols, C_COUNT, width, 4);
     if (c->floors_line)
-        fprintf(f, "%s\n", TERM(c->floors_line, fl));
-    fprintf(f, "compare: OLD %s (git %s, %s)\n         NEW %s (git %s, %s)\n", TERM(old_path, a),
-            TERM(c->old_git, g1), TERM(c->old_date, d1), TERM(new_path, b), TERM(c->new_git, g2),
-            TERM(c->new_date, d2));
+        say(&out, &t, 0, TERM(c->floors_line, fl));
+    rb_fmt(line, sizeof line, "compare: OLD %s (git %s, %s)", TERM(old_path, a),
+           TERM(c->old_git, g1), TERM(c->old_date, d1));
+    say(&out, &t, 0, line);
+    rb_fmt(line, sizeof line, "NEW %s (git %s, %s)", TERM(new_path, b), TERM(c->new_git, g2),
+           TERM(c->new_date, d2));
+    say(&out, &t, 9, line);
     rb_runcmp_code_note(c, note, sizeof note);
     if (note[0])
-        fprintf(f, "%s\n", note);
-    if (c->filter)
-        fprintf(f, "filter '%s': %d variant(s), %d left out\n", TERM(c->filter, fl), c->n_rows,
-                c->n_filtered_out);
-    fprintf(f, "environment: %d fact(s) differ, %d the same\n", c->n_env, c->n_env_same);
-    for (int i = 0; i < c->n_env; i++) {
-        static char k[700], o[4000], n[4000];
-        fprintf(f, "  %-36s %s -> %s\n", TERM(c->env[i].key, k), TERM(c->env[i].old_value, o),
-                TERM(c->env[i].new_value, n));
+        say(&out, &t, 0, note);
+    if (c->filter) {
+        rb_fmt(line, sizeof line, "filter '%s': %d variant(s), %d left out", TERM(c->filter, fl),
+               c->n_rows, c->n_filtered_out);
+        say(&out, &t, 0, line);
     }
-    print_counts(f, c);
-    fprintf(f, "\n%-48s %10s %10s %8s %7s %7s %-17s %5s  %-8s %s\n", "pair/variant", "old ms",
-            "new ms", "change", "cycles", "energy", "90% interval", "floor", "verdict", "cause");
+    rb_sbuf_add(&out, "environment: %d fact(s) differ, %d the same\n", c->n_env, c->n_env_same);
+    static const rb_table_col env_cols[2] = {{"", 38, 16, 0, RB_COL_LEFT | RB_COL_ABBREV},
+                                             {"", 0, 16, 0, RB_COL_LEFT | RB_COL_REST}};
+    rb_table_fit(&env, env_cols, 2, width, 6);
+    for (int i = 0; i < c->n_env; i++) {
+        static char k[700], o[4000], n[4000], key[720], change[8100];
+        rb_fmt(key, sizeof key, "  %s", TERM(c->env[i].key, k));
+        rb_fmt(change, sizeof change, "%s -> %s", TERM(c->env[i].old_value, o),
+               TERM(c->env[i].new_value, n));
+        const char *cells[2] = {key, change};
+        rb_table_row(&out, &env, cells);
+    }
+    print_counts(&out, &t, c);
+    rb_sbuf_add(&out, "\n");
+    rb_table_head(&out, &t);
     for (int i = 0; i < c->n_rows; i++)
-        print_row(f, &c->rows[i]);
+        print_row(&out, &t, &c->rows[i]);
+    /* (a write that failed is said with the standard output's check) */
+    if (rb_sbuf_flush(&out) != 0 && !ferror(f))
+        fprintf(stderr, "roofbench: compare: out of memory\n");
 }
 
 static json_value *row_json(const rb_runcmp_row *r)

@@ -112,8 +112,7 @@ static int skipped_at_size(const rb_pair *p, int k, const rb_child_opts *o, rb_v
     if (!rb_pair_swept_skips(p, k, o->input, o->size.n, o->swept))
         return 0;
     r->skipped = 1;
-    rb_fmt(r->note, sizeof r->note, "not timed at this size of the sweep: %s",
-           rb_pair_ext_of(p)->swept_why);
+    rb_fmt(r->note, sizeof r->note, RB_NOT_AT_SIZE_NOTE ": %s", rb_pair_ext_of(p)->swept_why);
     return 1;
 }
 

@@ -5,6 +5,7 @@
 
 #include "cmd_compare.h"
 #include "cmd.h"
+#include "report/table.h"
 #include "env.h"
 #include "model/runcmp.h"
 #include "model/floors.h"
@@ -196,14 +197,14 @@ int rb_cmd_compare(const rb_options *o, rb_outputs *outs)
         int failing = rb_runcmp_failing(&c, o->fail_on_platform);
         int contended = rb_runcmp_contended(&c);
         if (failing && !o->compare_md && !o->compare_csv)
-            fprintf(human,
-                    "exit 1: %d variant(s) slower for a cause other than the machine (platform, "
-                    "clock)%s\n",
+            rb_table_say(human,
+                         "exit 1: %d variant(s) slower for a cause other than the machine "
+                         "(platform, clock)%s",
                     failing, o->fail_on_platform ? " (or for any cause)" : "");
         if (contended && !o->compare_md && !o->compare_csv)
-            fprintf(human,
-                    "of which %d contended: a run timed them while another process used the "
-                    "GPU, not a code regression; measure again on an idle GPU\n",
+            rb_table_say(human,
+                         "of which %d contended: a run timed them while another process used "
+                         "the GPU, not a code regression; measure again on an idle GPU",
                     contended);
         if (json_stdout)
             print_json(o, &c);

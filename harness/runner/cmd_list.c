@@ -10,6 +10,8 @@
 #include "model/json.h"
 #include "model/roofline.h"
 #include "pair_util.h"
+#include "report/list_out.h"
+#include "model/text.h"
 
 /* "1024x1024, 2.14748 GFLOP, 0.0125829 GB" for one job. */
 static void job_work(const rb_job *j, char *buf, size_t size)
@@ -31,8 +33,8 @@ static void job_work(const rb_job *j, char *buf, size_t size)
 }
 
 /* The work of what a run at the selected size does with jobs[i]'s pair (its first input): one
- * size, or the first and last points of a sweep, each its own row group. */
-static void list_work(const rb_job *jobs, int n, int i)
+ * size, or the first and last points of a sweep, each its own row group; lines onto d. */
+static void list_work(rb_sbuf *d, const rb_job *jobs, int n, int i)
 {
     const rb_pair *p = jobs[i].pair;
     int last = i;
@@ -42,7 +44,7 @@ static void list_work(const rb_job *jobs, int n, int i)
     job_work(&jobs[i], first_work, sizeof first_work);
     const char *link = rb_pair_ext_of(p)->link_bytes ? " over the link" : "";
     if (last == i) {
-        printf("%-18s   work: %s%s\n", "", first_work, link);
+        rb_sbuf_add(d, "work: %s%s\n", first_work, link);
         return;
     }
     job_work(&jobs[last], last_work, sizeof last_work);
@@ -53,14 +55,14 @@ static void list_work(const rb_job *jobs, int n, int i)
     char on_one[48] = "";
     if (one_gpu)
         rb_fmt(on_one, sizeof on_one, " (%d of them on one GPU)", one_gpu);
-    printf("%-18s   work: a sweep of %d sizes%s, each its own row, from %s%s\n", "", last - i + 1,
-           on_one, first_work, link);
-    printf("%-18s         to %s%s\n", "", last_work, link);
+    rb_sbuf_add(d, "work: a sweep of %d sizes%s, each its own row, from %s%s\n", last - i + 1,
+                on_one, first_work, link);
+    rb_sbuf_add(d, "      to %s%s\n", last_work, link);
 }
 
 /* The variants a full run times at each of its rows below the full size (jobs[i..], the pair's
- * rows), where the pair names them. */
-static void list_swept_variants(const rb_job *jobs, int n, int i)
+ * rows), where the pair names them; lines onto d. */
+static void list_swept_variants(rb_sbuf *d, const rb_job *jobs, int n, int i)
 {
     const rb_pair *p = jobs[i].pair;
     if (!rb_pair_ext_of(p)->swept_variants)
@@ -77,57 +79,70 @@ static void list_swept_variants(const rb_job *jobs, int n, int i)
                        p->variants[k].name);
             }
         if (!said++)
-            printf("%-18s   below the full size (%s):\n", "", rb_pair_ext_of(p)->swept_why);
-        printf("%-18s     %s times %s\n", "", jobs[j].name, names);
+            rb_sbuf_add(d, "below the full size (%s):\n", rb_pair_ext_of(p)->swept_why);
+        rb_sbuf_add(d, "  %s times %s\n", jobs[j].name, names);
     }
+}
+
+/* One pair's row of list: its cells into the buffers, the lines under it into d. */
+typedef struct list_cells {
+    char cc[16], smoke[32], full[32], variants[400];
+} list_cells;
+
+static void list_row(const rb_job *jobs, int n, int i, list_cells *c, rb_sbuf *d)
+{
+    const rb_pair *p = jobs[i].pair;
+    const rb_pair_ext *e = rb_pair_ext_of(p);
+    rb_fmt(c->cc, sizeof c->cc, e->min_cc ? "%d.%d" : "any", e->min_cc / 10, e->min_cc % 10);
+    c->variants[0] = '\0';
+    for (int k = 0; k < p->n_variants; k++) {
+        size_t len = strlen(c->variants);
+        rb_fmt(c->variants + len, sizeof c->variants - len, "%s%s", k ? ", " : "",
+               p->variants[k].name);
+    }
+    rb_fmt(c->smoke, sizeof c->smoke, "%llu", (unsigned long long)p->smoke_size);
+    if (e->sweep && e->sweep[0])
+        rb_fmt(c->full, sizeof c->full, "sweep");
+    else
+        rb_fmt(c->full, sizeof c->full, "%llu", (unsigned long long)p->full_size);
+    rb_sbuf_add(d, "%s\n", p->pattern);
+    list_work(d, jobs, n, i);
+    if (p->n_inputs) {
+        rb_sbuf_add(d, "inputs: ");
+        for (int k = 0; k < p->n_inputs; k++)
+            rb_sbuf_add(d, "%s%s", k ? ", " : "", p->inputs[k]);
+        rb_sbuf_add(d, "\n");
+    }
+    list_swept_variants(d, jobs, n, i);
 }
 
 int rb_cmd_list(const rb_job *jobs, int n)
 {
-    printf("%-18s %-6s %-12s %-12s %-16s %s\n", "pair", "min cc", "smoke size", "full size",
-           "size counts", "variants");
-    printf("%-18s   work of a run at the selected size (default full; a sweep when full size "
-           "says so): size or shape, GFLOP, bytes of compulsory DRAM traffic\n",
-           "");
-    for (int i = 0; i < n; i++) {
-        const rb_pair *p = jobs[i].pair;
-        if (i > 0 && jobs[i - 1].pair == p)
+    rb_list_row *rows = calloc((size_t)(n > 0 ? n : 1), sizeof *rows);
+    list_cells *cells = calloc((size_t)(n > 0 ? n : 1), sizeof *cells);
+    int count = 0, oom = !rows || !cells;
+    for (int i = 0; !oom && i < n; i++) {
+        if (i > 0 && jobs[i - 1].pair == jobs[i].pair)
             continue;
-        char cc[16], variants[400] = "";
-        const rb_pair_ext *e = rb_pair_ext_of(p);
-        rb_fmt(cc, sizeof cc, e->min_cc ? "%d.%d" : "any", e->min_cc / 10, e->min_cc % 10);
-        for (int k = 0; k < p->n_variants; k++) {
-            size_t len = strlen(variants);
-            rb_fmt(variants + len, sizeof variants - len, "%s%s", k ? ", " : "",
-                   p->variants[k].name);
-        }
-        char full[32];
-        if (e->sweep && e->sweep[0])
-            rb_fmt(full, sizeof full, "sweep");
-        else
-            rb_fmt(full, sizeof full, "%llu", (unsigned long long)p->full_size);
-        printf("%-18s %-6s %-12llu %-12s %-16s %s\n", p->name, cc,
-               (unsigned long long)p->smoke_size, full, p->size_unit, variants);
-        printf("%-18s   %s\n", "", p->pattern);
-        list_work(jobs, n, i);
-        if (p->n_inputs) {
-            char inputs[200] = "";
-            for (int k = 0; k < p->n_inputs; k++) {
-                size_t len = strlen(inputs);
-                rb_fmt(inputs + len, sizeof inputs - len, "%s%s", k ? ", " : "", p->inputs[k]);
-            }
-            printf("%-18s   inputs: %s\n", "", inputs);
-        }
-        list_swept_variants(jobs, n, i);
+        rb_sbuf d = {0};
+        list_row(jobs, n, i, &cells[count], &d);
+        const rb_pair *p = jobs[i].pair;
+        rows[count] = (rb_list_row){p->name,          cells[count].cc,    cells[count].smoke,
+                                    cells[count].full, p->size_unit,       cells[count].variants,
+                                    rb_sbuf_take(&d)};
+        oom |= !rows[count++].details;
     }
-    for (int i = 0; rb_registry_missing[i]; i++)
-        printf("not built: %s\n", rb_registry_missing[i]);
-    return EXIT_OK;
+    if (!oom)
+        rb_list_print(stdout, rows, count, rb_registry_missing);
+    else
+        fprintf(stderr, "roofbench: list: out of memory\n");
+    for (int i = 0; i < count; i++)
+        free((char *)rows[i].details);
+    free(rows);
+    free(cells);
+    return oom ? EXIT_FAIL : EXIT_OK;
 }
 
-/* ---- list --json: the same, for scripts (docs/list.schema.json) ---- */
-
-/* A JSON array of strings names[0..n); NULL when out of memory. */
 static json_value *string_array(const char *const *names, int n)
 {
     json_value *a = json_new_array();

@@ -23,6 +23,7 @@
 #include "node_run.h"
 #include "p2p_cmd.h"
 #include "report/docs.h"
+#include "report/table.h"
 #include "runner.h"
 
 /* p2p: its files checked before the probe, as every command's. */
@@ -143,6 +144,7 @@ int main(int argc, char **argv)
     rb_runner_catch_interrupts();
     if (rb_cli_parse(argc, argv, &o, err, sizeof err) != 0)
         return rb_cmd_stdout_checked(rb_cmd_usage_error(err));
+    rb_table_set_wide(o.wide);
     int rc = rb_cmd_stdout_checked(dispatch(argc, argv, &o));
     rb_test_report_memory();
     return rc;
