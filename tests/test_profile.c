@@ -117,6 +117,7 @@ static void units_are_read_not_assumed(void)
     if (planted && a.n && b.n)
         RB_CHECK(near_rel(b.launches[0].v[RB_PM_TIME_S], 1000 * a.launches[0].v[RB_PM_TIME_S],
                           1e-12));
+    rb_profile_capture_free(&b); /* parsed into again below */
     char *unknown = replaced(text, "\"ns\"", "\"fortnight\"");
     RB_CHECK(unknown && parse_text(unknown, &b, err, sizeof err) == -1 &&
              strstr(err, "fortnight"));
