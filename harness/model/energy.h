@@ -63,9 +63,8 @@
  * start edge: a slow variant, whose window is all untimed samples). */
 #define RB_ENERGY_EDGE_MIN_WINDOW_S 0.1
 /* The fewest steps a window holds. A step is the counter's energy over one of its update
- * periods, and one step alone cannot say how much it varies: on an H200, windows of one step
- * of memory-bound rows read 726-783 W, above the 700 W limit, beside 508-703 W for others
- * (results/nvidia-h200/20261202T1833Z-657826e-energy/). With two or more, the spread of the
+ * periods, and one step alone cannot say how much it varies (docs/methodology.md#energy has
+ * the H200's case). With two or more, the spread of the
  * steps' powers (their standard error) is part of the window's uncertainty. */
 #define RB_ENERGY_EDGE_MIN_STEPS 2
 

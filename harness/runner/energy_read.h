@@ -8,7 +8,7 @@
  * row is measure.c's alone.
  *
  * Why a thread: on an H200 one nvmlDeviceGetTotalEnergyConsumption call takes ~3.5 ms (the
- * probe's poll_us, results/nvidia-h200/20261202T1813Z-5c67d56-energy/). Read between ~1 ms
+ * probe's poll_us; docs/methodology.md#energy). Read between ~1 ms
  * samples on the timing thread, it quadrupled a row's time and put 3.5 ms of idle GPU between
  * its samples; polled from its own thread, it leaves the samples back to back as they are
  * without energy, and dates each edge to half of one call.
