@@ -658,6 +658,38 @@ static void test_check_skips_variants(void)
     rbtest_remove_dir();
 }
 
+/* `roofbench profile` under the real ncu: every variant of reduction profiled from its window,
+ * CUB's library kernels (names no table holds) and the two-kernel optimized variant included.
+ * Skipped where ncu is absent or may not read the counters (exit 2, said in one line). */
+static void test_profile_windows_every_variant(void)
+{
+    if (!need_gpu())
+        return;
+    const char *dir = rbtest_fresh_dir();
+    int rc = rbtest_run("profile --filter '^reduction$' --size smoke -o p");
+    const char *out = rbtest_output();
+    if (rc == 2 && (strstr(out, "no ncu") || strstr(out, "performance counters"))) {
+        rbtest_skip("ncu absent or refused the counters");
+        rbtest_remove_dir();
+        return;
+    }
+    if (rc != 0)
+        printf("    -> %d:\n%s", rc, out);
+    RB_CHECK(rc == 0);
+    char path[600];
+    snprintf(path, sizeof path, "%s/p.json", dir);
+    json_value *d = json_parse_file(path, NULL, 0);
+    const json_value *vs = json_get(d, "variants");
+    RB_CHECK(vs && vs->count == 3 && json_number_at(d, "windows") == 3);
+    for (size_t k = 0; vs && k < vs->count; k++) {
+        const json_value *pr = json_get(vs->items[k], "profiled");
+        RB_CHECK(pr && pr->type == JSON_BOOL && pr->boolean);
+    }
+    RB_CHECK(vs && vs->count == 3 && json_number_at(vs->items[1], "launches") == 2);
+    json_free(d);
+    rbtest_remove_dir();
+}
+
 /* A pair whose child crashes, hangs or hits an illegal address is reported as failed with the
  * reason, the run goes on to the next pair, and the exit code says the run failed. */
 static void fault_case(const char *fault, const char *options, const char *reason)
@@ -1023,6 +1055,7 @@ static const rbtest_case gpu_cases[] = {
     {"platform_and_clocks_recorded", test_platform_and_clocks_recorded},
     {"platform_probes_recorded", test_platform_probes_recorded},
     {"check_skips_variants", test_check_skips_variants},
+    {"profile_windows_every_variant", test_profile_windows_every_variant},
     {"p2p_matrix_every_pair", test_p2p_matrix_every_pair},
     {"latch_leaves_the_hosts_queuing_untimed", test_latch_leaves_the_hosts_queuing_untimed},
     {"energy_recorded_per_row", test_energy_recorded_per_row},

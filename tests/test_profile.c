@@ -219,6 +219,7 @@ static int capture_jobs(rb_profile_job *jobs)
         jobs[0].bytes[k] = 2.0 * 268435456 * 4;
     jobs[0].kernels = coalescing_kernels;
     jobs[0].n_kernels = 2;
+    jobs[0].pair_index = 0; /* the marks' pair indices (a windowed capture) */
     for (int j = 1; j < 5; j++) {
         jobs[j].pair = "hgemm";
         jobs[j].row = rows[j - 1];
@@ -229,6 +230,8 @@ static int capture_jobs(rb_profile_job *jobs)
         jobs[j].bytes[0] = jobs[j].bytes[1] = 4e8;
         jobs[j].kernels = hgemm_kernels;
         jobs[j].n_kernels = 2;
+        jobs[j].pair_index = 1;
+        jobs[j].input = j == 4; /* square, square, square, awkward */
     }
     return 5;
 }
@@ -395,6 +398,79 @@ static void a_second_launch_is_left_out(void)
         free(twice);
     }
     free(text);
+}
+
+/* A capture with profile windows (model/profile.h), as `check` under ncu with
+ * --profile-from-start off takes it: in each process a mark (grid: variant + 1, pair + 1,
+ * input + 1) before each variant's one run. What follows a mark is that variant's whatever its
+ * name (cuBLASLt's kernel for hgemm's library variant) and however often it ran (a two-pass
+ * kernel sums); a mark for a variant the row does not have leaves its launches unmatched; a
+ * process without marks is matched by name as before, to a row no marked process has. A build
+ * that ignored the marks would drop the library variants and count the second pass as a
+ * repeat. */
+static const char windowed_capture[] =
+    "==PROF== Connected to process 10 (roofbench)\n"
+    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\","
+    "\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"dram__bytes_read.sum\","
+    "\"dram__bytes_write.sum\",\"gpu__time_duration.sum\"\n"
+    "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"byte\",\"byte\",\"nsecond\"\n"
+    "\"0\",\"10\",\"roofbench\",\"h\",\"rb_profile_mark_kernel()\",\"1\",\"7\",\"(1, 1, 1)\","
+    "\"(1, 1, 1)\",\"0\",\"9.0\",\"0\",\"0\",\"1,000\"\n"
+    "\"1\",\"10\",\"roofbench\",\"h\",\"copy_coalescing_baseline_kernel(const float *)\",\"1\","
+    "\"7\",\"(256, 1, 1)\",\"(1048576, 1, 1)\",\"0\",\"9.0\",\"1,000\",\"500\",\"2,000\"\n"
+    "\"2\",\"10\",\"roofbench\",\"h\",\"rb_profile_mark_kernel()\",\"1\",\"7\",\"(1, 1, 1)\","
+    "\"(2, 1, 1)\",\"0\",\"9.0\",\"0\",\"0\",\"1,000\"\n"
+    "\"3\",\"10\",\"roofbench\",\"h\",\"copy_coalescing_optimized_kernel(const float *)\",\"1\","
+    "\"7\",\"(256, 1, 1)\",\"(4096, 1, 1)\",\"0\",\"9.0\",\"700\",\"300\",\"1,000\"\n"
+    "\"4\",\"10\",\"roofbench\",\"h\",\"copy_coalescing_optimized_kernel(const float *)\",\"1\","
+    "\"7\",\"(256, 1, 1)\",\"(4096, 1, 1)\",\"0\",\"9.0\",\"70\",\"30\",\"1,000\"\n"
+    "\"5\",\"10\",\"roofbench\",\"h\",\"rb_profile_mark_kernel()\",\"1\",\"7\",\"(1, 1, 1)\","
+    "\"(3, 1, 1)\",\"0\",\"9.0\",\"0\",\"0\",\"1,000\"\n"
+    "\"6\",\"10\",\"roofbench\",\"h\",\"cudaMemcpyish_kernel\",\"1\",\"7\",\"(128, 1, 1)\","
+    "\"(64, 1, 1)\",\"0\",\"9.0\",\"2,000\",\"2,000\",\"3,000\"\n"
+    "\"7\",\"20\",\"roofbench\",\"h\",\"rb_profile_mark_kernel()\",\"1\",\"7\",\"(1, 1, 1)\","
+    "\"(3, 2, 1)\",\"0\",\"9.0\",\"0\",\"0\",\"1,000\"\n"
+    "\"8\",\"20\",\"roofbench\",\"h\",\"sm90_xmma_gemm_bf16bf16_bf16f32\",\"1\",\"7\","
+    "\"(384, 1, 1)\",\"(132, 1, 1)\",\"0\",\"9.0\",\"400\",\"100\",\"5,000\"\n"
+    "\"9\",\"20\",\"roofbench\",\"h\",\"rb_profile_mark_kernel()\",\"1\",\"7\",\"(1, 1, 1)\","
+    "\"(9, 2, 1)\",\"0\",\"9.0\",\"0\",\"0\",\"1,000\"\n"
+    "\"10\",\"20\",\"roofbench\",\"h\",\"hgemm_optimized_kernel\",\"1\",\"7\",\"(384, 1, 1)\","
+    "\"(132, 1, 1)\",\"0\",\"9.0\",\"1\",\"1\",\"5,000\"\n"
+    "\"11\",\"30\",\"roofbench\",\"h\",\"hgemm_fp8_optimized_kernel\",\"1\",\"7\",\"(384, 1, 1)\","
+    "\"(132, 1, 1)\",\"0\",\"9.0\",\"60\",\"40\",\"5,000\"\n";
+
+static void windows_give_launches_to_their_variant(void)
+{
+    rb_profile_capture c;
+    rb_profile_job jobs[5];
+    rb_profile p;
+    char err[300];
+    int n = capture_jobs(jobs);
+    jobs[1].n_variants = 3; /* hgemm.square@64M: optimized, fp8, library */
+    jobs[1].variants[2] = "library";
+    RB_CHECK(parse_text(windowed_capture, &c, err, sizeof err) == 0 && c.n == 12);
+    RB_CHECK(c.n == 12 && c.launches[0].grid[0] == 1 && c.launches[7].grid[1] == 2);
+    RB_CHECK(rb_profile_build(&c, jobs, n, &p) == 0);
+    RB_CHECK(p.windows == 5 && p.repeats == 0);
+    const rb_profile_variant *v = variant_named(&p, "copy_coalescing", "baseline");
+    RB_CHECK(v && v->n_kernels == 1 && rb_profile_dram_bytes(v) == 1500);
+    v = variant_named(&p, "copy_coalescing", "optimized"); /* both passes, one name */
+    RB_CHECK(v && v->n_kernels == 2 && v->n_names == 1 && rb_profile_dram_bytes(v) == 1100);
+    v = variant_named(&p, "copy_coalescing", "library"); /* a name no table holds */
+    RB_CHECK(v && v->profiled && rb_profile_dram_bytes(v) == 4000);
+    RB_CHECK(v && !strcmp(v->kernels[0], "cudaMemcpyish_kernel"));
+    /* process 20: hgemm (pair 1), square (input 0), its first row */
+    v = variant_named(&p, "hgemm.square@64M", "library");
+    RB_CHECK(v && v->profiled && rb_profile_dram_bytes(v) == 500);
+    v = variant_named(&p, "hgemm.square@64M", "optimized"); /* no window of it */
+    RB_CHECK(v && !v->profiled);
+    /* the mark for a variant 9 the row has not: its launch is unmatched; process 30 has no
+     * marks and is matched by its kernel's name to the first row no process has */
+    RB_CHECK(p.unmatched == 1);
+    v = variant_named(&p, "hgemm.square@36M", "fp8");
+    RB_CHECK(v && v->profiled && rb_profile_dram_bytes(v) == 100);
+    rb_profile_free(&p);
+    rb_profile_capture_free(&c);
 }
 
 /* ---- the document and the chart ---- */
@@ -588,7 +664,7 @@ static void profiles_through_ncu(void)
              "[ \"$1\" = --version ] && { echo 'NVIDIA (R) Nsight Compute'; echo 'Version "
              "2025.3.1.0 (build 1)'; exit 0; }\n"
              "if [ \"$1\" = --import ]; then cat '%s/%s'; exit 0; fi\n"
-             "echo \"$@\" > '%s/ncu_args'\n"
+             "echo \"$@\" RB_PROFILE_WINDOWS=$RB_PROFILE_WINDOWS > '%s/ncu_args'\n"
              "while [ $# -gt 0 ]; do [ \"$1\" = --export ] && : > \"$2\"; shift; done\n"
              "exit 0\n",
              cwd, capture_path, dir);
@@ -600,7 +676,10 @@ static void profiles_through_ncu(void)
     snprintf(args_path, sizeof args_path, "%s/ncu_args", dir);
     char *args = rbtest_read_file(args_path);
     RB_CHECK(args && strstr(args, "--clock-control none --target-processes all"));
-    RB_CHECK(args && strstr(args, "--kernel-name regex:^(copy_coalescing|hgemm)_"));
+    /* one window per variant: ncu starts with profiling off, check opens the windows */
+    RB_CHECK(args && strstr(args, "--profile-from-start off") && !strstr(args, "--kernel-name"));
+    RB_CHECK(args && strstr(args, "RB_PROFILE_WINDOWS=1"));
+    RB_CHECK(getenv("RB_PROFILE_WINDOWS") == NULL);
     RB_CHECK(args && strstr(args, " check --filter ^(copy_coalescing|hgemm)$"));
     RB_CHECK(args && strstr(args, "dram__bytes_read.sum") && strstr(args, "WarpStateStats"));
     free(args);
@@ -652,6 +731,7 @@ static const rbtest_case profile_cases[] = {
     {"work_model_tolerance_edges", work_model_tolerance_edges},
     {"launches_go_to_their_own_job", launches_go_to_their_own_job},
     {"a_second_launch_is_left_out", a_second_launch_is_left_out},
+    {"windows_give_launches_to_their_variant", windows_give_launches_to_their_variant},
     {"document_holds_the_schema", document_holds_the_schema},
     {"chart_draws_points_and_roofs", chart_draws_points_and_roofs},
     {"tables_and_html_show_stalls", tables_and_html_show_stalls},

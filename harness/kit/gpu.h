@@ -53,6 +53,10 @@ cudaError_t rb_flush_l2(void *buf, size_t bytes, cudaStream_t stream);
 cudaError_t rb_latch(const volatile int *flag, unsigned long long timeout_ns, int *timed_out,
                      cudaStream_t stream);
 
+/* Launches rb_profile_mark_kernel, which does nothing, with the grid (variant + 1, pair + 1,
+ * input + 1): the mark that opens a profile window (model/profile.h, RB_PROFILE_MARK_KERNEL). */
+cudaError_t rb_profile_mark(int variant, int pair, int input, cudaStream_t stream);
+
 /* Launches a kernel that stores to an invalid address (the watchdog tests' illegal address). */
 cudaError_t rb_fault_illegal_address(cudaStream_t stream);
 

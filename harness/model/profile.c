@@ -2,6 +2,7 @@
 #include "profile.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -257,7 +258,7 @@ static void bare_kernel_name(const char *s, char *out, size_t size)
  * name, the process and the device are. */
 typedef struct table_cols {
     int n;
-    int kernel, process, device;
+    int kernel, process, device, grid;
     int terms[RB_PM_COUNT][2][RB_PROFILE_TERMS];
     double term_scale[RB_PM_COUNT][2][RB_PROFILE_TERMS];
     int index;  /* the table's place in the capture, from 0 */
@@ -314,6 +315,7 @@ static int map_columns(const csv_row *h, const csv_row *units, table_cols *t, ch
     t->kernel = find_col(h, "Kernel Name");
     t->process = find_col(h, "Process ID");
     t->device = find_col(h, "device__attribute_display_name");
+    t->grid = find_col(h, "Grid Size");
     if (t->kernel < 0) {
         rb_fmt(err, err_size, "ncu's table has no \"Kernel Name\" column");
         return -1;
@@ -397,6 +399,9 @@ static int read_launch(const csv_row *r, const table_cols *t, rb_profile_launch 
     l->table = t->index;
     bare_kernel_name(r->f[t->kernel], l->kernel, sizeof l->kernel);
     l->process = t->process >= 0 ? atoll(r->f[t->process]) : 0;
+    if (t->grid < 0 || sscanf(r->f[t->grid], " (%d , %d , %d )", &l->grid[0], &l->grid[1],
+                              &l->grid[2]) != 3)
+        l->grid[0] = l->grid[1] = l->grid[2] = 0;
     /* the duration first: the rate forms need it */
     if (metric_form(r, t, RB_PM_TIME_S, 0, NAN, &l->v[RB_PM_TIME_S], err, err_size) != 0)
         return -1;

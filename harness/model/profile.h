@@ -63,6 +63,7 @@ typedef struct rb_profile_launch {
     char kernel[RB_PROFILE_NAME_MAX]; /* the bare name: no "void ", template arguments, params */
     long long process;                /* ncu's Process ID */
     int table; /* which of the capture's tables (appended parts) it came from, from 0 */
+    int grid[3]; /* ncu's "Grid Size" "(x, y, z)"; 0 0 0 when the capture lacks it */
     double v[RB_PM_COUNT];
     int n_stalls;
     rb_profile_stall stalls[RB_PROFILE_MAX_STALLS];
@@ -100,6 +101,7 @@ typedef struct rb_profile_job {
     const char *variants[RB_MAX_VARIANTS];
     const rb_profile_kernel_ref *kernels; /* n_kernels entries */
     int n_kernels;
+    int pair_index, input; /* the pair's place in the registry, the row's input: its marks */
 } rb_profile_job;
 
 /* The DRAM bytes a variant may move beyond or short of its declared compulsory bytes before it is
@@ -117,6 +119,7 @@ typedef struct rb_profile_variant {
     char pair[RB_PROFILE_NAME_MAX], row[RB_PROFILE_NAME_MAX], variant[64];
     int profiled;       /* 0: none of its kernels is in the capture (library routines) */
     int n_kernels;      /* its launches found in the capture */
+    int n_names;        /* the distinct kernel names among them, the first 4 in kernels[] */
     char kernels[4][RB_PROFILE_NAME_MAX];
     double v[RB_PM_COUNT]; /* summed over its kernels (occupancy: time-weighted; registers: max) */
     double declared_flops, declared_bytes;
@@ -133,14 +136,29 @@ typedef struct rb_profile {
     rb_profile_variant *variants; /* RB_PROFILE_MAX_VARIANTS entries */
     int unmatched;                /* launches of the capture that name no variant's kernel */
     int repeats; /* launches left out: a kernel's second and later launches in one process */
+    int windows; /* profile windows read (RB_PROFILE_MARK_KERNEL launches) */
 } rb_profile;
 
-/* Gathers the capture's launches into the jobs' variants: a launch belongs to the variant whose
- * kernel table names its kernel (the first variant that does, in the job's order); launches of a
- * process are matched to the jobs of their pair in the order the processes first appear (one
- * child process per job). Only the first launch of a kernel in a process counts (check's second
- * run of a variant, a multi-pass kernel's later passes are left out and counted in repeats).
- * 0, or -1 when out of memory. */
+/* The profile window. `roofbench profile` runs `check` under ncu with --profile-from-start off and
+ * RB_PROFILE_WINDOWS_ENV=1 in its environment; each variant's child then profiles exactly one
+ * run() after its validation, between cudaProfilerStart and cudaProfilerStop, the window opened
+ * by a launch of RB_PROFILE_MARK_KERNEL with the grid (variant + 1, pair + 1, input + 1): the
+ * variant's index in its pair, the pair's in the registry (rb_registry) and the row's input, so
+ * the mark means the same whatever --filter chose (parts profiled apart merge). So every kernel
+ * a variant launches is profiled once, a library's whatever its name, and no later launch is. */
+#define RB_PROFILE_MARK_KERNEL "rb_profile_mark_kernel"
+#define RB_PROFILE_WINDOWS_ENV "RB_PROFILE_WINDOWS"
+
+/* Gathers the capture's launches into the jobs' variants. After a mark, every launch of its
+ * process up to the next mark is the marked variant's (all of them: a multi-kernel run() sums);
+ * a process's first mark goes to the first job of its pair and input that no process has yet
+ * (a sweep's rows, one process each, in order).
+ * A capture without marks (an older one, or ncu given --kernel-name): a launch belongs to the
+ * variant whose kernel table names its kernel (the first variant that does, in the job's order);
+ * launches of a process are matched to the jobs of their pair in the order the processes first
+ * appear (one child process per job), and only the first launch of a kernel in a process counts
+ * (check's second run of a variant, a multi-pass kernel's later passes are left out and counted
+ * in repeats). 0, or -1 when out of memory. */
 int rb_profile_build(const rb_profile_capture *c, const rb_profile_job *jobs, int n_jobs,
                      rb_profile *out);
 void rb_profile_free(rb_profile *p);

@@ -77,8 +77,11 @@ static double launch_weight(const rb_profile_launch *l)
 static void add_launch_to(rb_profile_variant *v, const rb_profile_launch *l)
 {
     double w = launch_weight(l);
-    if (v->n_kernels < 4)
-        rb_fmt(v->kernels[v->n_kernels], sizeof v->kernels[0], "%s", l->kernel);
+    int named = 0;
+    for (int k = 0; k < v->n_names && k < 4; k++)
+        named |= !strcmp(v->kernels[k], l->kernel);
+    if (!named && v->n_names++ < 4)
+        rb_fmt(v->kernels[v->n_names - 1], sizeof v->kernels[0], "%s", l->kernel);
     for (int m = 0; m < RB_PM_COUNT; m++) {
         if (m == RB_PM_REGISTERS) {
             if (!(v->v[m] >= l->v[m]))
@@ -149,6 +152,85 @@ static int repeated(const rb_profile_capture *c, int i)
     return 0;
 }
 
+/* The open profile window of each process (model/profile.h): the sources seen and, for each,
+ * the job and variant of its last mark (open 0: no mark yet; job -1: a mark for no job here). */
+typedef struct windows {
+    int n;
+    long long *source;
+    int *open, *job, *variant;
+} windows;
+
+static int windows_make(windows *w, int launches)
+{
+    size_t n = (size_t)(launches ? launches : 1);
+    w->n = 0;
+    w->source = malloc(n * sizeof *w->source);
+    w->open = malloc(n * sizeof *w->open);
+    w->job = malloc(n * sizeof *w->job);
+    w->variant = malloc(n * sizeof *w->variant);
+    return w->source && w->open && w->job && w->variant ? 0 : -1;
+}
+
+static void windows_free(windows *w)
+{
+    free(w->source);
+    free(w->open);
+    free(w->job);
+    free(w->variant);
+}
+
+static int window_of(windows *w, const rb_profile_launch *l)
+{
+    for (int i = 0; i < w->n; i++)
+        if (w->source[i] == source_of(l))
+            return i;
+    w->source[w->n] = source_of(l);
+    w->open[w->n] = 0;
+    w->job[w->n] = w->variant[w->n] = -1;
+    return w->n++;
+}
+
+/* The job of a mark: the one of its pair and input that its process already has, else the first
+ * of them that no process has yet (a sweep's rows run one process each, in order). -1: none. */
+static int job_of_mark(const rb_profile_launch *l, const rb_profile_job *jobs, int n_jobs,
+                       long long *job_process)
+{
+    int fresh = -1;
+    for (int j = 0; j < n_jobs; j++) {
+        if (jobs[j].pair_index != l->grid[1] - 1 || jobs[j].input != l->grid[2] - 1)
+            continue;
+        if (job_process[j] == source_of(l))
+            return j;
+        if (fresh < 0 && job_process[j] < 0)
+            fresh = j;
+    }
+    if (fresh >= 0)
+        job_process[fresh] = source_of(l);
+    return fresh;
+}
+
+/* A launch read through the windows: 1 with *j = -2 for a mark (the window opened), 1 with *j
+ * and *k (-1: no such job or variant here) for a launch inside one, 0 when its process has no
+ * window (then matched by name). */
+static int windowed(windows *w, const rb_profile_launch *l, const rb_profile_job *jobs,
+                    int n_jobs, long long *job_process, rb_profile *out, int *j, int *k)
+{
+    int i = window_of(w, l);
+    if (!strcmp(l->kernel, RB_PROFILE_MARK_KERNEL) && l->grid[0] > 0) {
+        w->open[i] = 1;
+        w->job[i] = job_of_mark(l, jobs, n_jobs, job_process);
+        w->variant[i] = w->job[i] >= 0 && l->grid[0] <= jobs[w->job[i]].n_variants
+                            ? l->grid[0] - 1
+                            : -1;
+        out->windows++;
+        *j = -2;
+        return 1;
+    }
+    *j = w->variant[i] >= 0 ? w->job[i] : -1;
+    *k = w->variant[i];
+    return w->open[i];
+}
+
 int rb_profile_build(const rb_profile_capture *c, const rb_profile_job *jobs, int n_jobs,
                      rb_profile *out)
 {
@@ -176,15 +258,29 @@ int rb_profile_build(const rb_profile_capture *c, const rb_profile_job *jobs, in
         for (int k = 0; k < jobs[j].n_variants && out->n < total; k++)
             start_variant(&out->variants[out->n++], &jobs[j], k);
     }
+    windows win;
+    if (windows_make(&win, c->n) != 0) {
+        windows_free(&win);
+        free(first);
+        free(job_process);
+        free(weights);
+        rb_profile_free(out);
+        return -1;
+    }
     for (int i = 0; i < c->n; i++) {
         const rb_profile_launch *l = &c->launches[i];
-        if (repeated(c, i)) {
+        int j, k;
+        if (windowed(&win, l, jobs, n_jobs, job_process, out, &j, &k)) {
+            if (j == -2)
+                continue; /* the mark itself */
+        } else if (repeated(c, i)) {
             out->repeats++;
             continue;
+        } else {
+            j = job_of(l, jobs, n_jobs, job_process);
+            k = j < 0 ? -1 : variant_of(&jobs[j], l->kernel);
         }
-        int j = job_of(l, jobs, n_jobs, job_process);
-        int k = j < 0 ? -1 : variant_of(&jobs[j], l->kernel);
-        if (k < 0 || first[j] + k >= out->n) {
+        if (j < 0 || k < 0 || first[j] + k >= out->n) {
             out->unmatched++;
             continue;
         }
@@ -195,6 +291,7 @@ int rb_profile_build(const rb_profile_capture *c, const rb_profile_job *jobs, in
         for (int k = 0; k < jobs[j].n_variants && first[j] + k < out->n; k++)
             finish_variant(&out->variants[first[j] + k], weights[first[j] + k],
                            jobs[j].link_bytes);
+    windows_free(&win);
     free(first);
     free(job_process);
     free(weights);

@@ -167,7 +167,7 @@ static int variant_fill(json_value *o, const rb_profile_variant *v)
     json_value *kernels = child(o, "kernels", json_new_array());
     int bad = !kernels;
     double dram = rb_profile_dram_bytes(v);
-    for (int k = 0; k < v->n_kernels && k < 4 && !bad; k++)
+    for (int k = 0; k < v->n_names && k < 4 && !bad; k++)
         bad = json_array_push(kernels, json_new_string(v->kernels[k]));
     json_value *metrics = bad ? NULL : child(o, "metrics", json_new_object());
     bad = !metrics;
@@ -217,6 +217,7 @@ json_value *rb_profile_document(const rb_profile *p, const rb_profile_roofs *r,
         json_set_number(d, "bytes_tolerance", RB_PROFILE_BYTES_TOLERANCE) ||
         json_set_number(d, "unmatched_launches", p->unmatched) ||
         json_set_number(d, "repeat_launches", p->repeats) ||
+        json_set_number(d, "windows", p->windows) ||
         json_object_set(d, "roofs", roofs_json(r))) {
         json_free(d);
         return NULL;

@@ -221,8 +221,9 @@ static void not_profiled(rb_sbuf *b, const rb_profile *p)
         char label[300], shown[300];
         variant_label(v, label, sizeof label);
         rb_text_for_terminal(label, shown, sizeof shown);
-        rb_sbuf_add(b, "%s%s", n++ ? ", " : "not profiled (no kernel of its table in the capture: "
-                                            "a library routine, or not run): ",
+        rb_sbuf_add(b, "%s%s", n++ ? ", " : "not profiled (no launch of it in the capture: not "
+                                            "run, or a capture without profile windows and a "
+                                            "kernel its table does not name): ",
                     shown);
     }
     if (n)
@@ -230,6 +231,8 @@ static void not_profiled(rb_sbuf *b, const rb_profile *p)
     if (p->unmatched)
         rb_sbuf_add(b, "%d launches of the capture name no variant's kernel (left out)\n",
                     p->unmatched);
+    if (p->windows)
+        rb_sbuf_add(b, "%d profile windows (one run of each variant)\n", p->windows);
     if (p->repeats)
         rb_sbuf_add(b, "%d later launches of a kernel already profiled in its process (left out)\n",
                     p->repeats);

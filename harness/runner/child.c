@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cuda_profiler_api.h>
 #include <nvtx3/nvToolsExt.h>
 
 #include "model/compare.h"
@@ -158,6 +159,23 @@ static void note_latch_dropped(rb_variant_result *r)
            "held, so each sample's time includes the host's queuing of its first run");
 }
 
+/* One run of the variant alone in a profile window (model/profile.h): what ncu profiles under
+ * `roofbench profile`, every kernel of it and nothing else. */
+static rb_status profile_window(const rb_pair *p, const rb_variant_def *v, void *ctx,
+                                cudaStream_t s, int input)
+{
+    int pair = 0;
+    while (rb_registry[pair] && rb_registry[pair] != p)
+        pair++;
+    RB_CUDA(cudaStreamSynchronize(s));
+    RB_CUDA(cudaProfilerStart());
+    RB_CUDA(rb_profile_mark(variant_index(p, v), pair, input, s));
+    RB_TRY(v->run(ctx, s));
+    RB_CUDA(cudaStreamSynchronize(s));
+    RB_CUDA(cudaProfilerStop());
+    return RB_OK;
+}
+
 /* Validates, times and validates again; fills r, and with several ranks (o->comm) *own_ms with
  * this rank's own median (rb_measure_opts.rank_median_ms). A failure of a CUDA call is returned
  * (the context may be gone); a wrong result is not a failure: it leaves r invalid and untimed. */
@@ -174,6 +192,8 @@ static rb_status run_variant(const rb_pair *p, const rb_variant_def *v, void *ct
         return RB_OK;
     }
     if (o->check_only) {
+        if (o->profile_window)
+            RB_TRY(profile_window(p, v, ctx, s, o->input));
         /* A second independent run catches results that change between runs (races). */
         RB_TRY(checked_run(p, v, ctx, s, &r->rel_err_after));
     } else {

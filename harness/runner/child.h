@@ -25,6 +25,9 @@ typedef struct rb_child_opts {
     /* check --skip-variants: variant k is reported skipped, not run, when bit k is set */
     unsigned skip_variants;
     int nvtx;
+    /* check under `roofbench profile` (RB_PROFILE_WINDOWS_ENV set): one run of each variant in a
+     * profile window (model/profile.h) */
+    int profile_window;
     rb_measure_opts measure;
     /* A multi-process run (roofbench_mpi): the pair is set up by setup_rank() for this rank and
      * timed with the ranks in step (rb_measure_opts.comm); NULL: one process, setup(). */

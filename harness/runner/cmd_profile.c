@@ -60,6 +60,9 @@ static void describe_jobs(const rb_job *jobs, int n)
             j->n_kernels = k + 1;
         }
         j->kernels = profile_refs[i];
+        while (rb_registry[j->pair_index] && rb_registry[j->pair_index] != p)
+            j->pair_index++;
+        j->input = jobs[i].input;
     }
 }
 
@@ -176,33 +179,13 @@ static int check_args(int argc, char **argv, char **out, int max)
     return n;
 }
 
-/* "regex:^(copy_coalescing|hgemm)_": every launch of the pairs' kernels (the first of each in
- * each process is kept: model/profile.h). Not --kernel-id's ":1", which in ncu 2025.3 left a
- * second row of one pair (histogram.skewed, after histogram.uniform) without a launch. */
-static void kernel_regex(const rb_job *jobs, int n, char *out, size_t size)
-{
-    rb_sbuf b = {0};
-    rb_sbuf_add(&b, "regex:^(");
-    for (int i = 0; i < n; i++) {
-        int seen = 0;
-        for (int k = 0; k < i; k++)
-            seen |= jobs[k].pair == jobs[i].pair;
-        if (!seen)
-            rb_sbuf_add(&b, "%s%s", i ? "|" : "", jobs[i].pair->name);
-    }
-    rb_sbuf_add(&b, ")_");
-    char *s = rb_sbuf_take(&b);
-    rb_fmt(out, size, "%s", s ? s : "");
-    free(s);
-}
-
 /* Runs ncu on `check`; the raw CSV's text into *csv (caller frees) and ncu's version line. The
  * exit code: 0, or 2 with the line said. */
-static int run_ncu(const char *ncu, const rb_options *o, const rb_job *jobs, int n, int argc,
+static int run_ncu(const char *ncu, const rb_options *o, int n, int argc,
                    char **argv, char **csv, char *version, size_t version_size)
 {
     scratch s;
-    char self[RB_PATH_BUF], why[600], line[600], kid[8192];
+    char self[RB_PATH_BUF], why[600], line[600];
     rb_sbuf metrics = {0};
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     if (len <= 0 || scratch_make(&s) != 0)
@@ -216,15 +199,16 @@ static int run_ncu(const char *ncu, const rb_options *o, const rb_job *jobs, int
     free(ver);
     rb_profile_ncu_metrics(&metrics);
     char *metric_list = rb_sbuf_take(&metrics);
-    kernel_regex(jobs, n, kid, sizeof kid);
     char *args[48] = {(char *)ncu, "--clock-control", "none", "--target-processes", "all",
-                      "--kernel-name", kid, "--metrics", metric_list, "--section", "WarpStateStats",
-                      "--export", s.rep, "--force-overwrite", self, "check"};
+                      "--profile-from-start", "off", "--metrics", metric_list, "--section",
+                      "WarpStateStats", "--export", s.rep, "--force-overwrite", self, "check"};
     int k = 16;
     k += check_args(argc, argv, args + k, 40 - k);
     args[k] = NULL;
     double timeout_s = o->timeout_s * (n + 1) + 600;
+    setenv(RB_PROFILE_WINDOWS_ENV, "1", 1); /* check opens one window per variant */
     rc = metric_list ? spawn(args, NULL, s.err, timeout_s, why, sizeof why) : -1;
+    unsetenv(RB_PROFILE_WINDOWS_ENV);
     free(metric_list);
     char *err = slurp(s.err);
     if (err)
@@ -397,7 +381,7 @@ int rb_profile_cmd(const rb_options *o, const rb_job *jobs, int n, int argc, cha
     int rc = register_outputs(outs, o, !from_captures);
     if (rc == PROFILE_OK)
         rc = from_captures ? read_captures(o, &csv)
-                           : run_ncu(ncu, o, jobs, n, argc, argv, &csv, version, sizeof version);
+                           : run_ncu(ncu, o, n, argc, argv, &csv, version, sizeof version);
     rb_utc_iso(date, sizeof date);
     command_line(argc, argv, cmd, sizeof cmd);
     const char *size = "full";

@@ -9,6 +9,7 @@
 
 #include "model/expect.h"
 #include "model/outputs.h"
+#include "model/profile.h"
 #include "report/plot.h"
 #include "model/report.h"
 #include "model/text.h"
@@ -62,6 +63,7 @@ void rb_results_child_opts(const rb_job *j, const rb_options *o, rb_child_opts *
     out->check_only = o->command == RB_CMD_CHECK;
     out->skip_variants = rb_results_skip_mask(j, o);
     out->nvtx = o->nvtx;
+    out->profile_window = out->check_only && getenv(RB_PROFILE_WINDOWS_ENV) != NULL;
     out->measure.samples = o->samples;
     out->measure.cap_s = o->cap_s;
     out->measure.noise_target = 0.01;
