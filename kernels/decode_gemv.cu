@@ -12,16 +12,22 @@
  *            occupancy, W read once; but 128 bytes a warp per load and, at m = 16, 16 x loads
  *            and 32 FMAs per W load on the CUDA cores.
  * Steps:     none
- * Optimized: FMA path (m < 8): a warp takes 4 rows and its lanes 16-byte vectors of them, 2 per
- *            row loaded before any is used (ld.global.cs: W is never read again), so 8 loads, 4 KB
- *            a warp, are in flight; each x vector is loaded once for the 4 rows and each W
- *            vector feeds every token from registers. Little's law on the H200: 4.56 TB/s x
- *            0.34 us (ceilings' dram_read_gbps and dram_latency_us) = 1.55 MB in flight, 12 KB an
- *            SM; the 24-28 warps an SM holds at m1 and m4 ask for ~100 KB, so a partial last
- *            wave still keeps DRAM busy (the H100: 3.15 TB/s x ~0.6 us = 14 KB an SM). MMA path
- *            (m >= 8): mma.sync m16n8k16, W as A straight from 16-byte loads (a lane's 8
- *            consecutive k are 2 mma's k-slots: any k order serves a dot product if W and x share
- *            it), tokens as B (two n8 tiles), 32 rows a warp, 4 k-steps loaded ahead (8 KB).
+ * Optimized: FMA path (m < 8): a block takes 4 rows and its 4 warps share their k (split-K in
+ *            the block: chunks of 64 vectors, chunk c to warp c % 4); a lane's 16-byte vectors,
+ *            2 per row loaded before any is used (ld.global.cs: W is never read again), so 8
+ *            loads, 4 KB a warp, are in flight; each x vector is loaded once for the 4 rows and
+ *            each W vector feeds every token from registers; the warps' sums meet in shared
+ *            memory and are rounded once. Little's law on the H200: 4.56 TB/s x 0.34 us
+ *            (ceilings' dram_read_gbps and dram_latency_us, unloaded) = 1.55 MB in flight, 12 KB
+ *            an SM, several times that under load (the latency grows with the queue). The grid
+ *            decides how many warps an SM holds to the end: 7168 blocks of 128 threads at 80
+ *            registers (m4) are 9 waves of the 6 blocks an SM takes, so the last wave's share is
+ *            small (one warp per 4 rows, 1792 blocks, was 2.3 waves and left a third of the SMs
+ *            idle for the last). The H100: 3.15 TB/s x ~0.6 us = 14 KB an SM. MMA path (m >= 8):
+ *            mma.sync m16n8k16, W as A straight from 16-byte loads (a lane's 8 consecutive k are
+ *            2 mma's k-slots: any k order serves a dot product if W and x share it), tokens as B
+ *            (two n8 tiles), 32 rows a block shared by its 4 warps (chunks of 4 k32 steps, 8 KB
+ *            a warp loaded ahead), partial accumulators summed in shared memory (8 KB).
  *            Crossover: per 512 B of W a warp issues ~11 + 10m instructions on the FMA path,
  *            against 4 a cycle an SM; DRAM delivers 512 B a warp per ~29 SM cycles on the H200
  *            (~42 on the H100), so the FMA path stays memory-bound up to m ~ 8 on the H200 and
@@ -53,11 +59,12 @@
 #include "kernels/decode_gemv.h"
 
 #define DECODE_GEMV_BASE_BLOCK 256 /* baseline and reference: 8 warps, a row each */
-#define DECODE_GEMV_FMA_BLOCK 128  /* optimized FMA path: 4 warps */
-#define DECODE_GEMV_FMA_ROWS 4     /* rows a warp of the FMA path */
+#define DECODE_GEMV_SPLIT 4        /* optimized: the warps of a block, each a 1/4 of every row's k */
+#define DECODE_GEMV_FMA_BLOCK (32 * DECODE_GEMV_SPLIT)
+#define DECODE_GEMV_FMA_ROWS 4     /* rows a block of the FMA path */
 #define DECODE_GEMV_FMA_AHEAD 2    /* 16-byte vectors a lane loads per row before using them */
-#define DECODE_GEMV_MMA_BLOCK 64   /* optimized MMA path: 2 warps */
-#define DECODE_GEMV_MMA_TILES 2    /* m16 tiles a warp: 32 rows */
+#define DECODE_GEMV_MMA_BLOCK (32 * DECODE_GEMV_SPLIT)
+#define DECODE_GEMV_MMA_TILES 2    /* m16 tiles a block: 32 rows */
 #define DECODE_GEMV_MMA_AHEAD 4    /* k32 steps a warp loads before its first mma on them */
 #define DECODE_GEMV_MAX_GRID ((size_t)INT_MAX)
 
@@ -153,9 +160,27 @@ static __global__ void __launch_bounds__(DECODE_GEMV_BASE_BLOCK)
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Optimized, FMA path (m < DECODE_GEMV_MMA_MIN_TOKENS, k % 8 == 0): a warp takes ROWS rows, lane
- * l the 16-byte vectors l, l + 32, ... of each; AHEAD vectors of every row are loaded before the
- * first is used. A row past n reads row n - 1 (a valid address) and stores nothing. */
+ * Optimized, FMA path (m < DECODE_GEMV_MMA_MIN_TOKENS, k % 8 == 0): a block takes ROWS rows and
+ * its SPLIT warps share their k: a row's 16-byte vectors go in chunks of AHEAD x 32, chunk c to
+ * warp c % SPLIT, lane l the vectors l, l + 32, ... of a chunk, every row's AHEAD vectors loaded
+ * before the first is used. The warps' sums meet in shared memory and one store rounds each
+ * output. A row past n reads row n - 1 (a valid address) and stores nothing. */
+
+template <int MMAX>
+static __device__ __forceinline__ void decode_gemv_fma_vector(float (&acc)[DECODE_GEMV_FMA_ROWS][MMAX],
+                                                              const uint4 (&wv)[DECODE_GEMV_FMA_ROWS],
+                                                              const uint16_t *__restrict__ x,
+                                                              size_t k, size_t v, int m)
+{
+#pragma unroll
+    for (int t = 0; t < MMAX; t++)
+        if (t < m) {
+            const uint4 xv = __ldg((const uint4 *)(x + (size_t)t * k) + v);
+#pragma unroll
+            for (int r = 0; r < DECODE_GEMV_FMA_ROWS; r++)
+                acc[r][t] = decode_gemv_dot8(wv[r], xv, acc[r][t]);
+        }
+}
 
 template <int MMAX>
 static __global__ void __launch_bounds__(DECODE_GEMV_FMA_BLOCK)
@@ -163,13 +188,13 @@ static __global__ void __launch_bounds__(DECODE_GEMV_FMA_BLOCK)
                                      const uint16_t *__restrict__ x, uint16_t *__restrict__ y,
                                      size_t n, size_t k, int m)
 {
-    constexpr int R = DECODE_GEMV_FMA_ROWS, U = DECODE_GEMV_FMA_AHEAD;
-    const int lane = threadIdx.x % 32;
-    const size_t row0 =
-        ((size_t)blockIdx.x * (DECODE_GEMV_FMA_BLOCK / 32) + threadIdx.x / 32) * R;
+    constexpr int R = DECODE_GEMV_FMA_ROWS, U = DECODE_GEMV_FMA_AHEAD, S = DECODE_GEMV_SPLIT;
+    __shared__ float part[S][R * MMAX];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const size_t row0 = (size_t)blockIdx.x * R;
     if (row0 >= n)
-        return;
-    const size_t kv = k / 8; /* vectors a row */
+        return; /* the whole block */
+    const size_t kv = k / 8, chunk = U * 32; /* vectors a row, a chunk */
     const uint4 *wr[R];
 #pragma unroll
     for (int r = 0; r < R; r++)
@@ -180,47 +205,43 @@ static __global__ void __launch_bounds__(DECODE_GEMV_FMA_BLOCK)
 #pragma unroll
         for (int t = 0; t < MMAX; t++)
             acc[r][t] = 0.0f;
-    size_t v = lane;
-    for (; v + (U - 1) * 32 < kv; v += U * 32) {
+    size_t c = warp;
+    for (; (c + 1) * chunk <= kv; c += S) {
         uint4 wv[U][R];
 #pragma unroll
         for (int u = 0; u < U; u++)
 #pragma unroll
             for (int r = 0; r < R; r++)
-                wv[u][r] = __ldcs(wr[r] + v + u * 32);
+                wv[u][r] = __ldcs(wr[r] + c * chunk + u * 32 + lane);
 #pragma unroll
         for (int u = 0; u < U; u++)
-#pragma unroll
-            for (int t = 0; t < MMAX; t++)
-                if (t < m) {
-                    const uint4 xv = __ldg((const uint4 *)(x + (size_t)t * k) + v + u * 32);
-#pragma unroll
-                    for (int r = 0; r < R; r++)
-                        acc[r][t] = decode_gemv_dot8(wv[u][r], xv, acc[r][t]);
-                }
+            decode_gemv_fma_vector<MMAX>(acc, wv[u], x, k, c * chunk + u * 32 + lane, m);
     }
-    for (; v < kv; v += 32) { /* the vectors past the last whole AHEAD x 32 */
+    /* the last, partial chunk: only the warp whose turn it is has c * chunk < kv */
+    for (size_t v = c * chunk + lane; v < kv; v += 32) {
         uint4 wv[R];
 #pragma unroll
         for (int r = 0; r < R; r++)
             wv[r] = __ldcs(wr[r] + v);
-#pragma unroll
-        for (int t = 0; t < MMAX; t++)
-            if (t < m) {
-                const uint4 xv = __ldg((const uint4 *)(x + (size_t)t * k) + v);
-#pragma unroll
-                for (int r = 0; r < R; r++)
-                    acc[r][t] = decode_gemv_dot8(wv[r], xv, acc[r][t]);
-            }
+        decode_gemv_fma_vector<MMAX>(acc, wv, x, k, v, m);
     }
 #pragma unroll
     for (int r = 0; r < R; r++)
 #pragma unroll
         for (int t = 0; t < MMAX; t++) {
-            const float s = decode_gemv_warp_sum(acc[r][t]);
-            if (t < m && row0 + r < n && lane == (r * MMAX + t) % 32)
-                y[(size_t)t * n + row0 + r] = decode_gemv_round(s);
+            const float sum = decode_gemv_warp_sum(acc[r][t]);
+            if (lane == (r * MMAX + t) % 32)
+                part[warp][r * MMAX + t] = sum;
         }
+    __syncthreads();
+    const int o = threadIdx.x, r = o / MMAX, t = o % MMAX;
+    if (o < R * MMAX && t < m && row0 + r < n) {
+        float sum = 0.0f;
+#pragma unroll
+        for (int q = 0; q < S; q++)
+            sum += part[q][o];
+        y[(size_t)t * n + row0 + r] = decode_gemv_round(sum);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -259,17 +280,20 @@ static __device__ __forceinline__ void decode_gemv_mma_step(
         }
 }
 
+/* The k32 steps of a block's rows go in chunks of AHEAD, chunk c to warp c % SPLIT; the warps'
+ * accumulators meet in shared memory, and each output is stored once, rounded. */
 static __global__ void __launch_bounds__(DECODE_GEMV_MMA_BLOCK)
     decode_gemv_optimized_mma_kernel(const uint16_t *__restrict__ w,
                                      const uint16_t *__restrict__ x, uint16_t *__restrict__ y,
                                      size_t n, size_t k, int m)
 {
-    constexpr int T = DECODE_GEMV_MMA_TILES, U = DECODE_GEMV_MMA_AHEAD;
-    const int lane = threadIdx.x % 32, g = lane / 4, c = lane % 4;
-    const size_t row0 =
-        ((size_t)blockIdx.x * (DECODE_GEMV_MMA_BLOCK / 32) + threadIdx.x / 32) * (16 * T);
+    constexpr int T = DECODE_GEMV_MMA_TILES, U = DECODE_GEMV_MMA_AHEAD, S = DECODE_GEMV_SPLIT;
+    constexpr int E = T * 2 * 4; /* accumulators a lane */
+    __shared__ float part[S][E][32];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
+    const size_t row0 = (size_t)blockIdx.x * (16 * T);
     if (row0 >= n)
-        return;
+        return; /* the whole block */
     const uint16_t *wr[T][2];
 #pragma unroll
     for (int i = 0; i < T; i++)
@@ -291,8 +315,9 @@ static __global__ void __launch_bounds__(DECODE_GEMV_MMA_BLOCK)
             for (int e = 0; e < 4; e++)
                 acc[i][j][e] = 0.0f;
     const size_t steps = k / 32;
-    size_t s = 0;
-    for (; s + U <= steps; s += U) {
+    size_t ch = warp;
+    for (; (ch + 1) * U <= steps; ch += S) {
+        const size_t s = ch * U;
         uint4 a[U][T][2];
 #pragma unroll
         for (int u = 0; u < U; u++)
@@ -308,9 +333,9 @@ static __global__ void __launch_bounds__(DECODE_GEMV_MMA_BLOCK)
             decode_gemv_mma_step(acc, a[u], b);
         }
     }
-    /* the steps past the last whole AHEAD, then the k % 32 tail (a multiple of 8: the lanes whose
-     * 8 k lie past k bring zeros to both A and B) */
-    for (; s * 32 < k; s++) {
+    /* the last, partial chunk (only the warp whose turn it is starts below k), with the k % 32
+     * tail (a multiple of 8: the lanes whose 8 k lie past k bring zeros to both A and B) */
+    for (size_t s = ch * U; s * 32 < k; s++) {
         const int in_k = s * 32 + 8 * c < k;
         uint4 a[T][2];
 #pragma unroll
@@ -327,12 +352,21 @@ static __global__ void __launch_bounds__(DECODE_GEMV_MMA_BLOCK)
 #pragma unroll
         for (int j = 0; j < 2; j++)
 #pragma unroll
-            for (int e = 0; e < 4; e++) {
-                const size_t row = row0 + 16 * i + g + 8 * (e / 2);
-                const int token = 8 * j + 2 * c + e % 2;
-                if (row < n && token < m)
-                    y[(size_t)token * n + row] = decode_gemv_round(acc[i][j][e]);
-            }
+            for (int e = 0; e < 4; e++)
+                part[warp][(i * 2 + j) * 4 + e][lane] = acc[i][j][e];
+    __syncthreads();
+    for (int o = threadIdx.x; o < E * 32; o += DECODE_GEMV_MMA_BLOCK) {
+        const int q = o / 32, l = o % 32, i = q / 8, j = q / 4 % 2, e = q % 4;
+        const size_t row = row0 + 16 * i + l / 4 + 8 * (e / 2);
+        const int token = 8 * j + 2 * (l % 4) + e % 2;
+        if (row < n && token < m) {
+            float sum = 0.0f;
+#pragma unroll
+            for (int p = 0; p < S; p++)
+                sum += part[p][q][l];
+            y[(size_t)token * n + row] = decode_gemv_round(sum);
+        }
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -358,13 +392,13 @@ static long long decode_gemv_baseline_blocks(size_t n, size_t k)
 static long long decode_gemv_fma_blocks(size_t n, size_t k)
 {
     (void)k;
-    return decode_gemv_blocks(n, DECODE_GEMV_FMA_BLOCK / 32 * DECODE_GEMV_FMA_ROWS);
+    return decode_gemv_blocks(n, DECODE_GEMV_FMA_ROWS);
 }
 
 static long long decode_gemv_mma_blocks(size_t n, size_t k)
 {
     (void)k;
-    return decode_gemv_blocks(n, DECODE_GEMV_MMA_BLOCK / 32 * 16 * DECODE_GEMV_MMA_TILES);
+    return decode_gemv_blocks(n, 16 * DECODE_GEMV_MMA_TILES);
 }
 
 template <int MMAX>

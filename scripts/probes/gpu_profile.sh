@@ -5,7 +5,8 @@
 # `roofbench profile` of the whole suite at full size, within one call of BUDGET_S seconds
 # (default 560): the pairs in parts of PART pairs (default 4), each part its own
 #   roofbench profile --filter '^(p1|p2|...)$' -o $OUT/parts/NN
-# (ncu on check, --clock-control none, every launch's counters), then the parts' captures merged
+# (ncu on check, --clock-control none, one window per variant; ALONE=REGEX: pairs profiled last,
+# each in a part of its own, default cuda_graphs and nccl_allreduce), the parts' captures merged
 #   roofbench profile -o $OUT/profile $OUT/parts/*.ncu.csv
 # into one document (profile.json, .md, .svg, .html). A part that would start with less than
 # 90 s left is not started: the log says which pairs were left, and a second call with
@@ -14,11 +15,11 @@
 # $OUT/profile.tgz. SKIP_BUILD=1 uses the build there is. Clocks are never changed.
 set -uo pipefail
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
-    sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
 fi
 if [ $# -gt 0 ]; then
-    echo "usage: scripts/probes/gpu_profile.sh [-h]   (OUT=DIR FILTER=REGEX PART=N BUDGET_S=S)" >&2
+    echo "usage: scripts/probes/gpu_profile.sh [-h]   (OUT=DIR FILTER=REGEX PART=N BUDGET_S=S ALONE=REGEX)" >&2
     exit 2
 fi
 cd "$(dirname "$0")/../.."
@@ -51,13 +52,21 @@ if [ "$rc" != 0 ]; then
 fi
 rm -f "$OUT/parts/smoke.ncu.csv"
 # The pairs of one GPU (those needing several are skipped by check on one GPU anyway).
-pairs=$($B list --filter "$FILTER" | awk '/^[a-z]/ {print $1}')
+# The pairs whose run() launches hundreds of kernels (cuda_graphs: 808 in its four windows, each
+# replayed by ncu for its counters, ~230 s; nccl_allreduce: 90 windows) go last, each alone.
+ALONE=${ALONE:-^(cuda_graphs|nccl_allreduce)\$}
+listed=$($B list --filter "$FILTER" | awk '/^[a-z]/ && $1 != "pair" {print $1}')
+pairs="$(echo "$listed" | grep -Ev "$ALONE") $(echo "$listed" | grep -E "$ALONE")"
 set -- $pairs
 n=0
 while [ $# -gt 0 ]; do
     group=""
     for _ in $(seq "$PART"); do
         [ $# -gt 0 ] || break
+        if echo "$1" | grep -Eq "$ALONE"; then
+            [ -z "$group" ] && { group=$1; shift; }
+            break
+        fi
         group="${group:+$group|}$1"
         shift
     done
