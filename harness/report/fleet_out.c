@@ -14,7 +14,7 @@
 int rb_fleet_check_outputs(const rb_options *o, char *err, size_t err_size)
 {
     char md[RB_PATH_BUF + 32];
-    if (!o->json_path)
+    if (!o->json_path || rb_cli_is_stdout(o->json_path))
         return rb_dir_writable(o->results_dir, err, err_size);
     if (rb_plot_sibling(o->json_path, ".json", ".md", md, sizeof md) != 0) {
         rb_fmt(err, err_size, "%.60s...: the path is too long", o->json_path);
@@ -57,7 +57,7 @@ int rb_fleet_save(const rb_options *o, const json_value *fleet, const char *git_
     char path[RB_PATH_BUF], stamp[32];
     const char *key = json_string_at(fleet, "hardware_key", "");
     int rc = 1;
-    if (o->json_path) {
+    if (o->json_path && !rb_cli_is_stdout(o->json_path)) {
         rb_fmt(path, sizeof path, "%s", o->json_path);
         rc = save_at(path, 0, fleet, err, err_size);
     } else if (!rb_is_hardware_key(key)) {
