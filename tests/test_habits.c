@@ -4,10 +4,11 @@
  * is taken; '-' (or /dev/stdout) for the standard output wherever an option names one output
  * (run's --json and --csv, compare's and p2p's --json and --html), the document alone there and
  * everything else on stderr, one output at a time, refused for an -o BASE of several files; -d
- * and --devices for --device (a node run's parts get them once); list --json, valid against docs/list.schema.json; no absolute path of this machine
- * in compare --md's output; a change of one run shown as '-' by history, not "+nan%"; every script
- * of scripts/ and scripts/probes/ says its usage on -h and exits 0 (a script that ignores -h would
- * start its GPU work). Each check fails on a plant.
+ * and --devices for --device (a node run's parts get them once); list --json, valid against
+ * docs/list.schema.json; no absolute path of this machine in compare --md's output; a change of one
+ * run shown as '-' by history, not "+nan%"; every script of scripts/ and scripts/probes/ says its
+ * usage on -h and exits 0 (a script that ignores -h would start its GPU work). Each check fails on
+ * a plant.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -276,8 +277,8 @@ static int split_run(const char *dir, const char *env, const char *args, char **
     binary_path(bin, sizeof bin);
     snprintf(o_path, sizeof o_path, "%s/.stdout", dir);
     snprintf(e_path, sizeof e_path, "%s/.stderr", dir);
-    snprintf(cmd, sizeof cmd, "cd '%s' && %s '%s' %s >'%s' 2>'%s' </dev/null", dir,
-             env ? env : "", bin, args, o_path, e_path);
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s '%s' %s >'%s' 2>'%s' </dev/null", dir, env ? env : "",
+             bin, args, o_path, e_path);
     int status = system(cmd);
     *out = rbtest_read_file(o_path);
     *err = rbtest_read_file(e_path);
@@ -349,8 +350,8 @@ static void test_one_output_on_stdout(void)
     rb_options o;
     char err[600];
     static const char *const two[] = {
-        "roofbench run --json - --csv -",           "roofbench run --csv /dev/stdout --json=-",
-        "roofbench compare a b --json - --html -",  "roofbench p2p --html - --json /dev/stdout",
+        "roofbench run --json - --csv -",          "roofbench run --csv /dev/stdout --json=-",
+        "roofbench compare a b --json - --html -", "roofbench p2p --html - --json /dev/stdout",
         "roofbench compare a b --html=- --json=-",
     };
     for (size_t k = 0; k < sizeof two / sizeof two[0]; k++) {

@@ -149,7 +149,8 @@ static const cli_option cli_options[] = {
      opt_csv, 0},
     {"--results-dir", ON_RUN, 1, "DIR", "folder for the default results file (default results)",
      opt_results_dir, 0},
-    {"--wide", ON_LIST | ON_RUN | ON_COMPARE | ON_HISTORY, 0, NULL,
+    {"--wide", ON_LIST | ON_RUN | ON_CEILINGS | ON_COMPARE | ON_HISTORY | ON_P2P | ON_PROFILE, 0,
+     NULL,
      "every table with its names and roof keys whole and the text unwrapped (by default the "
      "output fits $COLUMNS, else the terminal's width, else 80 columns)",
      NULL, CLI_FLAG(wide)},

@@ -370,8 +370,8 @@ static json_value *run_document(const rb_options *o, int argc, char **argv, rb_p
 }
 
 /* The table, then every file of the run at once (the results, their twins, the CSV, the
- * expectations) and the document of --json - or --csv -, then --baseline's comparison. recorded_platform: the platform reference the
- * expectations keep a copy of (taken). */
+ * expectations) and the document of --json - or --csv -, then --baseline's comparison.
+ * recorded_platform: the platform reference the expectations keep a copy of (taken). */
 static void run_write(const rb_options *o, rb_pair_result *results, int n, run_state *s,
                       json_value *doc, json_value *recorded_platform, const json_value *baseline,
                       rb_outputs *outs)
