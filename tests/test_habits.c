@@ -378,9 +378,10 @@ static void test_one_output_on_stdout(void)
     rbtest_remove_dir();
 }
 
-/* -o BASE names several files (plot, history, profile) and plot's page is one of plot's files:
- * "-" and /dev/stdout are refused there (exit 2, nothing written), not a base named "-" (files
- * "-.svg" and "--speedup.svg", the issue saw). */
+/* -o BASE names several files (plot, history, profile), plot's page is one of plot's files and an
+ * expectation file is recorded into where it lies: "-" and /dev/stdout are refused there (exit 2,
+ * nothing written), never a base or a file named "-" ("-.svg" and "--speedup.svg", the issue
+ * saw). */
 static void test_dash_refused_for_several_files(void)
 {
     char a[1200];
@@ -394,6 +395,8 @@ static void test_dash_refused_for_several_files(void)
         {"plot one.json --html=/dev/stdout", "give --html FILE.html"},
         {"history one.json -o -", "BASE.svg, BASE.md and BASE.json"},
         {"profile -o -", "profile writes several files"},
+        {"ceilings --expect -", "an expectation file is read"},
+        {"run --update-expectations --expect=/dev/stdout", "an expectation file is read"},
     };
     for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
         char *out, *text;

@@ -851,6 +851,13 @@ static int opt_key(const char *a, const char *v, rb_options *o, char *err, size_
 
 static int opt_expect(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
 {
+    if (names_stdout(v)) { /* (never a file named "-") */
+        rb_fmt(err, err_size,
+               "%s %s: an expectation file is read (and recorded into) where it lies: give its "
+               "path, or none",
+               a, v);
+        return -1;
+    }
     o->expect_none = !strcmp(v, "none");
     return parse_path(a, v, &o->expect_path, err, err_size);
 }
