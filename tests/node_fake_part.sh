@@ -8,16 +8,25 @@
 # host sets its time) 10% slower, nothing else.
 # FAKE_FAIL_GPU=k: GPU k's part exits 1 (a regressed row) after writing its results.
 # FAKE_BUS: the PCI bus id every GPU records (default 0000:1<k>:00.0, none of this machine's).
+# An option roofbench would refuse as given twice (--device, -d, --devices; --json) exits 2.
 # Usage: node_fake_part.sh run ... [--device N] --scope S --json FILE
-device=-1 scope=all json=
+device=-1 scope=all json= devices=0 jsons=0
 while [ $# -gt 0 ]; do
     case "$1" in
-    --device) device=$2; shift ;;
+    --device) device=$2; devices=$((devices + 1)); shift ;;
+    -d | --devices | --device=* | --devices=*) devices=$((devices + 1)) ;;
     --scope) scope=$2; shift ;;
-    --json) json=$2; shift ;;
+    --json) json=$2; jsons=$((jsons + 1)); shift ;;
+    --json=*) jsons=$((jsons + 1)) ;;
     esac
     shift
 done
+# as roofbench refuses an option given twice: the node's own --device and --json reach a part
+# once, the part's (the user's are the node's, never passed on)
+if [ "$devices" -gt 1 ] || [ "$jsons" -gt 1 ]; then
+    echo "roofbench: --device or --json is given twice (once is enough; which value was meant?)"
+    exit 2
+fi
 echo "fake part: scope $scope device $device visible ${CUDA_VISIBLE_DEVICES:-unset} args ok"
 echo "[1/1] fake"
 slow=1 dram=3000

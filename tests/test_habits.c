@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The Unix habits of the command line (tier 1 and 2, no GPU): --opt=value wherever --opt VALUE
- * is taken; compare --json - (or /dev/stdout) on stdout with the report on stderr; -d and --devices
- * for --device; list --json, valid against docs/list.schema.json; no absolute path of this machine
- * in compare --md's output; a change of one run shown as '-' by history, not "+nan%"; every script
- * of scripts/ and scripts/probes/ says its usage on -h and exits 0 (a script that ignores -h would
- * start its GPU work). Each check fails on a plant.
+ * is taken; '-' (or /dev/stdout) for the standard output wherever an option names one output
+ * (run's --json and --csv, compare's and p2p's --json and --html), the document alone there and
+ * everything else on stderr, one output at a time, refused for an -o BASE of several files; -d
+ * and --devices for --device (a node run's parts get them once); list --json, valid against
+ * docs/list.schema.json; no absolute path of this machine in compare --md's output; a change of one
+ * run shown as '-' by history, not "+nan%"; every script of scripts/ and scripts/probes/ says its
+ * usage on -h and exits 0 (a script that ignores -h would start its GPU work). Each check fails on
+ * a plant.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -18,6 +21,9 @@
 
 #include "../harness/model/cli.h"
 #include "../harness/model/json.h"
+#include "../harness/model/result_read.h"
+#include "../harness/runner/cmd.h"
+#include "../harness/runner/results.h"
 #include "rbtest.h"
 
 static int parse(const char *line, rb_options *o, char *err, size_t err_size)
@@ -263,9 +269,41 @@ static void test_compare_md_names_no_absolute_path(void)
     rbtest_remove_dir();
 }
 
-/* compare --json - (or /dev/stdout): the comparison on stdout, parseable, the report on stderr,
- * no file named "-"; where the standard output cannot take an output yet (run's --json and
- * --csv write files beside them), a refusal, never a file named "-". */
+/* The standard output and the standard error of `roofbench ARGS` run in dir, apart (each
+ * malloc'd, "" when empty), with env before it (NULL: none); the exit status. */
+static int split_run(const char *dir, const char *env, const char *args, char **out, char **err)
+{
+    char bin[1024], cmd[4096], o_path[1200], e_path[1200];
+    binary_path(bin, sizeof bin);
+    snprintf(o_path, sizeof o_path, "%s/.stdout", dir);
+    snprintf(e_path, sizeof e_path, "%s/.stderr", dir);
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s '%s' %s >'%s' 2>'%s' </dev/null", dir, env ? env : "",
+             bin, args, o_path, e_path);
+    int status = system(cmd);
+    *out = rbtest_read_file(o_path);
+    *err = rbtest_read_file(e_path);
+    remove(o_path);
+    remove(e_path);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The files and folders in dir, not counting the dot-files split_run uses. */
+static int entries_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* compare --json - (or /dev/stdout) and --html -: the comparison or its page on stdout, whole
+ * and alone (JSON that parses; a page from its doctype to its end), the report on stderr, no
+ * file named "-"; with --md (itself a document on stdout) refused. A human line on stdout (the
+ * defect: the report printed there, as when the standard output is not kept for the document)
+ * fails the parse and the report's check. */
 static void test_dash_is_the_standard_output(void)
 {
     char a[1200], b[1200], dash[1200], err[300];
@@ -277,27 +315,298 @@ static void test_dash_is_the_standard_output(void)
     static const char *const forms[] = {"compare old.json new.json --json -",
                                         "compare old.json new.json --json=/dev/stdout"};
     for (int k = 0; k < 2; k++) {
-        int rc;
-        char *out = stdout_of(dir, forms[k], &rc);
+        char *out, *text;
+        int rc = split_run(dir, NULL, forms[k], &out, &text);
         json_value *doc = out ? json_parse(out, strlen(out), err, sizeof err) : NULL;
         if (!doc)
             printf("    %s: stdout is not JSON: %s\n%.200s\n", forms[k], err, out ? out : "");
         RB_CHECK((rc == 0 || rc == 1) && doc && json_get(doc, "variants"));
+        RB_CHECK(text && strstr(text, "compare: OLD old.json")); /* the report: on stderr */
         json_free(doc);
         free(out);
+        free(text);
     }
-    int rc;
-    char *out = stdout_of(dir, "compare old.json new.json --json - --md", &rc);
-    RB_CHECK(rc == 2 && out && !*out);
+    char *out, *text;
+    int rc = split_run(dir, NULL, "compare old.json new.json --html -", &out, &text);
+    RB_CHECK((rc == 0 || rc == 1) && out && !strncmp(out, "<!DOCTYPE html>", 15));
+    RB_CHECK(out && strlen(out) > 8 && !strcmp(out + strlen(out) - 8, "</html>\n"));
+    RB_CHECK(text && strstr(text, "compare: OLD old.json") && out && !strstr(out, "compare: OLD"));
     free(out);
-    out = stdout_of(dir, "run --json - --expect none", &rc);
-    RB_CHECK(rc == 2);
+    free(text);
+    rc = split_run(dir, NULL, "compare old.json new.json --json - --md", &out, &text);
+    RB_CHECK(rc == 2 && out && !*out && text && strstr(text, "one document"));
     free(out);
-    out = stdout_of(dir, "run --csv /dev/stdout --expect none", &rc);
-    RB_CHECK(rc == 2);
-    free(out);
+    free(text);
     struct stat st;
     RB_CHECK(stat(dash, &st) != 0); /* no file named "-" */
+    rbtest_remove_dir();
+}
+
+/* One output at a time on the standard output: two are refused (exit 2, one line naming the
+ * first, nothing on stdout, nothing written), whichever two and in either spelling; the parser
+ * refuses them before any file or GPU is touched. */
+static void test_one_output_on_stdout(void)
+{
+    rb_options o;
+    char err[600];
+    static const char *const two[] = {
+        "roofbench run --json - --csv -",          "roofbench run --csv /dev/stdout --json=-",
+        "roofbench compare a b --json - --html -", "roofbench p2p --html - --json /dev/stdout",
+        "roofbench compare a b --html=- --json=-",
+    };
+    for (size_t k = 0; k < sizeof two / sizeof two[0]; k++) {
+        int rc = parse(two[k], &o, err, sizeof err);
+        if (rc == 0 || !strstr(err, "takes the standard output already"))
+            printf("    %s: %s\n", two[k], rc == 0 ? "accepted" : err);
+        RB_CHECK(rc == -1 && strstr(err, "takes the standard output already"));
+    }
+    /* one is taken, as "-" (never a file of that name) */
+    RB_CHECK(parse("roofbench run --csv /dev/stdout --json r.json", &o, err, sizeof err) == 0);
+    RB_CHECK(rb_cli_is_stdout(o.csv_path) && !rb_cli_is_stdout(o.json_path) &&
+             rb_cli_writes_stdout(&o));
+    RB_CHECK(parse("roofbench p2p --html=-", &o, err, sizeof err) == 0 &&
+             rb_cli_is_stdout(o.plot_html));
+    RB_CHECK(parse("roofbench run --json r.json --csv t.csv", &o, err, sizeof err) == 0 &&
+             !rb_cli_writes_stdout(&o));
+    const char *dir = rbtest_fresh_dir();
+    char *out, *text;
+    int rc = split_run(dir, NULL, "run --json - --csv - --expect none", &out, &text);
+    RB_CHECK(rc == 2 && out && !*out && text && strstr(text, "--json - takes the standard"));
+    RB_CHECK(entries_in(dir) == 0); /* no results folder, no file named "-" */
+    free(out);
+    free(text);
+    rbtest_remove_dir();
+}
+
+/* -o BASE names several files (plot, history, profile), plot's page is one of plot's files and an
+ * expectation file is recorded into where it lies: "-" and /dev/stdout are refused there (exit 2,
+ * nothing written), never a base or a file named "-" ("-.svg" and "--speedup.svg", the issue
+ * saw). */
+static void test_dash_refused_for_several_files(void)
+{
+    char a[1200];
+    const char *dir = rbtest_fresh_dir();
+    snprintf(a, sizeof a, "%s/one.json", dir);
+    RB_CHECK(copy_file(HABITS_OLD, a) == 0);
+    static const char *const refused[][2] = {
+        {"plot one.json -o -", "plot writes several files"},
+        {"plot one.json -o /dev/stdout", "plot writes several files"},
+        {"plot one.json --html -", "give --html FILE.html"},
+        {"plot one.json --html=/dev/stdout", "give --html FILE.html"},
+        {"history one.json -o -", "BASE.svg, BASE.md and BASE.json"},
+        {"profile -o -", "profile writes several files"},
+        {"ceilings --expect -", "an expectation file is read"},
+        {"run --update-expectations --expect=/dev/stdout", "an expectation file is read"},
+    };
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        char *out, *text;
+        int rc = split_run(dir, NULL, refused[k][0], &out, &text);
+        if (rc != 2 || !text || !strstr(text, refused[k][1]))
+            printf("    %s: exit %d: %s\n", refused[k][0], rc, text ? text : "");
+        RB_CHECK(rc == 2 && out && !*out && text && strstr(text, refused[k][1]));
+        free(out);
+        free(text);
+    }
+    RB_CHECK(entries_in(dir) == 1); /* one.json alone */
+    rbtest_remove_dir();
+}
+
+/* What run does with --json - or --csv - after a run (rb_results_save, then rb_results_print onto
+ * the document stream), in a child whose descriptors 1 and 2 are files: stdout holds the document
+ * alone, the human lines (a table, the "results:" line) are on stderr, and the results file is
+ * written under its default name as ever, the same document. keep_stdout 0 is the planted defect:
+ * the standard output not kept for the document, the human lines on it too. 0 when the child
+ * wrote both, with their texts in *out and *err. */
+static int run_save_in_child(const char *dir, const char *json, const char *csv, int keep_stdout,
+                             char **out, char **err_text)
+{
+    char o_path[1200], e_path[1200], results_dir[1200];
+    snprintf(o_path, sizeof o_path, "%s/.stdout", dir);
+    snprintf(e_path, sizeof e_path, "%s/.stderr", dir);
+    snprintf(results_dir, sizeof results_dir, "%s/results", dir);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char err[300];
+        json_value *doc = json_parse_file("tests/plot/roofs.json", err, sizeof err);
+        rb_pair_result *p = NULL;
+        int n = 0;
+        FILE *o_file = fopen(o_path, "w"), *e_file = fopen(e_path, "w");
+        if (!doc || rb_results_read(doc, &p, &n, err, sizeof err) != 0 || !o_file || !e_file ||
+            dup2(fileno(o_file), 1) < 0 || dup2(fileno(e_file), 2) < 0)
+            _exit(90);
+        if (keep_stdout && rb_cmd_stdout_for_document() != 0)
+            _exit(91);
+        rb_options o;
+        memset(&o, 0, sizeof o);
+        o.json_path = json;
+        o.csv_path = csv;
+        o.results_dir = results_dir;
+        printf("copy_vectorized  baseline  0.95 ms  (the run's table)\n");
+        rb_outputs *outs = rb_outputs_new(0);
+        int rc = outs && rb_results_save(&o, "nvidia-h100-80gb-hbm3", doc, p, n, outs) == 0 &&
+                         rb_results_print(&o, doc, p, n, rb_cmd_document()) == 0
+                     ? 0
+                     : 92;
+        fflush(stdout);
+        fflush(rb_cmd_document());
+        _exit(rc);
+    }
+    int status = -1;
+    waitpid(pid, &status, 0);
+    *out = rbtest_read_file(o_path);
+    *err_text = rbtest_read_file(e_path);
+    remove(o_path);
+    remove(e_path);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 && *out && *err_text ? 0 : -1;
+}
+
+/* The one file under dir/results/nvidia-h100-80gb-hbm3 whose name ends with suffix, read;
+ * NULL when there is not exactly one. */
+static char *default_results(const char *dir, const char *suffix)
+{
+    char folder[1200], path[1600];
+    snprintf(folder, sizeof folder, "%s/results/nvidia-h100-80gb-hbm3", dir);
+    DIR *d = opendir(folder);
+    int found = 0;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name), sl = strlen(suffix);
+        if (len > sl && !strcmp(e->d_name + len - sl, suffix) && !strstr(e->d_name, "speedup")) {
+            snprintf(path, sizeof path, "%s/%s", folder, e->d_name);
+            found++;
+        }
+    }
+    if (d)
+        closedir(d);
+    return found == 1 ? rbtest_read_file(path) : NULL;
+}
+
+static void test_run_json_dash_holds_the_document(void)
+{
+    char err[300], *out = NULL, *text = NULL;
+    const char *dir = rbtest_fresh_dir();
+    RB_CHECK(run_save_in_child(dir, "-", NULL, 1, &out, &text) == 0);
+    json_value *doc = out ? json_parse(out, strlen(out), err, sizeof err) : NULL;
+    if (!doc)
+        printf("    run --json -: stdout is not the document: %s\n%.300s\n", err, out ? out : "");
+    RB_CHECK(doc && json_get(doc, "pairs") && json_get(doc, "environment"));
+    RB_CHECK(text && strstr(text, "(the run's table)") && strstr(text, "results: "));
+    char *file = default_results(dir, ".json");
+    RB_CHECK(file && out && !strcmp(file, out)); /* the default file: the same document */
+    free(file);
+    file = default_results(dir, ".md"); /* and its twins beside it */
+    RB_CHECK(file != NULL);
+    free(file);
+    json_free(doc);
+    free(out);
+    free(text);
+    rbtest_remove_dir();
+
+    /* --csv -: the CSV alone on stdout, the results file under its default name */
+    dir = rbtest_fresh_dir();
+    RB_CHECK(run_save_in_child(dir, NULL, "-", 1, &out, &text) == 0);
+    RB_CHECK(out && !strncmp(out, "pair,", 5) && !strstr(out, "the run's table"));
+    RB_CHECK(text && strstr(text, "table: on the standard output"));
+    file = default_results(dir, ".json");
+    RB_CHECK(file != NULL);
+    free(file);
+    free(out);
+    free(text);
+    rbtest_remove_dir();
+
+    /* the planted defect: the standard output not kept, the table on it too: no document */
+    dir = rbtest_fresh_dir();
+    RB_CHECK(run_save_in_child(dir, "-", NULL, 0, &out, &text) == 0);
+    doc = out ? json_parse(out, strlen(out), err, sizeof err) : NULL;
+    RB_CHECK(out && !doc && strstr(out, "(the run's table)"));
+    json_free(doc);
+    free(out);
+    free(text);
+    rbtest_remove_dir();
+}
+
+/* The commands that need a GPU, on the binary: with --json - (or --csv -) the standard output
+ * holds nothing but the document. Without a GPU every line (the no-GPU line) is on stderr and
+ * stdout is empty; on a GPU machine a smoke run's document parses. */
+static void test_run_dash_on_the_binary(void)
+{
+    static const char *const forms[] = {
+        "run --json - --expect none --filter ^copy_vectorized$ --size smoke --no-ceilings",
+        "run --csv - --expect none --filter ^copy_vectorized$ --size smoke --no-ceilings",
+        "p2p --json - --expect none",
+    };
+    for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+        const char *dir = rbtest_fresh_dir();
+        char *out, *text, err[300];
+        int rc = split_run(dir, NULL, forms[k], &out, &text);
+        if (rbtest_gpu_count() == 0) {
+            RB_CHECK(rc == 3 && out && !*out && text && strstr(text, "no usable CUDA device"));
+        } else if (k == 1) {
+            RB_CHECK((rc == 0 || rc == 1) && out && !strncmp(out, "pair,", 5));
+        } else {
+            json_value *doc = out ? json_parse(out, strlen(out), err, sizeof err) : NULL;
+            if (!doc)
+                printf("    %s: stdout is not JSON: %s\n%.300s\n", forms[k], err, out ? out : "");
+            RB_CHECK((rc == 0 || rc == 1) && doc);
+            json_free(doc);
+        }
+        struct stat st;
+        char dash[1300];
+        snprintf(dash, sizeof dash, "%s/-", dir);
+        RB_CHECK(stat(dash, &st) != 0);
+        free(out);
+        free(text);
+        rbtest_remove_dir();
+    }
+}
+
+/* run --device all --json - on posed GPUs (RB_TEST_FAULT=node:gpus=2, each part the stand-in
+ * tests/node_fake_part.sh): the node document on stdout alone, the phases and the table on
+ * stderr, the node file under its default name the same document; and the node's own options in
+ * any spelling (-d all, --devices=0,1, --json=FILE) never reach its parts twice (the stand-in
+ * refuses them twice, as roofbench does: a part that fails). */
+static void test_node_run_json_dash(void)
+{
+    char env[2400], cwd[1024], err[300], scratch[1100];
+    const char *dir = rbtest_fresh_dir();
+    snprintf(scratch, sizeof scratch, "%s/tmp", dir); /* (the node's scratch folders) */
+    RB_CHECK(getcwd(cwd, sizeof cwd) != NULL && mkdir(scratch, 0755) == 0);
+    snprintf(env, sizeof env,
+             "RB_TEST_FAULT=node:gpus=2 RB_TEST_NODE_EXE='%s/tests/node_fake_part.sh' "
+             "RB_HOST_NAME=fakehost TMPDIR='%s'",
+             cwd, scratch);
+    char *out, *text;
+    int rc = split_run(dir, env, "run --device all --json -", &out, &text);
+    json_value *doc = out ? json_parse(out, strlen(out), err, sizeof err) : NULL;
+    if (!doc)
+        printf("    node run --json -: stdout is not JSON: %s\n%.300s\n", err, out ? out : "");
+    RB_CHECK(rc == 0 && doc && !strcmp(json_string_at(doc, "kind", ""), "node"));
+    RB_CHECK(text && strstr(text, "node results: results/nvidia-h100-80gb-hbm3-x2/") &&
+             strstr(text, "GPU (host:index"));
+    char folder[1200], path[1600] = "";
+    snprintf(folder, sizeof folder, "%s/results/nvidia-h100-80gb-hbm3-x2", dir);
+    DIR *d = opendir(folder);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+        if (strstr(e->d_name, "-node.json"))
+            snprintf(path, sizeof path, "%s/%s", folder, e->d_name);
+    if (d)
+        closedir(d);
+    char *file = path[0] ? rbtest_read_file(path) : NULL;
+    RB_CHECK(file && out && !strcmp(file, out));
+    free(file);
+    json_free(doc);
+    free(out);
+    free(text);
+    static const char *const spellings[] = {"run -d all --json=node.json",
+                                            "run --devices=0,1 --json node.json"};
+    for (int k = 0; k < 2; k++) {
+        rc = split_run(dir, env, spellings[k], &out, &text);
+        if (rc != 0)
+            printf("    %s: exit %d\n%.400s\n", spellings[k], rc, text ? text : "");
+        RB_CHECK(rc == 0);
+        free(out);
+        free(text);
+    }
     rbtest_remove_dir();
 }
 
@@ -407,6 +716,11 @@ static const rbtest_case habits_cases[] = {
     {"list_json_matches_its_schema", test_list_json_matches_its_schema},
     {"compare_md_names_no_absolute_path", test_compare_md_names_no_absolute_path},
     {"dash_is_the_standard_output", test_dash_is_the_standard_output},
+    {"one_output_on_stdout", test_one_output_on_stdout},
+    {"dash_refused_for_several_files", test_dash_refused_for_several_files},
+    {"run_json_dash_holds_the_document", test_run_json_dash_holds_the_document},
+    {"run_dash_on_the_binary", test_run_dash_on_the_binary},
+    {"node_run_json_dash", test_node_run_json_dash},
     {"history_of_one_run_says_dash", test_history_of_one_run_says_dash},
     {"every_script_says_usage_on_h", test_every_script_says_usage_on_h},
     {"usage_checker_catches_a_planted_script", test_usage_checker_catches_a_planted_script},

@@ -388,7 +388,8 @@ static int flagged_column(const char *text, const char *who)
     rb_fmt(at, sizeof at, "\n%s ", who);
     const char *line = strstr(text, at);
     int flagged = -1;
-    if (line && strlen(line) > 45 && sscanf(line + 45, "%*f %*f %*d %*d %d", &flagged) != 1)
+    /* (after the GPU, its PCI bus and UUID: DRAM GB/s, TFLOP/s, rows, regressed, flagged) */
+    if (line && sscanf(line + 1, "%*s %*s %*s %*f %*f %*d %*d %d", &flagged) != 1)
         flagged = -1;
     return flagged;
 }

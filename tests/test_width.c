@@ -2,22 +2,30 @@
 /*
  * Output that fits the terminal (harness/report/table.c): the run's table, compare, history and
  * list at COLUMNS=80 and COLUMNS=60, and with COLUMNS unset and the output piped (80), have no
- * line longer than the width; --wide prints every name whole; the collectives get a table in
- * nccl-tests' columns; the variants a sweep does not time at a row's size by design are told
- * apart from the skipped in the table, the counts and the HTML report. The inputs are the
- * committed reference runs (results/), so no GPU is needed. Each check is shown failing on a
- * planted defect (a table that ignores the width, a row that is not a collective, a skip that is
- * not by design).
+ * line longer than the width, and so have the tables of ceilings, of a node and a fleet, of the
+ * P2P matrix (8 and 16 GPUs) and of a profile, from synthetic inputs; --wide prints every name
+ * whole; the collectives get a table in nccl-tests' columns; the variants a sweep does not time at
+ * a row's size by design are told apart from the skipped in the table, the counts and the HTML
+ * report. The inputs are the committed reference runs (results/) or synthetic, so no GPU is
+ * needed. Each check is shown failing on a planted defect (a table that ignores the width, a row
+ * that is not a collective, a skip that is not by design).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../harness/model/fleet.h"
 #include "../harness/model/json.h"
+#include "../harness/model/node.h"
+#include "../harness/model/profile.h"
 #include "../harness/model/report.h"
 #include "../harness/model/result_read.h"
+#include "../harness/report/ceilings_out.h"
+#include "../harness/report/p2p_table.h"
 #include "../harness/report/plot.h"
+#include "../harness/report/profile_out.h"
 #include "../harness/report/table.h"
 #include "rbtest.h"
 
@@ -25,6 +33,7 @@
 #define JUDGE H100 "20261126T0415Z-4053b1d-judge/"
 #define PLANTED H100 "20261126T0435Z-aa9a9ac-planted-and-streamer/"
 #define H200_X2 "results/nvidia-h200-x2/reference.json"
+#define NODE_RUN H100 "20261122T032108Z-8d68b70.json"
 
 static const int widths[] = {80, 60};
 
@@ -272,6 +281,321 @@ static void test_not_at_size_apart(void)
     setenv("COLUMNS", "1000", 1);
 }
 
+/* ---- the tables of ceilings, node, fleet, p2p and profile, from synthetic inputs ---- */
+
+typedef char *(*render_fn)(const void *ctx);
+
+/* A report fits 80 and 60 columns (COLUMNS) and, under --wide, holds each of names whole
+ * (NULL-ended) and does not fit 80: the planted defect, a layout that ignores the width, fails
+ * the check. */
+static void report_fits(const char *what, render_fn render, const void *ctx,
+                        const char *const *names)
+{
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+        char width[16];
+        snprintf(width, sizeof width, "%d", widths[i]);
+        setenv("COLUMNS", width, 1);
+        char *text = render(ctx);
+        if (getenv("RB_TEST_SHOW_WIDTH")) /* to look at it */
+            printf("---- %s at %d columns\n%s", what, widths[i], text ? text : "");
+        RB_CHECK(text && strlen(text) > 200);
+        RB_CHECK(fits(text, widths[i], what));
+        free(text);
+    }
+    setenv("COLUMNS", "60", 1);
+    rb_table_set_wide(1);
+    char *text = render(ctx);
+    for (int i = 0; text && names[i]; i++) {
+        if (!strstr(text, names[i]))
+            printf("    %s --wide: no '%s' whole\n", what, names[i]);
+        RB_CHECK(strstr(text, names[i]) != NULL);
+    }
+    RB_CHECK(text && !fits(text, 80, "(planted: --wide, expected not to fit)"));
+    free(text);
+    rb_table_set_wide(0);
+    setenv("COLUMNS", "1000", 1);
+}
+
+/* The ceilings of the committed H200 expectation file, as `roofbench ceilings` prints them while
+ * it measures, and a roof skipped with a long reason. */
+static char *ceilings_text(const void *ctx)
+{
+    const json_value *c = json_get(ctx, "ceilings"), *methods = json_get(c, "methods");
+    rb_sbuf b = {0};
+    int width = rb_table_width();
+    rb_ceilings_head(&b, width);
+    for (uint32_t i = 0; methods && i < methods->count; i++) {
+        const json_value *m = methods->items[i];
+        const json_value *clock = json_get(m, "sm_clock_mhz"), *power = json_get(m, "power_w");
+        rb_ceiling_method cm = {.samples = json_number_at(m, "samples"),
+                                .noise = json_number_at(m, "noise"),
+                                .sm_clock_mhz = clock ? clock->number : NAN,
+                                .power_w = power ? power->number : NAN};
+        rb_fmt(cm.size, sizeof cm.size, "%s", json_string_at(m, "size", ""));
+        rb_ceilings_row(&b, width, methods->keys[i], json_number_at(c, methods->keys[i]), &cm);
+    }
+    rb_ceilings_skip_row(&b, width, "nvlink_bidir_gbps",
+                         "one GPU: a peer link needs two, and CUDA_VISIBLE_DEVICES shows one");
+    return rb_sbuf_take(&b);
+}
+
+static void test_ceilings_table_fits(void)
+{
+    char err[300];
+    json_value *e = json_parse_file("expectations/nvidia-h200.json", err, sizeof err);
+    RB_CHECK(e && json_get(json_get(json_get(e, "ceilings"), "methods"), "dram_gbps"));
+    const char *names[] = {"dram_latency_us", "1024 MiB copied into another 1024 MiB buffer",
+                           "skipped: one GPU: a peer link needs two", NULL};
+    if (e)
+        report_fits("the ceilings' table", ceilings_text, e, names);
+    json_free(e);
+}
+
+/* A P2P matrix of n GPUs, every measurement of every ordered pair, 1 -> 2 a weak link. */
+static json_value *synthetic_p2p(int n)
+{
+    char line[800], err[200];
+    json_value *m = rb_p2p_new();
+    rb_sbuf g = {0};
+    rb_sbuf_add(&g, "{\"type\":\"p2p_gpus\",\"method\":{\"oneway\":\"256 MiB cudaMemcpyPeerAsync "
+                    "on the source's stream, timed until its median is known to 1%%\",\"latency"
+                    "\":\"a 4-byte copy, 100 queued behind a spinning kernel, per copy\"},"
+                    "\"gpus\":[");
+    for (int i = 0; i < n; i++)
+        rb_sbuf_add(&g,
+                    "%s{\"index\":%d,\"name\":\"NVIDIA H200\",\"pci_bus_id\":\"0000:%02x:00.0\"}",
+                    i ? "," : "", i, 0x19 + i);
+    rb_sbuf_add(&g, "]}");
+    char *text = rb_sbuf_take(&g);
+    json_value *l = text ? json_parse(text, strlen(text), err, sizeof err) : NULL;
+    free(text);
+    int bad = !m || !l || rb_p2p_add_line(m, l, err, sizeof err) != 0;
+    json_free(l);
+    static const char *const kinds[] = {"oneway", "bidir", "latency", "load_latency"};
+    static const double value[] = {389.0, 770.0, 2.4, 1.1};
+    for (int i = 0; !bad && i < n; i++)
+        for (int j = 0; !bad && j < n; j++)
+            for (int k = 0; i != j && k < 4; k++) {
+                if (k == 1 && i > j)
+                    continue;
+                double wiggle = 1 - 0.001 * ((i + j) % 5); /* within the noise */
+                double v = value[k] * (i == 1 && j == 2 && k == 0 ? 0.9 : wiggle);
+                rb_fmt(line, sizeof line,
+                       "{\"type\":\"p2p_cell\",\"src\":%d,\"dst\":%d,\"peer_access\":true,"
+                       "\"perf_rank\":0,\"kind\":\"%s\",\"value\":%.6g,\"noise\":0.01,"
+                       "\"samples\":20}",
+                       i, j, kinds[k], v);
+                l = json_parse(line, strlen(line), err, sizeof err);
+                bad |= !l || rb_p2p_add_line(m, l, err, sizeof err) != 0;
+                json_free(l);
+            }
+    const char *roofs = "{\"nvlink_gbps\":389.5,\"nvlink_bidir_gbps\":771}";
+    json_value *ceil = json_parse(roofs, strlen(roofs), err, sizeof err);
+    bad |= !ceil || rb_p2p_judge(m, ceil, NULL) != 0;
+    json_free(ceil);
+    if (bad) {
+        printf("    the synthetic P2P matrix: %s\n", err);
+        json_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static char *p2p_text(const void *m)
+{
+    rb_sbuf b = {0};
+    rb_p2p_text(&b, m, 0);
+    return rb_sbuf_take(&b);
+}
+
+static void test_p2p_table_fits(void)
+{
+    for (int n = 8; n <= 16; n += 8) {
+        json_value *m = synthetic_p2p(n);
+        RB_CHECK(m && rb_p2p_weak_count(m) == 1);
+        const char *names[] = {"on the source's stream, timed until its median is known to 1%",
+                               "  1 -> 2  one way         350.1 GB/s  <- weak:", NULL};
+        if (m)
+            report_fits(n == 8 ? "the P2P matrix of 8" : "the P2P matrix of 16", p2p_text, m,
+                        names);
+        /* the columns as they are (9 wide) where they fit, every cell of a row on its line */
+        setenv("COLUMNS", "1000", 1);
+        char *text = m ? p2p_text(m) : NULL;
+        RB_CHECK(text && strstr(text, "\n  src\\dst         0         1         2"));
+        free(text);
+        json_free(m);
+    }
+}
+
+/* A node of four GPUs from a committed run (two pairs), each GPU named as a cluster names
+ * them, GPU 2's rows 12% slower (outliers with their evidence), and an 8-GPU P2P matrix. */
+static json_value *synthetic_node(void)
+{
+    json_value *runs[4];
+    char err[300];
+    for (int g = 0; g < 4; g++) {
+        runs[g] = json_parse_file(NODE_RUN, err, sizeof err);
+        json_value *start = json_get(json_get(runs[g], "environment"), "start");
+        char uuid[64], bus[32];
+        rb_fmt(uuid, sizeof uuid, "GPU-5be8485%d-7c1e-4b1f-9d2a-31f0a8c2e11%d", g, g);
+        rb_fmt(bus, sizeof bus, "0000:%02X:00.0", 0x18 + 0x10 * g);
+        json_value *platform = json_new_object();
+        if (!start || json_set_string(start, "host", "gpu-node-017.cluster.example.org") ||
+            json_set_number(start, "device_index", g) || json_set_string(start, "uuid", uuid) ||
+            json_set_string(start, "pci_bus_id", bus) || !platform ||
+            json_set_number(platform, "dram_gbps", 3000 - g) ||
+            json_set_number(platform, "fp32_tflops", 60.6) ||
+            json_object_set(runs[g], "platform", platform))
+            return NULL;
+        const json_value *pairs = json_get(runs[g], "pairs");
+        for (uint32_t p = 0; g == 2 && pairs && p < pairs->count; p++) {
+            const json_value *vs = json_get(pairs->items[p], "variants");
+            for (uint32_t k = 0; vs && k < vs->count; k++) {
+                json_value *t = json_get(vs->items[k], "time_ms");
+                if (t && json_set_number(t, "median", 1.12 * json_number_at(t, "median")))
+                    return NULL;
+            }
+        }
+    }
+    json_value *node = rb_node_build("roofbench", "node", runs, 4, NULL, err, sizeof err);
+    json_value *m = node ? synthetic_p2p(8) : NULL;
+    if (!m || rb_node_set_p2p(node, m) != 0 || rb_node_outlier_count(node) == 0) {
+        printf("    the synthetic node: %s\n", node ? "no matrix or no outlier" : err);
+        json_free(node);
+        return NULL;
+    }
+    return node;
+}
+
+static char *node_text(const void *node)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    rb_node_print(f, node, 20);
+    fclose(f);
+    return buf;
+}
+
+/* The fleet's report: the node's, then the slowest rank of each collective. */
+static char *fleet_text(const void *fleet)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    rb_fleet_summary(f, fleet);
+    fclose(f);
+    return buf;
+}
+
+static void test_node_and_fleet_tables_fit(void)
+{
+    json_value *node = synthetic_node();
+    RB_CHECK(node != NULL);
+    const char *names[] = {"gpu-node-017.cluster.example.org:2 0000:38:00.0 GPU-5be84852", NULL};
+    if (node)
+        report_fits("the node's report", node_text, node, names);
+    /* a fleet of that node: its ranks and the slowest rank of each collective */
+    char err[300];
+    const char *slow = "[{\"row\": \"nccl_allreduce.reduce_scatter@256K\", \"variant\": "
+                       "\"nccl_out_of_place\", \"rank\": 3, \"host\": "
+                       "\"gpu-node-017.cluster.example.org\", \"time_ms\": 0.0412, \"ranks_ms\": "
+                       "[0.04, 0.041, 0.0405, 0.0412]}]";
+    json_value *s = json_parse(slow, strlen(slow), err, sizeof err);
+    RB_CHECK(s && node && !json_set_number(node, "ranks", 4) &&
+             !json_set_number(node, "hosts", 1) && !json_object_set(node, "slowest_rank", s));
+    const char *fleet_names[] = {"nccl_allreduce.reduce_scatter@256K/nccl_out_of_place", NULL};
+    if (node && s)
+        report_fits("the fleet's report", fleet_text, node, fleet_names);
+    json_free(node);
+}
+
+/* A profile of three variants (one with a long name and FLOPs on the tensor pipe, one whose DRAM
+ * bytes differ from its work model) and one not profiled, with H200 roofs. */
+static void synthetic_profile(rb_profile *p, rb_profile_roofs *r)
+{
+    static const char *const rows[][2] = {{"copy_coalescing", "baseline"},
+                                          {"decode_attention.paged@131072x8", "flash_split_kv"},
+                                          {"hgemm.awkward@16M", "warp_specialized"},
+                                          {"copy_coalescing", "library"}};
+    memset(p, 0, sizeof *p);
+    p->variants = calloc(4, sizeof *p->variants);
+    p->n = p->variants ? 4 : 0;
+    rb_fmt(p->device, sizeof p->device, "NVIDIA H200");
+    for (int i = 0; i < p->n; i++) {
+        rb_profile_variant *v = &p->variants[i];
+        rb_fmt(v->pair, sizeof v->pair, "%.*s", (int)strcspn(rows[i][0], ".@"), rows[i][0]);
+        rb_fmt(v->row, sizeof v->row, "%s", rows[i][0]);
+        rb_fmt(v->variant, sizeof v->variant, "%s", rows[i][1]);
+        v->profiled = i < 3;
+        v->declared_bytes = 2.147e9;
+        v->declared_flops = 2.75e11;
+        v->v[RB_PM_DRAM_BYTES] = i == 0 ? 2.715e9 : 2.15e9;
+        v->v[RB_PM_L2_BYTES] = 3.1e9;
+        v->v[RB_PM_L1_BYTES] = 4.2e9;
+        v->v[RB_PM_SMEM_WAVEFRONTS] = 1.2e7;
+        v->v[RB_PM_SMEM_CONFLICTS] = 3e5;
+        v->v[i == 2 ? RB_PM_TENSOR_FP16_OPS : RB_PM_FP32_FLOPS] = 2.75e11;
+        v->v[RB_PM_OCCUPANCY_PCT] = 87;
+        v->v[RB_PM_REGISTERS] = 168;
+        v->v[RB_PM_TIME_S] = 7.1e-4;
+        v->bytes_verdict = i == 0 ? RB_PB_MORE : RB_PB_MATCHES;
+        static const char *const stalls[] = {"long_scoreboard", "barrier", "math_pipe_throttle"};
+        for (int k = 0; k < 3; k++) {
+            rb_fmt(v->stalls[k].reason, sizeof v->stalls[k].reason, "%s", stalls[k]);
+            v->stalls[k].value = 3.0 - k;
+        }
+        v->n_stalls = 3;
+    }
+    rb_profile_roofs_none(r);
+    r->level_gbps[RB_LEVEL_DRAM] = 4274.7;
+    r->level_gbps[RB_LEVEL_L2] = 8332.9;
+    r->level_gbps[RB_LEVEL_L1] = 33115.9;
+    r->fp32_tflops = 60.7;
+    r->fp16_tflops = 665.3;
+    rb_fmt(r->source, sizeof r->source, "expectations/nvidia-h200.json");
+}
+
+typedef struct profile_in {
+    const rb_profile *p;
+    const rb_profile_roofs *r;
+} profile_in;
+
+static char *profile_text(const void *x)
+{
+    const profile_in *in = x;
+    rb_sbuf b = {0};
+    rb_profile_tables(&b, in->p, in->r, 0);
+    return rb_sbuf_take(&b);
+}
+
+static void test_profile_tables_fit(void)
+{
+    rb_profile p;
+    rb_profile_roofs r;
+    synthetic_profile(&p, &r);
+    RB_CHECK(p.n == 4);
+    profile_in in = {&p, &r};
+    const char *names[] = {"decode_attention.paged@131072x8/flash_split_kv",
+                           "long_scoreboard 50%, barrier 33%, math_pipe_throttle 17%",
+                           "copy_coalescing/baseline: 2.715 GB from DRAM", NULL};
+    if (p.n == 4)
+        report_fits("the profile's tables", profile_text, &in, names);
+    /* the page is whole, whatever the terminal: its tables at their natural widths */
+    setenv("COLUMNS", "60", 1);
+    rb_sbuf h = {0};
+    rb_profile_html(&h, &p, &r, "profile");
+    char *html = rb_sbuf_take(&h);
+    RB_CHECK(html && strstr(html, "decode_attention.paged@131072x8/flash_split_kv"));
+    free(html);
+    setenv("COLUMNS", "1000", 1);
+    rb_profile_free(&p);
+}
+
 /* The layout itself: the width read, names abbreviated between characters, columns gone under
  * the row in the order of their rank, words longer than a line cut. */
 static void test_table_layout(void)
@@ -343,5 +667,9 @@ static const rbtest_case width_cases[] = {
     {"compare_fits", test_compare_fits},
     {"history_fits", test_history_fits},
     {"list_fits", test_list_fits},
+    {"ceilings_table_fits", test_ceilings_table_fits},
+    {"p2p_table_fits", test_p2p_table_fits},
+    {"node_and_fleet_tables_fit", test_node_and_fleet_tables_fit},
+    {"profile_tables_fit", test_profile_tables_fit},
 };
 RB_SUITE(width_suite, "width", width_cases);

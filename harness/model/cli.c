@@ -111,18 +111,25 @@ static const cli_option cli_options[] = {
      NULL, CLI_FLAG(cold)},
     {"--json", ON_RUN, 1, "FILE",
      "the results file, replaced if it exists (default results/<hardware-key>/<UTC>-<git>.json, "
-     "never replaced: a second run in the same second writes <...>-2.json)",
+     "never replaced: a second run in the same second writes <...>-2.json); - (or /dev/stdout): "
+     "the results document on the standard output as well, the default file still written, "
+     "everything else printed on the standard error",
      opt_json, 0},
-    {"--json", ON_COMPARE, 1, "FILE", "also the comparison as JSON", opt_json, 0},
+    {"--json", ON_COMPARE, 1, "FILE",
+     "also the comparison as JSON; - (or /dev/stdout): on the standard output, the report on the "
+     "standard error",
+     opt_json, 0},
     {"--json", ON_LIST, 0, NULL,
      "print the pairs as one JSON document (docs/list.schema.json) instead of the table", NULL,
      CLI_FLAG(list_json)},
     {"--json", ON_P2P, 1, "FILE",
      "also the matrix as a JSON document (its p2p_matrix object: docs/results-format.md), "
-     "replaced if it exists",
+     "replaced if it exists; - (or /dev/stdout): on the standard output, the tables on the "
+     "standard error",
      opt_json, 0},
-    {"--html", ON_P2P, 1, "FILE.html", "also the matrix as a self-contained HTML page", opt_html,
-     0},
+    {"--html", ON_P2P, 1, "FILE.html",
+     "also the matrix as a self-contained HTML page; - (or /dev/stdout): on the standard output",
+     opt_html, 0},
     {"--md", ON_P2P, 0, NULL, "print the tables as Markdown instead of text", NULL,
      CLI_FLAG(compare_md)},
     {"--expect", ON_P2P, 1, "FILE|none",
@@ -136,11 +143,14 @@ static const cli_option cli_options[] = {
     {"--csv", ON_COMPARE, 0, NULL, "print the comparison as CSV instead of the text report", NULL,
      CLI_FLAG(compare_csv)},
     {"--csv", ON_RUN, 1, "FILE",
-     "the table as CSV (RFC 4180), one row per variant with its roof, replaced if it exists",
+     "the table as CSV (RFC 4180), one row per variant with its roof, replaced if it exists; - "
+     "(or /dev/stdout): on the standard output, everything else on the standard error (one "
+     "output at a time: not with --json -)",
      opt_csv, 0},
     {"--results-dir", ON_RUN, 1, "DIR", "folder for the default results file (default results)",
      opt_results_dir, 0},
-    {"--wide", ON_LIST | ON_RUN | ON_COMPARE | ON_HISTORY, 0, NULL,
+    {"--wide", ON_LIST | ON_RUN | ON_CEILINGS | ON_COMPARE | ON_HISTORY | ON_P2P | ON_PROFILE, 0,
+     NULL,
      "every table with its names and roof keys whole and the text unwrapped (by default the "
      "output fits $COLUMNS, else the terminal's width, else 80 columns)",
      NULL, CLI_FLAG(wide)},
@@ -203,8 +213,10 @@ static const cli_option cli_options[] = {
      "also the self-contained HTML report (charts and a sortable table): to FILE.html when "
      "given, else BASE.html",
      opt_html, 0},
-    {"--html", ON_COMPARE, 1, "FILE.html", "also the comparison as a sortable HTML page", opt_html,
-     0},
+    {"--html", ON_COMPARE, 1, "FILE.html",
+     "also the comparison as a sortable HTML page; - (or /dev/stdout): on the standard output, "
+     "the report on the standard error",
+     opt_html, 0},
     {"--gpu", ON_PLOT | ON_COMPARE, 1, "N",
      "of a node or fleet results file (run --device all, roofbench_mpi): the run of its N-th "
      "GPU (gpus[N], from 0), with the node's collectives and its P2P matrix",
@@ -651,6 +663,30 @@ static int parse_gate(const char *v, rb_options *o, char *err, size_t err_size)
     return 0;
 }
 
+/* "-" or /dev/stdout: a path that names the standard output. */
+static int names_stdout(const char *v)
+{
+    return !strcmp(v, "-") || !strcmp(v, "/dev/stdout");
+}
+
+/* -o BASE of plot, history and profile names several files: "-" or /dev/stdout is refused (it
+ * once made files named "-.svg" and "--speedup.svg"), never a base named "-". */
+static int base_path(const char *a, const char *v, rb_options *o, const char **dst, char *err,
+                     size_t err_size)
+{
+    const char *files = o->command == RB_CMD_PLOT
+                            ? "BASE.svg, BASE-speedup.svg and, with --html, BASE.html"
+                        : o->command == RB_CMD_HISTORY ? "BASE.svg, BASE.md and BASE.json"
+                                                       : "BASE.json, BASE.md, BASE.svg, BASE.html";
+    if (!names_stdout(v))
+        return parse_path(a, v, dst, err, err_size);
+    rb_fmt(err, err_size,
+           "%s %s: %s writes several files named from BASE (%s); the standard output takes one "
+           "document: give a base name",
+           a, v, command_names[o->command], files);
+    return -1;
+}
+
 /* plot -o BASE: a base name; BASE.svg is taken as BASE; a name that asks for another format is
  * refused, never written as SVG under that name. */
 static int parse_plot_base(const char *v, rb_options *o, char *err, size_t err_size)
@@ -671,7 +707,7 @@ static int parse_plot_base(const char *v, rb_options *o, char *err, size_t err_s
         rb_fmt(err, err_size, "-o '%s': a base name is needed (-o out writes out.svg)", v);
         return -1;
     }
-    return parse_path("-o", v, &o->plot_svg, err, err_size);
+    return base_path("-o", v, o, &o->plot_svg, err, err_size);
 }
 
 /* The options' values (cli_options' parse): each reads v, the value of option a, into o. */
@@ -692,20 +728,41 @@ static int opt_cap(const char *a, const char *v, rb_options *o, char *err, size_
     return parse_bounded_seconds(a, v, RB_CAP_MIN_S, RB_CAP_MAX_S, &o->cap_s, err, err_size);
 }
 
-/* "-" and /dev/stdout: the standard output, which compare's --json alone writes to today (run's
- * --json and --csv also write the files beside them, p2p's its tables): refused elsewhere, never
- * a file named "-". */
+int rb_cli_is_stdout(const char *path)
+{
+    return path && !strcmp(path, "-");
+}
+
+int rb_cli_writes_stdout(const rb_options *o)
+{
+    return rb_cli_is_stdout(o->json_path) || rb_cli_is_stdout(o->csv_path) ||
+           rb_cli_is_stdout(o->plot_html);
+}
+
+/* "-" and /dev/stdout: the standard output, for an option that names one output (run's --json
+ * and --csv, compare's and p2p's --json and --html), one output at a time; never a file named
+ * "-". plot --html is a file: plot's charts are files, and its page one of them. */
 static int stdout_path(const char *a, const char *v, rb_options *o, const char **dst, char *err,
                        size_t err_size)
 {
-    if (strcmp(v, "-") != 0 && strcmp(v, "/dev/stdout") != 0)
+    if (!names_stdout(v))
         return parse_path(a, v, dst, err, err_size);
-    if (o->command != RB_CMD_COMPARE || strcmp(a, "--json") != 0) {
+    const char *taken = rb_cli_is_stdout(o->json_path)   ? "--json"
+                        : rb_cli_is_stdout(o->csv_path)  ? "--csv"
+                        : rb_cli_is_stdout(o->plot_html) ? "--html"
+                                                         : NULL;
+    if (o->command == RB_CMD_PLOT)
         rb_fmt(err, err_size,
-               "%s %s: %s writes it to a file (the standard output takes compare's --json)", a, v,
-               command_names[o->command]);
+               "%s %s: plot writes its files side by side (BASE.svg, BASE-speedup.svg and the "
+               "page): give --html FILE.html",
+               a, v);
+    else if (taken)
+        rb_fmt(err, err_size,
+               "%s %s: %s - takes the standard output already: one output at a time goes there "
+               "(give the other a file)",
+               a, v, taken);
+    if (o->command == RB_CMD_PLOT || taken)
         return -1;
-    }
     *dst = "-";
     return 0;
 }
@@ -727,7 +784,7 @@ static int opt_results_dir(const char *a, const char *v, rb_options *o, char *er
 
 static int opt_out_base(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
 {
-    return parse_path(a, v, &o->out_base, err, err_size);
+    return base_path(a, v, o, &o->out_base, err, err_size);
 }
 
 static int opt_plot_base(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
@@ -738,7 +795,7 @@ static int opt_plot_base(const char *a, const char *v, rb_options *o, char *err,
 
 static int opt_html(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
 {
-    return parse_path(a, v, &o->plot_html, err, err_size);
+    return stdout_path(a, v, o, &o->plot_html, err, err_size);
 }
 
 static int opt_baseline(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
@@ -794,6 +851,13 @@ static int opt_key(const char *a, const char *v, rb_options *o, char *err, size_
 
 static int opt_expect(const char *a, const char *v, rb_options *o, char *err, size_t err_size)
 {
+    if (names_stdout(v)) { /* (never a file named "-") */
+        rb_fmt(err, err_size,
+               "%s %s: an expectation file is read (and recorded into) where it lies: give its "
+               "path, or none",
+               a, v);
+        return -1;
+    }
     o->expect_none = !strcmp(v, "none");
     return parse_path(a, v, &o->expect_path, err, err_size);
 }
@@ -920,7 +984,7 @@ static int parse_option(int argc, char **argv, int *i, rb_options *o, unsigned c
     if (eq) {
         v = eq + 1;
     } else if (opt->takes_value == 2) { /* plot --html [FILE.html] */
-        if (*i + 1 < argc && has_suffix(argv[*i + 1], ".html"))
+        if (*i + 1 < argc && (has_suffix(argv[*i + 1], ".html") || names_stdout(argv[*i + 1])))
             v = argv[++*i];
     } else if (need_value(argc, argv, *i, err, err_size) == 0) {
         v = argv[++*i];
@@ -948,9 +1012,10 @@ static int operands_ok(const rb_options *o, char *err, size_t err_size)
         no = "compare needs two results files: roofbench compare OLD.json NEW.json";
     else if (o->command == RB_CMD_COMPARE && o->compare_md && o->compare_csv)
         no = "compare prints one format: --md or --csv, not both";
-    else if (o->command == RB_CMD_COMPARE && (o->compare_md || o->compare_csv) && o->json_path &&
-             !strcmp(o->json_path, "-"))
-        no = "compare prints one document on the standard output: --json - or --md or --csv";
+    else if (o->command == RB_CMD_COMPARE && (o->compare_md || o->compare_csv) &&
+             rb_cli_writes_stdout(o))
+        no = "compare prints one document on the standard output: --json -, --html -, --md or "
+             "--csv";
     else if (o->command == RB_CMD_HISTORY && o->n_inputs == 0)
         no = "history needs runs: roofbench history results/<hardware-key>/ (or results files)";
     else if (o->command == RB_CMD_PROFILE && !o->out_base)

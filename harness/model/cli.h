@@ -79,8 +79,10 @@ typedef struct rb_options {
     rb_size size;     /* RB_SIZE_N: n, or rows x cols */
     uint64_t samples; /* 0: adaptive (until noise < noise_target or the time cap) */
     int cold;
-    const char *json_path;   /* run: NULL: results/<hardware-key>/<UTC>-<git>.json;
-                                compare: the comparison as JSON (NULL: none) */
+    /* run: NULL: results/<hardware-key>/<UTC>-<git>.json; compare, p2p: the comparison or
+     * the matrix as JSON (NULL: none). "-" (also from /dev/stdout) here, in csv_path or in
+     * plot_html: the standard output (rb_cli_is_stdout) */
+    const char *json_path;
     const char *csv_path;    /* --csv: the table as CSV; NULL: none */
     const char *expect_path; /* NULL: expectations/<hardware-key>.json */
     int expect_none;
@@ -98,7 +100,7 @@ typedef struct rb_options {
     const char *plot_input; /* plot: the results file */
     const char *plot_svg;   /* plot -o BASE (a trailing .svg is dropped by plot); NULL: the
                                results file's name without .json */
-    const char *plot_html;  /* plot --html FILE.html, compare --html FILE: NULL: no page */
+    const char *plot_html;  /* plot --html FILE.html, compare, p2p --html FILE: NULL: no page */
     const char *compare_old, *compare_new; /* compare's two results files */
     const char *baseline_path; /* run --baseline: compare the run with this results file */
     int fail_on_platform;      /* compare, run --baseline: a platform slowdown fails too */
@@ -141,11 +143,20 @@ typedef struct rb_options {
 #define RB_CAP_MAX_S 3600.0
 
 /* Parses argv. Refuses an option the command does not use, an option given twice (which one
- * was meant?), a path longer than RB_PATH_MAX,
- * and --timeout or --cap out of range. Returns 0, or -1 with one line in err (exit 2).
- * `roofbench help CMD` and `roofbench CMD --help` give RB_CMD_HELP with help_topic CMD;
- * `roofbench --help`, `-h` and `help` alone the overview. */
+ * was meant?), a path longer than RB_PATH_MAX, two outputs on the standard output, "-" for
+ * an -o BASE that names several files, and --timeout or --cap out of range. Returns 0, or -1
+ * with one line in err (exit 2). `roofbench help CMD` and `roofbench CMD --help` give
+ * RB_CMD_HELP with help_topic CMD; `roofbench --help`, `-h` and `help` alone the overview. */
 int rb_cli_parse(int argc, char **argv, rb_options *o, char *err, size_t err_size);
+
+/* Whether an output path is the standard output: "-" (what the parser makes of "-" and
+ * /dev/stdout; never a file named "-"). */
+int rb_cli_is_stdout(const char *path);
+
+/* Whether one of the command's outputs (--json, --csv, --html) is the standard output: then
+ * it is the only one (rb_cli_parse refuses two), it holds that document alone, and everything
+ * printed for a person goes to the standard error. */
+int rb_cli_writes_stdout(const rb_options *o);
 
 /* The help of one command (its usage, what it does, its options and only those), or with
  * RB_CMD_HELP the overview (every command in a line, the global options, the environment, the

@@ -74,10 +74,11 @@ json_value *rb_fleet_build(json_value **contrib, int n, const json_value *expect
 /* ---- the fleet file (fleet_out.c) ---- */
 
 /* Before any GPU work: the fleet file and its Markdown twin can be written (--json FILE and
- * FILE's .md, else the results folder). 0, or -1 with one line in err. */
+ * FILE's .md, else the results folder: no --json, or --json -). 0, or -1 with one line in err. */
 int rb_fleet_check_outputs(const rb_options *o, char *err, size_t err_size);
 
-/* Writes the fleet document and its Markdown twin, both or neither: --json FILE, else
+/* Writes the fleet document and its Markdown twin, both or neither: --json FILE, else (no
+ * --json, or --json -, whose document roofbench_mpi then prints once it is written)
  * <results-dir>/<hardware key>/<UTC>-<git_rev>.json, never replaced (a second fleet in the same
  * second: -2, ...). The paths said on stdout. 0, or -1 with one line in err. */
 int rb_fleet_save(const rb_options *o, const json_value *fleet, const char *git_rev, char *err,

@@ -10,11 +10,12 @@
 #include "node.h"
 #include "outputs.h"
 #include "plot.h"
+#include "table.h"
 
 int rb_fleet_check_outputs(const rb_options *o, char *err, size_t err_size)
 {
     char md[RB_PATH_BUF + 32];
-    if (!o->json_path)
+    if (!o->json_path || rb_cli_is_stdout(o->json_path))
         return rb_dir_writable(o->results_dir, err, err_size);
     if (rb_plot_sibling(o->json_path, ".json", ".md", md, sizeof md) != 0) {
         rb_fmt(err, err_size, "%.60s...: the path is too long", o->json_path);
@@ -57,7 +58,7 @@ int rb_fleet_save(const rb_options *o, const json_value *fleet, const char *git_
     char path[RB_PATH_BUF], stamp[32];
     const char *key = json_string_at(fleet, "hardware_key", "");
     int rc = 1;
-    if (o->json_path) {
+    if (o->json_path && !rb_cli_is_stdout(o->json_path)) {
         rb_fmt(path, sizeof path, "%s", o->json_path);
         rc = save_at(path, 0, fleet, err, err_size);
     } else if (!rb_is_hardware_key(key)) {
@@ -129,18 +130,43 @@ char *rb_fleet_markdown(const json_value *fleet)
     return rb_sbuf_take(&b);
 }
 
+/* The slowest rank of each collective: where the width is short the host goes under the row,
+ * then the collective's name is abbreviated (down to 16). */
+enum { S_ROW, S_RANK, S_MS, S_HOST, S_COUNT };
+static const rb_table_col slowest_cols[S_COUNT] = {
+    {"collective/variant (the slowest rank)", 52, 16, 2, RB_COL_LEFT | RB_COL_ABBREV},
+    {"rank", 5, 0, 0, 0},
+    {"its ms", 10, 0, 0, 0},
+    {"host", 0, 8, 1, RB_COL_LEFT | RB_COL_REST},
+};
+
 void rb_fleet_summary(FILE *f, const json_value *fleet)
 {
     const json_value *slow = json_get(fleet, "slowest_rank");
-    char shown[RB_FLEET_HOST_MAX];
-    fprintf(f, "fleet: %.0f GPUs (one per rank) on %.0f host(s)\n", json_number_at(fleet, "ranks"),
-            json_number_at(fleet, "hosts"));
+    char host[RB_FLEET_HOST_MAX], line[200];
+    rb_fmt(line, sizeof line, "fleet: %.0f GPUs (one per rank) on %.0f host(s)",
+           json_number_at(fleet, "ranks"), json_number_at(fleet, "hosts"));
+    fprintf(f, "%s\n", line);
     rb_node_print(f, fleet, 20);
-    for (uint32_t i = 0; slow && slow->type == JSON_ARRAY && i < slow->count; i++) {
+    if (!slow || slow->type != JSON_ARRAY || slow->count == 0)
+        return;
+    int width = rb_table_width();
+    rb_sbuf b = {.sink = f}; /* (written as it is made) */
+    rb_table t;
+    rb_table_fit(&t, slowest_cols, S_COUNT, width, 4);
+    rb_table_head(&b, &t);
+    for (uint32_t i = 0; i < slow->count; i++) {
         const json_value *s = slow->items[i];
-        rb_text_for_terminal(json_string_at(s, "host", "?"), shown, sizeof shown);
-        fprintf(f, "slowest rank of %s/%s: %.0f (%s), %.4g ms\n", json_string_at(s, "row", "?"),
-                json_string_at(s, "variant", "?"), json_number_at(s, "rank"), shown,
-                json_number_at(s, "time_ms"));
+        char name[600], shown[600], rank[16], ms[32];
+        rb_fmt(name, sizeof name, "%s/%s", json_string_at(s, "row", "?"),
+               json_string_at(s, "variant", "?"));
+        rb_text_for_terminal(name, shown, sizeof shown);
+        rb_text_for_terminal(json_string_at(s, "host", "?"), host, sizeof host);
+        rb_fmt(rank, sizeof rank, "%.0f", json_number_at(s, "rank"));
+        rb_fmt(ms, sizeof ms, "%.4g", json_number_at(s, "time_ms"));
+        const char *cells[S_COUNT] = {shown, rank, ms, host};
+        rb_table_row(&b, &t, cells);
     }
+    if (rb_sbuf_flush(&b) != 0 && !ferror(f))
+        fprintf(stderr, "roofbench: the fleet's report: out of memory\n");
 }

@@ -10,6 +10,7 @@
 #include "p2p_table.h"
 #include "report.h"
 #include "result_read.h"
+#include "table.h"
 #include "util.h"
 
 /* What one GPU's line says: its rows' verdicts and outliers, and the attribution of most. */
@@ -77,17 +78,6 @@ static double node_platform_of(const json_value *gpu, const char *key)
     return json_number_at(json_get(json_get(gpu, "run"), "platform"), key);
 }
 
-/* The node's P2P matrix (report/p2p_table.h) as its tables. */
-static void node_print_p2p(FILE *f, const json_value *matrix)
-{
-    rb_sbuf b = {0};
-    rb_p2p_text(&b, matrix, 0);
-    char *text = rb_sbuf_take(&b);
-    if (text)
-        fputs(text, f);
-    free(text);
-}
-
 /* " (2 host-bound, not flagged)" after the outlier count, or nothing. */
 static void node_host_bound_note(char *buf, size_t size, const json_value *node)
 {
@@ -97,22 +87,24 @@ static void node_host_bound_note(char *buf, size_t size, const json_value *node)
         rb_fmt(buf, size, " (%d host-bound, not flagged)", n);
 }
 
-/* One outlier's line: "outlier" for one that counts, "host-bound" for one that does not. */
-static void node_print_outlier(FILE *f, const json_value *x, int gates)
+/* One outlier's line: "outlier" for one that counts, "host-bound" for one that does not;
+ * wrapped at width (0: whole). */
+static void node_print_outlier(rb_sbuf *b, int width, const json_value *x, int gates)
 {
-    char ev[400], row[96];
+    char ev[400], row[96], line[1200];
     rb_text_for_terminal(json_string_at(x, "evidence", ""), ev, sizeof ev);
     rb_text_for_terminal(json_string_at(x, "row", ""), row, sizeof row);
-    fprintf(f, "%s %s:%.0f %s/%s x%.3f > 1+%.3f vs %s: %s: %s%s\n",
-            gates ? "outlier" : "host-bound", json_string_at(x, "host", "?"),
-            json_number_at(x, "device_index"), row, json_string_at(x, "variant", "?"),
-            json_number_at(x, "ratio"), json_number_at(x, "threshold"),
-            json_string_at(x, "reference_kind", "?"), json_string_at(x, "attribution", "?"), ev,
-            gates ? "" : ": not flagged (the host sets this row's time; --gate all flags it)");
+    rb_fmt(line, sizeof line, "%s %s:%.0f %s/%s x%.3f > 1+%.3f vs %s: %s: %s%s",
+           gates ? "outlier" : "host-bound", json_string_at(x, "host", "?"),
+           json_number_at(x, "device_index"), row, json_string_at(x, "variant", "?"),
+           json_number_at(x, "ratio"), json_number_at(x, "threshold"),
+           json_string_at(x, "reference_kind", "?"), json_string_at(x, "attribution", "?"), ev,
+           gates ? "" : ": not flagged (the host sets this row's time; --gate all flags it)");
+    rb_table_line(b, line, width, 4);
 }
 
 /* The outliers that count, then the host-bound ones, at most max lines in all. */
-static void node_print_outliers(FILE *f, const json_value *node, int max)
+static void node_print_outliers(rb_sbuf *b, int width, const json_value *node, int max)
 {
     const json_value *o = json_get(node, "outliers");
     int shown = 0, total = rb_node_outlier_count(node) + rb_node_host_bound_count(node);
@@ -122,39 +114,102 @@ static void node_print_outliers(FILE *f, const json_value *node, int max)
             if (gates != gating)
                 continue;
             if (shown >= max) {
-                fprintf(f, "... and %d more outliers (the Markdown lists them all)\n",
-                        total - shown);
+                rb_sbuf_add(b, "... and %d more outliers (the Markdown lists them all)\n",
+                            total - shown);
                 return;
             }
-            node_print_outlier(f, o->items[i], gates);
+            node_print_outlier(b, width, o->items[i], gates);
             shown++;
         }
+}
+
+/* The GPUs' table: where the width is short the rows, the attribution, the PCI bus id and the
+ * UUID go under the row, then the GPU's host:index is abbreviated (down to 12: the index stays,
+ * at the tail), then the FP32 figure goes under. */
+enum { N_WHO, N_BUS, N_UUID, N_DRAM, N_FP32, N_ROWS, N_REGR, N_FLAGGED, N_ATTR, N_WORST, N_COUNT };
+static const rb_table_col node_cols[N_COUNT] = {
+    {"GPU (host:index)", 40, 12, 5, RB_COL_LEFT | RB_COL_ABBREV},
+    {"PCI bus", 12, 0, 3, RB_COL_LEFT},
+    {"UUID", 12, 0, 4, RB_COL_LEFT},
+    {"DRAM GB/s", 9, 0, 0, 0},
+    {"TFLOP/s", 7, 0, 6, 0},
+    {"rows", 5, 0, 1, 0},
+    {"regr", 6, 0, 0, 0},
+    {"flagged", 7, 0, 0, 0},
+    {"attribution", 11, 0, 2, RB_COL_LEFT},
+    {"worst", 0, 6, 0, RB_COL_LEFT | RB_COL_REST},
+};
+
+/* "gpu-node-017:2": a GPU's host and index, shown for the terminal. */
+static void node_host_index(const json_value *gpu, char *buf, size_t size)
+{
+    char host[64];
+    rb_text_for_terminal(json_string_at(gpu, "host", "?"), host, sizeof host);
+    rb_fmt(buf, size, "%s:%.0f", host, json_number_at(gpu, "device_index"));
+}
+
+/* A platform figure, "-" when the run has none. */
+static void node_figure(char *buf, size_t size, const char *fmt, double x)
+{
+    if (isfinite(x))
+        rb_fmt(buf, size, fmt, x);
+    else
+        rb_fmt(buf, size, "-");
+}
+
+static void node_gpu_row(rb_sbuf *b, const rb_table *t, const json_value *node,
+                         const json_value *gpu)
+{
+    node_gpu_line l;
+    char who[96], bus[32], uuid[24], dram[32], fp32[32], rows[16], regr[16], flagged[16];
+    char worst[16] = "-";
+    node_line_of(node, gpu, &l);
+    node_host_index(gpu, who, sizeof who);
+    rb_text_for_terminal(json_string_at(gpu, "pci_bus_id", "?"), bus, sizeof bus);
+    rb_text_for_terminal(json_string_at(gpu, "uuid", "?"), uuid, 13);
+    if (isfinite(l.worst_ratio))
+        rb_fmt(worst, sizeof worst, "x%.3f", l.worst_ratio);
+    node_figure(dram, sizeof dram, "%.0f", node_platform_of(gpu, "dram_gbps"));
+    node_figure(fp32, sizeof fp32, "%.1f", node_platform_of(gpu, "fp32_tflops"));
+    rb_fmt(rows, sizeof rows, "%d", l.rows);
+    rb_fmt(regr, sizeof regr, "%d", l.regressed + l.invalid);
+    rb_fmt(flagged, sizeof flagged, "%d", l.flagged);
+    const char *cells[N_COUNT] = {who,  bus,  uuid,    dram,          fp32,
+                                  rows, regr, flagged, l.attribution, worst};
+    rb_table_row(b, t, cells);
 }
 
 void rb_node_print(FILE *f, const json_value *node, int max_outliers)
 {
     const json_value *gpus = json_get(node, "gpus");
-    char note[64];
+    char note[64], head[300];
+    int width = rb_table_width();
+    rb_sbuf b = {.sink = f}; /* (written as it is made) */
     node_host_bound_note(note, sizeof note, node);
-    fprintf(f, "node %s: %u GPUs, %d outliers%s\n", json_string_at(node, "hardware_key", "?"),
-            gpus ? gpus->count : 0u, rb_node_outlier_count(node), note);
-    fprintf(f, "%-44s %9s %7s %5s %6s %7s  %-11s %s\n", "GPU (host:index bus uuid)", "DRAM GB/s",
-            "TFLOP/s", "rows", "regr", "flagged", "attribution", "worst");
+    rb_fmt(head, sizeof head, "node %s: %u GPUs, %d outliers%s",
+           json_string_at(node, "hardware_key", "?"), gpus ? gpus->count : 0u,
+           rb_node_outlier_count(node), note);
+    rb_table_line(&b, head, width, 4);
+    /* the GPU column as wide as the longest host:index, up to its 40 */
+    rb_table_col cols[N_COUNT];
+    memcpy(cols, node_cols, sizeof cols);
+    int longest = rb_table_text_cols(cols[N_WHO].head);
     for (uint32_t i = 0; gpus && i < gpus->count; i++) {
-        node_gpu_line l;
-        char who[128], worst[16] = "-";
-        node_line_of(node, gpus->items[i], &l);
-        node_who(gpus->items[i], who, sizeof who);
-        if (isfinite(l.worst_ratio))
-            rb_fmt(worst, sizeof worst, "x%.3f", l.worst_ratio);
-        fprintf(f, "%-44s %9.0f %7.1f %5d %6d %7d  %-11s %s\n", who,
-                node_platform_of(gpus->items[i], "dram_gbps"),
-                node_platform_of(gpus->items[i], "fp32_tflops"), l.rows, l.regressed + l.invalid,
-                l.flagged, l.attribution, worst);
+        char who[96];
+        node_host_index(gpus->items[i], who, sizeof who);
+        longest = rb_table_text_cols(who) > longest ? rb_table_text_cols(who) : longest;
     }
-    node_print_outliers(f, node, max_outliers);
+    cols[N_WHO].width = longest < cols[N_WHO].width ? longest : cols[N_WHO].width;
+    rb_table t;
+    rb_table_fit(&t, cols, N_COUNT, width, 4);
+    rb_table_head(&b, &t);
+    for (uint32_t i = 0; gpus && i < gpus->count; i++)
+        node_gpu_row(&b, &t, node, gpus->items[i]);
+    node_print_outliers(&b, width, node, max_outliers);
     if (json_get(node, "p2p_matrix"))
-        node_print_p2p(f, json_get(node, "p2p_matrix"));
+        rb_p2p_text(&b, json_get(node, "p2p_matrix"), 0);
+    if (rb_sbuf_flush(&b) != 0 && !ferror(f))
+        fprintf(stderr, "roofbench: the node's report: out of memory\n");
 }
 
 static void node_md_summary(rb_sbuf *b, const json_value *node)

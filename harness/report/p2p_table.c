@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "svg.h"
+#include "table.h"
 
 /* The three measurements of a cell. */
 typedef struct p2p_kind {
@@ -302,8 +303,9 @@ static void roof_range(const json_value *cells, const p2p_kind *k, const char *r
         rb_fmt(buf, size, "%.1f%%", 100 * lo);
 }
 
-/* One line per roof the cells of kind k sit on: its figures and the cells against them. */
-static void roof_lines(rb_sbuf *b, const json_value *m, const p2p_kind *k, int markdown)
+/* One line per roof the cells of kind k sit on: its figures and the cells against them; as
+ * text, fitted to width (0: whole). */
+static void roof_lines(rb_sbuf *b, const json_value *m, const p2p_kind *k, int markdown, int width)
 {
     const json_value *cells = json_get(m, "cells");
     const char *keys[2] = {k->peer_roof, k->staged_roof};
@@ -321,45 +323,97 @@ static void roof_lines(rb_sbuf *b, const json_value *m, const p2p_kind *k, int m
         const json_value *roof = json_get(json_get(m, "roofs"), keys[r]);
         roof_figure(roof, "ceiling", k->unit, ceil, sizeof ceil);
         roof_figure(roof, "peak", k->unit, peak, sizeof peak);
-        rb_sbuf_add(b, "%son %s: %s, %s", markdown ? "" : "  ", keys[r], ceil, peak);
+        rb_sbuf l = {0};
+        rb_sbuf_add(&l, "%son %s: %s, %s", markdown ? "" : "  ", keys[r], ceil, peak);
         if (of_ceil[0])
-            rb_sbuf_add(b, "; the cells %s of the ceiling", of_ceil);
+            rb_sbuf_add(&l, "; the cells %s of the ceiling", of_ceil);
         if (of_peak[0])
-            rb_sbuf_add(b, "%s %s of the datasheet", of_ceil[0] ? "," : "; the cells", of_peak);
-        rb_sbuf_add(b, "%s\n", markdown ? "." : "");
+            rb_sbuf_add(&l, "%s %s of the datasheet", of_ceil[0] ? "," : "; the cells", of_peak);
+        rb_sbuf_add(&l, "%s", markdown ? "." : "");
+        char *line = rb_sbuf_take(&l);
+        if (line)
+            rb_table_line(b, line, markdown ? 0 : width, 4);
+        else
+            b->oom = 1;
+        free(line);
     }
 }
 
-static void matrix_rows(rb_sbuf *b, const json_value *m, const p2p_kind *k, int markdown)
+static void matrix_markdown(rb_sbuf *b, const json_value *m, const p2p_kind *k)
 {
     int n = gpu_count(m);
-    if (markdown)
-        rb_sbuf_add(b, "| src \\\\ dst |");
-    else
-        rb_sbuf_add(b, "  %7s", "src\\dst");
+    rb_sbuf_add(b, "| src \\\\ dst |");
     for (int j = 0; j < n; j++)
-        rb_sbuf_add(b, markdown ? " %d |" : " %9d", j);
+        rb_sbuf_add(b, " %d |", j);
+    rb_sbuf_add(b, "\n|---|");
+    for (int j = 0; j < n; j++)
+        rb_sbuf_add(b, "---:|");
     rb_sbuf_add(b, "\n");
-    if (markdown) {
-        rb_sbuf_add(b, "|---|");
-        for (int j = 0; j < n; j++)
-            rb_sbuf_add(b, "---:|");
-        rb_sbuf_add(b, "\n");
-    }
     for (int i = 0; i < n; i++) {
-        rb_sbuf_add(b, markdown ? "| %d |" : "  %7d", i);
+        rb_sbuf_add(b, "| %d |", i);
         for (int j = 0; j < n; j++) {
             char t[48];
             cell_text(cell_at(m, i, j), k, t, sizeof t);
-            rb_sbuf_add(b, markdown ? " %s |" : " %9s", t);
+            rb_sbuf_add(b, " %s |", t);
         }
         rb_sbuf_add(b, "\n");
     }
 }
 
+/* The width of the matrix's columns: 9, or where n of them do not fit width, the widest cell
+ * of kind k or GPU index. */
+static int matrix_col_width(const json_value *m, const p2p_kind *k, int width)
+{
+    int n = gpu_count(m);
+    char t[48];
+    if (width <= 0 || 9 + 10 * n <= width)
+        return 9;
+    rb_fmt(t, sizeof t, "%d", n - 1);
+    int w = (int)strlen(t);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            cell_text(cell_at(m, i, j), k, t, sizeof t);
+            w = (int)strlen(t) > w ? (int)strlen(t) : w;
+        }
+    return w;
+}
+
+/* The matrix of kind k as text (report/table.h): the source column, then a column per
+ * destination; where they do not fit width (0: no limit), narrower, then in blocks of
+ * destinations, each a table of its own. */
+static void matrix_text(rb_sbuf *b, const json_value *m, const p2p_kind *k, int width)
+{
+    int n = gpu_count(m), w = matrix_col_width(m, k, width);
+    int per = width > 0 ? (width - 9) / (w + 1) : n;
+    per = per < 1 ? 1 : per > RB_TABLE_MAX_COLS - 1 ? RB_TABLE_MAX_COLS - 1 : per;
+    rb_table_col cols[RB_TABLE_MAX_COLS] = {{"src\\dst", 9, 0, 0, 0}};
+    char heads[RB_TABLE_MAX_COLS][16], text[RB_TABLE_MAX_COLS][48];
+    const char *cells[RB_TABLE_MAX_COLS];
+    for (int j0 = 0; j0 < n; j0 += per) {
+        int nb = n - j0 < per ? n - j0 : per;
+        for (int c = 0; c < nb; c++) {
+            rb_fmt(heads[c], sizeof heads[c], "%d", j0 + c);
+            cols[1 + c] = (rb_table_col){heads[c], w, 0, 0, 0};
+        }
+        rb_table t;
+        rb_table_fit(&t, cols, nb + 1, 0, 4); /* (fits: the block was cut to the width) */
+        rb_sbuf_add(b, "%s", j0 ? "\n" : "");
+        rb_table_head(b, &t);
+        for (int i = 0; i < n; i++) {
+            rb_fmt(text[0], sizeof text[0], "%d", i);
+            cells[0] = text[0];
+            for (int c = 0; c < nb; c++) {
+                cell_text(cell_at(m, i, j0 + c), k, text[1 + c], sizeof text[1 + c]);
+                cells[1 + c] = text[1 + c];
+            }
+            rb_table_row(b, &t, cells);
+        }
+    }
+}
+
 /* "  1 -> 2  one way    371.2 GB/s  <- weak: 4.6% below the best pair's 389.2 GB/s
- * (threshold 2.0%)" for each weak measurement. */
-static void weak_lines(rb_sbuf *b, const json_value *m, int markdown)
+ * (threshold 2.0%)" for each weak measurement; as text, fitted to width (0: whole). */
+static void weak_lines(rb_sbuf *b, const json_value *m, int markdown, int width)
 {
     const json_value *cells = json_get(m, "cells");
     for (size_t k = 0; k < P2P_KINDS; k++) {
@@ -369,20 +423,21 @@ static void weak_lines(rb_sbuf *b, const json_value *m, int markdown)
             if (!o || !json_true_at(o, "weak") || is_mirror(c, kd))
                 continue;
             double v = json_number_at(o, kd->value_key), best = json_number_at(o, "best");
-            rb_sbuf_add(b,
-                        "%s%d %s %d  %-12s %8.*f %-4s  <- weak: %.1f%% %s the best pair's %.*f %s "
-                        "(threshold %.1f%%)\n",
-                        markdown ? "- " : "  ", (int)json_number_at(c, "src"),
-                        strcmp(kd->kind, "bidir") ? "->" : "<->", (int)json_number_at(c, "dst"),
-                        kd->title, kd->lower_is_better ? 2 : 1, v, kd->unit,
-                        100 * fabs(v / best - 1), kd->lower_is_better ? "above" : "below",
-                        kd->lower_is_better ? 2 : 1, best, kd->unit,
-                        100 * json_number_at(o, "threshold"));
+            char line[400];
+            rb_fmt(line, sizeof line,
+                   "%s%d %s %d  %-12s %8.*f %-4s  <- weak: %.1f%% %s the best pair's %.*f %s "
+                   "(threshold %.1f%%)",
+                   markdown ? "- " : "  ", (int)json_number_at(c, "src"),
+                   strcmp(kd->kind, "bidir") ? "->" : "<->", (int)json_number_at(c, "dst"),
+                   kd->title, kd->lower_is_better ? 2 : 1, v, kd->unit, 100 * fabs(v / best - 1),
+                   kd->lower_is_better ? "above" : "below", kd->lower_is_better ? 2 : 1, best,
+                   kd->unit, 100 * json_number_at(o, "threshold"));
+            rb_table_line(b, line, markdown ? 0 : width, 4);
         }
     }
 }
 
-static void text_head(rb_sbuf *b, const json_value *m, int markdown)
+static void text_head(rb_sbuf *b, const json_value *m, int markdown, int width)
 {
     const json_value *gpus = json_get(m, "gpus"), *method = json_get(m, "method");
     const char *name = gpus && gpus->count ? json_string_at(gpus->items[0], "name", "?") : "?";
@@ -396,18 +451,23 @@ static void text_head(rb_sbuf *b, const json_value *m, int markdown)
         const char *line = json_string_at(method, p2p_kinds[k].kind, NULL);
         if (!line)
             continue;
-        rb_sbuf_add(b, "%s%s: ", markdown ? "- " : "  ", p2p_kinds[k].title);
-        if (markdown)
+        if (markdown) {
+            rb_sbuf_add(b, "- %s: ", p2p_kinds[k].title);
             rb_md_text(b, line);
-        else
-            rb_sbuf_add(b, "%s", line);
-        rb_sbuf_add(b, "\n");
+            rb_sbuf_add(b, "\n");
+            continue;
+        }
+        char text[1200];
+        rb_fmt(text, sizeof text, "  %s: %s", p2p_kinds[k].title, line);
+        rb_table_line(b, text, width, 4);
     }
 }
 
 void rb_p2p_text(rb_sbuf *b, const json_value *matrix, int markdown)
 {
-    text_head(b, matrix, markdown);
+    int width = markdown ? 0 : rb_table_width();
+    char marks[600];
+    text_head(b, matrix, markdown, width);
     if (gpu_count(matrix) < 2) {
         rb_sbuf_add(b, "%sone GPU: no pairs to measure\n", markdown ? "\n" : "  ");
         return;
@@ -418,24 +478,29 @@ void rb_p2p_text(rb_sbuf *b, const json_value *matrix, int markdown)
                     markdown ? "\n### %s, %s (row: from, column: to)\n\n"
                              : "\n%s, %s (row: from, column: to)\n",
                     kd->title, kd->unit);
-        matrix_rows(b, matrix, kd, markdown);
+        if (markdown)
+            matrix_markdown(b, matrix, kd);
+        else
+            matrix_text(b, matrix, kd, width);
         if (markdown)
             rb_sbuf_add(b, "\n");
-        roof_lines(b, matrix, kd, markdown);
+        roof_lines(b, matrix, kd, markdown, width);
     }
-    rb_sbuf_add(b,
-                "\n%s '!': a weak link (further from the matrix's best than its threshold, "
-                "from the samples' spread, %.0f-%.0f%% for bandwidth, %.0f-%.0f%% for "
-                "latency); '*': no peer access (the copy is staged through the host); '-': "
-                "the diagonal (a GPU's copy to itself is dram_gbps) or not measured\n",
-                markdown ? "Marks:" : "marks:", 100 * RB_P2P_BW_FLOOR, 100 * RB_P2P_BW_CAP,
-                100 * RB_P2P_LAT_FLOOR, 100 * RB_P2P_LAT_CAP);
+    rb_fmt(marks, sizeof marks,
+           "%s '!': a weak link (further from the matrix's best than its threshold, from the "
+           "samples' spread, %.0f-%.0f%% for bandwidth, %.0f-%.0f%% for latency); '*': no peer "
+           "access (the copy is staged through the host); '-': the diagonal (a GPU's copy to "
+           "itself is dram_gbps) or not measured",
+           markdown ? "Marks:" : "marks:", 100 * RB_P2P_BW_FLOOR, 100 * RB_P2P_BW_CAP,
+           100 * RB_P2P_LAT_FLOOR, 100 * RB_P2P_LAT_CAP);
+    rb_sbuf_add(b, "\n");
+    rb_table_line(b, marks, width, 4);
     int weak = rb_p2p_weak_count(matrix);
     rb_sbuf_add(b, "%s%d weak link measurement%s%s\n", markdown ? "\n" : "", weak,
                 weak == 1 ? "" : "s", weak ? ":" : "");
     if (markdown && weak)
         rb_sbuf_add(b, "\n");
-    weak_lines(b, matrix, markdown);
+    weak_lines(b, matrix, markdown, width);
 }
 
 void rb_p2p_html(rb_sbuf *b, const json_value *matrix)
@@ -476,13 +541,13 @@ void rb_p2p_html(rb_sbuf *b, const json_value *matrix)
         }
         rb_sbuf_add(b, "</table>\n<p>");
         rb_sbuf body = {0};
-        roof_lines(&body, matrix, kd, 1);
+        roof_lines(&body, matrix, kd, 1, 0);
         rb_sbuf_escaped(b, body.s ? body.s : "");
         free(body.s);
         rb_sbuf_add(b, "</p>\n");
     }
     rb_sbuf w = {0};
-    weak_lines(&w, matrix, 0);
+    weak_lines(&w, matrix, 0, 0);
     rb_sbuf_add(b,
                 "<p>%d weak link measurement%s (red: below the matrix's best by more than "
                 "its threshold)</p>\n<pre>",

@@ -8,13 +8,16 @@
 
 #include "html_table.h"
 #include "svg.h"
+#include "table.h"
 
-/* A table of text cells, printed padded (text) or as Markdown. */
+/* A table of text cells, as text laid out by report/table.h (fitted to a width; 0: whole) or
+ * as Markdown. */
 #define TABLE_COLS 12
 typedef struct table_out {
     rb_sbuf *b;
     int markdown, n;
-    int width[TABLE_COLS];
+    rb_table_col cols[TABLE_COLS];
+    rb_table t; /* the text's layout */
 } table_out;
 
 static void cell_fmt(char *out, size_t size, double x, const char *fmt, double scale)
@@ -25,34 +28,57 @@ static void cell_fmt(char *out, size_t size, double x, const char *fmt, double s
         rb_fmt(out, size, "-");
 }
 
+static void variant_label(const rb_profile_variant *v, char *out, size_t size);
+
+/* The table's columns laid out in width, its first (row/variant) as wide as the longest
+ * profiled variant's label (at most its natural width). */
+static void table_begin(table_out *t, rb_sbuf *b, int markdown, const rb_table_col *cols, int n,
+                        const rb_profile *p, int width)
+{
+    memset(t, 0, sizeof *t);
+    t->b = b;
+    t->markdown = markdown;
+    t->n = n;
+    memcpy(t->cols, cols, (size_t)n * sizeof *cols);
+    int longest = rb_table_text_cols(cols[0].head);
+    for (int i = 0; i < p->n; i++) {
+        char label[300];
+        variant_label(&p->variants[i], label, sizeof label);
+        int len = rb_table_text_cols(label);
+        longest = p->variants[i].profiled && len > longest ? len : longest;
+    }
+    t->cols[0].width = longest < cols[0].width ? longest : cols[0].width;
+    rb_table_fit(&t->t, t->cols, n, width, 4);
+}
+
 static void row_out(table_out *t, const char *const *cells)
 {
-    if (t->markdown) {
-        rb_sbuf_add(t->b, "|");
-        for (int c = 0; c < t->n; c++) {
-            char shown[256];
-            rb_text_for_terminal(cells[c], shown, sizeof shown);
-            rb_sbuf_add(t->b, " %s |", shown);
-        }
-        rb_sbuf_add(t->b, "\n");
+    char shown[TABLE_COLS][256];
+    const char *c[TABLE_COLS];
+    for (int k = 0; k < t->n; k++) {
+        rb_text_for_terminal(cells[k], shown[k], sizeof shown[k]);
+        c[k] = shown[k];
+    }
+    if (!t->markdown) {
+        rb_table_row(t->b, &t->t, c);
         return;
     }
-    for (int c = 0; c < t->n; c++) {
-        char shown[256];
-        rb_text_for_terminal(cells[c], shown, sizeof shown);
-        if (c == 0 || c == t->n - 1)
-            rb_sbuf_add(t->b, "%s%-*s", c ? "  " : "", c == t->n - 1 ? 0 : t->width[c], shown);
-        else
-            rb_sbuf_add(t->b, "  %*s", t->width[c], shown);
-    }
+    rb_sbuf_add(t->b, "|");
+    for (int k = 0; k < t->n; k++)
+        rb_sbuf_add(t->b, " %s |", c[k]);
     rb_sbuf_add(t->b, "\n");
 }
 
-static void header_out(table_out *t, const char *const *cells)
+static void header_out(table_out *t)
 {
-    row_out(t, cells);
-    if (!t->markdown)
+    if (!t->markdown) {
+        rb_table_head(t->b, &t->t);
         return;
+    }
+    const char *heads[TABLE_COLS];
+    for (int c = 0; c < t->n; c++)
+        heads[c] = t->cols[c].head;
+    row_out(t, heads);
     rb_sbuf_add(t->b, "|");
     for (int c = 0; c < t->n; c++)
         rb_sbuf_add(t->b, "%s|", c == 0 || c == t->n - 1 ? "---" : "---:");
@@ -97,13 +123,29 @@ static void flops_cell(const rb_profile_variant *v, char *out, size_t size)
         rb_fmt(out, size, "%.3g %s", v->v[pipes[best].m] * 1e-9, pipes[best].name);
 }
 
-static void counters_table(rb_sbuf *b, const rb_profile *p, int markdown)
+/* Where the width is short the registers, the shared-memory wavefronts, the conflicts, the L1
+ * bytes, the declared bytes, the occupancy and the L2 bytes go under the row, in that order,
+ * then the name is abbreviated (down to 16). */
+static const rb_table_col counters_cols[12] = {
+    {"row/variant", 44, 16, 8, RB_COL_LEFT | RB_COL_ABBREV},
+    {"DRAM GB", 8, 0, 0, 0},
+    {"declared", 8, 0, 5, 0},
+    {"x decl", 6, 0, 0, 0},
+    {"L2 GB", 8, 0, 7, 0},
+    {"L1 GB", 8, 0, 4, 0},
+    {"smem wf M", 9, 0, 2, 0},
+    {"confl %", 7, 0, 3, 0},
+    {"GFLOP", 14, 0, 0, 0},
+    {"occ %", 5, 0, 6, 0},
+    {"regs", 4, 0, 1, 0},
+    {"top stalls", 0, 12, 0, RB_COL_LEFT | RB_COL_REST},
+};
+
+static void counters_table(rb_sbuf *b, const rb_profile *p, int markdown, int width)
 {
-    static const char *const head[] = {"row/variant", "DRAM GB", "declared", "x decl",
-                                       "L2 GB",       "L1 GB",   "smem wf M", "confl %",
-                                       "GFLOP",       "occ %",   "regs",     "top stalls"};
-    table_out t = {b, markdown, 12, {34, 8, 8, 6, 8, 8, 9, 7, 14, 5, 4, 0}};
-    header_out(&t, head);
+    table_out t;
+    table_begin(&t, b, markdown, counters_cols, 12, p, width);
+    header_out(&t);
     for (int i = 0; i < p->n; i++) {
         const rb_profile_variant *v = &p->variants[i];
         if (!v->profiled)
@@ -141,13 +183,24 @@ static void rate_cell(double gbps, double roof, char *out, size_t size)
         rb_fmt(out, size, "%.0f", gbps);
 }
 
-static void levels_table(rb_sbuf *b, const rb_profile *p, const rb_profile_roofs *r, int markdown)
+/* Where the width is short the intensities, the L1 rate, the L2 rate and the time go under the
+ * row, in that order, then the name is abbreviated (down to 16). */
+static const rb_table_col levels_cols[7] = {
+    {"row/variant", 44, 16, 5, RB_COL_LEFT | RB_COL_ABBREV},
+    {"time us", 8, 0, 4, 0},
+    {"DRAM GB/s (roof)", 16, 0, 0, 0},
+    {"L2 GB/s (roof)", 14, 0, 3, 0},
+    {"L1 GB/s (roof)", 15, 0, 2, 0},
+    {"FLOP/B dram/l2/l1", 18, 0, 1, 0},
+    {"TFLOP/s (roof)", 0, 14, 0, RB_COL_LEFT | RB_COL_REST},
+};
+
+static void levels_table(rb_sbuf *b, const rb_profile *p, const rb_profile_roofs *r, int markdown,
+                         int width)
 {
-    static const char *const head[] = {"row/variant", "time us", "DRAM GB/s (roof)",
-                                       "L2 GB/s (roof)", "L1 GB/s (roof)", "FLOP/B dram/l2/l1",
-                                       "TFLOP/s (roof)"};
-    table_out t = {b, markdown, 7, {34, 8, 16, 14, 15, 18, 0}};
-    header_out(&t, head);
+    table_out t;
+    table_begin(&t, b, markdown, levels_cols, 7, p, width);
+    header_out(&t);
     for (int i = 0; i < p->n; i++) {
         const rb_profile_variant *v = &p->variants[i];
         if (!v->profiled)
@@ -211,9 +264,11 @@ int rb_profile_findings(rb_sbuf *b, const rb_profile *p, const char *indent)
     return n;
 }
 
-static void not_profiled(rb_sbuf *b, const rb_profile *p)
+/* The variants not profiled and the launches left out, each a line fitted to width (0: whole). */
+static void not_profiled(rb_sbuf *b, const rb_profile *p, int width)
 {
     int n = 0;
+    rb_sbuf line = {0};
     for (int i = 0; i < p->n; i++) {
         const rb_profile_variant *v = &p->variants[i];
         if (v->profiled)
@@ -221,13 +276,16 @@ static void not_profiled(rb_sbuf *b, const rb_profile *p)
         char label[300], shown[300];
         variant_label(v, label, sizeof label);
         rb_text_for_terminal(label, shown, sizeof shown);
-        rb_sbuf_add(b, "%s%s", n++ ? ", " : "not profiled (no launch of it in the capture: not "
-                                            "run, or a capture without profile windows and a "
-                                            "kernel its table does not name): ",
+        rb_sbuf_add(&line, "%s%s",
+                    n++ ? ", "
+                        : "not profiled (no launch of it in the capture: not run, or a capture "
+                          "without profile windows and a kernel its table does not name): ",
                     shown);
     }
-    if (n)
-        rb_sbuf_add(b, "\n");
+    char *text = rb_sbuf_take(&line);
+    if (n && text)
+        rb_table_line(b, text, width, 4);
+    free(text);
     if (p->unmatched)
         rb_sbuf_add(b, "%d launches of the capture name no variant's kernel (left out)\n",
                     p->unmatched);
@@ -238,22 +296,55 @@ static void not_profiled(rb_sbuf *b, const rb_profile *p)
                     p->repeats);
 }
 
-void rb_profile_tables(rb_sbuf *b, const rb_profile *p, const rb_profile_roofs *r, int markdown)
+/* The work-model findings (rb_profile_findings), each line fitted to width (0: whole); how
+ * many. */
+static int findings_fitted(rb_sbuf *b, const rb_profile *p, const char *indent, int width)
 {
-    char device[RB_PROFILE_NAME_MAX + 8];
+    rb_sbuf all = {0};
+    int n = rb_profile_findings(&all, p, indent);
+    char *text = rb_sbuf_take(&all);
+    for (char *s = text, *end; s && *s; s = *end ? end + 1 : end) {
+        end = s + strcspn(s, "\n");
+        char keep = *end;
+        *end = '\0';
+        rb_table_line(b, s, width, 4);
+        *end = keep;
+    }
+    free(text);
+    return n;
+}
+
+/* The tables and the lines between them at width (0: whole; markdown: no width). */
+static void profile_tables_at(rb_sbuf *b, const rb_profile *p, const rb_profile_roofs *r,
+                              int markdown, int width)
+{
+    char device[RB_PROFILE_NAME_MAX + 8], line[RB_PATH_BUF + 200];
     rb_text_for_terminal(p->device, device, sizeof device);
-    rb_sbuf_add(b, "%sprofile of %s: %d variants, one launch of each kernel under ncu\n\n",
-                markdown ? "# " : "", device[0] ? device : "?", p->n);
-    counters_table(b, p, markdown);
-    rb_sbuf_add(b, "\n%sroofs: %s (DRAM dram_gbps, L2 l2_read_gbps, L1 smem_gbps)\n\n",
-                markdown ? "" : "", r->source[0] ? r->source : "none");
-    levels_table(b, p, r, markdown);
-    rb_sbuf_add(b, "\nwork model (DRAM bytes against the declared compulsory bytes, %.0f%%):\n",
-                100 * RB_PROFILE_BYTES_TOLERANCE);
-    if (rb_profile_findings(b, p, markdown ? "- " : "  ") == 0)
+    rb_fmt(line, sizeof line, "%sprofile of %s: %d variants, one launch of each kernel under ncu",
+           markdown ? "# " : "", device[0] ? device : "?", p->n);
+    rb_table_line(b, line, width, 4);
+    rb_sbuf_add(b, "\n");
+    counters_table(b, p, markdown, width);
+    rb_fmt(line, sizeof line, "roofs: %s (DRAM dram_gbps, L2 l2_read_gbps, L1 smem_gbps)",
+           r->source[0] ? r->source : "none");
+    rb_sbuf_add(b, "\n");
+    rb_table_line(b, line, width, 4);
+    rb_sbuf_add(b, "\n");
+    levels_table(b, p, r, markdown, width);
+    rb_fmt(line, sizeof line,
+           "work model (DRAM bytes against the declared compulsory bytes, %.0f%%):",
+           100 * RB_PROFILE_BYTES_TOLERANCE);
+    rb_sbuf_add(b, "\n");
+    rb_table_line(b, line, width, 4);
+    if (findings_fitted(b, p, markdown ? "- " : "  ", width) == 0)
         rb_sbuf_add(b, "%severy profiled variant within %.0f%% of its declared bytes\n",
                     markdown ? "- " : "  ", 100 * RB_PROFILE_BYTES_TOLERANCE);
-    not_profiled(b, p);
+    not_profiled(b, p, width);
+}
+
+void rb_profile_tables(rb_sbuf *b, const rb_profile *p, const rb_profile_roofs *r, int markdown)
+{
+    profile_tables_at(b, p, r, markdown, markdown ? 0 : rb_table_width());
 }
 
 static void stalls_html(rb_sbuf *b, const rb_profile *p)
@@ -284,7 +375,7 @@ void rb_profile_html(rb_sbuf *b, const rb_profile *p, const rb_profile_roofs *r,
     rb_plot_hier_svg(b, p, r);
     rb_sbuf_add(b, "<h2>Counters</h2>\n<pre>");
     rb_sbuf text = {0};
-    rb_profile_tables(&text, p, r, 0);
+    profile_tables_at(&text, p, r, 0, 0); /* (a page: whole, whatever the terminal) */
     char *t = rb_sbuf_take(&text);
     if (t)
         rb_sbuf_escaped(b, t);

@@ -10,7 +10,8 @@
  * FLOPs by pipe, occupancy, registers and the top stall reasons; then each level's bandwidth
  * against its roof; then the work-model findings (a variant whose DRAM bytes differ from its
  * declared compulsory bytes by more than 10%, with both numbers) and the variants not profiled.
- * markdown: as Markdown tables, else text that fits 100 columns. */
+ * markdown: as Markdown tables, else text that fits the terminal (report/table.h: $COLUMNS, else
+ * the terminal's width, else 80; whole under --wide). */
 void rb_profile_tables(rb_sbuf *b, const rb_profile *p, const rb_profile_roofs *r, int markdown);
 
 /* The work-model findings alone, one line each ("copy_coalescing/baseline: 4.29 GB from DRAM,

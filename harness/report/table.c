@@ -296,6 +296,17 @@ void rb_table_row(rb_sbuf *b, const rb_table *t, const char *const *cells)
     free(below);
 }
 
+void rb_table_line(rb_sbuf *b, const char *line, int width, int indent)
+{
+    int lead = (int)strspn(line, " "); /* (its own indent stays) */
+    if (width <= 0 || rb_table_text_cols(line) <= width) {
+        rb_sbuf_add(b, "%s\n", line);
+        return;
+    }
+    rb_sbuf_add(b, "%*s", lead, "");
+    rb_table_wrap(b, line + lead, width, lead, indent);
+}
+
 void rb_table_say(FILE *f, const char *fmt, ...)
 {
     char line[4096];

@@ -77,6 +77,11 @@ void rb_table_row(rb_sbuf *b, const rb_table *t, const char *const *cells);
  * cut. Ends with a newline. */
 void rb_table_wrap(rb_sbuf *b, const char *text, int width, int first_col, int indent);
 
+/* One line of text (no newline) added to b as it is when it fits width (0: no limit; its own
+ * spacing kept, an aligned line stays aligned), else wrapped at its spaces (rb_table_wrap) after
+ * its leading spaces, the lines after the first indented by indent. Ends with a newline. */
+void rb_table_line(rb_sbuf *b, const char *line, int width, int indent);
+
 /* A line of text on f (printf's format, no newline), wrapped at the terminal's width
  * (rb_table_width), continued lines indented by 4. */
 void rb_table_say(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -31,10 +31,51 @@ static int stdout_was_closed;
 /* The failure of standard output was said already (by rb_cmd_commit_after_stdout). */
 static int stdout_failure_said;
 
-/* Whether standard output took everything printed so far: flushed, no error, not closed. */
+/* The standard output kept for the one document that goes there (rb_cmd_stdout_for_document),
+ * descriptor 1 then being the standard error's; NULL: none. */
+static FILE *document;
+
+/* Whether standard output took everything printed so far: flushed, no error, not closed; and so
+ * did the document's. (With a document, stdout_was_closed is of the document's descriptor.) */
 static int stdout_ok(void)
 {
-    return fflush(stdout) == 0 && !ferror(stdout) && !stdout_was_closed;
+    int ok = fflush(stdout) == 0 && !ferror(stdout) && !stdout_was_closed;
+    return ok && (!document || (fflush(document) == 0 && !ferror(document)));
+}
+
+int rb_cmd_stdout_for_document(void)
+{
+    fflush(stdout);
+    /* (close-on-exec: a part a node run starts, or any program a command runs, never holds it) */
+    int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        int saved = errno;
+        if (f)
+            fclose(f);
+        else if (fd >= 0)
+            close(fd);
+        fprintf(stderr, "roofbench: the standard output cannot be kept for the document: %s\n",
+                strerror(saved));
+        return EXIT_USAGE;
+    }
+    document = f;
+    return 0;
+}
+
+FILE *rb_cmd_document(void)
+{
+    return document ? document : stdout;
+}
+
+void rb_cmd_print_json_document(const json_value *json)
+{
+    FILE *f = rb_cmd_document();
+    rb_sbuf b = {.sink = f};
+    json_write_to(&b, json, 2, NULL, NULL, NULL, 0);
+    /* (a write that failed is said with the standard output's check; else memory ran out) */
+    if (rb_sbuf_flush(&b) != 0 && !ferror(f))
+        fprintf(stderr, "roofbench: the document: out of memory\n");
 }
 
 /* The outputs staged by a command that also prints a report (plot, compare, history) are renamed

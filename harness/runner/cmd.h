@@ -49,6 +49,18 @@ int rb_cmd_stdout_checked(int rc);
  * process opens takes its number); a closed standard output is remembered. */
 void rb_cmd_hold_standard_descriptors(void);
 
+/* A command whose one output is the standard output (--json -, --csv -, --html -:
+ * rb_cli_writes_stdout): descriptor 1 is kept for that document, and descriptor 1 itself made
+ * the standard error's, so that everything printed for a person (tables, progress, the lines of
+ * its children, "wrote" lines) goes there and the standard output holds the document alone.
+ * Called once, by main, before anything is printed. 0, or EXIT_USAGE with the line said. */
+int rb_cmd_stdout_for_document(void);
+/* Where the document goes: the standard output kept by rb_cmd_stdout_for_document (stdout when
+ * it was not called). A write that fails there is said by rb_cmd_stdout_checked. */
+FILE *rb_cmd_document(void);
+/* json onto the document stream (rb_cmd_document), written as it is made. */
+void rb_cmd_print_json_document(const json_value *json);
+
 /* A command that writes files: body with an output set of its own. */
 int rb_cmd_with_outputs(const rb_options *o, int through_links,
                         int (*body)(const rb_options *o, rb_outputs *outs));

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* roofbench ceilings: the measured roofs into the expectation file; and a run's platform
  * reference, the quick ones. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,35 +13,51 @@
 #include "model/ceiling_record.h"
 #include "model/expect.h"
 #include "model/expect_record.h"
+#include "report/ceilings_out.h"
+#include "report/table.h"
 #include "results.h"
 #include "runner.h"
 
-/* What the ceilings child reports: each roof as it is measured (printed at once: a full
- * measurement takes up to a minute), or skipped, or an error. */
+/* What the ceilings child reports: each roof as it is measured (printed at once, a row of the
+ * table: a full measurement takes up to a minute), or skipped, or an error. */
 typedef struct ceilings_state {
     json_value *values, *methods;
     int measured;
-    int quiet; /* a run's platform reference: one line at the end, not one per roof */
+    int quiet;  /* a run's platform reference: one line at the end, not one per roof */
+    int headed; /* the table's heads are out */
     char error[400];
 } ceilings_state;
 
-static void print_roof(const json_value *line)
+/* The method of a {"type": "ceiling"} line (checked by rb_ceiling_record_check) as a struct. */
+static void method_of(const json_value *m, rb_ceiling_method *out)
 {
-    const char *key = json_get(line, "key")->string, *unit = rb_ceiling_unit(key);
-    const json_value *m = json_get(line, "method"), *clock = json_get(m, "sm_clock_mhz");
-    const json_value *power = json_get(m, "power_w");
-    double v = json_get(line, "value")->number;
-    char extra[80] = "";
-    if (clock && power)
-        rb_fmt(extra, sizeof extra, ", %.0f MHz, %.0f W", clock->number, power->number);
-    else if (clock)
-        rb_fmt(extra, sizeof extra, ", %.0f MHz", clock->number);
-    printf("  %-17s %10.*f %-8s %s (%.0f samples, noise %.1f%%%s)\n", key,
-           !strcmp(unit, "GB/s") ? 1
-           : !strcmp(unit, "us") ? 3
-                                 : 2,
-           v, unit, json_get(m, "size")->string, json_get(m, "samples")->number,
-           100 * json_get(m, "noise")->number, extra);
+    const json_value *clock = json_get(m, "sm_clock_mhz"), *power = json_get(m, "power_w");
+    memset(out, 0, sizeof *out);
+    rb_fmt(out->method, sizeof out->method, "%s", json_string_at(m, "method", ""));
+    rb_fmt(out->size, sizeof out->size, "%s", json_string_at(m, "size", ""));
+    out->samples = json_number_at(m, "samples");
+    out->noise = json_number_at(m, "noise");
+    out->sm_clock_mhz = clock ? clock->number : NAN;
+    out->power_w = power ? power->number : NAN;
+}
+
+/* A row of the table (report/ceilings_out.h), under its heads the first time. */
+static void print_row(ceilings_state *s, const json_value *line, const char *skipped)
+{
+    rb_sbuf b = {.sink = stdout};
+    int width = rb_table_width();
+    if (!s->headed++)
+        rb_ceilings_head(&b, width);
+    const json_value *key = json_get(line, "key");
+    const char *name = key && key->type == JSON_STRING ? key->string : "?";
+    if (skipped) {
+        rb_ceilings_skip_row(&b, width, name, skipped);
+    } else {
+        rb_ceiling_method m;
+        method_of(json_get(line, "method"), &m);
+        rb_ceilings_row(&b, width, name, json_get(line, "value")->number, &m);
+    }
+    rb_sbuf_flush(&b);
     fflush(stdout);
 }
 
@@ -65,11 +82,10 @@ static void on_ceilings_line(void *arg, const json_value *line)
         }
         s->measured++;
         if (!s->quiet)
-            print_roof(line);
+            print_row(s, line, NULL);
     } else if (!strcmp(type->string, "ceiling_skip") && !s->quiet) {
-        printf("  %-17s skipped: %s\n", key && key->type == JSON_STRING ? key->string : "?",
-               reason && reason->type == JSON_STRING ? reason->string : "no reason given");
-        fflush(stdout);
+        print_row(s, line,
+                  reason && reason->type == JSON_STRING ? reason->string : "no reason given");
     } else if (!strcmp(type->string, "error")) {
         rb_fmt(s->error, sizeof s->error, "%s",
                reason && reason->type == JSON_STRING ? reason->string : "unknown error");

@@ -19,11 +19,13 @@ static int compare_files(const rb_options *o, rb_outputs *outs, int *json_i, int
     rb_outputs_input(outs, o->compare_new, "NEW", 0);
     if (o->expect_path && !o->expect_none)
         rb_outputs_input(outs, o->expect_path, "--expect", 0);
-    /* --json -: the standard output, written after the report (cmd_compare) */
-    *json_i = o->json_path && strcmp(o->json_path, "-") != 0
+    /* --json - or --html -: the standard output, written after the report (rb_cmd_compare) */
+    *json_i = o->json_path && !rb_cli_is_stdout(o->json_path)
                   ? rb_outputs_add(outs, o->json_path, "--json", 0)
                   : -1;
-    *html_i = o->plot_html ? rb_outputs_add(outs, o->plot_html, "--html", 0) : -1;
+    *html_i = o->plot_html && !rb_cli_is_stdout(o->plot_html)
+                  ? rb_outputs_add(outs, o->plot_html, "--html", 0)
+                  : -1;
     if (rb_outputs_check(outs, err, sizeof err) != 0)
         return rb_cmd_usage_error(err);
     return 0;
@@ -94,9 +96,9 @@ static int has_pairs(const json_value *doc, const char *which)
     return 0;
 }
 
-/* compare's report: text on human (stdout; stderr when --json - makes stdout the JSON's), or
- * --md or --csv on stdout (the floors line then goes to stderr: CSV is data). */
-static void print_compare(const rb_options *o, const rb_runcmp *c, FILE *human)
+/* compare's report: text, --md or --csv on stdout (the floors line then goes to stderr: CSV is
+ * data). (With --json - or --html -, stdout is the standard error's: rb_cmd_document.) */
+static void print_compare(const rb_options *o, const rb_runcmp *c)
 {
     rb_sbuf b = {.sink = stdout}; /* (written as it is made: a row's memory, not the text's) */
     if (o->compare_csv && c->floors_line)
@@ -106,7 +108,7 @@ static void print_compare(const rb_options *o, const rb_runcmp *c, FILE *human)
     else if (o->compare_csv)
         rb_runcmp_csv_to(&b, c);
     else
-        rb_runcmp_print(human, c, o->compare_old, o->compare_new);
+        rb_runcmp_print(stdout, c, o->compare_old, o->compare_new);
     /* (a write that failed is said with the standard output's check; else memory ran out) */
     if (rb_sbuf_flush(&b) != 0 && !ferror(stdout))
         fprintf(stderr, "roofbench: compare: out of memory\n");
@@ -170,16 +172,22 @@ static int build_compare(const rb_options *o, rb_runcmp *c, char *floors_line, s
     return rc;
 }
 
-/* Everything is read and built before anything is written. */
-/* compare --json -: the comparison as JSON on stdout, written as it is made. */
-static void print_json(const rb_options *o, const rb_runcmp *c)
+/* compare --json - or --html -: the comparison as JSON or as its page on the standard output
+ * (rb_cmd_document), written as it is made. */
+static void print_document(const rb_options *o, const rb_runcmp *c)
 {
-    rb_sbuf b = {.sink = stdout};
-    rb_runcmp_json_to(&b, c, o->compare_old, o->compare_new, o->fail_on_platform);
-    if (rb_sbuf_flush(&b) != 0 && !ferror(stdout))
+    FILE *f = rb_cmd_document();
+    rb_sbuf b = {.sink = f};
+    compare_made m = {o, c};
+    if (rb_cli_is_stdout(o->json_path))
+        make_compare_json(&b, &m);
+    else
+        make_compare_html(&b, &m);
+    if (rb_sbuf_flush(&b) != 0 && !ferror(f))
         fprintf(stderr, "roofbench: compare: out of memory\n");
 }
 
+/* Everything is read and built before anything is written. */
 int rb_cmd_compare(const rb_options *o, rb_outputs *outs)
 {
     char floors_line[RB_PATH_BUF + 600];
@@ -190,24 +198,22 @@ int rb_cmd_compare(const rb_options *o, rb_outputs *outs)
     rc = compared_something(o, &c);
     if (rc == 0)
         rc = stage_comparison(o, &c, outs, json_i, html_i);
-    int json_stdout = o->json_path && !strcmp(o->json_path, "-");
-    FILE *human = json_stdout ? stderr : stdout; /* stdout stays parseable */
     if (rc == 0) {
-        print_compare(o, &c, human);
+        print_compare(o, &c);
         int failing = rb_runcmp_failing(&c, o->fail_on_platform);
         int contended = rb_runcmp_contended(&c);
         if (failing && !o->compare_md && !o->compare_csv)
-            rb_table_say(human,
+            rb_table_say(stdout,
                          "exit 1: %d variant(s) slower for a cause other than the machine "
                          "(platform, clock)%s",
-                    failing, o->fail_on_platform ? " (or for any cause)" : "");
+                         failing, o->fail_on_platform ? " (or for any cause)" : "");
         if (contended && !o->compare_md && !o->compare_csv)
-            rb_table_say(human,
+            rb_table_say(stdout,
                          "of which %d contended: a run timed them while another process used "
                          "the GPU, not a code regression; measure again on an idle GPU",
-                    contended);
-        if (json_stdout)
-            print_json(o, &c);
+                         contended);
+        if (rb_cli_writes_stdout(o))
+            print_document(o, &c);
         rc = rb_cmd_commit_after_stdout(outs, json_i >= 0 || html_i >= 0);
         if (rc == 0)
             rc = failing ? EXIT_FAIL : EXIT_OK;

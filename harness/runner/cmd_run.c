@@ -370,8 +370,8 @@ static json_value *run_document(const rb_options *o, int argc, char **argv, rb_p
 }
 
 /* The table, then every file of the run at once (the results, their twins, the CSV, the
- * expectations), then --baseline's comparison. recorded_platform: the platform reference the
- * expectations keep a copy of (taken). */
+ * expectations) and the document of --json - or --csv -, then --baseline's comparison.
+ * recorded_platform: the platform reference the expectations keep a copy of (taken). */
 static void run_write(const rb_options *o, rb_pair_result *results, int n, run_state *s,
                       json_value *doc, json_value *recorded_platform, const json_value *baseline,
                       rb_outputs *outs)
@@ -394,9 +394,11 @@ static void run_write(const rb_options *o, rb_pair_result *results, int n, run_s
             stage_expectations(o, s->expect_path, s->key, results, n, s->earlier, s->repeat,
                                recorded_platform, s->ps.env, outs, &lock_fd, &recorded);
     }
-    if (!doc || rb_results_save(o, s->key, doc, results, n, outs) != 0) {
+    int saved = doc && rb_results_save(o, s->key, doc, results, n, outs) == 0;
+    /* --json - or --csv -: the standard output's document, once the files are written */
+    if (!saved || rb_results_print(o, doc, results, n, rb_cmd_document()) != 0)
         s->failing++;
-    } else if (recorded) {
+    if (saved && recorded) {
         report_dropped(results, n);
         if (s->have_expect)
             rb_expect_say_cleared(stdout, s->expect.doc, results, n);

@@ -145,6 +145,9 @@ int main(int argc, char **argv)
     if (rb_cli_parse(argc, argv, &o, err, sizeof err) != 0)
         return rb_cmd_stdout_checked(rb_cmd_usage_error(err));
     rb_table_set_wide(o.wide);
+    /* --json -, --csv -, --html -: the standard output holds that document alone */
+    if (rb_cli_writes_stdout(&o) && rb_cmd_stdout_for_document() != 0)
+        return EXIT_USAGE;
     int rc = rb_cmd_stdout_checked(dispatch(argc, argv, &o));
     rb_test_report_memory();
     return rc;

@@ -62,12 +62,12 @@
 #include "model/node.h"
 #include "model/report.h"
 #include "model/util.h"
+#include "cmd.h"
 #include "env.h"
 #include "jobs.h"
 #include "rank_run.h"
+#include "report/table.h"
 #include "results.h"
-
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 3 };
 
 static int rank_id, ranks;
 
@@ -547,6 +547,9 @@ static int fleet_report(const rb_options *o, json_value **contrib, int failing)
     if (rb_fleet_save(o, fleet, rb_git_rev, err, sizeof err) != 0) {
         fprintf(stderr, "roofbench_mpi: %s; no file written\n", err);
         failing++;
+    } else if (rb_cli_is_stdout(o->json_path)) { /* --json -: the fleet file on stdout too */
+        rb_cmd_print_json_document(fleet);
+        failing += rb_cmd_stdout_checked(EXIT_OK) != EXIT_OK;
     }
     json_free(fleet);
     if (failing || outliers)
@@ -561,8 +564,11 @@ static int run(const rb_options *o, int argc, char **argv, const rb_job *jobs, i
 {
     char err[RB_PATH_BUF + 200];
     int rc = EXIT_OK;
+    /* --json -: rank 0's standard output holds the fleet file alone (the others' is dropped) */
+    if (rank_id == 0 && rb_cli_writes_stdout(o) && rb_cmd_stdout_for_document() != 0)
+        rc = EXIT_USAGE;
     /* The results must be writable before any GPU work (as `roofbench run` checks). */
-    if (rank_id == 0 && rb_fleet_check_outputs(o, err, sizeof err) != 0) {
+    if (rc == EXIT_OK && rank_id == 0 && rb_fleet_check_outputs(o, err, sizeof err) != 0) {
         fprintf(stderr, "roofbench_mpi: %s\n", err);
         rc = EXIT_USAGE;
     }
@@ -608,6 +614,8 @@ int main(int argc, char **argv)
     int n = 0, rc = parse_args(argc, argv, &o, err, sizeof err);
     if (rc == 0 && rb_jobs_select(&o, NULL, jobs, &n, err, sizeof err) != 0)
         rc = -1;
+    if (rc == 0)
+        rb_table_set_wide(o.wide);
     if (rc != 0) {
         if (rank_id == 0 && rc > 0)
             fputs(mpi_usage, stdout);

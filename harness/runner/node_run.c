@@ -19,6 +19,7 @@
 #include "model/node.h"
 #include "model/text.h"
 #include "model/util.h"
+#include "cmd.h"
 #include "env.h"
 #include "jobs.h"
 #include "results.h"
@@ -55,19 +56,34 @@ static int node_count(const rb_options *o, rb_scope s)
     return rb_jobs_select(&x, NULL, jobs, &n, err, sizeof err) == 0 ? n : 0;
 }
 
-/* The options of the user's command line that every part takes as they are: all but
- * --device, --json and --results-dir (the node's own), into out (NULL-terminated). */
+/* Whether a is the node's own option: --device (also -d, --devices), --json or --results-dir;
+ * *value: its value is the next argument (not --name=VALUE). */
+static int node_own_option(const char *a, int *value)
+{
+    static const char *const own[] = {"--device", "-d", "--devices", "--json", "--results-dir"};
+    for (size_t k = 0; k < sizeof own / sizeof own[0]; k++) {
+        size_t len = strlen(own[k]);
+        if (!strncmp(a, own[k], len) && (a[len] == '\0' || (a[len] == '=' && a[1] == '-'))) {
+            *value = a[len] == '\0';
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The options of the user's command line that every part takes as they are: all but the node's
+ * own (node_own_option), into out (NULL-terminated). */
 static int node_child_args(const node_plan *p, const char **out, int max)
 {
     int k = 0;
     out[k++] = p->argv[0];
     for (int i = 1; i < p->argc && k < max - 12; i++) {
-        const char *a = p->argv[i];
-        if (!strcmp(a, "--device") || !strcmp(a, "--json") || !strcmp(a, "--results-dir")) {
-            i++;
+        int value = 0;
+        if (node_own_option(p->argv[i], &value)) {
+            i += value;
             continue;
         }
-        out[k++] = a;
+        out[k++] = p->argv[i];
     }
     out[k] = NULL;
     return k;
@@ -360,14 +376,15 @@ static int node_worst(const node_part *parts, int n, int worst)
     return worst;
 }
 
-/* The node's files: --json FILE (and FILE's .md), or results/<node key>/<UTC>-<git>-node.json.
- */
+/* The node's files: --json FILE (and FILE's .md), or results/<node key>/<UTC>-<git>-node.json
+ * (no --json, or --json -: the document then also on the standard output). */
 static int node_save(const node_plan *p, const json_value *node)
 {
     char json_path[RB_PATH_BUF], md_path[RB_PATH_BUF + 8], stamp[32], err[RB_PATH_BUF + 300];
     rb_utc_stamp(stamp, sizeof stamp);
     const char *key = json_string_at(node, "hardware_key", "unknown-gpu");
-    if (p->o->json_path)
+    int to_stdout = rb_cli_is_stdout(p->o->json_path);
+    if (p->o->json_path && !to_stdout)
         rb_fmt(json_path, sizeof json_path, "%s", p->o->json_path);
     else if (!rb_is_hardware_key(key) ||
              rb_fmt_fits(json_path, sizeof json_path, "%s/%s/%s-%s-node.json", p->o->results_dir,
@@ -383,6 +400,8 @@ static int node_save(const node_plan *p, const json_value *node)
         return -1;
     }
     printf("node results: %s, %s\n", json_path, md_path);
+    if (to_stdout)
+        rb_cmd_print_json_document(node);
     return 0;
 }
 

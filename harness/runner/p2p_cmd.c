@@ -11,6 +11,7 @@
 #include "report/p2p_table.h"
 #include "report/svg.h"
 #include "model/util.h"
+#include "cmd.h"
 #include "env.h"
 #include "p2p_matrix.h"
 #include "results.h"
@@ -20,8 +21,13 @@ int rb_p2p_files(const rb_options *o, rb_outputs *outs, int index[2], char *err,
 {
     if (o->expect_path && !o->expect_none)
         rb_outputs_input(outs, o->expect_path, "--expect", 0);
-    index[0] = o->json_path ? rb_outputs_add(outs, o->json_path, "--json", 0) : -1;
-    index[1] = o->plot_html ? rb_outputs_add(outs, o->plot_html, "--html", 0) : -1;
+    /* --json - or --html -: the standard output's, written after the files (rb_p2p_run) */
+    index[0] = o->json_path && !rb_cli_is_stdout(o->json_path)
+                   ? rb_outputs_add(outs, o->json_path, "--json", 0)
+                   : -1;
+    index[1] = o->plot_html && !rb_cli_is_stdout(o->plot_html)
+                   ? rb_outputs_add(outs, o->plot_html, "--html", 0)
+                   : -1;
     return rb_outputs_check(outs, err, err_size);
 }
 
@@ -105,8 +111,10 @@ static void make_p2p_json(rb_sbuf *b, const void *x)
     json_write_to(b, x, 2, NULL, NULL, NULL, 0);
 }
 
-/* Writes --json and --html. 0, or 2 (message printed). */
-static int write_files(rb_outputs *outs, const int index[2], const json_value *doc)
+/* Writes --json and --html, then the one of them that is the standard output's
+ * (rb_cmd_document). 0, or 2 (message printed). */
+static int write_files(const rb_options *o, rb_outputs *outs, const int index[2],
+                       const json_value *doc)
 {
     char err[RB_PATH_BUF + 300] = "";
     int rc = 0;
@@ -118,6 +126,15 @@ static int write_files(rb_outputs *outs, const int index[2], const json_value *d
         rc = rb_outputs_commit(outs, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "roofbench: %s\n", err[0] ? err : "cannot write the files");
+        return 2;
+    }
+    if (!rb_cli_writes_stdout(o))
+        return 0;
+    rb_sbuf b = {.sink = rb_cmd_document()};
+    (rb_cli_is_stdout(o->json_path) ? make_p2p_json : make_p2p_html)(&b, doc);
+    /* (a write that failed is said with the standard output's check; else memory ran out) */
+    if (rb_sbuf_flush(&b) != 0 && !ferror(rb_cmd_document())) {
+        fprintf(stderr, "roofbench: p2p: out of memory\n");
         return 2;
     }
     return 0;
@@ -151,7 +168,7 @@ int rb_p2p_run(const rb_options *o, int argc, char **argv, const json_value *env
     free(text);
     int weak = rb_p2p_weak_count(m);
     json_value *doc = p2p_document(argc, argv, env, expect, m);
-    rc = doc ? write_files(outs, index, doc) : 2;
+    rc = doc ? write_files(o, outs, index, doc) : 2;
     json_free(doc);
     if (rc == 0 && weak)
         printf("exit 1: %d weak link measurement(s)\n", weak);

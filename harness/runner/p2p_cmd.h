@@ -16,8 +16,8 @@
 #include "model/outputs.h"
 
 /* Registers p2p's files in outs (--expect read, --json and --html written: their indexes in
- * index[0], index[1], -1 when not asked for) and checks them, before any GPU work. 0, or -1
- * with one line in err (exit 2). */
+ * index[0], index[1], -1 when not asked for or the standard output's) and checks them, before
+ * any GPU work. 0, or -1 with one line in err (exit 2). */
 int rb_p2p_files(const rb_options *o, rb_outputs *outs, int index[2], char *err, size_t err_size);
 
 /* Measures, prints and writes, after the probe (env: its environment). Returns the exit code:

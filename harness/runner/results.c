@@ -266,11 +266,23 @@ static int default_path(const rb_options *o, const char *key, const char *stamp,
                        suffix);
 }
 
-/* The CSV (--csv), registered and staged. 0, or -1 with err. */
+/* The results file and the CSV named on the command line: NULL for none, and for the standard
+ * output (--json -: the results file then has its default name; rb_results_print). */
+static const char *json_file(const rb_options *o)
+{
+    return rb_cli_is_stdout(o->json_path) ? NULL : o->json_path;
+}
+
+static const char *csv_file(const rb_options *o)
+{
+    return rb_cli_is_stdout(o->csv_path) ? NULL : o->csv_path;
+}
+
+/* The CSV (--csv FILE), registered and staged. 0, or -1 with err. */
 static int stage_csv(const rb_options *o, rb_outputs *outs, const rb_pair_result *results, int n,
                      char *err, size_t err_size)
 {
-    if (!o->csv_path)
+    if (!csv_file(o))
         return 0;
     int k = rb_outputs_add(outs, o->csv_path, "--csv", 0);
     char *csv = k >= 0 ? rb_report_csv(results, n) : NULL;
@@ -286,8 +298,8 @@ int rb_results_check_outputs(const rb_options *o, const char *hardware_key, cons
 {
     char path[RB_PATH_BUF];
     int keep = rb_outputs_count(outs), rc = 0;
-    if (o->json_path) {
-        rc = add_results(outs, o->json_path, 0, err, err_size) < 0;
+    if (json_file(o)) {
+        rc = add_results(outs, json_file(o), 0, err, err_size) < 0;
     } else if (!hardware_key) {
         rc = rb_dir_writable(o->results_dir, err, err_size) != 0;
     } else if (default_path(o, hardware_key, "20261122T031502Z", "-1000", path, sizeof path)) {
@@ -296,7 +308,7 @@ int rb_results_check_outputs(const rb_options *o, const char *hardware_key, cons
     } else {
         rc = add_results(outs, path, 1, err, err_size) < 0; /* the longest name a run takes */
     }
-    if (rc == 0 && o->csv_path && rb_outputs_add(outs, o->csv_path, "--csv", 0) < 0)
+    if (rc == 0 && csv_file(o) && rb_outputs_add(outs, csv_file(o), "--csv", 0) < 0)
         rc = -1;
     if (rc == 0 && expect_path &&
         rb_outputs_add(outs, expect_path, "the expectation file",
@@ -327,8 +339,8 @@ int rb_results_save(const rb_options *o, const char *hardware_key, const json_va
 {
     char err[RB_PATH_BUF + 200] = "", path[RB_PATH_BUF], stamp[32];
     int rc = stage_csv(o, outs, results, n, err, sizeof err);
-    if (rc == 0 && o->json_path) {
-        rb_fmt(path, sizeof path, "%s", o->json_path);
+    if (rc == 0 && json_file(o)) {
+        rb_fmt(path, sizeof path, "%s", json_file(o));
         rc = save_at(outs, path, 0, doc, results, n, err, sizeof err);
     } else if (rc == 0) {
         rb_utc_stamp(stamp, sizeof stamp);
@@ -362,8 +374,25 @@ int rb_results_save(const rb_options *o, const char *hardware_key, const json_va
            ".html beside it)\n",
            path);
     if (o->csv_path)
-        printf("table: %s\n", o->csv_path);
+        printf("table: %s\n", csv_file(o) ? csv_file(o) : "on the standard output");
     return 0;
+}
+
+int rb_results_print(const rb_options *o, const json_value *doc, const rb_pair_result *results,
+                     int n, FILE *f)
+{
+    rb_sbuf b = {.sink = f};
+    if (rb_cli_is_stdout(o->json_path))
+        json_write_to(&b, doc, 2, NULL, NULL, NULL, 0);
+    char *csv = rb_cli_is_stdout(o->csv_path) ? rb_report_csv(results, n) : NULL;
+    if (csv)
+        rb_sbuf_add(&b, "%s", csv);
+    int oom = rb_sbuf_flush(&b) != 0 && !ferror(f);
+    oom |= rb_cli_is_stdout(o->csv_path) && !csv;
+    free(csv);
+    if (oom)
+        fprintf(stderr, "roofbench: the document on the standard output: out of memory\n");
+    return oom ? -1 : 0;
 }
 
 void rb_results_derive(const rb_expect *e, const char *hardware_key, rb_pair_result *results,

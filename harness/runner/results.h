@@ -8,6 +8,8 @@
 #ifndef RB_RESULTS_H
 #define RB_RESULTS_H
 
+#include <stdio.h>
+
 #include "child.h"
 #include "model/cli.h"
 #include "model/expect.h"
@@ -42,18 +44,25 @@ json_value *rb_results_meta(const char *tool, const rb_options *o, int argc, cha
  * the inputs outs holds (before any GPU work): the results file and its four siblings (.md,
  * .svg, -speedup.svg, .html) at --json FILE, or under the default name of hardware_key, the
  * longest one a run may take (NULL, before the GPU is known: only the results folder is
- * checked); the CSV (--csv); the expectation file at expect_path (NULL: not written). outs is
+ * checked; --json - names the default file); the CSV (--csv FILE); the expectation file at expect_path (NULL: not written). outs is
  * left holding what it held. 0, or -1 with one line in err. */
 int rb_results_check_outputs(const rb_options *o, const char *hardware_key, const char *expect_path,
                              rb_outputs *outs, char *err, size_t err_size);
 
-/* Writes doc (rb_report_json), its Markdown twin, its charts and report, and the CSV (--csv),
- * together with what outs holds staged already (the expectation file): all or none. The results
- * go to --json FILE, which is replaced, or to <results-dir>/<hardware key>/<UTC>-<git>.json,
- * which never is (a second run in the same second writes <UTC>-<git>-2.json), making the
- * folders. 0, or -1 with the line printed. */
+/* Writes doc (rb_report_json), its Markdown twin, its charts and report, and the CSV (--csv
+ * FILE), together with what outs holds staged already (the expectation file): all or none. The
+ * results go to --json FILE, which is replaced, or (no --json, or --json -) to
+ * <results-dir>/<hardware key>/<UTC>-<git>.json, which never is (a second run in the same
+ * second writes <UTC>-<git>-2.json), making the folders. 0, or -1 with the line printed. */
 int rb_results_save(const rb_options *o, const char *hardware_key, const json_value *doc,
                     const rb_pair_result *results, int n, rb_outputs *outs);
+
+/* run --json - and --csv -: the results document (doc, as rb_results_save wrote it) or the CSV
+ * onto f, the standard output kept for it (cmd.h, rb_cmd_document), once the files are written;
+ * nothing for a run that names no such output. 0, or -1 when out of memory (said). A write that
+ * fails on f is f's error, for its caller to say. */
+int rb_results_print(const rb_options *o, const json_value *doc, const rb_pair_result *results,
+                     int n, FILE *f);
 
 /* Places every variant on the roofline (rb_report_derive): against the expectation file's
  * ceilings and peaks, or without one (e NULL) against the datasheet peaks of the hardware key.
