@@ -95,7 +95,8 @@ static const char *variant_dash(int vi)
     return dashes[vi % 4];
 }
 
-static void draw_series(rb_sbuf *b, const rb_plot_data *d, const rb_plot_frame *f, const series *s,
+/* A series' line and markers; both kept clear of the labels placed after them (a note). */
+static void draw_series(rb_sbuf *b, const rb_plot_data *d, rb_plot_frame *f, const series *s,
                         double *xy)
 {
     const char *colour = rb_plot_colour(s->colour);
@@ -114,6 +115,12 @@ static void draw_series(rb_sbuf *b, const rb_plot_data *d, const rb_plot_frame *
                p->variant, p->role, bw, size);
         rb_plot_draw_marker(b, xy[2 * k], xy[2 * k + 1], RB_PLOT_POINT_R - 0.5, s->colour, colour,
                             0, "pt", title);
+        rb_plot_labels_block(&f->labels,
+                             rb_plot_marker_quad(xy[2 * k], xy[2 * k + 1], RB_PLOT_POINT_R), 0);
+        if (k > 0)
+            rb_plot_labels_block(
+                &f->labels, rb_plot_segment(xy[2 * k - 2], xy[2 * k - 1], xy[2 * k], xy[2 * k + 1]),
+                1);
     }
 }
 
@@ -178,10 +185,10 @@ double rb_plot_draw_collectives(rb_sbuf *b, const rb_plot_data *d, double y)
         rb_plot_draw_axes(b, &f, 0, 1);
         if (d->have_roofs)
             rb_plot_draw_flat_roofs(b, d, &f);
-        else
-            rb_plot_frame_note(b, &f, "roofs unknown", 12, "#b00020");
         for (int k = 0; k < c->n; k++)
             draw_series(b, d, &f, &c->s[k], xy);
+        if (!d->have_roofs)
+            rb_plot_frame_note(b, &f, "roofs unknown", 12, "#b00020");
         const rb_plot_box *a = &f.area;
         rb_svg_text(b, a->x + a->w / 2, a->y + a->h + 34, 11, "middle", "#000000", 0,
                     "bytes per GPU");
