@@ -14,11 +14,12 @@
  * vs_ceiling (bound, rate and efficiency). Files written before variants named a roof: no FLOPs
  * -> bandwidth, the pair's link_bytes -> link, a us_per_kernel figure -> latency. A collective
  * run on one GPU (extras gpus 1 beside a busbw_gbps) moves nothing over a link: its algbw is a
- * local copy's and its busbw 0, so it is not plotted on the link panel (the foot says why).
+ * local copy's and its busbw 0, so it is on no chart (the report's "Not plotted" says why).
  * Roofs come from the document's top-level "roofs"; a file without it is drawn with its points
- * and the words "roofs unknown". A collective over several GPUs (extras size_bytes and
- * busbw_gbps) goes on the collectives panel: bus bandwidth against size, one line per collective
- * and variant, as nccl-tests shows them (plot_collectives.c).
+ * and the words "roofs unknown". A collective over several GPUs (extras busbw_gbps and gpus > 1)
+ * goes on the collectives panel: bus bandwidth against its size (extras size_bytes, or in a file
+ * from before them the pair's work-model bytes), one line per collective and variant, as
+ * nccl-tests shows them (plot_collectives.c).
  *
  * Colours and markers: pairs of one family (the name up to its first '.' or '@': sgemm@1M and
  * sgemm@4M, hgemm.square@64M and hgemm.awkward@16M) share a colour and a marker shape; families
