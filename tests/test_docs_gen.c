@@ -588,7 +588,9 @@ static void test_reference_markdown_planted(void)
     RB_CHECK(md && strstr(md, "# roofbench results: Test GPU\n") &&
              strstr(md, "| copy | baseline |"));
     RB_CHECK(md && strstr(md, "\n## Kernels\n") && strstr(md, "`copy_optimized_kernel` | 16 |"));
-    RB_CHECK(md && strstr(md, "![roofline chart](reference.svg)") &&
+    /* the charts the run has (a copy, no FLOPs: the bandwidth chart, no roofline) */
+    RB_CHECK(md && strstr(md, "![bandwidth chart](reference-bandwidth.svg)") &&
+             !strstr(md, "](reference.svg)") &&
              strstr(md, "![speedup chart](reference-speedup.svg)") &&
              strstr(md, "[HTML report](reference.html)"));
     RB_CHECK(!rb_docs_reference_md(d, "Not/A/Key", err, sizeof err) && strstr(err, "hardware key"));

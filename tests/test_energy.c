@@ -283,7 +283,7 @@ static void test_energy_roofline_chart(void)
     if (getenv("RB_TEST_SHOW_SVG"))
         fputs(svg, stdout);
     free(svg);
-    char *html = rb_plot_html(&d, "<svg/>", "<svg/>");
+    char *html = rb_plot_html(&d);
     RB_CHECK(html && strstr(html, "<h2>Energy roofline</h2>"));
     free(html);
     rb_plot_free(&d);
@@ -294,7 +294,7 @@ static void test_energy_roofline_chart(void)
     RB_CHECK(doc && rb_plot_load(doc, NULL, &d, err, sizeof err) == 0);
     json_free(doc);
     RB_CHECK(!rb_plot_has_energy(&d));
-    html = rb_plot_html(&d, "<svg/>", "<svg/>");
+    html = rb_plot_html(&d);
     RB_CHECK(html && !strstr(html, "Energy roofline"));
     free(html);
     rb_plot_free(&d);

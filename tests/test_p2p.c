@@ -291,14 +291,14 @@ static void test_report_shows_the_matrix(void)
     char err[200] = "";
     RB_CHECK(rb_plot_load(doc, NULL, &d, err, sizeof err) == 0);
     json_free(doc); /* the data keeps its own copy */
-    char *html = rb_plot_html(&d, "<svg/>", "<svg/>");
+    char *html = rb_plot_html(&d);
     RB_CHECK(html && strstr(html, "<h2>P2P matrix</h2>") && strstr(html, "v-regressed") &&
              strstr(html, "300.0!"));
     free(html);
     rb_plot_free(&d);
     json_value *plain = parse("{\"schema\":1,\"pairs\":[]}");
     RB_CHECK(rb_plot_load(plain, NULL, &d, err, sizeof err) == 0);
-    html = rb_plot_html(&d, "<svg/>", "<svg/>");
+    html = rb_plot_html(&d);
     RB_CHECK(html && !strstr(html, "P2P matrix"));
     free(html);
     rb_plot_free(&d);

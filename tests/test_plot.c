@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tier 1 and 2: the SVG writer, the roofline and speedup charts, the HTML report and the plot
- * command. Where a known point must land is computed here by hand and found in the SVG; every
- * chart must be well-formed XML (a small checker below, so CI needs no xmllint); names with
- * <&>"' are escaped; a results file written before "roofs" existed still plots.
+ * Tier 1 and 2: the SVG writer, the charts (one a regime with points) and the speedup chart,
+ * the HTML report and the plot command. Where a known point must land is computed here by hand
+ * and found in the SVG; every chart must be well-formed XML (a small checker below, so CI needs
+ * no xmllint); names with <&>"' are escaped; a results file written before "roofs" existed still
+ * plots; a regime with no point has no chart and no file.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "../harness/report/plot.h"
 #include "../harness/report/svg.h"
 #include "../harness/runner/results.h"
+#include "plot_charts.h"
 #include "rbtest.h"
 #include "xml_check.h"
 
@@ -154,10 +156,15 @@ static void test_known_point_lands_where_computed(void)
     rb_plot_roofline_axes(&d, &x, &y);
     RB_CHECK(x.lo == -1 && x.hi == 4 && y.lo == 11 && y.hi == 16);
     RB_CHECK(d.n_zooms == 0);
-    char *svg = rb_plot_roofline_svg(&d);
-    RB_CHECK(svg && rb_test_xml_problem(svg) == NULL);
-    if (svg && rb_test_xml_problem(svg))
-        printf("    %s\n", rb_test_xml_problem(svg));
+    /* the fixture's regimes: the roofline, bandwidth, links, latency; no compute-bound chart
+     * (no zoom), no collectives */
+    static const int used[RB_CHART_COUNT] = {1, 0, 1, 1, 1, 0};
+    for (int c = 0; c < RB_CHART_COUNT; c++)
+        RB_CHECK(rb_plot_chart_used(&d, (rb_plot_chart)c) == used[c]);
+    RB_CHECK(plot_charts_xml_problem(&d) == NULL);
+    if (plot_charts_xml_problem(&d))
+        printf("    %s\n", plot_charts_xml_problem(&d));
+    char *svg = rb_plot_chart_svg(&d, RB_CHART_ROOFLINE), *all = plot_all_charts(&d);
     /* sgemm's optimized: AI = 137438953472 / 201326592 = 682.67 FLOP/byte, 45.72 TFLOP/s; its
      * marker's path starts at its centre */
     double cx = 80 + (log10(137438953472.0 / 201326592.0) + 1) / 5 * 840;
@@ -169,19 +176,23 @@ static void test_known_point_lands_where_computed(void)
         printf("    no marker at %s\n", want);
     RB_CHECK_NEAR(cx, 724.15, 0.01);
     RB_CHECK_NEAR(cy, 283.95, 0.01);
-    RB_CHECK(svg && count(svg, "class=\"pt\"") == 19); /* every variant, on one panel or another */
+    /* every variant, on one chart or another */
+    RB_CHECK(all && count(all, "class=\"pt\"") == 19);
     RB_CHECK(svg && strstr(svg, "sgemm / optimized (optimized): 45.7 TFLOP/s at 683 FLOP/byte, "
                                 "75.4% of FP32</title>"));
     /* the fixture's FP32 and FP64 peaks are equal: one line, one label */
     RB_CHECK(svg && strstr(svg, ">FP32 60.6 TFLOP/s<") &&
              strstr(svg, ">FP32/FP64 peak 66.9 TFLOP/s<"));
-    RB_CHECK(svg && strstr(svg, ">launch 2.10 \xc2\xb5s<"));
+    RB_CHECK(all && strstr(all, ">launch 2.10 \xc2\xb5s<") && !strstr(svg, ">launch 2.10"));
     RB_CHECK(svg && strstr(svg, "stroke-dasharray"));
-    RB_CHECK(svg && count(svg, "marker-end=\"url(#arrow-") >= 12);
-    RB_CHECK(svg && !strstr(svg, "roofs unknown"));
-    RB_CHECK(svg && strstr(svg, "NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0, "
-                                "2026-11-25T12:06:18Z, git fixture"));
+    RB_CHECK(all && count(all, "marker-end=\"url(#arrow-") >= 12);
+    RB_CHECK(all && !strstr(all, "roofs unknown"));
+    RB_CHECK(svg && strstr(svg, "roofbench roofline: NVIDIA H100 80GB HBM3, driver 580.159.04, "
+                                "CUDA 13.0, 2026-11-25T12:06:18Z, git fixture"));
+    /* each chart its own: one title, the arrowheads it uses defined in it */
+    RB_CHECK(all && count(all, "<svg ") == 4 && count(all, ">roofbench latency: ") == 1);
     free(svg);
+    free(all);
     char *speedup = rb_plot_speedup_svg(&d);
     RB_CHECK(speedup && rb_test_xml_problem(speedup) == NULL);
     /* a bar per rung: the 19 variants less 6 baselines */
@@ -224,9 +235,9 @@ static void test_names_are_escaped(void)
     RB_CHECK(doc && rb_plot_load(doc, NULL, &d, err, sizeof err) == 0);
     if (!doc)
         return;
-    char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
-    char *html = svg && speedup ? rb_plot_html(&d, svg, speedup) : NULL;
-    RB_CHECK(svg && rb_test_xml_problem(svg) == NULL && speedup &&
+    char *svg = plot_all_charts(&d), *speedup = rb_plot_speedup_svg(&d);
+    char *html = rb_plot_html(&d);
+    RB_CHECK(plot_charts_xml_problem(&d) == NULL && speedup &&
              rb_test_xml_problem(speedup) == NULL);
     RB_CHECK(svg && strstr(svg, "a&lt;b&amp;c&gt;&quot;d&#39;e") && !strstr(svg, "a<b"));
     RB_CHECK(html && strstr(html, "a&lt;b&amp;c&gt;&quot;d&#39;e") && !strstr(html, "a<b"));
@@ -263,15 +274,19 @@ static void test_old_results_file_plots(void)
     /* the nine in-place NCCL rows skipped; all 27 NCCL rows of this one-GPU run (busbw 0, no
      * byte over a link) kept off the link panel */
     RB_CHECK(skipped == 9 && one_gpu == 27 && plotted == d.n_points - 27);
-    char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
-    RB_CHECK(svg && rb_test_xml_problem(svg) == NULL && speedup &&
+    char *svg = plot_all_charts(&d), *speedup = rb_plot_speedup_svg(&d);
+    char *html = rb_plot_html(&d);
+    RB_CHECK(plot_charts_xml_problem(&d) == NULL && speedup &&
              rb_test_xml_problem(speedup) == NULL);
     RB_CHECK(svg && count(svg, "class=\"pt\"") == plotted);
     RB_CHECK(svg && strstr(svg, "roofs unknown"));
-    RB_CHECK(svg && strstr(svg, "Not plotted, skipped: "));
-    RB_CHECK(svg && strstr(svg, "one GPU, no link traffic: "));
+    /* what is on no chart, the report says: not in the charts (a slide has no wall of text) */
+    RB_CHECK(svg && !strstr(svg, "skipped: ") && !strstr(svg, "no link traffic"));
+    RB_CHECK(html && strstr(html, "<h2>Not plotted</h2>") && strstr(html, "<li>skipped: "));
+    RB_CHECK(html && strstr(html, "<li>one GPU, no link traffic: "));
     free(svg);
     free(speedup);
+    free(html);
     rb_plot_free(&d);
     json_free(doc);
 }
@@ -284,16 +299,20 @@ static void test_html_is_self_contained(void)
     RB_CHECK(doc && rb_plot_load(doc, NULL, &d, err, sizeof err) == 0);
     if (!doc)
         return;
-    char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
-    char *html = svg && speedup ? rb_plot_html(&d, svg, speedup) : NULL;
+    char *html = rb_plot_html(&d);
     RB_CHECK(html && count(html, "class=\"pt\"") == 19 && count(html, "class=\"bar\"") == 13);
+    /* each chart a figure of its own: the roofline, bandwidth, links, latency, speedups */
+    RB_CHECK(html && count(html, "<div class=\"chart\">") == 5 &&
+             strstr(html, "<h2>Roofline</h2>") && strstr(html, "<h2>Bandwidth</h2>") &&
+             strstr(html, "<h2>Links</h2>") && strstr(html, "<h2>Latency</h2>") &&
+             !strstr(html, "<h2>Compute-bound region</h2>") && !strstr(html, "<h2>Collectives</h2>"));
+    /* ids are the document's: a chart's arrowheads named by the chart */
+    RB_CHECK(html && strstr(html, "id=\"arrow-0-") && strstr(html, "id=\"arrow-2-"));
     RB_CHECK(html && count(html, "<tr>") == 19 + 1);
     RB_CHECK(html && strstr(html, "<script>") && strstr(html, "addEventListener('click'"));
     /* nothing fetched: no src, href or stylesheet link; the only URL is the SVG namespace */
     RB_CHECK(html && !strstr(html, "src=") && !strstr(html, "href=") && !strstr(html, "<link"));
     RB_CHECK(html && count(html, "http") == count(html, "http://www.w3.org/2000/svg"));
-    free(svg);
-    free(speedup);
     free(html);
     rb_plot_free(&d);
     json_free(doc);
@@ -345,14 +364,28 @@ static void test_plot_command(void)
     snprintf(cmd, sizeof cmd, "cp '%s/" FIXTURE "' '%s/run.json'", cwd, dir);
     RB_CHECK(system(cmd) == 0);
     RB_CHECK(rbtest_run("plot run.json") == 0);
+    /* a chart a regime with points, each a file; none for a regime without */
+    RB_CHECK(strstr(rbtest_output(), "plot: run.svg, run-bandwidth.svg, run-links.svg, "
+                                     "run-latency.svg, run-speedup.svg\n"));
     RB_CHECK(file_in(dir, "run.svg") && file_in(dir, "run-speedup.svg") && !file_in(dir, "run.html"));
-    char *svg = read_all(dir, "run.svg");
-    RB_CHECK(svg && rb_test_xml_problem(svg) == NULL && count(svg, "class=\"pt\"") == 19);
-    free(svg);
+    RB_CHECK(!file_in(dir, "run-compute.svg") && !file_in(dir, "run-collectives.svg"));
+    static const char *const charts[] = {"run.svg", "run-bandwidth.svg", "run-links.svg",
+                                         "run-latency.svg"};
+    int points = 0;
+    for (size_t k = 0; k < sizeof charts / sizeof charts[0]; k++) {
+        char *svg = read_all(dir, charts[k]);
+        RB_CHECK(svg && rb_test_xml_problem(svg) == NULL);
+        points += svg ? count(svg, "class=\"pt\"") : 0;
+        free(svg);
+    }
+    RB_CHECK(points == 19);
+    /* a plot that has fewer regimes leaves no chart of the one before it under its names */
+    RB_CHECK(rbtest_run("plot run.json -o out.svg") == 0 && file_in(dir, "out-links.svg"));
     RB_CHECK(rbtest_run("plot run.json -o out.svg --html report.html --filter '^sgemm$'") == 0);
     RB_CHECK(file_in(dir, "out.svg") && file_in(dir, "out-speedup.svg") &&
              file_in(dir, "report.html"));
-    svg = read_all(dir, "out.svg");
+    RB_CHECK(!file_in(dir, "out-links.svg") && !file_in(dir, "out-bandwidth.svg"));
+    char *svg = read_all(dir, "out.svg");
     RB_CHECK(svg && count(svg, "class=\"pt\"") == 5);
     free(svg);
     /* errors: one line, exit 2, no file of the chart written */
@@ -405,9 +438,13 @@ static void test_run_writes_charts_beside_results(void)
     rb_outputs_free(outs);
     RB_CHECK(file_in(dir, "run.json") && file_in(dir, "run.md"));
     RB_CHECK(file_in(dir, "run.svg") && file_in(dir, "run-speedup.svg") &&
-             file_in(dir, "run.html"));
+             file_in(dir, "run.html") && file_in(dir, "run-latency.svg"));
+    RB_CHECK(!file_in(dir, "run-compute.svg") && !file_in(dir, "run-collectives.svg"));
     char *md = read_all(dir, "run.md"), *html = read_all(dir, "run.html");
+    /* the Markdown links the charts written, and only those */
     RB_CHECK(md && strstr(md, "![roofline chart](run.svg)") &&
+             strstr(md, "![bandwidth chart](run-bandwidth.svg)") &&
+             strstr(md, "![latency chart](run-latency.svg)") && !strstr(md, "run-compute.svg") &&
              strstr(md, "![speedup chart](run-speedup.svg)") && strstr(md, "](run.html)"));
     RB_CHECK(html && count(html, "class=\"pt\"") == 19);
     free(md);

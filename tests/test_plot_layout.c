@@ -14,6 +14,7 @@
 
 #include "../harness/report/plot.h"
 #include "../harness/model/util.h"
+#include "plot_charts.h"
 #include "rbtest.h"
 
 #define FIXTURE "tests/plot/roofs.json"
@@ -222,19 +223,39 @@ static int read_points(const char *svg, rb_plot_quad *out, int max)
     return n;
 }
 
-/* Overlapping texts, and texts over points, in an SVG (each printed). */
+/* The lines of groups of class roof, arrow or leader: the lines no label may cross. */
+static int read_lines(const char *svg, rb_plot_quad *out, int max)
+{
+    int n = 0;
+    static const char *const groups[] = {"<g class=\"roof\">\n<line ", "<g class=\"arrow\">\n<line ",
+                                         "<g class=\"leader\">\n<line "};
+    for (size_t g = 0; g < 3; g++)
+        for (const char *p = strstr(svg, groups[g]); p && n < max; p = strstr(p + 1, groups[g])) {
+            const char *line = strstr(p, "<line "), *end = strchr(line, '>');
+            char v[4][32];
+            if (!attr(line, end, "x1", v[0], 32) || !attr(line, end, "y1", v[1], 32) ||
+                !attr(line, end, "x2", v[2], 32) || !attr(line, end, "y2", v[3], 32))
+                continue;
+            out[n++] = rb_plot_segment(atof(v[0]), atof(v[1]), atof(v[2]), atof(v[3]));
+        }
+    return n;
+}
+
+/* Overlapping texts, texts over points and lines across texts, in an SVG (each printed). */
 static int chart_problems(const char *svg, const char *what)
 {
     enum { MAX = 4000 };
     svg_text *t = malloc(MAX * sizeof *t);
-    rb_plot_quad *pts = malloc(MAX * sizeof *pts);
+    rb_plot_quad *pts = malloc(MAX * sizeof *pts), *lines = malloc(MAX * sizeof *lines);
     int bad = 0;
-    if (!t || !pts) {
+    if (!t || !pts || !lines) {
         free(t);
         free(pts);
+        free(lines);
         return -1;
     }
     int n = read_texts(svg, t, MAX), np = read_points(svg, pts, MAX);
+    int nl = read_lines(svg, lines, MAX);
     for (int i = 0; i < n; i++) {
         for (int k = i + 1; k < n; k++)
             if (rb_plot_quads_overlap(&t[i].q, &t[k].q) && bad++ < 10)
@@ -242,9 +263,13 @@ static int chart_problems(const char *svg, const char *what)
         for (int k = 0; k < np; k++)
             if (rb_plot_quads_overlap(&t[i].q, &pts[k]) && bad++ < 10)
                 printf("    %s: \"%s\" covers a point\n", what, t[i].text);
+        for (int k = 0; k < nl; k++)
+            if (rb_plot_quads_overlap(&t[i].q, &lines[k]) && bad++ < 10)
+                printf("    %s: a line crosses \"%s\"\n", what, t[i].text);
     }
     free(t);
     free(pts);
+    free(lines);
     return bad;
 }
 
@@ -272,6 +297,11 @@ static void test_checker_sees_a_planted_overlap(void)
                       "<text x=\"10\" y=\"60\" font-size=\"9.0\" text-anchor=\"start\" "
                       "fill=\"#000\">alone</text></svg>";
     RB_CHECK(chart_problems(svg, "planted") == 1);
+    /* a roof line through a label */
+    const char *struck = "<svg><text x=\"10\" y=\"20\" font-size=\"11.0\" text-anchor=\"start\" "
+                         "fill=\"#000\">label</text>\n<g class=\"roof\">\n<line x1=\"0\" "
+                         "y1=\"16\" x2=\"100\" y2=\"16\"/>\n</g></svg>";
+    RB_CHECK(chart_problems(struck, "planted") == 1);
 }
 
 /* The charts of each committed run: not one overlap. */
@@ -285,10 +315,15 @@ static void test_committed_runs_have_no_overlap(void)
             RB_CHECK(0);
             continue;
         }
-        char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
-        RB_CHECK(svg && chart_problems(svg, runs[r]) == 0);
+        for (int c = 0; c < RB_CHART_COUNT; c++) {
+            if (!rb_plot_chart_used(&d, (rb_plot_chart)c))
+                continue;
+            char *svg = rb_plot_chart_svg(&d, (rb_plot_chart)c);
+            RB_CHECK(svg && chart_problems(svg, runs[r]) == 0);
+            free(svg);
+        }
+        char *speedup = rb_plot_speedup_svg(&d);
         RB_CHECK(speedup && chart_problems(speedup, runs[r]) == 0);
-        free(svg);
         free(speedup);
         rb_plot_free(&d);
         json_free(doc);
@@ -354,7 +389,7 @@ static void test_colours_per_panel(void)
         RB_CHECK(0);
         return;
     }
-    char *svg = rb_plot_roofline_svg(&d);
+    char *svg = plot_all_charts(&d);
     int panels = 0;
     static const char *const ids[] = {"rb-main",   "rb-zoom-0", "rb-zoom-1", "rb-zoom-2",
                                       "rb-side-1", "rb-side-2", "rb-side-3"};
@@ -386,6 +421,122 @@ static void test_colours_per_panel(void)
     json_free(doc);
 }
 
+/* The shape of a marker from its path data (plot_draw.c): 0 circle (arcs), 1 square (h, v),
+ * then by its vertices: 2 triangle up, 4 down, 3 diamond, 5 pentagon, 6 star, 7 plus; -1. */
+static int marker_shape(const char *d, const char *end)
+{
+    int l = 0, arc = 0, h = 0;
+    for (const char *p = d; p < end && *p != '"'; p++) {
+        l += *p == 'l';
+        arc |= *p == 'a';
+        h |= *p == 'h';
+    }
+    if (arc)
+        return 0;
+    if (h)
+        return 1;
+    const char *m = strchr(d, 'm');
+    double dy = m && strchr(m, ',') ? atof(strchr(m, ',') + 1) : 0;
+    return l == 2 ? (dy < 0 ? 2 : 4) : l == 3 ? 3 : l == 4 ? 5 : l == 9 ? 6 : l == 11 ? 7 : -1;
+}
+
+/* Pairs of families that meet on a panel (the roofline, a zoom panel, a side panel) and look
+ * alike: the same colour and shape, or the same shape where the panel's families are few enough
+ * to each have their own (each printed). */
+static int families_alike(const rb_plot_data *d, const char *what)
+{
+    int bad = 0;
+    for (int panel = 0; panel < RB_PANEL_COUNT + RB_PLOT_MAX_ZOOMS; panel++) {
+        unsigned char on[256] = {0};
+        int n = 0;
+        for (int i = 0; i < d->n_points; i++) {
+            const rb_plot_point *p = &d->points[i];
+            int f = d->pair_family[p->pair_index];
+            int here = panel < RB_PANEL_COUNT ? p->plotted && p->panel == panel
+                                              : p->zoomed && d->families[f].zoom == panel - RB_PANEL_COUNT;
+            if (here && f < 256 && !on[f]++)
+                n++;
+        }
+        for (int f = 0; f < d->n_families && f < 256; f++)
+            for (int g = f + 1; g < d->n_families && g < 256; g++) {
+                if (!on[f] || !on[g] || d->families[f].shape != d->families[g].shape)
+                    continue;
+                if ((d->families[f].colour == d->families[g].colour || n <= RB_PLOT_SHAPES) &&
+                    bad++ < 5)
+                    printf("    %s: panel %d: %s and %s look alike\n", what, panel,
+                           d->families[f].name, d->families[g].name);
+            }
+    }
+    return bad;
+}
+
+/* Families told apart by marker shape as well as colour, on every panel; each point drawn with
+ * its family's marker, and the legend showing it. */
+static void test_families_by_shape(void)
+{
+    json_value *doc;
+    rb_plot_data d;
+    if (load_data(H100, &doc, &d) != 0) {
+        RB_CHECK(0);
+        return;
+    }
+    RB_CHECK(families_alike(&d, H100) == 0);
+    char *svg = plot_all_charts(&d), *main_svg = rb_plot_chart_svg(&d, RB_CHART_ROOFLINE);
+    int points = 0, wrong = 0;
+    for (const char *p = svg ? strstr(svg, "<path d=\"M") : NULL; p;
+         p = strstr(p + 1, "<path d=\"M")) {
+        const char *end = strchr(p, '>'), *title = strstr(p, "<title>");
+        char cls[32], pair[128];
+        if (!attr(p, end, "class", cls, sizeof cls) || strcmp(cls, "pt") || !title)
+            continue;
+        snprintf(pair, sizeof pair, "%.*s", (int)strcspn(title + 7, " "), title + 7);
+        int k = 0;
+        while (k < d.n_pairs && strcmp(d.pairs[k], pair))
+            k++;
+        points++;
+        /* (the collectives' markers are the collective's; this run has none over GPUs) */
+        wrong += k == d.n_pairs || marker_shape(p + 9, end) != rb_plot_pair_marker(&d, k);
+    }
+    RB_CHECK(points > 100 && wrong == 0);
+    /* the legend: each family of the roofline, its marker in its colour before its name */
+    int listed = 0;
+    for (int f = 0; main_svg && f < d.n_families; f++) {
+        char key[96];
+        snprintf(key, sizeof key, "\">%s", d.families[f].name);
+        const char *text = NULL;
+        for (const char *t = strstr(main_svg, key); t; t = strstr(t + 1, key))
+            if (t[strlen(key)] == ':' || t[strlen(key)] == '<')
+                text = t;
+        if (!text)
+            continue;
+        const char *path = text;
+        while (path > main_svg && strncmp(path, "<path d=\"", 9))
+            path--;
+        char fill[16] = "";
+        attr(path, strchr(path, '>'), "fill", fill, sizeof fill);
+        RB_CHECK(marker_shape(path + 9, strchr(path, '>')) == d.families[f].shape &&
+                 !strcmp(fill, rb_plot_colour(d.families[f].colour)));
+        listed++;
+    }
+    int on_main = 0;
+    for (int f = 0; f < d.n_families; f++) {
+        int here = 0;
+        for (int i = 0; i < d.n_points && !here; i++)
+            here = d.points[i].plotted && d.points[i].panel == RB_PANEL_ROOFLINE &&
+                   d.pair_family[d.points[i].pair_index] == f;
+        on_main += here;
+    }
+    RB_CHECK(listed == on_main && on_main >= 10);
+    /* the check can fail: every family the same marker */
+    for (int f = 0; f < d.n_families; f++)
+        d.families[f].shape = 0;
+    RB_CHECK(families_alike(&d, "planted") > 0);
+    free(svg);
+    free(main_svg);
+    rb_plot_free(&d);
+    json_free(doc);
+}
+
 /* The compute-bound region of the H100 run: hgemm and sgemm zoomed each, the small GEMM
  * families pooled; the main panel shows those points but labels none of them. */
 static void test_zoom_panels(void)
@@ -412,12 +563,14 @@ static void test_zoom_panels(void)
         if (!strcmp(d.families[f].name, "gemm_epilogue"))
             RB_CHECK(d.families[f].zoom == 2);
     }
-    char *svg = rb_plot_roofline_svg(&d), *main_part = svg ? group_of(svg, "rb-main") : NULL;
-    /* the main panel's labels name no sgemm or hgemm variant; the zoom panels do */
-    RB_CHECK(main_part && !strstr(main_part, ">reg_2d_vec4<") && !strstr(main_part, ">wgmma<"));
-    RB_CHECK(svg && strstr(svg, ">reg_2d_vec4<") && strstr(svg, ">wgmma<"));
-    RB_CHECK(main_part && strstr(main_part, ">zoomed below<"));
-    free(main_part);
+    char *svg = rb_plot_chart_svg(&d, RB_CHART_ROOFLINE);
+    char *zooms = rb_plot_chart_svg(&d, RB_CHART_COMPUTE);
+    /* the roofline's labels name no sgemm or hgemm variant; the compute-bound chart's do */
+    RB_CHECK(svg && !strstr(svg, ">reg_2d_vec4<") && !strstr(svg, ">wgmma<"));
+    RB_CHECK(zooms && strstr(zooms, ">reg_2d_vec4<") && strstr(zooms, ">wgmma<"));
+    RB_CHECK(svg && strstr(svg, ">zoomed: the compute-bound chart<"));
+    RB_CHECK(zooms && strstr(zooms, "id=\"rb-zoom-2\"") && !strstr(zooms, "id=\"rb-main\""));
+    free(zooms);
     free(svg);
     rb_plot_free(&d);
     json_free(doc);
@@ -508,8 +661,8 @@ static void test_skipped_rows_are_not_zero(void)
     rb_plot_point *p = rb_plot_find_point(&d, "hgemm.awkward@16M", "fp8_library");
     RB_CHECK(p && !p->plotted && !strcmp(p->verdict, "skipped"));
     RB_CHECK(p && isnan(p->efficiency) && isnan(p->speedup) && isnan(rb_plot_rate(p)));
-    char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
-    char *html = svg && speedup ? rb_plot_html(&d, svg, speedup) : NULL;
+    char *svg = plot_all_charts(&d), *speedup = rb_plot_speedup_svg(&d);
+    char *html = rb_plot_html(&d);
     const char *row = html ? strstr(html, "<td data-v=\"hgemm.awkward@16M\">hgemm.awkward@16M</td>"
                                           "<td data-v=\"fp8_library\">")
                            : NULL;
@@ -518,12 +671,14 @@ static void test_skipped_rows_are_not_zero(void)
         snprintf(line, sizeof line, "%.*s", (int)strcspn(row, "\n"), row);
     RB_CHECK(line[0] && strstr(line, "v-skipped") && !strstr(line, ">0 ") &&
              !strstr(line, ">0.0%"));
-    /* no row of its own in the speedup chart (its foot counts it); the roofline chart's foot
-     * names it among its pair's skipped variants */
+    /* no row of its own in the speedup chart (its foot counts it), no point on any chart; the
+     * report's "Not plotted" names it among its pair's skipped variants */
     RB_CHECK(speedup && !strstr(speedup, ">skipped<") &&
              strstr(speedup, " have no row: not timed (skipped, invalid)"));
-    const char *foot = svg ? strstr(svg, "hgemm.awkward@16M (") : NULL;
-    RB_CHECK(foot && strstr(svg, "Not plotted, skipped: ") < foot &&
+    RB_CHECK(svg && !strstr(svg, "hgemm.awkward@16M / fp8_library"));
+    const char *list = html ? strstr(html, "<li>skipped: ") : NULL;
+    const char *foot = list ? strstr(list, "hgemm.awkward@16M (") : NULL;
+    RB_CHECK(foot && foot < strstr(list, "</li>") &&
              strstr(foot, "fp8_library") < strchr(foot, ')'));
     free(svg);
     free(speedup);
@@ -542,8 +697,7 @@ static void test_report_verdicts(void)
         RB_CHECK(0);
         return;
     }
-    char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
-    char *html = svg && speedup ? rb_plot_html(&d, svg, speedup) : NULL;
+    char *html = rb_plot_html(&d);
     RB_CHECK(html && strstr(html, "verdicts: <span class=\"badge v-pass\">107 pass</span>"
                                   "<span class=\"badge v-regressed\">1 regressed</span>"
                                   "<span class=\"badge v-skipped\">4 skipped</span></p>"));
@@ -554,15 +708,13 @@ static void test_report_verdicts(void)
     /* two rows marked informational */
     rb_plot_find_point(&d, "cuda_graphs", "baseline")->informational = 1;
     rb_plot_find_point(&d, "host_transfer.h2d", "baseline")->informational = 1;
-    html = svg && speedup ? rb_plot_html(&d, svg, speedup) : NULL;
+    html = rb_plot_html(&d);
     RB_CHECK(html && strstr(html, "gating verdicts: <span class=\"badge v-pass\">105 pass</span>"));
     RB_CHECK(html && strstr(html, "informational verdicts (host-bound rows: measured, not "
                                   "gating): <span class=\"badge v-pass\">2 pass</span></p>"));
     RB_CHECK(html && strstr(html, "<tr class=\"info\"><td data-v=\"cuda_graphs\">"));
     RB_CHECK(html && strstr(html, ">pass (informational)</td>"));
     free(html);
-    free(svg);
-    free(speedup);
     rb_plot_free(&d);
     json_free(doc);
 }
@@ -603,14 +755,13 @@ static void test_results_fields(void)
     p = rb_plot_find_point(&d, "gemm", "fast");
     rb_plot_efficiency_text(p, eff, sizeof eff);
     RB_CHECK(!strcmp(eff, "inconsistent: 109.2% of BF16"));
-    char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
-    char *html = svg && speedup ? rb_plot_html(&d, svg, speedup) : NULL;
+    char *speedup = rb_plot_speedup_svg(&d);
+    char *html = rb_plot_html(&d);
     RB_CHECK(html && strstr(html, ">109.2% inconsistent</td>"));
     RB_CHECK(html && strstr(html, "graphs/baseline: informational, host-bound: the CPU launches "
                                   "each kernel</li>"));
     RB_CHECK(html && strstr(html, "gemm/fast: roof: raised to its sustained rate</li>"));
     RB_CHECK(speedup && strstr(speedup, ">inconsistent: 109.2% of BF16<"));
-    free(svg);
     free(speedup);
     free(html);
     rb_plot_free(&d);
@@ -647,7 +798,8 @@ static json_value *grid_doc(int n, int one_spot)
 }
 
 /* Labels that cannot be placed are left out, never drawn over each other: 60 variants at one
- * spot get numbers and a key; 3000 spread ones get no labels at all (tooltips name them). */
+ * spot get labels, numbers and a key as far as places go, their tooltips past that; 3000 spread
+ * ones get no labels at all (tooltips name them). */
 static void test_crowds_leave_labels_out(void)
 {
     json_value *doc = grid_doc(60, 1);
@@ -657,7 +809,7 @@ static void test_crowds_leave_labels_out(void)
     if (!doc)
         return;
     RB_CHECK(rb_plot_find_point(&d, "grid", "variant_1")->informational == 1);
-    char *svg = rb_plot_roofline_svg(&d);
+    char *svg = rb_plot_chart_svg(&d, RB_CHART_ROOFLINE);
     RB_CHECK(svg && chart_problems(svg, "60 at one spot") == 0);
     RB_CHECK(svg && strstr(svg, "Points whose label did not fit, numbered above:"));
     int labelled = 0, keyed = 0;
@@ -668,7 +820,11 @@ static void test_crowds_leave_labels_out(void)
         snprintf(name, sizeof name, " grid / variant_%d: ", i);
         keyed += strstr(svg, name) != NULL;
     }
-    RB_CHECK(labelled > 0 && keyed > 0 && labelled + keyed == 60);
+    printf("    60 at one spot: %d labelled, %d numbered, %d by their tooltip alone\n", labelled,
+           keyed, 60 - labelled - keyed);
+    /* what finds no place clear of every text, point and line has its tooltip alone: never a
+     * key entry without its number on the chart */
+    RB_CHECK(labelled > 0 && keyed > 0 && labelled + keyed <= 60 && labelled + keyed >= 20);
     RB_CHECK(svg && strstr(svg, "(informational)</title>"));
     free(svg);
     rb_plot_free(&d);
@@ -678,13 +834,17 @@ static void test_crowds_leave_labels_out(void)
     RB_CHECK(doc && rb_plot_load(doc, NULL, &d, err, sizeof err) == 0);
     if (!doc)
         return;
-    svg = rb_plot_roofline_svg(&d);
-    /* 2250 on the main panel, 750 in the zoom panel */
+    svg = plot_all_charts(&d);
+    /* 2250 on the roofline, 750 in the zoom panel of the compute-bound chart */
     RB_CHECK(svg && strstr(svg, ">2250 points: labels left out (hover a point for its name)<") &&
              strstr(svg, ">750 points: labels left out (hover a point for its name)<"));
     RB_CHECK(svg && !strstr(svg, ">variant_2<"));
-    RB_CHECK(svg && chart_problems(svg, "3000 spread") == 0);
     free(svg);
+    for (int c = RB_CHART_ROOFLINE; c <= RB_CHART_COMPUTE; c++) {
+        svg = rb_plot_chart_svg(&d, (rb_plot_chart)c);
+        RB_CHECK(svg && chart_problems(svg, "3000 spread") == 0);
+        free(svg);
+    }
     rb_plot_free(&d);
     json_free(doc);
 }
@@ -699,6 +859,7 @@ static const rbtest_case plot_layout_cases[] = {
     {"the overlap check catches a planted overlap", test_checker_sees_a_planted_overlap},
     {"committed runs: no text overlaps another or a point", test_committed_runs_have_no_overlap},
     {"at most 12 colours a panel", test_colours_per_panel},
+    {"families told apart by shape as well as colour", test_families_by_shape},
     {"compute-bound region zoomed per family", test_zoom_panels},
     {"speedup chart: under 1200 px, one number format", test_speedup_chart_compact},
     {"memory-bound rows named by their DRAM roof", test_binding_roof},

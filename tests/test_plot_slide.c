@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Tier 1: charts a performance engineer puts on a slide, checked on the committed reference
- * runs themselves (not on a fixture): every text at least 11 px; the speedup chart under 1,200
- * px with no row that only says "skipped"; log axes ticked at every decade and at each edge;
- * collectives over several GPUs drawn as bus bandwidth against size, and a single GPU's
- * collectives kept off the link panel; no empty panel. Each check fails on a planted defect.
+ * runs themselves (not on a fixture): one chart a regime that has points, no other; every text
+ * at least 11 px; the speedup chart under 1,200 px with no row that only says "skipped"; log
+ * axes ticked at every decade and at each edge; collectives over several GPUs drawn as bus
+ * bandwidth against size, and a single GPU's collectives kept off the link panel; no empty
+ * panel; every number in a chart's key marked on the chart. Each check fails on a planted
+ * defect.
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 
 #include "../harness/report/plot.h"
 #include "../harness/model/util.h"
+#include "plot_charts.h"
 #include "rbtest.h"
 
 #define MIN_TEXT_PX 11.0
@@ -78,9 +81,9 @@ static void test_text_at_least_11px(void)
             RB_CHECK(0);
             continue;
         }
-        char *svg = rb_plot_roofline_svg(&d), *speedup = rb_plot_speedup_svg(&d);
+        char *svg = plot_all_charts(&d), *speedup = rb_plot_speedup_svg(&d);
         char *energy = rb_plot_has_energy(&d) ? rb_plot_energy_svg(&d) : NULL;
-        char *html = svg && speedup ? rb_plot_html(&d, svg, speedup) : NULL;
+        char *html = rb_plot_html(&d);
         RB_CHECK(svg && small_texts(svg, references[r]) == 0);
         RB_CHECK(speedup && small_texts(speedup, references[r]) == 0);
         RB_CHECK(!energy || small_texts(energy, references[r]) == 0);
@@ -192,8 +195,10 @@ static void test_collectives_by_size(void)
         on_collective += p->plotted && p->panel == RB_PANEL_COLLECTIVE && p->x > 0;
     }
     RB_CHECK(on_link == 0 && on_collective == 90);
-    char *svg = rb_plot_roofline_svg(&d);
-    /* nothing on its roofline: no empty main panel; one line per collective and variant */
+    char *svg = plot_all_charts(&d);
+    /* nothing on its roofline: no roofline chart; one line per collective and variant */
+    RB_CHECK(!rb_plot_chart_used(&d, RB_CHART_ROOFLINE) &&
+             rb_plot_chart_used(&d, RB_CHART_COLLECTIVE));
     RB_CHECK(svg && !strstr(svg, "id=\"rb-main\"") && strstr(svg, "id=\"rb-collectives\""));
     RB_CHECK(count(svg, "<polyline") >= 9);
     RB_CHECK(svg && strstr(svg, ">allreduce: nccl_out_of_place<"));
@@ -213,16 +218,134 @@ static void test_collectives_by_size(void)
             plotted += d.points[i].plotted;
         }
     RB_CHECK(one_gpu >= 6 && plotted == 0);
-    svg = rb_plot_roofline_svg(&d);
-    RB_CHECK(svg && strstr(svg, "one GPU, no link traffic: nccl_allreduce.allreduce@1G ("));
+    svg = plot_all_charts(&d);
+    char *html = rb_plot_html(&d);
+    RB_CHECK(html && strstr(html, "<li>one GPU, no link traffic: nccl_allreduce.allreduce@1G ("));
     RB_CHECK(svg && strstr(svg, "id=\"rb-main\"") && !strstr(svg, "id=\"rb-collectives\""));
+    RB_CHECK(svg && !strstr(svg, "nccl_allreduce"));
     free(svg);
+    free(html);
     rb_plot_free(&d);
     json_free(doc);
 }
 
+/* Panels with a plotted point, as a mask of charts: the roofline, the compute-bound region
+ * (its zoomed points), and each side panel's. */
+static unsigned regimes_with_points(const rb_plot_data *d)
+{
+    static const int chart_of[RB_PANEL_COUNT] = {RB_CHART_ROOFLINE, RB_CHART_BANDWIDTH,
+                                                 RB_CHART_LINK, RB_CHART_LATENCY,
+                                                 RB_CHART_COLLECTIVE};
+    unsigned mask = 0;
+    for (int i = 0; i < d->n_points; i++) {
+        if (d->points[i].plotted)
+            mask |= 1u << chart_of[d->points[i].panel];
+        if (d->points[i].zoomed)
+            mask |= 1u << RB_CHART_COMPUTE;
+    }
+    return mask;
+}
+
+/* Each regime with points has a chart of its own, and no other chart is written; each chart
+ * holds points of its regime alone, a title of its own, and fits a slide (the compute-bound
+ * chart is a column of small panels, one a family). */
+static void test_one_chart_per_regime(void)
+{
+    for (size_t r = 0; r < N_REFERENCES; r++) {
+        json_value *doc;
+        rb_plot_data d;
+        if (load_run(references[r], &doc, &d) != 0) {
+            RB_CHECK(0);
+            continue;
+        }
+        unsigned want = regimes_with_points(&d), got = rb_plot_charts_of(doc);
+        printf("    %s: charts", references[r]);
+        for (int c = 0; c < RB_CHART_COUNT; c++) {
+            if (!(got >> c & 1))
+                continue;
+            char *svg = rb_plot_chart_svg(&d, (rb_plot_chart)c);
+            int h = svg_height(svg);
+            printf(" %s %d px", rb_plot_file_suffix(c), h);
+            RB_CHECK(svg && count(svg, "class=\"pt\"") > 0 && count(svg, "<svg ") == 1);
+            RB_CHECK(c == RB_CHART_COMPUTE || (h > 0 && h <= 1000));
+            free(svg);
+        }
+        printf("\n");
+        RB_CHECK(want != 0 && got == want);
+        rb_plot_free(&d);
+        json_free(doc);
+    }
+    /* the check can fail: a run with rows on the roofline alone has one chart, not the others */
+    const char *text = "{\"pairs\": [{\"name\": \"g\", \"flops\": 1e9, \"bytes\": 1e6, \"variants\": "
+                       "[{\"name\": \"v\", \"role\": \"baseline\", \"valid\": true, \"timed\": "
+                       "true, \"vs_ceiling\": {\"ai\": 1000, \"tflops\": 1}}]}]}";
+    char err[200];
+    json_value *doc = json_parse(text, strlen(text), err, sizeof err);
+    RB_CHECK(doc && rb_plot_charts_of(doc) == 1u << RB_CHART_ROOFLINE);
+    json_free(doc);
+}
+
+/* The numbers of a chart's key ("Points whose label did not fit"): each must be a text of the
+ * chart by itself (the mark beside its point). How many are not. */
+static int unmarked_keys(const char *svg)
+{
+    const char *key = svg ? strstr(svg, ">Points whose label did not fit, numbered above:<") : NULL;
+    int missing = 0;
+    for (const char *p = key ? strstr(key, "<text ") : NULL; p; p = strstr(p + 1, "<text ")) {
+        const char *t = strchr(p, '>') + 1;
+        int num = atoi(t);
+        if (num <= 0)
+            continue;
+        char mark[32];
+        snprintf(mark, sizeof mark, ">%d</text>", num);
+        /* a label's text (haloed, as the charts draw labels), not a tick's */
+        static const char halo[] = "paint-order=\"stroke\">\n<text ";
+        int marked = 0;
+        for (const char *at = strstr(svg, mark); at && at < key && !marked;
+             at = strstr(at + 1, mark)) {
+            const char *open = at;
+            while (open > svg && strncmp(open, "<text ", 6))
+                open--;
+            marked = open - svg >= (long)strlen(halo) - 6 &&
+                     !strncmp(open - (strlen(halo) - 6), halo, strlen(halo));
+        }
+        if (!marked && missing++ < 5)
+            printf("    key %d has no mark on its chart\n", num);
+    }
+    return missing;
+}
+
+static void test_keys_are_marked(void)
+{
+    /* 1 is marked; 2 is a tick's text, not a mark */
+    const char *planted = "<svg><g paint-order=\"stroke\">\n<text x=\"1\">1</text></g><text "
+                          "x=\"2\">2</text><text x=\"3\">Points whose label did not fit, "
+                          "numbered above:</text><text x=\"4\"> 1 a / b: 1 GB/s</text><text "
+                          "x=\"5\"> 2 c / d: 1 GB/s</text></svg>";
+    RB_CHECK(unmarked_keys(planted) == 1);
+    for (size_t r = 0; r < N_REFERENCES; r++) {
+        json_value *doc;
+        rb_plot_data d;
+        if (load_run(references[r], &doc, &d) != 0) {
+            RB_CHECK(0);
+            continue;
+        }
+        for (int c = 0; c < RB_CHART_COUNT; c++) {
+            if (!rb_plot_chart_used(&d, (rb_plot_chart)c))
+                continue;
+            char *svg = rb_plot_chart_svg(&d, (rb_plot_chart)c);
+            RB_CHECK(svg && unmarked_keys(svg) == 0);
+            free(svg);
+        }
+        rb_plot_free(&d);
+        json_free(doc);
+    }
+}
+
 static const rbtest_case plot_slide_cases[] = {
+    {"one chart per regime that has points", test_one_chart_per_regime},
     {"every text of every chart at least 11 px", test_text_at_least_11px},
+    {"every number in a chart's key marked on it", test_keys_are_marked},
     {"speedup chart under 1200 px on the reference runs", test_speedup_chart_fits_on_reference_runs},
     {"log axes ticked at every decade and each edge", test_ticks_at_decades_and_edges},
     {"collectives: busbw against size; one GPU off the links", test_collectives_by_size},

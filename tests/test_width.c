@@ -258,7 +258,7 @@ static void test_not_at_size_apart(void)
     json_value *doc = json_parse_file(H100 "reference.json", err, sizeof err);
     rb_plot_data d;
     RB_CHECK(doc && rb_plot_load(doc, NULL, &d, err, sizeof err) == 0);
-    char *html = doc ? rb_plot_html(&d, "", "") : NULL;
+    char *html = doc ? rb_plot_html(&d) : NULL;
     snprintf(want, sizeof want, ">%d not timed at this size</span>", by_design);
     RB_CHECK(html && strstr(html, want));
     snprintf(want, sizeof want, ">%d skipped</span>", skipped);

@@ -205,9 +205,10 @@ static const cli_option cli_options[] = {
     {"--seed", ON_RUN | ON_CHECK, 1, "N", "seed of the random inputs (default 20261122)",
      parse_count_option, 0},
     {"-o", ON_PLOT, 1, "BASE",
-     "write BASE.svg (the roofline chart) and BASE-speedup.svg (and BASE.html with --html); "
-     "default: beside the results file, same name. A BASE ending in .svg is taken without it; "
-     "another image name (x.png, x.pdf) is refused: plot writes SVG",
+     "write a chart for each regime with points (BASE.svg the roofline, BASE-compute.svg, "
+     "-bandwidth.svg, -links.svg, -latency.svg, -collectives.svg) and BASE-speedup.svg (and "
+     "BASE.html with --html); default: beside the results file, same name. A BASE ending in "
+     ".svg is taken without it; another image name (x.png, x.pdf) is refused: plot writes SVG",
      opt_plot_base, 0},
     {"--html", ON_PLOT, 2, "[FILE.html]",
      "also the self-contained HTML report (charts and a sortable table): to FILE.html when "

@@ -18,7 +18,7 @@
 
 #include "util.h"
 
-#define RB_OUTPUTS_MAX 16
+#define RB_OUTPUTS_MAX 24
 /* Every temporary has this name in its target's folder, whatever the target is called, so a
  * name that fits NAME_MAX never fails on its temporary's suffix. */
 #define TMP_TEMPLATE ".rb-XXXXXX"
@@ -599,6 +599,13 @@ int rb_outputs_stage_text(rb_outputs *o, int index, const char *text, char *err,
 
 /* ---- commit ---- */
 
+/* An optional output left unstaged: not written, and no file of its name left. */
+static int left_out(const out_file *f)
+{
+    return (f->flags & RB_OUT_OPTIONAL) && f->slot < 0 && !f->writing;
+}
+
+
 static void sync_folder(const char *path)
 {
     char dir[PATH_MAX];
@@ -616,13 +623,13 @@ static int link_new(rb_outputs *o, char *err, size_t err_size)
 {
     for (int i = 0; i < o->n_out; i++) {
         out_file *f = &o->out[i];
-        if (!(f->flags & RB_OUT_NEW))
+        if (!(f->flags & RB_OUT_NEW) || left_out(f))
             continue;
         if (link(tmp_paths[f->slot], f->target) == 0)
             continue;
         int saved = errno;
         for (int k = 0; k < i; k++)
-            if (o->out[k].flags & RB_OUT_NEW)
+            if ((o->out[k].flags & RB_OUT_NEW) && !left_out(&o->out[k]))
                 unlink(o->out[k].target);
         if (saved == EEXIST)
             return 1;
@@ -650,6 +657,14 @@ static int rename_rest(rb_outputs *o, char *err, size_t err_size)
     struct stat st;
     for (int i = 0; i < o->n_out; i++) {
         out_file *f = &o->out[i];
+        if (left_out(f)) {
+            /* a file of that name from an earlier command describes another run: gone */
+            if (lstat(f->target, &st) == 0 && S_ISREG(st.st_mode) && unlink(f->target) != 0) {
+                rb_fmt(err, err_size, "%s: cannot remove it: %s", f->path, strerror(errno));
+                return -1;
+            }
+            continue;
+        }
         if (f->flags & RB_OUT_NEW) {
             tmp_release(f->slot, 1); /* its name is linked */
             f->slot = -1;
@@ -724,10 +739,15 @@ static void unlock_folders(folder_lock *locks, int n)
         close(locks[k].fd);
 }
 
+int rb_outputs_staged(const rb_outputs *o, int index)
+{
+    return index >= 0 && index < o->n_out && o->out[index].slot >= 0 && !o->out[index].writing;
+}
+
 int rb_outputs_commit(rb_outputs *o, char *err, size_t err_size)
 {
     for (int i = 0; i < o->n_out; i++)
-        if (o->out[i].slot < 0 || o->out[i].writing) {
+        if ((o->out[i].slot < 0 || o->out[i].writing) && !left_out(&o->out[i])) {
             rb_fmt(err, err_size, "%s: not written", o->out[i].path);
             rb_outputs_drop_from(o, 0);
             return -1;

@@ -41,6 +41,9 @@ enum {
     RB_OUT_MAKE_DIRS = 1,      /* the folder may not exist yet: it is made at commit */
     RB_OUT_NEW = 2,            /* never replace a file of that name (commit returns 1) */
     RB_OUT_REPLACES_INPUT = 4, /* may be an input registered as replaceable (an update) */
+    /* may be left unstaged: then the set has no such file (one of that name, left by an
+     * earlier command, is removed at commit: a chart with no points) */
+    RB_OUT_OPTIONAL = 8,
 };
 
 /* An empty set; through_links: an output that is a symbolic link is written through (its
@@ -84,10 +87,13 @@ FILE *rb_outputs_read(const rb_outputs *o, int index);
 /* A scratch file beside output index (its folder, made if it must be: the disk the output goes
  * to), already unlinked: read and write, gone when closed. NULL with "PATH: reason" in err. */
 FILE *rb_outputs_scratch(rb_outputs *o, int index, char *err, size_t err_size);
+/* 1 when output index is staged (written and closed), ready to commit. */
+int rb_outputs_staged(const rb_outputs *o, int index);
 /* Renames every staged output into place. 0; 1 when an RB_OUT_NEW name exists by now (nothing
  * was renamed; the temporaries are kept for a retry under another name); -1 with one line in
- * err (an output not staged, a folder that cannot be made, a rename that failed: the outputs
- * not yet renamed are removed). */
+ * err (an output not staged and not RB_OUT_OPTIONAL, a folder that cannot be made, a rename
+ * that failed: the outputs not yet renamed are removed). An RB_OUT_OPTIONAL output left
+ * unstaged is removed where it exists as a regular file. */
 int rb_outputs_commit(rb_outputs *o, char *err, size_t err_size);
 
 /* Unlinks every temporary of every set of the process: async-signal-safe, for a handler that

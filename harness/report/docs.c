@@ -10,6 +10,7 @@
 #include "docs_render.h"
 #include "floors.h"
 #include "outputs.h"
+#include "plot.h"
 #include "report.h"
 #include "result_read.h"
 #include "runcmp.h"
@@ -370,13 +371,14 @@ static int folder_names(const rb_docs *d, const char *rel, docs_names *l)
     return rc;
 }
 
-/* A run's companions (<stem>.md, .svg, -speedup.svg, .html) are listed with it, not alone. */
+/* A run's companions (<stem>.md, .html and its charts: .svg, -speedup.svg, -compute.svg, ...)
+ * are listed with it, not alone. */
 static int is_companion(const docs_names *l, const char *name)
 {
-    static const char *const ext[] = {".md", "-speedup.svg", ".svg", ".html"};
-    for (size_t k = 0; k < sizeof ext / sizeof ext[0]; k++) {
-        size_t n = strlen(name), e = strlen(ext[k]);
-        if (n <= e || strcmp(name + n - e, ext[k]))
+    for (int k = 0; k < 2 + RB_PLOT_FILES; k++) {
+        const char *ext = k == 0 ? ".md" : k == 1 ? ".html" : rb_plot_file_suffix(k - 2);
+        size_t n = strlen(name), e = strlen(ext);
+        if (n <= e || strcmp(name + n - e, ext))
             continue;
         char json[RB_PATH_BUF];
         rb_fmt(json, sizeof json, "%.*s.json", (int)(n - e), name);
@@ -570,11 +572,8 @@ char *rb_docs_reference_md(rb_docs *d, const char *key, char *err, size_t err_si
     /* the charts and the report make docs draws beside the run (roofbench plot --html), linked
      * as run links its own */
     rb_sbuf b = {0};
-    rb_sbuf_add(&b,
-                "%s\n## Charts\n\n![roofline chart](reference.svg)\n\n![speedup "
-                "chart](reference-speedup.svg)\n\n[HTML report](reference.html): both charts and "
-                "the table (sortable) in one file.\n",
-                md);
+    rb_sbuf_add(&b, "%s\n", md);
+    rb_plot_charts_markdown(&b, rb_plot_charts_of(doc), "reference");
     free(md);
     char *text = rb_sbuf_take(&b);
     if (!text)

@@ -87,8 +87,7 @@ static double extra(const json_value *v, const char *name)
 }
 
 /* Which panel a variant belongs on (see plot.h). */
-static rb_plot_panel panel_of(const char *roof, double flops, int link_bytes,
-                              const json_value *v)
+static rb_plot_panel panel_of(const char *roof, double flops, int link_bytes, const json_value *v)
 {
     if (roof) {
         rb_plot_roof_kind kind = kind_of_key(roof);
@@ -181,11 +180,15 @@ static int load_variant(rb_plot_data *d, const json_value *pair, const json_valu
     p->panel = panel_of(p->roof, flops, json_true_at(pair, "link_bytes"), v);
     p->x = NAN;
     const json_value *extras = json_get(v, "extras");
+    /* a collective's bytes per GPU: its size_bytes, or (written before it had one) the pair's
+     * work-model bytes, its message */
+    double size =
+        extra(v, "size_bytes") > 0 ? extra(v, "size_bytes") : json_number_at(pair, "bytes");
     if (p->panel == RB_PANEL_LINK && json_get(extras, "busbw_gbps") && extra(v, "gpus") > 1 &&
-        extra(v, "size_bytes") > 0)
+        size > 0)
         p->panel = RB_PANEL_COLLECTIVE;
     if (p->panel == RB_PANEL_COLLECTIVE) {
-        p->x = extra(v, "size_bytes");
+        p->x = size;
         p->y = extra(v, "busbw_gbps");
     } else if (p->panel == RB_PANEL_ROOFLINE) {
         p->x = json_number_at(ceil, "ai");
@@ -330,16 +333,12 @@ static void assign_zooms(rb_plot_data *d)
     free(count);
 }
 
-/* Greedy colouring: each family takes the palette colour used least (first: not at all) by
- * the families before it on the panels it has points on (RB_PANEL_* and the zoom panels). */
-static void assign_colours(rb_plot_data *d)
+/* The panels each family has points on (bit RB_PANEL_* and RB_PANEL_COUNT + its zoom panel),
+ * NULL when out of memory. */
+static unsigned *family_panels(const rb_plot_data *d)
 {
-    enum { PANELS = RB_PANEL_COUNT + RB_PLOT_MAX_ZOOMS };
     unsigned *panels = calloc((size_t)d->n_families + 1, sizeof *panels);
-    int used[PANELS][RB_PLOT_COLOURS] = {{0}};
-    if (!panels)
-        return;
-    for (int i = 0; i < d->n_points; i++) {
+    for (int i = 0; panels && i < d->n_points; i++) {
         const rb_plot_point *p = &d->points[i];
         int f = d->pair_family[p->pair_index];
         if (p->plotted)
@@ -347,16 +346,49 @@ static void assign_colours(rb_plot_data *d)
         if (p->zoomed)
             panels[f] |= 1u << (RB_PANEL_COUNT + d->families[f].zoom);
     }
+    return panels;
+}
+
+enum { PANELS = RB_PANEL_COUNT + RB_PLOT_MAX_ZOOMS };
+
+/* The index of the smallest score (the first of equals). */
+static int least(const int *score, int n)
+{
+    int best = 0;
+    for (int k = 1; k < n; k++)
+        best = score[k] < score[best] ? k : best;
+    return best;
+}
+
+/* Greedy colouring: each family takes the palette colour used least (first: not at all) by
+ * the families before it on the panels it has points on (RB_PANEL_* and the zoom panels), then
+ * the marker shape used least by them, a shape already worn by a family of its colour counting
+ * far more: families that meet are told apart by shape as well as colour. */
+static void assign_colours(rb_plot_data *d)
+{
+    unsigned *panels = family_panels(d);
+    int used[PANELS][RB_PLOT_COLOURS] = {{0}}, shaped[PANELS][RB_PLOT_SHAPES] = {{0}};
+    int both[PANELS][RB_PLOT_COLOURS][RB_PLOT_SHAPES] = {{{0}}};
+    if (!panels)
+        return;
     for (int f = 0; f < d->n_families; f++) {
-        int best = 0, score[RB_PLOT_COLOURS] = {0};
-        for (int c = 0; c < RB_PLOT_COLOURS; c++) {
-            for (int b = 0; b < PANELS; b++)
-                score[c] += panels[f] >> b & 1 ? used[b][c] : 0;
-            best = score[c] < score[best] ? c : best;
-        }
-        d->families[f].colour = best;
+        int score[RB_PLOT_COLOURS] = {0}, shape_score[RB_PLOT_SHAPES] = {0};
         for (int b = 0; b < PANELS; b++)
-            used[b][best] += panels[f] >> b & 1;
+            for (int c = 0; c < RB_PLOT_COLOURS && panels[f] >> b & 1; c++)
+                score[c] += used[b][c];
+        int colour = least(score, RB_PLOT_COLOURS);
+        for (int b = 0; b < PANELS; b++)
+            for (int s = 0; s < RB_PLOT_SHAPES && panels[f] >> b & 1; s++)
+                shape_score[s] += shaped[b][s] + 16 * both[b][colour][s];
+        int shape = least(shape_score, RB_PLOT_SHAPES);
+        d->families[f].colour = colour;
+        d->families[f].shape = shape;
+        for (int b = 0; b < PANELS; b++)
+            if (panels[f] >> b & 1) {
+                used[b][colour]++;
+                shaped[b][shape]++;
+                both[b][colour][shape]++;
+            }
     }
     free(panels);
 }
@@ -365,10 +397,10 @@ static int load_families(rb_plot_data *d)
 {
     d->families = calloc((size_t)d->n_pairs + 1, sizeof *d->families);
     d->pair_family = calloc((size_t)d->n_pairs + 1, sizeof *d->pair_family);
-    d->pair_shape = calloc((size_t)d->n_pairs + 1, sizeof *d->pair_shape);
+    d->pair_rank = calloc((size_t)d->n_pairs + 1, sizeof *d->pair_rank);
     size_t slots = 2 * (size_t)d->n_pairs + 1;
     int *table = malloc(slots * sizeof *table);
-    if (!d->families || !d->pair_family || !d->pair_shape || !table) {
+    if (!d->families || !d->pair_family || !d->pair_rank || !table) {
         free(table);
         return -1;
     }
@@ -381,7 +413,7 @@ static int load_families(rb_plot_data *d)
             return -1;
         }
         d->pair_family[k] = f;
-        d->pair_shape[k] = d->families[f].n_pairs++ % RB_PLOT_SHAPES;
+        d->pair_rank[k] = d->families[f].n_pairs++;
     }
     free(table);
     assign_zooms(d);
@@ -457,7 +489,7 @@ void rb_plot_free(rb_plot_data *d)
     free(d->pairs);
     free(d->points);
     free(d->pair_family);
-    free(d->pair_shape);
+    free(d->pair_rank);
     free(d->families);
     json_free(d->p2p_matrix);
     rb_strpool_free(&d->strings);
@@ -612,18 +644,25 @@ void rb_plot_shade(const char *hex, int shade, char *out, size_t out_size)
 {
     unsigned rgb = (unsigned)strtoul(hex + (hex[0] == '#'), NULL, 16);
     double c[3] = {(rgb >> 16) & 255, (rgb >> 8) & 255, rgb & 255};
-    /* darker by a third, or a third of the way to white: told apart, still read on white */
+    /* darker by a third, a third of the way to white, darker by more than half: told apart,
+     * still read on white */
     for (int k = 0; k < 3; k++)
         c[k] = shade % RB_PLOT_SHADES == 1   ? c[k] * 0.62
                : shade % RB_PLOT_SHADES == 2 ? c[k] + (255 - c[k]) * 0.3
+               : shade % RB_PLOT_SHADES == 3 ? c[k] * 0.4
                                              : c[k];
     rb_fmt(out, out_size, "#%02x%02x%02x", (unsigned)lround(c[0]), (unsigned)lround(c[1]),
            (unsigned)lround(c[2]));
 }
 
+int rb_plot_pair_marker(const rb_plot_data *d, int pair_index)
+{
+    return d->families[d->pair_family[pair_index]].shape;
+}
+
 void rb_plot_pair_shade(const rb_plot_data *d, int pair_index, char *out, size_t out_size)
 {
-    rb_plot_shade(rb_plot_pair_colour(d, pair_index), d->pair_shape[pair_index], out, out_size);
+    rb_plot_shade(rb_plot_pair_colour(d, pair_index), d->pair_rank[pair_index], out, out_size);
 }
 
 int rb_plot_sibling(const char *path, const char *ext, const char *suffix, char *out,

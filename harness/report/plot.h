@@ -14,20 +14,26 @@
  * vs_ceiling (bound, rate and efficiency). Files written before variants named a roof: no FLOPs
  * -> bandwidth, the pair's link_bytes -> link, a us_per_kernel figure -> latency. A collective
  * run on one GPU (extras gpus 1 beside a busbw_gbps) moves nothing over a link: its algbw is a
- * local copy's and its busbw 0, so it is not plotted on the link panel (the foot says why).
+ * local copy's and its busbw 0, so it is on no chart (the report's "Not plotted" says why).
  * Roofs come from the document's top-level "roofs"; a file without it is drawn with its points
- * and the words "roofs unknown". A collective over several GPUs (extras size_bytes and
- * busbw_gbps) goes on the collectives panel: bus bandwidth against size, one line per collective
- * and variant, as nccl-tests shows them (plot_collectives.c).
+ * and the words "roofs unknown". A collective over several GPUs (extras busbw_gbps and gpus > 1)
+ * goes on the collectives panel: bus bandwidth against its size (extras size_bytes, or in a file
+ * from before them the pair's work-model bytes), one line per collective and variant, as
+ * nccl-tests shows them (plot_collectives.c).
  *
- * Colours: pairs of one family (the name up to its first '.' or '@': sgemm@1M and sgemm@4M,
- * hgemm.square@64M and hgemm.awkward@16M) share a colour and differ by marker shape; families
- * that meet on a panel get different colours from a palette of RB_PLOT_COLOURS, so no panel
- * shows more colours than that while its families fit.
+ * Colours and markers: pairs of one family (the name up to its first '.' or '@': sgemm@1M and
+ * sgemm@4M, hgemm.square@64M and hgemm.awkward@16M) share a colour and a marker shape; families
+ * that meet on a panel get different colours from a palette of RB_PLOT_COLOURS and, as far as
+ * RB_PLOT_SHAPES go, different shapes, so that no two of them look alike in grey either. Where a
+ * few families meet (the zoom panels) the pairs of one family are told apart by shade.
  *
  * Zoom: when the compute-bound region (arithmetic intensity >= RB_PLOT_ZOOM_AI) holds more than
- * RB_PLOT_ZOOM_MIN_POINTS points, its points get zoomed panels under the main one: a family with
- * many of them its own, the rest pooled; the main panel shows them unlabelled inside a frame.
+ * RB_PLOT_ZOOM_MIN_POINTS points, its points get zoomed panels on a chart of their own (the
+ * compute-bound chart): a family with many of them its own, the rest pooled; the roofline shows
+ * them unlabelled inside a frame.
+ *
+ * Charts: one a regime that has points (rb_plot_chart), each its own SVG file beside the results
+ * file and its own figure in the report; a regime with no point has no chart.
  */
 #ifndef RB_PLOT_H
 #define RB_PLOT_H
@@ -89,7 +95,7 @@ typedef struct rb_plot_point {
 } rb_plot_point;
 
 #define RB_PLOT_COLOURS 12
-#define RB_PLOT_SHAPES 5
+#define RB_PLOT_SHAPES 8
 #define RB_PLOT_MAX_ZOOMS 6
 #define RB_PLOT_ZOOM_AI 100.0
 #define RB_PLOT_ZOOM_MIN_POINTS 12
@@ -104,7 +110,8 @@ typedef struct rb_plot_point {
 typedef struct rb_plot_family {
     const char *name; /* cut to 63 bytes, in rb_plot_data.strings */
     int colour;       /* index into the palette (rb_plot_colour) */
-    int zoom;   /* its zoom panel, -1 for none */
+    int shape;        /* its marker, 0 .. RB_PLOT_SHAPES - 1 (rb_plot_draw_marker) */
+    int zoom;         /* its zoom panel, -1 for none */
     int n_pairs;
 } rb_plot_family;
 
@@ -116,7 +123,7 @@ typedef struct rb_plot_data {
     int n_pairs;
     const char **pairs;
     int *pair_family; /* per pair: its family */
-    int *pair_shape;  /* per pair: its marker, 0 .. RB_PLOT_SHAPES - 1 (its place in the family) */
+    int *pair_rank;   /* per pair: its place in its family, from 0 (its shade: rb_plot_pair_shade) */
     int n_families;
     rb_plot_family *families;
     int n_zooms;
@@ -154,12 +161,14 @@ void rb_plot_efficiency_text(const rb_plot_point *p, char *out, size_t out_size)
 const char *rb_plot_colour(int i);
 /* The colour of a pair: its family's. */
 const char *rb_plot_pair_colour(const rb_plot_data *d, int pair_index);
+/* The marker shape of a pair: its family's. */
+int rb_plot_pair_marker(const rb_plot_data *d, int pair_index);
 /* The pair's shade of its family's colour ("#rrggbb" in out): the family's colour for its first
- * pair, darker for the second, lighter for the third, and so on; for panels that show a few
- * families, where pairs of one family must be told apart. */
-#define RB_PLOT_SHADES 3
+ * pair, darker for the second, lighter for the third, darker still for the fourth, and so on;
+ * for panels that show a few families, where pairs of one family must be told apart. */
+#define RB_PLOT_SHADES 4
 void rb_plot_pair_shade(const rb_plot_data *d, int pair_index, char *out, size_t out_size);
-/* The colour hex (#rrggbb) mixed towards black (shade 1) or white (shade 2). */
+/* The colour hex (#rrggbb) mixed towards black (shades 1 and 3) or white (shade 2). */
 void rb_plot_shade(const char *hex, int shade, char *out, size_t out_size);
 
 /* A logarithmic axis over [10^lo, 10^hi], drawn from px_lo to px_hi (px_hi may be smaller: a y
@@ -195,7 +204,9 @@ void rb_plot_roofline_axes(const rb_plot_data *d, rb_plot_axis *x, rb_plot_axis 
  * Every text, point, leader and roof line of a panel is a convex shape: a rectangle (rotated or
  * not) or a segment. A label takes the first of its candidate places whose text box overlaps
  * no hard shape (texts, points, leaders) and, in a strict pass, no soft one either (roof lines,
- * arrows, frames), and lies inside the bounds. A label with no free place is left out. */
+ * arrows, frames), and lies inside the bounds; its leader crosses no hard shape (it may cross
+ * a line or another leader). A label with no free place is left out. The charts use the strict
+ * pass alone: no label crosses a line. */
 typedef struct rb_plot_box {
     double x, y, w, h;
 } rb_plot_box;
@@ -206,7 +217,7 @@ typedef struct rb_plot_quad {
 typedef struct rb_plot_labels {
     rb_plot_quad *shapes;
     rb_plot_box *bounds; /* each shape's bounding box: most shapes are rejected on it */
-    unsigned char *soft;
+    unsigned char *soft; /* each shape's kind: 0 hard, 1 soft, RB_PLOT_LEADER */
     int n, cap;
 } rb_plot_labels;
 
@@ -223,10 +234,12 @@ double rb_plot_text_width(const char *text, double size);
 /* 1 when the two shapes share more than a hair (0.25 px) of area or length. */
 int rb_plot_quads_overlap(const rb_plot_quad *a, const rb_plot_quad *b);
 
-/* Adds a shape that labels must avoid; soft ones only in the strict pass. -1: out of memory. */
+/* Adds a shape that labels must avoid; soft ones only in the strict pass; a leader
+ * (RB_PLOT_LEADER) in both, though another leader may cross it. -1: out of memory. */
+#define RB_PLOT_LEADER 2
 int rb_plot_labels_block(rb_plot_labels *l, rb_plot_quad q, int soft);
-/* 1 when q lies inside bounds (NULL: anywhere) and overlaps no hard shape (strict: and no soft
- * one). */
+/* 1 when q lies inside bounds (NULL: anywhere) and overlaps no hard shape or leader (strict:
+ * and no soft one). */
 int rb_plot_labels_free_at(const rb_plot_labels *l, const rb_plot_quad *q, int strict,
                            const rb_plot_box *bounds);
 
@@ -259,38 +272,81 @@ void rb_plot_stack(const double *wanted, const double *height, double *got, int 
                    double hi);
 
 /* ---- the charts and the report: malloc'd text (caller frees), NULL when out of memory ---- */
-char *rb_plot_roofline_svg(const rb_plot_data *d);
+
+/* The charts of a run, one a regime (the panels of plot.h's first lines), each its own SVG file
+ * BASE<suffix> and its own figure in the report. */
+typedef enum rb_plot_chart {
+    RB_CHART_ROOFLINE,   /* BASE.svg: FLOP/s against arithmetic intensity, the rows with FLOPs */
+    RB_CHART_COMPUTE,    /* BASE-compute.svg: the compute-bound region zoomed, per family */
+    RB_CHART_BANDWIDTH,  /* BASE-bandwidth.svg: GB/s of the rows with no FLOPs */
+    RB_CHART_LINK,       /* BASE-links.svg: bytes over PCIe or NVLink */
+    RB_CHART_LATENCY,    /* BASE-latency.svg: microseconds per kernel */
+    RB_CHART_COLLECTIVE, /* BASE-collectives.svg: bus bandwidth against bytes per GPU */
+    RB_CHART_COUNT
+} rb_plot_chart;
+/* The files plot writes beside a results file: the charts (rb_plot_chart), then the speedup
+ * chart (RB_PLOT_SPEEDUP: BASE-speedup.svg, always written). */
+#define RB_PLOT_SPEEDUP RB_CHART_COUNT
+#define RB_PLOT_FILES (RB_CHART_COUNT + 1)
+/* ".svg", "-compute.svg", ..., "-speedup.svg" for file k < RB_PLOT_FILES. */
+const char *rb_plot_file_suffix(int k);
+/* "the roofline chart", "the compute-bound chart", ... (for messages). */
+const char *rb_plot_file_what(int k);
+/* The chart's heading in the report and its Markdown link: "Roofline", "Compute-bound region". */
+const char *rb_plot_chart_heading(rb_plot_chart c);
+/* 1 when the chart has points: the roofline when any row has FLOPs (or when no chart has a
+ * point, for its roofs), the compute-bound chart when its region is zoomed, the others when
+ * their panel has a point. */
+int rb_plot_chart_used(const rb_plot_data *d, rb_plot_chart c);
+/* The charts a results document has (bit c: chart c), as rb_plot_chart_used; 0 when it is not
+ * a results document. */
+unsigned rb_plot_charts_of(const json_value *doc);
+/* The "## Charts" block of a run's Markdown twin: each chart of mask (bit c: chart c) and the
+ * speedup chart linked as stem<suffix>, then the report, stem.html. */
+void rb_plot_charts_markdown(rb_sbuf *b, unsigned mask, const char *stem);
+
+/* A chart, drawn whether or not it has points (rb_plot_chart_used says whether to write it).
+ * The body is drawn before the first line (which gives its height): into scratch, a file open
+ * for reading and writing, when given (NULL: in memory). */
+char *rb_plot_chart_svg(const rb_plot_data *d, rb_plot_chart c);
+void rb_plot_chart_svg_to(rb_sbuf *b, const rb_plot_data *d, rb_plot_chart c, FILE *scratch);
 char *rb_plot_speedup_svg(const rb_plot_data *d);
+void rb_plot_speedup_svg_to(rb_sbuf *b, const rb_plot_data *d);
 /* The energy roofline (plot_energy.c): the rows with FLOPs at their arithmetic intensity
  * against GFLOP/J, with the bound this run's best rows set, and the memory rows' GB/J as bars.
  * The report draws it when a row measured its energy (rb_plot_has_energy). */
 int rb_plot_has_energy(const rb_plot_data *d);
 char *rb_plot_energy_svg(const rb_plot_data *d);
 void rb_plot_energy_svg_to(rb_sbuf *b, const rb_plot_data *d);
-/* The self-contained HTML report: title, verdict counts, both charts inline (and the energy
- * roofline, when the run measured energy), the table
- * (sortable by clicking a header, rows coloured by verdict), no external resource. */
-char *rb_plot_html(const rb_plot_data *d, const char *roofline_svg, const char *speedup_svg);
-/* The same texts added to b (util.h; a sink's: written out as they are drawn, a chart of any
- * size in the memory of a piece of it). The roofline chart's body is drawn before its first
- * line (which gives its height): into scratch, a file open for reading and writing, when given
- * (NULL: in memory). The report reads its charts from the files given, from where they stand. */
-void rb_plot_roofline_svg_to(rb_sbuf *b, const rb_plot_data *d, FILE *scratch);
-void rb_plot_speedup_svg_to(rb_sbuf *b, const rb_plot_data *d);
-void rb_plot_html_to(rb_sbuf *b, const rb_plot_data *d, FILE *roofline_svg, FILE *speedup_svg);
+/* The self-contained HTML report: title, verdict counts, each chart that has points as a
+ * figure of its own (and the energy roofline, when the run measured energy), the variants not
+ * plotted, the table (sortable by clicking a header, rows coloured by verdict), no external
+ * resource. rb_plot_html draws the charts itself; rb_plot_html_to reads them from the files
+ * given (files[k]: file k of RB_PLOT_FILES, NULL: a chart not written), from where they stand. */
+char *rb_plot_html(const rb_plot_data *d);
+void rb_plot_html_to(rb_sbuf *b, const rb_plot_data *d, FILE *const files[RB_PLOT_FILES]);
 
-/* Stages the charts (and the report) of doc into the output set outs (model/outputs.h): the
- * roofline chart as output svg_index, the speedup chart as speedup_index, the report as
- * html_index (-1: none); they are written when the set is committed. A filter that matches no
- * pair is refused. 0, or -1 with "PATH: reason" in err. */
+/* Where plot's files go in an output set (model/outputs.h): file[k] the index of file k, html
+ * the report's (-1: none); written: the charts staged (bit c: chart c), set by rb_plot_stage. */
+typedef struct rb_plot_outs {
+    int file[RB_PLOT_FILES];
+    int html;
+    unsigned written;
+} rb_plot_outs;
+/* Registers BASE + each file's suffix in outs, the charts RB_OUT_OPTIONAL (a regime with no
+ * point has no file), with flags; at->html is left as it is. 0, or -1 when the set is full or a
+ * name is too long. */
+int rb_plot_add_outputs(rb_outputs *outs, const char *base, unsigned flags, rb_plot_outs *at);
+
+/* Stages the charts of doc that have points, the speedup chart (and the report) into the output
+ * set outs at the indices at gives; they are written when the set is committed. A filter that
+ * matches no pair is refused. 0, or -1 with "PATH: reason" in err. */
 int rb_plot_stage(const json_value *doc, const char *source_path, const rb_filter *filter,
-                  rb_outputs *outs, int svg_index, int speedup_index, int html_index, char *err,
-                  size_t err_size);
+                  rb_outputs *outs, rb_plot_outs *at, char *err, size_t err_size);
 /* The same, taking doc: freed once read, before anything is drawn (the charts need the data
  * alone), so that a large file's tree and its charts are never in memory together. */
 int rb_plot_stage_taking(json_value *doc, const char *source_path, const rb_filter *filter,
-                         rb_outputs *outs, int svg_index, int speedup_index, int html_index,
-                         char *err, size_t err_size);
+                         rb_outputs *outs, rb_plot_outs *at, char *err, size_t err_size);
 
 /* path with its ending ext (".json", ".svg") replaced by suffix (".svg", "-speedup.svg",
  * ".html"); suffix appended when path does not end with ext. 0, or -1 when it would not fit

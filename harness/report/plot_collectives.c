@@ -3,7 +3,7 @@
  * The collectives panel: a collective over several GPUs as nccl-tests shows it, its bus
  * bandwidth (busbw, the bytes each link carries per second) against the bytes per GPU, log-log,
  * one line per collective and variant (allreduce's ring, NCCL out of place, in place), against
- * the link roofs. Collectives are told apart by colour, variants by marker shape and dash, so
+ * the link roofs. Collectives are told apart by colour and marker shape, variants by dash, so
  * the panel reads in grey too; the legend under it names each line.
  */
 #include <math.h>
@@ -95,8 +95,9 @@ static const char *variant_dash(int vi)
     return dashes[vi % 4];
 }
 
-static void draw_series(rb_sbuf *b, const rb_plot_data *d, const rb_plot_frame *f,
-                        const series *s, double *xy)
+/* A series' line and markers; both kept clear of the labels placed after them (a note). */
+static void draw_series(rb_sbuf *b, const rb_plot_data *d, rb_plot_frame *f, const series *s,
+                        double *xy)
 {
     const char *colour = rb_plot_colour(s->colour);
     for (int k = 0; k < s->n; k++) {
@@ -112,8 +113,14 @@ static void draw_series(rb_sbuf *b, const rb_plot_data *d, const rb_plot_frame *
         rb_plot_num(p->y, bw, sizeof bw);
         rb_fmt(title, sizeof title, "%s / %s (%s): busbw %s GB/s at %s bytes per GPU", p->pair,
                p->variant, p->role, bw, size);
-        rb_plot_draw_marker(b, xy[2 * k], xy[2 * k + 1], RB_PLOT_POINT_R - 0.5,
-                            s->variant_index % RB_PLOT_SHAPES, colour, 0, "pt", title);
+        rb_plot_draw_marker(b, xy[2 * k], xy[2 * k + 1], RB_PLOT_POINT_R - 0.5, s->colour, colour,
+                            0, "pt", title);
+        rb_plot_labels_block(&f->labels,
+                             rb_plot_marker_quad(xy[2 * k], xy[2 * k + 1], RB_PLOT_POINT_R), 0);
+        if (k > 0)
+            rb_plot_labels_block(
+                &f->labels, rb_plot_segment(xy[2 * k - 2], xy[2 * k - 1], xy[2 * k], xy[2 * k + 1]),
+                1);
     }
 }
 
@@ -126,14 +133,14 @@ static double draw_legend(rb_sbuf *b, const collectives *c, double y)
         const series *s = &c->s[k];
         double x = 20 + (k % 3) * col_w, at = y + (k / 3) * row;
         const char *colour = rb_plot_colour(s->colour);
-        const char *name = strchr(s->collective, '.') ? strchr(s->collective, '.') + 1
-                                                      : s->collective;
+        const char *name =
+            strchr(s->collective, '.') ? strchr(s->collective, '.') + 1 : s->collective;
         char text[160];
         rb_fmt(text, sizeof text, "%s: %s", name, s->variant);
         rb_svg_line(b, x, at - 4, x + 28, at - 4, colour, 1.4, variant_dash(s->variant_index),
                     NULL);
-        rb_plot_draw_marker(b, x + 14, at - 4, RB_PLOT_POINT_R - 0.5,
-                            s->variant_index % RB_PLOT_SHAPES, colour, 0, NULL, NULL);
+        rb_plot_draw_marker(b, x + 14, at - 4, RB_PLOT_POINT_R - 0.5, s->colour, colour, 0, NULL,
+                            NULL);
         rb_svg_text(b, x + 36, at, RB_PLOT_LABEL_PX, "start", "#222222", 0, text);
     }
     return y + (c->n + 2) / 3 * row;
@@ -171,20 +178,21 @@ double rb_plot_draw_collectives(rb_sbuf *b, const rb_plot_data *d, double y)
         f.zoom = -1;
         f.panel = RB_PANEL_COLLECTIVE;
         rb_sbuf_add(b, "<g id=\"rb-collectives\">\n");
-        rb_svg_text(b, AREA_X, y + 12, 12, "start", "#000000", 0,
-                    "collectives: bus bandwidth against bytes per GPU, one line per collective "
-                    "and variant (log-log)");
+        rb_svg_text(b, 20, y + 10, 12, "start", "#000000", 0,
+                    "bus bandwidth against bytes per GPU, one line per collective and variant "
+                    "(log-log), against the NVLink roofs");
         fit_axes(d, &f);
         rb_plot_draw_axes(b, &f, 0, 1);
         if (d->have_roofs)
             rb_plot_draw_flat_roofs(b, d, &f);
         for (int k = 0; k < c->n; k++)
             draw_series(b, d, &f, &c->s[k], xy);
+        if (!d->have_roofs)
+            rb_plot_frame_note(b, &f, "roofs unknown", 12, "#b00020");
         const rb_plot_box *a = &f.area;
         rb_svg_text(b, a->x + a->w / 2, a->y + a->h + 34, 11, "middle", "#000000", 0,
                     "bytes per GPU");
-        rb_svg_text(b, a->x - 50, a->y + a->h / 2, 11, "middle", "#000000", -90,
-                    "busbw (GB/s)");
+        rb_svg_text(b, a->x - 50, a->y + a->h / 2, 11, "middle", "#000000", -90, "busbw (GB/s)");
         rb_plot_labels_free(&f.labels);
         y = draw_legend(b, c, a->y + a->h + 60);
         rb_sbuf_add(b, "</g>\n");

@@ -3,6 +3,7 @@
  * a value, a point's marker and the box it covers, a line in a classed group, a haloed group,
  * a frame's axes. */
 #include <math.h>
+#include <string.h>
 
 #include "plot_draw.h"
 #include "svg.h"
@@ -17,32 +18,82 @@ void rb_plot_widen(double *lo, double *hi, double v)
         *hi = v;
 }
 
-void rb_plot_draw_marker(rb_sbuf *b, double x, double y, double r, int shape, const char *fill,
-                         int hollow, const char *cls, const char *title)
+/* A closed path through n vertices (x, y) about (cx, cy), relative moves after the first: a
+ * marker's outline, starting "M<cx>,<cy>" (the tests read a point's place from it). */
+static void polygon(char *d, size_t size, double cx, double cy, const double *vx, const double *vy,
+                    int n)
 {
-    char d[200];
-    switch (shape % RB_PLOT_SHAPES) {
-    case 1: /* square, of about the circle's area */
-        r *= 0.9;
-        rb_fmt(d, sizeof d, "M%.2f,%.2fm%.2f,%.2fh%.2fv%.2fh%.2fz", x, y, -r, -r, 2 * r, 2 * r,
-               -2 * r);
-        break;
-    case 2:
-    case 4: { /* triangle, up or down */
+    size_t len = 0;
+    rb_fmt(d, size, "M%.2f,%.2fm%.2f,%.2f", cx, cy, vx[0], vy[0]);
+    for (int k = 1; k < n; k++) {
+        len = strlen(d);
+        rb_fmt(d + len, size - len, "l%.2f,%.2f", vx[k] - vx[k - 1], vy[k] - vy[k - 1]);
+    }
+    len = strlen(d);
+    rb_fmt(d + len, size - len, "z");
+}
+
+/* The vertices of shape (2 and up) at radius r about the origin; how many. */
+static int shape_vertices(int shape, double r, double *vx, double *vy)
+{
+    static const double plus[12][2] = {{-0.4, -1.15}, {0.4, -1.15}, {0.4, -0.4},   {1.15, -0.4},
+                                       {1.15, 0.4},   {0.4, 0.4},   {0.4, 1.15},   {-0.4, 1.15},
+                                       {-0.4, 0.4},   {-1.15, 0.4}, {-1.15, -0.4}, {-0.4, -0.4}};
+    const double pi = 3.14159265358979323846;
+    int n = 0;
+    switch (shape) {
+    case 2: /* triangle up, down */
+    case 4: {
         double s = shape == 2 ? 1 : -1;
-        rb_fmt(d, sizeof d, "M%.2f,%.2fm0,%.2fl%.2f,%.2fh%.2fz", x, y, -1.2 * r * s, 1.1 * r,
-               1.95 * r * s, -2.2 * r);
+        double tx[3] = {0, 1.1 * r, -1.1 * r}, ty[3] = {-1.2 * r * s, 0.75 * r * s, 0.75 * r * s};
+        for (; n < 3; n++) {
+            vx[n] = tx[n];
+            vy[n] = ty[n];
+        }
         break;
     }
     case 3: /* diamond */
-        r *= 1.2;
-        rb_fmt(d, sizeof d, "M%.2f,%.2fm0,%.2fl%.2f,%.2fl%.2f,%.2fl%.2f,%.2fz", x, y, -r, r, r, -r,
-               r, -r, -r);
+        for (; n < 4; n++) {
+            vx[n] = 1.2 * r * sin(n * pi / 2);
+            vy[n] = -1.2 * r * cos(n * pi / 2);
+        }
         break;
-    default: /* circle */
+    case 5: /* pentagon */
+        for (; n < 5; n++) {
+            vx[n] = 1.1 * r * sin(n * 2 * pi / 5);
+            vy[n] = -1.1 * r * cos(n * 2 * pi / 5);
+        }
+        break;
+    case 6: /* star, five points */
+        for (; n < 10; n++) {
+            double rad = n % 2 ? 0.55 * r : 1.3 * r;
+            vx[n] = rad * sin(n * pi / 5);
+            vy[n] = -rad * cos(n * pi / 5);
+        }
+        break;
+    default: /* plus */
+        for (; n < 12; n++) {
+            vx[n] = plus[n][0] * r;
+            vy[n] = plus[n][1] * r;
+        }
+    }
+    return n;
+}
+
+void rb_plot_draw_marker(rb_sbuf *b, double x, double y, double r, int shape, const char *fill,
+                         int hollow, const char *cls, const char *title)
+{
+    char d[400];
+    double vx[12], vy[12];
+    shape = ((shape % RB_PLOT_SHAPES) + RB_PLOT_SHAPES) % RB_PLOT_SHAPES;
+    if (shape == 0) /* circle */
         rb_fmt(d, sizeof d, "M%.2f,%.2fm%.2f,0a%.2f,%.2f 0 1,0 %.2f,0a%.2f,%.2f 0 1,0 %.2f,0z", x,
                y, -r, r, r, 2 * r, r, r, -2 * r);
-    }
+    else if (shape == 1) /* square, of about the circle's area */
+        rb_fmt(d, sizeof d, "M%.2f,%.2fm%.2f,%.2fh%.2fv%.2fh%.2fz", x, y, -0.9 * r, -0.9 * r,
+               1.8 * r, 1.8 * r, -1.8 * r);
+    else
+        polygon(d, sizeof d, x, y, vx, vy, shape_vertices(shape, r, vx, vy));
     rb_svg_path(b, d, hollow ? "#ffffff" : fill, hollow ? fill : "#000000", hollow ? 1.4 : 0.6, cls,
                 title);
 }

@@ -13,7 +13,8 @@
 
 #define RB_PLOT_CHART_W 1200.0
 #define RB_PLOT_LABEL_PX 11.0 /* roof labels, ticks, legend: 11 px, readable at 100% zoom */
-#define RB_PLOT_POINT_PX 11.0 /* point labels, and the numbers of points whose label did not fit */
+#define RB_PLOT_POINT_PX 11.0 /* point labels, and the numbers of points whose label did not fit   \
+                               */
 #define RB_PLOT_POINT_R 4.5
 #define RB_PLOT_MEASURED_COLOUR "#222222"
 #define RB_PLOT_PEAK_COLOUR "#777777"
@@ -35,8 +36,47 @@ typedef struct rb_plot_frame {
     rb_plot_labels labels; /* every shape placed so far */
 } rb_plot_frame;
 
-/* A point's marker: shape 0 circle, 1 square, 2 triangle, 3 diamond, 4 triangle down; filled,
- * or (hollow) white inside a ring of fill. cls and title as rb_svg_path's. */
+/* One chart being drawn: its points' pixels in the frame being drawn, the points whose label
+ * found no place (numbered on the chart, listed under the panel that numbered them), and the
+ * arrowheads its arrows use (each chart defines its own, named by the chart: the report holds
+ * several charts in one page). */
+typedef struct rb_plot_canvas {
+    const rb_plot_data *d;
+    rb_plot_chart chart;
+    double *px, *py;
+    int *key_point, *key_num; /* key entry k: its point, and the number beside that point */
+    int n_keys, keys_drawn, n_numbers;
+    unsigned char arrows[RB_PLOT_COLOURS * RB_PLOT_SHADES];
+} rb_plot_canvas;
+
+/* ---- points, arrows and their labels (plot_points.c) ---- */
+
+/* 1 when point p is drawn in frame f (the roofline's main frame: zoom -1; a zoom panel: its
+ * families'). */
+int rb_plot_in_frame(const rb_plot_data *d, const rb_plot_frame *f, const rb_plot_point *p);
+/* The points of a frame (their pixels set in c->px, c->py) as hard shapes, their arrows (soft),
+ * their markers, then their labels: horizontal beside each point on a roofline frame, upright
+ * on a side frame, each clear of every text, point, line and arrow placed before it; a point
+ * whose label finds no such place gets a number (listed by rb_plot_draw_key), or, when even
+ * that finds none, only its tooltip. */
+void rb_plot_block_points(rb_plot_canvas *c, rb_plot_frame *f);
+void rb_plot_draw_arrows(rb_sbuf *b, rb_plot_canvas *c, rb_plot_frame *f);
+void rb_plot_draw_points(rb_sbuf *b, const rb_plot_canvas *c, const rb_plot_frame *f);
+void rb_plot_label_points(rb_sbuf *b, rb_plot_canvas *c, rb_plot_frame *f);
+void rb_plot_label_side_points(rb_sbuf *b, rb_plot_canvas *c, rb_plot_frame *f);
+/* Each pair's name under its group of points on a side frame; returns the y below the lowest. */
+double rb_plot_label_side_pairs(rb_sbuf *b, const rb_plot_canvas *c, rb_plot_frame *f);
+/* A note ("roofs unknown") in a corner of the frame clear of what is placed. */
+void rb_plot_frame_note(rb_sbuf *b, rb_plot_frame *f, const char *text, double size,
+                        const char *colour);
+/* The key of the points numbered since the last key, from y; returns the y below it. */
+double rb_plot_draw_key(rb_sbuf *b, rb_plot_canvas *c, double y);
+/* The arrowheads the chart's arrows used, in a <defs>. */
+void rb_plot_draw_arrowheads(rb_sbuf *b, const rb_plot_canvas *c);
+
+/* A point's marker: shape 0 circle, 1 square, 2 triangle, 3 diamond, 4 triangle down, 5
+ * pentagon, 6 star, 7 plus; filled, or (hollow) white inside a ring of fill. cls and title as
+ * rb_svg_path's. */
 void rb_plot_draw_marker(rb_sbuf *b, double x, double y, double r, int shape, const char *fill,
                          int hollow, const char *cls, const char *title);
 /* A line in a group of class cls ("roof", "leader", "arrow"), so that a test can tell them
@@ -71,10 +111,13 @@ void rb_plot_draw_axes(rb_sbuf *b, rb_plot_frame *f, int y_si, int x_si);
  * line per collective and variant, its legend under it; returns the y below it. */
 double rb_plot_draw_collectives(rb_sbuf *b, const rb_plot_data *d, double y);
 
-/* The legend under the main panel, from y; returns the y below it. */
-double rb_plot_draw_legend(rb_sbuf *b, const rb_plot_data *d, double y);
-/* A zoom panel's caption (its pairs, each with its marker) from y in [x, x + w]; returns the
- * baseline of its last line. */
+/* The styles (measured roof, datasheet peak, ladder, part) from y; returns the y below them. */
+double rb_plot_draw_styles(rb_sbuf *b, double y);
+/* The legend of the families with a point in frame f, from y: each family's marker in its
+ * colour, its name and its pairs; returns the y below it. */
+double rb_plot_draw_legend(rb_sbuf *b, const rb_plot_data *d, const rb_plot_frame *f, double y);
+/* A zoom panel's caption (its pairs, each with its marker in its shade) from y in [x, x + w];
+ * returns the baseline of its last line. */
 double rb_plot_draw_zoom_caption(rb_sbuf *b, const rb_plot_data *d, int zoom, double x, double y,
                                  double w);
 /* Text in lines of at most width characters, broken at spaces; returns the y below it. */

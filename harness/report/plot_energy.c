@@ -150,7 +150,7 @@ static double legend(rb_sbuf *b, const rb_plot_data *d, double y, int draw)
         double x = 30 + (n % LEGEND_COLUMNS) * (RB_PLOT_CHART_W - 60) / LEGEND_COLUMNS;
         double at = y + rows_before * LEGEND_ROW;
         if (draw) {
-            rb_plot_draw_marker(b, x, at - 3, RB_PLOT_POINT_R, d->pair_shape[k],
+            rb_plot_draw_marker(b, x, at - 3, RB_PLOT_POINT_R, rb_plot_pair_marker(d, k),
                                 rb_plot_pair_colour(d, k), 0, "key", NULL);
             rb_svg_text(b, x + 10, at, RB_PLOT_LABEL_PX, "start", "#111111", 0, d->pairs[k]);
         }
@@ -187,7 +187,7 @@ static double draw_roofline(rb_sbuf *b, const rb_plot_data *d)
         char title[300];
         point_title(p, 0, title, sizeof title);
         rb_plot_draw_marker(b, rb_plot_axis_map(&x, p->x), rb_plot_axis_map(&y, p->gflop_per_j),
-                            RB_PLOT_POINT_R, d->pair_shape[p->pair_index],
+                            RB_PLOT_POINT_R, rb_plot_pair_marker(d, p->pair_index),
                             rb_plot_pair_colour(d, p->pair_index), strcmp(p->role, "baseline") == 0,
                             "point", title);
     }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The HTML report of a run (one self-contained file: the verdicts counted, the charts inline,
- * the table coloured by verdict and sortable with a few lines of inline script, no network
- * needed), and the files plot writes.
+ * The HTML report of a run (one self-contained file: the verdicts counted, each chart inline as
+ * a figure of its own, the variants on no chart, the table coloured by verdict and sortable with
+ * a few lines of inline script, no network needed), and the staging of the files plot writes.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -16,9 +16,8 @@
 #include "svg.h"
 #include "util.h"
 
-static const char *const verdict_names[] = {"pass",    "improved", "regressed", "new",
-                                            "missing", "invalid",  "skipped",   "stale",
-                                            "contended"};
+static const char *const verdict_names[] = {
+    "pass", "improved", "regressed", "new", "missing", "invalid", "skipped", "stale", "contended"};
 #define N_VERDICTS ((int)(sizeof verdict_names / sizeof verdict_names[0]))
 
 /* A numeric cell shown as the charts show numbers (rb_plot_num), with a unit after it. */
@@ -133,20 +132,64 @@ static void notes(rb_sbuf *b, const rb_plot_data *d)
         rb_sbuf_add(b, "</ul>\n");
 }
 
-/* A chart inline: its text given, or read from f. */
-static void chart_div(rb_sbuf *b, const char *title, const char *svg, FILE *f)
+/* A chart inline, with its heading: drawn here (f NULL), or read from f. */
+static void chart_div(rb_sbuf *b, const rb_plot_data *d, int k, FILE *f)
 {
-    rb_sbuf_add(b, "<h2>%s</h2>\n<div class=\"chart\">\n", title);
+    rb_sbuf_add(b, "<h2>%s</h2>\n<div class=\"chart\">\n",
+                k == RB_PLOT_SPEEDUP ? "Speedups" : rb_plot_chart_heading((rb_plot_chart)k));
     if (f)
         rb_sbuf_copy(b, f);
+    else if (k == RB_PLOT_SPEEDUP)
+        rb_plot_speedup_svg_to(b, d);
     else
-        rb_sbuf_add(b, "%s", svg);
+        rb_plot_chart_svg_to(b, d, (rb_plot_chart)k, NULL);
     rb_sbuf_add(b, "</div>\n");
 }
 
-/* The report, its charts given as texts or as files to read. */
-static void html_page(rb_sbuf *b, const rb_plot_data *d, const char *roofline_svg,
-                      const char *speedup_svg, FILE *roofline, FILE *speedup)
+static const char *unplotted_why(const rb_plot_point *p)
+{
+    return not_at_size(p)                   ? "not timed at this size"
+           : !strcmp(p->verdict, "skipped") ? "skipped"
+           : !strcmp(p->verdict, "invalid") ? "invalid"
+           : p->one_gpu                     ? "one GPU, no link traffic"
+                                            : "not timed or no rate";
+}
+
+/* The variants on no chart, one line a reason, each pair named once: "skipped: pair (variant,
+ * variant); pair (variant)". */
+static void unplotted(rb_sbuf *b, const rb_plot_data *d)
+{
+    static const char *const reasons[] = {"not timed at this size", "skipped", "invalid",
+                                          "one GPU, no link traffic", "not timed or no rate"};
+    int any = 0;
+    for (size_t r = 0; r < sizeof reasons / sizeof reasons[0]; r++) {
+        int in_reason = 0, last_pair = -1;
+        for (int i = 0; i < d->n_points; i++) {
+            const rb_plot_point *p = &d->points[i];
+            if (p->plotted || strcmp(unplotted_why(p), reasons[r]))
+                continue;
+            if (!any++)
+                rb_sbuf_add(b, "<h2>Not plotted</h2>\n<ul class=\"unplotted\">\n");
+            if (!in_reason++)
+                rb_sbuf_add(b, "<li>%s: ", reasons[r]);
+            else
+                rb_sbuf_add(b, "%s", p->pair_index == last_pair ? ", " : "); ");
+            if (p->pair_index != last_pair) {
+                rb_sbuf_escaped(b, p->pair);
+                rb_sbuf_add(b, " (");
+            }
+            rb_sbuf_escaped(b, p->variant);
+            last_pair = p->pair_index;
+        }
+        if (in_reason)
+            rb_sbuf_add(b, ")</li>\n");
+    }
+    if (any)
+        rb_sbuf_add(b, "</ul>\n");
+}
+
+/* The report, its charts drawn here (files NULL) or read from the files given. */
+static void html_page(rb_sbuf *b, const rb_plot_data *d, FILE *const *files)
 {
     char title[600];
     rb_fmt(title, sizeof title, "roofbench: %s, driver %s, CUDA %s, %s, git %s", d->device,
@@ -158,13 +201,16 @@ static void html_page(rb_sbuf *b, const rb_plot_data *d, const char *roofline_sv
         rb_sbuf_add(b, "</code></p>\n");
     }
     verdict_counts(b, d);
-    chart_div(b, "Roofline", roofline_svg, roofline);
-    chart_div(b, "Speedups", speedup_svg, speedup);
+    for (int k = 0; k < RB_PLOT_FILES; k++)
+        if (files ? files[k] != NULL
+                  : k == RB_PLOT_SPEEDUP || rb_plot_chart_used(d, (rb_plot_chart)k))
+            chart_div(b, d, k, files ? files[k] : NULL);
     if (rb_plot_has_energy(d)) {
         rb_sbuf_add(b, "<h2>Energy roofline</h2>\n<div class=\"chart\">\n");
         rb_plot_energy_svg_to(b, d);
         rb_sbuf_add(b, "</div>\n");
     }
+    unplotted(b, d);
     rb_sbuf_add(b, "<h2 id=\"rb-table\">Table</h2>\n");
     verdict_counts(b, d);
     rb_sbuf_add(b, "<p>Click a column's header to sort by it (again: the other "
@@ -182,68 +228,87 @@ static void html_page(rb_sbuf *b, const rb_plot_data *d, const char *roofline_sv
     rb_html_page_end(b);
 }
 
-char *rb_plot_html(const rb_plot_data *d, const char *roofline_svg, const char *speedup_svg)
+char *rb_plot_html(const rb_plot_data *d)
 {
     rb_sbuf b = {0};
-    html_page(&b, d, roofline_svg, speedup_svg, NULL, NULL);
+    html_page(&b, d, NULL);
     return rb_sbuf_take(&b);
 }
 
-void rb_plot_html_to(rb_sbuf *b, const rb_plot_data *d, FILE *roofline_svg, FILE *speedup_svg)
+void rb_plot_html_to(rb_sbuf *b, const rb_plot_data *d, FILE *const files[RB_PLOT_FILES])
 {
-    html_page(b, d, NULL, NULL, roofline_svg, speedup_svg);
+    html_page(b, d, files);
 }
 
-/* What a chart or the report is made from: the data, and the files it reads. */
+/* What a chart or the report is made from: the data, which chart, the files it reads. */
 typedef struct plot_made {
     const rb_plot_data *d;
-    FILE *a, *b;
+    int k;
+    FILE *scratch;
+    FILE *files[RB_PLOT_FILES];
 } plot_made;
 
-static void make_roofline(rb_sbuf *b, const void *m)
+static void make_chart(rb_sbuf *b, const void *x)
 {
-    rb_plot_roofline_svg_to(b, ((const plot_made *)m)->d, ((const plot_made *)m)->a);
-}
-
-static void make_speedup(rb_sbuf *b, const void *m)
-{
-    rb_plot_speedup_svg_to(b, ((const plot_made *)m)->d);
+    const plot_made *m = x;
+    if (m->k == RB_PLOT_SPEEDUP)
+        rb_plot_speedup_svg_to(b, m->d);
+    else
+        rb_plot_chart_svg_to(b, m->d, (rb_plot_chart)m->k, m->scratch);
 }
 
 static void make_report(rb_sbuf *b, const void *x)
 {
     const plot_made *m = x;
-    rb_plot_html_to(b, m->d, m->a, m->b);
+    rb_plot_html_to(b, m->d, m->files);
 }
 
-/* The charts and the report, each written to its output as it is drawn: the report reads the
- * charts back from theirs. 0, or -1 with err. */
-static int stage_all(const rb_plot_data *d, rb_outputs *outs, int svg_index, int speedup_index,
-                     int html_index, char *err, size_t err_size)
+/* The report, reading the charts back from their outputs. 0, or -1 with err. */
+static int stage_report(const rb_plot_data *d, rb_outputs *outs, const rb_plot_outs *at, char *err,
+                        size_t err_size)
 {
-    plot_made m = {d, rb_outputs_scratch(outs, svg_index, err, err_size), NULL};
-    int rc = m.a ? rb_outputs_stage_made(outs, svg_index, make_roofline, &m, err, err_size) : -1;
-    if (m.a)
-        fclose(m.a);
-    m.a = NULL;
+    plot_made m = {d, 0, NULL, {NULL}};
+    int rc = 0;
+    for (int k = 0; k < RB_PLOT_FILES && rc == 0; k++)
+        if (rb_outputs_staged(outs, at->file[k]) &&
+            !(m.files[k] = rb_outputs_read(outs, at->file[k])))
+            rc = -1;
     if (rc == 0)
-        rc = rb_outputs_stage_made(outs, speedup_index, make_speedup, &m, err, err_size);
-    if (rc == 0 && html_index >= 0) {
-        m.a = rb_outputs_read(outs, svg_index);
-        m.b = rb_outputs_read(outs, speedup_index);
-        rc = m.a && m.b ? rb_outputs_stage_made(outs, html_index, make_report, &m, err, err_size)
-                        : -1;
-        if (m.a)
-            fclose(m.a);
-        if (m.b)
-            fclose(m.b);
+        rc = rb_outputs_stage_made(outs, at->html, make_report, &m, err, err_size);
+    for (int k = 0; k < RB_PLOT_FILES; k++)
+        if (m.files[k])
+            fclose(m.files[k]);
+    return rc;
+}
+
+/* The charts that have points, the speedup chart and the report, each written to its output as
+ * it is drawn: the report reads the charts back from theirs. 0, or -1 with err. */
+static int stage_all(const rb_plot_data *d, rb_outputs *outs, rb_plot_outs *at, char *err,
+                     size_t err_size)
+{
+    int rc = 0;
+    at->written = 0;
+    for (int k = 0; k < RB_PLOT_FILES && rc == 0; k++) {
+        if (k < RB_CHART_COUNT && !rb_plot_chart_used(d, (rb_plot_chart)k))
+            continue;
+        plot_made m = {d, k, NULL, {NULL}};
+        if (k < RB_CHART_COUNT &&
+            !(m.scratch = rb_outputs_scratch(outs, at->file[k], err, err_size)))
+            return -1;
+        rc = rb_outputs_stage_made(outs, at->file[k], make_chart, &m, err, err_size);
+        if (m.scratch)
+            fclose(m.scratch);
+        if (rc == 0 && k < RB_CHART_COUNT)
+            at->written |= 1u << k;
     }
+    if (rc == 0 && at->html >= 0)
+        rc = stage_report(d, outs, at, err, err_size);
     return rc;
 }
 
 /* rb_plot_stage of doc; owned (doc itself, or NULL) is freed once read. */
 static int stage_doc(const json_value *doc, json_value *owned, const char *source_path,
-                     const rb_filter *filter, rb_outputs *outs, const int index[3], char *err,
+                     const rb_filter *filter, rb_outputs *outs, rb_plot_outs *at, char *err,
                      size_t err_size)
 {
     rb_plot_data d;
@@ -261,7 +326,7 @@ static int stage_doc(const json_value *doc, json_value *owned, const char *sourc
         return -1;
     }
     d.path = source_path;
-    int rc = stage_all(&d, outs, index[0], index[1], index[2], err, err_size);
+    int rc = stage_all(&d, outs, at, err, err_size);
     if (rc != 0 && !err[0])
         rb_fmt(err, err_size, "%s: out of memory", source_path);
     rb_plot_free(&d);
@@ -269,17 +334,13 @@ static int stage_doc(const json_value *doc, json_value *owned, const char *sourc
 }
 
 int rb_plot_stage(const json_value *doc, const char *source_path, const rb_filter *filter,
-                  rb_outputs *outs, int svg_index, int speedup_index, int html_index, char *err,
-                  size_t err_size)
+                  rb_outputs *outs, rb_plot_outs *at, char *err, size_t err_size)
 {
-    const int index[3] = {svg_index, speedup_index, html_index};
-    return stage_doc(doc, NULL, source_path, filter, outs, index, err, err_size);
+    return stage_doc(doc, NULL, source_path, filter, outs, at, err, err_size);
 }
 
 int rb_plot_stage_taking(json_value *doc, const char *source_path, const rb_filter *filter,
-                         rb_outputs *outs, int svg_index, int speedup_index, int html_index,
-                         char *err, size_t err_size)
+                         rb_outputs *outs, rb_plot_outs *at, char *err, size_t err_size)
 {
-    const int index[3] = {svg_index, speedup_index, html_index};
-    return stage_doc(doc, doc, source_path, filter, outs, index, err, err_size);
+    return stage_doc(doc, doc, source_path, filter, outs, at, err, err_size);
 }

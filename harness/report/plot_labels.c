@@ -135,7 +135,7 @@ int rb_plot_labels_block(rb_plot_labels *l, rb_plot_quad q, int soft)
     }
     l->shapes[l->n] = q;
     l->bounds[l->n] = box_of(&q);
-    l->soft[l->n++] = soft != 0;
+    l->soft[l->n++] = (unsigned char)(soft == RB_PLOT_LEADER ? RB_PLOT_LEADER : soft != 0);
     return 0;
 }
 
@@ -147,17 +147,24 @@ static int inside(const rb_plot_quad *q, const rb_plot_box *b)
     return 1;
 }
 
-int rb_plot_labels_free_at(const rb_plot_labels *l, const rb_plot_quad *q, int strict,
-                           const rb_plot_box *bounds)
+/* 1 when q lies inside bounds and overlaps no shape of a kind in kinds (bit k: soft value k). */
+static int free_of(const rb_plot_labels *l, const rb_plot_quad *q, unsigned kinds,
+                   const rb_plot_box *bounds)
 {
     if (!inside(q, bounds))
         return 0;
     rb_plot_box box = box_of(q);
     for (int k = 0; k < l->n; k++)
-        if ((strict || !l->soft[k]) && boxes_meet(&box, &l->bounds[k]) &&
+        if ((kinds >> l->soft[k] & 1) && boxes_meet(&box, &l->bounds[k]) &&
             rb_plot_quads_overlap(q, &l->shapes[k]))
             return 0;
     return 1;
+}
+
+int rb_plot_labels_free_at(const rb_plot_labels *l, const rb_plot_quad *q, int strict,
+                           const rb_plot_box *bounds)
+{
+    return free_of(l, q, strict ? 7u : 5u, bounds);
 }
 
 /* q grown by pad on every side (a rectangle along its own edges; a segment into a box). */
@@ -213,12 +220,12 @@ int rb_plot_labels_place(rb_plot_labels *l, const char *text, double size,
             rb_plot_quad q = rb_plot_text_quad(text, p->x, p->y, size, p->anchor, p->rotate_deg);
             rb_plot_quad lead = rb_plot_segment(p->lx0, p->ly0, p->lx1, p->ly1);
             /* a leader may cross a soft block (a roof line: a thin grey line across a line reads
-             * as a leader), never a hard one (a text, a point) */
+             * as a leader) and another leader, never a hard one (a text, a point) */
             if (!rb_plot_labels_free_at(l, &q, strict, bounds) ||
-                (p->leader && !rb_plot_labels_free_at(l, &lead, 0, NULL)))
+                (p->leader && !free_of(l, &lead, 1u, NULL)))
                 continue;
             if (rb_plot_labels_block(l, q, 0) != 0 ||
-                (p->leader && rb_plot_labels_block(l, lead, 0) != 0))
+                (p->leader && rb_plot_labels_block(l, lead, RB_PLOT_LEADER) != 0))
                 return -1;
             return i;
         }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The roofline chart's legend (under the main panel) and the zoom panels' captions: each pair
- * with its marker, in its family's colour. */
+/* The charts' legends: the line styles, the families a panel shows (each with its marker in its
+ * colour, and its pairs), and the zoom panels' captions (each pair with its marker in its
+ * shade). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +10,10 @@
 #include "svg.h"
 
 #define LEGEND_X 20.0
-#define LEGEND_COLUMNS 4
-#define LEGEND_COLUMN_W 290.0
+#define LEGEND_COLUMNS 3
+#define LEGEND_COLUMN_W 387.0
 #define LINE_H 14.0
-/* a legend or a caption lists this many pairs at most (tooltips name the others) */
+/* a legend or a caption lists this many entries at most (tooltips name the others) */
 #define LEGEND_MAX 100
 
 double rb_plot_wrapped(rb_sbuf *b, double x, double y, double size, const char *fill,
@@ -49,36 +50,21 @@ double rb_plot_wrapped(rb_sbuf *b, double x, double y, double size, const char *
     return y;
 }
 
-/* A legend entry: the pair's marker (in its family's colour, or shaded) and its name. */
-static void pair_entry(rb_sbuf *b, const rb_plot_data *d, int k, double x, double y, int shaded)
+/* A zoom caption's entry: the pair's marker in its shade of its family's colour, its name. */
+static void pair_entry(rb_sbuf *b, const rb_plot_data *d, int k, double x, double y)
 {
     char colour[16];
-    if (shaded)
-        rb_plot_pair_shade(d, k, colour, sizeof colour);
-    else
-        rb_fmt(colour, sizeof colour, "%s", rb_plot_pair_colour(d, k));
-    rb_plot_draw_marker(b, x + 5, y - 3.5, 4, d->pair_shape[k], colour, 0, NULL, NULL);
+    rb_plot_pair_shade(d, k, colour, sizeof colour);
+    rb_plot_draw_marker(b, x + 5, y - 3.5, 4, rb_plot_pair_marker(d, k), colour, 0, NULL, NULL);
     rb_svg_text(b, x + 14, y, RB_PLOT_LABEL_PX, "start", "#111111", 0, d->pairs[k]);
 }
 
-/* Per pair, 1 when it has a point on the main panel (zoom < 0) or in zoom panel zoom. NULL when
- * out of memory. */
-static unsigned char *pairs_shown(const rb_plot_data *d, int zoom)
-{
-    unsigned char *shown = calloc((size_t)d->n_pairs + 1, 1);
-    for (int i = 0; shown && i < d->n_points; i++) {
-        const rb_plot_point *p = &d->points[i];
-        if (zoom < 0 ? p->plotted && p->panel == RB_PANEL_ROOFLINE
-                     : p->zoomed && d->families[d->pair_family[p->pair_index]].zoom == zoom)
-            shown[p->pair_index] = 1;
-    }
-    return shown;
-}
-
-/* The line styles: measured roof, datasheet peak, ladder arrow, part. */
-static double draw_styles(rb_sbuf *b, double y)
+double rb_plot_draw_styles(rb_sbuf *b, double y)
 {
     double x = LEGEND_X;
+    rb_svg_defs_begin(b);
+    rb_svg_arrow_marker(b, "arrow-legend", "#555555");
+    rb_svg_defs_end(b);
     rb_svg_line(b, x, y - 4, x + 24, y - 4, RB_PLOT_MEASURED_COLOUR, 1.8, NULL, NULL);
     rb_svg_text(b, x + 30, y, RB_PLOT_LABEL_PX, "start", "#111111", 0,
                 "measured roof (roofbench ceilings)");
@@ -96,47 +82,85 @@ static double draw_styles(rb_sbuf *b, double y)
     return y + LINE_H + 4;
 }
 
-/* The main panel's pairs, a family's together, in the order the families first appear. */
-static int legend_order(const rb_plot_data *d, const unsigned char *shown, int *order)
+/* Per family, 1 when it has a point in frame f. NULL when out of memory. */
+static unsigned char *families_shown(const rb_plot_data *d, const rb_plot_frame *f)
 {
-    int *start = calloc((size_t)d->n_families + 1, sizeof *start), n = 0;
-    if (!start)
-        return 0;
-    for (int k = 0; k < d->n_pairs; k++)
-        start[d->pair_family[k] + 1] += shown[k];
-    for (int f = 0; f < d->n_families; f++)
-        start[f + 1] += start[f];
-    for (int k = 0; k < d->n_pairs; k++)
-        if (shown[k]) {
-            order[start[d->pair_family[k]]++] = k;
-            n++;
-        }
-    free(start);
-    return n;
+    unsigned char *shown = calloc((size_t)d->n_families + 1, 1);
+    for (int i = 0; shown && i < d->n_points; i++)
+        if (rb_plot_in_frame(d, f, &d->points[i]))
+            shown[d->pair_family[d->points[i].pair_index]] = 1;
+    return shown;
 }
 
-double rb_plot_draw_legend(rb_sbuf *b, const rb_plot_data *d, double y)
+/* "rmsnorm: h4k, h16k, h64k, h256k": a family and its pairs, each without the family's name
+ * and the '.' after it ("sgemm: @1M, @4M"); the name alone for a family of one pair of its
+ * name. Cut to max characters, ", ..." at its end when cut. */
+static void family_text(const rb_plot_data *d, int f, char *out, size_t size, int max)
 {
-    y = draw_styles(b, y);
-    unsigned char *shown = pairs_shown(d, -1);
-    int *order = calloc((size_t)d->n_pairs + 1, sizeof *order);
-    int n = shown && order ? legend_order(d, shown, order) : 0;
+    const char *name = d->families[f].name;
+    size_t len = strlen(name), at = 0;
+    rb_fmt(out, size, "%s", name);
+    at = strlen(out);
+    int n = 0;
+    for (int k = 0; k < d->n_pairs; k++) {
+        if (d->pair_family[k] != f || !strcmp(d->pairs[k], name))
+            continue;
+        const char *rest = d->pairs[k] + len;
+        rest += *rest == '.';
+        rb_fmt(out + at, size - at, "%s%s", n++ ? ", " : ": ", rest);
+        at = strlen(out);
+    }
+    if ((int)at > max && max > 5) {
+        size_t cut = (size_t)(max - 5);
+        while (cut > 0 && (out[cut] & 0xc0) == 0x80) /* never inside a UTF-8 character */
+            cut--;
+        rb_fmt(out + cut, size - cut, ", ...");
+    }
+}
+
+double rb_plot_draw_legend(rb_sbuf *b, const rb_plot_data *d, const rb_plot_frame *f, double y)
+{
+    unsigned char *shown = families_shown(d, f);
+    int n = 0;
+    for (int k = 0; shown && k < d->n_families; k++)
+        n += shown[k];
     int listed = n > LEGEND_MAX ? LEGEND_MAX : n;
     int rows = (listed + LEGEND_COLUMNS - 1) / LEGEND_COLUMNS;
-    for (int at = 0; at < listed; at++)
-        pair_entry(b, d, order[at], LEGEND_X + (at / rows) * LEGEND_COLUMN_W,
-                   y + (at % rows) * LINE_H, 0);
+    int max_chars = (int)((LEGEND_COLUMN_W - 22) / rb_plot_text_width("x", RB_PLOT_LABEL_PX));
+    for (int k = 0, at = 0; shown && k < d->n_families && at < listed; k++) {
+        if (!shown[k])
+            continue;
+        char text[512];
+        double x = LEGEND_X + (at / rows) * LEGEND_COLUMN_W, ly = y + (at % rows) * LINE_H;
+        family_text(d, k, text, sizeof text, max_chars);
+        rb_plot_draw_marker(b, x + 5, ly - 3.5, 4, d->families[k].shape,
+                            rb_plot_colour(d->families[k].colour), 0, NULL, NULL);
+        rb_svg_text(b, x + 14, ly, RB_PLOT_LABEL_PX, "start", "#111111", 0, text);
+        at++;
+    }
     y += rows * LINE_H + 4;
     free(shown);
-    free(order);
     char note[300];
     rb_fmt(note, sizeof note,
-           "%s%sEach pair has a marker; pairs of one family (the name before '.' or '@') share "
-           "a colour. Hover a point for its rate and its %% of the roof that binds it.",
-           n > listed ? "... and more pairs, not listed" : "", n > listed ? ". " : "");
+           "%s%sEach family (the name before '.' or '@') has a colour and a marker; its pairs "
+           "are named on the chart. Hover a point for its rate and its %% of the roof that binds "
+           "it.",
+           n > listed ? "... and more families, not listed" : "", n > listed ? ". " : "");
     return rb_plot_wrapped(
         b, LEGEND_X, y, RB_PLOT_LABEL_PX, "#333333", note,
         (int)((RB_PLOT_CHART_W - 2 * LEGEND_X) / rb_plot_text_width("x", RB_PLOT_LABEL_PX)));
+}
+
+/* Per pair, 1 when it has a point in zoom panel zoom. NULL when out of memory. */
+static unsigned char *pairs_zoomed(const rb_plot_data *d, int zoom)
+{
+    unsigned char *shown = calloc((size_t)d->n_pairs + 1, 1);
+    for (int i = 0; shown && i < d->n_points; i++) {
+        const rb_plot_point *p = &d->points[i];
+        if (p->zoomed && d->families[d->pair_family[p->pair_index]].zoom == zoom)
+            shown[p->pair_index] = 1;
+    }
+    return shown;
 }
 
 double rb_plot_draw_zoom_caption(rb_sbuf *b, const rb_plot_data *d, int zoom, double x, double y,
@@ -153,7 +177,7 @@ double rb_plot_draw_zoom_caption(rb_sbuf *b, const rb_plot_data *d, int zoom, do
     rb_svg_text(b, x, y, 12, "start", "#000000", 0, title);
     double at = x;
     y += LINE_H + 2;
-    unsigned char *shown = pairs_shown(d, zoom);
+    unsigned char *shown = pairs_zoomed(d, zoom);
     for (int k = 0, listed = 0; shown && k < d->n_pairs && listed < LEGEND_MAX; k++) {
         if (!shown[k])
             continue;
@@ -163,7 +187,7 @@ double rb_plot_draw_zoom_caption(rb_sbuf *b, const rb_plot_data *d, int zoom, do
             at = x;
             y += LINE_H;
         }
-        pair_entry(b, d, k, at, y, 1);
+        pair_entry(b, d, k, at, y);
         at += item;
     }
     free(shown);

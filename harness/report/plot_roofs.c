@@ -44,10 +44,10 @@ double rb_plot_top_roof(const rb_plot_data *d, rb_plot_roof_kind kind, int peak)
 static int on_side_panel(const rb_plot_roof *r, rb_plot_panel panel)
 {
     int link = !strncmp(r->key, "pcie_", 5) || !strncmp(r->key, "nvlink_", 7);
-    return panel == RB_PANEL_LATENCY     ? r->kind == RB_PLOT_ROOF_LATENCY
-           : panel == RB_PANEL_LINK      ? r->kind == RB_PLOT_ROOF_BANDWIDTH && link
-           : panel == RB_PANEL_COLLECTIVE ? r->kind == RB_PLOT_ROOF_BANDWIDTH &&
-                                                !strncmp(r->key, "nvlink_", 7)
+    return panel == RB_PANEL_LATENCY ? r->kind == RB_PLOT_ROOF_LATENCY
+           : panel == RB_PANEL_LINK  ? r->kind == RB_PLOT_ROOF_BANDWIDTH && link
+           : panel == RB_PANEL_COLLECTIVE
+               ? r->kind == RB_PLOT_ROOF_BANDWIDTH && !strncmp(r->key, "nvlink_", 7)
            : panel == RB_PANEL_BANDWIDTH ? r->kind == RB_PLOT_ROOF_BANDWIDTH && !link
                                          : 0;
 }
@@ -393,7 +393,9 @@ static int level_places(const double *low, const double *high, rb_plot_place *ou
 }
 
 /* A bundle's label along it: above the highest line or below the lowest, just off them or a
- * little further (clear of the points that sit on the lines), where fewest points are near. */
+ * little further (clear of the points that sit on the lines), where fewest points are near;
+ * else level, with a leader. Never across a line or an arrow: a bundle with no such place has
+ * no label. */
 static void label_memory_group(rb_sbuf *b, rb_plot_frame *f, const roof_item *items, int k, int e,
                                double (*seg)[4])
 {
@@ -411,7 +413,7 @@ static void label_memory_group(rb_sbuf *b, rb_plot_frame *f, const roof_item *it
     int n_along = n;
     n += level_places(seg[k], seg[e - 1], places + n, 720 - n);
     sort_by_crowding(&f->labels, text, places + n_along, n - n_along);
-    int at = rb_plot_labels_place(&f->labels, text, RB_PLOT_LABEL_PX, places, n, &f->area, 0);
+    int at = rb_plot_labels_place(&f->labels, text, RB_PLOT_LABEL_PX, places, n, &f->area, 1);
     if (at < 0)
         return;
     if (places[at].leader)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* roofbench plot: the charts and the HTML report of a results file. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd_plot.h"
@@ -8,14 +9,14 @@
 #include "model/text.h"
 #include "report/plot.h"
 
-/* The charts (and with --html the report) of a results file: BASE.svg, BASE-speedup.svg and
- * BASE.html (or --html FILE.html), BASE from -o (a trailing .svg dropped) or the results file's
- * name without .json. Every output is checked before anything is read (none is the results
- * file or another output, as files); all are written or none. */
+/* The charts (and with --html the report) of a results file: BASE.svg, BASE-<regime>.svg for
+ * each regime with points (report/plot.h), BASE-speedup.svg and BASE.html (or --html
+ * FILE.html), BASE from -o (a trailing .svg dropped) or the results file's name without .json.
+ * Every output is checked before anything is read (none is the results file or another output,
+ * as files); all are written or none. */
 int rb_cmd_plot(const rb_options *o, rb_outputs *outs)
 {
-    char err[RB_PATH_BUF + 300], base[RB_PATH_BUF], svg[RB_PATH_BUF + 16],
-        speedup[RB_PATH_BUF + 32], html_beside[RB_PATH_BUF + 16];
+    char err[RB_PATH_BUF + 300], base[RB_PATH_BUF], html_beside[RB_PATH_BUF + 16];
     const char *from = o->plot_svg ? o->plot_svg : o->plot_input;
     const char *drop = o->plot_svg ? ".svg" : ".json";
     size_t len = strlen(from), cut = strlen(drop);
@@ -23,16 +24,15 @@ int rb_cmd_plot(const rb_options *o, rb_outputs *outs)
         len -= cut;
     const char *html = o->plot_html;
     if (rb_fmt_fits(base, sizeof base, "%.*s", (int)len, from) != 0 ||
-        rb_fmt_fits(svg, sizeof svg, "%s.svg", base) != 0 ||
-        rb_fmt_fits(speedup, sizeof speedup, "%s-speedup.svg", base) != 0 ||
         rb_fmt_fits(html_beside, sizeof html_beside, "%s.html", base) != 0)
         return rb_cmd_usage_error("plot: an output path is too long");
     if (o->plot_html_beside)
         html = html_beside;
     rb_outputs_input(outs, o->plot_input, "the results file", 0);
-    int svg_i = rb_outputs_add(outs, svg, o->plot_svg ? "-o" : "the roofline chart", 0);
-    int speedup_i = rb_outputs_add(outs, speedup, "the speedup chart", 0);
-    int html_i = html ? rb_outputs_add(outs, html, "--html", 0) : -1;
+    rb_plot_outs at;
+    if (rb_plot_add_outputs(outs, base, 0, &at) != 0)
+        return rb_cmd_usage_error("plot: an output path is too long");
+    at.html = html ? rb_outputs_add(outs, html, "--html", 0) : -1;
     if (rb_outputs_check(outs, err, sizeof err) != 0)
         return rb_cmd_usage_error(err);
     int node_read = 0;
@@ -43,13 +43,19 @@ int rb_cmd_plot(const rb_options *o, rb_outputs *outs)
     }
     if (!doc)
         return EXIT_USAGE;
-    int rc = rb_plot_stage_taking(doc, o->plot_input, o->filter_re, outs, svg_i, speedup_i, html_i,
-                                  err, sizeof err);
-    if (rc != 0)
+    if (rb_plot_stage_taking(doc, o->plot_input, o->filter_re, outs, &at, err, sizeof err) != 0)
         return rb_cmd_usage_error(err);
-    char line[4 * RB_PATH_BUF], shown[4 * RB_PATH_BUF];
-    rb_fmt(line, sizeof line, "plot: %s, %s%s%s", svg, speedup, html ? ", " : "", html ? html : "");
-    rb_text_for_terminal(line, shown, sizeof shown);
+    /* the files written, in order: the charts with points, the speedup chart, the report */
+    rb_sbuf line = {0};
+    for (int k = 0; k < RB_PLOT_FILES; k++)
+        if (k == RB_PLOT_SPEEDUP || (at.written >> k & 1))
+            rb_sbuf_add(&line, "%s%s",
+                        line.len ? ", " : "plot: ", rb_outputs_path(outs, at.file[k]));
+    if (html)
+        rb_sbuf_add(&line, ", %s", html);
+    char *text = rb_sbuf_take(&line), shown[8 * RB_PATH_BUF];
+    rb_text_for_terminal(text ? text : "plot: out of memory", shown, sizeof shown);
+    free(text);
     printf("%s\n", shown);
     return rb_cmd_commit_after_stdout(outs, 1);
 }

@@ -19,6 +19,7 @@
 #include "model/node.h"
 #include "model/text.h"
 #include "model/util.h"
+#include "report/plot.h"
 #include "cmd.h"
 #include "env.h"
 #include "jobs.h"
@@ -407,14 +408,15 @@ static int node_save(const node_plan *p, const json_value *node)
 
 static void node_remove_part(const node_part *part)
 {
-    static const char *const ext[] = {".json", ".md", ".svg", "-speedup.svg", ".html"};
+    static const char *const ext[] = {".json", ".md", ".html"};
     size_t len = strlen(part->json);
     if (!part->label[0] || len < 5)
         return;
     remove(part->log);
-    for (size_t k = 0; k < sizeof ext / sizeof ext[0]; k++) {
-        char f[RB_PATH_BUF + 16];
-        rb_fmt(f, sizeof f, "%.*s%s", (int)(len - 5), part->json, ext[k]);
+    for (int k = 0; k < 3 + RB_PLOT_FILES; k++) {
+        char f[RB_PATH_BUF + 32];
+        rb_fmt(f, sizeof f, "%.*s%s", (int)(len - 5), part->json,
+               k < 3 ? ext[k] : rb_plot_file_suffix(k - 3));
         remove(f);
     }
 }

@@ -183,14 +183,29 @@ json_value *rb_results_meta(const char *tool, const rb_options *o, int argc, cha
 
 /* ---- the files of a run ---- */
 
-/* The siblings of a results file: [0] .md, [1] .svg, [2] -speedup.svg, [3] .html. */
-static int sibling_paths(const char *json_path, char sib[4][RB_PATH_BUF + 32])
+/* The siblings of a results file: [0] .md, [1] .html, then plot's files (report/plot.h). */
+#define N_SIBLINGS (2 + RB_PLOT_FILES)
+static int sibling_paths(const char *json_path, char sib[N_SIBLINGS][RB_PATH_BUF + 32])
 {
-    static const char *const suffix[4] = {".md", ".svg", "-speedup.svg", ".html"};
-    for (int i = 0; i < 4; i++)
-        if (rb_plot_sibling(json_path, ".json", suffix[i], sib[i], sizeof sib[i]) != 0)
+    for (int i = 0; i < N_SIBLINGS; i++)
+        if (rb_plot_sibling(json_path, ".json",
+                            i == 0   ? ".md"
+                            : i == 1 ? ".html"
+                                     : rb_plot_file_suffix(i - 2),
+                            sib[i], sizeof sib[i]) != 0)
             return -1;
     return 0;
+}
+
+/* Where plot's files are in outs, the results at first (add_results). */
+static rb_plot_outs plot_outs_at(int first)
+{
+    rb_plot_outs at;
+    for (int k = 0; k < RB_PLOT_FILES; k++)
+        at.file[k] = first + 3 + k;
+    at.html = first + 2;
+    at.written = 0;
+    return at;
 }
 
 /* Registers the results file at json_path and its siblings in outs (RB_OUT_NEW: the results
@@ -198,61 +213,58 @@ static int sibling_paths(const char *json_path, char sib[4][RB_PATH_BUF + 32])
 static int add_results(rb_outputs *outs, const char *json_path, int numbered, char *err,
                        size_t err_size)
 {
-    static const char *const what[5] = {"the results", "the results' Markdown",
-                                        "the roofline chart", "the speedup chart", "the report"};
-    char sib[4][RB_PATH_BUF + 32];
+    char sib[N_SIBLINGS][RB_PATH_BUF + 32];
     if (sibling_paths(json_path, sib) != 0) {
         rb_fmt(err, err_size, "%.60s...: the results' file names are too long", json_path);
         return -1;
     }
     unsigned flags = numbered ? RB_OUT_MAKE_DIRS : 0;
-    int first = rb_outputs_add(outs, json_path, what[0], flags | (numbered ? RB_OUT_NEW : 0));
-    for (int i = 0; first >= 0 && i < 4; i++)
-        if (rb_outputs_add(outs, sib[i], what[i + 1], flags) < 0)
+    int first = rb_outputs_add(outs, json_path, "the results", flags | (numbered ? RB_OUT_NEW : 0));
+    if (first >= 0 && (rb_outputs_add(outs, sib[0], "the results' Markdown", flags) < 0 ||
+                       rb_outputs_add(outs, sib[1], "the report", flags) < 0))
+        first = -1;
+    for (int k = 0; first >= 0 && k < RB_PLOT_FILES; k++)
+        if (rb_outputs_add(outs, sib[2 + k], rb_plot_file_what(k),
+                           flags | (k < RB_CHART_COUNT ? RB_OUT_OPTIONAL : 0)) < 0)
             first = -1;
     if (first < 0)
         rb_fmt(err, err_size, "too many output files");
     return first;
 }
 
-/* The Markdown twin, with the links to the charts beside it (relative: same folder). */
+/* The Markdown twin, with the links to the charts written beside it (relative: same folder). */
 static char *markdown_with_charts(const char *json_path, const rb_pair_result *results, int n,
-                                  const json_value *doc)
+                                  const json_value *doc, unsigned charts)
 {
-    char sib[4][RB_PATH_BUF + 32];
+    char stem[RB_PATH_BUF + 32];
     char *md = rb_report_markdown(results, n, doc);
-    if (!md || sibling_paths(json_path, sib) != 0) {
+    if (!md || rb_plot_sibling(json_path, ".json", "", stem, sizeof stem) != 0) {
         free(md);
         return NULL;
     }
-    const char *name[4];
-    for (int i = 0; i < 4; i++) {
-        const char *slash = strrchr(sib[i], '/');
-        name[i] = slash ? slash + 1 : sib[i];
-    }
+    const char *slash = strrchr(stem, '/');
     rb_sbuf b = {0};
-    rb_sbuf_add(&b,
-                "%s\n## Charts\n\n![roofline chart](%s)\n\n![speedup chart](%s)\n\n"
-                "[HTML report](%s): both charts and the table (sortable) in one file.\n",
-                md, name[1], name[2], name[3]);
+    rb_sbuf_add(&b, "%s\n", md);
+    rb_plot_charts_markdown(&b, charts, slash ? slash + 1 : stem);
     free(md);
     return rb_sbuf_take(&b);
 }
 
-/* Stages the five files of the results at outs[first ..] (add_results). 0, or -1 with err. */
+/* Stages the files of the results at outs[first ..] (add_results): the charts first, so the
+ * Markdown links the ones written. 0, or -1 with err. */
 static int stage_results(rb_outputs *outs, int first, const char *json_path, const json_value *doc,
                          const rb_pair_result *results, int n, char *err, size_t err_size)
 {
     char *text = json_write(doc, 2);
     int rc = text ? rb_outputs_stage_text(outs, first, text, err, err_size) : -1;
     free(text);
-    char *md = rc == 0 ? markdown_with_charts(json_path, results, n, doc) : NULL;
+    rb_plot_outs at = plot_outs_at(first);
+    if (rc == 0)
+        rc = rb_plot_stage(doc, json_path, NULL, outs, &at, err, err_size);
+    char *md = rc == 0 ? markdown_with_charts(json_path, results, n, doc, at.written) : NULL;
     if (rc == 0)
         rc = md ? rb_outputs_stage_text(outs, first + 1, md, err, err_size) : -1;
     free(md);
-    if (rc == 0)
-        rc = rb_plot_stage(doc, json_path, NULL, outs, first + 2, first + 3, first + 4, err,
-                           err_size);
     if (rc != 0 && !err[0])
         rb_fmt(err, err_size, "%s: out of memory", json_path);
     return rc;
@@ -355,10 +367,10 @@ int rb_results_save(const rb_options *o, const char *hardware_key, const json_va
                 rc = -1;
                 break;
             }
-            char sib[4][RB_PATH_BUF + 32];
+            char sib[N_SIBLINGS][RB_PATH_BUF + 32];
             struct stat st;
             int taken = stat(path, &st) == 0 || sibling_paths(path, sib) != 0;
-            for (int i = 0; i < 4 && !taken; i++)
+            for (int i = 0; i < N_SIBLINGS && !taken; i++)
                 taken = stat(sib[i], &st) == 0;
             if (!taken)
                 rc = save_at(outs, path, 1, doc, results, n, err, sizeof err);
@@ -370,8 +382,8 @@ int rb_results_save(const rb_options *o, const char *hardware_key, const json_va
         fprintf(stderr, "roofbench: %s; no file written\n", err);
         return -1;
     }
-    printf("results: %s (+ the Markdown .md, the charts .svg and -speedup.svg and the report "
-           ".html beside it)\n",
+    printf("results: %s (+ the Markdown .md, the charts .svg, -<regime>.svg and -speedup.svg, "
+           "and the report .html beside it)\n",
            path);
     if (o->csv_path)
         printf("table: %s\n", csv_file(o) ? csv_file(o) : "on the standard output");

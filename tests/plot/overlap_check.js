@@ -2,8 +2,8 @@
 // Run inside a roofbench report by tests/browser_test.sh: measures every <text> of every chart
 // with the browser's own layout (getBBox, turned by getCTM into the chart's coordinates, so a
 // rotated label is its rotated box) and reports, in a <pre> of id rb-check, each pair of texts
-// that overlap, each text over a plotted point, each text outside its chart, and where the
-// chart's panels are (for the screenshots).
+// that overlap, each text over a plotted point, each text outside its chart, each line (leader,
+// roof, arrow) across a text, and where the charts' panels are.
 (function () {
   var TOL = 0.5; // px two boxes may share: glyph boxes of touching lines
   function corners(el) {
@@ -58,9 +58,8 @@
           lines.push('text over a point in chart ' + s + ': "' + t[i].s + '"');
         }
     }
-    // lines across texts: a leader across any text, a roof line across a roof's label, are
-    // faults; roof lines and arrows across other labels are counted (the layout avoids them
-    // where it can)
+    // lines across texts: a leader, a roof line or an arrow across any text is a fault (the
+    // layout places every label clear of them); a roof line across a roof's label is named so
     function segs(sel) {
       return Array.prototype.slice.call(svg.querySelectorAll(sel)).map(function (l) {
         var a = [+l.getAttribute('x1'), +l.getAttribute('y1')];
@@ -84,7 +83,7 @@
           lines.push('roof line across a roof label in chart ' + s + ': "' + x.s + '"');
         } else {
           struck++;
-          lines.push('struck in chart ' + s + ': "' + x.s + '" by ' + (k < roofs.length ? 'roof' : 'arrow'));
+          lines.push('line across a text in chart ' + s + ': "' + x.s + '" by ' + (k < roofs.length ? 'a roof' : 'an arrow'));
         }
       });
     });
