@@ -484,3 +484,9 @@ int rb_results_doc_check(const json_value *doc, char *err, size_t err_size)
     rb_name_index_free(&names);
     return rc;
 }
+
+int rb_results_default_path(char *path, size_t size, const char *dir, const char *key,
+                            const char *stamp, const char *git, const char *suffix)
+{
+    return rb_fmt_fits(path, size, "%s/%s/%s-%s%s.json", dir, key, stamp, git, suffix);
+}

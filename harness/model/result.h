@@ -226,4 +226,11 @@ int rb_kernel_from_json(const json_value *o, rb_kernel_result *k, char *err, siz
  * naming the place. */
 int rb_results_doc_check(const json_value *doc, char *err, size_t err_size);
 
+/* The default path of a results file, made here alone: <dir>/<key>/<stamp>-<git><suffix>.json
+ * (key: the hardware key; stamp: the UTC time, rb_utc_stamp; suffix: "" , "-2" for a second
+ * file of the same second, "-node" for a node's document). 0, or -1 when it does not fit in
+ * size (path is then ""). */
+int rb_results_default_path(char *path, size_t size, const char *dir, const char *key,
+                            const char *stamp, const char *git, const char *suffix);
+
 #endif

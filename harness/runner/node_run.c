@@ -370,8 +370,8 @@ static int node_save(const node_plan *p, const json_value *node)
     if (p->o->json_path)
         rb_fmt(json_path, sizeof json_path, "%s", p->o->json_path);
     else if (!rb_is_hardware_key(key) ||
-             rb_fmt_fits(json_path, sizeof json_path, "%s/%s/%s-%s-node.json", p->o->results_dir,
-                         key, stamp, rb_git_rev) != 0) {
+             rb_results_default_path(json_path, sizeof json_path, p->o->results_dir, key, stamp,
+                                     rb_git_rev, "-node") != 0) {
         printf("roofbench: the node's results path cannot be made\n");
         return -1;
     }
