@@ -58,16 +58,34 @@ static const char fixture[] =
     "{\"name\": \"p2p\", \"status\": \"skipped\", \"reason\": \"needs 2 GPUs\", \"variants\": []}"
     "]}";
 
-static json_value *fixture_doc(void)
+/* The results document of text, read (rb_results_doc_read); NULL with a line said. */
+static rb_results_doc *doc_of(const char *text)
 {
     char err[200];
-    json_value *doc = json_parse(fixture, strlen(fixture), err, sizeof err);
-    if (!doc)
+    json_value *json = json_parse(text, strlen(text), err, sizeof err);
+    rb_results_doc *doc = calloc(1, sizeof *doc);
+    if (!json || !doc || rb_results_doc_read(json, doc, err, sizeof err) != 0) {
         printf("    fixture: %s\n", err);
+        free(doc);
+        doc = NULL;
+    }
+    json_free(json);
     return doc;
 }
 
-static char *rows(const json_value *doc, const char *regex, int terminal, int max_rows, char *err)
+static void doc_free(rb_results_doc *doc)
+{
+    if (doc)
+        rb_results_doc_free(doc);
+    free(doc);
+}
+
+static rb_results_doc *fixture_doc(void)
+{
+    return doc_of(fixture);
+}
+
+static char *rows(const rb_results_doc *doc, const char *regex, int terminal, int max_rows, char *err)
 {
     rb_filter re;
     if (rb_filter_compile(&re, "--filter", regex, err, 200) != 0)
@@ -98,7 +116,7 @@ static int count_lines(const char *s)
 
 static void test_render_rows(void)
 {
-    json_value *doc = fixture_doc();
+    rb_results_doc *doc = fixture_doc();
     RB_CHECK(doc != NULL);
     if (!doc)
         return;
@@ -121,12 +139,12 @@ static void test_render_rows(void)
     free(md);
     RB_CHECK(!rows(doc, ".", 1, 4, err) && strstr(err, "6 rows match: at most 4"));
     RB_CHECK(!rows(doc, "^nothing$", 0, 0, err) && strstr(err, "no row group matches"));
-    json_free(doc);
+    doc_free(doc);
 }
 
 static void test_render_header_and_run(void)
 {
-    json_value *doc = fixture_doc();
+    rb_results_doc *doc = fixture_doc();
     if (!doc) {
         RB_CHECK(doc != NULL);
         return;
@@ -157,18 +175,17 @@ static void test_render_header_and_run(void)
              strstr(run, "4 pass, 1 skipped") && strstr(run, "p2p skipped (needs 2 GPUs)"));
     RB_CHECK(run && strstr(run, "MiB L2, 700 W power limit), driver"));
     free(run);
-    json_free(doc);
+    doc_free(doc);
     /* a run that recorded no power limit: the paragraph leaves it out, no "nan W" */
     static const char power[] = "\"power_limit_w\": 700, ";
     char *text = malloc(sizeof fixture), *at = text ? strstr(strcpy(text, fixture), power) : NULL;
     if (at)
         memmove(at, at + strlen(power), strlen(at + strlen(power)) + 1);
-    char err[200];
-    doc = at ? json_parse(text, strlen(text), err, sizeof err) : NULL;
+    doc = at ? doc_of(text) : NULL;
     run = doc ? rb_docs_render_run(doc, "results/x/reference.json", NULL, 100) : NULL;
     RB_CHECK(run && !strstr(run, "nan") && strstr(run, "MiB L2), driver"));
     free(run);
-    json_free(doc);
+    doc_free(doc);
     free(text);
 }
 

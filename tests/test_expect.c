@@ -859,8 +859,11 @@ static void test_report_markdown(void)
     json_value *meta = parse_text("{\"date\": \"2026-11-22T03:15:02Z\", \"git\": \"abc1234\","
                                   " \"environment\": {\"start\": {\"device\": \"NVIDIA H100 80GB "
                                   "HBM3\", \"driver\": \"560.35\"}}}");
-    char *md = rb_report_markdown(&p, 1, meta);
+    rb_results_doc run;
+    RB_CHECK(rb_results_meta_read(meta, &run) == 0);
     json_free(meta);
+    char *md = rb_report_markdown(&p, 1, &run);
+    rb_results_doc_free(&run);
     RB_CHECK(md != NULL);
     if (!md)
         return;

@@ -863,6 +863,175 @@ static void test_lesson_kernels_hold_no_plants(void)
     RB_CHECK(!plant_in_lesson("/* a lesson */\n", &line));
 }
 
+/* ---- the results formats' keys: only in their reader and writer ---- */
+
+/* Keys of the results file that its writer writes (model/report.c, model/result.c) and that no
+ * other file of harness/ may spell, however the access is wrapped (json_get, json_number_at, a
+ * macro, a table of names): everything else reads the typed structs of model/result_read.h. The
+ * generic names ("name", "size", "kernels", "verdict", ...) are left out: other formats and
+ * folders share them. */
+static const char *const results_keys[] = {
+    "pairs",          "variants",        "time_ms",       "vs_ceiling",
+    "vs_peak",        "declared_roof",   "roof_note",     "expected_ms",
+    "median_ci_lo",   "median_ci_hi",    "rel_err_before", "rel_err_after",
+    "launches_per_sample", "host_bound_why", "roof_rate", "library_algo",
+    "sass_hash",      "floor_ms",        "per_clock",     "inconsistent",
+    "contended_at_start", "idle_utilization_gpu_pct", "link_bytes", "setup_s",
+    "rate_unit",      "raised_by"};
+
+/* The files that may spell them, and why. Each must still spell one: a file converted comes off
+ * the list, so that the list names exactly what is left. */
+static const struct {
+    const char *path, *why;
+} results_key_files[] = {
+    /* the reader and the writer */
+    {"harness/model/result_read.c", "the typed reader"},
+    {"harness/model/result.c", "the variant, kernel and extras records; the document's check"},
+    {"harness/model/report.c", "the writer (rb_report_json)"},
+    /* other formats whose keys share the names, each in its own reader or writer */
+    {"harness/model/expect.c", "the expectation file's reader and writer"},
+    {"harness/model/profile_doc.c", "the profile document's writer"},
+    {"harness/runner/cmd_list.c", "list --json's writer"},
+    {"harness/report/list_out.c", "list's column heading"},
+    {"harness/report/runcmp_out.c", "compare's own JSON document's writer"},
+    {"harness/runner/child.c", "the child's record lines to the parent (writer)"},
+    {"harness/runner/results.c", "the child's record lines (the parent's reader)"},
+    {"harness/runner/rank_run.c", "a rank's own collective times in its fleet contribution"},
+    /* still to convert: they read a results, node or fleet document (or the expectation
+     * file, outside its reader) by key */
+    {"harness/model/runcmp.c", "to convert: compare"},
+    {"harness/model/history.c", "to convert: history (its judgement is compare's)"},
+    {"harness/model/node.c", "to convert: the node document"},
+    {"harness/model/node_attr.c", "to convert: the node document's attribution"},
+    {"harness/model/fleet.c", "to convert: the fleet document"},
+    {"harness/report/node_report.c", "to convert: the node document's report"},
+    {"harness/report/fleet_out.c", "to convert: the fleet document's report"},
+    {"harness/model/expect_check.c", "to convert: reads the expectation file by key"},
+    {"harness/model/expect_stale.c", "to convert: reads the expectation file by key"},
+    /* the one exception: the charts are being rewritten from the typed structs in another
+     * change; converting plot.c here would collide with it */
+    {"harness/report/plot.c", "exception: the charts' rewrite reads the typed structs"},
+};
+
+/* text with its comments blanked (string and character literals kept): a key named in a comment
+ * is documentation, not access. Caller frees. */
+static char *code_only(const char *text)
+{
+    size_t n = strlen(text);
+    char *out = malloc(n + 1);
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i <= n;) {
+        if (text[i] == '/' && text[i + 1] == '*') {
+            const char *end = strstr(text + i + 2, "*/");
+            size_t stop = end ? (size_t)(end - text) + 2 : n;
+            memset(out + i, ' ', stop - i);
+            i = stop;
+        } else if (text[i] == '/' && text[i + 1] == '/') {
+            size_t stop = i + strcspn(text + i, "\n");
+            memset(out + i, ' ', stop - i);
+            i = stop;
+        } else if (text[i] == '"' || text[i] == '\'') {
+            size_t j = i + 1;
+            while (j < n && text[j] != text[i])
+                j += text[j] == '\\' ? 2 : 1;
+            size_t stop = j < n ? j + 1 : n;
+            memcpy(out + i, text + i, stop - i);
+            i = stop;
+        } else {
+            out[i] = text[i];
+            i++;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* The results keys that text's code spells as a string literal, space separated into found
+ * (cut to size). Returns how many. */
+static int keys_spelled(const char *text, char *found, size_t size)
+{
+    char *code = code_only(text);
+    int count = 0;
+    found[0] = '\0';
+    for (size_t k = 0; code && k < sizeof results_keys / sizeof results_keys[0]; k++) {
+        char quoted[64];
+        snprintf(quoted, sizeof quoted, "\"%s\"", results_keys[k]);
+        if (!strstr(code, quoted))
+            continue;
+        size_t used = strlen(found);
+        snprintf(found + used, size - used, " %s", results_keys[k]);
+        count++;
+    }
+    free(code);
+    return count;
+}
+
+static int key_file_listed(const char *path)
+{
+    for (size_t i = 0; i < sizeof results_key_files / sizeof results_key_files[0]; i++)
+        if (!strcmp(results_key_files[i].path, path))
+            return 1;
+    return 0;
+}
+
+/* Every key of the list is one the writer writes: the list cannot drift from the format. */
+static void check_keys_are_written(const layout_files *t)
+{
+    char all[8192] = "";
+    for (int i = 0; i < t->n; i++)
+        if (t->text[i] && (!strcmp(t->path[i], "harness/model/report.c") ||
+                           !strcmp(t->path[i], "harness/model/result.c"))) {
+            char found[1024];
+            keys_spelled(t->text[i], found, sizeof found);
+            strncat(all, found, sizeof all - strlen(all) - 1);
+        }
+    strncat(all, " ", sizeof all - strlen(all) - 1);
+    for (size_t k = 0; k < sizeof results_keys / sizeof results_keys[0]; k++) {
+        char word[64];
+        snprintf(word, sizeof word, " %s ", results_keys[k]);
+        if (!strstr(all, word))
+            printf("    \"%s\" is not written by model/report.c or model/result.c\n",
+                   results_keys[k]);
+        RB_CHECK(strstr(all, word) != NULL);
+    }
+}
+
+static void test_results_keys_only_in_reader_and_writer(void)
+{
+    static layout_files t;
+    harness_files(&t, ".c .h .cu", 1);
+    RB_CHECK(t.n >= 100);
+    int bad = 0, listed_seen = 0;
+    for (int i = 0; i < t.n; i++) {
+        char found[1024];
+        if (!t.text[i] || keys_spelled(t.text[i], found, sizeof found) == 0)
+            continue;
+        if (key_file_listed(t.path[i])) {
+            listed_seen++;
+            continue;
+        }
+        printf("    %s spells results keys (%s ): read the typed structs of "
+               "model/result_read.h\n", t.path[i], found);
+        bad++;
+    }
+    RB_CHECK(bad == 0);
+    /* the list is exact: each file on it still spells a key (a converted file comes off it) */
+    int listed = (int)(sizeof results_key_files / sizeof results_key_files[0]);
+    if (listed_seen != listed)
+        printf("    %d of the %d files allowed results keys spell none: take them off the list\n",
+               listed - listed_seen, listed);
+    RB_CHECK(listed_seen == listed);
+    check_keys_are_written(&t);
+    /* the check can fail, however the access is wrapped; a key in a comment is not access */
+    char found[1024];
+    RB_CHECK(keys_spelled("x = json_get(doc, \"pairs\");\n", found, sizeof found) == 1);
+    RB_CHECK(keys_spelled("#define K \"vs_ceiling\"\n", found, sizeof found) == 1);
+    RB_CHECK(keys_spelled("/* the \"pairs\" array */ // \"variants\"\n", found, sizeof found) == 0);
+    RB_CHECK(keys_spelled("s = \"a \\\" \"; t = \"time_ms\";\n", found, sizeof found) == 1);
+    harness_files_free(&t);
+}
+
 static const rbtest_case layout_cases[] = {
     {"pairs_include_only_the_kit_and_model", test_pairs_include_only_the_kit_and_model},
     {"include_checker_catches_a_runner_header", test_include_checker_catches_a_runner_header},
@@ -873,5 +1042,6 @@ static const rbtest_case layout_cases[] = {
     {"harness_has_no_call_circle", test_harness_has_no_call_circle},
     {"model_includes_no_report", test_model_includes_no_report},
     {"model_calls_no_report", test_model_calls_no_report},
+    {"results_keys_only_in_reader_and_writer", test_results_keys_only_in_reader_and_writer},
 };
 RB_SUITE(layout_suite, "layout", layout_cases);

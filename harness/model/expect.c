@@ -577,6 +577,19 @@ void rb_expected_read(const json_value *x, rb_expected *e)
     }
 }
 
+void rb_expected_each(const json_value *doc, rb_expected_each_fn each, void *ctx)
+{
+    const json_value *pairs = json_get(doc, "pairs");
+    for (size_t i = 0; pairs && pairs->type == JSON_OBJECT && i < pairs->count; i++) {
+        const json_value *vs = json_get(pairs->items[i], "variants");
+        for (size_t k = 0; vs && vs->type == JSON_OBJECT && k < vs->count; k++) {
+            rb_expected e;
+            rb_expected_read(vs->items[k], &e);
+            each(pairs->keys[i], vs->keys[k], &e, ctx);
+        }
+    }
+}
+
 double rb_expect_run_threshold(const rb_expected *e, const rb_stats *now)
 {
     if (e->runs < RB_EXPECT_MIN_RUNS || !(e->run_spread >= 0))

@@ -116,6 +116,11 @@ typedef struct rb_expected {
 
 /* An expected variant's entry (validated) into e. */
 void rb_expected_read(const json_value *entry, rb_expected *e);
+/* Calls each(pair, variant, e, ctx) for every variant entry of an expectation document, in the
+ * file's order (its entry read by rb_expected_read). */
+typedef void (*rb_expected_each_fn)(const char *pair, const char *variant, const rb_expected *e,
+                                    void *ctx);
+void rb_expected_each(const json_value *doc, rb_expected_each_fn each, void *ctx);
 /* The threshold for a run whose variant's stats are now. */
 double rb_expect_run_threshold(const rb_expected *e, const rb_stats *now);
 /* The verdict of v against e, with the threshold used, the judged ratio (time, or time x clock,

@@ -8,6 +8,7 @@
 
 #include "json.h"
 #include "result.h"
+#include "result_read.h"
 
 /* Fills every variant's roofline points on its own roof (v->roof; a record without one gets the
  * derived roof), against ceilings and peaks, names the roof that binds it (named_roof), and its
@@ -89,8 +90,9 @@ void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_
  * starts "verdicts:"). */
 void rb_report_summary(FILE *f, const rb_pair_result *pairs, int n);
 
-/* The same as a Markdown page, with the environment's main facts above it. Caller frees. */
-char *rb_report_markdown(const rb_pair_result *pairs, int n, const json_value *meta);
+/* The same as a Markdown page, with the environment's main facts above it: those of run (its
+ * facts alone are read, rb_results_meta_read; NULL: none known). Caller frees. */
+char *rb_report_markdown(const rb_pair_result *pairs, int n, const rb_results_doc *run);
 
 /* The CSV of the table (RFC 4180, CRLF line ends): one row per variant with the table's columns
  * and the roof; numbers unrounded. Caller frees; NULL when out of memory. */

@@ -484,3 +484,44 @@ int rb_results_doc_check(const json_value *doc, char *err, size_t err_size)
     rb_name_index_free(&names);
     return rc;
 }
+
+int rb_results_default_path(char *path, size_t size, const char *dir, const char *key,
+                            const char *stamp, const char *git, const char *suffix)
+{
+    return rb_fmt_fits(path, size, "%s/%s/%s-%s%s.json", dir, key, stamp, git, suffix);
+}
+
+size_t rb_results_pair_count(const json_value *doc)
+{
+    const json_value *pairs = json_get(doc, "pairs");
+    return pairs && pairs->type == JSON_ARRAY ? pairs->count : 0;
+}
+
+json_value *rb_results_pairs_copy(const json_value *doc)
+{
+    const json_value *pairs = json_get(doc, "pairs");
+    return pairs ? json_clone(pairs) : NULL;
+}
+
+int rb_results_merge(json_value *a, const json_value *b, const char *const *order, int n)
+{
+    json_value *pa = json_get(a, "pairs"), *pb = json_get(b, "pairs");
+    json_value *all = json_new_array();
+    if (!all || !pa || !pb)
+        return json_free(all), -1;
+    for (int r = 0; r < n; r++)
+        for (int s = 0; s < 2; s++) {
+            const json_value *from = s ? pb : pa;
+            for (uint32_t i = 0; i < from->count; i++) {
+                const char *name = json_string_at(from->items[i], "name", "");
+                size_t len = strcspn(name, ".@");
+                if (strlen(order[r]) == len && !strncmp(name, order[r], len) &&
+                    json_array_push(all, json_clone(from->items[i])) != 0)
+                    return json_free(all), -1;
+            }
+        }
+    json_value *end = json_clone(json_get(json_get(b, "environment"), "end"));
+    if (end && json_object_set(json_get(a, "environment"), "end", end) != 0)
+        return json_free(all), -1;
+    return json_object_set(a, "pairs", all);
+}

@@ -226,4 +226,22 @@ int rb_kernel_from_json(const json_value *o, rb_kernel_result *k, char *err, siz
  * naming the place. */
 int rb_results_doc_check(const json_value *doc, char *err, size_t err_size);
 
+/* The number of row groups (pair records) of a results document; 0 when it holds none. */
+size_t rb_results_pair_count(const json_value *doc);
+/* A copy of the row groups of a results document, as an array (what a node or fleet document
+ * holds of a run's collectives); NULL when it has none or out of memory. */
+json_value *rb_results_pairs_copy(const json_value *doc);
+/* b's row groups appended to a's, ordered by the pair names in order[0..n) (a row group
+ * "<pair>[.<input>][@<size>]" goes with its pair; within a pair, a's before b's; a group of no
+ * pair named is dropped), and b's environment at its end made a's. 0, or -1 (out of memory, or
+ * a document without row groups). */
+int rb_results_merge(json_value *a, const json_value *b, const char *const *order, int n);
+
+/* The default path of a results file, made here alone: <dir>/<key>/<stamp>-<git><suffix>.json
+ * (key: the hardware key; stamp: the UTC time, rb_utc_stamp; suffix: "" , "-2" for a second
+ * file of the same second, "-node" for a node's document). 0, or -1 when it does not fit in
+ * size (path is then ""). */
+int rb_results_default_path(char *path, size_t size, const char *dir, const char *key,
+                            const char *stamp, const char *git, const char *suffix);
+
 #endif

@@ -33,6 +33,7 @@ static void point_read(const json_value *o, rb_roof named, rb_point *pt)
     pt->floor_ms = json_number_at(o, "floor_ms");
     pt->efficiency = json_number_at(o, "efficiency");
     pt->memory_bound = !strcmp(json_string_at(o, "bound", ""), "memory");
+    pt->compute_bound = !strcmp(json_string_at(o, "bound", ""), "compute");
     pt->binding = roof_at(o, "roof", named);
 }
 
@@ -145,4 +146,107 @@ int rb_results_read(const json_value *doc, rb_pair_result **pairs, int *n, char 
     *pairs = p;
     *n = (int)list->count;
     return 0;
+}
+
+/* ---- the document: the run's facts and roofs ---- */
+
+const char *rb_results_text(const char *s, const char *fallback)
+{
+    return s ? s : fallback;
+}
+
+/* A copy of the string at key (NULL when o holds none there); *bad set when out of memory. */
+static char *text_at(const json_value *o, const char *key, int *bad)
+{
+    const char *s = json_string_at(o, key, NULL);
+    char *copy = s ? strdup(s) : NULL;
+    *bad |= s && !copy;
+    return copy;
+}
+
+static int roofs_read(const json_value *roofs, rb_results_doc *d)
+{
+    if (!roofs || roofs->type != JSON_OBJECT || roofs->count == 0)
+        return 0;
+    d->roofs = calloc(roofs->count, sizeof *d->roofs);
+    if (!d->roofs)
+        return -1;
+    for (size_t i = 0; i < roofs->count; i++) {
+        rb_results_roof *r = &d->roofs[d->n_roofs++];
+        const json_value *o = roofs->items[i];
+        rb_fmt(r->key, sizeof r->key, "%s", roofs->keys[i]);
+        rb_fmt(r->kind, sizeof r->kind, "%s", json_string_at(o, "kind", ""));
+        r->measured = json_number_at(o, "measured");
+        r->peak = json_number_at(o, "peak");
+    }
+    return 0;
+}
+
+int rb_results_meta_read(const json_value *doc, rb_results_doc *d)
+{
+    int bad = 0;
+    memset(d, 0, sizeof *d);
+    d->command = text_at(doc, "command", &bad);
+    d->git = text_at(doc, "git", &bad);
+    d->date = text_at(doc, "date", &bad);
+    d->size = text_at(doc, "size", &bad);
+    d->expectations = text_at(doc, "expectations", &bad);
+    d->hardware_key = text_at(doc, "hardware_key", &bad);
+    d->seed = json_number_at(doc, "seed");
+    d->cold = json_true_at(doc, "cold");
+    const json_value *env = json_get(json_get(doc, "environment"), "start");
+    d->start.device = text_at(env, "device", &bad);
+    d->start.cc = text_at(env, "cc", &bad);
+    d->start.driver = text_at(env, "driver", &bad);
+    d->start.cuda_runtime = text_at(env, "cuda_runtime", &bad);
+    d->start.sms = json_number_at(env, "sms");
+    d->start.l2_bytes = json_number_at(env, "l2_bytes");
+    d->start.power_limit_w = json_number_at(env, "power_limit_w");
+    const json_value *platform = json_get(doc, "platform");
+    d->platform.dram_gbps = json_number_at(platform, "dram_gbps");
+    d->platform.fp32_tflops = json_number_at(platform, "fp32_tflops");
+    d->platform.launch_us = json_number_at(platform, "launch_us");
+    if (bad || roofs_read(json_get(doc, "roofs"), d) != 0) {
+        rb_results_doc_free(d);
+        return -1;
+    }
+    return 0;
+}
+
+int rb_results_doc_read(const json_value *doc, rb_results_doc *d, char *err, size_t err_size)
+{
+    rb_pair_result *pairs = NULL;
+    int n = 0;
+    memset(d, 0, sizeof *d);
+    if (rb_results_read(doc, &pairs, &n, err, err_size) != 0)
+        return -1;
+    if (rb_results_meta_read(doc, d) != 0) {
+        free(pairs);
+        rb_fmt(err, err_size, "out of memory");
+        return -1;
+    }
+    d->pairs = pairs;
+    d->n_pairs = n;
+    return 0;
+}
+
+void rb_results_doc_free(rb_results_doc *d)
+{
+    char *texts[] = {d->command,      d->git,          d->date,
+                     d->size,         d->expectations, d->hardware_key,
+                     d->start.device, d->start.cc,     d->start.driver,
+                     d->start.cuda_runtime};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        free(texts[i]);
+    free(d->roofs);
+    free(d->pairs);
+    memset(d, 0, sizeof *d);
+}
+
+const rb_results_roof *rb_results_roof_find(const rb_results_doc *d, const char *key)
+{
+    for (int i = 0; i < d->n_roofs; i++)
+        if (!strcmp(d->roofs[i].key, key))
+            return &d->roofs[i];
+    return NULL;
 }

@@ -115,6 +115,7 @@ void rb_point_none(rb_point *p)
 {
     p->ai = p->gbps = p->tflops = p->floor_ms = p->efficiency = NAN;
     p->memory_bound = 0;
+    p->compute_bound = 0;
     p->binding = RB_ROOF_COUNT;
 }
 
@@ -148,6 +149,7 @@ void rb_roofline_point(double flops, double bytes, double ms, rb_unit unit, rb_r
         if (isfinite(efficiency))
             out->binding = binding_of(roof, unit, out->memory_bound);
     }
+    out->compute_bound = 0;
     if (!(s > 0) || !isfinite(efficiency)) {
         out->floor_ms = NAN;
         out->efficiency = NAN;
@@ -155,4 +157,5 @@ void rb_roofline_point(double flops, double bytes, double ms, rb_unit unit, rb_r
     }
     out->floor_ms = efficiency * ms;
     out->efficiency = efficiency;
+    out->compute_bound = rb_roof_kind_of(out->binding) == RB_KIND_COMPUTE;
 }

@@ -100,6 +100,9 @@ typedef struct rb_point {
     double floor_ms;   /* the roofline's lower bound on time; NaN when a needed roof is unknown */
     double efficiency; /* floor_ms / ms; NaN when unknown */
     int memory_bound;  /* 1 when the memory term of the floor is the larger (or no flops) */
+    /* 1 when a compute roof binds and the floor is known (the results' "bound" says "compute"):
+     * read back as the file recorded it, which a file of an older build may say otherwise */
+    int compute_bound;
     /* The roof that binds at this point: the one the variant is named by and judged against.
      * On a compute roof whose memory term is the larger, dram_gbps (softmax is placed on
      * fp32_tflops and bound by DRAM); on a bandwidth roof whose compute term is the larger,

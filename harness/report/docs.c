@@ -23,7 +23,8 @@ struct rb_docs {
     char root[RB_PATH_BUF];
     int n;
     char path[DOCS_MAX_DOCS][RB_PATH_BUF]; /* relative to root */
-    json_value *doc[DOCS_MAX_DOCS];
+    json_value *doc[DOCS_MAX_DOCS]; /* as parsed, for compare */
+    rb_results_doc read[DOCS_MAX_DOCS];
 };
 
 rb_docs *rb_docs_new(const char *root)
@@ -40,8 +41,10 @@ void rb_docs_free(rb_docs *d)
 {
     if (!d)
         return;
-    for (int i = 0; i < d->n; i++)
+    for (int i = 0; i < d->n; i++) {
         json_free(d->doc[i]);
+        rb_results_doc_free(&d->read[i]);
+    }
     free(d);
 }
 
@@ -53,37 +56,43 @@ static void full_path(const rb_docs *d, const char *path, char *out, size_t size
         rb_fmt(out, size, "%s/%s", d->root, path);
 }
 
-/* A results file under the root, read once. Only relative paths without "..": a block names
- * committed files, nothing outside the repository. */
-static const json_value *load(rb_docs *d, const char *path, char *err, size_t err_size)
+/* A results file under the root, read once (its index in d). Only relative paths without "..": a
+ * block names committed files, nothing outside the repository. -1 with err when it cannot be. */
+static int load_at(rb_docs *d, const char *path, char *err, size_t err_size)
 {
     for (int i = 0; i < d->n; i++)
         if (!strcmp(d->path[i], path))
-            return d->doc[i];
+            return i;
     if (path[0] == '/' || strstr(path, "..") || strlen(path) >= RB_PATH_BUF) {
         rb_fmt(err, err_size, "%.200s: a block names a file under the repository, relative", path);
-        return NULL;
+        return -1;
     }
-    char full[RB_PATH_BUF * 2];
+    char full[RB_PATH_BUF * 2], why[300];
     full_path(d, path, full, sizeof full);
     json_value *doc = json_parse_file(full, err, err_size);
     if (!doc)
-        return NULL;
-    const json_value *pairs = json_get(doc, "pairs");
-    if (doc->type != JSON_OBJECT || !pairs || pairs->type != JSON_ARRAY) {
-        rb_fmt(err, err_size, "%s: not a roofbench results file (no \"pairs\" array)", path);
-        json_free(doc);
-        return NULL;
-    }
+        return -1;
     if (d->n == DOCS_MAX_DOCS) {
         rb_fmt(err, err_size, "%s: the blocks name more than %d results files", path,
                DOCS_MAX_DOCS);
         json_free(doc);
-        return NULL;
+        return -1;
+    }
+    if (rb_results_doc_read(doc, &d->read[d->n], why, sizeof why) != 0) {
+        rb_fmt(err, err_size, "%s: %s", path, why);
+        json_free(doc);
+        return -1;
     }
     rb_fmt(d->path[d->n], sizeof d->path[0], "%s", path);
     d->doc[d->n] = doc;
-    return d->doc[d->n++];
+    return d->n++;
+}
+
+/* The document of a results file, as read (load_at); NULL with err. */
+static const rb_results_doc *load(rb_docs *d, const char *path, char *err, size_t err_size)
+{
+    int i = load_at(d, path, err, err_size);
+    return i < 0 ? NULL : &d->read[i];
 }
 
 /* results/<key>/reference.json, the key checked as a hardware-key slug. */
@@ -156,7 +165,7 @@ static char *block_run(rb_docs *d, const char *key, char *err, size_t err_size)
     char ref[RB_PATH_BUF], full[RB_PATH_BUF * 2], dir[RB_PATH_BUF], copy[RB_PATH_BUF] = "";
     if (reference_path(key, ref, sizeof ref, err, err_size) != 0)
         return NULL;
-    const json_value *doc = load(d, ref, err, err_size);
+    const rb_results_doc *doc = load(d, ref, err, err_size);
     if (!doc)
         return NULL;
     full_path(d, ref, full, sizeof full);
@@ -174,7 +183,7 @@ static char *block_rows(rb_docs *d, const char *key, const char *regex, int term
     char ref[RB_PATH_BUF];
     if (reference_path(key, ref, sizeof ref, err, err_size) != 0)
         return NULL;
-    const json_value *doc = load(d, ref, err, err_size);
+    const rb_results_doc *doc = load(d, ref, err, err_size);
     if (!doc)
         return NULL;
     rb_filter re;
@@ -202,12 +211,12 @@ static char *block_rows(rb_docs *d, const char *key, const char *regex, int term
  * come from the runs alone: an expectation file's path would be this machine's. */
 static char *block_compare(rb_docs *d, char **w, int n, char *err, size_t err_size)
 {
-    const json_value *old_doc = load(d, w[1], err, err_size);
-    const json_value *new_doc = old_doc ? load(d, w[2], err, err_size) : NULL;
-    if (!new_doc)
+    int old_at = load_at(d, w[1], err, err_size);
+    int new_at = old_at < 0 ? -1 : load_at(d, w[2], err, err_size);
+    if (new_at < 0)
         return NULL;
-    const char *keys[2] = {json_string_at(old_doc, "hardware_key", NULL),
-                           json_string_at(new_doc, "hardware_key", NULL)};
+    const json_value *old_doc = d->doc[old_at], *new_doc = d->doc[new_at];
+    const char *keys[2] = {d->read[old_at].hardware_key, d->read[new_at].hardware_key};
     rb_floors f;
     rb_runcmp c;
     if (rb_floors_resolve(NULL, 1, keys, 2, NULL, &f, err, err_size) != 0)
@@ -415,11 +424,15 @@ static void index_file(rb_docs *d, const char *rel, const docs_names *l, const c
     rb_fmt(path, sizeof path, "%s/%s", rel, name);
     size_t n = strlen(name);
     json_value *doc = NULL;
+    rb_results_doc run;
     if (n > 5 && !strcmp(name + n - 5, ".json")) {
         full_path(d, path, full, sizeof full);
         doc = json_parse_file(full, err, sizeof err);
     }
-    char *line = doc && json_get(doc, "pairs") ? rb_docs_render_run_line(doc) : NULL;
+    int is_run = doc && rb_results_doc_read(doc, &run, err, sizeof err) == 0;
+    char *line = is_run ? rb_docs_render_run_line(&run) : NULL;
+    if (is_run)
+        rb_results_doc_free(&run);
     rb_sbuf_add(b, "| `%s`", name);
     for (int i = 0; line && i < l->n; i++)
         if (strncmp(l->name[i], name, n - 5) == 0 && strcmp(l->name[i], name) &&
@@ -516,9 +529,9 @@ char *rb_docs_block(rb_docs *d, const char *words, char *err, size_t err_size)
         return block_run(d, w[1], err, err_size);
     if (!strcmp(kind, "roofs") && n == 2) {
         char ref[RB_PATH_BUF];
-        const json_value *doc = reference_path(w[1], ref, sizeof ref, err, err_size) == 0
-                                    ? load(d, ref, err, err_size)
-                                    : NULL;
+        const rb_results_doc *doc = reference_path(w[1], ref, sizeof ref, err, err_size) == 0
+                                        ? load(d, ref, err, err_size)
+                                        : NULL;
         return doc ? rb_docs_render_roofs(doc) : NULL;
     }
     if ((!strcmp(kind, "table") || !strcmp(kind, "sample")) && n == 3)
@@ -542,7 +555,7 @@ char *rb_docs_header_lines(rb_docs *d, const char *pair, const char *prefix, cha
     char ref[RB_PATH_BUF];
     if (reference_path(RB_DOCS_HEADER_KEY, ref, sizeof ref, err, err_size) != 0)
         return NULL;
-    const json_value *doc = load(d, ref, err, err_size);
+    const rb_results_doc *doc = load(d, ref, err, err_size);
     if (!doc)
         return NULL;
     char *text = rb_docs_render_header(doc, ref, pair, prefix, RB_DOCS_WIDTH, RB_DOCS_HEADER_LINES);
@@ -558,13 +571,10 @@ char *rb_docs_reference_md(rb_docs *d, const char *key, char *err, size_t err_si
     char ref[RB_PATH_BUF];
     if (reference_path(key, ref, sizeof ref, err, err_size) != 0)
         return NULL;
-    const json_value *doc = load(d, ref, err, err_size);
-    rb_pair_result *pairs = NULL;
-    int n = 0;
-    if (!doc || rb_results_read(doc, &pairs, &n, err, err_size) != 0)
+    const rb_results_doc *doc = load(d, ref, err, err_size);
+    if (!doc)
         return NULL;
-    char *md = rb_report_markdown(pairs, n, doc);
-    free(pairs);
+    char *md = rb_report_markdown(doc->pairs, doc->n_pairs, doc);
     if (!md) {
         rb_fmt(err, err_size, "out of memory");
         return NULL;
@@ -573,7 +583,9 @@ char *rb_docs_reference_md(rb_docs *d, const char *key, char *err, size_t err_si
      * as run links its own */
     rb_sbuf b = {0};
     rb_sbuf_add(&b, "%s\n", md);
-    rb_plot_charts_markdown(&b, rb_plot_charts_of(doc), "reference");
+    /* the charts read the document as parsed (plot.c) */
+    rb_plot_charts_markdown(&b, rb_plot_charts_of(d->doc[load_at(d, ref, err, err_size)]),
+                            "reference");
     free(md);
     char *text = rb_sbuf_take(&b);
     if (!text)

@@ -21,32 +21,32 @@ static void pct_text(char *buf, size_t size, double x)
         rb_fmt(buf, size, "%.1f%%", 100.0 * x);
 }
 
-static const char *bound_of(const json_value *v, const char *point)
+/* The roof a row is named by, as the file names it ("" when it names none). */
+static const char *named_key(const rb_variant_result *v)
 {
-    return json_string_at(json_get(v, point), "bound", "");
+    return v->named_roof < RB_ROOF_COUNT ? rb_roof_key(v->named_roof) : "";
 }
 
 /* The rate the table shows: µs per launch on a latency roof (the pair's roof_rate extra),
  * TFLOP/s when either point is compute-bound, else GB/s. "-" when the variant was not timed. */
-static void rate_text(const json_value *pair, const json_value *v, const json_value *roofs,
-                      char *buf, size_t size)
+static void rate_text(const rb_pair_result *pair, const rb_variant_result *v,
+                      const rb_results_doc *doc, char *buf, size_t size)
 {
-    const char *roof = json_string_at(v, "roof", "");
-    const char *kind = json_string_at(json_get(roofs, roof), "kind", "");
-    if (!json_true_at(v, "timed")) {
+    const rb_results_roof *roof = rb_results_roof_find(doc, named_key(v));
+    const char *kind = roof ? roof->kind : "";
+    if (!v->timed) {
         rb_fmt(buf, size, "-");
     } else if (!strcmp(kind, "latency")) {
-        double us = json_number_at(json_get(v, "extras"), json_string_at(v, "roof_rate", ""));
+        double us = rb_report_extra(v, v->roof_rate);
         if (isnan(us))
             rb_fmt(buf, size, "-");
         else
             rb_fmt(buf, size, "%.2f us/launch", us);
-    } else if (json_number_at(pair, "flops") > 0 &&
-               (!strcmp(bound_of(v, "vs_ceiling"), "compute") ||
-                !strcmp(bound_of(v, "vs_peak"), "compute"))) {
-        rb_fmt(buf, size, "%.1f TFLOP/s", json_number_at(json_get(v, "vs_ceiling"), "tflops"));
+    } else if (pair->flops > 0 &&
+               (v->vs_ceiling.compute_bound || v->vs_peak.compute_bound)) {
+        rb_fmt(buf, size, "%.1f TFLOP/s", v->vs_ceiling.tflops);
     } else {
-        rb_fmt(buf, size, "%.1f GB/s", json_number_at(json_get(v, "vs_ceiling"), "gbps"));
+        rb_fmt(buf, size, "%.1f GB/s", v->vs_ceiling.gbps);
     }
 }
 
@@ -55,13 +55,11 @@ typedef struct docs_row {
     char ms[24], noise[16], rate[40], ceil[16], peak[16], speedup[16];
 } docs_row;
 
-static void row_cells(const json_value *pair, const json_value *v, const json_value *roofs,
-                      docs_row *r)
+static void row_cells(const rb_pair_result *pair, const rb_variant_result *v,
+                      const rb_results_doc *doc, docs_row *r)
 {
-    int timed = json_true_at(v, "timed");
-    const json_value *t = json_get(v, "time_ms");
-    rate_text(pair, v, roofs, r->rate, sizeof r->rate);
-    if (!timed) {
+    rate_text(pair, v, doc, r->rate, sizeof r->rate);
+    if (!v->timed) {
         rb_fmt(r->ms, sizeof r->ms, "-");
         rb_fmt(r->noise, sizeof r->noise, "-");
         rb_fmt(r->ceil, sizeof r->ceil, "-");
@@ -69,25 +67,24 @@ static void row_cells(const json_value *pair, const json_value *v, const json_va
         rb_fmt(r->speedup, sizeof r->speedup, "-");
         return;
     }
-    rb_fmt(r->ms, sizeof r->ms, "%.4f%s", json_number_at(t, "median"),
-           json_true_at(v, "throttled") ? "!" : "");
-    pct_text(r->noise, sizeof r->noise, json_number_at(t, "noise"));
-    pct_text(r->ceil, sizeof r->ceil, json_number_at(json_get(v, "vs_ceiling"), "efficiency"));
-    if (json_get(v, "roof_note")) {
+    rb_fmt(r->ms, sizeof r->ms, "%.4f%s", v->time_ms.median,
+           rb_report_throttled(v) ? "!" : "");
+    pct_text(r->noise, sizeof r->noise, v->time_ms.noise);
+    pct_text(r->ceil, sizeof r->ceil, v->vs_ceiling.efficiency);
+    if (v->roof_note[0]) {
         size_t len = strlen(r->ceil);
         rb_fmt(r->ceil + len, sizeof r->ceil - len, "*");
     }
-    pct_text(r->peak, sizeof r->peak, json_number_at(json_get(v, "vs_peak"), "efficiency"));
-    double s = json_number_at(v, "speedup");
-    if (isnan(s))
+    pct_text(r->peak, sizeof r->peak, v->vs_peak.efficiency);
+    if (isnan(v->speedup))
         rb_fmt(r->speedup, sizeof r->speedup, "-");
     else
-        rb_fmt(r->speedup, sizeof r->speedup, "%.2fx", s);
+        rb_fmt(r->speedup, sizeof r->speedup, "%.2fx", v->speedup);
 }
 
-static const char *roof_cell(const json_value *v)
+static const char *roof_cell(const rb_variant_result *v)
 {
-    return json_true_at(v, "timed") ? json_string_at(v, "roof", "-") : "-";
+    return v->timed && v->named_roof < RB_ROOF_COUNT ? rb_roof_key(v->named_roof) : "-";
 }
 
 /* ---- row groups ---- */
@@ -107,73 +104,60 @@ int rb_docs_group_matches(const char *group, const char *pair, const regex_t *re
     return re && (regexec(re, group, 0, NULL, 0) == 0 || regexec(re, name, 0, NULL, 0) == 0);
 }
 
-static const json_value *pairs_of(const json_value *doc)
+static const char *status_name(rb_pair_status s)
 {
-    const json_value *p = json_get(doc, "pairs");
-    return p && p->type == JSON_ARRAY ? p : NULL;
+    return s == RB_PAIR_FAILED ? "failed" : s == RB_PAIR_SKIPPED ? "skipped" : "ok";
 }
 
-static size_t variant_count(const json_value *pair)
-{
-    const json_value *vs = json_get(pair, "variants");
-    return vs && vs->type == JSON_ARRAY ? vs->count : 0;
-}
-
-static void markdown_row(rb_sbuf *b, const json_value *pair, const json_value *v,
-                         const json_value *roofs, int first)
+static void markdown_row(rb_sbuf *b, const rb_pair_result *pair, const rb_variant_result *v,
+                         const rb_results_doc *doc, int first)
 {
     docs_row r;
-    row_cells(pair, v, roofs, &r);
-    rb_sbuf_add(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-                first ? json_string_at(pair, "name", "?") : "", json_string_at(v, "name", "?"),
-                r.ms, r.rate, r.ceil, r.peak, r.speedup, json_string_at(v, "verdict", "-"),
+    row_cells(pair, v, doc, &r);
+    rb_sbuf_add(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", first ? pair->name : "",
+                v->name, r.ms, r.rate, r.ceil, r.peak, r.speedup, rb_verdict_name(v->verdict),
                 roof_cell(v));
 }
 
 /* The notes of the rows shown: why a variant is not timed, and why a point sits above its
  * measured roof (the * of its cell). */
-static void row_notes(rb_sbuf *b, const json_value *pair)
+static void row_notes(rb_sbuf *b, const rb_pair_result *pair)
 {
-    const json_value *vs = json_get(pair, "variants");
-    for (size_t k = 0; k < variant_count(pair); k++) {
-        const json_value *v = vs->items[k];
-        const char *note = json_string_at(v, "note", "");
-        const char *roof_note = json_string_at(v, "roof_note", "");
-        const char *group = json_string_at(pair, "name", "?");
-        const char *name = json_string_at(v, "name", "?");
-        if (note[0])
-            rb_sbuf_add(b, "- %s/%s: %s\n", group, name, note);
-        if (roof_note[0])
-            rb_sbuf_add(b, "- %s/%s: \\* %s\n", group, name, roof_note);
+    for (int k = 0; k < pair->n_variants; k++) {
+        const rb_variant_result *v = &pair->v[k];
+        if (v->note[0])
+            rb_sbuf_add(b, "- %s/%s: %s\n", pair->name, v->name, v->note);
+        if (v->roof_note[0])
+            rb_sbuf_add(b, "- %s/%s: \\* %s\n", pair->name, v->name, v->roof_note);
     }
 }
 
 /* The rows of the matching groups as `run` prints them (rb_report_table, 100 columns), from
  * the records the file holds. */
-static char *sample_rows(const json_value *doc, const regex_t *re, int max_rows, char *err,
+static char *sample_rows(const rb_results_doc *doc, const regex_t *re, int max_rows, char *err,
                          size_t err_size)
 {
-    rb_pair_result *all = NULL;
-    int n = 0, kept = 0, rows = 0;
-    if (rb_results_read(doc, &all, &n, err, err_size) != 0)
+    rb_pair_result *kept = calloc(doc->n_pairs ? (size_t)doc->n_pairs : 1, sizeof *kept);
+    int n = 0, rows = 0;
+    if (!kept) {
+        rb_fmt(err, err_size, "out of memory");
         return NULL;
-    for (int i = 0; i < n; i++)
-        if (rb_docs_group_matches(all[i].name, NULL, re)) {
-            rows += all[i].n_variants ? all[i].n_variants : 1;
-            if (kept != i)
-                all[kept] = all[i];
-            kept++;
+    }
+    for (int i = 0; i < doc->n_pairs; i++)
+        if (rb_docs_group_matches(doc->pairs[i].name, NULL, re)) {
+            rows += doc->pairs[i].n_variants ? doc->pairs[i].n_variants : 1;
+            kept[n++] = doc->pairs[i];
         }
     char *text = NULL;
     size_t len = 0;
     FILE *f = rows && rows <= max_rows ? open_memstream(&text, &len) : NULL;
     if (f) {
         fputs("```\n", f);
-        rb_report_table_at(f, all, kept, RB_TEXT_WIDTH);
+        rb_report_table_at(f, kept, n, RB_TEXT_WIDTH);
         fputs("```\n", f);
         fclose(f);
     }
-    free(all);
+    free(kept);
     if (!rows)
         rb_fmt(err, err_size, "no row group matches");
     else if (rows > max_rows)
@@ -183,28 +167,26 @@ static char *sample_rows(const json_value *doc, const regex_t *re, int max_rows,
     return rows && rows <= max_rows ? text : NULL;
 }
 
-char *rb_docs_render_rows(const json_value *doc, const regex_t *re, int terminal, int max_rows,
-                          char *err, size_t err_size)
+char *rb_docs_render_rows(const rb_results_doc *doc, const regex_t *re, int terminal,
+                          int max_rows, char *err, size_t err_size)
 {
     if (terminal)
         return sample_rows(doc, re, max_rows > 0 ? max_rows : 1000000, err, err_size);
-    const json_value *pairs = pairs_of(doc), *roofs = json_get(doc, "roofs");
     rb_sbuf b = {0}, notes = {0};
     int rows = 0;
     rb_sbuf_add(&b, "| row | variant | median ms | rate | %% of roof | %% of datasheet | speedup | "
                     "verdict | roof |\n|---|---|---:|---:|---:|---:|---:|---|---|\n");
-    for (size_t i = 0; pairs && i < pairs->count; i++) {
-        const json_value *p = pairs->items[i];
-        if (!rb_docs_group_matches(json_string_at(p, "name", ""), NULL, re))
+    for (int i = 0; i < doc->n_pairs; i++) {
+        const rb_pair_result *p = &doc->pairs[i];
+        if (!rb_docs_group_matches(p->name, NULL, re))
             continue;
-        const json_value *vs = json_get(p, "variants");
-        if (variant_count(p) == 0) {
-            rb_sbuf_add(&b, "| %s | - | %s: %s | | | | | | |\n", json_string_at(p, "name", "?"),
-                        json_string_at(p, "status", "?"), json_string_at(p, "reason", ""));
+        if (p->n_variants == 0) {
+            rb_sbuf_add(&b, "| %s | - | %s: %s | | | | | | |\n", p->name, status_name(p->status),
+                        p->reason);
             rows++;
         }
-        for (size_t k = 0; k < variant_count(p); k++, rows++)
-            markdown_row(&b, p, vs->items[k], roofs, k == 0);
+        for (int k = 0; k < p->n_variants; k++, rows++)
+            markdown_row(&b, p, &p->v[k], doc, k == 0);
         row_notes(&notes, p);
     }
     char *tail = rb_sbuf_take(&notes);
@@ -245,22 +227,20 @@ static void roof_value(char *buf, size_t size, double x, const char *unit)
         rb_fmt(buf, size, !strcmp(unit, "us") ? "%.2f %s" : "%.1f %s", x, unit);
 }
 
-char *rb_docs_render_roofs(const json_value *doc)
+char *rb_docs_render_roofs(const rb_results_doc *doc)
 {
-    const json_value *roofs = json_get(doc, "roofs");
     rb_sbuf b = {0};
     rb_sbuf_add(&b, "| roof | kind | measured | datasheet | measured / datasheet |\n"
                     "|---|---|---:|---:|---:|\n");
-    for (size_t i = 0; roofs && roofs->type == JSON_OBJECT && i < roofs->count; i++) {
-        const json_value *r = roofs->items[i];
-        const char *unit = roof_unit(roofs->keys[i]);
-        double measured = json_number_at(r, "measured"), peak = json_number_at(r, "peak");
+    for (int i = 0; i < doc->n_roofs; i++) {
+        const rb_results_roof *r = &doc->roofs[i];
+        const char *unit = roof_unit(r->key);
         char m[32], p[32], ratio[16];
-        roof_value(m, sizeof m, measured, unit);
-        roof_value(p, sizeof p, peak, unit);
-        pct_text(ratio, sizeof ratio, measured / peak);
-        rb_sbuf_add(&b, "| `%s` | %s | %s | %s | %s |\n", roofs->keys[i],
-                    json_string_at(r, "kind", "?"), m, p, ratio);
+        roof_value(m, sizeof m, r->measured, unit);
+        roof_value(p, sizeof p, r->peak, unit);
+        pct_text(ratio, sizeof ratio, r->measured / r->peak);
+        rb_sbuf_add(&b, "| `%s` | %s | %s | %s | %s |\n", r->key, r->kind[0] ? r->kind : "?", m,
+                    p, ratio);
     }
     return rb_sbuf_take(&b);
 }
@@ -291,16 +271,14 @@ static void add_wrapped(rb_sbuf *b, const char *text, int width)
 }
 
 /* "108 pass, 4 skipped": the verdicts of every variant, in a fixed order. */
-static void verdict_counts(const json_value *doc, char *buf, size_t size)
+static void verdict_counts(const rb_results_doc *doc, char *buf, size_t size)
 {
     static const char *const names[] = {"pass",    "improved", "regressed", "new", "missing",
                                         "invalid", "skipped",  "stale",     "contended", "none"};
     int count[sizeof names / sizeof names[0]] = {0};
-    const json_value *pairs = pairs_of(doc);
-    for (size_t i = 0; pairs && i < pairs->count; i++)
-        for (size_t k = 0; k < variant_count(pairs->items[i]); k++) {
-            const char *v =
-                json_string_at(json_get(pairs->items[i], "variants")->items[k], "verdict", "none");
+    for (int i = 0; i < doc->n_pairs; i++)
+        for (int k = 0; k < doc->pairs[i].n_variants; k++) {
+            const char *v = rb_verdict_name(doc->pairs[i].v[k].verdict);
             for (size_t n = 0; n < sizeof names / sizeof names[0]; n++)
                 if (!strcmp(v, names[n]) || n + 1 == sizeof names / sizeof names[0]) {
                     count[n]++;
@@ -316,57 +294,50 @@ static void verdict_counts(const json_value *doc, char *buf, size_t size)
 }
 
 /* "; p2p_copy skipped (needs 2 GPUs, this machine has 1)" for each pair not run. */
-static void pairs_not_run(const json_value *doc, rb_sbuf *b)
+static void pairs_not_run(const rb_results_doc *doc, rb_sbuf *b)
 {
-    const json_value *pairs = pairs_of(doc);
-    for (size_t i = 0; pairs && i < pairs->count; i++) {
-        const json_value *p = pairs->items[i];
-        const char *status = json_string_at(p, "status", "ok");
-        if (strcmp(status, "ok"))
-            rb_sbuf_add(b, "; %s %s (%s)", json_string_at(p, "name", "?"), status,
-                        json_string_at(p, "reason", ""));
+    for (int i = 0; i < doc->n_pairs; i++) {
+        const rb_pair_result *p = &doc->pairs[i];
+        if (p->status != RB_PAIR_OK)
+            rb_sbuf_add(b, "; %s %s (%s)", p->name, status_name(p->status), p->reason);
     }
 }
 
-char *rb_docs_render_run(const json_value *doc, const char *ref_path, const char *copy_of,
+char *rb_docs_render_run(const rb_results_doc *doc, const char *ref_path, const char *copy_of,
                          int width)
 {
-    const json_value *env = json_get(json_get(doc, "environment"), "start");
-    const json_value *platform = json_get(doc, "platform");
+    const rb_results_env *env = &doc->start;
+    const rb_results_platform *platform = &doc->platform;
     rb_sbuf s = {0};
     rb_sbuf_add(&s, "The reference run `%s`", ref_path);
     if (copy_of)
         rb_sbuf_add(&s, " (a copy of `%s`)", copy_of);
     /* a run from before the power limit was recorded says nothing of it, not "nan W" */
     char power[64] = "";
-    double power_w = json_number_at(env, "power_limit_w");
-    if (isfinite(power_w))
-        rb_fmt(power, sizeof power, ", %.0f W power limit", power_w);
+    if (isfinite(env->power_limit_w))
+        rb_fmt(power, sizeof power, ", %.0f W power limit", env->power_limit_w);
     rb_sbuf_add(&s,
                 ": `%s` at git %s, %s, size %s, seed %.0f, on the %s (compute capability %s, "
                 "%.0f SMs, %.0f MiB L2%s), driver %s, CUDA runtime %s",
-                json_string_at(doc, "command", "?"), json_string_at(doc, "git", "?"),
-                json_string_at(doc, "date", "?"), json_string_at(doc, "size", "?"),
-                json_number_at(doc, "seed"), json_string_at(env, "device", "?"),
-                json_string_at(env, "cc", "?"), json_number_at(env, "sms"),
-                json_number_at(env, "l2_bytes") / 1048576.0, power,
-                json_string_at(env, "driver", "?"), json_string_at(env, "cuda_runtime", "?"));
-    if (!isnan(json_number_at(platform, "dram_gbps")))
+                rb_results_text(doc->command, "?"), rb_results_text(doc->git, "?"),
+                rb_results_text(doc->date, "?"), rb_results_text(doc->size, "?"), doc->seed,
+                rb_results_text(env->device, "?"), rb_results_text(env->cc, "?"), env->sms,
+                env->l2_bytes / 1048576.0, power, rb_results_text(env->driver, "?"),
+                rb_results_text(env->cuda_runtime, "?"));
+    if (!isnan(platform->dram_gbps))
         rb_sbuf_add(&s,
                     "; platform at its start: DRAM copy %.0f GB/s, FP32 %.1f TFLOP/s, launch "
                     "%.2f us",
-                    json_number_at(platform, "dram_gbps"), json_number_at(platform, "fp32_tflops"),
-                    json_number_at(platform, "launch_us"));
+                    platform->dram_gbps, platform->fp32_tflops, platform->launch_us);
     double wall_s = 0;
-    const json_value *pairs = pairs_of(doc);
-    for (size_t i = 0; pairs && i < pairs->count; i++) {
-        double w = json_number_at(pairs->items[i], "wall_s");
+    for (int i = 0; i < doc->n_pairs; i++) {
+        double w = doc->pairs[i].wall_s;
         wall_s += isnan(w) ? 0 : w;
     }
     rb_sbuf_add(&s, "; the pairs' processes ran for %.0f s", wall_s);
     char counts[200];
     verdict_counts(doc, counts, sizeof counts);
-    const char *expect = json_string_at(doc, "expectations", "");
+    const char *expect = rb_results_text(doc->expectations, "");
     rb_sbuf_add(&s, ". Verdicts%s%s%s: %s", expect[0] ? " against `" : "", expect,
                 expect[0] ? "`" : "", counts);
     pairs_not_run(doc, &s);
@@ -384,33 +355,32 @@ char *rb_docs_render_run(const json_value *doc, const char *ref_path, const char
 
 #define DOCS_HEADER_MAX_LINES 8
 
-static int shown_in_header(const json_value *v)
+static int shown_in_header(const rb_variant_result *v)
 {
-    const char *role = json_string_at(v, "role", "");
-    return !strcmp(role, "baseline") || !strcmp(role, "optimized") || !strcmp(role, "library");
+    return v->role == RB_ROLE_BASELINE || v->role == RB_ROLE_OPTIMIZED ||
+           v->role == RB_ROLE_LIBRARY;
 }
 
 /* "baseline 2408.4 GB/s (79.7%), optimized 3019.6 (99.9%, 1.25x), ...": a unit is said where
  * it changes. */
-static void header_entries(const json_value *pair, const json_value *roofs, rb_sbuf *b)
+static void header_entries(const rb_pair_result *pair, const rb_results_doc *doc, rb_sbuf *b)
 {
-    const json_value *vs = json_get(pair, "variants");
     char unit[24] = "";
     int n = 0;
-    for (size_t k = 0; k < variant_count(pair); k++) {
-        const json_value *v = vs->items[k];
+    for (int k = 0; k < pair->n_variants; k++) {
+        const rb_variant_result *v = &pair->v[k];
         if (!shown_in_header(v))
             continue;
-        rb_sbuf_add(b, "%s%s", n++ ? ", " : "", json_string_at(v, "name", "?"));
-        if (!json_true_at(v, "timed")) {
+        rb_sbuf_add(b, "%s%s", n++ ? ", " : "", v->name);
+        if (!v->timed) {
             rb_sbuf_add(b, " %s",
-                        json_true_at(v, "skipped") ? "skipped"
-                        : json_true_at(v, "valid") ? "not timed"
-                                                   : "invalid");
+                        v->skipped ? "skipped"
+                        : v->valid ? "not timed"
+                                   : "invalid");
             continue;
         }
         docs_row r;
-        row_cells(pair, v, roofs, &r);
+        row_cells(pair, v, doc, &r);
         const char *space = strchr(r.rate, ' ');
         size_t digits = space ? (size_t)(space - r.rate) : strlen(r.rate);
         const char *this_unit = space ? space + 1 : "";
@@ -418,7 +388,7 @@ static void header_entries(const json_value *pair, const json_value *roofs, rb_s
                     strcmp(this_unit, unit) ? this_unit : "");
         rb_fmt(unit, sizeof unit, "%s", this_unit);
         int known = strcmp(r.ceil, "-") != 0,
-            optimized = !strcmp(json_string_at(v, "role", ""), "optimized");
+            optimized = v->role == RB_ROLE_OPTIMIZED;
         if (known && optimized)
             rb_sbuf_add(b, " (%s, %s)", r.ceil, r.speedup);
         else if (known || optimized)
@@ -461,20 +431,19 @@ static int split_entries(const char *text, int width, char **lines, int max, cha
     return *s ? max + 1 : n;
 }
 
-char *rb_docs_render_header(const json_value *doc, const char *ref_path, const char *pair,
+char *rb_docs_render_header(const rb_results_doc *doc, const char *ref_path, const char *pair,
                             const char *prefix, int width, int max_lines)
 {
-    const json_value *pairs = pairs_of(doc), *roofs = json_get(doc, "roofs");
     int room = width - (int)strlen(prefix), groups = 0, used = 1;
     if (max_lines > DOCS_HEADER_MAX_LINES)
         max_lines = DOCS_HEADER_MAX_LINES;
     rb_sbuf b = {0};
     rb_sbuf_add(&b, "%s%s: median rate (%% of its measured roof, speedup)\n", prefix, ref_path);
-    for (size_t i = 0; pairs && i < pairs->count; i++)
-        groups += rb_docs_group_matches(json_string_at(pairs->items[i], "name", ""), pair, NULL);
-    for (size_t i = 0; pairs && i < pairs->count && used < max_lines; i++) {
-        const json_value *p = pairs->items[i];
-        const char *group = json_string_at(p, "name", "");
+    for (int i = 0; i < doc->n_pairs; i++)
+        groups += rb_docs_group_matches(doc->pairs[i].name, pair, NULL);
+    for (int i = 0; i < doc->n_pairs && used < max_lines; i++) {
+        const rb_pair_result *p = &doc->pairs[i];
+        const char *group = p->name;
         if (!rb_docs_group_matches(group, pair, NULL))
             continue;
         rb_sbuf e = {0};
@@ -483,11 +452,10 @@ char *rb_docs_render_header(const json_value *doc, const char *ref_path, const c
         size_t plen = strlen(pair);
         if (groups > 1 || strcmp(group, pair))
             rb_sbuf_add(&e, "%s: ", group[plen] == '.' ? group + plen + 1 : group);
-        if (strcmp(json_string_at(p, "status", "ok"), "ok"))
-            rb_sbuf_add(&e, "%s: %s", json_string_at(p, "status", "?"),
-                        json_string_at(p, "reason", ""));
+        if (p->status != RB_PAIR_OK)
+            rb_sbuf_add(&e, "%s: %s", status_name(p->status), p->reason);
         else
-            header_entries(p, roofs, &e);
+            header_entries(p, doc, &e);
         char *text = rb_sbuf_take(&e), *copy = NULL, *lines[DOCS_HEADER_MAX_LINES];
         /* (room for the two spaces that indent a continuation) */
         int n = text ? split_entries(text, room - 2, lines, max_lines - used, &copy) : -1;
@@ -509,42 +477,46 @@ char *rb_docs_render_header(const json_value *doc, const char *ref_path, const c
 
 /* ---- regression thresholds of an expectation file ---- */
 
+/* The table being made, row by row (rb_expected_each). */
+typedef struct thresholds_table {
+    rb_sbuf b;
+    double shown_above;
+    int n, seen, shown;
+} thresholds_table;
+
+static void threshold_row(const char *pair, const char *variant, const rb_expected *e, void *ctx)
+{
+    thresholds_table *t = ctx;
+    rb_stats none = {.median = NAN, .ci_lo = NAN, .ci_hi = NAN, .noise = NAN};
+    double thr = rb_expect_run_threshold(e, &none);
+    t->n++;
+    t->seen += thr < 0.10;
+    if (!(thr > t->shown_above))
+        return;
+    char spread[32];
+    pct_text(spread, sizeof spread, isfinite(e->run_spread) ? e->run_spread : NAN);
+    rb_sbuf_add(&t->b, "| %s/%s | %d | %s | %.1f%% | %s | %s |\n", pair, variant, e->runs, spread,
+                100 * thr, e->per_clock ? "time x clock" : "time",
+                thr < 0.10 ? "regressed" : "not seen");
+    t->shown++;
+}
+
 char *rb_docs_render_thresholds(const json_value *expect, double shown_above)
 {
-    const json_value *pairs = json_get(expect, "pairs");
-    rb_sbuf b = {0};
-    int n = 0, seen = 0, shown = 0;
-    rb_sbuf_add(&b, "| row/variant | runs | spread of the runs' medians | threshold | judged on | "
-                    "a 10%% slowdown |\n|---|---:|---:|---:|---|---|\n");
-    for (size_t i = 0; pairs && pairs->type == JSON_OBJECT && i < pairs->count; i++) {
-        const json_value *vs = json_get(pairs->items[i], "variants");
-        for (size_t k = 0; vs && vs->type == JSON_OBJECT && k < vs->count; k++) {
-            rb_expected e;
-            rb_stats none = {.median = NAN, .ci_lo = NAN, .ci_hi = NAN, .noise = NAN};
-            rb_expected_read(vs->items[k], &e);
-            double thr = rb_expect_run_threshold(&e, &none);
-            n++;
-            seen += thr < 0.10;
-            if (!(thr > shown_above))
-                continue;
-            char spread[32];
-            pct_text(spread, sizeof spread, isfinite(e.run_spread) ? e.run_spread : NAN);
-            rb_sbuf_add(&b, "| %s/%s | %d | %s | %.1f%% | %s | %s |\n", pairs->keys[i], vs->keys[k],
-                        e.runs, spread, 100 * thr, e.per_clock ? "time x clock" : "time",
-                        thr < 0.10 ? "regressed" : "not seen");
-            shown++;
-        }
-    }
-    if (!shown)
-        rb_sbuf_add(&b, "| (none) | | | | | |\n");
+    thresholds_table t = {.shown_above = shown_above};
+    rb_sbuf_add(&t.b, "| row/variant | runs | spread of the runs' medians | threshold | judged on | "
+                      "a 10%% slowdown |\n|---|---:|---:|---:|---|---|\n");
+    rb_expected_each(expect, threshold_row, &t);
+    if (!t.shown)
+        rb_sbuf_add(&t.b, "| (none) | | | | | |\n");
     char line[300];
     rb_fmt(line, sizeof line,
            "%d of the file's %d variants would call a 10%% slowdown `regressed`; the table lists "
            "those whose threshold is above %.0f%%.",
-           seen, n, 100 * shown_above);
-    rb_sbuf_add(&b, "\n");
-    add_wrapped(&b, line, 100);
-    return rb_sbuf_take(&b);
+           t.seen, t.n, 100 * shown_above);
+    rb_sbuf_add(&t.b, "\n");
+    add_wrapped(&t.b, line, 100);
+    return rb_sbuf_take(&t.b);
 }
 
 /* ---- an index of a GPU's results folder ---- */
@@ -567,16 +539,15 @@ static void command_filter(const char *command, char *out, size_t size)
     free(text);
 }
 
-char *rb_docs_render_run_line(const json_value *doc)
+char *rb_docs_render_run_line(const rb_results_doc *doc)
 {
     char counts[200], filter[120];
-    const json_value *pairs = pairs_of(doc);
     verdict_counts(doc, counts, sizeof counts);
-    command_filter(json_string_at(doc, "command", ""), filter, sizeof filter);
+    command_filter(rb_results_text(doc->command, ""), filter, sizeof filter);
     rb_sbuf b = {0};
     rb_sbuf_add(&b, "a run at git %s, %s, size %s%s%s: %d row group(s); %s",
-                json_string_at(doc, "git", "?"), json_string_at(doc, "date", "?"),
-                json_string_at(doc, "size", "?"), json_true_at(doc, "cold") ? ", `--cold`" : "",
-                filter, pairs ? (int)pairs->count : 0, counts[0] ? counts : "no variants");
+                rb_results_text(doc->git, "?"), rb_results_text(doc->date, "?"),
+                rb_results_text(doc->size, "?"), doc->cold ? ", `--cold`" : "", filter,
+                doc->n_pairs, counts[0] ? counts : "no variants");
     return rb_sbuf_take(&b);
 }

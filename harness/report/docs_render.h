@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The text of the generated blocks (report/docs.h), rendered from a results document: what a
- * reader of the README, docs/ and the kernel headers sees of a reference run. Each returns a
- * string the caller frees, NULL when out of memory (or, where an err is taken, with one line in
- * it). Rates are the table's: µs per launch on a latency roof, TFLOP/s where either point is
+ * The text of the generated blocks (report/docs.h), rendered from a results document read once
+ * (rb_results_doc, model/result_read.h): what a reader of the README, docs/ and the kernel
+ * headers sees of a reference run. Each returns a string the caller frees, NULL when out of
+ * memory (or, where an err is taken, with one line in it). Rates are the table's: µs per launch on a latency roof, TFLOP/s where either point is
  * compute-bound, else GB/s.
  */
 #ifndef RB_DOCS_RENDER_H
@@ -13,23 +13,24 @@
 #include <stddef.h>
 
 #include "json.h"
+#include "result_read.h"
 
 /* One paragraph, wrapped at width: the reference file, the machine, the run, its verdicts;
  * copy_of names the committed file it is a copy of (NULL: none). */
-char *rb_docs_render_run(const json_value *doc, const char *ref_path, const char *copy_of,
+char *rb_docs_render_run(const rb_results_doc *doc, const char *ref_path, const char *copy_of,
                          int width);
 
 /* A Markdown table of the document's roofs: measured, datasheet, and their ratio. */
-char *rb_docs_render_roofs(const json_value *doc);
+char *rb_docs_render_roofs(const rb_results_doc *doc);
 
 /* The rows of the row groups that match re (a group's name or its pair's name). terminal 0: a
  * Markdown table; 1: the terminal table's columns, fenced as code. More than max_rows rows (0:
  * no limit), or none, is an error. */
-char *rb_docs_render_rows(const json_value *doc, const regex_t *re, int terminal, int max_rows,
-                          char *err, size_t err_size);
+char *rb_docs_render_rows(const rb_results_doc *doc, const regex_t *re, int terminal,
+                          int max_rows, char *err, size_t err_size);
 
 /* A kernel header's measured lines for pair (see report/docs.h), each prefix + text + newline. */
-char *rb_docs_render_header(const json_value *doc, const char *ref_path, const char *pair,
+char *rb_docs_render_header(const rb_results_doc *doc, const char *ref_path, const char *pair,
                             const char *prefix, int width, int max_lines);
 
 /* A Markdown table of the variants of an expectation document whose regression threshold
@@ -38,7 +39,7 @@ char *rb_docs_render_header(const json_value *doc, const char *ref_path, const c
 char *rb_docs_render_thresholds(const json_value *expect, double shown_above);
 
 /* One line on a results file for an index: git, date, size, filter, row groups, verdicts. */
-char *rb_docs_render_run_line(const json_value *doc);
+char *rb_docs_render_run_line(const rb_results_doc *doc);
 
 /* 1 when the row group name (as results files name them: "<pair>[.<input>][@<size>]") belongs
  * to pair or matches re (re NULL: the pair alone decides). */

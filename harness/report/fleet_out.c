@@ -10,6 +10,7 @@
 #include "node.h"
 #include "outputs.h"
 #include "plot.h"
+#include "result.h"
 #include "table.h"
 
 int rb_fleet_check_outputs(const rb_options *o, char *err, size_t err_size)
@@ -70,8 +71,8 @@ int rb_fleet_save(const rb_options *o, const json_value *fleet, const char *git_
             char suffix[16] = "";
             if (k > 1)
                 rb_fmt(suffix, sizeof suffix, "-%d", k);
-            if (!rb_fmt_fits(path, sizeof path, "%s/%s/%s-%s%s.json", o->results_dir, key, stamp,
-                             git_rev, suffix)) {
+            if (rb_results_default_path(path, sizeof path, o->results_dir, key, stamp, git_rev,
+                                        suffix) != 0) {
                 rb_fmt(err, err_size, "%.60s...: the path is too long", o->results_dir);
                 return -1;
             }

@@ -289,13 +289,12 @@ static void node_md_outliers(rb_sbuf *b, const json_value *node)
 /* A run's Markdown page under a GPU's heading, its headings two levels down. */
 static int node_md_gpu(rb_sbuf *b, const json_value *gpu)
 {
-    rb_pair_result *pairs = NULL;
-    int n = 0;
+    rb_results_doc run;
     char err[300], who[128];
-    if (rb_results_read(json_get(gpu, "run"), &pairs, &n, err, sizeof err) != 0)
+    if (rb_results_doc_read(json_get(gpu, "run"), &run, err, sizeof err) != 0)
         return -1;
-    char *md = rb_report_markdown(pairs, n, json_get(gpu, "run"));
-    free(pairs);
+    char *md = rb_report_markdown(run.pairs, run.n_pairs, &run);
+    rb_results_doc_free(&run);
     if (!md)
         return -1;
     node_who(gpu, who, sizeof who);

@@ -505,14 +505,6 @@ void rb_report_table_at(FILE *f, const rb_pair_result *pairs, int n, int width)
 
 /* ---- Markdown ---- */
 
-static const char *meta_str(const json_value *meta, const char *a, const char *b)
-{
-    const json_value *x = json_get(meta, a);
-    if (b)
-        x = json_get(x, b);
-    return x && x->type == JSON_STRING ? x->string : "?";
-}
-
 static void markdown_table(rb_sbuf *b, const rb_pair_result *pairs, int n)
 {
     rb_sbuf_add(b, "| pair | variant | median ms | noise | rate | %% ceiling | %% peak | speedup | "
@@ -606,17 +598,18 @@ static void markdown_extras_and_kernels(rb_sbuf *b, const rb_pair_result *pairs,
         }
 }
 
-char *rb_report_markdown(const rb_pair_result *pairs, int n, const json_value *meta)
+char *rb_report_markdown(const rb_pair_result *pairs, int n, const rb_results_doc *run)
 {
     rb_sbuf b = {0};
-    const json_value *env = json_get(json_get(meta, "environment"), "start");
-    rb_sbuf_add(&b, "# roofbench results: %s\n\n", meta_str(env, "device", NULL));
-    rb_sbuf_add(&b, "- date: %s, git: %s, command: `%s`\n", meta_str(meta, "date", NULL),
-                meta_str(meta, "git", NULL), meta_str(meta, "command", NULL));
+    rb_results_doc none = {0};
+    const rb_results_doc *r = run ? run : &none;
+    rb_sbuf_add(&b, "# roofbench results: %s\n\n", rb_results_text(r->start.device, "?"));
+    rb_sbuf_add(&b, "- date: %s, git: %s, command: `%s`\n", rb_results_text(r->date, "?"),
+                rb_results_text(r->git, "?"), rb_results_text(r->command, "?"));
     rb_sbuf_add(&b, "- driver %s, CUDA runtime %s, compute capability %s\n",
-                meta_str(env, "driver", NULL), meta_str(env, "cuda_runtime", NULL),
-                meta_str(env, "cc", NULL));
-    rb_sbuf_add(&b, "- expectations: %s\n\n", meta_str(meta, "expectations", NULL));
+                rb_results_text(r->start.driver, "?"), rb_results_text(r->start.cuda_runtime, "?"),
+                rb_results_text(r->start.cc, "?"));
+    rb_sbuf_add(&b, "- expectations: %s\n\n", rb_results_text(r->expectations, "?"));
     markdown_table(&b, pairs, n);
     markdown_notes(&b, pairs, n);
     char summary[800];

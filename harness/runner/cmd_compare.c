@@ -89,7 +89,7 @@ static int compared_something(const rb_options *o, const rb_runcmp *c)
 static int has_pairs(const json_value *doc, const char *which)
 {
     char err[80];
-    if (json_get(doc, "pairs")->count > 0)
+    if (rb_results_pair_count(doc) > 0)
         return 1;
     rb_fmt(err, sizeof err, "compare: %s holds no pairs: nothing to compare", which);
     rb_cmd_usage_error(err);

@@ -382,7 +382,7 @@ static json_value *collective_records(const char *key, rb_pair_result *results, 
     rb_results_derive(NULL, key, results, n, &ceilings, &peaks);
     rb_expect_apply(NULL, results, n);
     json_value *doc = rb_report_json(results, n, &ceilings, &peaks, json_new_object());
-    json_value *pairs = json_clone(json_get(doc, "pairs"));
+    json_value *pairs = rb_results_pairs_copy(doc);
     json_free(doc);
     return pairs;
 }

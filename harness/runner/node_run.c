@@ -308,26 +308,11 @@ static void node_phase(const node_plan *p, node_part *parts, const char *scope, 
  * the order they ran); b's environment.end is the GPU's last. */
 static int node_merge(json_value *a, json_value *b)
 {
-    json_value *pa = json_get(a, "pairs"), *pb = json_get(b, "pairs");
-    json_value *all = json_new_array();
-    if (!all || !pa || !pb)
-        return json_free(all), -1;
-    for (int r = 0; rb_registry[r]; r++)
-        for (int s = 0; s < 2; s++) {
-            json_value *from = s ? pb : pa;
-            for (uint32_t i = 0; i < from->count; i++) {
-                const char *name = json_string_at(from->items[i], "name", "");
-                size_t len = strcspn(name, ".@");
-                if (strlen(rb_registry[r]->name) == len &&
-                    !strncmp(name, rb_registry[r]->name, len) &&
-                    json_array_push(all, json_clone(from->items[i])) != 0)
-                    return json_free(all), -1;
-            }
-        }
-    json_value *end = json_clone(json_get(json_get(b, "environment"), "end"));
-    if (end && json_object_set(json_get(a, "environment"), "end", end) != 0)
-        return json_free(all), -1;
-    return json_object_set(a, "pairs", all);
+    const char *order[256];
+    int n = 0;
+    for (int r = 0; rb_registry[r] && n < (int)(sizeof order / sizeof order[0]); r++)
+        order[n++] = rb_registry[r]->name;
+    return rb_results_merge(a, b, order, n);
 }
 
 static json_value *node_read(const node_part *part)
@@ -388,8 +373,8 @@ static int node_save(const node_plan *p, const json_value *node)
     if (p->o->json_path && !to_stdout)
         rb_fmt(json_path, sizeof json_path, "%s", p->o->json_path);
     else if (!rb_is_hardware_key(key) ||
-             rb_fmt_fits(json_path, sizeof json_path, "%s/%s/%s-%s-node.json", p->o->results_dir,
-                         key, stamp, rb_git_rev) != 0) {
+             rb_results_default_path(json_path, sizeof json_path, p->o->results_dir, key, stamp,
+                                     rb_git_rev, "-node") != 0) {
         printf("roofbench: the node's results path cannot be made\n");
         return -1;
     }
@@ -484,7 +469,7 @@ static int node_finish(const node_plan *p, node_part *local, node_part *host, no
     json_free(expect);
     json_value *collectives = node ? node_read(&span[0]) : NULL;
     if (collectives) {
-        json_value *pairs = json_clone(json_get(collectives, "pairs"));
+        json_value *pairs = rb_results_pairs_copy(collectives);
         if (pairs)
             rb_node_set_collectives(node, pairs);
         json_free(collectives);

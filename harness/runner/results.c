@@ -237,7 +237,11 @@ static char *markdown_with_charts(const char *json_path, const rb_pair_result *r
                                   const json_value *doc, unsigned charts)
 {
     char stem[RB_PATH_BUF + 32];
-    char *md = rb_report_markdown(results, n, doc);
+    rb_results_doc run;
+    if (rb_results_meta_read(doc, &run) != 0)
+        return NULL;
+    char *md = rb_report_markdown(results, n, &run);
+    rb_results_doc_free(&run);
     if (!md || rb_plot_sibling(json_path, ".json", "", stem, sizeof stem) != 0) {
         free(md);
         return NULL;
@@ -274,8 +278,7 @@ static int stage_results(rb_outputs *outs, int first, const char *json_path, con
 static int default_path(const rb_options *o, const char *key, const char *stamp, const char *suffix,
                         char *path, size_t size)
 {
-    return rb_fmt_fits(path, size, "%s/%s/%s-%s%s.json", o->results_dir, key, stamp, rb_git_rev,
-                       suffix);
+    return rb_results_default_path(path, size, o->results_dir, key, stamp, rb_git_rev, suffix);
 }
 
 /* The results file and the CSV named on the command line: NULL for none, and for the standard
