@@ -59,13 +59,28 @@
 #include "kernels/decode_gemv.h"
 
 #define DECODE_GEMV_BASE_BLOCK 256 /* baseline and reference: 8 warps, a row each */
-#define DECODE_GEMV_SPLIT 4        /* optimized: the warps of a block, each a 1/4 of every row's k */
+/* The optimized kernels' tunables (compile-time, overridable with -D for scripts/probes/
+ * gpu_variants.sh): */
+#ifndef DECODE_GEMV_SPLIT
+#define DECODE_GEMV_SPLIT 4 /* optimized: the warps of a block, each a 1/4 of every row's k */
+#endif
+#ifndef DECODE_GEMV_FMA_ROWS
+#define DECODE_GEMV_FMA_ROWS 4 /* rows a block of the FMA path */
+#endif
+#ifndef DECODE_GEMV_FMA_AHEAD
+#define DECODE_GEMV_FMA_AHEAD 2 /* 16-byte vectors a lane loads per row before using them */
+#endif
+#ifndef DECODE_GEMV_MMA_TILES
+#define DECODE_GEMV_MMA_TILES 2 /* m16 tiles a block: 32 rows */
+#endif
+#ifndef DECODE_GEMV_MMA_AHEAD
+#define DECODE_GEMV_MMA_AHEAD 4 /* k32 steps a warp loads before its first mma on them */
+#endif
+#ifndef DECODE_GEMV_MMA_PIPE
+#define DECODE_GEMV_MMA_PIPE 0 /* 1: a warp's next chunk of W loaded before this chunk's mma's */
+#endif
 #define DECODE_GEMV_FMA_BLOCK (32 * DECODE_GEMV_SPLIT)
-#define DECODE_GEMV_FMA_ROWS 4     /* rows a block of the FMA path */
-#define DECODE_GEMV_FMA_AHEAD 2    /* 16-byte vectors a lane loads per row before using them */
 #define DECODE_GEMV_MMA_BLOCK (32 * DECODE_GEMV_SPLIT)
-#define DECODE_GEMV_MMA_TILES 2    /* m16 tiles a block: 32 rows */
-#define DECODE_GEMV_MMA_AHEAD 4    /* k32 steps a warp loads before its first mma on them */
 #define DECODE_GEMV_MAX_GRID ((size_t)INT_MAX)
 
 /* ---------------------------------------------------------------------------------------------
@@ -280,6 +295,21 @@ static __device__ __forceinline__ void decode_gemv_mma_step(
         }
 }
 
+/* A chunk of AHEAD k32 steps from step s on: a[u][tile][half] for rows g (+ 8 half) of each tile,
+ * loaded evict-first (W is never read again). */
+static __device__ __forceinline__ void
+decode_gemv_mma_load(uint4 (&a)[DECODE_GEMV_MMA_AHEAD][DECODE_GEMV_MMA_TILES][2],
+                     const uint16_t *const (&wr)[DECODE_GEMV_MMA_TILES][2], size_t s)
+{
+#pragma unroll
+    for (int u = 0; u < DECODE_GEMV_MMA_AHEAD; u++)
+#pragma unroll
+        for (int i = 0; i < DECODE_GEMV_MMA_TILES; i++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+                a[u][i][h] = __ldcs((const uint4 *)(wr[i][h] + (s + u) * 32));
+}
+
 /* The k32 steps of a block's rows go in chunks of AHEAD, chunk c to warp c % SPLIT; the warps'
  * accumulators meet in shared memory, and each output is stored once, rounded. */
 static __global__ void __launch_bounds__(DECODE_GEMV_MMA_BLOCK)
@@ -316,16 +346,42 @@ static __global__ void __launch_bounds__(DECODE_GEMV_MMA_BLOCK)
                 acc[i][j][e] = 0.0f;
     const size_t steps = k / 32;
     size_t ch = warp;
+#if DECODE_GEMV_MMA_PIPE
+    /* Software-pipelined: chunk ch + S's W and chunk ch's x are in flight while chunk ch's mma's
+     * run, so a warp's loads never wait for its own math. */
+    uint4 a[U][T][2];
+    if ((ch + 1) * U <= steps)
+        decode_gemv_mma_load(a, wr, ch * U);
+    for (; (ch + 1) * U <= steps; ch += S) {
+        const size_t s = ch * U;
+        uint4 b[U][2];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            b[u][0] = on[0] ? __ldg((const uint4 *)(xr[0] + (s + u) * 32)) : zero;
+            b[u][1] = on[1] ? __ldg((const uint4 *)(xr[1] + (s + u) * 32)) : zero;
+        }
+        uint4 next[U][T][2];
+        const bool more = (ch + S + 1) * U <= steps;
+        if (more)
+            decode_gemv_mma_load(next, wr, (ch + S) * U);
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            decode_gemv_mma_step(acc, a[u], b[u]);
+        if (more) {
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int i = 0; i < T; i++)
+#pragma unroll
+                    for (int h = 0; h < 2; h++)
+                        a[u][i][h] = next[u][i][h];
+        }
+    }
+#else
     for (; (ch + 1) * U <= steps; ch += S) {
         const size_t s = ch * U;
         uint4 a[U][T][2];
-#pragma unroll
-        for (int u = 0; u < U; u++)
-#pragma unroll
-            for (int i = 0; i < T; i++)
-#pragma unroll
-                for (int h = 0; h < 2; h++)
-                    a[u][i][h] = __ldcs((const uint4 *)(wr[i][h] + (s + u) * 32));
+        decode_gemv_mma_load(a, wr, s);
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const uint4 b[2] = {on[0] ? __ldg((const uint4 *)(xr[0] + (s + u) * 32)) : zero,
@@ -333,6 +389,7 @@ static __global__ void __launch_bounds__(DECODE_GEMV_MMA_BLOCK)
             decode_gemv_mma_step(acc, a[u], b);
         }
     }
+#endif
     /* the last, partial chunk (only the warp whose turn it is starts below k), with the k % 32
      * tail (a multiple of 8: the lanes whose 8 k lie past k bring zeros to both A and B) */
     for (size_t s = ch * U; s * 32 < k; s++) {
