@@ -76,6 +76,9 @@
 #ifndef DECODE_GEMV_MMA_AHEAD
 #define DECODE_GEMV_MMA_AHEAD 4 /* k32 steps a warp loads before its first mma on them */
 #endif
+#ifndef DECODE_GEMV_FMA_PIPE
+#define DECODE_GEMV_FMA_PIPE 0 /* 1: a warp's next chunk of W loaded before this chunk's FMAs */
+#endif
 #ifndef DECODE_GEMV_MMA_PIPE
 #define DECODE_GEMV_MMA_PIPE 0 /* 1: a warp's next chunk of W loaded before this chunk's mma's */
 #endif
@@ -197,6 +200,18 @@ static __device__ __forceinline__ void decode_gemv_fma_vector(float (&acc)[DECOD
         }
 }
 
+/* A chunk of the block's rows: wv[u][r] = vector v + 32 u of row r, loaded evict-first. */
+static __device__ __forceinline__ void
+decode_gemv_fma_load(uint4 (&wv)[DECODE_GEMV_FMA_AHEAD][DECODE_GEMV_FMA_ROWS],
+                     const uint4 *const (&wr)[DECODE_GEMV_FMA_ROWS], size_t v)
+{
+#pragma unroll
+    for (int u = 0; u < DECODE_GEMV_FMA_AHEAD; u++)
+#pragma unroll
+        for (int r = 0; r < DECODE_GEMV_FMA_ROWS; r++)
+            wv[u][r] = __ldcs(wr[r] + v + u * 32);
+}
+
 template <int MMAX>
 static __global__ void __launch_bounds__(DECODE_GEMV_FMA_BLOCK)
     decode_gemv_optimized_fma_kernel(const uint16_t *__restrict__ w,
@@ -221,17 +236,36 @@ static __global__ void __launch_bounds__(DECODE_GEMV_FMA_BLOCK)
         for (int t = 0; t < MMAX; t++)
             acc[r][t] = 0.0f;
     size_t c = warp;
+#if DECODE_GEMV_FMA_PIPE
+    /* Software-pipelined: chunk c + S's W is in flight while chunk c's FMAs run. */
+    uint4 wv[U][R];
+    if ((c + 1) * chunk <= kv)
+        decode_gemv_fma_load(wv, wr, c * chunk + lane);
     for (; (c + 1) * chunk <= kv; c += S) {
-        uint4 wv[U][R];
+        uint4 next[U][R];
+        const bool more = (c + S + 1) * chunk <= kv;
+        if (more)
+            decode_gemv_fma_load(next, wr, (c + S) * chunk + lane);
 #pragma unroll
         for (int u = 0; u < U; u++)
+            decode_gemv_fma_vector<MMAX>(acc, wv[u], x, k, c * chunk + u * 32 + lane, m);
+        if (more) {
 #pragma unroll
-            for (int r = 0; r < R; r++)
-                wv[u][r] = __ldcs(wr[r] + c * chunk + u * 32 + lane);
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int r = 0; r < R; r++)
+                    wv[u][r] = next[u][r];
+        }
+    }
+#else
+    for (; (c + 1) * chunk <= kv; c += S) {
+        uint4 wv[U][R];
+        decode_gemv_fma_load(wv, wr, c * chunk + lane);
 #pragma unroll
         for (int u = 0; u < U; u++)
             decode_gemv_fma_vector<MMAX>(acc, wv[u], x, k, c * chunk + u * 32 + lane, m);
     }
+#endif
     /* the last, partial chunk: only the warp whose turn it is has c * chunk < kv */
     for (size_t v = c * chunk + lane; v < kv; v += 32) {
         uint4 wv[R];
