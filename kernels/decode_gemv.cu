@@ -27,7 +27,10 @@
  *            mma.sync m16n8k16, W as A straight from 16-byte loads (a lane's 8 consecutive k are
  *            2 mma's k-slots: any k order serves a dot product if W and x share it), tokens as B
  *            (two n8 tiles), 32 rows a block shared by its 4 warps (chunks of 4 k32 steps, 8 KB
- *            a warp loaded ahead), partial accumulators summed in shared memory (8 KB).
+ *            a warp), software-pipelined with DECODE_GEMV_MMA_PIPE: a warp's next chunk of W is
+ *            loaded into a second set of registers before this chunk's mma's, so its loads
+ *            never wait for its own math (8-16 KB a warp in flight at 198 registers, 2 blocks
+ *            an SM); partial accumulators summed in shared memory (8 KB).
  *            Crossover: per 512 B of W a warp issues ~11 + 10m instructions on the FMA path,
  *            against 4 a cycle an SM; DRAM delivers 512 B a warp per ~29 SM cycles on the H200
  *            (~42 on the H100), so the FMA path stays memory-bound up to m ~ 8 on the H200 and
@@ -43,7 +46,8 @@
  *   results/nvidia-h100-80gb-hbm3/reference.json: median rate (% of its measured roof, speedup)
  *   no row of decode_gemv: the reference run is older than the pair
  *   (end of generated lines)
- *   Not yet measured on either GPU: the prediction above stands alone until a reference run has it.
+ *   Not yet measured on the H100; on the H200 m16 first ran far below its prediction (loads
+ *   waited on their own warp's mma's), fixed by the pipelined loop: docs/notes/decode_gemv.md.
  * Does not pay when: W fits in L2 (a small layer read twice in a row: L2, not DRAM, sets the
  *            time), m grows past ~64 (a GEMM with tiles in shared memory reuses W better), or the
  *            weights are quantized (fp8 or int4 halve or quarter the bytes: the same stream with
@@ -200,6 +204,7 @@ static __device__ __forceinline__ void decode_gemv_fma_vector(float (&acc)[DECOD
         }
 }
 
+#if DECODE_GEMV_FMA_PIPE
 /* A chunk of the block's rows: wv[u][r] = vector v + 32 u of row r, loaded evict-first. */
 static __device__ __forceinline__ void
 decode_gemv_fma_load(uint4 (&wv)[DECODE_GEMV_FMA_AHEAD][DECODE_GEMV_FMA_ROWS],
@@ -211,6 +216,7 @@ decode_gemv_fma_load(uint4 (&wv)[DECODE_GEMV_FMA_AHEAD][DECODE_GEMV_FMA_ROWS],
         for (int r = 0; r < DECODE_GEMV_FMA_ROWS; r++)
             wv[u][r] = __ldcs(wr[r] + v + u * 32);
 }
+#endif
 
 template <int MMAX>
 static __global__ void __launch_bounds__(DECODE_GEMV_FMA_BLOCK)
@@ -260,7 +266,11 @@ static __global__ void __launch_bounds__(DECODE_GEMV_FMA_BLOCK)
 #else
     for (; (c + 1) * chunk <= kv; c += S) {
         uint4 wv[U][R];
-        decode_gemv_fma_load(wv, wr, c * chunk + lane);
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                wv[u][r] = __ldcs(wr[r] + c * chunk + u * 32 + lane);
 #pragma unroll
         for (int u = 0; u < U; u++)
             decode_gemv_fma_vector<MMAX>(acc, wv[u], x, k, c * chunk + u * 32 + lane, m);

@@ -267,6 +267,9 @@ int rb_pair_informational_check(const rb_pair *p, int k, char *why, size_t why_s
 
 /* Generated from the files in bench/, NULL-terminated, in file-name order. */
 extern const rb_pair *const rb_registry[];
+/* p's index in rb_registry (the registry's length when p is not in it): the pair number a profile
+ * window's mark carries. */
+int rb_registry_index(const rb_pair *p);
 /* Pairs this build left out, as "<pair>: <why>" (no NCCL, say), NULL-terminated. */
 extern const char *const rb_registry_missing[];
 

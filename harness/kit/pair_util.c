@@ -308,3 +308,11 @@ int rb_occupancy_sweep(rb_status (*run)(void *ctx, cudaStream_t stream), void *c
     *sweep_bps = 0;
     return n;
 }
+
+int rb_registry_index(const rb_pair *p)
+{
+    int i = 0;
+    while (rb_registry[i] && rb_registry[i] != p)
+        i++;
+    return i;
+}

@@ -164,9 +164,7 @@ static void note_latch_dropped(rb_variant_result *r)
 static rb_status profile_window(const rb_pair *p, const rb_variant_def *v, void *ctx,
                                 cudaStream_t s, int input)
 {
-    int pair = 0;
-    while (rb_registry[pair] && rb_registry[pair] != p)
-        pair++;
+    const int pair = rb_registry_index(p);
     RB_CUDA(cudaStreamSynchronize(s));
     RB_CUDA(cudaProfilerStart());
     RB_CUDA(rb_profile_mark(variant_index(p, v), pair, input, s));

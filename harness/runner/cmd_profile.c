@@ -60,8 +60,7 @@ static void describe_jobs(const rb_job *jobs, int n)
             j->n_kernels = k + 1;
         }
         j->kernels = profile_refs[i];
-        while (rb_registry[j->pair_index] && rb_registry[j->pair_index] != p)
-            j->pair_index++;
+        j->pair_index = rb_registry_index(p);
         j->input = jobs[i].input;
     }
 }
