@@ -27,10 +27,10 @@
  *            mma.sync m16n8k16, W as A straight from 16-byte loads (a lane's 8 consecutive k are
  *            2 mma's k-slots: any k order serves a dot product if W and x share it), tokens as B
  *            (two n8 tiles), 32 rows a block shared by its 4 warps (chunks of 4 k32 steps, 8 KB
- *            a warp), software-pipelined with DECODE_GEMV_MMA_PIPE: a warp's next chunk of W is
- *            loaded into a second set of registers before this chunk's mma's, so its loads
- *            never wait for its own math (8-16 KB a warp in flight at 198 registers, 2 blocks
- *            an SM); partial accumulators summed in shared memory (8 KB).
+ *            a warp), software-pipelined: a warp's next chunk of W is loaded into a second set
+ *            of registers before this chunk's mma's, so its loads never wait for its own math
+ *            (8-16 KB a warp in flight at 198 registers, 2 blocks an SM); partial accumulators
+ *            summed in shared memory (8 KB).
  *            Crossover: per 512 B of W a warp issues ~11 + 10m instructions on the FMA path,
  *            against 4 a cycle an SM; DRAM delivers 512 B a warp per ~29 SM cycles on the H200
  *            (~42 on the H100), so the FMA path stays memory-bound up to m ~ 8 on the H200 and
@@ -84,7 +84,7 @@
 #define DECODE_GEMV_FMA_PIPE 0 /* 1: a warp's next chunk of W loaded before this chunk's FMAs */
 #endif
 #ifndef DECODE_GEMV_MMA_PIPE
-#define DECODE_GEMV_MMA_PIPE 0 /* 1: a warp's next chunk of W loaded before this chunk's mma's */
+#define DECODE_GEMV_MMA_PIPE 1 /* 1: a warp's next chunk of W loaded before this chunk's mma's */
 #endif
 #define DECODE_GEMV_FMA_BLOCK (32 * DECODE_GEMV_SPLIT)
 #define DECODE_GEMV_MMA_BLOCK (32 * DECODE_GEMV_SPLIT)
