@@ -900,8 +900,6 @@ static const struct {
     {"harness/runner/rank_run.c", "a rank's own collective times in its fleet contribution"},
     /* still to convert: they read a results, node or fleet document (or the expectation
      * file, outside its reader) by key */
-    {"harness/model/runcmp.c", "to convert: compare"},
-    {"harness/model/history.c", "to convert: history (its judgement is compare's)"},
     {"harness/model/node.c", "to convert: the node document"},
     {"harness/model/node_attr.c", "to convert: the node document's attribution"},
     {"harness/model/fleet.c", "to convert: the fleet document"},
