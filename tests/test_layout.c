@@ -890,6 +890,7 @@ static const struct {
     {"harness/model/report.c", "the writer (rb_report_json)"},
     /* other formats whose keys share the names, each in its own reader or writer */
     {"harness/model/expect.c", "the expectation file's reader and writer"},
+    {"harness/model/expect_row.c", "the expectation file's rows' reader"},
     {"harness/model/profile_doc.c", "the profile document's writer"},
     {"harness/runner/cmd_list.c", "list --json's writer"},
     {"harness/report/list_out.c", "list's column heading"},
@@ -899,15 +900,11 @@ static const struct {
     {"harness/runner/rank_run.c", "a rank's own collective times in its fleet contribution"},
     /* still to convert: they read a results, node or fleet document (or the expectation
      * file, outside its reader) by key */
-    {"harness/model/runcmp.c", "to convert: compare"},
-    {"harness/model/history.c", "to convert: history (its judgement is compare's)"},
     {"harness/model/node.c", "to convert: the node document"},
     {"harness/model/node_attr.c", "to convert: the node document's attribution"},
     {"harness/model/fleet.c", "to convert: the fleet document"},
     {"harness/report/node_report.c", "to convert: the node document's report"},
     {"harness/report/fleet_out.c", "to convert: the fleet document's report"},
-    {"harness/model/expect_check.c", "to convert: reads the expectation file by key"},
-    {"harness/model/expect_stale.c", "to convert: reads the expectation file by key"},
     /* the one exception: the charts are being rewritten from the typed structs in another
      * change; converting plot.c here would collide with it */
     {"harness/report/plot.c", "exception: the charts' rewrite reads the typed structs"},

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "expect_row.h"
 #include "expect_stale.h"
 #include "outputs.h"
 #include "util.h"
@@ -684,7 +685,10 @@ static void judge_variant(const json_value *ep, const char *row, rb_variant_resu
         v->verdict = rb_expect_judge_run(&e, v, &v->threshold, &v->judged_ratio, &v->per_clock);
         if (json_get(ep, "stale")) {
             v->verdict = RB_VERDICT_STALE;
-            rb_expect_stale_text(ep, row, v->judged_ratio, v->evidence, sizeof v->evidence);
+            rb_expect_row r;
+            if (rb_expect_row_of(ep, row, &r) == 0)
+                rb_expect_stale_text(&r, v->judged_ratio, v->evidence, sizeof v->evidence);
+            rb_expect_row_free(&r);
         }
     }
     if (v->timed && rb_variant_contended(v))
@@ -1155,4 +1159,17 @@ json_value *rb_datasheet_peaks(const char *hardware_key)
         return o;
     }
     return NULL;
+}
+
+/* ---- the floors compare and history read ---- */
+
+int rb_expect_variant_at(const json_value *doc, const char *pair, double size,
+                         const char *variant, rb_expected *e)
+{
+    const json_value *ep = json_get(json_get(doc, "pairs"), pair);
+    const json_value *x = ep && json_number_at(ep, "size") == size
+                              ? json_get(json_get(ep, "variants"), variant)
+                              : NULL;
+    rb_expected_read(x, e);
+    return x != NULL;
 }

@@ -185,4 +185,9 @@ void rb_expect_print_thresholds(FILE *f, const json_value *doc, const rb_pair_re
 /* Datasheet peaks for the GPUs we know, as a "peaks" object; NULL when the GPU is unknown. */
 json_value *rb_datasheet_peaks(const char *hardware_key);
 
+/* The entry for variant of row pair, when the file recorded that row at size, into e: 1, or 0
+ * (e then as for no entry). What compare's and history's floors read. */
+int rb_expect_variant_at(const json_value *doc, const char *pair, double size,
+                         const char *variant, rb_expected *e);
+
 #endif

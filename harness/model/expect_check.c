@@ -7,18 +7,16 @@
 #include "expect_stale.h"
 #include "util.h"
 
-void rb_expect_row_build(const json_value *doc, const json_value *entry, char *nvcc,
+void rb_expect_row_build(const json_value *doc, const rb_expect_row *r, char *nvcc,
                          size_t nvcc_size, char *arch, size_t arch_size)
 {
-    const json_value *rec = json_get(entry, "recorded");
-    const char *n = json_string_at(rec, "nvcc", NULL), *a = json_string_at(rec, "arch", NULL);
-    rb_fmt(nvcc, nvcc_size, "%s", n ? n : json_string_at(rec, "cuda", ""));
-    if (a) {
-        rb_fmt(arch, arch_size, "%s", a);
+    rb_fmt(nvcc, nvcc_size, "%s", r->nvcc ? r->nvcc : r->cuda ? r->cuda : "");
+    if (r->arch) {
+        rb_fmt(arch, arch_size, "%s", r->arch);
         return;
     }
     /* hardware.sm "9.0" -> "sm_90" */
-    const char *sm = json_string_at(json_get(doc, "hardware"), "sm", "");
+    const char *sm = rb_expect_sm(doc);
     char digits[16] = "";
     size_t k = 0;
     for (size_t i = 0; sm[i] && k + 1 < sizeof digits; i++)
@@ -72,12 +70,12 @@ static void list_add(char *list, size_t size, const char *name, const char *vari
         rb_fmt(list + len, size - len, "%s%s", len ? ", " : "", name);
 }
 
-static void kernel_record_diff(const json_value *k, const rb_build_kernel *bk, const char *git,
-                               row_findings *f)
+static void kernel_record_diff(const rb_expect_row_kernel *k, const rb_build_kernel *bk,
+                               const char *git, row_findings *f)
 {
-    const char *name = json_string_at(k, "name", "?"), *v = json_string_at(k, "variant", "?");
-    const char *hash = json_string_at(k, "sass_hash", NULL);
-    double threads = json_number_at(k, "block_threads"), smem = json_number_at(k, "dyn_smem_bytes");
+    const char *name = k->name ? k->name : "?", *v = k->variant ? k->variant : "?";
+    const char *hash = k->sass_hash;
+    double threads = k->block_threads, smem = k->dyn_smem;
     if (hash && bk->sass_hash[0] && strcmp(hash, bk->sass_hash)) {
         rb_sbuf_add(&f->diffs, "kernel %s (%s): sass_hash %s recorded at %s, %s in this build\n",
                     name, v, hash, git, bk->sass_hash);
@@ -100,15 +98,19 @@ static void kernel_record_diff(const json_value *k, const rb_build_kernel *bk, c
 /* The row's kernel records against the build's: each recorded one must be there and the same;
  * each of the build's must be recorded, where the row keeps kernel records at all (or was
  * recorded when every row kept them: one with its skipped variants said). */
-static void kernels_diff(const json_value *entry, const rb_build_row *br, int said_skips,
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+static void kernels_diff(const rb_expect_row *r, const rb_build_row *br, int said_skips,
                          row_findings *f)
 {
-    const json_value *ks = json_get(entry, "kernels");
-    const char *git = json_string_at(json_get(entry, "recorded"), "git", "?");
-    size_t n = ks && ks->type == JSON_ARRAY ? ks->count : 0;
-    for (size_t i = 0; i < n; i++) {
-        const json_value *k = ks->items[i];
-        const char *v = json_string_at(k, "variant", ""), *name = json_string_at(k, "name", "");
+    const char *git = r->git ? r->git : "?";
+    int n = r->n_kernels;
+    for (int i = 0; i < n; i++) {
+        const rb_expect_row_kernel *k = &r->kernels[i];
+        const char *v = or_empty(k->variant), *name = or_empty(k->name);
         const rb_build_kernel *bk = build_kernel(br, v, name);
         if (bk) {
             kernel_record_diff(k, bk, git, f);
@@ -121,11 +123,11 @@ static void kernels_diff(const json_value *entry, const rb_build_row *br, int sa
     for (int j = 0; j < br->n_kernels; j++) {
         const rb_build_kernel *bk = &br->kernels[j];
         int found = 0;
-        for (size_t i = 0; i < n && !found; i++)
-            found = !strcmp(json_string_at(ks->items[i], "variant", ""), bk->variant) &&
-                    !strcmp(json_string_at(ks->items[i], "name", ""), bk->name);
+        for (int i = 0; i < n && !found; i++)
+            found = !strcmp(or_empty(r->kernels[i].variant), bk->variant) &&
+                    !strcmp(or_empty(r->kernels[i].name), bk->name);
         /* (the kernel of a variant the row does not hold: said with that variant) */
-        if (found || (!json_get(json_get(entry, "variants"), bk->variant) && !n && !said_skips))
+        if (found || (!rb_expect_row_holds(r, bk->variant) && !n && !said_skips))
             continue;
         if (n || said_skips) {
             rb_sbuf_add(&f->diffs, "kernel %s (%s): in this build's kernel table, not recorded\n",
@@ -138,21 +140,20 @@ static void kernels_diff(const json_value *entry, const rb_build_row *br, int sa
 }
 
 /* The row's variants against those the build times at that row. */
-static void variants_diff(const json_value *entry, const rb_build_row *br, int said_skips,
+static void variants_diff(const rb_expect_row *r, const rb_build_row *br, int said_skips,
                           row_findings *f)
 {
-    const json_value *vs = json_get(entry, "variants"), *skipped = json_get(entry, "skipped");
-    for (size_t i = 0; vs && i < vs->count; i++)
-        if (!has_variant(br, vs->keys[i])) {
+    for (int i = 0; i < r->n_variants; i++)
+        if (!has_variant(br, r->variants[i])) {
             rb_sbuf_add(&f->diffs,
                         "variant %s: recorded, but this build does not time it at this row "
                         "(removed, renamed, or skipped at this size)\n",
-                        vs->keys[i]);
+                        r->variants[i]);
             f->n_diffs++;
         }
     for (int k = 0; k < br->n_variants; k++) {
         const char *v = br->variants[k];
-        if (json_get(vs, v) || json_get(skipped, v))
+        if (rb_expect_row_holds(r, v) || rb_expect_row_skips(r, v))
             continue;
         if (said_skips) {
             rb_sbuf_add(&f->diffs, "variant %s: this build times it, the row does not hold it\n",
@@ -193,17 +194,17 @@ static void report_notes(FILE *out, const char *path, const char *row, const row
                 row, f->unfingerprinted);
 }
 
-static void report_row(FILE *out, const char *path, const char *row, const json_value *entry,
-                       row_findings *f, rb_check_counts *c)
+static void report_row(FILE *out, const char *path, const rb_expect_row *r, row_findings *f,
+                       rb_check_counts *c)
 {
-    const json_value *mark = json_get(entry, "stale");
+    const char *row = r->name;
     char prefix[400];
     char *diffs = rb_sbuf_take(&f->diffs);
-    if (mark) {
+    if (r->stale) {
         c->stale++;
         rb_fmt(prefix, sizeof prefix, "stale %s: %s: ", path, row);
-        fprintf(out, "%smarked at %s (%s): %s%s\n", prefix, json_string_at(mark, "git", "?"),
-                json_string_at(mark, "date", "?"), json_string_at(mark, "why", ""),
+        fprintf(out, "%smarked at %s (%s): %s%s\n", prefix, r->stale_git ? r->stale_git : "?",
+                r->stale_date ? r->stale_date : "?", or_empty(r->stale_why),
                 f->n_diffs ? ""
                            : "; it matches this build now (record it again to clear the mark)");
     } else if (f->n_diffs) {
@@ -230,11 +231,12 @@ static const char *pair_left_out(const rb_build *b, const char *row)
 }
 
 /* One row of the file: compared, or said why not. */
-static void check_row(const json_value *doc, const char *path, const char *row,
-                      const json_value *entry, const rb_build *b, FILE *out, rb_check_counts *c)
+static void check_row(const json_value *doc, const char *path, const rb_expect_row *r,
+                      const rb_build *b, FILE *out, rb_check_counts *c)
 {
+    const char *row = r->name;
     char nvcc[64], arch[64];
-    rb_expect_row_build(doc, entry, nvcc, sizeof nvcc, arch, sizeof arch);
+    rb_expect_row_build(doc, r, nvcc, sizeof nvcc, arch, sizeof arch);
     if (strcmp(nvcc, b->nvcc) || strcmp(arch, b->arch)) {
         c->other++;
         fprintf(out,
@@ -258,24 +260,31 @@ static void check_row(const json_value *doc, const char *path, const char *row,
                               "renamed or removed)\n");
         f.n_diffs++;
     } else {
-        int said_skips = json_get(json_get(entry, "recorded"), "nvcc") != NULL;
-        variants_diff(entry, br, said_skips, &f);
-        kernels_diff(entry, br, said_skips, &f);
+        variants_diff(r, br, r->has_nvcc, &f);
+        kernels_diff(r, br, r->has_nvcc, &f);
     }
-    report_row(out, path, row, entry, &f, c);
+    report_row(out, path, r, &f, c);
 }
 
 int rb_expect_check_doc(const json_value *doc, const char *path, const rb_build *b, FILE *out,
                         rb_check_counts *c)
 {
-    const json_value *pairs = json_get(doc, "pairs");
+    rb_expect_row r;
     memset(c, 0, sizeof *c);
-    for (size_t i = 0; pairs && pairs->type == JSON_OBJECT && i < pairs->count; i++) {
+    for (int i = 0; i < rb_expect_n_rows(doc); i++) {
         c->rows++;
-        check_row(doc, path, pairs->keys[i], pairs->items[i], b, out, c);
+        if (rb_expect_row_read(doc, i, &r) != 0) {
+            fprintf(out, "%s: out of memory\n", path);
+            c->differ++;
+            continue;
+        }
+        check_row(doc, path, &r, b, out, c);
+        rb_expect_row_free(&r);
     }
-    for (int i = 0; i < b->n_rows; i++)
-        c->build_only += !json_get(pairs, b->rows[i].name);
+    for (int i = 0; i < b->n_rows; i++) {
+        c->build_only += rb_expect_row_find(doc, b->rows[i].name, &r) == 0;
+        rb_expect_row_free(&r);
+    }
     fprintf(out,
             "%s: %d row(s): %d match this build, %d differ unmarked, %d marked stale, %d not "
             "compared (another toolkit or architecture, or a pair not built); %d row(s) of this "

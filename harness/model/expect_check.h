@@ -26,6 +26,7 @@
 
 #include <stdio.h>
 
+#include "expect_row.h"
 #include "json.h"
 #include "result.h"
 
@@ -68,9 +69,9 @@ typedef struct rb_check_counts {
     int build_only; /* rows of the build the file does not hold (a run judges them new) */
 } rb_check_counts;
 
-/* The nvcc release and architecture row `entry` of doc was recorded with (see above), into
+/* The nvcc release and architecture row r of doc was recorded with (see above), into
  * nvcc and arch ("" when the file does not say). */
-void rb_expect_row_build(const json_value *doc, const json_value *entry, char *nvcc,
+void rb_expect_row_build(const json_value *doc, const rb_expect_row *r, char *nvcc,
                          size_t nvcc_size, char *arch, size_t arch_size);
 
 /* Checks every row of doc (a validated expectation file; path names it in each line) against

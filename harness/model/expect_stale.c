@@ -114,19 +114,29 @@ static json_value *stale_mark(const char *git, const char *date, const char *why
 }
 
 /* The rows filter selects, counted (and, with out, said: each marked, the mark it replaces). */
-static int mark_rows(json_value *pairs, const rb_filter *re, const json_value *mark, FILE *out)
+static const char *text_or(const char *s, const char *fallback)
 {
+    return s ? s : fallback;
+}
+
+static int mark_rows(json_value *doc, const rb_filter *re, const json_value *mark, FILE *out)
+{
+    json_value *pairs = rb_expect_rows_object(doc);
     int n = 0;
     for (size_t i = 0; i < pairs->count; i++) {
         if (!rb_expect_row_selected(re, pairs->keys[i]))
             continue;
         json_value *row = pairs->items[i];
-        const json_value *had = json_get(row, "stale");
-        if (out && had)
+        rb_expect_row had;
+        if (out && rb_expect_row_find(doc, pairs->keys[i], &had) < 0)
+            return -1;
+        if (out && had.stale)
             fprintf(out, "stale: %s (its mark of %s, \"%s\", replaced)\n", pairs->keys[i],
-                    json_string_at(had, "git", "?"), json_string_at(had, "why", ""));
+                    text_or(had.stale_git, "?"), text_or(had.stale_why, ""));
         else if (out)
             fprintf(out, "stale: %s\n", pairs->keys[i]);
+        if (out)
+            rb_expect_row_free(&had);
         if (mark && json_object_set(row, "stale", json_clone(mark)) != 0)
             return -1;
         n++;
@@ -138,7 +148,6 @@ int rb_expect_mark_stale(json_value *doc, const rb_filter *filter, const char *w
                          const char *date, FILE *out, int *marked, char *err, size_t err_size)
 {
     char msg[200];
-    json_value *pairs = json_get(doc, "pairs");
     *marked = 0;
     if (rb_expect_why_ok(why, msg, sizeof msg) != 0) {
         rb_fmt(err, err_size, "--why: %s", msg);
@@ -149,10 +158,10 @@ int rb_expect_mark_stale(json_value *doc, const rb_filter *filter, const char *w
         return -1;
     }
     /* counted first, so that a filter matching nothing leaves the document as it was */
-    int n = pairs && pairs->type == JSON_OBJECT ? mark_rows(pairs, filter, NULL, NULL) : 0;
+    int n = rb_expect_rows_object(doc) ? mark_rows(doc, filter, NULL, NULL) : 0;
     json_value *mark = n > 0 ? stale_mark(git, date, why) : NULL;
     if (n > 0 && mark)
-        n = mark_rows(pairs, filter, mark, out);
+        n = mark_rows(doc, filter, mark, out);
     json_free(mark);
     if (n == 0) {
         rb_fmt(err, err_size, "--filter '%s' matches no row of the file", filter->text);
@@ -166,10 +175,9 @@ int rb_expect_mark_stale(json_value *doc, const rb_filter *filter, const char *w
     return 0;
 }
 
-void rb_expect_stale_text(const json_value *entry, const char *row, double ratio, char *out,
-                          size_t size)
+void rb_expect_stale_text(const rb_expect_row *r, double ratio, char *out, size_t size)
 {
-    const json_value *mark = json_get(entry, "stale"), *rec = json_get(entry, "recorded");
+    const char *row = r->name;
     char against[64] = "", esc[2 * RB_NAME_MAX] = "";
     if (isfinite(ratio))
         rb_fmt(against, sizeof against, "%+.1f%% against the row ", 100 * (ratio - 1));
@@ -182,22 +190,24 @@ void rb_expect_stale_text(const json_value *entry, const char *row, double ratio
     rb_fmt(out, size,
            "%s%srecorded at %s (%.10s); the row is marked stale at %s (%.10s): %s; record it "
            "again: roofbench run --update-expectations --filter '^%s$'",
-           against, against[0] ? "" : "the row was ", json_string_at(rec, "git", "?"),
-           json_string_at(rec, "date", "?"), json_string_at(mark, "git", "?"),
-           json_string_at(mark, "date", "?"), json_string_at(mark, "why", ""), esc);
+           against, against[0] ? "" : "the row was ", text_or(r->git, "?"),
+           text_or(r->date, "?"), text_or(r->stale_git, "?"), text_or(r->stale_date, "?"),
+           text_or(r->stale_why, ""), esc);
 }
 
 int rb_expect_say_cleared(FILE *f, const json_value *doc, const rb_pair_result *pairs, int n)
 {
     int cleared = 0;
-    const json_value *all = json_get(doc, "pairs");
     for (int i = 0; i < n; i++) {
-        const json_value *mark = json_get(json_get(all, pairs[i].name), "stale");
-        if (!mark || pairs[i].status != RB_PAIR_OK)
-            continue;
-        fprintf(f, "expectations: %s recorded again: its stale mark (%s, \"%s\") is cleared\n",
-                pairs[i].name, json_string_at(mark, "git", "?"), json_string_at(mark, "why", ""));
-        cleared++;
+        rb_expect_row r;
+        if (rb_expect_row_find(doc, pairs[i].name, &r) > 0 && r.stale &&
+            pairs[i].status == RB_PAIR_OK) {
+            fprintf(f,
+                    "expectations: %s recorded again: its stale mark (%s, \"%s\") is cleared\n",
+                    pairs[i].name, text_or(r.stale_git, "?"), text_or(r.stale_why, ""));
+            cleared++;
+        }
+        rb_expect_row_free(&r);
     }
     return cleared;
 }

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "expect_row.h"
 #include "json.h"
 #include "result.h"
 
@@ -52,11 +53,10 @@ int rb_expect_stale_validate(const json_value *stale, const char *where, char *e
 int rb_expect_mark_stale(json_value *doc, const rb_filter *filter, const char *why, const char *git,
                          const char *date, FILE *out, int *marked, char *err, size_t err_size);
 
-/* What a stale verdict says of a variant of row group `row` (its entry in the file: its stale
- * mark and recorded), with ratio (this run's time over the recorded one, NaN: unknown): when and
+/* What a stale verdict says of a variant of row group r (read from the file: its stale mark
+ * and recorded), with ratio (this run's time over the recorded one, NaN: unknown): when and
  * at which revision the row was recorded, the mark, and the command that records it again. */
-void rb_expect_stale_text(const json_value *entry, const char *row, double ratio, char *out,
-                          size_t size);
+void rb_expect_stale_text(const rb_expect_row *r, double ratio, char *out, size_t size);
 
 /* Says on f which marked rows of doc (the file before an update) the run pairs[0..n) records
  * again, clearing their marks. Returns how many. */

@@ -306,7 +306,6 @@ static int add_run(rb_history *h, const char *path, json_value *doc, uint64_t ha
     rb_fmt(r->date, sizeof r->date, "%s", json_string_at(doc, "date", "?"));
     rb_fmt(r->git, sizeof r->git, "%s", json_string_at(doc, "git", "?"));
     rb_fmt(r->hardware_key, sizeof r->hardware_key, "%s", key);
-    r->fingerprints = rb_runcmp_fingerprints(doc);
     h->n_runs++;
     return 0;
 }
@@ -351,8 +350,7 @@ static void not_taken(const rb_history *h, const json_value *doc, uint64_t hash,
 int rb_history_take(rb_history *h, const char *path, json_value *doc, char *err, size_t err_size)
 {
     char why[RB_PATH_BUF + 300], note[2 * RB_PATH_BUF + 400], key[136];
-    const json_value *pairs = json_get(doc, "pairs");
-    if (!doc || doc->type != JSON_OBJECT || !pairs || pairs->type != JSON_ARRAY) {
+    if (!rb_results_has_pairs(doc)) {
         not_a_run(doc, why, sizeof why);
     } else if (rb_results_doc_check(doc, why, sizeof why) != 0) {
         /* a run that names a pair or variant twice is refused, as compare and plot refuse it */
@@ -479,6 +477,9 @@ void rb_history_free(rb_history *h)
     for (int i = 0; i < h->n_runs; i++) {
         free(h->runs[i].path);
         json_free(h->runs[i].doc);
+        if (h->runs[i].read)
+            rb_results_cmp_free(h->runs[i].read);
+        free(h->runs[i].read);
     }
     for (int i = 0; i < h->n_series; i++) {
         free(h->series[i].points);
@@ -577,8 +578,8 @@ static rb_history_series *series_for(rb_history *h, int *cap, series_index *ix, 
     return s;
 }
 
-static int add_point(rb_history_series *s, int run, const json_value *pair,
-                     const json_value *variant)
+static int add_point(rb_history_series *s, int run, const rb_results_cmp_pair *pair,
+                     const rb_results_cmp_variant *variant)
 {
     /* (from two: most series have a point or two per run of a folder) */
     rb_history_point *points = grow_from(s->points, s->n_points, &s->cap, sizeof *points, 2);
@@ -586,12 +587,11 @@ static int add_point(rb_history_series *s, int run, const json_value *pair,
         return -1;
     s->points = points;
     rb_history_point *p = &s->points[s->n_points++];
-    const json_value *t = json_get(variant, "time_ms"), *samples = json_get(t, "samples");
     p->run = run;
-    p->median_ms = json_number_at(t, "median");
-    p->has_interval = samples && samples->type == JSON_ARRAY
-                          ? samples->count >= 6
-                          : json_number_at(t, "median_ci_lo") <= json_number_at(t, "median_ci_hi");
+    p->median_ms = variant->recorded_median;
+    /* (the recorded interval where the file holds no samples: the read one is that) */
+    p->has_interval = variant->n_samples >= 0 ? variant->n_samples >= 6
+                                              : variant->ci_lo <= variant->ci_hi;
     p->pair = pair;
     p->variant = variant;
     return 0;
@@ -600,19 +600,16 @@ static int add_point(rb_history_series *s, int run, const json_value *pair,
 /* Every valid, timed variant of run r into its series (a name the run repeats: its first). */
 static int add_run_points(rb_history *h, int r, int *cap, series_index *ix)
 {
-    const json_value *pairs = json_get(h->runs[r].doc, "pairs");
-    int cold = json_true_at(h->runs[r].doc, "cold");
-    for (size_t i = 0; i < pairs->count; i++) {
-        const json_value *p = pairs->items[i], *vs = json_get(p, "variants");
-        const char *pair = json_string_at(p, "name", NULL);
-        for (size_t k = 0; pair && vs && vs->type == JSON_ARRAY && k < vs->count; k++) {
-            const json_value *v = vs->items[k];
-            const char *name = json_string_at(v, "name", NULL);
-            if (!name || !json_true_at(v, "valid") || !json_true_at(v, "timed") ||
-                !(json_number_at(json_get(v, "time_ms"), "median") > 0))
+    const rb_results_cmp_doc *d = h->runs[r].read;
+    for (int i = 0; i < d->n_pairs; i++) {
+        const rb_results_cmp_pair *p = &d->pairs[i];
+        const char *pair = p->name;
+        for (int k = 0; pair && k < p->n_variants; k++) {
+            const rb_results_cmp_variant *v = &p->v[k];
+            const char *name = v->name;
+            if (!name || !v->valid || !v->timed || !(v->recorded_median > 0))
                 continue;
-            rb_history_series *s =
-                series_for(h, cap, ix, pair, name, json_number_at(p, "size"), cold);
+            rb_history_series *s = series_for(h, cap, ix, pair, name, p->size, d->cold);
             if (!s)
                 return -1;
             if (s->n_points && s->points[s->n_points - 1].run == r)
@@ -647,7 +644,8 @@ static int add_step(rb_history *h, rb_history_series *s, int from, int to, int c
 /* Without an interval compare says unclear; a ratio of the medians beyond the floor is then a
  * move for history to confirm with the next run, attributed as compare attributes one. */
 static void judge_medians(const rb_history_point *pa, const rb_history_point *pb,
-                          const json_value *od, const json_value *nd, rb_runcmp_row *row,
+                          const rb_results_cmp_doc *od, const rb_results_cmp_doc *nd,
+                          rb_runcmp_row *row,
                           rb_runcmp_text *t)
 {
     if (row->change != RB_CHANGE_UNCLEAR || isfinite(row->ratio_lo) || !isfinite(row->ratio))
@@ -674,9 +672,11 @@ static int judge(rb_history *h, rb_history_series *s, const json_value *expect, 
                  rb_runcmp_row *row, rb_runcmp_text *t)
 {
     const rb_history_point *pa = &s->points[a], *pb = &s->points[b];
-    const json_value *od = h->runs[pa->run].doc, *nd = h->runs[pb->run].doc;
+    const rb_results_cmp_doc *od = h->runs[pa->run].read, *nd = h->runs[pb->run].read;
+    rb_expected e;
+    int expected = rb_expect_variant_at(expect, pa->pair->name, pa->pair->size, s->variant, &e);
     rb_runcmp_judge(od, nd, pa->pair, pb->pair, pa->variant, pb->variant,
-                    rb_runcmp_expected(expect, pa->pair, s->variant), row, t);
+                    expected ? &e : NULL, row, t);
     judge_medians(pa, pb, od, nd, row, t);
     s->n_judged++;
     s->n_blind += row->floor > RB_RUNCMP_BLIND_FLOOR;
@@ -810,13 +810,41 @@ static void filter_series(rb_history *h, const rb_filter *filter)
     h->filter = filter->text;
 }
 
+/* Run r's document read (its JSON freed: the read one is what the series point into). */
+static int read_run_doc(rb_history_run *r)
+{
+    char err[200];
+    if (!(r->read = malloc(sizeof *r->read)))
+        return -1;
+    if (rb_results_cmp_read(r->doc, r->read, err, sizeof err) != 0) {
+        free(r->read);
+        r->read = NULL;
+        return -1;
+    }
+    r->fingerprints = rb_runcmp_fingerprints(r->read);
+    json_free(r->doc);
+    r->doc = NULL;
+    return 0;
+}
+
+static void unread_run(rb_history_run *r)
+{
+    if (r->read)
+        rb_results_cmp_free(r->read);
+    free(r->read);
+    r->read = NULL;
+}
+
 int rb_history_build(rb_history *h, const json_value *expect, const rb_filter *filter, char *err,
                      size_t err_size)
 {
     series_index ix = {0};
     int cap = 0, rc = 0;
-    for (int r = 0; rc == 0 && r < h->n_runs; r++)
-        rc = add_run_points(h, r, &cap, &ix);
+    for (int r = 0; rc == 0 && r < h->n_runs; r++) {
+        rc = read_run_doc(&h->runs[r]);
+        if (rc == 0)
+            rc = add_run_points(h, r, &cap, &ix);
+    }
     free(ix.slot);
     if (rc != 0) {
         rb_fmt(err, err_size, "out of memory");
@@ -856,11 +884,12 @@ int rb_history_build(rb_history *h, const json_value *expect, const rb_filter *f
     }
     for (int r = 0; r < h->n_runs; r++) {
         h->runs_without_fingerprints += h->runs[r].fingerprints == 0;
-        json_free(h->runs[r].doc);
-        h->runs[r].doc = NULL;
+        unread_run(&h->runs[r]);
     }
     for (int i = 0; i < h->n_series; i++)
-        for (int k = 0; k < h->series[i].n_points; k++)
-            h->series[i].points[k].pair = h->series[i].points[k].variant = NULL;
+        for (int k = 0; k < h->series[i].n_points; k++) {
+            h->series[i].points[k].pair = NULL;
+            h->series[i].points[k].variant = NULL;
+        }
     return 0;
 }

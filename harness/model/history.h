@@ -38,12 +38,15 @@ typedef struct rb_history_run {
     char *path;
     char date[40], git[64], hardware_key[136];
     json_value *doc;  /* until rb_history_build */
+    rb_results_cmp_doc *read; /* the document read, during rb_history_build */
     uint64_t hash;    /* of the document's values: a run named twice, or copied, is one run */
-    int fingerprints; /* kernels with a sass_hash (rb_runcmp_fingerprints) */
+    int fingerprints; /* kernels with a sass_hash (rb_runcmp_fingerprints; by the build) */
 } rb_history_run;
 
 typedef struct rb_history_point {
-    const json_value *pair, *variant; /* into the run's document; NULL after the build */
+    /* into the run's document read; NULL after the build */
+    const rb_results_cmp_pair *pair;
+    const rb_results_cmp_variant *variant;
     double median_ms;
     int run;          /* index into runs */
     int has_interval; /* its run recorded an interval of the median (6 or more samples) */

@@ -428,3 +428,19 @@ json_value *rb_report_json(const rb_pair_result *pairs, int n, const rb_roofs *c
     }
     return meta;
 }
+
+void rb_report_json_causes(json_value *doc, const rb_pair_result *pairs, int n)
+{
+    const json_value *dp = json_get(doc, "pairs");
+    for (int i = 0; dp && i < n && (size_t)i < dp->count; i++) {
+        const json_value *nvs = json_get(dp->items[i], "variants");
+        for (int k = 0; k < pairs[i].n_variants && nvs && (size_t)k < nvs->count; k++) {
+            const rb_variant_result *v = &pairs[i].v[k];
+            if (v->verdict != RB_VERDICT_REGRESSED && v->verdict != RB_VERDICT_IMPROVED)
+                continue;
+            /* (out of memory here leaves the file without them: the table still says it) */
+            if (!json_set_string(nvs->items[k], "cause", v->cause))
+                json_set_string(nvs->items[k], "evidence", v->evidence);
+        }
+    }
+}

@@ -107,5 +107,8 @@ json_value *rb_report_roofs_json(const rb_roofs *ceilings, const rb_roofs *peaks
  * "pairs" added. NULL when out of memory. */
 json_value *rb_report_json(const rb_pair_result *pairs, int n, const rb_roofs *ceilings,
                            const rb_roofs *peaks, json_value *meta);
+/* The cause and evidence of each regressed or improved variant of pairs[0..n) (model/runcmp.h's
+ * attribution) into its object in doc (rb_report_json of the same pairs, in the same order). */
+void rb_report_json_causes(json_value *doc, const rb_pair_result *pairs, int n);
 
 #endif

@@ -67,4 +67,90 @@ const rb_results_roof *rb_results_roof_find(const rb_results_doc *d, const char 
 /* The text a reader shows for a text the file may lack: s, else fallback. */
 const char *rb_results_text(const char *s, const char *fallback);
 
+/* ---- a results document as compare and history judge it (model/runcmp.h) ----
+ * Lean, for tens of thousands of rows of several documents: texts are the document's pool's
+ * (valid until rb_results_cmp_free), NULL where the file holds none; numbers NaN where absent. */
+
+#include "arena.h"
+#include "name_index.h"
+
+/* A kernel's recorded resources and launch geometry, by rb_results_kernel_field(i)'s key. */
+#define RB_RESULTS_KERNEL_FIELDS 7
+const char *rb_results_kernel_field(int i);
+
+typedef struct rb_results_cmp_kernel {
+    const char *name, *variant, *sass_hash;
+    double field[RB_RESULTS_KERNEL_FIELDS];
+} rb_results_cmp_kernel;
+
+typedef struct rb_results_cmp_variant {
+    const char *name;          /* first: rb_results_cmp_pair's too */
+    const char *roof;          /* "" when none */
+    const char *library_algo;  /* its JSON text (json_write, indent 0); NULL when none */
+    const char *reasons;       /* clocks.reasons joined by ","; "" when none */
+    const char *contended_by;  /* who (rb_contention_text) of a contended variant, else NULL */
+    /* the median and its 95% interval: from the sample times when time_ms holds them, else
+     * as recorded; recorded_median is time_ms.median as the file says */
+    double median, ci_lo, ci_hi, noise, recorded_median;
+    int n_samples; /* of time_ms.samples; -1 when it holds no such array */
+    double sm_mhz_mean, clock_readings; /* clocks.sm_mhz_mean and .samples */
+    int has_clock_readings;             /* clocks.samples present (a number or not) */
+    double sm_clock_mhz, joules_per_launch, efficiency; /* efficiency: vs_ceiling's */
+    unsigned valid : 1, timed : 1, throttled : 1, contended : 1;
+    unsigned informational : 1; /* "informational", or a host_bound_why said */
+} rb_results_cmp_variant;
+
+typedef struct rb_results_cmp_pair {
+    const char *name;
+    double size;
+    int n_variants, n_kernels;
+    rb_results_cmp_variant *v;
+    rb_results_cmp_kernel *kernels;
+} rb_results_cmp_pair;
+
+/* A number of the file found by key ("platform" and "roofs"), with its measured noise. */
+typedef struct rb_results_cmp_value {
+    const char *key;
+    double value, noise;
+} rb_results_cmp_value;
+
+/* A fact of the run for the environment diff (its top-level facts, environment.start flattened,
+ * platform, contention), each key once, its value as shown (strings bare, a library version as
+ * a version, another number to 5 digits, anything else as JSON). */
+/* (text NULL: the file holds the key without a value) */
+typedef struct rb_results_cmp_fact {
+    const char *key, *text;
+} rb_results_cmp_fact;
+
+typedef struct rb_results_cmp_doc {
+    const char *git, *date;
+    int cold;
+    int has_platform, platform_none; /* a "platform" object; its source "none" */
+    int n_platform, n_roofs, n_facts, facts_cap, n_pairs;
+    rb_results_cmp_value *platform, *roofs;
+    rb_results_cmp_fact *facts;
+    rb_name_index facts_ix;
+    rb_results_cmp_pair *pairs;
+    rb_strpool pool;
+    rb_arena arena;
+} rb_results_cmp_doc;
+
+/* 1 when doc is an object whose row groups are an array (a results file to compare). */
+int rb_results_has_pairs(const json_value *doc);
+/* doc's facts, platform reference, roofs and row groups into d (zeroed first). 0, or -1 with
+ * one line in err (not a results file, out of memory); d is then empty. */
+int rb_results_cmp_read(const json_value *doc, rb_results_cmp_doc *d, char *err, size_t err_size);
+void rb_results_cmp_free(rb_results_cmp_doc *d);
+/* One variant record, one array of kernel records (into *out, *n, from d's arena) and a
+ * platform reference object into d: what an expectation file's row keeps in the results' shape
+ * (model/expect.c reads its rows with them). 0, or -1 when out of memory. */
+int rb_results_cmp_variant_read(const json_value *o, rb_results_cmp_variant *v,
+                                rb_results_cmp_doc *d);
+int rb_results_cmp_kernels_read(const json_value *ks, rb_results_cmp_kernel **out, int *n,
+                                rb_results_cmp_doc *d);
+int rb_results_cmp_platform_read(const json_value *platform, rb_results_cmp_doc *d);
+/* The entry of key in vals[0..n); NULL when none. */
+const rb_results_cmp_value *rb_results_cmp_value_of(const rb_results_cmp_value *vals, int n,
+                                                    const char *key);
+
 #endif

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "expect.h"
+#include "expect_row.h"
 #include "name_index.h"
+#include "report.h"
 #include "stats.h"
 #include "text.h"
 #include "util.h"
@@ -53,75 +55,59 @@ rb_change rb_runcmp_verdict(double lo, double hi, double floor)
 
 /* ---- reading the documents ---- */
 
-/* The named items of an array (pairs, variants), found by name in constant expected time: a
- * results file of 50,000 pairs, or a pair of 50,000 variants, is compared in linear time. An
- * array of a few items is searched as it is. */
+/* The named items of an array (pairs, variants: each struct's first member is its name), found
+ * by name in constant expected time: a results file of 50,000 pairs, or a pair of 50,000
+ * variants, is compared in linear time. An array of a few items is searched as it is. */
 typedef struct named {
-    const json_value *arr;
+    const char *base;
+    size_t stride;
+    int count;
     rb_name_index ix;
     int oom;
 } named;
 
 #define RB_NAMED_SCAN 8
 
-static void named_init(named *n, const json_value *arr)
+static const char *named_name(const named *n, int i)
+{
+    return *(const char *const *)(const void *)(n->base + (size_t)i * n->stride);
+}
+
+static void named_init(named *n, const void *items, int count, size_t stride)
 {
     memset(n, 0, sizeof *n);
-    n->arr = arr && arr->type == JSON_ARRAY ? arr : NULL;
-    for (size_t i = 0; n->arr && n->arr->count > RB_NAMED_SCAN && i < n->arr->count; i++) {
-        const char *name = json_string_at(n->arr->items[i], "name", NULL);
-        if (name && rb_name_index_put(&n->ix, name, (int)i) < 0)
+    n->base = items;
+    n->count = items ? count : 0;
+    n->stride = stride;
+    for (int i = 0; n->count > RB_NAMED_SCAN && i < n->count; i++) {
+        const char *name = named_name(n, i);
+        if (name && rb_name_index_put(&n->ix, name, i) < 0)
             n->oom = 1;
     }
 }
 
-/* The first item named name, or NULL. */
-static const json_value *named_find(const named *n, const char *name)
+/* The first item named name, or -1. */
+static int named_find(const named *n, const char *name)
 {
-    if (!n->arr || !name)
-        return NULL;
-    if (n->arr->count > RB_NAMED_SCAN) {
-        int i = rb_name_index_get(&n->ix, name);
-        return i < 0 ? NULL : n->arr->items[i];
-    }
-    for (size_t i = 0; i < n->arr->count; i++) {
-        const char *x = json_string_at(n->arr->items[i], "name", NULL);
-        if (x && !strcmp(x, name))
-            return n->arr->items[i];
-    }
-    return NULL;
+    if (!name)
+        return -1;
+    if (n->count > RB_NAMED_SCAN)
+        return rb_name_index_get(&n->ix, name);
+    for (int i = 0; i < n->count; i++)
+        if (named_name(n, i) && !strcmp(named_name(n, i), name))
+            return i;
+    return -1;
 }
 
-/* One run's median of a variant and its 95% interval: from the sample times when time_ms.samples
- * holds them, else the recorded median_ci_lo / median_ci_hi (NaN when the run had too few). */
-typedef struct side {
-    double median, lo, hi, noise;
-} side;
-
-static void read_side(const json_value *variant, side *s)
+/* What a variant that a run does not hold reads as: every number unknown, no text, no flag. */
+static const rb_results_cmp_variant *or_absent(const rb_results_cmp_variant *v)
 {
-    const json_value *t = json_get(variant, "time_ms"), *samples = json_get(t, "samples");
-    s->median = json_number_at(t, "median");
-    s->lo = json_number_at(t, "median_ci_lo");
-    s->hi = json_number_at(t, "median_ci_hi");
-    s->noise = json_number_at(t, "noise");
-    if (!samples || samples->type != JSON_ARRAY || samples->count == 0)
-        return;
-    double *x = malloc(samples->count * sizeof *x);
-    rb_stats st;
-    if (!x)
-        return;
-    for (size_t i = 0; i < samples->count; i++)
-        x[i] = samples->items[i]->type == JSON_NUMBER ? samples->items[i]->number : NAN;
-    if (rb_stats_compute(x, samples->count, &st) == 0) {
-        s->median = st.median;
-        s->lo = st.ci_lo;
-        s->hi = st.ci_hi;
-        s->noise = st.noise;
-    }
-    free(x);
+    static const rb_results_cmp_variant absent = {
+        .roof = "", .reasons = "", .median = NAN, .ci_lo = NAN, .ci_hi = NAN, .noise = NAN,
+        .recorded_median = NAN, .n_samples = -1, .sm_mhz_mean = NAN, .clock_readings = NAN,
+        .sm_clock_mhz = NAN, .joules_per_launch = NAN, .efficiency = NAN};
+    return v ? v : &absent;
 }
-
 /* ---- attribution ---- */
 
 /* Does the time ratio r (interval [lo, hi]) match the ratio e that a cause predicts? The cause
@@ -136,22 +122,20 @@ static int explains(double lo, double hi, double r, double e, double tol)
 
 /* A roof's value in a run: the platform quick ceilings when both runs have them, else
  * roofs.<key>.measured. Its measured noise (platform.methods.<key>.noise) goes to *noise. */
-static double roof_value(const json_value *doc, const char *key, int use_platform, double *noise)
+static double roof_value(const rb_results_cmp_doc *doc, const char *key, int use_platform,
+                         double *noise)
 {
-    *noise = NAN;
-    if (use_platform) {
-        const json_value *p = json_get(doc, "platform");
-        *noise = json_number_at(json_get(json_get(p, "methods"), key), "noise");
-        return json_number_at(p, key);
-    }
-    return json_number_at(json_get(json_get(doc, "roofs"), key), "measured");
+    const rb_results_cmp_value *x =
+        use_platform ? rb_results_cmp_value_of(doc->platform, doc->n_platform, key)
+                     : rb_results_cmp_value_of(doc->roofs, doc->n_roofs, key);
+    *noise = use_platform && x ? x->noise : NAN;
+    return x ? x->value : NAN;
 }
 
-static int has_platform(const json_value *doc, const char *key)
+static int has_platform(const rb_results_cmp_doc *doc, const char *key)
 {
-    const json_value *p = json_get(doc, "platform");
-    const char *source = json_string_at(p, "source", NULL);
-    return p && !(source && !strcmp(source, "none")) && isfinite(json_number_at(p, key));
+    const rb_results_cmp_value *x = rb_results_cmp_value_of(doc->platform, doc->n_platform, key);
+    return doc->has_platform && !doc->platform_none && x && isfinite(x->value);
 }
 
 /* A platform that moved both its DRAM and its FP32 roof (a co-tenant under MPS took SMs and
@@ -160,7 +144,8 @@ static int has_platform(const json_value *doc, const char *key)
  * platform's, whatever roof the variant sits on. Only when both runs measured the platform
  * reference and the larger of the two moves is itself beyond the tolerance: two runs of one
  * machine move these roofs by 1-2%, and a narrow envelope explains nothing. */
-static int attribute_envelope(const json_value *od, const json_value *nd, rb_runcmp_row *row,
+static int attribute_envelope(const rb_results_cmp_doc *od, const rb_results_cmp_doc *nd,
+                              rb_runcmp_row *row,
                               rb_runcmp_text *t, double tol)
 {
     static const char *const keys[2] = {"dram_gbps", "fp32_tflops"};
@@ -188,7 +173,8 @@ static int attribute_envelope(const json_value *od, const json_value *nd, rb_run
     return 1;
 }
 
-static int attribute_platform(const json_value *od, const json_value *nd, rb_runcmp_row *row,
+static int attribute_platform(const rb_results_cmp_doc *od, const rb_results_cmp_doc *nd,
+                              rb_runcmp_row *row,
                               rb_runcmp_text *t)
 {
     if (!row->roof[0])
@@ -219,8 +205,9 @@ static int attribute_platform(const json_value *od, const json_value *nd, rb_run
  * roof the variant ran in NEW (vs_ceiling.efficiency): "dram_gbps 4258 -> 4255 (platform
  * reference): time x1.001 expected; the variant at 12% of it". A variant far below its roof is set
  * by something else (latency, a cache, the host), which that roof's move cannot say. */
-static void roof_tried(const json_value *od, const json_value *nd, const json_value *nv,
-                       const rb_runcmp_row *row, char *out, size_t size)
+static void roof_tried(const rb_results_cmp_doc *od, const rb_results_cmp_doc *nd,
+                       const rb_results_cmp_variant *nv, const rb_runcmp_row *row, char *out,
+                       size_t size)
 {
     if (!row->roof[0]) {
         rb_fmt(out, size, "no roof named");
@@ -248,7 +235,7 @@ static void roof_tried(const json_value *od, const json_value *nd, const json_va
     }
     double e = strstr(row->roof, "_us") ? nv_roof / ov : ov / nv_roof;
     rb_fmt(out, size, "%s %.4g -> %.4g (%s): time x%.3f expected", row->roof, ov, nv_roof, from, e);
-    double eff = json_number_at(json_get(nv, "vs_ceiling"), "efficiency");
+    double eff = nv->efficiency;
     size_t len = strlen(out);
     if (eff > 0)
         rb_fmt(out + len, size - len, "; the variant at %.0f%% of it", 100 * eff);
@@ -259,47 +246,46 @@ static void roof_tried(const json_value *od, const json_value *nd, const json_va
  * time (a tuned tile, blocks per SM from the device) changes what the kernel does. A value
  * either side lacks (an older file, a pair that does not say its grid) or knows as -1 is not
  * compared. */
-static void kernel_diff(const json_value *a, const json_value *b, char *why, size_t size)
+static void kernel_diff(const rb_results_cmp_kernel *a, const rb_results_cmp_kernel *b, char *why,
+                        size_t size)
 {
-    static const char *const keys[] = {"registers",   "static_smem_bytes", "dyn_smem_bytes",
-                                       "local_bytes", "block_threads",     "blocks_per_sm",
-                                       "grid"};
-    const char *name = json_string_at(a, "name", NULL);
-    const char *ha = json_string_at(a, "sass_hash", NULL),
-               *hb = json_string_at(b, "sass_hash", NULL);
+    const char *ha = a->sass_hash, *hb = b->sass_hash;
     why[0] = '\0';
     if (ha && hb && strcmp(ha, hb)) {
-        rb_fmt(why, size, "%s: sass_hash %s -> %s", name, ha, hb);
+        rb_fmt(why, size, "%s: sass_hash %s -> %s", a->name, ha, hb);
         return;
     }
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        double x = json_number_at(a, keys[i]), y = json_number_at(b, keys[i]);
+    for (int i = 0; i < RB_RESULTS_KERNEL_FIELDS; i++) {
+        double x = a->field[i], y = b->field[i];
         if (x >= 0 && y >= 0 && isfinite(x) && isfinite(y) && x != y) {
-            rb_fmt(why, size, "%s: %s %.0f -> %.0f", name, keys[i], x, y);
+            rb_fmt(why, size, "%s: %s %.0f -> %.0f", a->name, rb_results_kernel_field(i), x, y);
             return;
         }
     }
 }
 
-/* The kernels of variant in a pair, by name; a kernel with no name is ignored. */
-static void code_diff(const json_value *op, const json_value *np, const char *variant, char *why,
-                      size_t size)
+static const char *or_empty(const char *s)
 {
-    const json_value *ok = json_get(op, "kernels"), *nk = json_get(np, "kernels");
+    return s ? s : "";
+}
+
+/* The kernels of variant in a pair, by name; a kernel with no name is ignored. */
+static void code_diff(const rb_results_cmp_pair *op, const rb_results_cmp_pair *np,
+                      const char *variant, char *why, size_t size)
+{
     why[0] = '\0';
     for (int pass = 0; pass < 2 && !why[0]; pass++) {
-        const json_value *from = pass ? nk : ok, *to = pass ? ok : nk;
-        for (size_t i = 0; from && from->type == JSON_ARRAY && i < from->count && !why[0]; i++) {
-            const json_value *k = from->items[i];
-            const char *v = json_string_at(k, "variant", NULL),
-                       *name = json_string_at(k, "name", NULL);
+        const rb_results_cmp_pair *from = pass ? np : op, *to = pass ? op : np;
+        for (int i = 0; from && i < from->n_kernels && !why[0]; i++) {
+            const rb_results_cmp_kernel *k = &from->kernels[i];
+            const char *v = k->variant, *name = k->name;
             if (!v || !name || strcmp(v, variant))
                 continue;
-            const json_value *other = NULL;
-            for (size_t j = 0; to && to->type == JSON_ARRAY && j < to->count && !other; j++)
-                if (!strcmp(json_string_at(to->items[j], "name", ""), name) &&
-                    !strcmp(json_string_at(to->items[j], "variant", ""), variant))
-                    other = to->items[j];
+            const rb_results_cmp_kernel *other = NULL;
+            for (int j = 0; to && j < to->n_kernels && !other; j++)
+                if (!strcmp(or_empty(to->kernels[j].name), name) &&
+                    !strcmp(or_empty(to->kernels[j].variant), variant))
+                    other = &to->kernels[j];
             if (!other)
                 rb_fmt(why, size, "kernel %s %s", name, pass ? "is new" : "is gone");
             else if (!pass)
@@ -308,46 +294,35 @@ static void code_diff(const json_value *op, const json_value *np, const char *va
     }
 }
 
-static void algo_diff(const json_value *ov, const json_value *nv, char *why, size_t size)
+static void algo_diff(const rb_results_cmp_variant *ov, const rb_results_cmp_variant *nv,
+                      char *why, size_t size)
 {
-    const json_value *a = json_get(ov, "library_algo"), *b = json_get(nv, "library_algo");
-    if (!a && !b)
+    const char *ta = ov->library_algo, *tb = nv->library_algo;
+    if (!ta && !tb)
         return;
-    char *ta = a ? json_write(a, 0) : NULL, *tb = b ? json_write(b, 0) : NULL;
-    if ((a && !ta) || (b && !tb) || !ta || !tb || strcmp(ta, tb))
+    if (!ta || !tb || strcmp(ta, tb))
         rb_fmt(why, size, "library_algo %s -> %s", ta ? ta : "(absent)", tb ? tb : "(absent)");
-    free(ta);
-    free(tb);
 }
 
 /* The clock evidence of one run of a variant: mean SM clock (clocks.sm_mhz_mean, else the
  * sm_clock_mhz read after the loop) and whether it ran throttled. */
-static double clock_mhz(const json_value *v)
+static double clock_mhz(const rb_results_cmp_variant *v)
 {
-    double m = json_number_at(json_get(v, "clocks"), "sm_mhz_mean");
-    return isfinite(m) ? m : json_number_at(v, "sm_clock_mhz");
+    return isfinite(v->sm_mhz_mean) ? v->sm_mhz_mean : v->sm_clock_mhz;
 }
 
-static void reasons_text(const json_value *v, char *out, size_t size)
+static void reasons_text(const rb_results_cmp_variant *v, char *out, size_t size)
 {
-    const json_value *r = json_get(json_get(v, "clocks"), "reasons");
-    out[0] = '\0';
-    for (size_t i = 0; r && r->type == JSON_ARRAY && i < r->count; i++)
-        if (r->items[i]->type == JSON_STRING) {
-            size_t len = strlen(out);
-            rb_fmt(out + len, size - len, "%s%s", len ? "," : "", r->items[i]->string);
-        }
-    if (!out[0])
-        rb_fmt(out, size, "none");
+    rb_fmt(out, size, "%s", v->reasons[0] ? v->reasons : "none");
 }
 
-double rb_runcmp_cycle_mhz(const json_value *variant)
+double rb_runcmp_cycle_mhz(const rb_results_cmp_variant *v)
 {
-    const json_value *c = json_get(variant, "clocks");
-    double mean = json_number_at(c, "sm_mhz_mean"), n = json_number_at(c, "samples");
-    if (!(mean > 0) || (json_get(c, "samples") && !(n >= RB_EXPECT_MIN_CLOCK_READINGS)))
+    v = or_absent(v);
+    if (!(v->sm_mhz_mean > 0) ||
+        (v->has_clock_readings && !(v->clock_readings >= RB_EXPECT_MIN_CLOCK_READINGS)))
         return NAN;
-    return mean;
+    return v->sm_mhz_mean;
 }
 
 /* Is the change within the floor in cycle space (the time ratio's interval times the ratio of
@@ -366,12 +341,12 @@ static int same_in_cycles(const rb_runcmp_row *row)
 /* Throttled: a change in time that cycle space does not see, the clock moved and the kernel did
  * not (rb_runcmp_cycle_mhz: both runs' mean clocks known); where a clock is unknown, the slower
  * run ran under thermal or hardware slowdown. */
-static int attribute_throttle(const json_value *ov, const json_value *nv, rb_runcmp_row *row,
-                              rb_runcmp_text *t)
+static int attribute_throttle(const rb_results_cmp_variant *ov, const rb_results_cmp_variant *nv,
+                              rb_runcmp_row *row, rb_runcmp_text *t)
 {
     /* the run that took longer: new when slower, old when faster */
-    const json_value *slow = row->change == RB_CHANGE_SLOWER ? nv : ov;
-    int throttled = json_true_at(slow, "throttled");
+    const rb_results_cmp_variant *slow = row->change == RB_CHANGE_SLOWER ? nv : ov;
+    int throttled = slow->throttled;
     int in_cycles = isfinite(row->cycles_ratio);
     if (in_cycles ? !same_in_cycles(row) : !throttled)
         return 0;
@@ -394,17 +369,14 @@ static int attribute_throttle(const json_value *ov, const json_value *nv, rb_run
 }
 
 /* Contended: either run timed the variant while a process not its own used the GPU. */
-static int attribute_contended(const json_value *ov, const json_value *nv, rb_runcmp_row *row,
+static int attribute_contended(const rb_results_cmp_variant *ov,
+                               const rb_results_cmp_variant *nv, rb_runcmp_row *row,
                                rb_runcmp_text *t)
 {
-    int in_old = json_true_at(ov, "contended"), in_new = json_true_at(nv, "contended");
+    int in_old = ov->contended, in_new = nv->contended;
     if (!in_old && !in_new)
         return 0;
-    rb_contention c;
-    char err[120], who[300];
-    if (rb_contention_from_json(in_new ? nv : ov, "contended_by", &c, err, sizeof err) != 0)
-        rb_contention_init(&c);
-    rb_contention_text(&c, who, sizeof who);
+    const char *who = or_empty((in_new ? nv : ov)->contended_by);
     rb_fmt(t->evidence, sizeof t->evidence,
            "%s timed it while %s used the GPU: a shared GPU, not a code change; variant time "
            "x%.3f",
@@ -415,11 +387,14 @@ static int attribute_contended(const json_value *ov, const json_value *nv, rb_ru
     return 1;
 }
 
-void rb_runcmp_attribute(const json_value *od, const json_value *nd, const json_value *op,
-                         const json_value *np, const json_value *ov, const json_value *nv,
+void rb_runcmp_attribute(const rb_results_cmp_doc *od, const rb_results_cmp_doc *nd,
+                         const rb_results_cmp_pair *op, const rb_results_cmp_pair *np,
+                         const rb_results_cmp_variant *ov, const rb_results_cmp_variant *nv,
                          rb_runcmp_row *row, rb_runcmp_text *t)
 {
     char code[300];
+    ov = or_absent(ov);
+    nv = or_absent(nv);
     code_diff(op, np, row->variant, code, sizeof code);
     if (!code[0])
         algo_diff(ov, nv, code, sizeof code);
@@ -456,82 +431,84 @@ void rb_runcmp_attribute(const json_value *od, const json_value *nd, const json_
     }
 }
 
-/* The expectation's pair entry stands for the old run (its platform reference, kernels, and
- * each variant's library_algo and clocks), this run's document for the new one. */
+/* The verdicts of one pair of the run (results p, read back as np), attributed against the
+ * expectation's row (ep, its platform reference in od) standing for the old run. */
+static void attribute_pair_verdicts(const rb_results_cmp_doc *od, const rb_results_cmp_doc *nd,
+                                    const rb_results_cmp_pair *ep, const rb_results_cmp_pair *np,
+                                    rb_pair_result *p)
+{
+    named evs;
+    named_init(&evs, ep->v, ep->n_variants, sizeof *ep->v);
+    for (int k = 0; k < p->n_variants && k < np->n_variants; k++) {
+        rb_variant_result *v = &p->v[k];
+        const rb_results_cmp_variant *nv = &np->v[k];
+        if (v->verdict != RB_VERDICT_REGRESSED && v->verdict != RB_VERDICT_IMPROVED)
+            continue;
+        int at = named_find(&evs, v->name);
+        const rb_results_cmp_variant *ov = at < 0 ? NULL : &ep->v[at];
+        rb_runcmp_row row;
+        rb_runcmp_text text;
+        memset(&row, 0, sizeof row);
+        rb_fmt(text.pair, sizeof text.pair, "%s", p->name);
+        rb_fmt(text.variant, sizeof text.variant, "%s", v->name);
+        rb_fmt(text.roof, sizeof text.roof, "%s", nv->roof);
+        text.evidence[0] = '\0';
+        row.pair = text.pair;
+        row.variant = text.variant;
+        row.roof = text.roof;
+        row.evidence = text.evidence;
+        /* the judged ratio, with this run's 95% interval of its median around it */
+        double m = v->time_ms.median;
+        row.ratio = v->judged_ratio;
+        row.ratio_lo =
+            m > 0 && isfinite(v->time_ms.ci_lo) ? row.ratio * v->time_ms.ci_lo / m : row.ratio;
+        row.ratio_hi =
+            m > 0 && isfinite(v->time_ms.ci_hi) ? row.ratio * v->time_ms.ci_hi / m : row.ratio;
+        row.floor = v->threshold;
+        row.change = v->verdict == RB_VERDICT_REGRESSED ? RB_CHANGE_SLOWER : RB_CHANGE_FASTER;
+        double oc = rb_runcmp_cycle_mhz(ov), nc = rb_runcmp_cycle_mhz(nv);
+        row.cycles_ratio = v->per_clock ? row.ratio : row.ratio * nc / oc;
+        if (!(oc > 0 && nc > 0))
+            row.cycles_ratio = NAN;
+        row.energy_ratio = NAN;
+        rb_runcmp_attribute(od, nd, ep, np, ov, nv, &row, &text);
+        rb_fmt(v->cause, sizeof v->cause, "%s", rb_cause_name(row.cause));
+        rb_fmt(v->evidence, sizeof v->evidence, "%s", row.evidence);
+    }
+    rb_name_index_free(&evs.ix);
+}
+
+/* The expectation's row stands for the old run (its platform reference, kernels, and each
+ * variant's library_algo and clocks), this run's document for the new one. */
 void rb_runcmp_attribute_verdicts(const json_value *expect, json_value *doc, rb_pair_result *results,
                                   int n)
 {
-    const json_value *dp = json_get(doc, "pairs");
-    for (int i = 0; expect && dp && i < n && (size_t)i < dp->count; i++) {
-        const json_value *ep = json_get(json_get(expect, "pairs"), results[i].name);
-        const json_value *np = dp->items[i], *nvs = json_get(np, "variants");
-        json_value *od = json_new_object();
-        if (!od || (json_get(ep, "platform") &&
-                    json_object_set(od, "platform", json_clone(json_get(ep, "platform"))))) {
-            json_free(od);
-            return;
-        }
-        for (int k = 0; k < results[i].n_variants && nvs && (size_t)k < nvs->count; k++) {
-            rb_variant_result *v = &results[i].v[k];
-            json_value *nv = nvs->items[k];
-            if (v->verdict != RB_VERDICT_REGRESSED && v->verdict != RB_VERDICT_IMPROVED)
-                continue;
-            rb_runcmp_row row;
-            rb_runcmp_text text;
-            memset(&row, 0, sizeof row);
-            rb_fmt(text.pair, sizeof text.pair, "%s", results[i].name);
-            rb_fmt(text.variant, sizeof text.variant, "%s", v->name);
-            rb_fmt(text.roof, sizeof text.roof, "%s", json_string_at(nv, "roof", ""));
-            text.evidence[0] = '\0';
-            row.pair = text.pair;
-            row.variant = text.variant;
-            row.roof = text.roof;
-            row.evidence = text.evidence;
-            /* the judged ratio, with this run's 95% interval of its median around it */
-            double m = v->time_ms.median;
-            row.ratio = v->judged_ratio;
-            row.ratio_lo =
-                m > 0 && isfinite(v->time_ms.ci_lo) ? row.ratio * v->time_ms.ci_lo / m : row.ratio;
-            row.ratio_hi =
-                m > 0 && isfinite(v->time_ms.ci_hi) ? row.ratio * v->time_ms.ci_hi / m : row.ratio;
-            row.floor = v->threshold;
-            row.change = v->verdict == RB_VERDICT_REGRESSED ? RB_CHANGE_SLOWER : RB_CHANGE_FASTER;
-            double oc = rb_runcmp_cycle_mhz(json_get(json_get(ep, "variants"), v->name));
-            double nc = rb_runcmp_cycle_mhz(nv);
-            row.cycles_ratio = v->per_clock ? row.ratio : row.ratio * nc / oc;
-            if (!(oc > 0 && nc > 0))
-                row.cycles_ratio = NAN;
-            row.energy_ratio = NAN;
-            rb_runcmp_attribute(od, doc, ep, np, json_get(json_get(ep, "variants"), v->name), nv,
-                                &row, &text);
-            rb_fmt(v->cause, sizeof v->cause, "%s", rb_cause_name(row.cause));
-            rb_fmt(v->evidence, sizeof v->evidence, "%s", row.evidence);
-            /* (out of memory here leaves the file without them: the table still says it) */
-            if (!json_set_string(nv, "cause", v->cause))
-                json_set_string(nv, "evidence", v->evidence);
-        }
-        json_free(od);
+    rb_results_cmp_doc nd, od;
+    char err[200];
+    if (!expect || rb_results_cmp_read(doc, &nd, err, sizeof err) != 0)
+        return;
+    for (int i = 0; i < n && i < nd.n_pairs; i++) {
+        rb_results_cmp_pair ep;
+        memset(&od, 0, sizeof od);
+        if (rb_expect_row_as_results(expect, results[i].name, &od, &ep) == 0)
+            attribute_pair_verdicts(&od, &nd, &ep, &nd.pairs[i], &results[i]);
+        rb_results_cmp_free(&od);
     }
+    rb_results_cmp_free(&nd);
+    rb_report_json_causes(doc, results, n);
 }
 
 /* ---- the rows ---- */
 
-static const char *skip_reason(const json_value *v)
+static const char *skip_reason(const rb_results_cmp_variant *v)
 {
     if (!v)
         return "absent";
-    if (!json_true_at(v, "valid"))
+    if (!v->valid)
         return "invalid";
-    if (!json_true_at(v, "timed"))
+    if (!v->timed)
         return "not timed";
     return NULL;
-}
-
-/* A variant whose time the host sets (results: "informational": true with its host_bound_why). */
-static int is_informational(const json_value *v)
-{
-    const char *why = json_string_at(v, "host_bound_why", NULL);
-    return json_true_at(v, "informational") || (why && why[0]);
 }
 
 /* A row whose floor hides a 10% change cannot say same, nor that it is unclear by how much:
@@ -554,15 +531,16 @@ static void judge_blind(rb_runcmp_row *row, rb_runcmp_text *t, const rb_expected
            from, 100 * RB_RUNCMP_BLIND_FLOOR);
 }
 
-void rb_runcmp_judge(const json_value *od, const json_value *nd, const json_value *op,
-                     const json_value *np, const json_value *ov, const json_value *nv,
-                     const json_value *expected, rb_runcmp_row *row, rb_runcmp_text *t)
+void rb_runcmp_judge(const rb_results_cmp_doc *od, const rb_results_cmp_doc *nd,
+                     const rb_results_cmp_pair *op, const rb_results_cmp_pair *np,
+                     const rb_results_cmp_variant *ov, const rb_results_cmp_variant *nv,
+                     const rb_expected *expected, rb_runcmp_row *row, rb_runcmp_text *t)
 {
-    const json_value *any = ov ? ov : nv;
+    const rb_results_cmp_variant *any = ov ? ov : nv;
     memset(row, 0, sizeof *row);
-    rb_fmt(t->pair, sizeof t->pair, "%s", json_string_at(op ? op : np, "name", NULL));
-    rb_fmt(t->variant, sizeof t->variant, "%s", json_string_at(any, "name", NULL));
-    rb_fmt(t->roof, sizeof t->roof, "%s", json_string_at(any, "roof", ""));
+    rb_fmt(t->pair, sizeof t->pair, "%s", (op ? op : np)->name);
+    rb_fmt(t->variant, sizeof t->variant, "%s", any->name);
+    rb_fmt(t->roof, sizeof t->roof, "%s", any->roof);
     t->evidence[0] = '\0';
     row->pair = t->pair;
     row->variant = t->variant;
@@ -570,12 +548,12 @@ void rb_runcmp_judge(const json_value *od, const json_value *nd, const json_valu
     row->evidence = t->evidence;
     row->old_ms = row->new_ms = row->ratio = row->ratio_lo = row->ratio_hi = row->floor = NAN;
     row->cycles_ratio = row->energy_ratio = NAN;
-    row->contended = json_true_at(ov, "contended") || json_true_at(nv, "contended");
+    row->contended = or_absent(ov)->contended || or_absent(nv)->contended;
     row->change = RB_CHANGE_NOT_COMPARED;
     row->cause = RB_CAUSE_NONE;
-    row->informational = is_informational(ov) || is_informational(nv);
+    row->informational = or_absent(ov)->informational || or_absent(nv)->informational;
     const char *why_old = skip_reason(ov), *why_new = skip_reason(nv);
-    double so = json_number_at(op, "size"), sn = json_number_at(np, "size");
+    double so = op ? op->size : NAN, sn = np ? np->size : NAN;
     if (why_old || why_new) {
         rb_fmt(t->evidence, sizeof t->evidence, "%s in OLD, %s in NEW", why_old ? why_old : "timed",
                why_new ? why_new : "timed");
@@ -585,30 +563,30 @@ void rb_runcmp_judge(const json_value *od, const json_value *nd, const json_valu
         rb_fmt(t->evidence, sizeof t->evidence, "size %.0f in OLD, %.0f in NEW", so, sn);
         return;
     }
-    side a, b;
-    read_side(ov, &a);
-    read_side(nv, &b);
-    row->old_ms = a.median;
-    row->new_ms = b.median;
-    if (!(a.median > 0 && b.median > 0)) {
-        rb_fmt(t->evidence, sizeof t->evidence, "no median in %s", a.median > 0 ? "NEW" : "OLD");
+    const rb_results_cmp_variant *a = ov, *b = nv;
+    row->old_ms = a->median;
+    row->new_ms = b->median;
+    if (!(a->median > 0 && b->median > 0)) {
+        rb_fmt(t->evidence, sizeof t->evidence, "no median in %s", a->median > 0 ? "NEW" : "OLD");
         return;
     }
-    row->ratio = b.median / a.median;
-    row->ratio_lo = b.lo / a.hi;
-    row->ratio_hi = b.hi / a.lo;
+    row->ratio = b->median / a->median;
+    row->ratio_lo = b->ci_lo / a->ci_hi;
+    row->ratio_hi = b->ci_hi / a->ci_lo;
     double oc = rb_runcmp_cycle_mhz(ov), nc = rb_runcmp_cycle_mhz(nv);
     if (oc > 0 && nc > 0)
         row->cycles_ratio = row->ratio * nc / oc;
-    double oj = json_number_at(json_get(ov, "energy"), "joules_per_launch");
-    double nj = json_number_at(json_get(nv, "energy"), "joules_per_launch");
+    double oj = ov->joules_per_launch, nj = nv->joules_per_launch;
     if (oj > 0 && nj > 0)
         row->energy_ratio = nj / oj;
-    row->floor = rb_runcmp_floor(a.noise, b.noise);
+    row->floor = rb_runcmp_floor(a->noise, b->noise);
     /* What varies between runs, where the expectations recorded it (model/expect.h): the same
      * floor a run's verdict uses, so that compare and run agree on what is noise. */
     rb_expected e;
-    rb_expected_read(expected, &e);
+    if (expected)
+        e = *expected;
+    else
+        rb_expected_read(NULL, &e);
     int known_runs = expected && e.runs >= RB_EXPECT_MIN_RUNS && e.run_spread >= 0;
     if (known_runs && RB_EXPECT_SPREAD_FACTOR * e.run_spread > row->floor) {
         row->floor = RB_EXPECT_SPREAD_FACTOR * e.run_spread;
@@ -619,8 +597,8 @@ void rb_runcmp_judge(const json_value *od, const json_value *nd, const json_valu
         row->ratio_lo = row->ratio_hi = NAN;
         rb_fmt(t->evidence, sizeof t->evidence,
                "no interval of the median in %s (fewer than 6 samples)",
-               a.lo > 0   ? "NEW"
-               : b.lo > 0 ? "OLD"
+               a->ci_lo > 0   ? "NEW"
+               : b->ci_lo > 0 ? "OLD"
                           : "either run");
         /* A variant too slow for 6 samples in its cap (sgemm's naive kernel at 16M: 275 ms),
          * whose recorded runs say how much it moves between runs: a ratio within the floor is
@@ -661,38 +639,32 @@ static int push_row(rb_runcmp *c, int *cap, rb_runcmp_row *row)
     return 0;
 }
 
-const json_value *rb_runcmp_expected(const json_value *expect, const json_value *pair,
-                                     const char *variant)
-{
-    const json_value *ep = json_get(json_get(expect, "pairs"), json_string_at(pair, "name", ""));
-    if (!ep || json_number_at(ep, "size") != json_number_at(pair, "size"))
-        return NULL;
-    return json_get(json_get(ep, "variants"), variant);
-}
-
-static int add_pair_rows(const json_value *od, const json_value *nd, const json_value *op,
-                         const json_value *np, rb_runcmp *c, int *cap)
+static int add_pair_rows(const rb_results_cmp_doc *od, const rb_results_cmp_doc *nd,
+                         const rb_results_cmp_pair *op, const rb_results_cmp_pair *np,
+                         rb_runcmp *c, int *cap)
 {
     named ova, nva;
-    named_init(&ova, json_get(op, "variants"));
-    named_init(&nva, json_get(np, "variants"));
-    const json_value *any = op ? op : np;
+    named_init(&ova, op ? op->v : NULL, op ? op->n_variants : 0, sizeof *op->v);
+    named_init(&nva, np ? np->v : NULL, np ? np->n_variants : 0, sizeof *np->v);
+    const rb_results_cmp_pair *any = op ? op : np;
     rb_runcmp_row row;
     rb_runcmp_text text;
     int rc = ova.oom || nva.oom ? -1 : 0;
-    for (size_t i = 0; rc == 0 && ova.arr && i < ova.arr->count; i++) {
-        const json_value *ov = ova.arr->items[i];
-        const char *name = json_string_at(ov, "name", NULL);
-        if (!name)
+    for (int i = 0; rc == 0 && i < ova.count; i++) {
+        const rb_results_cmp_variant *ov = &op->v[i];
+        int at = named_find(&nva, ov->name);
+        rb_expected e;
+        if (!ov->name)
             continue;
-        rb_runcmp_judge(od, nd, op, np, ov, named_find(&nva, name),
-                        rb_runcmp_expected(c->expect, any, name), &row, &text);
+        int expected = rb_expect_variant_at(c->expect, or_empty(any->name), any->size, ov->name,
+                                            &e);
+        rb_runcmp_judge(od, nd, op, np, ov, at < 0 ? NULL : &np->v[at], expected ? &e : NULL,
+                        &row, &text);
         rc = push_row(c, cap, &row);
     }
-    for (size_t i = 0; rc == 0 && nva.arr && i < nva.arr->count; i++) {
-        const json_value *nv = nva.arr->items[i];
-        const char *name = json_string_at(nv, "name", NULL);
-        if (!name || named_find(&ova, name))
+    for (int i = 0; rc == 0 && i < nva.count; i++) {
+        const rb_results_cmp_variant *nv = &np->v[i];
+        if (!nv->name || named_find(&ova, nv->name) >= 0)
             continue;
         rb_runcmp_judge(od, nd, op, np, NULL, nv, NULL, &row, &text);
         rc = push_row(c, cap, &row);
@@ -755,24 +727,20 @@ static int sort_rows(rb_runcmp *c)
     return 0;
 }
 
-static int build_rows(const json_value *od, const json_value *nd, rb_runcmp *c)
+static int build_rows(const rb_results_cmp_doc *od, const rb_results_cmp_doc *nd, rb_runcmp *c)
 {
     named opa, npa;
-    named_init(&opa, json_get(od, "pairs"));
-    named_init(&npa, json_get(nd, "pairs"));
+    named_init(&opa, od->pairs, od->n_pairs, sizeof *od->pairs);
+    named_init(&npa, nd->pairs, nd->n_pairs, sizeof *nd->pairs);
     int cap = 0, rc = opa.oom || npa.oom ? -1 : 0;
-    for (size_t i = 0; rc == 0 && i < opa.arr->count; i++) {
-        const json_value *op = opa.arr->items[i];
-        const char *name = json_string_at(op, "name", NULL);
-        if (name)
-            rc = add_pair_rows(od, nd, op, named_find(&npa, name), c, &cap);
+    for (int i = 0; rc == 0 && i < od->n_pairs; i++) {
+        int at = named_find(&npa, od->pairs[i].name);
+        if (od->pairs[i].name)
+            rc = add_pair_rows(od, nd, &od->pairs[i], at < 0 ? NULL : &nd->pairs[at], c, &cap);
     }
-    for (size_t i = 0; rc == 0 && i < npa.arr->count; i++) {
-        const json_value *np = npa.arr->items[i];
-        const char *name = json_string_at(np, "name", NULL);
-        if (name && !named_find(&opa, name))
-            rc = add_pair_rows(od, nd, NULL, np, c, &cap);
-    }
+    for (int i = 0; rc == 0 && i < nd->n_pairs; i++)
+        if (nd->pairs[i].name && named_find(&opa, nd->pairs[i].name) < 0)
+            rc = add_pair_rows(od, nd, NULL, &nd->pairs[i], c, &cap);
     rb_name_index_free(&opa.ix);
     rb_name_index_free(&npa.ix);
     if (rc != 0)
@@ -791,98 +759,11 @@ static int build_rows(const json_value *od, const json_value *nd, rb_runcmp *c)
 
 /* ---- the environment ---- */
 
-typedef struct fact {
-    char key[160];
-    const json_value *value;
-} fact;
-
-/* A run's facts, each key once (the first place that names it wins), found by key. */
-typedef struct facts {
-    fact *f;
-    int n, cap, oom;
-    rb_name_index ix;
-} facts;
-
-static void add_fact(facts *fs, const char *key, const json_value *v)
+/* The text of a run's fact (NULL: absent, or held without a value). */
+static const char *fact_value(const rb_results_cmp_doc *d, const char *key)
 {
-    if (fs->oom)
-        return;
-    if (fs->n == fs->cap) {
-        int ncap = fs->cap ? 2 * fs->cap : 64;
-        fact *f = realloc(fs->f, (size_t)ncap * sizeof *f);
-        if (!f) {
-            fs->oom = 1;
-            return;
-        }
-        fs->f = f;
-        fs->cap = ncap;
-        /* the index points at the keys: made again over the moved array */
-        rb_name_index_free(&fs->ix);
-        for (int i = 0; i < fs->n; i++)
-            if (rb_name_index_put(&fs->ix, fs->f[i].key, i) < 0)
-                fs->oom = 1;
-    }
-    fact *at = &fs->f[fs->n];
-    rb_fmt(at->key, sizeof at->key, "%s", key);
-    at->value = v;
-    int put = rb_name_index_put(&fs->ix, at->key, fs->n);
-    if (put < 0)
-        fs->oom = 1;
-    else if (put == 0)
-        fs->n++;
-}
-
-/* Facts that change from one moment to the next (a temperature, the power drawn, the clock at
- * the instant of reading) would fill the diff with noise: the per-variant clocks say what
- * matters of them. */
-static int is_momentary(const char *leaf)
-{
-    static const char *const keys[] = {"temperature_c",       "power_w", "sm_clock_mhz",
-                                       "clock_event_reasons", "git",     "methods"};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (!strcmp(leaf, keys[i]))
-            return 1;
-    return 0;
-}
-
-static void flatten(facts *fs, const char *prefix, const json_value *o, int depth)
-{
-    for (size_t i = 0; o && o->type == JSON_OBJECT && i < o->count; i++) {
-        char key[160];
-        if (is_momentary(o->keys[i]))
-            continue;
-        rb_fmt(key, sizeof key, "%s%s%s", prefix, prefix[0] ? "." : "", o->keys[i]);
-        if (o->items[i]->type == JSON_OBJECT && depth < 4)
-            flatten(fs, key, o->items[i], depth + 1);
-        else
-            add_fact(fs, key, o->items[i]);
-    }
-}
-
-static void collect_facts(const json_value *doc, facts *fs)
-{
-    /* tool and ranks: an MPI run against a one-process run is a fact worth saying */
-    static const char *const top[] = {"tool", "ranks", "git",         "size",
-                                      "cold", "seed",  "hardware_key"};
-    for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
-        if (json_get(doc, top[i]))
-            add_fact(fs, top[i], json_get(doc, top[i]));
-    const json_value *env = json_get(doc, "environment");
-    flatten(fs, "", json_get(env, "start") ? json_get(env, "start") : env, 0);
-    flatten(fs, "platform", json_get(doc, "platform"), 0);
-    /* a run that shared its GPU says so (a clean run, or one from before the check, says
-     * nothing) */
-    const json_value *shared = json_get(doc, "contention");
-    if (json_true_at(shared, "contended")) {
-        add_fact(fs, "contention.contended", json_get(shared, "contended"));
-        add_fact(fs, "contention.processes", json_get(shared, "processes"));
-    }
-}
-
-static const json_value *fact_value(const facts *fs, const char *key)
-{
-    int i = rb_name_index_get(&fs->ix, key);
-    return i < 0 ? NULL : fs->f[i].value;
+    int i = rb_name_index_get(&d->facts_ix, key);
+    return i < 0 ? NULL : d->facts[i].text;
 }
 
 static char *dup(const char *s)
@@ -894,31 +775,9 @@ static char *dup(const char *s)
     return d;
 }
 
-/* A value as text: strings bare, a library version as a version (22803: 2.28.3), another
- * number with the 5 digits a measured figure supports (3020.7, not 3020.69948469187), anything
- * else as JSON; "(absent)" for none. */
-static char *fact_text(const char *key, const json_value *v)
+static int add_env_diff(rb_runcmp *c, const char *key, const char *a, const char *b)
 {
-    char num[48];
-    size_t klen = strlen(key);
-    if (!v)
-        return dup("(absent)");
-    if (v->type == JSON_STRING)
-        return dup(v->string);
-    if (v->type == JSON_NUMBER && klen > 8 && !strcmp(key + klen - 8, "_version")) {
-        rb_text_version(v->number, num, sizeof num);
-        return dup(num);
-    }
-    if (v->type == JSON_NUMBER) {
-        rb_fmt(num, sizeof num, "%.5g", v->number);
-        return dup(num);
-    }
-    return json_write(v, 0);
-}
-
-static int add_env_diff(rb_runcmp *c, const char *key, const json_value *a, const json_value *b)
-{
-    char *ta = fact_text(key, a), *tb = fact_text(key, b);
+    char *ta = dup(a ? a : "(absent)"), *tb = dup(b ? b : "(absent)");
     /* grown geometrically: at each power of two (a file may hold thousands of facts) */
     int full = c->n_env == 0 || (c->n_env >= 8 && (c->n_env & (c->n_env - 1)) == 0);
     rb_runcmp_env *e =
@@ -949,21 +808,15 @@ static int add_env_diff(rb_runcmp *c, const char *key, const json_value *a, cons
     return 0;
 }
 
-static int build_env(const json_value *od, const json_value *nd, rb_runcmp *c)
+static int build_env(const rb_results_cmp_doc *od, const rb_results_cmp_doc *nd, rb_runcmp *c)
 {
-    facts fo = {0}, fn = {0};
-    collect_facts(od, &fo);
-    collect_facts(nd, &fn);
-    int rc = fo.oom || fn.oom ? -1 : 0;
-    for (int i = 0; i < fo.n && rc == 0; i++)
-        rc = add_env_diff(c, fo.f[i].key, fo.f[i].value, fact_value(&fn, fo.f[i].key));
-    for (int i = 0; i < fn.n && rc == 0; i++)
-        if (!fact_value(&fo, fn.f[i].key))
-            rc = add_env_diff(c, fn.f[i].key, NULL, fn.f[i].value);
-    rb_name_index_free(&fo.ix);
-    rb_name_index_free(&fn.ix);
-    free(fo.f);
-    free(fn.f);
+    int rc = 0;
+    for (int i = 0; i < od->n_facts && rc == 0; i++)
+        rc = add_env_diff(c, od->facts[i].key, od->facts[i].text,
+                          fact_value(nd, od->facts[i].key));
+    for (int i = 0; i < nd->n_facts && rc == 0; i++)
+        if (!fact_value(od, nd->facts[i].key))
+            rc = add_env_diff(c, nd->facts[i].key, NULL, nd->facts[i].text);
     return rc;
 }
 
@@ -971,8 +824,7 @@ static int build_env(const json_value *od, const json_value *nd, rb_runcmp *c)
 
 static int is_results(const json_value *doc, const char *which, char *err, size_t err_size)
 {
-    const json_value *pairs = json_get(doc, "pairs");
-    if (!doc || doc->type != JSON_OBJECT || !pairs || pairs->type != JSON_ARRAY) {
+    if (!rb_results_has_pairs(doc)) {
         rb_fmt(err, err_size, "%s is not a roofbench results file (no \"pairs\" array)", which);
         return 0;
     }
@@ -988,36 +840,43 @@ int rb_runcmp_build(const json_value *old_doc, const json_value *new_doc, rb_run
 int rb_runcmp_build_expect(const json_value *old_doc, const json_value *new_doc,
                            const json_value *expect, rb_runcmp *c, char *err, size_t err_size)
 {
+    rb_results_cmp_doc od, nd;
     memset(c, 0, sizeof *c);
-    c->expect = expect;
     if (!is_results(old_doc, "OLD", err, err_size) || !is_results(new_doc, "NEW", err, err_size))
         return -1;
-    rb_fmt(c->old_git, sizeof c->old_git, "%s", json_string_at(old_doc, "git", "?"));
-    rb_fmt(c->new_git, sizeof c->new_git, "%s", json_string_at(new_doc, "git", "?"));
-    rb_fmt(c->old_date, sizeof c->old_date, "%s", json_string_at(old_doc, "date", "?"));
-    rb_fmt(c->new_date, sizeof c->new_date, "%s", json_string_at(new_doc, "date", "?"));
-    if (build_rows(old_doc, new_doc, c) != 0 || build_env(old_doc, new_doc, c) != 0) {
+    if (rb_results_cmp_read(old_doc, &od, err, err_size) != 0)
+        return -1;
+    if (rb_results_cmp_read(new_doc, &nd, err, err_size) != 0) {
+        rb_results_cmp_free(&od);
+        return -1;
+    }
+    c->expect = expect;
+    rb_fmt(c->old_git, sizeof c->old_git, "%s", rb_results_text(od.git, "?"));
+    rb_fmt(c->new_git, sizeof c->new_git, "%s", rb_results_text(nd.git, "?"));
+    rb_fmt(c->old_date, sizeof c->old_date, "%s", rb_results_text(od.date, "?"));
+    rb_fmt(c->new_date, sizeof c->new_date, "%s", rb_results_text(nd.date, "?"));
+    int rc = build_rows(&od, &nd, c) != 0 || build_env(&od, &nd, c) != 0 ? -1 : 0;
+    c->expect = NULL; /* the caller's; not kept past the build */
+    c->old_fingerprints = rb_runcmp_fingerprints(&od);
+    c->new_fingerprints = rb_runcmp_fingerprints(&nd);
+    rb_results_cmp_free(&od);
+    rb_results_cmp_free(&nd);
+    if (rc != 0) {
         rb_runcmp_free(c);
         rb_fmt(err, err_size, "out of memory");
         return -1;
     }
-    c->expect = NULL; /* the caller's; not kept past the build */
     for (int i = 0; i < c->n_rows; i++)
         c->floors_from_runs += c->rows[i].floor_from_runs;
-    c->old_fingerprints = rb_runcmp_fingerprints(old_doc);
-    c->new_fingerprints = rb_runcmp_fingerprints(new_doc);
     return 0;
 }
 
-int rb_runcmp_fingerprints(const json_value *doc)
+int rb_runcmp_fingerprints(const rb_results_cmp_doc *d)
 {
-    const json_value *pairs = json_get(doc, "pairs");
     int n = 0;
-    for (size_t i = 0; pairs && pairs->type == JSON_ARRAY && i < pairs->count; i++) {
-        const json_value *ks = json_get(pairs->items[i], "kernels");
-        for (size_t k = 0; ks && ks->type == JSON_ARRAY && k < ks->count; k++)
-            n += json_string_at(ks->items[k], "sass_hash", NULL) != NULL;
-    }
+    for (int i = 0; i < d->n_pairs; i++)
+        for (int k = 0; k < d->pairs[i].n_kernels; k++)
+            n += d->pairs[i].kernels[k].sass_hash != NULL;
     return n;
 }
 

@@ -48,8 +48,10 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "expect.h"
 #include "json.h"
 #include "result.h"
+#include "result_read.h"
 #include "arena.h"
 #include "util.h"
 
@@ -147,7 +149,7 @@ typedef struct rb_runcmp {
 /* The mean SM clock a variant was timed at, for cycle space: clocks.sm_mhz_mean when it rests
  * on RB_EXPECT_MIN_CLOCK_READINGS readings or more (an expectation's entry, which keeps the
  * median of its runs' means without a count, counts as known); NaN otherwise. */
-double rb_runcmp_cycle_mhz(const json_value *variant);
+double rb_runcmp_cycle_mhz(const rb_results_cmp_variant *variant);
 
 /* The floor of a variant whose two runs spread (p90 - p10) / median by noise_old, noise_new within
  * their timed loops: max(RB_RUNCMP_MIN_FLOOR, half the larger). NaN spreads are ignored. */
@@ -163,27 +165,25 @@ rb_change rb_runcmp_verdict(double lo, double hi, double floor);
  * library_algo, clocks and throttled). run uses it for a verdict against the expectation file,
  * whose pair entries record platform and kernels, and whose variants library_algo and clocks,
  * in the same shape. */
-void rb_runcmp_attribute(const json_value *od, const json_value *nd, const json_value *op,
-                         const json_value *np, const json_value *ov, const json_value *nv,
+void rb_runcmp_attribute(const rb_results_cmp_doc *od, const rb_results_cmp_doc *nd,
+                         const rb_results_cmp_pair *op, const rb_results_cmp_pair *np,
+                         const rb_results_cmp_variant *ov, const rb_results_cmp_variant *nv,
                          rb_runcmp_row *row, rb_runcmp_text *text);
 
 /* One variant of two runs into row (its texts in text): verdict, floor and, for a change, its
  * attribution. od / nd
  * the documents, op / np the pair records (either NULL: the pair is in one run only), ov / nv
  * the variant records (either NULL: in one run only), expected the expectation file's entry
- * for the variant (rb_runcmp_expected; NULL: none). compare builds each row with it, history
+ * for the variant (rb_expect_variant_at; NULL: none). compare builds each row with it, history
  * each step. */
-void rb_runcmp_judge(const json_value *od, const json_value *nd, const json_value *op,
-                     const json_value *np, const json_value *ov, const json_value *nv,
-                     const json_value *expected, rb_runcmp_row *row, rb_runcmp_text *text);
-/* The entry of a validated expectation document for a variant of pair (a results pair record),
- * when the file recorded that pair at the pair's size; NULL otherwise. */
-const json_value *rb_runcmp_expected(const json_value *expect, const json_value *pair,
-                                     const char *variant);
+void rb_runcmp_judge(const rb_results_cmp_doc *od, const rb_results_cmp_doc *nd,
+                     const rb_results_cmp_pair *op, const rb_results_cmp_pair *np,
+                     const rb_results_cmp_variant *ov, const rb_results_cmp_variant *nv,
+                     const rb_expected *expected, rb_runcmp_row *row, rb_runcmp_text *text);
 /* The number of kernels of a results document that carry a SASS fingerprint (sass_hash). None:
  * the build had no cuobjdump, and a code change that keeps a kernel's registers and memory
  * sizes cannot be named. */
-int rb_runcmp_fingerprints(const json_value *doc);
+int rb_runcmp_fingerprints(const rb_results_cmp_doc *doc);
 #define RB_RUNCMP_NO_FINGERPRINT "no SASS fingerprint (built without cuobjdump)"
 /* "code attribution unavailable: ..." when a run of c has no fingerprint; "" otherwise. A
  * change of registers, memory sizes or library algorithm is still named. */
