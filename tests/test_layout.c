@@ -886,6 +886,8 @@ static const struct {
 } results_key_files[] = {
     /* the reader and the writer */
     {"harness/model/result_read.c", "the typed reader"},
+    {"harness/model/node_doc.c", "the node and fleet documents' typed reader (and the fleet's "
+                                 "records that share the results' keys, written)"},
     {"harness/model/result.c", "the variant, kernel and extras records; the document's check"},
     {"harness/model/report.c", "the writer (rb_report_json)"},
     /* other formats whose keys share the names, each in its own reader or writer */
@@ -901,11 +903,6 @@ static const struct {
      * file, outside its reader) by key */
     {"harness/model/runcmp.c", "to convert: compare"},
     {"harness/model/history.c", "to convert: history (its judgement is compare's)"},
-    {"harness/model/node.c", "to convert: the node document"},
-    {"harness/model/node_attr.c", "to convert: the node document's attribution"},
-    {"harness/model/fleet.c", "to convert: the fleet document"},
-    {"harness/report/node_report.c", "to convert: the node document's report"},
-    {"harness/report/fleet_out.c", "to convert: the fleet document's report"},
     {"harness/model/expect_check.c", "to convert: reads the expectation file by key"},
     {"harness/model/expect_stale.c", "to convert: reads the expectation file by key"},
     /* the one exception: the charts are being rewritten from the typed structs in another
