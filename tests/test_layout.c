@@ -888,6 +888,8 @@ static const struct {
     {"harness/model/result_read.c", "the typed reader"},
     {"harness/model/node_doc.c", "the node and fleet documents' typed reader (and the fleet's "
                                  "records that share the results' keys, written)"},
+    {"harness/model/result_view.c", "the typed reader of a results document as the charts view "
+                                    "it"},
     {"harness/model/result.c", "the variant, kernel and extras records; the document's check"},
     {"harness/model/report.c", "the writer (rb_report_json)"},
     /* other formats whose keys share the names, each in its own reader or writer */
@@ -905,9 +907,6 @@ static const struct {
     {"harness/model/history.c", "to convert: history (its judgement is compare's)"},
     {"harness/model/expect_check.c", "to convert: reads the expectation file by key"},
     {"harness/model/expect_stale.c", "to convert: reads the expectation file by key"},
-    /* the one exception: the charts are being rewritten from the typed structs in another
-     * change; converting plot.c here would collide with it */
-    {"harness/report/plot.c", "exception: the charts' rewrite reads the typed structs"},
 };
 
 /* text with its comments blanked (string and character literals kept): a key named in a comment

@@ -166,7 +166,9 @@ json_value *rb_fleet_synthetic(const char *path_template, int rank, const char *
         rc = rb_fleet_split_run(run, is_collective, collectives, own);
     if (rc != 0) {
         rb_fmt(err, err_size, "RB_TEST_SYNTHETIC_RUN: %s",
-               rc == -1 ? "out of memory" : run ? "not a run document" : why);
+               rc == -1 ? "out of memory"
+               : run    ? "not a run document"
+                        : why);
         json_free(collectives);
         json_free(own);
         json_free(run);

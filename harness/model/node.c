@@ -38,8 +38,7 @@ typedef struct node_expectations {
     int n, cap, oom;
 } node_expectations;
 
-static void node_expected_add(const char *row, const char *variant, const rb_expected *e,
-                              void *ctx)
+static void node_expected_add(const char *row, const char *variant, const rb_expected *e, void *ctx)
 {
     node_expectations *x = ctx;
     if (x->n == x->cap) {
@@ -66,8 +65,8 @@ static const rb_expected *node_expected_find(const node_expectations *x, const c
 
 /* The row's expected median and threshold for GPU v's time: the expectation file's entry when
  * there is one (as `run` judges: model/expect.h), else what the run recorded, else the noise. */
-static void node_expected(const node_expectations *expect, const char *row,
-                          const rb_node_var *v, double *expected_ms, double *threshold)
+static void node_expected(const node_expectations *expect, const char *row, const rb_node_var *v,
+                          double *expected_ms, double *threshold)
 {
     const rb_expected *e = node_expected_find(expect, row, v->name);
     *expected_ms = v->expected_ms;
@@ -133,9 +132,8 @@ static void node_flag(node_ctx *c, int g, const rb_node_group *row, const rb_nod
     json_value *o = json_new_object();
     int bad = node_set_who(o, c->runs[g]) || json_set_string(o, "pair", pair) ||
               json_set_string(o, "row", row->name) || json_set_string(o, "variant", v->name) ||
-              json_set_string(o, "roof", v->roof) ||
-              json_set_number(o, "value", x[g]) || json_set_number(o, "reference", ref) ||
-              json_set_string(o, "reference_kind", kind) ||
+              json_set_string(o, "roof", v->roof) || json_set_number(o, "value", x[g]) ||
+              json_set_number(o, "reference", ref) || json_set_string(o, "reference_kind", kind) ||
               json_set_number(o, "ratio", x[g] / ref) ||
               json_set_number(o, "threshold", threshold) ||
               json_set_string(o, "attribution", a.attribution) ||
@@ -154,9 +152,10 @@ static void node_judge_row(node_ctx *c, int g, const rb_node_group *row, double 
     for (int k = 0; k < row->n_variants; k++) {
         const rb_node_var *v = &row->v[k];
         for (int i = 0; i < c->n; i++)
-            x[i] = i == g ? node_median_ms(v)
-                          : node_median_ms(rb_node_variant(rb_node_row(c->runs[i], row->name),
-                                                           v->name));
+            x[i] =
+                i == g
+                    ? node_median_ms(v)
+                    : node_median_ms(rb_node_variant(rb_node_row(c->runs[i], row->name), v->name));
         if (!isfinite(x[g]))
             continue;
         double expected_ms, threshold, ref;
@@ -256,8 +255,8 @@ static json_value *node_head(const char *tool, const char *kind, const rb_node_m
     json_value *node = json_new_object();
     if (!node || json_set_number(node, "schema", run0->schema) ||
         json_set_string(node, "tool", tool) || json_set_string(node, "kind", kind) ||
-        json_set_string(node, "hardware_key", key) ||
-        json_set_string(node, "date", run0->date) || json_set_string(node, "git", run0->git) || json_set_string(node, "gate", "gating")) {
+        json_set_string(node, "hardware_key", key) || json_set_string(node, "date", run0->date) ||
+        json_set_string(node, "git", run0->git) || json_set_string(node, "gate", "gating")) {
         json_free(node);
         return NULL;
     }

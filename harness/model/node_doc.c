@@ -335,9 +335,8 @@ static int cells_read(const json_value *rows, rb_fleet_contrib *c)
     for (size_t i = 0; rows && rows->type == JSON_ARRAY && i < rows->count; i++) {
         const json_value *vs = json_get(rows->items[i], "variants");
         for (size_t k = 0; vs && vs->type == JSON_ARRAY && k < vs->count; k++)
-            c->cells[c->n_cells++] =
-                (rb_fleet_time){json_string_at(rows->items[i], "name", ""),
-                                json_string_at(vs->items[k], "name", ""), NAN};
+            c->cells[c->n_cells++] = (rb_fleet_time){json_string_at(rows->items[i], "name", ""),
+                                                     json_string_at(vs->items[k], "name", ""), NAN};
     }
     return 0;
 }

@@ -122,7 +122,7 @@ typedef struct rb_fleet_time {
 
 typedef struct rb_fleet_contrib {
     double rank;
-    const char *host;        /* its run's environment.start.host */
+    const char *host; /* its run's environment.start.host */
     int n_cells, n_own;
     rb_fleet_time *cells;    /* its collectives' variants in order (time_ms NaN) */
     rb_fleet_time *own;      /* its own times of them */

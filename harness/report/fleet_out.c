@@ -177,8 +177,7 @@ void rb_fleet_summary(FILE *f, const json_value *fleet)
         fprintf(stderr, "roofbench: the fleet's report: %s\n", err);
         return;
     }
-    rb_fmt(line, sizeof line, "fleet: %.0f GPUs (one per rank) on %.0f host(s)", d.ranks,
-           d.hosts);
+    rb_fmt(line, sizeof line, "fleet: %.0f GPUs (one per rank) on %.0f host(s)", d.ranks, d.hosts);
     fprintf(f, "%s\n", line);
     rb_node_doc_print(f, &d, 20);
     if (d.n_slowest > 0)

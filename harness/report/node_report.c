@@ -146,8 +146,7 @@ static void node_figure(char *buf, size_t size, const char *fmt, double x)
         rb_fmt(buf, size, "-");
 }
 
-static void node_gpu_row(rb_sbuf *b, const rb_table *t, const rb_node_doc *d,
-                         const rb_node_gpu *g)
+static void node_gpu_row(rb_sbuf *b, const rb_table *t, const rb_node_doc *d, const rb_node_gpu *g)
 {
     node_gpu_line l;
     char who[96], bus[32], uuid[24], dram[32], fp32[32], rows[16], regr[16], flagged[16];
