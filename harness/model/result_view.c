@@ -102,18 +102,20 @@ static int view_pairs(const json_value *pairs, rb_results_view *v)
     if (!(v->pairs = calloc(pairs->count + 1, sizeof *v->pairs)))
         return -1;
     for (size_t i = 0; i < pairs->count; i++) {
-        const json_value *p = pairs->items[i], *vs = json_get(p, "variants");
-        rb_view_pair *out = &v->pairs[v->n_pairs++];
-        out->name = json_string_at(p, "name", NULL);
-        out->flops = json_number_at(p, "flops");
-        out->bytes = json_number_at(p, "bytes");
-        out->link_bytes = json_true_at(p, "link_bytes");
-        if (!(out->v = calloc(vs->count + 1, sizeof *out->v)))
-            return -1;
-        for (size_t k = 0; k < vs->count; k++)
-            view_variant(vs->items[k], &out->v[out->n_variants++]);
+        const json_value *p = pairs->items[i];
+        v->pairs[v->n_pairs++] = (rb_view_pair){
+            json_string_at(p, "name", NULL), json_number_at(p, "flops"), json_number_at(p, "bytes"),
+            json_true_at(p, "link_bytes"), (int)json_get(p, "variants")->count};
     }
+    v->records = pairs;
     return 0;
+}
+
+void rb_results_view_variants(const rb_results_view *v, int i, rb_view_variant *out)
+{
+    const json_value *vs = json_get(v->records->items[i], "variants");
+    for (int k = 0; k < v->pairs[i].n_variants; k++)
+        view_variant(vs->items[k], &out[k]);
 }
 
 int rb_results_view_read(const json_value *doc, rb_results_view *v, char *err, size_t err_size)
@@ -146,8 +148,6 @@ int rb_results_view_read(const json_value *doc, rb_results_view *v, char *err, s
 
 void rb_results_view_free(rb_results_view *v)
 {
-    for (int i = 0; i < v->n_pairs; i++)
-        free(v->pairs[i].v);
     free(v->pairs);
     free(v->roofs);
     memset(v, 0, sizeof *v);

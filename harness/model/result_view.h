@@ -32,12 +32,13 @@ typedef struct rb_view_variant {
     int has_busbw;
 } rb_view_variant;
 
+/* A row group; its variants are read one group at a time (rb_results_view_variants), so that a
+ * view of a large document holds little beside it. */
 typedef struct rb_view_pair {
     const char *name;
     double flops, bytes;
     int link_bytes; /* its bytes cross a link, not DRAM */
     int n_variants;
-    rb_view_variant *v;
 } rb_view_pair;
 
 typedef struct rb_view_roof {
@@ -52,6 +53,7 @@ typedef struct rb_results_view {
     rb_view_roof *roofs;
     rb_view_pair *pairs;
     const json_value *p2p_matrix; /* report/p2p_table.h shows it; NULL: none */
+    const json_value *records;    /* (the reader's: the document's row groups) */
 } rb_results_view;
 
 /* doc into v. 0, or -1 with one line in err: not a results document (no pairs array, a pair
@@ -59,5 +61,7 @@ typedef struct rb_results_view {
  * objects), out of memory; v is then empty. */
 int rb_results_view_read(const json_value *doc, rb_results_view *v, char *err, size_t err_size);
 void rb_results_view_free(rb_results_view *v);
+/* The variants of row group i of v into out[0..v->pairs[i].n_variants). */
+void rb_results_view_variants(const rb_results_view *v, int i, rb_view_variant *out);
 
 #endif

@@ -370,19 +370,23 @@ static int load_families(rb_plot_data *d)
 /* 0, or -1 when out of memory. */
 static int load_pairs(const rb_results_view *view, const regex_t *re, rb_plot_data *d)
 {
-    for (int i = 0; i < view->n_pairs; i++) {
+    int most = 0;
+    for (int i = 0; i < view->n_pairs; i++)
+        most = view->pairs[i].n_variants > most ? view->pairs[i].n_variants : most;
+    rb_view_variant *vs = calloc((size_t)most + 1, sizeof *vs);
+    int oom = !vs;
+    for (int i = 0; !oom && i < view->n_pairs; i++) {
         const rb_view_pair *p = &view->pairs[i];
-        int oom = 0;
         if (!matches(re, p->name))
             continue;
+        rb_results_view_variants(view, i, vs);
         d->pairs[d->n_pairs] = own(d, p->name, &oom);
         for (int k = 0; k < p->n_variants && !oom; k++)
-            oom = load_variant(d, p, &p->v[k], d->n_pairs, &d->points[d->n_points++]) != 0;
-        if (oom)
-            return -1;
-        d->n_pairs++;
+            oom = load_variant(d, p, &vs[k], d->n_pairs, &d->points[d->n_points++]) != 0;
+        d->n_pairs += !oom;
     }
-    return 0;
+    free(vs);
+    return oom ? -1 : 0;
 }
 
 /* The variants of the pairs the filter selects. */
