@@ -89,6 +89,7 @@ int rb_node_set_gate_all(json_value *node, int gate_all);
  * host-bound ones that do not count ("host-bound ..." lines), at most max_outliers lines in all
  * (the rest counted; the Markdown has them all). */
 void rb_node_print(FILE *f, const json_value *node, int max_outliers);
+/* The same of a document already read (model/node_doc.h), and its Markdown below. */
 void rb_node_doc_print(FILE *f, const rb_node_doc *d, int max_outliers);
 /* The Markdown twin: the same summary, every outlier, then each GPU's full table. Caller
  * frees; NULL when out of memory or a run cannot be read. */
