@@ -886,6 +886,10 @@ static const struct {
 } results_key_files[] = {
     /* the reader and the writer */
     {"harness/model/result_read.c", "the typed reader"},
+    {"harness/model/node_doc.c", "the node and fleet documents' typed reader (and the fleet's "
+                                 "records that share the results' keys, written)"},
+    {"harness/model/result_view.c", "the typed reader of a results document as the charts view "
+                                    "it"},
     {"harness/model/result.c", "the variant, kernel and extras records; the document's check"},
     {"harness/model/report.c", "the writer (rb_report_json)"},
     /* other formats whose keys share the names, each in its own reader or writer */
@@ -898,16 +902,6 @@ static const struct {
     {"harness/runner/child.c", "the child's record lines to the parent (writer)"},
     {"harness/runner/results.c", "the child's record lines (the parent's reader)"},
     {"harness/runner/rank_run.c", "a rank's own collective times in its fleet contribution"},
-    /* still to convert: they read a results, node or fleet document (or the expectation
-     * file, outside its reader) by key */
-    {"harness/model/node.c", "to convert: the node document"},
-    {"harness/model/node_attr.c", "to convert: the node document's attribution"},
-    {"harness/model/fleet.c", "to convert: the fleet document"},
-    {"harness/report/node_report.c", "to convert: the node document's report"},
-    {"harness/report/fleet_out.c", "to convert: the fleet document's report"},
-    /* the one exception: the charts are being rewritten from the typed structs in another
-     * change; converting plot.c here would collide with it */
-    {"harness/report/plot.c", "exception: the charts' rewrite reads the typed structs"},
 };
 
 /* text with its comments blanked (string and character literals kept): a key named in a comment

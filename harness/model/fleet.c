@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "node.h"
+#include "node_doc.h"
 #include "util.h"
 
 /* A name a rank may go by: not empty, printable ASCII without spaces or commas, shorter than
@@ -151,61 +152,23 @@ static int synthetic_place(json_value *run, int rank, const char *host, int loca
     return json_object_set(env, "start", start);
 }
 
-/* Moves the pair records is_collective() names out of run's pairs into *collectives, each
- * variant's median into *own ({"row", "variant", "time_ms"}). 0, or -1 (out of memory). */
-static int split_collectives(json_value *run, int (*is_collective)(const char *pair),
-                             json_value *collectives, json_value *own)
-{
-    const json_value *pairs = json_get(run, "pairs");
-    json_value *kept = json_new_array();
-    if (!kept || !pairs || pairs->type != JSON_ARRAY) {
-        json_free(kept);
-        return -1;
-    }
-    for (uint32_t i = 0; i < pairs->count; i++) {
-        const json_value *p = pairs->items[i];
-        const char *row = json_string_at(p, "name", "");
-        char pair[128];
-        rb_fleet_pair_of_row(row, pair, sizeof pair);
-        int coll = is_collective(pair);
-        if (json_array_push(coll ? collectives : kept, json_clone(p))) {
-            json_free(kept);
-            return -1;
-        }
-        const json_value *vs = json_get(p, "variants");
-        for (uint32_t k = 0; coll && vs && vs->type == JSON_ARRAY && k < vs->count; k++) {
-            double ms = json_number_at(json_get(vs->items[k], "time_ms"), "median");
-            if (!isfinite(ms))
-                continue;
-            json_value *t = json_new_object();
-            if (!t || json_set_string(t, "row", row) ||
-                json_set_string(t, "variant", json_string_at(vs->items[k], "name", "")) ||
-                json_set_number(t, "time_ms", ms) || json_array_push(own, t)) {
-                json_free(t);
-                json_free(kept);
-                return -1;
-            }
-        }
-    }
-    return json_object_set(run, "pairs", kept);
-}
-
 json_value *rb_fleet_synthetic(const char *path_template, int rank, const char *host, int local,
                                int (*is_collective)(const char *pair), char *err, size_t err_size)
 {
     char path[1024], why[600];
     synthetic_path(path_template, rank, path, sizeof path);
     json_value *run = json_parse_file(path, why, sizeof why);
-    if (!run || run->type != JSON_OBJECT || !json_get(json_get(run, "environment"), "start") ||
-        !json_get(run, "pairs")) {
-        rb_fmt(err, err_size, "RB_TEST_SYNTHETIC_RUN: %s", run ? "not a run document" : why);
-        json_free(run);
-        return NULL;
-    }
     json_value *collectives = json_new_array(), *own = json_new_array();
-    if (!collectives || !own || synthetic_place(run, rank, host, local) ||
-        split_collectives(run, is_collective, collectives, own)) {
-        rb_fmt(err, err_size, "RB_TEST_SYNTHETIC_RUN: out of memory");
+    int rc = !run || run->type != JSON_OBJECT || !json_get(json_get(run, "environment"), "start")
+                 ? -2
+                 : -1;
+    if (rc == -1 && collectives && own && synthetic_place(run, rank, host, local) == 0)
+        rc = rb_fleet_split_run(run, is_collective, collectives, own);
+    if (rc != 0) {
+        rb_fmt(err, err_size, "RB_TEST_SYNTHETIC_RUN: %s",
+               rc == -1 ? "out of memory"
+               : run    ? "not a run document"
+                        : why);
         json_free(collectives);
         json_free(own);
         json_free(run);
@@ -220,114 +183,123 @@ json_value *rb_fleet_synthetic(const char *path_template, int rank, const char *
 /* ---- rank 0: the fleet ---- */
 
 /* Contribution c's own time of row's variant (NaN: none). */
-static double own_ms(const json_value *c, const char *row, const char *variant)
+static double own_ms(const rb_fleet_contrib *c, const char *row, const char *variant)
 {
-    const json_value *ms = json_get(c, "collective_ms");
-    for (uint32_t i = 0; ms && ms->type == JSON_ARRAY && i < ms->count; i++)
-        if (!strcmp(json_string_at(ms->items[i], "row", ""), row) &&
-            !strcmp(json_string_at(ms->items[i], "variant", ""), variant))
-            return json_number_at(ms->items[i], "time_ms");
+    for (int i = 0; i < c->n_own; i++)
+        if (!strcmp(c->own[i].row, row) && !strcmp(c->own[i].variant, variant))
+            return c->own[i].time_ms;
     return NAN;
 }
 
-/* The host contribution c's run names (environment.start.host). */
-static const char *contribution_host(const json_value *c)
-{
-    return json_string_at(json_get(json_get(json_get(c, "run"), "environment"), "start"), "host",
-                          "?");
-}
-
-/* The slowest_rank entry of row's variant, NULL when no rank timed it. */
-static json_value *slowest_entry(json_value *const *contrib, int n, const char *row,
-                                 const char *variant)
+/* The slowest_rank entry of cell's variant onto out; 0 also when no rank timed it, -1 when out
+ * of memory. */
+static int slowest_entry(const rb_fleet_contrib *c, int n, const rb_fleet_time *cell,
+                         json_value *out)
 {
     int slowest = -1;
-    double worst = NAN;
-    json_value *all = json_new_array(), *e = json_new_object();
     char pair[128];
-    rb_fleet_pair_of_row(row, pair, sizeof pair);
-    for (int r = 0; all && r < n; r++) {
-        double t = own_ms(contrib[r], row, variant);
-        if (json_array_push(all, isfinite(t) ? json_new_number(t) : json_new_null()))
-            all = NULL;
-        if (isfinite(t) && !(t <= worst)) {
-            worst = t;
+    rb_fleet_pair_of_row(cell->row, pair, sizeof pair);
+    rb_fleet_slowest s = {pair, cell->row, cell->variant, NULL, NAN, NAN, n, NULL};
+    if (!(s.ranks_ms = malloc((size_t)(n > 0 ? n : 1) * sizeof *s.ranks_ms)))
+        return -1;
+    for (int r = 0; r < n; r++) {
+        double t = s.ranks_ms[r] = own_ms(&c[r], cell->row, cell->variant);
+        if (isfinite(t) && !(t <= s.time_ms)) {
+            s.time_ms = t;
             slowest = r;
         }
     }
-    if (!all || !e || slowest < 0 || json_set_string(e, "pair", pair) ||
-        json_set_string(e, "row", row) || json_set_string(e, "variant", variant) ||
-        json_set_number(e, "rank", json_number_at(contrib[slowest], "rank")) ||
-        json_set_string(e, "host", contribution_host(contrib[slowest])) ||
-        json_set_number(e, "time_ms", worst) || json_object_set(e, "ranks_ms", all)) {
-        json_free(e);
-        json_free(slowest < 0 ? all : NULL);
-        return NULL;
+    json_value *e = NULL;
+    if (slowest >= 0) {
+        s.rank = c[slowest].rank;
+        s.host = rb_results_text(c[slowest].host, "?");
+        e = rb_fleet_slowest_json(&s);
     }
-    return e;
+    free(s.ranks_ms);
+    return slowest < 0 ? 0 : !e || json_array_push(out, e) ? -1 : 0;
+}
+
+/* The slowest rank of each collective variant of c[0], as a new array; NULL: out of memory. */
+static json_value *slowest_of(const rb_fleet_contrib *c, int n)
+{
+    json_value *out = json_new_array();
+    for (int i = 0; out && n > 0 && i < c[0].n_cells; i++)
+        if (slowest_entry(c, n, &c[0].cells[i], out) != 0) {
+            json_free(out);
+            out = NULL;
+        }
+    return out;
+}
+
+/* contrib[0..n) read into a new array (*out; caller frees with contribs_free). 0, or -1. */
+static int contribs_read(json_value *const *contrib, int n, rb_fleet_contrib **out)
+{
+    rb_fleet_contrib *c = calloc((size_t)(n > 0 ? n : 1), sizeof *c);
+    int bad = !c;
+    for (int r = 0; !bad && r < n; r++)
+        bad = rb_fleet_contrib_read(contrib[r], &c[r]) != 0;
+    *out = c;
+    return bad ? -1 : 0;
+}
+
+static void contribs_free(rb_fleet_contrib *c, int n)
+{
+    for (int r = 0; c && r < n; r++)
+        rb_fleet_contrib_free(&c[r]);
+    free(c);
 }
 
 json_value *rb_fleet_slowest_rank(json_value *const *contrib, int n)
 {
-    json_value *out = json_new_array();
-    const json_value *rows = n > 0 ? json_get(contrib[0], "collectives") : NULL;
-    for (uint32_t i = 0; out && rows && rows->type == JSON_ARRAY && i < rows->count; i++) {
-        const char *row = json_string_at(rows->items[i], "name", "");
-        const json_value *vs = json_get(rows->items[i], "variants");
-        for (uint32_t k = 0; out && vs && vs->type == JSON_ARRAY && k < vs->count; k++) {
-            const char *variant = json_string_at(vs->items[k], "name", "");
-            int timed = 0;
-            for (int r = 0; r < n && !timed; r++)
-                timed = isfinite(own_ms(contrib[r], row, variant));
-            json_value *e = timed ? slowest_entry(contrib, n, row, variant) : NULL;
-            if (timed && (!e || json_array_push(out, e))) {
-                json_free(out);
-                out = NULL;
-            }
-        }
-    }
+    rb_fleet_contrib *c;
+    json_value *out = contribs_read(contrib, n, &c) == 0 ? slowest_of(c, n) : NULL;
+    contribs_free(c, n);
     return out;
 }
 
 /* Sets the collectives, slowest_rank, ranks and hosts on the node document. */
-static int fleet_fields(json_value *doc, json_value *const *contrib, int n)
+static int fleet_fields(json_value *doc, const rb_fleet_contrib *c, int n)
 {
     int hosts = 0;
     for (int r = 0; r < n; r++) {
         int first = 1;
         for (int k = 0; k < r && first; k++)
-            first = strcmp(contribution_host(contrib[k]), contribution_host(contrib[r])) != 0;
+            first = strcmp(rb_results_text(c[k].host, "?"), rb_results_text(c[r].host, "?")) != 0;
         hosts += first;
     }
-    return rb_node_set_collectives(doc, json_clone(json_get(contrib[0], "collectives"))) ||
-           json_object_set(doc, "slowest_rank", rb_fleet_slowest_rank(contrib, n)) ||
+    return rb_node_set_collectives(doc, json_clone(c[0].pairs)) ||
+           json_object_set(doc, "slowest_rank", slowest_of(c, n)) ||
            json_set_number(doc, "ranks", n) || json_set_number(doc, "hosts", hosts);
 }
 
 json_value *rb_fleet_build(json_value **contrib, int n, const json_value *expect, char *err,
                            size_t err_size)
 {
+    rb_fleet_contrib *c = NULL;
     json_value **runs = n > 0 ? calloc((size_t)n, sizeof *runs) : NULL;
-    if (!runs) {
+    if (!runs || contribs_read(contrib, n, &c) != 0) {
         rb_fmt(err, err_size, n > 0 ? "out of memory" : "no ranks");
+        free(runs);
+        contribs_free(c, n);
         return NULL;
     }
     int missing = 0;
     for (int r = 0; r < n; r++)
-        missing |= !(runs[r] = json_clone(json_get(contrib[r], "run")));
+        missing |= !(runs[r] = json_clone(c[r].run));
+    json_value *doc = NULL;
     if (missing) {
         for (int r = 0; r < n; r++)
             json_free(runs[r]);
-        free(runs);
         rb_fmt(err, err_size, "a rank sent no run document, or out of memory");
-        return NULL;
+    } else {
+        doc = rb_node_build("roofbench_mpi", "fleet", runs, n, expect, err, err_size);
     }
-    json_value *doc = rb_node_build("roofbench_mpi", "fleet", runs, n, expect, err, err_size);
     free(runs);
-    if (doc && fleet_fields(doc, contrib, n) != 0) {
+    if (doc && fleet_fields(doc, c, n) != 0) {
         rb_fmt(err, err_size, "out of memory");
         json_free(doc);
         doc = NULL;
     }
+    contribs_free(c, n);
     return doc;
 }

@@ -58,6 +58,7 @@
 #include <stdio.h>
 
 #include "json.h"
+#include "node_doc.h"
 
 typedef struct rb_outputs rb_outputs;
 
@@ -79,15 +80,8 @@ int rb_node_set_p2p(json_value *node, json_value *matrix);
  * memory. */
 json_value *rb_node_outliers(const json_value *const *runs, int n, const json_value *expect);
 /* Sets the node's "gate": "all" (gate_all: --gate all) or "gating" (what rb_node_build
- * writes). 0, or -1 when out of memory. */
+ * writes). 0, or -1 when out of memory. (Its outliers are counted by model/node_doc.h.) */
 int rb_node_set_gate_all(json_value *node, int gate_all);
-/* Whether an outlier of the node counts: not informational, or the node's gate is "all". */
-int rb_node_outlier_gates(const json_value *node, const json_value *outlier);
-/* The number of outliers of a node document that count (rb_node_outlier_gates): what sets the
- * exit code. */
-int rb_node_outlier_count(const json_value *node);
-/* The number of its host-bound outliers that do not count (informational, gate "gating"). */
-int rb_node_host_bound_count(const json_value *node);
 
 /* The terminal report of a node: one line per GPU (who it is, its platform reference, how many
  * of its rows regressed and were flagged, and the attribution of most of its outliers: counting
@@ -95,17 +89,12 @@ int rb_node_host_bound_count(const json_value *node);
  * host-bound ones that do not count ("host-bound ..." lines), at most max_outliers lines in all
  * (the rest counted; the Markdown has them all). */
 void rb_node_print(FILE *f, const json_value *node, int max_outliers);
+/* The same of a document already read (model/node_doc.h), and its Markdown below. */
+void rb_node_doc_print(FILE *f, const rb_node_doc *d, int max_outliers);
 /* The Markdown twin: the same summary, every outlier, then each GPU's full table. Caller
  * frees; NULL when out of memory or a run cannot be read. */
 char *rb_node_markdown(const json_value *node);
-
-/* Whether doc is a node or fleet document ("kind" node or fleet, a "gpus" array). */
-int rb_node_is_document(const json_value *doc);
-/* The run of GPU gpu (gpus[gpu].run) of node document node, as a run document of its own (plot
- * and compare --gpu N read it): a copy, with the node's collectives added to its pairs and the
- * node's p2p_matrix (the HTML report shows its tables). Caller frees; NULL with one line in err:
- * gpu -1 (none named: the line says how to name one), no such GPU, out of memory. */
-json_value *rb_node_gpu_run(const json_value *node, int gpu, char *err, size_t err_size);
+char *rb_node_doc_markdown(const rb_node_doc *d);
 
 /* Stages the node's JSON into output json_i and its Markdown into md_i (-1: none) of a set the
  * caller checks and commits. 0, or -1 with one line in err. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clocks.h"
 #include "roofline.h"
 #include "util.h"
 
@@ -13,32 +14,26 @@
 #define NODE_MAX_GPUS 1024
 
 typedef struct node_view {
-    const json_value *const *runs;
+    const rb_node_member *const *runs;
     int n, g;
-    const json_value *row, *v;
+    const rb_node_group *row;
+    const rb_node_var *v;
     double ratio, threshold;
 } node_view;
 
-/* The pair record of row `name` in a run document, NULL when absent. */
-const json_value *rb_node_row(const json_value *run, const char *name)
+const rb_node_group *rb_node_row(const rb_node_member *run, const char *name)
 {
-    const json_value *pairs = json_get(run, "pairs");
-    if (!pairs || pairs->type != JSON_ARRAY)
-        return NULL;
-    for (uint32_t i = 0; i < pairs->count; i++)
-        if (!strcmp(json_string_at(pairs->items[i], "name", ""), name))
-            return pairs->items[i];
+    for (int i = 0; i < run->n_groups; i++)
+        if (!strcmp(run->groups[i].name, name))
+            return &run->groups[i];
     return NULL;
 }
 
-const json_value *rb_node_variant(const json_value *row, const char *name)
+const rb_node_var *rb_node_variant(const rb_node_group *row, const char *name)
 {
-    const json_value *vs = json_get(row, "variants");
-    if (!vs || vs->type != JSON_ARRAY)
-        return NULL;
-    for (uint32_t i = 0; i < vs->count; i++)
-        if (!strcmp(json_string_at(vs->items[i], "name", ""), name))
-            return vs->items[i];
+    for (int i = 0; row && i < row->n_variants; i++)
+        if (!strcmp(row->v[i].name, name))
+            return &row->v[i];
     return NULL;
 }
 
@@ -80,19 +75,20 @@ double rb_node_peer_reference(const double *x, int n, int g, int *finite)
     return m == 2 && other >= 0 ? x[other] : NAN;
 }
 
-static const json_value *node_start(const json_value *run)
+/* The figure of p that key names (dram_gbps, fp32_tflops, launch_us). */
+static double node_platform_figure(const rb_results_platform *p, const char *key)
 {
-    return json_get(json_get(run, "environment"), "start");
+    return !strcmp(key, "dram_gbps")     ? p->dram_gbps
+           : !strcmp(key, "fp32_tflops") ? p->fp32_tflops
+                                         : p->launch_us;
 }
 
 /* A platform reference's value (NaN when the run measured none). */
-static double node_platform(const json_value *run, const char *key, double *noise)
+static double node_platform(const rb_node_member *run, const char *key, double *noise)
 {
-    const json_value *p = json_get(run, "platform");
-    const char *source = json_string_at(p, "source", "");
     if (noise)
-        *noise = json_number_at(json_get(json_get(p, "methods"), key), "noise");
-    return strcmp(source, "none") ? json_number_at(p, key) : NAN;
+        *noise = node_platform_figure(&run->platform_noise, key);
+    return run->platform_measured ? node_platform_figure(&run->platform, key) : NAN;
 }
 
 /* The time ratio GPU g's platform reference `key` predicts against the node's (the GPUs'
@@ -137,7 +133,7 @@ static const char *node_platform_key(const char *roof)
 
 static int node_is_platform(const node_view *w, char *ev, size_t size)
 {
-    const char *key = node_platform_key(json_string_at(w->v, "roof", ""));
+    const char *key = node_platform_key(rb_results_text(w->v->roof, ""));
     double mine, ref, noise = NAN;
     double e = key ? node_platform_ratio(w, key, &mine, &ref, &noise) : NAN;
     if (key && node_similar(e, noise, w->ratio, w->threshold)) {
@@ -162,13 +158,14 @@ static int node_is_platform(const node_view *w, char *ev, size_t size)
     return 1;
 }
 
-/* The first of names[] in the array of reason names arr, NULL when none. */
-static const char *node_reason_in(const json_value *arr, const char *const *names, int n_names)
+/* The name of the first reason of names[] among reasons (in model/clocks.h's order, the order
+ * the files list them in), NULL when none. */
+static const char *node_reason_in(unsigned reasons, const rb_clock_reason *names, int n_names)
 {
-    for (uint32_t i = 0; arr && arr->type == JSON_ARRAY && i < arr->count; i++)
+    for (int r = 0; r < RB_REASON_COUNT; r++)
         for (int k = 0; k < n_names; k++)
-            if (arr->items[i]->type == JSON_STRING && !strcmp(arr->items[i]->string, names[k]))
-                return names[k];
+            if ((int)names[k] == r && (reasons >> r & 1u))
+                return rb_clock_reason_name((rb_clock_reason)r);
     return NULL;
 }
 
@@ -176,11 +173,10 @@ static const char *node_reason_in(const json_value *arr, const char *const *name
 static void node_row_clocks(const node_view *w, double *mine, double *ref)
 {
     double x[NODE_MAX_GPUS];
-    const char *row = json_string_at(w->row, "name", ""), *name = json_string_at(w->v, "name", "");
     for (int i = 0; i < w->n; i++) {
-        const json_value *v =
-            i == w->g ? w->v : rb_node_variant(rb_node_row(w->runs[i], row), name);
-        x[i] = json_number_at(json_get(v, "clocks"), "sm_mhz_mean");
+        const rb_node_var *v =
+            i == w->g ? w->v : rb_node_variant(rb_node_row(w->runs[i], w->row->name), w->v->name);
+        x[i] = v ? v->sm_mhz_mean : NAN;
     }
     *mine = x[w->g];
     *ref = rb_node_peer_reference(x, w->n, w->g, NULL);
@@ -188,11 +184,12 @@ static void node_row_clocks(const node_view *w, double *mine, double *ref)
 
 static int node_is_thermal(const node_view *w, char *ev, size_t size)
 {
-    static const char *const names[] = {"thermal", "sw_thermal", "hw_thermal", "hw_slowdown"};
-    const json_value *env = json_get(w->runs[w->g], "environment");
+    static const rb_clock_reason names[] = {RB_REASON_THERMAL, RB_REASON_SW_THERMAL,
+                                            RB_REASON_HW_THERMAL, RB_REASON_HW_SLOWDOWN};
+    const rb_node_member *run = w->runs[w->g];
     double mine, ref;
     node_row_clocks(w, &mine, &ref);
-    const char *r = node_reason_in(json_get(json_get(w->v, "clocks"), "reasons"), names, 4);
+    const char *r = node_reason_in(w->v->reasons, names, 4);
     if (r) {
         rb_fmt(ev, size,
                "clock-event reason %s during this row; SM clock %.0f MHz vs %.0f for the "
@@ -202,31 +199,21 @@ static int node_is_thermal(const node_view *w, char *ev, size_t size)
     }
     static const char *const when[2] = {"start", "end"};
     for (int k = 0; k < 2; k++) {
-        const json_value *nvml = json_get(json_get(env, when[k]), "nvml");
-        if ((r = node_reason_in(json_get(nvml, "clock_event_reasons"), names, 4))) {
+        if ((r = node_reason_in(run->reasons[k], names, 4))) {
             rb_fmt(ev, size, "clock-event reason %s at run %s (temperature %.0f C); this row x%.3f",
-                   r, when[k], json_number_at(nvml, "temperature_c"), w->ratio);
+                   r, when[k], run->temperature_c[k], w->ratio);
             return 1;
         }
     }
     return 0;
 }
 
-/* A fact of environment.start on each GPU into x. */
-static void node_start_fact(const node_view *w, const char *key, double *x)
-{
-    for (int i = 0; i < w->n; i++) {
-        const json_value *s = node_start(w->runs[i]), *f = json_get(s, key);
-        x[i] = f && f->type == JSON_BOOL ? f->boolean : json_number_at(s, key);
-    }
-}
-
 static int node_is_power(const node_view *w, char *ev, size_t size)
 {
-    static const char *const names[] = {"power_cap", "hw_power_brake"};
+    static const rb_clock_reason names[] = {RB_REASON_POWER_CAP, RB_REASON_HW_POWER_BRAKE};
     double mine, ref, x[NODE_MAX_GPUS];
     node_row_clocks(w, &mine, &ref);
-    const char *r = node_reason_in(json_get(json_get(w->v, "clocks"), "reasons"), names, 2);
+    const char *r = node_reason_in(w->v->reasons, names, 2);
     if (r && mine < ref * 0.99) {
         rb_fmt(ev, size,
                "clock-event reason %s during this row at SM clock %.0f MHz vs %.0f for "
@@ -234,7 +221,8 @@ static int node_is_power(const node_view *w, char *ev, size_t size)
                r, mine, ref, ref / mine, w->ratio);
         return 1;
     }
-    node_start_fact(w, "power_limit_w", x);
+    for (int i = 0; i < w->n; i++)
+        x[i] = w->runs[i]->power_limit_w;
     double lim = rb_node_peer_reference(x, w->n, w->g, NULL);
     if (x[w->g] < lim * 0.99) {
         rb_fmt(ev, size, "power limit %.0f W vs %.0f W for the node; this row x%.3f", x[w->g], lim,
@@ -244,26 +232,25 @@ static int node_is_power(const node_view *w, char *ev, size_t size)
     return 0;
 }
 
-/* A PCIe fact at its best over the run (a link may train down while idle). */
-static void node_pcie_fact(const node_view *w, const char *key, double *x)
+/* The PCIe generation and width of each GPU at their best over the run (a link may train
+ * down while idle). */
+static void node_pcie_facts(const node_view *w, double *gen, double *width)
 {
     for (int i = 0; i < w->n; i++) {
-        const json_value *env = json_get(w->runs[i], "environment");
-        x[i] = fmax(json_number_at(json_get(env, "start"), key),
-                    json_number_at(json_get(env, "end"), key));
+        gen[i] = fmax(w->runs[i]->pcie_gen[0], w->runs[i]->pcie_gen[1]);
+        width[i] = fmax(w->runs[i]->pcie_width[0], w->runs[i]->pcie_width[1]);
     }
 }
 
 static int node_is_pcie(const node_view *w, char *ev, size_t size)
 {
     rb_roof r;
-    int host = json_string_at(w->v, "host_bound_why", "")[0] != '\0';
-    if (!host && !(rb_roof_from_key(json_string_at(w->v, "roof", ""), &r) == 0 &&
+    int host = w->v->host_bound_why[0] != '\0';
+    if (!host && !(rb_roof_from_key(rb_results_text(w->v->roof, ""), &r) == 0 &&
                    rb_roof_is_link(r) && strncmp(rb_roof_key(r), "pcie", 4) == 0))
         return 0;
     double gen[NODE_MAX_GPUS], width[NODE_MAX_GPUS];
-    node_pcie_fact(w, "pcie_gen", gen);
-    node_pcie_fact(w, "pcie_width", width);
+    node_pcie_facts(w, gen, width);
     double rg = rb_node_peer_reference(gen, w->n, w->g, NULL);
     double rw = rb_node_peer_reference(width, w->n, w->g, NULL);
     if (!(gen[w->g] < rg) && !(width[w->g] < rw))
@@ -276,7 +263,8 @@ static int node_is_pcie(const node_view *w, char *ev, size_t size)
 static int node_is_ecc(const node_view *w, char *ev, size_t size)
 {
     double x[NODE_MAX_GPUS];
-    node_start_fact(w, "ecc", x);
+    for (int i = 0; i < w->n; i++)
+        x[i] = w->runs[i]->ecc;
     double ref = rb_node_peer_reference(x, w->n, w->g, NULL);
     if (!isfinite(x[w->g]) || !isfinite(ref) || x[w->g] == ref)
         return 0;
@@ -285,8 +273,8 @@ static int node_is_ecc(const node_view *w, char *ev, size_t size)
     return 1;
 }
 
-void rb_node_attribute(const json_value *const *runs, int n, int g, const json_value *row,
-                       const json_value *v, double ratio, double threshold, rb_node_attr *a)
+void rb_node_attribute(const rb_node_member *const *runs, int n, int g, const rb_node_group *row,
+                       const rb_node_var *v, double ratio, double threshold, rb_node_attr *a)
 {
     node_view w = {runs, n > NODE_MAX_GPUS ? NODE_MAX_GPUS : n, g, row, v, ratio, threshold};
     static const struct {

@@ -8,6 +8,7 @@
 
 #include "fleet.h"
 #include "node.h"
+#include "node_doc.h"
 #include "outputs.h"
 #include "plot.h"
 #include "result.h"
@@ -89,46 +90,50 @@ int rb_fleet_save(const rb_options *o, const json_value *fleet, const char *git_
 /* ---- the report ---- */
 
 /* The slowest rank of each collective, in Markdown. */
-static void markdown_slowest(rb_sbuf *b, const json_value *slowest)
+static void markdown_slowest(rb_sbuf *b, const rb_node_doc *d)
 {
     rb_sbuf_add(b, "\n## Collectives: the slowest rank\n\nEach rank's own median time of each "
                    "collective variant (every sample starts at a barrier; inside a collective the "
                    "ranks wait for each other, so the times differ by how late each rank came: "
                    "one rank slowest at every collective and size is the one to look at).\n\n");
-    if (!slowest || slowest->type != JSON_ARRAY || slowest->count == 0) {
+    if (d->n_slowest == 0) {
         rb_sbuf_add(b, "No collective was timed.\n");
         return;
     }
     rb_sbuf_add(b, "| row | variant | slowest rank | host | its ms | every rank's ms |\n"
                    "|---|---|---|---|---|---|\n");
-    for (uint32_t i = 0; i < slowest->count; i++) {
-        const json_value *s = slowest->items[i], *all = json_get(s, "ranks_ms");
+    for (int i = 0; i < d->n_slowest; i++) {
+        const rb_fleet_slowest *s = &d->slowest[i];
         rb_sbuf_add(b, "| ");
-        rb_md_text(b, json_string_at(s, "row", "?"));
+        rb_md_text(b, rb_results_text(s->row, "?"));
         rb_sbuf_add(b, " | ");
-        rb_md_text(b, json_string_at(s, "variant", "?"));
-        rb_sbuf_add(b, " | %.0f | ", json_number_at(s, "rank"));
-        rb_md_text(b, json_string_at(s, "host", "?"));
-        rb_sbuf_add(b, " | %.4g |", json_number_at(s, "time_ms"));
-        for (uint32_t r = 0; all && all->type == JSON_ARRAY && r < all->count; r++)
-            rb_sbuf_add(b, " %.4g",
-                        all->items[r]->type == JSON_NUMBER ? all->items[r]->number : NAN);
+        rb_md_text(b, rb_results_text(s->variant, "?"));
+        rb_sbuf_add(b, " | %.0f | ", s->rank);
+        rb_md_text(b, rb_results_text(s->host, "?"));
+        rb_sbuf_add(b, " | %.4g |", s->time_ms);
+        for (int r = 0; r < s->n_ranks; r++)
+            rb_sbuf_add(b, " %.4g", s->ranks_ms[r]);
         rb_sbuf_add(b, " |\n");
     }
 }
 
 char *rb_fleet_markdown(const json_value *fleet)
 {
-    char *node = rb_node_markdown(fleet);
-    rb_sbuf b = {0};
-    if (!node)
+    rb_node_doc d;
+    char err[400];
+    if (rb_node_doc_read(fleet, &d, err, sizeof err) != 0)
         return NULL;
-    rb_sbuf_add(&b, "%s", node);
+    char *node = rb_node_doc_markdown(&d);
+    rb_sbuf b = {0};
+    if (node) {
+        rb_sbuf_add(&b, "%s", node);
+        rb_sbuf_add(&b, "\n## Fleet\n\n%.0f ranks on %.0f host(s), one GPU per rank.\n", d.ranks,
+                    d.hosts);
+        markdown_slowest(&b, &d);
+    }
     free(node);
-    rb_sbuf_add(&b, "\n## Fleet\n\n%.0f ranks on %.0f host(s), one GPU per rank.\n",
-                json_number_at(fleet, "ranks"), json_number_at(fleet, "hosts"));
-    markdown_slowest(&b, json_get(fleet, "slowest_rank"));
-    return rb_sbuf_take(&b);
+    rb_node_doc_free(&d);
+    return node ? rb_sbuf_take(&b) : NULL;
 }
 
 /* The slowest rank of each collective: where the width is short the host goes under the row,
@@ -141,33 +146,41 @@ static const rb_table_col slowest_cols[S_COUNT] = {
     {"host", 0, 8, 1, RB_COL_LEFT | RB_COL_REST},
 };
 
-void rb_fleet_summary(FILE *f, const json_value *fleet)
+static void summary_slowest(FILE *f, const rb_node_doc *d)
 {
-    const json_value *slow = json_get(fleet, "slowest_rank");
-    char host[RB_FLEET_HOST_MAX], line[200];
-    rb_fmt(line, sizeof line, "fleet: %.0f GPUs (one per rank) on %.0f host(s)",
-           json_number_at(fleet, "ranks"), json_number_at(fleet, "hosts"));
-    fprintf(f, "%s\n", line);
-    rb_node_print(f, fleet, 20);
-    if (!slow || slow->type != JSON_ARRAY || slow->count == 0)
-        return;
     int width = rb_table_width();
     rb_sbuf b = {.sink = f}; /* (written as it is made) */
     rb_table t;
     rb_table_fit(&t, slowest_cols, S_COUNT, width, 4);
     rb_table_head(&b, &t);
-    for (uint32_t i = 0; i < slow->count; i++) {
-        const json_value *s = slow->items[i];
-        char name[600], shown[600], rank[16], ms[32];
-        rb_fmt(name, sizeof name, "%s/%s", json_string_at(s, "row", "?"),
-               json_string_at(s, "variant", "?"));
+    for (int i = 0; i < d->n_slowest; i++) {
+        const rb_fleet_slowest *s = &d->slowest[i];
+        char name[600], shown[600], rank[16], ms[32], host[RB_FLEET_HOST_MAX];
+        rb_fmt(name, sizeof name, "%s/%s", rb_results_text(s->row, "?"),
+               rb_results_text(s->variant, "?"));
         rb_text_for_terminal(name, shown, sizeof shown);
-        rb_text_for_terminal(json_string_at(s, "host", "?"), host, sizeof host);
-        rb_fmt(rank, sizeof rank, "%.0f", json_number_at(s, "rank"));
-        rb_fmt(ms, sizeof ms, "%.4g", json_number_at(s, "time_ms"));
+        rb_text_for_terminal(rb_results_text(s->host, "?"), host, sizeof host);
+        rb_fmt(rank, sizeof rank, "%.0f", s->rank);
+        rb_fmt(ms, sizeof ms, "%.4g", s->time_ms);
         const char *cells[S_COUNT] = {shown, rank, ms, host};
         rb_table_row(&b, &t, cells);
     }
     if (rb_sbuf_flush(&b) != 0 && !ferror(f))
         fprintf(stderr, "roofbench: the fleet's report: out of memory\n");
+}
+
+void rb_fleet_summary(FILE *f, const json_value *fleet)
+{
+    rb_node_doc d;
+    char err[400], line[200];
+    if (rb_node_doc_read(fleet, &d, err, sizeof err) != 0) {
+        fprintf(stderr, "roofbench: the fleet's report: %s\n", err);
+        return;
+    }
+    rb_fmt(line, sizeof line, "fleet: %.0f GPUs (one per rank) on %.0f host(s)", d.ranks, d.hosts);
+    fprintf(f, "%s\n", line);
+    rb_node_doc_print(f, &d, 20);
+    if (d.n_slowest > 0)
+        summary_slowest(f, &d);
+    rb_node_doc_free(&d);
 }

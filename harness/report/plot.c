@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "result_read.h"
+#include "result_view.h"
 #include "util.h"
 
 static int ends_with(const char *s, const char *suffix)
@@ -39,55 +41,37 @@ static const char *own(rb_plot_data *d, const char *s, int *oom)
     return copy ? copy : s ? "" : NULL;
 }
 
-/* The top-level "roofs": {"<key>": {"kind", "measured", "peak"}}. */
-static int load_roofs(const json_value *doc, rb_plot_data *d, char *err, size_t err_size)
+/* The document's roofs, each a chart's kind (the file's, else its key's). */
+static int load_roofs(const rb_results_view *view, rb_plot_data *d)
 {
-    const json_value *roofs = json_get(doc, "roofs");
-    if (!roofs)
+    d->have_roofs = view->have_roofs;
+    if (!view->have_roofs)
         return 0;
-    if (roofs->type != JSON_OBJECT) {
-        rb_fmt(err, err_size, "\"roofs\" is not an object");
+    if (!(d->roofs = calloc((size_t)view->n_roofs + 1, sizeof *d->roofs)))
         return -1;
-    }
-    d->have_roofs = 1;
-    d->roofs = calloc(roofs->count + 1, sizeof *d->roofs);
-    if (!d->roofs) {
-        rb_fmt(err, err_size, "out of memory");
-        return -1;
-    }
-    for (size_t i = 0; i < roofs->count; i++) {
-        const json_value *r = roofs->items[i];
-        if (r->type != JSON_OBJECT) {
-            rb_fmt(err, err_size, "roofs.%s is not an object", roofs->keys[i]);
-            return -1;
-        }
+    for (int i = 0; i < view->n_roofs; i++) {
+        const rb_view_roof *r = &view->roofs[i];
         rb_plot_roof *out = &d->roofs[d->n_roofs++];
         int oom = 0;
-        if (!(out->key = own(d, roofs->keys[i], &oom)) || oom) {
-            rb_fmt(err, err_size, "out of memory");
+        if (!(out->key = own(d, r->key, &oom)) || oom)
             return -1;
-        }
         out->kind = kind_of_key(out->key);
-        const char *kind = json_string_at(r, "kind", "");
+        const char *kind = rb_results_text(r->kind, "");
         if (!strcmp(kind, "compute"))
             out->kind = RB_PLOT_ROOF_COMPUTE;
         else if (!strcmp(kind, "latency"))
             out->kind = RB_PLOT_ROOF_LATENCY;
         else if (!strcmp(kind, "bandwidth"))
             out->kind = RB_PLOT_ROOF_BANDWIDTH;
-        out->measured = json_number_at(r, "measured");
-        out->peak = json_number_at(r, "peak");
+        out->measured = r->measured;
+        out->peak = r->peak;
     }
     return 0;
 }
 
-static double extra(const json_value *v, const char *name)
-{
-    return json_number_at(json_get(v, "extras"), name);
-}
-
 /* Which panel a variant belongs on (see plot.h). */
-static rb_plot_panel panel_of(const char *roof, double flops, int link_bytes, const json_value *v)
+static rb_plot_panel panel_of(const char *roof, double flops, int link_bytes,
+                              const rb_view_variant *v)
 {
     if (roof) {
         rb_plot_roof_kind kind = kind_of_key(roof);
@@ -99,23 +83,22 @@ static rb_plot_panel panel_of(const char *roof, double flops, int link_bytes, co
             return RB_PANEL_ROOFLINE;
         return flops > 0 ? RB_PANEL_ROOFLINE : RB_PANEL_BANDWIDTH;
     }
-    if (!isnan(extra(v, "us_per_kernel")))
+    if (!isnan(v->us_per_kernel))
         return RB_PANEL_LATENCY;
     if (link_bytes)
         return RB_PANEL_LINK;
     return flops > 0 ? RB_PANEL_ROOFLINE : RB_PANEL_BANDWIDTH;
 }
 
-/* A file whose "roof" is the declared compute roof of a memory-bound variant (no
- * "declared_roof" beside it): the memory roof its efficiency was taken against (rate /
- * efficiency), when one of the file's DRAM, L2 or shared-memory roofs is within 3% of it. */
-static const char *binding_roof(const rb_plot_data *d, const char *roof, const json_value *v)
+/* A file whose roof is the declared compute roof of a memory-bound variant (no declared roof
+ * beside it): the memory roof its efficiency was taken against (rate / efficiency), when one
+ * of the file's DRAM, L2 or shared-memory roofs is within 3% of it. */
+static const char *binding_roof(const rb_plot_data *d, const char *roof, const rb_view_variant *v)
 {
-    const json_value *ceil = json_get(v, "vs_ceiling");
-    if (!roof || json_get(v, "declared_roof") || kind_of_key(roof) != RB_PLOT_ROOF_COMPUTE ||
-        strcmp(json_string_at(ceil, "bound", ""), "memory"))
+    if (!roof || v->has_declared_roof || kind_of_key(roof) != RB_PLOT_ROOF_COMPUTE ||
+        strcmp(rb_results_text(v->bound, ""), "memory"))
         return roof;
-    double implied = json_number_at(ceil, "gbps") / json_number_at(ceil, "efficiency");
+    double implied = v->gbps / v->efficiency;
     const char *best = roof;
     double best_err = 0.03;
     for (int i = 0; implied > 0 && isfinite(implied) && i < d->n_roofs; i++) {
@@ -130,72 +113,64 @@ static const char *binding_roof(const rb_plot_data *d, const char *roof, const j
 }
 
 /* A point's texts, the data's own: 0, or -1 when out of memory. */
-static int load_texts(rb_plot_data *d, const json_value *pair, const json_value *v,
+static int load_texts(rb_plot_data *d, const rb_view_pair *pair, const rb_view_variant *v,
                       rb_plot_point *p)
 {
     int oom = 0;
-    p->pair = own(d, json_string_at(pair, "name", "?"), &oom);
-    p->variant = own(d, json_string_at(v, "name", "?"), &oom);
-    p->role = own(d, json_string_at(v, "role", "?"), &oom);
-    const char *named = json_string_at(v, "roof", NULL);
-    p->roof = own(d, binding_roof(d, named, v), &oom);
-    p->declared_roof = json_string_at(v, "declared_roof", NULL);
-    if (!p->declared_roof && named && kind_of_key(named) == RB_PLOT_ROOF_COMPUTE)
-        p->declared_roof = named;
+    p->pair = own(d, rb_results_text(pair->name, "?"), &oom);
+    p->variant = own(d, rb_results_text(v->name, "?"), &oom);
+    p->role = own(d, rb_results_text(v->role, "?"), &oom);
+    p->roof = own(d, binding_roof(d, v->roof, v), &oom);
+    p->declared_roof = v->declared_roof;
+    if (!p->declared_roof && v->roof && kind_of_key(v->roof) == RB_PLOT_ROOF_COMPUTE)
+        p->declared_roof = v->roof;
     p->declared_roof = own(d, p->declared_roof, &oom);
-    p->verdict = own(d, json_string_at(v, "verdict", "-"), &oom);
-    p->note = own(d, json_string_at(v, "note", ""), &oom);
-    p->why = own(d, json_string_at(v, "host_bound_why", ""), &oom);
-    p->roof_note = own(d, json_string_at(v, "roof_note", ""), &oom);
-    p->rate_unit = own(d, json_string_at(v, "rate_unit", NULL), &oom);
+    p->verdict = own(d, rb_results_text(v->verdict, "-"), &oom);
+    p->note = own(d, rb_results_text(v->note, ""), &oom);
+    p->why = own(d, rb_results_text(v->host_bound_why, ""), &oom);
+    p->roof_note = own(d, rb_results_text(v->roof_note, ""), &oom);
+    p->rate_unit = own(d, v->rate_unit, &oom);
     return oom ? -1 : 0;
 }
 
-static int load_variant(rb_plot_data *d, const json_value *pair, const json_value *v,
+static int load_variant(rb_plot_data *d, const rb_view_pair *pair, const rb_view_variant *v,
                         int pair_index, rb_plot_point *p)
 {
-    const json_value *ceil = json_get(v, "vs_ceiling"), *peak = json_get(v, "vs_peak");
-    const json_value *t = json_get(v, "time_ms");
-    double flops = json_number_at(pair, "flops");
     memset(p, 0, sizeof *p);
     if (load_texts(d, pair, v, p) != 0)
         return -1;
     p->pair_index = pair_index;
     p->is_part = !strcmp(p->role, "part");
-    p->timed = json_true_at(v, "timed");
-    p->valid = json_true_at(v, "valid");
-    p->informational = json_true_at(v, "informational");
-    p->inconsistent = json_true_at(v, "inconsistent");
-    p->rate = json_number_at(v, "rate");
-    p->median_ms = json_number_at(t, "median");
-    p->noise = json_number_at(t, "noise");
-    p->gbps = json_number_at(ceil, "gbps");
-    p->tflops = json_number_at(ceil, "tflops");
-    p->efficiency = json_number_at(ceil, "efficiency");
-    p->peak_efficiency = json_number_at(peak, "efficiency");
-    p->speedup = json_number_at(v, "speedup");
-    const json_value *energy = json_get(v, "energy");
-    p->gflop_per_j = json_number_at(energy, "gflop_per_j");
-    p->gb_per_j = json_number_at(energy, "gb_per_j");
-    p->panel = panel_of(p->roof, flops, json_true_at(pair, "link_bytes"), v);
+    p->timed = v->timed;
+    p->valid = v->valid;
+    p->informational = v->informational;
+    p->inconsistent = v->inconsistent;
+    p->rate = v->rate;
+    p->median_ms = v->median_ms;
+    p->noise = v->noise;
+    p->gbps = v->gbps;
+    p->tflops = v->tflops;
+    p->efficiency = v->efficiency;
+    p->peak_efficiency = v->peak_efficiency;
+    p->speedup = v->speedup;
+    p->gflop_per_j = v->gflop_per_j;
+    p->gb_per_j = v->gb_per_j;
+    p->panel = panel_of(p->roof, pair->flops, pair->link_bytes, v);
     p->x = NAN;
-    const json_value *extras = json_get(v, "extras");
     /* a collective's bytes per GPU: its size_bytes, or (written before it had one) the pair's
      * work-model bytes, its message */
-    double size =
-        extra(v, "size_bytes") > 0 ? extra(v, "size_bytes") : json_number_at(pair, "bytes");
-    if (p->panel == RB_PANEL_LINK && json_get(extras, "busbw_gbps") && extra(v, "gpus") > 1 &&
-        size > 0)
+    double size = v->size_bytes > 0 ? v->size_bytes : pair->bytes;
+    if (p->panel == RB_PANEL_LINK && v->has_busbw && v->gpus > 1 && size > 0)
         p->panel = RB_PANEL_COLLECTIVE;
     if (p->panel == RB_PANEL_COLLECTIVE) {
         p->x = size;
-        p->y = extra(v, "busbw_gbps");
+        p->y = v->busbw_gbps;
     } else if (p->panel == RB_PANEL_ROOFLINE) {
-        p->x = json_number_at(ceil, "ai");
+        p->x = v->ai;
         p->y = p->tflops * 1e12;
     } else if (p->panel == RB_PANEL_LATENCY) {
         /* the figure the results name as its rate (roof_rate), else the older us_per_kernel */
-        double us = extra(v, json_string_at(v, "roof_rate", "us_per_kernel"));
+        double us = v->roof_rate_value;
         p->y = isnan(us) ? p->median_ms * 1e3 : us;
     } else {
         p->y = p->rate > 0 && p->rate_unit && !strcmp(p->rate_unit, "GB/s") ? p->rate : p->gbps;
@@ -203,8 +178,7 @@ static int load_variant(rb_plot_data *d, const json_value *pair, const json_valu
     int positive = p->y > 0 && isfinite(p->y) &&
                    ((p->panel != RB_PANEL_ROOFLINE && p->panel != RB_PANEL_COLLECTIVE) ||
                     (p->x > 0 && isfinite(p->x)));
-    p->one_gpu =
-        p->panel == RB_PANEL_LINK && extra(v, "gpus") == 1 && json_get(extras, "busbw_gbps");
+    p->one_gpu = p->panel == RB_PANEL_LINK && v->gpus == 1 && v->has_busbw;
     p->plotted = p->timed && p->valid && positive && !p->one_gpu;
     if (!p->timed || !p->valid) {
         /* never a rate, an efficiency or a speedup for a variant that was not timed validly */
@@ -219,44 +193,14 @@ static int matches(const regex_t *re, const char *name)
     return !re || regexec(re, name, 0, NULL, 0) == 0;
 }
 
-/* Counts the variants of the selected pairs, checking the document's shape on the way. */
-static int count_variants(const json_value *pairs, const regex_t *re, size_t *n, char *err,
-                          size_t err_size)
+static int load_meta(const rb_results_view *view, rb_plot_data *d)
 {
-    *n = 0;
-    for (size_t i = 0; i < pairs->count; i++) {
-        const json_value *p = pairs->items[i], *vs = json_get(p, "variants");
-        const json_value *name = json_get(p, "name");
-        if (p->type != JSON_OBJECT || !name || name->type != JSON_STRING) {
-            rb_fmt(err, err_size, "pairs[%zu] is not a pair record (no name)", i);
-            return -1;
-        }
-        if (!vs || vs->type != JSON_ARRAY) {
-            rb_fmt(err, err_size, "pair %s has no \"variants\" array", name->string);
-            return -1;
-        }
-        for (size_t k = 0; k < vs->count; k++) {
-            const json_value *vn = json_get(vs->items[k], "name");
-            if (!vn || vn->type != JSON_STRING) {
-                rb_fmt(err, err_size, "pair %s: variants[%zu] has no name", name->string, k);
-                return -1;
-            }
-        }
-        if (matches(re, name->string))
-            *n += vs->count;
-    }
-    return 0;
-}
-
-static int load_meta(const json_value *doc, rb_plot_data *d)
-{
-    const json_value *env = json_get(json_get(doc, "environment"), "start");
     int oom = 0;
-    d->device = own(d, json_string_at(env, "device", "?"), &oom);
-    d->driver = own(d, json_string_at(env, "driver", "?"), &oom);
-    d->cuda = own(d, json_string_at(env, "cuda_runtime", "?"), &oom);
-    d->date = own(d, json_string_at(doc, "date", "?"), &oom);
-    d->git = own(d, json_string_at(doc, "git", "?"), &oom);
+    d->device = own(d, rb_results_text(view->device, "?"), &oom);
+    d->driver = own(d, rb_results_text(view->driver, "?"), &oom);
+    d->cuda = own(d, rb_results_text(view->cuda_runtime, "?"), &oom);
+    d->date = own(d, rb_results_text(view->date, "?"), &oom);
+    d->git = own(d, rb_results_text(view->git, "?"), &oom);
     d->path = "";
     return oom ? -1 : 0;
 }
@@ -424,59 +368,57 @@ static int load_families(rb_plot_data *d)
 /* ---- loading ---- */
 
 /* 0, or -1 when out of memory. */
-static int load_pairs(const json_value *pairs, const regex_t *re, rb_plot_data *d)
+static int load_pairs(const rb_results_view *view, const regex_t *re, rb_plot_data *d)
 {
-    for (size_t i = 0; i < pairs->count; i++) {
-        const json_value *p = pairs->items[i], *vs = json_get(p, "variants");
-        int oom = 0;
-        if (!matches(re, json_get(p, "name")->string))
+    int most = 0;
+    for (int i = 0; i < view->n_pairs; i++)
+        most = view->pairs[i].n_variants > most ? view->pairs[i].n_variants : most;
+    rb_view_variant *vs = calloc((size_t)most + 1, sizeof *vs);
+    int oom = !vs;
+    for (int i = 0; !oom && i < view->n_pairs; i++) {
+        const rb_view_pair *p = &view->pairs[i];
+        if (!matches(re, p->name))
             continue;
-        d->pairs[d->n_pairs] = own(d, json_get(p, "name")->string, &oom);
-        for (size_t k = 0; k < vs->count && !oom; k++)
-            oom = load_variant(d, p, vs->items[k], d->n_pairs, &d->points[d->n_points++]) != 0;
-        if (oom)
-            return -1;
-        d->n_pairs++;
+        rb_results_view_variants(view, i, vs);
+        d->pairs[d->n_pairs] = own(d, p->name, &oom);
+        for (int k = 0; k < p->n_variants && !oom; k++)
+            oom = load_variant(d, p, &vs[k], d->n_pairs, &d->points[d->n_points++]) != 0;
+        d->n_pairs += !oom;
     }
-    return 0;
+    free(vs);
+    return oom ? -1 : 0;
+}
+
+/* The variants of the pairs the filter selects. */
+static size_t count_variants(const rb_results_view *view, const regex_t *re)
+{
+    size_t n = 0;
+    for (int i = 0; i < view->n_pairs; i++)
+        if (matches(re, view->pairs[i].name))
+            n += (size_t)view->pairs[i].n_variants;
+    return n;
 }
 
 int rb_plot_load(const json_value *doc, const rb_filter *filter, rb_plot_data *d, char *err,
                  size_t err_size)
 {
+    rb_results_view view;
     memset(d, 0, sizeof *d);
-    const json_value *pairs = json_get(doc, "pairs");
-    if (!doc || doc->type != JSON_OBJECT || !pairs || pairs->type != JSON_ARRAY) {
-        rb_fmt(err, err_size, "not a roofbench results file (no \"pairs\" array)");
+    if (rb_results_view_read(doc, &view, err, err_size) != 0)
         return -1;
-    }
     const regex_t *re = filter ? &filter->re : NULL;
-    size_t n = 0;
-    int rc = count_variants(pairs, re, &n, err, err_size);
-    if (rc == 0)
-        rc = load_roofs(doc, d, err, err_size);
-    if (rc == 0) {
-        d->points = calloc(n + 1, sizeof *d->points);
-        d->pairs = calloc(pairs->count + 1, sizeof *d->pairs);
-        if (!d->points || !d->pairs) {
-            rb_fmt(err, err_size, "out of memory");
-            rc = -1;
-        }
-    }
-    if (rc == 0 && json_get(doc, "p2p_matrix") &&
-        !(d->p2p_matrix = json_clone(json_get(doc, "p2p_matrix")))) {
-        rb_fmt(err, err_size, "out of memory");
+    d->points = calloc(count_variants(&view, re) + 1, sizeof *d->points);
+    d->pairs = calloc((size_t)view.n_pairs + 1, sizeof *d->pairs);
+    int rc = !d->points || !d->pairs || load_roofs(&view, d) != 0 ? -1 : 0;
+    if (rc == 0 && view.p2p_matrix && !(d->p2p_matrix = json_clone(view.p2p_matrix)))
         rc = -1;
-    }
-    if (rc == 0 && (load_pairs(pairs, re, d) != 0 || load_meta(doc, d) != 0)) {
-        rb_fmt(err, err_size, "out of memory");
+    if (rc == 0 && (load_pairs(&view, re, d) != 0 || load_meta(&view, d) != 0))
         rc = -1;
-    }
-    if (rc == 0 && load_families(d) != 0) {
-        rb_fmt(err, err_size, "out of memory");
+    if (rc == 0 && load_families(d) != 0)
         rc = -1;
-    }
+    rb_results_view_free(&view);
     if (rc != 0) {
+        rb_fmt(err, err_size, "out of memory");
         rb_plot_free(d);
         return -1;
     }
