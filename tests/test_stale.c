@@ -457,6 +457,33 @@ static void test_record_merges_machines(void)
     free_runs(&s);
 }
 
+/* --record --filter: only the selected rows are recorded; a filter that selects none writes
+ * nothing (the stale mark stays). */
+static void test_record_only_selected_rows(void)
+{
+    char err[600] = "";
+    rb_filter only, none;
+    RB_CHECK(rb_filter_compile(&only, "--filter", "^copy_x$", err, sizeof err) == 0);
+    RB_CHECK(rb_filter_compile(&none, "--filter", "^hgemm", err, sizeof err) == 0);
+    run_set s;
+    two_machines(&s);
+    json_value *doc = with_stale("{\"git\": \"8626872\", \"date\": \"2026-12-01T10:00:00Z\","
+                                 " \"why\": \"changed\"}");
+    rb_pair_result *rows = NULL;
+    int n = 0;
+    RB_CHECK(rb_expect_record_select(&doc, s.runs, s.n, &none, &rows, &n, err, sizeof err) == -1);
+    RB_CHECK(strstr(err, "no row of the runs matches --filter") != NULL);
+    RB_CHECK(json_get(row_of(doc, "copy_x"), "stale") != NULL); /* nothing written */
+    RB_CHECK(rb_expect_record_select(&doc, s.runs, s.n, &only, &rows, &n, err, sizeof err) == 0);
+    RB_CHECK(n == 1 && rows && !strcmp(rows[0].name, "copy_x"));
+    RB_CHECK(!json_get(row_of(doc, "copy_x"), "stale"));
+    free(rows);
+    json_free(doc);
+    free_runs(&s);
+    rb_filter_free(&only);
+    rb_filter_free(&none);
+}
+
 static void test_record_refusals(void)
 {
     run_set s;
@@ -916,7 +943,11 @@ static void test_cli_expectations(void)
                              "--key",        "../etc",       NULL};
     RB_CHECK(cli_refuses("--key '../etc' is not a hardware key", bad_key));
     const char *filter_record[] = {"expectations", "--record", "--filter", "x", "a.json", NULL};
-    RB_CHECK(cli_refuses("--filter, --why and --key go with --mark-stale", filter_record));
+    RB_CHECK(cli(&o, err, sizeof err, filter_record) == 0 && o.record && o.filter_re);
+    const char *why_record[] = {"expectations", "--record", "--why", "x", "a.json", NULL};
+    RB_CHECK(cli_refuses("--why and --key go with --mark-stale", why_record));
+    const char *filter_check[] = {"expectations", "--check", "--filter", "x", NULL};
+    RB_CHECK(cli_refuses("--filter goes with --mark-stale or --record", filter_check));
     const char *no_runs[] = {"expectations", "--record", NULL};
     RB_CHECK(cli_refuses("--record needs the results files", no_runs));
     const char *bad_regex[] = {"expectations", "--mark-stale", "--filter", "(", "--why", "y",
@@ -942,6 +973,7 @@ static const rbtest_case stale_cases[] = {
     {"stale_verdict", test_stale_verdict},
     {"update_clears_mark", test_update_clears_mark},
     {"record_merges_machines", test_record_merges_machines},
+    {"record_only_selected_rows", test_record_only_selected_rows},
     {"record_refusals", test_record_refusals},
     {"launch_geometry_is_code", test_launch_geometry_is_code},
     {"check_rules", test_check_rules},

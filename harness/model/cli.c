@@ -249,8 +249,9 @@ static const cli_option cli_options[] = {
      "row differs",
      NULL, CLI_FLAG(check)},
     {"--filter", ON_EXPECT, 1, "REGEX",
-     "with --mark-stale: the rows whose <pair>.<input>@<size> row name, or whose pair's name, "
-     "matches (POSIX extended regex, as run --filter)",
+     "with --mark-stale or --record: the rows whose <pair>.<input>@<size> row name, or whose "
+     "pair's name, matches (POSIX extended regex, as run --filter); --record leaves the other "
+     "rows as they were recorded",
      parse_regex, 0},
     {"--why", ON_EXPECT, 1, "TEXT",
      "with --mark-stale: why the rows are stale, one line (what changed, and when they are "
@@ -886,8 +887,10 @@ static int expectations_options_ok(const rb_options *o, char *err, size_t err_si
         no = "expectations does one thing: --mark-stale, --record or --check";
     else if (o->mark_stale && (!o->filter || !o->why))
         no = "--mark-stale needs --filter REGEX (the rows) and --why TEXT (why they are stale)";
-    else if (!o->mark_stale && (o->filter || o->why || o->key))
-        no = "--filter, --why and --key go with --mark-stale";
+    else if (!o->mark_stale && (o->why || o->key))
+        no = "--why and --key go with --mark-stale";
+    else if (o->check && o->filter)
+        no = "--filter goes with --mark-stale or --record";
     else if (o->mark_stale && !o->expect_path && !o->key)
         no = "--mark-stale needs the file: --expect FILE or --key KEY (no GPU is asked which)";
     else if (o->key && o->expect_path)

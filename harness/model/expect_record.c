@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "expect.h"
+#include "expect_stale.h"
 #include "result_read.h"
 #include "util.h"
 
@@ -386,10 +387,30 @@ static int merge(json_value **doc, const record_set *s, rb_pair_result **rows, i
     return 0;
 }
 
+/* Keeps the rows of s's run r that only selects (expect_stale.h's row or pair match); the count
+ * kept. */
+static int keep_selected(record_set *s, int r, const rb_filter *only)
+{
+    int kept = 0;
+    for (int i = 0; i < s->n_read[r]; i++)
+        if (rb_expect_row_selected(only, s->read[r][i].name))
+            s->read[r][kept++] = s->read[r][i];
+    s->n_read[r] = kept;
+    return kept;
+}
+
 int rb_expect_record_runs(json_value **doc, const rb_record_run *runs, int n, rb_pair_result **rows,
                           int *n_rows, char *err, size_t err_size)
 {
+    return rb_expect_record_select(doc, runs, n, NULL, rows, n_rows, err, err_size);
+}
+
+int rb_expect_record_select(json_value **doc, const rb_record_run *runs, int n,
+                            const rb_filter *only, rb_pair_result **rows, int *n_rows, char *err,
+                            size_t err_size)
+{
     record_set s = {.runs = runs, .n = n};
+    int selected = 0;
     int rc = 0;
     *rows = NULL;
     *n_rows = 0;
@@ -407,6 +428,12 @@ int rb_expect_record_runs(json_value **doc, const rb_record_run *runs, int n, rb
             rb_fmt(err, err_size, "%s: %s", runs[r].path, why);
             rc = -1;
         }
+        if (rc == 0)
+            selected += only ? keep_selected(&s, r, only) : s.n_read[r];
+    }
+    if (rc == 0 && selected == 0) {
+        rb_fmt(err, err_size, "no row of the runs matches --filter");
+        rc = -1;
     }
     if (rc == 0)
         rc = rows_valid(&s, err, err_size);

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 
+#include "cli.h"
 #include "json.h"
 #include "result.h"
 
@@ -45,5 +46,11 @@ int rb_expect_provenance_add(json_value *prov, const char *nvcc, const char *arc
  * *doc unchanged. */
 int rb_expect_record_runs(json_value **doc, const rb_record_run *runs, int n, rb_pair_result **rows,
                           int *n_rows, char *err, size_t err_size);
+/* rb_expect_record_runs of the rows only selects (the row or its pair's name matches, as
+ * --mark-stale's --filter; NULL: every row): a recording of one pair leaves the others as they
+ * were recorded. -1 too when no row of the runs matches. */
+int rb_expect_record_select(json_value **doc, const rb_record_run *runs, int n,
+                            const rb_filter *only, rb_pair_result **rows, int *n_rows, char *err,
+                            size_t err_size);
 
 #endif

@@ -340,7 +340,8 @@ static int record_locked(const rb_options *o, const char *path, const rb_record_
         rc = -1;
     before = rc == 0 && doc ? json_clone(doc) : NULL;
     if (rc == 0)
-        rc = rb_expect_record_runs(&doc, runs, o->n_inputs, &rows, &n, err, sizeof err);
+        rc = rb_expect_record_select(&doc, runs, o->n_inputs, o->filter_re, &rows, &n, err,
+                                     sizeof err);
     if (rc == 0)
         rc = rb_expect_validate(doc, err, sizeof err);
     char *text = rc == 0 ? json_write(doc, 2) : NULL;
