@@ -46,8 +46,8 @@
  *   results/nvidia-h100-80gb-hbm3/reference.json: median rate (% of its measured roof, speedup)
  *   no row of decode_gemv: the reference run is older than the pair
  *   (end of generated lines)
- *   Not yet measured on the H100; on the H200 m16 first ran far below its prediction (loads
- *   waited on their own warp's mma's), fixed by the pipelined loop: docs/notes/decode_gemv.md.
+ *   H200: m4 misses its prediction (the FMA path is issue-bound there), and m16 ran at half of
+ *   it until the pipelined loop, still a little under (docs/notes/decode_gemv.md); no H100 yet.
  * Does not pay when: W fits in L2 (a small layer read twice in a row: L2, not DRAM, sets the
  *            time), m grows past ~64 (a GEMM with tiles in shared memory reuses W better), or the
  *            weights are quantized (fp8 or int4 halve or quarter the bytes: the same stream with
