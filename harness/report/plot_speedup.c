@@ -17,7 +17,8 @@
 
 #define TOP 100.0
 #define ROW 14.0
-#define PAIR_GAP 5.0
+#define PAIR_GAP 5.0 /* between pairs, narrowed down to 0 when the chart would pass SLIDE_H */
+#define SLIDE_H 1199.0
 #define COL_W 590.0
 #define NAME_RIGHT 150.0 /* from the column's left edge */
 #define BAR_X0 158.0
@@ -117,19 +118,20 @@ static pair_rows *index_pairs(const rb_plot_data *d)
     return r;
 }
 
-/* A pair's height: its heading and its rungs (at least one row: "no rungs"). */
-static double pair_height(const pair_rows *r)
+/* A pair's height with a gap of gap below it: its heading and its rungs (at least one row: "no
+ * rungs"). */
+static double pair_height(const pair_rows *r, double gap)
 {
-    return (1 + (r->rungs ? r->rungs : 1)) * ROW + PAIR_GAP;
+    return (1 + (r->rungs ? r->rungs : 1)) * ROW + gap;
 }
 
 /* The first pair of the second column: the split that makes the taller column shortest. */
-static int split_pairs(const rb_plot_data *d, const pair_rows *rows, double *height)
+static int split_pairs(const rb_plot_data *d, const pair_rows *rows, double gap, double *height)
 {
     double total = 0, left = 0, best = INFINITY;
     int split = d->n_pairs;
     for (int k = 0; k < d->n_pairs; k++)
-        total += pair_height(&rows[k]);
+        total += pair_height(&rows[k], gap);
     for (int k = 0; k <= d->n_pairs; k++) {
         double tall = fmax(left, total - left);
         if (tall < best) {
@@ -137,7 +139,7 @@ static int split_pairs(const rb_plot_data *d, const pair_rows *rows, double *hei
             split = k;
         }
         if (k < d->n_pairs)
-            left += pair_height(&rows[k]);
+            left += pair_height(&rows[k], gap);
     }
     *height = best;
     return split;
@@ -233,7 +235,7 @@ static void rung_row(rb_sbuf *b, const rb_plot_data *d, int i, int ref, double s
 }
 
 static double draw_pair(rb_sbuf *b, const rb_plot_data *d, int k, const pair_rows *r,
-                        const rb_plot_axis *x, double x0, double y)
+                        const rb_plot_axis *x, double x0, double y, double gap)
 {
     pair_heading(b, d, k, r, x0, y);
     y += ROW;
@@ -250,7 +252,7 @@ static double draw_pair(rb_sbuf *b, const rb_plot_data *d, int k, const pair_row
                     r->untimed ? "no rung timed" : "no rungs");
         y += ROW;
     }
-    return y + PAIR_GAP;
+    return y + gap;
 }
 
 static void draw_head(rb_sbuf *b, const rb_plot_data *d)
@@ -282,12 +284,17 @@ void rb_plot_speedup_svg_to(rb_sbuf *b, const rb_plot_data *d)
     }
     rb_plot_axis x;
     axis_range(d, rows, &x);
-    double height;
-    int split = split_pairs(d, rows, &height);
-    double bottom = TOP + height;
     int untimed = 0;
     for (int k = 0; k < d->n_pairs; k++)
         untimed += rows[k].untimed;
+    /* two columns on one slide: the pairs closer together when the run has many rows */
+    double height, gap = PAIR_GAP + 1;
+    int split;
+    do {
+        gap -= 1;
+        split = split_pairs(d, rows, gap, &height);
+    } while (TOP + height + (untimed ? 44 : 28) > SLIDE_H && gap > 0);
+    double bottom = TOP + height;
     rb_svg_begin(b, RB_PLOT_CHART_W, bottom + (untimed ? 44 : 28));
     draw_head(b, d);
     for (int col = 0; col < 2; col++) {
@@ -296,7 +303,7 @@ void rb_plot_speedup_svg_to(rb_sbuf *b, const rb_plot_data *d)
             break;
         draw_grid(b, x, x0, bottom);
         for (int k = col ? split : 0; k < (col ? d->n_pairs : split); k++)
-            y = draw_pair(b, d, k, &rows[k], &x, x0, y);
+            y = draw_pair(b, d, k, &rows[k], &x, x0, y, gap);
         rb_svg_text(b, x0 + (BAR_X0 + BAR_X1) / 2, bottom + 16, RB_PLOT_LABEL_PX, "middle",
                     "#000000", 0, "speedup over the pair's baseline");
     }
