@@ -24,8 +24,11 @@ extern "C" {
 #endif
 
 #define DECODE_GEMV_MAX_TOKENS 16
-/* From this many tokens on, the optimized launcher runs the tensor-core (mma.sync) kernel. */
+/* From this many tokens on, the optimized launcher runs the tensor-core (mma.sync) kernel
+ * (overridable with -D, as the kernel's tunables are, for scripts/probes/gpu_variants.sh). */
+#ifndef DECODE_GEMV_MMA_MIN_TOKENS
 #define DECODE_GEMV_MMA_MIN_TOKENS 8
+#endif
 
 /* Baseline: one warp per row of W, 4-byte loads (2 bf16; element by element when k is odd). */
 cudaError_t decode_gemv_baseline(const uint16_t *w, const uint16_t *x, uint16_t *y, size_t n,
