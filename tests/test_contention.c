@@ -262,7 +262,7 @@ static void test_contended_verdict_fails_the_run(void)
              !strcmp(rb_verdict_name(v->verdict), "contended"));
     RB_CHECK(!strcmp(v->cause, "contended") && strstr(v->evidence, "pid 4242 (python3, 2.0 GiB)"));
     RB_CHECK(strstr(v->evidence, "+97.4% against the expectation, which would read regressed"));
-    RB_CHECK(rb_expect_failing(p, 1, 0) == 1);
+    RB_CHECK(rb_expect_failing(p, 1, 0, 0) == 1);
     /* the same time on a GPU of its own: regressed, as ever (the control) */
     timed(&p[1], "reduction", 1.974);
     RB_CHECK(rb_expect_apply(&e, &p[1], 1) == 1 && p[1].v[0].verdict == RB_VERDICT_REGRESSED);

@@ -1821,7 +1821,9 @@ static void test_verdicts_attributed(void)
         add_on_dram(&runs[r], "coded", 1.0);
         add_on_dram(&runs[r], "dram", 1.0);
         add_on_dram(&runs[r], "other", 1.0);
+        add_on_dram(&runs[r], "both", 1.0);
         kernel_of(&runs[r], "coded", "00000000000000aa");
+        kernel_of(&runs[r], "both", "00000000000000cc");
     }
     const rb_pair_result *earlier[2] = {&runs[0], &runs[1]};
     json_value *edoc = NULL, *platform = parse_text("{\"dram_gbps\": 3000, \"fp32_tflops\": 60, "
@@ -1834,14 +1836,17 @@ static void test_verdicts_attributed(void)
     rb_expect e = {0};
     e.doc = edoc;
     /* the new run: coded's SASS changed and it is 20% slower; DRAM fell 10% and dram is 11%
-     * slower; other is 20% slower with nothing to show for it */
+     * slower; other is 20% slower with nothing to show for it; both is 11% slower as DRAM
+     * fell, but its SASS changed too */
     rb_pair_result p;
     init_pair(&p, "copy_x", FULL_SIZE);
     add_on_dram(&p, "coded", 1.2);
     add_on_dram(&p, "dram", 1.11);
     add_on_dram(&p, "other", 1.2);
+    add_on_dram(&p, "both", 1.11);
     kernel_of(&p, "coded", "00000000000000bb");
-    RB_CHECK(rb_expect_apply(&e, &p, 1) == 3);
+    kernel_of(&p, "both", "00000000000000dd");
+    RB_CHECK(rb_expect_apply(&e, &p, 1) == 4);
     rb_roofs ceilings, peaks;
     rb_roofs_unknown(&ceilings);
     rb_roofs_unknown(&peaks);
@@ -1855,6 +1860,12 @@ static void test_verdicts_attributed(void)
         RB_CHECK(!strcmp(p.v[0].cause, "code") && strstr(p.v[0].evidence, "sass_hash"));
         RB_CHECK(!strcmp(p.v[1].cause, "platform") && strstr(p.v[1].evidence, "dram_gbps"));
         RB_CHECK(!strcmp(p.v[2].cause, "unexplained"));
+        RB_CHECK(!strcmp(p.v[3].cause, "platform") && strstr(p.v[3].evidence, "code changed too"));
+        /* the machine explains dram alone: coded, other and both (a code change riding on the
+         * platform's move) fail the run, dram only with --fail-on-platform */
+        RB_CHECK(!p.v[0].machine_explained && p.v[1].machine_explained &&
+                 !p.v[2].machine_explained && !p.v[3].machine_explained);
+        RB_CHECK(rb_expect_failing(&p, 1, 0, 0) == 3 && rb_expect_failing(&p, 1, 0, 1) == 4);
         const json_value *vs = json_get(json_get(doc, "pairs")->items[0], "variants");
         RB_CHECK(vs && !strcmp(json_string_at(vs->items[0], "cause", ""), "code"));
         /* without expectations nothing is attributed */

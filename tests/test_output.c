@@ -546,7 +546,7 @@ static void test_informational_gating(void)
     variant_add(&p, "optimized", RB_ROLE_OPTIMIZED, RB_UNIT_NONE, 19.45, 0.003);
     RB_CHECK(rb_expect_apply(&e, &p, 1) == 0);
     RB_CHECK(base->verdict == RB_VERDICT_REGRESSED && p.v[1].verdict == RB_VERDICT_PASS);
-    RB_CHECK(rb_expect_failing(&p, 1, 0) == 0 && rb_expect_failing(&p, 1, 1) == 1);
+    RB_CHECK(rb_expect_failing(&p, 1, 0, 0) == 0 && rb_expect_failing(&p, 1, 1, 0) == 1);
     char line[800];
     rb_report_summary_text(&p, 1, line, sizeof line);
     RB_CHECK(strstr(line, "verdicts: 1 pass; informational (host-bound, not gating unless --gate "

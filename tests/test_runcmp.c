@@ -618,7 +618,6 @@ static void test_binary_refusals(void)
     expect_refusal("compare old.json slow.json --baseline old.json", "does not go with compare");
     expect_refusal("check --baseline old.json", "does not go with check");
     expect_refusal("plot old.json --baseline old.json", "does not go with plot");
-    expect_refusal("run --fail-on-platform", "goes with --baseline");
     /* a baseline that is not there, or not a results file, is refused before any GPU work:
      * without a GPU run would otherwise exit 3 */
     expect_refusal("run --baseline missing.json --json out.json", "missing.json");

@@ -238,7 +238,7 @@ static void test_stale_verdict(void)
     timed(&p[1], "optimized", 2.4);
     RB_CHECK(rb_expect_apply(&e, p, 2) == 1); /* hgemm, unmarked, regressed */
     RB_CHECK(p[0].v[0].verdict == RB_VERDICT_STALE && p[1].v[0].verdict == RB_VERDICT_REGRESSED);
-    RB_CHECK(rb_expect_failing(p, 2, 1) == 1);
+    RB_CHECK(rb_expect_failing(p, 2, 1, 0) == 1);
     const char *ev = p[0].v[0].evidence;
     RB_CHECK(strstr(ev, "+20.0% against the row recorded at 46a1f36 (2026-11-26)"));
     RB_CHECK(strstr(ev, "marked stale at 8626872 (2026-12-01): kernels changed since"));

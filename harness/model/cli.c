@@ -232,7 +232,9 @@ static const cli_option cli_options[] = {
      "any cause but the platform; the file is read before any GPU work",
      opt_baseline, 0},
     {"--fail-on-platform", ON_RUN | ON_COMPARE, 0, NULL,
-     "a slowdown the platform explains fails too", NULL, CLI_FLAG(fail_on_platform)},
+     "a slowdown the platform explains fails too (run: a regression against the expectations "
+     "whose cause is platform, with its code unchanged, and with --baseline a slower row)",
+     NULL, CLI_FLAG(fail_on_platform)},
     {"--mark-stale", ON_EXPECT, 0, NULL,
      "mark the rows --filter selects stale, with --why: their code changed since they were "
      "recorded and they cannot be recorded again now; a run then gives their variants the "
@@ -1024,8 +1026,6 @@ static int operands_ok(const rb_options *o, char *err, size_t err_size)
         no = "history needs runs: roofbench history results/<hardware-key>/ (or results files)";
     else if (o->command == RB_CMD_PROFILE && !o->out_base)
         no = "profile needs -o BASE: the files it writes (BASE.json, BASE.svg, BASE.html, ...)";
-    else if (o->command == RB_CMD_RUN && o->fail_on_platform && !o->baseline_path)
-        no = "--fail-on-platform goes with --baseline OLD.json in run";
     else if (o->repeat && !o->update_expectations)
         no = "--repeat goes with --update-expectations (the runs whose spread sets each "
              "variant's regression threshold)";

@@ -728,10 +728,10 @@ int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n)
             rb_fmt(m->note, sizeof m->note, "%s", "expected but not produced by this run");
         }
     }
-    return rb_expect_failing(pairs, n, 0);
+    return rb_expect_failing(pairs, n, 0, 0);
 }
 
-int rb_expect_failing(const rb_pair_result *pairs, int n, int gate_all)
+int rb_expect_failing(const rb_pair_result *pairs, int n, int gate_all, int fail_on_platform)
 {
     int failing = 0;
     for (int i = 0; i < n; i++) {
@@ -743,7 +743,8 @@ int rb_expect_failing(const rb_pair_result *pairs, int n, int gate_all)
             /* a wrong result is never informational: only a time the host sets is; a time
              * taken on a shared GPU is no time to pass (a CI gate must not) */
             failing += v->verdict == RB_VERDICT_INVALID || v->verdict == RB_VERDICT_CONTENDED ||
-                       (v->verdict == RB_VERDICT_REGRESSED && !informational);
+                       (v->verdict == RB_VERDICT_REGRESSED && !informational &&
+                        (fail_on_platform || !v->machine_explained));
         }
     }
     return failing;

@@ -131,15 +131,18 @@ rb_verdict rb_expect_judge_run(const rb_expected *e, const rb_variant_result *v,
 /* Sets verdict and expected_ms on every variant of pairs[0..n). e may be NULL (every verdict new).
  * Expected variants that the run of a pair lacks are appended to it as "missing". A variant of a
  * row marked stale gets the verdict stale (its ratio and the mark in evidence: not gating).
- * Returns rb_expect_failing(pairs, n, 0). */
+ * Returns rb_expect_failing(pairs, n, 0, 0). */
 int rb_expect_apply(const rb_expect *e, rb_pair_result *pairs, int n);
 
 /* What makes the run fail: failed pairs, invalid variants, contended ones and regressed gating
  * variants; an informational variant's regressed verdict (host_bound_why: a time the host sets)
  * counts only with gate_all (run --gate all). An invalid one always counts: a wrong result is
  * not a time; and a contended one (timed while a process not the run's own used the GPU:
- * model/contention.h, verdict contended whatever its time) is a time no gate may pass. */
-int rb_expect_failing(const rb_pair_result *pairs, int n, int gate_all);
+ * model/contention.h, verdict contended whatever its time) is a time no gate may pass. A
+ * regressed variant the machine explains (machine_explained: cause platform, its code unchanged)
+ * counts only with fail_on_platform (--fail-on-platform), as in compare: a slower machine is not
+ * slower code. */
+int rb_expect_failing(const rb_pair_result *pairs, int n, int gate_all, int fail_on_platform);
 
 /* The wall time the file recorded for row group `group` (pairs.<group>.wall_s: the median over
  * the runs that recorded it of the pair's child, start to end), for the progress line's

@@ -439,8 +439,9 @@ void rb_report_json_causes(json_value *doc, const rb_pair_result *pairs, int n)
             if (v->verdict != RB_VERDICT_REGRESSED && v->verdict != RB_VERDICT_IMPROVED)
                 continue;
             /* (out of memory here leaves the file without them: the table still says it) */
-            if (!json_set_string(nvs->items[k], "cause", v->cause))
-                json_set_string(nvs->items[k], "evidence", v->evidence);
+            if (!json_set_string(nvs->items[k], "cause", v->cause) &&
+                !json_set_string(nvs->items[k], "evidence", v->evidence) && v->machine_explained)
+                json_set_bool(nvs->items[k], "machine_explained", 1);
         }
     }
 }

@@ -170,6 +170,10 @@ typedef struct rb_variant_result {
                             unexplained (model/runcmp.h), and contended for a contended one;
                             "" : none */
     char evidence[640];  /* the cause's evidence, or what a stale verdict says (its mark) */
+    /* Regressed, and the machine explains it: cause platform (a roof of this run's platform
+     * reference moved with it) with the row's code unchanged. Gating only with
+     * --fail-on-platform, as compare's rule (model/runcmp.h). */
+    int machine_explained;
 } rb_variant_result;
 
 typedef struct rb_pair_result {

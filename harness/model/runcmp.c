@@ -398,6 +398,7 @@ void rb_runcmp_attribute(const rb_results_cmp_doc *od, const rb_results_cmp_doc 
     code_diff(op, np, row->variant, code, sizeof code);
     if (!code[0])
         algo_diff(ov, nv, code, sizeof code);
+    row->code_changed = code[0] != '\0';
     row->evidence = t->evidence;
     if (attribute_contended(ov, nv, row, t)) {
         row->cause = RB_CAUSE_CONTENDED;
@@ -474,6 +475,8 @@ static void attribute_pair_verdicts(const rb_results_cmp_doc *od, const rb_resul
         rb_runcmp_attribute(od, nd, ep, np, ov, nv, &row, &text);
         rb_fmt(v->cause, sizeof v->cause, "%s", rb_cause_name(row.cause));
         rb_fmt(v->evidence, sizeof v->evidence, "%s", row.evidence);
+        v->machine_explained = v->verdict == RB_VERDICT_REGRESSED &&
+                               row.cause == RB_CAUSE_PLATFORM && !row.code_changed;
     }
     rb_name_index_free(&evs.ix);
 }

@@ -99,6 +99,7 @@ typedef struct rb_runcmp_row {
     /* cause throttled: the slower run's variant ran under a throttle reason (hw or sw slowdown,
      * thermal), not only at a lower clock the cycles explain */
     int slowdown;
+    int code_changed; /* a kernel of the variant or its library_algo differs between the runs */
     rb_change change;
     rb_cause cause;
     /* A row whose time the host sets (either run's variant is informational: host_bound_why):

@@ -377,9 +377,12 @@ static void table_notes(rb_sbuf *b, const rb_pair_result *pairs, int n, int widt
             } else if (v->cause[0]) {
                 rb_fmt(text, sizeof text,
                        "%+.1f%% against the expectation (threshold %.1f%%%s): "
-                       "%s: %s",
+                       "%s: %s%s",
                        100 * (v->judged_ratio - 1), 100 * v->threshold,
-                       v->per_clock ? ", at equal SM clock" : "", v->cause, v->evidence);
+                       v->per_clock ? ", at equal SM clock" : "", v->cause, v->evidence,
+                       v->machine_explained ? "; the machine's, not the code's: not gating "
+                                              "(--fail-on-platform gates it)"
+                                            : "");
                 note_line(b, width, rb_verdict_name(v->verdict), pairs[i].name, v->name, text);
             }
             if (rb_report_throttled(v)) {
@@ -745,7 +748,7 @@ void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_
 {
     int plain[RB_VERDICT_COUNT] = {0}, hot[RB_VERDICT_COUNT] = {0};
     int info[RB_VERDICT_COUNT] = {0};
-    int throttled = 0, capped = 0, informational = 0, not_at = 0;
+    int throttled = 0, capped = 0, informational = 0, not_at = 0, machine = 0;
     for (int i = 0; i < n; i++)
         for (int k = 0; k < pairs[i].n_variants; k++) {
             const rb_variant_result *v = &pairs[i].v[k];
@@ -760,6 +763,7 @@ void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_
             informational += in;
             throttled += t && !in;
             capped += !t && v->timed && (v->clocks.reasons & 1u << RB_REASON_POWER_CAP);
+            machine += v->machine_explained && !in;
         }
     char counts[300] = "", apart[300] = "", info_counts[300] = "";
     for (int x = RB_VERDICT_PASS; x < RB_VERDICT_COUNT; x++) {
@@ -785,6 +789,12 @@ void rb_report_summary_text(const rb_pair_result *pairs, int n, char *buf, size_
     if (informational)
         rb_fmt(buf + len, size - len,
                "; informational (host-bound, not gating unless --gate all): %s", info_counts);
+    len = strlen(buf);
+    if (machine)
+        rb_fmt(buf + len, size - len,
+               "; %d regressed as the platform reference did (cause platform, code unchanged: "
+               "not gating unless --fail-on-platform)",
+               machine);
     len = strlen(buf);
     if (capped)
         rb_fmt(buf + len, size - len,

@@ -447,7 +447,7 @@ static int gpu_contribution(const rb_options *o, int argc, char **argv, const ra
                                        rb_env_collect(device, 1), platform, results, n_own,
                                        failing);
     json_value *coll = collective_records(key, results + n_own, n_coll);
-    *failing += rb_expect_failing(results + n_own, n_coll, o->gate_all);
+    *failing += rb_expect_failing(results + n_own, n_coll, o->gate_all, o->fail_on_platform);
     *out = doc && coll ? rb_fleet_contribution(rank_id, doc, coll, own) : NULL;
     if (!*out) {
         json_free(doc);

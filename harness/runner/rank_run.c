@@ -169,7 +169,7 @@ json_value *rb_rank_document(const rb_options *o, int argc, char **argv, const r
     rb_roofs ceilings, peaks;
     rb_results_derive(e, key, results, n, &ceilings, &peaks);
     rb_expect_apply(e, results, n);
-    *failing = rb_expect_failing(results, n, o->gate_all);
+    *failing = rb_expect_failing(results, n, o->gate_all, o->fail_on_platform);
     json_value *meta =
         rb_results_meta("roofbench_mpi", o, argc, argv, env_start, e ? expect_path : NULL);
     if (!meta) {
@@ -187,5 +187,7 @@ json_value *rb_rank_document(const rb_options *o, int argc, char **argv, const r
     json_value *doc = rb_report_json(results, n, &ceilings, &peaks, meta);
     if (doc)
         rb_runcmp_attribute_verdicts(e ? e->doc : NULL, doc, results, n);
+    /* after the causes: a regression the machine explains gates only with --fail-on-platform */
+    *failing = rb_expect_failing(results, n, o->gate_all, o->fail_on_platform);
     return doc;
 }
