@@ -885,11 +885,10 @@ static const struct {
     const char *path, *why;
 } results_key_files[] = {
     /* the reader and the writer */
-    {"harness/model/result_read.c", "the typed reader"},
+    {"harness/model/result_read.c", "the one typed reader of results documents (the charts' "
+                                    "view, the run's table, compare's and history's view)"},
     {"harness/model/node_doc.c", "the node and fleet documents' typed reader (and the fleet's "
                                  "records that share the results' keys, written)"},
-    {"harness/model/result_view.c", "the typed reader of a results document as the charts view "
-                                    "it"},
     {"harness/model/result.c", "the variant, kernel and extras records; the document's check"},
     {"harness/model/report.c", "the writer (rb_report_json)"},
     /* other formats whose keys share the names, each in its own reader or writer */

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "result_read.h"
-#include "result_view.h"
 #include "util.h"
 
 static int ends_with(const char *s, const char *suffix)
@@ -96,9 +95,9 @@ static rb_plot_panel panel_of(const char *roof, double flops, int link_bytes,
 static const char *binding_roof(const rb_plot_data *d, const char *roof, const rb_view_variant *v)
 {
     if (!roof || v->has_declared_roof || kind_of_key(roof) != RB_PLOT_ROOF_COMPUTE ||
-        strcmp(rb_results_text(v->bound, ""), "memory"))
+        strcmp(rb_results_text(v->ceiling.bound, ""), "memory"))
         return roof;
-    double implied = v->gbps / v->efficiency;
+    double implied = v->ceiling.gbps / v->ceiling.efficiency;
     const char *best = roof;
     double best_err = 0.03;
     for (int i = 0; implied > 0 && isfinite(implied) && i < d->n_roofs; i++) {
@@ -148,10 +147,10 @@ static int load_variant(rb_plot_data *d, const rb_view_pair *pair, const rb_view
     p->rate = v->rate;
     p->median_ms = v->median_ms;
     p->noise = v->noise;
-    p->gbps = v->gbps;
-    p->tflops = v->tflops;
-    p->efficiency = v->efficiency;
-    p->peak_efficiency = v->peak_efficiency;
+    p->gbps = v->ceiling.gbps;
+    p->tflops = v->ceiling.tflops;
+    p->efficiency = v->ceiling.efficiency;
+    p->peak_efficiency = v->peak.efficiency;
     p->speedup = v->speedup;
     p->gflop_per_j = v->gflop_per_j;
     p->gb_per_j = v->gb_per_j;
@@ -166,7 +165,7 @@ static int load_variant(rb_plot_data *d, const rb_view_pair *pair, const rb_view
         p->x = size;
         p->y = v->busbw_gbps;
     } else if (p->panel == RB_PANEL_ROOFLINE) {
-        p->x = v->ai;
+        p->x = v->ceiling.ai;
         p->y = p->tflops * 1e12;
     } else if (p->panel == RB_PANEL_LATENCY) {
         /* the figure the results name as its rate (roof_rate), else the older us_per_kernel */
@@ -196,11 +195,11 @@ static int matches(const regex_t *re, const char *name)
 static int load_meta(const rb_results_view *view, rb_plot_data *d)
 {
     int oom = 0;
-    d->device = own(d, rb_results_text(view->device, "?"), &oom);
-    d->driver = own(d, rb_results_text(view->driver, "?"), &oom);
-    d->cuda = own(d, rb_results_text(view->cuda_runtime, "?"), &oom);
-    d->date = own(d, rb_results_text(view->date, "?"), &oom);
-    d->git = own(d, rb_results_text(view->git, "?"), &oom);
+    d->device = own(d, rb_results_text(view->run.device, "?"), &oom);
+    d->driver = own(d, rb_results_text(view->run.driver, "?"), &oom);
+    d->cuda = own(d, rb_results_text(view->run.cuda_runtime, "?"), &oom);
+    d->date = own(d, rb_results_text(view->run.date, "?"), &oom);
+    d->git = own(d, rb_results_text(view->run.git, "?"), &oom);
     d->path = "";
     return oom ? -1 : 0;
 }
@@ -410,7 +409,7 @@ int rb_plot_load(const json_value *doc, const rb_filter *filter, rb_plot_data *d
     d->points = calloc(count_variants(&view, re) + 1, sizeof *d->points);
     d->pairs = calloc((size_t)view.n_pairs + 1, sizeof *d->pairs);
     int rc = !d->points || !d->pairs || load_roofs(&view, d) != 0 ? -1 : 0;
-    if (rc == 0 && view.p2p_matrix && !(d->p2p_matrix = json_clone(view.p2p_matrix)))
+    if (rc == 0 && view.run.p2p_matrix && !(d->p2p_matrix = json_clone(view.run.p2p_matrix)))
         rc = -1;
     if (rc == 0 && (load_pairs(&view, re, d) != 0 || load_meta(&view, d) != 0))
         rc = -1;
