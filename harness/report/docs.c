@@ -207,6 +207,27 @@ static char *block_rows(rb_docs *d, const char *key, const char *regex, int term
     return text;
 }
 
+/* The reference run's energy of the row groups regex matches (rb_docs_render_energy). */
+static char *block_energy(rb_docs *d, const char *key, const char *regex, char *err,
+                          size_t err_size)
+{
+    char ref[RB_PATH_BUF];
+    if (reference_path(key, ref, sizeof ref, err, err_size) != 0)
+        return NULL;
+    const rb_results_doc *doc = load(d, ref, err, err_size);
+    if (!doc)
+        return NULL;
+    rb_filter re;
+    if (rb_filter_compile(&re, "the block's regex", regex, err, err_size) != 0)
+        return NULL;
+    char why[200];
+    char *text = rb_docs_render_energy(doc, &re.re, why, sizeof why);
+    rb_filter_free(&re);
+    if (!text)
+        rb_fmt(err, err_size, "%s in %s: %s", regex, ref, why);
+    return text;
+}
+
 /* roofbench compare OLD NEW --expect none [--filter REGEX], as the command prints it. The floors
  * come from the runs alone: an expectation file's path would be this machine's. */
 static char *block_compare(rb_docs *d, char **w, int n, char *err, size_t err_size)
@@ -536,6 +557,8 @@ char *rb_docs_block(rb_docs *d, const char *words, char *err, size_t err_size)
     }
     if ((!strcmp(kind, "table") || !strcmp(kind, "sample")) && n == 3)
         return block_rows(d, w[1], w[2], kind[0] == 's', err, err_size);
+    if (!strcmp(kind, "energy") && n == 3)
+        return block_energy(d, w[1], w[2], err, err_size);
     if (!strcmp(kind, "index") && n == 2)
         return block_index(d, w[1], err, err_size);
     if (!strcmp(kind, "thresholds") && n == 2)
@@ -544,7 +567,7 @@ char *rb_docs_block(rb_docs *d, const char *words, char *err, size_t err_size)
         return block_compare(d, w, n, err, err_size);
     rb_fmt(err, err_size,
            "unknown block '%.200s' (run KEY, roofs KEY, table KEY REGEX, sample KEY REGEX, "
-           "thresholds KEY, index KEY, compare OLD NEW [REGEX])",
+           "energy KEY REGEX, thresholds KEY, index KEY, compare OLD NEW [REGEX])",
            words);
     return NULL;
 }

@@ -207,6 +207,50 @@ char *rb_docs_render_rows(const rb_results_doc *doc, const regex_t *re, int term
     return text;
 }
 
+/* ---- energy ---- */
+
+char *rb_docs_render_energy(const rb_results_doc *doc, const regex_t *re, char *err,
+                            size_t err_size)
+{
+    rb_sbuf b = {0};
+    int groups = 0;
+    rb_sbuf_add(&b, "| row | variant | median ms | J per launch | mean W | mean SM clock |\n"
+                    "|---|---|---:|---:|---:|---:|\n");
+    for (int i = 0; i < doc->n_pairs; i++) {
+        const rb_pair_result *p = &doc->pairs[i];
+        if (!rb_docs_group_matches(p->name, NULL, re))
+            continue;
+        groups++;
+        for (int k = 0, first = 1; k < p->n_variants; k++) {
+            const rb_variant_result *v = &p->v[k];
+            if (!v->timed)
+                continue;
+            rb_sbuf_add(&b, "| %s | %s | %.4f | ", first ? p->name : "", v->name,
+                        v->time_ms.median);
+            if (v->energy.state == RB_ENERGY_OK)
+                rb_sbuf_add(&b, "%.3f | %.0f |", rb_energy_j_per_launch(&v->energy),
+                            rb_energy_mean_w(&v->energy));
+            else
+                rb_sbuf_add(&b, "- (%s) | - |", rb_energy_why(v->energy.state));
+            double mhz = rb_clocks_mean_mhz(&v->clocks);
+            if (v->clocks.clock_samples > 0 && mhz > 0)
+                rb_sbuf_add(&b, " %.0f MHz |\n", mhz);
+            else
+                rb_sbuf_add(&b, " - |\n");
+            first = 0;
+        }
+    }
+    if (groups == 0) {
+        rb_fmt(err, err_size, "no row group matches");
+        rb_sbuf_free(&b);
+        return NULL;
+    }
+    char *text = rb_sbuf_take(&b);
+    if (!text)
+        rb_fmt(err, err_size, "out of memory");
+    return text;
+}
+
 /* ---- the roofs ---- */
 
 static const char *roof_unit(const char *key)

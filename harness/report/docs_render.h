@@ -37,6 +37,11 @@ char *rb_docs_render_header(const rb_results_doc *doc, const char *ref_path, con
  * (max(3%, 2 x the spread of their recorded runs' medians), before a run's own interval) is above
  * shown_above, and a line counting those that would call a 10% slowdown regressed. */
 char *rb_docs_render_thresholds(const json_value *expect, double shown_above);
+/* The energy of the rows whose group re matches: per variant with a figure its median time,
+ * joules per launch, mean power and mean SM clock over its timed samples; a variant without
+ * one says why (energy_why). NULL with the reason in err when no row group matches. */
+char *rb_docs_render_energy(const rb_results_doc *doc, const regex_t *re, char *err,
+                            size_t err_size);
 
 /* One line on a results file for an index: git, date, size, filter, row groups, verdicts. */
 char *rb_docs_render_run_line(const rb_results_doc *doc);
