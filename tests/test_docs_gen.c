@@ -142,6 +142,44 @@ static void test_render_rows(void)
     doc_free(doc);
 }
 
+/* The energy block: joules per launch and mean power from the counter's window, the mean SM
+ * clock, and a row without a figure says why. */
+static void test_render_energy(void)
+{
+    static const char text[] =
+        "{\"schema\": 1, \"tool\": \"roofbench\", \"date\": \"2026-01-01T00:00:00Z\", "
+        "\"git\": \"abc1234\", \"command\": \"roofbench run\", \"seed\": 1, \"size\": "
+        "\"full\", \"environment\": {\"start\": {\"device\": \"Test GPU\"}}, \"pairs\": ["
+        "{\"name\": \"gemm\", \"flops\": 2e12, \"status\": \"ok\", \"variants\": ["
+        "{\"name\": \"optimized\", \"role\": \"optimized\", \"unit\": \"bf16\", \"timed\": "
+        "true, \"valid\": true, \"time_ms\": {\"median\": 2.5, \"noise\": 0.01}, \"clocks\": "
+        "{\"sm_mhz_mean\": 1420, \"sm_mhz_min\": 1400, \"samples\": 50, \"reasons\": "
+        "[\"power_cap\"]}, \"energy\": {\"joules\": 340, \"window_s\": 0.5, \"launches\": 200, "
+        "\"windows\": 2, \"uncertainty\": 0.01}},"
+        "{\"name\": \"library\", \"role\": \"library\", \"unit\": \"bf16\", \"timed\": true, "
+        "\"valid\": true, \"time_ms\": {\"median\": 2.4, \"noise\": 0.01}, \"energy\": null, "
+        "\"energy_why\": \"above_limit\", \"energy_rejected_w\": 760}]},"
+        "{\"name\": \"copy\", \"flops\": 0, \"status\": \"ok\", \"variants\": []}]}";
+    rb_results_doc *doc = doc_of(text);
+    RB_CHECK(doc != NULL);
+    if (!doc)
+        return;
+    rb_filter re;
+    char err[200] = "";
+    RB_CHECK(rb_filter_compile(&re, "--filter", "^gemm$", err, sizeof err) == 0);
+    char *md = rb_docs_render_energy(doc, &re.re, err, sizeof err);
+    rb_filter_free(&re);
+    /* 340 J over 200 launches and 0.5 s: 1.7 J a launch at 680 W */
+    RB_CHECK(md && strstr(md, "| gemm | optimized | 2.5000 | 1.700 | 680 | 1420 MHz |\n"));
+    RB_CHECK(md && strstr(md, "|  | library | 2.4000 | - (above_limit) | - | - |\n"));
+    free(md);
+    RB_CHECK(rb_filter_compile(&re, "--filter", "^nothing$", err, sizeof err) == 0);
+    RB_CHECK(!rb_docs_render_energy(doc, &re.re, err, sizeof err) &&
+             strstr(err, "no row group matches"));
+    rb_filter_free(&re);
+    doc_free(doc);
+}
+
 static void test_render_header_and_run(void)
 {
     rb_results_doc *doc = fixture_doc();
@@ -902,6 +940,7 @@ static const rbtest_case docs_gen_cases[] = {
     {"refresh_markdown", test_refresh_markdown},
     {"refresh_header", test_refresh_header},
     {"compare_and_thresholds_blocks", test_compare_and_thresholds_blocks},
+    {"render_energy", test_render_energy},
     {"links_resolve", test_links_resolve},
     {"generated_blocks_are_current", test_generated_blocks_are_current},
     {"planted_stale_number_fails", test_planted_stale_number_fails},
