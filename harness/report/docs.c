@@ -177,17 +177,27 @@ static char *block_run(rb_docs *d, const char *key, char *err, size_t err_size)
     return rb_docs_render_run(doc, ref, copy[0] ? copy : NULL, RB_DOCS_WIDTH);
 }
 
+/* KEY's reference run (its path in ref) and the block's regex compiled into *re: the document,
+ * or NULL with the reason in err (nothing to free). */
+static const rb_results_doc *reference_and_regex(rb_docs *d, const char *key, const char *regex,
+                                                 char *ref, rb_filter *re, char *err,
+                                                 size_t err_size)
+{
+    if (reference_path(key, ref, RB_PATH_BUF, err, err_size) != 0)
+        return NULL;
+    const rb_results_doc *doc = load(d, ref, err, err_size);
+    if (!doc || rb_filter_compile(re, "the block's regex", regex, err, err_size) != 0)
+        return NULL;
+    return doc;
+}
+
 static char *block_rows(rb_docs *d, const char *key, const char *regex, int terminal, char *err,
                         size_t err_size)
 {
     char ref[RB_PATH_BUF];
-    if (reference_path(key, ref, sizeof ref, err, err_size) != 0)
-        return NULL;
-    const rb_results_doc *doc = load(d, ref, err, err_size);
-    if (!doc)
-        return NULL;
     rb_filter re;
-    if (rb_filter_compile(&re, "the block's regex", regex, err, err_size) != 0)
+    const rb_results_doc *doc = reference_and_regex(d, key, regex, ref, &re, err, err_size);
+    if (!doc)
         return NULL;
     char why[200];
     char *text = rb_docs_render_rows(doc, &re.re, terminal, terminal ? RB_DOCS_SAMPLE_MAX_ROWS : 0,
@@ -212,13 +222,9 @@ static char *block_energy(rb_docs *d, const char *key, const char *regex, char *
                           size_t err_size)
 {
     char ref[RB_PATH_BUF];
-    if (reference_path(key, ref, sizeof ref, err, err_size) != 0)
-        return NULL;
-    const rb_results_doc *doc = load(d, ref, err, err_size);
-    if (!doc)
-        return NULL;
     rb_filter re;
-    if (rb_filter_compile(&re, "the block's regex", regex, err, err_size) != 0)
+    const rb_results_doc *doc = reference_and_regex(d, key, regex, ref, &re, err, err_size);
+    if (!doc)
         return NULL;
     char why[200];
     char *text = rb_docs_render_energy(doc, &re.re, why, sizeof why);

@@ -169,6 +169,7 @@ json_value *rb_rank_document(const rb_options *o, int argc, char **argv, const r
     rb_roofs ceilings, peaks;
     rb_results_derive(e, key, results, n, &ceilings, &peaks);
     rb_expect_apply(e, results, n);
+    /* counted again once the causes are known (below); this count stands if no document is made */
     *failing = rb_expect_failing(results, n, o->gate_all, o->fail_on_platform);
     json_value *meta =
         rb_results_meta("roofbench_mpi", o, argc, argv, env_start, e ? expect_path : NULL);
