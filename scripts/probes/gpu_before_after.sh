@@ -8,7 +8,8 @@
 # each judged against its own tree's expectation file. `roofbench compare` of the two is done
 # where the files come back (the after tree's compare reads both). THEN, if given, runs last in
 # the checkout with the build there (a second measurement that can use what is left of the
-# call; it packs what it writes into one file). Never changes clocks or power limits.
+# call: ELAPSED_S says how many seconds this script has taken; it packs what it writes into one
+# file). Never changes clocks or power limits.
 case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -37,7 +38,7 @@ say "after run exit $?: $(grep -E '^verdicts' "$OUT/after.log")"
 say "before run exit $?: $(grep -E '^verdicts' "$OUT/before.log")"
 if [ -n "${THEN:-}" ]; then
     say "then: $THEN"
-    bash -c "$THEN" >> "$LOG" 2>&1
+    ELAPSED_S=$SECONDS bash -c "$THEN" >> "$LOG" 2>&1
     say "then exit $?"
 fi
 say done
